@@ -1,0 +1,75 @@
+# keel -- plain Makefile (GNU make). No generators, no recursion.
+#
+#   make                 build build/libkeel.a and build/keel
+#   make check           build and run every test; ends "N passed, N failed"
+#   make check SAN=1     the same under AddressSanitizer + UBSan (+ leaks)
+#   make CC=clang        build with clang (objects go to build/clang)
+#   make bench           benchmarks (see bench/README.md)
+
+CC ?= cc
+SAN ?=
+OPT ?= -O2 -g
+
+ifeq ($(SAN),1)
+BUILD ?= build/san
+SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
+	   -fno-sanitize-recover=all
+OPT = -O1 -g
+else
+BUILD ?= build
+SANFLAGS =
+endif
+
+WARN = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
+       -Wmissing-prototypes -Wundef -Wwrite-strings -Werror
+CFLAGS_ALL = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(OPT) $(SANFLAGS) \
+	     -Iinclude -MMD -MP $(CFLAGS)
+LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
+
+LIB_SRC := $(sort $(wildcard src/util/*.c src/ir/*.c src/text/*.c \
+	src/analysis/*.c src/verify/*.c src/pass/*.c src/interp/*.c \
+	src/filetest/*.c))
+CLI_SRC := $(sort $(wildcard src/cli/*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+GEN_SRC := $(sort $(wildcard bench/gen*.c))
+
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+GEN_OBJ := $(GEN_SRC:%.c=$(BUILD)/obj/%.o)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
+
+LIB := $(BUILD)/libkeel.a
+KEEL := $(BUILD)/keel
+GEN := $(BUILD)/keel-gen
+
+.PHONY: all check clean unit filetests
+all: $(KEEL) $(GEN)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(KEEL): $(CLI_OBJ) $(LIB)
+	$(CC) $(LDFLAGS_ALL) $(CLI_OBJ) $(LIB) -lm -o $@
+
+$(GEN): $(GEN_OBJ)
+	$(CC) $(LDFLAGS_ALL) $(GEN_OBJ) -lm -o $@
+
+$(BUILD)/unit/%: tests/unit/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests/unit $< $(LIB) -lm -o $@
+
+# Every test: unit programs, then the file tests. tests/check.sh sums the
+# "N passed, N failed" lines into the final one.
+check: $(KEEL) $(GEN) $(UNIT_BIN)
+	@sh tests/check.sh $(BUILD)
+
+clean:
+	rm -rf build
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(GEN_OBJ:.o=.d)

@@ -1,0 +1,118 @@
+/*
+ * cli.c -- helpers shared by the subcommands of `keel`.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+bool
+cli_read_file(const char *name, cli_file *out)
+{
+	memset(out, 0, sizeof *out);
+	out->name = name;
+	FILE *fp = strcmp(name, "-") == 0 ? stdin : fopen(name, "rb");
+	if (!fp) {
+		fprintf(stderr, "keel: cannot open %s: %s\n", name,
+			strerror(errno));
+		return false;
+	}
+	size_t cap = 1 << 16, len = 0;
+	char *buf = malloc(cap);
+	for (;;) {
+		if (!buf) {
+			fprintf(stderr, "keel: out of memory reading %s\n", name);
+			if (fp != stdin)
+				fclose(fp);
+			return false;
+		}
+		size_t n = fread(buf + len, 1, cap - len - 1, fp);
+		len += n;
+		if (len + 1 < cap)
+			break;
+		cap *= 2;
+		char *nb = realloc(buf, cap);
+		if (!nb)
+			free(buf);
+		buf = nb;
+	}
+	bool err = ferror(fp);
+	if (fp != stdin)
+		fclose(fp);
+	if (err) {
+		fprintf(stderr, "keel: error reading %s\n", name);
+		free(buf);
+		return false;
+	}
+	buf[len] = 0;
+	out->text = buf;
+	out->len = len;
+	return true;
+}
+
+void
+cli_file_free(cli_file *f)
+{
+	free(f->text);
+	f->text = NULL;
+}
+
+void
+cli_print_diags(const kl_diags *d, const cli_file *f)
+{
+	kl_buf out = { 0 };
+	for (uint32_t i = 0; i < d->len; i++)
+		kl_diag_render(&d->items[i], f ? f->name : NULL,
+			       f ? f->text : NULL, f ? f->len : 0, &out);
+	if (out.len)
+		fwrite(out.data, 1, out.len, stderr);
+	kl_buf_free(&out);
+}
+
+kl_module *
+cli_parse(const cli_file *f, bool allow_redefinition)
+{
+	kl_diags diags = { 0 };
+	kl_parse_options opts = { f->name, allow_redefinition };
+	kl_module *m = NULL;
+	kl_parse_module(f->text, f->len, &opts, &m, &diags);
+	cli_print_diags(&diags, f);
+	kl_diags_free(&diags);
+	return m;
+}
+
+bool
+cli_write_stdout(const kl_buf *b)
+{
+	if (b->len && fwrite(b->data, 1, b->len, stdout) != b->len) {
+		fprintf(stderr, "keel: error writing output: %s\n",
+			strerror(errno));
+		return false;
+	}
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "keel: error writing output: %s\n",
+			strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+bool
+cli_is_help(const char *arg)
+{
+	return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+}
+
+int
+cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "keel %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n(see 'keel %s --help')\n", cmd);
+	return EXIT_USAGE;
+}

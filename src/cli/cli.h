@@ -1,0 +1,49 @@
+/*
+ * cli.h -- what the keel command's subcommands share: reading input files,
+ * printing diagnostics, option helpers. The CLI uses only the public API
+ * (keel.h), like any other program built on libkeel.
+ */
+#ifndef KEEL_CLI_H
+#define KEEL_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "keel.h"
+
+/* Exit statuses of every subcommand. */
+enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
+
+typedef struct cli_file {
+	const char *name; /* as given; "-" is stdin */
+	char *text;
+	size_t len;
+} cli_file;
+
+/* Read a whole file ("-" = stdin). Prints an error and returns false. */
+bool cli_read_file(const char *name, cli_file *out);
+void cli_file_free(cli_file *f);
+
+/* Render every diagnostic to stderr with source lines and carets. */
+void cli_print_diags(const kl_diags *d, const cli_file *f);
+
+/* Parse a file into a module, printing diagnostics on failure. */
+kl_module *cli_parse(const cli_file *f, bool allow_redefinition);
+
+/* Write a buffer to stdout; false (with a message) if writing failed. */
+bool cli_write_stdout(const kl_buf *b);
+
+/* Is arg "-h" or "--help"? */
+bool cli_is_help(const char *arg);
+
+/* Report a usage error for a subcommand and return EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
+/* Subcommands: argv[0] is the subcommand name. */
+int cmd_cat(int argc, char **argv);
+
+#endif /* KEEL_CLI_H */

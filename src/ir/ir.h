@@ -1,0 +1,302 @@
+/*
+ * ir.h -- the in-memory IR as the library itself sees it.
+ *
+ * Everything is an index into a table owned by the module or the function;
+ * there are no pointers between IR objects, so tables can grow by realloc
+ * and a function can be copied or freed as a handful of arrays.
+ *
+ * Memory per instruction is the design's main budget (see
+ * docs/architecture.md): 16 bytes of instruction data, 16 bytes of layout
+ * node and 8 bytes for its result value make 40 bytes for a typical
+ * instruction; operand lists longer than the fixed fields live in the value
+ * list pool.
+ *
+ * Instruction data (kl_inst_data): opcode, one byte of small immediate
+ * (condition code, trap code, log2 alignment), one flag byte and three
+ * 32-bit words w[0..2] whose meaning depends on the format:
+ *
+ *   CONST          w0 result     w1:w2 64-bit immediate (low, high)
+ *   UNARY          w0 result     w1 arg
+ *   BINARY         w0 result     w1 x          w2 y
+ *   BINARY_IMM     w0 result     w1 x          w2 imm (see IMM_POOLED)
+ *   ICMP, FCMP     w0 result     w1 x          w2 y         aux: cond
+ *   ICMP_IMM       w0 result     w1 x          w2 imm       aux: cond
+ *   TERNARY        w0 result     w1 list [c, x, y]
+ *   LOAD           w0 result     w1 ptr        w2 offset
+ *   STORE          w0 value      w1 ptr        w2 offset
+ *   ALLOCA         w0 result     w1 size                    aux: log2 align
+ *   ALLOCA_DYN     w0 result     w1 size value              aux: log2 align
+ *   SYMBOL         w0 result     w1 symbol
+ *   CALL           w0 results list   w1 callee symbol   w2 args list
+ *   CALL_INDIRECT  w0 results list   w1 sigref          w2 [callee, args]
+ *   JUMP           w0 dest list [block, args...]
+ *   BRIF           w0 cond       w1 then list  w2 else list
+ *   BR_TABLE       w0 index      w1 list of dest lists, default first
+ *   RETURN         w0 args list
+ *   TRAP           w0 user code                             aux: trap code
+ *
+ * A 64-bit immediate of a BINARY_IMM/ICMP_IMM that does not fit in 32 bits
+ * is kept in the function's constant table and w2 is its index
+ * (bits & IMM_POOLED); inst_imm() hides the difference.
+ */
+#ifndef KEEL_IR_H
+#define KEEL_IR_H
+
+#include "../util/util.h"
+
+enum { IMM_POOLED = 1 };
+
+typedef struct kl_inst_data {
+	uint16_t op;
+	uint8_t aux;
+	uint8_t bits;
+	uint32_t w[3];
+} kl_inst_data;
+
+_Static_assert(sizeof(kl_inst_data) == 16, "instruction data is 16 bytes");
+
+/* Layout node of an instruction: its place in its block. */
+typedef struct kl_inst_node {
+	uint32_t prev, next;
+	uint32_t block; /* KL_NONE when not placed */
+	uint32_t seq;   /* increases along the block; see layout.c */
+} kl_inst_node;
+
+enum value_kind {
+	VK_UNUSED = 0, /* a hole in the numbering, or not yet defined */
+	VK_RESULT,     /* def: instruction */
+	VK_PARAM,      /* def: block */
+	VK_ALIAS,      /* def: the value it stands for */
+};
+
+/* Types are limited to 2^28 handles so a value fits in 8 bytes. */
+#define KL_VALUE_TYPE_BITS 28
+#define KL_VALUE_TYPE_NONE ((1u << KL_VALUE_TYPE_BITS) - 1)
+
+typedef struct kl_value_data {
+	unsigned type : KL_VALUE_TYPE_BITS;
+	unsigned kind : 4;
+	uint32_t def;
+} kl_value_data;
+
+_Static_assert(sizeof(kl_value_data) == 8, "value data is 8 bytes");
+
+enum { BLOCK_EXISTS = 1, BLOCK_PLACED = 2 };
+
+typedef struct kl_block_data {
+	uint32_t params;      /* value list */
+	uint32_t first, last; /* instructions in layout */
+	uint32_t prev, next;  /* block layout */
+	uint32_t flags;       /* BLOCK_* */
+} kl_block_data;
+
+/*
+ * The value-list pool. A list handle is the index of its first element
+ * (0 is the empty list). The slot before the elements holds the length
+ * (low 27 bits) and the size-class bin (high 5 bits); a bin-k block has
+ * 4 << k slots including that header. Freed blocks chain through their
+ * header slot on a free list per bin.
+ */
+#define POOL_BINS 27
+typedef struct kl_pool {
+	uint32_t *data;
+	uint32_t len, cap;
+	uint32_t free_head[POOL_BINS]; /* block start + 1, 0 = empty */
+} kl_pool;
+
+void pool_free_all(kl_pool *p);
+uint32_t list_len(const kl_pool *p, uint32_t list);
+static inline uint32_t *
+list_elems(const kl_pool *p, uint32_t list)
+{
+	return p->data ? p->data + list : NULL;
+}
+static inline uint32_t
+list_get(const kl_pool *p, uint32_t list, uint32_t i)
+{
+	return p->data[list + i];
+}
+uint32_t list_make(kl_pool *p, const uint32_t *elems, uint32_t n);
+void list_push(kl_pool *p, uint32_t *list, uint32_t v);
+void list_insert(kl_pool *p, uint32_t *list, uint32_t i, uint32_t v);
+void list_remove(kl_pool *p, uint32_t *list, uint32_t i);
+void list_free(kl_pool *p, uint32_t list);
+/* Make room for n elements at the end; returns a pointer to them. */
+uint32_t *list_extend(kl_pool *p, uint32_t *list, uint32_t n);
+
+/* A global name: bytes, inline when short, else in the module's byte store. */
+#define NAME_INLINE 12
+typedef struct kl_name {
+	uint32_t len;
+	union {
+		char small[NAME_INLINE];
+		uint32_t off;
+	} u;
+} kl_name;
+
+typedef struct kl_sig_data {
+	uint32_t types;   /* offset into module sigtypes: params then results */
+	uint32_t nparams;
+	uint32_t nresults;
+	uint32_t variadic;
+} kl_sig_data;
+
+typedef struct kl_sym_data {
+	kl_name name;
+	uint8_t kind;     /* kl_sym_kind */
+	uint8_t is_const; /* data */
+	uint8_t defined;  /* function with a body */
+	uint8_t hidden;   /* redefinition kept for tests; not in lookup */
+	uint32_t sig;     /* functions: module signature */
+	kl_func *func;    /* function body or NULL */
+	uint32_t items;   /* data: first item in the module item table */
+	uint32_t nitems;
+	uint32_t align;   /* data */
+	uint32_t line;    /* source line, 0 if built */
+} kl_sym_data;
+
+typedef struct kl_item_data {
+	uint8_t kind; /* kl_data_kind */
+	uint32_t type;
+	uint64_t value;
+	uint32_t sym;
+	uint32_t str; /* offset in the module byte store */
+	uint32_t len;
+} kl_item_data;
+
+typedef struct kl_type_data {
+	uint8_t kind;   /* TK_* */
+	uint8_t cls;    /* machine class: a built-in handle */
+	uint32_t bytes;
+	const char *name;
+} kl_type_data;
+
+enum { TK_INT, TK_FLOAT };
+
+struct kl_module {
+	kl_type_data *types;
+	uint32_t ntypes, types_cap;
+	kl_type ptr_type;
+
+	kl_sig_data *sigs;
+	uint32_t nsigs, sigs_cap;
+	kl_type *sigtypes;
+	uint32_t nsigtypes, sigtypes_cap;
+
+	kl_sym_data *syms;
+	uint32_t nsyms, syms_cap;
+	uint32_t *htab; /* open addressing: symbol + 1, 0 = empty */
+	uint32_t hcap;
+
+	kl_item_data *items;
+	uint32_t nitems, items_cap;
+
+	char *bytes; /* long names and data strings */
+	uint32_t nbytes, bytes_cap;
+};
+
+struct kl_func {
+	kl_module *module;
+	uint32_t sym;
+	uint32_t sig;
+
+	kl_inst_data *insts;
+	kl_inst_node *nodes;
+	uint32_t ninsts, insts_cap;
+
+	kl_value_data *values;
+	uint32_t nvalues, values_cap;
+
+	kl_block_data *blocks;
+	uint32_t nblocks, blocks_cap;
+	uint32_t first_block, last_block;
+
+	kl_pool pool;
+
+	int64_t *consts; /* pooled 64-bit immediates */
+	uint32_t nconsts, consts_cap;
+
+	uint32_t *sigrefs; /* sigN -> module signature, KL_NONE = hole */
+	uint32_t nsigrefs, sigrefs_cap;
+
+	/* Source positions, kept only for parsed functions (NULL otherwise). */
+	uint32_t *inst_lines;   /* parallel to insts */
+	uint32_t *block_lines;  /* parallel to blocks */
+	uint32_t *sigref_lines; /* parallel to sigrefs */
+	uint32_t line_first, line_last;
+};
+
+/* ---- module internals ---- */
+void module_init_types(kl_module *m);
+const char *name_bytes(const kl_module *m, const kl_name *n);
+uint32_t module_add_sig(kl_module *m, const kl_type *params, uint32_t np,
+			const kl_type *results, uint32_t nr, bool variadic);
+kl_signature module_sig(const kl_module *m, uint32_t sig);
+bool sig_equal(const kl_module *m, uint32_t a, uint32_t b);
+uint32_t module_add_sym(kl_module *m, const char *name, size_t len,
+			kl_sym_kind kind, bool allow_redefinition,
+			kl_status *status);
+uint32_t module_store_bytes(kl_module *m, const char *s, size_t n);
+void module_add_item(kl_module *m, uint32_t sym, const kl_item_data *it);
+kl_func *func_new(kl_module *m, uint32_t sym, uint32_t sig);
+void func_free(kl_func *f);
+
+/* ---- function internals ---- */
+static inline const kl_opinfo *
+inst_info(const kl_func *f, uint32_t i)
+{
+	return kl_op_info((kl_opcode)f->insts[i].op);
+}
+
+/* A new, unplaced instruction; its data is zeroed apart from op. */
+uint32_t func_new_inst(kl_func *f, kl_opcode op);
+/* Make sure values [0, n) exist (new ones are VK_UNUSED). */
+void func_reserve_values(kl_func *f, uint32_t n);
+void func_reserve_blocks(kl_func *f, uint32_t n);
+uint32_t func_new_value(kl_func *f); /* fresh number above all others */
+void value_define(kl_func *f, uint32_t v, enum value_kind kind, kl_type t,
+		  uint32_t def);
+static inline kl_type
+value_type(const kl_func *f, uint32_t v)
+{
+	uint32_t t = f->values[v].type;
+	return t == KL_VALUE_TYPE_NONE ? KL_TYPE_NONE : t;
+}
+uint32_t value_resolve(const kl_func *f, uint32_t v);
+uint32_t func_new_block_id(kl_func *f);
+
+int64_t inst_imm(const kl_func *f, uint32_t i);
+void inst_set_imm(kl_func *f, uint32_t i, int64_t imm);
+
+/* Results: an instruction has 0, 1 (w0) or a results list (calls). */
+uint32_t inst_num_results(const kl_func *f, uint32_t i);
+uint32_t inst_result(const kl_func *f, uint32_t i, uint32_t n);
+
+/*
+ * Value operands (not branch arguments) of an instruction, in text order.
+ * Returns the count and points *vals at them: either into the instruction
+ * data or into the pool (valid until the pool changes).
+ */
+uint32_t inst_args(const kl_func *f, uint32_t i, const uint32_t **vals);
+uint32_t *inst_args_mut(kl_func *f, uint32_t i, uint32_t *n);
+
+/*
+ * Branch destinations. Each is a pool list [block, args...]. Returns the
+ * number and points *dests at the list handles (valid until the pool
+ * changes).
+ */
+uint32_t inst_dests(const kl_func *f, uint32_t i, const uint32_t **dests);
+
+/* ---- layout ---- */
+void layout_append_block(kl_func *f, uint32_t b);
+void layout_insert_block_after(kl_func *f, uint32_t b, uint32_t after);
+void layout_remove_block(kl_func *f, uint32_t b);
+void layout_append_inst(kl_func *f, uint32_t i, uint32_t b);
+void layout_insert_inst_before(kl_func *f, uint32_t i, uint32_t before);
+void layout_remove_inst(kl_func *f, uint32_t i);
+
+/* ---- names ---- */
+/* Does the name print as %name (every byte a letter, digit, _ or .)? */
+bool name_is_plain(const char *s, size_t n);
+
+#endif /* KEEL_IR_H */

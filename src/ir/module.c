@@ -1,0 +1,464 @@
+/*
+ * module.c -- modules: symbols and their names, signatures, data objects.
+ *
+ * Symbols are kept in one table in the order they were added, which is the
+ * order the printer writes the module's items; a hash table (open
+ * addressing, linear probing over symbol indices) serves lookups by name
+ * only, so no output ever depends on hash order.
+ *
+ * Names are arbitrary byte strings. Up to NAME_INLINE bytes live inside the
+ * symbol itself; longer ones, and the bytes of data strings, go to the
+ * module's byte store and are referred to by offset (offsets survive the
+ * store's reallocation, pointers would not).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+
+kl_module *
+kl_module_new(void)
+{
+	kl_module *m = kl_calloc(1, sizeof *m);
+	module_init_types(m);
+	return m;
+}
+
+void
+kl_module_free(kl_module *m)
+{
+	if (!m)
+		return;
+	for (uint32_t i = 0; i < m->nsyms; i++)
+		if (m->syms[i].func)
+			func_free(m->syms[i].func);
+	free(m->types);
+	free(m->sigs);
+	free(m->sigtypes);
+	free(m->syms);
+	free(m->htab);
+	free(m->items);
+	free(m->bytes);
+	free(m);
+}
+
+uint32_t
+module_store_bytes(kl_module *m, const char *s, size_t n)
+{
+	if ((uint64_t)m->nbytes + n >= UINT32_MAX - 1)
+		kl_fatal(__FILE__, __LINE__, __func__, "module too large");
+	kl_grow(&m->bytes, &m->bytes_cap, 1, (uint64_t)m->nbytes + n + 1);
+	uint32_t off = m->nbytes;
+	if (n)
+		memcpy(m->bytes + off, s, n);
+	m->nbytes += (uint32_t)n;
+	return off;
+}
+
+const char *
+name_bytes(const kl_module *m, const kl_name *n)
+{
+	return n->len <= NAME_INLINE ? n->u.small : m->bytes + n->u.off;
+}
+
+bool
+name_is_plain(const char *s, size_t n)
+{
+	if (n == 0)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '_' || c == '.';
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+static uint32_t
+find_slot(const kl_module *m, const char *name, size_t len, bool *found)
+{
+	uint32_t mask = m->hcap - 1;
+	uint32_t h = (uint32_t)kl_hash_bytes(name, len) & mask;
+	for (;;) {
+		uint32_t e = m->htab[h];
+		if (e == 0) {
+			*found = false;
+			return h;
+		}
+		const kl_sym_data *s = &m->syms[e - 1];
+		if (s->name.len == len &&
+		    memcmp(name_bytes(m, &s->name), name, len) == 0) {
+			*found = true;
+			return h;
+		}
+		h = (h + 1) & mask;
+	}
+}
+
+static void
+rehash(kl_module *m)
+{
+	uint32_t ncap = m->hcap ? m->hcap * 2 : 64;
+	free(m->htab);
+	m->htab = kl_calloc(ncap, sizeof *m->htab);
+	m->hcap = ncap;
+	for (uint32_t i = 0; i < m->nsyms; i++) {
+		const kl_sym_data *s = &m->syms[i];
+		if (s->hidden)
+			continue;
+		bool found;
+		uint32_t h = find_slot(m, name_bytes(m, &s->name), s->name.len,
+				       &found);
+		m->htab[h] = i + 1;
+	}
+}
+
+kl_sym
+kl_module_lookup(const kl_module *m, const char *name, size_t len)
+{
+	if (!m->hcap)
+		return KL_NO_SYM;
+	bool found;
+	uint32_t h = find_slot(m, name, len, &found);
+	return found ? (kl_sym){ m->htab[h] - 1 } : KL_NO_SYM;
+}
+
+uint32_t
+module_add_sym(kl_module *m, const char *name, size_t len, kl_sym_kind kind,
+	       bool allow_redefinition, kl_status *status)
+{
+	*status = KL_OK;
+	if (len > UINT32_MAX / 2) {
+		*status = KL_ERR_RANGE;
+		return KL_NONE;
+	}
+	if ((uint64_t)(m->nsyms + 1) * 2 > m->hcap)
+		rehash(m);
+	bool found;
+	uint32_t h = find_slot(m, name, len, &found);
+	if (found && !allow_redefinition) {
+		*status = KL_ERR_EXISTS;
+		return KL_NONE;
+	}
+	kl_grow(&m->syms, &m->syms_cap, sizeof *m->syms, m->nsyms + 1);
+	uint32_t id = m->nsyms++;
+	kl_sym_data *s = &m->syms[id];
+	memset(s, 0, sizeof *s);
+	s->kind = (uint8_t)kind;
+	s->sig = KL_NONE;
+	s->name.len = (uint32_t)len;
+	if (len <= NAME_INLINE)
+		memcpy(s->name.u.small, name, len);
+	else
+		s->name.u.off = module_store_bytes(m, name, len);
+	if (found)
+		s->hidden = 1;
+	else
+		m->htab[h] = id + 1;
+	return id;
+}
+
+uint32_t
+kl_module_num_syms(const kl_module *m)
+{
+	return m->nsyms;
+}
+
+static const kl_sym_data *
+sym_data(const kl_module *m, kl_sym s)
+{
+	return s.id < m->nsyms ? &m->syms[s.id] : NULL;
+}
+
+kl_sym_kind
+kl_sym_get_kind(const kl_module *m, kl_sym s)
+{
+	const kl_sym_data *d = sym_data(m, s);
+	return d ? (kl_sym_kind)d->kind : KL_SYM_FUNC;
+}
+
+const char *
+kl_sym_name(const kl_module *m, kl_sym s, size_t *len)
+{
+	const kl_sym_data *d = sym_data(m, s);
+	if (!d) {
+		*len = 0;
+		return "";
+	}
+	*len = d->name.len;
+	return name_bytes(m, &d->name);
+}
+
+kl_func *
+kl_sym_func(const kl_module *m, kl_sym s)
+{
+	const kl_sym_data *d = sym_data(m, s);
+	return d ? d->func : NULL;
+}
+
+uint32_t
+kl_sym_source_line(const kl_module *m, kl_sym s)
+{
+	const kl_sym_data *d = sym_data(m, s);
+	return d ? d->line : 0;
+}
+
+/* ---- signatures ---- */
+
+uint32_t
+module_add_sig(kl_module *m, const kl_type *params, uint32_t np,
+	       const kl_type *results, uint32_t nr, bool variadic)
+{
+	kl_grow(&m->sigs, &m->sigs_cap, sizeof *m->sigs, m->nsigs + 1);
+	kl_grow(&m->sigtypes, &m->sigtypes_cap, sizeof *m->sigtypes,
+		(uint64_t)m->nsigtypes + np + nr);
+	kl_sig_data *s = &m->sigs[m->nsigs];
+	s->types = m->nsigtypes;
+	s->nparams = np;
+	s->nresults = nr;
+	s->variadic = variadic;
+	if (np)
+		memcpy(m->sigtypes + m->nsigtypes, params, np * sizeof *params);
+	if (nr)
+		memcpy(m->sigtypes + m->nsigtypes + np, results,
+		       nr * sizeof *results);
+	m->nsigtypes += np + nr;
+	return m->nsigs++;
+}
+
+kl_signature
+module_sig(const kl_module *m, uint32_t sig)
+{
+	kl_signature r = { 0 };
+	if (sig >= m->nsigs)
+		return r;
+	const kl_sig_data *s = &m->sigs[sig];
+	r.params = m->sigtypes + s->types;
+	r.results = m->sigtypes + s->types + s->nparams;
+	r.num_params = s->nparams;
+	r.num_results = s->nresults;
+	r.variadic = s->variadic != 0;
+	return r;
+}
+
+bool
+sig_equal(const kl_module *m, uint32_t a, uint32_t b)
+{
+	kl_signature x = module_sig(m, a), y = module_sig(m, b);
+	if (x.num_params != y.num_params || x.num_results != y.num_results ||
+	    x.variadic != y.variadic)
+		return false;
+	for (uint32_t i = 0; i < x.num_params; i++)
+		if (x.params[i] != y.params[i])
+			return false;
+	for (uint32_t i = 0; i < x.num_results; i++)
+		if (x.results[i] != y.results[i])
+			return false;
+	return true;
+}
+
+static bool
+sig_types_ok(const kl_module *m, const kl_signature *sig)
+{
+	if (!sig)
+		return true;
+	if ((sig->num_params && !sig->params) ||
+	    (sig->num_results && !sig->results))
+		return false;
+	for (uint32_t i = 0; i < sig->num_params; i++)
+		if (kl_type_class(m, sig->params[i]) == KL_TYPE_NONE)
+			return false;
+	for (uint32_t i = 0; i < sig->num_results; i++)
+		if (kl_type_class(m, sig->results[i]) == KL_TYPE_NONE)
+			return false;
+	return true;
+}
+
+static uint32_t
+add_sig_of(kl_module *m, const kl_signature *sig)
+{
+	if (!sig)
+		return module_add_sig(m, NULL, 0, NULL, 0, false);
+	return module_add_sig(m, sig->params, sig->num_params, sig->results,
+			      sig->num_results, sig->variadic);
+}
+
+kl_signature
+kl_sym_signature(const kl_module *m, kl_sym s)
+{
+	const kl_sym_data *d = sym_data(m, s);
+	kl_signature none = { 0 };
+	return d && d->kind == KL_SYM_FUNC ? module_sig(m, d->sig) : none;
+}
+
+kl_status
+kl_module_declare(kl_module *m, const char *name, size_t len,
+		  const kl_signature *sig, kl_sym *out)
+{
+	*out = KL_NO_SYM;
+	if (!sig_types_ok(m, sig))
+		return KL_ERR_INVALID;
+	kl_status st;
+	uint32_t id = module_add_sym(m, name, len, KL_SYM_FUNC, false, &st);
+	if (st != KL_OK)
+		return st;
+	m->syms[id].sig = add_sig_of(m, sig);
+	*out = (kl_sym){ id };
+	return KL_OK;
+}
+
+kl_status
+kl_module_add_func(kl_module *m, const char *name, size_t len,
+		   const kl_signature *sig, kl_func **out)
+{
+	*out = NULL;
+	if (!sig_types_ok(m, sig))
+		return KL_ERR_INVALID;
+	kl_status st;
+	uint32_t id = module_add_sym(m, name, len, KL_SYM_FUNC, false, &st);
+	if (st != KL_OK)
+		return st;
+	kl_sym_data *s = &m->syms[id];
+	s->sig = add_sig_of(m, sig);
+	s->defined = 1;
+	s->func = func_new(m, id, s->sig);
+	*out = s->func;
+	return KL_OK;
+}
+
+/* ---- data objects ---- */
+
+kl_status
+kl_module_add_data(kl_module *m, const char *name, size_t len, bool is_const,
+		   uint32_t align, kl_sym *out)
+{
+	*out = KL_NO_SYM;
+	if (align == 0 || (align & (align - 1)) != 0)
+		return KL_ERR_RANGE;
+	kl_status st;
+	uint32_t id = module_add_sym(m, name, len, KL_SYM_DATA, false, &st);
+	if (st != KL_OK)
+		return st;
+	m->syms[id].is_const = is_const;
+	m->syms[id].align = align;
+	m->syms[id].items = m->nitems;
+	*out = (kl_sym){ id };
+	return KL_OK;
+}
+
+/*
+ * Items of one data object are contiguous in the item table. Appending to an
+ * object that is not the last one to receive items moves its items to the
+ * end (the old ones become garbage); the parser and typical front ends fill
+ * one object at a time, so this never happens to them.
+ */
+void
+module_add_item(kl_module *m, uint32_t sym, const kl_item_data *it)
+{
+	kl_sym_data *s = &m->syms[sym];
+	kl_grow(&m->items, &m->items_cap, sizeof *m->items,
+		(uint64_t)m->nitems + s->nitems + 1);
+	if (s->items + s->nitems != m->nitems) {
+		memmove(m->items + m->nitems, m->items + s->items,
+			s->nitems * sizeof *m->items);
+		s->items = m->nitems;
+		m->nitems += s->nitems;
+	}
+	m->items[m->nitems++] = *it;
+	s->nitems++;
+}
+
+kl_status
+kl_data_append(kl_module *m, kl_sym data, const kl_data_item *item)
+{
+	const kl_sym_data *d = sym_data(m, data);
+	if (!d || d->kind != KL_SYM_DATA)
+		return KL_ERR_INVALID;
+	kl_item_data it = { 0 };
+	it.kind = (uint8_t)item->kind;
+	it.type = item->type;
+	it.value = item->value;
+	it.sym = item->sym.id;
+	switch (item->kind) {
+	case KL_DATA_VALUE:
+	case KL_DATA_SYMREF:
+		if (kl_type_class(m, item->type) == KL_TYPE_NONE)
+			return KL_ERR_INVALID;
+		if (item->kind == KL_DATA_SYMREF && item->sym.id >= m->nsyms)
+			return KL_ERR_INVALID;
+		break;
+	case KL_DATA_STRING:
+		if (item->len && !item->bytes)
+			return KL_ERR_INVALID;
+		it.type = KL_TYPE_I8;
+		it.str = module_store_bytes(m, item->bytes, item->len);
+		it.len = item->len;
+		break;
+	case KL_DATA_ZERO:
+		break;
+	default:
+		return KL_ERR_INVALID;
+	}
+	module_add_item(m, data.id, &it);
+	return KL_OK;
+}
+
+uint32_t
+kl_data_num_items(const kl_module *m, kl_sym data)
+{
+	const kl_sym_data *d = sym_data(m, data);
+	return d && d->kind == KL_SYM_DATA ? d->nitems : 0;
+}
+
+kl_data_item
+kl_data_item_at(const kl_module *m, kl_sym data, uint32_t i)
+{
+	kl_data_item r = { 0 };
+	const kl_sym_data *d = sym_data(m, data);
+	if (!d || d->kind != KL_SYM_DATA || i >= d->nitems)
+		return r;
+	const kl_item_data *it = &m->items[d->items + i];
+	r.kind = (kl_data_kind)it->kind;
+	r.type = it->type;
+	r.value = it->value;
+	r.sym = (kl_sym){ it->sym };
+	if (it->kind == KL_DATA_STRING) {
+		r.bytes = m->bytes + it->str;
+		r.len = it->len;
+	}
+	return r;
+}
+
+bool
+kl_data_is_const(const kl_module *m, kl_sym data)
+{
+	const kl_sym_data *d = sym_data(m, data);
+	return d && d->is_const;
+}
+
+uint32_t
+kl_data_align(const kl_module *m, kl_sym data)
+{
+	const kl_sym_data *d = sym_data(m, data);
+	return d ? d->align : 0;
+}
+
+uint64_t
+kl_data_size(const kl_module *m, kl_sym data)
+{
+	const kl_sym_data *d = sym_data(m, data);
+	if (!d || d->kind != KL_SYM_DATA)
+		return 0;
+	uint64_t size = 0;
+	for (uint32_t i = 0; i < d->nitems; i++) {
+		const kl_item_data *it = &m->items[d->items + i];
+		switch (it->kind) {
+		case KL_DATA_STRING: size += it->len; break;
+		case KL_DATA_ZERO: size += it->value; break;
+		default: size += kl_type_bytes(m, it->type); break;
+		}
+	}
+	return size;
+}

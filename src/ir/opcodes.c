@@ -1,0 +1,129 @@
+/*
+ * opcodes.c -- the opcode info table and every query derived from it.
+ *
+ * The table is built by including keel_opcodes.def once; no other file
+ * lists opcodes by hand. Condition-code and trap-code spellings live here
+ * too, as they are part of the instruction set's vocabulary.
+ */
+#include "ir.h"
+
+static const kl_opinfo op_table[KL_OP_COUNT] = {
+#define KL_OPCODE(name, text, fmt, nres, typing, ctrl, memw, flags)          \
+	[KL_OP_##name] = { text, KL_FMT_##fmt, nres, KL_TY_##typing,         \
+			   KL_CTRL_##ctrl, memw, flags },
+#include "keel_opcodes.def"
+#undef KL_OPCODE
+};
+
+const kl_opinfo *
+kl_op_info(kl_opcode op)
+{
+	KL_ASSERT((unsigned)op < KL_OP_COUNT);
+	return &op_table[op];
+}
+
+const char *
+kl_op_name(kl_opcode op)
+{
+	return (unsigned)op < KL_OP_COUNT ? op_table[op].name : "?";
+}
+
+static bool
+has_flag(kl_opcode op, unsigned flag)
+{
+	return (unsigned)op < KL_OP_COUNT && (op_table[op].flags & flag);
+}
+
+bool
+kl_op_is_terminator(kl_opcode op)
+{
+	return has_flag(op, KL_OPF_TERMINATOR);
+}
+
+bool
+kl_op_is_branch(kl_opcode op)
+{
+	return has_flag(op, KL_OPF_BRANCH);
+}
+
+bool
+kl_op_is_call(kl_opcode op)
+{
+	return has_flag(op, KL_OPF_CALL);
+}
+
+bool
+kl_op_is_return(kl_opcode op)
+{
+	return has_flag(op, KL_OPF_RETURN);
+}
+
+bool
+kl_op_can_trap(kl_opcode op)
+{
+	return has_flag(op, KL_OPF_CAN_TRAP);
+}
+
+bool
+kl_op_can_load(kl_opcode op)
+{
+	return has_flag(op, KL_OPF_CAN_LOAD);
+}
+
+bool
+kl_op_can_store(kl_opcode op)
+{
+	return has_flag(op, KL_OPF_CAN_STORE);
+}
+
+bool
+kl_op_has_side_effects(kl_opcode op)
+{
+	return has_flag(op, KL_OPF_SIDE_EFFECTS);
+}
+
+static const char *const intcc_names[KL_ICC_COUNT] = {
+	"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge",
+};
+
+static const char *const floatcc_names[KL_FCC_COUNT] = {
+	"eq", "ne", "lt", "le", "gt", "ge", "ord", "uno",
+};
+
+static const char *const trap_names[KL_TRAP_COUNT] = {
+	"unreachable", "int_divz", "int_ovf", "heap_oob", "user",
+};
+
+const char *
+kl_intcc_name(kl_intcc cc)
+{
+	return (unsigned)cc < KL_ICC_COUNT ? intcc_names[cc] : "?";
+}
+
+const char *
+kl_floatcc_name(kl_floatcc cc)
+{
+	return (unsigned)cc < KL_FCC_COUNT ? floatcc_names[cc] : "?";
+}
+
+const char *
+kl_trapcode_name(kl_trapcode t)
+{
+	return (unsigned)t < KL_TRAP_COUNT ? trap_names[t] : "?";
+}
+
+const char *
+kl_status_name(kl_status s)
+{
+	switch (s) {
+	case KL_OK: return "ok";
+	case KL_ERR_INVALID: return "invalid entity";
+	case KL_ERR_FORMAT: return "wrong instruction format";
+	case KL_ERR_EXISTS: return "name already defined";
+	case KL_ERR_POSITION: return "no insertion point";
+	case KL_ERR_RANGE: return "number out of range";
+	case KL_ERR_PARSE: return "parse error";
+	case KL_ERR_VERIFY: return "verifier error";
+	}
+	return "?";
+}

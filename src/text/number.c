@@ -1,0 +1,338 @@
+/*
+ * number.c -- the exact spellings of immediates, floats, names and strings.
+ *
+ * Integers: signed decimal when small, otherwise hexadecimal of the
+ * two's-complement bits in groups of four digits ("0x3b9a_ca00"), so that
+ * masks and addresses stay readable and every value prints one way.
+ *
+ * Floats print exactly, as hex floats with a trimmed fraction
+ * ("0x1.8p1", "-0x1.921fb6p1"); subnormals use the minimum exponent with a
+ * 0 leading digit ("0x0.000002p-126"). Zeros are "0.0" and "-0.0",
+ * infinities "inf" and "-inf", the default quiet NaN "nan" ("-nan" with the
+ * sign bit), any other NaN "nan:0xM" with M its whole significand field, so
+ * signalling NaNs and payloads survive a round trip.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "text.h"
+
+static const char hexdig[] = "0123456789abcdef";
+
+static void
+fmt_grouped_hex(kl_buf *out, uint64_t u)
+{
+	int digits = 1;
+	while (digits < 16 && (u >> (4 * digits)))
+		digits++;
+	int groups = (digits + 3) / 4;
+	kl_buf_puts(out, "0x");
+	for (int g = groups - 1; g >= 0; g--) {
+		for (int d = 3; d >= 0; d--)
+			kl_buf_putc(out, hexdig[(u >> (16 * g + 4 * d)) & 15]);
+		if (g)
+			kl_buf_putc(out, '_');
+	}
+}
+
+void
+fmt_uint(kl_buf *out, uint64_t v)
+{
+	if (v < 10000)
+		kl_buf_printf(out, "%u", (unsigned)v);
+	else
+		fmt_grouped_hex(out, v);
+}
+
+void
+fmt_int(kl_buf *out, int64_t v, unsigned bits)
+{
+	uint64_t u = (uint64_t)v;
+	int64_t s = v;
+	if (bits > 0 && bits < 64) {
+		int64_t lo = -((int64_t)1 << (bits - 1));
+		int64_t hi = ((int64_t)1 << bits) - 1;
+		if (v >= lo && v <= hi) {
+			u &= ((uint64_t)1 << bits) - 1;
+			s = (int64_t)(u << (64 - bits)) >> (64 - bits);
+		} else {
+			bits = 64;
+		}
+	}
+	if (s > -10000 && s < 10000)
+		kl_buf_printf(out, "%d", (int)s);
+	else
+		fmt_grouped_hex(out, u);
+}
+
+/* Shared by both widths: fraction of fbits bits, exponent bias. */
+static void
+fmt_float(kl_buf *out, bool neg, uint64_t exp, uint64_t frac, int fbits,
+	  int bias, uint64_t expmax)
+{
+	uint64_t quiet = (uint64_t)1 << (fbits - 1);
+	if (exp == expmax) {
+		if (frac == 0) {
+			kl_buf_puts(out, neg ? "-inf" : "inf");
+		} else {
+			kl_buf_puts(out, neg ? "-nan" : "nan");
+			if (frac != quiet) {
+				kl_buf_puts(out, ":0x");
+				kl_buf_printf(out, "%llx",
+					      (unsigned long long)frac);
+			}
+		}
+		return;
+	}
+	if (exp == 0 && frac == 0) {
+		kl_buf_puts(out, neg ? "-0.0" : "0.0");
+		return;
+	}
+	if (neg)
+		kl_buf_putc(out, '-');
+	/* Left-align the fraction on a hex digit boundary. */
+	int ndig = (fbits + 3) / 4;
+	uint64_t f = frac << (ndig * 4 - fbits);
+	while (ndig > 0 && (f & 15) == 0) {
+		f >>= 4;
+		ndig--;
+	}
+	kl_buf_puts(out, exp == 0 ? "0x0" : "0x1");
+	if (ndig) {
+		kl_buf_putc(out, '.');
+		for (int d = ndig - 1; d >= 0; d--)
+			kl_buf_putc(out, hexdig[(f >> (4 * d)) & 15]);
+	}
+	long e = exp == 0 ? 1 - bias : (long)exp - bias;
+	kl_buf_printf(out, "p%ld", e);
+}
+
+void
+fmt_f32(kl_buf *out, uint32_t bits)
+{
+	fmt_float(out, bits >> 31, (bits >> 23) & 0xff, bits & 0x7fffff, 23,
+		  127, 0xff);
+}
+
+void
+fmt_f64(kl_buf *out, uint64_t bits)
+{
+	fmt_float(out, bits >> 63, (bits >> 52) & 0x7ff,
+		  bits & 0xfffffffffffffu, 52, 1023, 0x7ff);
+}
+
+void
+fmt_name(kl_buf *out, const char *s, size_t n)
+{
+	if (n == 0) {
+		kl_buf_puts(out, "noname");
+	} else if (name_is_plain(s, n)) {
+		kl_buf_putc(out, '%');
+		kl_buf_append(out, s, n);
+	} else {
+		kl_buf_putc(out, '#');
+		kl_buf_reserve(out, 2 * n);
+		for (size_t i = 0; i < n; i++) {
+			unsigned char c = (unsigned char)s[i];
+			out->data[out->len++] = hexdig[c >> 4];
+			out->data[out->len++] = hexdig[c & 15];
+		}
+		out->data[out->len] = 0;
+	}
+}
+
+void
+fmt_sym(kl_buf *out, const kl_module *m, uint32_t sym)
+{
+	if (sym >= m->nsyms) {
+		kl_buf_printf(out, "%%invalid_symbol_%u", sym);
+		return;
+	}
+	const kl_sym_data *s = &m->syms[sym];
+	fmt_name(out, name_bytes(m, &s->name), s->name.len);
+}
+
+void
+fmt_string(kl_buf *out, const char *s, size_t n)
+{
+	kl_buf_putc(out, '"');
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 32 && c < 127 && c != '"' && c != '\\') {
+			kl_buf_putc(out, (char)c);
+		} else {
+			char esc[4] = { '\\', 'x', hexdig[c >> 4],
+					hexdig[c & 15] };
+			kl_buf_append(out, esc, 4);
+		}
+	}
+	kl_buf_putc(out, '"');
+}
+
+/* ---- float scanning ---- */
+
+static bool
+word_at(const char *s, size_t n, const char *w)
+{
+	size_t k = strlen(w);
+	return n >= k && memcmp(s, w, k) == 0;
+}
+
+static bool
+is_word_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_' || c == '.';
+}
+
+/*
+ * The special spellings. Returns bytes used (0: not special); sets
+ * *neg, *kind (1 inf, 2 nan) and *payload (0 = default NaN).
+ */
+static size_t
+scan_special(const char *s, size_t n, bool *neg, int *kind, uint64_t *payload,
+	     bool *bad)
+{
+	size_t i = 0;
+	*neg = false;
+	*payload = 0;
+	*bad = false;
+	if (i < n && (s[i] == '-' || s[i] == '+')) {
+		*neg = s[i] == '-';
+		i++;
+	}
+	if (word_at(s + i, n - i, "inf")) {
+		i += 3;
+		*kind = 1;
+	} else if (word_at(s + i, n - i, "nan")) {
+		i += 3;
+		*kind = 2;
+		if (i < n && s[i] == ':') {
+			i++;
+			if (!word_at(s + i, n - i, "0x")) {
+				*bad = true;
+				return 0;
+			}
+			i += 2;
+			size_t start = i;
+			while (i < n && ((s[i] >= '0' && s[i] <= '9') ||
+					 (s[i] >= 'a' && s[i] <= 'f') ||
+					 (s[i] >= 'A' && s[i] <= 'F'))) {
+				if (i - start >= 16) {
+					*bad = true;
+					return 0;
+				}
+				char c = s[i];
+				unsigned d = c <= '9' ? (unsigned)(c - '0')
+					     : (unsigned)((c | 32) - 'a' + 10);
+				*payload = *payload << 4 | d;
+				i++;
+			}
+			if (i == start || *payload == 0) {
+				*bad = true;
+				return 0;
+			}
+		}
+	} else {
+		return 0;
+	}
+	if (i < n && is_word_char(s[i]))
+		return 0;
+	return i;
+}
+
+/* Length of the numeric literal at s: sign, digits, point, exponent. */
+static size_t
+numeric_extent(const char *s, size_t n)
+{
+	size_t i = 0;
+	if (i < n && (s[i] == '-' || s[i] == '+'))
+		i++;
+	bool hex = i + 1 < n && s[i] == '0' && (s[i + 1] | 32) == 'x';
+	if (hex)
+		i += 2;
+	char expch = hex ? 'p' : 'e';
+	while (i < n) {
+		char c = s[i], lc = (char)(c | 32);
+		bool ok = (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+			  (hex && lc >= 'a' && lc <= 'f') || lc == expch;
+		if ((c == '-' || c == '+') && i > 0 && (s[i - 1] | 32) == expch)
+			ok = true;
+		if (!ok)
+			break;
+		i++;
+	}
+	return i;
+}
+
+static size_t
+scan_float(const char *s, size_t n, bool single, uint64_t *bits)
+{
+	bool neg, bad;
+	int kind = 0;
+	uint64_t payload;
+	size_t used = scan_special(s, n, &neg, &kind, &payload, &bad);
+	if (bad)
+		return 0;
+	if (used) {
+		int fbits = single ? 23 : 52;
+		uint64_t expmax = single ? 0xff : 0x7ff;
+		uint64_t frac = 0;
+		if (kind == 2) {
+			frac = payload ? payload : (uint64_t)1 << (fbits - 1);
+			if (frac >> fbits)
+				return 0;
+		}
+		*bits = (uint64_t)neg << (fbits + (single ? 8 : 11)) |
+			expmax << fbits | frac;
+		return used;
+	}
+	size_t len = numeric_extent(s, n);
+	if (len == 0 || len > 200)
+		return 0;
+	char tmp[256];
+	size_t k = 0;
+	bool digit = false;
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+		if (c == '_')
+			continue;
+		if (c >= '0' && c <= '9')
+			digit = true;
+		tmp[k++] = c;
+	}
+	tmp[k] = 0;
+	if (!digit)
+		return 0;
+	char *end;
+	errno = 0;
+	if (single) {
+		float v = strtof(tmp, &end);
+		uint32_t b;
+		memcpy(&b, &v, 4);
+		*bits = b;
+	} else {
+		double v = strtod(tmp, &end);
+		memcpy(bits, &v, 8);
+	}
+	if ((size_t)(end - tmp) != k)
+		return 0;
+	return len;
+}
+
+size_t
+scan_f32(const char *s, size_t n, uint32_t *bits)
+{
+	uint64_t b = 0;
+	size_t used = scan_float(s, n, true, &b);
+	*bits = (uint32_t)b;
+	return used;
+}
+
+size_t
+scan_f64(const char *s, size_t n, uint64_t *bits)
+{
+	return scan_float(s, n, false, bits);
+}

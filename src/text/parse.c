@@ -1,0 +1,1138 @@
+/*
+ * parse.c -- the text parser: scanning, module items, function bodies.
+ *
+ * Hand-written recursive descent working directly on the bytes (no token
+ * array, no per-token allocation). A module is read in two steps so that a
+ * call may name a function defined further down: the first step reads
+ * every top-level header (declare, data, function signature) and skips
+ * function bodies by looking for their closing brace; the second parses
+ * the bodies in order. Body text is therefore scanned twice, but the skip
+ * only looks for '}' and ';' and costs a few percent.
+ *
+ * Entity numbers written in the text are kept: v7 is entry 7 of the value
+ * table. Uses may come before definitions (in another block); such forward
+ * references are remembered with their position and checked when the body
+ * ends. Numbers are capped (MAX_ENTITY_NUMBER) and the module has a budget
+ * of table slots proportional to the input size, so hostile text cannot
+ * make the parser allocate gigabytes.
+ *
+ * Error recovery: an error records a diagnostic and longjmps back to the
+ * statement loop, which skips the rest of the line. Diagnostics are sorted
+ * by position at the end, since headers are read before bodies.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+/* ---- diagnostics ---- */
+
+uint32_t
+col_of(const parser *p, const char *pos)
+{
+	const char *ls = p->line_start;
+	if (pos < ls) {
+		/* An earlier line: find its start. */
+		ls = pos;
+		while (ls > p->src && ls[-1] != '\n')
+			ls--;
+	}
+	return (uint32_t)(pos - ls) + 1;
+}
+
+static uint32_t
+line_of(const parser *p, const char *pos)
+{
+	if (pos >= p->line_start)
+		return p->line;
+	uint32_t line = p->line;
+	for (const char *q = p->line_start; q > pos;)
+		if (*--q == '\n')
+			line--;
+	return line;
+}
+
+static void
+add_diag(parser *p, uint32_t line, uint32_t col, const char *fmt, va_list ap)
+{
+	p->errors++;
+	p->func_errors++;
+	if (p->errors > MAX_ERRORS)
+		return;
+	char small[512];
+	vsnprintf(small, sizeof small, fmt, ap);
+	kl_diags_add(p->diags, KL_SEV_ERROR, line, col, small);
+	kl_diag *d = &p->diags->items[p->diags->len - 1];
+	if (p->f)
+		d->func = (kl_sym){ p->f->sym };
+}
+
+void
+perr_at(parser *p, uint32_t line, uint32_t col, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	add_diag(p, line, col, fmt, ap);
+	va_end(ap);
+}
+
+void
+fail_at(parser *p, const char *pos, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	add_diag(p, line_of(p, pos), col_of(p, pos), fmt, ap);
+	va_end(ap);
+	longjmp(p->jb, 1);
+}
+
+/* A short, printable description of what is at pos, for messages. */
+static const char *
+describe(const parser *p, const char *pos, char *buf, size_t cap)
+{
+	if (pos >= p->end)
+		return "end of file";
+	unsigned char c = (unsigned char)*pos;
+	if (c == '\n')
+		return "end of line";
+	if (c < 32 || c >= 127) {
+		snprintf(buf, cap, "byte 0x%02x", c);
+		return buf;
+	}
+	size_t n = 0;
+	bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '_' || c == '%' || c == '#';
+	if (word) {
+		while (pos + n < p->end && n < 24) {
+			char d = pos[n];
+			bool w = (d >= 'a' && d <= 'z') || (d >= 'A' && d <= 'Z') ||
+				 (d >= '0' && d <= '9') || d == '_' || d == '.' ||
+				 (n == 0 && (d == '%' || d == '#'));
+			if (!w)
+				break;
+			n++;
+		}
+	} else {
+		n = 1;
+	}
+	snprintf(buf, cap, "'%.*s'", (int)n, pos);
+	return buf;
+}
+
+/* ---- scanning ---- */
+
+void
+skip_ws(parser *p)
+{
+	const char *s = p->p, *end = p->end;
+	while (s < end) {
+		char c = *s;
+		if (c == ' ' || c == '\t' || c == '\r') {
+			s++;
+		} else if (c == '\n') {
+			s++;
+			p->line++;
+			p->line_start = s;
+		} else if (c == ';') {
+			const char *nl = memchr(s, '\n', (size_t)(end - s));
+			s = nl ? nl : end;
+		} else {
+			break;
+		}
+	}
+	p->p = s;
+}
+
+bool
+accept(parser *p, char c)
+{
+	skip_ws(p);
+	if (p->p < p->end && *p->p == c) {
+		p->p++;
+		return true;
+	}
+	return false;
+}
+
+void
+expect(parser *p, char c, const char *what)
+{
+	if (!accept(p, c)) {
+		char buf[64];
+		fail_at(p, p->p, "expected %s, found %s", what,
+			describe(p, p->p, buf, sizeof buf));
+	}
+}
+
+static bool
+is_ident_char(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Is the word w next (and not a prefix of a longer identifier)? */
+bool
+at_word(parser *p, const char *w)
+{
+	skip_ws(p);
+	size_t n = strlen(w);
+	if ((size_t)(p->end - p->p) < n || memcmp(p->p, w, n) != 0)
+		return false;
+	return p->p + n == p->end || !is_ident_char((unsigned char)p->p[n]);
+}
+
+size_t
+scan_ident(parser *p, const char **start)
+{
+	skip_ws(p);
+	const char *s = p->p;
+	*start = s;
+	while (s < p->end && is_ident_char((unsigned char)*s))
+		s++;
+	p->p = s;
+	return (size_t)(s - *start);
+}
+
+bool
+try_type(parser *p, kl_type *t)
+{
+	skip_ws(p);
+	const char *s = p->p;
+	size_t left = (size_t)(p->end - s);
+	if (left < 2 || (s[0] != 'i' && s[0] != 'f'))
+		return false;
+	size_t n = 1;
+	while (n < left && s[n] >= '0' && s[n] <= '9')
+		n++;
+	if (n < left && is_ident_char((unsigned char)s[n]))
+		return false;
+	kl_type r = KL_TYPE_NONE;
+	if (s[0] == 'i') {
+		if (n == 2 && s[1] == '8')
+			r = KL_TYPE_I8;
+		else if (n == 3 && s[1] == '1' && s[2] == '6')
+			r = KL_TYPE_I16;
+		else if (n == 3 && s[1] == '3' && s[2] == '2')
+			r = KL_TYPE_I32;
+		else if (n == 3 && s[1] == '6' && s[2] == '4')
+			r = KL_TYPE_I64;
+	} else {
+		if (n == 3 && s[1] == '3' && s[2] == '2')
+			r = KL_TYPE_F32;
+		else if (n == 3 && s[1] == '6' && s[2] == '4')
+			r = KL_TYPE_F64;
+	}
+	if (r == KL_TYPE_NONE)
+		return false;
+	p->p = s + n;
+	*t = r;
+	return true;
+}
+
+kl_type
+parse_type(parser *p)
+{
+	kl_type t;
+	if (!try_type(p, &t)) {
+		char buf[64];
+		fail_at(p, p->p, "expected a type (i8 i16 i32 i64 f32 f64), "
+			"found %s", describe(p, p->p, buf, sizeof buf));
+	}
+	return t;
+}
+
+static int
+hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 32;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/*
+ * An integer literal: optional '-', decimal or 0x hex digits, '_' between
+ * digits. Returns its value as int64; positive values up to 2^64-1 keep
+ * their bits (callers range-check against the type).
+ */
+int64_t
+parse_int(parser *p, const char *what)
+{
+	skip_ws(p);
+	const char *start = p->p, *s = p->p, *end = p->end;
+	bool neg = false;
+	if (s < end && *s == '-') {
+		neg = true;
+		s++;
+	}
+	uint64_t v = 0;
+	bool any = false, overflow = false;
+	if (end - s >= 2 && s[0] == '0' && (s[1] | 32) == 'x') {
+		s += 2;
+		for (; s < end; s++) {
+			int d = hex_digit((unsigned char)*s);
+			if (d < 0) {
+				if (*s == '_' && any)
+					continue;
+				break;
+			}
+			if (v >> 60)
+				overflow = true;
+			v = v << 4 | (uint64_t)d;
+			any = true;
+		}
+	} else {
+		for (; s < end; s++) {
+			char c = *s;
+			if (c < '0' || c > '9') {
+				if (c == '_' && any)
+					continue;
+				break;
+			}
+			uint64_t d = (uint64_t)(c - '0');
+			if (v > (UINT64_MAX - d) / 10)
+				overflow = true;
+			v = v * 10 + d;
+			any = true;
+		}
+	}
+	if (!any) {
+		char buf[64];
+		fail_at(p, start, "expected %s, found %s", what,
+			describe(p, start, buf, sizeof buf));
+	}
+	if (s < end && (is_ident_char((unsigned char)*s) || *s == '.'))
+		fail_at(p, start, "malformed number");
+	if (overflow || (neg && v > (uint64_t)1 << 63))
+		fail_at(p, start, "number does not fit in 64 bits");
+	p->p = s;
+	return neg ? (int64_t)(0 - v) : (int64_t)v;
+}
+
+uint32_t
+parse_u32(parser *p, const char *what)
+{
+	skip_ws(p);
+	const char *start = p->p;
+	int64_t v = parse_int(p, what);
+	if (v < 0 || v > (int64_t)UINT32_MAX)
+		fail_at(p, start, "%s must be between 0 and 4294967295", what);
+	return (uint32_t)v;
+}
+
+void
+parse_name(parser *p, kl_buf *tmp, const char **bytes, size_t *len)
+{
+	skip_ws(p);
+	const char *s = p->p, *end = p->end;
+	if (s < end && *s == '%') {
+		const char *b = ++s;
+		while (s < end && (is_ident_char((unsigned char)*s) || *s == '.'))
+			s++;
+		if (s == b)
+			fail_at(p, p->p, "expected a name after '%%'");
+		*bytes = b;
+		*len = (size_t)(s - b);
+		p->p = s;
+		return;
+	}
+	if (s < end && *s == '#') {
+		const char *b = ++s;
+		kl_buf_reset(tmp);
+		while (s + 1 < end && hex_digit((unsigned char)s[0]) >= 0 &&
+		       hex_digit((unsigned char)s[1]) >= 0) {
+			kl_buf_putc(tmp, (char)(hex_digit((unsigned char)s[0]) << 4 |
+						hex_digit((unsigned char)s[1])));
+			s += 2;
+		}
+		if (s < end && (hex_digit((unsigned char)*s) >= 0 ||
+				is_ident_char((unsigned char)*s)))
+			fail_at(p, b - 1, "a #name needs pairs of hex digits");
+		if (s == b)
+			fail_at(p, b - 1, "expected hex digits after '#'");
+		*bytes = tmp->data;
+		*len = tmp->len;
+		p->p = s;
+		return;
+	}
+	if (at_word(p, "noname")) {
+		p->p += 6;
+		*bytes = "";
+		*len = 0;
+		return;
+	}
+	char buf[64];
+	fail_at(p, s, "expected a name (%%name, #hex or noname), found %s",
+		describe(p, s, buf, sizeof buf));
+}
+
+uint32_t
+parse_sym_use(parser *p)
+{
+	skip_ws(p);
+	const char *pos = p->p;
+	const char *bytes;
+	size_t len;
+	kl_buf tmp = { 0 };
+	parse_name(p, &tmp, &bytes, &len);
+	kl_sym s = kl_module_lookup(p->m, bytes, len);
+	kl_buf_free(&tmp);
+	if (s.id == KL_NONE)
+		fail_at(p, pos, "unknown symbol %.*s", (int)(p->p - pos), pos);
+	return s.id;
+}
+
+/* ---- entities of the function being parsed ---- */
+
+/* The number after a prefix ("v", "block", "sig"): digits, capped. */
+static uint32_t
+entity_number(parser *p, const char *start, size_t prefix)
+{
+	const char *s = start + prefix, *end = p->end;
+	const char *digits = s;
+	uint64_t v = 0;
+	while (s < end && *s >= '0' && *s <= '9') {
+		v = v * 10 + (uint64_t)(*s - '0');
+		if (v > MAX_ENTITY_NUMBER)
+			fail_at(p, start, "entity number too large (the limit "
+				"is %u)", MAX_ENTITY_NUMBER);
+		s++;
+	}
+	if (s == digits || (s < end && is_ident_char((unsigned char)*s)))
+		fail_at(p, start, "malformed entity name");
+	if (s - digits > 1 && *digits == '0')
+		fail_at(p, start, "entity numbers have no leading zeros");
+	p->p = s;
+	return (uint32_t)v;
+}
+
+static void
+spend_budget(parser *p, uint32_t have, uint32_t want, const char *pos)
+{
+	if (want <= have)
+		return;
+	uint64_t need = want - have;
+	if (need > p->entity_budget)
+		fail_at(p, pos, "entity numbers are too sparse for the size of "
+			"the input");
+	p->entity_budget -= need;
+}
+
+static void
+remember(parser *p, fwd_ref **arr, uint32_t *n, uint32_t *cap, uint32_t id,
+	 const char *pos)
+{
+	kl_grow(arr, cap, sizeof **arr, *n + 1);
+	(*arr)[(*n)++] = (fwd_ref){ id, line_of(p, pos), col_of(p, pos) };
+}
+
+static uint32_t
+value_number(parser *p, const char **pos)
+{
+	skip_ws(p);
+	*pos = p->p;
+	if (p->p >= p->end || *p->p != 'v' || p->p + 1 >= p->end ||
+	    p->p[1] < '0' || p->p[1] > '9') {
+		char buf[64];
+		fail_at(p, p->p, "expected a value, found %s",
+			describe(p, p->p, buf, sizeof buf));
+	}
+	uint32_t v = entity_number(p, p->p, 1);
+	spend_budget(p, p->f->nvalues, v + 1, *pos);
+	func_reserve_values(p->f, v + 1);
+	return v;
+}
+
+uint32_t
+parse_value_use(parser *p)
+{
+	const char *pos;
+	uint32_t v = value_number(p, &pos);
+	if (p->f->values[v].kind == VK_UNUSED)
+		remember(p, &p->fwd_values, &p->nfwd_values,
+			 &p->fwd_values_cap, v, pos);
+	return v;
+}
+
+static uint32_t
+block_number(parser *p, const char **pos)
+{
+	skip_ws(p);
+	*pos = p->p;
+	if ((size_t)(p->end - p->p) < 6 || memcmp(p->p, "block", 5) != 0 ||
+	    p->p[5] < '0' || p->p[5] > '9') {
+		char buf[64];
+		fail_at(p, p->p, "expected a block, found %s",
+			describe(p, p->p, buf, sizeof buf));
+	}
+	uint32_t b = entity_number(p, p->p, 5);
+	spend_budget(p, p->f->nblocks, b + 1, *pos);
+	func_reserve_blocks(p->f, b + 1);
+	return b;
+}
+
+uint32_t
+parse_block_use(parser *p)
+{
+	const char *pos;
+	uint32_t b = block_number(p, &pos);
+	if (!(p->f->blocks[b].flags & BLOCK_EXISTS))
+		remember(p, &p->fwd_blocks, &p->nfwd_blocks,
+			 &p->fwd_blocks_cap, b, pos);
+	return b;
+}
+
+void
+define_value(parser *p, uint32_t v, const char *pos, enum value_kind kind,
+	     kl_type t, uint32_t def)
+{
+	if (p->f->values[v].kind != VK_UNUSED)
+		fail_at(p, pos, "v%u is already defined", v);
+	value_define(p->f, v, kind, t, def);
+}
+
+bool
+value_type_known(const parser *p, uint32_t v, kl_type *t)
+{
+	const kl_func *f = p->f;
+	uint32_t r = value_resolve(f, v);
+	if (r == KL_NONE || f->values[r].kind == VK_UNUSED ||
+	    f->values[r].kind == VK_ALIAS)
+		return false;
+	*t = value_type(f, r);
+	return *t != KL_TYPE_NONE;
+}
+
+void
+add_type_check(parser *p, uint32_t v, kl_type t, const char *pos)
+{
+	kl_grow(&p->checks, &p->checks_cap, sizeof *p->checks, p->nchecks + 1);
+	p->checks[p->nchecks++] =
+		(type_check){ v, t, line_of(p, pos), col_of(p, pos) };
+}
+
+/* ---- signatures ---- */
+
+/* "(T, T, ...) -> T, T"; returns a module signature. */
+static uint32_t
+parse_signature(parser *p)
+{
+	p->ntypes = 0;
+	uint32_t np = 0;
+	bool variadic = false;
+	expect(p, '(', "'('");
+	if (!accept(p, ')')) {
+		do {
+			skip_ws(p);
+			if (p->end - p->p >= 3 && memcmp(p->p, "...", 3) == 0) {
+				p->p += 3;
+				variadic = true;
+				break;
+			}
+			kl_type t = parse_type(p);
+			kl_grow(&p->types, &p->types_cap, sizeof *p->types,
+				p->ntypes + 1);
+			p->types[p->ntypes++] = t;
+			np++;
+		} while (accept(p, ','));
+		expect(p, ')', "',' or ')'");
+	}
+	skip_ws(p);
+	if (p->end - p->p >= 2 && p->p[0] == '-' && p->p[1] == '>') {
+		p->p += 2;
+		do {
+			kl_type t = parse_type(p);
+			kl_grow(&p->types, &p->types_cap, sizeof *p->types,
+				p->ntypes + 1);
+			p->types[p->ntypes++] = t;
+		} while (accept(p, ','));
+	}
+	return module_add_sig(p->m, p->types, np, p->types + np,
+			      p->ntypes - np, variadic);
+}
+
+/* ---- function bodies ---- */
+
+static void
+parse_block_header(parser *p)
+{
+	const char *pos;
+	kl_func *f = p->f;
+	uint32_t b = block_number(p, &pos);
+	if (f->blocks[b].flags & BLOCK_EXISTS)
+		fail_at(p, pos, "block%u is already defined", b);
+	f->blocks[b].flags |= BLOCK_EXISTS;
+	f->block_lines[b] = line_of(p, pos);
+	layout_append_block(f, b);
+	p->in_block = true;
+	if (accept(p, '(')) {
+		do {
+			const char *vpos;
+			uint32_t v = value_number(p, &vpos);
+			expect(p, ':', "':' and a type");
+			kl_type t = parse_type(p);
+			define_value(p, v, vpos, VK_PARAM, t, b);
+			list_push(&f->pool, &f->blocks[b].params, v);
+		} while (accept(p, ','));
+		expect(p, ')', "',' or ')'");
+	}
+	expect(p, ':', "':' after the block header");
+}
+
+static void
+parse_sigref_decl(parser *p)
+{
+	kl_func *f = p->f;
+	const char *pos = p->p;
+	uint32_t n = entity_number(p, p->p, 3);
+	if (p->in_block)
+		fail_at(p, pos, "signatures are declared before the first block");
+	expect(p, '=', "'='");
+	uint32_t sig = parse_signature(p);
+	if (n >= f->nsigrefs) {
+		spend_budget(p, f->nsigrefs, n + 1, pos);
+		uint32_t cap = f->sigrefs_cap;
+		kl_grow(&f->sigrefs, &cap, sizeof *f->sigrefs, n + 1);
+		uint32_t c2 = f->sigrefs_cap;
+		kl_grow(&f->sigref_lines, &c2, sizeof *f->sigref_lines, cap);
+		f->sigrefs_cap = cap;
+		for (uint32_t k = f->nsigrefs; k <= n; k++) {
+			f->sigrefs[k] = KL_NONE;
+			f->sigref_lines[k] = 0;
+		}
+		f->nsigrefs = n + 1;
+	}
+	if (f->sigrefs[n] != KL_NONE)
+		fail_at(p, pos, "sig%u is already defined", n);
+	f->sigrefs[n] = sig;
+	f->sigref_lines[n] = line_of(p, pos);
+}
+
+/* `vA -> vB` or the results of an instruction. */
+static void
+parse_value_stmt(parser *p)
+{
+	const char *start = p->p;
+	const char *pos;
+	uint32_t v = value_number(p, &pos);
+	skip_ws(p);
+	if (p->end - p->p >= 2 && p->p[0] == '-' && p->p[1] == '>') {
+		p->p += 2;
+		uint32_t target = parse_value_use(p);
+		if (target == v)
+			fail_at(p, pos, "v%u cannot be an alias of itself", v);
+		kl_type t;
+		define_value(p, v, pos, VK_ALIAS,
+			     value_type_known(p, target, &t) ? t : KL_TYPE_NONE,
+			     target);
+		return;
+	}
+	uint32_t nres = 0;
+	kl_grow(&p->results, &p->results_cap, sizeof *p->results, 1);
+	p->results[nres++] = v;
+	while (accept(p, ',')) {
+		kl_grow(&p->results, &p->results_cap, sizeof *p->results,
+			nres + 1);
+		p->results[nres++] = value_number(p, &pos);
+	}
+	expect(p, '=', "'=' or '->'");
+	parse_inst(p, p->results, nres, start);
+}
+
+static bool
+at_line_start_keyword(const parser *p, const char *s)
+{
+	static const char *const kws[] = { "function", "declare", "data" };
+	for (size_t k = 0; k < 3; k++) {
+		size_t n = strlen(kws[k]);
+		if ((size_t)(p->end - s) > n && memcmp(s, kws[k], n) == 0 &&
+		    (s[n] == ' ' || s[n] == '\t'))
+			return true;
+	}
+	return false;
+}
+
+/* After an error: move to the start of the next line. */
+static void
+skip_line(parser *p)
+{
+	const char *nl = memchr(p->p, '\n', (size_t)(p->end - p->p));
+	p->p = nl ? nl : p->end;
+}
+
+static void
+check_function_end(parser *p)
+{
+	kl_func *f = p->f;
+	for (uint32_t k = 0; k < p->nfwd_values; k++) {
+		const fwd_ref *r = &p->fwd_values[k];
+		if (f->values[r->id].kind == VK_UNUSED)
+			perr_at(p, r->line, r->col, "use of undefined value v%u",
+				r->id);
+	}
+	for (uint32_t k = 0; k < p->nfwd_blocks; k++) {
+		const fwd_ref *r = &p->fwd_blocks[k];
+		if (!(f->blocks[r->id].flags & BLOCK_EXISTS))
+			perr_at(p, r->line, r->col,
+				"reference to undefined block block%u", r->id);
+	}
+	/* Aliases whose target came later get their type now. */
+	for (uint32_t v = 0; v < f->nvalues; v++) {
+		if (f->values[v].kind != VK_ALIAS)
+			continue;
+		uint32_t r = value_resolve(f, v);
+		if (r != KL_NONE && f->values[r].kind != VK_UNUSED)
+			f->values[v].type = f->values[r].type;
+	}
+	for (uint32_t k = 0; k < p->nchecks; k++) {
+		const type_check *c = &p->checks[k];
+		kl_type t;
+		if (value_type_known(p, c->value, &t) && t != c->type)
+			perr_at(p, c->line, c->col,
+				"type suffix .%s does not match v%u, which is "
+				"%s", kl_type_name(p->m, c->type), c->value,
+				kl_type_name(p->m, t));
+	}
+}
+
+static void
+parse_body(parser *p, pending_body *pb)
+{
+	kl_func *f = pb->f;
+	p->f = f;
+	p->p = p->src + pb->start;
+	p->line = pb->line;
+	p->line_start = pb->line_start;
+	p->in_block = false;
+	p->func_errors = 0;
+	p->nfwd_values = p->nfwd_blocks = p->nchecks = 0;
+	/* From now on these grow together with their tables. */
+	KL_ASSERT(f->insts_cap == 0 && f->blocks_cap == 0);
+	f->inst_lines = kl_malloc(sizeof *f->inst_lines);
+	f->block_lines = kl_malloc(sizeof *f->block_lines);
+
+	if (setjmp(p->jb)) {
+		if (p->errors > MAX_ERRORS || p->p >= p->end)
+			return;
+		skip_line(p);
+	}
+	for (;;) {
+		skip_ws(p);
+		const char *s = p->p;
+		if (s >= p->end) {
+			f->line_last = p->line;
+			fail_at(p, s, "unexpected end of file: '}' missing");
+		}
+		char c = *s;
+		if (c == '}') {
+			p->p++;
+			f->line_last = p->line;
+			break;
+		}
+		if (s == p->line_start && at_line_start_keyword(p, s)) {
+			f->line_last = p->line - 1;
+			perr_at(p, p->line, 1, "'}' missing before this line");
+			break;
+		}
+		size_t left = (size_t)(p->end - s);
+		if (c == 'v' && left > 1 && s[1] >= '0' && s[1] <= '9') {
+			parse_value_stmt(p);
+		} else if (c == 'b' && left > 5 && memcmp(s, "block", 5) == 0 &&
+			   s[5] >= '0' && s[5] <= '9') {
+			parse_block_header(p);
+		} else if (c == 's' && left > 3 && memcmp(s, "sig", 3) == 0 &&
+			   s[3] >= '0' && s[3] <= '9') {
+			parse_sigref_decl(p);
+		} else if (is_ident_char((unsigned char)c)) {
+			parse_inst(p, NULL, 0, s);
+		} else {
+			char buf[64];
+			fail_at(p, s, "expected an instruction, a block or '}', "
+				"found %s", describe(p, s, buf, sizeof buf));
+		}
+	}
+	if (p->func_errors == 0)
+		check_function_end(p);
+}
+
+/* ---- module items ---- */
+
+/* Skip a function body in the first pass: find its '}' (or give up at a
+ * line starting a new item, leaving the error to the second pass). */
+static void
+skip_body(parser *p)
+{
+	const char *s = p->p, *end = p->end;
+	while (s < end) {
+		char c = *s;
+		if (c == '}') {
+			p->p = s + 1;
+			return;
+		}
+		if (c == ';') {
+			const char *nl = memchr(s, '\n', (size_t)(end - s));
+			s = nl ? nl : end;
+			continue;
+		}
+		if (c == '\n') {
+			p->line++;
+			p->line_start = s + 1;
+			if (at_line_start_keyword(p, s + 1)) {
+				p->p = s + 1;
+				return;
+			}
+		}
+		s++;
+	}
+	p->p = end;
+}
+
+static uint32_t
+define_sym(parser *p, const char *pos, const char *name, size_t len,
+	   kl_sym_kind kind)
+{
+	kl_status st;
+	bool redef = p->opts && p->opts->allow_redefinition;
+	uint32_t s = module_add_sym(p->m, name, len, kind, redef, &st);
+	if (st == KL_ERR_EXISTS)
+		fail_at(p, pos, "%.*s is already defined", (int)(p->p - pos),
+			pos);
+	if (st != KL_OK)
+		fail_at(p, pos, "name too long");
+	p->m->syms[s].line = line_of(p, pos);
+	return s;
+}
+
+/* A name being defined: its bytes are copied out of tmp. */
+static uint32_t
+parse_defined_name(parser *p, kl_sym_kind kind)
+{
+	skip_ws(p);
+	const char *pos = p->p;
+	const char *name;
+	size_t len;
+	kl_buf_reset(&p->names);
+	parse_name(p, &p->names, &name, &len);
+	return define_sym(p, pos, name, len, kind);
+}
+
+static void
+parse_declare(parser *p)
+{
+	uint32_t s = parse_defined_name(p, KL_SYM_FUNC);
+	p->m->syms[s].sig = parse_signature(p);
+}
+
+static void
+parse_function(parser *p)
+{
+	uint32_t line = p->line;
+	uint32_t s = parse_defined_name(p, KL_SYM_FUNC);
+	kl_sym_data *sd = &p->m->syms[s];
+	sd->sig = parse_signature(p);
+	expect(p, '{', "'{' to open the function body");
+	sd = &p->m->syms[s];
+	sd->defined = 1;
+	sd->func = func_new(p->m, s, sd->sig);
+	sd->func->line_first = line;
+	kl_grow(&p->bodies, &p->bodies_cap, sizeof *p->bodies, p->nbodies + 1);
+	p->bodies[p->nbodies++] = (pending_body){
+		sd->func, (size_t)(p->p - p->src), p->line, p->line_start
+	};
+	skip_body(p);
+}
+
+/* One data item: T value | i8 "string" | zero N | T %sym[+off]. */
+static void
+parse_data_item(parser *p, uint32_t s)
+{
+	kl_item_data it = { 0 };
+	skip_ws(p);
+	const char *pos = p->p;
+	if (at_word(p, "zero")) {
+		p->p += 4;
+		it.kind = KL_DATA_ZERO;
+		int64_t n = parse_int(p, "a byte count");
+		if (n < 0 || n > ((int64_t)1 << 40))
+			fail_at(p, pos, "zero count out of range");
+		it.value = (uint64_t)n;
+		module_add_item(p->m, s, &it);
+		return;
+	}
+	kl_type t = parse_type(p);
+	it.type = t;
+	skip_ws(p);
+	int c = peek(p);
+	if (c == '"') {
+		if (t != KL_TYPE_I8)
+			fail_at(p, p->p, "strings are i8 items");
+		kl_buf bytes = { 0 };
+		const char *s0 = ++p->p;
+		while (p->p < p->end && *p->p != '"') {
+			char ch = *p->p;
+			if (ch == '\n') {
+				kl_buf_free(&bytes);
+				fail_at(p, s0 - 1, "unterminated string");
+			}
+			if (ch != '\\') {
+				kl_buf_putc(&bytes, ch);
+				p->p++;
+				continue;
+			}
+			const char *esc = p->p++;
+			char e = p->p < p->end ? *p->p++ : 0;
+			int v;
+			switch (e) {
+			case 'n': v = '\n'; break;
+			case 't': v = '\t'; break;
+			case 'r': v = '\r'; break;
+			case '0': v = 0; break;
+			case 'a': v = 7; break;
+			case 'b': v = 8; break;
+			case 'f': v = 12; break;
+			case 'v': v = 11; break;
+			case 'e': v = 27; break;
+			case '\\': v = '\\'; break;
+			case '"': v = '"'; break;
+			case '\'': v = '\''; break;
+			case 'x': {
+				int h1 = p->p < p->end ? hex_digit((unsigned char)p->p[0]) : -1;
+				int h2 = p->p + 1 < p->end ? hex_digit((unsigned char)p->p[1]) : -1;
+				if (h1 < 0 || h2 < 0) {
+					kl_buf_free(&bytes);
+					fail_at(p, esc, "\\x needs two hex digits");
+				}
+				v = h1 << 4 | h2;
+				p->p += 2;
+				break;
+			}
+			default:
+				kl_buf_free(&bytes);
+				fail_at(p, esc, "unknown escape in string");
+			}
+			kl_buf_putc(&bytes, (char)v);
+		}
+		if (p->p >= p->end) {
+			kl_buf_free(&bytes);
+			fail_at(p, s0 - 1, "unterminated string");
+		}
+		p->p++;
+		it.kind = KL_DATA_STRING;
+		it.str = module_store_bytes(p->m, bytes.data ? bytes.data : "",
+					    bytes.len);
+		it.len = (uint32_t)bytes.len;
+		kl_buf_free(&bytes);
+		module_add_item(p->m, s, &it);
+		return;
+	}
+	if (c == '%' || c == '#' || at_word(p, "noname")) {
+		it.kind = KL_DATA_SYMREF;
+		uint32_t line = p->line, col = col_of(p, p->p);
+		const char *npos = p->p;
+		kl_buf tmp = { 0 };
+		const char *name;
+		size_t len;
+		parse_name(p, &tmp, &name, &len);
+		size_t off_in_names = p->fixup_names.len;
+		kl_buf_append(&p->fixup_names, name, len);
+		kl_buf_free(&tmp);
+		kl_grow(&p->fixups, &p->fixups_cap, sizeof *p->fixups,
+			p->nfixups + 1);
+		p->fixups[p->nfixups++] = (data_fixup){
+			p->m->nitems, off_in_names, len, (uint32_t)(p->p - npos),
+			(size_t)(npos - p->src), line, col
+		};
+		skip_ws(p);
+		int64_t off = 0;
+		if (peek(p) == '+') {
+			p->p++;
+			off = parse_int(p, "an offset");
+		} else if (peek(p) == '-') {
+			off = parse_int(p, "an offset");
+		}
+		it.value = (uint64_t)off;
+		it.sym = KL_NONE;
+		module_add_item(p->m, s, &it);
+		return;
+	}
+	it.kind = KL_DATA_VALUE;
+	if (t == KL_TYPE_F32 || t == KL_TYPE_F64) {
+		size_t used;
+		if (t == KL_TYPE_F32) {
+			uint32_t b;
+			used = scan_f32(p->p, (size_t)(p->end - p->p), &b);
+			it.value = b;
+		} else {
+			used = scan_f64(p->p, (size_t)(p->end - p->p), &it.value);
+		}
+		if (!used)
+			fail_at(p, p->p, "expected a float literal");
+		p->p += used;
+	} else {
+		const char *npos = p->p;
+		int64_t v = parse_int(p, "an integer");
+		unsigned bits = kl_type_bytes(p->m, t) * 8;
+		if (bits < 64) {
+			int64_t lo = -((int64_t)1 << (bits - 1));
+			int64_t hi = ((int64_t)1 << bits) - 1;
+			if (v < lo || v > hi)
+				fail_at(p, npos, "%s does not fit in %s",
+					"the value", kl_type_name(p->m, t));
+			v = (int64_t)((uint64_t)v << (64 - bits)) >> (64 - bits);
+		}
+		it.value = (uint64_t)v;
+	}
+	module_add_item(p->m, s, &it);
+}
+
+static void
+parse_data(parser *p)
+{
+	uint32_t s = parse_defined_name(p, KL_SYM_DATA);
+	p->m->syms[s].align = 1;
+	p->m->syms[s].items = p->m->nitems;
+	expect(p, '=', "'='");
+	for (;;) {
+		if (at_word(p, "const")) {
+			p->p += 5;
+			p->m->syms[s].is_const = 1;
+		} else if (at_word(p, "align")) {
+			p->p += 5;
+			const char *apos = p->p;
+			uint32_t a = parse_u32(p, "an alignment");
+			if (a == 0 || (a & (a - 1)))
+				fail_at(p, apos, "alignment must be a power "
+					"of two");
+			p->m->syms[s].align = a;
+		} else {
+			break;
+		}
+	}
+	expect(p, '{', "'{'");
+	if (accept(p, '}'))
+		return;
+	do
+		parse_data_item(p, s);
+	while (accept(p, ','));
+	expect(p, '}', "',' or '}'");
+}
+
+static void
+skip_to_next_item(parser *p)
+{
+	for (;;) {
+		skip_line(p);
+		if (p->p >= p->end)
+			return;
+		p->p++;
+		p->line++;
+		p->line_start = p->p;
+		if (at_line_start_keyword(p, p->p))
+			return;
+	}
+}
+
+static void
+parse_items(parser *p)
+{
+	if (setjmp(p->jb)) {
+		if (p->errors > MAX_ERRORS)
+			return;
+		skip_to_next_item(p);
+	}
+	for (;;) {
+		skip_ws(p);
+		if (p->p >= p->end)
+			return;
+		if (at_word(p, "function")) {
+			p->p += 8;
+			parse_function(p);
+		} else if (at_word(p, "declare")) {
+			p->p += 7;
+			parse_declare(p);
+		} else if (at_word(p, "data")) {
+			p->p += 4;
+			parse_data(p);
+		} else {
+			char buf[64];
+			fail_at(p, p->p, "expected 'function', 'declare' or "
+				"'data', found %s",
+				describe(p, p->p, buf, sizeof buf));
+		}
+	}
+}
+
+static void
+resolve_data_fixups(parser *p)
+{
+	for (uint32_t k = 0; k < p->nfixups; k++) {
+		const data_fixup *fx = &p->fixups[k];
+		kl_sym s = kl_module_lookup(p->m, p->fixup_names.data + fx->name,
+					    fx->name_len);
+		if (s.id == KL_NONE)
+			perr_at(p, fx->line, fx->col, "unknown symbol in data: "
+				"%.*s", (int)fx->text_len,
+				p->src + fx->text_pos);
+		else
+			p->m->items[fx->item].sym = s.id;
+	}
+}
+
+static void
+parser_free(parser *p)
+{
+	free(p->fwd_values);
+	free(p->fwd_blocks);
+	free(p->checks);
+	free(p->scratch);
+	free(p->types);
+	free(p->bodies);
+	free(p->fixups);
+	kl_buf_free(&p->names);
+	kl_buf_free(&p->fixup_names);
+	free(p->results);
+}
+
+kl_status
+kl_parse_module(const char *text, size_t len, const kl_parse_options *opts,
+		kl_module **out, kl_diags *diags)
+{
+	parser *p = kl_calloc(1, sizeof *p);
+	p->src = text ? text : "";
+	p->end = p->src + (text ? len : 0);
+	p->p = p->src;
+	p->line = 1;
+	p->line_start = p->src;
+	p->opts = opts;
+	p->diags = diags;
+	p->m = kl_module_new();
+	p->entity_budget = 1000000 + 2 * (uint64_t)len;
+	init_optab(p);
+
+	parse_items(p);
+	if (p->errors <= MAX_ERRORS)
+		resolve_data_fixups(p);
+	for (uint32_t k = 0; k < p->nbodies && p->errors <= MAX_ERRORS; k++)
+		parse_body(p, &p->bodies[k]);
+	p->f = NULL;
+	if (p->errors > MAX_ERRORS)
+		kl_diags_add(diags, KL_SEV_ERROR, 0, 0,
+			     "too many errors; giving up");
+
+	kl_status st = KL_OK;
+	if (p->errors) {
+		kl_module_free(p->m);
+		p->m = NULL;
+		st = KL_ERR_PARSE;
+	}
+	kl_diags_sort(diags);
+	*out = p->m;
+	parser_free(p);
+	free(p);
+	return st;
+}

@@ -1,0 +1,132 @@
+/*
+ * parse.h -- state shared by the parser's files: parse.c (scanning,
+ * modules, function bodies, diagnostics) and parse_inst.c (instructions).
+ *
+ * Errors unwind with longjmp to the statement loop of the function body
+ * (or the item loop of the module), which skips to the next line and goes
+ * on, so one run reports many errors. Everything the parser allocates is
+ * owned by the module or by the parser struct, so unwinding leaks nothing.
+ */
+#ifndef KEEL_PARSE_H
+#define KEEL_PARSE_H
+
+#include <setjmp.h>
+
+#include "text.h"
+
+/* Entity numbers above this are refused (a typo must not allocate GBs). */
+#define MAX_ENTITY_NUMBER 10000000u
+#define MAX_ERRORS 100
+
+typedef struct fwd_ref {
+	uint32_t id;   /* value or block number */
+	uint32_t line, col;
+} fwd_ref;
+
+typedef struct type_check {
+	uint32_t value;
+	kl_type type;
+	uint32_t line, col;
+} type_check;
+
+typedef struct pending_body {
+	kl_func *f;
+	size_t start; /* offset just after '{' */
+	uint32_t line;
+	const char *line_start;
+} pending_body;
+
+typedef struct data_fixup {
+	uint32_t item;      /* index in the module item table */
+	size_t name;        /* offset of the name's bytes in fixup_names */
+	size_t name_len;
+	uint32_t text_len;  /* the name as written, for the message */
+	size_t text_pos;
+	uint32_t line, col;
+} data_fixup;
+
+typedef struct parser {
+	const char *src, *end; /* the whole text */
+	const char *p;         /* cursor */
+	uint32_t line;         /* line of the cursor, 1-based */
+	const char *line_start;
+	const kl_parse_options *opts;
+	kl_diags *diags;
+	uint32_t errors;
+	uint32_t func_errors; /* in the current function body */
+	jmp_buf jb;
+
+	kl_module *m;
+	kl_func *f;            /* function being parsed */
+	bool in_block;         /* a block header has been seen */
+	uint64_t entity_budget; /* value/block slots left for the module */
+
+	uint16_t optab[512];   /* opcode hash table: op + 1, 0 = empty */
+
+	fwd_ref *fwd_values;
+	uint32_t nfwd_values, fwd_values_cap;
+	fwd_ref *fwd_blocks;
+	uint32_t nfwd_blocks, fwd_blocks_cap;
+	type_check *checks;
+	uint32_t nchecks, checks_cap;
+	uint32_t *scratch;     /* operand lists under construction */
+	uint32_t nscratch, scratch_cap;
+	kl_type *types;        /* signature types under construction */
+	uint32_t ntypes, types_cap;
+	pending_body *bodies;
+	uint32_t nbodies, bodies_cap;
+	data_fixup *fixups;
+	uint32_t nfixups, fixups_cap;
+	kl_buf fixup_names;
+	kl_buf names;          /* decoded #hex name being defined */
+	uint32_t *results;     /* results of the instruction being parsed */
+	uint32_t results_cap;
+} parser;
+
+/* Diagnostics. perr_at records and continues; fail_at records and unwinds. */
+void perr_at(parser *p, uint32_t line, uint32_t col, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 4, 5)))
+#endif
+	;
+KL_NORETURN void fail_at(parser *p, const char *pos, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+uint32_t col_of(const parser *p, const char *pos);
+
+/* Scanning. */
+void skip_ws(parser *p);
+static inline int
+peek(const parser *p)
+{
+	return p->p < p->end ? (unsigned char)*p->p : -1;
+}
+bool accept(parser *p, char c);
+void expect(parser *p, char c, const char *what);
+bool at_word(parser *p, const char *w);
+size_t scan_ident(parser *p, const char **start);
+kl_type parse_type(parser *p);
+bool try_type(parser *p, kl_type *t);
+int64_t parse_int(parser *p, const char *what);
+uint32_t parse_u32(parser *p, const char *what);
+/* A global name; the bytes point into the text or into tmp. */
+void parse_name(parser *p, kl_buf *tmp, const char **bytes, size_t *len);
+/* A global name that must be a known symbol. */
+uint32_t parse_sym_use(parser *p);
+
+/* Entities of the current function. */
+uint32_t parse_value_use(parser *p);
+uint32_t parse_block_use(parser *p);
+void define_value(parser *p, uint32_t v, const char *pos, enum value_kind kind,
+		  kl_type t, uint32_t def);
+bool value_type_known(const parser *p, uint32_t v, kl_type *t);
+void add_type_check(parser *p, uint32_t v, kl_type t, const char *pos);
+
+/* Instructions (parse_inst.c). */
+void init_optab(parser *p);
+void parse_inst(parser *p, const uint32_t *results, uint32_t nres,
+		const char *start);
+
+#endif /* KEEL_PARSE_H */

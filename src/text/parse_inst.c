@@ -1,0 +1,515 @@
+/*
+ * parse_inst.c -- parsing one instruction: opcode, type suffix, operands
+ * by format, results.
+ *
+ * Opcode names are found through a small hash table built per parse from
+ * the opcode table (no global state). The controlling type comes from the
+ * `.T` suffix or, for opcodes whose type follows an operand, from that
+ * operand when it was defined earlier in the text; a suffix that disagrees
+ * with a known operand is an error, and one that names a value defined
+ * later is checked when the body ends (parse.c), so the text cannot say
+ * one type while the IR holds another.
+ */
+#include <string.h>
+
+#include "parse.h"
+
+#define OPTAB_SIZE 512
+
+static uint32_t
+op_hash(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+	for (size_t k = 0; k < n; k++)
+		h = (h ^ (unsigned char)s[k]) * 16777619u;
+	return h & (OPTAB_SIZE - 1);
+}
+
+void
+init_optab(parser *p)
+{
+	_Static_assert(KL_OP_COUNT < OPTAB_SIZE / 2, "opcode table too small");
+	memset(p->optab, 0, sizeof p->optab);
+	for (int op = 0; op < KL_OP_COUNT; op++) {
+		const char *name = kl_op_name((kl_opcode)op);
+		uint32_t h = op_hash(name, strlen(name));
+		while (p->optab[h])
+			h = (h + 1) & (OPTAB_SIZE - 1);
+		p->optab[h] = (uint16_t)(op + 1);
+	}
+}
+
+static int
+lookup_op(const parser *p, const char *s, size_t n)
+{
+	uint32_t h = op_hash(s, n);
+	while (p->optab[h]) {
+		int op = p->optab[h] - 1;
+		const char *name = kl_op_name((kl_opcode)op);
+		if (strncmp(name, s, n) == 0 && name[n] == 0)
+			return op;
+		h = (h + 1) & (OPTAB_SIZE - 1);
+	}
+	return -1;
+}
+
+/* A condition code word, looked up in names[0..count). */
+static uint8_t
+parse_cond(parser *p, const char *const *names, int count, const char *what)
+{
+	const char *s;
+	size_t n = scan_ident(p, &s);
+	for (int k = 0; k < count; k++)
+		if (strlen(names[k]) == n && memcmp(names[k], s, n) == 0)
+			return (uint8_t)k;
+	fail_at(p, s, "expected %s condition code, found '%.*s'", what,
+		(int)(n > 20 ? 20 : n), s);
+}
+
+static const char *const icc_names[KL_ICC_COUNT] = {
+	"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge",
+};
+static const char *const fcc_names[KL_FCC_COUNT] = {
+	"eq", "ne", "lt", "le", "gt", "ge", "ord", "uno",
+};
+static const char *const trap_words[KL_TRAP_COUNT] = {
+	"unreachable", "int_divz", "int_ovf", "heap_oob", "user",
+};
+
+/* An immediate for an integer type: range-checked, sign-normalised. */
+static int64_t
+parse_imm(parser *p, kl_type t)
+{
+	skip_ws(p);
+	const char *pos = p->p;
+	int64_t v = parse_int(p, "an integer immediate");
+	if (!kl_type_is_int(p->m, t))
+		return v; /* the verifier reports the type */
+	unsigned bits = kl_type_bytes(p->m, t) * 8;
+	if (bits >= 64)
+		return v;
+	int64_t lo = -((int64_t)1 << (bits - 1));
+	int64_t hi = ((int64_t)1 << bits) - 1;
+	if (v < lo || v > hi)
+		fail_at(p, pos, "immediate does not fit in %s",
+			kl_type_name(p->m, t));
+	return (int64_t)((uint64_t)v << (64 - bits)) >> (64 - bits);
+}
+
+/* "+N" / "-N" after an address, or nothing. */
+static int32_t
+parse_offset(parser *p)
+{
+	skip_ws(p);
+	int c = peek(p);
+	if (c != '+' && c != '-')
+		return 0;
+	const char *pos = p->p;
+	if (c == '+')
+		p->p++;
+	int64_t v = parse_int(p, "an offset");
+	if (v < INT32_MIN || v > INT32_MAX)
+		fail_at(p, pos, "offset does not fit in 32 bits");
+	return (int32_t)v;
+}
+
+static uint8_t
+parse_align(parser *p, uint32_t size, bool have_size)
+{
+	if (!accept(p, ',')) {
+		/* Default: natural alignment of the size, at most 16. */
+		uint8_t k = 0;
+		while (have_size && k < 4 && (1u << k) < size)
+			k++;
+		return have_size ? k : 4;
+	}
+	if (!at_word(p, "align"))
+		fail_at(p, p->p, "expected 'align'");
+	p->p += 5;
+	skip_ws(p);
+	const char *pos = p->p;
+	uint32_t a = parse_u32(p, "an alignment");
+	if (a == 0 || (a & (a - 1)))
+		fail_at(p, pos, "alignment must be a power of two");
+	uint8_t k = 0;
+	while ((1u << k) < a)
+		k++;
+	return k;
+}
+
+/* Values separated by commas, into the scratch list. */
+static void
+parse_value_list(parser *p, char close)
+{
+	p->nscratch = 0;
+	if (accept(p, close))
+		return;
+	do {
+		kl_grow(&p->scratch, &p->scratch_cap, sizeof *p->scratch,
+			p->nscratch + 1);
+		uint32_t v = parse_value_use(p);
+		p->scratch[p->nscratch++] = v;
+	} while (accept(p, ','));
+	char what[32] = "',' or ' '";
+	what[8] = close;
+	expect(p, close, what);
+}
+
+/* blockN or blockN(args): a pool list [block, args...]. */
+static uint32_t
+parse_dest(parser *p)
+{
+	uint32_t b = parse_block_use(p);
+	skip_ws(p);
+	if (peek(p) == '(') {
+		p->p++;
+		parse_value_list(p, ')');
+	} else {
+		p->nscratch = 0;
+	}
+	uint32_t l = 0;
+	uint32_t *e = list_extend(&p->f->pool, &l, p->nscratch + 1);
+	e[0] = b;
+	if (p->nscratch)
+		memcpy(e + 1, p->scratch, p->nscratch * sizeof *e);
+	return l;
+}
+
+static bool
+at_value(parser *p)
+{
+	skip_ws(p);
+	return p->end - p->p >= 2 && p->p[0] == 'v' && p->p[1] >= '0' &&
+	       p->p[1] <= '9';
+}
+
+/*
+ * The controlling type from operand v (at vpos): the suffix if given
+ * (checked against v), else v's type, which must be known by now.
+ */
+static kl_type
+ctrl_from(parser *p, uint32_t v, const char *vpos, bool has_suffix,
+	  kl_type suffix, const char *suffix_pos, const char *opname)
+{
+	kl_type t;
+	bool known = value_type_known(p, v, &t);
+	if (has_suffix) {
+		if (!known)
+			add_type_check(p, v, suffix, suffix_pos);
+		else if (t != suffix)
+			fail_at(p, suffix_pos, "type suffix .%s does not match "
+				"v%u, which is %s", kl_type_name(p->m, suffix),
+				v, kl_type_name(p->m, t));
+		return suffix;
+	}
+	if (!known)
+		fail_at(p, vpos, "cannot infer the type of '%s' from v%u, "
+			"which is not defined yet: write %s.T", opname, v,
+			opname);
+	return t;
+}
+
+void
+parse_inst(parser *p, const uint32_t *results, uint32_t nres,
+	   const char *start)
+{
+	kl_func *f = p->f;
+	if (!p->in_block)
+		fail_at(p, start, "instruction before the first block");
+	const char *opos;
+	size_t n = scan_ident(p, &opos);
+	int op = n ? lookup_op(p, opos, n) : -1;
+	if (op < 0) {
+		if (n == 0)
+			fail_at(p, opos, "expected an opcode");
+		fail_at(p, opos, "unknown opcode '%.*s'", (int)(n > 32 ? 32 : n),
+			opos);
+	}
+	const kl_opinfo *info = kl_op_info((kl_opcode)op);
+	bool has_suffix = false;
+	kl_type suffix = KL_TYPE_NONE;
+	const char *suffix_pos = p->p;
+	if (p->p < p->end && *p->p == '.') {
+		p->p++;
+		suffix_pos = p->p;
+		suffix = parse_type(p);
+		has_suffix = true;
+		if (info->ctrl == KL_CTRL_NONE)
+			fail_at(p, suffix_pos - 1, "'%s' takes no type suffix",
+				info->name);
+	} else if (info->ctrl == KL_CTRL_EXPLICIT) {
+		fail_at(p, p->p, "'%s' needs a type: write %s.T", info->name,
+			info->name);
+	}
+
+	uint32_t i = func_new_inst(f, (kl_opcode)op);
+	kl_inst_data *d = &f->insts[i];
+	f->inst_lines[i] = p->line;
+	kl_type rtype = KL_TYPE_NONE; /* type of the single result */
+	kl_signature sig = { 0 };
+	bool sig_results = false;
+	const char *vpos;
+
+	switch ((kl_format)info->format) {
+	case KL_FMT_CONST:
+		skip_ws(p);
+		if (op == KL_OP_ICONST) {
+			if (!kl_type_is_int(p->m, suffix))
+				fail_at(p, suffix_pos, "iconst makes integers; "
+					"use f32const or f64const for floats");
+			inst_set_imm(f, i, parse_imm(p, suffix));
+			rtype = suffix;
+		} else if (op == KL_OP_F32CONST) {
+			uint32_t bits;
+			size_t used = scan_f32(p->p, (size_t)(p->end - p->p),
+					       &bits);
+			if (!used)
+				fail_at(p, p->p, "expected a float literal");
+			p->p += used;
+			inst_set_imm(f, i, bits);
+			rtype = KL_TYPE_F32;
+		} else {
+			uint64_t bits;
+			size_t used = scan_f64(p->p, (size_t)(p->end - p->p),
+					       &bits);
+			if (!used)
+				fail_at(p, p->p, "expected a float literal");
+			p->p += used;
+			inst_set_imm(f, i, (int64_t)bits);
+			rtype = KL_TYPE_F64;
+		}
+		break;
+	case KL_FMT_UNARY:
+		skip_ws(p);
+		vpos = p->p;
+		d->w[1] = parse_value_use(p);
+		if (info->ctrl == KL_CTRL_ARG0)
+			rtype = ctrl_from(p, d->w[1], vpos, has_suffix, suffix,
+					  suffix_pos, info->name);
+		else if (info->ctrl == KL_CTRL_EXPLICIT)
+			rtype = suffix;
+		else
+			rtype = info->typing == KL_TY_FPROMOTE ? KL_TYPE_F64
+								: KL_TYPE_F32;
+		break;
+	case KL_FMT_ICMP:
+	case KL_FMT_FCMP:
+		if (info->format == KL_FMT_ICMP)
+			d->aux = parse_cond(p, icc_names, KL_ICC_COUNT, "an integer");
+		else
+			d->aux = parse_cond(p, fcc_names, KL_FCC_COUNT, "a float");
+		/* fall through */
+	case KL_FMT_BINARY: {
+		skip_ws(p);
+		vpos = p->p;
+		uint32_t x = parse_value_use(p);
+		expect(p, ',', "','");
+		uint32_t y = parse_value_use(p);
+		d = &f->insts[i];
+		d->w[1] = x;
+		d->w[2] = y;
+		rtype = ctrl_from(p, x, vpos, has_suffix, suffix, suffix_pos,
+				  info->name);
+		if (info->format != KL_FMT_BINARY)
+			rtype = KL_TYPE_I8;
+		break;
+	}
+	case KL_FMT_ICMP_IMM:
+		d->aux = parse_cond(p, icc_names, KL_ICC_COUNT, "an integer");
+		/* fall through */
+	case KL_FMT_BINARY_IMM: {
+		skip_ws(p);
+		vpos = p->p;
+		uint32_t x = parse_value_use(p);
+		f->insts[i].w[1] = x;
+		kl_type t = ctrl_from(p, x, vpos, has_suffix, suffix,
+				      suffix_pos, info->name);
+		expect(p, ',', "','");
+		inst_set_imm(f, i, parse_imm(p, t));
+		rtype = info->format == KL_FMT_ICMP_IMM ? KL_TYPE_I8 : t;
+		break;
+	}
+	case KL_FMT_TERNARY: {
+		uint32_t ops[3];
+		const char *xpos = NULL;
+		for (int k = 0; k < 3; k++) {
+			if (k)
+				expect(p, ',', "','");
+			skip_ws(p);
+			if (k == 1)
+				xpos = p->p;
+			ops[k] = parse_value_use(p);
+		}
+		rtype = ctrl_from(p, ops[1], xpos, has_suffix, suffix,
+				  suffix_pos, info->name);
+		f->insts[i].w[1] = list_make(&f->pool, ops, 3);
+		break;
+	}
+	case KL_FMT_LOAD:
+		d->w[1] = parse_value_use(p);
+		d->w[2] = (uint32_t)parse_offset(p);
+		rtype = suffix;
+		break;
+	case KL_FMT_STORE: {
+		skip_ws(p);
+		vpos = p->p;
+		uint32_t v = parse_value_use(p);
+		expect(p, ',', "','");
+		uint32_t ptr = parse_value_use(p);
+		int32_t off = parse_offset(p);
+		d = &f->insts[i];
+		d->w[0] = v;
+		d->w[1] = ptr;
+		d->w[2] = (uint32_t)off;
+		if (has_suffix)
+			ctrl_from(p, v, vpos, true, suffix, suffix_pos,
+				  info->name);
+		break;
+	}
+	case KL_FMT_ALLOCA: {
+		uint32_t size = parse_u32(p, "an allocation size");
+		d->w[1] = size;
+		d->aux = parse_align(p, size, true);
+		rtype = p->m->ptr_type;
+		break;
+	}
+	case KL_FMT_ALLOCA_DYN:
+		d->w[1] = parse_value_use(p);
+		f->insts[i].aux = parse_align(p, 0, false);
+		rtype = p->m->ptr_type;
+		break;
+	case KL_FMT_SYMBOL:
+		d->w[1] = parse_sym_use(p);
+		rtype = p->m->ptr_type;
+		break;
+	case KL_FMT_CALL: {
+		skip_ws(p);
+		const char *cpos = p->p;
+		uint32_t callee = parse_sym_use(p);
+		const kl_sym_data *cs = &p->m->syms[callee];
+		if (cs->kind != KL_SYM_FUNC)
+			fail_at(p, cpos, "%.*s is data, not a function",
+				(int)(p->p - cpos), cpos);
+		expect(p, '(', "'(' and the arguments");
+		parse_value_list(p, ')');
+		d = &f->insts[i];
+		d->w[1] = callee;
+		d->w[2] = list_make(&f->pool, p->scratch, p->nscratch);
+		sig = module_sig(p->m, cs->sig);
+		sig_results = true;
+		break;
+	}
+	case KL_FMT_CALL_INDIRECT: {
+		skip_ws(p);
+		const char *spos = p->p;
+		if (p->end - p->p < 4 || memcmp(p->p, "sig", 3) != 0)
+			fail_at(p, spos, "expected a signature (sigN)");
+		const char *s;
+		size_t len = scan_ident(p, &s);
+		uint32_t sr = 0;
+		bool ok = len > 3 && len < 12;
+		for (size_t k = 3; ok && k < len; k++) {
+			ok = s[k] >= '0' && s[k] <= '9';
+			sr = sr * 10 + (uint32_t)(s[k] - '0');
+		}
+		if (!ok || sr >= f->nsigrefs || f->sigrefs[sr] == KL_NONE)
+			fail_at(p, spos, "unknown signature '%.*s'",
+				(int)(len > 20 ? 20 : len), s);
+		expect(p, ',', "','");
+		uint32_t callee = parse_value_use(p);
+		expect(p, '(', "'(' and the arguments");
+		parse_value_list(p, ')');
+		uint32_t l = 0;
+		uint32_t *e = list_extend(&f->pool, &l, p->nscratch + 1);
+		e[0] = callee;
+		if (p->nscratch)
+			memcpy(e + 1, p->scratch, p->nscratch * sizeof *e);
+		d = &f->insts[i];
+		d->w[1] = sr;
+		d->w[2] = l;
+		sig = module_sig(p->m, f->sigrefs[sr]);
+		sig_results = true;
+		break;
+	}
+	case KL_FMT_JUMP:
+		f->insts[i].w[0] = parse_dest(p);
+		break;
+	case KL_FMT_BRIF: {
+		uint32_t c = parse_value_use(p);
+		expect(p, ',', "','");
+		uint32_t t = parse_dest(p);
+		expect(p, ',', "','");
+		uint32_t e = parse_dest(p);
+		d = &f->insts[i];
+		d->w[0] = c;
+		d->w[1] = t;
+		d->w[2] = e;
+		break;
+	}
+	case KL_FMT_BR_TABLE: {
+		uint32_t idx = parse_value_use(p);
+		expect(p, ',', "','");
+		uint32_t table = 0;
+		uint32_t dl = parse_dest(p);
+		list_push(&f->pool, &table, dl);
+		/* Keep the list reachable: a later error leaves it in w1. */
+		f->insts[i].w[0] = idx;
+		f->insts[i].w[1] = table;
+		expect(p, ',', "',' and the table");
+		expect(p, '[', "'['");
+		if (!accept(p, ']')) {
+			do {
+				dl = parse_dest(p);
+				list_push(&f->pool, &table, dl);
+				f->insts[i].w[1] = table;
+			} while (accept(p, ','));
+			expect(p, ']', "',' or ']'");
+		}
+		break;
+	}
+	case KL_FMT_RETURN:
+		p->nscratch = 0;
+		if (at_value(p)) {
+			do {
+				kl_grow(&p->scratch, &p->scratch_cap,
+					sizeof *p->scratch, p->nscratch + 1);
+				uint32_t v = parse_value_use(p);
+				p->scratch[p->nscratch++] = v;
+			} while (accept(p, ','));
+		}
+		f->insts[i].w[0] = list_make(&f->pool, p->scratch, p->nscratch);
+		break;
+	case KL_FMT_TRAP: {
+		uint8_t code = parse_cond(p, trap_words, KL_TRAP_COUNT, "a trap");
+		f->insts[i].aux = code;
+		if (code == KL_TRAP_USER)
+			f->insts[i].w[0] = parse_u32(p, "a user trap code");
+		break;
+	}
+	}
+
+	/* Results. */
+	if (info->nres == KL_NRES_SIG) {
+		KL_ASSERT(sig_results);
+		if (nres != sig.num_results)
+			fail_at(p, start, "'%s' returns %u value%s but %u %s "
+				"named", info->name, sig.num_results,
+				sig.num_results == 1 ? "" : "s", nres,
+				nres == 1 ? "is" : "are");
+		uint32_t l = 0;
+		for (uint32_t k = 0; k < nres; k++) {
+			define_value(p, results[k], start, VK_RESULT,
+				     sig.results[k], i);
+			list_push(&f->pool, &l, results[k]);
+		}
+		f->insts[i].w[0] = l;
+	} else if (nres != info->nres) {
+		if (info->nres == 0)
+			fail_at(p, start, "'%s' has no result", info->name);
+		fail_at(p, start, "'%s' has one result", info->name);
+	} else if (nres == 1) {
+		define_value(p, results[0], start, VK_RESULT, rtype, i);
+		f->insts[i].w[0] = results[0];
+	}
+	layout_append_inst(f, i, f->last_block);
+}

@@ -1,0 +1,622 @@
+/*
+ * print.c -- the canonical text form of modules and functions.
+ *
+ * The form (docs/ir.md, "Canonical form") is chosen so that parse -> print
+ * is the identity on canonical text: four-space indentation, one blank
+ * line between top-level items and before every block after the first,
+ * ", " between operands, `.T` written exactly when the parser could not
+ * infer it from an operand defined earlier in the same block (so the text
+ * re-parses whatever order blocks come in).
+ *
+ * Alias lines "vA -> vB" are written just before the first instruction
+ * that uses the alias (the target chain first); aliases nothing uses are
+ * not written.
+ *
+ * The printer must survive broken IR, since the verifier prints functions
+ * it has just found broken: every index is checked before it is followed,
+ * and nonsense prints as something visibly wrong rather than crashing.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "text.h"
+
+typedef struct printer {
+	const kl_func *f;
+	const kl_module *m;
+	kl_buf *out;
+	const kl_print_options *opts;
+	uint8_t *alias_state; /* per value: 0 not written, 1 written, 2 busy */
+	uint32_t *chain;      /* scratch for alias chains */
+	uint32_t chain_cap;
+	kl_buf line;          /* the current line, when annotating */
+	size_t line_start;
+} printer;
+
+static bool
+annotating(const printer *p)
+{
+	return p->opts && p->opts->annotate;
+}
+
+static void
+line_begin(printer *p)
+{
+	p->line_start = p->out->len;
+}
+
+/* Ends a line; hands it to the annotation callback when there is one. */
+static void
+line_end(printer *p, kl_entity what)
+{
+	kl_buf_putc(p->out, '\n');
+	if (!annotating(p))
+		return;
+	kl_buf_reset(&p->line);
+	kl_buf_append(&p->line, p->out->data + p->line_start,
+		      p->out->len - p->line_start - 1);
+	p->opts->annotate(p->opts->annotate_ctx, p->f, what, p->line.data,
+			  p->line.len, p->out);
+}
+
+static void
+put_type(printer *p, kl_type t)
+{
+	kl_buf_puts(p->out, kl_type_name(p->m, t));
+}
+
+static void
+put_value(printer *p, uint32_t v)
+{
+	if (v == KL_NONE)
+		kl_buf_puts(p->out, "v?");
+	else
+		kl_buf_printf(p->out, "v%u", v);
+}
+
+static void
+put_values(printer *p, const uint32_t *vals, uint32_t n)
+{
+	for (uint32_t k = 0; k < n; k++) {
+		if (k)
+			kl_buf_puts(p->out, ", ");
+		put_value(p, vals[k]);
+	}
+}
+
+static void
+put_signature(kl_buf *out, const kl_module *m, kl_signature sig)
+{
+	kl_buf_putc(out, '(');
+	for (uint32_t k = 0; k < sig.num_params; k++) {
+		if (k)
+			kl_buf_puts(out, ", ");
+		kl_buf_puts(out, kl_type_name(m, sig.params[k]));
+	}
+	if (sig.variadic)
+		kl_buf_puts(out, sig.num_params ? ", ..." : "...");
+	kl_buf_putc(out, ')');
+	for (uint32_t k = 0; k < sig.num_results; k++) {
+		kl_buf_puts(out, k ? ", " : " -> ");
+		kl_buf_puts(out, kl_type_name(m, sig.results[k]));
+	}
+}
+
+/* A pool list, if the handle is plausible, else an empty one. */
+static uint32_t
+safe_list(const kl_func *f, uint32_t l, const uint32_t **elems)
+{
+	if (l == 0 || l >= f->pool.len) {
+		*elems = NULL;
+		return 0;
+	}
+	uint32_t n = list_len(&f->pool, l);
+	if ((uint64_t)l + n > f->pool.len) {
+		*elems = NULL;
+		return 0;
+	}
+	*elems = list_elems(&f->pool, l);
+	return n;
+}
+
+static void
+put_dest(printer *p, uint32_t list)
+{
+	const uint32_t *e;
+	uint32_t n = safe_list(p->f, list, &e);
+	if (n == 0) {
+		kl_buf_puts(p->out, "block?");
+		return;
+	}
+	kl_buf_printf(p->out, "block%u", e[0]);
+	if (n > 1) {
+		kl_buf_putc(p->out, '(');
+		put_values(p, e + 1, n - 1);
+		kl_buf_putc(p->out, ')');
+	}
+}
+
+static unsigned
+type_bits(const printer *p, kl_type t)
+{
+	return kl_type_bytes(p->m, t) * 8;
+}
+
+static void
+put_offset(printer *p, int32_t off)
+{
+	if (off > 0) {
+		kl_buf_putc(p->out, '+');
+		fmt_uint(p->out, (uint64_t)off);
+	} else if (off < 0) {
+		kl_buf_putc(p->out, '-');
+		fmt_uint(p->out, (uint64_t)(-(int64_t)off));
+	}
+}
+
+/* Is value v (through aliases) defined before instruction i in its block? */
+static bool
+defined_earlier_in_block(const kl_func *f, uint32_t v, uint32_t i)
+{
+	if (v >= f->nvalues)
+		return false;
+	uint32_t r = value_resolve(f, v);
+	if (r == KL_NONE)
+		return false;
+	uint32_t blk = f->nodes[i].block;
+	if (blk == KL_NONE)
+		return false;
+	const kl_value_data *d = &f->values[r];
+	if (d->kind == VK_PARAM)
+		return d->def == blk;
+	if (d->kind == VK_RESULT && d->def < f->ninsts) {
+		const kl_inst_node *n = &f->nodes[d->def];
+		return n->block == blk && n->seq < f->nodes[i].seq;
+	}
+	return false;
+}
+
+static kl_type
+operand_type(const kl_func *f, uint32_t v)
+{
+	if (v >= f->nvalues)
+		return KL_TYPE_NONE;
+	uint32_t r = value_resolve(f, v);
+	return r == KL_NONE ? KL_TYPE_NONE : value_type(f, r);
+}
+
+/* The `.T` suffix, when the opcode needs one here. */
+static void
+put_ctrl_type(printer *p, uint32_t i)
+{
+	const kl_func *f = p->f;
+	const kl_opinfo *info = inst_info(f, i);
+	const uint32_t *args;
+	uint32_t nargs;
+	switch (info->ctrl) {
+	case KL_CTRL_EXPLICIT:
+		kl_buf_putc(p->out, '.');
+		put_type(p, operand_type(f, inst_result(f, i, 0)));
+		return;
+	case KL_CTRL_ARG0:
+	case KL_CTRL_ARG1: {
+		uint32_t k = info->ctrl == KL_CTRL_ARG1;
+		nargs = inst_args(f, i, &args);
+		if (k >= nargs) {
+			kl_buf_puts(p->out, ".?");
+			return;
+		}
+		if (defined_earlier_in_block(f, args[k], i))
+			return;
+		kl_buf_putc(p->out, '.');
+		put_type(p, operand_type(f, args[k]));
+		return;
+	}
+	default:
+		return;
+	}
+}
+
+static void
+put_imm_operand(printer *p, uint32_t i)
+{
+	const kl_func *f = p->f;
+	const uint32_t *args;
+	uint32_t n = inst_args(f, i, &args);
+	kl_type t = n ? operand_type(f, args[0]) : KL_TYPE_NONE;
+	unsigned bits = t == KL_TYPE_NONE ? 64 : type_bits(p, t);
+	fmt_int(p->out, inst_imm(f, i), bits);
+}
+
+static void
+put_operands(printer *p, uint32_t i)
+{
+	const kl_func *f = p->f;
+	const kl_inst_data *d = &f->insts[i];
+	const kl_opinfo *info = inst_info(f, i);
+	kl_buf *out = p->out;
+	const uint32_t *e;
+	uint32_t n;
+	switch ((kl_format)info->format) {
+	case KL_FMT_CONST:
+		kl_buf_putc(out, ' ');
+		if (d->op == KL_OP_F32CONST)
+			fmt_f32(out, d->w[1]);
+		else if (d->op == KL_OP_F64CONST)
+			fmt_f64(out, (uint64_t)inst_imm(f, i));
+		else
+			fmt_int(out, inst_imm(f, i),
+				type_bits(p, operand_type(f, d->w[0])));
+		break;
+	case KL_FMT_UNARY:
+		kl_buf_putc(out, ' ');
+		put_value(p, d->w[1]);
+		break;
+	case KL_FMT_BINARY:
+		kl_buf_putc(out, ' ');
+		put_values(p, &d->w[1], 2);
+		break;
+	case KL_FMT_ICMP:
+	case KL_FMT_FCMP:
+		kl_buf_printf(out, " %s ",
+			      info->format == KL_FMT_ICMP
+				      ? kl_intcc_name((kl_intcc)d->aux)
+				      : kl_floatcc_name((kl_floatcc)d->aux));
+		put_values(p, &d->w[1], 2);
+		break;
+	case KL_FMT_ICMP_IMM:
+		kl_buf_printf(out, " %s", kl_intcc_name((kl_intcc)d->aux));
+		/* fall through */
+	case KL_FMT_BINARY_IMM:
+		kl_buf_putc(out, ' ');
+		put_value(p, d->w[1]);
+		kl_buf_puts(out, ", ");
+		put_imm_operand(p, i);
+		break;
+	case KL_FMT_TERNARY:
+		n = safe_list(f, d->w[1], &e);
+		kl_buf_putc(out, ' ');
+		put_values(p, e, n);
+		break;
+	case KL_FMT_LOAD:
+		kl_buf_putc(out, ' ');
+		put_value(p, d->w[1]);
+		put_offset(p, (int32_t)d->w[2]);
+		break;
+	case KL_FMT_STORE:
+		kl_buf_putc(out, ' ');
+		put_value(p, d->w[0]);
+		kl_buf_puts(out, ", ");
+		put_value(p, d->w[1]);
+		put_offset(p, (int32_t)d->w[2]);
+		break;
+	case KL_FMT_ALLOCA:
+		kl_buf_putc(out, ' ');
+		fmt_uint(out, d->w[1]);
+		kl_buf_printf(out, ", align %llu",
+			      d->aux < 64 ? 1ull << d->aux : 0ull);
+		break;
+	case KL_FMT_ALLOCA_DYN:
+		kl_buf_putc(out, ' ');
+		put_value(p, d->w[1]);
+		kl_buf_printf(out, ", align %llu",
+			      d->aux < 64 ? 1ull << d->aux : 0ull);
+		break;
+	case KL_FMT_SYMBOL:
+		kl_buf_putc(out, ' ');
+		fmt_sym(out, p->m, d->w[1]);
+		break;
+	case KL_FMT_CALL:
+		kl_buf_putc(out, ' ');
+		fmt_sym(out, p->m, d->w[1]);
+		n = safe_list(f, d->w[2], &e);
+		kl_buf_putc(out, '(');
+		put_values(p, e, n);
+		kl_buf_putc(out, ')');
+		break;
+	case KL_FMT_CALL_INDIRECT:
+		kl_buf_printf(out, " sig%u, ", d->w[1]);
+		n = safe_list(f, d->w[2], &e);
+		put_value(p, n ? e[0] : KL_NONE);
+		kl_buf_putc(out, '(');
+		if (n)
+			put_values(p, e + 1, n - 1);
+		kl_buf_putc(out, ')');
+		break;
+	case KL_FMT_JUMP:
+		kl_buf_putc(out, ' ');
+		put_dest(p, d->w[0]);
+		break;
+	case KL_FMT_BRIF:
+		kl_buf_putc(out, ' ');
+		put_value(p, d->w[0]);
+		kl_buf_puts(out, ", ");
+		put_dest(p, d->w[1]);
+		kl_buf_puts(out, ", ");
+		put_dest(p, d->w[2]);
+		break;
+	case KL_FMT_BR_TABLE:
+		kl_buf_putc(out, ' ');
+		put_value(p, d->w[0]);
+		kl_buf_puts(out, ", ");
+		n = safe_list(f, d->w[1], &e);
+		put_dest(p, n ? e[0] : 0);
+		kl_buf_puts(out, ", [");
+		for (uint32_t k = 1; k < n; k++) {
+			if (k > 1)
+				kl_buf_puts(out, ", ");
+			/* e may move if the pool grew; it cannot here. */
+			put_dest(p, e[k]);
+		}
+		kl_buf_putc(out, ']');
+		break;
+	case KL_FMT_RETURN:
+		n = safe_list(f, d->w[0], &e);
+		if (n) {
+			kl_buf_putc(out, ' ');
+			put_values(p, e, n);
+		}
+		break;
+	case KL_FMT_TRAP:
+		kl_buf_printf(out, " %s", kl_trapcode_name((kl_trapcode)d->aux));
+		if (d->aux == KL_TRAP_USER)
+			kl_buf_printf(out, " %u", d->w[0]);
+		break;
+	}
+}
+
+static void
+put_inst(printer *p, uint32_t i)
+{
+	const kl_func *f = p->f;
+	uint32_t nres = inst_num_results(f, i);
+	for (uint32_t k = 0; k < nres; k++) {
+		if (k)
+			kl_buf_puts(p->out, ", ");
+		put_value(p, inst_result(f, i, k));
+	}
+	if (nres)
+		kl_buf_puts(p->out, " = ");
+	kl_buf_puts(p->out, kl_op_name((kl_opcode)f->insts[i].op));
+	put_ctrl_type(p, i);
+	put_operands(p, i);
+}
+
+void
+kl_print_inst(const kl_func *f, kl_inst i, kl_buf *out)
+{
+	if (i.id >= f->ninsts)
+		return;
+	printer p = { .f = f, .m = f->module, .out = out };
+	put_inst(&p, i.id);
+}
+
+void
+kl_print_value(const kl_func *f, kl_value v, kl_buf *out)
+{
+	(void)f;
+	kl_buf_printf(out, "v%u", v.id);
+}
+
+/* ---- alias lines ---- */
+
+static void
+write_alias_chain(printer *p, uint32_t v)
+{
+	const kl_func *f = p->f;
+	uint32_t n = 0;
+	/* Collect aliases not yet written, from v towards its target. */
+	while (v < f->nvalues && f->values[v].kind == VK_ALIAS &&
+	       p->alias_state[v] == 0) {
+		p->alias_state[v] = 2;
+		kl_grow(&p->chain, &p->chain_cap, sizeof *p->chain, n + 1);
+		p->chain[n++] = v;
+		v = f->values[v].def;
+	}
+	while (n > 0) {
+		uint32_t a = p->chain[--n];
+		p->alias_state[a] = 1;
+		line_begin(p);
+		kl_buf_printf(p->out, "    v%u -> v%u", a, f->values[a].def);
+		line_end(p, (kl_entity){ KL_ENT_VALUE, a });
+	}
+}
+
+static void
+write_aliases_used_by(printer *p, uint32_t i)
+{
+	const kl_func *f = p->f;
+	const uint32_t *args;
+	uint32_t n = inst_args(f, i, &args);
+	for (uint32_t k = 0; k < n; k++) {
+		/* Writing lines may not move the pool; args stays valid. */
+		write_alias_chain(p, args[k]);
+	}
+	const uint32_t *dests;
+	uint32_t nd = inst_dests(f, i, &dests);
+	for (uint32_t k = 0; k < nd; k++) {
+		const uint32_t *e;
+		uint32_t len = safe_list(f, dests[k], &e);
+		for (uint32_t j = 1; j < len; j++)
+			write_alias_chain(p, e[j]);
+	}
+}
+
+static bool
+func_has_aliases(const kl_func *f)
+{
+	for (uint32_t v = 0; v < f->nvalues; v++)
+		if (f->values[v].kind == VK_ALIAS)
+			return true;
+	return false;
+}
+
+/* ---- functions and modules ---- */
+
+static void
+put_block_header(printer *p, uint32_t b)
+{
+	const kl_func *f = p->f;
+	line_begin(p);
+	kl_buf_printf(p->out, "block%u", b);
+	const uint32_t *e;
+	uint32_t n = safe_list(f, f->blocks[b].params, &e);
+	if (n) {
+		kl_buf_putc(p->out, '(');
+		for (uint32_t k = 0; k < n; k++) {
+			if (k)
+				kl_buf_puts(p->out, ", ");
+			put_value(p, e[k]);
+			kl_buf_puts(p->out, ": ");
+			put_type(p, operand_type(f, e[k]));
+		}
+		kl_buf_putc(p->out, ')');
+	}
+	kl_buf_putc(p->out, ':');
+	line_end(p, (kl_entity){ KL_ENT_BLOCK, b });
+}
+
+static void
+print_func(printer *p)
+{
+	const kl_func *f = p->f;
+	kl_buf *out = p->out;
+	line_begin(p);
+	kl_buf_puts(out, "function ");
+	fmt_sym(out, p->m, f->sym);
+	put_signature(out, p->m, module_sig(p->m, f->sig));
+	kl_buf_puts(out, " {");
+	line_end(p, (kl_entity){ KL_ENT_FUNC, f->sym });
+
+	bool preamble = false;
+	for (uint32_t s = 0; s < f->nsigrefs; s++) {
+		if (f->sigrefs[s] == KL_NONE)
+			continue;
+		line_begin(p);
+		kl_buf_printf(out, "    sig%u = ", s);
+		put_signature(out, p->m, module_sig(p->m, f->sigrefs[s]));
+		line_end(p, (kl_entity){ KL_ENT_SIGREF, s });
+		preamble = true;
+	}
+
+	if (func_has_aliases(f))
+		p->alias_state = kl_calloc(f->nvalues, 1);
+	uint32_t steps = 0;
+	for (uint32_t b = f->first_block; b != KL_NONE && b < f->nblocks;
+	     b = f->blocks[b].next) {
+		if (steps++ > f->nblocks)
+			break; /* a cycle in broken layout */
+		if (steps > 1 || preamble)
+			kl_buf_putc(out, '\n');
+		put_block_header(p, b);
+		uint32_t isteps = 0;
+		for (uint32_t i = f->blocks[b].first; i != KL_NONE && i < f->ninsts;
+		     i = f->nodes[i].next) {
+			if (isteps++ > f->ninsts)
+				break;
+			if (p->alias_state)
+				write_aliases_used_by(p, i);
+			line_begin(p);
+			kl_buf_puts(out, "    ");
+			put_inst(p, i);
+			if (p->opts && p->opts->inst_numbers)
+				kl_buf_printf(out, " ; inst%u", i);
+			line_end(p, (kl_entity){ KL_ENT_INST, i });
+		}
+	}
+	free(p->alias_state);
+	p->alias_state = NULL;
+	kl_buf_puts(out, "}\n");
+}
+
+void
+kl_print_func(const kl_func *f, const kl_print_options *opts, kl_buf *out)
+{
+	printer p = { .f = f, .m = f->module, .out = out, .opts = opts };
+	print_func(&p);
+	free(p.chain);
+	kl_buf_free(&p.line);
+}
+
+static void
+put_data_item(kl_buf *out, const kl_module *m, const kl_item_data *it)
+{
+	switch (it->kind) {
+	case KL_DATA_VALUE:
+		kl_buf_puts(out, kl_type_name(m, it->type));
+		kl_buf_putc(out, ' ');
+		if (it->type == KL_TYPE_F32)
+			fmt_f32(out, (uint32_t)it->value);
+		else if (it->type == KL_TYPE_F64)
+			fmt_f64(out, it->value);
+		else
+			fmt_int(out, (int64_t)it->value,
+				kl_type_bytes(m, it->type) * 8);
+		break;
+	case KL_DATA_STRING:
+		kl_buf_puts(out, "i8 ");
+		fmt_string(out, m->bytes + it->str, it->len);
+		break;
+	case KL_DATA_ZERO:
+		kl_buf_printf(out, "zero %llu", (unsigned long long)it->value);
+		break;
+	case KL_DATA_SYMREF: {
+		kl_buf_puts(out, kl_type_name(m, it->type));
+		kl_buf_putc(out, ' ');
+		fmt_sym(out, m, it->sym);
+		int64_t off = (int64_t)it->value;
+		if (off > 0) {
+			kl_buf_putc(out, '+');
+			fmt_uint(out, (uint64_t)off);
+		} else if (off < 0) {
+			kl_buf_putc(out, '-');
+			fmt_uint(out, -(uint64_t)off);
+		}
+		break;
+	}
+	}
+}
+
+static void
+print_data(kl_buf *out, const kl_module *m, uint32_t s)
+{
+	const kl_sym_data *d = &m->syms[s];
+	kl_buf_puts(out, "data ");
+	fmt_sym(out, m, s);
+	kl_buf_puts(out, " = ");
+	if (d->is_const)
+		kl_buf_puts(out, "const ");
+	if (d->align != 1)
+		kl_buf_printf(out, "align %u ", d->align);
+	if (d->nitems == 0) {
+		kl_buf_puts(out, "{}\n");
+		return;
+	}
+	kl_buf_puts(out, "{ ");
+	for (uint32_t k = 0; k < d->nitems; k++) {
+		if (k)
+			kl_buf_puts(out, ", ");
+		put_data_item(out, m, &m->items[d->items + k]);
+	}
+	kl_buf_puts(out, " }\n");
+}
+
+void
+kl_print_module(const kl_module *m, const kl_print_options *opts, kl_buf *out)
+{
+	for (uint32_t s = 0; s < m->nsyms; s++) {
+		const kl_sym_data *d = &m->syms[s];
+		if (s)
+			kl_buf_putc(out, '\n');
+		if (d->kind == KL_SYM_DATA) {
+			print_data(out, m, s);
+		} else if (d->func) {
+			kl_print_func(d->func, opts, out);
+		} else {
+			kl_buf_puts(out, "declare ");
+			fmt_sym(out, m, s);
+			put_signature(out, m, module_sig(m, d->sig));
+			kl_buf_putc(out, '\n');
+		}
+	}
+}

@@ -1,0 +1,73 @@
+/*
+ * render.c -- turn a diagnostic into the text a person reads:
+ *
+ *   t.kl:3:14: error: unknown opcode 'iadd2'
+ *       v2 = iadd2 v0, v1
+ *            ^
+ *
+ * Tabs in the source line are kept in the caret line so the caret lines up
+ * whatever the terminal's tab width; other bytes become spaces.
+ */
+#include "../util/util.h"
+
+static const char *
+severity_name(kl_severity s)
+{
+	switch (s) {
+	case KL_SEV_WARNING: return "warning";
+	case KL_SEV_NOTE: return "note";
+	default: return "error";
+	}
+}
+
+void
+kl_diag_render(const kl_diag *d, const char *file, const char *src,
+	       size_t src_len, kl_buf *out)
+{
+	kl_buf_puts(out, file ? file : "<input>");
+	if (d->line) {
+		kl_buf_printf(out, ":%u", d->line);
+		if (d->col)
+			kl_buf_printf(out, ":%u", d->col);
+	}
+	kl_buf_printf(out, ": %s: %s\n", severity_name(d->severity),
+		      d->message);
+	if (!src || d->line == 0)
+		return;
+	/* Find the line. */
+	size_t pos = 0;
+	uint32_t l = 1;
+	while (l < d->line && pos < src_len) {
+		if (src[pos] == '\n')
+			l++;
+		pos++;
+	}
+	if (l < d->line)
+		return;
+	size_t end = pos;
+	while (end < src_len && src[end] != '\n')
+		end++;
+	/* Very long lines are cut around the column. */
+	size_t start = pos;
+	size_t col = d->col ? d->col - 1 : 0;
+	if (col > end - pos)
+		col = end - pos;
+	if (end - pos > 200 && col > 100) {
+		start = pos + col - 80;
+		kl_buf_puts(out, "...");
+	}
+	size_t stop = end - start > 200 ? start + 200 : end;
+	for (size_t i = start; i < stop; i++) {
+		unsigned char c = (unsigned char)src[i];
+		kl_buf_putc(out, (c >= 32 && c < 127) || c == '\t' ? (char)c
+								  : '?');
+	}
+	kl_buf_putc(out, '\n');
+	if (!d->col)
+		return;
+	if (start != pos)
+		kl_buf_puts(out, "   ");
+	for (size_t i = start; i < pos + col && i < stop; i++)
+		kl_buf_putc(out, src[i] == '\t' ? '\t' : ' ');
+	kl_buf_puts(out, "^\n");
+}

@@ -1,0 +1,33 @@
+/*
+ * text.h -- what the parser and the printer share: the spelling of
+ * immediates, floats and names.
+ */
+#ifndef KEEL_TEXT_H
+#define KEEL_TEXT_H
+
+#include "../ir/ir.h"
+
+/*
+ * Integer immediate at a width of `bits` (8..64): signed decimal when
+ * -10000 < x < 10000 at that width, else grouped two's-complement hex.
+ * A value that does not fit the width is printed as a 64-bit number so
+ * that the verifier's listing shows what is really stored.
+ */
+void fmt_int(kl_buf *out, int64_t v, unsigned bits);
+/* Unsigned magnitude: decimal below 10000, else grouped hex. */
+void fmt_uint(kl_buf *out, uint64_t v);
+void fmt_f32(kl_buf *out, uint32_t bits);
+void fmt_f64(kl_buf *out, uint64_t bits);
+void fmt_name(kl_buf *out, const char *s, size_t n);
+void fmt_sym(kl_buf *out, const kl_module *m, uint32_t sym);
+void fmt_string(kl_buf *out, const char *s, size_t n);
+
+/*
+ * Parse a float literal (hex float, decimal, inf, nan, nan:0xPAYLOAD, with
+ * an optional sign) from s[0..n). Returns the number of bytes used, 0 if
+ * there is no valid literal. *bits receives the IEEE bits of the width.
+ */
+size_t scan_f32(const char *s, size_t n, uint32_t *bits);
+size_t scan_f64(const char *s, size_t n, uint64_t *bits);
+
+#endif /* KEEL_TEXT_H */

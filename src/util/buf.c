@@ -1,0 +1,86 @@
+/*
+ * buf.c -- kl_buf, the growable byte buffer behind all text output.
+ *
+ * Invariant: when cap > 0, data[len] == 0, so a buffer can be handed to C
+ * string functions at any time without an extra copy.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+void
+kl_buf_free(kl_buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+void
+kl_buf_reset(kl_buf *b)
+{
+	b->len = 0;
+	if (b->cap)
+		b->data[0] = 0;
+}
+
+void
+kl_buf_reserve(kl_buf *b, size_t extra)
+{
+	size_t need = b->len + extra + 1;
+	if (need <= b->cap)
+		return;
+	size_t c = b->cap < 64 ? 64 : b->cap;
+	while (c < need)
+		c *= 2;
+	b->data = kl_realloc(b->data, c);
+	b->cap = c;
+}
+
+void
+kl_buf_append(kl_buf *b, const char *s, size_t n)
+{
+	kl_buf_reserve(b, n);
+	if (n)
+		memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = 0;
+}
+
+void
+kl_buf_puts(kl_buf *b, const char *s)
+{
+	kl_buf_append(b, s, strlen(s));
+}
+
+void
+kl_buf_putc(kl_buf *b, char c)
+{
+	kl_buf_reserve(b, 1);
+	b->data[b->len++] = c;
+	b->data[b->len] = 0;
+}
+
+void
+kl_buf_printf(kl_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char small[256];
+	int n = vsnprintf(small, sizeof small, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof small) {
+		kl_buf_append(b, small, (size_t)n);
+		return;
+	}
+	kl_buf_reserve(b, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}

@@ -1,0 +1,61 @@
+/*
+ * util.h -- the lowest layer: allocation, internal assertions, hashing and
+ * growable arrays shared by every other layer of libkeel.
+ *
+ * Allocation failure is fatal (kl_fatal): the library has no way to report
+ * it usefully and no caller handles it, so every allocation either succeeds
+ * or ends the process with a message. Internal invariants are checked with
+ * KL_ASSERT, which stays on in release builds; it is for bugs in keel, never
+ * for bad input, which always comes back as a diagnostic.
+ */
+#ifndef KEEL_UTIL_H
+#define KEEL_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "keel.h"
+
+#if defined(__GNUC__)
+#define KL_NORETURN __attribute__((noreturn))
+#define KL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define KL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define KL_NORETURN
+#define KL_LIKELY(x) (x)
+#define KL_UNLIKELY(x) (x)
+#endif
+
+KL_NORETURN void kl_fatal(const char *file, int line, const char *func,
+			  const char *msg);
+
+/* An internal invariant of keel; failing it is a bug in keel. */
+#define KL_ASSERT(cond)                                                      \
+	do {                                                                 \
+		if (KL_UNLIKELY(!(cond)))                                    \
+			kl_fatal(__FILE__, __LINE__, __func__,               \
+				 "assertion failed: " #cond);                \
+	} while (0)
+
+#define KL_UNREACHABLE() kl_fatal(__FILE__, __LINE__, __func__, "unreachable")
+
+void *kl_malloc(size_t n);
+void *kl_calloc(size_t count, size_t size);
+void *kl_realloc(void *p, size_t n);
+char *kl_strndup(const char *s, size_t n);
+
+/*
+ * Grow the array *p of *cap elements of elem_size bytes so that it holds at
+ * least need elements. Capacity doubles, so appends are amortised O(1).
+ * New elements are not initialised.
+ */
+void kl_grow(void *p, uint32_t *cap, size_t elem_size, uint64_t need);
+
+/* 64-bit FNV-1a over bytes, for lookup tables only (never for output order). */
+uint64_t kl_hash_bytes(const void *data, size_t n);
+
+/* Round up to a power of two (x >= 1, x <= 2^31). */
+uint32_t kl_pow2_ceil(uint32_t x);
+
+#endif /* KEEL_UTIL_H */

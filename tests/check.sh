@@ -1,0 +1,46 @@
+#!/bin/sh
+# Run every test of keel and finish with one line "N passed, N failed".
+# Usage: tests/check.sh BUILD_DIR
+build=${1:-build}
+passed=0
+failed=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+count() {
+	# Add the last "N passed, M failed" line of $log to the totals.
+	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	if [ -z "$line" ]; then
+		echo "  (no summary line: counted as 1 failure)"
+		failed=$((failed + 1))
+		return
+	fi
+	p=$(echo "$line" | sed -E 's/.*[^0-9]?([0-9]+) passed, ([0-9]+) failed.*/\1/')
+	f=$(echo "$line" | sed -E 's/.*[^0-9]?([0-9]+) passed, ([0-9]+) failed.*/\2/')
+	passed=$((passed + p))
+	failed=$((failed + f))
+}
+
+for t in "$build"/unit/test_*; do
+	[ -x "$t" ] || continue
+	if "$t" >"$log" 2>&1; then :; else cat "$log"; fi
+	tail -n 1 "$log" | sed 's/^/  unit /'
+	count
+done
+
+if [ -d tests/filetests ]; then
+	if "$build"/keel test tests/filetests >"$log" 2>&1; then :; else
+		cat "$log"
+	fi
+	tail -n 1 "$log" | sed 's/^/  filetests: /'
+	count
+fi
+
+if [ -x tests/scripts.sh ]; then
+	if sh tests/scripts.sh "$build" >"$log" 2>&1; then :; else cat "$log"; fi
+	tail -n 1 "$log" | sed 's/^/  scripts: /'
+	count
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
