@@ -47,22 +47,27 @@ all: $(KEEL) $(GEN)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -c $< -o $@
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS_ALL) -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@
-	ar rcs $@ $^
+	@rm -f $@
+	@echo "  AR      $@"
+	@ar rcs $@ $^
 
 $(KEEL): $(CLI_OBJ) $(LIB)
-	$(CC) $(LDFLAGS_ALL) $(CLI_OBJ) $(LIB) -lm -o $@
+	@echo "  LD      $@"
+	@$(CC) $(LDFLAGS_ALL) $(CLI_OBJ) $(LIB) -lm -o $@
 
 $(GEN): $(GEN_OBJ)
-	$(CC) $(LDFLAGS_ALL) $(GEN_OBJ) -lm -o $@
+	@echo "  LD      $@"
+	@$(CC) $(LDFLAGS_ALL) $(GEN_OBJ) -lm -o $@
 
 $(BUILD)/unit/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests/unit $< $(LIB) -lm -o $@
+	@echo "  LD      $@"
+	@$(CC) $(CFLAGS_ALL) -Itests/unit $< $(LIB) -lm -o $@
 
 # Every test: unit programs, then the file tests. tests/check.sh sums the
 # "N passed, N failed" lines into the final one.

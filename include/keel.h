@@ -148,8 +148,9 @@ enum {
 	KL_TYPE_F32 = 4,
 	KL_TYPE_F64 = 5,
 	KL_TYPE_BUILTIN_COUNT = 6,
-	KL_TYPE_NONE = KL_NONE,
 };
+
+#define KL_TYPE_NONE ((kl_type)KL_NONE)
 
 typedef struct kl_module kl_module;
 typedef struct kl_func kl_func;
@@ -495,5 +496,73 @@ void kl_print_func(const kl_func *f, const kl_print_options *opts,
 		   kl_buf *out);
 void kl_print_inst(const kl_func *f, kl_inst i, kl_buf *out); /* no indent */
 void kl_print_value(const kl_func *f, kl_value v, kl_buf *out);
+
+/* ------------------------------------------------------------------------
+ * Analyses: control-flow graph, dominator tree, frontiers, loops, liveness.
+ * (section owned by src/analysis/)
+ */
+
+/* ------------------------------------------------------------------------
+ * Verifier. (section owned by src/verify/)
+ */
+
+/* ------------------------------------------------------------------------
+ * Interpreter. (section owned by src/interp/)
+ */
+
+/* ------------------------------------------------------------------------
+ * Passes. (section owned by src/pass/)
+ */
+
+/* ------------------------------------------------------------------------
+ * FileCheck: match FileCheck-style directives against text.
+ *
+ * A checker is built line by line from comment text, then run against the
+ * output of the command under test. Directives, in the order written:
+ *
+ *   check: PAT      PAT matches at or after the end of the previous match
+ *   sameln: PAT     ... on the same output line as the previous match
+ *   nextln: PAT     ... on the output line right after the previous match
+ *   unordered: PAT  a run of these matches in any order, without overlap
+ *   not: PAT        PAT must not occur before the next positive match
+ *   regex: X=RE     defines $X as the POSIX extended regex RE
+ *
+ * In a pattern, runs of blanks match any run of blanks; $X and $(X) use a
+ * variable, $(X=RE) matches RE and binds X to the text, $(=RE) matches RE
+ * without binding, and $$ is a literal '$'. See filecheck.c for the details.
+ *
+ */
+typedef struct kl_filecheck kl_filecheck;
+
+/* A checker with no directives; it owns everything added to it. */
+kl_filecheck *kl_filecheck_new(void);
+
+/* Free the checker and everything it owns. NULL is allowed. */
+void kl_filecheck_free(kl_filecheck *fc);
+
+/*
+ * Offer one line of comment text (the text after the ';' comment marker,
+ * possibly with leading spaces). Returns 1 if it was a directive and was
+ * added, 0 if the line is not a directive (plain comment, or some other
+ * annotation like "error:", "run:", "dominates:"), -1 if it is a malformed
+ * directive (bad regex, bad variable syntax...): a one-line message
+ * "line N: ...\n" is appended to err (which may be NULL) and the checker is
+ * left as it was. `line` is the 1-based line number in the check file, used
+ * in reports.
+ */
+int kl_filecheck_add_line(kl_filecheck *fc, const char *text, size_t len,
+			  uint32_t line, kl_buf *err);
+
+/* The number of directives added so far, regex: definitions included. */
+size_t kl_filecheck_count(const kl_filecheck *fc);
+
+/*
+ * Match all directives against `out` (len bytes, need not be NUL-terminated).
+ * Returns true on success; on failure appends a human-readable report
+ * (several lines, each ending in '\n') to `report` and returns false. The
+ * checker is not changed, so it can be run again on other output.
+ */
+bool kl_filecheck_run(const kl_filecheck *fc, const char *out, size_t len,
+		      kl_buf *report);
 
 #endif /* KEEL_H */

@@ -1,0 +1,617 @@
+/*
+ * test_filecheck.c -- unit tests of the FileCheck engine.
+ *
+ * Every directive is tested both ways: a checker that cannot fail is
+ * worthless, so each positive case has a near miss that must be rejected,
+ * and failure reports are checked for the facts a reader needs (the check
+ * file line, the output line, the marker). A small deterministic fuzz loop
+ * feeds arbitrary bytes to both halves of the API; run under the sanitizers
+ * it shows that no input crashes or leaks.
+ */
+#include <stdlib.h>
+
+#include "keel.h"
+#include "unit.h"
+
+/*
+ * Build a checker from a check file: lines separated by '\n', each offered
+ * whole. Any malformed directive fails the current test.
+ */
+static kl_filecheck *
+make(const char *check)
+{
+	kl_filecheck *fc = kl_filecheck_new();
+	kl_buf err = {0};
+	uint32_t line = 1;
+	for (const char *s = check; *s; line++) {
+		const char *e = strchr(s, '\n');
+		if (!e)
+			e = s + strlen(s);
+		size_t n = (size_t)(e - s);
+		if (kl_filecheck_add_line(fc, s, n, line, &err) < 0)
+			fprintf(stderr, "unexpected error: %s", err.data);
+		CHECK(err.len == 0);
+		s = *e ? e + 1 : e;
+	}
+	kl_buf_free(&err);
+	return fc;
+}
+
+/* Run check against out; the report, if any, goes to *report. */
+static bool
+run(const char *check, const char *out, kl_buf *report)
+{
+	kl_filecheck *fc = make(check);
+	bool ok = kl_filecheck_run(fc, out, strlen(out), report);
+	kl_filecheck_free(fc);
+	return ok;
+}
+
+static bool
+passes(const char *check, const char *out)
+{
+	kl_buf report = {0};
+	bool ok = run(check, out, &report);
+	if (!ok)
+		fprintf(stderr, "unexpected failure:\n%s", report.data);
+	CHECK(ok == (report.len == 0));
+	kl_buf_free(&report);
+	return ok;
+}
+
+/* Expect failure with a report that contains every string in want. */
+static bool
+fails_with(const char *check, const char *out, const char *want1,
+	   const char *want2)
+{
+	kl_buf report = {0};
+	bool ok = run(check, out, &report);
+	bool good = !ok && report.len > 0 &&
+		    report.data[report.len - 1] == '\n';
+	const char *want[2] = {want1, want2};
+	for (int i = 0; good && i < 2; i++)
+		if (want[i] && !strstr(report.data, want[i])) {
+			fprintf(stderr, "report lacks \"%s\":\n%s", want[i],
+				report.data);
+			good = false;
+		}
+	kl_buf_free(&report);
+	return good;
+}
+
+static bool
+fails(const char *check, const char *out)
+{
+	return fails_with(check, out, NULL, NULL);
+}
+
+/* Offer one line to a fresh checker; return add_line's result. */
+static int
+add_one(const char *line, kl_buf *err)
+{
+	kl_filecheck *fc = kl_filecheck_new();
+	int rc = kl_filecheck_add_line(fc, line, strlen(line), 7, err);
+	CHECK_EQ_INT(kl_filecheck_count(fc), rc == 1);
+	kl_filecheck_free(fc);
+	return rc;
+}
+
+/* Expect the line to be rejected with a message naming line 7. */
+static bool
+malformed(const char *line, const char *want)
+{
+	kl_buf err = {0};
+	int rc = add_one(line, &err);
+	bool good = rc == -1 && err.len > 0 &&
+		    strncmp(err.data, "line 7: ", 8) == 0 &&
+		    strchr(err.data, '\n') == err.data + err.len - 1 &&
+		    (!want || strstr(err.data, want));
+	if (!good)
+		fprintf(stderr, "for \"%s\": rc %d, err \"%s\"\n", line, rc,
+			err.len ? err.data : "");
+	kl_buf_free(&err);
+	return good;
+}
+
+static void
+test_empty(void)
+{
+	kl_filecheck *fc = kl_filecheck_new();
+	CHECK_EQ_INT(kl_filecheck_count(fc), 0);
+	CHECK(kl_filecheck_run(fc, "anything", 8, NULL));
+	CHECK(kl_filecheck_run(fc, "", 0, NULL));
+	CHECK(kl_filecheck_run(fc, NULL, 0, NULL));
+	kl_filecheck_free(fc);
+	kl_filecheck_free(NULL);
+	CHECK(passes("just a comment\nerror: bad thing", ""));
+	CHECK(passes("regex: X=x+", "")); /* definitions alone check nothing */
+}
+
+static void
+test_not_directives(void)
+{
+	const char *plain[] = {
+		"", "   ", "plain comment", "error: value v3 undefined",
+		"run: %f(1) == 2", "dominates: block1", "CHECK: x",
+		"check : x", "checks: x", "nextline: x", "test cat",
+		"; check: x", "Not: really", "regex = x",
+	};
+	for (size_t i = 0; i < sizeof plain / sizeof *plain; i++) {
+		kl_buf err = {0};
+		CHECK_EQ_INT(add_one(plain[i], &err), 0);
+		CHECK_EQ_INT(err.len, 0);
+		kl_buf_free(&err);
+	}
+	const char *directives[] = {
+		"check: x", " check: x", "\t  sameln: x", "nextln: x",
+		"unordered: x", "not: x", "regex: X=x", "check:x",
+		"check: x  \r",
+	};
+	for (size_t i = 0; i < sizeof directives / sizeof *directives; i++)
+		CHECK_EQ_INT(add_one(directives[i], NULL), 1);
+
+	kl_filecheck *fc = make("check: a\nhello\nnot: b\nregex: N=[0-9]+");
+	CHECK_EQ_INT(kl_filecheck_count(fc), 3);
+	CHECK_EQ_INT(kl_filecheck_add_line(fc, NULL, 0, 9, NULL), 0);
+	CHECK_EQ_INT(kl_filecheck_count(fc), 3);
+	kl_filecheck_free(fc);
+}
+
+static void
+test_check(void)
+{
+	const char *out = "block0:\n  v1 = iconst.i32 1\n  v2 = iadd v1, v1\n"
+			  "  return v2\n";
+	CHECK(passes("check: iconst\ncheck: iadd\ncheck: return", out));
+	CHECK(fails("check: iadd\ncheck: iconst", out)); /* order matters */
+	CHECK(fails("check: imul", out));
+	/* the next search starts where the last match ended */
+	CHECK(passes("check: v1\ncheck: v1\ncheck: v1", out));
+	CHECK(fails("check: v2\ncheck: v2\ncheck: v2", out));
+	CHECK(passes("check: iadd v1\ncheck: v1", out)); /* same line */
+	CHECK(passes("check: block0:", out));
+	CHECK(passes("check: x", "x")); /* no final newline */
+	CHECK(fails("check: x", ""));
+	/* no pattern spans a newline */
+	CHECK(fails("check: 1 v2", out));
+	CHECK(fails("check: a$(=.*)b", "a\nb\n"));
+	CHECK(passes("check: a$(=.*)b", "xa..b\n"));
+}
+
+static void
+test_sameln(void)
+{
+	const char *out = "v1 = iadd v2, v3\nv4 = isub v5, v6\n";
+	CHECK(passes("check: iadd\nsameln: v2\nsameln: v3", out));
+	CHECK(fails("check: iadd\nsameln: v5", out));
+	/* after the previous match, not before it */
+	CHECK(fails("check: iadd\nsameln: v1", out));
+	CHECK(fails("check: v3\nsameln: v2", out));
+	/* with nothing matched yet, the line is the first one */
+	CHECK(passes("sameln: iadd", out));
+	CHECK(fails("sameln: isub", out));
+	CHECK(fails_with("check: iadd\nsameln: isub", out, "line 2:",
+			 "no match on the same line"));
+}
+
+static void
+test_nextln(void)
+{
+	const char *out = "one\ntwo\nthree\n";
+	CHECK(passes("check: one\nnextln: two\nnextln: three", out));
+	CHECK(fails("check: one\nnextln: three", out));
+	CHECK(fails("check: two\nnextln: two", out));
+	CHECK(passes("check: tw\nsameln: o\nnextln: thr", out));
+	/* with nothing matched yet, the next line is line 1 */
+	CHECK(passes("nextln: one", out));
+	CHECK(fails("nextln: two", out));
+	CHECK(fails_with("check: three\nnextln: four", out, "line 2:",
+			 "no output line after line 3"));
+	CHECK(fails_with("check: one\nnextln: three", out,
+			 "no match on the next line", "output line 2"));
+	CHECK(fails("check: x\nnextln: y", "x"));
+	CHECK(passes("check: x\nnextln: y", "x\ny"));
+}
+
+static void
+test_not(void)
+{
+	const char *out = "a\nb\nc\nd\n";
+	/* between two checks */
+	CHECK(passes("check: a\nnot: x\ncheck: d", out));
+	CHECK(fails("check: a\nnot: c\ncheck: d", out));
+	/* only the range between the matches counts */
+	CHECK(passes("check: b\nnot: a\ncheck: c", out));
+	CHECK(passes("check: b\nnot: d\ncheck: c", out));
+	CHECK(passes("check: b\nnot: b\nnot: c\nnextln: c", out));
+	/* at the end: up to the end of the output */
+	CHECK(passes("check: c\nnot: b", out));
+	CHECK(fails("check: b\nnot: d", out));
+	CHECK(fails("check: a\nnot: c\nnot: d", out));
+	/* at the start, and alone */
+	CHECK(fails("not: b\ncheck: c", out));
+	CHECK(passes("not: c\ncheck: b", out));
+	CHECK(passes("not: x", out));
+	CHECK(fails("not: d", out));
+	/* a match touching the next match's start still counts */
+	CHECK(fails("check: a\nnot: bc\ncheck: de", "a bcde\n"));
+	/* but one running into it does not */
+	CHECK(passes("check: a\nnot: bcd\ncheck: de", "a bcde\n"));
+	/* before a sameln: */
+	CHECK(fails("check: a\nnot: b\nsameln: c", "a b c\n"));
+	CHECK(passes("check: a\nnot: x\nsameln: c", "a b c\n"));
+	CHECK(fails_with("check: a\nnot: c\ncheck: d", out, "line 2: not: c",
+			 "forbidden match on output line 3"));
+}
+
+static void
+test_unordered(void)
+{
+	const char *out = "start\nx\ny\nz\nend\n";
+	CHECK(passes("check: start\nunordered: x\nunordered: y\n"
+		     "unordered: z\ncheck: end", out));
+	CHECK(passes("check: start\nunordered: z\nunordered: x\n"
+		     "unordered: y\ncheck: end", out));
+	CHECK(fails("check: start\nunordered: z\nunordered: w\n"
+		    "check: end", out));
+	/* matches are after the previous match */
+	CHECK(fails("check: x\nunordered: start\nunordered: y", out));
+	/* non-overlapping: the same text cannot satisfy two directives */
+	CHECK(fails_with("unordered: y\nunordered: y", out, "line 2:",
+			 "apart from the other unordered"));
+	CHECK(passes("unordered: y\nunordered: y", "y\ny\n"));
+	CHECK(passes("unordered: ab\nunordered: b", "ab b\n"));
+	/* the position after the group is the end of its latest match */
+	CHECK(passes("unordered: z\nunordered: x\nnextln: end", out));
+	CHECK(fails("unordered: z\nunordered: x\ncheck: y", out));
+	CHECK(passes("unordered: y\nunordered: x\ncheck: z", out));
+	CHECK(passes("unordered: x\nunordered: z\nnextln: end", out));
+	CHECK(fails("unordered: x\nunordered: z\nnextln: y", out));
+	/* a not: before a group covers up to its earliest match */
+	CHECK(fails("check: start\nnot: x\nunordered: z\nunordered: y",
+		    out));
+	CHECK(passes("check: start\nnot: end\nunordered: z\nunordered: x",
+		     out));
+	CHECK(passes("check: start\nnot: y\nunordered: x\nunordered: z",
+		     out));
+	/* a not: ends a group: two groups, each after the previous one */
+	CHECK(passes("unordered: y\nunordered: x\nnot: w\nunordered: z",
+		     out));
+	CHECK(fails("unordered: y\nnot: w\nunordered: x", out));
+	/* greedy in file order, as documented */
+	CHECK(fails("unordered: a\nunordered: ab", "ab a\n"));
+	CHECK(passes("unordered: ab\nunordered: a", "ab a\n"));
+}
+
+static void
+test_whitespace(void)
+{
+	CHECK(passes("check: v1 = iadd v2, v3", "v1\t=  iadd \t v2,\tv3\n"));
+	CHECK(passes("check:    a  \t b   ", "a b\n"));
+	CHECK(fails("check: a b", "ab\n"));
+	CHECK(fails("check: a b", "a\nb\n"));
+	CHECK(fails("check: ab", "a b\n"));
+	/* inside a regex the blanks are the regex's own */
+	CHECK(fails("check: $(=a  b)", "a b\n"));
+	CHECK(passes("check: $(=a  b)", "a  b\n"));
+}
+
+static void
+test_literals(void)
+{
+	const char *specials = "check: (v1.x)*+?[a]{2}|^\\d $$ } ] .";
+	CHECK(passes(specials, "  (v1.x)*+?[a]{2}|^\\d $ } ] .\n"));
+	CHECK(fails(specials, "  (v1yx)*+?[a]{2}|^\\d $ } ] .\n"));
+	CHECK(fails("check: a.c", "abc\n"));
+	CHECK(passes("check: $$x", "cost $x\n"));
+	CHECK(fails("check: $$x", "cost x\n"));
+	CHECK(passes("check: $$$$", "$$\n"));
+	CHECK(passes("check: a$$", "a$\n"));
+	CHECK(passes("check: café", "un café\n"));
+}
+
+static void
+test_capture(void)
+{
+	const char *out = "v7 = iconst.i32 1\nv9 = iadd v7, v7\n";
+	CHECK(passes("check: $(x=v[0-9]+) = iconst\ncheck: iadd $x, $x", out));
+	CHECK(passes("check: $(x=v[0-9]+) = iconst\ncheck: iadd $(x), $x",
+		     out));
+	CHECK(fails_with("check: $(x=v[0-9]+) = iconst\ncheck: = $x", out,
+			 "line 2:", NULL));
+	/* the bound text is matched literally, not as a regex */
+	CHECK(fails("check: $(x=a.c)\ncheck: $x", "a.c abc\n"));
+	CHECK(passes("check: $(x=a.c)\ncheck: $x", "abc a.c abc\n"));
+	CHECK(passes("check: $(x=a.c)\ncheck: $x", "a.c a.c\n"));
+	/* a later definition rebinds */
+	CHECK(passes("check: $(x=v[0-9]+) = iconst\ncheck: $(x=v[0-9]+) = "
+		     "iadd\ncheck: $x", "v1 = iconst\nv2 = iadd v1\nv2\n"));
+	CHECK(fails("check: $(x=v[0-9]+) = iconst\ncheck: $(x=v[0-9]+) = "
+		    "iadd\ncheck: $x", "v1 = iconst\nv2 = iadd v1\nv1\n"));
+	/* groups inside the regex keep the numbering straight */
+	CHECK(passes("check: $(a=(x|y)+) $(b=([0-9])([0-9])) $(c=z*)\n"
+		     "check: $c$b$a", "xyx 42 zz\nzz42xyx\n"));
+	CHECK(passes("regex: R=(p|q)\ncheck: $R $(b=[0-9]+) $R\n"
+		     "check: <$b>", "p 17 q\n<17>\n"));
+	/* a binding is used by sameln:, nextln:, unordered: and not: */
+	CHECK(passes("check: $(v=v[0-9]+) =\nsameln: $v", "v3 = v3\n"));
+	CHECK(fails("check: $(v=v[0-9]+) =\nnot: $v\ncheck: end",
+		    "v3 = 1\nuse v3\nend\n"));
+	CHECK(passes("check: $(v=v[0-9]+) =\nnot: $v\ncheck: end",
+		     "v3 = 1\nuse v4\nend\n"));
+	CHECK(passes("unordered: $(v=v[0-9]+) = b\nunordered: use $v",
+		     "use v2\nv2 = b\n"));
+	/* the checker keeps no bindings from one run to the next */
+	kl_filecheck *fc = make("check: $(x=[a-z]+)!\ncheck: $x?");
+	CHECK(kl_filecheck_run(fc, "foo! foo?", 9, NULL));
+	CHECK(kl_filecheck_run(fc, "bar! bar?", 9, NULL));
+	CHECK(!kl_filecheck_run(fc, "bar! foo?", 9, NULL));
+	kl_filecheck_free(fc);
+}
+
+static void
+test_regex_var(void)
+{
+	const char *out = "v1 = iadd v2, v3\n";
+	/* fresh each time: three different texts */
+	CHECK(passes("regex: V=v[0-9]+\ncheck: $V = iadd $V, $V", out));
+	CHECK(passes("regex: V = v[0-9]+\ncheck: $(V) = iadd $V, $(V)", out));
+	CHECK(fails("regex: V=v[0-9]+\ncheck: $V = isub", out));
+	CHECK(fails("regex: V=v[0-9]+\ncheck: $V = iadd $V, $V, $V", out));
+	CHECK(passes("regex: OP=(iadd|isub)\ncheck: = $OP v2", out));
+	CHECK(passes("regex: NUM=[0-9]+\nnot: $NUM", "no digits\n"));
+	CHECK(fails("regex: NUM=[0-9]+\nnot: $NUM", "digit 5\n"));
+	/* anonymous regexes */
+	CHECK(passes("check: $(=v[0-9]+) = iadd", out));
+	CHECK(fails("check: $(=v[0-9]+) = isub", out));
+	CHECK(passes("check: $(=[])(]+)", "x)(]y\n"));
+	CHECK(passes("check: $(=[[:digit:]]+), $(=\\))", "1, )\n"));
+	/* anchors: ^ only at a real line start, $ only at a real line end */
+	CHECK(passes("check: a\ncheck: $(=^)b", "a b\nb\n"));
+	CHECK(fails("check: a\nsameln: $(=^)b", "ab\n"));
+	CHECK(passes("check: a\nnot: b$(=$)\ncheck: c", "a b c\n"));
+	CHECK(passes("check: a\nnot: c$(=$)\nsameln: d", "a cd\n"));
+	CHECK(fails("check: a\nnot: c$(=$)\ncheck: x", "a c\nx\n"));
+}
+
+static void
+test_undefined(void)
+{
+	CHECK(fails_with("check: a\ncheck: $y", "a y\n", "line 2: check: $y",
+			 "undefined variable $y"));
+	CHECK(fails_with("not: $nope", "a\n", "line 1:", "undefined variable"));
+	/* defined too late counts as undefined */
+	CHECK(fails_with("check: $x\ncheck: $(x=a)", "a a\n", "line 1:",
+			 "undefined variable $x"));
+	CHECK(fails_with("check: $V\nregex: V=a", "a\n", "line 1:",
+			 "undefined variable $V"));
+	CHECK(fails_with("unordered: $(a=1)\nunordered: $b", "1 2\n",
+			 "line 2:", "undefined variable $b"));
+}
+
+static void
+test_malformed(void)
+{
+	CHECK(malformed("check: $(x=[a-)", "missing ']'"));
+	CHECK(malformed("check: $(x=a{2,1})", "bad regex 'a{2,1}': "));
+	CHECK(malformed("check: $(x=(a)", "missing ')'"));
+	CHECK(malformed("check: $(x=abc", "missing ')'"));
+	CHECK(malformed("check: $(x=)", "empty regex"));
+	CHECK(malformed("check: $(x=\\", NULL));
+	CHECK(malformed("check: $(x=(a)\\1)", "back-references"));
+	CHECK(malformed("check: cost $", "$$"));
+	CHECK(malformed("check: $1", "$$"));
+	CHECK(malformed("check: a $ b", NULL));
+	CHECK(malformed("check: $(1x)", "bad variable name"));
+	CHECK(malformed("check: $()", NULL));
+	CHECK(malformed("check: $(x", NULL));
+	CHECK(malformed("check: $(x y)", NULL));
+	CHECK(malformed("check:", "needs a pattern"));
+	CHECK(malformed("not:   ", "needs a pattern"));
+	CHECK(malformed("not: $(x=a)", "not: cannot define"));
+	CHECK(malformed("check: $(x=a) $x", "defines it"));
+	CHECK(malformed("check: $(x=a) $(x=b)", "twice"));
+	CHECK(malformed("regex: =foo", "NAME=RE"));
+	CHECK(malformed("regex: X", "NAME=RE"));
+	CHECK(malformed("regex: 9X=a", "NAME=RE"));
+	CHECK(malformed("regex: X-Y=a", "NAME=RE"));
+	CHECK(malformed("regex: X=", "empty regex"));
+	CHECK(malformed("regex: X=(", NULL));
+	CHECK(malformed("regex: X=a)|(b", "unbalanced"));
+	CHECK(malformed("regex:", NULL));
+
+	/* a rejected line leaves the checker as it was */
+	kl_filecheck *fc = make("regex: X=a\ncheck: $(y=b)");
+	kl_buf err = {0};
+	const char *dup = "regex: X=b";
+	CHECK_EQ_INT(kl_filecheck_add_line(fc, dup, strlen(dup), 3, &err), -1);
+	CHECK(strstr(err.data, "line 3: ") == err.data);
+	CHECK(strstr(err.data, "already defined on line 1") != NULL);
+	const char *clash = "check: $(X=a)";
+	CHECK_EQ_INT(kl_filecheck_add_line(fc, clash, strlen(clash), 4, &err),
+		     -1);
+	CHECK(strstr(err.data, "line 4: variable X is already defined by "
+			       "regex: on line 1") != NULL);
+	const char *clash2 = "regex: y=c";
+	CHECK_EQ_INT(kl_filecheck_add_line(fc, clash2, strlen(clash2), 5,
+					   &err), -1);
+	const char *half = "check: $(z=a) $(w=[)";
+	CHECK_EQ_INT(kl_filecheck_add_line(fc, half, strlen(half), 6, &err),
+		     -1);
+	const char *nul = "check: a\0b";
+	CHECK_EQ_INT(kl_filecheck_add_line(fc, nul, 10, 7, &err), -1);
+	CHECK(strstr(err.data, "line 7: NUL byte") != NULL);
+	CHECK_EQ_INT(kl_filecheck_count(fc), 2);
+	/* z was not left half-defined by the rejected line 6 */
+	const char *usez = "check: $z";
+	CHECK_EQ_INT(kl_filecheck_add_line(fc, usez, strlen(usez), 8, &err), 1);
+	kl_buf report = {0};
+	CHECK(!kl_filecheck_run(fc, "a b a", 5, &report));
+	CHECK(strstr(report.data, "undefined variable $z") != NULL);
+	kl_buf_free(&report);
+	kl_buf_free(&err);
+	kl_filecheck_free(fc);
+}
+
+static void
+test_report(void)
+{
+	const char *check = "first line of the test\n"
+			    "check: v1\n"
+			    "check: v9\n";
+	const char *out = "a\nb\nv1 = iconst.i64 3\nc\nd\ne\nf\n";
+	kl_buf report = {0};
+	CHECK(!run(check, out, &report));
+	const char *want = "line 3: check: v9\n"
+			   "no match, searching from output line 3, column 3:\n"
+			   "     1 | a\n"
+			   "     2 | b\n"
+			   "     3 | v1 = iconst.i64 3\n"
+			   "       |   ^ search starts here\n"
+			   "     4 | c\n"
+			   "     5 | d\n";
+	CHECK_EQ_STR(report.data, want);
+	kl_buf_free(&report);
+
+	/* not: marks both where the search started and the match; tabs are
+	 * copied into the padding so the caret stays under the text */
+	CHECK(!run("check: x\nnot: trap\ncheck: ret", "x\n\ttrap\nret\n",
+		   &report));
+	want = "line 2: not: trap\n"
+	       "forbidden match on output line 2, column 2 (searched from "
+	       "line 1, column 2):\n"
+	       "     1 | x\n"
+	       "       |  ^ search starts here\n"
+	       "     2 | \ttrap\n"
+	       "       | \t^~~~ forbidden match\n"
+	       "     3 | ret\n";
+	CHECK_EQ_STR(report.data, want);
+	kl_buf_free(&report);
+
+	/* an empty output says so; control characters are made visible */
+	CHECK(fails_with("check: x", "", "line 1: check: x",
+			 "(the output is empty)"));
+	CHECK(fails_with("check: x", "a\033b\n", "a?b", NULL));
+	/* the report is appended, not overwritten */
+	kl_buf_puts(&report, "earlier\n");
+	CHECK(!run("check: x", "y", &report));
+	CHECK(strncmp(report.data, "earlier\nline 1: check: x\n", 25) == 0);
+	kl_buf_free(&report);
+	/* a NULL report is allowed */
+	CHECK(!run("check: x", "y", NULL));
+}
+
+static void
+test_odd_output(void)
+{
+	/* a NUL byte ends what a pattern can see of its line */
+	kl_filecheck *fc = make("check: a\ncheck: c");
+	CHECK(kl_filecheck_run(fc, "a\0b\nc", 5, NULL));
+	kl_filecheck_free(fc);
+	fc = make("check: b");
+	kl_buf report = {0};
+	CHECK(!kl_filecheck_run(fc, "a\0b\n", 4, &report));
+	CHECK(strstr(report.data, "a?b") != NULL);
+	kl_buf_free(&report);
+	kl_filecheck_free(fc);
+	/* CRLF output and blank lines */
+	CHECK(passes("check: a\nnextln: b", "a\r\nb\r\n"));
+	CHECK(passes("check: a\nnextln: $(=^$)\nnextln: b", "a\n\nb\n"));
+	CHECK(fails("check: a\nnextln: b", "a\n\nb\n"));
+	CHECK(passes("not: x", ""));
+	CHECK(passes("not: x", "\n\n\n"));
+}
+
+static void
+test_big(void)
+{
+	/* long outputs stay linear: 20000 lines, a check for every 100th */
+	kl_buf out = {0}, check = {0};
+	for (int i = 0; i < 20000; i++)
+		kl_buf_printf(&out, "  v%d = iconst.i32 %d\n", i, i);
+	kl_buf_puts(&check, "regex: V=v[0-9]+\nnot: iadd\n");
+	for (int i = 0; i < 20000; i += 100)
+		kl_buf_printf(&check, "check: $(x=v%d) = iconst\nsameln: %d\n"
+			      "not: $x =\nnextln: $V = iconst.i32 %d\n", i, i,
+			      i + 1);
+	kl_buf_puts(&check, "not: $(=iadd|isub)");
+	kl_filecheck *fc = make(check.data);
+	CHECK(kl_filecheck_run(fc, out.data, out.len, NULL));
+	kl_filecheck_free(fc);
+	kl_buf_free(&out);
+	kl_buf_free(&check);
+}
+
+/* Deterministic pseudo-random bytes, biased towards pattern syntax. */
+static unsigned
+next_rand(unsigned long *state)
+{
+	*state = *state * 6364136223846793005u + 1442695040888963407u;
+	return (unsigned)(*state >> 33);
+}
+
+static void
+random_text(unsigned long *state, char *buf, size_t n)
+{
+	static const char alphabet[] = "ab $()=[]{}\\^.*+?|x_:\n\t09";
+	for (size_t i = 0; i < n; i++) {
+		unsigned r = next_rand(state);
+		size_t k = (r >> 8) % (sizeof alphabet - 1);
+		buf[i] = r % 8 == 0 ? (char)(r >> 8) : alphabet[k];
+	}
+}
+
+static void
+test_fuzz(void)
+{
+	static const char *const kw[] = {
+		"check: ", "sameln: ", "nextln: ", "unordered: ", "not: ",
+		"regex: X=", "regex: Y",
+	};
+	unsigned long state = 12345;
+	char line[64], out[256];
+	for (int iter = 0; iter < 2000; iter++) {
+		kl_filecheck *fc = kl_filecheck_new();
+		kl_buf err = {0};
+		for (uint32_t l = 1; l <= 6; l++) {
+			const char *k = kw[next_rand(&state) % 7];
+			size_t klen = strlen(k);
+			size_t n = klen + next_rand(&state) % 24;
+			memcpy(line, k, klen);
+			random_text(&state, line + klen, n - klen);
+			int rc = kl_filecheck_add_line(fc, line, n, l, &err);
+			CHECK(rc >= -1 && rc <= 1);
+		}
+		size_t n = next_rand(&state) % sizeof out;
+		random_text(&state, out, n);
+		kl_buf report = {0};
+		bool ok = kl_filecheck_run(fc, out, n, &report);
+		CHECK(ok == (report.len == 0));
+		kl_buf_free(&report);
+		kl_buf_free(&err);
+		kl_filecheck_free(fc);
+	}
+}
+
+int
+main(void)
+{
+	UNIT_RUN(test_empty);
+	UNIT_RUN(test_not_directives);
+	UNIT_RUN(test_check);
+	UNIT_RUN(test_sameln);
+	UNIT_RUN(test_nextln);
+	UNIT_RUN(test_not);
+	UNIT_RUN(test_unordered);
+	UNIT_RUN(test_whitespace);
+	UNIT_RUN(test_literals);
+	UNIT_RUN(test_capture);
+	UNIT_RUN(test_regex_var);
+	UNIT_RUN(test_undefined);
+	UNIT_RUN(test_malformed);
+	UNIT_RUN(test_report);
+	UNIT_RUN(test_odd_output);
+	UNIT_RUN(test_big);
+	UNIT_RUN(test_fuzz);
+	return unit_report("filecheck");
+}
