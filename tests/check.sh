@@ -15,8 +15,8 @@ count() {
 		failed=$((failed + 1))
 		return
 	fi
-	p=$(echo "$line" | sed -E 's/.*[^0-9]?([0-9]+) passed, ([0-9]+) failed.*/\1/')
-	f=$(echo "$line" | sed -E 's/.*[^0-9]?([0-9]+) passed, ([0-9]+) failed.*/\2/')
+	p=$(echo "$line" | awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^passed,?$/) { print $(i-1); exit } }')
+	f=$(echo "$line" | awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^failed,?$/) { print $(i-1); exit } }')
 	passed=$((passed + p))
 	failed=$((failed + f))
 }
@@ -33,6 +33,15 @@ if [ -d tests/filetests ]; then
 		cat "$log"
 	fi
 	tail -n 1 "$log" | sed 's/^/  filetests: /'
+	count
+fi
+
+if [ -d tests/failing ]; then
+	# Tests of the checkers themselves: every file here must fail, with
+	# the failure its '; expect-fail:' lines name.
+	if "$build"/keel test --expect-fail --timeout 1 tests/failing >"$log" 2>&1
+	then :; else cat "$log"; fi
+	tail -n 1 "$log" | sed 's/^/  failing (expected to fail): /'
 	count
 fi
 

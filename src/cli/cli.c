@@ -116,3 +116,21 @@ cli_usage_error(const char *cmd, const char *fmt, ...)
 	fprintf(stderr, "\n(see 'keel %s --help')\n", cmd);
 	return EXIT_USAGE;
 }
+
+void
+cli_grow(void *pp, uint32_t *cap, size_t elem, uint32_t need)
+{
+	void **p = pp;
+	if (need <= *cap)
+		return;
+	uint32_t c = *cap < 8 ? 8 : *cap;
+	while (c < need)
+		c *= 2;
+	void *q = realloc(*p, (size_t)c * elem);
+	if (!q) {
+		fprintf(stderr, "keel: out of memory\n");
+		exit(EXIT_BAD_INPUT);
+	}
+	*p = q;
+	*cap = c;
+}

@@ -33,6 +33,9 @@ kl_module *cli_parse(const cli_file *f, bool allow_redefinition);
 /* Write a buffer to stdout; false (with a message) if writing failed. */
 bool cli_write_stdout(const kl_buf *b);
 
+/* Grow *pp (an array of *cap elements) to hold need; exits on OOM. */
+void cli_grow(void *pp, uint32_t *cap, size_t elem, uint32_t need);
+
 /* Is arg "-h" or "--help"? */
 bool cli_is_help(const char *arg);
 
@@ -45,5 +48,11 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 
 /* Subcommands: argv[0] is the subcommand name. */
 int cmd_cat(int argc, char **argv);
+int cmd_cfg(int argc, char **argv);
+int cmd_domtree(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_test(int argc, char **argv);
+int cmd_filecheck(int argc, char **argv);
 
 #endif /* KEEL_CLI_H */

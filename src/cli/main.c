@@ -17,6 +17,12 @@ typedef struct command {
 
 static const command commands[] = {
 	{ "cat", cmd_cat, "parse files and print them in canonical form" },
+	{ "verify", cmd_verify, "check every invariant of the IR" },
+	{ "run", cmd_run, "run a function in the interpreter" },
+	{ "cfg", cmd_cfg, "print the control-flow graph (text or Graphviz)" },
+	{ "domtree", cmd_domtree, "print dominator trees and block orders" },
+	{ "test", cmd_test, "run file tests (.kl files with test commands)" },
+	{ "filecheck", cmd_filecheck, "match FileCheck directives against input" },
 };
 
 static void

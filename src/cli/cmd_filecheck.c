@@ -1,0 +1,83 @@
+/*
+ * cmd_filecheck.c -- `keel filecheck CHECKFILE`: FileCheck on its own.
+ *
+ * Reads directives from CHECKFILE (comment lines '; check: ...' or bare
+ * 'check: ...' lines) and matches them against standard input.
+ */
+#include <string.h>
+
+#include "cli.h"
+
+static const char filecheck_help[] =
+	"usage: keel filecheck [options] CHECKFILE < OUTPUT\n"
+	"\n"
+	"Match the FileCheck directives of CHECKFILE against standard input.\n"
+	"Directives: check:, sameln:, nextln:, unordered:, not:, regex:\n"
+	"NAME=RE, with $NAME, $(NAME) and $(NAME=RE) variables; runs of\n"
+	"blanks match any run of blanks. Lines of CHECKFILE may carry them\n"
+	"after a ';' comment marker or bare.\n"
+	"\n"
+	"options:\n"
+	"  -h, --help   show this help\n"
+	"\n"
+	"exit status: 0 if everything matched, 1 if not, 2 on bad usage\n";
+
+int
+cmd_filecheck(int argc, char **argv)
+{
+	const char *checkfile = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (cli_is_help(argv[i])) {
+			fputs(filecheck_help, stdout);
+			return EXIT_OK;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return cli_usage_error("filecheck", "unknown option '%s'",
+					       argv[i]);
+		} else if (checkfile) {
+			return cli_usage_error("filecheck", "one check file only");
+		} else {
+			checkfile = argv[i];
+		}
+	}
+	if (!checkfile)
+		return cli_usage_error("filecheck", "no check file given");
+	cli_file cf, in;
+	if (!cli_read_file(checkfile, &cf))
+		return EXIT_BAD_INPUT;
+	if (!cli_read_file("-", &in)) {
+		cli_file_free(&cf);
+		return EXIT_BAD_INPUT;
+	}
+	kl_filecheck *fc = kl_filecheck_new();
+	kl_buf err = { 0 };
+	int status = EXIT_OK;
+	const char *s = cf.text, *end = cf.text + cf.len;
+	for (uint32_t line = 1; s < end; line++) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *e = nl ? nl : end;
+		const char *t = s;
+		while (t < e && (*t == ' ' || *t == '\t'))
+			t++;
+		while (t < e && *t == ';')
+			t++;
+		if (kl_filecheck_add_line(fc, t, (size_t)(e - t), line, &err) < 0)
+			status = EXIT_BAD_INPUT;
+		s = e + 1;
+	}
+	if (status != EXIT_OK) {
+		fprintf(stderr, "%s: %s", checkfile, err.data);
+	} else {
+		kl_buf report = { 0 };
+		if (!kl_filecheck_run(fc, in.text, in.len, &report)) {
+			fprintf(stderr, "%s: checks failed:\n%s", checkfile,
+				report.data);
+			status = EXIT_BAD_INPUT;
+		}
+		kl_buf_free(&report);
+	}
+	kl_buf_free(&err);
+	kl_filecheck_free(fc);
+	cli_file_free(&cf);
+	cli_file_free(&in);
+	return status;
+}

@@ -1,0 +1,427 @@
+/*
+ * cmd_test.c -- `keel test`: the parallel file-test runner.
+ *
+ * Each .kl file runs in a child process forked from the runner (no exec:
+ * the child already holds the whole library), so a crash, an abort or an
+ * endless loop fails that one file. The parent keeps up to -j children
+ * alive, reads their reports through pipes while they run (so a chatty
+ * child cannot block on a full pipe), kills any child past the time limit,
+ * and prints one line per failing file followed by its report. Files are
+ * found recursively and sorted, so the order of the final report does not
+ * depend on the directory's order on disk.
+ *
+ * --expect-fail turns the verdict around, for testing keel's own checkers:
+ * every file must fail, and every `; expect-fail: TEXT` comment in it must
+ * appear in its failure report.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testcmd.h"
+
+static const char test_help[] =
+	"usage: keel test [options] PATH...\n"
+	"\n"
+	"Run file tests: every .kl file given, and every .kl file under the\n"
+	"directories given (recursively). A test file starts with lines\n"
+	"'test COMMAND [args]'; the commands are cat, roundtrip, parse-error,\n"
+	"verifier, print-cfg, domtree, loops, interpret. Expectations are\n"
+	"comments: FileCheck directives (check:, sameln:, nextln:,\n"
+	"unordered:, not:, regex:), '; error:' and '; run:' lines.\n"
+	"Each file runs in its own process; one line per failing file, then\n"
+	"a final line 'N passed, N failed'.\n"
+	"\n"
+	"options:\n"
+	"  -j N            run N files at once (default: one per core)\n"
+	"  --timeout SECS  time limit per file (default 60)\n"
+	"  --bless         rewrite 'precise' expectations from the output\n"
+	"  --expect-fail   every file must fail, with each of its\n"
+	"                  '; expect-fail: TEXT' texts in its report\n"
+	"  -v, --verbose   also name the files that pass\n"
+	"  -h, --help      show this help\n"
+	"\n"
+	"exit status: 0 if every file passed, 1 otherwise, 2 on bad usage\n";
+
+typedef struct file_list {
+	char **paths;
+	uint32_t n, cap;
+} file_list;
+
+static void
+add_path(file_list *l, const char *p)
+{
+	cli_grow(&l->paths, &l->cap, sizeof *l->paths, l->n + 1);
+	l->paths[l->n++] = strdup(p);
+}
+
+static bool
+ends_with_kl(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 3 && strcmp(name + n - 3, ".kl") == 0;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool
+collect(file_list *l, const char *path, bool top)
+{
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		fprintf(stderr, "keel test: %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		if (top || ends_with_kl(path))
+			add_path(l, path);
+		return true;
+	}
+	DIR *d = opendir(path);
+	if (!d) {
+		fprintf(stderr, "keel test: %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	bool ok = true;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		size_t n = strlen(path) + strlen(e->d_name) + 2;
+		char *sub = malloc(n);
+		snprintf(sub, n, "%s/%s", path, e->d_name);
+		struct stat sst;
+		if (stat(sub, &sst) == 0 &&
+		    (S_ISDIR(sst.st_mode) || ends_with_kl(e->d_name)))
+			ok &= collect(l, sub, false);
+		free(sub);
+	}
+	closedir(d);
+	return ok;
+}
+
+typedef struct child {
+	pid_t pid;
+	int fd;
+	uint32_t file;
+	double start;
+	bool timed_out;
+	kl_buf out;
+} child;
+
+static double
+now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* In the child: run the file, send the report, exit with the verdict. */
+static void
+run_child(const char *path, bool bless, int fd)
+{
+	kl_buf report = { 0 };
+	int failures = test_run_file(path, bless, &report);
+	const char *s = report.data;
+	size_t left = report.len;
+	while (left > 0) {
+		ssize_t w = write(fd, s, left);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		s += w;
+		left -= (size_t)w;
+	}
+	kl_buf_free(&report);
+	_exit(failures ? 1 : 0);
+}
+
+static bool
+start_child(child *c, const char *path, uint32_t file, bool bless)
+{
+	int p[2];
+	if (pipe(p) != 0) {
+		fprintf(stderr, "keel test: pipe: %s\n", strerror(errno));
+		return false;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "keel test: fork: %s\n", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return false;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		run_child(path, bless, p[1]);
+	}
+	close(p[1]);
+	memset(c, 0, sizeof *c);
+	c->pid = pid;
+	c->fd = p[0];
+	c->file = file;
+	c->start = now();
+	return true;
+}
+
+/* The `; expect-fail: TEXT` lines of a file must all be in the report. */
+static bool
+expected_failure_seen(const char *path, const kl_buf *report, kl_buf *why)
+{
+	cli_file f;
+	if (!cli_read_file(path, &f))
+		return false;
+	bool ok = true, any = false;
+	const char *key = "expect-fail:";
+	for (const char *s = f.text; (s = strstr(s, key)); s += strlen(key)) {
+		const char *t = s + strlen(key);
+		while (*t == ' ' || *t == '\t')
+			t++;
+		const char *e = t;
+		while (*e && *e != '\n' && *e != '\r')
+			e++;
+		while (e > t && (e[-1] == ' ' || e[-1] == '\t'))
+			e--;
+		any = true;
+		size_t n = (size_t)(e - t);
+		bool found = false;
+		for (const char *h = report->data; h && *h && !found; h++)
+			found = strncmp(h, t, n) == 0;
+		if (!found) {
+			kl_buf_printf(why, "  expected in the report: %.*s\n",
+				      (int)n, t);
+			ok = false;
+		}
+	}
+	if (!any) {
+		kl_buf_puts(why, "  the file has no '; expect-fail:' line\n");
+		ok = false;
+	}
+	cli_file_free(&f);
+	return ok;
+}
+
+typedef struct run_state {
+	file_list *files;
+	bool expect_fail, verbose, tty;
+	uint32_t passed, failed, done;
+	double timeout;
+} run_state;
+
+static void
+finish_child(run_state *rs, child *c)
+{
+	int status = 0;
+	while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	close(c->fd);
+	const char *path = rs->files->paths[c->file];
+	kl_buf reason = { 0 };
+	bool failed;
+	if (c->timed_out) {
+		kl_buf_printf(&reason, "timed out after %g s", rs->timeout);
+		failed = true;
+	} else if (WIFSIGNALED(status)) {
+		kl_buf_printf(&reason, "crashed (signal %d: %s)",
+			      WTERMSIG(status), strsignal(WTERMSIG(status)));
+		failed = true;
+	} else {
+		failed = WEXITSTATUS(status) != 0;
+		kl_buf_puts(&reason, failed ? "failed" : "passed");
+	}
+	kl_buf full = { 0 };
+	kl_buf_append(&full, reason.data, reason.len);
+	kl_buf_putc(&full, '\n');
+	kl_buf_append(&full, c->out.data ? c->out.data : "", c->out.len);
+
+	bool ok = !failed;
+	kl_buf why = { 0 };
+	if (rs->expect_fail) {
+		ok = failed && expected_failure_seen(path, &full, &why);
+		if (!failed)
+			kl_buf_puts(&why, "  the file was expected to fail, but "
+				    "it passed\n");
+	}
+	if (rs->tty)
+		fputs("\r\033[K", stderr);
+	if (ok) {
+		rs->passed++;
+		if (rs->verbose)
+			printf("PASS %s\n", path);
+	} else {
+		rs->failed++;
+		printf("FAIL %s: %s\n", path, reason.data);
+		if (why.len)
+			fputs(why.data, stdout);
+		if (c->out.len) {
+			const char *s = c->out.data;
+			while (*s) {
+				const char *nl = strchr(s, '\n');
+				size_t n = nl ? (size_t)(nl - s) : strlen(s);
+				printf("    %.*s\n", (int)n, s);
+				s += n + (nl ? 1 : 0);
+			}
+		}
+	}
+	fflush(stdout);
+	rs->done++;
+	if (rs->tty)
+		fprintf(stderr, "[%u/%u] %u failed", rs->done, rs->files->n,
+			rs->failed);
+	kl_buf_free(&reason);
+	kl_buf_free(&full);
+	kl_buf_free(&why);
+	kl_buf_free(&c->out);
+}
+
+static long
+default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? n : 1;
+}
+
+static int
+run_all(run_state *rs, long jobs, bool bless)
+{
+	child *kids = calloc((size_t)jobs, sizeof *kids);
+	struct pollfd *pfd = calloc((size_t)jobs, sizeof *pfd);
+	uint32_t next = 0;
+	long running = 0;
+	for (;;) {
+		while (running < jobs && next < rs->files->n) {
+			if (!start_child(&kids[running], rs->files->paths[next],
+					 next, bless)) {
+				free(kids);
+				free(pfd);
+				return EXIT_BAD_INPUT;
+			}
+			next++;
+			running++;
+		}
+		if (running == 0)
+			break;
+		for (long i = 0; i < running; i++) {
+			pfd[i].fd = kids[i].fd;
+			pfd[i].events = POLLIN;
+			pfd[i].revents = 0;
+		}
+		int r = poll(pfd, (nfds_t)running, 100);
+		if (r < 0 && errno != EINTR) {
+			fprintf(stderr, "keel test: poll: %s\n", strerror(errno));
+			break;
+		}
+		double t = now();
+		for (long i = running - 1; i >= 0; i--) {
+			child *c = &kids[i];
+			bool done = false;
+			if (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) {
+				char buf[65536];
+				ssize_t n = read(c->fd, buf, sizeof buf);
+				if (n > 0)
+					kl_buf_append(&c->out, buf, (size_t)n);
+				else if (n == 0 || errno != EINTR)
+					done = true;
+			}
+			if (!done && !c->timed_out && t - c->start > rs->timeout) {
+				kill(c->pid, SIGKILL);
+				c->timed_out = true;
+			}
+			if (done) {
+				finish_child(rs, c);
+				kids[i] = kids[running - 1];
+				running--;
+			}
+		}
+	}
+	free(kids);
+	free(pfd);
+	if (rs->tty)
+		fputs("\r\033[K", stderr);
+	return EXIT_OK;
+}
+
+int
+cmd_test(int argc, char **argv)
+{
+	long jobs = default_jobs();
+	double timeout = 60;
+	bool bless = false;
+	file_list files = { 0 };
+	run_state rs = { 0 };
+	int npaths = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (cli_is_help(a)) {
+			fputs(test_help, stdout);
+			return EXIT_OK;
+		} else if (strcmp(a, "-j") == 0 || strcmp(a, "--timeout") == 0) {
+			if (i + 1 >= argc)
+				return cli_usage_error("test", "%s needs a value",
+						       a);
+			char *end;
+			double v = strtod(argv[++i], &end);
+			if (*end || v <= 0 || v > 1e6)
+				return cli_usage_error("test", "bad value for "
+						       "%s: '%s'", a, argv[i]);
+			if (a[1] == 'j')
+				jobs = (long)v;
+			else
+				timeout = v;
+		} else if (strcmp(a, "--bless") == 0) {
+			bless = true;
+		} else if (strcmp(a, "--expect-fail") == 0) {
+			rs.expect_fail = true;
+		} else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+			rs.verbose = true;
+		} else if (a[0] == '-' && a[1]) {
+			return cli_usage_error("test", "unknown option '%s'", a);
+		} else {
+			npaths++;
+		}
+	}
+	if (npaths == 0)
+		return cli_usage_error("test", "no files or directories given");
+	if (jobs < 1)
+		jobs = 1;
+	bool ok = true;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "-j") == 0 || strcmp(a, "--timeout") == 0) {
+			i++;
+			continue;
+		}
+		if (a[0] == '-' && a[1])
+			continue;
+		ok &= collect(&files, a, true);
+	}
+	qsort(files.paths, files.n, sizeof *files.paths, cmp_str);
+	rs.files = &files;
+	rs.timeout = timeout;
+	rs.tty = isatty(2);
+	int status = ok ? run_all(&rs, jobs, bless) : EXIT_BAD_INPUT;
+	if (!ok)
+		rs.failed++;
+	printf("%u passed, %u failed\n", rs.passed, rs.failed);
+	for (uint32_t i = 0; i < files.n; i++)
+		free(files.paths[i]);
+	free(files.paths);
+	if (status != EXIT_OK)
+		return status;
+	return rs.failed ? EXIT_BAD_INPUT : EXIT_OK;
+}

@@ -1,0 +1,294 @@
+/*
+ * test_basic.c -- the test commands about text: `cat`, `roundtrip`,
+ * `parse-error`, and the runner's own debug hooks.
+ *
+ *   test cat [precise]   print each function; run its check directives on
+ *                        the text, or (precise) compare with the comment
+ *                        block after it, which --bless rewrites.
+ *   test roundtrip       printing a function gives back its source text,
+ *                        comments and blank lines aside; when two
+ *                        functions in a row share a name, printing the
+ *                        first gives the second.
+ *   test parse-error     the file must not parse, and its errors must be
+ *                        exactly the annotated ones:
+ *                            v1 = iadd2 v0, v0
+ *                        ;        ^ error: unknown opcode
+ *                        (line of the code above, column of the caret), or
+ *                        `; error: TEXT` for an error anywhere.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testcmd.h"
+
+int
+test_cmd_cat(test_file *tf, const char *args, kl_buf *report)
+{
+	bool precise = test_has_option(args, "precise");
+	int failures = 0;
+	kl_buf out = { 0 };
+	for (uint32_t k = 0; k < tf->nfuncs; k++) {
+		kl_buf_reset(&out);
+		kl_print_func(tf->funcs[k].func, NULL, &out);
+		if (precise)
+			failures += test_precise(tf, &tf->funcs[k], out.data,
+						 out.len, report);
+		else
+			failures += test_filecheck(tf, &tf->funcs[k], out.data,
+						   out.len, report);
+	}
+	kl_buf_free(&out);
+	return failures;
+}
+
+/* Lines of text without comments, trailing blanks and empty lines. */
+static void
+normalize(const char *s, size_t len, kl_buf *out)
+{
+	const char *end = s + len;
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *e = nl ? nl : end;
+		const char *c = memchr(s, ';', (size_t)(e - s));
+		const char *t = c ? c : e;
+		while (t > s && (t[-1] == ' ' || t[-1] == '\t' || t[-1] == '\r'))
+			t--;
+		if (t > s) {
+			kl_buf_append(out, s, (size_t)(t - s));
+			kl_buf_putc(out, '\n');
+		}
+		s = e + 1;
+	}
+}
+
+/* The source text of lines [first, last]. */
+static void
+source_lines(const test_file *tf, uint32_t first, uint32_t last, kl_buf *out)
+{
+	const char *s = tf->text, *end = tf->text + tf->len;
+	for (uint32_t line = 1; s < end && line <= last; line++) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *e = nl ? nl + 1 : end;
+		if (line >= first)
+			kl_buf_append(out, s, (size_t)(e - s));
+		s = e;
+	}
+}
+
+static bool
+same_name(const test_func *a, const test_func *b)
+{
+	kl_module *m = kl_func_module(a->func);
+	size_t na, nb;
+	const char *x = kl_sym_name(m, kl_func_sym(a->func), &na);
+	const char *y = kl_sym_name(m, kl_func_sym(b->func), &nb);
+	return na == nb && memcmp(x, y, na) == 0;
+}
+
+/* Report the first line where two normalized texts differ. */
+static void
+report_difference(kl_buf *report, const kl_buf *want, const kl_buf *got)
+{
+	const char *a = want->data ? want->data : "";
+	const char *b = got->data ? got->data : "";
+	for (uint32_t line = 1;; line++) {
+		const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
+		if (!ea || !eb || ea - a != eb - b ||
+		    memcmp(a, b, (size_t)(ea - a)) != 0) {
+			kl_buf_printf(report, "  first difference, line %u of "
+				      "the function (comments and blank lines "
+				      "ignored):\n  expected: %.*s\n  printed:  "
+				      "%.*s\n", line,
+				      ea ? (int)(ea - a) : 5, ea ? a : "(end)",
+				      eb ? (int)(eb - b) : 5, eb ? b : "(end)");
+			return;
+		}
+		a = ea + 1;
+		b = eb + 1;
+	}
+}
+
+int
+test_cmd_roundtrip(test_file *tf, const char *args, kl_buf *report)
+{
+	(void)args;
+	int failures = 0;
+	kl_buf printed = { 0 }, src = { 0 }, want = { 0 }, got = { 0 };
+	kl_buf name = { 0 };
+	for (uint32_t k = 0; k < tf->nfuncs; k++) {
+		const test_func *t = &tf->funcs[k];
+		const test_func *model = t;
+		if (k + 1 < tf->nfuncs && same_name(t, &tf->funcs[k + 1]))
+			model = &tf->funcs[k + 1];
+		kl_buf_reset(&printed);
+		kl_buf_reset(&src);
+		kl_buf_reset(&want);
+		kl_buf_reset(&got);
+		kl_print_func(t->func, NULL, &printed);
+		source_lines(tf, model->first_line, model->last_line, &src);
+		normalize(src.data ? src.data : "", src.len, &want);
+		normalize(printed.data ? printed.data : "", printed.len, &got);
+		if (want.len == got.len &&
+		    (want.len == 0 || memcmp(want.data, got.data, want.len) == 0))
+			continue;
+		kl_buf_printf(report, "%s:%u: printing %%%s does not give %s\n",
+			      tf->path, t->first_line, test_func_name(t, &name),
+			      model == t ? "its source text"
+					 : "the next function's text");
+		report_difference(report, &want, &got);
+		failures++;
+	}
+	kl_buf_free(&printed);
+	kl_buf_free(&src);
+	kl_buf_free(&want);
+	kl_buf_free(&got);
+	kl_buf_free(&name);
+	return failures;
+}
+
+/* ---- parse-error ---- */
+
+typedef struct expected_error {
+	uint32_t line, col; /* 0, 0: anywhere */
+	const char *text;
+	size_t len;
+	uint32_t at;        /* line of the annotation */
+	bool matched;
+} expected_error;
+
+/* Is the comment a caret annotation "   ^ error: TEXT"? */
+static bool
+caret_annotation(const test_comment *c, uint32_t *col, const char **text,
+		 size_t *len)
+{
+	if (!c->own_line)
+		return false;
+	const char *s = c->text, *e = c->text + c->len;
+	const char *q = s;
+	while (q < e && (*q == ' ' || *q == '\t'))
+		q++;
+	if (q >= e || *q != '^')
+		return false;
+	*col = c->col + 1 + (uint32_t)(q - s);
+	test_comment rest = *c;
+	rest.text = q + 1;
+	rest.len = (size_t)(e - q - 1);
+	return test_comment_directive(&rest, "error", text, len);
+}
+
+static bool
+contains(const char *hay, const char *needle, size_t n)
+{
+	if (n == 0)
+		return true;
+	for (const char *h = hay; *h; h++)
+		if (strncmp(h, needle, n) == 0)
+			return true;
+	return false;
+}
+
+int
+test_cmd_parse_error(test_file *tf, const char *args, kl_buf *report)
+{
+	(void)args;
+	expected_error *exp = calloc(tf->ncomments + 1, sizeof *exp);
+	uint32_t nexp = 0, code_line = 0;
+	/* Caret annotations point into the nearest code line above. */
+	const char *s = tf->text, *end = tf->text + tf->len;
+	uint32_t ci = 0;
+	for (uint32_t line = 1; s < end; line++) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *e = nl ? nl : end;
+		while (ci < tf->ncomments && tf->comments[ci].line < line)
+			ci++;
+		const test_comment *c = ci < tf->ncomments &&
+						tf->comments[ci].line == line
+					? &tf->comments[ci]
+					: NULL;
+		uint32_t col;
+		const char *text;
+		size_t len;
+		if (c && caret_annotation(c, &col, &text, &len)) {
+			exp[nexp++] = (expected_error){ code_line, col, text,
+							len, line, false };
+		} else if (c && c->own_line &&
+			   test_comment_directive(c, "error", &text, &len)) {
+			exp[nexp++] = (expected_error){ 0, 0, text, len, line,
+							false };
+		} else if (c ? !c->own_line : e > s) {
+			code_line = line;
+		}
+		s = e + 1;
+	}
+	int failures = 0;
+	if (tf->module) {
+		kl_buf_printf(report, "%s: expected parse errors, but the file "
+			      "parses\n", tf->path);
+		failures = 1;
+	}
+	for (uint32_t i = 0; i < tf->parse_diags.len; i++) {
+		const kl_diag *d = &tf->parse_diags.items[i];
+		expected_error *hit = NULL;
+		for (uint32_t k = 0; k < nexp && !hit; k++)
+			if (!exp[k].matched && exp[k].line == d->line &&
+			    exp[k].col == d->col &&
+			    contains(d->message, exp[k].text, exp[k].len))
+				hit = &exp[k];
+		for (uint32_t k = 0; k < nexp && !hit; k++)
+			if (!exp[k].matched && exp[k].line == 0 &&
+			    contains(d->message, exp[k].text, exp[k].len))
+				hit = &exp[k];
+		if (hit) {
+			hit->matched = true;
+			continue;
+		}
+		kl_buf_printf(report, "%s: unexpected error:\n", tf->path);
+		kl_diag_render(d, tf->path, tf->text, tf->len, report);
+		failures++;
+	}
+	for (uint32_t k = 0; k < nexp; k++) {
+		if (exp[k].matched)
+			continue;
+		if (exp[k].line)
+			kl_buf_printf(report, "%s:%u: expected error at %u:%u "
+				      "not reported: %.*s\n", tf->path,
+				      exp[k].at, exp[k].line, exp[k].col,
+				      (int)exp[k].len, exp[k].text);
+		else
+			kl_buf_printf(report, "%s:%u: expected error not "
+				      "reported: %.*s\n", tf->path, exp[k].at,
+				      (int)exp[k].len, exp[k].text);
+		failures++;
+	}
+	if (nexp == 0) {
+		kl_buf_printf(report, "%s: a parse-error test needs error "
+			      "annotations\n", tf->path);
+		failures++;
+	}
+	free(exp);
+	return failures;
+}
+
+/* ---- hooks for testing the runner ---- */
+
+int
+test_cmd_debug_crash(test_file *tf, const char *args, kl_buf *report)
+{
+	(void)tf;
+	(void)args;
+	(void)report;
+	raise(SIGSEGV);
+	return 1;
+}
+
+int
+test_cmd_debug_hang(test_file *tf, const char *args, kl_buf *report)
+{
+	(void)tf;
+	(void)args;
+	(void)report;
+	for (volatile unsigned long spin = 0;; spin++)
+		;
+	return 1;
+}

@@ -1,0 +1,12 @@
+/*
+ * test_verifier.c -- placeholder until the command lands.
+ */
+#include "testcmd.h"
+
+int
+test_cmd_verifier(test_file *tf, const char *args, kl_buf *report)
+{
+	(void)args;
+	kl_buf_printf(report, "%s: test command not implemented yet\n", tf->path);
+	return 1;
+}

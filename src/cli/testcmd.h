@@ -1,0 +1,112 @@
+/*
+ * testcmd.h -- the interface between `keel test` (the runner, in
+ * cmd_test.c and test_file.c) and the test commands (`cat`, `roundtrip`,
+ * `verifier`, `interpret`, ...), each in its own test_*.c file.
+ *
+ * The runner reads a file, finds its `test COMMAND [args]` header lines,
+ * parses the module (header lines blanked, so line numbers stay), and
+ * splits the comment lines among the functions: a function owns the
+ * comments inside it and those after it up to the next function. Each
+ * command then checks every function and reports failures as text.
+ */
+#ifndef KEEL_TESTCMD_H
+#define KEEL_TESTCMD_H
+
+#include "cli.h"
+
+typedef struct test_comment {
+	uint32_t line;    /* 1-based line in the file */
+	uint32_t col;     /* 1-based column of the ';' */
+	const char *text; /* after the ';' (not NUL-terminated) */
+	size_t len;
+	bool own_line;    /* nothing but the comment on its line */
+} test_comment;
+
+typedef struct test_func {
+	kl_func *func;
+	uint32_t first_line, last_line; /* "function" .. "}" */
+	test_comment *comments;         /* inside and directly after */
+	uint32_t ncomments;
+} test_func;
+
+typedef struct test_file {
+	const char *path;
+	const char *text; /* the file as read */
+	size_t len;
+	kl_module *module; /* parsed with redefinitions allowed; NULL if the
+			      file does not parse (see parse_diags) */
+	kl_diags parse_diags;
+	test_func *funcs;
+	uint32_t nfuncs;
+	test_comment *comments; /* every comment of the file */
+	uint32_t ncomments;
+	bool bless;        /* --bless: commands may record new expectations */
+	/* Replacements of line ranges that --bless writes back (test_file.c). */
+	struct bless_edit *edits;
+	uint32_t nedits, edits_cap;
+} test_file;
+
+/*
+ * A command checks every function of the file. It appends one message per
+ * failure to report (each message may span several lines; start each with
+ * the file position, e.g. "t.kl:12: ...") and returns the number of
+ * failures. args is the rest of the `test` line (may be empty).
+ */
+typedef int (*test_cmd_fn)(test_file *tf, const char *args, kl_buf *report);
+
+typedef struct test_command {
+	const char *name;
+	test_cmd_fn run;
+	bool needs_module; /* false: the command handles parse errors itself */
+} test_command;
+
+/* ---- helpers for commands (test_file.c) ---- */
+
+/*
+ * Run the FileCheck directives among tf's comments against output.
+ * Returns the number of failures (0 or 1) and reports them. Functions
+ * without directives pass.
+ */
+int test_filecheck(const test_file *tf, const test_func *tfn,
+		   const char *output, size_t len, kl_buf *report);
+
+/* Does the comment start (after blanks) with key followed by ':'? If so,
+ * (*rest, *rest_len) is the text after the colon, blanks trimmed. */
+bool test_comment_directive(const test_comment *c, const char *key,
+			    const char **rest, size_t *rest_len);
+
+/*
+ * "precise" expectations: the block of comment lines directly after the
+ * function's closing brace is the exact expected output, one "; " line per
+ * output line (";" alone for an empty line). Compares, reports, and under
+ * --bless records the replacement. Returns the number of failures.
+ */
+int test_precise(test_file *tf, const test_func *tfn, const char *output,
+		 size_t len, kl_buf *report);
+
+/* Does args contain the word w? */
+bool test_has_option(const char *args, const char *w);
+
+/* Record that --bless replaces lines [first, first + count) by text. */
+void test_add_edit(test_file *tf, uint32_t first, uint32_t count,
+		   const char *text);
+
+/* The function's name (bytes as stored), NUL-terminated in tmp. */
+const char *test_func_name(const test_func *tfn, kl_buf *tmp);
+
+/* Run every command of one file; returns the number of failures. */
+int test_run_file(const char *path, bool bless, kl_buf *report);
+
+/* ---- the commands ---- */
+int test_cmd_cat(test_file *tf, const char *args, kl_buf *report);
+int test_cmd_roundtrip(test_file *tf, const char *args, kl_buf *report);
+int test_cmd_parse_error(test_file *tf, const char *args, kl_buf *report);
+int test_cmd_debug_crash(test_file *tf, const char *args, kl_buf *report);
+int test_cmd_debug_hang(test_file *tf, const char *args, kl_buf *report);
+int test_cmd_print_cfg(test_file *tf, const char *args, kl_buf *report);
+int test_cmd_domtree(test_file *tf, const char *args, kl_buf *report);
+int test_cmd_loops(test_file *tf, const char *args, kl_buf *report);
+int test_cmd_verifier(test_file *tf, const char *args, kl_buf *report);
+int test_cmd_interpret(test_file *tf, const char *args, kl_buf *report);
+
+#endif /* KEEL_TESTCMD_H */
