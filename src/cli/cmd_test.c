@@ -100,7 +100,10 @@ collect(file_list *l, const char *path, bool top)
 			continue;
 		size_t n = strlen(path) + strlen(e->d_name) + 2;
 		char *sub = malloc(n);
-		snprintf(sub, n, "%s/%s", path, e->d_name);
+		size_t plen = strlen(path);
+		while (plen > 1 && path[plen - 1] == '/')
+			plen--;
+		snprintf(sub, n, "%.*s/%s", (int)plen, path, e->d_name);
 		struct stat sst;
 		if (stat(sub, &sst) == 0 &&
 		    (S_ISDIR(sst.st_mode) || ends_with_kl(e->d_name)))

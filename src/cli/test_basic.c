@@ -8,7 +8,8 @@
  *   test roundtrip       printing a function gives back its source text,
  *                        comments and blank lines aside; when two
  *                        functions in a row share a name, printing the
- *                        first gives the second.
+ *                        first gives the second. `roundtrip module`
+ *                        compares the whole printed module instead.
  *   test parse-error     the file must not parse, and its errors must be
  *                        exactly the annotated ones:
  *                            v1 = iadd2 v0, v0
@@ -96,9 +97,8 @@ report_difference(kl_buf *report, const kl_buf *want, const kl_buf *got)
 		const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
 		if (!ea || !eb || ea - a != eb - b ||
 		    memcmp(a, b, (size_t)(ea - a)) != 0) {
-			kl_buf_printf(report, "  first difference, line %u of "
-				      "the function (comments and blank lines "
-				      "ignored):\n  expected: %.*s\n  printed:  "
+			kl_buf_printf(report, "  first difference, line %u "
+				      "(comments and blank lines ignored):\n  expected: %.*s\n  printed:  "
 				      "%.*s\n", line,
 				      ea ? (int)(ea - a) : 5, ea ? a : "(end)",
 				      eb ? (int)(eb - b) : 5, eb ? b : "(end)");
@@ -109,10 +109,33 @@ report_difference(kl_buf *report, const kl_buf *want, const kl_buf *got)
 	}
 }
 
+/* `roundtrip module`: the whole printed module against the whole file. */
+static int
+roundtrip_module(test_file *tf, kl_buf *report)
+{
+	kl_buf printed = { 0 }, want = { 0 }, got = { 0 };
+	kl_print_module(tf->module, NULL, &printed);
+	normalize(tf->parse_text, tf->len, &want);
+	normalize(printed.data ? printed.data : "", printed.len, &got);
+	int failures = 0;
+	if (want.len != got.len ||
+	    (want.len && memcmp(want.data, got.data, want.len) != 0)) {
+		kl_buf_printf(report, "%s: printing the module does not give "
+			      "the file back\n", tf->path);
+		report_difference(report, &want, &got);
+		failures = 1;
+	}
+	kl_buf_free(&printed);
+	kl_buf_free(&want);
+	kl_buf_free(&got);
+	return failures;
+}
+
 int
 test_cmd_roundtrip(test_file *tf, const char *args, kl_buf *report)
 {
-	(void)args;
+	if (test_has_option(args, "module"))
+		return roundtrip_module(tf, report);
 	int failures = 0;
 	kl_buf printed = { 0 }, src = { 0 }, want = { 0 }, got = { 0 };
 	kl_buf name = { 0 };
@@ -221,14 +244,20 @@ test_cmd_parse_error(test_file *tf, const char *args, kl_buf *report)
 		}
 		s = e + 1;
 	}
+	/* Parse again as a module is normally parsed: no redefinitions. */
+	kl_diags diags = { 0 };
+	kl_module *m = NULL;
+	kl_parse_options opts = { tf->path, false };
+	kl_parse_module(tf->parse_text, tf->len, &opts, &m, &diags);
 	int failures = 0;
-	if (tf->module) {
+	if (m) {
 		kl_buf_printf(report, "%s: expected parse errors, but the file "
 			      "parses\n", tf->path);
 		failures = 1;
+		kl_module_free(m);
 	}
-	for (uint32_t i = 0; i < tf->parse_diags.len; i++) {
-		const kl_diag *d = &tf->parse_diags.items[i];
+	for (uint32_t i = 0; i < diags.len; i++) {
+		const kl_diag *d = &diags.items[i];
 		expected_error *hit = NULL;
 		for (uint32_t k = 0; k < nexp && !hit; k++)
 			if (!exp[k].matched && exp[k].line == d->line &&
@@ -267,6 +296,7 @@ test_cmd_parse_error(test_file *tf, const char *args, kl_buf *report)
 		failures++;
 	}
 	free(exp);
+	kl_diags_free(&diags);
 	return failures;
 }
 

@@ -465,6 +465,7 @@ test_run_file(const char *path, bool bless, kl_buf *report)
 	tf.path = path;
 	tf.text = file.text;
 	tf.len = file.len;
+	tf.parse_text = blanked;
 	tf.bless = bless;
 	int failures = 0;
 	const test_command **cmds = NULL;

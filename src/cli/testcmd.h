@@ -33,6 +33,7 @@ typedef struct test_file {
 	const char *path;
 	const char *text; /* the file as read */
 	size_t len;
+	const char *parse_text; /* the same with the `test` lines blanked */
 	kl_module *module; /* parsed with redefinitions allowed; NULL if the
 			      file does not parse (see parse_diags) */
 	kl_diags parse_diags;

@@ -62,7 +62,7 @@ parse_cond(parser *p, const char *const *names, int count, const char *what)
 	for (int k = 0; k < count; k++)
 		if (strlen(names[k]) == n && memcmp(names[k], s, n) == 0)
 			return (uint8_t)k;
-	fail_at(p, s, "expected %s condition code, found '%.*s'", what,
+	fail_at(p, s, "expected %s, found '%.*s'", what,
 		(int)(n > 20 ? 20 : n), s);
 }
 
@@ -75,6 +75,16 @@ static const char *const fcc_names[KL_FCC_COUNT] = {
 static const char *const trap_words[KL_TRAP_COUNT] = {
 	"unreachable", "int_divz", "int_ovf", "heap_oob", "user",
 };
+
+/* A float literal must not run into letters or digits ("1.5x"). */
+static void
+check_literal_end(parser *p, size_t used)
+{
+	const char *e = p->p + used;
+	if (e < p->end && ((*e >= 'a' && *e <= 'z') || (*e >= 'A' && *e <= 'Z') ||
+			   (*e >= '0' && *e <= '9') || *e == '_' || *e == '.'))
+		fail_at(p, p->p, "malformed float literal");
+}
 
 /* An immediate for an integer type: range-checked, sign-normalised. */
 static int64_t
@@ -265,6 +275,7 @@ parse_inst(parser *p, const uint32_t *results, uint32_t nres,
 					       &bits);
 			if (!used)
 				fail_at(p, p->p, "expected a float literal");
+			check_literal_end(p, used);
 			p->p += used;
 			inst_set_imm(f, i, bits);
 			rtype = KL_TYPE_F32;
@@ -274,6 +285,7 @@ parse_inst(parser *p, const uint32_t *results, uint32_t nres,
 					       &bits);
 			if (!used)
 				fail_at(p, p->p, "expected a float literal");
+			check_literal_end(p, used);
 			p->p += used;
 			inst_set_imm(f, i, (int64_t)bits);
 			rtype = KL_TYPE_F64;
@@ -295,9 +307,11 @@ parse_inst(parser *p, const uint32_t *results, uint32_t nres,
 	case KL_FMT_ICMP:
 	case KL_FMT_FCMP:
 		if (info->format == KL_FMT_ICMP)
-			d->aux = parse_cond(p, icc_names, KL_ICC_COUNT, "an integer");
+			d->aux = parse_cond(p, icc_names, KL_ICC_COUNT,
+					    "an integer condition code");
 		else
-			d->aux = parse_cond(p, fcc_names, KL_FCC_COUNT, "a float");
+			d->aux = parse_cond(p, fcc_names, KL_FCC_COUNT,
+					    "a float condition code");
 		/* fall through */
 	case KL_FMT_BINARY: {
 		skip_ws(p);
@@ -315,7 +329,8 @@ parse_inst(parser *p, const uint32_t *results, uint32_t nres,
 		break;
 	}
 	case KL_FMT_ICMP_IMM:
-		d->aux = parse_cond(p, icc_names, KL_ICC_COUNT, "an integer");
+		d->aux = parse_cond(p, icc_names, KL_ICC_COUNT,
+				    "an integer condition code");
 		/* fall through */
 	case KL_FMT_BINARY_IMM: {
 		skip_ws(p);
@@ -480,7 +495,8 @@ parse_inst(parser *p, const uint32_t *results, uint32_t nres,
 		f->insts[i].w[0] = list_make(&f->pool, p->scratch, p->nscratch);
 		break;
 	case KL_FMT_TRAP: {
-		uint8_t code = parse_cond(p, trap_words, KL_TRAP_COUNT, "a trap");
+		uint8_t code = parse_cond(p, trap_words, KL_TRAP_COUNT,
+					  "a trap code");
 		f->insts[i].aux = code;
 		if (code == KL_TRAP_USER)
 			f->insts[i].w[0] = parse_u32(p, "a user trap code");

@@ -359,8 +359,10 @@ put_operands(printer *p, uint32_t i)
 		break;
 	case KL_FMT_TRAP:
 		kl_buf_printf(out, " %s", kl_trapcode_name((kl_trapcode)d->aux));
-		if (d->aux == KL_TRAP_USER)
-			kl_buf_printf(out, " %u", d->w[0]);
+		if (d->aux == KL_TRAP_USER) {
+			kl_buf_putc(out, ' ');
+			fmt_uint(out, d->w[0]);
+		}
 		break;
 	}
 }
