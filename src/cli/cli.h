@@ -11,6 +11,9 @@
 
 #include "keel.h"
 
+/* argv[0] of the keel process (set by main). */
+extern const char *cli_argv0;
+
 /* Exit statuses of every subcommand. */
 enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
 

@@ -40,9 +40,12 @@ usage(FILE *out)
 	      out);
 }
 
+const char *cli_argv0 = "keel";
+
 int
 main(int argc, char **argv)
 {
+	cli_argv0 = argv[0];
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

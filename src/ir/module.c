@@ -235,6 +235,8 @@ module_sig(const kl_module *m, uint32_t sig)
 	if (sig >= m->nsigs)
 		return r;
 	const kl_sig_data *s = &m->sigs[sig];
+	if (!m->sigtypes)
+		return r; /* no signature in the module has any type */
 	r.params = m->sigtypes + s->types;
 	r.results = m->sigtypes + s->types + s->nparams;
 	r.num_params = s->nparams;

@@ -552,8 +552,9 @@ parse_signature(parser *p)
 			p->types[p->ntypes++] = t;
 		} while (accept(p, ','));
 	}
-	return module_add_sig(p->m, p->types, np, p->types + np,
-			      p->ntypes - np, variadic);
+	const kl_type *results = p->types ? p->types + np : NULL;
+	return module_add_sig(p->m, p->types, np, results, p->ntypes - np,
+			      variadic);
 }
 
 /* ---- function bodies ---- */
