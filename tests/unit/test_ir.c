@@ -1,0 +1,410 @@
+/*
+ * test_ir.c -- unit tests of the IR data structures: the value-list pool,
+ * layout sequence numbers, global names, and the builder API.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/ir/ir.h"
+#include "keel.h"
+#include "unit.h"
+
+/* ---- value-list pool ---- */
+
+static void
+test_pool_bins_and_growth(void)
+{
+	kl_pool p = { 0 };
+	uint32_t l = 0;
+	CHECK_EQ_INT(list_len(&p, l), 0);
+	for (uint32_t i = 0; i < 1000; i++) {
+		list_push(&p, &l, i * 3);
+		CHECK_EQ_INT(list_len(&p, l), i + 1);
+	}
+	for (uint32_t i = 0; i < 1000; i++)
+		CHECK_EQ_INT(list_get(&p, l, i), i * 3);
+	/* 1000 elements + header need the 1024-slot bin (bin 8). */
+	CHECK_EQ_INT(p.data[l - 1] >> 27, 8);
+	/* Growth moved the list through bins 0..7, freeing each on the way. */
+	for (uint32_t b = 0; b < 8; b++)
+		CHECK(p.free_head[b] != 0);
+	pool_free_all(&p);
+}
+
+static void
+test_pool_reuse_after_free(void)
+{
+	kl_pool p = { 0 };
+	uint32_t a = list_make(&p, (uint32_t[]){ 1, 2, 3 }, 3);
+	uint32_t used = p.len;
+	list_free(&p, a);
+	uint32_t b = list_make(&p, (uint32_t[]){ 7, 8 }, 2);
+	CHECK_EQ_INT(b, a); /* same bin: the freed block comes back */
+	CHECK_EQ_INT(p.len, used);
+	CHECK_EQ_INT(list_get(&p, b, 0), 7);
+	CHECK_EQ_INT(list_get(&p, b, 1), 8);
+	/* A list needing a bigger bin does not take the small block. */
+	list_free(&p, b);
+	uint32_t c = list_make(&p, NULL, 5);
+	CHECK(c != b);
+	CHECK(p.len > used);
+	pool_free_all(&p);
+}
+
+static void
+test_pool_insert_remove(void)
+{
+	kl_pool p = { 0 };
+	uint32_t l = 0;
+	for (uint32_t i = 0; i < 10; i++)
+		list_push(&p, &l, i);
+	list_insert(&p, &l, 0, 100);
+	list_insert(&p, &l, 5, 200);
+	list_insert(&p, &l, list_len(&p, l), 300);
+	uint32_t want[] = { 100, 0, 1, 2, 3, 200, 4, 5, 6, 7, 8, 9, 300 };
+	CHECK_EQ_INT(list_len(&p, l), 13);
+	for (uint32_t i = 0; i < 13; i++)
+		CHECK_EQ_INT(list_get(&p, l, i), want[i]);
+	list_remove(&p, &l, 0);
+	list_remove(&p, &l, 4);
+	list_remove(&p, &l, list_len(&p, l) - 1);
+	uint32_t want2[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+	CHECK_EQ_INT(list_len(&p, l), 10);
+	for (uint32_t i = 0; i < 10; i++)
+		CHECK_EQ_INT(list_get(&p, l, i), want2[i]);
+	while (list_len(&p, l))
+		list_remove(&p, &l, 0);
+	CHECK_EQ_INT(l, 0); /* an emptied list is the empty handle again */
+	pool_free_all(&p);
+}
+
+static void
+test_pool_many_lists(void)
+{
+	/* Interleaved pushes to many lists keep each list intact. */
+	kl_pool p = { 0 };
+	enum { N = 200 };
+	uint32_t lists[N] = { 0 };
+	for (uint32_t round = 0; round < 40; round++)
+		for (uint32_t i = 0; i < N; i++)
+			list_push(&p, &lists[i], i * 1000 + round);
+	for (uint32_t i = 0; i < N; i++) {
+		CHECK_EQ_INT(list_len(&p, lists[i]), 40);
+		for (uint32_t r = 0; r < 40; r++)
+			CHECK_EQ_INT(list_get(&p, lists[i], r), i * 1000 + r);
+	}
+	pool_free_all(&p);
+}
+
+/* ---- layout ---- */
+
+static kl_func *
+new_func(kl_module *m, const char *name)
+{
+	kl_func *f = NULL;
+	CHECK_EQ_INT(kl_module_add_func(m, name, strlen(name), NULL, &f), KL_OK);
+	return f;
+}
+
+static bool
+seq_increasing(const kl_func *f, kl_block b)
+{
+	kl_inst prev = KL_NO_INST;
+	for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
+	     i = kl_inst_next(f, i)) {
+		if (prev.id != KL_NONE && !kl_inst_precedes(f, prev, i))
+			return false;
+		prev = i;
+	}
+	return true;
+}
+
+static void
+test_layout_insert_between(void)
+{
+	kl_module *m = kl_module_new();
+	kl_func *f = new_func(m, "f");
+	kl_block b = kl_func_new_block(f);
+	CHECK_EQ_INT(kl_func_append_block(f, b), KL_OK);
+	kl_builder bld;
+	kl_builder_init(&bld, f);
+	kl_builder_at_end(&bld, b);
+	kl_value a = kl_build_iconst(&bld, KL_TYPE_I32, 1);
+	kl_value z = kl_build_iconst(&bld, KL_TYPE_I32, 2);
+	kl_inst ia = kl_value_def_inst(f, a), iz = kl_value_def_inst(f, z);
+	CHECK(kl_inst_precedes(f, ia, iz));
+	/* Insert many times right before z: the gap closes and the local
+	 * renumbering must keep the order. */
+	for (int k = 0; k < 200; k++) {
+		kl_builder_before(&bld, iz);
+		kl_build_iconst(&bld, KL_TYPE_I32, 100 + k);
+	}
+	CHECK(seq_increasing(f, b));
+	/* Insert repeatedly right after the first instruction too. */
+	for (int k = 0; k < 200; k++) {
+		kl_builder_before(&bld, kl_inst_next(f, ia));
+		kl_build_iconst(&bld, KL_TYPE_I32, 1000 + k);
+	}
+	CHECK(seq_increasing(f, b));
+	CHECK(kl_inst_precedes(f, ia, iz));
+	CHECK(!kl_inst_precedes(f, iz, ia));
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_OK);
+	/* Order of the values: first a, then the 200 later inserts in
+	 * reverse, then the first 200 in order, then z. */
+	kl_inst i = kl_block_first_inst(f, b);
+	CHECK_EQ_INT(i.id, ia.id);
+	i = kl_inst_next(f, i);
+	CHECK_EQ_INT(kl_inst_imm(f, i), 1199);
+	kl_module_free(m);
+}
+
+static void
+test_layout_renumber_is_local(void)
+{
+	/* Inserting between two neighbours with a gap touches only the new
+	 * instruction: the others keep their numbers. */
+	kl_module *m = kl_module_new();
+	kl_func *f = new_func(m, "f");
+	kl_block b = kl_func_new_block(f);
+	kl_func_append_block(f, b);
+	kl_builder bld;
+	kl_builder_init(&bld, f);
+	kl_builder_at_end(&bld, b);
+	kl_inst insts[50];
+	for (int k = 0; k < 50; k++)
+		insts[k] = kl_value_def_inst(f, kl_build_iconst(&bld, KL_TYPE_I8, k));
+	uint32_t before[50];
+	for (int k = 0; k < 50; k++)
+		before[k] = f->nodes[insts[k].id].seq;
+	kl_builder_before(&bld, insts[25]);
+	kl_build_iconst(&bld, KL_TYPE_I8, 99);
+	for (int k = 0; k < 50; k++)
+		CHECK_EQ_INT(f->nodes[insts[k].id].seq, before[k]);
+	kl_module_free(m);
+}
+
+/* ---- names ---- */
+
+static void
+print_name_of(kl_module *m, kl_sym s, kl_buf *out)
+{
+	kl_buf_reset(out);
+	kl_func *f = kl_sym_func(m, s);
+	kl_print_func(f, NULL, out);
+}
+
+static void
+test_names(void)
+{
+	kl_module *m = kl_module_new();
+	const char *longname = "i32.no_fold_cmp_s_offset";
+	kl_func *f1 = new_func(m, "short");
+	kl_func *f2 = new_func(m, longname);
+	kl_func *f3 = NULL;
+	CHECK_EQ_INT(kl_module_add_func(m, "hi :)", 5, NULL, &f3), KL_OK);
+	kl_func *f4 = NULL;
+	CHECK_EQ_INT(kl_module_add_func(m, "", 0, NULL, &f4), KL_OK);
+	kl_func *dup = NULL;
+	CHECK_EQ_INT(kl_module_add_func(m, "short", 5, NULL, &dup),
+		     KL_ERR_EXISTS);
+	size_t n;
+	const char *s = kl_sym_name(m, kl_func_sym(f2), &n);
+	CHECK_EQ_INT(n, strlen(longname));
+	CHECK(memcmp(s, longname, n) == 0);
+	CHECK_EQ_INT(kl_module_lookup(m, longname, strlen(longname)).id,
+		     kl_func_sym(f2).id);
+	CHECK_EQ_INT(kl_module_lookup(m, "", 0).id, kl_func_sym(f4).id);
+	CHECK_EQ_INT(kl_module_lookup(m, "nope", 4).id, KL_NONE);
+	/* Short names live inline in the symbol, long ones in the store. */
+	CHECK(m->syms[kl_func_sym(f1).id].name.len <= NAME_INLINE);
+	CHECK(m->nbytes >= strlen(longname));
+	kl_buf out = { 0 };
+	print_name_of(m, kl_func_sym(f1), &out);
+	CHECK(strncmp(out.data, "function %short() {", 19) == 0);
+	print_name_of(m, kl_func_sym(f2), &out);
+	CHECK(strncmp(out.data, "function %i32.no_fold_cmp_s_offset() {",
+		      38) == 0);
+	print_name_of(m, kl_func_sym(f3), &out);
+	CHECK(strncmp(out.data, "function #6869203a29() {", 24) == 0);
+	print_name_of(m, kl_func_sym(f4), &out);
+	CHECK(strncmp(out.data, "function noname() {", 19) == 0);
+	/* Many symbols: the hash table grows, every name is still found. */
+	char buf[32];
+	for (int k = 0; k < 3000; k++) {
+		snprintf(buf, sizeof buf, "sym_%d_with_a_long_tail", k);
+		kl_sym d;
+		CHECK_EQ_INT(kl_module_add_data(m, buf, strlen(buf), false, 1, &d),
+			     KL_OK);
+	}
+	for (int k = 0; k < 3000; k += 7) {
+		snprintf(buf, sizeof buf, "sym_%d_with_a_long_tail", k);
+		kl_sym d = kl_module_lookup(m, buf, strlen(buf));
+		CHECK(d.id != KL_NONE);
+		size_t len;
+		const char *nm = kl_sym_name(m, d, &len);
+		CHECK(len == strlen(buf) && memcmp(nm, buf, len) == 0);
+	}
+	kl_buf_free(&out);
+	kl_module_free(m);
+}
+
+/* ---- builder ---- */
+
+static void
+test_builder_builds_what_the_parser_reads(void)
+{
+	kl_module *m = kl_module_new();
+	kl_type params[] = { KL_TYPE_I32, KL_TYPE_I32 };
+	kl_type results[] = { KL_TYPE_I32 };
+	kl_signature sig = { params, results, 2, 1, false };
+	kl_func *f = NULL;
+	CHECK_EQ_INT(kl_module_add_func(m, "max", 3, &sig, &f), KL_OK);
+	kl_block b0 = kl_func_new_block(f), b1 = kl_func_new_block(f),
+		 b2 = kl_func_new_block(f);
+	kl_func_append_block(f, b0);
+	kl_func_append_block(f, b1);
+	kl_func_append_block(f, b2);
+	kl_value x = kl_block_append_param(f, b0, KL_TYPE_I32);
+	kl_value y = kl_block_append_param(f, b0, KL_TYPE_I32);
+	kl_value r = kl_block_append_param(f, b2, KL_TYPE_I32);
+	kl_builder bld;
+	kl_builder_init(&bld, f);
+	kl_builder_at_end(&bld, b0);
+	kl_value c = kl_build_icmp(&bld, KL_ICC_SGT, x, y);
+	kl_build_brif(&bld, c, (kl_block_call){ b1, NULL, 0 },
+		      (kl_block_call){ b2, &y, 1 });
+	kl_builder_at_end(&bld, b1);
+	kl_build_jump(&bld, (kl_block_call){ b2, &x, 1 });
+	kl_builder_at_end(&bld, b2);
+	kl_build_return(&bld, &r, 1);
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_OK);
+	CHECK_EQ_INT(kl_value_type(f, c), KL_TYPE_I8);
+
+	kl_buf out = { 0 };
+	kl_print_module(m, NULL, &out);
+	const char *want =
+		"function %max(i32, i32) -> i32 {\n"
+		"block0(v0: i32, v1: i32):\n"
+		"    v3 = icmp sgt v0, v1\n"
+		"    brif v3, block1, block2(v1)\n"
+		"\n"
+		"block1:\n"
+		"    jump block2(v0)\n"
+		"\n"
+		"block2(v2: i32):\n"
+		"    return v2\n"
+		"}\n";
+	CHECK_EQ_STR(out.data, want);
+	/* And the text parses back to the same print. */
+	kl_module *m2 = NULL;
+	kl_diags d = { 0 };
+	CHECK_EQ_INT(kl_parse_module(out.data, out.len, NULL, &m2, &d), KL_OK);
+	kl_buf out2 = { 0 };
+	if (m2)
+		kl_print_module(m2, NULL, &out2);
+	CHECK_EQ_STR(out2.data, want);
+	kl_buf_free(&out);
+	kl_buf_free(&out2);
+	kl_diags_free(&d);
+	kl_module_free(m2);
+	kl_module_free(m);
+}
+
+static void
+test_builder_errors_are_values(void)
+{
+	kl_module *m = kl_module_new();
+	kl_func *f = new_func(m, "f");
+	kl_builder bld;
+	kl_builder_init(&bld, f);
+	/* No block yet. */
+	CHECK_EQ_INT(kl_build_iconst(&bld, KL_TYPE_I32, 1).id, KL_NONE);
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_ERR_POSITION);
+	/* Sticky: later calls fail too, even with a block. */
+	kl_block b = kl_func_new_block(f);
+	kl_func_append_block(f, b);
+	kl_builder_at_end(&bld, b);
+	CHECK_EQ_INT(kl_build_iconst(&bld, KL_TYPE_I32, 1).id, KL_NONE);
+
+	kl_builder_init(&bld, f);
+	kl_builder_at_end(&bld, b);
+	kl_value one = kl_build_iconst(&bld, KL_TYPE_I32, 1);
+	CHECK(one.id != KL_NONE);
+	/* Wrong builder call for the opcode. */
+	kl_build_binary(&bld, KL_OP_ICONST, one, one);
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_ERR_FORMAT);
+
+	kl_builder_init(&bld, f);
+	kl_builder_at_end(&bld, b);
+	kl_build_binary(&bld, KL_OP_IADD, one, (kl_value){ 12345 });
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_ERR_INVALID);
+
+	kl_builder_init(&bld, f);
+	kl_builder_at_end(&bld, b);
+	kl_build_alloca(&bld, 8, 3);
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_ERR_RANGE);
+
+	kl_builder_init(&bld, f);
+	kl_builder_at_end(&bld, b);
+	kl_build_jump(&bld, (kl_block_call){ { 77 }, NULL, 0 });
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_ERR_INVALID);
+
+	kl_builder_init(&bld, f);
+	kl_builder_at_end(&bld, b);
+	kl_build_call(&bld, (kl_sym){ 99 }, NULL, 0);
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_ERR_INVALID);
+
+	kl_builder_init(&bld, f);
+	kl_builder_before(&bld, (kl_inst){ 999 });
+	kl_build_iconst(&bld, KL_TYPE_I8, 0);
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_ERR_POSITION);
+
+	/* Types that do not exist. */
+	CHECK_EQ_INT(kl_block_append_param(f, b, 4242).id, KL_NONE);
+	kl_type bad = 4242;
+	kl_signature sig = { &bad, NULL, 1, 0, false };
+	kl_sym s;
+	CHECK_EQ_INT(kl_module_declare(m, "g", 1, &sig, &s), KL_ERR_INVALID);
+	kl_module_free(m);
+}
+
+static void
+test_builder_immediates(void)
+{
+	kl_module *m = kl_module_new();
+	kl_func *f = new_func(m, "f");
+	kl_block b = kl_func_new_block(f);
+	kl_func_append_block(f, b);
+	kl_builder bld;
+	kl_builder_init(&bld, f);
+	kl_builder_at_end(&bld, b);
+	kl_value v = kl_build_iconst(&bld, KL_TYPE_I8, 255);
+	CHECK_EQ_INT(kl_inst_imm(f, kl_value_def_inst(f, v)), -1);
+	kl_value w = kl_build_iconst(&bld, KL_TYPE_I64, INT64_MIN);
+	CHECK_EQ_INT(kl_inst_imm(f, kl_value_def_inst(f, w)), INT64_MIN);
+	/* A 64-bit immediate of an _imm instruction goes to the pool. */
+	kl_value big = kl_build_binary_imm(&bld, KL_OP_IADD_IMM, w,
+					   0x123456789abcll);
+	CHECK_EQ_INT(kl_inst_imm(f, kl_value_def_inst(f, big)),
+		     0x123456789abcll);
+	kl_value small = kl_build_binary_imm(&bld, KL_OP_IADD_IMM, w, -5);
+	CHECK_EQ_INT(kl_inst_imm(f, kl_value_def_inst(f, small)), -5);
+	CHECK_EQ_INT(f->nconsts, 1);
+	kl_module_free(m);
+}
+
+int
+main(void)
+{
+	UNIT_RUN(test_pool_bins_and_growth);
+	UNIT_RUN(test_pool_reuse_after_free);
+	UNIT_RUN(test_pool_insert_remove);
+	UNIT_RUN(test_pool_many_lists);
+	UNIT_RUN(test_layout_insert_between);
+	UNIT_RUN(test_layout_renumber_is_local);
+	UNIT_RUN(test_names);
+	UNIT_RUN(test_builder_builds_what_the_parser_reads);
+	UNIT_RUN(test_builder_errors_are_values);
+	UNIT_RUN(test_builder_immediates);
+	return unit_report("ir");
+}
