@@ -325,6 +325,18 @@ uint32_t kl_data_align(const kl_module *m, kl_sym data);
 /* Total size in bytes of the object's items. */
 uint64_t kl_data_size(const kl_module *m, kl_sym data);
 
+/* Size of a module's IR, for reports and benchmarks. */
+typedef struct kl_module_stats {
+	uint64_t funcs, blocks, insts, values;
+	/* Bytes of table entries and pool slots in use, by table. */
+	uint64_t inst_bytes, layout_bytes, value_bytes, block_bytes;
+	uint64_t pool_bytes, const_bytes;
+	uint64_t bytes_used;      /* the sum of the above */
+	uint64_t bytes_allocated; /* table and pool capacity */
+} kl_module_stats;
+
+void kl_module_get_stats(const kl_module *m, kl_module_stats *st);
+
 /* ------------------------------------------------------------------------
  * Functions, blocks, values, instructions (read access).
  */
@@ -499,16 +511,401 @@ void kl_print_value(const kl_func *f, kl_value v, kl_buf *out);
 
 /* ------------------------------------------------------------------------
  * Analyses: control-flow graph, dominator tree, frontiers, loops, liveness.
- * (section owned by src/analysis/)
+ * (section owned by src/analysis/; docs/analyses.md explains each one)
+ *
+ * Every analysis is a plain object: create it with _new, fill it with
+ * _compute (again after the IR changed: the memory is reused), read it,
+ * free it with _free. Analyses read the IR and never change it; they keep
+ * no pointer to the function, so a caller must recompute (or repair) an
+ * analysis after changing what it depends on. They work on unverified IR
+ * without crashing (nonsense in, nonsense out), index their arrays by
+ * entity number, and give the same answers on every run.
  */
+
+/*
+ * Control-flow graph: successors and predecessors of every block. A
+ * predecessor is a (block, branch instruction) pair; they are ordered by
+ * the layout position of the branch, so the order survives printing and
+ * re-parsing. A br_table naming a block twice gives two edges. Successors
+ * are in branch order (brif: then, else; br_table: default, then table).
+ * Only blocks in the layout have edges, and only destinations that are
+ * blocks in the layout give edges (every instruction is scanned, so
+ * unverified IR with a branch in the middle of a block still works).
+ */
+typedef struct kl_cfg kl_cfg;
+
+typedef struct kl_cfg_edge {
+	kl_block block; /* the predecessor (in a successor edge: the target) */
+	kl_inst inst;   /* its branch instruction */
+} kl_cfg_edge;
+
+kl_cfg *kl_cfg_new(void);
+void kl_cfg_free(kl_cfg *cfg); /* NULL is allowed */
+void kl_cfg_compute(kl_cfg *cfg, const kl_func *f);
+/*
+ * Repair the edges of block b after its instructions changed, or after b
+ * was inserted into (or removed from) the layout: b's old edges (as the
+ * CFG has them) are dropped, b is scanned again. Edges into b stay. The
+ * rest of the layout must keep its order (else: kl_cfg_compute).
+ */
+void kl_cfg_recompute_block(kl_cfg *cfg, const kl_func *f, kl_block b);
+uint32_t kl_cfg_num_succs(const kl_cfg *cfg, kl_block b);
+kl_block kl_cfg_succ(const kl_cfg *cfg, kl_block b, uint32_t i);
+/* Successor i as (target block, branch instruction). */
+kl_cfg_edge kl_cfg_succ_edge(const kl_cfg *cfg, kl_block b, uint32_t i);
+uint32_t kl_cfg_num_preds(const kl_cfg *cfg, kl_block b);
+kl_cfg_edge kl_cfg_pred(const kl_cfg *cfg, kl_block b, uint32_t i);
+/* Same edges in the same order? If not, *differs is a block that differs. */
+bool kl_cfg_equal(const kl_cfg *a, const kl_cfg *b, kl_block *differs);
+
+/*
+ * Dominator tree over the reachable blocks (semi-NCA). Unreachable blocks
+ * have no immediate dominator, dominate nothing and are dominated by
+ * nothing, except that every block dominates itself. The entry block's
+ * idom is none too.
+ */
+typedef struct kl_domtree kl_domtree;
+
+kl_domtree *kl_domtree_new(void);
+void kl_domtree_free(kl_domtree *dt); /* NULL is allowed */
+void kl_domtree_compute(kl_domtree *dt, const kl_func *f, const kl_cfg *cfg);
+bool kl_domtree_is_reachable(const kl_domtree *dt, kl_block b);
+kl_block kl_domtree_idom(const kl_domtree *dt, kl_block b);
+/* Does a dominate b (every block dominates itself)? O(1). */
+bool kl_domtree_dominates(const kl_domtree *dt, kl_block a, kl_block b);
+/*
+ * Does instruction a dominate instruction b (a == b counts)? O(1). In one
+ * block: a comes first in the layout (this holds in unreachable blocks
+ * too); in different blocks: a's block dominates b's. False if either is
+ * not placed.
+ */
+bool kl_domtree_inst_dominates(const kl_domtree *dt, const kl_func *f,
+			       kl_inst a, kl_inst b);
+/*
+ * Same tree? Compares reachability, idoms and the post-order. If not,
+ * *differs is a block whose idom (or post-order place) differs.
+ */
+bool kl_domtree_equal(const kl_domtree *a, const kl_domtree *b,
+		      kl_block *differs);
+/* The entry block the tree was computed from (none if no blocks). */
+kl_block kl_domtree_entry(const kl_domtree *dt);
+/* Children in the tree, in layout order: first child, then siblings. */
+kl_block kl_domtree_first_child(const kl_domtree *dt, kl_block b);
+kl_block kl_domtree_next_sibling(const kl_domtree *dt, kl_block b);
+/*
+ * The reachable blocks in the post-order of a depth-first search of the
+ * CFG (successors visited last first); read it backwards for the reverse
+ * post-order (RPO). Valid until the tree is computed or repaired again.
+ */
+const kl_block *kl_domtree_postorder(const kl_domtree *dt, uint32_t *n);
+/* Order of a and b in the RPO: <0, 0, >0. Unreachable blocks sort last. */
+int kl_domtree_rpo_cmp(const kl_domtree *dt, kl_block a, kl_block b);
+/*
+ * Repair the tree and its post-order after old was split: new (inserted
+ * after old) took old's later instructions, old now ends with a jump to
+ * new, and the CFG has been repaired for both blocks. Cost: O(children of
+ * old + size of the post-order) (a memmove), not a recomputation. If the
+ * CFG does not show that shape, the tree is computed afresh and false is
+ * returned; true means it was repaired in place.
+ */
+bool kl_domtree_recompute_split(kl_domtree *dt, const kl_func *f,
+				const kl_cfg *cfg, kl_block old_block,
+				kl_block new_block);
+
+/*
+ * Dominance frontiers (Cytron et al. 1991): DF(b) holds the blocks where
+ * b's dominance ends. Only reachable blocks have or appear in frontiers.
+ * Each set is in layout order.
+ */
+typedef struct kl_domfront kl_domfront;
+
+kl_domfront *kl_domfront_new(void);
+void kl_domfront_free(kl_domfront *df); /* NULL is allowed */
+void kl_domfront_compute(kl_domfront *df, const kl_func *f,
+			 const kl_cfg *cfg, const kl_domtree *dt);
+uint32_t kl_domfront_size(const kl_domfront *df, kl_block b);
+kl_block kl_domfront_get(const kl_domfront *df, kl_block b, uint32_t i);
+
+/*
+ * Iterated dominance frontier DF+(S) of the n blocks in `blocks` (the
+ * blocks that need a parameter for a variable assigned in S). ws is a
+ * reusable workspace: a call costs O(n + the frontier sets it visits), not
+ * O(blocks), so mem2reg can call it for thousands of variables. Returns
+ * the count; *out points at the blocks (in discovery order, no
+ * duplicates), valid until the next call with ws.
+ */
+typedef struct kl_idf kl_idf;
+
+kl_idf *kl_idf_new(void);
+void kl_idf_free(kl_idf *ws); /* NULL is allowed */
+uint32_t kl_domfront_iterated(const kl_domfront *df, kl_idf *ws,
+			      const kl_block *blocks, uint32_t n,
+			      const kl_block **out);
+
+/*
+ * Loops: the natural loops of back edges (an edge whose target dominates
+ * its source), nested into a forest, and the irreducible regions (cycles
+ * that no block dominates: strongly connected sets of blocks once the
+ * back edges are removed), which are reported and are not loops.
+ *
+ * Loops are numbered 0..count-1 in preorder of the forest, children in
+ * the layout order of their headers: a loop's parent has a smaller number,
+ * and the loops inside loop L are L+1 .. L+k. Depth 1 is outermost.
+ */
+typedef struct kl_loops kl_loops;
+typedef struct kl_loop { uint32_t id; } kl_loop;
+
+#define KL_NO_LOOP ((kl_loop){ KL_NONE })
+
+kl_loops *kl_loops_new(void);
+void kl_loops_free(kl_loops *lf); /* NULL is allowed */
+void kl_loops_compute(kl_loops *lf, const kl_func *f, const kl_cfg *cfg,
+		      const kl_domtree *dt);
+uint32_t kl_loops_count(const kl_loops *lf);
+/* The innermost loop containing b, or KL_NO_LOOP. */
+kl_loop kl_loops_innermost(const kl_loops *lf, kl_block b);
+/* Loop depth of b: 0 outside loops. */
+uint32_t kl_loops_block_depth(const kl_loops *lf, kl_block b);
+bool kl_loops_is_header(const kl_loops *lf, kl_block b);
+kl_block kl_loop_header(const kl_loops *lf, kl_loop l);
+kl_loop kl_loop_parent(const kl_loops *lf, kl_loop l);
+uint32_t kl_loop_depth(const kl_loops *lf, kl_loop l);
+/* All blocks of l, nested loops' included: the header, then its other
+ * blocks in layout order, then each child loop's blocks in turn. */
+const kl_block *kl_loop_blocks(const kl_loops *lf, kl_loop l, uint32_t *n);
+bool kl_loop_contains(const kl_loops *lf, kl_loop l, kl_block b); /* O(1) */
+/* Irreducible regions, numbered in the layout order of their first
+ * block; blocks and entries (blocks entered from outside the region) in
+ * layout order. */
+uint32_t kl_loops_num_irreducible(const kl_loops *lf);
+const kl_block *kl_loops_irreducible_blocks(const kl_loops *lf, uint32_t r,
+					    uint32_t *n);
+const kl_block *kl_loops_irreducible_entries(const kl_loops *lf, uint32_t r,
+					     uint32_t *n);
+/* The irreducible region of b, or KL_NONE. */
+uint32_t kl_loops_irreducible_region(const kl_loops *lf, kl_block b);
+
+/*
+ * Liveness of SSA values: the live-in and live-out sets of every block,
+ * sorted by value number, holding resolved values only (a use of an alias
+ * counts as a use of the value it resolves to). Block parameters are
+ * defined at the top of their block and are never live-in there; a branch
+ * argument is used at the end of its block, like a phi operand: live-out
+ * of the branching block, not live-in of the target. Needs strict SSA
+ * (verified IR) to be meaningful; never crashes on other IR.
+ */
+typedef struct kl_liveness kl_liveness;
+
+kl_liveness *kl_liveness_new(void);
+void kl_liveness_free(kl_liveness *lv); /* NULL is allowed */
+void kl_liveness_compute(kl_liveness *lv, const kl_func *f,
+			 const kl_cfg *cfg);
+/* The set as a sorted array, valid until the next compute. */
+const kl_value *kl_liveness_live_in(const kl_liveness *lv, kl_block b,
+				    uint32_t *n);
+const kl_value *kl_liveness_live_out(const kl_liveness *lv, kl_block b,
+				     uint32_t *n);
+/* Membership, O(log n); v must be resolved (kl_value_resolve). */
+bool kl_liveness_is_live_in(const kl_liveness *lv, kl_block b, kl_value v);
+bool kl_liveness_is_live_out(const kl_liveness *lv, kl_block b, kl_value v);
 
 /* ------------------------------------------------------------------------
  * Verifier. (section owned by src/verify/)
+ *
+ * kl_verify_func checks every invariant of a function that the IR's data
+ * structures do not enforce by themselves (docs/verifier.md lists them all):
+ * layout and entity integrity, block structure, SSA dominance, alias
+ * chains, the caller's cached analyses, the type rule of every opcode, and
+ * memory rules (alloca bounds, stores to const data). It reports every
+ * violation, not just the first: one KL_SEV_ERROR diagnostic each, appended
+ * to out, with
+ *   loc      the entity the error is about (instruction, block, value,
+ *            function or sigref),
+ *   inst     the instruction concerned (for a value: the one whose line
+ *            shows it), or none,
+ *   func     the function's symbol,
+ *   line     the source line of that entity if the function was parsed
+ *            (0 for built IR); col is 0,
+ *   message  the text, without the location ("arg 0 (v0) has type i16,
+ *            must match function signature of i32").
+ * The new diagnostics are sorted by line (stable). Nothing is printed.
+ * Broken IR of any kind (indices out of range, cycles in layout lists,
+ * bad value-list handles) is reported, never followed: the verifier does
+ * not crash, loop or abort on it. Returns KL_OK or KL_ERR_VERIFY.
+ *
+ * Dominance is checked with a CFG and dominator tree computed afresh
+ * (kl_cfg_compute, kl_domtree_compute); it is skipped when the structure
+ * is too broken to build them (those errors are reported instead).
  */
+
+/* Time spent and work done, added to by every call that is given it. */
+typedef struct kl_verify_stats {
+	uint64_t funcs, blocks, insts; /* verified (placed) entities */
+	double structure_seconds;      /* layout, entities, definitions */
+	double analysis_seconds;       /* CFG + dominator tree, comparisons */
+	double check_seconds;          /* uses, dominance, types, memory */
+} kl_verify_stats;
+
+/*
+ * What a caller can hand the verifier. Every field may be NULL. A pass
+ * manager passes the analyses it has cached: the verifier then also checks
+ * that each equals a freshly computed one (same edges in the same order;
+ * same immediate dominators), so a pass that forgot to invalidate or
+ * repair an analysis is caught (`keel opt --verify-each`). domtree is
+ * compared only together with cfg or on its own; both belong to f.
+ */
+typedef struct kl_verify_ctx {
+	const kl_cfg *cfg;         /* the caller's cached CFG of f */
+	const kl_domtree *domtree; /* the caller's cached dominator tree */
+	kl_verify_stats *stats;    /* phase times and counts are added here */
+} kl_verify_ctx;
+
+kl_status kl_verify_func(const kl_func *f, const kl_verify_ctx *ctx,
+			 kl_diags *out);
+/* Every function with a body, in symbol order. */
+kl_status kl_verify_module(const kl_module *m, kl_diags *out);
+
+/*
+ * The location of a verifier diagnostic of f as text: "inst3", "block2",
+ * "v7", "sig0" or the function's name ("%f"). With detail, an instruction
+ * also shows its text: "inst3 (v4 = iadd v1, v2)".
+ */
+void kl_verify_location(const kl_func *f, const kl_diag *d, bool detail,
+			kl_buf *out);
+
+/*
+ * Render the diagnostics in d that are about f (d->items[k].func is f's
+ * symbol) as `keel verify` shows them. To headers, one line per error:
+ *   FILE:LINE: error: LOCATION: MESSAGE
+ * To listing (may be the same buffer), f printed with every offending line
+ * underlined (";   ^~~~") and followed by "; error: LOCATION (TEXT):
+ * MESSAGE" comment lines, then "; N verifier error(s) in %f". Everything
+ * in the listing is a comment or IR, so it re-parses. An error whose
+ * entity is not printed (an unplaced instruction, an unused alias) is
+ * shown under the function header. file may be NULL ("<input>");
+ * inst_numbers adds "; instN" to every instruction line. Returns the
+ * number of errors rendered; renders nothing when it is 0.
+ */
+uint32_t kl_verify_render(const kl_func *f, const kl_diags *d,
+			  const char *file, bool inst_numbers, kl_buf *headers,
+			  kl_buf *listing);
 
 /* ------------------------------------------------------------------------
  * Interpreter. (section owned by src/interp/)
+ *
+ * Runs the functions of a verified module, so that every transformation
+ * can be checked by running code (docs/interpreter.md has the semantics).
+ * An interpreter is made for one module, which must stay unchanged while
+ * the interpreter lives (functions are decoded once, on their first call,
+ * and the decoded form is kept); it owns all memory the program uses.
+ * Everything is reentrant: two interpreters share nothing, so several can
+ * run at once on different threads (on the same module too, as they only
+ * read it).
+ *
+ * Values cross the API as 64-bit bit patterns: an integer zero-extended
+ * from its width, a float as its IEEE bits (f32 in the low 32 bits), a
+ * pointer as (object id << 32 | offset).
+ *
+ * Program output (putchar, puts, printf) goes to the output callback; the
+ * library itself never prints.
  */
+typedef struct kl_interp kl_interp;
+
+typedef struct kl_interp_options {
+	uint64_t fuel;       /* IR instructions one call may execute; 0: no limit */
+	uint32_t max_depth;  /* call depth before stack_overflow; 0: 10,000 */
+	uint64_t max_memory; /* bytes of alloca, heap and data; 0: 256 MiB */
+	/* Receives the program's output; NULL discards it. */
+	void (*output)(void *ctx, const char *data, size_t len);
+	void *output_ctx;
+} kl_interp_options;
+
+/* The interpreter's traps beyond the IR's trap codes (kl_trapcode). */
+enum {
+	KL_TRAP_STACK_OVERFLOW = KL_TRAP_COUNT, /* call depth or stack memory */
+	KL_TRAP_OUT_OF_FUEL,                    /* the fuel budget ran out */
+	KL_TRAP_ABORT,                          /* the program called abort() */
+	KL_TRAP_BAD_SIG,                        /* call_indirect, wrong signature */
+	KL_TRAP_RUN_COUNT
+};
+
+/* "int_divz", ..., "stack_overflow", "out_of_fuel", "abort", "bad_sig". */
+const char *kl_run_trap_name(uint32_t trap);
+
+typedef enum kl_run_status {
+	KL_RUN_RETURNED, /* the function returned: results */
+	KL_RUN_TRAPPED,  /* a trap: trap, user_code, message, stack */
+	KL_RUN_EXITED,   /* the program called exit(): exit_code */
+	KL_RUN_FAILED,   /* the interpreter cannot go on: a call to an unknown
+			    external function, a malformed function, bad
+			    arguments to kl_interp_call; message, stack */
+} kl_run_status;
+
+/* One frame of a call stack: the function and the instruction running. */
+typedef struct kl_run_frame {
+	kl_sym func;
+	kl_inst inst;
+} kl_run_frame;
+
+/*
+ * The outcome of a call. Every pointer belongs to the interpreter and stays
+ * valid until its next kl_interp_call, kl_interp_reset or kl_interp_free.
+ */
+typedef struct kl_run_result {
+	kl_run_status status;
+	uint32_t num_results;        /* RETURNED */
+	const uint64_t *results;     /* RETURNED: bits of each result */
+	const kl_type *result_types; /* RETURNED: the callee's result types */
+	uint32_t trap;               /* TRAPPED: kl_trapcode or KL_TRAP_* */
+	uint32_t user_code;          /* TRAPPED with KL_TRAP_USER */
+	int32_t exit_code;           /* EXITED */
+	const char *message;         /* TRAPPED, FAILED: one line, no '\n' */
+	const kl_run_frame *stack;   /* TRAPPED, FAILED: innermost first */
+	uint32_t stack_depth;
+	uint64_t executed;           /* IR instructions executed */
+} kl_run_result;
+
+/* A new interpreter for m (opts may be NULL). Free with kl_interp_free. */
+kl_interp *kl_interp_new(const kl_module *m, const kl_interp_options *opts);
+void kl_interp_free(kl_interp *it); /* NULL is allowed */
+
+/*
+ * Call a defined function with nargs argument bit patterns (nargs must be
+ * its parameter count). Memory (data objects, heap) persists from call to
+ * call, like one process calling several functions; kl_interp_reset
+ * starts over. Returns KL_OK when *res describes the run (whatever its
+ * status), KL_ERR_INVALID when func is not a defined function of the
+ * module or nargs is wrong (*res is then FAILED with a message).
+ */
+kl_status kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
+			 uint32_t nargs, kl_run_result *res);
+
+/* Forget all memory: heap objects, allocas, data (re-initialised from the
+ * module on the next call). Decoded functions are kept. */
+void kl_interp_reset(kl_interp *it);
+
+/*
+ * Describe a trap or failure: "trap int_divz: MESSAGE" (or "error:
+ * MESSAGE", "exit N"), then one line per frame, innermost first:
+ * "  in %f at inst3 (line 7): v2 = sdiv v0, v1". Long stacks show their
+ * first and last frames. Appends to out; nothing for RETURNED.
+ */
+void kl_run_describe(const kl_interp *it, const kl_run_result *res,
+		     kl_buf *out);
+
+/*
+ * Values as text, in the text format's spelling. Scanning reads a literal
+ * of type t from s[0..n): integers in decimal or hex with '_' separators,
+ * '-' allowed, range-checked against the width (-2^(w-1) .. 2^w - 1);
+ * floats as 1.5, 0x1.8p1, -0.0, inf, -inf, nan, nan:0xPAYLOAD. Returns the
+ * number of bytes used (leading blanks included), 0 if there is no valid
+ * literal. Formatting writes integers in signed decimal at their width and
+ * floats exactly as the printer does.
+ */
+size_t kl_interp_scan_value(const kl_module *m, kl_type t, const char *s,
+			    size_t n, uint64_t *bits);
+void kl_interp_format_value(const kl_module *m, kl_type t, uint64_t bits,
+			    kl_buf *out);
 
 /* ------------------------------------------------------------------------
  * Passes. (section owned by src/pass/)

@@ -1,12 +1,36 @@
 /*
  * cli.c -- helpers shared by the subcommands of `keel`.
  */
+#define _DEFAULT_SOURCE /* madvise */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "cli.h"
+
+/* Big inputs fill many pages: ask Linux for huge pages (a hint). */
+static void
+cli_advise_huge(void *p, size_t n)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+	uintptr_t hi = ((uintptr_t)p + n) & ~(huge - 1);
+	if (p && hi > lo)
+		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
 
 bool
 cli_read_file(const char *name, cli_file *out)
@@ -19,8 +43,14 @@ cli_read_file(const char *name, cli_file *out)
 			strerror(errno));
 		return false;
 	}
+	/* A regular file is read in one go at its size; pipes grow. */
 	size_t cap = 1 << 16, len = 0;
+	struct stat st;
+	if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX / 2)
+		cap = (size_t)st.st_size + 2;
 	char *buf = malloc(cap);
+	cli_advise_huge(buf, cap);
 	for (;;) {
 		if (!buf) {
 			fprintf(stderr, "keel: out of memory reading %s\n", name);
@@ -133,4 +163,21 @@ cli_grow(void *pp, uint32_t *cap, size_t elem, uint32_t need)
 	}
 	*p = q;
 	*cap = c;
+}
+
+double
+cli_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+size_t
+cli_peak_rss(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return (size_t)ru.ru_maxrss * 1024; /* Linux reports kilobytes */
 }

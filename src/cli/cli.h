@@ -39,6 +39,11 @@ bool cli_write_stdout(const kl_buf *b);
 /* Grow *pp (an array of *cap elements) to hold need; exits on OOM. */
 void cli_grow(void *pp, uint32_t *cap, size_t elem, uint32_t need);
 
+/* Monotonic time in seconds, for --time reports. */
+double cli_now(void);
+/* Peak resident memory of the process in bytes (0 if unknown). */
+size_t cli_peak_rss(void);
+
 /* Is arg "-h" or "--help"? */
 bool cli_is_help(const char *arg);
 

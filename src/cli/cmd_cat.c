@@ -14,14 +14,47 @@ static const char cat_help[] =
 	"\n"
 	"options:\n"
 	"  --inst-numbers   append '; instN' to every instruction line\n"
+	"  --time           report parse and print times on standard error\n"
 	"  -h, --help       show this help\n"
 	"\n"
 	"exit status: 0 on success, 1 if a file has errors, 2 on bad usage\n";
+
+/* Parse and print speed: MB/s, instructions/s, memory per instruction. */
+static void
+cli_report_times(const cli_file *f, const kl_module *m, double parse,
+		 double print)
+{
+	kl_module_stats st;
+	kl_module_get_stats(m, &st);
+	double mb = (double)f->len / 1e6;
+	fprintf(stderr, "%s: %.1f MB, %llu instructions\n", f->name, mb,
+		(unsigned long long)st.insts);
+	fprintf(stderr, "  parse   %8.2f ms  %7.1f MB/s  %6.2f M inst/s\n",
+		parse * 1e3, mb / parse, (double)st.insts / parse / 1e6);
+	fprintf(stderr, "  print   %8.2f ms  %7.1f MB/s\n", print * 1e3,
+		mb / print);
+	if (st.insts) {
+		double n = (double)st.insts;
+		fprintf(stderr, "  IR      %8.1f bytes/inst in use (inst %.1f, "
+			"layout %.1f, values %.1f, operand lists %.1f, blocks "
+			"%.1f, constants %.1f), %.1f allocated\n",
+			(double)st.bytes_used / n, (double)st.inst_bytes / n,
+			(double)st.layout_bytes / n, (double)st.value_bytes / n,
+			(double)st.pool_bytes / n, (double)st.block_bytes / n,
+			(double)st.const_bytes / n,
+			(double)st.bytes_allocated / n);
+		fprintf(stderr, "  peak RSS %.1f MB (%.1f bytes/inst, input "
+			"and output text included)\n",
+			(double)cli_peak_rss() / 1e6,
+			(double)cli_peak_rss() / n);
+	}
+}
 
 int
 cmd_cat(int argc, char **argv)
 {
 	kl_print_options popts = { 0 };
+	bool timing = false;
 	int nfiles = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -30,6 +63,8 @@ cmd_cat(int argc, char **argv)
 			return EXIT_OK;
 		} else if (strcmp(a, "--inst-numbers") == 0) {
 			popts.inst_numbers = true;
+		} else if (strcmp(a, "--time") == 0) {
+			timing = true;
 		} else if (a[0] == '-' && a[1] != 0) {
 			return cli_usage_error("cat", "unknown option '%s'", a);
 		} else {
@@ -48,12 +83,17 @@ cmd_cat(int argc, char **argv)
 			status = EXIT_BAD_INPUT;
 			continue;
 		}
+		double t0 = cli_now();
 		kl_module *m = cli_parse(&f, false);
+		double t1 = cli_now();
 		if (!m) {
 			status = EXIT_BAD_INPUT;
 		} else {
 			kl_buf out = { 0 };
 			kl_print_module(m, &popts, &out);
+			double t2 = cli_now();
+			if (timing)
+				cli_report_times(&f, m, t1 - t0, t2 - t1);
 			if (!cli_write_stdout(&out))
 				status = EXIT_BAD_INPUT;
 			kl_buf_free(&out);

@@ -66,6 +66,27 @@ func_new_inst(kl_func *f, kl_opcode op)
 }
 
 void
+func_presize(kl_func *f, uint32_t ninsts, uint32_t nvalues)
+{
+	if (ninsts > f->insts_cap) {
+		f->insts = kl_realloc(f->insts, (size_t)ninsts * sizeof *f->insts);
+		f->nodes = kl_realloc(f->nodes, (size_t)ninsts * sizeof *f->nodes);
+		if (f->inst_lines)
+			f->inst_lines = kl_realloc(f->inst_lines, (size_t)ninsts *
+						   sizeof *f->inst_lines);
+		f->insts_cap = ninsts;
+		kl_advise_huge(f->insts, (size_t)ninsts * sizeof *f->insts);
+		kl_advise_huge(f->nodes, (size_t)ninsts * sizeof *f->nodes);
+	}
+	if (nvalues > f->values_cap) {
+		f->values = kl_realloc(f->values,
+				       (size_t)nvalues * sizeof *f->values);
+		f->values_cap = nvalues;
+		kl_advise_huge(f->values, (size_t)nvalues * sizeof *f->values);
+	}
+}
+
+void
 func_reserve_values(kl_func *f, uint32_t n)
 {
 	if (n <= f->nvalues)

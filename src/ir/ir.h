@@ -94,7 +94,7 @@ typedef struct kl_block_data {
  * The value-list pool. A list handle is the index of its first element
  * (0 is the empty list). The slot before the elements holds the length
  * (low 27 bits) and the size-class bin (high 5 bits); a bin-k block has
- * 4 << k slots including that header. Freed blocks chain through their
+ * 2 << k slots including that header. Freed blocks chain through their
  * header slot on a free list per bin.
  */
 #define POOL_BINS 27
@@ -242,14 +242,19 @@ kl_func *func_new(kl_module *m, uint32_t sym, uint32_t sig);
 void func_free(kl_func *f);
 
 /* ---- function internals ---- */
+/* The opcode table (opcodes.c); internal code indexes it directly. */
+extern const kl_opinfo kl_op_table[KL_OP_COUNT];
+
 static inline const kl_opinfo *
 inst_info(const kl_func *f, uint32_t i)
 {
-	return kl_op_info((kl_opcode)f->insts[i].op);
+	return &kl_op_table[f->insts[i].op];
 }
 
 /* A new, unplaced instruction; its data is zeroed apart from op. */
 uint32_t func_new_inst(kl_func *f, kl_opcode op);
+/* Make room for about ninsts instructions and nvalues values. */
+void func_presize(kl_func *f, uint32_t ninsts, uint32_t nvalues);
 /* Make sure values [0, n) exist (new ones are VK_UNUSED). */
 void func_reserve_values(kl_func *f, uint32_t n);
 void func_reserve_blocks(kl_func *f, uint32_t n);

@@ -464,3 +464,33 @@ kl_data_size(const kl_module *m, kl_sym data)
 	}
 	return size;
 }
+
+void
+kl_module_get_stats(const kl_module *m, kl_module_stats *st)
+{
+	memset(st, 0, sizeof *st);
+	for (uint32_t i = 0; i < m->nsyms; i++) {
+		const kl_func *f = m->syms[i].func;
+		if (!f)
+			continue;
+		st->funcs++;
+		st->blocks += f->nblocks;
+		st->insts += f->ninsts;
+		st->values += f->nvalues;
+		size_t inst = sizeof *f->insts + sizeof *f->nodes;
+		st->inst_bytes += (uint64_t)f->ninsts * sizeof *f->insts;
+		st->layout_bytes += (uint64_t)f->ninsts * sizeof *f->nodes;
+		st->value_bytes += (uint64_t)f->nvalues * sizeof *f->values;
+		st->block_bytes += (uint64_t)f->nblocks * sizeof *f->blocks;
+		st->pool_bytes += (uint64_t)f->pool.len * sizeof *f->pool.data;
+		st->const_bytes += (uint64_t)f->nconsts * sizeof *f->consts;
+		st->bytes_allocated +=
+			(uint64_t)f->insts_cap * inst +
+			(uint64_t)f->values_cap * sizeof *f->values +
+			(uint64_t)f->blocks_cap * sizeof *f->blocks +
+			(uint64_t)f->pool.cap * sizeof *f->pool.data +
+			(uint64_t)f->consts_cap * sizeof *f->consts;
+	}
+	st->bytes_used = st->inst_bytes + st->layout_bytes + st->value_bytes +
+			 st->block_bytes + st->pool_bytes + st->const_bytes;
+}

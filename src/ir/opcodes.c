@@ -7,7 +7,7 @@
  */
 #include "ir.h"
 
-static const kl_opinfo op_table[KL_OP_COUNT] = {
+const kl_opinfo kl_op_table[KL_OP_COUNT] = {
 #define KL_OPCODE(name, text, fmt, nres, typing, ctrl, memw, flags)          \
 	[KL_OP_##name] = { text, KL_FMT_##fmt, nres, KL_TY_##typing,         \
 			   KL_CTRL_##ctrl, memw, flags },
@@ -19,19 +19,19 @@ const kl_opinfo *
 kl_op_info(kl_opcode op)
 {
 	KL_ASSERT((unsigned)op < KL_OP_COUNT);
-	return &op_table[op];
+	return &kl_op_table[op];
 }
 
 const char *
 kl_op_name(kl_opcode op)
 {
-	return (unsigned)op < KL_OP_COUNT ? op_table[op].name : "?";
+	return (unsigned)op < KL_OP_COUNT ? kl_op_table[op].name : "?";
 }
 
 static bool
 has_flag(kl_opcode op, unsigned flag)
 {
-	return (unsigned)op < KL_OP_COUNT && (op_table[op].flags & flag);
+	return (unsigned)op < KL_OP_COUNT && (kl_op_table[op].flags & flag);
 }
 
 bool

@@ -4,8 +4,11 @@
  * parameter lists of blocks, all in one uint32_t array per function.
  *
  * Allocation is by power-of-two size classes, as in Cranelift's
- * entity::ListPool: a bin-k block has 4 << k slots, the first holding the
+ * entity::ListPool: a bin-k block has 2 << k slots, the first holding the
  * length (low 27 bits) and the bin (high 5 bits), the rest the elements.
+ * The smallest class holds one element (Cranelift's holds three): most
+ * lists are branch destinations without arguments, a lone block number,
+ * and a 2-slot block halves their cost.
  * A list handle is the index of its first element, so 0 never names a
  * block and stands for the empty list. Freed blocks go on a free list per
  * bin and are reused first. Pushing into a full block moves the list to the
@@ -13,7 +16,7 @@
  * mutating calls take a pointer to it.
  *
  * Invariant: a handle h != 0 satisfies 1 <= h < len, data[h-1] is its
- * header, and the list's length is at most (4 << bin) - 1.
+ * header, and the list's length is at most (2 << bin) - 1.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +29,7 @@
 static uint32_t
 bin_capacity(uint32_t bin)
 {
-	return 4u << bin; /* slots, header included */
+	return 2u << bin; /* slots, header included */
 }
 
 static uint32_t

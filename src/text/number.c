@@ -38,6 +38,25 @@ fmt_grouped_hex(kl_buf *out, uint64_t u)
 }
 
 void
+fmt_entity(kl_buf *out, const char *prefix, size_t plen, uint32_t v)
+{
+	char digits[10];
+	int n = 0;
+	do {
+		digits[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	kl_buf_reserve(out, plen + (size_t)n);
+	char *d = out->data + out->len;
+	memcpy(d, prefix, plen);
+	d += plen;
+	while (n)
+		*d++ = digits[--n];
+	out->len = (size_t)(d - out->data);
+	out->data[out->len] = 0;
+}
+
+void
 fmt_uint(kl_buf *out, uint64_t v)
 {
 	if (v < 10000)

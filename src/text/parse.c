@@ -124,7 +124,7 @@ describe(const parser *p, const char *pos, char *buf, size_t cap)
 /* ---- scanning ---- */
 
 void
-skip_ws(parser *p)
+skip_ws_slow(parser *p)
 {
 	const char *s = p->p, *end = p->end;
 	while (s < end) {
@@ -156,6 +156,7 @@ accept(parser *p, char c)
 	return false;
 }
 
+
 void
 expect(parser *p, char c, const char *what)
 {
@@ -166,12 +167,19 @@ expect(parser *p, char c, const char *what)
 	}
 }
 
-static bool
-is_ident_char(int c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '_';
-}
+#define R4(x) x, x, x, x
+#define R8(x) R4(x), R4(x)
+#define R16(x) R8(x), R8(x)
+/* 1 for the bytes of identifiers: letters, digits and '_'. */
+const unsigned char ident_class[256] = {
+	['0'] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	['A'] = R16(1), R8(1), 1, 1,
+	['_'] = 1,
+	['a'] = R16(1), R8(1), 1, 1,
+};
+#undef R4
+#undef R8
+#undef R16
 
 /* Is the word w next (and not a prefix of a longer identifier)? */
 bool
@@ -190,7 +198,8 @@ scan_ident(parser *p, const char **start)
 	skip_ws(p);
 	const char *s = p->p;
 	*start = s;
-	while (s < p->end && is_ident_char((unsigned char)*s))
+	const char *end = p->end;
+	while (s < end && ident_class[(unsigned char)*s])
 		s++;
 	p->p = s;
 	return (size_t)(s - *start);
@@ -436,6 +445,19 @@ value_number(parser *p, const char **pos)
 {
 	skip_ws(p);
 	*pos = p->p;
+	/* Fast path: a short number of a value that has a table entry. */
+	const char *s = p->p;
+	if (p->end - s >= 4 && s[0] == 'v' && s[1] > '0' && s[1] <= '9') {
+		uint32_t v = (uint32_t)(s[1] - '0');
+		const char *q = s + 2;
+		while (q < p->end && q - s < 8 && *q >= '0' && *q <= '9')
+			v = v * 10 + (uint32_t)(*q++ - '0');
+		if (q < p->end && q - s < 8 && !is_ident_char((unsigned char)*q) &&
+		    v < p->f->nvalues) {
+			p->p = q;
+			return v;
+		}
+	}
 	if (p->p >= p->end || *p->p != 'v' || p->p + 1 >= p->end ||
 	    p->p[1] < '0' || p->p[1] > '9') {
 		char buf[64];
@@ -716,6 +738,9 @@ parse_body(parser *p, pending_body *pb)
 	KL_ASSERT(f->insts_cap == 0 && f->blocks_cap == 0);
 	f->inst_lines = kl_malloc(sizeof *f->inst_lines);
 	f->block_lines = kl_malloc(sizeof *f->block_lines);
+	/* A body has about one instruction and one value per line: size the
+	 * tables once instead of growing them by doubling. */
+	func_presize(f, pb->lines + 1, pb->lines + 1);
 
 	if (setjmp(p->jb)) {
 		if (p->errors > MAX_ERRORS || p->p >= p->end)
@@ -765,32 +790,43 @@ parse_body(parser *p, pending_body *pb)
 
 /* Skip a function body in the first pass: find its '}' (or give up at a
  * line starting a new item, leaving the error to the second pass). */
+/*
+ * The first pass skips a function body: find the next '}' with memchr,
+ * step through the lines before it (counting them, and stopping at a line
+ * that starts a new item, which means the '}' is missing), and check that
+ * the '}' is not inside a comment. Bodies hold no strings, so a ';' before
+ * the '}' on its line is the only way it can be commented out.
+ */
 static void
 skip_body(parser *p)
 {
 	const char *s = p->p, *end = p->end;
-	while (s < end) {
-		char c = *s;
-		if (c == '}') {
-			p->p = s + 1;
-			return;
-		}
-		if (c == ';') {
-			const char *nl = memchr(s, '\n', (size_t)(end - s));
-			s = nl ? nl : end;
-			continue;
-		}
-		if (c == '\n') {
+	for (;;) {
+		const char *close = memchr(s, '}', (size_t)(end - s));
+		const char *limit = close ? close : end;
+		const char *nl;
+		while ((nl = memchr(s, '\n', (size_t)(limit - s)))) {
+			s = nl + 1;
 			p->line++;
-			p->line_start = s + 1;
-			if (at_line_start_keyword(p, s + 1)) {
-				p->p = s + 1;
+			p->line_start = s;
+			p->body_lines++;
+			if (s < end && (*s == 'f' || *s == 'd') &&
+			    at_line_start_keyword(p, s)) {
+				p->p = s;
 				return;
 			}
 		}
-		s++;
+		if (!close) {
+			p->p = end;
+			return;
+		}
+		if (!memchr(p->line_start, ';', (size_t)(close - p->line_start))) {
+			p->p = close + 1;
+			return;
+		}
+		/* Commented out: go on after it (its line ends the comment). */
+		s = close + 1;
 	}
-	p->p = end;
 }
 
 static uint32_t
@@ -842,10 +878,12 @@ parse_function(parser *p)
 	sd->func = func_new(p->m, s, sd->sig);
 	sd->func->line_first = line;
 	kl_grow(&p->bodies, &p->bodies_cap, sizeof *p->bodies, p->nbodies + 1);
-	p->bodies[p->nbodies++] = (pending_body){
-		sd->func, (size_t)(p->p - p->src), p->line, p->line_start
-	};
+	pending_body *pb = &p->bodies[p->nbodies++];
+	*pb = (pending_body){ sd->func, (size_t)(p->p - p->src), p->line,
+			      p->line_start, 0 };
+	p->body_lines = 0;
 	skip_body(p);
+	p->bodies[p->nbodies - 1].lines = p->body_lines;
 }
 
 /* One data item: T value | i8 "string" | zero N | T %sym[+off]. */

@@ -34,6 +34,7 @@ typedef struct pending_body {
 	size_t start; /* offset just after '{' */
 	uint32_t line;
 	const char *line_start;
+	uint32_t lines; /* lines in the body, to size its tables */
 } pending_body;
 
 typedef struct data_fixup {
@@ -62,6 +63,8 @@ typedef struct parser {
 	uint64_t entity_budget; /* value/block slots left for the module */
 
 	uint16_t optab[512];   /* opcode hash table: op + 1, 0 = empty */
+	uint8_t oplen[KL_OP_COUNT]; /* length of each mnemonic */
+	uint32_t body_lines;   /* counted by the body skip */
 
 	fwd_ref *fwd_values;
 	uint32_t nfwd_values, fwd_values_cap;
@@ -97,7 +100,29 @@ KL_NORETURN void fail_at(parser *p, const char *pos, const char *fmt, ...)
 uint32_t col_of(const parser *p, const char *pos);
 
 /* Scanning. */
-void skip_ws(parser *p);
+extern const unsigned char ident_class[256];
+static inline bool
+is_ident_char(int c)
+{
+	return ident_class[(unsigned char)c] != 0;
+}
+void skip_ws_slow(parser *p);
+/* Skip blanks, newlines and comments. Most calls find a token at once. */
+static inline void
+skip_ws(parser *p)
+{
+	if (p->p < p->end) {
+		unsigned char c = (unsigned char)*p->p;
+		if (c > ' ' && c != ';')
+			return;
+		if (c == ' ' && p->p + 1 < p->end &&
+		    (unsigned char)p->p[1] > ' ' && p->p[1] != ';') {
+			p->p++;
+			return;
+		}
+	}
+	skip_ws_slow(p);
+}
 static inline int
 peek(const parser *p)
 {

@@ -16,13 +16,13 @@
 
 #define OPTAB_SIZE 512
 
+/* Cheap and good enough for ~80 mnemonics: length and three bytes. */
 static uint32_t
 op_hash(const char *s, size_t n)
 {
-	uint32_t h = 2166136261u;
-	for (size_t k = 0; k < n; k++)
-		h = (h ^ (unsigned char)s[k]) * 16777619u;
-	return h & (OPTAB_SIZE - 1);
+	uint32_t h = (uint32_t)n * 131u + (unsigned char)s[0] * 31u +
+		     (unsigned char)s[n - 1] * 7u + (unsigned char)s[n / 2];
+	return (h ^ (h >> 5)) & (OPTAB_SIZE - 1);
 }
 
 void
@@ -32,7 +32,8 @@ init_optab(parser *p)
 	memset(p->optab, 0, sizeof p->optab);
 	for (int op = 0; op < KL_OP_COUNT; op++) {
 		const char *name = kl_op_name((kl_opcode)op);
-		uint32_t h = op_hash(name, strlen(name));
+		p->oplen[op] = (uint8_t)strlen(name);
+		uint32_t h = op_hash(name, p->oplen[op]);
 		while (p->optab[h])
 			h = (h + 1) & (OPTAB_SIZE - 1);
 		p->optab[h] = (uint16_t)(op + 1);
@@ -45,9 +46,14 @@ lookup_op(const parser *p, const char *s, size_t n)
 	uint32_t h = op_hash(s, n);
 	while (p->optab[h]) {
 		int op = p->optab[h] - 1;
-		const char *name = kl_op_name((kl_opcode)op);
-		if (strncmp(name, s, n) == 0 && name[n] == 0)
-			return op;
+		if (p->oplen[op] == n) {
+			const char *name = kl_op_table[op].name;
+			size_t k = 0;
+			while (k < n && name[k] == s[k])
+				k++;
+			if (k == n)
+				return op;
+		}
 		h = (h + 1) & (OPTAB_SIZE - 1);
 	}
 	return -1;
@@ -235,7 +241,7 @@ parse_inst(parser *p, const uint32_t *results, uint32_t nres,
 		fail_at(p, opos, "unknown opcode '%.*s'", (int)(n > 32 ? 32 : n),
 			opos);
 	}
-	const kl_opinfo *info = kl_op_info((kl_opcode)op);
+	const kl_opinfo *info = &kl_op_table[op];
 	bool has_suffix = false;
 	kl_type suffix = KL_TYPE_NONE;
 	const char *suffix_pos = p->p;

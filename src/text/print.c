@@ -71,7 +71,7 @@ put_value(printer *p, uint32_t v)
 	if (v == KL_NONE)
 		kl_buf_puts(p->out, "v?");
 	else
-		kl_buf_printf(p->out, "v%u", v);
+		fmt_entity(p->out, "v", 1, v);
 }
 
 static void
@@ -128,7 +128,7 @@ put_dest(printer *p, uint32_t list)
 		kl_buf_puts(p->out, "block?");
 		return;
 	}
-	kl_buf_printf(p->out, "block%u", e[0]);
+	fmt_entity(p->out, "block", 5, e[0]);
 	if (n > 1) {
 		kl_buf_putc(p->out, '(');
 		put_values(p, e + 1, n - 1);
@@ -371,6 +371,10 @@ static void
 put_inst(printer *p, uint32_t i)
 {
 	const kl_func *f = p->f;
+	if (f->insts[i].op >= KL_OP_COUNT) {
+		kl_buf_printf(p->out, "invalid_opcode_%u", f->insts[i].op);
+		return;
+	}
 	uint32_t nres = inst_num_results(f, i);
 	for (uint32_t k = 0; k < nres; k++) {
 		if (k)
@@ -379,7 +383,8 @@ put_inst(printer *p, uint32_t i)
 	}
 	if (nres)
 		kl_buf_puts(p->out, " = ");
-	kl_buf_puts(p->out, kl_op_name((kl_opcode)f->insts[i].op));
+	const char *name = kl_op_name((kl_opcode)f->insts[i].op);
+	kl_buf_append(p->out, name, strlen(name));
 	put_ctrl_type(p, i);
 	put_operands(p, i);
 }
@@ -460,7 +465,7 @@ put_block_header(printer *p, uint32_t b)
 {
 	const kl_func *f = p->f;
 	line_begin(p);
-	kl_buf_printf(p->out, "block%u", b);
+	fmt_entity(p->out, "block", 5, b);
 	const uint32_t *e;
 	uint32_t n = safe_list(f, f->blocks[b].params, &e);
 	if (n) {
@@ -535,6 +540,8 @@ void
 kl_print_func(const kl_func *f, const kl_print_options *opts, kl_buf *out)
 {
 	printer p = { .f = f, .m = f->module, .out = out, .opts = opts };
+	/* About 36 bytes a line: reserve once rather than grow by copying. */
+	kl_buf_reserve(out, (size_t)f->ninsts * 36 + (size_t)f->nblocks * 24);
 	print_func(&p);
 	free(p.chain);
 	kl_buf_free(&p.line);

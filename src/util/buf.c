@@ -38,6 +38,7 @@ kl_buf_reserve(kl_buf *b, size_t extra)
 		c *= 2;
 	b->data = kl_realloc(b->data, c);
 	b->cap = c;
+	kl_advise_huge(b->data, c);
 }
 
 void

@@ -52,6 +52,9 @@ char *kl_strndup(const char *s, size_t n);
  */
 void kl_grow(void *p, uint32_t *cap, size_t elem_size, uint64_t need);
 
+/* Hint that a large allocation will be filled (huge pages on Linux). */
+void kl_advise_huge(void *p, size_t n);
+
 /* 64-bit FNV-1a over bytes, for lookup tables only (never for output order). */
 uint64_t kl_hash_bytes(const void *data, size_t n);
 

@@ -23,10 +23,10 @@ test_pool_bins_and_growth(void)
 	}
 	for (uint32_t i = 0; i < 1000; i++)
 		CHECK_EQ_INT(list_get(&p, l, i), i * 3);
-	/* 1000 elements + header need the 1024-slot bin (bin 8). */
-	CHECK_EQ_INT(p.data[l - 1] >> 27, 8);
-	/* Growth moved the list through bins 0..7, freeing each on the way. */
-	for (uint32_t b = 0; b < 8; b++)
+	/* 1000 elements + header need the 1024-slot bin (bin 9). */
+	CHECK_EQ_INT(p.data[l - 1] >> 27, 9);
+	/* Growth moved the list through bins 0..8, freeing each on the way. */
+	for (uint32_t b = 0; b < 9; b++)
 		CHECK(p.free_head[b] != 0);
 	pool_free_all(&p);
 }
