@@ -387,10 +387,9 @@ parse_sym_use(parser *p)
 	const char *pos = p->p;
 	const char *bytes;
 	size_t len;
-	kl_buf tmp = { 0 };
-	parse_name(p, &tmp, &bytes, &len);
+	kl_buf_reset(&p->names); /* parser-owned: an error may unwind */
+	parse_name(p, &p->names, &bytes, &len);
 	kl_sym s = kl_module_lookup(p->m, bytes, len);
-	kl_buf_free(&tmp);
 	if (s.id == KL_NONE)
 		fail_at(p, pos, "unknown symbol %.*s", (int)(p->p - pos), pos);
 	return s.id;
@@ -910,16 +909,16 @@ parse_data_item(parser *p, uint32_t s)
 	if (c == '"') {
 		if (t != KL_TYPE_I8)
 			fail_at(p, p->p, "strings are i8 items");
-		kl_buf bytes = { 0 };
+		kl_buf *bytes = &p->names; /* parser-owned: errors unwind */
+		kl_buf_reset(bytes);
 		const char *s0 = ++p->p;
 		while (p->p < p->end && *p->p != '"') {
 			char ch = *p->p;
 			if (ch == '\n') {
-				kl_buf_free(&bytes);
 				fail_at(p, s0 - 1, "unterminated string");
 			}
 			if (ch != '\\') {
-				kl_buf_putc(&bytes, ch);
+				kl_buf_putc(bytes, ch);
 				p->p++;
 				continue;
 			}
@@ -943,29 +942,25 @@ parse_data_item(parser *p, uint32_t s)
 				int h1 = p->p < p->end ? hex_digit((unsigned char)p->p[0]) : -1;
 				int h2 = p->p + 1 < p->end ? hex_digit((unsigned char)p->p[1]) : -1;
 				if (h1 < 0 || h2 < 0) {
-					kl_buf_free(&bytes);
-					fail_at(p, esc, "\\x needs two hex digits");
+						fail_at(p, esc, "\\x needs two hex digits");
 				}
 				v = h1 << 4 | h2;
 				p->p += 2;
 				break;
 			}
 			default:
-				kl_buf_free(&bytes);
 				fail_at(p, esc, "unknown escape in string");
 			}
-			kl_buf_putc(&bytes, (char)v);
+			kl_buf_putc(bytes, (char)v);
 		}
 		if (p->p >= p->end) {
-			kl_buf_free(&bytes);
 			fail_at(p, s0 - 1, "unterminated string");
 		}
 		p->p++;
 		it.kind = KL_DATA_STRING;
-		it.str = module_store_bytes(p->m, bytes.data ? bytes.data : "",
-					    bytes.len);
-		it.len = (uint32_t)bytes.len;
-		kl_buf_free(&bytes);
+		it.str = module_store_bytes(p->m, bytes->data ? bytes->data : "",
+					    bytes->len);
+		it.len = (uint32_t)bytes->len;
 		module_add_item(p->m, s, &it);
 		return;
 	}
@@ -973,19 +968,13 @@ parse_data_item(parser *p, uint32_t s)
 		it.kind = KL_DATA_SYMREF;
 		uint32_t line = p->line, col = col_of(p, p->p);
 		const char *npos = p->p;
-		kl_buf tmp = { 0 };
 		const char *name;
 		size_t len;
-		parse_name(p, &tmp, &name, &len);
+		kl_buf_reset(&p->names);
+		parse_name(p, &p->names, &name, &len);
+		uint32_t text_len = (uint32_t)(p->p - npos);
 		size_t off_in_names = p->fixup_names.len;
 		kl_buf_append(&p->fixup_names, name, len);
-		kl_buf_free(&tmp);
-		kl_grow(&p->fixups, &p->fixups_cap, sizeof *p->fixups,
-			p->nfixups + 1);
-		p->fixups[p->nfixups++] = (data_fixup){
-			p->m->nitems, off_in_names, len, (uint32_t)(p->p - npos),
-			(size_t)(npos - p->src), line, col
-		};
 		skip_ws(p);
 		int64_t off = 0;
 		if (peek(p) == '+') {
@@ -996,6 +985,14 @@ parse_data_item(parser *p, uint32_t s)
 		}
 		it.value = (uint64_t)off;
 		it.sym = KL_NONE;
+		/* The fixup only once the item exists: an error above must not
+		 * leave it pointing at nothing. */
+		kl_grow(&p->fixups, &p->fixups_cap, sizeof *p->fixups,
+			p->nfixups + 1);
+		p->fixups[p->nfixups++] = (data_fixup){
+			p->m->nitems, off_in_names, len, text_len,
+			(size_t)(npos - p->src), line, col
+		};
 		module_add_item(p->m, s, &it);
 		return;
 	}

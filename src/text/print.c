@@ -161,7 +161,7 @@ defined_earlier_in_block(const kl_func *f, uint32_t v, uint32_t i)
 	if (v >= f->nvalues)
 		return false;
 	uint32_t r = value_resolve(f, v);
-	if (r == KL_NONE)
+	if (r >= f->nvalues) /* a broken alias chain */
 		return false;
 	uint32_t blk = f->nodes[i].block;
 	if (blk == KL_NONE)
@@ -182,7 +182,7 @@ operand_type(const kl_func *f, uint32_t v)
 	if (v >= f->nvalues)
 		return KL_TYPE_NONE;
 	uint32_t r = value_resolve(f, v);
-	return r == KL_NONE ? KL_TYPE_NONE : value_type(f, r);
+	return r >= f->nvalues ? KL_TYPE_NONE : value_type(f, r);
 }
 
 /* The `.T` suffix, when the opcode needs one here. */
@@ -367,10 +367,53 @@ put_operands(printer *p, uint32_t i)
 	}
 }
 
+/* A list handle whose elements lie inside the pool (or the empty list). */
+static bool
+list_ok(const kl_func *f, uint32_t l)
+{
+	return l == 0 || (l < f->pool.len &&
+			  (uint64_t)l + list_len(&f->pool, l) <= f->pool.len);
+}
+
+/*
+ * Can instruction i be printed without following a broken index (the
+ * verifier prints functions it has found broken)? A valid opcode, a
+ * pooled immediate that exists, and the list handles that the accessors
+ * read unchecked are sound.
+ */
+static bool
+inst_printable(const kl_func *f, uint32_t i)
+{
+	const kl_inst_data *d = &f->insts[i];
+	if (d->op >= KL_OP_COUNT)
+		return false;
+	switch ((kl_format)inst_info(f, i)->format) {
+	case KL_FMT_BINARY_IMM:
+	case KL_FMT_ICMP_IMM:
+		return !(d->bits & IMM_POOLED) || d->w[2] < f->nconsts;
+	case KL_FMT_TERNARY:
+	case KL_FMT_BR_TABLE:
+		return list_ok(f, d->w[1]);
+	case KL_FMT_CALL:
+	case KL_FMT_CALL_INDIRECT:
+		return list_ok(f, d->w[0]) && list_ok(f, d->w[2]);
+	case KL_FMT_RETURN:
+		return list_ok(f, d->w[0]);
+	default:
+		return true;
+	}
+}
+
 static void
 put_inst(printer *p, uint32_t i)
 {
 	const kl_func *f = p->f;
+	if (!inst_printable(f, i)) {
+		/* A comment, so that the listing still parses. */
+		kl_buf_printf(p->out, "; unprintable instruction (opcode %u)",
+			      f->insts[i].op);
+		return;
+	}
 	if (f->insts[i].op >= KL_OP_COUNT) {
 		kl_buf_printf(p->out, "invalid_opcode_%u", f->insts[i].op);
 		return;
@@ -433,6 +476,8 @@ static void
 write_aliases_used_by(printer *p, uint32_t i)
 {
 	const kl_func *f = p->f;
+	if (!inst_printable(f, i))
+		return;
 	const uint32_t *args;
 	uint32_t n = inst_args(f, i, &args);
 	for (uint32_t k = 0; k < n; k++) {

@@ -55,6 +55,17 @@ void kl_grow(void *p, uint32_t *cap, size_t elem_size, uint64_t need);
 /* Hint that a large allocation will be filled (huge pages on Linux). */
 void kl_advise_huge(void *p, size_t n);
 
+/* A scratch arena: bump allocation, released all at once. Zeroed = empty. */
+typedef struct kl_arena {
+	struct arena_chunk *chunk;
+	size_t used;
+} kl_arena;
+
+void *kl_arena_alloc(kl_arena *a, size_t n);  /* 16-byte aligned */
+void *kl_arena_zalloc(kl_arena *a, size_t n); /* zeroed */
+void kl_arena_reset(kl_arena *a);
+void kl_arena_free(kl_arena *a);
+
 /* 64-bit FNV-1a over bytes, for lookup tables only (never for output order). */
 uint64_t kl_hash_bytes(const void *data, size_t n);
 

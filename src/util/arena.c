@@ -1,0 +1,73 @@
+/*
+ * arena.c -- a scratch arena for passes and analyses: bump allocation from
+ * a chunk, everything released at once by kl_arena_reset.
+ *
+ * Reset keeps the largest chunk, so a pass run over many functions of a
+ * module settles on one chunk big enough for the largest function and then
+ * allocates nothing from malloc at all.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+typedef struct arena_chunk {
+	struct arena_chunk *prev;
+	size_t cap;
+	/* followed by the memory */
+} arena_chunk;
+
+#define CHUNK_HEAD ((sizeof(arena_chunk) + 15) & ~(size_t)15)
+
+void *
+kl_arena_alloc(kl_arena *a, size_t n)
+{
+	n = (n + 15) & ~(size_t)15;
+	if (!a->chunk || a->used + n > a->chunk->cap) {
+		size_t cap = a->chunk ? a->chunk->cap * 2 : 64 * 1024;
+		while (cap < n)
+			cap *= 2;
+		arena_chunk *c = kl_malloc(CHUNK_HEAD + cap);
+		c->prev = a->chunk;
+		c->cap = cap;
+		a->chunk = c;
+		a->used = 0;
+		kl_advise_huge(c, CHUNK_HEAD + cap);
+	}
+	void *p = (char *)a->chunk + CHUNK_HEAD + a->used;
+	a->used += n;
+	return p;
+}
+
+void *
+kl_arena_zalloc(kl_arena *a, size_t n)
+{
+	void *p = kl_arena_alloc(a, n);
+	memset(p, 0, n);
+	return p;
+}
+
+void
+kl_arena_reset(kl_arena *a)
+{
+	if (!a->chunk)
+		return;
+	/* The newest chunk is the largest: keep it, free the others. */
+	arena_chunk *c = a->chunk->prev;
+	while (c) {
+		arena_chunk *prev = c->prev;
+		free(c);
+		c = prev;
+	}
+	a->chunk->prev = NULL;
+	a->used = 0;
+}
+
+void
+kl_arena_free(kl_arena *a)
+{
+	kl_arena_reset(a);
+	free(a->chunk);
+	a->chunk = NULL;
+	a->used = 0;
+}
