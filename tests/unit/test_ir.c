@@ -229,7 +229,7 @@ test_names(void)
 	print_name_of(m, kl_func_sym(f4), &out);
 	CHECK(strncmp(out.data, "function noname() {", 19) == 0);
 	/* Many symbols: the hash table grows, every name is still found. */
-	char buf[32];
+	char buf[64];
 	for (int k = 0; k < 3000; k++) {
 		snprintf(buf, sizeof buf, "sym_%d_with_a_long_tail", k);
 		kl_sym d;
