@@ -4,6 +4,8 @@
 #   make check           build and run every test; ends "N passed, N failed"
 #   make check SAN=1     the same under AddressSanitizer + UBSan (+ leaks)
 #   make CC=clang        build with clang (objects go to build/clang)
+#   make fuzz            libFuzzer targets for FUZZ_TIME s each (clang)
+#   make fuzz-promote    differential test of promote, new seeds, FUZZ_TIME s
 #   make bench           benchmarks (see bench/README.md)
 
 CC ?= cc
@@ -42,7 +44,7 @@ LIB := $(BUILD)/libkeel.a
 KEEL := $(BUILD)/keel
 GEN := $(BUILD)/keel-gen
 
-.PHONY: all check clean unit filetests
+.PHONY: all check clean fuzz fuzz-promote bench bench-scaling
 all: $(KEEL) $(GEN)
 
 $(BUILD)/obj/%.o: %.c
@@ -73,6 +75,48 @@ $(BUILD)/unit/%: tests/unit/%.c $(LIB)
 # "N passed, N failed" lines into the final one.
 check: $(KEEL) $(GEN) $(UNIT_BIN)
 	@sh tests/check.sh $(BUILD)
+
+# Benchmarks against LLVM 19 when installed (bench/bench.sh explains the
+# method); results also in build/bench/results.md. Always the optimised
+# build in build/.
+bench:
+	@$(MAKE) --no-print-directory BUILD=build SAN= all
+	@sh bench/bench.sh build
+
+bench-scaling:
+	@$(MAKE) --no-print-directory BUILD=build SAN= all
+	@sh bench/bench.sh build scaling
+
+# libFuzzer targets (clang): the parser on any bytes, print/parse agreement,
+# the verifier (and promote, and the interpreter) on any parsed module.
+# Seeds come from the file tests and examples; crashes land in build/fuzz/.
+FUZZ_TARGETS := parse roundtrip verify
+FUZZ_FLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Iinclude \
+	     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_LIB_SRC := $(LIB_SRC)
+build/fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_SRC)
+	@mkdir -p build/fuzz
+	@echo "  FUZZ    $@"
+	@clang $(FUZZ_FLAGS) $< $(FUZZ_LIB_SRC) -lm -o $@
+
+build/fuzz/corpus: $(wildcard tests/filetests/*/*.kl examples/*.kl)
+	@rm -rf $@ && mkdir -p $@
+	@for f in $^; do sed '/^test /d' $$f > $@/$$(echo $$f | tr / _); done
+
+fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%) build/fuzz/corpus
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p build/fuzz/corpus-$$t; \
+		echo "== fuzz_$$t for $(FUZZ_TIME) s"; \
+		(cd build/fuzz && ./fuzz_$$t -max_total_time=$(FUZZ_TIME) \
+			-max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+			-print_final_stats=1 corpus-$$t corpus 2>&1 | \
+			grep -E "stat::number_of_executed_units|ERROR|SUMMARY|Done|crash-" ); \
+	done
+
+# The differential test of promote with new seeds, for FUZZ_TIME seconds.
+FUZZ_TIME ?= 60
+fuzz-promote: $(KEEL) $(GEN)
+	@sh tests/fuzz-promote.sh $(BUILD) $(FUZZ_TIME)
 
 clean:
 	rm -rf build

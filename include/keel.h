@@ -709,6 +709,23 @@ const kl_value *kl_liveness_live_out(const kl_liveness *lv, kl_block b,
 bool kl_liveness_is_live_in(const kl_liveness *lv, kl_block b, kl_value v);
 bool kl_liveness_is_live_out(const kl_liveness *lv, kl_block b, kl_value v);
 
+/*
+ * The analyses as text (the formats of `keel cfg`, `keel domtree` and the
+ * print-cfg / domtree / loops file tests; docs/analyses.md). Each appends
+ * to out: a first line "cfg %name" (or domtree, loops, liveness), then one
+ * indented line per block or loop. kl_cfg_print_dot writes a Graphviz
+ * digraph; dt and lf may be NULL (no back-edge styling, no loop clusters).
+ * kl_domtree_print adds the frontiers when df is not NULL.
+ */
+void kl_cfg_print(const kl_func *f, const kl_cfg *cfg, kl_buf *out);
+void kl_cfg_print_dot(const kl_func *f, const kl_cfg *cfg,
+		      const kl_domtree *dt, const kl_loops *lf, kl_buf *out);
+void kl_domtree_print(const kl_func *f, const kl_domtree *dt,
+		      const kl_domfront *df, kl_buf *out);
+void kl_loops_print(const kl_func *f, const kl_loops *lf, kl_buf *out);
+void kl_liveness_print(const kl_func *f, const kl_liveness *lv,
+		       kl_buf *out);
+
 /* ------------------------------------------------------------------------
  * Verifier. (section owned by src/verify/)
  *
@@ -738,6 +755,8 @@ bool kl_liveness_is_live_out(const kl_liveness *lv, kl_block b, kl_value v);
  * is too broken to build them (those errors are reported instead).
  */
 
+typedef struct kl_verify_scratch kl_verify_scratch;
+
 /* Time spent and work done, added to by every call that is given it. */
 typedef struct kl_verify_stats {
 	uint64_t funcs, blocks, insts; /* verified (placed) entities */
@@ -747,22 +766,37 @@ typedef struct kl_verify_stats {
 } kl_verify_stats;
 
 /*
- * What a caller can hand the verifier. Every field may be NULL. A pass
- * manager passes the analyses it has cached: the verifier then also checks
- * that each equals a freshly computed one (same edges in the same order;
- * same immediate dominators), so a pass that forgot to invalidate or
- * repair an analysis is caught (`keel opt --verify-each`). domtree is
- * compared only together with cfg or on its own; both belong to f.
+ * What a caller can hand the verifier; every field may be NULL. A pass
+ * manager passes the analyses of f it has cached: the verifier then also
+ * checks that each one given equals one computed afresh (the CFG: same
+ * edges in the same order, predecessor lists included; the tree: same
+ * immediate dominators), so a pass that forgot to invalidate or repair an
+ * analysis is caught (`keel opt --verify-each`). They are compared only
+ * when f's structure is sound enough to compute the analyses. The
+ * verifier never uses them for its own checks and does not change them.
  */
 typedef struct kl_verify_ctx {
 	const kl_cfg *cfg;         /* the caller's cached CFG of f */
 	const kl_domtree *domtree; /* the caller's cached dominator tree */
 	kl_verify_stats *stats;    /* phase times and counts are added here */
+	kl_verify_scratch *scratch; /* memory to reuse from call to call */
 } kl_verify_ctx;
 
+/*
+ * The verifier's working memory (per-value and per-instruction tables, its
+ * own CFG and dominator tree). Without one, each call allocates and frees
+ * its own; a caller that verifies again and again (`--verify-each`, a whole
+ * module) keeps one and passes it in the context, so that later calls
+ * reuse the memory instead of asking the system for fresh pages. Owned by
+ * the caller; not for two threads at once.
+ */
+kl_verify_scratch *kl_verify_scratch_new(void);
+void kl_verify_scratch_free(kl_verify_scratch *s); /* NULL is allowed */
+
+/* ctx may be NULL: no cached analyses, no stats, no scratch. */
 kl_status kl_verify_func(const kl_func *f, const kl_verify_ctx *ctx,
 			 kl_diags *out);
-/* Every function with a body, in symbol order. */
+/* Every function with a body, in symbol order (with one scratch). */
 kl_status kl_verify_module(const kl_module *m, kl_diags *out);
 
 /*
@@ -774,8 +808,9 @@ void kl_verify_location(const kl_func *f, const kl_diag *d, bool detail,
 			kl_buf *out);
 
 /*
- * Render the diagnostics in d that are about f (d->items[k].func is f's
- * symbol) as `keel verify` shows them. To headers, one line per error:
+ * Render the verifier's errors in d that are about f (func is f's symbol,
+ * loc an entity; other diagnostics are skipped) as `keel verify` shows
+ * them. To headers, one line per error:
  *   FILE:LINE: error: LOCATION: MESSAGE
  * To listing (may be the same buffer), f printed with every offending line
  * underlined (";   ^~~~") and followed by "; error: LOCATION (TEXT):
@@ -908,8 +943,67 @@ void kl_interp_format_value(const kl_module *m, kl_type t, uint64_t bits,
 			    kl_buf *out);
 
 /* ------------------------------------------------------------------------
- * Passes. (section owned by src/pass/)
+ * Passes. (section owned by src/pass/; docs/passes.md)
+ *
+ * A pass transforms one function in place. Every pass is listed once in
+ * the registry behind kl_pass_find / kl_passes, which drives `keel opt -p`
+ * and the `pass` test command. A pass expects verified IR and leaves
+ * verified IR; it may leave removed instructions in the tables (unplaced)
+ * and aliases behind, as the printer and verifier allow.
+ *
+ * A report collects what passes tell their caller: named counters (summed
+ * over functions; `keel opt --stats`) and, when verbose, notes explaining
+ * decisions, one line each (`keel opt -v`).
  */
+#define KL_PASS_MAX_COUNTERS 16
+
+typedef struct kl_pass_counter {
+	const char *name; /* a string literal of the pass */
+	uint64_t value;
+} kl_pass_counter;
+
+typedef struct kl_pass_report {
+	bool verbose;     /* in: record notes */
+	kl_buf notes;     /* out: one note per line */
+	kl_pass_counter counters[KL_PASS_MAX_COUNTERS];
+	uint32_t num_counters;
+	/* A pass's scratch kept from one function to the next, so running it
+	 * over a module reuses memory; freed by kl_pass_report_free. Use one
+	 * report per pass. */
+	void *state;
+	void (*state_free)(void *state);
+} kl_pass_report;
+
+/* Add n to the counter called name (created at 0 on first use). */
+void kl_pass_report_count(kl_pass_report *r, const char *name, uint64_t n);
+uint64_t kl_pass_report_get(const kl_pass_report *r, const char *name);
+void kl_pass_report_free(kl_pass_report *r);
+
+/* A pass: report may be NULL. */
+typedef kl_status (*kl_pass_fn)(kl_func *f, kl_pass_report *report);
+
+typedef struct kl_pass {
+	const char *name;
+	const char *description;
+	kl_pass_fn run;
+} kl_pass;
+
+const kl_pass *kl_pass_find(const char *name, size_t len);
+/* The whole registry, in a fixed order. */
+const kl_pass *kl_passes(uint32_t *n);
+
+/*
+ * promote: memory to SSA values (mem2reg). Each `alloca` in the entry
+ * block whose address does not escape, accessed through non-overlapping
+ * (offset, width) slots, becomes SSA values and block parameters (pruned
+ * SSA; docs/passes.md gives the exact rules). Functions that are not in
+ * strict SSA form or that call setjmp are left alone. Counters: promoted,
+ * kept (allocas), slots, params. Verbose notes say why each kept alloca
+ * was kept.
+ */
+kl_status kl_promote_func(kl_func *f, kl_pass_report *report);
+/* Promote in every function; returns the number of allocas that remain. */
+uint32_t kl_promote_module(kl_module *m, kl_pass_report *report);
 
 /* ------------------------------------------------------------------------
  * FileCheck: match FileCheck-style directives against text.

@@ -45,7 +45,7 @@ if [ -d tests/failing ]; then
 	count
 fi
 
-if [ -x tests/scripts.sh ]; then
+if [ -f tests/scripts.sh ]; then
 	if sh tests/scripts.sh "$build" >"$log" 2>&1; then :; else cat "$log"; fi
 	tail -n 1 "$log" | sed 's/^/  scripts: /'
 	count

@@ -62,5 +62,7 @@ int cmd_verify(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_test(int argc, char **argv);
 int cmd_filecheck(int argc, char **argv);
+int cmd_opt(int argc, char **argv);
+int cmd_difftest(int argc, char **argv);
 
 #endif /* KEEL_CLI_H */

@@ -1,15 +1,291 @@
 /*
- * cmd_run.c -- placeholder until the command lands.
+ * cmd_run.c -- `keel run`: verify a module, then run one of its functions
+ * in the interpreter (docs/interpreter.md, "keel run").
+ *
+ * Arguments after the function name are parsed as its parameter types,
+ * with the text format's spelling of literals. The program's output
+ * (putchar, puts, printf) goes to standard output as it is produced; the
+ * results follow on one line, ", "-separated, in the same spelling, so a
+ * run can be pasted into a `; run:` test line. A trap, failure or exit is
+ * described on standard error with its call stack.
+ *
+ * Exit status: running %main, the low 8 bits of an integer first result
+ * (the convention of C's main); exit(N) gives N; otherwise 0. A trap or
+ * a failure gives 1, like bad input; bad usage 2.
  */
-#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "cli.h"
+
+static const char run_help[] =
+	"usage: keel run [options] FILE [%FUNC [ARGS...]]\n"
+	"\n"
+	"Verify FILE ('-' for standard input), then run %FUNC (default\n"
+	"%main) in the interpreter with ARGS parsed as its parameter types\n"
+	"(integers in decimal or hex, floats as 1.5, 0x1.8p1, inf, nan...).\n"
+	"Program output goes to standard output, then the results, on one\n"
+	"line separated by \", \" (integers in signed decimal, floats in the\n"
+	"text format's exact spelling). A trap is reported on standard error\n"
+	"with the instruction where it happened and the call stack.\n"
+	"\n"
+	"options (before FILE):\n"
+	"  --fuel N        stop with an out_of_fuel trap after N executed\n"
+	"                  IR instructions (default: no limit)\n"
+	"  --max-depth N   call depth limit (default 10000)\n"
+	"  --max-memory N  bytes of alloca, heap and data (default 256 MiB)\n"
+	"  --time          print executed instructions, the time of the call\n"
+	"                  (wall clock and CPU) and the speed to standard\n"
+	"                  error\n"
+	"  -h, --help      show this help\n"
+	"\n"
+	"Numbers of options accept the suffixes k, M and G.\n"
+	"\n"
+	"exit status: running %main, its integer result (mod 256); after\n"
+	"exit(N), N; otherwise 0. 1 on a trap, a failure or bad input, 2 on\n"
+	"bad usage\n";
+
+static double
+clock_seconds(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static bool
+parse_count(const char *s, uint64_t *out)
+{
+	char *end;
+	if (!*s || *s == '-')
+		return false;
+	unsigned long long v = strtoull(s, &end, 0);
+	uint64_t mul = 1;
+	if (*end == 'k')
+		mul = 1000;
+	else if (*end == 'M')
+		mul = 1000000;
+	else if (*end == 'G')
+		mul = 1000000000;
+	if (mul != 1)
+		end++;
+	if (*end || end == s || (v && mul > UINT64_MAX / v))
+		return false;
+	*out = v * mul;
+	return true;
+}
+
+static void
+write_stdout(void *ctx, const char *data, size_t len)
+{
+	(void)ctx;
+	fwrite(data, 1, len, stdout);
+}
+
+/* The symbol a command-line name means: "%f", "f", "#6869" or "noname". */
+static kl_sym
+lookup(const kl_module *m, const char *name)
+{
+	if (name[0] == '%')
+		return kl_module_lookup(m, name + 1, strlen(name + 1));
+	if (strcmp(name, "noname") == 0)
+		return kl_module_lookup(m, "", 0);
+	if (name[0] == '#') {
+		size_t n = strlen(name + 1);
+		if (n % 2)
+			return KL_NO_SYM;
+		char *bytes = malloc(n / 2 + 1);
+		if (!bytes)
+			return KL_NO_SYM;
+		for (size_t k = 0; k < n / 2; k++) {
+			char hex[3] = { name[1 + 2 * k], name[2 + 2 * k], 0 };
+			char *end;
+			bytes[k] = (char)strtoul(hex, &end, 16);
+			if (*end) {
+				free(bytes);
+				return KL_NO_SYM;
+			}
+		}
+		kl_sym s = kl_module_lookup(m, bytes, n / 2);
+		free(bytes);
+		return s;
+	}
+	return kl_module_lookup(m, name, strlen(name));
+}
+
+/* Verify every function; print errors to stderr. */
+static bool
+verify(const kl_module *m, const char *file)
+{
+	kl_diags diags = { 0 };
+	kl_buf headers = { 0 }, listing = { 0 };
+	bool ok = true;
+	uint32_t nsyms = kl_module_num_syms(m);
+	for (uint32_t s = 0; s < nsyms; s++) {
+		kl_func *f = kl_sym_func(m, (kl_sym){ s });
+		if (!f || kl_verify_func(f, NULL, &diags) == KL_OK)
+			continue;
+		ok = false;
+		kl_verify_render(f, &diags, file, false, &headers, &listing);
+		kl_diags_free(&diags);
+	}
+	fwrite(headers.data ? headers.data : "", 1, headers.len, stderr);
+	fwrite(listing.data ? listing.data : "", 1, listing.len, stderr);
+	kl_buf_free(&headers);
+	kl_buf_free(&listing);
+	kl_diags_free(&diags);
+	return ok;
+}
+
+typedef struct run_opts {
+	kl_interp_options io;
+	bool timing;
+} run_opts;
+
+/* Parse ARGS as the parameters of func; false (message printed) if bad. */
+static bool
+parse_args(const kl_module *m, kl_sym func, int argc, char **argv,
+	   uint64_t *args)
+{
+	kl_signature sig = kl_sym_signature(m, func);
+	if ((uint32_t)argc != sig.num_params) {
+		fprintf(stderr, "keel run: the function takes %u arguments, "
+				"%d given\n", sig.num_params, argc);
+		return false;
+	}
+	for (int k = 0; k < argc; k++) {
+		size_t n = strlen(argv[k]);
+		if (kl_interp_scan_value(m, sig.params[k], argv[k], n,
+					 &args[k]) != n) {
+			fprintf(stderr, "keel run: argument %d ('%s') is not "
+					"a valid %s\n", k + 1, argv[k],
+				kl_type_name(m, sig.params[k]));
+			return false;
+		}
+	}
+	return true;
+}
+
+static int
+report(const kl_interp *it, const kl_module *m, const kl_run_result *res,
+       bool is_main)
+{
+	if (res->status == KL_RUN_RETURNED) {
+		kl_buf out = { 0 };
+		for (uint32_t k = 0; k < res->num_results; k++) {
+			if (k)
+				kl_buf_puts(&out, ", ");
+			kl_interp_format_value(m, res->result_types[k],
+					       res->results[k], &out);
+		}
+		kl_buf_putc(&out, '\n');
+		bool ok = cli_write_stdout(&out);
+		kl_buf_free(&out);
+		if (!ok)
+			return EXIT_BAD_INPUT;
+		if (is_main && res->num_results &&
+		    kl_type_is_int(m, res->result_types[0]))
+			return (int)(res->results[0] & 255);
+		return EXIT_OK;
+	}
+	fflush(stdout);
+	kl_buf msg = { 0 };
+	kl_run_describe(it, res, &msg);
+	fwrite(msg.data ? msg.data : "", 1, msg.len, stderr);
+	kl_buf_free(&msg);
+	if (res->status == KL_RUN_EXITED)
+		return res->exit_code & 255;
+	return EXIT_BAD_INPUT;
+}
+
+static int
+run_file(const char *file, int argc, char **argv, const run_opts *ro)
+{
+	cli_file f;
+	if (!cli_read_file(file, &f))
+		return EXIT_BAD_INPUT;
+	kl_module *m = cli_parse(&f, false);
+	int status = EXIT_BAD_INPUT;
+	if (!m || !verify(m, file))
+		goto out;
+	const char *name = argc > 0 ? argv[0] : "%main";
+	kl_sym func = lookup(m, name);
+	if (func.id == KL_NONE || !kl_sym_func(m, func)) {
+		fprintf(stderr, "keel run: %s: no function %s defined\n", file,
+			name);
+		goto out;
+	}
+	int nargs = argc > 0 ? argc - 1 : 0;
+	uint64_t *args = calloc((size_t)nargs + 1, sizeof *args);
+	if (!args || !parse_args(m, func, nargs, argv + 1, args)) {
+		free(args);
+		goto out;
+	}
+	kl_interp *it = kl_interp_new(m, &ro->io);
+	kl_run_result res;
+	double t0 = clock_seconds(CLOCK_MONOTONIC);
+	double c0 = clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
+	kl_interp_call(it, func, args, (uint32_t)nargs, &res);
+	double t = clock_seconds(CLOCK_MONOTONIC) - t0;
+	double c = clock_seconds(CLOCK_PROCESS_CPUTIME_ID) - c0;
+	fflush(stdout);
+	if (ro->timing)
+		fprintf(stderr, "executed %llu instructions in %.3f s "
+				"(%.1f M instructions/s; CPU time %.3f s, "
+				"%.1f M/s)\n",
+			(unsigned long long)res.executed, t,
+			t > 0 ? (double)res.executed / t / 1e6 : 0.0, c,
+			c > 0 ? (double)res.executed / c / 1e6 : 0.0);
+	size_t len;
+	const char *fname = kl_sym_name(m, func, &len);
+	bool is_main = len == 4 && memcmp(fname, "main", 4) == 0;
+	status = report(it, m, &res, is_main);
+	kl_interp_free(it);
+	free(args);
+out:
+	kl_module_free(m);
+	cli_file_free(&f);
+	return status;
+}
 
 int
 cmd_run(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "keel run: not implemented yet\n");
-	return EXIT_USAGE;
+	run_opts ro = { { 0 }, false };
+	int i = 1;
+	for (; i < argc; i++) {
+		const char *a = argv[i];
+		uint64_t v;
+		if (cli_is_help(a)) {
+			fputs(run_help, stdout);
+			return EXIT_OK;
+		} else if (strcmp(a, "--time") == 0) {
+			ro.timing = true;
+		} else if (strcmp(a, "--fuel") == 0 ||
+			   strcmp(a, "--max-depth") == 0 ||
+			   strcmp(a, "--max-memory") == 0) {
+			if (i + 1 >= argc || !parse_count(argv[i + 1], &v) ||
+			    v == 0)
+				return cli_usage_error("run", "%s needs a "
+							      "positive number",
+						       a);
+			i++;
+			if (a[2] == 'f')
+				ro.io.fuel = v;
+			else if (a[6] == 'd')
+				ro.io.max_depth = v > UINT32_MAX ? UINT32_MAX
+								 : (uint32_t)v;
+			else
+				ro.io.max_memory = v;
+		} else if (a[0] == '-' && a[1] != 0) {
+			return cli_usage_error("run", "unknown option '%s'", a);
+		} else {
+			break;
+		}
+	}
+	if (i >= argc)
+		return cli_usage_error("run", "no input file");
+	ro.io.output = write_stdout;
+	return run_file(argv[i], argc - i - 1, argv + i + 1, &ro);
 }

@@ -19,6 +19,9 @@ static const command commands[] = {
 	{ "cat", cmd_cat, "parse files and print them in canonical form" },
 	{ "verify", cmd_verify, "check every invariant of the IR" },
 	{ "run", cmd_run, "run a function in the interpreter" },
+	{ "opt", cmd_opt, "run passes (promote, ...) and print the result" },
+	{ "difftest", cmd_difftest, "check passes by running programs before "
+				    "and after" },
 	{ "cfg", cmd_cfg, "print the control-flow graph (text or Graphviz)" },
 	{ "domtree", cmd_domtree, "print dominator trees and block orders" },
 	{ "test", cmd_test, "run file tests (.kl files with test commands)" },

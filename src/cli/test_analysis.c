@@ -1,28 +1,308 @@
 /*
- * test_analysis.c -- placeholder until the command lands.
+ * test_analysis.c -- the test commands about analyses: `print-cfg`,
+ * `domtree` and `loops`.
+ *
+ *   test print-cfg [loops] [liveness]
+ *                       the check directives of each function run on its
+ *                       printed CFG (kl_cfg_print), followed by its loop
+ *                       forest and liveness sets when asked for.
+ *   test domtree        each terminator may carry a trailing comment
+ *                           brif v0, block1, block2 ; dominates: block1 block2
+ *                       listing the blocks its block immediately dominates
+ *                       (its children in the dominator tree), in any
+ *                       order. The annotations of a function must match
+ *                       the tree exactly and completely: a block with
+ *                       children and no annotation fails, as does an
+ *                       annotation anywhere but on the last instruction of
+ *                       a block. "; dominates:" with nothing after it
+ *                       says "no children". Then the check directives run
+ *                       on the printed tree with its RPO, unreachable
+ *                       blocks and frontiers (kl_domtree_print).
+ *   test loops          the check directives run on the printed loop
+ *                       forest (kl_loops_print).
+ *
+ * The definition of a `dominates:` annotation is Cranelift's (its domtree
+ * file tests): the comment on the terminator of block B names the blocks
+ * whose immediate dominator is B.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "testcmd.h"
+
+/* The analyses one function needs, computed in order. */
+typedef struct fn_analyses {
+	kl_cfg *cfg;
+	kl_domtree *dt;
+	kl_domfront *df;
+	kl_loops *lf;
+	kl_liveness *lv;
+} fn_analyses;
+
+static void
+compute(fn_analyses *a, const kl_func *f)
+{
+	kl_cfg_compute(a->cfg, f);
+	kl_domtree_compute(a->dt, f, a->cfg);
+	kl_domfront_compute(a->df, f, a->cfg, a->dt);
+	kl_loops_compute(a->lf, f, a->cfg, a->dt);
+	kl_liveness_compute(a->lv, f, a->cfg);
+}
+
+static fn_analyses
+analyses_new(void)
+{
+	return (fn_analyses){ kl_cfg_new(), kl_domtree_new(),
+			      kl_domfront_new(), kl_loops_new(),
+			      kl_liveness_new() };
+}
+
+static void
+analyses_free(fn_analyses *a)
+{
+	kl_cfg_free(a->cfg);
+	kl_domtree_free(a->dt);
+	kl_domfront_free(a->df);
+	kl_loops_free(a->lf);
+	kl_liveness_free(a->lv);
+}
 
 int
 test_cmd_print_cfg(test_file *tf, const char *args, kl_buf *report)
 {
-	(void)args;
-	kl_buf_printf(report, "%s: test command not implemented yet\n", tf->path);
-	return 1;
-}
-
-int
-test_cmd_domtree(test_file *tf, const char *args, kl_buf *report)
-{
-	(void)args;
-	kl_buf_printf(report, "%s: test command not implemented yet\n", tf->path);
-	return 1;
+	bool loops = test_has_option(args, "loops");
+	bool live = test_has_option(args, "liveness");
+	fn_analyses a = analyses_new();
+	kl_buf out = { 0 };
+	int failures = 0;
+	for (uint32_t k = 0; k < tf->nfuncs; k++) {
+		const kl_func *f = tf->funcs[k].func;
+		compute(&a, f);
+		kl_buf_reset(&out);
+		kl_cfg_print(f, a.cfg, &out);
+		if (loops)
+			kl_loops_print(f, a.lf, &out);
+		if (live)
+			kl_liveness_print(f, a.lv, &out);
+		failures += test_filecheck(tf, &tf->funcs[k], out.data, out.len,
+					   report);
+	}
+	kl_buf_free(&out);
+	analyses_free(&a);
+	return failures;
 }
 
 int
 test_cmd_loops(test_file *tf, const char *args, kl_buf *report)
 {
 	(void)args;
-	kl_buf_printf(report, "%s: test command not implemented yet\n", tf->path);
+	fn_analyses a = analyses_new();
+	kl_buf out = { 0 };
+	int failures = 0;
+	for (uint32_t k = 0; k < tf->nfuncs; k++) {
+		const kl_func *f = tf->funcs[k].func;
+		compute(&a, f);
+		kl_buf_reset(&out);
+		kl_loops_print(f, a.lf, &out);
+		failures += test_filecheck(tf, &tf->funcs[k], out.data, out.len,
+					   report);
+	}
+	kl_buf_free(&out);
+	analyses_free(&a);
+	return failures;
+}
+
+/* ---- domtree ---- */
+
+/* The instruction printed on source line `line`, or none. */
+static kl_inst
+inst_on_line(const kl_func *f, uint32_t line)
+{
+	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
+	     b = kl_block_next(f, b))
+		for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
+		     i = kl_inst_next(f, i))
+			if (kl_inst_source_line(f, i) == line)
+				return i;
+	return KL_NO_INST;
+}
+
+/*
+ * Parse "block3 block7" into a set (marks in seen[], which must be all
+ * zero for the blocks named). Returns false with a message on bad syntax
+ * or a repeated block.
+ */
+static bool
+parse_blocks(const char *s, size_t n, uint32_t bound, uint8_t *seen,
+	     kl_buf *why)
+{
+	size_t i = 0;
+	while (i < n) {
+		if (s[i] == ' ' || s[i] == '\t' || s[i] == ',') {
+			i++;
+			continue;
+		}
+		size_t j = i;
+		while (j < n && s[j] != ' ' && s[j] != '\t' && s[j] != ',')
+			j++;
+		uint64_t num = 0;
+		bool ok = j - i > 5 && memcmp(s + i, "block", 5) == 0 &&
+			  j - i <= 5 + 9;
+		for (size_t k = i + 5; ok && k < j; k++) {
+			ok = s[k] >= '0' && s[k] <= '9';
+			num = num * 10 + (uint64_t)(s[k] - '0');
+		}
+		if (!ok) {
+			kl_buf_printf(why, "'%.*s' is not a block name",
+				      (int)(j - i), s + i);
+			return false;
+		}
+		if (num >= bound) {
+			kl_buf_printf(why, "block%llu does not exist",
+				      (unsigned long long)num);
+			return false;
+		}
+		if (seen[num]) {
+			kl_buf_printf(why, "block%llu is listed twice",
+				      (unsigned long long)num);
+			return false;
+		}
+		seen[num] = 1;
+		i = j;
+	}
+	return true;
+}
+
+/* The children of b in the tree, as text. */
+static void
+children_text(const kl_domtree *dt, kl_block b, kl_buf *out)
+{
+	kl_buf_reset(out);
+	for (kl_block c = kl_domtree_first_child(dt, b); c.id != KL_NONE;
+	     c = kl_domtree_next_sibling(dt, c))
+		kl_buf_printf(out, "%sblock%u", out->len ? " " : "", c.id);
+	if (out->len == 0)
+		kl_buf_puts(out, "(nothing)");
+}
+
+typedef struct dom_check {
+	test_file *tf;
+	const test_func *tfn;
+	const kl_func *f;
+	const kl_domtree *dt;
+	uint32_t bound;
+	uint8_t *seen;      /* per block: named by the annotation in hand */
+	uint8_t *annotated; /* per block: its terminator has an annotation */
+	kl_buf *report;
+	kl_buf name, why, kids;
+} dom_check;
+
+static int
+fail_at(dom_check *c, uint32_t line, const char *what)
+{
+	kl_buf_printf(c->report, "%s:%u: in %%%s: %s\n", c->tf->path, line,
+		      test_func_name(c->tfn, &c->name), what);
 	return 1;
+}
+
+/* Check one `dominates:` comment; returns the number of failures. */
+static int
+check_annotation(dom_check *c, const test_comment *cm, const char *rest,
+		 size_t len)
+{
+	const kl_func *f = c->f;
+	kl_buf_reset(&c->why);
+	if (cm->own_line)
+		return fail_at(c, cm->line, "a dominates: annotation must "
+				       "follow a terminator on its line");
+	kl_inst i = inst_on_line(f, cm->line);
+	kl_block b = kl_inst_block(f, i);
+	if (i.id == KL_NONE || b.id == KL_NONE ||
+	    kl_block_last_inst(f, b).id != i.id)
+		return fail_at(c, cm->line, "a dominates: annotation must "
+				       "follow the last instruction of a "
+				       "block");
+	if (c->annotated[b.id])
+		return fail_at(c, cm->line, "a second dominates: annotation "
+				       "for the same block");
+	c->annotated[b.id] = 1;
+	memset(c->seen, 0, c->bound);
+	if (!parse_blocks(rest, len, c->bound, c->seen, &c->why))
+		return fail_at(c, cm->line, c->why.data);
+	bool same = true;
+	for (uint32_t x = 0; x < c->bound; x++) {
+		bool child = kl_domtree_is_reachable(c->dt, (kl_block){ x }) &&
+			     kl_domtree_idom(c->dt, (kl_block){ x }).id == b.id;
+		same &= child == (bool)c->seen[x];
+	}
+	if (same)
+		return 0;
+	children_text(c->dt, b, &c->kids);
+	kl_buf_printf(&c->why, "block%u dominates %s, not what the "
+		      "annotation says (%.*s)", b.id, c->kids.data, (int)len,
+		      len ? rest : "nothing");
+	return fail_at(c, cm->line, c->why.data);
+}
+
+static int
+check_domtree_annotations(test_file *tf, const test_func *tfn,
+			  const kl_domtree *dt, kl_buf *report)
+{
+	const kl_func *f = tfn->func;
+	dom_check c = { tf, tfn, f, dt, kl_func_block_bound(f), NULL, NULL,
+			report, { 0 }, { 0 }, { 0 } };
+	c.seen = calloc(c.bound + 1, 1);
+	c.annotated = calloc(c.bound + 1, 1);
+	int failures = 0;
+	for (uint32_t k = 0; k < tfn->ncomments; k++) {
+		const char *rest;
+		size_t len;
+		if (test_comment_directive(&tfn->comments[k], "dominates",
+					   &rest, &len))
+			failures += check_annotation(&c, &tfn->comments[k],
+						     rest, len);
+	}
+	/* Completeness: every block with children says so. */
+	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
+	     b = kl_block_next(f, b)) {
+		if (c.annotated[b.id] ||
+		    kl_domtree_first_child(dt, b).id == KL_NONE)
+			continue;
+		children_text(dt, b, &c.kids);
+		kl_buf_reset(&c.why);
+		kl_buf_printf(&c.why, "block%u dominates %s but its terminator "
+			      "has no dominates: annotation", b.id,
+			      c.kids.data);
+		kl_inst t = kl_block_last_inst(f, b);
+		uint32_t line = kl_inst_source_line(f, t);
+		failures += fail_at(&c, line ? line : kl_block_source_line(f, b),
+				    c.why.data);
+	}
+	free(c.seen);
+	free(c.annotated);
+	kl_buf_free(&c.name);
+	kl_buf_free(&c.why);
+	kl_buf_free(&c.kids);
+	return failures;
+}
+
+int
+test_cmd_domtree(test_file *tf, const char *args, kl_buf *report)
+{
+	(void)args;
+	fn_analyses a = analyses_new();
+	kl_buf out = { 0 };
+	int failures = 0;
+	for (uint32_t k = 0; k < tf->nfuncs; k++) {
+		const test_func *tfn = &tf->funcs[k];
+		compute(&a, tfn->func);
+		int bad = check_domtree_annotations(tf, tfn, a.dt, report);
+		kl_buf_reset(&out);
+		kl_domtree_print(tfn->func, a.dt, a.df, &out);
+		bad += test_filecheck(tf, tfn, out.data, out.len, report);
+		failures += bad;
+	}
+	kl_buf_free(&out);
+	analyses_free(&a);
+	return failures;
 }

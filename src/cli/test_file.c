@@ -31,6 +31,7 @@ static const test_command commands[] = {
 	{ "domtree", test_cmd_domtree, true },
 	{ "loops", test_cmd_loops, true },
 	{ "interpret", test_cmd_interpret, true },
+	{ "pass", test_cmd_pass, true },
 };
 
 static const test_command hidden_commands[] = {

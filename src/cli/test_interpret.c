@@ -1,12 +1,548 @@
 /*
- * test_interpret.c -- placeholder until the command lands.
+ * test_interpret.c -- the `interpret` test command: run functions and
+ * check what they compute (docs/interpreter.md, "The interpret test
+ * command").
+ *
+ *   test interpret [fuel=N] [depth=N]
+ *
+ * Every `; run:` comment of the file is one check:
+ *
+ *   ; run: %f(1, 2) == 3             the results, in order
+ *   ; run: %g(0) == 1, 7             several results
+ *   ; run: %h(5) != 0                the results differ from these
+ *   ; run: %d(1, 0) traps int_divz   a trap (user N, stack_overflow,
+ *                                    out_of_fuel, abort, bad_sig ...)
+ *   ; run: %e(3) exits 3             the program called exit(3)
+ *   ; run: %x() fails external       a failure whose message contains
+ *                                    the text (e.g. an unknown external)
+ *   ; run: %p()                      returns normally, results unchecked
+ *   ; output: hello\n                the program's output (see below)
+ *
+ * Arguments and expected results are literals of the parameter and
+ * result types in the text format's spelling; floats compare bit for bit
+ * (nan is the canonical quiet NaN; nan:0x... names any other). Any
+ * function of the module may be called; a name that a redefinition in
+ * the file shares calls the definition the run line belongs to (the
+ * function it is written in or after), so before/after versions of one
+ * function can be checked side by side.
+ *
+ * Output: the `; output:` lines after a run line (up to the next run line)
+ * are concatenated, C escapes decoded (\n \t \\ \" \xNN ...), and must
+ * equal the run's output exactly; no newline is added, so a line of output
+ * is written `; output: hi\n`. Trailing blanks of a comment are not part
+ * of it: write \x20. A run with no output lines does not check its output;
+ * a lone `; output:` says there is none.
+ *
+ * Each run starts from fresh memory (kl_interp_reset) with a fuel budget
+ * (default 100M instructions, so a runaway loop fails instead of hanging)
+ * and the interpreter's default limits. The module must verify first.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "testcmd.h"
+
+#define DEFAULT_FUEL 100000000ull
+
+typedef struct runner {
+	test_file *tf;
+	kl_module *m;
+	kl_interp *it;
+	kl_buf out;      /* the program's output */
+	kl_buf expected; /* decoded output lines */
+	kl_buf tmp;
+	kl_buf *report;
+} runner;
+
+static void
+collect_output(void *ctx, const char *data, size_t len)
+{
+	kl_buf_append(&((runner *)ctx)->out, data, len);
+}
+
+/* ---- scanning a run line ---- */
+
+typedef struct cursor {
+	const char *s, *e;
+} cursor;
+
+static void
+skip_blanks(cursor *c)
+{
+	while (c->s < c->e && (*c->s == ' ' || *c->s == '\t'))
+		c->s++;
+}
+
+static bool
+accept(cursor *c, const char *w)
+{
+	skip_blanks(c);
+	size_t n = strlen(w);
+	if ((size_t)(c->e - c->s) < n || memcmp(c->s, w, n) != 0)
+		return false;
+	c->s += n;
+	return true;
+}
+
+static bool
+name_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (ch >= '0' && ch <= '9') || ch == '_' || ch == '.';
+}
+
+static int
+hexval(char ch)
+{
+	return ch >= '0' && ch <= '9' ? ch - '0' :
+	       ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 :
+	       ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+}
+
+/* A function name: %name, #hex or noname; bytes into name. */
+static bool
+scan_name(cursor *c, kl_buf *name)
+{
+	skip_blanks(c);
+	kl_buf_reset(name);
+	if (accept(c, "noname"))
+		return true;
+	if (c->s < c->e && *c->s == '%') {
+		const char *b = ++c->s;
+		while (c->s < c->e && name_char(*c->s))
+			c->s++;
+		kl_buf_append(name, b, (size_t)(c->s - b));
+		return c->s > b;
+	}
+	if (c->s < c->e && *c->s == '#') {
+		c->s++;
+		while (c->e - c->s >= 2 && hexval(c->s[0]) >= 0 &&
+		       hexval(c->s[1]) >= 0) {
+			kl_buf_putc(name, (char)(hexval(c->s[0]) * 16 +
+						 hexval(c->s[1])));
+			c->s += 2;
+		}
+		return name->len > 0;
+	}
+	return false;
+}
+
+/* Literals of types[0..n) separated by commas; false if malformed. */
+static bool
+scan_values(const kl_module *m, cursor *c, const kl_type *types, uint32_t n,
+	    uint64_t *vals, const char *close)
+{
+	for (uint32_t k = 0; k < n; k++) {
+		if (k && !accept(c, ","))
+			return false;
+		size_t used = kl_interp_scan_value(m, types[k], c->s,
+						   (size_t)(c->e - c->s),
+						   &vals[k]);
+		if (!used)
+			return false;
+		c->s += used;
+	}
+	skip_blanks(c);
+	return close ? accept(c, close) : true;
+}
+
+/* ---- expectations ---- */
+
+enum expect_kind { EX_EQ, EX_NE, EX_TRAP, EX_EXIT, EX_FAIL, EX_RETURN };
+
+typedef struct expect {
+	enum expect_kind kind;
+	uint64_t vals[64];
+	uint32_t trap, user_code;
+	int64_t exit_code;
+	const char *text; /* EX_FAIL */
+	size_t text_len;
+} expect;
+
+static bool
+scan_trap(cursor *c, expect *x)
+{
+	skip_blanks(c);
+	for (uint32_t t = 0; t < KL_TRAP_RUN_COUNT; t++) {
+		cursor save = *c;
+		if (!accept(c, kl_run_trap_name(t)) ||
+		    (c->s < c->e && name_char(*c->s))) {
+			*c = save;
+			continue;
+		}
+		x->trap = t;
+		if (t == KL_TRAP_USER) {
+			skip_blanks(c);
+			char *end;
+			unsigned long v = strtoul(c->s, &end, 0);
+			if (end == c->s || end > c->e || v > UINT32_MAX)
+				return false;
+			x->user_code = (uint32_t)v;
+			c->s = end;
+		}
+		return true;
+	}
+	return false;
+}
+
+static bool
+scan_expect(const kl_module *m, cursor *c, const kl_signature *sig,
+	    expect *x)
+{
+	skip_blanks(c);
+	if (c->s == c->e) {
+		x->kind = EX_RETURN;
+		return true;
+	}
+	bool eq = accept(c, "==");
+	if (eq || accept(c, "!=")) {
+		x->kind = eq ? EX_EQ : EX_NE;
+		if (sig->num_results > 64)
+			return false;
+		return scan_values(m, c, sig->results, sig->num_results,
+				   x->vals, NULL);
+	}
+	if (accept(c, "traps")) {
+		x->kind = EX_TRAP;
+		return scan_trap(c, x);
+	}
+	if (accept(c, "exits")) {
+		x->kind = EX_EXIT;
+		skip_blanks(c);
+		char *end;
+		long long v = strtoll(c->s, &end, 0);
+		if (end == c->s || end > c->e)
+			return false;
+		x->exit_code = v;
+		c->s = end;
+		return true;
+	}
+	if (accept(c, "fails")) {
+		x->kind = EX_FAIL;
+		skip_blanks(c);
+		x->text = c->s;
+		x->text_len = (size_t)(c->e - c->s);
+		c->s = c->e;
+		return true;
+	}
+	return false;
+}
+
+/* ---- output lines ---- */
+
+/* Decode the C escapes of s[0..n) into out; false if one is malformed. */
+static bool
+unescape(const char *s, size_t n, kl_buf *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] != '\\') {
+			kl_buf_putc(out, s[i]);
+			continue;
+		}
+		if (++i >= n)
+			return false;
+		switch (s[i]) {
+		case 'n': kl_buf_putc(out, '\n'); break;
+		case 't': kl_buf_putc(out, '\t'); break;
+		case 'r': kl_buf_putc(out, '\r'); break;
+		case '0': kl_buf_putc(out, '\0'); break;
+		case 'a': kl_buf_putc(out, '\a'); break;
+		case 'b': kl_buf_putc(out, '\b'); break;
+		case 'f': kl_buf_putc(out, '\f'); break;
+		case 'v': kl_buf_putc(out, '\v'); break;
+		case '\\': kl_buf_putc(out, '\\'); break;
+		case '"': kl_buf_putc(out, '"'); break;
+		case '\'': kl_buf_putc(out, '\''); break;
+		case 'x':
+			if (i + 2 >= n || hexval(s[i + 1]) < 0 ||
+			    hexval(s[i + 2]) < 0)
+				return false;
+			kl_buf_putc(out, (char)(hexval(s[i + 1]) * 16 +
+						hexval(s[i + 2])));
+			i += 2;
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Show text with escapes, for reports. */
+static void
+put_escaped(kl_buf *out, const char *s, size_t n)
+{
+	kl_buf_putc(out, '"');
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if (ch == '\n')
+			kl_buf_puts(out, "\\n");
+		else if (ch == '\\' || ch == '"')
+			kl_buf_printf(out, "\\%c", ch);
+		else if (ch >= 32 && ch < 127)
+			kl_buf_putc(out, (char)ch);
+		else
+			kl_buf_printf(out, "\\x%02x", ch);
+	}
+	kl_buf_putc(out, '"');
+}
+
+/* ---- running ---- */
+
+/* The test function a line belongs to (in it or after it), or NULL. */
+static const test_func *
+owner(const test_file *tf, uint32_t line)
+{
+	const test_func *best = NULL;
+	for (uint32_t k = 0; k < tf->nfuncs; k++)
+		if (tf->funcs[k].first_line <= line &&
+		    (!best || tf->funcs[k].first_line > best->first_line))
+			best = &tf->funcs[k];
+	return best;
+}
+
+/* The function a run line calls. */
+static kl_sym
+callee(const runner *rn, const test_comment *c, const kl_buf *name)
+{
+	const test_func *own = owner(rn->tf, c->line);
+	if (own) {
+		size_t n;
+		kl_sym s = kl_func_sym(own->func);
+		const char *bytes = kl_sym_name(rn->m, s, &n);
+		if (n == name->len &&
+		    (n == 0 || memcmp(bytes, name->data, n) == 0))
+			return s;
+	}
+	return kl_module_lookup(rn->m, name->data ? name->data : "", name->len);
+}
+
+static void
+put_values(const kl_module *m, const kl_type *types, const uint64_t *vals,
+	   uint32_t n, kl_buf *out)
+{
+	for (uint32_t k = 0; k < n; k++) {
+		if (k)
+			kl_buf_puts(out, ", ");
+		kl_interp_format_value(m, types[k], vals[k], out);
+	}
+	if (n == 0)
+		kl_buf_puts(out, "(no results)");
+}
+
+/* Does the outcome meet the expectation? */
+static bool
+outcome_ok(const kl_run_result *res, const expect *x)
+{
+	switch (x->kind) {
+	case EX_EQ:
+	case EX_NE: {
+		if (res->status != KL_RUN_RETURNED)
+			return false;
+		bool same = memcmp(res->results, x->vals,
+				   res->num_results * sizeof *x->vals) == 0;
+		return same == (x->kind == EX_EQ);
+	}
+	case EX_TRAP:
+		return res->status == KL_RUN_TRAPPED && res->trap == x->trap &&
+		       (x->trap != KL_TRAP_USER ||
+			res->user_code == x->user_code);
+	case EX_EXIT:
+		return res->status == KL_RUN_EXITED &&
+		       res->exit_code == x->exit_code;
+	case EX_FAIL: {
+		if (res->status != KL_RUN_FAILED)
+			return false;
+		size_t n = strlen(res->message);
+		for (size_t k = 0; k + x->text_len <= n; k++)
+			if (memcmp(res->message + k, x->text, x->text_len) == 0)
+				return true;
+		return false;
+	}
+	case EX_RETURN:
+		return res->status == KL_RUN_RETURNED;
+	}
+	return false;
+}
+
+/* The expected output: `output:` lines after comment k, up to a run. */
+static bool
+expected_output(runner *rn, uint32_t k, bool *have)
+{
+	const test_file *tf = rn->tf;
+	kl_buf_reset(&rn->expected);
+	*have = false;
+	for (uint32_t j = k + 1; j < tf->ncomments; j++) {
+		const char *rest;
+		size_t len;
+		const test_comment *c = &tf->comments[j];
+		if (test_comment_directive(c, "run", &rest, &len))
+			break;
+		if (!test_comment_directive(c, "output", &rest, &len))
+			continue;
+		*have = true;
+		if (!unescape(rest, len, &rn->expected)) {
+			kl_buf_printf(rn->report, "%s:%u: bad escape in "
+				      "output line\n", tf->path, c->line);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void
+report_outcome(runner *rn, const test_comment *c, const kl_run_result *res,
+	       const char *line, size_t len)
+{
+	kl_buf *r = rn->report;
+	kl_buf_printf(r, "%s:%u: run: %.*s\n  got: ", rn->tf->path, c->line,
+		      (int)len, line);
+	if (res->status == KL_RUN_RETURNED) {
+		put_values(rn->m, res->result_types, res->results,
+			   res->num_results, r);
+		kl_buf_putc(r, '\n');
+	} else {
+		kl_buf_reset(&rn->tmp);
+		kl_run_describe(rn->it, res, &rn->tmp);
+		kl_buf_append(r, rn->tmp.data, rn->tmp.len);
+	}
+}
+
+/* One run line; returns the number of failures (0 or 1). */
+static int
+run_line(runner *rn, uint32_t k, const char *line, size_t len)
+{
+	const test_comment *c = &rn->tf->comments[k];
+	const char *path = rn->tf->path;
+	cursor cur = { line, line + len };
+	kl_buf name = { 0 };
+	uint64_t args[64];
+	expect x;
+	memset(&x, 0, sizeof x);
+	int fail = 1;
+	kl_sym s = KL_NO_SYM;
+	if (!scan_name(&cur, &name) || !accept(&cur, "(")) {
+		kl_buf_printf(rn->report, "%s:%u: run: expected a call like "
+			      "%%f(1, 2)\n", path, c->line);
+		goto out;
+	}
+	s = callee(rn, c, &name);
+	if (s.id == KL_NONE || !kl_sym_func(rn->m, s)) {
+		kl_buf_printf(rn->report, "%s:%u: run: no function %%%.*s "
+			      "defined\n", path, c->line, (int)name.len,
+			      name.data ? name.data : "");
+		goto out;
+	}
+	kl_signature sig = kl_sym_signature(rn->m, s);
+	if (sig.num_params > 64 ||
+	    !scan_values(rn->m, &cur, sig.params, sig.num_params, args, ")") ||
+	    !scan_expect(rn->m, &cur, &sig, &x) || (skip_blanks(&cur),
+						     cur.s != cur.e)) {
+		kl_buf_printf(rn->report, "%s:%u: run: malformed line (the "
+			      "call takes %u arguments and gives %u results)"
+			      ": %.*s\n", path, c->line, sig.num_params,
+			      sig.num_results, (int)len, line);
+		goto out;
+	}
+	bool have_output;
+	if (!expected_output(rn, k, &have_output))
+		goto out;
+	kl_interp_reset(rn->it);
+	kl_buf_reset(&rn->out);
+	kl_run_result res;
+	kl_interp_call(rn->it, s, args, sig.num_params, &res);
+	if (!outcome_ok(&res, &x)) {
+		report_outcome(rn, c, &res, line, len);
+		goto out;
+	}
+	if (have_output && (rn->out.len != rn->expected.len ||
+			    (rn->out.len && memcmp(rn->out.data,
+						   rn->expected.data,
+						   rn->out.len) != 0))) {
+		kl_buf_printf(rn->report, "%s:%u: run: %.*s\n  output:   ",
+			      path, c->line, (int)len, line);
+		put_escaped(rn->report, rn->out.data, rn->out.len);
+		kl_buf_puts(rn->report, "\n  expected: ");
+		put_escaped(rn->report, rn->expected.data, rn->expected.len);
+		kl_buf_putc(rn->report, '\n');
+		goto out;
+	}
+	fail = 0;
+out:
+	kl_buf_free(&name);
+	return fail;
+}
+
+/* A number option "key=N" of the test line, or def. */
+static uint64_t
+option(const char *args, const char *key, uint64_t def)
+{
+	const char *p = strstr(args, key);
+	size_t n = strlen(key);
+	if (!p || p[n] != '=')
+		return def;
+	char *end;
+	unsigned long long v = strtoull(p + n + 1, &end, 0);
+	return end == p + n + 1 ? def : v;
+}
+
+/* Every function must verify before anything runs. */
+static int
+verify(test_file *tf, kl_buf *report)
+{
+	int failures = 0;
+	kl_diags diags = { 0 };
+	for (uint32_t k = 0; k < tf->nfuncs; k++) {
+		const kl_func *f = tf->funcs[k].func;
+		if (kl_verify_func(f, NULL, &diags) == KL_OK)
+			continue;
+		failures++;
+		kl_buf headers = { 0 }, listing = { 0 };
+		kl_verify_render(f, &diags, tf->path, false, &headers,
+				 &listing);
+		kl_buf_append(report, headers.data, headers.len);
+		kl_buf_free(&headers);
+		kl_buf_free(&listing);
+		kl_diags_free(&diags);
+	}
+	kl_diags_free(&diags);
+	return failures;
+}
 
 int
 test_cmd_interpret(test_file *tf, const char *args, kl_buf *report)
 {
-	(void)args;
-	kl_buf_printf(report, "%s: test command not implemented yet\n", tf->path);
-	return 1;
+	int failures = verify(tf, report);
+	if (failures)
+		return failures;
+	runner rn = { 0 };
+	rn.tf = tf;
+	rn.m = tf->module;
+	rn.report = report;
+	kl_interp_options io = { 0 };
+	io.fuel = option(args, "fuel", DEFAULT_FUEL);
+	io.max_depth = (uint32_t)option(args, "depth", 0);
+	io.output = collect_output;
+	io.output_ctx = &rn;
+	rn.it = kl_interp_new(rn.m, &io);
+	uint32_t runs = 0;
+	for (uint32_t k = 0; k < tf->ncomments; k++) {
+		const char *rest;
+		size_t len;
+		if (!test_comment_directive(&tf->comments[k], "run", &rest,
+					    &len))
+			continue;
+		runs++;
+		failures += run_line(&rn, k, rest, len);
+	}
+	if (runs == 0) {
+		kl_buf_printf(report, "%s: no '; run:' lines to check\n",
+			      tf->path);
+		failures++;
+	}
+	kl_interp_free(rn.it);
+	kl_buf_free(&rn.out);
+	kl_buf_free(&rn.expected);
+	kl_buf_free(&rn.tmp);
+	return failures;
 }

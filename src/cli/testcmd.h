@@ -109,5 +109,6 @@ int test_cmd_domtree(test_file *tf, const char *args, kl_buf *report);
 int test_cmd_loops(test_file *tf, const char *args, kl_buf *report);
 int test_cmd_verifier(test_file *tf, const char *args, kl_buf *report);
 int test_cmd_interpret(test_file *tf, const char *args, kl_buf *report);
+int test_cmd_pass(test_file *tf, const char *args, kl_buf *report);
 
 #endif /* KEEL_TESTCMD_H */

@@ -292,6 +292,17 @@ uint32_t *inst_args_mut(kl_func *f, uint32_t i, uint32_t *n);
  */
 uint32_t inst_dests(const kl_func *f, uint32_t i, const uint32_t **dests);
 
+/* ---- rewriting (rewrite.c) ---- */
+/* Turn value v (any kind) into an alias of target. */
+void value_make_alias(kl_func *f, uint32_t v, uint32_t target);
+/* Append n values to the arguments of destination k of branch i. */
+void inst_dest_append_args(kl_func *f, uint32_t i, uint32_t k,
+			   const uint32_t *vals, uint32_t n);
+/* Turn instruction i, keeping its result, into `op.T x` (a UNARY op). */
+void inst_rewrite_unary(kl_func *f, uint32_t i, kl_opcode op, uint32_t x);
+/* Replace every operand that is an alias by the value it resolves to. */
+void func_resolve_aliases(kl_func *f);
+
 /* ---- layout ---- */
 void layout_append_block(kl_func *f, uint32_t b);
 void layout_insert_block_after(kl_func *f, uint32_t b, uint32_t after);

@@ -1,0 +1,278 @@
+#!/bin/sh
+# bench/bench.sh -- keel's benchmarks, side by side with LLVM 19.
+#
+#   sh bench/bench.sh BUILD [scaling]
+#
+# Generates workloads with keel-gen (the same program as keel IR and as
+# LLVM IR) into BUILD/bench/, times each operation, and prints one table
+# per operation; the tables also go to BUILD/bench/results.md.
+#
+# keel's figures come from its own in-process phase timers (--time,
+# --time-passes), so they measure the phase alone, not process start-up or
+# file reading. LLVM's come from `opt -time-passes` where the operation is
+# a pass (verify, dominator tree + loops, mem2reg) and otherwise from the
+# whole process minus the start-up time of the same tool on an empty
+# module (llvm-as, opt -S, lli). Each figure is the median of RUNS runs
+# (BENCH_RUNS, default 3). LLVM columns appear when llvm-19 is installed
+# (apt-get install llvm-19); the script installs nothing.
+#
+# With "scaling", each operation runs at 10k, 100k, 1M and 4M
+# instructions and the time per instruction is printed, with a flag on any
+# step where it grows by more than 1.5x.
+set -eu
+build=${1:-build}
+mode=${2:-tables}
+keel="$build/keel"
+gen="$build/keel-gen"
+dir="$build/bench"
+runs=${BENCH_RUNS:-3}
+mkdir -p "$dir"
+results="$dir/results.md"
+
+have_llvm=0
+if command -v opt-19 >/dev/null 2>&1 && command -v llvm-as-19 >/dev/null 2>&1 \
+	&& command -v lli-19 >/dev/null 2>&1; then
+	have_llvm=1
+fi
+have_time=0
+[ -x /usr/bin/time ] && have_time=1
+
+# median of the numbers on standard input
+median() {
+	sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "" }'
+}
+
+now() { date +%s.%N; }
+
+# ---- workloads ----
+
+workload() { # shape size -> prints the base path (without extension)
+	base="$dir/$1-$2"
+	if [ ! -f "$base.kl" ]; then
+		"$gen" --shape "$1" --size "$2" --seed 1 -o "$base.kl"
+		"$gen" --shape "$1" --size "$2" --seed 1 --format ll -o "$base.ll"
+	fi
+	echo "$base"
+}
+
+insts() { # number of instructions of a .kl file (lines that are instructions)
+	grep -c '^    [^ ]' "$1"
+}
+
+bytes() { wc -c < "$1" | tr -d ' '; }
+
+peak_kb() { # command... -> peak RSS in KB of one run
+	if [ "$have_time" = 1 ]; then
+		/usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -n 1
+	else
+		echo ""
+	fi
+}
+
+# ---- keel timers (milliseconds) ----
+
+keel_parse() { "$keel" cat --time "$1" 2>&1 >/dev/null | awk '/^  parse/ { print $2 }'; }
+keel_parse_print() {
+	"$keel" cat --time "$1" 2>&1 >/dev/null |
+		awk '/^  parse/ { p = $2 } /^  print/ { q = $2 } END { print p + q }'
+}
+keel_verify() {
+	"$keel" verify --time "$1" 2>&1 >/dev/null |
+		sed -n 's/.*; verify \([0-9.]*\) s.*/\1/p' | awk '{ print $1 * 1000 }'
+}
+keel_analyses() {
+	"$keel" cfg --time --repeat 1 "$1" 2>&1 >/dev/null |
+		awk '$1 == "cfg+dom+df+loops" { print $2 }'
+}
+keel_promote() {
+	"$keel" opt -p promote --time-passes "$1" 2>&1 >/dev/null |
+		awk '$1 == "promote:" { print $2 }'
+}
+keel_interp() { # prints "ms executed"
+	"$keel" run --time "$1" 2>&1 >/dev/null |
+		sed -n 's/.*executed \([0-9]*\) instructions in \([0-9.]*\) s.*/\2 \1/p' |
+		awk '{ print $1 * 1000, $2 }'
+}
+
+# ---- LLVM timers (milliseconds) ----
+
+# Wall time of a whole process, in ms.
+process_ms() {
+	t0=$(now)
+	"$@" >/dev/null 2>&1 || true
+	t1=$(now)
+	echo "$t0 $t1" | awk '{ printf "%.3f\n", ($2 - $1) * 1000 }'
+}
+
+# Wall time of a pass in `opt -time-passes` output (ms): the line named $1.
+pass_ms() {
+	awk -v name="$1" '$NF == name && !seen { seen = 1; print $(NF - 2) * 1000 }'
+}
+
+empty_ll="$dir/empty.ll"
+printf 'define i32 @main() {\n  ret i32 0\n}\n' > "$empty_ll"
+
+llvm_parse() { process_ms llvm-as-19 "$1" -o /dev/null; }
+llvm_parse_print() { process_ms opt-19 -S "$1" -o /dev/null; }
+llvm_verify() { opt-19 -passes=verify -time-passes -disable-output "$1" 2>&1 | pass_ms VerifierPass; }
+llvm_analyses() {
+	opt-19 -passes='require<domtree>,require<loops>' -time-passes \
+		-disable-output "$1" 2>&1 |
+		awk '$NF == "DominatorTreeAnalysis" || $NF == "LoopAnalysis" { s += $(NF - 2) } END { print s * 1000 }'
+}
+llvm_promote() { opt-19 -passes=mem2reg -time-passes -disable-output "$1" 2>&1 | pass_ms PromotePass; }
+llvm_interp() { process_ms lli-19 -force-interpreter "$1"; }
+
+startup() { # median start-up of a whole-process LLVM tool on the empty module
+	for _ in $(seq "$runs"); do "$@"; done | median
+}
+
+# ---- one measurement ----
+
+# measure OP FILE_BASE: prints "keel_ms llvm_ms peak_kb"
+measure() {
+	op=$1 base=$2
+	k=$(for _ in $(seq "$runs"); do keel_"$op" "$base.kl"; done | median)
+	l=""
+	if [ "$have_llvm" = 1 ]; then
+		l=$(for _ in $(seq "$runs"); do llvm_"$op" "$base.ll"; done | median)
+		case $op in
+		parse) l=$(echo "$l ${su_as}" | awk '{ v = $1 - $2; print v > 0 ? v : 0 }') ;;
+		parse_print) l=$(echo "$l ${su_opt}" | awk '{ v = $1 - $2; print v > 0 ? v : 0 }') ;;
+		esac
+	fi
+	echo "$k $l"
+}
+
+peak_of() { # op base -> peak KB of keel doing op
+	case $1 in
+	parse | parse_print) peak_kb "$keel" cat "$2.kl" ;;
+	verify) peak_kb "$keel" verify "$2.kl" ;;
+	analyses) peak_kb "$keel" cfg "$2.kl" ;;
+	promote) peak_kb "$keel" opt -p promote "$2.kl" ;;
+	esac
+}
+
+title() {
+	case $1 in
+	parse) echo "parse (keel cat --time: parse phase; LLVM: llvm-as minus start-up)" ;;
+	parse_print) echo "parse + print (keel cat --time; LLVM: opt -S minus start-up)" ;;
+	verify) echo "verify (keel verify --time: verifier incl. its analyses; LLVM: opt -passes=verify -time-passes, VerifierPass)" ;;
+	analyses) echo "CFG + dominator tree + frontiers + loops (keel cfg --time; LLVM: DominatorTreeAnalysis + LoopAnalysis)" ;;
+	promote) echo "promote / mem2reg (keel opt --time-passes; LLVM: opt -passes=mem2reg -time-passes, PromotePass)" ;;
+	esac
+}
+
+if [ "$have_llvm" = 1 ]; then
+	su_as=$(startup process_ms llvm-as-19 "$empty_ll" -o /dev/null)
+	su_opt=$(startup process_ms opt-19 -S "$empty_ll" -o /dev/null)
+	su_lli=$(startup process_ms lli-19 -force-interpreter "$empty_ll")
+fi
+
+# ---- tables ----
+
+table() { # op shapes sizes
+	op=$1 shapes=$2 sizes=$3
+	echo
+	echo "### $(title "$op")"
+	echo
+	echo "| workload | instructions | MB | keel ms | M inst/s | MB/s | peak MB | B/inst | LLVM ms | keel/LLVM speed |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	for shape in $shapes; do
+		for size in $sizes; do
+			base=$(workload "$shape" "$size")
+			n=$(insts "$base.kl")
+			b=$(bytes "$base.kl")
+			set -- $(measure "$op" "$base")
+			k=${1:-0} l=${2:-}
+			pk=$(peak_of "$op" "$base")
+			echo "$shape-$size $n $b $k ${l:--} ${pk:-0}" | awk '{
+				mb = $3 / 1e6; ms = $4; llvm = $5; pk = $6
+				ips = ms > 0 ? $2 / ms / 1000 : 0
+				mbs = ms > 0 ? mb / ms * 1000 : 0
+				ratio = (llvm != "-" && ms > 0) ? sprintf("%.1fx", llvm / ms) : "-"
+				printf "| %s | %d | %.1f | %.2f | %.1f | %.0f | %.0f | %.0f | %s | %s |\n",
+					$1, $2, mb, ms, ips, mbs, pk / 1024, pk * 1024 / $2, llvm, ratio
+			}'
+		done
+	done
+}
+
+interp_table() {
+	echo
+	echo "### interpret (keel run --time; LLVM: lli -force-interpreter minus start-up)"
+	echo
+	echo "| workload | executed | keel ms | M inst/s | LLVM ms | keel/LLVM speed |"
+	echo "|---|---:|---:|---:|---:|---:|"
+	for size in 10M 50M; do
+		base="$dir/loop-$size"
+		if [ ! -f "$base.kl" ]; then
+			"$gen" --shape loop --size "$size" --seed 1 -o "$base.kl"
+			"$gen" --shape loop --size "$size" --seed 1 --format ll -o "$base.ll"
+		fi
+		r=$(for _ in $(seq "$runs"); do keel_interp "$base.kl"; done | sort -g | awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }')
+		l="-"
+		if [ "$have_llvm" = 1 ]; then
+			l=$(for _ in $(seq "$runs"); do llvm_interp "$base.ll"; done | median)
+			l=$(echo "$l $su_lli" | awk '{ print $1 - $2 }')
+		fi
+		echo "loop-$size $r $l" | awk '{
+			ms = $2; ex = $3; llvm = $4
+			ratio = (llvm != "-" && ms > 0) ? sprintf("%.1fx", llvm / ms) : "-"
+			printf "| %s | %d | %.1f | %.1f | %s | %s |\n", $1, ex, ms, ms > 0 ? ex / ms / 1000 : 0, llvm, ratio
+		}'
+	done
+}
+
+scaling() {
+	for op in parse verify analyses promote; do
+		echo
+		echo "### $(title "$op"): time per instruction"
+		echo
+		echo "| shape | 10k | 100k | 1M | 4M |"
+		echo "|---|---:|---:|---:|---:|"
+		for shape in small huge chain nest promote; do
+			line="| $shape"
+			prev=""
+			for size in 10k 100k 1M 4M; do
+				base=$(workload "$shape" "$size")
+				n=$(insts "$base.kl")
+				k=$(for _ in $(seq "$runs"); do keel_"$op" "$base.kl"; done | median)
+				ns=$(echo "$k $n" | awk '{ printf "%.1f", $2 ? $1 * 1e6 / $2 : 0 }')
+				flag=""
+				if [ -n "$prev" ]; then
+					flag=$(echo "$ns $prev" | awk '{ if ($2 > 0 && $1 / $2 > 1.5) print " (!)" }')
+				fi
+				line="$line | $ns ns$flag"
+				prev=$ns
+			done
+			echo "$line |"
+		done
+	done
+	echo
+	echo "(!) marks a step where the time per instruction grew by more than 1.5x."
+}
+
+{
+	echo "# keel benchmarks"
+	echo
+	echo "$(date -u +%Y-%m-%d), $(uname -m), $(nproc) cores; median of $runs runs."
+	if [ "$have_llvm" = 1 ]; then
+		echo "LLVM: $(opt-19 --version | sed -n 's/.*LLVM version /LLVM /p' | head -n 1)."
+	else
+		echo "LLVM 19 is not installed (apt-get install llvm-19): keel figures only."
+	fi
+	echo "keel/LLVM speed: how many times faster keel is (LLVM ms / keel ms)."
+	if [ "$mode" = scaling ]; then
+		scaling
+	else
+		table parse "small huge" "10k 100k 1M"
+		table parse_print "small huge" "10k 100k 1M"
+		table verify "small huge" "10k 100k 1M"
+		table analyses "huge chain nest" "100k 1M"
+		table promote "small huge promote" "100k 1M"
+		interp_table
+	fi
+} | tee "$results"
+echo
+echo "(written to $results)"

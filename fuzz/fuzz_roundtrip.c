@@ -1,0 +1,48 @@
+/*
+ * fuzz_roundtrip.c -- libFuzzer target: printer and parser agree.
+ *
+ * For any input that parses: its printed text parses too, and printing
+ * that again gives the same bytes (print -> parse -> print is a fixed
+ * point). A failure aborts with both texts on stderr.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "keel.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	kl_module *m = NULL;
+	kl_diags d = { 0 };
+	kl_parse_module((const char *)data, size, NULL, &m, &d);
+	kl_diags_free(&d);
+	if (!m)
+		return 0;
+	kl_buf a = { 0 }, b = { 0 };
+	kl_print_module(m, NULL, &a);
+	kl_module *m2 = NULL;
+	if (kl_parse_module(a.data ? a.data : "", a.len, NULL, &m2, &d) !=
+	    KL_OK) {
+		fprintf(stderr, "printed text does not parse:\n%s\n", a.data);
+		for (uint32_t i = 0; i < d.len; i++)
+			fprintf(stderr, "%u:%u: %s\n", d.items[i].line,
+				d.items[i].col, d.items[i].message);
+		abort();
+	}
+	kl_print_module(m2, NULL, &b);
+	if (a.len != b.len || (a.len && memcmp(a.data, b.data, a.len) != 0)) {
+		fprintf(stderr, "print is not a fixed point:\n--- first\n%s\n"
+			"--- second\n%s\n", a.data, b.data);
+		abort();
+	}
+	kl_buf_free(&a);
+	kl_buf_free(&b);
+	kl_diags_free(&d);
+	kl_module_free(m);
+	kl_module_free(m2);
+	return 0;
+}

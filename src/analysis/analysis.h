@@ -1,0 +1,164 @@
+/*
+ * analysis.h -- what the analyses of src/analysis/ share: the layout of the
+ * CFG and the dominator tree, so that one analysis can read another's
+ * arrays directly in its inner loops instead of through the bounds-checked
+ * public accessors, and a few small helpers.
+ *
+ * Every analysis keeps dense arrays indexed by entity number (block ids can
+ * have holes; arrays are sized by the function's block bound) and reuses
+ * its memory when it is computed again, so a pass that recomputes an
+ * analysis after each change does not go back to malloc every time.
+ */
+#ifndef KEEL_ANALYSIS_H
+#define KEEL_ANALYSIS_H
+
+#include "../ir/ir.h"
+
+/*
+ * An edge list inside a cfg_pool: pool[start .. start+len), room for cap.
+ * A list that outgrows its room moves to the end of the pool; the hole it
+ * leaves is counted in `dead` and squeezed out when it gets large.
+ */
+typedef struct cfg_list {
+	uint32_t start, len, cap;
+} cfg_list;
+
+struct kl_cfg {
+	uint32_t nblocks;    /* per-block arrays cover ids below this */
+	uint32_t blocks_cap; /* allocated entries of the per-block arrays */
+	cfg_list *succ;      /* per block: edges out, in branch order */
+	cfg_list *pred;      /* per block: edges in, in layout order */
+	uint64_t *pos;       /* per block: layout position key, 0 = unplaced */
+	uint32_t *mark;      /* per block: scratch stamps (recompute_block) */
+	uint32_t stamp;
+	uint32_t *tmp, tmp_cap; /* compute: edges as (block, branch, target) */
+	kl_cfg_edge *pool;   /* all edge lists */
+	uint32_t pool_len, pool_cap, pool_dead;
+};
+
+/* Edges of a list; valid until the CFG changes. */
+static inline const kl_cfg_edge *
+cfg_edges(const kl_cfg *cfg, const cfg_list *l)
+{
+	return cfg->pool + l->start;
+}
+
+static inline uint32_t
+cfg_npreds(const kl_cfg *cfg, uint32_t b)
+{
+	return b < cfg->nblocks ? cfg->pred[b].len : 0;
+}
+
+static inline uint32_t
+cfg_nsuccs(const kl_cfg *cfg, uint32_t b)
+{
+	return b < cfg->nblocks ? cfg->succ[b].len : 0;
+}
+
+/*
+ * The dominator tree. Reachable blocks have a non-zero rpo key; the entry
+ * block's idom is KL_NONE, like an unreachable block's. Tree children are
+ * chained through child/sibling in layout order. Dominance is answered by
+ * Euler-tour times on the tree: a dominates b iff
+ * tin[a] <= tin[b] && tout[b] <= tout[a]. Times and rpo keys are spread
+ * out with gaps so that a block split can take numbers between its
+ * neighbours' without renumbering everything.
+ */
+struct kl_domtree {
+	uint32_t nblocks, blocks_cap;
+	uint32_t entry;     /* entry block, KL_NONE for an empty function */
+	uint32_t *idom;     /* per block */
+	uint32_t *child;    /* per block: first child in the tree */
+	uint32_t *sibling;  /* per block: next child of the same parent */
+	uint64_t *tin, *tout; /* per block: Euler-tour times, 0 = unreachable */
+	uint64_t *rpo_key;  /* per block: grows along the RPO, 0 = unreachable */
+	kl_block *po;       /* the reachable blocks in post-order */
+	uint32_t npo, po_cap;
+
+	/* Scratch of the computation, indexed by DFS preorder number. */
+	uint32_t *dfnum;    /* per block: preorder number, 0 = not visited */
+	uint32_t *vertex, *parent, *anc, *label, *semi, *dom, *stack;
+	uint32_t *stack_i;
+	uint32_t scratch_cap;
+};
+
+static inline bool
+dt_reachable(const kl_domtree *dt, uint32_t b)
+{
+	return b < dt->nblocks && dt->rpo_key[b] != 0;
+}
+
+/* Does a dominate b? Both reachable. */
+static inline bool
+dt_dominates(const kl_domtree *dt, uint32_t a, uint32_t b)
+{
+	return dt->tin[a] <= dt->tin[b] && dt->tout[b] <= dt->tout[a];
+}
+
+/* Grow a per-block array of elem bytes from old to cap entries (cap >=
+ * old), filling new entries with byte `fill`. */
+void *ana_grow(void *p, size_t old, size_t cap, size_t elem, int fill);
+
+/*
+ * Walking the layout defensively. Analyses also run on IR the verifier
+ * has not accepted yet (the verifier itself computes them), whose links
+ * may be out of range or form a cycle. These stop at the end, at a link
+ * out of range, and after as many steps as there are entities, so every
+ * walk ends; a cyclic layout can show a block twice, which every analysis
+ * tolerates (nonsense in, nonsense out, but no crash and no hang).
+ *
+ *	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;
+ *	     b = layout_next(f, b, &st))
+ */
+static inline uint32_t
+layout_first(const kl_func *f, uint32_t *steps)
+{
+	*steps = 0;
+	return f->first_block < f->nblocks ? f->first_block : KL_NONE;
+}
+
+static inline uint32_t
+layout_next(const kl_func *f, uint32_t b, uint32_t *steps)
+{
+	uint32_t n = f->blocks[b].next;
+	return ++*steps < f->nblocks && n < f->nblocks ? n : KL_NONE;
+}
+
+static inline uint32_t
+layout_last(const kl_func *f, uint32_t *steps)
+{
+	*steps = 0;
+	return f->last_block < f->nblocks ? f->last_block : KL_NONE;
+}
+
+static inline uint32_t
+layout_prev(const kl_func *f, uint32_t b, uint32_t *steps)
+{
+	uint32_t n = f->blocks[b].prev;
+	return ++*steps < f->nblocks && n < f->nblocks ? n : KL_NONE;
+}
+
+/* The same for the instructions of block b. */
+static inline uint32_t
+insts_first(const kl_func *f, uint32_t b, uint32_t *steps)
+{
+	*steps = 0;
+	uint32_t i = f->blocks[b].first;
+	return i < f->ninsts ? i : KL_NONE;
+}
+
+static inline uint32_t
+insts_next(const kl_func *f, uint32_t i, uint32_t *steps)
+{
+	uint32_t n = f->nodes[i].next;
+	return ++*steps < f->ninsts && n < f->ninsts ? n : KL_NONE;
+}
+
+/* Is block b of f in the layout? */
+static inline bool
+ana_block_placed(const kl_func *f, uint32_t b)
+{
+	return b < f->nblocks && (f->blocks[b].flags & BLOCK_PLACED);
+}
+
+#endif /* KEEL_ANALYSIS_H */

@@ -1,0 +1,215 @@
+/*
+ * frontier.c -- dominance frontiers and iterated dominance frontiers.
+ *
+ * DF(x) is the set of blocks y such that x dominates a predecessor of y
+ * but does not strictly dominate y: where x's dominance ends. The iterated
+ * frontier DF+(S) of a set of blocks S is the limit of DF(S), DF(S u
+ * DF(S)), ...: the blocks that need a parameter (a phi) for a variable
+ * assigned in the blocks of S. Both are from Cytron, Ferrante, Rosen,
+ * Wegman and Zadeck, "Efficiently Computing Static Single Assignment Form
+ * and the Control Dependence Graph" (TOPLAS 1991).
+ *
+ * DF is computed with the formulation of Cooper, Harvey and Kennedy, "A
+ * Simple, Fast Dominance Algorithm" (2001), figure 5, which gives the same
+ * sets as Cytron's bottom-up walk: for every join block y and each of its
+ * reachable predecessors p, walk from p up the dominator tree to idom(y),
+ * adding y to the frontier of every block passed. A walk stops early at a
+ * block that already got y (the walk from there up was done by an earlier
+ * predecessor), so the total work is the total size of the sets. The sets
+ * are stored back to back (two passes: count, then fill), each in the
+ * layout order of its members.
+ *
+ * The iterated frontier is the worklist algorithm of Cytron et al. Its
+ * workspace (kl_idf) keeps per-block stamps instead of cleared bit sets,
+ * so a call costs O(|S| + the frontier sets of the blocks it visits), not
+ * O(blocks): mem2reg calls it once per variable, thousands of times.
+ *
+ * Invariant: only reachable blocks have or appear in frontiers.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+
+struct kl_domfront {
+	uint32_t nblocks, blocks_cap;
+	uint32_t *start;  /* per block + 1: DF(b) is set[start[b]..start[b+1]) */
+	uint32_t *last;   /* scratch: per block, the join it last got */
+	kl_block *set;
+	uint32_t nset, set_cap;
+};
+
+struct kl_idf {
+	uint32_t nblocks;
+	uint32_t *in_result; /* per block: stamp of the call that added it */
+	uint32_t *queued;    /* per block: stamp of the call that queued it */
+	uint32_t stamp;
+	uint32_t *work;      /* worklist, at most one entry per block */
+	kl_block *out;
+	uint32_t nout;
+};
+
+kl_domfront *
+kl_domfront_new(void)
+{
+	return kl_calloc(1, sizeof(kl_domfront));
+}
+
+void
+kl_domfront_free(kl_domfront *df)
+{
+	if (!df)
+		return;
+	free(df->start);
+	free(df->last);
+	free(df->set);
+	free(df);
+}
+
+/*
+ * The walks for join block y. Pass 0 counts (in start[b + 1]), pass 1
+ * fills (start[b] is then the next free slot of b's set).
+ */
+static void
+walk_join(kl_domfront *df, const kl_cfg *cfg, const kl_domtree *dt,
+	  uint32_t y, int pass)
+{
+	const kl_cfg_edge *e = cfg_edges(cfg, &cfg->pred[y]);
+	uint32_t stop = dt->idom[y];
+	for (uint32_t k = 0; k < cfg->pred[y].len; k++) {
+		uint32_t r = e[k].block.id;
+		if (!dt_reachable(dt, r))
+			continue;
+		while (r != stop && r != KL_NONE && df->last[r] != y) {
+			df->last[r] = y;
+			if (pass == 0)
+				df->start[r + 1]++;
+			else
+				df->set[df->start[r]++] = (kl_block){ y };
+			r = dt->idom[r];
+		}
+	}
+}
+
+void
+kl_domfront_compute(kl_domfront *df, const kl_func *f, const kl_cfg *cfg,
+		    const kl_domtree *dt)
+{
+	uint32_t nb = dt->nblocks;
+	if (nb + 1 > df->blocks_cap) {
+		df->blocks_cap = nb + 1;
+		df->start = kl_realloc(df->start, (nb + 1) * sizeof *df->start);
+		df->last = kl_realloc(df->last, (nb + 1) * sizeof *df->last);
+	}
+	df->nblocks = nb;
+	memset(df->start, 0, (nb + 1) * sizeof *df->start);
+	for (int pass = 0; pass < 2; pass++) {
+		memset(df->last, 0xff, nb * sizeof *df->last);
+		for (uint32_t st, y = layout_first(f, &st); y != KL_NONE;
+		     y = layout_next(f, y, &st)) {
+			if (y < nb && cfg_npreds(cfg, y) != 0 &&
+			    dt_reachable(dt, y))
+				walk_join(df, cfg, dt, y, pass);
+		}
+		if (pass == 1)
+			break;
+		/* Counts to offsets: start[b] = first slot of DF(b). */
+		for (uint32_t b = 0; b < nb; b++)
+			df->start[b + 1] += df->start[b];
+		df->nset = df->start[nb];
+		kl_grow(&df->set, &df->set_cap, sizeof *df->set, df->nset);
+	}
+	/* Filling advanced start[b] to the end of DF(b): shift back. */
+	memmove(df->start + 1, df->start, nb * sizeof *df->start);
+	df->start[0] = 0;
+}
+
+uint32_t
+kl_domfront_size(const kl_domfront *df, kl_block b)
+{
+	return b.id < df->nblocks ? df->start[b.id + 1] - df->start[b.id] : 0;
+}
+
+kl_block
+kl_domfront_get(const kl_domfront *df, kl_block b, uint32_t i)
+{
+	if (i >= kl_domfront_size(df, b))
+		return KL_NO_BLOCK;
+	return df->set[df->start[b.id] + i];
+}
+
+/* ---- iterated frontiers ---- */
+
+kl_idf *
+kl_idf_new(void)
+{
+	return kl_calloc(1, sizeof(kl_idf));
+}
+
+void
+kl_idf_free(kl_idf *ws)
+{
+	if (!ws)
+		return;
+	free(ws->in_result);
+	free(ws->queued);
+	free(ws->work);
+	free(ws->out);
+	free(ws);
+}
+
+/* Size the workspace for df; O(blocks) only when it grows. */
+static void
+idf_cover(kl_idf *ws, uint32_t nb)
+{
+	if (nb > ws->nblocks) {
+		ws->in_result = kl_realloc(ws->in_result,
+					   nb * sizeof *ws->in_result);
+		ws->queued = kl_realloc(ws->queued, nb * sizeof *ws->queued);
+		ws->work = kl_realloc(ws->work, nb * sizeof *ws->work);
+		ws->out = kl_realloc(ws->out, nb * sizeof *ws->out);
+		memset(ws->in_result, 0, nb * sizeof *ws->in_result);
+		memset(ws->queued, 0, nb * sizeof *ws->queued);
+		ws->nblocks = nb;
+		ws->stamp = 0;
+	}
+	if (++ws->stamp == 0) {
+		memset(ws->in_result, 0, ws->nblocks * sizeof *ws->in_result);
+		memset(ws->queued, 0, ws->nblocks * sizeof *ws->queued);
+		ws->stamp = 1;
+	}
+}
+
+uint32_t
+kl_domfront_iterated(const kl_domfront *df, kl_idf *ws,
+		     const kl_block *blocks, uint32_t n, const kl_block **out)
+{
+	idf_cover(ws, df->nblocks);
+	uint32_t st = ws->stamp, nwork = 0;
+	ws->nout = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t b = blocks[k].id;
+		if (b < df->nblocks && ws->queued[b] != st) {
+			ws->queued[b] = st;
+			ws->work[nwork++] = b;
+		}
+	}
+	while (nwork) {
+		uint32_t x = ws->work[--nwork];
+		const kl_block *s = df->set + df->start[x];
+		uint32_t ns = df->start[x + 1] - df->start[x];
+		for (uint32_t k = 0; k < ns; k++) {
+			uint32_t y = s[k].id;
+			if (ws->in_result[y] == st)
+				continue;
+			ws->in_result[y] = st;
+			ws->out[ws->nout++] = s[k];
+			if (ws->queued[y] != st) {
+				ws->queued[y] = st;
+				ws->work[nwork++] = y;
+			}
+		}
+	}
+	*out = ws->out;
+	return ws->nout;
+}

@@ -1,0 +1,296 @@
+/*
+ * print.c -- the analyses as text: what `keel cfg` and `keel domtree`
+ * print and what the `print-cfg`, `domtree` and `loops` file tests check.
+ *
+ * Every listing starts with a line naming the analysis and the function
+ * and has one indented line per block (in layout order) or per loop, so a
+ * FileCheck directive can name one line. Blocks print as blockN, values
+ * as vN, exactly as in the IR text. Formats (docs/analyses.md has
+ * examples):
+ *
+ *   cfg %f                          domtree %f
+ *       block0 -> block1 block2         block0
+ *       block1 <- block0 -> block3          block1
+ *       block3 <- block1 block2         rpo: block0 block1 ...
+ *                                       unreachable: block9
+ *   loops %f                            frontiers:
+ *       loop0 header block1 depth 1: block1 block4
+ *           loop1 header block2 depth 2 parent loop0: block2 block3
+ *       irreducible0 entries block5 block6: block5 block6 block7
+ *   liveness %f
+ *       block1 in: v0 v2 out: v0 v3
+ *
+ * A loop line lists the loop's own blocks (header first): the blocks of
+ * the loops inside it are on the lines below it, so the listing stays
+ * linear in size even for a deep nest. Nothing is recursive.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+
+static const char hexdigits[] = "0123456789abcdef";
+
+/* The function's name as the text format writes it. */
+static void
+put_func_name(kl_buf *out, const kl_func *f)
+{
+	const kl_module *m = f->module;
+	size_t n;
+	const char *s = kl_sym_name(m, (kl_sym){ f->sym }, &n);
+	if (n == 0) {
+		kl_buf_puts(out, "noname");
+	} else if (name_is_plain(s, n)) {
+		kl_buf_putc(out, '%');
+		kl_buf_append(out, s, n);
+	} else {
+		kl_buf_putc(out, '#');
+		for (size_t i = 0; i < n; i++) {
+			unsigned char c = (unsigned char)s[i];
+			kl_buf_putc(out, hexdigits[c >> 4]);
+			kl_buf_putc(out, hexdigits[c & 15]);
+		}
+	}
+}
+
+static void
+header(kl_buf *out, const char *what, const kl_func *f)
+{
+	kl_buf_puts(out, what);
+	kl_buf_putc(out, ' ');
+	put_func_name(out, f);
+	kl_buf_putc(out, '\n');
+}
+
+static void
+indent(kl_buf *out, uint32_t levels)
+{
+	for (uint32_t k = 0; k < levels; k++)
+		kl_buf_puts(out, "    ");
+}
+
+/* ---- CFG ---- */
+
+void
+kl_cfg_print(const kl_func *f, const kl_cfg *cfg, kl_buf *out)
+{
+	header(out, "cfg", f);
+	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;
+	     b = layout_next(f, b, &st)) {
+		kl_buf_printf(out, "    block%u", b);
+		uint32_t np = kl_cfg_num_preds(cfg, (kl_block){ b });
+		if (np)
+			kl_buf_puts(out, " <-");
+		for (uint32_t k = 0; k < np; k++)
+			kl_buf_printf(out, " block%u",
+				      kl_cfg_pred(cfg, (kl_block){ b }, k).block.id);
+		uint32_t ns = kl_cfg_num_succs(cfg, (kl_block){ b });
+		if (ns)
+			kl_buf_puts(out, " ->");
+		for (uint32_t k = 0; k < ns; k++)
+			kl_buf_printf(out, " block%u",
+				      kl_cfg_succ(cfg, (kl_block){ b }, k).id);
+		kl_buf_putc(out, '\n');
+	}
+}
+
+/*
+ * The loop clusters for Graphviz: loops come in preorder with their
+ * depths, so a cluster is closed when the next loop is not deeper. Each
+ * cluster lists the loop's own blocks; nested clusters hold the rest.
+ */
+static void
+dot_loops(const kl_loops *lf, kl_buf *out)
+{
+	uint32_t n = kl_loops_count(lf), depth = 0;
+	for (uint32_t l = 0; l < n; l++) {
+		uint32_t d = kl_loop_depth(lf, (kl_loop){ l });
+		for (; depth >= d; depth--) {
+			indent(out, depth);
+			kl_buf_puts(out, "}\n");
+		}
+		depth = d;
+		indent(out, d);
+		kl_buf_printf(out, "subgraph cluster_loop%u {\n", l);
+		indent(out, d + 1);
+		kl_buf_printf(out, "label=\"loop%u (depth %u)\"; style=dashed; "
+			      "color=blue;\n", l, d);
+		uint32_t nb;
+		const kl_block *bl = kl_loop_blocks(lf, (kl_loop){ l }, &nb);
+		for (uint32_t k = 0; k < nb; k++) {
+			if (kl_loops_innermost(lf, bl[k]).id != l)
+				break; /* own blocks come first */
+			indent(out, d + 1);
+			kl_buf_printf(out, "block%u;\n", bl[k].id);
+		}
+	}
+	for (; depth >= 1; depth--) {
+		indent(out, depth);
+		kl_buf_puts(out, "}\n");
+	}
+}
+
+void
+kl_cfg_print_dot(const kl_func *f, const kl_cfg *cfg, const kl_domtree *dt,
+		 const kl_loops *lf, kl_buf *out)
+{
+	kl_buf_puts(out, "digraph \"");
+	put_func_name(out, f);
+	kl_buf_puts(out, "\" {\n    node [shape=box, fontname=\"monospace\"];\n");
+	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;
+	     b = layout_next(f, b, &st)) {
+		kl_buf_printf(out, "    block%u", b);
+		bool hdr = lf && kl_loops_is_header(lf, (kl_block){ b });
+		bool irr = lf && kl_loops_irreducible_region(
+					 lf, (kl_block){ b }) != KL_NONE;
+		bool dead = dt && !kl_domtree_is_reachable(dt, (kl_block){ b });
+		if (hdr || irr || dead)
+			kl_buf_printf(out, " [%s%s%s]",
+				      hdr ? "style=bold" : "",
+				      irr ? (hdr ? ", color=red" : "color=red")
+					  : "",
+				      dead ? (hdr || irr ? ", style=dotted"
+							 : "style=dotted")
+					   : "");
+		kl_buf_puts(out, ";\n");
+	}
+	if (lf)
+		dot_loops(lf, out);
+	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;
+	     b = layout_next(f, b, &st)) {
+		uint32_t ns = kl_cfg_num_succs(cfg, (kl_block){ b });
+		for (uint32_t k = 0; k < ns; k++) {
+			kl_block t = kl_cfg_succ(cfg, (kl_block){ b }, k);
+			kl_buf_printf(out, "    block%u -> block%u", b, t.id);
+			/* Back edges of natural loops, dashed. */
+			if (dt && kl_domtree_is_reachable(dt, (kl_block){ b }) &&
+			    kl_domtree_dominates(dt, t, (kl_block){ b }))
+				kl_buf_puts(out, " [style=dashed]");
+			kl_buf_puts(out, ";\n");
+		}
+	}
+	kl_buf_puts(out, "}\n");
+}
+
+/* ---- dominator tree ---- */
+
+static void
+put_block_list(kl_buf *out, const kl_block *b, uint32_t n)
+{
+	for (uint32_t k = 0; k < n; k++)
+		kl_buf_printf(out, " block%u", b[k].id);
+}
+
+void
+kl_domtree_print(const kl_func *f, const kl_domtree *dt,
+		 const kl_domfront *df, kl_buf *out)
+{
+	header(out, "domtree", f);
+	/* The tree, preorder, children in layout order, without recursion:
+	 * a stack of the next sibling to visit at each depth. */
+	if (dt->entry != KL_NONE && dt_reachable(dt, dt->entry)) {
+		uint32_t *stack = kl_malloc((size_t)(dt->npo + 1) *
+					    sizeof *stack);
+		uint32_t sp = 0, b = dt->entry;
+		for (;;) {
+			if (b == KL_NONE) {
+				if (sp == 0)
+					break;
+				b = stack[--sp];
+				continue;
+			}
+			indent(out, sp + 1);
+			kl_buf_printf(out, "block%u\n", b);
+			stack[sp++] = dt->sibling[b];
+			b = dt->child[b];
+		}
+		free(stack);
+	}
+	kl_buf_puts(out, "    rpo:");
+	for (uint32_t k = dt->npo; k-- > 0;)
+		kl_buf_printf(out, " block%u", dt->po[k].id);
+	kl_buf_putc(out, '\n');
+	bool any = false;
+	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;
+	     b = layout_next(f, b, &st))
+		if (!dt_reachable(dt, b)) {
+			kl_buf_puts(out, any ? "" : "    unreachable:");
+			kl_buf_printf(out, " block%u", b);
+			any = true;
+		}
+	if (any)
+		kl_buf_putc(out, '\n');
+	if (!df)
+		return;
+	kl_buf_puts(out, "    frontiers:\n");
+	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;
+	     b = layout_next(f, b, &st)) {
+		uint32_t n = kl_domfront_size(df, (kl_block){ b });
+		if (n == 0)
+			continue;
+		kl_buf_printf(out, "        block%u:", b);
+		for (uint32_t k = 0; k < n; k++)
+			kl_buf_printf(out, " block%u",
+				      kl_domfront_get(df, (kl_block){ b }, k).id);
+		kl_buf_putc(out, '\n');
+	}
+}
+
+/* ---- loops ---- */
+
+void
+kl_loops_print(const kl_func *f, const kl_loops *lf, kl_buf *out)
+{
+	header(out, "loops", f);
+	uint32_t n = kl_loops_count(lf);
+	for (uint32_t l = 0; l < n; l++) {
+		kl_loop lp = { l };
+		uint32_t d = kl_loop_depth(lf, lp);
+		indent(out, d);
+		kl_buf_printf(out, "loop%u header block%u depth %u", l,
+			      kl_loop_header(lf, lp).id, d);
+		kl_loop par = kl_loop_parent(lf, lp);
+		if (par.id != KL_NONE)
+			kl_buf_printf(out, " parent loop%u", par.id);
+		kl_buf_putc(out, ':');
+		uint32_t nb;
+		const kl_block *bl = kl_loop_blocks(lf, lp, &nb);
+		for (uint32_t k = 0; k < nb; k++) {
+			if (kl_loops_innermost(lf, bl[k]).id != l)
+				break; /* own blocks first, then nested loops' */
+			kl_buf_printf(out, " block%u", bl[k].id);
+		}
+		kl_buf_putc(out, '\n');
+	}
+	for (uint32_t r = 0; r < kl_loops_num_irreducible(lf); r++) {
+		uint32_t ne, nb;
+		const kl_block *en = kl_loops_irreducible_entries(lf, r, &ne);
+		const kl_block *bl = kl_loops_irreducible_blocks(lf, r, &nb);
+		kl_buf_printf(out, "    irreducible%u entries", r);
+		put_block_list(out, en, ne);
+		kl_buf_putc(out, ':');
+		put_block_list(out, bl, nb);
+		kl_buf_putc(out, '\n');
+	}
+}
+
+/* ---- liveness ---- */
+
+void
+kl_liveness_print(const kl_func *f, const kl_liveness *lv, kl_buf *out)
+{
+	header(out, "liveness", f);
+	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;
+	     b = layout_next(f, b, &st)) {
+		uint32_t n;
+		const kl_value *s = kl_liveness_live_in(lv, (kl_block){ b }, &n);
+		kl_buf_printf(out, "    block%u in:", b);
+		for (uint32_t k = 0; k < n; k++)
+			kl_buf_printf(out, " v%u", s[k].id);
+		s = kl_liveness_live_out(lv, (kl_block){ b }, &n);
+		kl_buf_puts(out, " out:");
+		for (uint32_t k = 0; k < n; k++)
+			kl_buf_printf(out, " v%u", s[k].id);
+		kl_buf_putc(out, '\n');
+	}
+}

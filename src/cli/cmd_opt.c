@@ -1,0 +1,224 @@
+/*
+ * cmd_opt.c -- `keel opt`: run passes over a module and print it.
+ *
+ * The module is verified first (passes expect verified IR); then each pass
+ * runs over every function in turn. --verify-each checks every function
+ * after every pass and stops at the first broken one, showing the
+ * verifier's listing; --print-after shows the module after a pass (on
+ * standard error, so standard output stays the final module).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char opt_help[] =
+	"usage: keel opt -p PASS[,PASS...] [options] FILE\n"
+	"\n"
+	"Run passes, in order, over every function of FILE ('-' for standard\n"
+	"input) and print the resulting module.\n"
+	"\n"
+	"options:\n"
+	"  -p, --passes LIST      comma-separated passes to run\n"
+	"  --verify-each          verify every function after every pass\n"
+	"  --print-after=PASS     print the module to standard error after\n"
+	"                         PASS (or after every pass: 'all')\n"
+	"  --time-passes          report the time of each pass (stderr)\n"
+	"  --stats                report the passes' counters (stderr)\n"
+	"  -v, --verbose          report the passes' notes (why an alloca\n"
+	"                         was kept, ...) on standard error\n"
+	"  --list                 list the passes\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"exit status: 0 on success, 1 if the input is bad or a pass broke\n"
+	"the IR (with --verify-each), 2 on bad usage\n";
+
+typedef struct opt_options {
+	const kl_pass *passes[64];
+	uint32_t npasses;
+	bool verify_each, time_passes, stats, verbose;
+	const char *print_after; /* pass name, "all" or NULL */
+	const char *file;
+} opt_options;
+
+static int
+parse_pass_list(opt_options *o, const char *list)
+{
+	const char *s = list;
+	while (*s) {
+		const char *e = strchr(s, ',');
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+		const kl_pass *p = kl_pass_find(s, n);
+		if (!p) {
+			uint32_t np;
+			const kl_pass *all = kl_passes(&np);
+			fprintf(stderr, "keel opt: unknown pass '%.*s' (known:",
+				(int)n, s);
+			for (uint32_t i = 0; i < np; i++)
+				fprintf(stderr, " %s", all[i].name);
+			fprintf(stderr, ")\n");
+			return EXIT_USAGE;
+		}
+		if (o->npasses == 64)
+			return cli_usage_error("opt", "too many passes");
+		o->passes[o->npasses++] = p;
+		s += n + (e ? 1 : 0);
+	}
+	return EXIT_OK;
+}
+
+static void
+print_stats(const kl_pass *p, const kl_pass_report *r)
+{
+	for (uint32_t i = 0; i < r->num_counters; i++)
+		fprintf(stderr, "%s: %s %llu\n", p->name, r->counters[i].name,
+			(unsigned long long)r->counters[i].value);
+}
+
+/* Verify f after pass p; print the listing and return false if broken. */
+static bool
+verify_after(const kl_pass *p, kl_func *f, const cli_file *file)
+{
+	kl_diags d = { 0 };
+	bool ok = kl_verify_func(f, NULL, &d) == KL_OK;
+	if (!ok) {
+		kl_buf head = { 0 }, list = { 0 };
+		kl_verify_render(f, &d, file->name, false, &head, &list);
+		fprintf(stderr, "keel opt: the IR is broken after pass '%s':\n",
+			p->name);
+		fwrite(head.data, 1, head.len, stderr);
+		fwrite(list.data, 1, list.len, stderr);
+		kl_buf_free(&head);
+		kl_buf_free(&list);
+	}
+	kl_diags_free(&d);
+	return ok;
+}
+
+static int
+run_passes(const opt_options *o, kl_module *m, const cli_file *file)
+{
+	uint32_t nsyms = kl_module_num_syms(m);
+	for (uint32_t k = 0; k < o->npasses; k++) {
+		const kl_pass *p = o->passes[k];
+		kl_pass_report rep = { 0 };
+		rep.verbose = o->verbose;
+		double t0 = cli_now();
+		for (uint32_t s = 0; s < nsyms; s++) {
+			kl_func *f = kl_sym_func(m, (kl_sym){ s });
+			if (!f)
+				continue;
+			if (p->run(f, &rep) != KL_OK) {
+				fprintf(stderr, "keel opt: pass '%s' failed\n",
+					p->name);
+				kl_pass_report_free(&rep);
+				return EXIT_BAD_INPUT;
+			}
+			if (o->verify_each && !verify_after(p, f, file)) {
+				kl_pass_report_free(&rep);
+				return EXIT_BAD_INPUT;
+			}
+		}
+		double t1 = cli_now();
+		if (o->time_passes)
+			fprintf(stderr, "%s: %.3f ms\n", p->name, (t1 - t0) * 1e3);
+		if (o->stats)
+			print_stats(p, &rep);
+		if (o->verbose && rep.notes.len)
+			fwrite(rep.notes.data, 1, rep.notes.len, stderr);
+		if (o->print_after && (strcmp(o->print_after, "all") == 0 ||
+				       strcmp(o->print_after, p->name) == 0)) {
+			kl_buf out = { 0 };
+			kl_print_module(m, NULL, &out);
+			fprintf(stderr, "; after pass %s\n", p->name);
+			fwrite(out.data, 1, out.len, stderr);
+			kl_buf_free(&out);
+		}
+		kl_pass_report_free(&rep);
+	}
+	return EXIT_OK;
+}
+
+int
+cmd_opt(int argc, char **argv)
+{
+	opt_options o = { 0 };
+	bool list = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (cli_is_help(a)) {
+			fputs(opt_help, stdout);
+			return EXIT_OK;
+		} else if (strcmp(a, "-p") == 0 || strcmp(a, "--passes") == 0) {
+			if (i + 1 >= argc)
+				return cli_usage_error("opt", "%s needs a list", a);
+			int st = parse_pass_list(&o, argv[++i]);
+			if (st != EXIT_OK)
+				return st;
+		} else if (strncmp(a, "--passes=", 9) == 0) {
+			int st = parse_pass_list(&o, a + 9);
+			if (st != EXIT_OK)
+				return st;
+		} else if (strcmp(a, "--verify-each") == 0) {
+			o.verify_each = true;
+		} else if (strncmp(a, "--print-after=", 14) == 0) {
+			o.print_after = a + 14;
+			if (strcmp(o.print_after, "all") != 0 &&
+			    !kl_pass_find(o.print_after, strlen(o.print_after)))
+				return cli_usage_error("opt", "--print-after: "
+						       "unknown pass '%s'",
+						       o.print_after);
+		} else if (strcmp(a, "--time-passes") == 0) {
+			o.time_passes = true;
+		} else if (strcmp(a, "--stats") == 0) {
+			o.stats = true;
+		} else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+			o.verbose = true;
+		} else if (strcmp(a, "--list") == 0) {
+			list = true;
+		} else if (a[0] == '-' && a[1]) {
+			return cli_usage_error("opt", "unknown option '%s'", a);
+		} else if (o.file) {
+			return cli_usage_error("opt", "one input file only");
+		} else {
+			o.file = a;
+		}
+	}
+	if (list) {
+		uint32_t n;
+		const kl_pass *all = kl_passes(&n);
+		for (uint32_t i = 0; i < n; i++)
+			printf("%-12s %s\n", all[i].name, all[i].description);
+		return EXIT_OK;
+	}
+	if (!o.file)
+		return cli_usage_error("opt", "no input file");
+	if (o.npasses == 0)
+		return cli_usage_error("opt", "no passes given (-p)");
+	cli_file f;
+	if (!cli_read_file(o.file, &f))
+		return EXIT_BAD_INPUT;
+	kl_module *m = cli_parse(&f, false);
+	int status = EXIT_BAD_INPUT;
+	if (m) {
+		kl_diags d = { 0 };
+		if (kl_verify_module(m, &d) != KL_OK) {
+			fprintf(stderr, "keel opt: %s does not verify; passes "
+				"need valid IR (see 'keel verify %s')\n",
+				f.name, f.name);
+		} else {
+			status = run_passes(&o, m, &f);
+		}
+		kl_diags_free(&d);
+		if (status == EXIT_OK) {
+			kl_buf out = { 0 };
+			kl_print_module(m, NULL, &out);
+			if (!cli_write_stdout(&out))
+				status = EXIT_BAD_INPUT;
+			kl_buf_free(&out);
+		}
+		kl_module_free(m);
+	}
+	cli_file_free(&f);
+	return status;
+}

@@ -1,0 +1,104 @@
+/*
+ * test_pass.c -- the `pass` test command:
+ *
+ *   test pass promote[,PASS...] [precise] [notes]
+ *
+ * runs the passes over each function, verifies it, and checks the printed
+ * result: with the function's check directives, or (precise) against the
+ * comment block after it, which --bless rewrites. With `notes`, the
+ * passes' verbose notes follow the function as "; note: ..." lines, so
+ * tests can check why a pass decided what it did. A pass that leaves
+ * broken IR fails the test with the verifier's listing.
+ */
+#include <string.h>
+
+#include "testcmd.h"
+
+int
+test_cmd_pass(test_file *tf, const char *args, kl_buf *report)
+{
+	const char *s = args;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	const char *e = s;
+	while (*e && *e != ' ' && *e != '\t')
+		e++;
+	const kl_pass *passes[32];
+	uint32_t npasses = 0;
+	for (const char *q = s; q < e;) {
+		const char *c = memchr(q, ',', (size_t)(e - q));
+		size_t n = c ? (size_t)(c - q) : (size_t)(e - q);
+		const kl_pass *p = kl_pass_find(q, n);
+		if (!p || npasses == 32) {
+			kl_buf_printf(report, "%s: unknown pass '%.*s'\n",
+				      tf->path, (int)n, q);
+			return 1;
+		}
+		passes[npasses++] = p;
+		q += n + (c ? 1 : 0);
+	}
+	if (npasses == 0) {
+		kl_buf_printf(report, "%s: 'test pass' needs passes to run\n",
+			      tf->path);
+		return 1;
+	}
+	bool precise = test_has_option(e, "precise");
+	bool notes = test_has_option(e, "notes");
+	int failures = 0;
+	kl_buf out = { 0 };
+	for (uint32_t k = 0; k < tf->nfuncs; k++) {
+		kl_func *f = tf->funcs[k].func;
+		kl_diags d = { 0 };
+		if (kl_verify_func(f, NULL, &d) != KL_OK) {
+			kl_buf_printf(report, "%s:%u: the function does not "
+				      "verify before the passes:\n", tf->path,
+				      tf->funcs[k].first_line);
+			kl_verify_render(f, &d, tf->path, false, report, report);
+			kl_diags_free(&d);
+			failures++;
+			continue;
+		}
+		bool ok = true;
+		kl_pass_report rep = { 0 };
+		rep.verbose = notes;
+		for (uint32_t i = 0; i < npasses && ok; i++) {
+			if (passes[i]->run(f, &rep) != KL_OK) {
+				kl_buf_printf(report, "%s:%u: pass '%s' failed\n",
+					      tf->path, tf->funcs[k].first_line,
+					      passes[i]->name);
+				ok = false;
+			} else if (kl_verify_func(f, NULL, &d) != KL_OK) {
+				kl_buf_printf(report, "%s:%u: the IR is broken "
+					      "after pass '%s':\n", tf->path,
+					      tf->funcs[k].first_line,
+					      passes[i]->name);
+				kl_verify_render(f, &d, tf->path, false, report,
+						 report);
+				ok = false;
+			}
+			kl_diags_free(&d);
+		}
+		if (!ok) {
+			kl_pass_report_free(&rep);
+			failures++;
+			continue;
+		}
+		kl_buf_reset(&out);
+		kl_print_func(f, NULL, &out);
+		for (const char *n = rep.notes.data; n && *n;) {
+			const char *nl = strchr(n, '\n');
+			size_t len = nl ? (size_t)(nl - n) : strlen(n);
+			kl_buf_printf(&out, "; note: %.*s\n", (int)len, n);
+			n += len + (nl ? 1 : 0);
+		}
+		kl_pass_report_free(&rep);
+		if (precise)
+			failures += test_precise(tf, &tf->funcs[k], out.data,
+						 out.len, report);
+		else
+			failures += test_filecheck(tf, &tf->funcs[k], out.data,
+						   out.len, report);
+	}
+	kl_buf_free(&out);
+	return failures;
+}

@@ -1,0 +1,368 @@
+/*
+ * interp.c -- the interpreter's public API (keel.h, "Interpreter"): making
+ * and freeing interpreters, calling functions, describing traps, and the
+ * text form of values used by `keel run` and the `interpret` test command.
+ *
+ * A call sets up the entry frame, runs exec_run (exec.c) and turns what
+ * happened into a kl_run_result: results, or the trap (or exit, or
+ * failure) with the call stack it happened in. Whatever the outcome, the
+ * call's allocas die before kl_interp_call returns, and an out-of-fuel
+ * breakpoint planted in the decoded code is removed, so the interpreter is
+ * ready for the next call. Traps are raised by raise_trap/raise_fail into
+ * it->pend, from wherever they are detected.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../text/text.h"
+#include "interp.h"
+
+#define DEFAULT_DEPTH 10000
+#define DEFAULT_MEMORY (256ull << 20)
+#define STACK_SHOWN 10 /* frames shown at each end of a long stack */
+
+static const char *const run_trap_names[] = {
+	[KL_TRAP_STACK_OVERFLOW - KL_TRAP_COUNT] = "stack_overflow",
+	[KL_TRAP_OUT_OF_FUEL - KL_TRAP_COUNT] = "out_of_fuel",
+	[KL_TRAP_ABORT - KL_TRAP_COUNT] = "abort",
+	[KL_TRAP_BAD_SIG - KL_TRAP_COUNT] = "bad_sig",
+};
+
+const char *
+kl_run_trap_name(uint32_t trap)
+{
+	if (trap < KL_TRAP_COUNT)
+		return kl_trapcode_name((kl_trapcode)trap);
+	if (trap < KL_TRAP_RUN_COUNT)
+		return run_trap_names[trap - KL_TRAP_COUNT];
+	return "?";
+}
+
+/* ---- raising ---- */
+
+static void
+pend_msg(kl_interp *it, const char *fmt, va_list ap)
+{
+	char small[512];
+	vsnprintf(small, sizeof small, fmt, ap);
+	kl_buf_reset(&it->pend.msg);
+	kl_buf_puts(&it->pend.msg, small);
+}
+
+void
+raise_trap(kl_interp *it, uint32_t trap, const char *fmt, ...)
+{
+	it->pend.status = KL_RUN_TRAPPED;
+	it->pend.trap = trap;
+	it->pend.user_code = 0;
+	va_list ap;
+	va_start(ap, fmt);
+	pend_msg(it, fmt, ap);
+	va_end(ap);
+}
+
+void
+raise_fail(kl_interp *it, const char *fmt, ...)
+{
+	it->pend.status = KL_RUN_FAILED;
+	va_list ap;
+	va_start(ap, fmt);
+	pend_msg(it, fmt, ap);
+	va_end(ap);
+}
+
+void
+put_sym(const kl_interp *it, uint32_t sym, kl_buf *out)
+{
+	fmt_sym(out, it->m, sym);
+}
+
+/* ---- lifetime ---- */
+
+kl_interp *
+kl_interp_new(const kl_module *m, const kl_interp_options *opts)
+{
+	kl_interp *it = kl_calloc(1, sizeof *it);
+	it->m = m;
+	if (opts)
+		it->opts = *opts;
+	if (!it->opts.max_depth)
+		it->opts.max_depth = DEFAULT_DEPTH;
+	if (!it->opts.max_memory)
+		it->opts.max_memory = DEFAULT_MEMORY;
+	it->nsyms = kl_module_num_syms(m);
+	it->funcs = kl_calloc(it->nsyms ? it->nsyms : 1, sizeof *it->funcs);
+	it->bids = kl_calloc(it->nsyms ? it->nsyms : 1, 1);
+	mem_init(it);
+	return it;
+}
+
+void
+kl_interp_free(kl_interp *it)
+{
+	if (!it)
+		return;
+	for (uint32_t s = 0; s < it->nsyms; s++)
+		dfunc_free(it->funcs[s]);
+	free(it->funcs);
+	free(it->bids);
+	mem_free(it);
+	free(it->allocas);
+	free(it->regs);
+	free(it->frames);
+	free(it->results);
+	free(it->stack);
+	kl_buf_free(&it->pend.msg);
+	kl_buf_free(&it->message);
+	kl_buf_free(&it->scratch);
+	free(it);
+}
+
+void
+kl_interp_reset(kl_interp *it)
+{
+	mem_free(it);
+}
+
+/* ---- calls ---- */
+
+static void
+result_from_pend(kl_interp *it, kl_run_result *res)
+{
+	res->status = it->pend.status;
+	res->trap = it->pend.trap;
+	res->user_code = it->pend.user_code;
+	res->exit_code = it->pend.exit_code;
+	kl_buf_reset(&it->message);
+	kl_buf_append(&it->message, it->pend.msg.data ? it->pend.msg.data : "",
+		      it->pend.msg.len);
+	res->message = it->message.data ? it->message.data : "";
+}
+
+static kl_status
+refuse(kl_interp *it, kl_run_result *res, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	it->pend.status = KL_RUN_FAILED;
+	pend_msg(it, fmt, ap);
+	va_end(ap);
+	result_from_pend(it, res);
+	return KL_ERR_INVALID;
+}
+
+kl_status
+kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
+	       uint32_t nargs, kl_run_result *res)
+{
+	memset(res, 0, sizeof *res);
+	it->pend.status = KL_RUN_RETURNED;
+	it->pend.trap = it->pend.user_code = 0;
+	it->pend.exit_code = 0;
+	kl_buf_reset(&it->pend.msg);
+	res->message = "";
+	if (func.id >= it->nsyms || !kl_sym_func(it->m, func))
+		return refuse(it, res, "symbol %u is not a defined function",
+			      func.id);
+	kl_signature sig = kl_sym_signature(it->m, func);
+	if (nargs < sig.num_params || (nargs > sig.num_params && !sig.variadic))
+		return refuse(it, res, "%u arguments given, the function "
+				       "takes %u", nargs, sig.num_params);
+	if (!it->data_ready && !mem_setup(it)) {
+		result_from_pend(it, res);
+		return KL_OK;
+	}
+	dfunc *fn = it->funcs[func.id];
+	if (!fn)
+		fn = it->funcs[func.id] = decode_func(it, func.id);
+	if (!fn) {
+		result_from_pend(it, res);
+		return KL_OK;
+	}
+	if (fn->nregs > it->regs_cap)
+		kl_grow(&it->regs, &it->regs_cap, sizeof *it->regs, fn->nregs);
+	memset(it->regs, 0, fn->nregs * sizeof *it->regs);
+	for (uint32_t k = 0; k < fn->nparams; k++) {
+		kl_type c = kl_type_class(it->m, sig.params[k]);
+		unsigned bytes = kl_type_bytes(it->m, c);
+		it->regs[fn->slots[fn->params + k]] =
+			args[k] & mask_of(64 - 8 * (bytes ? bytes : 8));
+	}
+	it->nframes = 0;
+	it->base = 0;
+	it->fuel_start = it->opts.fuel ? it->opts.fuel : UINT64_MAX;
+	uint32_t height = it->nallocas, mark = it->cur_chunk;
+	size_t used = it->nchunks ? it->chunks[mark].used : 0;
+
+	exec_run(it, fn, res);
+
+	if (it->patch) {
+		*it->patch = it->patch_saved;
+		it->patch = NULL;
+	}
+	mem_pop_allocas(it, height, mark, used);
+	it->nframes = 0;
+	result_from_pend(it, res);
+	if (res->status == KL_RUN_RETURNED) {
+		res->results = it->results;
+		res->result_types = sig.results;
+	} else {
+		res->num_results = 0;
+	}
+	return KL_OK;
+}
+
+/* ---- descriptions ---- */
+
+static void
+describe_frame(const kl_interp *it, const kl_run_frame *fr, bool first,
+	       kl_buf *out)
+{
+	kl_buf_puts(out, first ? "  in " : "  called from ");
+	put_sym(it, fr->func.id, out);
+	const kl_func *f = kl_sym_func(it->m, fr->func);
+	if (!f || fr->inst.id == KL_NONE) {
+		kl_buf_putc(out, '\n');
+		return;
+	}
+	kl_buf_printf(out, " at inst%u", fr->inst.id);
+	uint32_t line = kl_inst_source_line(f, fr->inst);
+	if (line)
+		kl_buf_printf(out, " (line %u)", line);
+	kl_buf_puts(out, ": ");
+	kl_print_inst(f, fr->inst, out);
+	kl_buf_putc(out, '\n');
+}
+
+void
+kl_run_describe(const kl_interp *it, const kl_run_result *res, kl_buf *out)
+{
+	switch (res->status) {
+	case KL_RUN_RETURNED:
+		return;
+	case KL_RUN_EXITED:
+		kl_buf_printf(out, "exit %d\n", res->exit_code);
+		return;
+	case KL_RUN_TRAPPED:
+		kl_buf_printf(out, "trap %s", kl_run_trap_name(res->trap));
+		if (res->trap == KL_TRAP_USER)
+			kl_buf_printf(out, " %u", res->user_code);
+		kl_buf_printf(out, ": %s\n", res->message);
+		break;
+	case KL_RUN_FAILED:
+		kl_buf_printf(out, "error: %s\n", res->message);
+		break;
+	}
+	uint32_t n = res->stack_depth;
+	for (uint32_t k = 0; k < n; k++) {
+		if (n > 2 * STACK_SHOWN && k == STACK_SHOWN) {
+			kl_buf_printf(out, "  ... %u more frames ...\n",
+				      n - 2 * STACK_SHOWN);
+			k = n - STACK_SHOWN - 1;
+			continue;
+		}
+		describe_frame(it, &res->stack[k], k == 0, out);
+	}
+}
+
+/* ---- values as text ---- */
+
+static bool
+ends_literal(const char *s, size_t n, size_t at)
+{
+	if (at >= n)
+		return true;
+	char c = s[at];
+	return !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		 (c >= '0' && c <= '9') || c == '_' || c == '.');
+}
+
+static int
+digit_value(char c, unsigned base)
+{
+	int d = c >= '0' && c <= '9' ? c - '0' :
+		c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+		c >= 'A' && c <= 'F' ? c - 'A' + 10 : 99;
+	return d < (int)base ? d : -1;
+}
+
+/* An integer literal: -?(0x)?digits with '_' between digits. */
+static size_t
+scan_int(const char *s, size_t n, bool *neg, uint64_t *mag)
+{
+	size_t i = 0;
+	unsigned base = 10;
+	*neg = i < n && s[i] == '-';
+	if (*neg)
+		i++;
+	if (i + 1 < n && s[i] == '0' && (s[i + 1] | 32) == 'x') {
+		base = 16;
+		i += 2;
+	}
+	uint64_t v = 0;
+	bool any = false;
+	for (; i < n; i++) {
+		int d = digit_value(s[i], base);
+		if (d < 0) {
+			if (s[i] == '_' && any)
+				continue;
+			break;
+		}
+		if (v > (UINT64_MAX - (uint64_t)d) / base)
+			return 0;
+		v = v * base + (uint64_t)d;
+		any = true;
+	}
+	*mag = v;
+	return any ? i : 0;
+}
+
+size_t
+kl_interp_scan_value(const kl_module *m, kl_type t, const char *s, size_t n,
+		     uint64_t *bits)
+{
+	size_t lead = 0;
+	while (lead < n && (s[lead] == ' ' || s[lead] == '\t'))
+		lead++;
+	s += lead;
+	n -= lead;
+	kl_type c = kl_type_class(m, t);
+	size_t used = 0;
+	if (c == KL_TYPE_F32) {
+		uint32_t b;
+		used = scan_f32(s, n, &b);
+		*bits = b;
+	} else if (c == KL_TYPE_F64) {
+		used = scan_f64(s, n, bits);
+	} else if (c != KL_TYPE_NONE) {
+		bool neg;
+		uint64_t mag = 0;
+		used = scan_int(s, n, &neg, &mag);
+		unsigned w = 8 * kl_type_bytes(m, c);
+		uint64_t lo = 1ull << (w - 1); /* -lo is the least value */
+		uint64_t hi = mask_of(64 - w);
+		if (used && ((neg && mag > lo) || (!neg && mag > hi)))
+			used = 0;
+		*bits = (neg ? 0 - mag : mag) & hi;
+	}
+	if (!used || !ends_literal(s, n, used))
+		return 0;
+	return lead + used;
+}
+
+void
+kl_interp_format_value(const kl_module *m, kl_type t, uint64_t bits,
+		       kl_buf *out)
+{
+	kl_type c = kl_type_class(m, t);
+	if (c == KL_TYPE_F32)
+		fmt_f32(out, (uint32_t)bits);
+	else if (c == KL_TYPE_F64)
+		fmt_f64(out, bits);
+	else
+		kl_buf_printf(out, "%lld",
+			      (long long)sext(bits,
+					      64 - 8 * kl_type_bytes(m, c)));
+}

@@ -1,0 +1,393 @@
+/*
+ * memory.c -- the memory of an interpreted program: objects, pointers,
+ * the alloca stack, heap objects and the module's data.
+ *
+ * Model (docs/interpreter.md, "Memory"). Memory is a set of separate
+ * objects, never one flat address space, so no access can reach host
+ * memory or a neighbouring object. A pointer is (object id << 32 | byte
+ * offset); id 0 is null. Ids 1..nsyms are the module's symbols in symbol
+ * order (a function is a size-0 object: its address is a distinct value
+ * that call_indirect accepts and every load or store refuses); allocas and
+ * heap objects take the following ids in creation order, and ids are never
+ * reused, so a pointer to a dead object stays invalid forever.
+ *
+ * Every access is checked against its object's bounds (readable size, and
+ * writable size for stores: 0 for const data). A dead object keeps its
+ * entry with size 0, so the check needs no separate "alive" test. Entries
+ * live in pages of OBJ_PAGE; a page whose objects are all dead, and which
+ * will receive no new ones, is freed, so a program that makes millions of
+ * allocas keeps only its live ones (a pointer into a freed page still
+ * traps: the page is missing).
+ *
+ * Alloca memory comes from a stack of chunks: a frame's allocas are
+ * released together when it returns (a mark saved at the call), and are
+ * zeroed when made. Heap objects (malloc) are separate host allocations.
+ * Everything counts against opts.max_memory.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "interp.h"
+
+#define CHUNK_MIN (64u * 1024)
+
+void
+mem_init(kl_interp *it)
+{
+	it->next_id = 1;
+	it->mem_used = 0;
+	it->data_ready = false;
+}
+
+static obj_page *
+page_of(const kl_interp *it, uint32_t id)
+{
+	uint32_t pg = id >> OBJ_PAGE_BITS;
+	return pg < it->npages ? it->pages[pg] : NULL;
+}
+
+obj_info *
+obj_info_get(const kl_interp *it, uint32_t id)
+{
+	obj_page *pg = page_of(it, id);
+	return pg ? &pg->cold[id & (OBJ_PAGE - 1)] : NULL;
+}
+
+/* A new object; 0 when the ids are exhausted. */
+static uint32_t
+obj_new(kl_interp *it, uint8_t kind, uint8_t *base, uint32_t size,
+	bool writable, uint32_t sym, uint32_t inst)
+{
+	if (it->next_id == UINT32_MAX)
+		return 0;
+	uint32_t id = it->next_id++;
+	uint32_t pg = id >> OBJ_PAGE_BITS;
+	if (pg >= it->npages) {
+		kl_grow(&it->pages, &it->pages_cap, sizeof *it->pages, pg + 1);
+		memset(it->pages + it->npages, 0,
+		       (pg + 1 - it->npages) * sizeof *it->pages);
+		it->npages = pg + 1;
+	}
+	if (!it->pages[pg])
+		it->pages[pg] = kl_calloc(1, sizeof(obj_page));
+	obj_page *p = it->pages[pg];
+	uint32_t k = id & (OBJ_PAGE - 1);
+	p->hot[k] = (obj){ base, size, writable ? size : 0 };
+	p->cold[k] = (obj_info){ kind, 0, size, sym, inst };
+	p->live++;
+	return id;
+}
+
+static void
+obj_kill(kl_interp *it, uint32_t id)
+{
+	uint32_t pg = id >> OBJ_PAGE_BITS;
+	obj_page *p = page_of(it, id);
+	if (!p)
+		return;
+	uint32_t k = id & (OBJ_PAGE - 1);
+	if (p->cold[k].kind == OK_HEAP)
+		free(p->hot[k].base);
+	p->hot[k] = (obj){ NULL, 0, 0 };
+	p->cold[k].dead = 1;
+	it->mem_used -= p->cold[k].size;
+	/* Free the page once nothing in it lives or ever will. */
+	if (--p->live == 0 &&
+	    ((uint64_t)pg + 1) << OBJ_PAGE_BITS <= it->next_id) {
+		free(p);
+		it->pages[pg] = NULL;
+	}
+}
+
+void
+mem_free(kl_interp *it)
+{
+	for (uint32_t pg = 0; pg < it->npages; pg++) {
+		obj_page *p = it->pages[pg];
+		if (!p)
+			continue;
+		for (uint32_t k = 0; k < OBJ_PAGE; k++) {
+			uint8_t kind = p->cold[k].kind;
+			if (!p->cold[k].dead && (kind == OK_HEAP ||
+						 kind == OK_DATA))
+				free(p->hot[k].base);
+		}
+		free(p);
+	}
+	free(it->pages);
+	it->pages = NULL;
+	it->npages = it->pages_cap = 0;
+	for (uint32_t k = 0; k < it->nchunks; k++)
+		free(it->chunks[k].mem);
+	free(it->chunks);
+	it->chunks = NULL;
+	it->nchunks = it->chunks_cap = it->cur_chunk = 0;
+	it->nallocas = 0;
+	mem_init(it);
+}
+
+/* ---- data ---- */
+
+static bool
+fill_data(kl_interp *it, uint32_t sym, uint8_t *mem, uint64_t size)
+{
+	const kl_module *m = it->m;
+	kl_sym s = { sym };
+	uint64_t at = 0;
+	uint32_t n = kl_data_num_items(m, s);
+	for (uint32_t k = 0; k < n; k++) {
+		kl_data_item item = kl_data_item_at(m, s, k);
+		uint32_t bytes = kl_type_bytes(m, item.type);
+		uint64_t v = item.value;
+		switch (item.kind) {
+		case KL_DATA_STRING:
+			memcpy(mem + at, item.bytes, item.len);
+			at += item.len;
+			continue;
+		case KL_DATA_ZERO:
+			at += item.value;
+			continue;
+		case KL_DATA_SYMREF:
+			if (item.sym.id >= it->nsyms)
+				return false;
+			v = ((uint64_t)(item.sym.id + 1) << 32) + item.value;
+			break;
+		case KL_DATA_VALUE:
+			break;
+		}
+		if (at + bytes > size || bytes > 8)
+			return false;
+		for (uint32_t b = 0; b < bytes; b++)
+			mem[at + b] = (uint8_t)(v >> (8 * b));
+		at += bytes;
+	}
+	return at == size;
+}
+
+bool
+mem_setup(kl_interp *it)
+{
+	const kl_module *m = it->m;
+	for (uint32_t s = 0; s < it->nsyms; s++) {
+		if (kl_sym_get_kind(m, (kl_sym){ s }) == KL_SYM_FUNC) {
+			obj_new(it, OK_FUNC, NULL, 0, false, s, KL_NONE);
+			continue;
+		}
+		uint64_t size = kl_data_size(m, (kl_sym){ s });
+		if (size > UINT32_MAX ||
+		    it->mem_used + size > it->opts.max_memory) {
+			kl_buf_reset(&it->scratch);
+			put_sym(it, s, &it->scratch);
+			raise_fail(it, "data %s is too large (%llu bytes; the "
+				       "memory limit is %llu)",
+				   it->scratch.data,
+				   (unsigned long long)size,
+				   (unsigned long long)it->opts.max_memory);
+			return false;
+		}
+		uint8_t *mem = kl_calloc(size ? size : 1, 1);
+		if (!fill_data(it, s, mem, size)) {
+			free(mem);
+			kl_buf_reset(&it->scratch);
+			put_sym(it, s, &it->scratch);
+			raise_fail(it, "data %s has malformed items",
+				   it->scratch.data);
+			return false;
+		}
+		it->mem_used += size;
+		obj_new(it, OK_DATA, mem, (uint32_t)size,
+			!kl_data_is_const(m, (kl_sym){ s }), s, KL_NONE);
+	}
+	it->data_ready = true;
+	return true;
+}
+
+uint32_t
+mem_func_of(const kl_interp *it, uint64_t p)
+{
+	uint32_t id = (uint32_t)(p >> 32);
+	if ((uint32_t)p != 0 || id == 0 || id > it->nsyms ||
+	    kl_sym_get_kind(it->m, (kl_sym){ id - 1 }) != KL_SYM_FUNC)
+		return KL_NONE;
+	return id - 1;
+}
+
+/* ---- the alloca stack ---- */
+
+static uint8_t *
+arena_alloc(kl_interp *it, size_t n)
+{
+	if (it->nchunks) {
+		chunk *c = &it->chunks[it->cur_chunk];
+		if (c->size - c->used >= n) {
+			uint8_t *p = c->mem + c->used;
+			c->used += n;
+			return p;
+		}
+	}
+	uint32_t next = it->nchunks ? it->cur_chunk + 1 : 0;
+	size_t want = (size_t)CHUNK_MIN << (next < 6 ? next : 6);
+	if (want < n)
+		want = n;
+	if (next < it->nchunks && it->chunks[next].size < n) {
+		free(it->chunks[next].mem);
+		it->chunks[next].mem = kl_malloc(want);
+		it->chunks[next].size = want;
+	} else if (next >= it->nchunks) {
+		kl_grow(&it->chunks, &it->chunks_cap, sizeof *it->chunks,
+			it->nchunks + 1);
+		it->chunks[it->nchunks++] = (chunk){ kl_malloc(want), want, 0 };
+	}
+	it->cur_chunk = next;
+	it->chunks[next].used = n;
+	return it->chunks[next].mem;
+}
+
+uint64_t
+mem_alloca(kl_interp *it, uint64_t n, uint32_t sym, uint32_t inst)
+{
+	if (n > UINT32_MAX || it->mem_used + n > it->opts.max_memory) {
+		raise_trap(it, KL_TRAP_STACK_OVERFLOW,
+			   "alloca of %llu bytes exceeds the memory limit of "
+			   "%llu bytes (%llu in use)",
+			   (unsigned long long)n,
+			   (unsigned long long)it->opts.max_memory,
+			   (unsigned long long)it->mem_used);
+		return 0;
+	}
+	uint8_t *mem = arena_alloc(it, (size_t)n);
+	memset(mem, 0, (size_t)n);
+	uint32_t id = obj_new(it, OK_ALLOCA, mem, (uint32_t)n, true, sym,
+			      inst);
+	if (!id) {
+		raise_trap(it, KL_TRAP_STACK_OVERFLOW,
+			   "all 2^32 object numbers are used");
+		return 0;
+	}
+	it->mem_used += n;
+	kl_grow(&it->allocas, &it->allocas_cap, sizeof *it->allocas,
+		it->nallocas + 1);
+	it->allocas[it->nallocas++] = id;
+	return (uint64_t)id << 32;
+}
+
+void
+mem_pop_allocas(kl_interp *it, uint32_t height, uint32_t chunk_index,
+		size_t used)
+{
+	while (it->nallocas > height)
+		obj_kill(it, it->allocas[--it->nallocas]);
+	if (it->nchunks) {
+		it->cur_chunk = chunk_index;
+		it->chunks[chunk_index].used = used;
+	}
+}
+
+/* ---- the heap ---- */
+
+uint64_t
+mem_malloc(kl_interp *it, uint64_t n)
+{
+	if (n > UINT32_MAX || it->mem_used + n > it->opts.max_memory)
+		return 0;
+	uint8_t *mem = kl_calloc(n ? (size_t)n : 1, 1);
+	uint32_t id = obj_new(it, OK_HEAP, mem, (uint32_t)n, true, KL_NONE,
+			      KL_NONE);
+	if (!id) {
+		free(mem);
+		return 0;
+	}
+	it->mem_used += n;
+	return (uint64_t)id << 32;
+}
+
+bool
+mem_free_obj(kl_interp *it, uint64_t p)
+{
+	if (p == 0)
+		return true;
+	uint32_t id = (uint32_t)(p >> 32);
+	obj_info *info = obj_info_get(it, id);
+	if ((uint32_t)p != 0 || !info || info->dead || info->kind != OK_HEAP)
+		return false;
+	obj_kill(it, id);
+	return true;
+}
+
+/* ---- messages ---- */
+
+static void
+describe_obj(const kl_interp *it, uint32_t id, const obj_info *info,
+	     kl_buf *out)
+{
+	kl_buf_printf(out, "object %u (", id);
+	switch (info->kind) {
+	case OK_DATA:
+		kl_buf_puts(out, kl_data_is_const(it->m, (kl_sym){ info->sym })
+					 ? "const data " : "data ");
+		put_sym(it, info->sym, out);
+		kl_buf_printf(out, ", %u bytes", info->size);
+		break;
+	case OK_FUNC:
+		kl_buf_puts(out, "the address of function ");
+		put_sym(it, info->sym, out);
+		break;
+	case OK_ALLOCA: {
+		kl_buf_printf(out, "%u-byte alloca", info->size);
+		const kl_func *f = kl_sym_func(it->m, (kl_sym){ info->sym });
+		if (f && info->inst != KL_NONE) {
+			kl_value v = kl_inst_result(f, (kl_inst){ info->inst },
+						    0);
+			kl_buf_printf(out, " v%u", v.id);
+		}
+		kl_buf_puts(out, " in ");
+		put_sym(it, info->sym, out);
+		break;
+	}
+	case OK_HEAP:
+		kl_buf_printf(out, "%u-byte heap object", info->size);
+		break;
+	default:
+		kl_buf_puts(out, "?");
+		break;
+	}
+	kl_buf_putc(out, ')');
+}
+
+void
+mem_explain(const kl_interp *it, uint64_t p, uint64_t n, bool write,
+	    kl_buf *out)
+{
+	uint32_t id = (uint32_t)(p >> 32), off = (uint32_t)p;
+	if (id == 0) {
+		kl_buf_printf(out, "null pointer (offset %u)", off);
+		return;
+	}
+	if (id >= it->next_id) {
+		kl_buf_printf(out, "0x%016llx is not a pointer: object %u "
+				   "does not exist", (unsigned long long)p, id);
+		return;
+	}
+	const obj_info *info = obj_info_get(it, id);
+	if (!info) {
+		kl_buf_printf(out, "object %u is dead (offset %u)", id, off);
+		return;
+	}
+	describe_obj(it, id, info, out);
+	if (info->dead) {
+		kl_buf_printf(out, " is dead: %s (offset %u)",
+			      info->kind == OK_HEAP ? "it was freed"
+						    : "its frame returned",
+			      off);
+	} else if (info->kind == OK_FUNC) {
+		kl_buf_puts(out, " has no bytes to access");
+	} else if (write && (uint64_t)off + n <= info->size) {
+		kl_buf_puts(out, " is read-only");
+	} else {
+		kl_buf_printf(out, ": offset %u is out of bounds", off);
+	}
+	/* A negative offset borrows from the id: say what it may have been. */
+	if (off >= 0x80000000u)
+		kl_buf_printf(out, " (or offset -%u from object %u)",
+			      (uint32_t)(0 - off), id + 1);
+}

@@ -1,0 +1,100 @@
+/*
+ * rewrite.c -- small in-place edits that passes share: turning a value
+ * into an alias, appending branch arguments, changing an instruction into
+ * another of the UNARY format, and resolving aliases in every operand.
+ *
+ * Invariant kept by all of them: pool handles stored in instructions are
+ * re-read after any pool allocation, since growing a list may move it and
+ * growing the pool may move every list.
+ */
+#include "ir.h"
+
+void
+value_make_alias(kl_func *f, uint32_t v, uint32_t target)
+{
+	KL_ASSERT(v < f->nvalues && target < f->nvalues && v != target);
+	kl_value_data *d = &f->values[v];
+	d->kind = VK_ALIAS;
+	d->def = target;
+}
+
+/* Where the handle of destination k of instruction i is stored. */
+static uint32_t *
+dest_slot(kl_func *f, uint32_t i, uint32_t k)
+{
+	kl_inst_data *d = &f->insts[i];
+	switch (kl_op_table[d->op].format) {
+	case KL_FMT_JUMP:
+		KL_ASSERT(k == 0);
+		return &d->w[0];
+	case KL_FMT_BRIF:
+		KL_ASSERT(k < 2);
+		return &d->w[1 + k];
+	case KL_FMT_BR_TABLE:
+		KL_ASSERT(k < list_len(&f->pool, d->w[1]));
+		return list_elems(&f->pool, d->w[1]) + k;
+	default:
+		KL_UNREACHABLE();
+	}
+}
+
+void
+inst_dest_append_args(kl_func *f, uint32_t i, uint32_t k, const uint32_t *vals,
+		      uint32_t n)
+{
+	if (n == 0)
+		return;
+	uint32_t list = *dest_slot(f, i, k);
+	uint32_t *e = list_extend(&f->pool, &list, n);
+	for (uint32_t j = 0; j < n; j++)
+		e[j] = vals[j];
+	/* The pool may have moved: find the slot again. */
+	*dest_slot(f, i, k) = list;
+}
+
+void
+inst_rewrite_unary(kl_func *f, uint32_t i, kl_opcode op, uint32_t x)
+{
+	KL_ASSERT(kl_op_table[op].format == KL_FMT_UNARY);
+	kl_inst_data *d = &f->insts[i];
+	KL_ASSERT(kl_op_table[d->op].nres == 1);
+	d->op = (uint16_t)op;
+	d->aux = 0;
+	d->bits = 0;
+	d->w[1] = x;
+	d->w[2] = 0;
+}
+
+static void
+resolve_in(kl_func *f, uint32_t *vals, uint32_t n)
+{
+	for (uint32_t k = 0; k < n; k++) {
+		if (vals[k] >= f->nvalues || f->values[vals[k]].kind != VK_ALIAS)
+			continue;
+		uint32_t r = value_resolve(f, vals[k]);
+		if (r != KL_NONE)
+			vals[k] = r;
+	}
+}
+
+void
+func_resolve_aliases(kl_func *f)
+{
+	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
+		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
+		     i = f->nodes[i].next) {
+			uint32_t n;
+			uint32_t *args = inst_args_mut(f, i, &n);
+			resolve_in(f, args, n);
+			const uint32_t *dests;
+			uint32_t nd = inst_dests(f, i, &dests);
+			for (uint32_t k = 0; k < nd; k++) {
+				uint32_t len = list_len(&f->pool, dests[k]);
+				if (len > 1)
+					resolve_in(f, list_elems(&f->pool,
+								 dests[k]) + 1,
+						   len - 1);
+			}
+		}
+	}
+}

@@ -1,0 +1,68 @@
+/*
+ * pass.c -- the registry of passes and pass reports.
+ *
+ * Every pass is one row of the table below; `keel opt -p NAME`, the `pass`
+ * test command and any program using kl_pass_find see exactly this list.
+ */
+#include <string.h>
+
+#include "../util/util.h"
+
+static const kl_pass passes[] = {
+	{ "promote", "promote stack slots (allocas) to SSA values and block "
+		     "parameters (mem2reg)", kl_promote_func },
+};
+
+const kl_pass *
+kl_pass_find(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
+		if (strlen(passes[i].name) == len &&
+		    memcmp(passes[i].name, name, len) == 0)
+			return &passes[i];
+	return NULL;
+}
+
+const kl_pass *
+kl_passes(uint32_t *n)
+{
+	*n = (uint32_t)(sizeof passes / sizeof passes[0]);
+	return passes;
+}
+
+void
+kl_pass_report_count(kl_pass_report *r, const char *name, uint64_t n)
+{
+	if (!r)
+		return;
+	for (uint32_t i = 0; i < r->num_counters; i++) {
+		if (strcmp(r->counters[i].name, name) == 0) {
+			r->counters[i].value += n;
+			return;
+		}
+	}
+	KL_ASSERT(r->num_counters < KL_PASS_MAX_COUNTERS);
+	r->counters[r->num_counters].name = name;
+	r->counters[r->num_counters].value = n;
+	r->num_counters++;
+}
+
+uint64_t
+kl_pass_report_get(const kl_pass_report *r, const char *name)
+{
+	for (uint32_t i = 0; i < r->num_counters; i++)
+		if (strcmp(r->counters[i].name, name) == 0)
+			return r->counters[i].value;
+	return 0;
+}
+
+void
+kl_pass_report_free(kl_pass_report *r)
+{
+	kl_buf_free(&r->notes);
+	r->num_counters = 0;
+	if (r->state && r->state_free)
+		r->state_free(r->state);
+	r->state = NULL;
+	r->state_free = NULL;
+}

@@ -1,0 +1,1140 @@
+/*
+ * promote.c -- promote stack slots to SSA values (mem2reg).
+ *
+ * Front ends put every local variable in an `alloca` and read and write it
+ * with loads and stores. This pass turns such memory into SSA values and
+ * block parameters, following the rules of docs/passes.md:
+ *
+ * 1. Find the allocas and every address derived from one by `iadd_imm`
+ *    chains (a breadth-first walk from each alloca result, over a list of
+ *    the iadd_imm instructions of each operand). An alloca is promoted when
+ *    it is in the entry block (ALLOCA always has a constant size), no
+ *    address derived from it is used except as the address of a load or
+ *    store (anything else: it escapes), and its accesses form slots
+ *    (offset, width) that lie inside it and do not overlap.
+ * 2. For each slot, candidate parameters on the iterated dominance
+ *    frontier of the entry block and the reachable blocks that store to it
+ *    (Cytron et al. 1991): minimal SSA.
+ * 3. Rename along the dominator tree in preorder, with an undo log instead
+ *    of per-slot stacks: stores set the slot's current value and
+ *    disappear, loads become that value (an alias, or the minimal
+ *    conversion: bitcast, uextend/sextend, with ireduce at truncating
+ *    stores), branches record the current values for their targets'
+ *    candidates. Before any store a slot holds 0; so does every load in an
+ *    unreachable block, and unreachable branches pass 0.
+ * 4. Prune: keep the candidates whose value reaches a load, directly or
+ *    through other kept candidates. These are exactly the blocks where the
+ *    slot is live on entry, so the result is pruned SSA, found in time
+ *    linear in the minimal SSA rather than by a liveness walk per slot
+ *    (which is what makes LLVM's mem2reg grow faster than linearly).
+ *    Survivors get numbers, parameters and branch arguments.
+ * 5. Remove the allocas and the address arithmetic that only fed them, and
+ *    resolve the aliases the loads left behind in every operand.
+ *
+ * Functions not in strict SSA form, or that call setjmp and friends, are
+ * left alone. New values take numbers above the highest, in a fixed order
+ * (conversions in renaming order, then parameters slot by slot), so the
+ * output is the same on every run. Cost: linear in the function plus the
+ * frontier sets the slots touch.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../ir/ir.h"
+
+enum kept_reason {
+	PROMOTED,
+	KEPT_NOT_ENTRY,
+	KEPT_DYNAMIC,
+	KEPT_ESCAPES,
+	KEPT_OUT_OF_BOUNDS,
+	KEPT_OVERLAP,
+	KEPT_SETJMP,
+	KEPT_NOT_SSA,
+};
+
+static const char *const reason_text[] = {
+	[PROMOTED] = "promoted",
+	[KEPT_NOT_ENTRY] = "not in the entry block",
+	[KEPT_DYNAMIC] = "dynamic size",
+	[KEPT_ESCAPES] = "its address escapes",
+	[KEPT_OUT_OF_BOUNDS] = "an access lies outside it",
+	[KEPT_OVERLAP] = "accesses overlap",
+	[KEPT_SETJMP] = "the function calls setjmp",
+	[KEPT_NOT_SSA] = "the function is not in strict SSA form",
+};
+
+typedef struct alloca_info {
+	uint32_t inst;
+	uint32_t size;
+	uint8_t reason;
+	uint32_t why_inst; /* the escaping use or offending access */
+} alloca_info;
+
+typedef struct access {
+	uint32_t inst;
+	uint32_t alloca;
+	int64_t offset;
+	uint32_t width;
+	uint32_t block;
+	uint32_t slot;
+	bool is_store;
+	bool is_float; /* the value stored or loaded is a float */
+} access;
+
+typedef struct slot {
+	int64_t offset;
+	uint32_t width;
+	kl_type type;
+} slot;
+
+typedef struct phi {
+	uint32_t block, slot;
+	uint32_t value; /* once it survives pruning */
+	uint32_t used;  /* its value reaches a real use */
+} phi;
+
+/* An operand waiting for a parameter's number: an alias target (of a
+ * load's result) or the w1 operand of a conversion. */
+enum { FIX_ALIAS, FIX_OPERAND };
+typedef struct fixup {
+	uint8_t kind;
+	uint32_t id;  /* value (alias) or instruction (operand) */
+	uint32_t phi;
+} fixup;
+
+/* A branch edge into a block with candidate parameters, and where its
+ * arguments for them (one per candidate, in block order) start. */
+typedef struct edge {
+	uint32_t inst, dest, target, first;
+} edge;
+
+typedef struct undo {
+	uint32_t slot, value;
+} undo;
+
+typedef struct promoter {
+	kl_func *f;
+	kl_pass_report *rep;
+	kl_cfg *cfg;
+	kl_domtree *dt;
+	kl_domfront *df;
+	kl_idf *idf;
+	uint32_t nvalues; /* values before the pass: addresses are among them */
+	uint32_t nblocks;
+
+	uint32_t *addr_alloca; /* per value: alloca index or KL_NONE */
+	int64_t *addr_off;
+
+	alloca_info *allocas;
+	uint32_t nallocas, allocas_cap;
+	access *acc;
+	uint32_t nacc, acc_cap;
+	uint32_t *block_acc;   /* per block: first access (layout order) */
+	uint32_t *block_nacc;
+	slot *slots;
+	uint32_t nslots, slots_cap;
+	uint32_t *slot_acc;    /* access indices grouped by slot */
+	uint32_t *slot_start;  /* nslots + 1 */
+	phi *phis;             /* candidates in creation order */
+	uint32_t nphis, phis_cap;
+	uint32_t *by_block;    /* candidate indices grouped by block */
+	uint32_t *block_phi;   /* per block: its first entry in by_block */
+	uint32_t *block_nphi;
+	fixup *fixups;
+	uint32_t nfixups, fixups_cap;
+	edge *edges;
+	uint32_t nedges, edges_cap;
+	uint32_t *incoming;
+	uint32_t nincoming, incoming_cap;
+
+	uint32_t *cur;         /* per slot: current value or KL_NONE (zero) */
+	undo *log;
+	uint32_t nlog, log_cap;
+	uint32_t (*stack)[2];  /* the dominator tree walk */
+	uint32_t stack_cap;
+	kl_arena arena;        /* everything sized per function */
+	uint32_t zero[KL_TYPE_BUILTIN_COUNT];
+	bool made_aliases;
+	kl_builder b;
+} promoter;
+
+/* ---- strict SSA ---- */
+
+/*
+ * Every value defined once, by what its table entry says, and every use in
+ * a reachable block dominated by its definition (a branch argument is used
+ * at the branch).
+ */
+static bool
+uses_dominated(const promoter *p, uint32_t use_inst, const uint32_t *vals,
+	       uint32_t n)
+{
+	const kl_func *f = p->f;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t v = vals[k] < f->nvalues ? value_resolve(f, vals[k])
+						  : KL_NONE;
+		if (v == KL_NONE)
+			return false;
+		const kl_value_data *d = &f->values[v];
+		if (d->kind == VK_PARAM) {
+			if (!kl_domtree_dominates(p->dt, (kl_block){ d->def },
+						  (kl_block){ f->nodes[use_inst].block }))
+				return false;
+		} else if (d->kind == VK_RESULT) {
+			if (d->def == use_inst ||
+			    !kl_domtree_inst_dominates(p->dt, f,
+						       (kl_inst){ d->def },
+						       (kl_inst){ use_inst }))
+				return false;
+		} else {
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool
+strict_ssa(promoter *p)
+{
+	kl_func *f = p->f;
+	uint8_t *seen = kl_arena_zalloc(&p->arena, f->nvalues + 1);
+	bool ok = true;
+	for (uint32_t b = f->first_block; ok && b != KL_NONE;
+	     b = f->blocks[b].next) {
+		uint32_t np = list_len(&f->pool, f->blocks[b].params);
+		for (uint32_t k = 0; ok && k < np; k++) {
+			uint32_t v = list_get(&f->pool, f->blocks[b].params, k);
+			ok = v < f->nvalues && !seen[v] &&
+			     f->values[v].kind == VK_PARAM &&
+			     f->values[v].def == b;
+			if (ok)
+				seen[v] = 1;
+		}
+		for (uint32_t i = f->blocks[b].first; ok && i != KL_NONE;
+		     i = f->nodes[i].next) {
+			uint32_t nr = inst_num_results(f, i);
+			for (uint32_t k = 0; ok && k < nr; k++) {
+				uint32_t v = inst_result(f, i, k);
+				ok = v < f->nvalues && !seen[v] &&
+				     f->values[v].kind == VK_RESULT &&
+				     f->values[v].def == i;
+				if (ok)
+					seen[v] = 1;
+			}
+			if (!ok || !kl_domtree_is_reachable(p->dt, (kl_block){ b }))
+				continue;
+			const uint32_t *args;
+			uint32_t n = inst_args(f, i, &args);
+			ok = uses_dominated(p, i, args, n);
+			const uint32_t *dests;
+			uint32_t nd = inst_dests(f, i, &dests);
+			for (uint32_t k = 0; ok && k < nd; k++) {
+				uint32_t len = list_len(&f->pool, dests[k]);
+				ok = len == 0 ||
+				     uses_dominated(p, i, list_elems(&f->pool,
+								     dests[k]) + 1,
+						    len - 1);
+			}
+		}
+	}
+	return ok;
+}
+
+static bool
+calls_setjmp(const kl_func *f)
+{
+	static const char *const names[] = { "setjmp", "_setjmp", "sigsetjmp",
+					      "__sigsetjmp" };
+	const kl_module *m = f->module;
+	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next)
+		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
+		     i = f->nodes[i].next) {
+			const kl_inst_data *d = &f->insts[i];
+			if (d->op != KL_OP_CALL || d->w[1] >= m->nsyms)
+				continue;
+			const kl_name *nm = &m->syms[d->w[1]].name;
+			for (size_t k = 0; k < 4; k++)
+				if (nm->len == strlen(names[k]) &&
+				    memcmp(name_bytes(m, nm), names[k],
+					   nm->len) == 0)
+					return true;
+		}
+	return false;
+}
+
+/* ---- finding allocas, addresses and accesses ---- */
+
+static uint32_t
+address_of(const promoter *p, uint32_t v)
+{
+	if (v >= p->nvalues)
+		return KL_NONE;
+	uint32_t r = value_resolve(p->f, v);
+	return r == KL_NONE || r >= p->nvalues ? KL_NONE : p->addr_alloca[r];
+}
+
+static void
+escape(promoter *p, uint32_t a, uint32_t inst)
+{
+	if (p->allocas[a].reason == PROMOTED) {
+		p->allocas[a].reason = KEPT_ESCAPES;
+		p->allocas[a].why_inst = inst;
+	}
+}
+
+/* Allocas, and the iadd_imm chains that derive addresses from them. */
+static void
+find_addresses(promoter *p)
+{
+	kl_func *f = p->f;
+	p->addr_alloca = kl_arena_alloc(&p->arena, (size_t)p->nvalues *
+						     sizeof *p->addr_alloca);
+	p->addr_off = kl_arena_alloc(&p->arena,
+				     (size_t)p->nvalues * sizeof *p->addr_off);
+	memset(p->addr_alloca, 0xff, (size_t)p->nvalues * sizeof *p->addr_alloca);
+	/* derived[v]: the first iadd_imm whose operand is v; next_derived
+	 * chains the others (by instruction). */
+	uint32_t *derived = kl_arena_alloc(&p->arena,
+					   (size_t)p->nvalues * sizeof *derived);
+	memset(derived, 0xff, (size_t)p->nvalues * sizeof *derived);
+	uint32_t *next_derived = kl_arena_alloc(&p->arena, (size_t)f->ninsts *
+						     sizeof *next_derived);
+	uint32_t *queue = kl_arena_alloc(&p->arena,
+					 (size_t)p->nvalues * sizeof *queue);
+	uint32_t qn = 0;
+	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
+		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
+		     i = f->nodes[i].next) {
+			const kl_inst_data *d = &f->insts[i];
+			if (d->op == KL_OP_ALLOCA || d->op == KL_OP_ALLOCA_DYN) {
+				kl_grow(&p->allocas, &p->allocas_cap,
+					sizeof *p->allocas, p->nallocas + 1);
+				alloca_info *a = &p->allocas[p->nallocas];
+				a->inst = i;
+				a->size = d->op == KL_OP_ALLOCA ? d->w[1] : 0;
+				a->why_inst = KL_NONE;
+				a->reason = d->op == KL_OP_ALLOCA_DYN
+						    ? KEPT_DYNAMIC
+					    : b != f->first_block ? KEPT_NOT_ENTRY
+								  : PROMOTED;
+				p->addr_alloca[d->w[0]] = p->nallocas++;
+				p->addr_off[d->w[0]] = 0;
+				queue[qn++] = d->w[0];
+			} else if (d->op == KL_OP_IADD_IMM) {
+				uint32_t x = value_resolve(f, d->w[1]);
+				if (x == KL_NONE || x >= p->nvalues)
+					continue;
+				next_derived[i] = derived[x];
+				derived[x] = i;
+			}
+		}
+	}
+	for (uint32_t q = 0; q < qn; q++) {
+		uint32_t v = queue[q];
+		for (uint32_t i = derived[v]; i != KL_NONE; i = next_derived[i]) {
+			uint32_t r = f->insts[i].w[0];
+			if (p->addr_alloca[r] != KL_NONE)
+				continue;
+			p->addr_alloca[r] = p->addr_alloca[v];
+			p->addr_off[r] = p->addr_off[v] + inst_imm(f, i);
+			queue[qn++] = r;
+		}
+	}
+}
+
+static void
+add_access(promoter *p, uint32_t i, uint32_t b, uint32_t ptr, bool is_store)
+{
+	kl_func *f = p->f;
+	const kl_inst_data *d = &f->insts[i];
+	const kl_opinfo *info = &kl_op_table[d->op];
+	uint32_t r = value_resolve(f, ptr);
+	kl_grow(&p->acc, &p->acc_cap, sizeof *p->acc, p->nacc + 1);
+	access *a = &p->acc[p->nacc++];
+	a->inst = i;
+	a->alloca = p->addr_alloca[r];
+	a->offset = p->addr_off[r] + (int32_t)d->w[2];
+	kl_type t = is_store ? value_type(f, value_resolve(f, d->w[0]))
+			     : value_type(f, d->w[0]);
+	a->width = info->memw ? info->memw : kl_type_bytes(f->module, t);
+	a->block = b;
+	a->slot = KL_NONE;
+	a->is_store = is_store;
+	a->is_float = kl_type_is_float(f->module, t);
+}
+
+/* Every use of an address: a load or store of it, or an escape. */
+static void
+find_accesses(promoter *p)
+{
+	kl_func *f = p->f;
+	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
+		p->block_acc[b] = p->nacc;
+		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
+		     i = f->nodes[i].next) {
+			const kl_inst_data *d = &f->insts[i];
+			kl_format fmt = kl_op_table[d->op].format;
+			uint32_t a;
+			if (fmt == KL_FMT_LOAD) {
+				if (address_of(p, d->w[1]) != KL_NONE)
+					add_access(p, i, b, d->w[1], false);
+			} else if (fmt == KL_FMT_STORE) {
+				if ((a = address_of(p, d->w[0])) != KL_NONE)
+					escape(p, a, i);
+				if (address_of(p, d->w[1]) != KL_NONE)
+					add_access(p, i, b, d->w[1], true);
+			} else if (d->op != KL_OP_IADD_IMM) {
+				const uint32_t *args;
+				uint32_t n = inst_args(f, i, &args);
+				for (uint32_t k = 0; k < n; k++)
+					if ((a = address_of(p, args[k])) != KL_NONE)
+						escape(p, a, i);
+			}
+			const uint32_t *dests;
+			uint32_t nd = inst_dests(f, i, &dests);
+			for (uint32_t k = 0; k < nd; k++) {
+				uint32_t len = list_len(&f->pool, dests[k]);
+				for (uint32_t j = 1; j < len; j++) {
+					a = address_of(p, list_get(&f->pool,
+								   dests[k], j));
+					if (a != KL_NONE)
+						escape(p, a, i);
+				}
+			}
+		}
+		p->block_nacc[b] = p->nacc - p->block_acc[b];
+	}
+}
+
+static int
+cmp_by_offset(const void *x, const void *y, void *ctx)
+{
+	const access *acc = ctx;
+	const access *a = &acc[*(const uint32_t *)x];
+	const access *b = &acc[*(const uint32_t *)y];
+	if (a->offset != b->offset)
+		return a->offset < b->offset ? -1 : 1;
+	if (a->width != b->width)
+		return a->width < b->width ? -1 : 1;
+	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
+}
+
+/* Insertion sort for short runs, merge sort beyond: stable, no qsort_r. */
+static void
+sort_indices(uint32_t *v, uint32_t n, uint32_t *tmp, const access *acc)
+{
+	if (n < 16) {
+		for (uint32_t i = 1; i < n; i++) {
+			uint32_t x = v[i], j = i;
+			while (j > 0 && cmp_by_offset(&v[j - 1], &x, (void *)acc) > 0) {
+				v[j] = v[j - 1];
+				j--;
+			}
+			v[j] = x;
+		}
+		return;
+	}
+	uint32_t h = n / 2;
+	sort_indices(v, h, tmp, acc);
+	sort_indices(v + h, n - h, tmp, acc);
+	uint32_t i = 0, j = h, k = 0;
+	while (i < h && j < n)
+		tmp[k++] = cmp_by_offset(&v[j], &v[i], (void *)acc) < 0 ? v[j++]
+									 : v[i++];
+	while (i < h)
+		tmp[k++] = v[i++];
+	while (j < n)
+		tmp[k++] = v[j++];
+	memcpy(v, tmp, n * sizeof *v);
+}
+
+/*
+ * Group accesses by alloca, check each promotable alloca's slots (inside
+ * the allocation, no overlap, one width per offset) and number the slots.
+ */
+static void
+make_slots(promoter *p)
+{
+	uint32_t na = p->nallocas, n = p->nacc;
+	uint32_t *start = kl_arena_zalloc(&p->arena, (na + 1) * sizeof *start);
+	uint32_t *order = kl_arena_alloc(&p->arena, (n + 1) * sizeof *order);
+	uint32_t *tmp = kl_arena_alloc(&p->arena, (n + 1) * sizeof *tmp);
+	for (uint32_t k = 0; k < n; k++)
+		start[p->acc[k].alloca + 1]++;
+	for (uint32_t a = 0; a < na; a++)
+		start[a + 1] += start[a];
+	uint32_t *fill = kl_arena_alloc(&p->arena, (na + 1) * sizeof *fill);
+	memcpy(fill, start, (na + 1) * sizeof *fill);
+	for (uint32_t k = 0; k < n; k++)
+		order[fill[p->acc[k].alloca]++] = k;
+
+	for (uint32_t a = 0; a < na; a++) {
+		alloca_info *ai = &p->allocas[a];
+		uint32_t *v = order + start[a];
+		uint32_t m = start[a + 1] - start[a];
+		if (ai->reason != PROMOTED)
+			continue;
+		sort_indices(v, m, tmp, p->acc);
+		for (uint32_t k = 0; k < m; k++) {
+			const access *x = &p->acc[v[k]];
+			if (x->offset < 0 || x->offset + x->width > ai->size) {
+				ai->reason = KEPT_OUT_OF_BOUNDS;
+				ai->why_inst = x->inst;
+				break;
+			}
+			if (k > 0) {
+				const access *w = &p->acc[v[k - 1]];
+				bool same = w->offset == x->offset &&
+					    w->width == x->width;
+				if (!same && x->offset < w->offset + w->width) {
+					ai->reason = KEPT_OVERLAP;
+					ai->why_inst = x->inst;
+					break;
+				}
+			}
+		}
+		if (ai->reason != PROMOTED)
+			continue;
+		for (uint32_t k = 0; k < m; k++) {
+			access *x = &p->acc[v[k]];
+			const access *w = k ? &p->acc[v[k - 1]] : NULL;
+			if (!w || w->offset != x->offset) {
+				kl_grow(&p->slots, &p->slots_cap, sizeof *p->slots,
+					p->nslots + 1);
+				p->slots[p->nslots++] =
+					(slot){ x->offset, x->width, KL_TYPE_NONE };
+			}
+			x->slot = p->nslots - 1;
+		}
+	}
+
+	/* Accesses by slot, in layout order; and each slot's type. */
+	uint32_t ns = p->nslots;
+	p->slot_start = kl_arena_zalloc(&p->arena,
+					(ns + 1) * sizeof *p->slot_start);
+	p->slot_acc = kl_arena_alloc(&p->arena, (n + 1) * sizeof *p->slot_acc);
+	for (uint32_t k = 0; k < n; k++)
+		if (p->acc[k].slot != KL_NONE)
+			p->slot_start[p->acc[k].slot + 1]++;
+	for (uint32_t s = 0; s < ns; s++)
+		p->slot_start[s + 1] += p->slot_start[s];
+	fill = kl_arena_alloc(&p->arena, (ns + 1) * sizeof *fill);
+	memcpy(fill, p->slot_start, (ns + 1) * sizeof *fill);
+	for (uint32_t k = 0; k < n; k++)
+		if (p->acc[k].slot != KL_NONE)
+			p->slot_acc[fill[p->acc[k].slot]++] = k;
+	static const kl_type int_of[9] = { [1] = KL_TYPE_I8, [2] = KL_TYPE_I16,
+					   [4] = KL_TYPE_I32, [8] = KL_TYPE_I64 };
+	for (uint32_t s = 0; s < ns; s++) {
+		/* Float if every store stores a float; with no store at all,
+		 * if every load loads one. */
+		bool stores = false, floats_stored = true, floats_loaded = true;
+		for (uint32_t k = p->slot_start[s]; k < p->slot_start[s + 1]; k++) {
+			const access *x = &p->acc[p->slot_acc[k]];
+			if (x->is_store) {
+				stores = true;
+				floats_stored &= x->is_float;
+			} else {
+				floats_loaded &= x->is_float;
+			}
+		}
+		uint32_t w = p->slots[s].width;
+		kl_type t = w <= 8 ? int_of[w] : KL_TYPE_NONE;
+		if (stores ? floats_stored : floats_loaded)
+			t = w == 4 ? KL_TYPE_F32 : KL_TYPE_F64;
+		KL_ASSERT(t != KL_TYPE_NONE);
+		p->slots[s].type = t;
+	}
+}
+
+/* ---- parameter placement ---- */
+
+/*
+ * Minimal SSA first: a candidate parameter for each slot on the iterated
+ * dominance frontier of the entry block and the reachable blocks that
+ * store to it. Which of them survive (the pruning) is decided after
+ * renaming, in prune_params. Candidates are numbered in creation order
+ * (slot by slot), then grouped by block for renaming.
+ */
+static void
+place_params(promoter *p)
+{
+	kl_func *f = p->f;
+	uint32_t nb = p->nblocks;
+	uint32_t *def_stamp = kl_arena_zalloc(&p->arena, (nb + 1) * sizeof *def_stamp);
+	kl_block *defs = kl_arena_alloc(&p->arena, (nb + 1) * sizeof *defs);
+	for (uint32_t s = 0; s < p->nslots; s++) {
+		uint32_t stamp = s + 1, ndefs = 0;
+		defs[ndefs++] = (kl_block){ f->first_block };
+		for (uint32_t k = p->slot_start[s]; k < p->slot_start[s + 1]; k++) {
+			const access *x = &p->acc[p->slot_acc[k]];
+			uint32_t b = x->block;
+			if (!x->is_store || def_stamp[b] == stamp ||
+			    !kl_domtree_is_reachable(p->dt, (kl_block){ b }))
+				continue;
+			def_stamp[b] = stamp;
+			defs[ndefs++] = (kl_block){ b };
+		}
+		const kl_block *idf;
+		uint32_t n = kl_domfront_iterated(p->df, p->idf, defs, ndefs, &idf);
+		for (uint32_t k = 0; k < n; k++) {
+			kl_grow(&p->phis, &p->phis_cap, sizeof *p->phis,
+				p->nphis + 1);
+			p->phis[p->nphis++] = (phi){ idf[k].id, s, KL_NONE, 0 };
+		}
+	}
+
+	/* by_block[k]: the k-th candidate in block order; phi_of: inverse. */
+	uint32_t *cnt = kl_arena_zalloc(&p->arena, (nb + 1) * sizeof *cnt);
+	for (uint32_t k = 0; k < p->nphis; k++)
+		cnt[p->phis[k].block + 1]++;
+	for (uint32_t b = 0; b < nb; b++)
+		cnt[b + 1] += cnt[b];
+	p->by_block = kl_arena_alloc(&p->arena,
+				     (p->nphis + 1) * sizeof *p->by_block);
+	for (uint32_t b = 0; b < nb; b++) {
+		p->block_phi[b] = cnt[b];
+		p->block_nphi[b] = cnt[b + 1] - cnt[b];
+	}
+	for (uint32_t k = 0; k < p->nphis; k++)
+		p->by_block[cnt[p->phis[k].block]++] = k;
+}
+
+/* ---- renaming ---- */
+
+/*
+ * While renaming, a candidate parameter that may yet be pruned has no
+ * value number: it is referred to as PHI_REF + its index. Operands that
+ * receive such a reference are recorded as fixups and patched once the
+ * surviving parameters have numbers.
+ */
+#define PHI_REF 0x80000000u
+
+static bool
+is_phi_ref(uint32_t v)
+{
+	return v >= PHI_REF && v != KL_NONE;
+}
+
+static void
+add_fixup(promoter *p, uint8_t kind, uint32_t id, uint32_t ref)
+{
+	if (!is_phi_ref(ref))
+		return;
+	kl_grow(&p->fixups, &p->fixups_cap, sizeof *p->fixups, p->nfixups + 1);
+	p->fixups[p->nfixups++] = (fixup){ kind, id, ref - PHI_REF };
+	p->phis[ref - PHI_REF].used = 1;
+}
+
+/* The zero of a slot type, made once at the top of the entry block. */
+static uint32_t
+zero_of(promoter *p, kl_type t)
+{
+	if (p->zero[t] != KL_NONE)
+		return p->zero[t];
+	kl_func *f = p->f;
+	kl_builder_before(&p->b, (kl_inst){ f->blocks[f->first_block].first });
+	kl_value v;
+	if (t == KL_TYPE_F32)
+		v = kl_build_f32const(&p->b, 0);
+	else if (t == KL_TYPE_F64)
+		v = kl_build_f64const(&p->b, 0);
+	else
+		v = kl_build_iconst(&p->b, t, 0);
+	KL_ASSERT(v.id != KL_NONE);
+	return p->zero[t] = v.id;
+}
+
+static uint32_t
+current(promoter *p, uint32_t s)
+{
+	uint32_t v = p->cur[s];
+	return v != KL_NONE ? v : zero_of(p, p->slots[s].type);
+}
+
+static void
+set_current(promoter *p, uint32_t s, uint32_t v)
+{
+	kl_grow(&p->log, &p->log_cap, sizeof *p->log, p->nlog + 1);
+	p->log[p->nlog++] = (undo){ s, p->cur[s] };
+	p->cur[s] = v;
+}
+
+/* `vN = op.t x` before inst; x may be a parameter reference. */
+static uint32_t
+convert_before(promoter *p, uint32_t inst, kl_opcode op, kl_type t, uint32_t x)
+{
+	kl_func *f = p->f;
+	uint32_t i = func_new_inst(f, op);
+	layout_insert_inst_before(f, i, inst);
+	uint32_t v = func_new_value(f);
+	value_define(f, v, VK_RESULT, t, i);
+	f->insts[i].w[0] = v;
+	f->insts[i].w[1] = x;
+	add_fixup(p, FIX_OPERAND, i, x);
+	return v;
+}
+
+/* A store to slot s: the value it leaves in the slot; the store goes. */
+static uint32_t
+store_value(promoter *p, const access *x)
+{
+	kl_func *f = p->f;
+	const kl_inst_data *d = &f->insts[x->inst];
+	kl_type st = p->slots[x->slot].type;
+	/* The stored value may be a load already replaced by a parameter
+	 * that has no number yet. */
+	uint32_t v = value_resolve(f, d->w[0]);
+	kl_type vt = is_phi_ref(v) ? p->slots[p->phis[v - PHI_REF].slot].type
+				   : kl_type_class(f->module, value_type(f, v));
+	if (d->op != KL_OP_STORE)
+		v = convert_before(p, x->inst, KL_OP_IREDUCE, st, v);
+	else if (vt != st)
+		v = convert_before(p, x->inst, KL_OP_BITCAST, st, v);
+	layout_remove_inst(f, x->inst);
+	return v;
+}
+
+/* A load from slot s holding c: the load becomes c, or converts it. */
+static void
+replace_load(promoter *p, const access *x, uint32_t c)
+{
+	kl_func *f = p->f;
+	uint32_t i = x->inst;
+	kl_inst_data *d = &f->insts[i];
+	kl_type st = p->slots[x->slot].type;
+	uint32_t r = d->w[0];
+	kl_type rt = kl_type_class(f->module, value_type(f, r));
+	if (!is_phi_ref(c))
+		c = value_resolve(f, c);
+	switch ((kl_opcode)d->op) {
+	case KL_OP_LOAD:
+		if (rt == st) {
+			f->values[r].kind = VK_ALIAS;
+			f->values[r].def = c;
+			add_fixup(p, FIX_ALIAS, r, c);
+			layout_remove_inst(f, i);
+			p->made_aliases = true;
+		} else {
+			inst_rewrite_unary(f, i, KL_OP_BITCAST, c);
+			add_fixup(p, FIX_OPERAND, i, c);
+		}
+		return;
+	case KL_OP_ULOAD8:
+	case KL_OP_ULOAD16:
+	case KL_OP_ULOAD32:
+	case KL_OP_SLOAD8:
+	case KL_OP_SLOAD16:
+	case KL_OP_SLOAD32: {
+		bool sign = d->op == KL_OP_SLOAD8 || d->op == KL_OP_SLOAD16 ||
+			    d->op == KL_OP_SLOAD32;
+		if (kl_type_is_float(f->module, st)) {
+			kl_type it = st == KL_TYPE_F32 ? KL_TYPE_I32 : KL_TYPE_I64;
+			c = convert_before(p, i, KL_OP_BITCAST, it, c);
+		}
+		inst_rewrite_unary(f, i, sign ? KL_OP_SEXTEND : KL_OP_UEXTEND, c);
+		add_fixup(p, FIX_OPERAND, i, c);
+		return;
+	}
+	default:
+		KL_UNREACHABLE();
+	}
+}
+
+/*
+ * Record what b's branch passes to each candidate parameter of its
+ * targets: the slot's current value (zero from unreachable blocks). The
+ * arguments are added once the pruning is known.
+ */
+static void
+record_edges(promoter *p, uint32_t b, bool zeros)
+{
+	kl_func *f = p->f;
+	uint32_t t = f->blocks[b].last;
+	if (t == KL_NONE)
+		return;
+	const uint32_t *dests;
+	uint32_t nd = inst_dests(f, t, &dests);
+	for (uint32_t k = 0; k < nd; k++) {
+		uint32_t target = list_get(&f->pool, dests[k], 0);
+		uint32_t n = target < p->nblocks ? p->block_nphi[target] : 0;
+		if (n == 0)
+			continue;
+		kl_grow(&p->edges, &p->edges_cap, sizeof *p->edges,
+			p->nedges + 1);
+		p->edges[p->nedges++] = (edge){ t, k, target, p->nincoming };
+		kl_grow(&p->incoming, &p->incoming_cap, sizeof *p->incoming,
+			(uint64_t)p->nincoming + n);
+		/* KL_NONE stands for the slot's zero, made only if a surviving
+		 * parameter needs it. */
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t s = p->phis[p->by_block[p->block_phi[target] + j]].slot;
+			p->incoming[p->nincoming++] = zeros ? KL_NONE : p->cur[s];
+		}
+	}
+}
+
+static void
+rename_block(promoter *p, uint32_t b, bool reachable)
+{
+	for (uint32_t k = 0; reachable && k < p->block_nphi[b]; k++) {
+		uint32_t ph = p->by_block[p->block_phi[b] + k];
+		set_current(p, p->phis[ph].slot, PHI_REF + ph);
+	}
+	for (uint32_t k = 0; k < p->block_nacc[b]; k++) {
+		const access *x = &p->acc[p->block_acc[b] + k];
+		if (x->slot == KL_NONE)
+			continue;
+		if (x->is_store && !reachable) {
+			layout_remove_inst(p->f, x->inst); /* never runs */
+		} else if (x->is_store) {
+			set_current(p, x->slot, store_value(p, x));
+		} else {
+			replace_load(p, x, reachable ? current(p, x->slot)
+						     : zero_of(p, p->slots[x->slot].type));
+		}
+	}
+	record_edges(p, b, !reachable);
+}
+
+/* Preorder walk of the dominator tree with an explicit stack. */
+static void
+rename_all(promoter *p)
+{
+	kl_func *f = p->f;
+	KL_ASSERT(f->nvalues < PHI_REF && p->nphis < KL_NONE - PHI_REF);
+	p->cur = kl_arena_alloc(&p->arena, (p->nslots + 1) * sizeof *p->cur);
+	memset(p->cur, 0xff, (p->nslots + 1) * sizeof *p->cur);
+	uint32_t n = 0;
+	/* entries: block id, and the undo mark + 1 for an exit (0 = enter) */
+	kl_grow(&p->stack, &p->stack_cap, sizeof *p->stack, 1);
+	uint32_t (*stack)[2] = p->stack;
+	stack[n][0] = kl_domtree_entry(p->dt).id;
+	stack[n++][1] = 0;
+	while (n) {
+		uint32_t b = stack[n - 1][0], mark = stack[n - 1][1];
+		n--;
+		if (mark) {
+			while (p->nlog > mark - 1) {
+				const undo *u = &p->log[--p->nlog];
+				p->cur[u->slot] = u->value;
+			}
+			continue;
+		}
+		kl_grow(&p->stack, &p->stack_cap, sizeof *p->stack,
+			(uint64_t)n + 1);
+		stack = p->stack;
+		stack[n][0] = b;
+		stack[n++][1] = p->nlog + 1;
+		rename_block(p, b, true);
+		for (kl_block c = kl_domtree_first_child(p->dt, (kl_block){ b });
+		     c.id != KL_NONE; c = kl_domtree_next_sibling(p->dt, c)) {
+			kl_grow(&p->stack, &p->stack_cap, sizeof *p->stack,
+				(uint64_t)n + 1);
+			stack = p->stack;
+			stack[n][0] = c.id;
+			stack[n++][1] = 0;
+		}
+	}
+	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next)
+		if (!kl_domtree_is_reachable(p->dt, (kl_block){ b }))
+			rename_block(p, b, false);
+}
+
+/* ---- pruning and materialising the parameters ---- */
+
+/*
+ * A candidate survives when its value reaches a real use: a load took it,
+ * or it is passed to a surviving candidate. These are exactly the blocks
+ * where the slot is live on entry (a path from there reaches a load
+ * without a store, and along it every parameter passes the value on), so
+ * this is Cytron's pruned SSA, found in time linear in the minimal SSA
+ * instead of a liveness walk per slot.
+ */
+static void
+prune_params(promoter *p)
+{
+	kl_func *f = p->f;
+	uint32_t nb = p->nblocks;
+	/* Edges by target block. */
+	uint32_t *start = kl_arena_zalloc(&p->arena, (nb + 1) * sizeof *start);
+	uint32_t *order = kl_arena_alloc(&p->arena,
+					 (p->nedges + 1) * sizeof *order);
+	for (uint32_t e = 0; e < p->nedges; e++)
+		start[p->edges[e].target + 1]++;
+	for (uint32_t b = 0; b < nb; b++)
+		start[b + 1] += start[b];
+	uint32_t *fill = kl_arena_alloc(&p->arena, (nb + 1) * sizeof *fill);
+	memcpy(fill, start, (nb + 1) * sizeof *fill);
+	for (uint32_t e = 0; e < p->nedges; e++)
+		order[fill[p->edges[e].target]++] = e;
+	/* position of each candidate in its block's list */
+	uint32_t *pos = kl_arena_alloc(&p->arena, (p->nphis + 1) * sizeof *pos);
+	for (uint32_t b = 0; b < nb; b++)
+		for (uint32_t j = 0; j < p->block_nphi[b]; j++)
+			pos[p->by_block[p->block_phi[b] + j]] = j;
+
+	uint32_t *work = kl_arena_alloc(&p->arena, (p->nphis + 1) * sizeof *work);
+	uint32_t nwork = 0;
+	for (uint32_t k = 0; k < p->nphis; k++)
+		if (p->phis[k].used)
+			work[nwork++] = k;
+	while (nwork) {
+		uint32_t q = work[--nwork];
+		uint32_t b = p->phis[q].block;
+		for (uint32_t e = start[b]; e < start[b + 1]; e++) {
+			uint32_t v = p->incoming[p->edges[order[e]].first + pos[q]];
+			if (is_phi_ref(v) && !p->phis[v - PHI_REF].used) {
+				p->phis[v - PHI_REF].used = 1;
+				work[nwork++] = v - PHI_REF;
+			}
+		}
+	}
+
+	/* Numbers for the survivors, in creation order (slot by slot). */
+	uint32_t live = 0;
+	for (uint32_t k = 0; k < p->nphis; k++) {
+		phi *ph = &p->phis[k];
+		if (!ph->used)
+			continue;
+		ph->value = func_new_value(f);
+		value_define(f, ph->value, VK_PARAM, p->slots[ph->slot].type,
+			     ph->block);
+		live++;
+	}
+	kl_pass_report_count(p->rep, "params", live);
+	/* Parameters in each block's candidate order (slot order). */
+	for (uint32_t b = 0; b < nb; b++)
+		for (uint32_t j = 0; j < p->block_nphi[b]; j++) {
+			const phi *ph = &p->phis[p->by_block[p->block_phi[b] + j]];
+			if (ph->used)
+				list_push(&f->pool, &f->blocks[b].params,
+					  ph->value);
+		}
+	for (uint32_t k = 0; k < p->nfixups; k++) {
+		const fixup *x = &p->fixups[k];
+		uint32_t v = p->phis[x->phi].value;
+		if (x->kind == FIX_ALIAS)
+			f->values[x->id].def = v;
+		else
+			f->insts[x->id].w[1] = v;
+	}
+	/* Branch arguments for the surviving parameters. */
+	uint32_t *args = kl_arena_alloc(&p->arena, (p->nphis + 1) * sizeof *args);
+	for (uint32_t e = 0; e < p->nedges; e++) {
+		const edge *ed = &p->edges[e];
+		uint32_t n = 0;
+		for (uint32_t j = 0; j < p->block_nphi[ed->target]; j++) {
+			const phi *ph = &p->phis[p->by_block[p->block_phi[ed->target] + j]];
+			if (!ph->used)
+				continue;
+			uint32_t v = p->incoming[ed->first + j];
+			if (v == KL_NONE)
+				v = zero_of(p, p->slots[ph->slot].type);
+			args[n++] = is_phi_ref(v) ? p->phis[v - PHI_REF].value : v;
+		}
+		inst_dest_append_args(f, ed->inst, ed->dest, args, n);
+	}
+}
+
+/* ---- the pass ---- */
+
+static void
+note_kept(promoter *p, const alloca_info *a)
+{
+	kl_func *f = p->f;
+	kl_buf *out = &p->rep->notes;
+	size_t n;
+	const char *name = kl_sym_name(f->module, (kl_sym){ f->sym }, &n);
+	kl_buf_printf(out, "%%%.*s: kept v%u (inst%u", (int)n, name,
+		      f->insts[a->inst].w[0], a->inst);
+	uint32_t line = kl_inst_source_line(f, (kl_inst){ a->inst });
+	if (line)
+		kl_buf_printf(out, ", line %u", line);
+	kl_buf_printf(out, "): %s", reason_text[a->reason]);
+	if (a->why_inst != KL_NONE) {
+		kl_buf_printf(out, " at inst%u", a->why_inst);
+		line = kl_inst_source_line(f, (kl_inst){ a->why_inst });
+		if (line)
+			kl_buf_printf(out, " (line %u)", line);
+	}
+	kl_buf_putc(out, '\n');
+}
+
+static void
+remove_promoted(promoter *p)
+{
+	kl_func *f = p->f;
+	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
+		uint32_t i = f->blocks[b].first;
+		while (i != KL_NONE) {
+			uint32_t next = f->nodes[i].next;
+			const kl_inst_data *d = &f->insts[i];
+			if ((d->op == KL_OP_ALLOCA || d->op == KL_OP_IADD_IMM) &&
+			    d->w[0] < p->nvalues) {
+				uint32_t a = p->addr_alloca[d->w[0]];
+				if (a != KL_NONE && p->allocas[a].reason == PROMOTED)
+					layout_remove_inst(f, i);
+			}
+			i = next;
+		}
+	}
+}
+
+/* The state kept between functions (in a pass report) and freed once. */
+static void
+promoter_free(void *state)
+{
+	promoter *p = state;
+	kl_cfg_free(p->cfg);
+	kl_domtree_free(p->dt);
+	kl_domfront_free(p->df);
+	kl_idf_free(p->idf);
+	free(p->allocas);
+	free(p->acc);
+	free(p->slots);
+	free(p->phis);
+	free(p->fixups);
+	free(p->edges);
+	free(p->incoming);
+	free(p->log);
+	free(p->stack);
+	kl_arena_free(&p->arena);
+	free(p);
+}
+
+static promoter *
+promoter_new(void)
+{
+	promoter *p = kl_calloc(1, sizeof *p);
+	p->cfg = kl_cfg_new();
+	p->dt = kl_domtree_new();
+	p->df = kl_domfront_new();
+	p->idf = kl_idf_new();
+	return p;
+}
+
+/* Start on f: keep the buffers, forget the previous function. */
+static void
+promoter_begin(promoter *p, kl_func *f, kl_pass_report *rep)
+{
+	p->f = f;
+	p->rep = rep;
+	p->nvalues = f->nvalues;
+	p->nblocks = f->nblocks;
+	p->nallocas = p->nacc = p->nslots = p->nphis = 0;
+	p->nfixups = p->nedges = p->nincoming = p->nlog = 0;
+	p->made_aliases = false;
+	for (uint32_t t = 0; t < KL_TYPE_BUILTIN_COUNT; t++)
+		p->zero[t] = KL_NONE;
+	kl_builder_init(&p->b, f);
+	kl_arena_reset(&p->arena);
+}
+
+static bool
+has_alloca(const kl_func *f)
+{
+	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next)
+		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
+		     i = f->nodes[i].next)
+			if (f->insts[i].op == KL_OP_ALLOCA ||
+			    f->insts[i].op == KL_OP_ALLOCA_DYN)
+				return true;
+	return false;
+}
+
+kl_status
+kl_promote_func(kl_func *f, kl_pass_report *rep)
+{
+	if (f->first_block == KL_NONE || !has_alloca(f))
+		return KL_OK;
+	promoter *p = rep ? rep->state : NULL;
+	if (!p) {
+		p = promoter_new();
+		if (rep) {
+			KL_ASSERT(!rep->state_free);
+			rep->state = p;
+			rep->state_free = promoter_free;
+		}
+	}
+	promoter_begin(p, f, rep);
+	kl_cfg_compute(p->cfg, f);
+	kl_domtree_compute(p->dt, f, p->cfg);
+	find_addresses(p);
+
+	enum kept_reason whole = PROMOTED;
+	if (calls_setjmp(f))
+		whole = KEPT_SETJMP;
+	else if (!strict_ssa(p))
+		whole = KEPT_NOT_SSA;
+	if (whole != PROMOTED) {
+		for (uint32_t a = 0; a < p->nallocas; a++)
+			if (p->allocas[a].reason == PROMOTED)
+				p->allocas[a].reason = (uint8_t)whole;
+	} else {
+		size_t nb = (size_t)p->nblocks + 1;
+		p->block_acc = kl_arena_zalloc(&p->arena, nb * sizeof *p->block_acc);
+		p->block_nacc = kl_arena_zalloc(&p->arena,
+						nb * sizeof *p->block_nacc);
+		find_accesses(p);
+		make_slots(p);
+	}
+
+	uint32_t promoted = 0, kept = 0;
+	for (uint32_t a = 0; a < p->nallocas; a++) {
+		if (p->allocas[a].reason == PROMOTED) {
+			promoted++;
+		} else {
+			kept++;
+			if (rep && rep->verbose)
+				note_kept(p, &p->allocas[a]);
+		}
+	}
+	kl_pass_report_count(rep, "promoted", promoted);
+	kl_pass_report_count(rep, "kept", kept);
+	if (promoted) {
+		size_t nb = (size_t)p->nblocks + 1;
+		kl_pass_report_count(rep, "slots", p->nslots);
+		kl_domfront_compute(p->df, f, p->cfg, p->dt);
+		p->block_phi = kl_arena_zalloc(&p->arena, nb * sizeof *p->block_phi);
+		p->block_nphi = kl_arena_zalloc(&p->arena,
+						nb * sizeof *p->block_nphi);
+		place_params(p);
+		rename_all(p);
+		prune_params(p);
+		remove_promoted(p);
+		if (p->made_aliases)
+			func_resolve_aliases(f);
+	}
+	kl_status st = kl_builder_status(&p->b);
+	if (!rep)
+		promoter_free(p);
+	return st;
+}
+
+uint32_t
+kl_promote_module(kl_module *m, kl_pass_report *rep)
+{
+	kl_pass_report own = { 0 };
+	bool mine = rep == NULL;
+	if (mine)
+		rep = &own;
+	uint32_t remaining = 0;
+	for (uint32_t s = 0; s < m->nsyms; s++) {
+		kl_func *f = m->syms[s].func;
+		if (!f)
+			continue;
+		kl_promote_func(f, rep);
+		for (uint32_t b = f->first_block; b != KL_NONE;
+		     b = f->blocks[b].next)
+			for (uint32_t i = f->blocks[b].first; i != KL_NONE;
+			     i = f->nodes[i].next)
+				remaining += f->insts[i].op == KL_OP_ALLOCA ||
+					     f->insts[i].op == KL_OP_ALLOCA_DYN;
+	}
+	if (mine)
+		kl_pass_report_free(&own);
+	return remaining;
+}

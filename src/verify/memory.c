@@ -1,0 +1,169 @@
+/*
+ * memory.c -- ad hoc memory rules that need no analysis beyond following
+ * address arithmetic:
+ *   - a load or store at a constant offset from an alloca's result (the
+ *     address is the alloca, or an iadd_imm chain over it) must stay
+ *     inside the allocation: offset >= 0 and offset + size <= alloca size;
+ *   - a store through an address made by symbol_addr of a const data
+ *     object (again directly or through iadd_imm) is an error.
+ *
+ * The (base, constant offset) of every address value is computed at most
+ * once and memoised per value; a chain is walked with an explicit stack
+ * (no recursion), and a value met again while its own chain is being
+ * walked (a cycle, which only broken IR has) has no known base. Offsets
+ * that would overflow 64 bits are "unknown" too, so the rules never fire
+ * on arithmetic they cannot follow exactly.
+ */
+#include <stdlib.h>
+
+#include "verify.h"
+#include "../text/text.h"
+
+enum { ADDR_NEW = 0, ADDR_BUSY = 1, ADDR_DONE = 2 };
+
+/* The value r is an address: a base of its own, or an iadd_imm on one? */
+static uint32_t
+addr_step(const verifier *vf, uint32_t r, uint32_t *inner, int64_t *imm)
+{
+	const kl_func *f = vf->f;
+	*inner = KL_NONE;
+	if (r >= f->nvalues || vf->vals[r].state != DEF_OK ||
+	    f->values[r].kind != VK_RESULT)
+		return KL_NONE;
+	uint32_t d = f->values[r].def;
+	if (!is_placed(vf, d))
+		return KL_NONE;
+	uint16_t op = f->insts[d].op;
+	if (op == KL_OP_ALLOCA || op == KL_OP_SYMBOL_ADDR)
+		return d;
+	if (op == KL_OP_IADD_IMM && (!(f->insts[d].bits & IMM_POOLED) ||
+				     f->insts[d].w[2] < f->nconsts)) {
+		*inner = f->insts[d].w[1];
+		*imm = inst_imm(f, d);
+	}
+	return KL_NONE;
+}
+
+static bool
+add_overflows(int64_t a, int64_t b)
+{
+	return (b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b);
+}
+
+/* Base instruction and offset of address value v; false if unknown. */
+static bool
+addr_of(verifier *vf, uint32_t v, uint32_t *base, int64_t *off)
+{
+	const kl_func *f = vf->f;
+	if (!vf->addr_state) {
+		vf->addr_state = scratch_get(vf->s, S_ADDR_STATE, f->nvalues,
+					     0);
+		vf->addr_base = scratch_get(vf->s, S_ADDR_BASE,
+					    (size_t)f->nvalues *
+						    sizeof *vf->addr_base, -1);
+		vf->addr_off = scratch_get(vf->s, S_ADDR_OFF,
+					   (size_t)f->nvalues *
+						   sizeof *vf->addr_off, -1);
+	}
+	uint32_t n = 0;
+	uint32_t r = v < f->nvalues ? resolved(vf, v) : KL_NONE;
+	/* Down the chain until a value whose answer is known. */
+	for (;;) {
+		if (r >= f->nvalues || vf->addr_state[r] == ADDR_BUSY) {
+			*base = KL_NONE; /* out of range, broken, or a cycle */
+			*off = 0;
+			break;
+		}
+		if (vf->addr_state[r] == ADDR_DONE) {
+			*base = vf->addr_base[r];
+			*off = vf->addr_off[r];
+			break;
+		}
+		uint32_t inner;
+		int64_t imm = 0;
+		uint32_t b = addr_step(vf, r, &inner, &imm);
+		if (inner == KL_NONE) {
+			vf->addr_state[r] = ADDR_DONE;
+			vf->addr_base[r] = b;
+			vf->addr_off[r] = 0;
+			*base = b;
+			*off = 0;
+			break;
+		}
+		vf->addr_state[r] = ADDR_BUSY;
+		kl_grow(&vf->s->stack, &vf->s->stack_cap, sizeof *vf->s->stack,
+			n + 1);
+		vf->s->stack[n++] = r;
+		r = inner < f->nvalues ? resolved(vf, inner) : KL_NONE;
+	}
+	/* Back up, adding each iadd_imm's immediate. */
+	while (n > 0) {
+		uint32_t w = vf->s->stack[--n];
+		uint32_t inner;
+		int64_t imm = 0;
+		addr_step(vf, w, &inner, &imm);
+		if (*base != KL_NONE && add_overflows(*off, imm))
+			*base = KL_NONE;
+		*off = *base == KL_NONE ? 0 : *off + imm;
+		vf->addr_state[w] = ADDR_DONE;
+		vf->addr_base[w] = *base;
+		vf->addr_off[w] = *off;
+	}
+	return *base != KL_NONE;
+}
+
+void
+check_memory(verifier *vf, uint32_t i, const inst_view *iv)
+{
+	const kl_func *f = vf->f;
+	const kl_inst_data *d = &f->insts[i];
+	const kl_opinfo *info = iv->info;
+	bool is_store;
+	uint32_t addr, val;
+	if (info->format == KL_FMT_LOAD) {
+		is_store = false;
+		addr = iv->args[0];
+		val = iv->results[0];
+	} else if (info->format == KL_FMT_STORE) {
+		is_store = true;
+		addr = iv->args[1];
+		val = iv->args[0];
+	} else {
+		return;
+	}
+	uint32_t base;
+	int64_t off;
+	if (!addr_of(vf, addr, &base, &off))
+		return;
+	if (add_overflows(off, (int32_t)d->w[2]))
+		return;
+	off += (int32_t)d->w[2];
+	const kl_inst_data *bd = &f->insts[base];
+	if (bd->op == KL_OP_SYMBOL_ADDR) {
+		const kl_module *m = vf->m;
+		if (is_store && bd->w[1] < m->nsyms &&
+		    m->syms[bd->w[1]].kind == KL_SYM_DATA &&
+		    m->syms[bd->w[1]].is_const) {
+			kl_buf name = { 0 };
+			fmt_sym(&name, m, bd->w[1]);
+			err_inst(vf, i, "store into constant data %s",
+				 name.data);
+			kl_buf_free(&name);
+		}
+		return;
+	}
+	/* An alloca: the access must lie inside it. */
+	uint32_t size = info->memw;
+	if (size == 0) {
+		kl_type c = operand_class(vf, val);
+		if (c == KL_TYPE_NONE)
+			return;
+		size = kl_type_bytes(vf->m, c);
+	}
+	uint32_t asize = bd->w[1];
+	if (off < 0 || off > (int64_t)asize || asize - off < size)
+		err_inst(vf, i, "%s of %u byte%s at offset %lld is outside "
+			 "the %u-byte alloca v%u", is_store ? "store" : "load",
+			 size, size == 1 ? "" : "s", (long long)off, asize,
+			 bd->w[0]);
+}

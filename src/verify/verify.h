@@ -1,0 +1,266 @@
+/*
+ * verify.h -- what the verifier's files share: the state of one run over
+ * one function, the safe accessors every check reads the IR through, and
+ * the phases (structure.c, ssa.c, typing.c, memory.c; listing.c renders).
+ *
+ * The verifier reads IR that may be broken in any way, so nothing here
+ * trusts an index: every table access goes through a check, and value-list
+ * handles are validated (vlist) before their elements are read.
+ *
+ * Scratch memory is allocated once per function, never per instruction,
+ * and kept small: fresh memory costs page faults, which on some machines
+ * cost more than the checks themselves (docs/verifier.md, "Performance").
+ * It holds what the structure phase learnt, so that later phases need not
+ * re-check: the placed bitmap says instruction i was found in a block list
+ * that names it (so nodes[i].block and nodes[i].seq are right); vals[v]
+ * says whether and where v is really defined, and its type's class.
+ */
+#ifndef KEEL_VERIFY_H
+#define KEEL_VERIFY_H
+
+#include "../ir/ir.h"
+
+/* vinfo.state: how a value is defined. */
+enum {
+	DEF_NONE = 0,  /* not defined by anything placed */
+	DEF_OK = 1,    /* defined once, by a placed instruction or block */
+	DEF_TWICE = 2, /* defined more than once (reported) */
+};
+
+/*
+ * What the checks need to know about a value, in one 8-byte record, so
+ * that an operand costs one memory access (operands are scattered all
+ * over a big function, so these are cache misses, the verifier's main
+ * cost): the block that defines it and the machine class of its type.
+ */
+typedef struct vinfo {
+	uint32_t block; /* the parameter's block or the result's block */
+	uint8_t cls;    /* machine class, VCLS_NONE if the type is invalid */
+	uint8_t state;  /* DEF_* */
+	uint16_t pad;
+} vinfo;
+
+#define VCLS_NONE 0xff
+
+/* Bitmaps: one bit per instruction or block. */
+static inline bool
+bit_get(const uint64_t *bits, uint32_t k)
+{
+	return (bits[k >> 6] >> (k & 63)) & 1;
+}
+
+static inline void
+bit_set(uint64_t *bits, uint32_t k)
+{
+	bits[k >> 6] |= (uint64_t)1 << (k & 63);
+}
+
+/* The arrays of a kl_verify_scratch, reused from call to call. */
+enum {
+	S_PLACED, S_LISTED, S_IN_LAYOUT, S_VALS, S_FIRST_USER, S_ALIAS_ROOT,
+	S_ALIAS_STATE, S_ADDR_BASE, S_ADDR_OFF, S_ADDR_STATE, S_COUNT
+};
+
+struct kl_verify_scratch {
+	struct {
+		void *p;
+		size_t cap; /* bytes */
+	} slot[S_COUNT];
+	uint32_t *stack;       /* explicit stack for chains */
+	uint32_t stack_cap;
+	kl_cfg *cfg;           /* computed afresh for every function */
+	kl_domtree *dt;
+};
+
+/*
+ * Array `slot` of the scratch with room for `bytes`, every byte set to
+ * `fill` when fill >= 0 (a fresh zeroed array comes from calloc, whose
+ * pages the system zeroes only when they are touched).
+ */
+void *scratch_get(kl_verify_scratch *s, int slot, size_t bytes, int fill);
+
+typedef struct verifier {
+	const kl_func *f;
+	const kl_module *m;
+	const kl_verify_ctx *ctx;
+	kl_verify_scratch *s;
+	kl_diags *out;
+	uint32_t errors;
+	const kl_opinfo *ops;  /* kl_op_table, indexed by (valid) opcode */
+
+	/* What the structure phase established. */
+	uint64_t *listed;      /* instructions found in a block's list */
+	uint32_t nlisted;
+	uint64_t *placed;      /* ... of their own block, with a valid opcode */
+	uint64_t *in_layout;   /* blocks in the block layout */
+	vinfo *vals;           /* per value */
+	uint32_t *first_user;  /* per value (aliases only), or NULL */
+	uint32_t *alias_root;  /* per value: resolved alias target, or NULL */
+	bool layout_ok;        /* block and instruction lists are sound */
+	bool cfg_ok;           /* safe to compute the CFG and dominator tree */
+	uint32_t entry;        /* entry block, or KL_NONE */
+	uint32_t nplaced_blocks; /* blocks found in the layout, from the
+				  * first one by their next links */
+	uint32_t nplaced_insts;
+	bool has_memory;       /* loads or stores: the memory rules run */
+
+	/* Analyses (in the scratch), computed afresh when cfg_ok. */
+	kl_cfg *cfg;
+	kl_domtree *dt;
+
+	/* Memory rules: per value, the (base, offset) of an address. */
+	uint32_t *addr_base;   /* KL_NONE unknown, else the base instruction */
+	int64_t *addr_off;
+	uint8_t *addr_state;   /* 0 not computed, 1 busy, 2 done; or NULL */
+} verifier;
+
+/* Is instruction i in the layout, in the list of the block it names? */
+static inline bool
+is_placed(const verifier *vf, uint32_t i)
+{
+	return i < vf->f->ninsts && bit_get(vf->placed, i);
+}
+
+static inline bool
+block_in_layout(const verifier *vf, uint32_t b)
+{
+	return b < vf->f->nblocks && bit_get(vf->in_layout, b);
+}
+
+/* ---- reporting (verify.c) ---- */
+
+/* Report an error about instruction i (line: i's source line). */
+void err_inst(verifier *vf, uint32_t i, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+void err_block(verifier *vf, uint32_t b, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+/* About value v, shown at instruction i (may be KL_NONE). */
+void err_value(verifier *vf, uint32_t v, uint32_t i, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 4, 5)))
+#endif
+	;
+void err_func(verifier *vf, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+void err_sigref(verifier *vf, uint32_t s, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+
+/* ---- safe access ---- */
+
+/*
+ * A value list of the function's pool, if the handle is sound: 0 (empty)
+ * or a block inside the pool whose header gives a length that fits both
+ * its size class and the pool. Returns false for a broken handle.
+ */
+static inline bool
+vlist(const kl_func *f, uint32_t h, const uint32_t **elems, uint32_t *n)
+{
+	*elems = NULL;
+	*n = 0;
+	if (h == 0)
+		return true;
+	if (h >= f->pool.len || !f->pool.data)
+		return false;
+	uint32_t hdr = f->pool.data[h - 1];
+	uint32_t len = hdr & ((1u << 27) - 1), bin = hdr >> 27;
+	if (bin >= POOL_BINS || (uint64_t)len + 1 > (4ull << bin) ||
+	    (uint64_t)h + len > f->pool.len)
+		return false;
+	*elems = f->pool.data + h;
+	*n = len;
+	return true;
+}
+
+/* The machine class of a type handle, KL_TYPE_NONE if it is no type. */
+static inline kl_type
+tclass(const kl_module *m, kl_type t)
+{
+	if (t < KL_TYPE_BUILTIN_COUNT)
+		return t;
+	return t < m->ntypes ? m->types[t].cls : KL_TYPE_NONE;
+}
+
+static inline bool
+value_in_range(const kl_func *f, uint32_t v)
+{
+	return v < f->nvalues;
+}
+
+/* v through its aliases (when the alias phase found them sound). */
+static inline uint32_t
+resolved(const verifier *vf, uint32_t v)
+{
+	if (vf->alias_root && v < vf->f->nvalues)
+		return vf->alias_root[v];
+	return v;
+}
+
+/*
+ * The type of operand v as the checks see it: the machine class of the
+ * value it resolves to, or KL_TYPE_NONE when v is broken (out of range,
+ * undefined, a broken alias) -- already reported, so type rules skip it.
+ */
+static inline kl_type
+operand_class(const verifier *vf, uint32_t v)
+{
+	if (v >= vf->f->nvalues)
+		return KL_TYPE_NONE;
+	uint32_t r = resolved(vf, v);
+	if (r >= vf->f->nvalues || vf->vals[r].state != DEF_OK ||
+	    vf->vals[r].cls == VCLS_NONE)
+		return KL_TYPE_NONE;
+	return vf->vals[r].cls;
+}
+
+/*
+ * The operands of placed instruction i, read safely: value operands
+ * (args), result values, branch destinations (each a checked list
+ * [block, args...]). Returns false when a list handle is broken.
+ */
+typedef struct inst_view {
+	const kl_opinfo *info;
+	const uint32_t *args;
+	uint32_t nargs;
+	const uint32_t *results;
+	uint32_t nresults;
+	const uint32_t *dests; /* list handles */
+	uint32_t ndests;
+} inst_view;
+
+bool inst_view_get(const kl_func *f, uint32_t i, inst_view *iv);
+/*
+ * The view of placed instruction i when every part of it is safe to read
+ * (valid opcode, sound lists, the right operand counts, a valid pooled
+ * immediate); false otherwise -- the structure phase reported why.
+ */
+bool inst_readable(const kl_func *f, uint32_t i, inst_view *iv);
+/* Destination k of a view: block and arguments, false if broken. */
+bool dest_get(const kl_func *f, const inst_view *iv, uint32_t k,
+	      uint32_t *block, const uint32_t **args, uint32_t *nargs);
+
+/* Names for messages. */
+const char *tname(const verifier *vf, kl_type t);
+const char *opname(const verifier *vf, uint32_t i);
+
+/* ---- phases ---- */
+void check_structure(verifier *vf);           /* structure.c */
+void check_aliases(verifier *vf);             /* ssa.c */
+void check_analyses(verifier *vf);            /* ssa.c */
+void check_uses(verifier *vf, uint32_t i, const inst_view *iv);
+void check_types(verifier *vf, uint32_t i, const inst_view *iv); /* typing.c */
+void check_entry_params(verifier *vf);
+void check_memory(verifier *vf, uint32_t i, const inst_view *iv); /* memory.c */
+
+#endif /* KEEL_VERIFY_H */

@@ -1,0 +1,36 @@
+#!/bin/sh
+# make fuzz-promote: the differential test of promote with fresh seeds,
+# for FUZZ_TIME seconds (default 60). Failing programs are kept in
+# BUILD/fuzz-promote/ with the seed in their name.
+build=${1:-build}
+secs=${2:-60}
+dir="$build/fuzz-promote"
+mkdir -p "$dir"
+start=$(date +%s)
+seed=$(( $(date +%s) % 1000000 * 1000 ))
+runs=0
+fails=0
+while [ $(( $(date +%s) - start )) -lt "$secs" ]; do
+	batch=""
+	for k in 1 2 3 4 5 6 7 8 9 10; do
+		seed=$((seed + 1))
+		f="$dir/seed$seed.kl"
+		case $((seed % 3)) in
+		0) opts="--mixed-widths --irreducible" ;;
+		1) opts="--mixed-widths --call-density 40 --loop-depth 3" ;;
+		2) opts="--mixed-widths --allocas 12 --blocks 40" ;;
+		esac
+		# shellcheck disable=SC2086
+		"$build"/keel-gen --seed "$seed" $opts -o "$f"
+		batch="$batch $f"
+	done
+	# shellcheck disable=SC2086
+	out=$("$build"/keel difftest -q -p promote $batch)
+	echo "$out" | grep '^FAIL' && fails=$((fails + $(echo "$out" | grep -c '^FAIL')))
+	for f in $batch; do
+		echo "$out" | grep -q "FAIL $f" || rm -f "$f"
+	done
+	runs=$((runs + 10))
+done
+echo "fuzz-promote: $runs programs, $fails failures (kept in $dir)"
+[ "$fails" -eq 0 ]

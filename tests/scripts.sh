@@ -1,0 +1,94 @@
+#!/bin/sh
+# Tests that need whole generated programs. Usage: tests/scripts.sh BUILD.
+# Ends with "N passed, N failed".
+#
+# 1. keel-gen's programs, for a range of seeds and shapes, parse, round-trip
+#    through the printer byte for byte, verify, and run in the interpreter
+#    to completion (no trap). When llvm-19 is installed, the LLVM form of
+#    each program passes `opt-19 -passes=verify` and lli-19's interpreter
+#    returns the same checksum as keel's (compared through the exit
+#    status); without it, those checks are skipped with a message.
+# 2. The differential test of promote: a few hundred programs with allocas
+#    accessed at mixed widths, each run before and after the pass on
+#    several inputs by `keel difftest`.
+build=${1:-build}
+dir="$build/scripts"
+rm -rf "$dir"
+mkdir -p "$dir"
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL $*"; }
+
+llvm=0
+if command -v opt-19 >/dev/null 2>&1 && command -v lli-19 >/dev/null 2>&1; then
+	llvm=1
+else
+	echo "llvm-19 not installed: skipping the LLVM checks of keel-gen's programs"
+fi
+
+# ---- 1. the generator's programs ----
+n=0
+for shape in random small chain nest promote huge; do
+	for seed in 1 2 3 4; do
+		n=$((n + 1))
+		case $shape in
+		random) opts="--functions 5 --blocks 10" ;;
+		*) opts="--size 3k" ;;
+		esac
+		[ $((seed % 2)) = 0 ] && opts="$opts --mixed-widths"
+		[ "$seed" = 3 ] && [ "$shape" = random ] && opts="$opts --irreducible"
+		f="$dir/gen-$shape-$seed"
+		# shellcheck disable=SC2086
+		if ! "$build"/keel-gen --shape "$shape" --seed "$seed" $opts -o "$f.kl"; then
+			bad "keel-gen --shape $shape --seed $seed"
+			continue
+		fi
+		if "$build"/keel cat "$f.kl" | cmp -s - "$f.kl"; then ok; else
+			bad "$f.kl does not print back byte for byte"; fi
+		if "$build"/keel verify "$f.kl" >/dev/null 2>&1; then ok; else
+			bad "$f.kl does not verify"; continue; fi
+		"$build"/keel run --fuel 100M "$f.kl" >"$f.out" 2>"$f.err"
+		kst=$?
+		if [ "$kst" -ne 1 ] || ! grep -q trap "$f.err"; then ok; else
+			bad "$f.kl traps in keel run: $(head -n 1 "$f.err")"; fi
+		if [ "$llvm" = 1 ]; then
+			# shellcheck disable=SC2086
+			"$build"/keel-gen --shape "$shape" --seed "$seed" $opts \
+				--format ll -o "$f.ll"
+			if opt-19 -passes=verify -disable-output "$f.ll" 2>/dev/null
+			then ok; else bad "$f.ll does not pass opt-19 verify"; fi
+			timeout 120 lli-19 -force-interpreter "$f.ll" >/dev/null 2>&1
+			lst=$?
+			if [ "$lst" -eq "$kst" ]; then ok; else
+				bad "$shape seed $seed: keel run exits $kst, lli-19 $lst"; fi
+		fi
+	done
+done
+
+# ---- 2. promote, before and after ----
+seeds=${PROMOTE_SEEDS:-300}
+s=1
+while [ "$s" -le "$seeds" ]; do
+	case $((s % 4)) in
+	0) opts="--mixed-widths" ;;
+	1) opts="--mixed-widths --irreducible" ;;
+	2) opts="--mixed-widths --call-density 30" ;;
+	3) opts="" ;;
+	esac
+	# shellcheck disable=SC2086
+	"$build"/keel-gen --seed "$s" $opts --functions 3 --blocks 16 \
+		--allocas 6 -o "$dir/p$s.kl" || bad "keel-gen seed $s"
+	s=$((s + 1))
+done
+"$build"/keel difftest -q -p promote "$dir"/p*.kl >"$dir/difftest.log"
+grep '^FAIL' "$dir/difftest.log"
+line=$(tail -n 1 "$dir/difftest.log")
+p=$(echo "$line" | awk '{ print $1 }')
+f=$(echo "$line" | awk '{ print $3 }')
+passed=$((passed + ${p:-0}))
+failed=$((failed + ${f:-1}))
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

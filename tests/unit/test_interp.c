@@ -1,0 +1,418 @@
+/*
+ * test_interp.c -- unit tests of the interpreter's C API (keel.h,
+ * "Interpreter") and of its parallel-copy sequentialiser.
+ *
+ * The API is meant for in-process use many times over (the mem2reg
+ * differential test runs hundreds of programs before and after the
+ * pass), so these tests make and free many interpreters, call functions
+ * repeatedly, check every field of a trap result, the exactness of the
+ * fuel budget, memory persisting between calls until a reset, and output
+ * through the callback. Under `make SAN=1` they also check for leaks.
+ */
+#include <stdlib.h>
+
+#include "keel.h"
+#include "../../src/interp/interp.h"
+#include "unit.h"
+
+static const char program[] =
+	"declare %putchar(i32) -> i32\n"
+	"\n"
+	"data %counter = { i64 0 }\n"
+	"\n"
+	"function %add(i32, i32) -> i32 {\n"
+	"block0(v0: i32, v1: i32):\n"
+	"    v2 = iadd v0, v1\n"
+	"    return v2\n"
+	"}\n"
+	"\n"
+	"function %div(i32, i32) -> i32 {\n"
+	"block0(v0: i32, v1: i32):\n"
+	"    v2 = sdiv v0, v1\n"
+	"    return v2\n"
+	"}\n"
+	"\n"
+	"function %outer(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    v1 = iconst.i32 0\n"
+	"    v2 = call %div(v0, v1)\n"
+	"    return v2\n"
+	"}\n"
+	"\n"
+	"function %bump() -> i64 {\n"
+	"block0:\n"
+	"    v0 = symbol_addr %counter\n"
+	"    v1 = load.i64 v0\n"
+	"    v2 = iadd_imm v1, 1\n"
+	"    store v2, v0\n"
+	"    return v2\n"
+	"}\n"
+	"\n"
+	"function %shout(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    v1 = call %putchar(v0)\n"
+	"    return v1\n"
+	"}\n"
+	"\n"
+	"function %loop(i64) -> i64 {\n"
+	"block0(v0: i64):\n"
+	"    v1 = iconst.i64 0\n"
+	"    jump block1(v0, v1)\n"
+	"\n"
+	"block1(v2: i64, v3: i64):\n"
+	"    brif v2, block2, block3\n"
+	"\n"
+	"block2:\n"
+	"    v4 = alloca 8, align 8\n"
+	"    store v2, v4\n"
+	"    v5 = load.i64 v4\n"
+	"    v6 = iadd v3, v5\n"
+	"    v7 = iadd_imm v2, -1\n"
+	"    jump block1(v7, v6)\n"
+	"\n"
+	"block3:\n"
+	"    return v3\n"
+	"}\n"
+	"\n"
+	"function %pair(f64) -> f64, i8 {\n"
+	"block0(v0: f64):\n"
+	"    v1 = fadd v0, v0\n"
+	"    v2 = fcmp uno v0, v0\n"
+	"    return v1, v2\n"
+	"}\n";
+
+static kl_module *
+parse(void)
+{
+	kl_module *m = NULL;
+	kl_diags d = { 0 };
+	kl_status st = kl_parse_module(program, sizeof program - 1, NULL, &m,
+				       &d);
+	CHECK(st == KL_OK);
+	kl_diags_free(&d);
+	return m;
+}
+
+static kl_sym
+sym(const kl_module *m, const char *name)
+{
+	return kl_module_lookup(m, name, strlen(name));
+}
+
+static void
+test_many_calls(void)
+{
+	kl_module *m = parse();
+	kl_interp *it = kl_interp_new(m, NULL);
+	kl_sym add = sym(m, "add");
+	for (uint32_t k = 0; k < 2000; k++) {
+		uint64_t args[2] = { k, 0xffffffffu };
+		kl_run_result r;
+		CHECK(kl_interp_call(it, add, args, 2, &r) == KL_OK);
+		CHECK(r.status == KL_RUN_RETURNED);
+		CHECK_EQ_INT(r.num_results, 1);
+		CHECK_EQ_INT(r.results[0], (k - 1) & 0xffffffffu);
+		CHECK_EQ_INT(r.result_types[0], KL_TYPE_I32);
+		CHECK_EQ_INT(r.executed, 2);
+	}
+	/* Arguments are masked to their width. */
+	uint64_t wide[2] = { 0x100000001ull, 1 };
+	kl_run_result r;
+	kl_interp_call(it, add, wide, 2, &r);
+	CHECK_EQ_INT(r.results[0], 2);
+	kl_interp_free(it);
+	kl_module_free(m);
+}
+
+static void
+test_many_interpreters(void)
+{
+	kl_module *m = parse();
+	for (int k = 0; k < 300; k++) {
+		kl_interp *it = kl_interp_new(m, NULL);
+		uint64_t n = (uint64_t)k;
+		kl_run_result r;
+		kl_interp_call(it, sym(m, "loop"), &n, 1, &r);
+		CHECK(r.status == KL_RUN_RETURNED);
+		CHECK_EQ_INT(r.results[0], n * (n + 1) / 2);
+		kl_interp_free(it);
+	}
+	kl_module_free(m);
+}
+
+static void
+test_trap_result(void)
+{
+	kl_module *m = parse();
+	kl_interp *it = kl_interp_new(m, NULL);
+	uint64_t arg = 7;
+	kl_run_result r;
+	CHECK(kl_interp_call(it, sym(m, "outer"), &arg, 1, &r) == KL_OK);
+	CHECK(r.status == KL_RUN_TRAPPED);
+	CHECK_EQ_INT(r.trap, KL_TRAP_INT_DIVZ);
+	CHECK_EQ_INT(r.num_results, 0);
+	CHECK_EQ_INT(r.stack_depth, 2);
+	CHECK_EQ_INT(r.stack[0].func.id, sym(m, "div").id);
+	CHECK_EQ_INT(r.stack[1].func.id, sym(m, "outer").id);
+	kl_func *div = kl_sym_func(m, sym(m, "div"));
+	CHECK(kl_inst_opcode(div, r.stack[0].inst) == KL_OP_SDIV);
+	kl_func *outer = kl_sym_func(m, sym(m, "outer"));
+	CHECK(kl_inst_opcode(outer, r.stack[1].inst) == KL_OP_CALL);
+	/* iconst, call, sdiv: the trapping instruction counts */
+	CHECK_EQ_INT(r.executed, 3);
+	CHECK_EQ_STR(kl_run_trap_name(r.trap), "int_divz");
+	kl_buf b = { 0 };
+	kl_run_describe(it, &r, &b);
+	CHECK_EQ_STR(b.data,
+		     "trap int_divz: integer division by zero\n"
+		     "  in %div at inst0 (line 13): v2 = sdiv v0, v1\n"
+		     "  called from %outer at inst1 (line 20): "
+		     "v2 = call %div(v0, v1)\n");
+	kl_buf_free(&b);
+	/* The interpreter is usable after a trap. */
+	uint64_t args[2] = { 40, 2 };
+	kl_interp_call(it, sym(m, "div"), args, 2, &r);
+	CHECK(r.status == KL_RUN_RETURNED);
+	CHECK_EQ_INT(r.results[0], 20);
+	kl_interp_free(it);
+	kl_module_free(m);
+}
+
+static void
+test_invalid_calls(void)
+{
+	kl_module *m = parse();
+	kl_interp *it = kl_interp_new(m, NULL);
+	kl_run_result r;
+	uint64_t args[3] = { 1, 2, 3 };
+	CHECK(kl_interp_call(it, sym(m, "add"), args, 3, &r) ==
+	      KL_ERR_INVALID);
+	CHECK(r.status == KL_RUN_FAILED);
+	CHECK(strstr(r.message, "3 arguments given") != NULL);
+	CHECK(kl_interp_call(it, sym(m, "putchar"), args, 1, &r) ==
+	      KL_ERR_INVALID);
+	CHECK(kl_interp_call(it, sym(m, "counter"), args, 0, &r) ==
+	      KL_ERR_INVALID);
+	CHECK(kl_interp_call(it, (kl_sym){ 999 }, args, 0, &r) ==
+	      KL_ERR_INVALID);
+	kl_interp_free(it);
+	kl_module_free(m);
+}
+
+static void
+test_memory_persists(void)
+{
+	kl_module *m = parse();
+	kl_interp *it = kl_interp_new(m, NULL);
+	kl_sym bump = sym(m, "bump");
+	kl_run_result r;
+	for (uint64_t k = 1; k <= 5; k++) {
+		kl_interp_call(it, bump, NULL, 0, &r);
+		CHECK_EQ_INT(r.results[0], k);
+	}
+	kl_interp_reset(it);
+	kl_interp_call(it, bump, NULL, 0, &r);
+	CHECK_EQ_INT(r.results[0], 1);
+	kl_interp_free(it);
+	kl_module_free(m);
+}
+
+static void
+collect(void *ctx, const char *data, size_t len)
+{
+	kl_buf_append(ctx, data, len);
+}
+
+static void
+test_output(void)
+{
+	kl_module *m = parse();
+	kl_buf out = { 0 };
+	kl_interp_options o = { 0 };
+	o.output = collect;
+	o.output_ctx = &out;
+	kl_interp *it = kl_interp_new(m, &o);
+	for (uint64_t c = 'a'; c <= 'e'; c++) {
+		kl_run_result r;
+		kl_interp_call(it, sym(m, "shout"), &c, 1, &r);
+		CHECK_EQ_INT(r.results[0], c);
+	}
+	CHECK_EQ_STR(out.data, "abcde");
+	kl_interp_free(it);
+	/* Without a callback the output is dropped. */
+	it = kl_interp_new(m, NULL);
+	uint64_t c = 'x';
+	kl_run_result r;
+	kl_interp_call(it, sym(m, "shout"), &c, 1, &r);
+	CHECK(r.status == KL_RUN_RETURNED);
+	kl_interp_free(it);
+	kl_buf_free(&out);
+	kl_module_free(m);
+}
+
+static void
+test_fuel_exact(void)
+{
+	kl_module *m = parse();
+	uint64_t n = 20;
+	kl_run_result r;
+	kl_interp *it = kl_interp_new(m, NULL);
+	kl_interp_call(it, sym(m, "loop"), &n, 1, &r);
+	uint64_t total = r.executed;
+	CHECK_EQ_INT(total, 2 + 21 + 20 * 6 + 1);
+	kl_interp_free(it);
+	for (uint64_t fuel = 1; fuel <= total + 1; fuel++) {
+		kl_interp_options o = { 0 };
+		o.fuel = fuel;
+		it = kl_interp_new(m, &o);
+		kl_interp_call(it, sym(m, "loop"), &n, 1, &r);
+		if (fuel < total) {
+			CHECK(r.status == KL_RUN_TRAPPED);
+			CHECK_EQ_INT(r.trap, KL_TRAP_OUT_OF_FUEL);
+			CHECK_EQ_INT(r.executed, fuel);
+		} else {
+			CHECK(r.status == KL_RUN_RETURNED);
+			CHECK_EQ_INT(r.executed, total);
+		}
+		/* A second call on the same interpreter behaves the same. */
+		kl_interp_call(it, sym(m, "loop"), &n, 1, &r);
+		CHECK(r.status == (fuel < total ? KL_RUN_TRAPPED
+						: KL_RUN_RETURNED));
+		kl_interp_free(it);
+	}
+	kl_module_free(m);
+}
+
+static void
+test_many_allocas(void)
+{
+	/* A million allocas die as their frames... here one frame, but the
+	 * objects stay addressable; the run must not fail. */
+	kl_module *m = parse();
+	kl_interp *it = kl_interp_new(m, NULL);
+	uint64_t n = 100000;
+	kl_run_result r;
+	kl_interp_call(it, sym(m, "loop"), &n, 1, &r);
+	CHECK(r.status == KL_RUN_RETURNED);
+	CHECK_EQ_INT(r.results[0], n * (n + 1) / 2);
+	kl_interp_free(it);
+	kl_module_free(m);
+}
+
+static void
+test_values_text(void)
+{
+	kl_module *m = parse();
+	uint64_t b;
+	CHECK_EQ_INT(kl_interp_scan_value(m, KL_TYPE_I8, "-1", 2, &b), 2);
+	CHECK_EQ_INT(b, 0xff);
+	CHECK_EQ_INT(kl_interp_scan_value(m, KL_TYPE_I8, " 255,", 5, &b), 4);
+	CHECK_EQ_INT(b, 0xff);
+	CHECK_EQ_INT(kl_interp_scan_value(m, KL_TYPE_I8, "256", 3, &b), 0);
+	CHECK_EQ_INT(kl_interp_scan_value(m, KL_TYPE_I8, "-129", 4, &b), 0);
+	const char *big = "0x8000_0000_0000_0000";
+	CHECK_EQ_INT(kl_interp_scan_value(m, KL_TYPE_I64, big, 21, &b), 21);
+	CHECK_EQ_INT(b, 0x8000000000000000ull);
+	CHECK_EQ_INT(kl_interp_scan_value(m, KL_TYPE_I32, "1.5", 3, &b), 0);
+	CHECK_EQ_INT(kl_interp_scan_value(m, KL_TYPE_F32, "nan", 3, &b), 3);
+	CHECK_EQ_INT(b, 0x7fc00000);
+	CHECK_EQ_INT(kl_interp_scan_value(m, KL_TYPE_F64, "-0.0", 4, &b), 4);
+	CHECK_EQ_INT(b, 0x8000000000000000ull);
+	CHECK_EQ_INT(kl_interp_scan_value(m, KL_TYPE_F64, "0x1.8p1", 7, &b), 7);
+	CHECK_EQ_INT(b, 0x4008000000000000ull);
+	kl_buf out = { 0 };
+	kl_interp_format_value(m, KL_TYPE_I16, 0xffff, &out);
+	kl_buf_putc(&out, ' ');
+	kl_interp_format_value(m, KL_TYPE_F64, 0x4008000000000000ull, &out);
+	kl_buf_putc(&out, ' ');
+	kl_interp_format_value(m, KL_TYPE_F32, 0x7f800001, &out);
+	CHECK_EQ_STR(out.data, "-1 0x1.8p1 nan:0x1");
+	kl_buf_free(&out);
+	/* Results of several types. */
+	kl_interp *it = kl_interp_new(m, NULL);
+	uint64_t nan1 = 0x7ff0000000000001ull;
+	kl_run_result r;
+	kl_interp_call(it, sym(m, "pair"), &nan1, 1, &r);
+	CHECK_EQ_INT(r.num_results, 2);
+	CHECK_EQ_INT(r.results[0], 0x7ff8000000000001ull);
+	CHECK_EQ_INT(r.results[1], 1);
+	kl_interp_free(it);
+	kl_module_free(m);
+}
+
+/* ---- the parallel-copy sequentialiser ---- */
+
+static uint32_t
+rnd(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)(*s >> 33);
+}
+
+static void
+test_pcopy(void)
+{
+	enum { NR = 12, TMP = NR };
+	uint32_t loc[NR + 1], pred[NR + 1], ready[NR], out[4 * NR];
+	uint8_t done[NR + 1] = { 0 };
+	memset(loc, 0xff, sizeof loc);
+	memset(pred, 0xff, sizeof pred);
+	uint64_t seed = 1;
+	for (int round = 0; round < 20000; round++) {
+		/* Random distinct destinations, arbitrary sources. */
+		uint32_t perm[NR], dst[NR], src[NR], n = 0;
+		for (uint32_t k = 0; k < NR; k++)
+			perm[k] = k;
+		for (uint32_t k = NR - 1; k > 0; k--) {
+			uint32_t j = rnd(&seed) % (k + 1), t = perm[k];
+			perm[k] = perm[j];
+			perm[j] = t;
+		}
+		uint32_t want = 1 + rnd(&seed) % NR;
+		for (uint32_t k = 0; k < want; k++) {
+			uint32_t s = rnd(&seed) % NR;
+			if (rnd(&seed) % 3 == 0) /* often another dst */
+				s = perm[rnd(&seed) % want];
+			if (s == perm[k])
+				continue;
+			dst[n] = perm[k];
+			src[n] = s;
+			n++;
+		}
+		uint64_t regs[NR + 1], expect[NR + 1];
+		for (uint32_t k = 0; k <= NR; k++)
+			regs[k] = expect[k] = 1000 + k;
+		for (uint32_t k = 0; k < n; k++)
+			expect[dst[k]] = regs[src[k]];
+		uint32_t np = pcopy_sequence(dst, src, n, TMP, loc, pred, done,
+					     ready, out);
+		CHECK(np <= 2 * n);
+		for (uint32_t k = 0; k < np; k++)
+			regs[out[2 * k]] = regs[out[2 * k + 1]];
+		for (uint32_t k = 0; k < NR; k++)
+			if (regs[k] != expect[k]) {
+				CHECK(regs[k] == expect[k]);
+				round = 1 << 30;
+				break;
+			}
+		for (uint32_t k = 0; k <= NR; k++)
+			CHECK(loc[k] == KL_NONE && pred[k] == KL_NONE &&
+			      !done[k]);
+	}
+}
+
+int
+main(void)
+{
+	UNIT_RUN(test_many_calls);
+	UNIT_RUN(test_many_interpreters);
+	UNIT_RUN(test_trap_result);
+	UNIT_RUN(test_invalid_calls);
+	UNIT_RUN(test_memory_persists);
+	UNIT_RUN(test_output);
+	UNIT_RUN(test_fuel_exact);
+	UNIT_RUN(test_many_allocas);
+	UNIT_RUN(test_values_text);
+	UNIT_RUN(test_pcopy);
+	return unit_report("interp");
+}

@@ -1,0 +1,1076 @@
+/*
+ * test_verify.c -- unit tests of the verifier: the checks that text cannot
+ * express (the parser rejects such IR before the verifier sees it), the
+ * cached-analysis checks, the diagnostics' fields, the exact rendering of
+ * the design's example, and robustness: randomly corrupted IR must give
+ * errors, never a crash, a hang or a leak (run under the sanitizers by
+ * `make check SAN=1`).
+ *
+ * Broken IR is made by parsing a valid function and then poking the
+ * internal tables of src/ir/ir.h, or with the builder API, which checks
+ * structure but not types.
+ */
+#include <stdlib.h>
+
+#include "keel.h"
+#include "unit.h"
+#include "../../src/ir/ir.h"
+
+/* ---- helpers ---- */
+
+static kl_module *
+parse(const char *text)
+{
+	kl_module *m = NULL;
+	kl_diags d = { 0 };
+	kl_parse_options opts = { "t.kl", false };
+	if (kl_parse_module(text, strlen(text), &opts, &m, &d) != KL_OK) {
+		for (uint32_t i = 0; i < d.len; i++)
+			fprintf(stderr, "parse error: %u: %s\n",
+				d.items[i].line, d.items[i].message);
+	}
+	kl_diags_free(&d);
+	CHECK(m != NULL);
+	return m;
+}
+
+static kl_func *
+func_named(kl_module *m, const char *name)
+{
+	kl_sym s = kl_module_lookup(m, name, strlen(name));
+	return s.id == KL_NONE ? NULL : kl_sym_func(m, s);
+}
+
+/* Verify f; the number of errors, all in *d (freed by the caller). */
+static uint32_t
+verify(const kl_func *f, const kl_verify_ctx *ctx, kl_diags *d)
+{
+	kl_status st = kl_verify_func(f, ctx, d);
+	CHECK((st == KL_OK) == (d->len == 0));
+	CHECK(kl_diags_errors(d) == d->len);
+	return d->len;
+}
+
+static void
+dump(const kl_diags *d)
+{
+	for (uint32_t i = 0; i < d->len; i++)
+		fprintf(stderr, "  line %u: %s\n", d->items[i].line,
+			d->items[i].message);
+}
+
+/* Is there an error whose message contains text, about entity kind? */
+static bool
+has_error(const kl_diags *d, kl_entity_kind kind, const char *text)
+{
+	for (uint32_t i = 0; i < d->len; i++)
+		if (d->items[i].loc.kind == kind &&
+		    strstr(d->items[i].message, text))
+			return true;
+	return false;
+}
+
+/* CHECK(has_error(...)) that shows what there was instead. */
+#define CHECK_ERROR(d, kind, text)                                          \
+	do {                                                                 \
+		CHECK(has_error(d, kind, text));                             \
+		if (!has_error(d, kind, text))                               \
+			dump(d);                                             \
+	} while (0)
+
+
+/* Expect exactly one error, of that kind and text. */
+static void
+expect_one(const kl_func *f, kl_entity_kind kind, const char *text)
+{
+	kl_diags d = { 0 };
+	uint32_t n = verify(f, NULL, &d);
+	if (n != 1 || !has_error(&d, kind, text)) {
+		fprintf(stderr, "expected one error '%s', got %u:\n", text, n);
+		dump(&d);
+		unit_current_failed = 1;
+	}
+	/* Whatever it is, it renders without trouble. */
+	kl_buf out = { 0 };
+	CHECK(kl_verify_render(f, &d, "t.kl", true, &out, &out) == n);
+	kl_buf_free(&out);
+	kl_diags_free(&d);
+}
+
+/* Expect at least an error of that kind containing text. */
+static void
+expect_some(const kl_func *f, kl_entity_kind kind, const char *text)
+{
+	kl_diags d = { 0 };
+	verify(f, NULL, &d);
+	if (!has_error(&d, kind, text)) {
+		fprintf(stderr, "expected an error '%s', got:\n", text);
+		dump(&d);
+		unit_current_failed = 1;
+	}
+	kl_buf out = { 0 };
+	kl_verify_render(f, &d, "t.kl", false, &out, &out);
+	kl_buf_free(&out);
+	kl_diags_free(&d);
+}
+
+static void
+expect_ok(const kl_func *f)
+{
+	kl_diags d = { 0 };
+	if (verify(f, NULL, &d) != 0) {
+		fprintf(stderr, "expected no error, got:\n");
+		dump(&d);
+		unit_current_failed = 1;
+	}
+	kl_diags_free(&d);
+}
+
+static const char simple[] =
+	"declare %g(i32) -> i32\n"
+	"data %d = { i32 0 }\n"
+	"\n"
+	"function %f(i32) -> i32 {\n"
+	"    sig0 = (i32) -> i32\n"
+	"\n"
+	"block0(v0: i32):\n"
+	"    v1 = iadd_imm v0, 1\n"
+	"    v2 = call %g(v1)\n"
+	"    v3 = symbol_addr %g\n"
+	"    v4 = call_indirect sig0, v3(v2)\n"
+	"    brif v4, block1(v4), block2\n"
+	"\n"
+	"block1(v5: i32):\n"
+	"    v6 = icmp_imm eq v5, 0\n"
+	"    br_table v6, block2, [block2]\n"
+	"\n"
+	"block2:\n"
+	"    v7 = symbol_addr %d\n"
+	"    store v0, v7\n"
+	"    return v0\n"
+	"}\n";
+
+/* inst numbers of `simple` */
+enum {
+	S_IADD_IMM, S_CALL, S_SYMADDR, S_CALLIND, S_BRIF, S_ICMP, S_BRTAB,
+	S_SYMADDR_D, S_STORE, S_RETURN
+};
+
+/* ---- the design's example ---- */
+
+static const char design_text[] =
+	"function %large_imm(i16) -> i32 {\n"
+	"block0(v1: i16):\n"
+	"    v0 = iadd_imm v1, 1000\n"
+	"    return v0\n"
+	"}\n";
+
+static const char design_out[] =
+	"t.kl:4: error: inst1: arg 0 (v0) has type i16, must match function "
+	"signature of i32\n"
+	"function %large_imm(i16) -> i32 {\n"
+	"block0(v1: i16):\n"
+	"    v0 = iadd_imm v1, 1000\n"
+	"    return v0\n"
+	";   ^~~~~~~~~\n"
+	"; error: inst1 (return v0): arg 0 (v0) has type i16, must match "
+	"function signature of i32\n"
+	"}\n"
+	"; 1 verifier error in %large_imm\n";
+
+static void
+test_design_example(void)
+{
+	kl_module *m = parse(design_text);
+	kl_diags d = { 0 };
+	CHECK(kl_verify_module(m, &d) == KL_ERR_VERIFY);
+	CHECK_EQ_INT(d.len, 1);
+	const kl_diag *g = &d.items[0];
+	CHECK_EQ_INT(g->loc.kind, KL_ENT_INST);
+	CHECK_EQ_INT(g->loc.id, 1);
+	CHECK_EQ_INT(g->inst.id, 1);
+	CHECK_EQ_INT(g->line, 4);
+	CHECK_EQ_INT(g->col, 0);
+	CHECK_EQ_INT(g->severity, KL_SEV_ERROR);
+	CHECK_EQ_STR(g->message, "arg 0 (v0) has type i16, must match "
+				 "function signature of i32");
+	kl_func *f = func_named(m, "large_imm");
+	CHECK(g->func.id == kl_func_sym(f).id);
+	kl_buf out = { 0 };
+	CHECK_EQ_INT(kl_verify_render(f, &d, "t.kl", false, &out, &out), 1);
+	CHECK_EQ_STR(out.data, design_out);
+
+	/* Headers and listing apart: the listing alone parses again. */
+	kl_buf hdr = { 0 }, lst = { 0 };
+	kl_verify_render(f, &d, "t.kl", false, &hdr, &lst);
+	CHECK(strncmp(hdr.data, "t.kl:4: error: inst1: ", 22) == 0);
+	kl_module *again = parse(lst.data);
+	kl_module_free(again);
+
+	/*
+	 * The design writes the immediate 0x3b9a_ca00, which does not fit
+	 * in i16: with it (the parser refuses it, so it is poked in) there
+	 * is a second error, on inst0, which the design's listing omits.
+	 */
+	inst_set_imm(f, 0, 0x3b9aca00);
+	kl_diags_free(&d);
+	CHECK_EQ_INT(verify(f, NULL, &d), 2);
+	CHECK_ERROR(&d, KL_ENT_INST,
+			"immediate 1000000000 (0x3b9a_ca00) does not fit in "
+			"i16");
+	kl_buf_reset(&out);
+	kl_verify_render(f, &d, "t.kl", false, &out, &out);
+	CHECK(strstr(out.data, "t.kl:3: error: inst0: immediate 1000000000 "
+			       "(0x3b9a_ca00) does not fit in i16\n"
+			       "t.kl:4: error: inst1: ") != NULL);
+	CHECK(strstr(out.data, "    v0 = iadd_imm v1, 0x3b9a_ca00\n"
+			       ";   ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n") != NULL);
+	CHECK(strstr(out.data, "; 2 verifier errors in %large_imm\n") != NULL);
+	kl_buf_free(&out);
+	kl_buf_free(&hdr);
+	kl_buf_free(&lst);
+	kl_diags_free(&d);
+	kl_module_free(m);
+}
+
+/* --inst-numbers: messages name instN; the listing shows them all. */
+static void
+test_render_inst_numbers(void)
+{
+	kl_module *m = parse(design_text);
+	kl_func *f = func_named(m, "large_imm");
+	kl_diags d = { 0 };
+	verify(f, NULL, &d);
+	kl_buf out = { 0 };
+	kl_verify_render(f, &d, NULL, true, &out, &out);
+	CHECK(strstr(out.data, "<input>:4: error: inst1: ") != NULL);
+	CHECK(strstr(out.data, "    v0 = iadd_imm v1, 1000 ; inst0\n") != NULL);
+	CHECK(strstr(out.data, "    return v0 ; inst1\n"
+			       ";   ^~~~~~~~~\n") != NULL);
+	kl_buf_free(&out);
+	kl_diags_free(&d);
+	kl_module_free(m);
+}
+
+/* ---- instruction integrity ---- */
+
+static void
+test_valid_simple(void)
+{
+	kl_module *m = parse(simple);
+	expect_ok(func_named(m, "f"));
+	kl_diags d = { 0 };
+	CHECK(kl_verify_module(m, &d) == KL_OK);
+	CHECK_EQ_INT(d.len, 0);
+	kl_module_free(m);
+}
+
+static void
+test_invalid_opcode(void)
+{
+	kl_module *m = parse(simple);
+	kl_func *f = func_named(m, "f");
+	f->insts[S_IADD_IMM].op = 999;
+	/* v1 has no sound definition now: its use is reported too. */
+	expect_some(f, KL_ENT_INST, "invalid opcode 999");
+	f->insts[S_IADD_IMM].op = KL_OP_COUNT;
+	expect_some(f, KL_ENT_INST, "invalid opcode");
+	kl_module_free(m);
+}
+
+static void
+test_result_def(void)
+{
+	kl_module *m = parse(simple);
+	kl_func *f = func_named(m, "f");
+	/* v1's def says inst1: inst0 lists a value that is not its own. */
+	f->values[1].def = S_CALL;
+	expect_some(f, KL_ENT_INST, "result v1 of inst0 is defined by inst1");
+	kl_module_free(m);
+
+	m = parse(simple);
+	f = func_named(m, "f");
+	/* A value claims the store (no results) as its definition. */
+	f->values[7].def = S_STORE;
+	expect_some(f, KL_ENT_VALUE, "v7 says it is a result of inst8, which "
+				     "does not list it");
+	kl_module_free(m);
+
+	m = parse(simple);
+	f = func_named(m, "f");
+	/* The result slot names a hole. */
+	func_reserve_values(f, 20);
+	f->insts[S_IADD_IMM].w[0] = 19;
+	expect_some(f, KL_ENT_INST, "result v19 of inst0 is undefined");
+	f->insts[S_IADD_IMM].w[0] = 5000;
+	expect_some(f, KL_ENT_INST, "result 0 is v5000, which is out of range");
+	kl_module_free(m);
+}
+
+static void
+test_result_count(void)
+{
+	kl_module *m = parse(simple);
+	kl_func *f = func_named(m, "f");
+	/* The call's results list loses its value: 0 results, sig has 1. */
+	uint32_t *rl = &f->insts[S_CALL].w[0];
+	*rl = 0;
+	expect_some(f, KL_ENT_INST, "call has 0 results, but the callee's "
+				    "signature has 1");
+	kl_module_free(m);
+}
+
+static void
+test_defined_twice(void)
+{
+	kl_module *m = parse(simple);
+	kl_func *f = func_named(m, "f");
+	/* The call's results list [v2, v2]. */
+	uint32_t v2 = 2;
+	list_push(&f->pool, &f->insts[S_CALL].w[0], v2);
+	expect_some(f, KL_ENT_INST, "v2 is defined more than once");
+	kl_module_free(m);
+
+	m = parse(simple);
+	f = func_named(m, "f");
+	/* block1's parameter list names v5 twice. */
+	list_push(&f->pool, &f->blocks[1].params, 5);
+	expect_some(f, KL_ENT_BLOCK, "v5 is defined more than once");
+	kl_module_free(m);
+}
+
+static void
+test_hole_and_range(void)
+{
+	kl_module *m = parse(simple);
+	kl_func *f = func_named(m, "f");
+	func_reserve_values(f, 30);
+	f->insts[S_IADD_IMM].w[1] = 25; /* a hole */
+	expect_one(f, KL_ENT_INST, "use of undefined value v25");
+	f->insts[S_IADD_IMM].w[1] = 1u << 30;
+	expect_one(f, KL_ENT_INST, "use of v1073741824, which is out of range");
+	kl_module_free(m);
+
+	m = parse(simple);
+	f = func_named(m, "f");
+	/* A branch argument that is a hole. */
+	const uint32_t *dests;
+	inst_dests(f, S_BRIF, &dests);
+	f->pool.data[dests[0] + 1] = 29;
+	func_reserve_values(f, 30);
+	expect_one(f, KL_ENT_INST, "use of undefined value v29");
+	kl_module_free(m);
+}
+
+static void
+test_removed_definition(void)
+{
+	kl_module *m = parse(simple);
+	kl_func *f = func_named(m, "f");
+	/* Remove inst0 from the layout: v1 is still used by the call. */
+	kl_inst_remove(f, (kl_inst){ S_IADD_IMM });
+	expect_one(f, KL_ENT_INST, "use of v1, whose definition inst0 is not "
+				   "in the layout");
+	kl_module_free(m);
+}
+
+static void
+test_missing_entities(void)
+{
+	kl_module *m = parse(simple);
+	kl_func *f = func_named(m, "f");
+	f->insts[S_CALL].w[1] = 77;
+	expect_some(f, KL_ENT_INST, "call of symbol 77, which does not exist");
+	kl_module_free(m);
+
+	m = parse(simple);
+	f = func_named(m, "f");
+	kl_sym d = kl_module_lookup(m, "d", 1);
+	f->insts[S_CALL].w[1] = d.id;
+	expect_one(f, KL_ENT_INST, "call of a data object");
+	kl_module_free(m);
+
+	m = parse(simple);
+	f = func_named(m, "f");
+	f->insts[S_CALLIND].w[1] = 3;
+	expect_one(f, KL_ENT_INST, "call_indirect uses sig3, which does not "
+				   "exist");
+	f->sigrefs[0] = 12345;
+	f->insts[S_CALLIND].w[1] = 0;
+	expect_some(f, KL_ENT_SIGREF, "sig0 names module signature 12345");
+	kl_module_free(m);
+
+	m = parse(simple);
+	f = func_named(m, "f");
+	f->insts[S_SYMADDR].w[1] = 4000;
+	expect_one(f, KL_ENT_INST, "symbol_addr of symbol 4000, which does "
+				   "not exist");
+	kl_module_free(m);
+
+	m = parse(simple);
+	f = func_named(m, "f");
+	f->sig = 999;
+	expect_some(f, KL_ENT_FUNC, "the function's signature does not exist");
+	kl_module_free(m);
+}
+
+static void
+test_branch_targets(void)
+{
+	kl_module *m = parse(simple);
+	kl_func *f = func_named(m, "f");
+	const uint32_t *dests;
+	inst_dests(f, S_BRIF, &dests);
+	f->pool.data[dests[1]] = 40; /* brif's else: block40 */
+	expect_one(f, KL_ENT_INST, "branch to block40, which does not exist");
+	kl_block nb = kl_func_new_block(f);
+	f->pool.data[dests[1]] = nb.id;
+	expect_one(f, KL_ENT_INST, "which is not in the layout");
+	kl_module_free(m);
+}
+
+static void
+test_codes(void)
+{
+	kl_module *m = parse(simple);
+	kl_func *f = func_named(m, "f");
+	f->insts[S_ICMP].aux = 200;
+	expect_one(f, KL_ENT_INST, "invalid integer condition code 200");
+	f->insts[S_ICMP].aux = KL_ICC_EQ;
+	kl_builder b;
+	kl_builder_init(&b, f);
+	kl_builder_before(&b, (kl_inst){ S_RETURN });
+	kl_value x = kl_build_f32const(&b, 0);
+	kl_value c = kl_build_fcmp(&b, KL_FCC_EQ, x, x);
+	CHECK(c.id != KL_NONE);
+	f->insts[kl_value_def_inst(f, c).id].aux = 99;
+	expect_one(f, KL_ENT_INST, "invalid float condition code 99");
+	kl_module_free(m);
+
+	m = parse("function %t() {\nblock0:\n    trap user 3\n}\n");
+	f = func_named(m, "t");
+	f->insts[0].aux = 17;
+	expect_one(f, KL_ENT_INST, "invalid trap code 17");
+	kl_module_free(m);
+}
+
+static void
+test_bad_lists(void)
+{
+	/* Every list handle of simple, one at a time, made absurd. */
+	static const struct {
+		uint32_t inst, word;
+	} lists[] = {
+		{ S_CALL, 0 }, { S_CALL, 2 }, { S_CALLIND, 2 },
+		{ S_BRIF, 1 }, { S_BRIF, 2 }, { S_BRTAB, 1 }, { S_RETURN, 0 },
+	};
+	static const uint32_t bad[] = { 1u << 31, 0xffffffff, 3 };
+	for (size_t k = 0; k < sizeof lists / sizeof lists[0]; k++) {
+		for (size_t j = 0; j < sizeof bad / sizeof bad[0]; j++) {
+			kl_module *m = parse(simple);
+			kl_func *f = func_named(m, "f");
+			f->insts[lists[k].inst].w[lists[k].word] = bad[j];
+			kl_diags d = { 0 };
+			/* Handle 3 may happen to name another sound list. */
+			if (verify(f, NULL, &d) == 0 && bad[j] != 3)
+				CHECK(!"a broken list was not reported");
+			kl_buf out = { 0 };
+			kl_verify_render(f, &d, NULL, true, &out, &out);
+			kl_buf_free(&out);
+			kl_diags_free(&d);
+			kl_module_free(m);
+		}
+	}
+	/* A pool header whose length overruns the pool. */
+	kl_module *m = parse(simple);
+	kl_func *f = func_named(m, "f");
+	uint32_t l = f->insts[S_RETURN].w[0];
+	f->pool.data[l - 1] = 0x00ffffff;
+	expect_some(f, KL_ENT_INST, "broken (bad value-list handle)");
+	kl_module_free(m);
+
+	m = parse(simple);
+	f = func_named(m, "f");
+	f->blocks[1].params = 0x7fffffff;
+	expect_some(f, KL_ENT_BLOCK, "the parameter list of block1 is broken");
+	kl_module_free(m);
+
+	m = parse(simple);
+	f = func_named(m, "f");
+	f->insts[S_IADD_IMM].bits |= IMM_POOLED;
+	f->insts[S_IADD_IMM].w[2] = 55;
+	expect_one(f, KL_ENT_INST, "constant 55 of the function, which does "
+				   "not exist");
+	kl_module_free(m);
+}
+
+/* ---- block integrity and layout ---- */
+
+static void
+test_layout_cycles(void)
+{
+	kl_module *m = parse(simple);
+	kl_func *f = func_named(m, "f");
+	f->blocks[2].next = 1; /* block0 -> block1 -> block2 -> block1 */
+	expect_some(f, KL_ENT_FUNC, "the block layout has a cycle at block1");
+	kl_module_free(m);
+
+	m = parse(simple);
+	f = func_named(m, "f");
+	f->blocks[0].next = 9;
+	expect_some(f, KL_ENT_FUNC, "the block layout names block9");
+	kl_module_free(m);
+
+	m = parse(simple);
+	f = func_named(m, "f");
+	/* inst3 -> inst1: a cycle in block0's list. */
+	f->nodes[S_CALLIND].next = S_CALL;
+	expect_some(f, KL_ENT_BLOCK, "the instruction list of block0 has a "
+				     "cycle at inst1");
+	kl_module_free(m);
+
+	m = parse(simple);
+	f = func_named(m, "f");
+	f->nodes[S_ICMP].next = 4000;
+	expect_some(f, KL_ENT_BLOCK, "names inst4000, which does not exist");
+	kl_module_free(m);
+
+	m = parse(simple);
+	f = func_named(m, "f");
+	f->nodes[S_BRTAB].seq = 1;
+	expect_some(f, KL_ENT_INST, "layout sequence number 1 of inst6 does "
+				    "not increase");
+	kl_module_free(m);
+
+	m = parse(simple);
+	f = func_named(m, "f");
+	f->nodes[S_CALL].prev = S_RETURN;
+	expect_one(f, KL_ENT_INST, "link from inst1 to the instruction before "
+				   "it is wrong");
+	f->nodes[S_CALL].prev = S_IADD_IMM;
+	f->blocks[1].prev = 2;
+	expect_one(f, KL_ENT_BLOCK, "link from block1 to the block before it");
+	f->blocks[1].prev = 0;
+	f->last_block = 1;
+	expect_one(f, KL_ENT_FUNC, "the layout's last block should be block2");
+	f->last_block = 2;
+	f->blocks[2].last = S_STORE;
+	expect_some(f, KL_ENT_BLOCK, "last instruction of block2 should be "
+				     "inst9");
+	kl_module_free(m);
+}
+
+static void
+test_inst_in_two_blocks(void)
+{
+	kl_module *m = parse(simple);
+	kl_func *f = func_named(m, "f");
+	/* block2's list starts with the return of ... block2, and block1's
+	 * list is [icmp, br_table, return]: the return is in both. */
+	f->nodes[S_BRTAB].next = S_RETURN;
+	f->blocks[1].last = S_RETURN;
+	expect_some(f, KL_ENT_INST, "inst9 is listed in block2 and in block1");
+	kl_module_free(m);
+
+	m = parse(simple);
+	f = func_named(m, "f");
+	f->nodes[S_ICMP].block = 2;
+	expect_some(f, KL_ENT_INST, "inst5 is in the list of block1, but its "
+				    "layout node says block2");
+	kl_module_free(m);
+}
+
+static void
+test_orphan_inst(void)
+{
+	kl_module *m = parse(simple);
+	kl_func *f = func_named(m, "f");
+	/* An instruction whose node says block2, in no list. */
+	uint32_t i = func_new_inst(f, KL_OP_TRAP);
+	f->nodes[i].block = 2;
+	expect_one(f, KL_ENT_INST, "inst10 says it is in block2, but no block "
+				   "lists it");
+	kl_module_free(m);
+}
+
+static void
+test_block_flags(void)
+{
+	kl_module *m = parse(simple);
+	kl_func *f = func_named(m, "f");
+	f->blocks[1].flags &= ~(uint32_t)BLOCK_PLACED;
+	expect_one(f, KL_ENT_BLOCK, "block1 is in the layout but not flagged "
+				    "as placed");
+	f->blocks[1].flags |= BLOCK_PLACED;
+	kl_block nb = kl_func_new_block(f);
+	f->blocks[nb.id].flags |= BLOCK_PLACED;
+	expect_one(f, KL_ENT_BLOCK, "block3 is flagged as placed but is not "
+				    "in the layout");
+	kl_module_free(m);
+}
+
+static void
+test_params(void)
+{
+	kl_module *m = parse(simple);
+	kl_func *f = func_named(m, "f");
+	f->values[5].def = 2; /* v5 claims block2, listed by block1 */
+	expect_some(f, KL_ENT_BLOCK, "parameter v5 of block1 is a parameter "
+				     "of block2 in the value table");
+	kl_module_free(m);
+
+	m = parse(simple);
+	f = func_named(m, "f");
+	f->values[1].type = 4000;
+	expect_some(f, KL_ENT_INST, "result v1 has no valid type");
+	kl_module_free(m);
+
+	m = parse(simple);
+	f = func_named(m, "f");
+	f->values[0].kind = 9;
+	expect_some(f, KL_ENT_BLOCK, "parameter v0 of block0 is of invalid "
+				     "kind 9");
+	kl_module_free(m);
+}
+
+/* ---- aliases ---- */
+
+static void
+test_aliases(void)
+{
+	kl_module *m = parse("function %a(i32) -> i32 {\n"
+			     "block0(v0: i32):\n"
+			     "    v1 = iadd_imm v0, 1\n"
+			     "    v5 -> v1\n"
+			     "    return v5\n"
+			     "}\n");
+	kl_func *f = func_named(m, "a");
+	expect_ok(f);
+	/* The alias's type differs from its target's. */
+	f->values[5].type = KL_TYPE_I64;
+	kl_diags d = { 0 };
+	verify(f, NULL, &d);
+	CHECK_ERROR(&d, KL_ENT_VALUE, "alias v5 has type i64, but the "
+					  "value it stands for (v1) has "
+					  "type i32");
+	/* Shown at the first instruction using it: the return, line 5. */
+	CHECK_EQ_INT(d.items[0].line, 5);
+	CHECK_EQ_INT(d.items[0].inst.id, 1);
+	kl_buf out = { 0 };
+	kl_verify_render(f, &d, "t.kl", false, &out, &out);
+	CHECK(strstr(out.data, "    v5 -> v1\n;   ^~~~~~~~\n; error: v5: "
+			       "alias v5 has type i64") != NULL);
+	kl_buf_free(&out);
+	kl_diags_free(&d);
+	f->values[5].type = KL_TYPE_I32;
+	/* To a hole; out of range. */
+	func_reserve_values(f, 8);
+	f->values[5].def = 7;
+	expect_one(f, KL_ENT_VALUE, "alias v5 -> v7: v7 is not defined");
+	f->values[5].def = 900;
+	expect_one(f, KL_ENT_VALUE, "alias v5 -> v900: v900 is out of range");
+	/* A cycle through an alias nothing uses: shown at the header. */
+	f->values[5].def = 1;
+	value_define(f, 6, VK_ALIAS, KL_TYPE_I32, 7);
+	value_define(f, 7, VK_ALIAS, KL_TYPE_I32, 6);
+	d = (kl_diags){ 0 };
+	verify(f, NULL, &d);
+	CHECK_EQ_INT(d.len, 1);
+	CHECK_ERROR(&d, KL_ENT_VALUE, "the alias chain of v6 has a cycle");
+	CHECK_EQ_INT(d.items[0].line, 1);
+	kl_diags_free(&d);
+	kl_module_free(m);
+}
+
+/* ---- types that text cannot express ---- */
+
+static void
+test_types_built(void)
+{
+	kl_module *m = kl_module_new();
+	kl_type i16 = KL_TYPE_I16, f32 = KL_TYPE_F32;
+	kl_signature sig = { &i16, &i16, 1, 1, false };
+	kl_func *f;
+	CHECK(kl_module_add_func(m, "b", 1, &sig, &f) == KL_OK);
+	kl_block b0 = kl_func_new_block(f);
+	kl_func_append_block(f, b0);
+	kl_value p = kl_block_append_param(f, b0, i16);
+	kl_builder b;
+	kl_builder_init(&b, f);
+	kl_builder_at_end(&b, b0);
+	kl_value c1 = kl_build_iconst(&b, i16, 70000);
+	kl_value c2 = kl_build_iconst(&b, f32, 1);
+	kl_value a1 = kl_build_binary_imm(&b, KL_OP_IADD_IMM, p, -40000);
+	kl_value a2 = kl_build_icmp_imm(&b, KL_ICC_EQ, p, 65535);
+	kl_value cp = kl_build_unary(&b, KL_OP_COPY, KL_TYPE_NONE, p);
+	kl_value ad = kl_build_binary(&b, KL_OP_IADD, p, p);
+	kl_value fc = kl_build_f32const(&b, 0);
+	kl_value al = kl_build_alloca(&b, 8, 8);
+	kl_value sa = kl_build_symbol_addr(&b, kl_func_sym(f));
+	kl_build_return(&b, &p, 1);
+	CHECK(kl_builder_status(&b) == KL_OK);
+	(void)a2;
+	/* Retype results behind the builder's back. */
+	f->values[cp.id].type = KL_TYPE_I64;
+	f->values[ad.id].type = KL_TYPE_I32;
+	f->values[fc.id].type = KL_TYPE_F64;
+	f->values[al.id].type = KL_TYPE_I32;
+	f->values[sa.id].type = KL_TYPE_F64;
+	kl_diags d = { 0 };
+	verify(f, NULL, &d);
+	CHECK_ERROR(&d, KL_ENT_INST, "immediate 70000 (0x0001_1170) does not "
+		    "fit in i16");
+	CHECK_ERROR(&d, KL_ENT_INST, "result (v2) has type f32, must be "
+					 "an integer");
+	CHECK_ERROR(&d, KL_ENT_INST, "immediate -40000 (0xffff_ffff_ffff_63c0) "
+		    "does not fit in i16");
+	CHECK(!has_error(&d, KL_ENT_INST, "immediate 65535"));
+	CHECK_ERROR(&d, KL_ENT_INST, "result (v5) has type i64, must be "
+					 "i16 like arg 0 (v0)");
+	CHECK_ERROR(&d, KL_ENT_INST, "result (v6) has type i32, must be "
+					 "i16 like arg 0 (v0)");
+	CHECK_ERROR(&d, KL_ENT_INST, "result (v7) has type f64, must be "
+					 "f32");
+	CHECK_ERROR(&d, KL_ENT_INST, "result (v8) has type i32, must be "
+					 "i64 (the pointer type)");
+	CHECK_ERROR(&d, KL_ENT_INST, "result (v9) has type f64, must be "
+					 "i64 (the pointer type)");
+	CHECK_EQ_INT(d.len, 8);
+	(void)c1;
+	(void)c2;
+	(void)a1;
+	CHECK_EQ_INT(d.items[0].line, 0); /* built IR has no lines */
+	kl_diags_free(&d);
+	kl_module_free(m);
+}
+
+static void
+test_call_results(void)
+{
+	kl_module *m = parse(simple);
+	kl_func *f = func_named(m, "f");
+	f->values[2].type = KL_TYPE_F64;
+	f->values[4].type = KL_TYPE_I8;
+	kl_diags d = { 0 };
+	verify(f, NULL, &d);
+	CHECK_ERROR(&d, KL_ENT_INST, "result 0 (v2) has type f64, must "
+					 "match %g's signature of i32");
+	CHECK_ERROR(&d, KL_ENT_INST, "result 0 (v4) has type i8, must "
+					 "match sig0's signature of i32");
+	kl_diags_free(&d);
+	kl_module_free(m);
+}
+
+/* ---- cached analyses ---- */
+
+static void
+test_cached_analyses(void)
+{
+	kl_module *m = parse(simple);
+	kl_func *f = func_named(m, "f");
+	kl_cfg *cfg = kl_cfg_new();
+	kl_domtree *dt = kl_domtree_new();
+	kl_cfg_compute(cfg, f);
+	kl_domtree_compute(dt, f, cfg);
+	kl_verify_ctx ctx = { .cfg = cfg, .domtree = dt };
+	kl_diags d = { 0 };
+	CHECK_EQ_INT(verify(f, &ctx, &d), 0);
+
+	/* brif's then-arm now goes to block2 too: the cached CFG is stale
+	 * (block1 loses its predecessor, block2 gains one) and so is the
+	 * tree (block2's idom stays block0, block1 is unreachable). */
+	const uint32_t *dests;
+	inst_dests(f, S_BRIF, &dests);
+	uint32_t l = dests[0];
+	f->pool.data[l] = 2;
+	list_remove(&f->pool, &f->insts[S_BRIF].w[1], 1); /* drop (v4) */
+	CHECK(verify(f, NULL, &d) == 0);
+	CHECK(verify(f, &ctx, &d) >= 1);
+	CHECK_ERROR(&d, KL_ENT_BLOCK, "the cached CFG is stale at block0: it "
+		    "has successors [block1, block2], predecessors []; the "
+		    "function has successors [block2, block2], predecessors "
+		    "[]");
+	kl_diags_free(&d);
+	kl_verify_ctx only_dt = { .domtree = dt };
+	CHECK(verify(f, &only_dt, &d) == 1);
+	CHECK_ERROR(&d, KL_ENT_BLOCK, "the cached dominator tree is stale "
+					  "at block1: immediate dominator "
+					  "block0, should be none");
+	kl_diags_free(&d);
+
+	/* Recomputed, they agree again. */
+	kl_cfg_compute(cfg, f);
+	kl_domtree_compute(dt, f, cfg);
+	CHECK_EQ_INT(verify(f, &ctx, &d), 0);
+	kl_cfg_free(cfg);
+	kl_domtree_free(dt);
+	kl_module_free(m);
+}
+
+static void
+test_stats(void)
+{
+	kl_module *m = parse(simple);
+	kl_verify_stats st = { 0 };
+	kl_verify_ctx ctx = { .stats = &st };
+	kl_diags d = { 0 };
+	CHECK(kl_verify_func(func_named(m, "f"), &ctx, &d) == KL_OK);
+	CHECK_EQ_INT(st.funcs, 1);
+	CHECK_EQ_INT(st.blocks, 3);
+	CHECK_EQ_INT(st.insts, 10);
+	CHECK(st.structure_seconds >= 0 && st.check_seconds >= 0);
+	kl_module_free(m);
+}
+
+/* ---- robustness ---- */
+
+static uint64_t
+rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* A word of f's tables, picked at random, set to a random nasty value. */
+static void
+corrupt(kl_func *f, uint64_t *s)
+{
+	static const uint32_t nasty[] = { 0, 1, 2, 3, 5, 0xffffffff,
+					  0xfffffffe, 0x80000000, 7, 100 };
+	uint32_t val = rnd(s) & 1 ? nasty[rnd(s) % 10] : (uint32_t)rnd(s);
+	switch (rnd(s) % 6) {
+	case 0: {
+		uint32_t i = (uint32_t)(rnd(s) % f->ninsts);
+		uint32_t *w = (uint32_t *)&f->insts[i];
+		uint32_t k = (uint32_t)(rnd(s) % 4);
+		w[k] = rnd(s) & 1 ? val : w[k] ^ (1u << (rnd(s) % 32));
+		break;
+	}
+	case 1: {
+		uint32_t i = (uint32_t)(rnd(s) % f->ninsts);
+		((uint32_t *)&f->nodes[i])[rnd(s) % 4] = val;
+		break;
+	}
+	case 2: {
+		uint32_t v = (uint32_t)(rnd(s) % f->nvalues);
+		((uint32_t *)&f->values[v])[rnd(s) % 2] = val;
+		break;
+	}
+	case 3: {
+		uint32_t b = (uint32_t)(rnd(s) % f->nblocks);
+		((uint32_t *)&f->blocks[b])[rnd(s) % 6] = val;
+		break;
+	}
+	case 4:
+		if (f->pool.len > 1)
+			f->pool.data[1 + rnd(s) % (f->pool.len - 1)] = val;
+		break;
+	default:
+		if (rnd(s) & 1)
+			f->first_block = val % 8;
+		else
+			f->last_block = val;
+		break;
+	}
+}
+
+static const char fuzz_src[] =
+	"declare %g(i32, ...) -> i32\n"
+	"data %c = { i64 1 }\n"
+	"\n"
+	"function %f(i32, i64) -> i32 {\n"
+	"    sig0 = (i32) -> i32\n"
+	"\n"
+	"block0(v0: i32, v1: i64):\n"
+	"    v2 = alloca 16, align 8\n"
+	"    v3 = iadd_imm v2, 4\n"
+	"    store v0, v3\n"
+	"    v4 = load.i32 v2+8\n"
+	"    v5 = call %g(v4, v1)\n"
+	"    v6 = symbol_addr %g\n"
+	"    v7 = call_indirect sig0, v6(v5)\n"
+	"    v8 = select v7, v0, v4\n"
+	"    brif v8, block1(v8), block2(v0, v1)\n"
+	"\n"
+	"block1(v9: i32):\n"
+	"    v10 -> v9\n"
+	"    v11 = icmp_imm slt v10, 3\n"
+	"    br_table v11, block2(v9, v1), [block3, block2(v10, v1)]\n"
+	"\n"
+	"block2(v12: i32, v13: i64):\n"
+	"    v14 = symbol_addr %c\n"
+	"    v15 = uextend.i64 v12\n"
+	"    v16 = iadd v15, v13\n"
+	"    istore8 v16, v14\n"
+	"    jump block3\n"
+	"\n"
+	"block3:\n"
+	"    v17 = f64const 0x1p0\n"
+	"    v18 = fcvt_to_sint.i32 v17\n"
+	"    return v18\n"
+	"}\n";
+
+/* Same errors, in the same order? */
+static bool
+same_diags(const kl_diags *a, const kl_diags *b)
+{
+	if (a->len != b->len)
+		return false;
+	for (uint32_t k = 0; k < a->len; k++)
+		if (strcmp(a->items[k].message, b->items[k].message) != 0 ||
+		    a->items[k].line != b->items[k].line ||
+		    a->items[k].loc.kind != b->items[k].loc.kind ||
+		    a->items[k].loc.id != b->items[k].loc.id)
+			return false;
+	return true;
+}
+
+/*
+ * Corrupted functions, verified with fresh memory and with one scratch
+ * shared by every round (so stale contents from the round before would
+ * show), give the same errors; rendering them never fails.
+ */
+static void
+test_fuzz(void)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15u;
+	kl_verify_scratch *scratch = kl_verify_scratch_new();
+	kl_verify_ctx shared = { .scratch = scratch };
+	kl_module *base = parse(fuzz_src);
+	expect_ok(func_named(base, "f"));
+	kl_module_free(base);
+	for (int round = 0; round < 3000; round++) {
+		kl_module *m = parse(fuzz_src);
+		kl_func *f = func_named(m, "f");
+		int n = 1 + (int)(rnd(&seed) % 4);
+		for (int k = 0; k < n; k++)
+			corrupt(f, &seed);
+		kl_diags d = { 0 }, d2 = { 0 };
+		kl_status st = kl_verify_func(f, NULL, &d);
+		CHECK((st == KL_OK) == (d.len == 0));
+		CHECK(kl_verify_func(f, &shared, &d2) == st);
+		CHECK(same_diags(&d, &d2));
+		kl_diags_free(&d2);
+		for (uint32_t k = 0; k < d.len; k++) {
+			CHECK(d.items[k].message && d.items[k].message[0]);
+			CHECK(d.items[k].func.id == f->sym);
+		}
+		kl_buf out = { 0 };
+		if (d.len)
+			CHECK(kl_verify_render(f, &d, "fuzz.kl", round & 1,
+					       &out, &out) == d.len);
+		kl_buf_free(&out);
+		kl_diags_free(&d);
+		kl_module_free(m);
+	}
+	kl_verify_scratch_free(scratch);
+}
+
+/*
+ * Text mutations that still parse (another value, block or type in one
+ * place) make IR with type, SSA and structure errors. Whatever the
+ * errors, the listing must parse again (with the module's declarations):
+ * everything the verifier adds is a comment.
+ */
+static void
+test_listing_reparses(void)
+{
+	/* Three characters each, to replace "i32" in place. */
+	static const char *const types[] = { "i8 ", "i16", "i32", "i64", "f32",
+					     "f64" };
+	static const char decls[] =
+		"declare %g(i32, ...) -> i32\n"
+		"data %c = { i64 1 }\n";
+	uint64_t seed = 42;
+	size_t len = strlen(fuzz_src);
+	char *text = malloc(len + 64);
+	int parsed = 0, failing = 0;
+	for (int round = 0; round < 600; round++) {
+		memcpy(text, fuzz_src, len + 1);
+		/* Change a number after 'v' or "block", or a type. */
+		for (int k = 0; k < 2; k++) {
+			size_t at = (size_t)(rnd(&seed) % len);
+			while (at < len &&
+			       !(text[at] >= '0' && text[at] <= '9'))
+				at++;
+			if (at < len && at > 0 && (text[at - 1] == 'v' ||
+						   text[at - 1] == 'k'))
+				text[at] = (char)('0' + rnd(&seed) % 10);
+			const char *t = strstr(text + rnd(&seed) % len, "i32");
+			if (t && rnd(&seed) % 2)
+				memcpy((char *)t, types[rnd(&seed) % 6], 3);
+		}
+		kl_module *m = NULL;
+		kl_diags d = { 0 };
+		kl_parse_options opts = { "m.kl", false };
+		if (kl_parse_module(text, strlen(text), &opts, &m, &d) !=
+		    KL_OK) {
+			kl_diags_free(&d);
+			continue;
+		}
+		parsed++;
+		kl_func *f = func_named(m, "f");
+
+		if (kl_verify_func(f, NULL, &d) != KL_OK) {
+			failing++;
+			kl_buf out = { 0 };
+			kl_buf_puts(&out, decls);
+			kl_verify_render(f, &d, "m.kl", round & 1, &out, &out);
+			/* The headers are not comments: drop them. */
+			kl_buf lst = { 0 };
+			kl_buf_puts(&lst, decls);
+			kl_verify_render(f, &d, "m.kl", round & 1, &out, &lst);
+			kl_module *again = NULL;
+			kl_diags d2 = { 0 };
+			if (kl_parse_module(lst.data, lst.len, NULL, &again,
+					    &d2) != KL_OK) {
+				fprintf(stderr, "listing does not parse:\n%s",
+					lst.data);
+				CHECK(!"listing parses");
+			}
+			kl_module_free(again);
+			kl_diags_free(&d2);
+			kl_buf_free(&out);
+			kl_buf_free(&lst);
+		}
+		kl_diags_free(&d);
+		kl_module_free(m);
+	}
+	/* The mutations must exercise the verifier. */
+	CHECK(parsed > 50);
+	CHECK(failing > 20);
+	free(text);
+}
+
+int
+main(void)
+{
+	UNIT_RUN(test_design_example);
+	UNIT_RUN(test_render_inst_numbers);
+	UNIT_RUN(test_valid_simple);
+	UNIT_RUN(test_invalid_opcode);
+	UNIT_RUN(test_result_def);
+	UNIT_RUN(test_result_count);
+	UNIT_RUN(test_defined_twice);
+	UNIT_RUN(test_hole_and_range);
+	UNIT_RUN(test_removed_definition);
+	UNIT_RUN(test_missing_entities);
+	UNIT_RUN(test_branch_targets);
+	UNIT_RUN(test_codes);
+	UNIT_RUN(test_bad_lists);
+	UNIT_RUN(test_layout_cycles);
+	UNIT_RUN(test_inst_in_two_blocks);
+	UNIT_RUN(test_orphan_inst);
+	UNIT_RUN(test_block_flags);
+	UNIT_RUN(test_params);
+	UNIT_RUN(test_aliases);
+	UNIT_RUN(test_types_built);
+	UNIT_RUN(test_call_results);
+	UNIT_RUN(test_cached_analyses);
+	UNIT_RUN(test_stats);
+	UNIT_RUN(test_fuzz);
+	UNIT_RUN(test_listing_reparses);
+	return unit_report("verify");
+}
