@@ -28,6 +28,18 @@ else
 	echo "llvm-19 not installed: skipping the LLVM checks of keel-gen's programs"
 fi
 
+# ---- 0. the examples compute what their comments say ----
+out=$("$build"/keel run examples/sieve.kl)
+st=$?
+if [ "$st" = 168 ] && [ "$out" = "168 primes below 1000
+168" ]; then ok; else bad "examples/sieve.kl: exit $st, output '$out'"; fi
+out=$("$build"/keel run examples/max.kl %max 3 -9)
+if [ "$out" = 3 ]; then ok; else bad "examples/max.kl %max 3 -9 gave '$out'"; fi
+for f in examples/*.kl; do
+	if "$build"/keel verify "$f" >/dev/null 2>&1; then ok; else
+		bad "$f does not verify"; fi
+done
+
 # ---- 1. the generator's programs ----
 n=0
 for shape in random small chain nest promote huge; do

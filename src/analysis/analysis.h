@@ -40,7 +40,7 @@ struct kl_cfg {
 static inline const kl_cfg_edge *
 cfg_edges(const kl_cfg *cfg, const cfg_list *l)
 {
-	return cfg->pool + l->start;
+	return cfg->pool ? cfg->pool + l->start : NULL;
 }
 
 static inline uint32_t

@@ -196,8 +196,10 @@ kl_domfront_iterated(const kl_domfront *df, kl_idf *ws,
 	}
 	while (nwork) {
 		uint32_t x = ws->work[--nwork];
-		const kl_block *s = df->set + df->start[x];
 		uint32_t ns = df->start[x + 1] - df->start[x];
+		if (ns == 0)
+			continue;
+		const kl_block *s = df->set + df->start[x];
 		for (uint32_t k = 0; k < ns; k++) {
 			uint32_t y = s[k].id;
 			if (ws->in_result[y] == st)

@@ -26,6 +26,16 @@
  * the edges), so 100,000 blocks and 1,000,000 values cost what their live
  * ranges cost, not 12.5 GB. The backward walk uses an explicit stack.
  *
+ * A limit. The live sets of a function can be quadratic in its size: a
+ * value defined at the top and used at the bottom is live in every block
+ * between, and programs that keep many values alive (keel-gen's large
+ * shapes keep about 0.3 x blocks values live across each block) would
+ * need 10^9 entries and more at 100,000 blocks. No set representation
+ * holds that; rather than exhausting memory the computation stops at a
+ * limit (2^26 entries by default, kl_liveness_set_limit), leaves the sets
+ * empty and returns KL_ERR_RANGE. The time spent is bounded by the limit
+ * as well.
+ *
  * Uses are gathered in two scans of the layout (count per value, then
  * fill: counting sort by value). Uses in blocks outside the layout do not
  * count. Liveness assumes strict SSA (verified IR): a use in the defining
@@ -55,12 +65,25 @@ struct kl_liveness {
 	uint32_t *pairs_out;
 	uint32_t *stack;
 	uint32_t nstack, stack_cap;
+	uint64_t limit;   /* most (block, value) entries the sets may hold */
+	bool too_large;   /* the last compute stopped at the limit */
 };
+
+/* 2^26 entries: at most about 0.8 GB at the peak of a computation. */
+#define DEFAULT_LIMIT ((uint64_t)1 << 26)
 
 kl_liveness *
 kl_liveness_new(void)
 {
-	return kl_calloc(1, sizeof(kl_liveness));
+	kl_liveness *lv = kl_calloc(1, sizeof(kl_liveness));
+	lv->limit = DEFAULT_LIMIT;
+	return lv;
+}
+
+void
+kl_liveness_set_limit(kl_liveness *lv, uint64_t max_entries)
+{
+	lv->limit = max_entries ? max_entries : DEFAULT_LIMIT;
 }
 
 void
@@ -173,14 +196,21 @@ gather_uses(kl_liveness *lv, const kl_func *f)
 	lv->use_start[0] = 0;
 }
 
-static void
-add_pair(uint32_t **pairs, uint32_t *n, uint32_t *cap, uint32_t b,
-	 uint32_t v)
+/* Record (b, v); false once the sets would pass the limit. */
+static bool
+add_pair(kl_liveness *lv, uint32_t **pairs, uint32_t *n, uint32_t *cap,
+	 uint32_t b, uint32_t v)
 {
+	if (((uint64_t)lv->npairs_in + lv->npairs_out) / 2 >= lv->limit ||
+	    *n > UINT32_MAX - 4) {
+		lv->too_large = true;
+		return false;
+	}
 	if (*n + 2 > *cap)
 		kl_grow(pairs, cap, sizeof **pairs, (uint64_t)*n + 2);
 	(*pairs)[(*n)++] = b;
 	(*pairs)[(*n)++] = v;
+	return true;
 }
 
 static void
@@ -189,7 +219,8 @@ mark_out(kl_liveness *lv, uint32_t b, uint32_t v)
 	if (lv->last_out[b] == v)
 		return;
 	lv->last_out[b] = v;
-	add_pair(&lv->pairs_out, &lv->npairs_out, &lv->pairs_out_cap, b, v);
+	add_pair(lv, &lv->pairs_out, &lv->npairs_out, &lv->pairs_out_cap, b,
+		 v);
 }
 
 /* Up_and_Mark of Brandner et al., with an explicit stack. */
@@ -204,7 +235,9 @@ walk_up(kl_liveness *lv, const kl_cfg *cfg, uint32_t from, uint32_t v,
 		if (b == def || lv->last_in[b] == v)
 			continue;
 		lv->last_in[b] = v;
-		add_pair(&lv->pairs, &lv->npairs_in, &lv->pairs_in_cap, b, v);
+		if (!add_pair(lv, &lv->pairs, &lv->npairs_in,
+			      &lv->pairs_in_cap, b, v))
+			return;
 		const kl_cfg_edge *e = cfg_edges(cfg, &cfg->pred[b]);
 		uint32_t np = cfg->pred[b].len;
 		if (lv->nstack + np > lv->stack_cap)
@@ -240,7 +273,7 @@ build_sets(uint32_t nb, const uint32_t *pairs, uint32_t npairs,
 	(*start)[0] = 0;
 }
 
-void
+kl_status
 kl_liveness_compute(kl_liveness *lv, const kl_func *f, const kl_cfg *cfg)
 {
 	uint32_t nb = f->nblocks > cfg->nblocks ? cfg->nblocks : f->nblocks;
@@ -257,9 +290,10 @@ kl_liveness_compute(kl_liveness *lv, const kl_func *f, const kl_cfg *cfg)
 	if (lv->stack_cap < 16)
 		kl_grow(&lv->stack, &lv->stack_cap, sizeof *lv->stack, 16);
 	lv->npairs_in = lv->npairs_out = 0;
+	lv->too_large = false;
 
 	gather_uses(lv, f);
-	for (uint32_t v = 0; v < f->nvalues; v++) {
+	for (uint32_t v = 0; v < f->nvalues && !lv->too_large; v++) {
 		uint32_t u0 = lv->use_start[v], u1 = lv->use_start[v + 1];
 		if (u0 == u1)
 			continue;
@@ -273,12 +307,27 @@ kl_liveness_compute(kl_liveness *lv, const kl_func *f, const kl_cfg *cfg)
 			walk_up(lv, cfg, b, v, def);
 		}
 	}
+	if (lv->too_large)
+		lv->npairs_in = lv->npairs_out = 0; /* empty sets, and say so */
 	build_sets(nb, lv->pairs, lv->npairs_in, &lv->in_start, &lv->in,
 		   &lv->in_cap);
 	build_sets(nb, lv->pairs_out, lv->npairs_out, &lv->out_start,
 		   &lv->out, &lv->out_cap);
 	lv->nin = lv->npairs_in / 2;
 	lv->nout = lv->npairs_out / 2;
+	return lv->too_large ? KL_ERR_RANGE : KL_OK;
+}
+
+bool
+kl_liveness_too_large(const kl_liveness *lv)
+{
+	return lv->too_large;
+}
+
+uint64_t
+kl_liveness_size(const kl_liveness *lv)
+{
+	return (uint64_t)lv->nin + lv->nout;
 }
 
 /* ---- queries ---- */
@@ -291,7 +340,7 @@ kl_liveness_live_in(const kl_liveness *lv, kl_block b, uint32_t *n)
 		return NULL;
 	}
 	*n = lv->in_start[b.id + 1] - lv->in_start[b.id];
-	return lv->in + lv->in_start[b.id];
+	return *n ? lv->in + lv->in_start[b.id] : NULL;
 }
 
 const kl_value *
@@ -302,7 +351,7 @@ kl_liveness_live_out(const kl_liveness *lv, kl_block b, uint32_t *n)
 		return NULL;
 	}
 	*n = lv->out_start[b.id + 1] - lv->out_start[b.id];
-	return lv->out + lv->out_start[b.id];
+	return *n ? lv->out + lv->out_start[b.id] : NULL;
 }
 
 /* Binary search of a sorted set. */

@@ -585,7 +585,7 @@ kl_loop_blocks(const kl_loops *lf, kl_loop l, uint32_t *n)
 		return NULL;
 	}
 	*n = lf->loops[l.id].size;
-	return lf->blocks + lf->loops[l.id].start;
+	return *n ? lf->blocks + lf->loops[l.id].start : NULL;
 }
 
 bool
@@ -610,7 +610,7 @@ kl_loops_irreducible_blocks(const kl_loops *lf, uint32_t r, uint32_t *n)
 		return NULL;
 	}
 	*n = lf->irr[r].n;
-	return lf->irr_blocks + lf->irr[r].start;
+	return *n ? lf->irr_blocks + lf->irr[r].start : NULL;
 }
 
 const kl_block *
@@ -621,7 +621,7 @@ kl_loops_irreducible_entries(const kl_loops *lf, uint32_t r, uint32_t *n)
 		return NULL;
 	}
 	*n = lf->irr[r].nentries;
-	return lf->irr_entries + lf->irr[r].estart;
+	return *n ? lf->irr_entries + lf->irr[r].estart : NULL;
 }
 
 uint32_t

@@ -381,8 +381,10 @@ kl_verify_func(const kl_func *f, const kl_verify_ctx *ctx, kl_diags *out)
 		scratch_release(&local);
 
 	/* Sort this function's errors by line; kl_diags_sort is stable. */
-	kl_diags mine = { out->items + start, out->len - start, 0 };
-	kl_diags_sort(&mine);
+	if (out->len > start) {
+		kl_diags mine = { out->items + start, out->len - start, 0 };
+		kl_diags_sort(&mine);
+	}
 	return vf.errors ? KL_ERR_VERIFY : KL_OK;
 }
 
