@@ -698,8 +698,21 @@ typedef struct kl_liveness kl_liveness;
 
 kl_liveness *kl_liveness_new(void);
 void kl_liveness_free(kl_liveness *lv); /* NULL is allowed */
-void kl_liveness_compute(kl_liveness *lv, const kl_func *f,
-			 const kl_cfg *cfg);
+/*
+ * Compute the sets. Their total size can grow quadratically with the
+ * function (values live across many blocks); past the limit (entries of
+ * all live-in and live-out sets together, 2^26 unless set: about 0.8 GB
+ * at the peak) the computation stops, leaves every set empty and returns
+ * KL_ERR_RANGE. KL_OK otherwise.
+ */
+kl_status kl_liveness_compute(kl_liveness *lv, const kl_func *f,
+			      const kl_cfg *cfg);
+/* The limit for later computes; 0 restores the default. */
+void kl_liveness_set_limit(kl_liveness *lv, uint64_t max_entries);
+/* Entries in all the sets (live-in plus live-out) after a compute. */
+uint64_t kl_liveness_size(const kl_liveness *lv);
+/* Did the last compute stop at the limit (KL_ERR_RANGE)? */
+bool kl_liveness_too_large(const kl_liveness *lv);
 /* The set as a sorted array, valid until the next compute. */
 const kl_value *kl_liveness_live_in(const kl_liveness *lv, kl_block b,
 				    uint32_t *n);

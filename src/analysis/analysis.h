@@ -71,7 +71,7 @@ struct kl_domtree {
 	uint32_t *child;    /* per block: first child in the tree */
 	uint32_t *sibling;  /* per block: next child of the same parent */
 	uint64_t *tin, *tout; /* per block: Euler-tour times, 0 = unreachable */
-	uint64_t *rpo_key;  /* per block: grows along the RPO, 0 = unreachable */
+	uint64_t *rpo_key;  /* per block: grows along the RPO; 0: unreachable */
 	kl_block *po;       /* the reachable blocks in post-order */
 	uint32_t npo, po_cap;
 

@@ -14,9 +14,11 @@
  *
  * Only terminators branch, and in verified IR the branch is the last
  * instruction of its block, but the CFG is also computed on IR the verifier
- * has not accepted yet: every instruction of the block is scanned for
- * destinations, and a destination that is not a block in the layout (a
- * number out of range, a block never placed) gives no edge.
+ * has not accepted yet: every branch instruction of a block counts,
+ * wherever it sits (all instructions are examined, not just the last), a
+ * destination that is not a block in the layout (a number out of range, a
+ * block never placed) gives no edge, and every link is checked before it
+ * is followed (analysis.h: layout_next).
  *
  * Memory: all edge lists live in one pool array; no per-edge malloc.
  * kl_cfg_compute lays the lists out back to back by block number:

@@ -387,8 +387,8 @@ kl_domtree_recompute_split(kl_domtree *dt, const kl_func *f,
 	dt->sibling[nw] = KL_NONE;
 	dt->child[old] = nw;
 	dt->idom[nw] = old;
-	uint64_t tin = between(dt->tin[old],
-			       first != KL_NONE ? dt->tin[first] : dt->tout[old]);
+	uint64_t hi = first != KL_NONE ? dt->tin[first] : dt->tout[old];
+	uint64_t tin = between(dt->tin[old], hi);
 	uint64_t tout = between(last != KL_NONE ? dt->tout[last] : tin,
 				dt->tout[old]);
 	if (tin && tout) {

@@ -33,7 +33,8 @@
 
 struct kl_domfront {
 	uint32_t nblocks, blocks_cap;
-	uint32_t *start;  /* per block + 1: DF(b) is set[start[b]..start[b+1]) */
+	uint32_t *start;  /* per block + 1: DF(b) is set[start[b] ..
+			     start[b + 1]) */
 	uint32_t *last;   /* scratch: per block, the join it last got */
 	kl_block *set;
 	uint32_t nset, set_cap;

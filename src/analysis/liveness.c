@@ -281,8 +281,8 @@ kl_liveness_compute(kl_liveness *lv, const kl_func *f, const kl_cfg *cfg)
 		lv->blocks_cap = nb ? nb : 1;
 		lv->last_in = kl_realloc(lv->last_in,
 					 lv->blocks_cap * sizeof *lv->last_in);
-		lv->last_out = kl_realloc(lv->last_out,
-					  lv->blocks_cap * sizeof *lv->last_out);
+		lv->last_out = kl_realloc(lv->last_out, lv->blocks_cap *
+							sizeof *lv->last_out);
 	}
 	lv->nblocks = nb;
 	memset(lv->last_in, 0xff, nb * sizeof *lv->last_in);

@@ -78,18 +78,19 @@ kl_cfg_print(const kl_func *f, const kl_cfg *cfg, kl_buf *out)
 	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;
 	     b = layout_next(f, b, &st)) {
 		kl_buf_printf(out, "    block%u", b);
-		uint32_t np = kl_cfg_num_preds(cfg, (kl_block){ b });
+		kl_block blk = { b };
+		uint32_t np = kl_cfg_num_preds(cfg, blk);
 		if (np)
 			kl_buf_puts(out, " <-");
 		for (uint32_t k = 0; k < np; k++)
 			kl_buf_printf(out, " block%u",
-				      kl_cfg_pred(cfg, (kl_block){ b }, k).block.id);
-		uint32_t ns = kl_cfg_num_succs(cfg, (kl_block){ b });
+				      kl_cfg_pred(cfg, blk, k).block.id);
+		uint32_t ns = kl_cfg_num_succs(cfg, blk);
 		if (ns)
 			kl_buf_puts(out, " ->");
 		for (uint32_t k = 0; k < ns; k++)
 			kl_buf_printf(out, " block%u",
-				      kl_cfg_succ(cfg, (kl_block){ b }, k).id);
+				      kl_cfg_succ(cfg, blk, k).id);
 		kl_buf_putc(out, '\n');
 	}
 }
@@ -136,7 +137,8 @@ kl_cfg_print_dot(const kl_func *f, const kl_cfg *cfg, const kl_domtree *dt,
 {
 	kl_buf_puts(out, "digraph \"");
 	put_func_name(out, f);
-	kl_buf_puts(out, "\" {\n    node [shape=box, fontname=\"monospace\"];\n");
+	kl_buf_puts(out, "\" {\n"
+			 "    node [shape=box, fontname=\"monospace\"];\n");
 	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;
 	     b = layout_next(f, b, &st)) {
 		kl_buf_printf(out, "    block%u", b);
@@ -160,11 +162,12 @@ kl_cfg_print_dot(const kl_func *f, const kl_cfg *cfg, const kl_domtree *dt,
 	     b = layout_next(f, b, &st)) {
 		uint32_t ns = kl_cfg_num_succs(cfg, (kl_block){ b });
 		for (uint32_t k = 0; k < ns; k++) {
-			kl_block t = kl_cfg_succ(cfg, (kl_block){ b }, k);
+			kl_block blk = { b };
+			kl_block t = kl_cfg_succ(cfg, blk, k);
 			kl_buf_printf(out, "    block%u -> block%u", b, t.id);
 			/* Back edges of natural loops, dashed. */
-			if (dt && kl_domtree_is_reachable(dt, (kl_block){ b }) &&
-			    kl_domtree_dominates(dt, t, (kl_block){ b }))
+			if (dt && kl_domtree_is_reachable(dt, blk) &&
+			    kl_domtree_dominates(dt, t, blk))
 				kl_buf_puts(out, " [style=dashed]");
 			kl_buf_puts(out, ";\n");
 		}
@@ -225,13 +228,14 @@ kl_domtree_print(const kl_func *f, const kl_domtree *dt,
 	kl_buf_puts(out, "    frontiers:\n");
 	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;
 	     b = layout_next(f, b, &st)) {
-		uint32_t n = kl_domfront_size(df, (kl_block){ b });
+		kl_block blk = { b };
+		uint32_t n = kl_domfront_size(df, blk);
 		if (n == 0)
 			continue;
 		kl_buf_printf(out, "        block%u:", b);
 		for (uint32_t k = 0; k < n; k++)
 			kl_buf_printf(out, " block%u",
-				      kl_domfront_get(df, (kl_block){ b }, k).id);
+				      kl_domfront_get(df, blk, k).id);
 		kl_buf_putc(out, '\n');
 	}
 }
@@ -257,7 +261,7 @@ kl_loops_print(const kl_func *f, const kl_loops *lf, kl_buf *out)
 		const kl_block *bl = kl_loop_blocks(lf, lp, &nb);
 		for (uint32_t k = 0; k < nb; k++) {
 			if (kl_loops_innermost(lf, bl[k]).id != l)
-				break; /* own blocks first, then nested loops' */
+				break; /* own blocks first, nested ones after */
 			kl_buf_printf(out, " block%u", bl[k].id);
 		}
 		kl_buf_putc(out, '\n');
@@ -280,14 +284,20 @@ void
 kl_liveness_print(const kl_func *f, const kl_liveness *lv, kl_buf *out)
 {
 	header(out, "liveness", f);
+	if (kl_liveness_too_large(lv)) {
+		kl_buf_puts(out, "    (not computed: the live sets would pass "
+			    "the size limit)\n");
+		return;
+	}
 	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;
 	     b = layout_next(f, b, &st)) {
 		uint32_t n;
-		const kl_value *s = kl_liveness_live_in(lv, (kl_block){ b }, &n);
+		kl_block blk = { b };
+		const kl_value *s = kl_liveness_live_in(lv, blk, &n);
 		kl_buf_printf(out, "    block%u in:", b);
 		for (uint32_t k = 0; k < n; k++)
 			kl_buf_printf(out, " v%u", s[k].id);
-		s = kl_liveness_live_out(lv, (kl_block){ b }, &n);
+		s = kl_liveness_live_out(lv, blk, &n);
 		kl_buf_puts(out, " out:");
 		for (uint32_t k = 0; k < n; k++)
 			kl_buf_printf(out, " v%u", s[k].id);

@@ -165,12 +165,46 @@ cli_grow(void *pp, uint32_t *cap, size_t elem, uint32_t need)
 	*cap = c;
 }
 
+static double
+clock_seconds(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 double
 cli_now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return clock_seconds(CLOCK_MONOTONIC);
+}
+
+double
+cli_cpu_seconds(void)
+{
+	return clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+bool
+cli_parse_count(const char *s, uint64_t *out)
+{
+	char *end;
+	if (!*s || *s == '-')
+		return false;
+	unsigned long long v = strtoull(s, &end, 0);
+	uint64_t mul = 1;
+	if (*end == 'k')
+		mul = 1000;
+	else if (*end == 'M')
+		mul = 1000000;
+	else if (*end == 'G')
+		mul = 1000000000;
+	if (mul != 1)
+		end++;
+	if (*end || end == s || (v && mul > UINT64_MAX / v))
+		return false;
+	*out = v * mul;
+	return true;
 }
 
 size_t

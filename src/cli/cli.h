@@ -39,8 +39,11 @@ bool cli_write_stdout(const kl_buf *b);
 /* Grow *pp (an array of *cap elements) to hold need; exits on OOM. */
 void cli_grow(void *pp, uint32_t *cap, size_t elem, uint32_t need);
 
-/* Monotonic time in seconds, for --time reports. */
+/* Monotonic time, and CPU time of the process, in seconds (--time). */
 double cli_now(void);
+double cli_cpu_seconds(void);
+/* A count with an optional k, M or G suffix ("10M"); false if malformed. */
+bool cli_parse_count(const char *s, uint64_t *out);
 /* Peak resident memory of the process in bytes (0 if unknown). */
 size_t cli_peak_rss(void);
 

@@ -86,6 +86,7 @@ typedef struct analyses {
 	kl_domfront *df;
 	kl_loops *lf;
 	kl_liveness *lv;
+	bool too_large; /* liveness stopped at its limit for some function */
 } analyses;
 
 enum { PH_CFG, PH_DOM, PH_DF, PH_LOOPS, PH_LIVE, NPHASES };
@@ -105,8 +106,8 @@ run_analyses(analyses *a, const kl_func *f, bool live, double *t)
 	double t3 = cli_now();
 	kl_loops_compute(a->lf, f, a->cfg, a->dt);
 	double t4 = cli_now();
-	if (live)
-		kl_liveness_compute(a->lv, f, a->cfg);
+	if (live && kl_liveness_compute(a->lv, f, a->cfg) != KL_OK)
+		a->too_large = true;
 	double t5 = cli_now();
 	if (t) {
 		t[PH_CFG] += t1 - t0;
@@ -150,7 +151,7 @@ print_func(const options *o, analyses *a, const kl_func *f, kl_buf *out)
 static void
 report_times(const char *file, uint64_t nfuncs, uint64_t nblocks,
 	     uint64_t ninsts, const double *first, const double *best,
-	     long repeat, bool live)
+	     long repeat, bool live, bool too_large)
 {
 	double nb = nblocks ? (double)nblocks : 1;
 	fprintf(stderr, "%s: %llu functions, %llu blocks, %llu instructions\n",
@@ -173,6 +174,9 @@ report_times(const char *file, uint64_t nfuncs, uint64_t nblocks,
 		sum_best * 1e9 / nb, nb / sum_best / 1e6);
 	fprintf(stderr, "  (best of %ld runs reusing the analysis objects; "
 		"first = first run, fresh memory)\n", repeat);
+	if (live && too_large)
+		fprintf(stderr, "  (liveness stopped at its size limit: the "
+			"live sets of this input are too large to hold)\n");
 }
 
 /* Time every analysis over all functions of m: first run and best run. */
@@ -212,7 +216,7 @@ time_module(const options *o, analyses *a, const char *file,
 		}
 	}
 	report_times(file, nfuncs, nblocks, ninsts, first, best, o->repeat,
-		     o->liveness);
+		     o->liveness, a->too_large);
 }
 
 static int
@@ -299,7 +303,7 @@ run(int argc, char **argv, bool domtree)
 	if (nfiles == 0)
 		return cli_usage_error(cmd, "no input files");
 	analyses an = { kl_cfg_new(), kl_domtree_new(), kl_domfront_new(),
-			kl_loops_new(), kl_liveness_new() };
+			kl_loops_new(), kl_liveness_new(), false };
 	int status = EXIT_OK;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];

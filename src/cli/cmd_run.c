@@ -15,7 +15,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 
@@ -45,36 +44,6 @@ static const char run_help[] =
 	"exit status: running %main, its integer result (mod 256); after\n"
 	"exit(N), N; otherwise 0. 1 on a trap, a failure or bad input, 2 on\n"
 	"bad usage\n";
-
-static double
-clock_seconds(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static bool
-parse_count(const char *s, uint64_t *out)
-{
-	char *end;
-	if (!*s || *s == '-')
-		return false;
-	unsigned long long v = strtoull(s, &end, 0);
-	uint64_t mul = 1;
-	if (*end == 'k')
-		mul = 1000;
-	else if (*end == 'M')
-		mul = 1000000;
-	else if (*end == 'G')
-		mul = 1000000000;
-	if (mul != 1)
-		end++;
-	if (*end || end == s || (v && mul > UINT64_MAX / v))
-		return false;
-	*out = v * mul;
-	return true;
-}
 
 static void
 write_stdout(void *ctx, const char *data, size_t len)
@@ -224,11 +193,11 @@ run_file(const char *file, int argc, char **argv, const run_opts *ro)
 	}
 	kl_interp *it = kl_interp_new(m, &ro->io);
 	kl_run_result res;
-	double t0 = clock_seconds(CLOCK_MONOTONIC);
-	double c0 = clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
+	double t0 = cli_now();
+	double c0 = cli_cpu_seconds();
 	kl_interp_call(it, func, args, (uint32_t)nargs, &res);
-	double t = clock_seconds(CLOCK_MONOTONIC) - t0;
-	double c = clock_seconds(CLOCK_PROCESS_CPUTIME_ID) - c0;
+	double t = cli_now() - t0;
+	double c = cli_cpu_seconds() - c0;
 	fflush(stdout);
 	if (ro->timing)
 		fprintf(stderr, "executed %llu instructions in %.3f s "
@@ -265,7 +234,7 @@ cmd_run(int argc, char **argv)
 		} else if (strcmp(a, "--fuel") == 0 ||
 			   strcmp(a, "--max-depth") == 0 ||
 			   strcmp(a, "--max-memory") == 0) {
-			if (i + 1 >= argc || !parse_count(argv[i + 1], &v) ||
+			if (i + 1 >= argc || !cli_parse_count(argv[i + 1], &v) ||
 			    v == 0)
 				return cli_usage_error("run", "%s needs a "
 							      "positive number",

@@ -23,7 +23,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "testcmd.h"
@@ -124,14 +123,6 @@ typedef struct child {
 	kl_buf out;
 } child;
 
-static double
-now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* `keel test --child FILE [--bless]`: run one file, report on stdout. */
 static int
 run_child(const char *path, bool bless)
@@ -180,7 +171,7 @@ start_child(child *c, const char *path, uint32_t file, bool bless)
 	c->pid = pid;
 	c->fd = p[0];
 	c->file = file;
-	c->start = now();
+	c->start = cli_now();
 	return true;
 }
 
@@ -331,7 +322,7 @@ run_all(run_state *rs, long jobs, bool bless)
 			fprintf(stderr, "keel test: poll: %s\n", strerror(errno));
 			break;
 		}
-		double t = now();
+		double t = cli_now();
 		for (long i = running - 1; i >= 0; i--) {
 			child *c = &kids[i];
 			bool done = false;

@@ -15,7 +15,6 @@
  * instructions per second (wall clock).
  */
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 
@@ -39,20 +38,6 @@ static const char verify_help[] =
 	"\n"
 	"exit status: 0 if every function verifies, 1 if one does not or a\n"
 	"file cannot be read or parsed, 2 on bad usage\n";
-
-static double
-clock_seconds(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double
-now(void)
-{
-	return clock_seconds(CLOCK_MONOTONIC);
-}
 
 static bool
 flush_both(kl_buf *headers, kl_buf *listing)
@@ -94,12 +79,12 @@ print_times(const char *name, double read_parse, double cpu,
 static int
 verify_file(const char *name, bool inst_numbers, bool timing)
 {
-	double t0 = now();
+	double t0 = cli_now();
 	cli_file file;
 	if (!cli_read_file(name, &file))
 		return EXIT_BAD_INPUT;
 	kl_module *m = cli_parse(&file, false);
-	double t1 = now();
+	double t1 = cli_now();
 	if (!m) {
 		cli_file_free(&file);
 		return EXIT_BAD_INPUT;
@@ -110,23 +95,23 @@ verify_file(const char *name, bool inst_numbers, bool timing)
 	kl_diags diags = { 0 };
 	kl_buf headers = { 0 }, listing = { 0 };
 	int status = EXIT_OK;
-	double cpu0 = clock_seconds(CLOCK_PROCESS_CPUTIME_ID), rendering = 0;
+	double cpu0 = cli_cpu_seconds(), rendering = 0;
 	uint32_t nsyms = kl_module_num_syms(m);
 	for (uint32_t s = 0; s < nsyms; s++) {
 		kl_func *f = kl_sym_func(m, (kl_sym){ s });
 		if (!f || kl_verify_func(f, &ctx, &diags) == KL_OK)
 			continue;
 		status = EXIT_BAD_INPUT;
-		double r0 = clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
+		double r0 = cli_cpu_seconds();
 		kl_verify_render(f, &diags, name, inst_numbers, &headers,
 				 &listing);
 		kl_diags_free(&diags);
 		bool ok = flush_both(&headers, &listing);
-		rendering += clock_seconds(CLOCK_PROCESS_CPUTIME_ID) - r0;
+		rendering += cli_cpu_seconds() - r0;
 		if (!ok)
 			break;
 	}
-	double cpu = clock_seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu0 - rendering;
+	double cpu = cli_cpu_seconds() - cpu0 - rendering;
 	if (timing)
 		print_times(name, t1 - t0, cpu, &stats);
 	kl_verify_scratch_free(ctx.scratch);

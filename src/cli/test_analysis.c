@@ -275,8 +275,9 @@ check_domtree_annotations(test_file *tf, const test_func *tfn,
 			      c.kids.data);
 		kl_inst t = kl_block_last_inst(f, b);
 		uint32_t line = kl_inst_source_line(f, t);
-		failures += fail_at(&c, line ? line : kl_block_source_line(f, b),
-				    c.why.data);
+		if (line == 0)
+			line = kl_block_source_line(f, b);
+		failures += fail_at(&c, line, c.why.data);
 	}
 	free(c.seen);
 	free(c.annotated);

@@ -31,12 +31,8 @@ test_cmd_cat(test_file *tf, const char *args, kl_buf *report)
 	for (uint32_t k = 0; k < tf->nfuncs; k++) {
 		kl_buf_reset(&out);
 		kl_print_func(tf->funcs[k].func, NULL, &out);
-		if (precise)
-			failures += test_precise(tf, &tf->funcs[k], out.data,
-						 out.len, report);
-		else
-			failures += test_filecheck(tf, &tf->funcs[k], out.data,
-						   out.len, report);
+		failures += test_check_output(tf, &tf->funcs[k], precise,
+					      out.data, out.len, report);
 	}
 	kl_buf_free(&out);
 	return failures;

@@ -291,6 +291,14 @@ test_precise(test_file *tf, const test_func *tfn, const char *output,
 	return failures;
 }
 
+int
+test_check_output(test_file *tf, const test_func *tfn, bool precise,
+		  const char *output, size_t len, kl_buf *report)
+{
+	return precise ? test_precise(tf, tfn, output, len, report)
+		       : test_filecheck(tf, tfn, output, len, report);
+}
+
 void
 test_add_edit(test_file *tf, uint32_t first, uint32_t count, const char *text)
 {

@@ -92,12 +92,8 @@ test_cmd_pass(test_file *tf, const char *args, kl_buf *report)
 			n += len + (nl ? 1 : 0);
 		}
 		kl_pass_report_free(&rep);
-		if (precise)
-			failures += test_precise(tf, &tf->funcs[k], out.data,
-						 out.len, report);
-		else
-			failures += test_filecheck(tf, &tf->funcs[k], out.data,
-						   out.len, report);
+		failures += test_check_output(tf, &tf->funcs[k], precise,
+					      out.data, out.len, report);
 	}
 	kl_buf_free(&out);
 	return failures;

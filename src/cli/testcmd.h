@@ -85,6 +85,10 @@ bool test_comment_directive(const test_comment *c, const char *key,
 int test_precise(test_file *tf, const test_func *tfn, const char *output,
 		 size_t len, kl_buf *report);
 
+/* test_precise if precise, else test_filecheck. */
+int test_check_output(test_file *tf, const test_func *tfn, bool precise,
+		      const char *output, size_t len, kl_buf *report);
+
 /* Does args contain the word w? */
 bool test_has_option(const char *args, const char *w);
 

@@ -230,13 +230,16 @@ test_random_cfg_repair(void)
 				kl_builder_at_end(&bld, nb);
 				rg_terminator(&g, &r, &bld, false);
 				kl_cfg_recompute_block(cfg, g.f, nb);
-				kl_block from = g.placed[rng_next(&r, g.nplaced)];
+				uint32_t fi = rng_next(&r, g.nplaced);
+				kl_block from = g.placed[fi];
 				kl_inst last = kl_block_last_inst(g.f, from);
 				if (last.id != KL_NONE)
 					kl_inst_remove(g.f, last);
 				kl_builder_at_end(&bld, from);
-				kl_build_jump(&bld, (kl_block_call){
-					nb, g.vals, kl_block_num_params(g.f, nb) });
+				kl_block_call to = {
+					nb, g.vals, kl_block_num_params(g.f, nb)
+				};
+				kl_build_jump(&bld, to);
 				kl_cfg_recompute_block(cfg, g.f, from);
 			} else {
 				kl_block b = g.placed[rng_next(&r, g.nplaced)];
@@ -372,7 +375,8 @@ test_random_split(void)
 			kl_cfg_recompute_block(cfg, g.f, nb);
 			check_cfg_same(cfg, g.f);
 			bool shape = true;
-			for (uint32_t k = 0; k < kl_cfg_num_succs(cfg, old); k++)
+			uint32_t ns = kl_cfg_num_succs(cfg, old);
+			for (uint32_t k = 0; k < ns; k++)
 				shape &= kl_cfg_succ(cfg, old, k).id == nb.id;
 			expected += shape;
 			repaired += kl_domtree_recompute_split(dt, g.f, cfg,
@@ -402,7 +406,8 @@ test_split_chain(void)
 		kl_domtree_compute(dt, g.f, cfg);
 		kl_block cur = g.placed[rng_next(&r, g.nplaced)];
 		kl_inst last = kl_block_last_inst(g.f, cur);
-		if (count_branches(g.f, cur) > (kl_inst_num_dests(g.f, last) != 0)) {
+		uint32_t nbr = kl_inst_num_dests(g.f, last) != 0;
+		if (count_branches(g.f, cur) > nbr) {
 			rg_free(&g);
 			continue;
 		}
@@ -413,7 +418,8 @@ test_split_chain(void)
 			kl_block nb = split(&g, old);
 			kl_cfg_recompute_block(cfg, g.f, old);
 			kl_cfg_recompute_block(cfg, g.f, nb);
-			CHECK(kl_domtree_recompute_split(dt, g.f, cfg, old, nb));
+			CHECK(kl_domtree_recompute_split(dt, g.f, cfg, old,
+							 nb));
 			/* Split the new block next, or keep splitting the
 			 * old one (its child gap then shrinks). */
 			cur = first_child ? old : nb;

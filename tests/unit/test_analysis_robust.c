@@ -99,7 +99,8 @@ run_everything(kl_func *f, rng *r)
 				    { rng_next(r, nb + 2) } };
 		const kl_block *o;
 		kl_domfront_iterated(df, ws, set, 3, &o);
-		kl_block a = { rng_next(r, nb + 2) }, b = { rng_next(r, nb + 2) };
+		kl_block a = { rng_next(r, nb + 2) };
+		kl_block b = { rng_next(r, nb + 2) };
 		kl_cfg_recompute_block(cfg, f, a);
 		kl_domtree_recompute_split(dt, f, cfg, a, b);
 		kl_domtree_dominates(dt, a, b);

@@ -180,7 +180,8 @@ check_loops(const kl_func *f, const kl_loops *lf)
 	for (uint32_t h = 0; h < nb; h++) {
 		body[h] = naive_loop_body(dom, succ, h);
 		nloops += body[h] != 0;
-		CHECK(kl_loops_is_header(lf, (kl_block){ h }) == (body[h] != 0));
+		bool hdr = kl_loops_is_header(lf, (kl_block){ h });
+		CHECK(hdr == (body[h] != 0));
 	}
 	CHECK_EQ_INT(kl_loops_count(lf), nloops);
 	for (uint32_t l = 0; l < kl_loops_count(lf); l++) {
@@ -197,7 +198,8 @@ check_loops(const kl_func *f, const kl_loops *lf)
 		/* Parent: the smallest loop strictly containing this one. */
 		uint32_t want = KL_NONE, depth = 1;
 		for (uint32_t o = 0; o < nb; o++) {
-			if (o == h || !body[o] || (body[o] & body[h]) != body[h])
+			if (o == h || !body[o] ||
+			    (body[o] & body[h]) != body[h])
 				continue;
 			depth++;
 			if (want == KL_NONE ||
@@ -239,7 +241,8 @@ check_loops(const kl_func *f, const kl_loops *lf)
 	for (uint32_t b = 0; b < nb; b++) {
 		uint64_t scc = 0;
 		for (uint32_t c = 0; c < nb; c++)
-			if (c != b && (reach[b] >> c & 1) && (reach[c] >> b & 1))
+			if (c != b && (reach[b] >> c & 1) &&
+			    (reach[c] >> b & 1))
 				scc |= (uint64_t)1 << c;
 		uint32_t reg = kl_loops_irreducible_region(lf, (kl_block){ b });
 		CHECK((scc != 0) == (reg != KL_NONE));
@@ -259,7 +262,8 @@ check_loops(const kl_func *f, const kl_loops *lf)
 			for (uint32_t p = 0; p < nb; p++)
 				for (uint32_t y = 0; y < nb; y++)
 					if (dom[p] && !(scc >> p & 1) &&
-					    (succ[p] >> y & 1) && (scc >> y & 1))
+					    (succ[p] >> y & 1) &&
+					    (scc >> y & 1))
 						entries |= (uint64_t)1 << y;
 			const kl_block *en =
 				kl_loops_irreducible_entries(lf, reg, &n);
@@ -428,7 +432,7 @@ test_random_liveness(void)
 		rgraph g;
 		rg_build(&g, &r, 1 + rng_next(&r, iter < 100 ? 8 : 48));
 		kl_cfg_compute(cfg, g.f);
-		kl_liveness_compute(lv, g.f, cfg);
+		CHECK(kl_liveness_compute(lv, g.f, cfg) == KL_OK);
 		check_liveness(g.f, lv);
 		for (kl_block b = kl_func_first_block(g.f); b.id != KL_NONE;
 		     b = kl_block_next(g.f, b)) {
@@ -479,7 +483,8 @@ test_liveness_aliases(void)
 	kl_buf s = { 0 };
 	for (uint32_t b = 0; b < 3; b++) {
 		uint32_t n;
-		const kl_value *in = kl_liveness_live_in(lv, (kl_block){ b }, &n);
+		kl_block blk = { b };
+		const kl_value *in = kl_liveness_live_in(lv, blk, &n);
 		kl_buf_printf(&s, "block%u in:", b);
 		for (uint32_t k = 0; k < n; k++)
 			kl_buf_printf(&s, " v%u", in[k].id);
@@ -496,6 +501,17 @@ test_liveness_aliases(void)
 	CHECK_EQ_STR(s.data, "block0 in: out: v1 v2\n"
 			     "block1 in: v1 v2 out: v1 v3\n"
 			     "block2 in: v1 out:\n");
+	CHECK_EQ_INT(kl_liveness_size(lv), 7);
+	CHECK(!kl_liveness_too_large(lv));
+	/* Past the limit: an error and empty sets, not a partial answer. */
+	kl_liveness_set_limit(lv, 6);
+	CHECK(kl_liveness_compute(lv, f, cfg) == KL_ERR_RANGE);
+	CHECK(kl_liveness_too_large(lv));
+	CHECK_EQ_INT(kl_liveness_size(lv), 0);
+	CHECK(!kl_liveness_is_live_out(lv, (kl_block){ 0 }, (kl_value){ 1 }));
+	kl_liveness_set_limit(lv, 7);
+	CHECK(kl_liveness_compute(lv, f, cfg) == KL_OK);
+	CHECK(kl_liveness_is_live_out(lv, (kl_block){ 0 }, (kl_value){ 1 }));
 	kl_buf_free(&s);
 	kl_cfg_free(cfg);
 	kl_liveness_free(lv);
