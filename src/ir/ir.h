@@ -105,7 +105,11 @@ typedef struct kl_pool {
 } kl_pool;
 
 void pool_free_all(kl_pool *p);
-uint32_t list_len(const kl_pool *p, uint32_t list);
+static inline uint32_t
+list_len(const kl_pool *p, uint32_t list)
+{
+	return list ? p->data[list - 1] & ((1u << 27) - 1) : 0;
+}
 static inline uint32_t *
 list_elems(const kl_pool *p, uint32_t list)
 {
@@ -273,24 +277,107 @@ uint32_t func_new_block_id(kl_func *f);
 int64_t inst_imm(const kl_func *f, uint32_t i);
 void inst_set_imm(kl_func *f, uint32_t i, int64_t imm);
 
-/* Results: an instruction has 0, 1 (w0) or a results list (calls). */
-uint32_t inst_num_results(const kl_func *f, uint32_t i);
-uint32_t inst_result(const kl_func *f, uint32_t i, uint32_t n);
-
 /*
- * Value operands (not branch arguments) of an instruction, in text order.
- * Returns the count and points *vals at them: either into the instruction
- * data or into the pool (valid until the pool changes).
+ * Results: an instruction has 0, 1 (w0) or a results list (calls).
+ *
+ * Value operands (not branch arguments) of an instruction, in text order:
+ * inst_args returns the count and points *vals at them, either into the
+ * instruction data or into the pool (valid until the pool changes).
+ *
+ * Branch destinations: each is a pool list [block, args...];
+ * inst_dests returns their number and points *dests at the list handles
+ * (valid until the pool changes).
+ *
+ * These are inline: every pass and analysis calls them per instruction.
  */
-uint32_t inst_args(const kl_func *f, uint32_t i, const uint32_t **vals);
-uint32_t *inst_args_mut(kl_func *f, uint32_t i, uint32_t *n);
+static inline uint32_t
+inst_num_results(const kl_func *f, uint32_t i)
+{
+	const kl_opinfo *info = inst_info(f, i);
+	if (info->nres == KL_NRES_SIG)
+		return list_len(&f->pool, f->insts[i].w[0]);
+	return info->nres;
+}
 
-/*
- * Branch destinations. Each is a pool list [block, args...]. Returns the
- * number and points *dests at the list handles (valid until the pool
- * changes).
- */
-uint32_t inst_dests(const kl_func *f, uint32_t i, const uint32_t **dests);
+static inline uint32_t
+inst_result(const kl_func *f, uint32_t i, uint32_t n)
+{
+	const kl_opinfo *info = inst_info(f, i);
+	if (info->nres == KL_NRES_SIG) {
+		uint32_t l = f->insts[i].w[0];
+		return n < list_len(&f->pool, l) ? list_get(&f->pool, l, n)
+						 : KL_NONE;
+	}
+	return n < info->nres ? f->insts[i].w[0] : KL_NONE;
+}
+
+static inline uint32_t *
+inst_args_mut(kl_func *f, uint32_t i, uint32_t *n)
+{
+	kl_inst_data *d = &f->insts[i];
+	switch (kl_op_table[d->op].format) {
+	case KL_FMT_UNARY:
+	case KL_FMT_BINARY_IMM:
+	case KL_FMT_ICMP_IMM:
+	case KL_FMT_LOAD:
+	case KL_FMT_ALLOCA_DYN:
+		*n = 1;
+		return &d->w[1];
+	case KL_FMT_BINARY:
+	case KL_FMT_ICMP:
+	case KL_FMT_FCMP:
+		*n = 2;
+		return &d->w[1];
+	case KL_FMT_STORE:
+		*n = 2;
+		return &d->w[0];
+	case KL_FMT_BRIF:
+	case KL_FMT_BR_TABLE:
+		*n = 1;
+		return &d->w[0];
+	case KL_FMT_TERNARY:
+		*n = list_len(&f->pool, d->w[1]);
+		return list_elems(&f->pool, d->w[1]);
+	case KL_FMT_CALL:
+	case KL_FMT_CALL_INDIRECT:
+		*n = list_len(&f->pool, d->w[2]);
+		return list_elems(&f->pool, d->w[2]);
+	case KL_FMT_RETURN:
+		*n = list_len(&f->pool, d->w[0]);
+		return list_elems(&f->pool, d->w[0]);
+	default:
+		*n = 0;
+		return NULL;
+	}
+}
+
+static inline uint32_t
+inst_args(const kl_func *f, uint32_t i, const uint32_t **vals)
+{
+	uint32_t n;
+	*vals = inst_args_mut((kl_func *)f, i, &n);
+	return n;
+}
+
+static inline uint32_t
+inst_dests(const kl_func *f, uint32_t i, const uint32_t **dests)
+{
+	const kl_inst_data *d = &f->insts[i];
+	switch (kl_op_table[d->op].format) {
+	case KL_FMT_JUMP:
+		*dests = &d->w[0];
+		return 1;
+	case KL_FMT_BRIF:
+		*dests = &d->w[1];
+		return 2;
+	case KL_FMT_BR_TABLE:
+		*dests = list_elems(&f->pool, d->w[1]);
+		return list_len(&f->pool, d->w[1]);
+	default:
+		*dests = NULL;
+		return 0;
+	}
+}
 
 /* ---- rewriting (rewrite.c) ---- */
 /* Turn value v (any kind) into an alias of target. */

@@ -92,12 +92,6 @@ pool_free_all(kl_pool *p)
 }
 
 uint32_t
-list_len(const kl_pool *p, uint32_t list)
-{
-	return list ? p->data[list - 1] & LEN_MASK : 0;
-}
-
-uint32_t
 list_make(kl_pool *p, const uint32_t *elems, uint32_t n)
 {
 	if (n == 0)

@@ -41,7 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../ir/ir.h"
+#include "../analysis/analysis.h"
 
 enum kept_reason {
 	PROMOTED,
@@ -165,81 +165,83 @@ typedef struct promoter {
 /*
  * Every value defined once, by what its table entry says, and every use in
  * a reachable block dominated by its definition (a branch argument is used
- * at the branch).
+ * at the branch). One pass over the function with the dominator tree's
+ * O(1) interval test inlined: this check runs on every function the pass
+ * sees, so it must cost little more than reading the operands.
  */
 static bool
-uses_dominated(const promoter *p, uint32_t use_inst, const uint32_t *vals,
-	       uint32_t n)
+use_ok(const kl_func *f, const kl_domtree *dt, uint32_t use_inst,
+       uint32_t use_block, uint32_t v)
 {
-	const kl_func *f = p->f;
-	for (uint32_t k = 0; k < n; k++) {
-		uint32_t v = vals[k] < f->nvalues ? value_resolve(f, vals[k])
-						  : KL_NONE;
-		if (v == KL_NONE)
+	if (v >= f->nvalues)
+		return false;
+	const kl_value_data *d = &f->values[v];
+	if (KL_UNLIKELY(d->kind == VK_ALIAS)) {
+		v = value_resolve(f, v);
+		if (v >= f->nvalues)
 			return false;
-		const kl_value_data *d = &f->values[v];
-		if (d->kind == VK_PARAM) {
-			if (!kl_domtree_dominates(p->dt, (kl_block){ d->def },
-						  (kl_block){ f->nodes[use_inst].block }))
-				return false;
-		} else if (d->kind == VK_RESULT) {
-			if (d->def == use_inst ||
-			    !kl_domtree_inst_dominates(p->dt, f,
-						       (kl_inst){ d->def },
-						       (kl_inst){ use_inst }))
-				return false;
-		} else {
-			return false;
-		}
+		d = &f->values[v];
 	}
-	return true;
+	if (d->kind == VK_RESULT) {
+		uint32_t db = f->nodes[d->def].block;
+		if (db == use_block)
+			return f->nodes[d->def].seq < f->nodes[use_inst].seq;
+		return db != KL_NONE && dt_reachable(dt, db) &&
+		       dt_dominates(dt, db, use_block);
+	}
+	if (d->kind == VK_PARAM)
+		return d->def == use_block ||
+		       (dt_reachable(dt, d->def) &&
+			dt_dominates(dt, d->def, use_block));
+	return false;
 }
 
 static bool
 strict_ssa(promoter *p)
 {
 	kl_func *f = p->f;
+	const kl_domtree *dt = p->dt;
 	uint8_t *seen = kl_arena_zalloc(&p->arena, f->nvalues + 1);
-	bool ok = true;
-	for (uint32_t b = f->first_block; ok && b != KL_NONE;
-	     b = f->blocks[b].next) {
+	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
 		uint32_t np = list_len(&f->pool, f->blocks[b].params);
-		for (uint32_t k = 0; ok && k < np; k++) {
+		for (uint32_t k = 0; k < np; k++) {
 			uint32_t v = list_get(&f->pool, f->blocks[b].params, k);
-			ok = v < f->nvalues && !seen[v] &&
-			     f->values[v].kind == VK_PARAM &&
-			     f->values[v].def == b;
-			if (ok)
-				seen[v] = 1;
+			if (v >= f->nvalues || seen[v] ||
+			    f->values[v].kind != VK_PARAM || f->values[v].def != b)
+				return false;
+			seen[v] = 1;
 		}
-		for (uint32_t i = f->blocks[b].first; ok && i != KL_NONE;
+		bool reachable = dt_reachable(dt, b);
+		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
 		     i = f->nodes[i].next) {
 			uint32_t nr = inst_num_results(f, i);
-			for (uint32_t k = 0; ok && k < nr; k++) {
+			for (uint32_t k = 0; k < nr; k++) {
 				uint32_t v = inst_result(f, i, k);
-				ok = v < f->nvalues && !seen[v] &&
-				     f->values[v].kind == VK_RESULT &&
-				     f->values[v].def == i;
-				if (ok)
-					seen[v] = 1;
+				if (v >= f->nvalues || seen[v] ||
+				    f->values[v].kind != VK_RESULT ||
+				    f->values[v].def != i)
+					return false;
+				seen[v] = 1;
 			}
-			if (!ok || !kl_domtree_is_reachable(p->dt, (kl_block){ b }))
+			if (!reachable)
 				continue;
 			const uint32_t *args;
 			uint32_t n = inst_args(f, i, &args);
-			ok = uses_dominated(p, i, args, n);
+			for (uint32_t k = 0; k < n; k++)
+				if (!use_ok(f, dt, i, b, args[k]))
+					return false;
 			const uint32_t *dests;
 			uint32_t nd = inst_dests(f, i, &dests);
-			for (uint32_t k = 0; ok && k < nd; k++) {
+			for (uint32_t k = 0; k < nd; k++) {
 				uint32_t len = list_len(&f->pool, dests[k]);
-				ok = len == 0 ||
-				     uses_dominated(p, i, list_elems(&f->pool,
-								     dests[k]) + 1,
-						    len - 1);
+				const uint32_t *e = list_elems(&f->pool, dests[k]);
+				for (uint32_t j = 1; j < len; j++)
+					if (!use_ok(f, dt, i, b, e[j]))
+						return false;
 			}
 		}
 	}
-	return ok;
+	return true;
 }
 
 static bool
@@ -271,8 +273,10 @@ address_of(const promoter *p, uint32_t v)
 {
 	if (v >= p->nvalues)
 		return KL_NONE;
+	if (KL_LIKELY(p->f->values[v].kind != VK_ALIAS))
+		return p->addr_alloca[v];
 	uint32_t r = value_resolve(p->f, v);
-	return r == KL_NONE || r >= p->nvalues ? KL_NONE : p->addr_alloca[r];
+	return r >= p->nvalues ? KL_NONE : p->addr_alloca[r];
 }
 
 static void
