@@ -943,6 +943,9 @@ decode_func(kl_interp *it, uint32_t sym)
 	dc.fn = kl_calloc(1, sizeof *dc.fn);
 	dc.fn->f = f;
 	dc.fn->sym = sym;
+	/* Never a NULL slot table: operand lists point into it even when
+	 * they are empty (a function without a single value). */
+	kl_grow(&dc.fn->slots, &dc.slots_cap, sizeof *dc.fn->slots, 1);
 	if ((uint64_t)f->nvalues + 1 >= UINT32_MAX / 8) {
 		fail(&dc, "has too many values");
 	} else {
