@@ -28,6 +28,8 @@
  * Queries: the tree children are chained in layout order (first child,
  * next sibling). An Euler tour of the tree gives every block an entry and
  * an exit time, and a dominates b iff a's interval contains b's: O(1).
+ * The times are computed from preorder numbers and subtree sizes with
+ * passes over arrays (number_tree_fast), not by walking the tree.
  * Instruction dominance inside one block compares the layout sequence
  * numbers (kl_inst_precedes). Times and RPO keys are multiples of a large
  * stride, so that a split can take numbers in the gaps.
@@ -271,6 +273,43 @@ number_tree(kl_domtree *dt)
 	}
 }
 
+/*
+ * Euler-tour times from the preorder numbers of the semi-NCA (dom[i] < i:
+ * an idom comes before in the DFS), with sequential passes over arrays
+ * instead of a walk of the linked tree. Subtree sizes bottom-up and depths
+ * top-down; then each block's place in a preorder of the tree (children
+ * in DFS order), pre; then enter = 2 pre - depth and exit = enter + 2 size
+ * - 1, which is what a walk of the tree would give: before v are entered
+ * the pre blocks before it, and exited those of them that are not its
+ * ancestors.
+ */
+static void
+number_tree_fast(kl_domtree *dt, uint32_t n)
+{
+	uint32_t *size = dt->anc, *depth = dt->label, *next = dt->semi;
+	uint32_t *pre = dt->parent, *dom = dt->dom;
+	for (uint32_t i = 1; i <= n; i++)
+		size[i] = 1;
+	for (uint32_t i = n; i >= 2; i--)
+		size[dom[i]] += size[i];
+	depth[1] = 0;
+	pre[1] = 0;
+	next[1] = 1;
+	for (uint32_t i = 2; i <= n; i++) {
+		uint32_t p = dom[i];
+		depth[i] = depth[p] + 1;
+		pre[i] = next[p];
+		next[p] += size[i];
+		next[i] = pre[i] + 1;
+	}
+	for (uint32_t i = 1; i <= n; i++) {
+		uint64_t enter = 2 * (uint64_t)pre[i] - depth[i];
+		uint32_t b = dt->vertex[i];
+		dt->tin[b] = (enter + 1) * KEY_STRIDE;
+		dt->tout[b] = (enter + 2 * (uint64_t)size[i]) * KEY_STRIDE;
+	}
+}
+
 /* RPO keys: decreasing along the post-order. */
 static void
 number_rpo(kl_domtree *dt)
@@ -302,7 +341,8 @@ kl_domtree_compute(kl_domtree *dt, const kl_func *f, const kl_cfg *cfg)
 
 	/* Children in layout order: walk the layout backwards, prepending.
 	 * (tin marks the blocks linked, so that a broken layout showing a
-	 * block twice cannot make a cycle of siblings.) */
+	 * block twice cannot make a cycle of siblings; the real times come
+	 * next.) */
 	for (uint32_t b = layout_last(f, &st); b != KL_NONE;
 	     b = layout_prev(f, b, &st)) {
 		uint32_t p = dt->idom[b];
@@ -312,7 +352,7 @@ kl_domtree_compute(kl_domtree *dt, const kl_func *f, const kl_cfg *cfg)
 		dt->sibling[b] = dt->child[p];
 		dt->child[p] = b;
 	}
-	number_tree(dt);
+	number_tree_fast(dt, n);
 	number_rpo(dt);
 }
 
@@ -377,20 +417,22 @@ kl_domtree_recompute_split(kl_domtree *dt, const kl_func *f,
 	if (!dt_reachable(dt, old))
 		return true; /* new is as unreachable as old */
 
-	/* The tree: new sits between old and old's former children. */
-	uint32_t first = dt->child[old], last = KL_NONE;
+	/* The tree: new sits between old and old's former children, whose
+	 * Euler intervals lie in (hi, lo) inside old's (the tour need not
+	 * visit children in list order). */
+	uint32_t first = dt->child[old];
+	uint64_t lo = dt->tout[old], hi = dt->tin[old];
 	for (uint32_t c = first; c != KL_NONE; c = dt->sibling[c]) {
 		dt->idom[c] = nw;
-		last = c;
+		lo = dt->tin[c] < lo ? dt->tin[c] : lo;
+		hi = dt->tout[c] > hi ? dt->tout[c] : hi;
 	}
 	dt->child[nw] = first;
 	dt->sibling[nw] = KL_NONE;
 	dt->child[old] = nw;
 	dt->idom[nw] = old;
-	uint64_t hi = first != KL_NONE ? dt->tin[first] : dt->tout[old];
-	uint64_t tin = between(dt->tin[old], hi);
-	uint64_t tout = between(last != KL_NONE ? dt->tout[last] : tin,
-				dt->tout[old]);
+	uint64_t tin = between(dt->tin[old], lo);
+	uint64_t tout = between(first != KL_NONE ? hi : tin, dt->tout[old]);
 	if (tin && tout) {
 		dt->tin[nw] = tin;
 		dt->tout[nw] = tout;

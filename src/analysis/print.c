@@ -21,8 +21,9 @@
  *       block1 in: v0 v2 out: v0 v3
  *
  * A loop line lists the loop's own blocks (header first): the blocks of
- * the loops inside it are on the lines below it, so the listing stays
- * linear in size even for a deep nest. Nothing is recursive.
+ * the loops inside it are on the lines below it, and indentation stops at
+ * MAX_INDENT levels, so the listing stays linear in size even for a deep
+ * nest. Nothing is recursive.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -62,9 +63,18 @@ header(kl_buf *out, const char *what, const kl_func *f)
 	kl_buf_putc(out, '\n');
 }
 
+/*
+ * Nesting is shown by indentation up to MAX_INDENT levels; deeper lines
+ * stay at that indentation (loop lines say their depth anyway, tree lines
+ * add it), so that a 100,000-deep nest does not make a quadratic listing.
+ */
+#define MAX_INDENT 32
+
 static void
 indent(kl_buf *out, uint32_t levels)
 {
+	if (levels > MAX_INDENT)
+		levels = MAX_INDENT;
 	for (uint32_t k = 0; k < levels; k++)
 		kl_buf_puts(out, "    ");
 }
@@ -203,7 +213,10 @@ kl_domtree_print(const kl_func *f, const kl_domtree *dt,
 				continue;
 			}
 			indent(out, sp + 1);
-			kl_buf_printf(out, "block%u\n", b);
+			kl_buf_printf(out, "block%u", b);
+			if (sp + 1 > MAX_INDENT)
+				kl_buf_printf(out, " (depth %u)", sp);
+			kl_buf_putc(out, '\n');
 			stack[sp++] = dt->sibling[b];
 			b = dt->child[b];
 		}

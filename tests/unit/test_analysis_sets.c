@@ -665,6 +665,14 @@ test_deep_nest(void)
 	CHECK_EQ_INT(nbl, 2 * n);
 	CHECK(kl_loop_contains(lf, (kl_loop){ 0 }, (kl_block){ n }));
 	CHECK(kl_domtree_dominates(dt, (kl_block){ 1 }, (kl_block){ n }));
+	/* The listings stay linear in size (indentation is capped). */
+	kl_buf out = { 0 };
+	kl_loops_print(f, lf, &out);
+	CHECK(out.len < 1000 * (size_t)n);
+	kl_buf_reset(&out);
+	kl_domtree_print(f, dt, NULL, &out);
+	CHECK(out.len < 1000 * (size_t)n);
+	kl_buf_free(&out);
 	kl_cfg_free(cfg);
 	kl_domtree_free(dt);
 	kl_loops_free(lf);
