@@ -30,28 +30,11 @@
 
 #include "analysis.h"
 
-static const char hexdigits[] = "0123456789abcdef";
-
 /* The function's name as the text format writes it. */
 static void
 put_func_name(kl_buf *out, const kl_func *f)
 {
-	const kl_module *m = f->module;
-	size_t n;
-	const char *s = kl_sym_name(m, (kl_sym){ f->sym }, &n);
-	if (n == 0) {
-		kl_buf_puts(out, "noname");
-	} else if (name_is_plain(s, n)) {
-		kl_buf_putc(out, '%');
-		kl_buf_append(out, s, n);
-	} else {
-		kl_buf_putc(out, '#');
-		for (size_t i = 0; i < n; i++) {
-			unsigned char c = (unsigned char)s[i];
-			kl_buf_putc(out, hexdigits[c >> 4]);
-			kl_buf_putc(out, hexdigits[c & 15]);
-		}
-	}
+	fmt_sym(out, f->module, f->sym);
 }
 
 static void

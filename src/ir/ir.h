@@ -401,5 +401,9 @@ void layout_remove_inst(kl_func *f, uint32_t i);
 /* ---- names ---- */
 /* Does the name print as %name (every byte a letter, digit, _ or .)? */
 bool name_is_plain(const char *s, size_t n);
+/* Write a name as the text format does: %name, #hex or noname. */
+void fmt_name(kl_buf *out, const char *s, size_t n);
+/* The same for a symbol of m (something visibly wrong if out of range). */
+void fmt_sym(kl_buf *out, const kl_module *m, uint32_t sym);
 
 #endif /* KEEL_IR_H */

@@ -16,6 +16,8 @@
 
 #include "ir.h"
 
+static const char name_hex[] = "0123456789abcdef";
+
 kl_module *
 kl_module_new(void)
 {
@@ -74,6 +76,38 @@ name_is_plain(const char *s, size_t n)
 			return false;
 	}
 	return true;
+}
+
+/* How the text format writes a name: %name, #hex or noname. */
+void
+fmt_name(kl_buf *out, const char *s, size_t n)
+{
+	if (n == 0) {
+		kl_buf_puts(out, "noname");
+	} else if (name_is_plain(s, n)) {
+		kl_buf_putc(out, '%');
+		kl_buf_append(out, s, n);
+	} else {
+		kl_buf_putc(out, '#');
+		kl_buf_reserve(out, 2 * n);
+		for (size_t i = 0; i < n; i++) {
+			unsigned char c = (unsigned char)s[i];
+			out->data[out->len++] = name_hex[c >> 4];
+			out->data[out->len++] = name_hex[c & 15];
+		}
+		out->data[out->len] = 0;
+	}
+}
+
+void
+fmt_sym(kl_buf *out, const kl_module *m, uint32_t sym)
+{
+	if (sym >= m->nsyms) {
+		kl_buf_printf(out, "%%invalid_symbol_%u", sym);
+		return;
+	}
+	const kl_sym_data *s = &m->syms[sym];
+	fmt_name(out, name_bytes(m, &s->name), s->name.len);
 }
 
 static uint32_t

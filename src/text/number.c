@@ -143,37 +143,6 @@ fmt_f64(kl_buf *out, uint64_t bits)
 }
 
 void
-fmt_name(kl_buf *out, const char *s, size_t n)
-{
-	if (n == 0) {
-		kl_buf_puts(out, "noname");
-	} else if (name_is_plain(s, n)) {
-		kl_buf_putc(out, '%');
-		kl_buf_append(out, s, n);
-	} else {
-		kl_buf_putc(out, '#');
-		kl_buf_reserve(out, 2 * n);
-		for (size_t i = 0; i < n; i++) {
-			unsigned char c = (unsigned char)s[i];
-			out->data[out->len++] = hexdig[c >> 4];
-			out->data[out->len++] = hexdig[c & 15];
-		}
-		out->data[out->len] = 0;
-	}
-}
-
-void
-fmt_sym(kl_buf *out, const kl_module *m, uint32_t sym)
-{
-	if (sym >= m->nsyms) {
-		kl_buf_printf(out, "%%invalid_symbol_%u", sym);
-		return;
-	}
-	const kl_sym_data *s = &m->syms[sym];
-	fmt_name(out, name_bytes(m, &s->name), s->name.len);
-}
-
-void
 fmt_string(kl_buf *out, const char *s, size_t n)
 {
 	kl_buf_putc(out, '"');

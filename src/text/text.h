@@ -20,8 +20,6 @@ void fmt_entity(kl_buf *out, const char *prefix, size_t plen, uint32_t v);
 void fmt_uint(kl_buf *out, uint64_t v);
 void fmt_f32(kl_buf *out, uint32_t bits);
 void fmt_f64(kl_buf *out, uint64_t bits);
-void fmt_name(kl_buf *out, const char *s, size_t n);
-void fmt_sym(kl_buf *out, const kl_module *m, uint32_t sym);
 void fmt_string(kl_buf *out, const char *s, size_t n);
 
 /*
