@@ -248,6 +248,10 @@ void func_free(kl_func *f);
 /* ---- function internals ---- */
 /* The opcode table (opcodes.c); internal code indexes it directly. */
 extern const kl_opinfo kl_op_table[KL_OP_COUNT];
+/* Spellings of condition and trap codes, indexed by code. */
+extern const char *const kl_intcc_names[KL_ICC_COUNT];
+extern const char *const kl_floatcc_names[KL_FCC_COUNT];
+extern const char *const kl_trap_names[KL_TRAP_COUNT];
 
 static inline const kl_opinfo *
 inst_info(const kl_func *f, uint32_t i)

@@ -82,34 +82,34 @@ kl_op_has_side_effects(kl_opcode op)
 	return has_flag(op, KL_OPF_SIDE_EFFECTS);
 }
 
-static const char *const intcc_names[KL_ICC_COUNT] = {
+const char *const kl_intcc_names[KL_ICC_COUNT] = {
 	"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge",
 };
 
-static const char *const floatcc_names[KL_FCC_COUNT] = {
+const char *const kl_floatcc_names[KL_FCC_COUNT] = {
 	"eq", "ne", "lt", "le", "gt", "ge", "ord", "uno",
 };
 
-static const char *const trap_names[KL_TRAP_COUNT] = {
+const char *const kl_trap_names[KL_TRAP_COUNT] = {
 	"unreachable", "int_divz", "int_ovf", "heap_oob", "user",
 };
 
 const char *
 kl_intcc_name(kl_intcc cc)
 {
-	return (unsigned)cc < KL_ICC_COUNT ? intcc_names[cc] : "?";
+	return (unsigned)cc < KL_ICC_COUNT ? kl_intcc_names[cc] : "?";
 }
 
 const char *
 kl_floatcc_name(kl_floatcc cc)
 {
-	return (unsigned)cc < KL_FCC_COUNT ? floatcc_names[cc] : "?";
+	return (unsigned)cc < KL_FCC_COUNT ? kl_floatcc_names[cc] : "?";
 }
 
 const char *
 kl_trapcode_name(kl_trapcode t)
 {
-	return (unsigned)t < KL_TRAP_COUNT ? trap_names[t] : "?";
+	return (unsigned)t < KL_TRAP_COUNT ? kl_trap_names[t] : "?";
 }
 
 const char *

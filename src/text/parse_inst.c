@@ -72,15 +72,6 @@ parse_cond(parser *p, const char *const *names, int count, const char *what)
 		(int)(n > 20 ? 20 : n), s);
 }
 
-static const char *const icc_names[KL_ICC_COUNT] = {
-	"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge",
-};
-static const char *const fcc_names[KL_FCC_COUNT] = {
-	"eq", "ne", "lt", "le", "gt", "ge", "ord", "uno",
-};
-static const char *const trap_words[KL_TRAP_COUNT] = {
-	"unreachable", "int_divz", "int_ovf", "heap_oob", "user",
-};
 
 /* A float literal must not run into letters or digits ("1.5x"). */
 static void
@@ -313,10 +304,10 @@ parse_inst(parser *p, const uint32_t *results, uint32_t nres,
 	case KL_FMT_ICMP:
 	case KL_FMT_FCMP:
 		if (info->format == KL_FMT_ICMP)
-			d->aux = parse_cond(p, icc_names, KL_ICC_COUNT,
+			d->aux = parse_cond(p, kl_intcc_names, KL_ICC_COUNT,
 					    "an integer condition code");
 		else
-			d->aux = parse_cond(p, fcc_names, KL_FCC_COUNT,
+			d->aux = parse_cond(p, kl_floatcc_names, KL_FCC_COUNT,
 					    "a float condition code");
 		/* fall through */
 	case KL_FMT_BINARY: {
@@ -335,7 +326,7 @@ parse_inst(parser *p, const uint32_t *results, uint32_t nres,
 		break;
 	}
 	case KL_FMT_ICMP_IMM:
-		d->aux = parse_cond(p, icc_names, KL_ICC_COUNT,
+		d->aux = parse_cond(p, kl_intcc_names, KL_ICC_COUNT,
 				    "an integer condition code");
 		/* fall through */
 	case KL_FMT_BINARY_IMM: {
@@ -501,7 +492,7 @@ parse_inst(parser *p, const uint32_t *results, uint32_t nres,
 		f->insts[i].w[0] = list_make(&f->pool, p->scratch, p->nscratch);
 		break;
 	case KL_FMT_TRAP: {
-		uint8_t code = parse_cond(p, trap_words, KL_TRAP_COUNT,
+		uint8_t code = parse_cond(p, kl_trap_names, KL_TRAP_COUNT,
 					  "a trap code");
 		f->insts[i].aux = code;
 		if (code == KL_TRAP_USER)
