@@ -104,9 +104,12 @@ process_ms() {
 	echo "$t0 $t1" | awk '{ printf "%.3f\n", ($2 - $1) * 1000 }'
 }
 
-# Wall time of a pass in `opt -time-passes` output (ms): the line named $1.
+# Wall time of a pass in `opt -time-passes` output (ms): the first line
+# named $1. The percentages in parentheses are dropped first; what is left
+# is user, system, user+system, wall, name.
 pass_ms() {
-	awk -v name="$1" '$NF == name && !seen { seen = 1; print $(NF - 2) * 1000 }'
+	awk -v name="$1" '{ gsub(/\([^)]*\)/, "") }
+		$NF == name && !seen { seen = 1; print $(NF - 1) * 1000 }'
 }
 
 empty_ll="$dir/empty.ll"
@@ -116,9 +119,13 @@ llvm_parse() { process_ms llvm-as-19 "$1" -o /dev/null; }
 llvm_parse_print() { process_ms opt-19 -S "$1" -o /dev/null; }
 llvm_verify() { opt-19 -passes=verify -time-passes -disable-output "$1" 2>&1 | pass_ms VerifierPass; }
 llvm_analyses() {
-	opt-19 -passes='require<domtree>,require<loops>' -time-passes \
-		-disable-output "$1" 2>&1 |
-		awk '$NF == "DominatorTreeAnalysis" || $NF == "LoopAnalysis" { s += $(NF - 2) } END { print s * 1000 }'
+	# LLVM's loop analysis needs gigabytes on the deepest nests: give up
+	# after 60 s rather than swap.
+	timeout 60 opt-19 -passes='require<domtree>,require<loops>' \
+		-time-passes -disable-output "$1" 2>&1 |
+		awk '{ gsub(/\([^)]*\)/, "") }
+		     $NF == "DominatorTreeAnalysis" || $NF == "LoopAnalysis" { s += $(NF - 1); n++ }
+		     END { if (n) print s * 1000 }'
 }
 llvm_promote() { opt-19 -passes=mem2reg -time-passes -disable-output "$1" 2>&1 | pass_ms PromotePass; }
 llvm_interp() { process_ms lli-19 -force-interpreter "$1"; }
@@ -137,8 +144,8 @@ measure() {
 	if [ "$have_llvm" = 1 ]; then
 		l=$(for _ in $(seq "$runs"); do llvm_"$op" "$base.ll"; done | median)
 		case $op in
-		parse) l=$(echo "$l ${su_as}" | awk '{ v = $1 - $2; print v > 0 ? v : 0 }') ;;
-		parse_print) l=$(echo "$l ${su_opt}" | awk '{ v = $1 - $2; print v > 0 ? v : 0 }') ;;
+		parse) l=$(echo "$l ${su_as}" | awk '{ v = $1 - $2; print (v > 0 ? v : 0) }') ;;
+		parse_print) l=$(echo "$l ${su_opt}" | awk '{ v = $1 - $2; print (v > 0 ? v : 0) }') ;;
 		esac
 	fi
 	echo "$k $l"
@@ -190,6 +197,7 @@ table() { # op shapes sizes
 				mb = $3 / 1e6; ms = $4; llvm = $5; pk = $6
 				ips = ms > 0 ? $2 / ms / 1000 : 0
 				mbs = ms > 0 ? mb / ms * 1000 : 0
+				if (llvm == "") llvm = "-"
 				ratio = (llvm != "-" && ms > 0) ? sprintf("%.1fx", llvm / ms) : "-"
 				printf "| %s | %d | %.1f | %.2f | %.1f | %.0f | %.0f | %.0f | %s | %s |\n",
 					$1, $2, mb, ms, ips, mbs, pk / 1024, pk * 1024 / $2, llvm, ratio
@@ -214,7 +222,7 @@ interp_table() {
 		l="-"
 		if [ "$have_llvm" = 1 ]; then
 			l=$(for _ in $(seq "$runs"); do llvm_interp "$base.ll"; done | median)
-			l=$(echo "$l $su_lli" | awk '{ print $1 - $2 }')
+			l=$(echo "$l $su_lli" | awk '{ print ($1 - $2) }')
 		fi
 		echo "loop-$size $r $l" | awk '{
 			ms = $2; ex = $3; llvm = $4

@@ -30,7 +30,23 @@ void cli_file_free(cli_file *f);
 /* Render every diagnostic to stderr with source lines and carets. */
 void cli_print_diags(const kl_diags *d, const cli_file *f);
 
-/* Parse a file into a module, printing diagnostics on failure. */
+/* Where the comment of the line [s, e) starts (';' outside a string). */
+const char *cli_comment_start(const char *s, const char *e);
+
+/*
+ * A test file starts with `test COMMAND [args]` lines (blank lines and
+ * comments may come between them). Overwrite them with spaces, so line
+ * and column numbers stay, and report each to each() (which may be NULL).
+ * Returns how many there were.
+ */
+uint32_t cli_blank_test_lines(char *text, size_t len,
+			      void (*each)(void *ctx, uint32_t line,
+					   const char *name, size_t nlen,
+					   const char *args, size_t alen),
+			      void *ctx);
+
+/* Parse a file into a module, printing diagnostics on failure. Test
+ * files are accepted: their `test` lines are ignored. */
 kl_module *cli_parse(const cli_file *f, bool allow_redefinition);
 
 /* Write a buffer to stdout; false (with a message) if writing failed. */

@@ -64,26 +64,6 @@ list_commands(kl_buf *out)
 
 /* ---- comments ---- */
 
-/* Find the comment on the line [s, e): the first ';' outside a string. */
-static const char *
-comment_start(const char *s, const char *e)
-{
-	bool in_str = false;
-	for (const char *q = s; q < e; q++) {
-		if (in_str) {
-			if (*q == '\\')
-				q++;
-			else if (*q == '"')
-				in_str = false;
-		} else if (*q == '"') {
-			in_str = true;
-		} else if (*q == ';') {
-			return q;
-		}
-	}
-	return NULL;
-}
-
 static bool
 blank_before(const char *s, const char *q)
 {
@@ -105,7 +85,7 @@ scan_comments(const char *text, size_t len, uint32_t *n)
 		const char *e = memchr(s, '\n', (size_t)(end - s));
 		if (!e)
 			e = end;
-		const char *q = comment_start(s, e);
+		const char *q = cli_comment_start(s, e);
 		if (q) {
 			cli_grow((void **)&c, &cap, sizeof *c, *n + 1);
 			const char *te = e;
@@ -366,56 +346,29 @@ typedef struct header_line {
 	char *args;
 } header_line;
 
-/*
- * The header: `test` lines before the first item (blank lines and
- * comments may come between them).
- */
+typedef struct header_list {
+	header_line *h;
+	uint32_t n, cap;
+} header_list;
+
+static void
+add_header(void *ctx, uint32_t line, const char *name, size_t nlen,
+	   const char *args, size_t alen)
+{
+	header_list *l = ctx;
+	cli_grow((void **)&l->h, &l->cap, sizeof *l->h, l->n + 1);
+	l->h[l->n++] = (header_line){ line, strndup(name, nlen),
+				      strndup(args, alen) };
+}
+
+/* The `test` lines, blanked in text for the parser. */
 static header_line *
 read_header(char *text, size_t len, uint32_t *n)
 {
-	header_line *h = NULL;
-	uint32_t cap = 0;
-	*n = 0;
-	char *s = text, *end = text + len;
-	for (uint32_t line = 1; s < end; line++) {
-		char *e = memchr(s, '\n', (size_t)(end - s));
-		if (!e)
-			e = end;
-		char *q = s;
-		while (q < e && (*q == ' ' || *q == '\t' || *q == '\r'))
-			q++;
-		if (q < e && *q != ';') {
-			if ((size_t)(e - q) < 5 || memcmp(q, "test", 4) != 0 ||
-			    (q[4] != ' ' && q[4] != '\t'))
-				break;
-			char *name = q + 5;
-			while (name < e && (*name == ' ' || *name == '\t'))
-				name++;
-			char *ne = name;
-			while (ne < e && *ne != ' ' && *ne != '\t' &&
-			       *ne != '\r' && *ne != ';')
-				ne++;
-			char *args = ne;
-			char *ae = (char *)comment_start(args, e);
-			if (!ae)
-				ae = e;
-			while (ae > args && (ae[-1] == ' ' || ae[-1] == '\t' ||
-					     ae[-1] == '\r'))
-				ae--;
-			while (args < ae && (*args == ' ' || *args == '\t'))
-				args++;
-			cli_grow((void **)&h, &cap, sizeof *h, *n + 1);
-			h[(*n)++] = (header_line){
-				line, strndup(name, (size_t)(ne - name)),
-				strndup(args, (size_t)(ae - args))
-			};
-			/* Blank the line for the parser. */
-			for (char *b = s; b < e; b++)
-				*b = ' ';
-		}
-		s = e + 1;
-	}
-	return h;
+	header_list l = { 0 };
+	cli_blank_test_lines(text, len, add_header, &l);
+	*n = l.n;
+	return l.h;
 }
 
 static void
