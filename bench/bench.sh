@@ -13,7 +13,8 @@
 # a pass (verify, dominator tree + loops, mem2reg) and otherwise from the
 # whole process minus the start-up time of the same tool on an empty
 # module (llvm-as, opt -S, lli). Each figure is the median of RUNS runs
-# (BENCH_RUNS, default 3). LLVM columns appear when llvm-19 is installed
+# (BENCH_RUNS, default 3); BENCH_ONLY="promote interp" runs only those
+# tables (parse parse_print verify analyses promote interp). LLVM columns appear when llvm-19 is installed
 # (apt-get install llvm-19); the script installs nothing.
 #
 # With "scaling", each operation runs at 10k, 100k, 1M and 4M
@@ -227,7 +228,7 @@ interp_table() {
 		echo "loop-$size $r $l" | awk '{
 			ms = $2; ex = $3; llvm = $4
 			ratio = (llvm != "-" && ms > 0) ? sprintf("%.1fx", llvm / ms) : "-"
-			printf "| %s | %d | %.1f | %.1f | %s | %s |\n", $1, ex, ms, ms > 0 ? ex / ms / 1000 : 0, llvm, ratio
+			printf "| %s | %d | %.1f | %.1f | %s | %s |\n", $1, ex, ms, (ms > 0 ? ex / ms / 1000 : 0), llvm, ratio
 		}'
 	done
 }
@@ -274,12 +275,16 @@ scaling() {
 	if [ "$mode" = scaling ]; then
 		scaling
 	else
-		table parse "small huge" "10k 100k 1M"
-		table parse_print "small huge" "10k 100k 1M"
-		table verify "small huge" "10k 100k 1M"
-		table analyses "huge chain nest" "100k 1M"
-		table promote "small huge promote" "100k 1M"
-		interp_table
+		only=${BENCH_ONLY:-parse parse_print verify analyses promote interp}
+		for op in $only; do
+			case $op in
+			parse | parse_print | verify)
+				table "$op" "small huge" "10k 100k 1M" ;;
+			analyses) table analyses "huge chain nest" "100k 1M" ;;
+			promote) table promote "small huge promote" "100k 1M" ;;
+			interp) interp_table ;;
+			esac
+		done
 	fi
 } | tee "$results"
 echo

@@ -849,13 +849,13 @@ setup_entry(struct gen *g, uint32_t nslot, uint32_t nctr)
 		al = size < 8 ? size : chance(g, 20) && size >= 16 ? 16 : 8;
 		g->slot = grow(g->slot, &g->capslot, g->nslot, sizeof *g->slot);
 		s = &g->slot[g->nslot++];
-		s->ptr = emit_alloca(g, size, al);
+		s->ptr = emit_alloca(g, size, al, g->mixed ? -1 : t);
 		s->size = size;
 		s->type = (uint8_t)t;
 	}
 	for (i = 0; i < nctr; i++) {
 		g->ctr = grow(g->ctr, &g->capctr, g->nctr, sizeof *g->ctr);
-		g->ctr[g->nctr++] = emit_alloca(g, 8, 8);
+		g->ctr[g->nctr++] = emit_alloca(g, 8, 8, T_I64);
 	}
 	for (i = 0; i < nslot; i++) {
 		s = &g->slot[i];
@@ -1109,7 +1109,7 @@ gen_main(struct gen *g, unsigned nsets)
 			ptr |= g->fn[f].param[i] == T_PTR;
 	begin_function(g, g->nfunc);
 	if (ptr)
-		slot = emit_alloca(g, 8, 8);
+		slot = emit_alloca(g, 8, 8, -1);
 	for (i = 0; i < 6; i++)
 		c64[i] = emit_iconst(g, T_I64, in64[i]);
 	for (i = 0; i < 6; i++)

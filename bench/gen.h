@@ -172,7 +172,7 @@ uint32_t emit_cmp(struct gen *g, bool fl, unsigned cc, uint32_t a,
 		  uint32_t b, bool imm, int64_t k);
 uint32_t emit_select(struct gen *g, uint32_t c, uint32_t a, uint32_t b);
 uint32_t emit_conv(struct gen *g, int op, int t, uint32_t a);
-uint32_t emit_alloca(struct gen *g, uint32_t size, unsigned align);
+uint32_t emit_alloca(struct gen *g, uint32_t size, unsigned align, int elem);
 uint32_t emit_load(struct gen *g, int op, int t, uint32_t p, int64_t off);
 void emit_store(struct gen *g, int op, uint32_t x, uint32_t p, int64_t off);
 uint32_t emit_call(struct gen *g, uint32_t fi, const uint32_t *arg,

@@ -19,7 +19,9 @@
  *   `icmp ne c, 0`;
  * - shifts mask the amount to width-1 (keel shifts modulo the width,
  *   LLVM makes a too-wide shift poison);
- * - an alloca is `alloca [N x i8]`, an address p+off a GEP on i8, a sized
+ * - an alloca is `alloca T` when it is only ever accessed whole as T (so
+ *   LLVM's mem2reg can promote it, as keel's promote does), otherwise
+ *   `alloca [N x i8]`; an address p+off is a GEP on i8, a sized
  *   load or store a narrow load plus zext/sext, or a trunc plus store;
  * - block parameters become phis, listing the edges gen.c passes in;
  * - iadd_imm on a pointer becomes a GEP.
@@ -564,14 +566,20 @@ emit_conv(struct gen *g, int op, int t, uint32_t a)
 }
 
 uint32_t
-emit_alloca(struct gen *g, uint32_t size, unsigned align)
+emit_alloca(struct gen *g, uint32_t size, unsigned align, int elem)
 {
 	uint32_t v;
 
 	ins(g);
 	v = def(g, T_PTR);
 	g->val[v].align = (uint8_t)align;
-	if (g->ll) {
+	if (g->ll && elem >= 0) {
+		/* One type, accessed whole: LLVM's mem2reg can promote it
+		 * only if it is allocated as that type. */
+		put(g, "alloca ");
+		put(g, ll_tname[elem]);
+		put(g, ", align ");
+	} else if (g->ll) {
 		put(g, "alloca [");
 		putu(g, size);
 		put(g, " x i8], align ");
