@@ -977,6 +977,10 @@ typedef struct kl_pass_counter {
 
 typedef struct kl_pass_report {
 	bool verbose;     /* in: record notes */
+	/* in: the caller verified the IR (kl_verify_func accepted it, and
+	 * passes keep it so): a pass may skip checking again what the
+	 * verifier guarantees, such as strict SSA form. */
+	bool input_verified;
 	kl_buf notes;     /* out: one note per line */
 	kl_pass_counter counters[KL_PASS_MAX_COUNTERS];
 	uint32_t num_counters;

@@ -103,6 +103,7 @@ run_passes(const opt_options *o, kl_module *m, const cli_file *file)
 		const kl_pass *p = o->passes[k];
 		kl_pass_report rep = { 0 };
 		rep.verbose = o->verbose;
+		rep.input_verified = true; /* checked before the first pass */
 		double t0 = cli_now();
 		for (uint32_t s = 0; s < nsyms; s++) {
 			kl_func *f = kl_sym_func(m, (kl_sym){ s });

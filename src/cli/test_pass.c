@@ -61,6 +61,7 @@ test_cmd_pass(test_file *tf, const char *args, kl_buf *report)
 		bool ok = true;
 		kl_pass_report rep = { 0 };
 		rep.verbose = notes;
+		rep.input_verified = true; /* verified just above */
 		for (uint32_t i = 0; i < npasses && ok; i++) {
 			if (passes[i]->run(f, &rep) != KL_OK) {
 				kl_buf_printf(report, "%s:%u: pass '%s' failed\n",

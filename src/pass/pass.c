@@ -36,7 +36,9 @@ kl_pass_report_count(kl_pass_report *r, const char *name, uint64_t n)
 	if (!r)
 		return;
 	for (uint32_t i = 0; i < r->num_counters; i++) {
-		if (strcmp(r->counters[i].name, name) == 0) {
+		/* Names are a pass's literals: the pointer usually matches. */
+		if (r->counters[i].name == name ||
+		    strcmp(r->counters[i].name, name) == 0) {
 			r->counters[i].value += n;
 			return;
 		}

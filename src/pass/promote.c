@@ -157,6 +157,7 @@ typedef struct promoter {
 	kl_arena arena;        /* everything sized per function */
 	uint32_t zero[KL_TYPE_BUILTIN_COUNT];
 	bool made_aliases;
+	bool calls_setjmp;
 	kl_builder b;
 } promoter;
 
@@ -244,25 +245,19 @@ strict_ssa(promoter *p)
 	return true;
 }
 
+/* Is sym one of the setjmp family (which would return twice)? */
 static bool
-calls_setjmp(const kl_func *f)
+is_setjmp(const kl_module *m, uint32_t sym)
 {
 	static const char *const names[] = { "setjmp", "_setjmp", "sigsetjmp",
 					      "__sigsetjmp" };
-	const kl_module *m = f->module;
-	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next)
-		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
-		     i = f->nodes[i].next) {
-			const kl_inst_data *d = &f->insts[i];
-			if (d->op != KL_OP_CALL || d->w[1] >= m->nsyms)
-				continue;
-			const kl_name *nm = &m->syms[d->w[1]].name;
-			for (size_t k = 0; k < 4; k++)
-				if (nm->len == strlen(names[k]) &&
-				    memcmp(name_bytes(m, nm), names[k],
-					   nm->len) == 0)
-					return true;
-		}
+	if (sym >= m->nsyms)
+		return false;
+	const kl_name *nm = &m->syms[sym].name;
+	for (size_t k = 0; k < 4; k++)
+		if (nm->len == strlen(names[k]) &&
+		    memcmp(name_bytes(m, nm), names[k], nm->len) == 0)
+			return true;
 	return false;
 }
 
@@ -326,6 +321,8 @@ find_addresses(promoter *p)
 				p->addr_alloca[d->w[0]] = p->nallocas++;
 				p->addr_off[d->w[0]] = 0;
 				queue[qn++] = d->w[0];
+			} else if (d->op == KL_OP_CALL) {
+				p->calls_setjmp |= is_setjmp(f->module, d->w[1]);
 			} else if (d->op == KL_OP_IADD_IMM) {
 				uint32_t x = value_resolve(f, d->w[1]);
 				if (x == KL_NONE || x >= p->nvalues)
@@ -1031,28 +1028,17 @@ promoter_begin(promoter *p, kl_func *f, kl_pass_report *rep)
 	p->nallocas = p->nacc = p->nslots = p->nphis = 0;
 	p->nfixups = p->nedges = p->nincoming = p->nlog = 0;
 	p->made_aliases = false;
+	p->calls_setjmp = false;
 	for (uint32_t t = 0; t < KL_TYPE_BUILTIN_COUNT; t++)
 		p->zero[t] = KL_NONE;
 	kl_builder_init(&p->b, f);
 	kl_arena_reset(&p->arena);
 }
 
-static bool
-has_alloca(const kl_func *f)
-{
-	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next)
-		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
-		     i = f->nodes[i].next)
-			if (f->insts[i].op == KL_OP_ALLOCA ||
-			    f->insts[i].op == KL_OP_ALLOCA_DYN)
-				return true;
-	return false;
-}
-
 kl_status
 kl_promote_func(kl_func *f, kl_pass_report *rep)
 {
-	if (f->first_block == KL_NONE || !has_alloca(f))
+	if (f->first_block == KL_NONE)
 		return KL_OK;
 	promoter *p = rep ? rep->state : NULL;
 	if (!p) {
@@ -1064,14 +1050,19 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 		}
 	}
 	promoter_begin(p, f, rep);
+	find_addresses(p);
+	if (p->nallocas == 0) {
+		if (!rep)
+			promoter_free(p);
+		return KL_OK;
+	}
 	kl_cfg_compute(p->cfg, f);
 	kl_domtree_compute(p->dt, f, p->cfg);
-	find_addresses(p);
 
 	enum kept_reason whole = PROMOTED;
-	if (calls_setjmp(f))
+	if (p->calls_setjmp)
 		whole = KEPT_SETJMP;
-	else if (!strict_ssa(p))
+	else if (!(rep && rep->input_verified) && !strict_ssa(p))
 		whole = KEPT_NOT_SSA;
 	if (whole != PROMOTED) {
 		for (uint32_t a = 0; a < p->nallocas; a++)
