@@ -52,6 +52,7 @@ enum kept_reason {
 	KEPT_OVERLAP,
 	KEPT_SETJMP,
 	KEPT_NOT_SSA,
+	KEPT_TOO_COSTLY,
 };
 
 static const char *const reason_text[] = {
@@ -63,6 +64,7 @@ static const char *const reason_text[] = {
 	[KEPT_OVERLAP] = "accesses overlap",
 	[KEPT_SETJMP] = "the function calls setjmp",
 	[KEPT_NOT_SSA] = "the function is not in strict SSA form",
+	[KEPT_TOO_COSTLY] = "too many block parameters would be needed",
 };
 
 typedef struct alloca_info {
@@ -87,6 +89,7 @@ typedef struct slot {
 	int64_t offset;
 	uint32_t width;
 	kl_type type;
+	uint32_t alloca;
 } slot;
 
 typedef struct phi {
@@ -504,8 +507,9 @@ make_slots(promoter *p)
 			if (!w || w->offset != x->offset) {
 				kl_grow(&p->slots, &p->slots_cap, sizeof *p->slots,
 					p->nslots + 1);
-				p->slots[p->nslots++] =
-					(slot){ x->offset, x->width, KL_TYPE_NONE };
+				p->slots[p->nslots++] = (slot){
+					x->offset, x->width, KL_TYPE_NONE, a
+				};
 			}
 			x->slot = p->nslots - 1;
 		}
@@ -559,31 +563,128 @@ make_slots(promoter *p)
  * renaming, in prune_params. Candidates are numbered in creation order
  * (slot by slot), then grouped by block for renaming.
  */
+/* Past the budget: drop slot s's alloca's candidates (they start at
+ * first) and keep that alloca and every later one. */
+static void
+give_up_from(promoter *p, uint32_t s, uint32_t first)
+{
+	p->nphis = first;
+	for (uint32_t t = s; t < p->nslots; t++) {
+		alloca_info *a = &p->allocas[p->slots[t].alloca];
+		if (a->reason == PROMOTED) {
+			a->reason = KEPT_TOO_COSTLY;
+			a->why_inst = KL_NONE;
+		}
+	}
+	for (uint32_t k = 0; k < p->nacc; k++) {
+		access *x = &p->acc[k];
+		if (x->slot != KL_NONE && x->slot >= s)
+			x->slot = KL_NONE;
+	}
+	p->nslots = s;
+}
+
+/*
+ * A block can need a parameter for slot s only if s may be live there.
+ * One cheap, exact-when-it-applies test: if a store block D dominates
+ * every block that loads s (and D's first access to s is the store), s is
+ * dead on entry to every block D does not dominate — a path from there to
+ * a load without a store, preceded by a path from the entry that avoids
+ * D, would reach the load avoiding D. This keeps the frontier walk of a
+ * loop counter inside its own loop: without it a nest of depth d has
+ * minimal SSA of size d^2.
+ */
+static uint32_t
+dominating_store(promoter *p, uint32_t s)
+{
+	const kl_domtree *dt = p->dt;
+	uint32_t d = KL_NONE;
+	for (uint32_t k = p->slot_start[s]; k < p->slot_start[s + 1]; k++) {
+		const access *x = &p->acc[p->slot_acc[k]];
+		if (x->is_store && dt_reachable(dt, x->block) &&
+		    (d == KL_NONE || dt->tin[x->block] < dt->tin[d]))
+			d = x->block;
+	}
+	if (d == KL_NONE)
+		return KL_NONE;
+	bool first_in_d = true;
+	for (uint32_t k = p->slot_start[s]; k < p->slot_start[s + 1]; k++) {
+		const access *x = &p->acc[p->slot_acc[k]];
+		if (!dt_reachable(dt, x->block))
+			continue;
+		if (x->block == d) {
+			if (first_in_d && !x->is_store)
+				return KL_NONE; /* a load before the store */
+			first_in_d = false;
+		} else if (!x->is_store && !dt_dominates(dt, d, x->block)) {
+			return KL_NONE;
+		}
+	}
+	return d;
+}
+
+/*
+ * Minimal SSA first: a candidate parameter for each slot on the iterated
+ * dominance frontier of the entry block and the reachable blocks that
+ * store to it (Cytron et al. 1991), the walk skipping blocks where the
+ * slot is dead by the dominating-store test. Which candidates survive is
+ * decided after renaming (prune_params). Candidates are numbered in
+ * creation order (slot by slot), then grouped by block for renaming.
+ *
+ * A budget bounds the candidates (a pathological function must not make
+ * the pass run out of memory): past it, the allocas not yet placed are
+ * kept, with a note saying why.
+ */
 static void
 place_params(promoter *p)
 {
 	kl_func *f = p->f;
+	const kl_domtree *dt = p->dt;
 	uint32_t nb = p->nblocks;
-	uint32_t *def_stamp = kl_arena_zalloc(&p->arena, (nb + 1) * sizeof *def_stamp);
-	kl_block *defs = kl_arena_alloc(&p->arena, (nb + 1) * sizeof *defs);
+	uint32_t *queued = kl_arena_zalloc(&p->arena, (nb + 1) * sizeof *queued);
+	uint32_t *placed = kl_arena_zalloc(&p->arena, (nb + 1) * sizeof *placed);
+	uint32_t *work = kl_arena_alloc(&p->arena, (nb + 1) * sizeof *work);
+	uint64_t budget = 16 * ((uint64_t)f->ninsts + nb) + 4096;
+	uint32_t first_of_alloca = 0, alloca_now = KL_NONE;
 	for (uint32_t s = 0; s < p->nslots; s++) {
-		uint32_t stamp = s + 1, ndefs = 0;
-		defs[ndefs++] = (kl_block){ f->first_block };
+		if (p->slots[s].alloca != alloca_now) {
+			alloca_now = p->slots[s].alloca;
+			first_of_alloca = p->nphis;
+		}
+		if (p->nphis > budget) {
+			give_up_from(p, s, first_of_alloca);
+			break;
+		}
+		uint32_t stamp = s + 1, nwork = 0;
+		uint32_t dom = dominating_store(p, s);
+		queued[f->first_block] = stamp;
+		work[nwork++] = f->first_block;
 		for (uint32_t k = p->slot_start[s]; k < p->slot_start[s + 1]; k++) {
 			const access *x = &p->acc[p->slot_acc[k]];
 			uint32_t b = x->block;
-			if (!x->is_store || def_stamp[b] == stamp ||
-			    !kl_domtree_is_reachable(p->dt, (kl_block){ b }))
+			if (!x->is_store || queued[b] == stamp ||
+			    !dt_reachable(dt, b))
 				continue;
-			def_stamp[b] = stamp;
-			defs[ndefs++] = (kl_block){ b };
+			queued[b] = stamp;
+			work[nwork++] = b;
 		}
-		const kl_block *idf;
-		uint32_t n = kl_domfront_iterated(p->df, p->idf, defs, ndefs, &idf);
-		for (uint32_t k = 0; k < n; k++) {
-			kl_grow(&p->phis, &p->phis_cap, sizeof *p->phis,
-				p->nphis + 1);
-			p->phis[p->nphis++] = (phi){ idf[k].id, s, KL_NONE, 0 };
+		while (nwork) {
+			kl_block x = { work[--nwork] };
+			uint32_t nd = kl_domfront_size(p->df, x);
+			for (uint32_t k = 0; k < nd; k++) {
+				uint32_t y = kl_domfront_get(p->df, x, k).id;
+				if (placed[y] == stamp ||
+				    (dom != KL_NONE && !dt_dominates(dt, dom, y)))
+					continue;
+				placed[y] = stamp;
+				kl_grow(&p->phis, &p->phis_cap, sizeof *p->phis,
+					p->nphis + 1);
+				p->phis[p->nphis++] = (phi){ y, s, KL_NONE, 0 };
+				if (queued[y] != stamp) {
+					queued[y] = stamp;
+					work[nwork++] = y;
+				}
+			}
 		}
 	}
 
@@ -1077,6 +1178,20 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 		make_slots(p);
 	}
 
+	if (p->nslots) {
+		size_t nb = (size_t)p->nblocks + 1;
+		kl_domfront_compute(p->df, f, p->cfg, p->dt);
+		p->block_phi = kl_arena_zalloc(&p->arena, nb * sizeof *p->block_phi);
+		p->block_nphi = kl_arena_zalloc(&p->arena,
+						nb * sizeof *p->block_nphi);
+		place_params(p); /* may keep allocas past its budget */
+		kl_pass_report_count(rep, "slots", p->nslots);
+		rename_all(p);
+		prune_params(p);
+		remove_promoted(p);
+		if (p->made_aliases)
+			func_resolve_aliases(f);
+	}
 	uint32_t promoted = 0, kept = 0;
 	for (uint32_t a = 0; a < p->nallocas; a++) {
 		if (p->allocas[a].reason == PROMOTED) {
@@ -1089,20 +1204,6 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 	}
 	kl_pass_report_count(rep, "promoted", promoted);
 	kl_pass_report_count(rep, "kept", kept);
-	if (promoted) {
-		size_t nb = (size_t)p->nblocks + 1;
-		kl_pass_report_count(rep, "slots", p->nslots);
-		kl_domfront_compute(p->df, f, p->cfg, p->dt);
-		p->block_phi = kl_arena_zalloc(&p->arena, nb * sizeof *p->block_phi);
-		p->block_nphi = kl_arena_zalloc(&p->arena,
-						nb * sizeof *p->block_nphi);
-		place_params(p);
-		rename_all(p);
-		prune_params(p);
-		remove_promoted(p);
-		if (p->made_aliases)
-			func_resolve_aliases(f);
-	}
 	kl_status st = kl_builder_status(&p->b);
 	if (!rep)
 		promoter_free(p);

@@ -137,24 +137,11 @@ err_sigref(verifier *vf, uint32_t s, const char *fmt, ...)
 /* ---- safe readers ---- */
 
 /*
- * Where each format keeps its operands (src/ir/ir.h): the fixed value
- * operands are words aw .. aw+na-1, the fixed destination lists words
- * dw .. dw+nd-1, and `lists` says which words hold pool lists instead.
  * A table rather than a switch: the formats of consecutive instructions
  * are random, and a branch per format would be mispredicted on most of
  * them.
  */
-enum {
-	L_ARGS_W0 = 1,    /* args list in w0 (return) */
-	L_ARGS_W1 = 2,    /* args list in w1 (select) */
-	L_ARGS_W2 = 4,    /* args list in w2 (calls) */
-	L_RESULTS_W0 = 8, /* results list in w0 (calls) */
-	L_DESTS_W1 = 16,  /* list of destination lists in w1 (br_table) */
-};
-
-static const struct {
-	uint8_t aw, na, dw, nd, lists;
-} layouts[] = {
+const verify_layout verify_layouts[] = {
 	[KL_FMT_CONST] = { 0, 0, 0, 0, 0 },
 	[KL_FMT_UNARY] = { 1, 1, 0, 0, 0 },
 	[KL_FMT_BINARY] = { 1, 2, 0, 0, 0 },
@@ -177,6 +164,8 @@ static const struct {
 	[KL_FMT_TRAP] = { 0, 0, 0, 0, 0 },
 };
 
+const uint8_t class_bytes[KL_TYPE_BUILTIN_COUNT] = { 1, 2, 4, 8, 4, 8 };
+
 bool
 inst_view_get(const kl_func *f, uint32_t i, inst_view *iv)
 {
@@ -184,13 +173,14 @@ inst_view_get(const kl_func *f, uint32_t i, inst_view *iv)
 	const kl_opinfo *info = &kl_op_table[d->op]; /* valid: checked */
 	unsigned fmt = info->format;
 	iv->info = info;
-	iv->args = &d->w[layouts[fmt].aw];
-	iv->nargs = layouts[fmt].na;
-	iv->dests = &d->w[layouts[fmt].dw];
-	iv->ndests = layouts[fmt].nd;
+	const verify_layout *l = &verify_layouts[fmt];
+	iv->args = &d->w[l->aw];
+	iv->nargs = l->na;
+	iv->dests = &d->w[l->dw];
+	iv->ndests = l->nd;
 	iv->results = &d->w[0];
 	iv->nresults = info->nres == 1;
-	unsigned lists = layouts[fmt].lists;
+	unsigned lists = l->lists;
 	if (KL_LIKELY(lists == 0))
 		return true;
 	bool ok = true;
@@ -305,6 +295,7 @@ scratch_release(kl_verify_scratch *s)
 	for (int k = 0; k < S_COUNT; k++)
 		free(s->slot[k].p);
 	free(s->stack);
+	free(s->arena_mem);
 	if (s->cfg)
 		kl_cfg_free(s->cfg);
 	if (s->dt)
@@ -352,6 +343,11 @@ kl_verify_func(const kl_func *f, const kl_verify_ctx *ctx, kl_diags *out)
 	vf.entry = KL_NONE;
 	uint32_t start = out->len;
 	kl_verify_stats *st = vf.ctx->stats;
+	if (verify_fast(f, vf.ctx, vf.s, st)) {
+		if (vf.s == &local)
+			scratch_release(&local);
+		return KL_OK;
+	}
 	double t0 = st ? now() : 0;
 
 	size_t iwords = ((size_t)f->ninsts / 64 + 1) * sizeof(uint64_t);

@@ -2,6 +2,7 @@
  * verify.h -- what the verifier's files share: the state of one run over
  * one function, the safe accessors every check reads the IR through, and
  * the phases (structure.c, ssa.c, typing.c, memory.c; listing.c renders).
+ * The fast path (fast.c, fastdom.c) has its own state at the end.
  *
  * The verifier reads IR that may be broken in any way, so nothing here
  * trusts an index: every table access goes through a check, and value-list
@@ -70,6 +71,10 @@ struct kl_verify_scratch {
 	uint32_t stack_cap;
 	kl_cfg *cfg;           /* computed afresh for every function */
 	kl_domtree *dt;
+	void *arena_mem;       /* the fast path's arrays, as allocated */
+	char *arena;           /* ... from a huge-page boundary when large */
+	size_t arena_cap;      /* usable bytes at arena */
+	uint64_t fast_ok, fast_failed; /* fast path outcomes (for tests) */
 };
 
 /*
@@ -250,6 +255,26 @@ bool inst_readable(const kl_func *f, uint32_t i, inst_view *iv);
 bool dest_get(const kl_func *f, const inst_view *iv, uint32_t k,
 	      uint32_t *block, const uint32_t **args, uint32_t *nargs);
 
+/*
+ * Where each format keeps its operands (src/ir/ir.h): the fixed value
+ * operands are words aw .. aw+na-1, the fixed destination lists words
+ * dw .. dw+nd-1, and `lists` says which words hold pool lists instead
+ * (L_* below). Indexed by kl_format.
+ */
+typedef struct verify_layout {
+	uint8_t aw, na, dw, nd, lists;
+} verify_layout;
+
+enum {
+	L_ARGS_W0 = 1,    /* args list in w0 (return) */
+	L_ARGS_W1 = 2,    /* args list in w1 (select) */
+	L_ARGS_W2 = 4,    /* args list in w2 (calls) */
+	L_RESULTS_W0 = 8, /* results list in w0 (calls) */
+	L_DESTS_W1 = 16,  /* list of destination lists in w1 (br_table) */
+};
+
+extern const verify_layout verify_layouts[];
+
 /* Names for messages. */
 const char *tname(const verifier *vf, kl_type t);
 const char *opname(const verifier *vf, uint32_t i);
@@ -262,5 +287,78 @@ void check_uses(verifier *vf, uint32_t i, const inst_view *iv);
 void check_types(verifier *vf, uint32_t i, const inst_view *iv); /* typing.c */
 void check_entry_params(verifier *vf);
 void check_memory(verifier *vf, uint32_t i, const inst_view *iv); /* memory.c */
+
+/* ---- the fast path (fast.c, fastdom.c) ---- */
+
+/*
+ * The fast path decides, with no messages, whether a function is free of
+ * errors; when it cannot say yes, the phases above run and report. It
+ * must never say yes where they would report anything (it may be
+ * stricter: that only costs time), so it makes every check they make,
+ * in one pass over the instructions, reading the IR in place.
+ *
+ * Dominance: a block's span in the dominator tree's preorder, lo .. hi
+ * (lo = 0: unreachable); a dominates b iff lo[a] <= lo[b] <= hi[a].
+ */
+typedef struct domspan {
+	uint32_t lo, hi;
+} domspan;
+
+/* A placed block's successors: succ[start .. start + n). */
+typedef struct succspan {
+	uint32_t start, n;
+} succspan;
+
+typedef struct fast {
+	/* Read by every operand: kept together. */
+	const kl_value_data *values;
+	const kl_inst_node *nodes;
+	const domspan *dom;
+	uint64_t *defined;     /* per value: defined by a listed entity */
+	uint64_t *in_layout;   /* per block */
+	uint32_t nvalues, ninsts, nblocks;
+	uint32_t blk, seq, lo; /* the instruction being checked: its block,
+				* sequence number and block's dom.lo */
+
+	const kl_func *f;
+	const kl_module *m;
+	const kl_inst_data *insts;
+	kl_verify_scratch *s;
+	uint32_t entry;
+	int ptr;               /* class of the pointer type, -1 if none */
+	uint32_t nplaced_blocks, nplaced_insts, nedges;
+	uint64_t *placed;      /* per instruction: in its block's list */
+	uint32_t *alias_root;  /* per value; set up at the first alias */
+	int alias_state;       /* fast.c: ALIASES_* */
+	uint64_t *addr_known;  /* per value: addr_base/addr_off memoised */
+	uint32_t *addr_base;
+	int64_t *addr_off;
+
+	/* Dominator tree (fastdom.c); per block, or per DFS number. */
+	succspan *sspan;
+	uint32_t *succ, *dfnum, *vertex, *anc, *label, *semi, *idom;
+	uint32_t *poff, *preds, *stack;
+	domspan *dom_mem;
+} fast;
+
+/* Bytes of a class (i8 .. f64); classes are kl_type built-in handles. */
+extern const uint8_t class_bytes[KL_TYPE_BUILTIN_COUNT];
+
+/*
+ * Instruction t as a block's terminator: its destination lists (handles,
+ * unchecked) if it branches. False if t is out of range, has an invalid
+ * opcode, is no terminator, or has a broken list of destinations.
+ */
+bool fast_terminator(const fast *fs, uint32_t t, const uint32_t **dests,
+		     uint32_t *nd);
+bool fast_layout(fast *fs);   /* fastdom.c: the block layout */
+bool fast_domtree(fast *fs);  /* fastdom.c: successors, dominator tree */
+/*
+ * fast.c: true if f has no error at all; false if it may have some (the
+ * careful phases then decide). Adds its phase times to st, and the counts
+ * when it returns true.
+ */
+bool verify_fast(const kl_func *f, const kl_verify_ctx *ctx,
+		 kl_verify_scratch *s, kl_verify_stats *st);
 
 #endif /* KEEL_VERIFY_H */
