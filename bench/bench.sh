@@ -234,7 +234,7 @@ interp_table() {
 }
 
 scaling() {
-	for op in parse verify analyses promote; do
+	for op in ${BENCH_ONLY:-parse verify analyses promote}; do
 		echo
 		echo "### $(title "$op"): time per instruction"
 		echo
