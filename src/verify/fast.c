@@ -3,40 +3,41 @@
  * message, that a function has no error at all. kl_verify_func tries it
  * first; when it cannot say yes, the careful phases (structure.c, ssa.c,
  * typing.c, memory.c) run from scratch, find what is wrong and report it
- * exactly as before. Functions that verify -- nearly all, in a pass
- * pipeline or a benchmark -- never reach them.
+ * exactly as they always have. Functions that verify -- nearly all, in a
+ * pass pipeline or a benchmark -- never reach them.
  *
  * The contract: the fast path says yes only where the careful phases
- * would report nothing. It may say no where they report nothing too
- * (that costs time, never an error): an address chain deeper than
- * ADDR_DEPTH, an overflowing address offset, a type class the module's
- * table does not know. Every check of docs/verifier.md is made here
- * again, as a test without a message; the comments name the careful
- * function each part mirrors. tests/unit/test_verify.c checks the
- * contract on thousands of corrupted functions, and that every valid
- * function of its tests takes the fast path.
+ * would report nothing. It may say no where they would report nothing
+ * too, which costs time but never an error: an address chain deeper than
+ * ADDR_DEPTH, an address offset that overflows, a type class the module's
+ * table does not know, an instruction of a shape no opcode has today.
+ * Every check of docs/verifier.md is made here again, as a test without
+ * a message; the comments name the careful function each part mirrors.
+ * tests/unit/test_verify.c checks the contract on thousands of corrupted
+ * functions and random control flow, and that every valid function of
+ * its tests takes the fast path.
  *
  * Why it is fast:
  *   - one pass over the instructions, in layout order, does everything
- *     per instruction: links and sequence numbers, opcode, fields,
- *     results, operands (defined, dominated), type rule, memory rule.
- *     Operands are read once, straight from the IR tables.
+ *     for each: links and sequence numbers, opcode, fields, result,
+ *     operands (defined, available), type rule, memory rule. Each
+ *     opcode has its own case (check_inst), in which its format, rule
+ *     and counts are constants, so it compiles to straight-line code.
  *   - no per-value records: a use reads the value table and its
- *     definition's layout node, which hold the same facts. Facts read
- *     before the pass has seen their owner (a definition in a later
- *     block) are confirmed afterwards: every listed instruction's node
- *     names its block (the pass), every unlisted one names none
- *     (fast_unlisted), and every value that claims a listed definition
- *     was defined by it (fast_values). So a use of v defined by d is
- *     sound when nodes[d] names a block that dominates the use.
+ *     definition's layout node, which hold the same facts. What is read
+ *     before the pass has seen its owner (a definition in a later block)
+ *     is confirmed afterwards: every listed instruction's node names its
+ *     block (the pass), every unlisted one names none (check_unlisted),
+ *     and every value that claims a listed definition was defined by it
+ *     (check_values). So a use of v defined by d is sound when nodes[d]
+ *     names a block that dominates the use.
  *   - the dominator tree is the compact one of fastdom.c, and all the
- *     arrays are carved from one arena that lives in the scratch and
- *     sits on huge pages when large: fresh 4 KiB pages cost more than
- *     the checks on the project's machines (docs/verifier.md).
- *   - bitmaps for what must be known of every instruction, value and
- *     block (placed, defined, in the layout); the value table is then
- *     checked 64 values at a time, looking only at values no listed
- *     entity defines.
+ *     arrays are carved from one arena that lives in the scratch, on
+ *     huge pages when large: fresh memory costs more than the checks on
+ *     the project's machines (docs/verifier.md, "Performance").
+ *   - bitmaps for what must be known of every value and block (defined,
+ *     in the layout); the value table is then checked 64 values at a
+ *     time, looking only at values no listed entity defines.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -93,58 +94,67 @@ arena_get(kl_verify_scratch *s, size_t bytes)
 	return s->arena;
 }
 
-/* The next array of `bytes` at *at of base (NULL: only count). */
-static void *
-take(char *base, size_t *at, size_t bytes)
-{
-	void *p = base ? base + *at : NULL;
-	*at += (bytes + 63) & ~(size_t)63;
-	return p;
-}
+/*
+ * The fast path's arrays, in the order they are laid out. The per-value
+ * arrays that most functions never touch come last, so their pages are
+ * never faulted in. Fresh memory is what a big function costs most, so
+ * the dominator tree's arrays are few and reused (fastdom.c): about 36
+ * bytes a block.
+ */
+enum {
+	A_IN_LAYOUT, A_DEFINED, A_DOM, A_SSPAN, A_VERTEX, A_ANC, A_SUCC,
+	A_ADDR_KNOWN, A_ALIAS_ROOT, A_ADDR_BASE, A_ADDR_OFF, A_COUNT
+};
 
 /*
- * Lay the fast path's arrays out in base (or only measure them). The
- * per-value arrays that most functions never touch come last, so their
- * pages are never faulted in.
+ * Carve the arrays for f out of the arena, before the layout walk. The
+ * edges are not counted yet, but the destination lists of the layout's
+ * blocks' branches (one each) are in the instruction (jump, brif) or
+ * in the pool, each taking a pool word at least (br_table's list of
+ * lists): so there are at most 2 * nblocks + pool.len of them. The room
+ * beyond the real count is never touched.
  */
-static size_t
-carve(fast *fs, char *base)
-{
-	size_t at = 0, nb = fs->nblocks, u = sizeof(uint32_t);
-	size_t iw = (fs->ninsts / 64 + 1) * sizeof(uint64_t);
-	size_t vw = (fs->nvalues / 64 + 1) * sizeof(uint64_t);
-	fs->placed = take(base, &at, iw);
-	fs->defined = take(base, &at, vw);
-	fs->addr_known = take(base, &at, vw);
-	fs->dom_mem = take(base, &at, nb * sizeof(domspan));
-	fs->dfnum = take(base, &at, nb * u);
-	fs->sspan = take(base, &at, nb * sizeof(succspan));
-	fs->vertex = take(base, &at, (nb + 1) * u);
-	fs->anc = take(base, &at, (nb + 1) * u);
-	fs->label = take(base, &at, (nb + 1) * u);
-	fs->semi = take(base, &at, (nb + 1) * u);
-	fs->idom = take(base, &at, (nb + 1) * u);
-	fs->poff = take(base, &at, (nb + 2) * u);
-	fs->stack = take(base, &at, 2 * (nb + 1) * u);
-	fs->succ = take(base, &at, (size_t)fs->nedges * u);
-	fs->preds = take(base, &at, (size_t)fs->nedges * u);
-	fs->alias_root = take(base, &at, fs->nvalues * u);
-	fs->addr_base = take(base, &at, fs->nvalues * u);
-	fs->addr_off = take(base, &at, fs->nvalues * sizeof(int64_t));
-	return at;
-}
-
 static void
 arena_setup(fast *fs)
 {
-	char *base = arena_get(fs->s, carve(fs, NULL));
-	carve(fs, base);
-	memset(fs->placed, 0, (fs->ninsts / 64 + 1) * sizeof(uint64_t));
-	memset(fs->defined, 0, (fs->nvalues / 64 + 1) * sizeof(uint64_t));
-	memset(fs->addr_known, 0, (fs->nvalues / 64 + 1) * sizeof(uint64_t));
-	memset(fs->dom_mem, 0, fs->nblocks * sizeof(domspan));
-	memset(fs->dfnum, 0, fs->nblocks * sizeof(uint32_t));
-	fs->dom = fs->dom_mem;
+	size_t nb = fs->nblocks, nv = fs->nvalues, u = sizeof(uint32_t);
+	size_t vw = (nv / 64 + 1) * sizeof(uint64_t);
+	size_t bound = 2 * nb + fs->f->pool.len;
+	size_t ne = bound > nb + 1 ? bound : nb + 1;
+	size_t bytes[A_COUNT] = {
+		[A_IN_LAYOUT] = (nb / 64 + 1) * sizeof(uint64_t),
+		[A_DEFINED] = vw,
+		[A_DOM] = (nb + 1) * sizeof(domspan), /* + the [0, 0] at nb */
+		[A_SSPAN] = (nb + 1) * sizeof(succspan), /* later semi, label */
+		[A_VERTEX] = (nb + 1) * u,
+		[A_ANC] = (nb + 1) * u,
+		[A_SUCC] = (ne + bound) * u, /* succ (later idom), preds */
+		[A_ADDR_KNOWN] = vw,
+		[A_ALIAS_ROOT] = nv * u,
+		[A_ADDR_BASE] = nv * u,
+		[A_ADDR_OFF] = nv * sizeof(int64_t),
+	};
+	size_t off[A_COUNT], at = 0;
+	for (int k = 0; k < A_COUNT; k++) {
+		off[k] = at;
+		at += (bytes[k] + 63) & ~(size_t)63;
+	}
+	char *base = arena_get(fs->s, at);
+	fs->nedges = bound > UINT32_MAX / 4 ? UINT32_MAX / 4 : (uint32_t)bound;
+	fs->in_layout = (uint64_t *)(base + off[A_IN_LAYOUT]);
+	fs->defined = (uint64_t *)(base + off[A_DEFINED]);
+	fs->dom = (domspan *)(base + off[A_DOM]);
+	fs->sspan = (succspan *)(base + off[A_SSPAN]);
+	fs->vertex = (uint32_t *)(base + off[A_VERTEX]);
+	fs->anc = (uint32_t *)(base + off[A_ANC]);
+	fs->succ = (uint32_t *)(base + off[A_SUCC]);
+	fs->addr_known = (uint64_t *)(base + off[A_ADDR_KNOWN]);
+	fs->alias_root = (uint32_t *)(base + off[A_ALIAS_ROOT]);
+	fs->addr_base = (uint32_t *)(base + off[A_ADDR_BASE]);
+	fs->addr_off = (int64_t *)(base + off[A_ADDR_OFF]);
+	memset(fs->in_layout, 0, bytes[A_IN_LAYOUT]);
+	memset(fs->defined, 0, vw);
+	memset(fs->dom, 0, bytes[A_DOM]);
 }
 
 /* ---- values ---- */
@@ -162,11 +172,9 @@ is_float(int c)
 }
 
 /* Class of type handle t, -1 if it has none a value could have. */
-HOT int
-tclass_of(const fast *fs, uint32_t t)
+static int
+tclass_slow(const fast *fs, uint32_t t)
 {
-	if (KL_LIKELY(t < KL_TYPE_BUILTIN_COUNT))
-		return (int)t;
 	const kl_module *m = fs->m;
 	if (t == KL_TYPE_NONE || t >= m->ntypes ||
 	    m->types[t].cls >= KL_TYPE_BUILTIN_COUNT)
@@ -174,19 +182,34 @@ tclass_of(const fast *fs, uint32_t t)
 	return m->types[t].cls;
 }
 
+HOT int
+tclass_of(const fast *fs, uint32_t t)
+{
+	return KL_LIKELY(t < KL_TYPE_BUILTIN_COUNT) ? (int)t
+						    : tclass_slow(fs, t);
+}
+
+/* The same for a value's type field (28 bits, its own "none"). */
+HOT int
+vtype_class(const fast *fs, uint32_t t)
+{
+	if (KL_LIKELY(t < KL_TYPE_BUILTIN_COUNT))
+		return (int)t;
+	return tclass_slow(fs, t == KL_VALUE_TYPE_NONE ? KL_TYPE_NONE : t);
+}
+
 /* Class of value v (in range): its own type, which an alias shares with
  * its root (resolve_aliases checks). */
 HOT int
 vclass(const fast *fs, uint32_t v)
 {
-	uint32_t t = fs->values[v].type;
-	return tclass_of(fs, t == KL_VALUE_TYPE_NONE ? KL_TYPE_NONE : t);
+	return vtype_class(fs, fs->values[v].type);
 }
 
 /*
  * Every alias's root, as ssa.c's check_aliases finds them: the chain
  * ends, without a cycle, in a value that is no alias, and every alias on
- * it has the root's type. (That the root is defined, fast_values checks
+ * it has the root's type. (That the root is defined, check_values checks
  * once every definition is known.) Two walks per chain, the first
  * marking it busy, so each value is walked a bounded number of times.
  */
@@ -243,6 +266,10 @@ root_of(fast *fs, uint32_t v, uint32_t *r)
  * a block of the layout, and, when the use's block is reachable, that
  * block dominates it (in the same block: the definition comes first).
  * Returns v's class, or -1.
+ *
+ * Whether a definition is in the same block or another one is a coin
+ * toss from one operand to the next, and a mispredicted branch costs
+ * more than computing both answers; so both are, without branches.
  */
 HOT int
 use(fast *fs, uint32_t v)
@@ -250,36 +277,39 @@ use(fast *fs, uint32_t v)
 	if (KL_UNLIKELY(v >= fs->nvalues))
 		return -1;
 	const kl_value_data *vd = &fs->values[v];
-	uint32_t db, r;
-	if (KL_UNLIKELY(vd->kind == VK_ALIAS)) {
+	unsigned kind = vd->kind;
+	uint32_t t = vd->type, def = vd->def, db, r, later = 0;
+	if (KL_UNLIKELY(kind == VK_ALIAS)) {
 		if (!root_of(fs, v, &r))
 			return -1;
-		vd = &fs->values[r];
+		kind = fs->values[r].kind;
+		def = fs->values[r].def;
 	}
-	if (vd->kind == VK_RESULT) {
-		if (KL_UNLIKELY(vd->def >= fs->ninsts))
+	if (KL_LIKELY(kind == VK_RESULT)) {
+		if (KL_UNLIKELY(def >= fs->ninsts))
 			return -1;
-		const kl_inst_node *n = &fs->nodes[vd->def];
+		const kl_inst_node *n = &fs->nodes[def];
 		db = n->block;
-		if (db == fs->blk)
-			return n->seq < fs->seq ? vclass(fs, v) : -1;
-	} else if (vd->kind == VK_PARAM) {
-		db = vd->def;
-		if (db == fs->blk)
-			return vclass(fs, v);
+		later = n->seq >= fs->seq; /* compared in one block only */
+	} else if (kind == VK_PARAM) {
+		db = def; /* a parameter comes before everything */
 	} else {
 		return -1;
 	}
-	if (KL_UNLIKELY(db >= fs->nblocks))
-		return -1;
-	if (fs->lo) {
-		const domspan *ds = &fs->dom[db];
-		if (fs->lo < ds->lo || fs->lo > ds->hi)
-			return -1;
-	} else if (!bit_get(fs->in_layout, db)) {
-		return -1;
+	/* dom[nblocks] is [0, 0]: it stands for blocks out of range */
+	const domspan *ds = &fs->dom[db < fs->nblocks ? db : fs->nblocks];
+	uint32_t ok;
+	if (KL_LIKELY(fs->lo)) {
+		/* lo[db] <= lo <= hi[db], as one unsigned comparison */
+		uint32_t dominated = fs->lo - ds->lo <= ds->hi - ds->lo;
+		uint32_t same = db == fs->blk;
+		/* same ? !later : dominated, in bit operations (a compiler
+		 * would make a branch of the ?:) */
+		ok = dominated ^ (same & (dominated ^ (later ^ 1)));
+	} else { /* a block that never runs: defined will do */
+		ok = db < fs->nblocks && bit_get(fs->in_layout, db);
 	}
-	return vclass(fs, v);
+	return KL_LIKELY(ok) ? vtype_class(fs, t) : -1;
 }
 
 /*
@@ -300,51 +330,37 @@ define(fast *fs, uint32_t v, unsigned kind, uint32_t def)
 	if (KL_UNLIKELY(*w & bit))
 		return -1;
 	*w |= bit;
-	return vclass(fs, v);
+	return vtype_class(fs, vd->type);
+}
+
+/*
+ * The same for the single result of instruction i, in w0. Only i may
+ * define v (the value table says so), and i is met once, so v cannot be
+ * defined already: no need to look.
+ */
+HOT int
+define_result(fast *fs, uint32_t v, uint32_t i)
+{
+	if (KL_UNLIKELY(v >= fs->nvalues))
+		return -1;
+	const kl_value_data *vd = &fs->values[v];
+	if (KL_UNLIKELY(vd->kind != VK_RESULT || vd->def != i))
+		return -1;
+	fs->defined[v >> 6] |= (uint64_t)1 << (v & 63);
+	return vtype_class(fs, vd->type);
 }
 
 /* ---- one instruction ---- */
 
-/* Its operands, as verify.c's inst_view_get reads them. */
-typedef struct ops {
-	const uint32_t *args, *res, *dests;
-	uint32_t na, nr, nd;
-} ops;
+/* Bytes of a class: classes are the built-in type handles i8 .. f64. */
+static const uint8_t class_bytes[KL_TYPE_BUILTIN_COUNT] = { 1, 2, 4, 8, 4, 8 };
 
-static inline bool
-decode(const fast *fs, const kl_inst_data *d, const kl_opinfo *info, ops *o)
-{
-	const verify_layout *l = &verify_layouts[info->format];
-	o->args = &d->w[l->aw];
-	o->na = l->na;
-	o->dests = &d->w[l->dw];
-	o->nd = l->nd;
-	o->res = &d->w[0];
-	o->nr = info->nres == 1;
-	if (KL_LIKELY(l->lists == 0))
-		return true;
-	const kl_func *f = fs->f;
-	bool ok = true;
-	if (l->lists & L_RESULTS_W0)
-		ok &= vlist(f, d->w[0], &o->res, &o->nr);
-	if (l->lists & L_ARGS_W0)
-		ok &= vlist(f, d->w[0], &o->args, &o->na);
-	if (l->lists & L_ARGS_W1)
-		ok &= vlist(f, d->w[1], &o->args, &o->na);
-	if (l->lists & L_ARGS_W2)
-		ok &= vlist(f, d->w[2], &o->args, &o->na);
-	if (l->lists & L_DESTS_W1)
-		ok &= vlist(f, d->w[1], &o->dests, &o->nd);
-	return ok;
-}
-
-/* Codes and immediates in the instruction (structure.c: check_fields,
- * check_inst); o is NULL for formats without lists. */
+/* Codes and immediates in the instruction, and the operand count where
+ * the format leaves it open (structure.c: check_fields, check_inst). */
 HOT bool
-fields_ok(const fast *fs, const kl_inst_data *d, const kl_opinfo *info,
-	  const ops *o)
+fields_ok(const fast *fs, const kl_inst_data *d, kl_format fmt, uint32_t na)
 {
-	switch ((kl_format)info->format) {
+	switch (fmt) {
 	case KL_FMT_ICMP_IMM:
 	case KL_FMT_BINARY_IMM:
 		if ((d->bits & IMM_POOLED) && d->w[2] >= fs->f->nconsts)
@@ -362,9 +378,9 @@ fields_ok(const fast *fs, const kl_inst_data *d, const kl_opinfo *info,
 	case KL_FMT_SYMBOL:
 		return d->w[1] < fs->m->nsyms;
 	case KL_FMT_TERNARY:
-		return o && o->na == 3;
+		return na == 3;
 	case KL_FMT_CALL_INDIRECT:
-		return o && o->na > 0;
+		return na > 0;
 	default:
 		return true;
 	}
@@ -386,51 +402,30 @@ callee(const fast *fs, const kl_inst_data *d)
 							    : KL_NONE;
 }
 
-/* Branch destinations (structure.c: check_dests): sound lists to blocks
- * of the layout other than the entry; their arguments are uses here. */
-static bool
-dests_ok(fast *fs, const ops *o)
-{
-	const kl_func *f = fs->f;
-	for (uint32_t k = 0; k < o->nd; k++) {
-		const uint32_t *e;
-		uint32_t n;
-		if (!vlist(f, o->dests[k], &e, &n) || n == 0)
-			return false;
-		uint32_t b = e[0];
-		if (b >= fs->nblocks || !(f->blocks[b].flags & BLOCK_EXISTS) ||
-		    !bit_get(fs->in_layout, b) || b == fs->entry)
-			return false;
-		for (uint32_t a = 1; a < n; a++)
-			if (use(fs, e[a]) < 0)
-				return false;
-	}
-	return true;
-}
-
-static bool
+/* -2^(w-1) <= imm <= 2^w - 1 (it fits w bits, signed or unsigned), for
+ * w of 8 to 64, without branches (the widths of consecutive
+ * instructions are unrelated). */
+HOT bool
 imm_fits(int64_t imm, uint32_t bits)
 {
-	if (bits >= 64 || bits == 0)
-		return true;
-	int64_t lo = -((int64_t)1 << (bits - 1));
-	int64_t hi = ((int64_t)1 << bits) - 1;
-	return imm >= lo && imm <= hi;
+	uint64_t u = (uint64_t)imm;
+	return imm < 0 ? (~u >> (bits - 1)) == 0 : (u >> (bits - 1) >> 1) == 0;
 }
 
 /* The immediate fits class c, and no division is by zero (typing.c:
- * check_imm; the immediate as inst_imm reads it). */
-static bool
-imm_ok(const fast *fs, const kl_inst_data *d, const kl_opinfo *info, int c)
+ * check_imm; the immediate as func.c's inst_imm reads it). Inlined in
+ * each opcode's case, where the format and whether it divides are
+ * constants. */
+HOT bool
+imm_ok(const fast *fs, const kl_inst_data *d, kl_format fmt, int c)
 {
 	int64_t imm = 0;
-	if (info->format == KL_FMT_CONST)
+	if (fmt == KL_FMT_CONST)
 		imm = (int64_t)((uint64_t)d->w[1] | (uint64_t)d->w[2] << 32);
-	else if (info->format == KL_FMT_BINARY_IMM ||
-		 info->format == KL_FMT_ICMP_IMM)
+	else if (fmt == KL_FMT_BINARY_IMM || fmt == KL_FMT_ICMP_IMM)
 		imm = d->bits & IMM_POOLED ? fs->f->consts[d->w[2]]
 					   : (int32_t)d->w[2];
-	else if (info->format == KL_FMT_ALLOCA)
+	else if (fmt == KL_FMT_ALLOCA)
 		imm = d->w[1];
 	uint32_t bits = class_bytes[c] * 8u;
 	if (!imm_fits(imm, bits))
@@ -441,104 +436,21 @@ imm_ok(const fast *fs, const kl_inst_data *d, const kl_opinfo *info, int c)
 	return !divides || ((uint64_t)imm & mask) != 0;
 }
 
-/* Class of argument k (the first three are known already: c). */
-static int
-arg_class(const fast *fs, const ops *o, const int *c, uint32_t k)
-{
-	return k < 3 ? c[k] : vclass(fs, o->args[k]);
-}
-
-/* Arguments from `first` and results against the callee's signature
- * (typing.c: check_call, check_against_sig). */
-static bool
-call_ok(const fast *fs, const kl_inst_data *d, const ops *o, const int *c)
-{
-	uint32_t sig = callee(fs, d), first = d->op == KL_OP_CALL ? 0 : 1;
-	if (sig == KL_NONE || o->na < first || (first && c[0] != fs->ptr))
-		return false;
-	kl_signature s = module_sig(fs->m, sig);
-	uint32_t n = o->na - first;
-	if (s.variadic ? n < s.num_params : n != s.num_params)
-		return false;
-	for (uint32_t k = 0; k < n && k < s.num_params; k++)
-		if (arg_class(fs, o, c, first + k) !=
-		    tclass_of(fs, s.params[k]))
-			return false;
-	for (uint32_t k = 0; k < o->nr && k < s.num_results; k++)
-		if (vclass(fs, o->res[k]) != tclass_of(fs, s.results[k]))
-			return false;
-	return true;
-}
-
-/* Branch arguments against the targets' parameters (typing.c:
- * check_branch); dests_ok found the lists sound. */
-static bool
-branch_ok(const fast *fs, const kl_inst_data *d, const ops *o, const int *c)
-{
-	const kl_func *f = fs->f;
-	if (d->op != KL_OP_JUMP && !is_int(c[0]))
-		return false;
-	for (uint32_t k = 0; k < o->nd; k++) {
-		const uint32_t *e, *ps;
-		uint32_t n, np;
-		vlist(f, o->dests[k], &e, &n);
-		if (!vlist(f, f->blocks[e[0]].params, &ps, &np) || n - 1 != np)
-			return false;
-		for (uint32_t a = 0; a < np; a++)
-			if (ps[a] >= fs->nvalues ||
-			    vclass(fs, e[a + 1]) != vclass(fs, ps[a]))
-				return false;
-	}
-	return true;
-}
-
-/* typing.c: check_return. */
-static bool
-return_ok(const fast *fs, const ops *o, const int *c)
-{
-	kl_signature s = module_sig(fs->m, fs->f->sig);
-	if (o->na != s.num_results)
-		return false;
-	for (uint32_t k = 0; k < o->na; k++)
-		if (arg_class(fs, o, c, k) != tclass_of(fs, s.results[k]))
-			return false;
-	return true;
-}
-
-/* The rules with operand lists: calls, branches, returns. */
-static bool
-list_types_ok(const fast *fs, const kl_inst_data *d, const kl_opinfo *info,
-	      const ops *o, const int *c)
-{
-	switch ((kl_typing)info->typing) {
-	case KL_TY_CALL:
-		return call_ok(fs, d, o, c);
-	case KL_TY_BRANCH:
-		return branch_ok(fs, d, o, c);
-	case KL_TY_RETURN:
-		return return_ok(fs, o, c);
-	default:
-		return false;
-	}
-}
-
 /*
- * The opcode's type rule (typing.c: check_types, where docs/verifier.md
- * writes each out), on the classes of the first three arguments (c0, c1,
- * c2) and of the first result (r); -1 where there is no such operand.
- * The rules over operand lists need o (NULL for instructions without
- * lists: they fail here, and go through check_listed instead).
+ * The type rule ty (typing.c: check_types, where docs/verifier.md writes
+ * each out), on the classes of the first three arguments (c) and of the
+ * first result (r); -1 where there is no such operand. The rules of
+ * calls, branches and returns are checked by their own walks below.
  */
 HOT bool
-types_ok(const fast *fs, const kl_inst_data *d, const kl_opinfo *info,
-	 const ops *o, int c0, int c1, int c2, int r)
+types_ok(const fast *fs, const kl_inst_data *d, kl_format fmt, kl_typing ty,
+	 unsigned memw, const int *c, int r)
 {
-	const int c[3] = { c0, c1, c2 };
-	switch ((kl_typing)info->typing) {
+	switch (ty) {
 	case KL_TY_NONE:
 		return true;
 	case KL_TY_ICONST:
-		return is_int(r) && imm_ok(fs, d, info, r);
+		return is_int(r) && imm_ok(fs, d, fmt, r);
 	case KL_TY_F32CONST:
 		return r == KL_TYPE_F32;
 	case KL_TY_F64CONST:
@@ -552,10 +464,10 @@ types_ok(const fast *fs, const kl_inst_data *d, const kl_opinfo *info,
 	case KL_TY_INT_SHIFT:
 		return is_int(c[0]) && is_int(c[1]) && r == c[0];
 	case KL_TY_INT_IMM:
-		return is_int(c[0]) && imm_ok(fs, d, info, c[0]) && r == c[0];
+		return is_int(c[0]) && r == c[0] && imm_ok(fs, d, fmt, c[0]);
 	case KL_TY_INT_CMP_IMM:
-		return is_int(c[0]) && imm_ok(fs, d, info, c[0]) &&
-		       r == KL_TYPE_I8;
+		return is_int(c[0]) && r == KL_TYPE_I8 &&
+		       imm_ok(fs, d, fmt, c[0]);
 	case KL_TY_FLOAT_SAME:
 		return is_float(c[0]) && c[1] == c[0] && r == c[0];
 	case KL_TY_FLOAT_CMP:
@@ -567,12 +479,11 @@ types_ok(const fast *fs, const kl_inst_data *d, const kl_opinfo *info,
 	case KL_TY_BMASK:
 		return is_int(c[0]) && is_int(r);
 	case KL_TY_EXTEND:
+		return is_int(c[0]) && is_int(r) &&
+		       class_bytes[r] > class_bytes[c[0]];
 	case KL_TY_REDUCE:
-		if (!is_int(c[0]) || !is_int(r))
-			return false;
-		return info->typing == KL_TY_EXTEND
-			       ? class_bytes[r] > class_bytes[c[0]]
-			       : class_bytes[r] < class_bytes[c[0]];
+		return is_int(c[0]) && is_int(r) &&
+		       class_bytes[r] < class_bytes[c[0]];
 	case KL_TY_BITCAST:
 		return c[0] >= 0 && r >= 0 && c[0] != r &&
 		       class_bytes[c[0]] == class_bytes[r];
@@ -595,16 +506,16 @@ types_ok(const fast *fs, const kl_inst_data *d, const kl_opinfo *info,
 		return c[0] >= 0 && c[0] == fs->ptr;
 	case KL_TY_LOAD_EXT:
 		return c[0] >= 0 && c[0] == fs->ptr && is_int(r) &&
-		       class_bytes[r] > info->memw;
+		       class_bytes[r] > memw;
 	case KL_TY_STORE:
 		return c[1] >= 0 && c[1] == fs->ptr;
 	case KL_TY_STORE_TRUNC:
 		return c[1] >= 0 && c[1] == fs->ptr && is_int(c[0]) &&
-		       class_bytes[c[0]] > info->memw;
+		       class_bytes[c[0]] > memw;
 	case KL_TY_CALL:
 	case KL_TY_BRANCH:
 	case KL_TY_RETURN:
-		return o && list_types_ok(fs, d, info, o, c);
+		return false;
 	}
 	return false;
 }
@@ -633,6 +544,11 @@ addr_of(fast *fs, uint32_t v, uint32_t *base, int64_t *off)
 	int64_t o = 0;
 	if (!root_of(fs, v, &r))
 		return -1;
+	if (!fs->addr_started) { /* most functions never get here */
+		memset(fs->addr_known, 0,
+		       (fs->nvalues / 64 + 1) * sizeof(uint64_t));
+		fs->addr_started = true;
+	}
 	while (r < fs->nvalues) {
 		if (bit_get(fs->addr_known, r)) {
 			b = fs->addr_base[r];
@@ -674,14 +590,30 @@ addr_of(fast *fs, uint32_t v, uint32_t *base, int64_t *off)
 	return b != KL_NONE;
 }
 
+/* An access of memw bytes (0: the size of class vcls) at offset off of
+ * an alloca's bd memory lies inside it. */
+HOT bool
+inside_alloca(const kl_inst_data *bd, int64_t off, unsigned memw, int vcls)
+{
+	uint32_t size = memw;
+	if (size == 0) {
+		if (vcls < 0)
+			return false;
+		size = class_bytes[vcls];
+	}
+	uint32_t asize = bd->w[1];
+	return !(off < 0 || off > (int64_t)asize || asize - off < size);
+}
+
 /*
  * memory.c: check_memory. A load or store at a constant offset from an
  * alloca stays inside it; nothing is stored into const data. vcls: the
- * class of the value loaded or stored.
+ * class of the value loaded or stored; memw: the access size, 0 for the
+ * size of vcls.
  */
 static bool
-memory_ok(fast *fs, const kl_inst_data *d, const kl_opinfo *info,
-	  uint32_t addr, bool is_store, int vcls)
+memory_slow(fast *fs, const kl_inst_data *d, unsigned memw, uint32_t addr,
+	    bool is_store, int vcls)
 {
 	uint32_t base;
 	int64_t off;
@@ -698,84 +630,189 @@ memory_ok(fast *fs, const kl_inst_data *d, const kl_opinfo *info,
 			 m->syms[bd->w[1]].kind == KL_SYM_DATA &&
 			 m->syms[bd->w[1]].is_const);
 	}
-	uint32_t size = info->memw;
-	if (size == 0) {
-		if (vcls < 0)
-			return false;
-		size = class_bytes[vcls];
-	}
-	uint32_t asize = bd->w[1];
-	return !(off < 0 || off > (int64_t)asize || asize - off < size);
+	return inside_alloca(bd, off, memw, vcls);
 }
 
-/* ---- the pass ---- */
-
-/*
- * Placed instruction i with operand lists or destinations (calls,
- * select, branches, returns): structure.c's check_inst, ssa.c's
- * check_uses, typing.c's check_types.
- */
-static bool
-check_listed(fast *fs, uint32_t i, const kl_inst_data *d,
-	     const kl_opinfo *info)
+/* The same; an address that is an alloca's result itself (the usual
+ * case) is checked at once. addr was used by the instruction, so it is
+ * in range. */
+HOT bool
+memory_ok(fast *fs, const kl_inst_data *d, unsigned memw, uint32_t addr,
+	  bool is_store, int vcls)
 {
-	ops o;
-	int c[3] = { -1, -1, -1 }, r = -1;
-	if (!decode(fs, d, info, &o) || !fields_ok(fs, d, info, &o))
-		return false;
-	if (info->nres == KL_NRES_SIG) {
-		uint32_t sig = callee(fs, d);
-		if (sig == KL_NONE ||
-		    module_sig(fs->m, sig).num_results != o.nr)
-			return false;
-	}
-	for (uint32_t k = 0; k < o.nr; k++) {
-		int x = define(fs, o.res[k], VK_RESULT, i);
-		if (x < 0)
-			return false;
-		if (k == 0)
-			r = x;
-	}
-	for (uint32_t k = 0; k < o.na; k++) {
-		int x = use(fs, o.args[k]);
-		if (x < 0)
-			return false;
-		if (k < 3)
-			c[k] = x;
-	}
-	return (o.nd == 0 || dests_ok(fs, &o)) &&
-	       types_ok(fs, d, info, &o, c[0], c[1], c[2], r);
+	const kl_value_data *vd = &fs->values[addr];
+	if (vd->kind == VK_RESULT && vd->def < fs->ninsts &&
+	    fs->insts[vd->def].op == KL_OP_ALLOCA)
+		return inside_alloca(&fs->insts[vd->def], (int32_t)d->w[2],
+				     memw, vcls);
+	return memory_slow(fs, d, memw, addr, is_store, vcls);
 }
 
+/* ---- the checks of one instruction ---- */
+
 /*
- * Placed instruction i (valid opcode, links checked): structure.c's
- * check_inst, ssa.c's check_uses, typing.c's check_types and memory.c's
- * check_memory, in one go. Most instructions have at most one result,
- * in w0, and their value operands in the instruction itself: they take
- * the straight path.
+ * A branch (formats JUMP, BRIF, BR_TABLE; rule BRANCH), in one walk over
+ * its destinations: structure.c's check_dests, ssa.c's check_uses and
+ * typing.c's check_branch. Each destination is a sound list naming a
+ * block of the layout other than the entry, whose arguments are defined,
+ * available here, and of its parameters' types.
  */
 HOT bool
-check_one(fast *fs, uint32_t i, const kl_inst_data *d, const kl_opinfo *info)
+check_branch(fast *fs, const kl_inst_data *d, kl_format fmt)
 {
-	const verify_layout *l = &verify_layouts[info->format];
-	if (l->lists | l->nd)
-		return check_listed(fs, i, d, info);
-	int c0 = -1, c1 = -1, r = -1;
-	if (info->nres == 1 && (r = define(fs, d->w[0], VK_RESULT, i)) < 0)
+	const kl_func *f = fs->f;
+	const uint32_t *dests = &d->w[verify_layouts[fmt].dw];
+	uint32_t nd = verify_layouts[fmt].nd;
+	if (d->op != KL_OP_JUMP && (verify_layouts[fmt].na != 1 ||
+				    !is_int(use(fs, d->w[0]))))
 		return false;
-	if (l->na > 0 && (c0 = use(fs, d->w[l->aw])) < 0)
+	if ((verify_layouts[fmt].lists & L_DESTS_W1) &&
+	    !vlist(f, d->w[1], &dests, &nd))
 		return false;
-	if (l->na > 1 && (c1 = use(fs, d->w[l->aw + 1])) < 0)
-		return false;
-	if (!fields_ok(fs, d, info, NULL) ||
-	    !types_ok(fs, d, info, NULL, c0, c1, -1, r))
-		return false;
-	if (info->format == KL_FMT_LOAD)
-		return memory_ok(fs, d, info, d->w[l->aw], false, r);
-	if (info->format == KL_FMT_STORE)
-		return memory_ok(fs, d, info, d->w[l->aw + 1], true, c0);
+	for (uint32_t k = 0; k < nd; k++) {
+		const uint32_t *e, *ps;
+		uint32_t n, np, b;
+		if (!vlist(f, dests[k], &e, &n) || n == 0)
+			return false;
+		b = e[0];
+		if (b >= fs->nblocks || !(f->blocks[b].flags & BLOCK_EXISTS) ||
+		    !bit_get(fs->in_layout, b) || b == fs->entry ||
+		    !vlist(f, f->blocks[b].params, &ps, &np) || n - 1 != np)
+			return false;
+		for (uint32_t a = 0; a < np; a++) {
+			int c = use(fs, e[a + 1]);
+			if (c < 0 || ps[a] >= fs->nvalues || c != vclass(fs, ps[a]))
+				return false;
+		}
+	}
 	return true;
 }
+
+/* A return (typing.c: check_return): its values match the signature. */
+HOT bool
+check_return(fast *fs, const kl_inst_data *d)
+{
+	const uint32_t *a;
+	uint32_t n;
+	if (!vlist(fs->f, d->w[0], &a, &n) || n != fs->sig.num_results)
+		return false;
+	for (uint32_t k = 0; k < n; k++) {
+		int c = use(fs, a[k]);
+		if (c < 0 || c != tclass_of(fs, fs->sig.results[k]))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A call (formats CALL, CALL_INDIRECT; rule CALL): structure.c's
+ * callee_sig and check_results, typing.c's check_call. The callee and
+ * its signature exist; results and arguments match it (a variadic
+ * callee: at least the fixed parameters); an indirect callee is a
+ * pointer.
+ */
+static bool
+check_call(fast *fs, uint32_t i, const kl_inst_data *d)
+{
+	const uint32_t *res, *args;
+	uint32_t nr, na, first = d->op != KL_OP_CALL, sig = callee(fs, d);
+	if (!vlist(fs->f, d->w[0], &res, &nr) ||
+	    !vlist(fs->f, d->w[2], &args, &na) || sig == KL_NONE ||
+	    na < first)
+		return false;
+	kl_signature s = module_sig(fs->m, sig);
+	uint32_t n = na - first;
+	if (nr != s.num_results ||
+	    (s.variadic ? n < s.num_params : n != s.num_params))
+		return false;
+	for (uint32_t k = 0; k < nr; k++) {
+		int c = define(fs, res[k], VK_RESULT, i);
+		if (c < 0 || c != tclass_of(fs, s.results[k]))
+			return false;
+	}
+	int callee_class = first ? use(fs, args[0]) : 0;
+	if (first && (callee_class < 0 || callee_class != fs->ptr))
+		return false;
+	for (uint32_t k = 0; k < n; k++) {
+		int c = use(fs, args[first + k]);
+		if (c < 0 || (k < s.num_params &&
+			      c != tclass_of(fs, s.params[k])))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Placed instruction i of format fmt, type rule ty, nres results and
+ * access size memw -- all constants in each case of check_inst below, so
+ * each opcode gets straight-line code: structure.c's check_inst, ssa.c's
+ * check_uses, typing.c's check_types and memory.c's check_memory.
+ * Branches, returns and calls have their own walks. An instruction of
+ * any other shape (none has one today) gets no answer here: the careful
+ * phases decide.
+ */
+HOT bool
+check_op(fast *fs, uint32_t i, const kl_inst_data *d, kl_format fmt,
+	 kl_typing ty, unsigned nres, unsigned memw)
+{
+	const verify_layout *l = &verify_layouts[fmt];
+	const uint32_t *args = &d->w[l->aw];
+	uint32_t na = l->na;
+	int c[3] = { -1, -1, -1 }, r = -1;
+	if (ty == KL_TY_BRANCH && nres == 0 && !(l->lists & ~L_DESTS_W1))
+		return check_branch(fs, d, fmt);
+	if (ty == KL_TY_RETURN && nres == 0 && l->lists == L_ARGS_W0)
+		return check_return(fs, d);
+	if (ty == KL_TY_CALL && nres == KL_NRES_SIG &&
+	    l->lists == (L_RESULTS_W0 | L_ARGS_W2))
+		return check_call(fs, i, d);
+	/* Now: at most one result, in w0, and two operands in fixed words
+	 * or three in a list (select). */
+	if ((l->lists & ~L_ARGS_W1) || l->nd || nres > 1 || na > 2)
+		return false;
+	if ((l->lists & L_ARGS_W1) &&
+	    (!vlist(fs->f, d->w[1], &args, &na) || na != 3))
+		return false;
+	if (nres == 1 && (r = define_result(fs, d->w[0], i)) < 0)
+		return false;
+	if (na > 0 && (c[0] = use(fs, args[0])) < 0)
+		return false;
+	if (na > 1 && (c[1] = use(fs, args[1])) < 0)
+		return false;
+	if (na > 2 && (c[2] = use(fs, args[2])) < 0)
+		return false;
+	if (!fields_ok(fs, d, fmt, na) || !types_ok(fs, d, fmt, ty, memw, c, r))
+		return false;
+	if (fmt == KL_FMT_LOAD)
+		return memory_ok(fs, d, memw, args[0], false, r);
+	if (fmt == KL_FMT_STORE)
+		return memory_ok(fs, d, memw, args[1], true, c[0]);
+	return true;
+}
+
+/*
+ * One case per opcode, made from the opcode table, so that its format,
+ * rule and counts are constants in check_op. Returns 0 for an error (an
+ * invalid opcode is one), 1 for fine, 2 for fine and a terminator.
+ */
+HOT int
+check_inst(fast *fs, uint32_t i, const kl_inst_data *d)
+{
+	switch ((kl_opcode)d->op) {
+#define KL_OPCODE(name, text, fmt, nres, typing, ctrl, memw, flags)          \
+	case KL_OP_##name:                                                   \
+		return check_op(fs, i, d, KL_FMT_##fmt, KL_TY_##typing, nres, \
+				memw)                                        \
+			       ? 1 + !!((flags) & KL_OPF_TERMINATOR)         \
+			       : 0;
+#include "keel_opcodes.def"
+#undef KL_OPCODE
+	default:
+		return 0;
+	}
+}
+
+/* ---- blocks, leftovers, the whole function ---- */
 
 /* Block b's parameters (structure.c: check_params; the entry block's
  * against the signature, typing.c: check_entry_params). */
@@ -784,18 +821,13 @@ check_params(fast *fs, uint32_t b)
 {
 	const uint32_t *ps;
 	uint32_t n;
-	kl_signature s = { 0 };
 	bool entry = b == fs->entry;
-	if (!vlist(fs->f, fs->f->blocks[b].params, &ps, &n))
+	if (!vlist(fs->f, fs->f->blocks[b].params, &ps, &n) ||
+	    (entry && n != fs->sig.num_params))
 		return false;
-	if (entry) {
-		s = module_sig(fs->m, fs->f->sig);
-		if (n != s.num_params)
-			return false;
-	}
 	for (uint32_t k = 0; k < n; k++) {
 		int c = define(fs, ps[k], VK_PARAM, b);
-		if (c < 0 || (entry && c != tclass_of(fs, s.params[k])))
+		if (c < 0 || (entry && c != tclass_of(fs, fs->sig.params[k])))
 			return false;
 	}
 	return true;
@@ -811,31 +843,30 @@ static bool
 check_block(fast *fs, uint32_t b)
 {
 	const kl_block_data *bd = &fs->f->blocks[b];
-	uint32_t prev = KL_NONE, prev_seq = 0;
-	bool term = false;
+	uint32_t prev = KL_NONE, count = 0;
+	int64_t prev_seq = -1; /* the first instruction may have any */
+	int kind = 1;
 	if (!check_params(fs, b))
 		return false;
 	fs->blk = b;
 	fs->lo = fs->dom[b].lo;
 	for (uint32_t i = bd->first; i != KL_NONE; i = fs->nodes[i].next) {
-		if (i >= fs->ninsts || term)
+		if (i >= fs->ninsts || kind == 2)
 			return false;
 		const kl_inst_node *n = &fs->nodes[i];
 		const kl_inst_data *d = &fs->insts[i];
-		if ((prev != KL_NONE && n->seq <= prev_seq) || n->prev != prev ||
-		    n->block != b || d->op >= KL_OP_COUNT)
+		if ((int64_t)n->seq <= prev_seq ||
+		    ((n->prev ^ prev) | (n->block ^ b)) != 0)
 			return false;
-		bit_set(fs->placed, i);
-		fs->nplaced_insts++;
 		fs->seq = n->seq;
-		const kl_opinfo *info = &kl_op_table[d->op];
-		term = info->flags & KL_OPF_TERMINATOR;
-		if (!check_one(fs, i, d, info))
+		if (!(kind = check_inst(fs, i, d))) /* also: invalid opcodes */
 			return false;
 		prev = i;
 		prev_seq = n->seq;
+		count++;
 	}
-	return term && bd->last == prev;
+	fs->nplaced_insts += count;
+	return kind == 2 && bd->last == prev;
 }
 
 static inline uint32_t
@@ -862,21 +893,30 @@ clear_bits(const uint64_t *bits, uint32_t w, uint32_t n)
 	return x;
 }
 
-/* Instructions in no list: valid opcodes, claiming no block
- * (structure.c: check_unlisted). */
+/*
+ * Instructions in no list: valid opcodes, claiming no block (structure.c:
+ * check_unlisted). Every listed instruction names its block (checked on
+ * the walk), so the instructions that name one must be just those.
+ */
 static bool
 check_unlisted(const fast *fs)
 {
-	for (uint32_t w = 0; w * 64 < fs->ninsts; w++) {
-		for (uint64_t x = clear_bits(fs->placed, w, fs->ninsts); x;
-		     x &= x - 1) {
-			uint32_t i = w * 64 + lowest_bit(x);
-			if (fs->insts[i].op >= KL_OP_COUNT ||
-			    fs->nodes[i].block != KL_NONE)
-				return false;
-		}
+	uint32_t claiming = 0;
+	for (uint32_t i = 0; i < fs->ninsts; i++) {
+		if (fs->nodes[i].block != KL_NONE)
+			claiming++;
+		else if (fs->insts[i].op >= KL_OP_COUNT)
+			return false;
 	}
-	return true;
+	return claiming == fs->nplaced_insts;
+}
+
+/* Is instruction i listed? (After check_unlisted: whether it names a
+ * block.) */
+static bool
+listed(const fast *fs, uint32_t i)
+{
+	return i < fs->ninsts && fs->nodes[i].block != KL_NONE;
 }
 
 /*
@@ -894,8 +934,7 @@ check_values(fast *fs)
 			const kl_value_data *vd = &fs->values[v];
 			if (vd->kind == VK_UNUSED)
 				continue;
-			if (vd->kind == VK_RESULT && vd->def < fs->ninsts &&
-			    bit_get(fs->placed, vd->def))
+			if (vd->kind == VK_RESULT && listed(fs, vd->def))
 				return false;
 			if (vd->kind == VK_PARAM && vd->def < fs->nblocks &&
 			    bit_get(fs->in_layout, vd->def))
@@ -989,15 +1028,17 @@ verify_fast(const kl_func *f, const kl_verify_ctx *ctx, kl_verify_scratch *s,
 	fs.nvalues = f->nvalues;
 	fs.nblocks = f->nblocks;
 	fs.ptr = tclass_of(&fs, kl_module_pointer_type(fs.m));
+	fs.sig = module_sig(fs.m, f->sig);
 	kl_verify_stats t = { 0 };
 	double since = st ? now() : 0;
-	fs.in_layout = scratch_get(s, S_IN_LAYOUT, (f->nblocks / 64 + 1) *
-				   sizeof(uint64_t), 0);
-	bool ok = check_header(f) && fast_layout(&fs);
-	if (ok)
+	bool ok = check_header(f);
+	if (ok) {
 		arena_setup(&fs);
+		ok = fast_layout(&fs);
+	}
 	lap(st, &since, &t.structure_seconds);
-	ok = ok && fast_domtree(&fs);
+	if (ok)
+		fast_domtree(&fs);
 	lap(st, &since, &t.analysis_seconds);
 	ok = ok && check_all(&fs, ctx);
 	lap(st, &since, &t.check_seconds);

@@ -9,10 +9,10 @@
  * and cost about 170 bytes of fresh memory per block; for a function of
  * 100,000 blocks those are 4,000 page faults, more time than all the
  * checks (docs/verifier.md, "Performance"). Here the arrays live in the
- * fast path's arena (about 60 bytes per block, on huge pages) and hold
- * only what dominance needs. The careful phases still use src/analysis/,
- * so the verifier checks dominance two independent ways, and
- * tests/unit/test_verify.c compares the two trees on random graphs.
+ * fast path's arena (about 36 bytes per block, reused from step to
+ * step) and hold only what dominance needs. The careful phases keep
+ * using src/analysis/; tests/unit/test_verify.c checks on random control
+ * flow that the two agree on every use.
  *
  * The algorithm is semi-NCA (Georgiadis, Tarjan, Werneck: "Finding
  * dominators in practice", 2006; the variant of LLVM's
@@ -22,20 +22,26 @@
  * evaluation; the immediate dominator of w is then the nearest common
  * ancestor, on the tree built so far, of w's DFS parent and its
  * semidominator. Everything is in DFS-number space (1 .. n; 0 is none),
- * with explicit stacks: no recursion. Finally a pass over the tree gives
+ * without recursion or stacks. Finally a pass over the tree gives
  * every block its preorder span [lo, hi] (verify.h: domspan); an
  * unreachable block keeps [0, 0], which dominates nothing reachable.
  *
  * Nothing is trusted: the layout walk checks every link (a bitmap stops
  * cycles), every terminator and destination list is checked before it is
  * read, and any doubt ends the fast path (returns false) -- the careful
- * phases then find and report the problem.
+ * phases then find and report the problem. The tree is computed only
+ * from the successor lists the walk found sound.
  */
 #include <string.h>
 
 #include "verify.h"
 
-bool
+/*
+ * Instruction t as a block's terminator: its destination lists (handles,
+ * unchecked) if it branches. False if t is out of range, has an invalid
+ * opcode, is no terminator, or has a broken list of destinations.
+ */
+static bool
 fast_terminator(const fast *fs, uint32_t t, const uint32_t **dests,
 		uint32_t *nd)
 {
@@ -60,30 +66,38 @@ fast_terminator(const fast *fs, uint32_t t, const uint32_t **dests,
 /*
  * The block layout, as structure.c checks it: a list of existing blocks
  * flagged as placed, without cycles, whose back links and last_block
- * agree; every block flagged as placed is in it; there is an entry.
- * Counts the blocks and the edges out of their terminators.
+ * agree; every block flagged as placed is in it; there is an entry. On
+ * the way, each block's successors are read off its terminator: sound
+ * destination lists naming blocks of the layout other than the entry
+ * (whether a block is in the layout is known at the end).
  */
 bool
 fast_layout(fast *fs)
 {
 	const kl_func *f = fs->f;
 	const unsigned both = BLOCK_EXISTS | BLOCK_PLACED;
-	uint32_t prev = KL_NONE, n = 0, flagged = 0;
-	uint64_t edges = 0;
+	uint32_t prev = KL_NONE, n = 0, flagged = 0, at = 0;
+	fs->entry = f->first_block;
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
 		if (b >= f->nblocks)
 			return false;
 		const kl_block_data *bd = &f->blocks[b];
+		const uint32_t *dests, *e;
+		uint32_t nd, ne;
 		if ((bd->flags & both) != both || bit_get(fs->in_layout, b) ||
-		    bd->prev != prev)
+		    bd->prev != prev ||
+		    !fast_terminator(fs, bd->last, &dests, &nd) ||
+		    nd > fs->nedges - at)
 			return false;
 		bit_set(fs->in_layout, b);
 		n++;
-		const uint32_t *dests;
-		uint32_t nd;
-		if (!fast_terminator(fs, bd->last, &dests, &nd))
-			return false;
-		edges += nd;
+		fs->sspan[b] = (succspan){ at, nd };
+		for (uint32_t j = 0; j < nd; j++) {
+			if (!vlist(f, dests[j], &e, &ne) || ne == 0 ||
+			    e[0] == fs->entry)
+				return false;
+			fs->succ[at++] = e[0];
+		}
 		prev = b;
 	}
 	if (n == 0 || f->last_block != prev)
@@ -91,97 +105,94 @@ fast_layout(fast *fs)
 	/* Every block flagged as placed was met on the walk. */
 	for (uint32_t b = 0; b < f->nblocks; b++)
 		flagged += (f->blocks[b].flags & BLOCK_PLACED) != 0;
-	if (flagged != n || edges > UINT32_MAX / 4)
+	if (flagged != n)
 		return false;
-	fs->entry = f->first_block;
+	for (uint32_t k = 0; k < at; k++)
+		if (fs->succ[k] >= fs->nblocks ||
+		    !bit_get(fs->in_layout, fs->succ[k]))
+			return false;
 	fs->nplaced_blocks = n;
-	fs->nedges = (uint32_t)edges;
+	fs->nedges = at;
+	/* The predecessors go right after the successors (and idom, which
+	 * takes the successors' place later, needs nblocks + 1 words). */
+	fs->preds = fs->succ + (at > fs->nblocks + 1 ? at : fs->nblocks + 1);
 	return true;
 }
 
 /*
- * The successors of every block, from its terminator (fast_layout found
- * it sound): each destination list must be sound and name a block of the
- * layout other than the entry block.
+ * Depth-first search from the entry: preorder numbers (in dom[b].lo, 0
+ * for blocks not reached; dom[b].hi holds b's next edge meanwhile) and
+ * DFS parents (anc). The path being searched is the chain of parents, so
+ * it needs no stack of its own. Returns how many blocks were reached.
  */
-static bool
-successors(fast *fs)
-{
-	const kl_func *f = fs->f;
-	uint32_t at = 0, b = fs->entry;
-	for (uint32_t k = 0; k < fs->nplaced_blocks; k++) {
-		const uint32_t *dests, *e;
-		uint32_t nd, n;
-		fast_terminator(fs, f->blocks[b].last, &dests, &nd);
-		fs->sspan[b] = (succspan){ at, nd };
-		for (uint32_t j = 0; j < nd; j++) {
-			if (!vlist(f, dests[j], &e, &n) || n == 0 ||
-			    e[0] >= fs->nblocks || !bit_get(fs->in_layout, e[0]) ||
-			    e[0] == fs->entry)
-				return false;
-			fs->succ[at++] = e[0];
-		}
-		b = f->blocks[b].next;
-	}
-	return true;
-}
-
-/* Depth-first search from the entry: preorder numbers; returns how many. */
 static uint32_t
 number_blocks(fast *fs)
 {
-	uint32_t *st = fs->stack; /* pairs: block, next edge */
-	uint32_t n = 1, sp = 1;
-	fs->dfnum[fs->entry] = 1;
+	domspan *dom = fs->dom;
+	uint32_t n = 1, w = 1;
+	dom[fs->entry] = (domspan){ 1, fs->sspan[fs->entry].start };
 	fs->vertex[1] = fs->entry;
 	fs->anc[1] = 0;
-	st[0] = fs->entry;
-	st[1] = fs->sspan[fs->entry].start;
-	while (sp > 0) {
-		uint32_t *top = st + 2 * (sp - 1);
-		const succspan *ss = &fs->sspan[top[0]];
-		if (top[1] == ss->start + ss->n) {
-			sp--;
+	while (w > 0) {
+		uint32_t b = fs->vertex[w], e = dom[b].hi;
+		if (e == fs->sspan[b].start + fs->sspan[b].n) {
+			w = fs->anc[w]; /* done with b: back to its parent */
 			continue;
 		}
-		uint32_t t = fs->succ[top[1]++];
-		if (fs->dfnum[t])
+		dom[b].hi = e + 1;
+		uint32_t t = fs->succ[e];
+		if (dom[t].lo)
 			continue;
-		fs->dfnum[t] = ++n;
+		dom[t] = (domspan){ ++n, fs->sspan[t].start };
 		fs->vertex[n] = t;
-		fs->anc[n] = fs->dfnum[top[0]];
-		st[2 * sp] = t;
-		st[2 * sp + 1] = fs->sspan[t].start;
-		sp++;
+		fs->anc[n] = w;
+		w = n;
 	}
 	return n;
 }
 
-/* Predecessors of every DFS number w: preds[poff[w] .. poff[w + 1]). */
-static void
+/*
+ * Predecessors of every DFS number w: preds[start(w) .. start(w + 1)),
+ * start(n + 1) being the number returned. start(w) is kept in the spare
+ * half of w's span, dom[vertex[w]].hi (the search's cursor is spent):
+ * one array less of fresh memory.
+ */
+static uint32_t
 predecessors(fast *fs, uint32_t n)
 {
-	uint32_t *poff = fs->poff;
-	memset(poff, 0, ((size_t)n + 2) * sizeof *poff);
+	domspan *dom = fs->dom;
+	uint32_t at = 0;
+	for (uint32_t w = 1; w <= n; w++)
+		dom[fs->vertex[w]].hi = 0;
 	for (uint32_t u = 1; u <= n; u++) {
 		const succspan *ss = &fs->sspan[fs->vertex[u]];
 		for (uint32_t e = ss->start; e < ss->start + ss->n; e++)
-			poff[fs->dfnum[fs->succ[e]]]++;
+			dom[fs->succ[e]].hi++;
 	}
-	for (uint32_t w = 1; w <= n + 1; w++)
-		poff[w] += poff[w - 1];
-	/* Backwards, so each poff[w] ends at the start of w's list. */
+	for (uint32_t w = 1; w <= n; w++) {
+		at += dom[fs->vertex[w]].hi;
+		dom[fs->vertex[w]].hi = at;
+	}
+	/* Backwards, so each start ends at the start of its list. */
 	for (uint32_t u = 1; u <= n; u++) {
 		const succspan *ss = &fs->sspan[fs->vertex[u]];
 		for (uint32_t e = ss->start; e < ss->start + ss->n; e++)
-			fs->preds[--poff[fs->dfnum[fs->succ[e]]]] = u;
+			fs->preds[--dom[fs->succ[e]].hi] = u;
 	}
+	/* The successors are not needed any more: their memory takes the
+	 * semi-NCA arrays (arena_setup sized it for them). */
+	fs->semi = (uint32_t *)fs->sspan;
+	fs->label = fs->semi + fs->nblocks + 1;
+	fs->idom = fs->succ;
+	return at;
 }
 
 /*
  * The label of least semidominator on v's path in the forest of the
  * numbers >= last (those already swept), compressing the path: each
  * vertex on it then points past its top, with the best label so far.
+ * The path is walked up with its links reversed, then down again setting
+ * them, so it needs no stack (0 is no DFS number: it ends the way down).
  */
 static uint32_t
 eval(fast *fs, uint32_t v, uint32_t last)
@@ -189,26 +200,34 @@ eval(fast *fs, uint32_t v, uint32_t last)
 	uint32_t *anc = fs->anc, *label = fs->label, *semi = fs->semi;
 	if (anc[v] < last)
 		return label[v];
-	uint32_t sp = 0, x = v;
-	do {
-		fs->stack[sp++] = x;
-		x = anc[x];
-	} while (anc[x] >= last);
-	uint32_t p = x;
-	do {
-		uint32_t y = fs->stack[--sp];
-		anc[y] = anc[p];
+	uint32_t below = 0, y = v, top;
+	for (;;) {
+		uint32_t up = anc[y];
+		anc[y] = below;
+		below = y;
+		if (anc[up] < last) {
+			top = up;
+			break;
+		}
+		y = up;
+	}
+	uint32_t root = anc[top], p = top;
+	for (y = below; y != 0;) {
+		uint32_t down = anc[y];
+		anc[y] = root;
 		if (semi[label[p]] < semi[label[y]])
 			label[y] = label[p];
 		p = y;
-	} while (sp > 0);
+		y = down;
+	}
 	return label[p];
 }
 
-/* Semi-NCA over DFS numbers 1 .. n: idom[w] for w >= 2. */
+/* Semi-NCA over DFS numbers 1 .. n: idom[w] for w >= 2; npreds edges. */
 static void
-semi_nca(fast *fs, uint32_t n)
+semi_nca(fast *fs, uint32_t n, uint32_t npreds)
 {
+	const domspan *dom = fs->dom;
 	uint32_t *semi = fs->semi, *idom = fs->idom;
 	for (uint32_t w = 1; w <= n; w++) {
 		semi[w] = w;
@@ -216,8 +235,9 @@ semi_nca(fast *fs, uint32_t n)
 		idom[w] = fs->anc[w]; /* the DFS parent, for now */
 	}
 	for (uint32_t w = n; w >= 2; w--) {
-		uint32_t s = idom[w];
-		for (uint32_t e = fs->poff[w]; e < fs->poff[w + 1]; e++) {
+		uint32_t s = idom[w], e = dom[fs->vertex[w]].hi;
+		uint32_t end = w < n ? dom[fs->vertex[w + 1]].hi : npreds;
+		for (; e < end; e++) {
 			uint32_t u = eval(fs, fs->preds[e], w + 1);
 			if (semi[u] < s)
 				s = semi[u];
@@ -236,6 +256,8 @@ semi_nca(fast *fs, uint32_t n)
  * Preorder spans of the dominator tree: subtree sizes bottom-up (a
  * dominator has a smaller DFS number than the blocks it dominates), then
  * each child takes the next free range of its parent's, in DFS order.
+ * This replaces the DFS numbers and cursors of the reached blocks; the
+ * others keep [0, 0].
  */
 static void
 number_tree(fast *fs, uint32_t n)
@@ -246,23 +268,23 @@ number_tree(fast *fs, uint32_t n)
 	for (uint32_t w = n; w >= 2; w--)
 		size[fs->idom[w]] += size[w];
 	next[1] = 2;
-	fs->dom_mem[fs->vertex[1]] = (domspan){ 1, size[1] };
+	fs->dom[fs->vertex[1]] = (domspan){ 1, size[1] };
 	for (uint32_t w = 2; w <= n; w++) {
 		uint32_t lo = next[fs->idom[w]];
 		next[fs->idom[w]] += size[w];
 		next[w] = lo + 1;
-		fs->dom_mem[fs->vertex[w]] = (domspan){ lo, lo + size[w] - 1 };
+		fs->dom[fs->vertex[w]] = (domspan){ lo, lo + size[w] - 1 };
 	}
 }
 
-bool
+void
 fast_domtree(fast *fs)
 {
-	if (!successors(fs))
-		return false;
+	if (fs->nplaced_blocks == 1) { /* the entry alone: no edge to it */
+		fs->dom[fs->entry] = (domspan){ 1, 1 };
+		return;
+	}
 	uint32_t n = number_blocks(fs);
-	predecessors(fs, n);
-	semi_nca(fs, n);
+	semi_nca(fs, n, predecessors(fs, n));
 	number_tree(fs, n);
-	return true;
 }

@@ -136,36 +136,6 @@ err_sigref(verifier *vf, uint32_t s, const char *fmt, ...)
 
 /* ---- safe readers ---- */
 
-/*
- * A table rather than a switch: the formats of consecutive instructions
- * are random, and a branch per format would be mispredicted on most of
- * them.
- */
-const verify_layout verify_layouts[] = {
-	[KL_FMT_CONST] = { 0, 0, 0, 0, 0 },
-	[KL_FMT_UNARY] = { 1, 1, 0, 0, 0 },
-	[KL_FMT_BINARY] = { 1, 2, 0, 0, 0 },
-	[KL_FMT_BINARY_IMM] = { 1, 1, 0, 0, 0 },
-	[KL_FMT_ICMP] = { 1, 2, 0, 0, 0 },
-	[KL_FMT_ICMP_IMM] = { 1, 1, 0, 0, 0 },
-	[KL_FMT_FCMP] = { 1, 2, 0, 0, 0 },
-	[KL_FMT_TERNARY] = { 0, 0, 0, 0, L_ARGS_W1 },
-	[KL_FMT_LOAD] = { 1, 1, 0, 0, 0 },
-	[KL_FMT_STORE] = { 0, 2, 0, 0, 0 },
-	[KL_FMT_ALLOCA] = { 0, 0, 0, 0, 0 },
-	[KL_FMT_ALLOCA_DYN] = { 1, 1, 0, 0, 0 },
-	[KL_FMT_SYMBOL] = { 0, 0, 0, 0, 0 },
-	[KL_FMT_CALL] = { 0, 0, 0, 0, L_RESULTS_W0 | L_ARGS_W2 },
-	[KL_FMT_CALL_INDIRECT] = { 0, 0, 0, 0, L_RESULTS_W0 | L_ARGS_W2 },
-	[KL_FMT_JUMP] = { 0, 0, 0, 1, 0 },
-	[KL_FMT_BRIF] = { 0, 1, 1, 2, 0 },
-	[KL_FMT_BR_TABLE] = { 0, 1, 0, 0, L_DESTS_W1 },
-	[KL_FMT_RETURN] = { 0, 0, 0, 0, L_ARGS_W0 },
-	[KL_FMT_TRAP] = { 0, 0, 0, 0, 0 },
-};
-
-const uint8_t class_bytes[KL_TYPE_BUILTIN_COUNT] = { 1, 2, 4, 8, 4, 8 };
-
 bool
 inst_view_get(const kl_func *f, uint32_t i, inst_view *iv)
 {
@@ -329,25 +299,23 @@ scratch_get(kl_verify_scratch *s, int slot, size_t bytes, int fill)
 	return s->slot[slot].p;
 }
 
+/*
+ * The careful phases (docs/verifier.md, "How it works"): find and report
+ * every error, for a function the fast path could not clear.
+ */
 kl_status
-kl_verify_func(const kl_func *f, const kl_verify_ctx *ctx, kl_diags *out)
+verify_careful(const kl_func *f, const kl_verify_ctx *ctx,
+	       kl_verify_scratch *s, kl_diags *out)
 {
-	static const kl_verify_ctx no_ctx = { 0 };
-	kl_verify_scratch local = { 0 };
 	verifier vf = { 0 };
 	vf.f = f;
 	vf.m = f->module;
-	vf.ctx = ctx ? ctx : &no_ctx;
-	vf.s = vf.ctx->scratch ? vf.ctx->scratch : &local;
+	vf.ctx = ctx;
+	vf.s = s;
 	vf.out = out;
 	vf.entry = KL_NONE;
 	uint32_t start = out->len;
-	kl_verify_stats *st = vf.ctx->stats;
-	if (verify_fast(f, vf.ctx, vf.s, st)) {
-		if (vf.s == &local)
-			scratch_release(&local);
-		return KL_OK;
-	}
+	kl_verify_stats *st = ctx->stats;
 	double t0 = st ? now() : 0;
 
 	size_t iwords = ((size_t)f->ninsts / 64 + 1) * sizeof(uint64_t);
@@ -373,8 +341,6 @@ kl_verify_func(const kl_func *f, const kl_verify_ctx *ctx, kl_diags *out)
 		st->analysis_seconds += t2 - t1;
 		st->check_seconds += t3 - t2;
 	}
-	if (vf.s == &local)
-		scratch_release(&local);
 
 	/* Sort this function's errors by line; kl_diags_sort is stable. */
 	if (out->len > start) {
@@ -382,6 +348,27 @@ kl_verify_func(const kl_func *f, const kl_verify_ctx *ctx, kl_diags *out)
 		kl_diags_sort(&mine);
 	}
 	return vf.errors ? KL_ERR_VERIFY : KL_OK;
+}
+
+/* The fast path first; the careful phases when it cannot say yes. */
+kl_status
+kl_verify_func(const kl_func *f, const kl_verify_ctx *ctx, kl_diags *out)
+{
+	static const kl_verify_ctx no_ctx = { 0 };
+	kl_verify_scratch local;
+	if (!ctx)
+		ctx = &no_ctx;
+	kl_verify_scratch *s = ctx->scratch;
+	if (!s) {
+		memset(&local, 0, sizeof local);
+		s = &local;
+	}
+	kl_status st = verify_fast(f, ctx, s, ctx->stats)
+			       ? KL_OK
+			       : verify_careful(f, ctx, s, out);
+	if (s == &local)
+		scratch_release(&local);
+	return st;
 }
 
 kl_status

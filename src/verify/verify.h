@@ -273,13 +273,40 @@ enum {
 	L_DESTS_W1 = 16,  /* list of destination lists in w1 (br_table) */
 };
 
-extern const verify_layout verify_layouts[];
+/* A table rather than a switch: the formats of consecutive instructions
+ * are random, and a branch per format would be mispredicted on most of
+ * them. In the header so that the fast path's per-opcode cases fold it. */
+static const verify_layout verify_layouts[] = {
+	[KL_FMT_CONST] = { 0, 0, 0, 0, 0 },
+	[KL_FMT_UNARY] = { 1, 1, 0, 0, 0 },
+	[KL_FMT_BINARY] = { 1, 2, 0, 0, 0 },
+	[KL_FMT_BINARY_IMM] = { 1, 1, 0, 0, 0 },
+	[KL_FMT_ICMP] = { 1, 2, 0, 0, 0 },
+	[KL_FMT_ICMP_IMM] = { 1, 1, 0, 0, 0 },
+	[KL_FMT_FCMP] = { 1, 2, 0, 0, 0 },
+	[KL_FMT_TERNARY] = { 0, 0, 0, 0, L_ARGS_W1 },
+	[KL_FMT_LOAD] = { 1, 1, 0, 0, 0 },
+	[KL_FMT_STORE] = { 0, 2, 0, 0, 0 },
+	[KL_FMT_ALLOCA] = { 0, 0, 0, 0, 0 },
+	[KL_FMT_ALLOCA_DYN] = { 1, 1, 0, 0, 0 },
+	[KL_FMT_SYMBOL] = { 0, 0, 0, 0, 0 },
+	[KL_FMT_CALL] = { 0, 0, 0, 0, L_RESULTS_W0 | L_ARGS_W2 },
+	[KL_FMT_CALL_INDIRECT] = { 0, 0, 0, 0, L_RESULTS_W0 | L_ARGS_W2 },
+	[KL_FMT_JUMP] = { 0, 0, 0, 1, 0 },
+	[KL_FMT_BRIF] = { 0, 1, 1, 2, 0 },
+	[KL_FMT_BR_TABLE] = { 0, 1, 0, 0, L_DESTS_W1 },
+	[KL_FMT_RETURN] = { 0, 0, 0, 0, L_ARGS_W0 },
+	[KL_FMT_TRAP] = { 0, 0, 0, 0, 0 },
+};
 
 /* Names for messages. */
 const char *tname(const verifier *vf, kl_type t);
 const char *opname(const verifier *vf, uint32_t i);
 
 /* ---- phases ---- */
+/* All of them, reporting every error (verify.c). */
+kl_status verify_careful(const kl_func *f, const kl_verify_ctx *ctx,
+			 kl_verify_scratch *s, kl_diags *out);
 void check_structure(verifier *vf);           /* structure.c */
 void check_aliases(verifier *vf);             /* ssa.c */
 void check_analyses(verifier *vf);            /* ssa.c */
@@ -313,9 +340,9 @@ typedef struct fast {
 	/* Read by every operand: kept together. */
 	const kl_value_data *values;
 	const kl_inst_node *nodes;
-	const domspan *dom;
+	domspan *dom;          /* per block, and [0, 0] at nblocks */
 	uint64_t *defined;     /* per value: defined by a listed entity */
-	uint64_t *in_layout;   /* per block */
+	uint64_t *in_layout;   /* per block: in the layout */
 	uint32_t nvalues, ninsts, nblocks;
 	uint32_t blk, seq, lo; /* the instruction being checked: its block,
 				* sequence number and block's dom.lo */
@@ -326,33 +353,25 @@ typedef struct fast {
 	kl_verify_scratch *s;
 	uint32_t entry;
 	int ptr;               /* class of the pointer type, -1 if none */
-	uint32_t nplaced_blocks, nplaced_insts, nedges;
-	uint64_t *placed;      /* per instruction: in its block's list */
+	kl_signature sig;      /* the function's */
+	uint32_t nplaced_blocks, nplaced_insts;
+	uint32_t nedges;       /* room for edges, then how many there are */
 	uint32_t *alias_root;  /* per value; set up at the first alias */
 	int alias_state;       /* fast.c: ALIASES_* */
 	uint64_t *addr_known;  /* per value: addr_base/addr_off memoised */
+	bool addr_started;     /* addr_known is cleared */
 	uint32_t *addr_base;
 	int64_t *addr_off;
 
-	/* Dominator tree (fastdom.c); per block, or per DFS number. */
+	/* The dominator tree's work (fastdom.c); per block or DFS number. */
 	succspan *sspan;
-	uint32_t *succ, *dfnum, *vertex, *anc, *label, *semi, *idom;
-	uint32_t *poff, *preds, *stack;
-	domspan *dom_mem;
+	uint32_t *succ, *vertex, *anc, *label, *semi, *idom, *preds;
 } fast;
 
-/* Bytes of a class (i8 .. f64); classes are kl_type built-in handles. */
-extern const uint8_t class_bytes[KL_TYPE_BUILTIN_COUNT];
-
-/*
- * Instruction t as a block's terminator: its destination lists (handles,
- * unchecked) if it branches. False if t is out of range, has an invalid
- * opcode, is no terminator, or has a broken list of destinations.
- */
-bool fast_terminator(const fast *fs, uint32_t t, const uint32_t **dests,
-		     uint32_t *nd);
-bool fast_layout(fast *fs);   /* fastdom.c: the block layout */
-bool fast_domtree(fast *fs);  /* fastdom.c: successors, dominator tree */
+/* fastdom.c: the block layout and successors; false if broken. */
+bool fast_layout(fast *fs);
+/* fastdom.c: the dominator tree of what fast_layout found, in fs->dom. */
+void fast_domtree(fast *fs);
 /*
  * fast.c: true if f has no error at all; false if it may have some (the
  * careful phases then decide). Adds its phase times to st, and the counts

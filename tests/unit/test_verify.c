@@ -9,12 +9,19 @@
  * Broken IR is made by parsing a valid function and then poking the
  * internal tables of src/ir/ir.h, or with the builder API, which checks
  * structure but not types.
+ *
+ * The verifier has a fast path (src/verify/fast.c) that only says "no
+ * error" or "maybe", and careful phases that report. Their contract is
+ * checked wherever a test verifies: the fast path says yes exactly when
+ * the careful phases find nothing (it may say no more often only on
+ * cases these tests do not make: address chains deeper than 64, offsets
+ * that overflow).
  */
 #include <stdlib.h>
 
 #include "keel.h"
 #include "unit.h"
-#include "../../src/ir/ir.h"
+#include "../../src/verify/verify.h"
 
 /* ---- helpers ---- */
 
@@ -41,13 +48,52 @@ func_named(kl_module *m, const char *name)
 	return s.id == KL_NONE ? NULL : kl_sym_func(m, s);
 }
 
-/* Verify f; the number of errors, all in *d (freed by the caller). */
+/* Does the fast path clear f (with the cached analyses of with, if
+ * any)? */
+static bool
+fast_says_ok_with(const kl_func *f, const kl_verify_ctx *with)
+{
+	kl_verify_scratch *s = kl_verify_scratch_new();
+	kl_verify_ctx ctx = { .scratch = s };
+	if (with) {
+		ctx.cfg = with->cfg;
+		ctx.domtree = with->domtree;
+	}
+	bool ok = verify_fast(f, &ctx, s, NULL);
+	kl_verify_scratch_free(s);
+	return ok;
+}
+
+static bool
+fast_says_ok(const kl_func *f)
+{
+	return fast_says_ok_with(f, NULL);
+}
+
+/* Do the careful phases, alone, find nothing? */
+static bool
+careful_says_ok(const kl_func *f)
+{
+	kl_verify_scratch *s = kl_verify_scratch_new();
+	kl_verify_ctx ctx = { .scratch = s };
+	kl_diags d = { 0 };
+	kl_status st = verify_careful(f, &ctx, s, &d);
+	CHECK((st == KL_OK) == (d.len == 0));
+	kl_diags_free(&d);
+	kl_verify_scratch_free(s);
+	return st == KL_OK;
+}
+
+/* Verify f; the number of errors, all in *d (freed by the caller). The
+ * fast path agrees with the result. */
 static uint32_t
 verify(const kl_func *f, const kl_verify_ctx *ctx, kl_diags *d)
 {
+	uint32_t start = d->len;
 	kl_status st = kl_verify_func(f, ctx, d);
-	CHECK((st == KL_OK) == (d->len == 0));
+	CHECK((st == KL_OK) == (d->len == start));
 	CHECK(kl_diags_errors(d) == d->len);
+	CHECK(fast_says_ok_with(f, ctx) == (st == KL_OK));
 	return d->len;
 }
 
@@ -876,6 +922,52 @@ corrupt(kl_func *f, uint64_t *s)
 	}
 }
 
+/*
+ * A small change of meaning, keeping most of the structure: another value
+ * in an operand, another type, opcode, immediate, code or list word, a
+ * value made an alias. Such IR is nearly valid, which is where the fast
+ * path's answer matters most.
+ */
+static void
+corrupt_softly(kl_func *f, uint64_t *s)
+{
+	kl_inst_data *d = &f->insts[rnd(s) % f->ninsts];
+	uint32_t v = (uint32_t)(rnd(s) % f->nvalues);
+	switch (rnd(s) % 8) {
+	case 0:
+		d->w[rnd(s) % 3] = (uint32_t)(rnd(s) % (f->nvalues + 1));
+		break;
+	case 1:
+		f->values[v].type = (uint32_t)(rnd(s) % 7);
+		break;
+	case 2: {
+		uint32_t op = (uint32_t)(rnd(s) % KL_OP_COUNT);
+		if (d->op < KL_OP_COUNT &&
+		    kl_op_table[op].format == kl_op_table[d->op].format)
+			d->op = (uint16_t)op;
+		break;
+	}
+	case 3:
+		d->w[1 + rnd(s) % 2] = (uint32_t)(rnd(s) % 40) - 8;
+		break;
+	case 4:
+		d->aux = (uint8_t)(rnd(s) % 40);
+		break;
+	case 5:
+		if (f->pool.len > 1)
+			f->pool.data[1 + rnd(s) % (f->pool.len - 1)] =
+				(uint32_t)(rnd(s) % (f->nvalues + 1));
+		break;
+	case 6:
+		f->values[v].kind = VK_ALIAS;
+		f->values[v].def = (uint32_t)(rnd(s) % (f->nvalues + 1));
+		break;
+	default:
+		f->values[v].def = (uint32_t)(rnd(s) % (f->ninsts + 2));
+		break;
+	}
+}
+
 static const char fuzz_src[] =
 	"declare %g(i32, ...) -> i32\n"
 	"data %c = { i64 1 }\n"
@@ -930,7 +1022,8 @@ same_diags(const kl_diags *a, const kl_diags *b)
 /*
  * Corrupted functions, verified with fresh memory and with one scratch
  * shared by every round (so stale contents from the round before would
- * show), give the same errors; rendering them never fails.
+ * show), give the same errors; rendering them never fails; the fast path
+ * clears exactly those the careful phases find nothing in.
  */
 static void
 test_fuzz(void)
@@ -945,11 +1038,17 @@ test_fuzz(void)
 		kl_module *m = parse(fuzz_src);
 		kl_func *f = func_named(m, "f");
 		int n = 1 + (int)(rnd(&seed) % 4);
-		for (int k = 0; k < n; k++)
-			corrupt(f, &seed);
+		bool soft = round & 1;
+		for (int k = 0; k < n; k++) {
+			if (soft)
+				corrupt_softly(f, &seed);
+			else
+				corrupt(f, &seed);
+		}
 		kl_diags d = { 0 }, d2 = { 0 };
 		kl_status st = kl_verify_func(f, NULL, &d);
 		CHECK((st == KL_OK) == (d.len == 0));
+		CHECK(fast_says_ok(f) == careful_says_ok(f));
 		CHECK(kl_verify_func(f, &shared, &d2) == st);
 		CHECK(same_diags(&d, &d2));
 		kl_diags_free(&d2);
@@ -966,6 +1065,76 @@ test_fuzz(void)
 		kl_module_free(m);
 	}
 	kl_verify_scratch_free(scratch);
+}
+
+/*
+ * Random control flow (irreducible loops, unreachable blocks, br_table
+ * edges) with random uses: the fast path's dominator tree (semi-NCA,
+ * src/verify/fastdom.c) and the careful phases' (src/analysis/) must
+ * agree on every use. Block k > 0 defines v(k+1) from two operands: the
+ * entry's v0 or v1 (always available where reachable) or any block's.
+ */
+static void
+random_cfg(kl_buf *b, uint64_t *s)
+{
+	uint32_t n = 2 + (uint32_t)(rnd(s) % 11);
+	kl_buf_puts(b, "function %f(i32) -> i32 {\n"
+		       "block0(v0: i32):\n    v1 = iconst.i32 1\n");
+	for (uint32_t k = 0; k < n; k++) {
+		if (k > 0) {
+			kl_buf_printf(b, "\nblock%u:\n    v%u = iadd.i32", k,
+				      k + 1);
+			for (int a = 0; a < 2; a++) {
+				uint32_t v = rnd(s) % 2 ? (uint32_t)(rnd(s) % 2)
+							: 2 + (uint32_t)(rnd(s) % (n - 1));
+				kl_buf_printf(b, "%s v%u", a ? "," : "", v);
+			}
+			kl_buf_putc(b, '\n');
+		}
+		uint32_t t1 = 1 + (uint32_t)(rnd(s) % (n - 1));
+		uint32_t t2 = 1 + (uint32_t)(rnd(s) % (n - 1));
+		uint32_t t3 = 1 + (uint32_t)(rnd(s) % (n - 1));
+		switch (rnd(s) % 5) {
+		case 0:
+			kl_buf_printf(b, "    return v%u\n", k ? k + 1 : 1);
+			break;
+		case 1:
+			kl_buf_printf(b, "    jump block%u\n", t1);
+			break;
+		case 2:
+			kl_buf_printf(b, "    br_table v0, block%u, [block%u, "
+				      "block%u]\n", t1, t2, t3);
+			break;
+		default:
+			kl_buf_printf(b, "    brif v0, block%u, block%u\n", t1,
+				      t2);
+			break;
+		}
+	}
+	kl_buf_puts(b, "}\n");
+}
+
+static void
+test_fast_dominance(void)
+{
+	uint64_t seed = 7;
+	int valid = 0, invalid = 0;
+	for (int round = 0; round < 2000; round++) {
+		kl_buf b = { 0 };
+		random_cfg(&b, &seed);
+		kl_module *m = parse(b.data);
+		kl_func *f = func_named(m, "f");
+		bool ok = careful_says_ok(f);
+		if (fast_says_ok(f) != ok) {
+			fprintf(stderr, "fast path says %s, careful %s:\n%s",
+				ok ? "no" : "yes", ok ? "yes" : "no", b.data);
+			unit_current_failed = 1;
+		}
+		ok ? valid++ : invalid++;
+		kl_module_free(m);
+		kl_buf_free(&b);
+	}
+	CHECK(valid > 200 && invalid > 200);
 }
 
 /*
@@ -1071,6 +1240,7 @@ main(void)
 	UNIT_RUN(test_cached_analyses);
 	UNIT_RUN(test_stats);
 	UNIT_RUN(test_fuzz);
+	UNIT_RUN(test_fast_dominance);
 	UNIT_RUN(test_listing_reparses);
 	return unit_report("verify");
 }
