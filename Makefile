@@ -77,7 +77,7 @@ check: $(KEEL) $(GEN) $(UNIT_BIN)
 	@sh tests/check.sh $(BUILD)
 
 # Benchmarks against LLVM 19 when installed (bench/bench.sh explains the
-# method); results also in build/bench/results.md. Always the optimised
+# method); results also in build/bench/results.md (scaling.md). Always the optimised
 # build in build/.
 bench:
 	@$(MAKE) --no-print-directory BUILD=build SAN= all

@@ -14,12 +14,13 @@
 # whole process minus the start-up time of the same tool on an empty
 # module (llvm-as, opt -S, lli). Each figure is the median of RUNS runs
 # (BENCH_RUNS, default 3); BENCH_ONLY="promote interp" runs only those
-# tables (parse parse_print verify analyses promote interp). LLVM columns appear when llvm-19 is installed
-# (apt-get install llvm-19); the script installs nothing.
+# tables (parse parse_print verify analyses promote interp). LLVM
+# columns appear when llvm-19 is installed (apt-get install llvm-19); the script installs nothing.
 #
 # With "scaling", each operation runs at 10k, 100k, 1M and 4M
 # instructions and the time per instruction is printed, with a flag on any
-# step where it grows by more than 1.5x.
+# step where it grows by more than 1.5x; that table goes to
+# BUILD/bench/scaling.md, so it does not replace the main results.
 set -eu
 build=${1:-build}
 mode=${2:-tables}
@@ -29,6 +30,7 @@ dir="$build/bench"
 runs=${BENCH_RUNS:-3}
 mkdir -p "$dir"
 results="$dir/results.md"
+[ "$mode" = scaling ] && results="$dir/scaling.md"
 
 have_llvm=0
 if command -v opt-19 >/dev/null 2>&1 && command -v llvm-as-19 >/dev/null 2>&1 \
