@@ -80,6 +80,8 @@ struct kl_domtree {
 	uint32_t *vertex, *parent, *anc, *label, *semi, *dom, *stack;
 	uint32_t *stack_i;
 	uint32_t scratch_cap;
+	uint32_t *preds;    /* predecessors as preorder numbers (seminca.h) */
+	uint32_t preds_cap;
 };
 
 static inline bool

@@ -13,11 +13,12 @@
  *     emits the post-order that passes use (its reverse is the RPO).
  *     Successors are visited last first, so that the RPO of an if/else
  *     lists the then-arm first, as the layout usually does.
- *  2. Semidominators, in decreasing preorder, with Lengauer-Tarjan's eval
- *     and path compression (done with an explicit stack, never recursion).
- *  3. idom(w) = the nearest common ancestor of sdom(w) and parent(w) in the
- *     tree built so far, found by walking up from parent(w), in increasing
- *     preorder.
+ *  2. The predecessors of each reached block are gathered as preorder
+ *     numbers, and ana_semi_nca (seminca.c, shared with the verifier's
+ *     fast path) finds semidominators, in decreasing preorder, with
+ *     Lengauer-Tarjan's eval and path compression (never recursion), then
+ *     idom(w) = the nearest common ancestor of sdom(w) and parent(w) in
+ *     the tree built so far.
  *
  * This is correct on every flowgraph, irreducible ones included (unlike
  * dataflow formulations it needs no iteration to a fixed point), and runs
@@ -57,6 +58,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "seminca.h"
 
 /* Gap between consecutive Euler-tour times and RPO keys. With at most 2^24
  * blocks (the parser caps entity numbers at 10 million) 2 * 2^24 * 2^32
@@ -92,6 +94,7 @@ kl_domtree_free(kl_domtree *dt)
 	free(dt->dom);
 	free(dt->stack);
 	free(dt->stack_i);
+	free(dt->preds);
 	free(dt);
 }
 
@@ -126,13 +129,14 @@ cover_blocks(kl_domtree *dt, uint32_t n)
 	}
 }
 
-/* Scratch indexed by preorder number 0..n (0 unused), and post-order. */
+/* Scratch indexed by preorder number 0..n (0 unused) and n + 1 (the
+ * end of the predecessors in the stack), and post-order. */
 static void
 cover_scratch(kl_domtree *dt, uint32_t n)
 {
-	if (n + 1 <= dt->scratch_cap)
+	if (n + 2 <= dt->scratch_cap)
 		return;
-	uint32_t cap = n + 1;
+	uint32_t cap = n + 2;
 	size_t sz = (size_t)cap * sizeof(uint32_t);
 	dt->vertex = kl_realloc(dt->vertex, sz);
 	dt->parent = kl_realloc(dt->parent, sz);
@@ -153,7 +157,8 @@ cover_po(kl_domtree *dt, uint32_t n)
 
 /*
  * Depth-first search from the entry: preorder numbers (dfnum, vertex),
- * DFS-tree parents and the post-order. Returns the number of reachable
+ * DFS-tree parents (in anc, where ana_semi_nca wants them) and the
+ * post-order. Returns the number of reachable
  * blocks.
  */
 static uint32_t
@@ -163,7 +168,7 @@ dfs(kl_domtree *dt, const kl_cfg *cfg, uint32_t entry)
 	dt->npo = 0;
 	dt->dfnum[entry] = ++n;
 	dt->vertex[n] = entry;
-	dt->parent[n] = 0;
+	dt->anc[n] = 0;
 	dt->stack[sp] = entry;
 	dt->stack_i[sp++] = cfg_nsuccs(cfg, entry);
 	while (sp) {
@@ -179,7 +184,7 @@ dfs(kl_domtree *dt, const kl_cfg *cfg, uint32_t entry)
 			continue;
 		dt->dfnum[s] = ++n;
 		dt->vertex[n] = s;
-		dt->parent[n] = dt->dfnum[b];
+		dt->anc[n] = dt->dfnum[b];
 		dt->stack[sp] = s;
 		dt->stack_i[sp++] = cfg_nsuccs(cfg, s);
 	}
@@ -187,67 +192,30 @@ dfs(kl_domtree *dt, const kl_cfg *cfg, uint32_t entry)
 }
 
 /*
- * Lengauer-Tarjan's eval with path compression over the vertices already
- * processed (numbers >= last): returns the vertex of minimum semi on the
- * compressed path from v up to (not including) the root of its tree in the
- * forest. Iterative, as in LLVM's SemiNCAInfo::eval.
+ * The predecessors of every reached block, as preorder numbers: the CSR
+ * form ana_semi_nca reads, preds[start[i] .. start[i + 1]) for number i,
+ * in the CFG's predecessor order. start lives in the stack (free after
+ * the search, n + 2 words).
  */
-static uint32_t
-eval(kl_domtree *dt, uint32_t v, uint32_t last)
-{
-	uint32_t *anc = dt->anc, *label = dt->label, *semi = dt->semi;
-	if (anc[v] < last)
-		return label[v];
-	uint32_t *stack = dt->stack, sp = 0;
-	do {
-		stack[sp++] = v;
-		v = anc[v];
-	} while (anc[v] >= last);
-	uint32_t p = v, plabel = label[p];
-	do {
-		v = stack[--sp];
-		anc[v] = anc[p];
-		if (semi[plabel] < semi[label[v]])
-			label[v] = plabel;
-		else
-			plabel = label[v];
-		p = v;
-	} while (sp);
-	return label[v];
-}
-
-/* Semi-NCA over preorder numbers 1..n: dom[i] is idom's number. */
 static void
-semi_nca(kl_domtree *dt, const kl_cfg *cfg, uint32_t n)
+gather_preds(kl_domtree *dt, const kl_cfg *cfg, uint32_t n)
 {
-	uint32_t *semi = dt->semi, *dom = dt->dom;
+	uint32_t m = 0, *start = dt->stack;
+	for (uint32_t i = 1; i <= n; i++)
+		m += cfg->pred[dt->vertex[i]].len;
+	kl_grow(&dt->preds, &dt->preds_cap, sizeof *dt->preds, m);
+	m = 0;
 	for (uint32_t i = 1; i <= n; i++) {
-		dt->anc[i] = dt->parent[i];
-		dt->label[i] = i;
-		semi[i] = i;
-		dom[i] = dt->parent[i];
-	}
-	for (uint32_t i = n; i >= 2; i--) {
-		uint32_t w = dt->vertex[i];
-		const cfg_list *pl = &cfg->pred[w];
+		const cfg_list *pl = &cfg->pred[dt->vertex[i]];
 		const kl_cfg_edge *pe = cfg->pool + pl->start;
-		uint32_t s = dt->parent[i];
+		start[i] = m;
 		for (uint32_t k = 0; k < pl->len; k++) {
 			uint32_t v = dt->dfnum[pe[k].block.id];
-			if (v == 0)
-				continue; /* unreachable predecessor */
-			uint32_t u = semi[eval(dt, v, i + 1)];
-			if (u < s)
-				s = u;
+			if (v != 0) /* else an unreachable predecessor */
+				dt->preds[m++] = v;
 		}
-		semi[i] = s;
 	}
-	for (uint32_t i = 2; i <= n; i++) {
-		uint32_t c = dom[i];
-		while (c > semi[i])
-			c = dom[c];
-		dom[i] = c;
-	}
+	start[n + 1] = m;
 }
 
 /* Euler-tour times over the tree, from the entry, without recursion. */
@@ -335,7 +303,9 @@ kl_domtree_compute(kl_domtree *dt, const kl_func *f, const kl_cfg *cfg)
 	cover_scratch(dt, nb);
 	cover_po(dt, nb);
 	uint32_t n = dfs(dt, cfg, dt->entry);
-	semi_nca(dt, cfg, n);
+	gather_preds(dt, cfg, n);
+	ana_semi_nca(n, dt->stack, dt->preds, dt->dom, dt->anc, dt->semi,
+		     dt->label);
 	for (uint32_t i = 2; i <= n; i++)
 		dt->idom[dt->vertex[i]] = dt->vertex[dt->dom[i]];
 

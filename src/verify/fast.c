@@ -98,11 +98,11 @@ arena_get(kl_verify_scratch *s, size_t bytes)
  * The fast path's arrays, in the order they are laid out. The per-value
  * arrays that most functions never touch come last, so their pages are
  * never faulted in. Fresh memory is what a big function costs most, so
- * the dominator tree's arrays are few and reused (fastdom.c): about 36
+ * the dominator tree's arrays are few and reused (fastdom.c): about 40
  * bytes a block.
  */
 enum {
-	A_IN_LAYOUT, A_DEFINED, A_DOM, A_SSPAN, A_VERTEX, A_ANC, A_SUCC,
+	A_IN_LAYOUT, A_DEFINED, A_DOM, A_SSPAN, A_VERTEX, A_ANC, A_PSTART, A_SUCC,
 	A_ADDR_KNOWN, A_ALIAS_ROOT, A_ADDR_BASE, A_ADDR_OFF, A_COUNT
 };
 
@@ -128,6 +128,7 @@ arena_setup(fast *fs)
 		[A_SSPAN] = (nb + 1) * sizeof(succspan), /* later semi, label */
 		[A_VERTEX] = (nb + 1) * u,
 		[A_ANC] = (nb + 1) * u,
+		[A_PSTART] = (nb + 2) * u,
 		[A_SUCC] = (ne + bound) * u, /* succ (later idom), preds */
 		[A_ADDR_KNOWN] = vw,
 		[A_ALIAS_ROOT] = nv * u,
@@ -147,6 +148,7 @@ arena_setup(fast *fs)
 	fs->sspan = (succspan *)(base + off[A_SSPAN]);
 	fs->vertex = (uint32_t *)(base + off[A_VERTEX]);
 	fs->anc = (uint32_t *)(base + off[A_ANC]);
+	fs->pstart = (uint32_t *)(base + off[A_PSTART]);
 	fs->succ = (uint32_t *)(base + off[A_SUCC]);
 	fs->addr_known = (uint64_t *)(base + off[A_ADDR_KNOWN]);
 	fs->alias_root = (uint32_t *)(base + off[A_ALIAS_ROOT]);

@@ -9,20 +9,17 @@
  * and cost about 170 bytes of fresh memory per block; for a function of
  * 100,000 blocks those are 4,000 page faults, more time than all the
  * checks (docs/verifier.md, "Performance"). Here the arrays live in the
- * fast path's arena (about 36 bytes per block, reused from step to
+ * fast path's arena (about 40 bytes per block, reused from step to
  * step) and hold only what dominance needs. The careful phases keep
  * using src/analysis/; tests/unit/test_verify.c checks on random control
  * flow that the two agree on every use.
  *
- * The algorithm is semi-NCA (Georgiadis, Tarjan, Werneck: "Finding
- * dominators in practice", 2006; the variant of LLVM's
- * GenericDomTreeConstruction.h): a depth-first search numbers the
- * reachable blocks in preorder; semidominators come from a reverse
- * preorder sweep over each block's predecessors with path-compressed
- * evaluation; the immediate dominator of w is then the nearest common
- * ancestor, on the tree built so far, of w's DFS parent and its
- * semidominator. Everything is in DFS-number space (1 .. n; 0 is none),
- * without recursion or stacks. Finally a pass over the tree gives
+ * A depth-first search numbers the reachable blocks in preorder and
+ * gathers their predecessors as DFS numbers; the immediate dominators
+ * come from the semi-NCA kernel that kl_domtree_compute uses too
+ * (src/analysis/seminca.c), so the two cannot disagree by algorithm.
+ * Everything is in DFS-number space (1 .. n; 0 is none), without
+ * recursion or stacks. Finally a pass over the tree gives
  * every block its preorder span [lo, hi] (verify.h: domspan); an
  * unreachable block keeps [0, 0], which dominates nothing reachable.
  *
@@ -35,6 +32,7 @@
 #include <string.h>
 
 #include "verify.h"
+#include "../analysis/seminca.h"
 
 /*
  * Instruction t as a block's terminator: its destination lists (handles,
@@ -152,104 +150,37 @@ number_blocks(fast *fs)
 }
 
 /*
- * Predecessors of every DFS number w: preds[start(w) .. start(w + 1)),
- * start(n + 1) being the number returned. start(w) is kept in the spare
- * half of w's span, dom[vertex[w]].hi (the search's cursor is spent):
- * one array less of fresh memory.
+ * The predecessors of every DFS number w, as DFS numbers:
+ * preds[pstart[w] .. pstart[w + 1]) (ana_semi_nca's input). The search
+ * left each reached block's number in dom[b].lo.
  */
-static uint32_t
+static void
 predecessors(fast *fs, uint32_t n)
 {
-	domspan *dom = fs->dom;
-	uint32_t at = 0;
-	for (uint32_t w = 1; w <= n; w++)
-		dom[fs->vertex[w]].hi = 0;
+	const domspan *dom = fs->dom;
+	uint32_t at = 0, *start = fs->pstart;
+	memset(start, 0, ((size_t)n + 2) * sizeof *start);
 	for (uint32_t u = 1; u <= n; u++) {
 		const succspan *ss = &fs->sspan[fs->vertex[u]];
 		for (uint32_t e = ss->start; e < ss->start + ss->n; e++)
-			dom[fs->succ[e]].hi++;
+			start[dom[fs->succ[e]].lo]++;
 	}
 	for (uint32_t w = 1; w <= n; w++) {
-		at += dom[fs->vertex[w]].hi;
-		dom[fs->vertex[w]].hi = at;
+		at += start[w];
+		start[w] = at; /* the end of w's list, for now */
 	}
-	/* Backwards, so each start ends at the start of its list. */
+	start[n + 1] = at;
+	/* Each list filled backwards, so its end moves to its start. */
 	for (uint32_t u = 1; u <= n; u++) {
 		const succspan *ss = &fs->sspan[fs->vertex[u]];
 		for (uint32_t e = ss->start; e < ss->start + ss->n; e++)
-			fs->preds[--dom[fs->succ[e]].hi] = u;
+			fs->preds[--start[dom[fs->succ[e]].lo]] = u;
 	}
 	/* The successors are not needed any more: their memory takes the
 	 * semi-NCA arrays (arena_setup sized it for them). */
 	fs->semi = (uint32_t *)fs->sspan;
 	fs->label = fs->semi + fs->nblocks + 1;
 	fs->idom = fs->succ;
-	return at;
-}
-
-/*
- * The label of least semidominator on v's path in the forest of the
- * numbers >= last (those already swept), compressing the path: each
- * vertex on it then points past its top, with the best label so far.
- * The path is walked up with its links reversed, then down again setting
- * them, so it needs no stack (0 is no DFS number: it ends the way down).
- */
-static uint32_t
-eval(fast *fs, uint32_t v, uint32_t last)
-{
-	uint32_t *anc = fs->anc, *label = fs->label, *semi = fs->semi;
-	if (anc[v] < last)
-		return label[v];
-	uint32_t below = 0, y = v, top;
-	for (;;) {
-		uint32_t up = anc[y];
-		anc[y] = below;
-		below = y;
-		if (anc[up] < last) {
-			top = up;
-			break;
-		}
-		y = up;
-	}
-	uint32_t root = anc[top], p = top;
-	for (y = below; y != 0;) {
-		uint32_t down = anc[y];
-		anc[y] = root;
-		if (semi[label[p]] < semi[label[y]])
-			label[y] = label[p];
-		p = y;
-		y = down;
-	}
-	return label[p];
-}
-
-/* Semi-NCA over DFS numbers 1 .. n: idom[w] for w >= 2; npreds edges. */
-static void
-semi_nca(fast *fs, uint32_t n, uint32_t npreds)
-{
-	const domspan *dom = fs->dom;
-	uint32_t *semi = fs->semi, *idom = fs->idom;
-	for (uint32_t w = 1; w <= n; w++) {
-		semi[w] = w;
-		fs->label[w] = w;
-		idom[w] = fs->anc[w]; /* the DFS parent, for now */
-	}
-	for (uint32_t w = n; w >= 2; w--) {
-		uint32_t s = idom[w], e = dom[fs->vertex[w]].hi;
-		uint32_t end = w < n ? dom[fs->vertex[w + 1]].hi : npreds;
-		for (; e < end; e++) {
-			uint32_t u = eval(fs, fs->preds[e], w + 1);
-			if (semi[u] < s)
-				s = semi[u];
-		}
-		semi[w] = s;
-	}
-	for (uint32_t w = 2; w <= n; w++) {
-		uint32_t d = idom[w];
-		while (d > semi[w])
-			d = idom[d];
-		idom[w] = d;
-	}
 }
 
 /*
@@ -285,6 +216,8 @@ fast_domtree(fast *fs)
 		return;
 	}
 	uint32_t n = number_blocks(fs);
-	semi_nca(fs, n, predecessors(fs, n));
+	predecessors(fs, n);
+	ana_semi_nca(n, fs->pstart, fs->preds, fs->idom, fs->anc, fs->semi,
+		     fs->label);
 	number_tree(fs, n);
 }

@@ -366,6 +366,7 @@ typedef struct fast {
 	/* The dominator tree's work (fastdom.c); per block or DFS number. */
 	succspan *sspan;
 	uint32_t *succ, *vertex, *anc, *label, *semi, *idom, *preds;
+	uint32_t *pstart;      /* per DFS number: its first predecessor */
 } fast;
 
 /* fastdom.c: the block layout and successors; false if broken. */

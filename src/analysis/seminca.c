@@ -1,0 +1,83 @@
+/*
+ * seminca.c -- semi-NCA (Georgiadis, "Linear-Time Algorithms for
+ * Dominators and Related Problems", PhD thesis, Princeton 2005; the
+ * variant LLVM uses), a simplification of Lengauer and Tarjan, "A Fast
+ * Algorithm for Finding Dominators in a Flowgraph" (TOPLAS 1979):
+ *
+ *  1. semidominators, in decreasing preorder, each the least semi of the
+ *     labels that eval finds on the compressed forest paths from the
+ *     vertex's predecessors;
+ *  2. idom(w) = the nearest common ancestor of parent(w) and sdom(w) in
+ *     the tree built so far: walk up from parent(w) until the number is no
+ *     greater than sdom(w), in increasing preorder.
+ *
+ * Correct on every flowgraph, irreducible ones included; O(m log n) for
+ * the evals plus the NCA walks, which are short in practice. Nothing is
+ * recursive and eval needs no stack.
+ */
+#include "seminca.h"
+
+/*
+ * The label of least semidominator on v's path in the forest of the
+ * numbers >= last (those already swept), compressing the path: each
+ * vertex on it then points past its top, with the best label so far.
+ * The path is walked up with its links reversed, then down again setting
+ * them, so it needs no stack (0 is no number: it ends the way down).
+ */
+static uint32_t
+eval(uint32_t *anc, uint32_t *label, const uint32_t *semi, uint32_t v,
+     uint32_t last)
+{
+	if (anc[v] < last)
+		return label[v];
+	uint32_t below = 0, y = v, top;
+	for (;;) {
+		uint32_t up = anc[y];
+		anc[y] = below;
+		below = y;
+		if (anc[up] < last) {
+			top = up;
+			break;
+		}
+		y = up;
+	}
+	uint32_t root = anc[top], p = top;
+	for (y = below; y != 0;) {
+		uint32_t down = anc[y];
+		anc[y] = root;
+		if (semi[label[p]] < semi[label[y]])
+			label[y] = label[p];
+		p = y;
+		y = down;
+	}
+	return label[p];
+}
+
+void
+ana_semi_nca(uint32_t n, const uint32_t *start, const uint32_t *preds,
+	     uint32_t *idom, uint32_t *anc, uint32_t *semi, uint32_t *label)
+{
+	anc[1] = 0;
+	idom[1] = 0;
+	for (uint32_t w = 1; w <= n; w++) {
+		semi[w] = w;
+		label[w] = w;
+		if (w >= 2)
+			idom[w] = anc[w]; /* the parent, for now */
+	}
+	for (uint32_t w = n; w >= 2; w--) {
+		uint32_t s = idom[w];
+		for (uint32_t e = start[w]; e < start[w + 1]; e++) {
+			uint32_t u = eval(anc, label, semi, preds[e], w + 1);
+			if (semi[u] < s)
+				s = semi[u];
+		}
+		semi[w] = s;
+	}
+	for (uint32_t w = 2; w <= n; w++) {
+		uint32_t d = idom[w];
+		while (d > semi[w])
+			d = idom[d];
+		idom[w] = d;
+	}
+}
