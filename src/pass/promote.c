@@ -6,8 +6,10 @@
  * block parameters, following the rules of docs/passes.md:
  *
  * 1. Find the allocas and every address derived from one by `iadd_imm`
- *    chains (a breadth-first walk from each alloca result, over a list of
- *    the iadd_imm instructions of each operand). An alloca is promoted when
+ *    chains, and every use of an address, in one walk over the layout
+ *    (exact when addresses are defined before their uses in the layout, as
+ *    in the entry block; otherwise a second walk after a breadth-first
+ *    search over the iadd_imm chains of every alloca). An alloca is promoted when
  *    it is in the entry block (ALLOCA always has a constant size), no
  *    address derived from it is used except as the address of a load or
  *    store (anything else: it escapes), and its accesses form slots
@@ -35,7 +37,12 @@
  * left alone. New values take numbers above the highest, in a fixed order
  * (conversions in renaming order, then parameters slot by slot), so the
  * output is the same on every run. Cost: linear in the function plus the
- * frontier sets the slots touch.
+ * frontier sets the slots touch. Most functions are small, so per-function
+ * costs matter as much: scratch arrays are kept from one function to the
+ * next (per-block marks carry stamps that keep growing across functions,
+ * so nothing is cleared), the dominator tree is computed only when a slot
+ * needs it, and the removal of dead instructions shares the last walk
+ * with the resolution of aliases.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,7 +78,8 @@ typedef struct alloca_info {
 	uint32_t inst;
 	uint32_t size;
 	uint8_t reason;
-	uint32_t why_inst; /* the escaping use or offending access */
+	uint8_t own_reason; /* PROMOTED, or why it is kept whatever the rest */
+	uint32_t why_inst;  /* the escaping use or offending access */
 } alloca_info;
 
 typedef struct access {
@@ -117,6 +125,41 @@ typedef struct undo {
 	uint32_t slot, value;
 } undo;
 
+/* A scratch array kept from one function to the next: its memory is
+ * reused, its contents are not. */
+typedef struct scratch {
+	uint32_t *a;
+	uint32_t cap;
+} scratch;
+
+static uint32_t *
+room(scratch *s, uint64_t n)
+{
+	if (KL_UNLIKELY(n > s->cap))
+		kl_grow(&s->a, &s->cap, sizeof *s->a, n);
+	return s->a;
+}
+
+/* room() for an array of stamps: entries never written read as 0, older
+ * than every stamp. */
+static uint32_t *
+room_stamps(scratch *s, uint64_t n)
+{
+	if (KL_UNLIKELY(n > s->cap)) {
+		uint32_t old = s->cap;
+		kl_grow(&s->a, &s->cap, sizeof *s->a, n);
+		memset(s->a + old, 0, (size_t)(s->cap - old) * sizeof *s->a);
+	}
+	return s->a;
+}
+
+enum { COUNT_SLOTS, COUNT_PARAMS, COUNT_PROMOTED, COUNT_KEPT, NCOUNTS };
+static const char *const count_name[NCOUNTS] = { "slots", "params",
+						 "promoted", "kept" };
+
+/* addr[v] of an alias, until a use asks where it leads. */
+#define ALIASED (KL_NONE - 1)
+
 typedef struct promoter {
 	kl_func *f;
 	kl_pass_report *rep;
@@ -124,45 +167,99 @@ typedef struct promoter {
 	kl_domtree *dt;
 	kl_domfront *df;
 	kl_idf *idf;
+	bool have_dt;          /* cfg and dt are this function's */
 	uint32_t nvalues; /* values before the pass: addresses are among them */
 	uint32_t nblocks;
 
-	uint32_t *addr_alloca; /* per value: alloca index or KL_NONE */
-	int64_t *addr_off;
+	scratch addr;          /* per value: alloca index, KL_NONE, ALIASED */
+	int64_t *addr_off;     /* per address: offset from its alloca */
+	uint32_t addr_off_cap;
+	scratch derived, next_derived, queue; /* the walk of iadd_imm chains */
 
 	alloca_info *allocas;
 	uint32_t nallocas, allocas_cap;
 	access *acc;
 	uint32_t nacc, acc_cap;
-	uint32_t *block_acc;   /* per block: first access (layout order) */
-	uint32_t *block_nacc;
+	scratch block_acc;     /* per block: first access (layout order) */
+	scratch block_nacc;
 	slot *slots;
 	uint32_t nslots, slots_cap;
-	uint32_t *slot_acc;    /* access indices grouped by slot */
-	uint32_t *slot_start;  /* nslots + 1 */
+	scratch slot_acc;      /* access indices grouped by slot */
+	scratch slot_start;    /* nslots + 1 */
+	scratch by_alloca, alloca_start, sort_tmp; /* make_slots */
 	phi *phis;             /* candidates in creation order */
 	uint32_t nphis, phis_cap;
-	uint32_t *by_block;    /* candidate indices grouped by block */
-	uint32_t *block_phi;   /* per block: its first entry in by_block */
-	uint32_t *block_nphi;
+	scratch by_block;      /* candidate indices grouped by block */
+	scratch block_phi;     /* per block: its first entry in by_block */
+	scratch block_nphi;
+	scratch queued, placed; /* per block: stamps of place_params */
+	uint32_t stamp;        /* the last stamp used, in any function */
+	scratch work;
 	fixup *fixups;
 	uint32_t nfixups, fixups_cap;
 	edge *edges;
 	uint32_t nedges, edges_cap;
 	uint32_t *incoming;
 	uint32_t nincoming, incoming_cap;
+	scratch edge_start, edge_order, phi_pos, args; /* prune_params */
 
-	uint32_t *cur;         /* per slot: current value or KL_NONE (zero) */
+	scratch cur;           /* per slot: current value or KL_NONE (zero) */
 	undo *log;
 	uint32_t nlog, log_cap;
 	uint32_t (*stack)[2];  /* the dominator tree walk */
 	uint32_t stack_cap;
-	kl_arena arena;        /* everything sized per function */
+	kl_arena arena;        /* the strict SSA check's marks */
 	uint32_t zero[KL_TYPE_BUILTIN_COUNT];
 	bool made_aliases;
 	bool calls_setjmp;
+	uint8_t counted;       /* counters already in the report (bit each) */
 	kl_builder b;
 } promoter;
+
+/*
+ * Add n to a counter. Adding 0 to a counter the report already has
+ * changes nothing, so it is skipped (the report looks counters up by
+ * name); the first call registers it, which fixes the order of the
+ * counters in the report.
+ */
+static void
+count(promoter *p, int which, uint64_t n)
+{
+	if (n == 0 && (p->counted >> which & 1))
+		return;
+	kl_pass_report_count(p->rep, count_name[which], n);
+	p->counted |= (uint8_t)(1u << which);
+}
+
+/* v, or the value it stands for if it is an alias (as value_resolve). */
+static inline uint32_t
+resolve(const kl_func *f, uint32_t v)
+{
+	if (KL_LIKELY(v >= f->nvalues || f->values[v].kind != VK_ALIAS))
+		return v;
+	return value_resolve(f, v);
+}
+
+/* kl_type_bytes, kl_type_is_float and kl_type_class, asked once per
+ * access: the module's table read in place. */
+static inline uint32_t
+type_bytes(const kl_module *m, kl_type t)
+{
+	return t < m->ntypes ? m->types[t].bytes : kl_type_bytes(m, t);
+}
+
+static inline bool
+type_is_float(const kl_module *m, kl_type t)
+{
+	return t < m->ntypes ? m->types[t].kind == TK_FLOAT
+			     : kl_type_is_float(m, t);
+}
+
+static inline kl_type
+type_class(const kl_module *m, kl_type t)
+{
+	return t < m->ntypes ? m->types[t].cls : kl_type_class(m, t);
+}
 
 /* ---- strict SSA ---- */
 
@@ -205,6 +302,7 @@ strict_ssa(promoter *p)
 {
 	kl_func *f = p->f;
 	const kl_domtree *dt = p->dt;
+	kl_arena_reset(&p->arena);
 	uint8_t *seen = kl_arena_zalloc(&p->arena, f->nvalues + 1);
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
 		uint32_t np = list_len(&f->pool, f->blocks[b].params);
@@ -254,11 +352,12 @@ is_setjmp(const kl_module *m, uint32_t sym)
 {
 	static const char *const names[] = { "setjmp", "_setjmp", "sigsetjmp",
 					      "__sigsetjmp" };
+	static const uint8_t lens[] = { 6, 7, 9, 11 };
 	if (sym >= m->nsyms)
 		return false;
 	const kl_name *nm = &m->syms[sym].name;
 	for (size_t k = 0; k < 4; k++)
-		if (nm->len == strlen(names[k]) &&
+		if (nm->len == lens[k] &&
 		    memcmp(name_bytes(m, nm), names[k], nm->len) == 0)
 			return true;
 	return false;
@@ -266,69 +365,255 @@ is_setjmp(const kl_module *m, uint32_t sym)
 
 /* ---- finding allocas, addresses and accesses ---- */
 
-static uint32_t
+/* Is v an address (derived from an alloca)? Then the value it resolves
+ * to, whose addr entry says which alloca; else KL_NONE. */
+static inline uint32_t
 address_of(const promoter *p, uint32_t v)
 {
 	if (v >= p->nvalues)
 		return KL_NONE;
-	if (KL_LIKELY(p->f->values[v].kind != VK_ALIAS))
-		return p->addr_alloca[v];
+	uint32_t a = p->addr.a[v];
+	if (KL_LIKELY(a != ALIASED))
+		return a == KL_NONE ? KL_NONE : v;
 	uint32_t r = value_resolve(p->f, v);
-	return r >= p->nvalues ? KL_NONE : p->addr_alloca[r];
+	if (r >= p->nvalues)
+		return KL_NONE;
+	a = p->addr.a[r];
+	return a == KL_NONE || a == ALIASED ? KL_NONE : r;
 }
 
 static void
-escape(promoter *p, uint32_t a, uint32_t inst)
+escape(promoter *p, uint32_t r, uint32_t inst)
 {
-	if (p->allocas[a].reason == PROMOTED) {
-		p->allocas[a].reason = KEPT_ESCAPES;
-		p->allocas[a].why_inst = inst;
+	alloca_info *a = &p->allocas[p->addr.a[r]];
+	if (a->reason == PROMOTED) {
+		a->reason = KEPT_ESCAPES;
+		a->why_inst = inst;
 	}
 }
 
-/* Allocas, and the iadd_imm chains that derive addresses from them. */
+static void
+check_escape(promoter *p, uint32_t v, uint32_t inst)
+{
+	uint32_t r = address_of(p, v);
+	if (r != KL_NONE)
+		escape(p, r, inst);
+}
+
+/* Every value starts as no address; aliases are marked so that a use
+ * knows to follow them. Returns the table. */
+static uint32_t *
+clear_addresses(promoter *p)
+{
+	kl_func *f = p->f;
+	uint32_t nv = p->nvalues;
+	uint32_t *addr = room(&p->addr, (uint64_t)nv + 1);
+	if (nv + 1 > p->addr_off_cap)
+		kl_grow(&p->addr_off, &p->addr_off_cap, sizeof *p->addr_off,
+			(uint64_t)nv + 1);
+	for (uint32_t v = 0; v < nv; v++)
+		addr[v] = f->values[v].kind == VK_ALIAS ? ALIASED : KL_NONE;
+	return addr;
+}
+
+/* An alloca: recorded, and its result made an address when follow. */
+static void
+add_alloca(promoter *p, uint32_t i, uint32_t b, bool follow)
+{
+	kl_func *f = p->f;
+	const kl_inst_data *d = &f->insts[i];
+	if (p->nallocas == p->allocas_cap)
+		kl_grow(&p->allocas, &p->allocas_cap, sizeof *p->allocas,
+			p->nallocas + 1);
+	alloca_info *a = &p->allocas[p->nallocas];
+	a->inst = i;
+	a->size = d->op == KL_OP_ALLOCA ? d->w[1] : 0;
+	a->why_inst = KL_NONE;
+	a->own_reason = d->op == KL_OP_ALLOCA_DYN ? KEPT_DYNAMIC
+			: b != f->first_block	  ? KEPT_NOT_ENTRY
+						  : PROMOTED;
+	a->reason = a->own_reason;
+	if (follow && d->w[0] < p->nvalues) {
+		p->addr.a[d->w[0]] = p->nallocas;
+		p->addr_off[d->w[0]] = 0;
+	}
+	p->nallocas++;
+}
+
+/* A load or store of address r (resolved) by instruction i of block b. */
+static void
+add_access(promoter *p, uint32_t i, uint32_t b, uint32_t r, bool is_store)
+{
+	kl_func *f = p->f;
+	const kl_inst_data *d = &f->insts[i];
+	uint8_t memw = kl_op_table[d->op].memw;
+	if (p->nacc == p->acc_cap)
+		kl_grow(&p->acc, &p->acc_cap, sizeof *p->acc, p->nacc + 1);
+	access *a = &p->acc[p->nacc++];
+	a->inst = i;
+	a->alloca = p->addr.a[r];
+	a->offset = p->addr_off[r] + (int32_t)d->w[2];
+	kl_type t = is_store ? value_type(f, resolve(f, d->w[0]))
+			     : value_type(f, d->w[0]);
+	a->width = memw ? memw : type_bytes(f->module, t);
+	a->block = b;
+	a->slot = KL_NONE;
+	a->is_store = is_store;
+	a->is_float = type_is_float(f->module, t);
+}
+
+static void
+check_list_escapes(promoter *p, uint32_t list, uint32_t from, uint32_t inst)
+{
+	kl_func *f = p->f;
+	uint32_t n = list_len(&f->pool, list);
+	for (uint32_t k = from; k < n; k++)
+		check_escape(p, list_get(&f->pool, list, k), inst);
+}
+
+/*
+ * The uses of addresses by instruction i of block b (not an iadd_imm,
+ * whose result is an address itself): the address of a load or store is
+ * an access, any other use an escape. The formats with their operands in
+ * the instruction come first: they are nearly all the instructions.
+ */
+static void
+scan_uses(promoter *p, uint32_t b, uint32_t i)
+{
+	kl_func *f = p->f;
+	const kl_inst_data *d = &f->insts[i];
+	uint32_t r;
+	switch (kl_op_table[d->op].format) {
+	case KL_FMT_LOAD:
+		if ((r = address_of(p, d->w[1])) != KL_NONE)
+			add_access(p, i, b, r, false);
+		return;
+	case KL_FMT_STORE:
+		check_escape(p, d->w[0], i);
+		if ((r = address_of(p, d->w[1])) != KL_NONE)
+			add_access(p, i, b, r, true);
+		return;
+	case KL_FMT_CONST:
+	case KL_FMT_ALLOCA:
+	case KL_FMT_SYMBOL:
+	case KL_FMT_TRAP:
+		return;
+	case KL_FMT_UNARY:
+	case KL_FMT_BINARY_IMM:
+	case KL_FMT_ICMP_IMM:
+	case KL_FMT_ALLOCA_DYN:
+		check_escape(p, d->w[1], i);
+		return;
+	case KL_FMT_BINARY:
+	case KL_FMT_ICMP:
+	case KL_FMT_FCMP:
+		check_escape(p, d->w[1], i);
+		check_escape(p, d->w[2], i);
+		return;
+	case KL_FMT_JUMP:
+		check_list_escapes(p, d->w[0], 1, i);
+		return;
+	case KL_FMT_BRIF:
+		check_escape(p, d->w[0], i);
+		check_list_escapes(p, d->w[1], 1, i);
+		check_list_escapes(p, d->w[2], 1, i);
+		return;
+	default:
+		break;
+	}
+	const uint32_t *args;
+	uint32_t n = inst_args(f, i, &args);
+	for (uint32_t k = 0; k < n; k++)
+		check_escape(p, args[k], i);
+	const uint32_t *dests;
+	uint32_t nd = inst_dests(f, i, &dests);
+	for (uint32_t k = 0; k < nd; k++)
+		check_list_escapes(p, dests[k], 1, i);
+}
+
+/*
+ * One walk over the layout: allocas, the addresses iadd_imm derives from
+ * them, and every use of an address. Only the static allocas of the entry
+ * block can be promoted, so only their addresses are followed. That is
+ * exact when each address is defined before its uses in the layout: the
+ * entry block comes first, and inside a block a definition comes before
+ * its uses (SSA; a function that is not is left alone anyway). An address
+ * derived in another block may be used in a block laid out before it:
+ * then the walk gives up (false) and find_addresses and find_accesses
+ * take over.
+ */
+static bool
+scan(promoter *p)
+{
+	kl_func *f = p->f;
+	uint32_t *addr = clear_addresses(p);
+	uint32_t *block_acc = room(&p->block_acc, (uint64_t)p->nblocks + 1);
+	uint32_t *block_nacc = room(&p->block_nacc, (uint64_t)p->nblocks + 1);
+	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
+		block_acc[b] = p->nacc;
+		bool entry = b == f->first_block;
+		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
+		     i = f->nodes[i].next) {
+			const kl_inst_data *d = &f->insts[i];
+			uint32_t x;
+			switch (d->op) {
+			case KL_OP_ALLOCA:
+				add_alloca(p, i, b, entry);
+				continue;
+			case KL_OP_ALLOCA_DYN:
+				add_alloca(p, i, b, false);
+				break;
+			case KL_OP_IADD_IMM:
+				if ((x = address_of(p, d->w[1])) == KL_NONE ||
+				    d->w[0] >= p->nvalues)
+					continue;
+				if (!entry)
+					return false;
+				addr[d->w[0]] = addr[x];
+				p->addr_off[d->w[0]] = p->addr_off[x] +
+						       inst_imm(f, i);
+				continue;
+			case KL_OP_CALL:
+				p->calls_setjmp |= is_setjmp(f->module, d->w[1]);
+				break;
+			default:
+				break;
+			}
+			scan_uses(p, b, i);
+		}
+		block_nacc[b] = p->nacc - block_acc[b];
+	}
+	return true;
+}
+
+/* Allocas, and the iadd_imm chains that derive addresses from them, in
+ * any order of the layout. */
 static void
 find_addresses(promoter *p)
 {
 	kl_func *f = p->f;
-	p->addr_alloca = kl_arena_alloc(&p->arena, (size_t)p->nvalues *
-						     sizeof *p->addr_alloca);
-	p->addr_off = kl_arena_alloc(&p->arena,
-				     (size_t)p->nvalues * sizeof *p->addr_off);
-	memset(p->addr_alloca, 0xff, (size_t)p->nvalues * sizeof *p->addr_alloca);
+	uint32_t nv = p->nvalues;
+	uint32_t *addr = clear_addresses(p);
 	/* derived[v]: the first iadd_imm whose operand is v; next_derived
 	 * chains the others (by instruction). */
-	uint32_t *derived = kl_arena_alloc(&p->arena,
-					   (size_t)p->nvalues * sizeof *derived);
-	memset(derived, 0xff, (size_t)p->nvalues * sizeof *derived);
-	uint32_t *next_derived = kl_arena_alloc(&p->arena, (size_t)f->ninsts *
-						     sizeof *next_derived);
-	uint32_t *queue = kl_arena_alloc(&p->arena,
-					 (size_t)p->nvalues * sizeof *queue);
+	uint32_t *derived = room(&p->derived, (uint64_t)nv + 1);
+	memset(derived, 0xff, (size_t)nv * sizeof *derived);
+	uint32_t *next_derived = room(&p->next_derived, (uint64_t)f->ninsts + 1);
+	uint32_t *queue = room(&p->queue, (uint64_t)nv + 1);
 	uint32_t qn = 0;
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
 		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
 		     i = f->nodes[i].next) {
 			const kl_inst_data *d = &f->insts[i];
 			if (d->op == KL_OP_ALLOCA || d->op == KL_OP_ALLOCA_DYN) {
-				kl_grow(&p->allocas, &p->allocas_cap,
-					sizeof *p->allocas, p->nallocas + 1);
-				alloca_info *a = &p->allocas[p->nallocas];
-				a->inst = i;
-				a->size = d->op == KL_OP_ALLOCA ? d->w[1] : 0;
-				a->why_inst = KL_NONE;
-				a->reason = d->op == KL_OP_ALLOCA_DYN
-						    ? KEPT_DYNAMIC
-					    : b != f->first_block ? KEPT_NOT_ENTRY
-								  : PROMOTED;
-				p->addr_alloca[d->w[0]] = p->nallocas++;
-				p->addr_off[d->w[0]] = 0;
-				queue[qn++] = d->w[0];
+				add_alloca(p, i, b, true);
+				if (d->w[0] < nv)
+					queue[qn++] = d->w[0];
 			} else if (d->op == KL_OP_CALL) {
 				p->calls_setjmp |= is_setjmp(f->module, d->w[1]);
 			} else if (d->op == KL_OP_IADD_IMM) {
 				uint32_t x = value_resolve(f, d->w[1]);
-				if (x == KL_NONE || x >= p->nvalues)
+				if (x == KL_NONE || x >= nv)
 					continue;
 				next_derived[i] = derived[x];
 				derived[x] = i;
@@ -339,34 +624,13 @@ find_addresses(promoter *p)
 		uint32_t v = queue[q];
 		for (uint32_t i = derived[v]; i != KL_NONE; i = next_derived[i]) {
 			uint32_t r = f->insts[i].w[0];
-			if (p->addr_alloca[r] != KL_NONE)
+			if (r >= nv || addr[r] != KL_NONE)
 				continue;
-			p->addr_alloca[r] = p->addr_alloca[v];
+			addr[r] = addr[v];
 			p->addr_off[r] = p->addr_off[v] + inst_imm(f, i);
 			queue[qn++] = r;
 		}
 	}
-}
-
-static void
-add_access(promoter *p, uint32_t i, uint32_t b, uint32_t ptr, bool is_store)
-{
-	kl_func *f = p->f;
-	const kl_inst_data *d = &f->insts[i];
-	const kl_opinfo *info = &kl_op_table[d->op];
-	uint32_t r = value_resolve(f, ptr);
-	kl_grow(&p->acc, &p->acc_cap, sizeof *p->acc, p->nacc + 1);
-	access *a = &p->acc[p->nacc++];
-	a->inst = i;
-	a->alloca = p->addr_alloca[r];
-	a->offset = p->addr_off[r] + (int32_t)d->w[2];
-	kl_type t = is_store ? value_type(f, value_resolve(f, d->w[0]))
-			     : value_type(f, d->w[0]);
-	a->width = info->memw ? info->memw : kl_type_bytes(f->module, t);
-	a->block = b;
-	a->slot = KL_NONE;
-	a->is_store = is_store;
-	a->is_float = kl_type_is_float(f->module, t);
 }
 
 /* Every use of an address: a load or store of it, or an escape. */
@@ -374,41 +638,15 @@ static void
 find_accesses(promoter *p)
 {
 	kl_func *f = p->f;
+	uint32_t *block_acc = room(&p->block_acc, (uint64_t)p->nblocks + 1);
+	uint32_t *block_nacc = room(&p->block_nacc, (uint64_t)p->nblocks + 1);
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
-		p->block_acc[b] = p->nacc;
+		block_acc[b] = p->nacc;
 		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
-		     i = f->nodes[i].next) {
-			const kl_inst_data *d = &f->insts[i];
-			kl_format fmt = kl_op_table[d->op].format;
-			uint32_t a;
-			if (fmt == KL_FMT_LOAD) {
-				if (address_of(p, d->w[1]) != KL_NONE)
-					add_access(p, i, b, d->w[1], false);
-			} else if (fmt == KL_FMT_STORE) {
-				if ((a = address_of(p, d->w[0])) != KL_NONE)
-					escape(p, a, i);
-				if (address_of(p, d->w[1]) != KL_NONE)
-					add_access(p, i, b, d->w[1], true);
-			} else if (d->op != KL_OP_IADD_IMM) {
-				const uint32_t *args;
-				uint32_t n = inst_args(f, i, &args);
-				for (uint32_t k = 0; k < n; k++)
-					if ((a = address_of(p, args[k])) != KL_NONE)
-						escape(p, a, i);
-			}
-			const uint32_t *dests;
-			uint32_t nd = inst_dests(f, i, &dests);
-			for (uint32_t k = 0; k < nd; k++) {
-				uint32_t len = list_len(&f->pool, dests[k]);
-				for (uint32_t j = 1; j < len; j++) {
-					a = address_of(p, list_get(&f->pool,
-								   dests[k], j));
-					if (a != KL_NONE)
-						escape(p, a, i);
-				}
-			}
-		}
-		p->block_nacc[b] = p->nacc - p->block_acc[b];
+		     i = f->nodes[i].next)
+			if (f->insts[i].op != KL_OP_IADD_IMM)
+				scan_uses(p, b, i);
+		block_nacc[b] = p->nacc - block_acc[b];
 	}
 }
 
@@ -462,26 +700,35 @@ static void
 make_slots(promoter *p)
 {
 	uint32_t na = p->nallocas, n = p->nacc;
-	uint32_t *start = kl_arena_zalloc(&p->arena, (na + 1) * sizeof *start);
-	uint32_t *order = kl_arena_alloc(&p->arena, (n + 1) * sizeof *order);
-	uint32_t *tmp = kl_arena_alloc(&p->arena, (n + 1) * sizeof *tmp);
+	uint32_t *start = room(&p->alloca_start, (uint64_t)na + 2);
+	uint32_t *order = room(&p->by_alloca, (uint64_t)n + 1);
+	memset(start, 0, ((size_t)na + 2) * sizeof *start);
+	/* Counting sort by alloca, each alloca's accesses in layout order;
+	 * start[a + 1] serves as the fill pointer of alloca a. */
 	for (uint32_t k = 0; k < n; k++)
-		start[p->acc[k].alloca + 1]++;
+		start[p->acc[k].alloca + 2]++;
 	for (uint32_t a = 0; a < na; a++)
-		start[a + 1] += start[a];
-	uint32_t *fill = kl_arena_alloc(&p->arena, (na + 1) * sizeof *fill);
-	memcpy(fill, start, (na + 1) * sizeof *fill);
+		start[a + 2] += start[a + 1];
 	for (uint32_t k = 0; k < n; k++)
-		order[fill[p->acc[k].alloca]++] = k;
+		order[start[p->acc[k].alloca + 1]++] = k;
 
 	for (uint32_t a = 0; a < na; a++) {
 		alloca_info *ai = &p->allocas[a];
 		uint32_t *v = order + start[a];
 		uint32_t m = start[a + 1] - start[a];
-		if (ai->reason != PROMOTED)
+		if (ai->reason != PROMOTED || m == 0)
 			continue;
-		sort_indices(v, m, tmp, p->acc);
-		for (uint32_t k = 0; k < m; k++) {
+		/* Most allocas are one variable, accessed whole: nothing to
+		 * sort, one slot. */
+		const access *x0 = &p->acc[v[0]];
+		bool uniform = true;
+		for (uint32_t k = 1; k < m && uniform; k++)
+			uniform = p->acc[v[k]].offset == x0->offset &&
+				  p->acc[v[k]].width == x0->width;
+		if (!uniform)
+			sort_indices(v, m, room(&p->sort_tmp, (uint64_t)m + 1),
+				     p->acc);
+		for (uint32_t k = 0; k < (uniform ? 1 : m); k++) {
 			const access *x = &p->acc[v[k]];
 			if (x->offset < 0 || x->offset + x->width > ai->size) {
 				ai->reason = KEPT_OUT_OF_BOUNDS;
@@ -505,8 +752,9 @@ make_slots(promoter *p)
 			access *x = &p->acc[v[k]];
 			const access *w = k ? &p->acc[v[k - 1]] : NULL;
 			if (!w || w->offset != x->offset) {
-				kl_grow(&p->slots, &p->slots_cap, sizeof *p->slots,
-					p->nslots + 1);
+				if (p->nslots == p->slots_cap)
+					kl_grow(&p->slots, &p->slots_cap,
+						sizeof *p->slots, p->nslots + 1);
 				p->slots[p->nslots++] = (slot){
 					x->offset, x->width, KL_TYPE_NONE, a
 				};
@@ -517,27 +765,25 @@ make_slots(promoter *p)
 
 	/* Accesses by slot, in layout order; and each slot's type. */
 	uint32_t ns = p->nslots;
-	p->slot_start = kl_arena_zalloc(&p->arena,
-					(ns + 1) * sizeof *p->slot_start);
-	p->slot_acc = kl_arena_alloc(&p->arena, (n + 1) * sizeof *p->slot_acc);
+	uint32_t *sstart = room(&p->slot_start, (uint64_t)ns + 2);
+	uint32_t *slot_acc = room(&p->slot_acc, (uint64_t)n + 1);
+	memset(sstart, 0, ((size_t)ns + 2) * sizeof *sstart);
 	for (uint32_t k = 0; k < n; k++)
 		if (p->acc[k].slot != KL_NONE)
-			p->slot_start[p->acc[k].slot + 1]++;
+			sstart[p->acc[k].slot + 2]++;
 	for (uint32_t s = 0; s < ns; s++)
-		p->slot_start[s + 1] += p->slot_start[s];
-	fill = kl_arena_alloc(&p->arena, (ns + 1) * sizeof *fill);
-	memcpy(fill, p->slot_start, (ns + 1) * sizeof *fill);
+		sstart[s + 2] += sstart[s + 1];
 	for (uint32_t k = 0; k < n; k++)
 		if (p->acc[k].slot != KL_NONE)
-			p->slot_acc[fill[p->acc[k].slot]++] = k;
+			slot_acc[sstart[p->acc[k].slot + 1]++] = k;
 	static const kl_type int_of[9] = { [1] = KL_TYPE_I8, [2] = KL_TYPE_I16,
 					   [4] = KL_TYPE_I32, [8] = KL_TYPE_I64 };
 	for (uint32_t s = 0; s < ns; s++) {
 		/* Float if every store stores a float; with no store at all,
 		 * if every load loads one. */
 		bool stores = false, floats_stored = true, floats_loaded = true;
-		for (uint32_t k = p->slot_start[s]; k < p->slot_start[s + 1]; k++) {
-			const access *x = &p->acc[p->slot_acc[k]];
+		for (uint32_t k = sstart[s]; k < sstart[s + 1]; k++) {
+			const access *x = &p->acc[slot_acc[k]];
 			if (x->is_store) {
 				stores = true;
 				floats_stored &= x->is_float;
@@ -599,8 +845,8 @@ dominating_store(promoter *p, uint32_t s)
 {
 	const kl_domtree *dt = p->dt;
 	uint32_t d = KL_NONE;
-	for (uint32_t k = p->slot_start[s]; k < p->slot_start[s + 1]; k++) {
-		const access *x = &p->acc[p->slot_acc[k]];
+	for (uint32_t k = p->slot_start.a[s]; k < p->slot_start.a[s + 1]; k++) {
+		const access *x = &p->acc[p->slot_acc.a[k]];
 		if (x->is_store && dt_reachable(dt, x->block) &&
 		    (d == KL_NONE || dt->tin[x->block] < dt->tin[d]))
 			d = x->block;
@@ -608,8 +854,8 @@ dominating_store(promoter *p, uint32_t s)
 	if (d == KL_NONE)
 		return KL_NONE;
 	bool first_in_d = true;
-	for (uint32_t k = p->slot_start[s]; k < p->slot_start[s + 1]; k++) {
-		const access *x = &p->acc[p->slot_acc[k]];
+	for (uint32_t k = p->slot_start.a[s]; k < p->slot_start.a[s + 1]; k++) {
+		const access *x = &p->acc[p->slot_acc.a[k]];
 		if (!dt_reachable(dt, x->block))
 			continue;
 		if (x->block == d) {
@@ -641,11 +887,18 @@ place_params(promoter *p)
 	kl_func *f = p->f;
 	const kl_domtree *dt = p->dt;
 	uint32_t nb = p->nblocks;
-	uint32_t *queued = kl_arena_zalloc(&p->arena, (nb + 1) * sizeof *queued);
-	uint32_t *placed = kl_arena_zalloc(&p->arena, (nb + 1) * sizeof *placed);
-	uint32_t *work = kl_arena_alloc(&p->arena, (nb + 1) * sizeof *work);
+	uint32_t *queued = room_stamps(&p->queued, (uint64_t)nb + 1);
+	uint32_t *placed = room_stamps(&p->placed, (uint64_t)nb + 1);
+	uint32_t *work = room(&p->work, (uint64_t)nb + 1);
+	if (p->stamp > UINT32_MAX - 1 - p->nslots) {
+		memset(queued, 0, (size_t)p->queued.cap * sizeof *queued);
+		memset(placed, 0, (size_t)p->placed.cap * sizeof *placed);
+		p->stamp = 0;
+	}
 	uint64_t budget = 16 * ((uint64_t)f->ninsts + nb) + 4096;
 	uint32_t first_of_alloca = 0, alloca_now = KL_NONE;
+	uint32_t base = p->stamp;
+	p->stamp += p->nslots;
 	for (uint32_t s = 0; s < p->nslots; s++) {
 		if (p->slots[s].alloca != alloca_now) {
 			alloca_now = p->slots[s].alloca;
@@ -655,12 +908,12 @@ place_params(promoter *p)
 			give_up_from(p, s, first_of_alloca);
 			break;
 		}
-		uint32_t stamp = s + 1, nwork = 0;
+		uint32_t stamp = base + s + 1, nwork = 0;
 		uint32_t dom = dominating_store(p, s);
 		queued[f->first_block] = stamp;
 		work[nwork++] = f->first_block;
-		for (uint32_t k = p->slot_start[s]; k < p->slot_start[s + 1]; k++) {
-			const access *x = &p->acc[p->slot_acc[k]];
+		for (uint32_t k = p->slot_start.a[s]; k < p->slot_start.a[s + 1]; k++) {
+			const access *x = &p->acc[p->slot_acc.a[k]];
 			uint32_t b = x->block;
 			if (!x->is_store || queued[b] == stamp ||
 			    !dt_reachable(dt, b))
@@ -677,8 +930,9 @@ place_params(promoter *p)
 				    (dom != KL_NONE && !dt_dominates(dt, dom, y)))
 					continue;
 				placed[y] = stamp;
-				kl_grow(&p->phis, &p->phis_cap, sizeof *p->phis,
-					p->nphis + 1);
+				if (p->nphis == p->phis_cap)
+					kl_grow(&p->phis, &p->phis_cap,
+						sizeof *p->phis, p->nphis + 1);
 				p->phis[p->nphis++] = (phi){ y, s, KL_NONE, 0 };
 				if (queued[y] != stamp) {
 					queued[y] = stamp;
@@ -688,20 +942,22 @@ place_params(promoter *p)
 		}
 	}
 
-	/* by_block[k]: the k-th candidate in block order; phi_of: inverse. */
-	uint32_t *cnt = kl_arena_zalloc(&p->arena, (nb + 1) * sizeof *cnt);
+	/* by_block[k]: the k-th candidate in block order. */
+	uint32_t *first = room(&p->block_phi, (uint64_t)nb + 1);
+	uint32_t *cnt = room(&p->block_nphi, (uint64_t)nb + 1);
+	uint32_t *by_block = room(&p->by_block, (uint64_t)p->nphis + 1);
+	memset(cnt, 0, (size_t)nb * sizeof *cnt);
 	for (uint32_t k = 0; k < p->nphis; k++)
-		cnt[p->phis[k].block + 1]++;
-	for (uint32_t b = 0; b < nb; b++)
-		cnt[b + 1] += cnt[b];
-	p->by_block = kl_arena_alloc(&p->arena,
-				     (p->nphis + 1) * sizeof *p->by_block);
-	for (uint32_t b = 0; b < nb; b++) {
-		p->block_phi[b] = cnt[b];
-		p->block_nphi[b] = cnt[b + 1] - cnt[b];
+		cnt[p->phis[k].block]++;
+	uint32_t at = 0;
+	for (uint32_t b = 0; b < nb && p->nphis; b++) {
+		first[b] = at;
+		at += cnt[b];
 	}
 	for (uint32_t k = 0; k < p->nphis; k++)
-		p->by_block[cnt[p->phis[k].block]++] = k;
+		by_block[first[p->phis[k].block]++] = k;
+	for (uint32_t b = 0; b < nb && p->nphis; b++)
+		first[b] -= cnt[b];
 }
 
 /* ---- renaming ---- */
@@ -752,16 +1008,17 @@ zero_of(promoter *p, kl_type t)
 static uint32_t
 current(promoter *p, uint32_t s)
 {
-	uint32_t v = p->cur[s];
+	uint32_t v = p->cur.a[s];
 	return v != KL_NONE ? v : zero_of(p, p->slots[s].type);
 }
 
 static void
 set_current(promoter *p, uint32_t s, uint32_t v)
 {
-	kl_grow(&p->log, &p->log_cap, sizeof *p->log, p->nlog + 1);
-	p->log[p->nlog++] = (undo){ s, p->cur[s] };
-	p->cur[s] = v;
+	if (p->nlog == p->log_cap)
+		kl_grow(&p->log, &p->log_cap, sizeof *p->log, p->nlog + 1);
+	p->log[p->nlog++] = (undo){ s, p->cur.a[s] };
+	p->cur.a[s] = v;
 }
 
 /* `vN = op.t x` before inst; x may be a parameter reference. */
@@ -788,9 +1045,9 @@ store_value(promoter *p, const access *x)
 	kl_type st = p->slots[x->slot].type;
 	/* The stored value may be a load already replaced by a parameter
 	 * that has no number yet. */
-	uint32_t v = value_resolve(f, d->w[0]);
+	uint32_t v = resolve(f, d->w[0]);
 	kl_type vt = is_phi_ref(v) ? p->slots[p->phis[v - PHI_REF].slot].type
-				   : kl_type_class(f->module, value_type(f, v));
+				   : type_class(f->module, value_type(f, v));
 	if (d->op != KL_OP_STORE)
 		v = convert_before(p, x->inst, KL_OP_IREDUCE, st, v);
 	else if (vt != st)
@@ -808,9 +1065,9 @@ replace_load(promoter *p, const access *x, uint32_t c)
 	kl_inst_data *d = &f->insts[i];
 	kl_type st = p->slots[x->slot].type;
 	uint32_t r = d->w[0];
-	kl_type rt = kl_type_class(f->module, value_type(f, r));
+	kl_type rt = type_class(f->module, value_type(f, r));
 	if (!is_phi_ref(c))
-		c = value_resolve(f, c);
+		c = resolve(f, c);
 	switch ((kl_opcode)d->op) {
 	case KL_OP_LOAD:
 		if (rt == st) {
@@ -861,7 +1118,7 @@ record_edges(promoter *p, uint32_t b, bool zeros)
 	uint32_t nd = inst_dests(f, t, &dests);
 	for (uint32_t k = 0; k < nd; k++) {
 		uint32_t target = list_get(&f->pool, dests[k], 0);
-		uint32_t n = target < p->nblocks ? p->block_nphi[target] : 0;
+		uint32_t n = target < p->nblocks ? p->block_nphi.a[target] : 0;
 		if (n == 0)
 			continue;
 		kl_grow(&p->edges, &p->edges_cap, sizeof *p->edges,
@@ -872,8 +1129,8 @@ record_edges(promoter *p, uint32_t b, bool zeros)
 		/* KL_NONE stands for the slot's zero, made only if a surviving
 		 * parameter needs it. */
 		for (uint32_t j = 0; j < n; j++) {
-			uint32_t s = p->phis[p->by_block[p->block_phi[target] + j]].slot;
-			p->incoming[p->nincoming++] = zeros ? KL_NONE : p->cur[s];
+			uint32_t s = p->phis[p->by_block.a[p->block_phi.a[target] + j]].slot;
+			p->incoming[p->nincoming++] = zeros ? KL_NONE : p->cur.a[s];
 		}
 	}
 }
@@ -881,12 +1138,12 @@ record_edges(promoter *p, uint32_t b, bool zeros)
 static void
 rename_block(promoter *p, uint32_t b, bool reachable)
 {
-	for (uint32_t k = 0; reachable && k < p->block_nphi[b]; k++) {
-		uint32_t ph = p->by_block[p->block_phi[b] + k];
+	for (uint32_t k = 0; reachable && k < p->block_nphi.a[b]; k++) {
+		uint32_t ph = p->by_block.a[p->block_phi.a[b] + k];
 		set_current(p, p->phis[ph].slot, PHI_REF + ph);
 	}
-	for (uint32_t k = 0; k < p->block_nacc[b]; k++) {
-		const access *x = &p->acc[p->block_acc[b] + k];
+	for (uint32_t k = 0; k < p->block_nacc.a[b]; k++) {
+		const access *x = &p->acc[p->block_acc.a[b] + k];
 		if (x->slot == KL_NONE)
 			continue;
 		if (x->is_store && !reachable) {
@@ -906,14 +1163,15 @@ static void
 rename_all(promoter *p)
 {
 	kl_func *f = p->f;
+	const kl_domtree *dt = p->dt;
 	KL_ASSERT(f->nvalues < PHI_REF && p->nphis < KL_NONE - PHI_REF);
-	p->cur = kl_arena_alloc(&p->arena, (p->nslots + 1) * sizeof *p->cur);
-	memset(p->cur, 0xff, (p->nslots + 1) * sizeof *p->cur);
+	uint32_t *cur = room(&p->cur, (uint64_t)p->nslots + 1);
+	memset(cur, 0xff, ((size_t)p->nslots + 1) * sizeof *cur);
 	uint32_t n = 0;
 	/* entries: block id, and the undo mark + 1 for an exit (0 = enter) */
 	kl_grow(&p->stack, &p->stack_cap, sizeof *p->stack, 1);
 	uint32_t (*stack)[2] = p->stack;
-	stack[n][0] = kl_domtree_entry(p->dt).id;
+	stack[n][0] = dt->entry;
 	stack[n++][1] = 0;
 	while (n) {
 		uint32_t b = stack[n - 1][0], mark = stack[n - 1][1];
@@ -921,27 +1179,28 @@ rename_all(promoter *p)
 		if (mark) {
 			while (p->nlog > mark - 1) {
 				const undo *u = &p->log[--p->nlog];
-				p->cur[u->slot] = u->value;
+				cur[u->slot] = u->value;
 			}
 			continue;
 		}
-		kl_grow(&p->stack, &p->stack_cap, sizeof *p->stack,
-			(uint64_t)n + 1);
+		if (n + 1 > p->stack_cap)
+			kl_grow(&p->stack, &p->stack_cap, sizeof *p->stack,
+				(uint64_t)n + 1);
 		stack = p->stack;
 		stack[n][0] = b;
 		stack[n++][1] = p->nlog + 1;
 		rename_block(p, b, true);
-		for (kl_block c = kl_domtree_first_child(p->dt, (kl_block){ b });
-		     c.id != KL_NONE; c = kl_domtree_next_sibling(p->dt, c)) {
-			kl_grow(&p->stack, &p->stack_cap, sizeof *p->stack,
-				(uint64_t)n + 1);
+		for (uint32_t c = dt->child[b]; c != KL_NONE; c = dt->sibling[c]) {
+			if (n + 1 > p->stack_cap)
+				kl_grow(&p->stack, &p->stack_cap,
+					sizeof *p->stack, (uint64_t)n + 1);
 			stack = p->stack;
-			stack[n][0] = c.id;
+			stack[n][0] = c;
 			stack[n++][1] = 0;
 		}
 	}
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next)
-		if (!kl_domtree_is_reachable(p->dt, (kl_block){ b }))
+		if (!dt_reachable(dt, b))
 			rename_block(p, b, false);
 }
 
@@ -960,25 +1219,29 @@ prune_params(promoter *p)
 {
 	kl_func *f = p->f;
 	uint32_t nb = p->nblocks;
-	/* Edges by target block. */
-	uint32_t *start = kl_arena_zalloc(&p->arena, (nb + 1) * sizeof *start);
-	uint32_t *order = kl_arena_alloc(&p->arena,
-					 (p->nedges + 1) * sizeof *order);
+	if (p->nphis == 0) {
+		count(p, COUNT_PARAMS, 0);
+		return;
+	}
+	const uint32_t *first = p->block_phi.a, *nphi = p->block_nphi.a;
+	const uint32_t *by_block = p->by_block.a;
+	/* Edges by target block: start[b + 1] is b's fill pointer first. */
+	uint32_t *start = room(&p->edge_start, (uint64_t)nb + 2);
+	uint32_t *order = room(&p->edge_order, (uint64_t)p->nedges + 1);
+	memset(start, 0, ((size_t)nb + 2) * sizeof *start);
 	for (uint32_t e = 0; e < p->nedges; e++)
-		start[p->edges[e].target + 1]++;
+		start[p->edges[e].target + 2]++;
 	for (uint32_t b = 0; b < nb; b++)
-		start[b + 1] += start[b];
-	uint32_t *fill = kl_arena_alloc(&p->arena, (nb + 1) * sizeof *fill);
-	memcpy(fill, start, (nb + 1) * sizeof *fill);
+		start[b + 2] += start[b + 1];
 	for (uint32_t e = 0; e < p->nedges; e++)
-		order[fill[p->edges[e].target]++] = e;
+		order[start[p->edges[e].target + 1]++] = e;
 	/* position of each candidate in its block's list */
-	uint32_t *pos = kl_arena_alloc(&p->arena, (p->nphis + 1) * sizeof *pos);
+	uint32_t *pos = room(&p->phi_pos, (uint64_t)p->nphis + 1);
 	for (uint32_t b = 0; b < nb; b++)
-		for (uint32_t j = 0; j < p->block_nphi[b]; j++)
-			pos[p->by_block[p->block_phi[b] + j]] = j;
+		for (uint32_t j = 0; j < nphi[b]; j++)
+			pos[by_block[first[b] + j]] = j;
 
-	uint32_t *work = kl_arena_alloc(&p->arena, (p->nphis + 1) * sizeof *work);
+	uint32_t *work = room(&p->work, (uint64_t)p->nphis + 1);
 	uint32_t nwork = 0;
 	for (uint32_t k = 0; k < p->nphis; k++)
 		if (p->phis[k].used)
@@ -1006,11 +1269,11 @@ prune_params(promoter *p)
 			     ph->block);
 		live++;
 	}
-	kl_pass_report_count(p->rep, "params", live);
+	count(p, COUNT_PARAMS, live);
 	/* Parameters in each block's candidate order (slot order). */
 	for (uint32_t b = 0; b < nb; b++)
-		for (uint32_t j = 0; j < p->block_nphi[b]; j++) {
-			const phi *ph = &p->phis[p->by_block[p->block_phi[b] + j]];
+		for (uint32_t j = 0; j < nphi[b]; j++) {
+			const phi *ph = &p->phis[by_block[first[b] + j]];
 			if (ph->used)
 				list_push(&f->pool, &f->blocks[b].params,
 					  ph->value);
@@ -1024,12 +1287,12 @@ prune_params(promoter *p)
 			f->insts[x->id].w[1] = v;
 	}
 	/* Branch arguments for the surviving parameters. */
-	uint32_t *args = kl_arena_alloc(&p->arena, (p->nphis + 1) * sizeof *args);
+	uint32_t *args = room(&p->args, (uint64_t)p->nphis + 1);
 	for (uint32_t e = 0; e < p->nedges; e++) {
 		const edge *ed = &p->edges[e];
 		uint32_t n = 0;
-		for (uint32_t j = 0; j < p->block_nphi[ed->target]; j++) {
-			const phi *ph = &p->phis[p->by_block[p->block_phi[ed->target] + j]];
+		for (uint32_t j = 0; j < nphi[ed->target]; j++) {
+			const phi *ph = &p->phis[by_block[first[ed->target] + j]];
 			if (!ph->used)
 				continue;
 			uint32_t v = p->incoming[ed->first + j];
@@ -1065,21 +1328,100 @@ note_kept(promoter *p, const alloca_info *a)
 	kl_buf_putc(out, '\n');
 }
 
+/* v, or the value it stands for if it is an alias. */
+static inline uint32_t
+unalias(const kl_func *f, uint32_t v)
+{
+	if (KL_LIKELY(v >= f->nvalues || f->values[v].kind != VK_ALIAS))
+		return v;
+	uint32_t r = value_resolve(f, v);
+	return r != KL_NONE ? r : v;
+}
+
 static void
-remove_promoted(promoter *p)
+unalias_list(kl_func *f, uint32_t list, uint32_t from)
+{
+	uint32_t n = list_len(&f->pool, list);
+	uint32_t *e = list_elems(&f->pool, list);
+	for (uint32_t k = from; k < n; k++)
+		e[k] = unalias(f, e[k]);
+}
+
+/* Resolve the aliases among the operands and branch arguments of i. The
+ * formats with operands in the instruction itself come first: they are
+ * nearly all the instructions. */
+static void
+unalias_inst(kl_func *f, uint32_t i)
+{
+	kl_inst_data *d = &f->insts[i];
+	switch (kl_op_table[d->op].format) {
+	case KL_FMT_UNARY:
+	case KL_FMT_BINARY_IMM:
+	case KL_FMT_ICMP_IMM:
+	case KL_FMT_LOAD:
+	case KL_FMT_ALLOCA_DYN:
+		d->w[1] = unalias(f, d->w[1]);
+		return;
+	case KL_FMT_BINARY:
+	case KL_FMT_ICMP:
+	case KL_FMT_FCMP:
+		d->w[1] = unalias(f, d->w[1]);
+		d->w[2] = unalias(f, d->w[2]);
+		return;
+	case KL_FMT_STORE:
+		d->w[0] = unalias(f, d->w[0]);
+		d->w[1] = unalias(f, d->w[1]);
+		return;
+	case KL_FMT_JUMP:
+		unalias_list(f, d->w[0], 1);
+		return;
+	case KL_FMT_BRIF:
+		d->w[0] = unalias(f, d->w[0]);
+		unalias_list(f, d->w[1], 1);
+		unalias_list(f, d->w[2], 1);
+		return;
+	default: {
+		uint32_t n;
+		uint32_t *args = inst_args_mut(f, i, &n);
+		for (uint32_t k = 0; k < n; k++)
+			args[k] = unalias(f, args[k]);
+		const uint32_t *dests;
+		uint32_t nd = inst_dests(f, i, &dests);
+		for (uint32_t k = 0; k < nd; k++)
+			unalias_list(f, dests[k], 1);
+		return;
+	}
+	}
+}
+
+/*
+ * The last walk over the function: remove the promoted allocas and the
+ * address arithmetic that only fed them and, when loads became aliases,
+ * resolve the aliases in every operand of what remains (what
+ * func_resolve_aliases does, without a second walk over the function).
+ */
+static void
+finish(promoter *p)
 {
 	kl_func *f = p->f;
+	bool aliases = p->made_aliases;
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
 		uint32_t i = f->blocks[b].first;
 		while (i != KL_NONE) {
 			uint32_t next = f->nodes[i].next;
-			const kl_inst_data *d = &f->insts[i];
+			kl_inst_data *d = &f->insts[i];
 			if ((d->op == KL_OP_ALLOCA || d->op == KL_OP_IADD_IMM) &&
 			    d->w[0] < p->nvalues) {
-				uint32_t a = p->addr_alloca[d->w[0]];
-				if (a != KL_NONE && p->allocas[a].reason == PROMOTED)
+				uint32_t a = p->addr.a[d->w[0]];
+				if (a < p->nallocas &&
+				    p->allocas[a].reason == PROMOTED) {
 					layout_remove_inst(f, i);
+					i = next;
+					continue;
+				}
 			}
+			if (aliases)
+				unalias_inst(f, i);
 			i = next;
 		}
 	}
@@ -1103,6 +1445,16 @@ promoter_free(void *state)
 	free(p->incoming);
 	free(p->log);
 	free(p->stack);
+	free(p->addr_off);
+	scratch *all[] = { &p->addr, &p->derived, &p->next_derived, &p->queue,
+			   &p->block_acc, &p->block_nacc, &p->slot_acc,
+			   &p->slot_start, &p->by_alloca, &p->alloca_start,
+			   &p->sort_tmp, &p->by_block, &p->block_phi,
+			   &p->block_nphi, &p->queued, &p->placed, &p->work,
+			   &p->edge_start, &p->edge_order, &p->phi_pos,
+			   &p->args, &p->cur };
+	for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+		free(all[k]->a);
 	kl_arena_free(&p->arena);
 	free(p);
 }
@@ -1130,10 +1482,21 @@ promoter_begin(promoter *p, kl_func *f, kl_pass_report *rep)
 	p->nfixups = p->nedges = p->nincoming = p->nlog = 0;
 	p->made_aliases = false;
 	p->calls_setjmp = false;
+	p->have_dt = false;
 	for (uint32_t t = 0; t < KL_TYPE_BUILTIN_COUNT; t++)
 		p->zero[t] = KL_NONE;
 	kl_builder_init(&p->b, f);
-	kl_arena_reset(&p->arena);
+}
+
+/* The CFG and dominator tree of the function, computed on first need. */
+static void
+need_domtree(promoter *p)
+{
+	if (p->have_dt)
+		return;
+	kl_cfg_compute(p->cfg, p->f);
+	kl_domtree_compute(p->dt, p->f, p->cfg);
+	p->have_dt = true;
 }
 
 kl_status
@@ -1151,46 +1514,53 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 		}
 	}
 	promoter_begin(p, f, rep);
-	find_addresses(p);
+	/* Verified IR is walked once (scan); anything else is checked for
+	 * strict SSA before its accesses are looked at. */
+	bool verified = rep && rep->input_verified;
+	if (!verified) {
+		find_addresses(p);
+	} else if (!scan(p)) {
+		p->nallocas = p->nacc = 0;
+		p->calls_setjmp = false;
+		find_addresses(p);
+		find_accesses(p);
+	}
 	if (p->nallocas == 0) {
 		if (!rep)
 			promoter_free(p);
 		return KL_OK;
 	}
-	kl_cfg_compute(p->cfg, f);
-	kl_domtree_compute(p->dt, f, p->cfg);
 
 	enum kept_reason whole = PROMOTED;
-	if (p->calls_setjmp)
+	if (p->calls_setjmp) {
 		whole = KEPT_SETJMP;
-	else if (!(rep && rep->input_verified) && !strict_ssa(p))
-		whole = KEPT_NOT_SSA;
+	} else if (!verified) {
+		need_domtree(p);
+		if (!strict_ssa(p))
+			whole = KEPT_NOT_SSA;
+	}
 	if (whole != PROMOTED) {
-		for (uint32_t a = 0; a < p->nallocas; a++)
-			if (p->allocas[a].reason == PROMOTED)
-				p->allocas[a].reason = (uint8_t)whole;
+		/* What scan found about escapes does not count then. */
+		for (uint32_t a = 0; a < p->nallocas; a++) {
+			alloca_info *ai = &p->allocas[a];
+			ai->reason = ai->own_reason != PROMOTED ? ai->own_reason
+								: (uint8_t)whole;
+			ai->why_inst = KL_NONE;
+		}
 	} else {
-		size_t nb = (size_t)p->nblocks + 1;
-		p->block_acc = kl_arena_zalloc(&p->arena, nb * sizeof *p->block_acc);
-		p->block_nacc = kl_arena_zalloc(&p->arena,
-						nb * sizeof *p->block_nacc);
-		find_accesses(p);
+		if (!verified)
+			find_accesses(p);
 		make_slots(p);
 	}
 
 	if (p->nslots) {
-		size_t nb = (size_t)p->nblocks + 1;
+		need_domtree(p);
 		kl_domfront_compute(p->df, f, p->cfg, p->dt);
-		p->block_phi = kl_arena_zalloc(&p->arena, nb * sizeof *p->block_phi);
-		p->block_nphi = kl_arena_zalloc(&p->arena,
-						nb * sizeof *p->block_nphi);
 		place_params(p); /* may keep allocas past its budget */
-		kl_pass_report_count(rep, "slots", p->nslots);
+		count(p, COUNT_SLOTS, p->nslots);
 		rename_all(p);
 		prune_params(p);
-		remove_promoted(p);
-		if (p->made_aliases)
-			func_resolve_aliases(f);
+		finish(p);
 	}
 	uint32_t promoted = 0, kept = 0;
 	for (uint32_t a = 0; a < p->nallocas; a++) {
@@ -1202,8 +1572,8 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 				note_kept(p, &p->allocas[a]);
 		}
 	}
-	kl_pass_report_count(rep, "promoted", promoted);
-	kl_pass_report_count(rep, "kept", kept);
+	count(p, COUNT_PROMOTED, promoted);
+	count(p, COUNT_KEPT, kept);
 	kl_status st = kl_builder_status(&p->b);
 	if (!rep)
 		promoter_free(p);
