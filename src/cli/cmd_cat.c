@@ -90,6 +90,9 @@ cmd_cat(int argc, char **argv)
 			status = EXIT_BAD_INPUT;
 		} else {
 			kl_buf out = { 0 };
+			/* Canonical text is about as long as the input: one
+			 * allocation instead of a doubling series of copies. */
+			kl_buf_reserve(&out, f.len + f.len / 16);
 			kl_print_module(m, &popts, &out);
 			double t2 = cli_now();
 			if (timing)

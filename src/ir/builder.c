@@ -88,8 +88,17 @@ kl_func_add_sigref(kl_func *f, const kl_signature *sig)
 					  sig->num_params, sig->results,
 					  sig->num_results, sig->variadic)
 			 : module_add_sig(f->module, NULL, 0, NULL, 0, false);
-	kl_grow(&f->sigrefs, &f->sigrefs_cap, sizeof *f->sigrefs,
-		f->nsigrefs + 1);
+	uint32_t cap = f->sigrefs_cap;
+	func_grow(f, TAB_SIGREFS, &f->sigrefs, &cap, sizeof *f->sigrefs,
+		  f->nsigrefs + 1);
+	if (f->sigref_lines) {
+		/* Parallel to sigrefs: a built one has no source line. */
+		uint32_t c2 = f->sigrefs_cap;
+		func_grow(f, TAB_SIGREF_LINES, &f->sigref_lines, &c2,
+			  sizeof *f->sigref_lines, cap);
+		f->sigref_lines[f->nsigrefs] = 0;
+	}
+	f->sigrefs_cap = cap;
 	f->sigrefs[f->nsigrefs] = s;
 	return (kl_sigref){ f->nsigrefs++ };
 }

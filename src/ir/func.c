@@ -17,28 +17,197 @@
 kl_func *
 func_new(kl_module *m, uint32_t sym, uint32_t sig)
 {
-	kl_func *f = kl_calloc(1, sizeof *f);
-	f->module = m;
-	f->sym = sym;
-	f->sig = sig;
-	f->first_block = f->last_block = KL_NONE;
+	kl_func *f = kl_arena_alloc(&m->arena, sizeof *f);
+	func_init(f, m, sym, sig);
 	return f;
 }
 
 void
+func_init(kl_func *f, kl_module *m, uint32_t sym, uint32_t sig)
+{
+	memset(f, 0, sizeof *f);
+	f->module = m;
+	f->sym = sym;
+	f->sig = sig;
+	f->first_block = f->last_block = KL_NONE;
+}
+
+/* Frees the tables only: the struct itself lives in the module arena (or,
+ * for the parser's working function, inside the parser). */
+void
 func_free(kl_func *f)
 {
-	free(f->insts);
-	free(f->nodes);
-	free(f->values);
-	free(f->blocks);
+	uint32_t a = f->in_arena;
+	if (!(a & TAB_INSTS))
+		free(f->insts);
+	if (!(a & TAB_NODES))
+		free(f->nodes);
+	if (!(a & TAB_VALUES))
+		free(f->values);
+	if (!(a & TAB_BLOCKS))
+		free(f->blocks);
 	pool_free_all(&f->pool);
-	free(f->consts);
-	free(f->sigrefs);
-	free(f->inst_lines);
-	free(f->block_lines);
-	free(f->sigref_lines);
-	free(f);
+	if (!(a & TAB_CONSTS))
+		free(f->consts);
+	if (!(a & TAB_SIGREFS))
+		free(f->sigrefs);
+	if (!(a & TAB_INST_LINES))
+		free(f->inst_lines);
+	if (!(a & TAB_BLOCK_LINES))
+		free(f->block_lines);
+	if (!(a & TAB_SIGREF_LINES))
+		free(f->sigref_lines);
+}
+
+void
+func_grow(kl_func *f, uint32_t table, void *p, uint32_t *cap,
+	  size_t elem_size, uint64_t need)
+{
+	if (need <= *cap)
+		return;
+	if (f->in_arena & table) {
+		kl_grow_out(p, cap, elem_size, need);
+		f->in_arena &= ~table;
+	} else {
+		kl_grow(p, cap, elem_size, need);
+	}
+}
+
+/* Bytes of the tables func_take_tables moves. */
+static size_t
+table_bytes(const kl_func *f)
+{
+	return (size_t)f->ninsts * (sizeof *f->insts + sizeof *f->nodes) +
+	       (size_t)f->nvalues * sizeof *f->values +
+	       (size_t)f->nconsts * sizeof *f->consts +
+	       (size_t)f->nblocks * sizeof *f->blocks +
+	       (size_t)f->pool.len * sizeof *f->pool.data +
+	       (size_t)f->nsigrefs * sizeof *f->sigrefs +
+	       (f->inst_lines ? (size_t)f->ninsts * sizeof *f->inst_lines : 0) +
+	       (f->block_lines ? (size_t)f->nblocks * sizeof *f->block_lines
+			       : 0) +
+	       (f->sigref_lines ? (size_t)f->nsigrefs * sizeof *f->sigref_lines
+				: 0);
+}
+
+/*
+ * Carve n bytes from *at for a copy of src; NULL stays NULL (it means "no
+ * such table", e.g. no source lines). The tables are carved in order of
+ * alignment, and the sizes of all but the last 4-byte-aligned ones are
+ * multiples of 8, so every table is aligned for its elements.
+ */
+_Static_assert(sizeof(kl_inst_data) % 16 == 0 &&
+		       sizeof(kl_inst_node) % 16 == 0 &&
+		       sizeof(kl_value_data) % 8 == 0 &&
+		       sizeof(kl_block_data) % 8 == 0,
+	       "tables carved in order keep their alignment");
+static void *
+carve(char **at, const void *src, size_t n)
+{
+	if (!src)
+		return NULL;
+	void *d = *at;
+	if (n)
+		memcpy(d, src, n);
+	*at += n;
+	return d;
+}
+
+/* Above this many bytes a function's tables are handed over, not copied:
+ * the copy would cost more than the cache warmth it buys. */
+#define TAKE_COPY_MAX ((size_t)1 << 20)
+
+static void *
+shrink(void *p, size_t n)
+{
+	return p && n ? kl_realloc(p, n) : p;
+}
+
+void
+func_take_tables(kl_func *f, kl_func *from)
+{
+	KL_ASSERT(f->ninsts == 0 && f->insts_cap == 0 && f->nvalues == 0 &&
+		  f->nblocks == 0 && f->pool.cap == 0 && f->nconsts == 0 &&
+		  f->nsigrefs == 0 && from->in_arena == 0 &&
+		  !from->pool.in_arena);
+	size_t total = table_bytes(from);
+	uint32_t ni = from->ninsts, nv = from->nvalues, nb = from->nblocks;
+	uint32_t nc = from->nconsts, ns = from->nsigrefs, np = from->pool.len;
+	if (total > TAKE_COPY_MAX) {
+		/* Hand over, trimmed to size (shrinking does not copy). */
+		f->insts = shrink(from->insts, ni * sizeof *f->insts);
+		f->nodes = shrink(from->nodes, ni * sizeof *f->nodes);
+		f->values = shrink(from->values, nv * sizeof *f->values);
+		f->consts = shrink(from->consts, nc * sizeof *f->consts);
+		f->blocks = shrink(from->blocks, nb * sizeof *f->blocks);
+		f->pool = from->pool;
+		f->pool.data = shrink(from->pool.data, np * sizeof *f->pool.data);
+		f->sigrefs = shrink(from->sigrefs, ns * sizeof *f->sigrefs);
+		f->inst_lines =
+			shrink(from->inst_lines, ni * sizeof *f->inst_lines);
+		f->block_lines =
+			shrink(from->block_lines, nb * sizeof *f->block_lines);
+		f->sigref_lines =
+			shrink(from->sigref_lines, ns * sizeof *f->sigref_lines);
+		/* Keep the capacities honest for an empty table. */
+		f->insts_cap = ni ? ni : from->insts_cap;
+		f->values_cap = nv ? nv : from->values_cap;
+		f->consts_cap = nc ? nc : from->consts_cap;
+		f->blocks_cap = nb ? nb : from->blocks_cap;
+		f->pool.cap = np ? np : from->pool.cap;
+		f->sigrefs_cap = ns ? ns : from->sigrefs_cap;
+		from->insts = NULL;
+		from->nodes = NULL;
+		from->values = NULL;
+		from->consts = NULL;
+		from->blocks = NULL;
+		from->sigrefs = NULL;
+		from->inst_lines = NULL;
+		from->block_lines = NULL;
+		from->sigref_lines = NULL;
+		from->insts_cap = from->values_cap = from->consts_cap = 0;
+		from->blocks_cap = from->sigrefs_cap = 0;
+		memset(&from->pool, 0, sizeof from->pool);
+	} else {
+		char *at = kl_arena_alloc(&f->module->arena, total);
+		f->insts = carve(&at, from->insts, ni * sizeof *f->insts);
+		f->nodes = carve(&at, from->nodes, ni * sizeof *f->nodes);
+		f->values = carve(&at, from->values, nv * sizeof *f->values);
+		f->consts = carve(&at, from->consts, nc * sizeof *f->consts);
+		f->blocks = carve(&at, from->blocks, nb * sizeof *f->blocks);
+		f->pool = from->pool;
+		f->pool.data = carve(&at, from->pool.data,
+				     np * sizeof *f->pool.data);
+		f->pool.cap = np;
+		f->pool.in_arena = true;
+		f->sigrefs = carve(&at, from->sigrefs, ns * sizeof *f->sigrefs);
+		f->inst_lines =
+			carve(&at, from->inst_lines, ni * sizeof *f->inst_lines);
+		f->block_lines =
+			carve(&at, from->block_lines, nb * sizeof *f->block_lines);
+		f->sigref_lines = carve(&at, from->sigref_lines,
+					ns * sizeof *f->sigref_lines);
+		f->insts_cap = ni;
+		f->values_cap = nv;
+		f->consts_cap = nc;
+		f->blocks_cap = nb;
+		f->sigrefs_cap = ns;
+		f->in_arena = TAB_INSTS | TAB_NODES | TAB_VALUES | TAB_BLOCKS |
+			      TAB_CONSTS | TAB_SIGREFS | TAB_INST_LINES |
+			      TAB_BLOCK_LINES | TAB_SIGREF_LINES;
+		memset(from->pool.free_head, 0, sizeof from->pool.free_head);
+		from->pool.len = 0;
+	}
+	f->ninsts = ni;
+	f->nvalues = nv;
+	f->nblocks = nb;
+	f->nconsts = nc;
+	f->nsigrefs = ns;
+	f->first_block = from->first_block;
+	f->last_block = from->last_block;
+	from->ninsts = from->nvalues = from->nblocks = 0;
+	from->nconsts = from->nsigrefs = 0;
+	from->first_block = from->last_block = KL_NONE;
 }
 
 uint32_t
@@ -46,13 +215,15 @@ func_new_inst(kl_func *f, kl_opcode op)
 {
 	if (f->ninsts == f->insts_cap) {
 		uint32_t cap = f->insts_cap;
-		kl_grow(&f->insts, &cap, sizeof *f->insts, f->ninsts + 1);
+		func_grow(f, TAB_INSTS, &f->insts, &cap, sizeof *f->insts,
+			  f->ninsts + 1);
 		cap = f->insts_cap;
-		kl_grow(&f->nodes, &cap, sizeof *f->nodes, f->ninsts + 1);
+		func_grow(f, TAB_NODES, &f->nodes, &cap, sizeof *f->nodes,
+			  f->ninsts + 1);
 		if (f->inst_lines) {
 			cap = f->insts_cap;
-			kl_grow(&f->inst_lines, &cap, sizeof *f->inst_lines,
-				f->ninsts + 1);
+			func_grow(f, TAB_INST_LINES, &f->inst_lines, &cap,
+				  sizeof *f->inst_lines, f->ninsts + 1);
 		}
 		f->insts_cap = cap;
 	}
@@ -65,24 +236,40 @@ func_new_inst(kl_func *f, kl_opcode op)
 	return i;
 }
 
+/* Resize a table to exactly n elements (n above its capacity). */
+static void
+resize(kl_func *f, uint32_t table, void *p, uint32_t cap, size_t elem,
+       uint32_t n)
+{
+	void **pp = p;
+	if (f->in_arena & table) {
+		void *q = kl_malloc((size_t)n * elem);
+		if (cap)
+			memcpy(q, *pp, (size_t)cap * elem);
+		*pp = q;
+		f->in_arena &= ~table;
+	} else {
+		*pp = kl_realloc(*pp, (size_t)n * elem);
+	}
+	kl_advise_huge(*pp, (size_t)n * elem);
+}
+
 void
 func_presize(kl_func *f, uint32_t ninsts, uint32_t nvalues)
 {
 	if (ninsts > f->insts_cap) {
-		f->insts = kl_realloc(f->insts, (size_t)ninsts * sizeof *f->insts);
-		f->nodes = kl_realloc(f->nodes, (size_t)ninsts * sizeof *f->nodes);
+		uint32_t cap = f->insts_cap;
+		resize(f, TAB_INSTS, &f->insts, cap, sizeof *f->insts, ninsts);
+		resize(f, TAB_NODES, &f->nodes, cap, sizeof *f->nodes, ninsts);
 		if (f->inst_lines)
-			f->inst_lines = kl_realloc(f->inst_lines, (size_t)ninsts *
-						   sizeof *f->inst_lines);
+			resize(f, TAB_INST_LINES, &f->inst_lines, cap,
+			       sizeof *f->inst_lines, ninsts);
 		f->insts_cap = ninsts;
-		kl_advise_huge(f->insts, (size_t)ninsts * sizeof *f->insts);
-		kl_advise_huge(f->nodes, (size_t)ninsts * sizeof *f->nodes);
 	}
 	if (nvalues > f->values_cap) {
-		f->values = kl_realloc(f->values,
-				       (size_t)nvalues * sizeof *f->values);
+		resize(f, TAB_VALUES, &f->values, f->values_cap,
+		       sizeof *f->values, nvalues);
 		f->values_cap = nvalues;
-		kl_advise_huge(f->values, (size_t)nvalues * sizeof *f->values);
 	}
 }
 
@@ -91,7 +278,8 @@ func_reserve_values(kl_func *f, uint32_t n)
 {
 	if (n <= f->nvalues)
 		return;
-	kl_grow(&f->values, &f->values_cap, sizeof *f->values, n);
+	func_grow(f, TAB_VALUES, &f->values, &f->values_cap, sizeof *f->values,
+		  n);
 	for (uint32_t v = f->nvalues; v < n; v++) {
 		f->values[v].type = KL_VALUE_TYPE_NONE;
 		f->values[v].kind = VK_UNUSED;
@@ -137,10 +325,11 @@ func_reserve_blocks(kl_func *f, uint32_t n)
 	if (n <= f->nblocks)
 		return;
 	uint32_t cap = f->blocks_cap;
-	kl_grow(&f->blocks, &cap, sizeof *f->blocks, n);
+	func_grow(f, TAB_BLOCKS, &f->blocks, &cap, sizeof *f->blocks, n);
 	if (f->block_lines && cap != f->blocks_cap) {
 		uint32_t c2 = f->blocks_cap;
-		kl_grow(&f->block_lines, &c2, sizeof *f->block_lines, cap);
+		func_grow(f, TAB_BLOCK_LINES, &f->block_lines, &c2,
+			  sizeof *f->block_lines, cap);
 	}
 	f->blocks_cap = cap;
 	for (uint32_t b = f->nblocks; b < n; b++) {
@@ -197,8 +386,8 @@ inst_set_imm(kl_func *f, uint32_t i, int64_t imm)
 			d->bits &= (uint8_t)~IMM_POOLED;
 			d->w[2] = (uint32_t)(int32_t)imm;
 		} else {
-			kl_grow(&f->consts, &f->consts_cap, sizeof *f->consts,
-				f->nconsts + 1);
+			func_grow(f, TAB_CONSTS, &f->consts, &f->consts_cap,
+				  sizeof *f->consts, f->nconsts + 1);
 			f->consts[f->nconsts] = imm;
 			d->bits |= IMM_POOLED;
 			d->w[2] = f->nconsts++;

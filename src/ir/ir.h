@@ -102,6 +102,7 @@ typedef struct kl_pool {
 	uint32_t *data;
 	uint32_t len, cap;
 	uint32_t free_head[POOL_BINS]; /* block start + 1, 0 = empty */
+	bool in_arena; /* data is in the module arena: copy, never realloc */
 } kl_pool;
 
 void pool_free_all(kl_pool *p);
@@ -197,6 +198,10 @@ struct kl_module {
 
 	char *bytes; /* long names and data strings */
 	uint32_t nbytes, bytes_cap;
+
+	/* Function structs, and the tables of parsed functions until they
+	 * grow (see func_take_tables); freed with the module. */
+	kl_arena arena;
 };
 
 struct kl_func {
@@ -228,6 +233,25 @@ struct kl_func {
 	uint32_t *block_lines;  /* parallel to blocks */
 	uint32_t *sigref_lines; /* parallel to sigrefs */
 	uint32_t line_first, line_last;
+
+	uint32_t in_arena; /* TAB_* bits: tables in the module arena */
+};
+
+/*
+ * Tables that live in the module arena are sized exactly; growing one
+ * copies it out to a malloc'd array (and clears its bit), since arena
+ * memory can be neither realloc'd nor freed.
+ */
+enum {
+	TAB_INSTS = 1 << 0,
+	TAB_NODES = 1 << 1,
+	TAB_VALUES = 1 << 2,
+	TAB_BLOCKS = 1 << 3,
+	TAB_CONSTS = 1 << 4,
+	TAB_SIGREFS = 1 << 5,
+	TAB_INST_LINES = 1 << 6,
+	TAB_BLOCK_LINES = 1 << 7,
+	TAB_SIGREF_LINES = 1 << 8,
 };
 
 /* ---- module internals ---- */
@@ -242,8 +266,21 @@ uint32_t module_add_sym(kl_module *m, const char *name, size_t len,
 			kl_status *status);
 uint32_t module_store_bytes(kl_module *m, const char *s, size_t n);
 void module_add_item(kl_module *m, uint32_t sym, const kl_item_data *it);
+/* A function struct in the module arena; func_free releases its tables. */
 kl_func *func_new(kl_module *m, uint32_t sym, uint32_t sig);
+void func_init(kl_func *f, kl_module *m, uint32_t sym, uint32_t sig);
 void func_free(kl_func *f);
+/*
+ * Give f, which has no tables yet, the contents of from's tables and leave
+ * from empty, ready to be filled again. Small tables are copied, exact
+ * size, into the module arena and from keeps its arrays for reuse; big ones
+ * are handed over. This is how the parser builds a function: in tables
+ * that stay warm in the cache from one function to the next.
+ */
+void func_take_tables(kl_func *f, kl_func *from);
+/* Grow table (a TAB_* bit) *p of *cap elements to hold need elements. */
+void func_grow(kl_func *f, uint32_t table, void *p, uint32_t *cap,
+	       size_t elem_size, uint64_t need);
 
 /* ---- function internals ---- */
 /* The opcode table (opcodes.c); internal code indexes it directly. */

@@ -41,6 +41,7 @@ kl_module_free(kl_module *m)
 	free(m->htab);
 	free(m->items);
 	free(m->bytes);
+	kl_arena_free(&m->arena);
 	free(m);
 }
 

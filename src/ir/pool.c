@@ -67,7 +67,12 @@ alloc_block(kl_pool *p, uint32_t bin)
 		uint64_t need = (uint64_t)p->len + bin_capacity(bin);
 		if (p->len == 0)
 			need++; /* keep slot 0 unused: handle 0 is "empty" */
-		kl_grow(&p->data, &p->cap, sizeof *p->data, need);
+		if (p->in_arena && need > p->cap) {
+			kl_grow_out(&p->data, &p->cap, sizeof *p->data, need);
+			p->in_arena = false;
+		} else {
+			kl_grow(&p->data, &p->cap, sizeof *p->data, need);
+		}
 		if (p->len == 0)
 			p->len = 1;
 		start = p->len;
@@ -87,7 +92,8 @@ free_block(kl_pool *p, uint32_t list, uint32_t bin)
 void
 pool_free_all(kl_pool *p)
 {
-	free(p->data);
+	if (!p->in_arena)
+		free(p->data);
 	memset(p, 0, sizeof *p);
 }
 

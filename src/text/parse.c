@@ -722,47 +722,32 @@ check_function_end(parser *p)
 	}
 }
 
-static void
-parse_body(parser *p, pending_body *pb)
+/* The statements of a body, up to its '}'. Returns false if it gave up. */
+static bool
+parse_stmts(parser *p, kl_func *dst)
 {
-	kl_func *f = pb->f;
-	p->f = f;
-	p->p = p->src + pb->start;
-	p->line = pb->line;
-	p->line_start = pb->line_start;
-	p->in_block = false;
-	p->func_errors = 0;
-	p->nfwd_values = p->nfwd_blocks = p->nchecks = 0;
-	/* From now on these grow together with their tables. */
-	KL_ASSERT(f->insts_cap == 0 && f->blocks_cap == 0);
-	f->inst_lines = kl_malloc(sizeof *f->inst_lines);
-	f->block_lines = kl_malloc(sizeof *f->block_lines);
-	/* A body has about one instruction and one value per line: size the
-	 * tables once instead of growing them by doubling. */
-	func_presize(f, pb->lines + 1, pb->lines + 1);
-
 	if (setjmp(p->jb)) {
 		if (p->errors > MAX_ERRORS || p->p >= p->end)
-			return;
+			return false;
 		skip_line(p);
 	}
 	for (;;) {
 		skip_ws(p);
 		const char *s = p->p;
 		if (s >= p->end) {
-			f->line_last = p->line;
+			dst->line_last = p->line;
 			fail_at(p, s, "unexpected end of file: '}' missing");
 		}
 		char c = *s;
 		if (c == '}') {
 			p->p++;
-			f->line_last = p->line;
-			break;
+			dst->line_last = p->line;
+			return true;
 		}
 		if (s == p->line_start && at_line_start_keyword(p, s)) {
-			f->line_last = p->line - 1;
+			dst->line_last = p->line - 1;
 			perr_at(p, p->line, 1, "'}' missing before this line");
-			break;
+			return true;
 		}
 		size_t left = (size_t)(p->end - s);
 		if (c == 'v' && left > 1 && s[1] >= '0' && s[1] <= '9') {
@@ -781,8 +766,45 @@ parse_body(parser *p, pending_body *pb)
 				"found %s", describe(p, s, buf, sizeof buf));
 		}
 	}
-	if (p->func_errors == 0)
+}
+
+/*
+ * A body is built in the parser's working function, whose tables stay
+ * allocated (and warm in the cache) from one body to the next, and then
+ * moves into its own function: copied to the module arena at its exact
+ * size when small, handed over when big (func_take_tables). A module of
+ * many small functions thus costs no allocation per function and touches
+ * each new page of memory once.
+ */
+static void
+parse_body(parser *p, pending_body *pb)
+{
+	kl_func *f = &p->work;
+	f->sym = pb->f->sym;
+	f->sig = pb->f->sig;
+	p->f = f;
+	p->p = p->src + pb->start;
+	p->line = pb->line;
+	p->line_start = pb->line_start;
+	p->in_block = false;
+	p->func_errors = 0;
+	p->nfwd_values = p->nfwd_blocks = p->nchecks = 0;
+	/* The line tables grow together with their tables from now on. */
+	if (!f->inst_lines) {
+		KL_ASSERT(f->insts_cap == 0);
+		f->inst_lines = kl_malloc(sizeof *f->inst_lines);
+	}
+	if (!f->block_lines) {
+		KL_ASSERT(f->blocks_cap == 0);
+		f->block_lines = kl_malloc(sizeof *f->block_lines);
+	}
+	/* A body has about one instruction and one value per line: size the
+	 * tables once instead of growing them by doubling. */
+	func_presize(f, pb->lines + 1, pb->lines + 1);
+
+	if (parse_stmts(p, pb->f) && p->func_errors == 0)
 		check_function_end(p);
+	func_take_tables(pb->f, f);
 }
 
 /* ---- module items ---- */
@@ -1122,6 +1144,7 @@ resolve_data_fixups(parser *p)
 static void
 parser_free(parser *p)
 {
+	func_free(&p->work);
 	free(p->fwd_values);
 	free(p->fwd_blocks);
 	free(p->checks);
@@ -1147,6 +1170,13 @@ kl_parse_module(const char *text, size_t len, const kl_parse_options *opts,
 	p->opts = opts;
 	p->diags = diags;
 	p->m = kl_module_new();
+	func_init(&p->work, p->m, KL_NONE, KL_NONE);
+	/* Function structs and the tables of small bodies fill the module
+	 * arena: about two bytes for every byte of text. Untouched memory
+	 * costs nothing, so a generous guess is cheap and a low one only
+	 * means more chunks. */
+	if (len > 1 << 20)
+		kl_arena_reserve(&p->m->arena, 2 * len);
 	p->entity_budget = 1000000 + 2 * (uint64_t)len;
 	init_optab(p);
 

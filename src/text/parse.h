@@ -58,7 +58,8 @@ typedef struct parser {
 	jmp_buf jb;
 
 	kl_module *m;
-	kl_func *f;            /* function being parsed */
+	kl_func *f;            /* function being parsed: &work */
+	kl_func work;          /* tables reused by every body (parse_body) */
 	bool in_block;         /* a block header has been seen */
 	uint64_t entity_budget; /* value/block slots left for the module */
 

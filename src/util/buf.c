@@ -11,6 +11,9 @@
 
 #include "util.h"
 
+#define HUGE_PAGE ((size_t)2 << 20)
+#define BIG_BUF (2 * HUGE_PAGE)
+
 void
 kl_buf_free(kl_buf *b)
 {
@@ -36,9 +39,24 @@ kl_buf_reserve(kl_buf *b, size_t extra)
 	size_t c = b->cap < 64 ? 64 : b->cap;
 	while (c < need)
 		c *= 2;
-	b->data = kl_realloc(b->data, c);
+	if (c < BIG_BUF) {
+		b->data = kl_realloc(b->data, c);
+	} else {
+		/* Whole huge pages, so that no part of a big buffer is filled
+		 * 4 KB page fault by 4 KB page fault. */
+		c = (c + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+		char *q = aligned_alloc(HUGE_PAGE, c);
+		if (!q)
+			kl_fatal(__FILE__, __LINE__, __func__, "out of memory");
+		kl_advise_huge(q, c);
+		if (b->cap)
+			memcpy(q, b->data, b->len + 1);
+		else
+			q[0] = 0;
+		free(b->data);
+		b->data = q;
+	}
 	b->cap = c;
-	kl_advise_huge(b->data, c);
 }
 
 void

@@ -82,23 +82,45 @@ kl_strndup(const char *s, size_t n)
 	return d;
 }
 
-void
-kl_grow(void *p, uint32_t *cap, size_t elem_size, uint64_t need)
+/* The capacity kl_grow and kl_grow_out move to: doubling, at least 8. */
+static uint32_t
+grown_cap(uint32_t cap, uint64_t need)
 {
-	void **pp = p;
-	uint64_t c = *cap;
-	if (need <= c)
-		return;
 	if (need > UINT32_MAX - 1)
 		kl_fatal(__FILE__, __LINE__, __func__, "table too large");
-	c = c < 8 ? 8 : c;
+	uint64_t c = cap < 8 ? 8 : cap;
 	while (c < need)
 		c *= 2;
 	if (c > UINT32_MAX - 1)
 		c = UINT32_MAX - 1;
+	return (uint32_t)c;
+}
+
+void
+kl_grow(void *p, uint32_t *cap, size_t elem_size, uint64_t need)
+{
+	void **pp = p;
+	if (need <= *cap)
+		return;
+	uint32_t c = grown_cap(*cap, need);
 	*pp = kl_realloc(*pp, (size_t)c * elem_size);
-	*cap = (uint32_t)c;
+	*cap = c;
 	kl_advise_huge(*pp, (size_t)c * elem_size);
+}
+
+void
+kl_grow_out(void *p, uint32_t *cap, size_t elem_size, uint64_t need)
+{
+	void **pp = p;
+	if (need <= *cap)
+		return;
+	uint32_t c = grown_cap(*cap, need);
+	void *q = kl_malloc((size_t)c * elem_size);
+	if (*cap)
+		memcpy(q, *pp, (size_t)*cap * elem_size);
+	*pp = q;
+	*cap = c;
+	kl_advise_huge(q, (size_t)c * elem_size);
 }
 
 uint64_t

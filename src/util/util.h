@@ -51,6 +51,12 @@ char *kl_strndup(const char *s, size_t n);
  * New elements are not initialised.
  */
 void kl_grow(void *p, uint32_t *cap, size_t elem_size, uint64_t need);
+/*
+ * The same for an array whose memory the caller does not own (it lives in
+ * an arena): the elements move to a new allocation, which the caller owns
+ * from then on.
+ */
+void kl_grow_out(void *p, uint32_t *cap, size_t elem_size, uint64_t need);
 
 /* Hint that a large allocation will be filled (huge pages on Linux). */
 void kl_advise_huge(void *p, size_t n);
@@ -63,6 +69,9 @@ typedef struct kl_arena {
 
 void *kl_arena_alloc(kl_arena *a, size_t n);  /* 16-byte aligned */
 void *kl_arena_zalloc(kl_arena *a, size_t n); /* zeroed */
+/* Make room for n bytes in one chunk: for a caller that knows roughly how
+ * much it will allocate, one big chunk instead of many doubling ones. */
+void kl_arena_reserve(kl_arena *a, size_t n);
 void kl_arena_reset(kl_arena *a);
 void kl_arena_free(kl_arena *a);
 
