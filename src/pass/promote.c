@@ -212,23 +212,30 @@ typedef struct promoter {
 	uint32_t zero[KL_TYPE_BUILTIN_COUNT];
 	bool made_aliases;
 	bool calls_setjmp;
-	uint8_t counted;       /* counters already in the report (bit each) */
+	uint32_t count_at[NCOUNTS]; /* where each counter is in the report */
 	kl_builder b;
 } promoter;
 
 /*
- * Add n to a counter. Adding 0 to a counter the report already has
- * changes nothing, so it is skipped (the report looks counters up by
- * name); the first call registers it, which fixes the order of the
- * counters in the report.
+ * Add n to a counter. The report looks counters up by name, comparing
+ * strings, four times per function; once a counter is in the report its
+ * place is remembered (and checked: the name pointer is this file's).
  */
 static void
 count(promoter *p, int which, uint64_t n)
 {
-	if (n == 0 && (p->counted >> which & 1))
+	kl_pass_report *r = p->rep;
+	if (!r)
 		return;
-	kl_pass_report_count(p->rep, count_name[which], n);
-	p->counted |= (uint8_t)(1u << which);
+	uint32_t at = p->count_at[which];
+	if (at < r->num_counters && r->counters[at].name == count_name[which]) {
+		r->counters[at].value += n;
+		return;
+	}
+	kl_pass_report_count(r, count_name[which], n);
+	for (at = 0; at < r->num_counters; at++)
+		if (r->counters[at].name == count_name[which])
+			p->count_at[which] = at;
 }
 
 /* v, or the value it stands for if it is an alias (as value_resolve). */
@@ -382,9 +389,13 @@ address_of(const promoter *p, uint32_t v)
 	return a == KL_NONE || a == ALIASED ? KL_NONE : r;
 }
 
+/* Operand v of inst may be an address (or an alias of one): it escapes. */
 static void
-escape(promoter *p, uint32_t r, uint32_t inst)
+escape(promoter *p, uint32_t v, uint32_t inst)
 {
+	uint32_t r = address_of(p, v);
+	if (r == KL_NONE)
+		return;
 	alloca_info *a = &p->allocas[p->addr.a[r]];
 	if (a->reason == PROMOTED) {
 		a->reason = KEPT_ESCAPES;
@@ -392,17 +403,19 @@ escape(promoter *p, uint32_t r, uint32_t inst)
 	}
 }
 
-static void
+/* The test inline, the rare rest out of the way: most operands are no
+ * address. */
+static inline void
 check_escape(promoter *p, uint32_t v, uint32_t inst)
 {
-	uint32_t r = address_of(p, v);
-	if (r != KL_NONE)
-		escape(p, r, inst);
+	if (v < p->nvalues && KL_UNLIKELY(p->addr.a[v] != KL_NONE))
+		escape(p, v, inst);
 }
 
-/* Every value starts as no address; aliases are marked so that a use
- * knows to follow them. Returns the table. */
-static uint32_t *
+/* Every value starts as no address; aliases (rare: most functions have
+ * none, which one branch-free pass finds) are marked so that a use knows
+ * to follow them. */
+static void
 clear_addresses(promoter *p)
 {
 	kl_func *f = p->f;
@@ -411,9 +424,13 @@ clear_addresses(promoter *p)
 	if (nv + 1 > p->addr_off_cap)
 		kl_grow(&p->addr_off, &p->addr_off_cap, sizeof *p->addr_off,
 			(uint64_t)nv + 1);
+	memset(addr, 0xff, (size_t)nv * sizeof *addr);
+	bool aliases = false;
 	for (uint32_t v = 0; v < nv; v++)
-		addr[v] = f->values[v].kind == VK_ALIAS ? ALIASED : KL_NONE;
-	return addr;
+		aliases |= f->values[v].kind == VK_ALIAS;
+	for (uint32_t v = 0; v < nv && aliases; v++)
+		if (f->values[v].kind == VK_ALIAS)
+			addr[v] = ALIASED;
 }
 
 /* An alloca: recorded, and its result made an address when follow. */
@@ -471,82 +488,42 @@ check_list_escapes(promoter *p, uint32_t list, uint32_t from, uint32_t inst)
 		check_escape(p, list_get(&f->pool, list, k), inst);
 }
 
-/*
- * The uses of addresses by instruction i of block b (not an iadd_imm,
- * whose result is an address itself): the address of a load or store is
- * an access, any other use an escape. The formats with their operands in
- * the instruction come first: they are nearly all the instructions.
- */
-static void
-scan_uses(promoter *p, uint32_t b, uint32_t i)
+/* iadd_imm i of block b: its result is an address if its operand is one.
+ * False if that happens outside the entry block (see walk). */
+static bool
+derive(promoter *p, uint32_t i, bool entry)
 {
-	kl_func *f = p->f;
-	const kl_inst_data *d = &f->insts[i];
-	uint32_t r;
-	switch (kl_op_table[d->op].format) {
-	case KL_FMT_LOAD:
-		if ((r = address_of(p, d->w[1])) != KL_NONE)
-			add_access(p, i, b, r, false);
-		return;
-	case KL_FMT_STORE:
-		check_escape(p, d->w[0], i);
-		if ((r = address_of(p, d->w[1])) != KL_NONE)
-			add_access(p, i, b, r, true);
-		return;
-	case KL_FMT_CONST:
-	case KL_FMT_ALLOCA:
-	case KL_FMT_SYMBOL:
-	case KL_FMT_TRAP:
-		return;
-	case KL_FMT_UNARY:
-	case KL_FMT_BINARY_IMM:
-	case KL_FMT_ICMP_IMM:
-	case KL_FMT_ALLOCA_DYN:
-		check_escape(p, d->w[1], i);
-		return;
-	case KL_FMT_BINARY:
-	case KL_FMT_ICMP:
-	case KL_FMT_FCMP:
-		check_escape(p, d->w[1], i);
-		check_escape(p, d->w[2], i);
-		return;
-	case KL_FMT_JUMP:
-		check_list_escapes(p, d->w[0], 1, i);
-		return;
-	case KL_FMT_BRIF:
-		check_escape(p, d->w[0], i);
-		check_list_escapes(p, d->w[1], 1, i);
-		check_list_escapes(p, d->w[2], 1, i);
-		return;
-	default:
-		break;
-	}
-	const uint32_t *args;
-	uint32_t n = inst_args(f, i, &args);
-	for (uint32_t k = 0; k < n; k++)
-		check_escape(p, args[k], i);
-	const uint32_t *dests;
-	uint32_t nd = inst_dests(f, i, &dests);
-	for (uint32_t k = 0; k < nd; k++)
-		check_list_escapes(p, dests[k], 1, i);
+	const kl_inst_data *d = &p->f->insts[i];
+	uint32_t x = address_of(p, d->w[1]);
+	if (x == KL_NONE || d->w[0] >= p->nvalues)
+		return true;
+	if (!entry)
+		return false;
+	p->addr.a[d->w[0]] = p->addr.a[x];
+	p->addr_off[d->w[0]] = p->addr_off[x] + inst_imm(p->f, i);
+	return true;
 }
 
 /*
- * One walk over the layout: allocas, the addresses iadd_imm derives from
- * them, and every use of an address. Only the static allocas of the entry
- * block can be promoted, so only their addresses are followed. That is
- * exact when each address is defined before its uses in the layout: the
- * entry block comes first, and inside a block a definition comes before
- * its uses (SSA; a function that is not is left alone anyway). An address
- * derived in another block may be used in a block laid out before it:
- * then the walk gives up (false) and find_addresses and find_accesses
- * take over.
+ * One walk over the layout finds every use of an address: the address of
+ * a load or store is an access, any other use (but the operand of an
+ * iadd_imm, whose result is an address itself) an escape. The formats
+ * with their operands in the instruction come first in the switch: they
+ * are nearly all the instructions.
+ *
+ * With defs, the same walk finds the allocas and the addresses derived
+ * from them. Only the static allocas of the entry block can be promoted,
+ * so only their addresses are followed. That is exact when each address
+ * is defined before its uses in the layout: the entry block comes first,
+ * and inside a block a definition comes before its uses (verified SSA).
+ * An address derived in another block may be used in a block laid out
+ * before it: then the walk gives up (false), and find_addresses and a
+ * walk without defs take over.
  */
 static bool
-scan(promoter *p)
+walk(promoter *p, bool defs)
 {
 	kl_func *f = p->f;
-	uint32_t *addr = clear_addresses(p);
 	uint32_t *block_acc = room(&p->block_acc, (uint64_t)p->nblocks + 1);
 	uint32_t *block_nacc = room(&p->block_nacc, (uint64_t)p->nblocks + 1);
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
@@ -555,31 +532,70 @@ scan(promoter *p)
 		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
 		     i = f->nodes[i].next) {
 			const kl_inst_data *d = &f->insts[i];
-			uint32_t x;
-			switch (d->op) {
-			case KL_OP_ALLOCA:
-				add_alloca(p, i, b, entry);
+			kl_format fmt = kl_op_table[d->op].format;
+			uint32_t r;
+			switch (fmt) {
+			case KL_FMT_STORE:
+				check_escape(p, d->w[0], i);
+				/* fall through */
+			case KL_FMT_LOAD:
+				if ((r = address_of(p, d->w[1])) != KL_NONE)
+					add_access(p, i, b, r,
+						   fmt == KL_FMT_STORE);
 				continue;
-			case KL_OP_ALLOCA_DYN:
-				add_alloca(p, i, b, false);
-				break;
-			case KL_OP_IADD_IMM:
-				if ((x = address_of(p, d->w[1])) == KL_NONE ||
-				    d->w[0] >= p->nvalues)
-					continue;
-				if (!entry)
+			case KL_FMT_BINARY_IMM:
+				if (d->op != KL_OP_IADD_IMM)
+					check_escape(p, d->w[1], i);
+				else if (defs && !derive(p, i, entry))
 					return false;
-				addr[d->w[0]] = addr[x];
-				p->addr_off[d->w[0]] = p->addr_off[x] +
-						       inst_imm(f, i);
 				continue;
-			case KL_OP_CALL:
-				p->calls_setjmp |= is_setjmp(f->module, d->w[1]);
+			case KL_FMT_UNARY:
+			case KL_FMT_ICMP_IMM:
+				check_escape(p, d->w[1], i);
+				continue;
+			case KL_FMT_BINARY:
+			case KL_FMT_ICMP:
+			case KL_FMT_FCMP:
+				check_escape(p, d->w[1], i);
+				check_escape(p, d->w[2], i);
+				continue;
+			case KL_FMT_CONST:
+			case KL_FMT_SYMBOL:
+			case KL_FMT_TRAP:
+				continue;
+			case KL_FMT_ALLOCA:
+				if (defs)
+					add_alloca(p, i, b, entry);
+				continue;
+			case KL_FMT_ALLOCA_DYN:
+				if (defs)
+					add_alloca(p, i, b, false);
+				check_escape(p, d->w[1], i);
+				continue;
+			case KL_FMT_JUMP:
+				check_list_escapes(p, d->w[0], 1, i);
+				continue;
+			case KL_FMT_BRIF:
+				check_escape(p, d->w[0], i);
+				check_list_escapes(p, d->w[1], 1, i);
+				check_list_escapes(p, d->w[2], 1, i);
+				continue;
+			case KL_FMT_CALL:
+				if (defs)
+					p->calls_setjmp |=
+						is_setjmp(f->module, d->w[1]);
 				break;
 			default:
 				break;
 			}
-			scan_uses(p, b, i);
+			const uint32_t *args;
+			uint32_t n = inst_args(f, i, &args);
+			for (uint32_t k = 0; k < n; k++)
+				check_escape(p, args[k], i);
+			const uint32_t *dests;
+			uint32_t nd = inst_dests(f, i, &dests);
+			for (uint32_t k = 0; k < nd; k++)
+				check_list_escapes(p, dests[k], 1, i);
 		}
 		block_nacc[b] = p->nacc - block_acc[b];
 	}
@@ -587,13 +603,15 @@ scan(promoter *p)
 }
 
 /* Allocas, and the iadd_imm chains that derive addresses from them, in
+ * any order of the layout. *//* Allocas, and the iadd_imm chains that derive addresses from them, in
  * any order of the layout. */
 static void
 find_addresses(promoter *p)
 {
 	kl_func *f = p->f;
 	uint32_t nv = p->nvalues;
-	uint32_t *addr = clear_addresses(p);
+	clear_addresses(p);
+	uint32_t *addr = p->addr.a;
 	/* derived[v]: the first iadd_imm whose operand is v; next_derived
 	 * chains the others (by instruction). */
 	uint32_t *derived = room(&p->derived, (uint64_t)nv + 1);
@@ -630,23 +648,6 @@ find_addresses(promoter *p)
 			p->addr_off[r] = p->addr_off[v] + inst_imm(f, i);
 			queue[qn++] = r;
 		}
-	}
-}
-
-/* Every use of an address: a load or store of it, or an escape. */
-static void
-find_accesses(promoter *p)
-{
-	kl_func *f = p->f;
-	uint32_t *block_acc = room(&p->block_acc, (uint64_t)p->nblocks + 1);
-	uint32_t *block_nacc = room(&p->block_nacc, (uint64_t)p->nblocks + 1);
-	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
-		block_acc[b] = p->nacc;
-		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
-		     i = f->nodes[i].next)
-			if (f->insts[i].op != KL_OP_IADD_IMM)
-				scan_uses(p, b, i);
-		block_nacc[b] = p->nacc - block_acc[b];
 	}
 }
 
@@ -1406,23 +1407,21 @@ finish(promoter *p)
 	kl_func *f = p->f;
 	bool aliases = p->made_aliases;
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
-		uint32_t i = f->blocks[b].first;
-		while (i != KL_NONE) {
-			uint32_t next = f->nodes[i].next;
-			kl_inst_data *d = &f->insts[i];
+		uint32_t next;
+		for (uint32_t i = f->blocks[b].first; i != KL_NONE; i = next) {
+			next = f->nodes[i].next;
+			const kl_inst_data *d = &f->insts[i];
 			if ((d->op == KL_OP_ALLOCA || d->op == KL_OP_IADD_IMM) &&
 			    d->w[0] < p->nvalues) {
 				uint32_t a = p->addr.a[d->w[0]];
 				if (a < p->nallocas &&
 				    p->allocas[a].reason == PROMOTED) {
 					layout_remove_inst(f, i);
-					i = next;
 					continue;
 				}
 			}
 			if (aliases)
 				unalias_inst(f, i);
-			i = next;
 		}
 	}
 }
@@ -1517,13 +1516,16 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 	/* Verified IR is walked once (scan); anything else is checked for
 	 * strict SSA before its accesses are looked at. */
 	bool verified = rep && rep->input_verified;
-	if (!verified) {
+	if (verified) {
+		clear_addresses(p);
+		if (!walk(p, true)) {
+			p->nallocas = p->nacc = 0;
+			p->calls_setjmp = false;
+			find_addresses(p);
+			walk(p, false);
+		}
+	} else {
 		find_addresses(p);
-	} else if (!scan(p)) {
-		p->nallocas = p->nacc = 0;
-		p->calls_setjmp = false;
-		find_addresses(p);
-		find_accesses(p);
 	}
 	if (p->nallocas == 0) {
 		if (!rep)
@@ -1549,7 +1551,7 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 		}
 	} else {
 		if (!verified)
-			find_accesses(p);
+			walk(p, false);
 		make_slots(p);
 	}
 
