@@ -129,12 +129,18 @@ skip_ws_slow(parser *p)
 	const char *s = p->p, *end = p->end;
 	while (s < end) {
 		char c = *s;
-		if (c == ' ' || c == '\t' || c == '\r') {
-			s++;
+		if (c == ' ') {
+			/* Indentation comes in fours: one compare for four. */
+			if (end - s >= 4 && memcmp(s, "    ", 4) == 0)
+				s += 4;
+			else
+				s++;
 		} else if (c == '\n') {
 			s++;
 			p->line++;
 			p->line_start = s;
+		} else if (c == '\t' || c == '\r') {
+			s++;
 		} else if (c == ';') {
 			const char *nl = memchr(s, '\n', (size_t)(end - s));
 			s = nl ? nl : end;
@@ -145,26 +151,12 @@ skip_ws_slow(parser *p)
 	p->p = s;
 }
 
-bool
-accept(parser *p, char c)
-{
-	skip_ws(p);
-	if (p->p < p->end && *p->p == c) {
-		p->p++;
-		return true;
-	}
-	return false;
-}
-
-
 void
-expect(parser *p, char c, const char *what)
+expect_failed(parser *p, const char *what)
 {
-	if (!accept(p, c)) {
-		char buf[64];
-		fail_at(p, p->p, "expected %s, found %s", what,
-			describe(p, p->p, buf, sizeof buf));
-	}
+	char buf[64];
+	fail_at(p, p->p, "expected %s, found %s", what,
+		describe(p, p->p, buf, sizeof buf));
 }
 
 #define R4(x) x, x, x, x
@@ -180,17 +172,6 @@ const unsigned char ident_class[256] = {
 #undef R4
 #undef R8
 #undef R16
-
-/* Is the word w next (and not a prefix of a longer identifier)? */
-bool
-at_word(parser *p, const char *w)
-{
-	skip_ws(p);
-	size_t n = strlen(w);
-	if ((size_t)(p->end - p->p) < n || memcmp(p->p, w, n) != 0)
-		return false;
-	return p->p + n == p->end || !is_ident_char((unsigned char)p->p[n]);
-}
 
 size_t
 scan_ident(parser *p, const char **start)
@@ -209,36 +190,9 @@ bool
 try_type(parser *p, kl_type *t)
 {
 	skip_ws(p);
-	const char *s = p->p;
-	size_t left = (size_t)(p->end - s);
-	if (left < 2 || (s[0] != 'i' && s[0] != 'f'))
-		return false;
-	size_t n = 1;
-	while (n < left && s[n] >= '0' && s[n] <= '9')
-		n++;
-	if (n < left && is_ident_char((unsigned char)s[n]))
-		return false;
-	kl_type r = KL_TYPE_NONE;
-	if (s[0] == 'i') {
-		if (n == 2 && s[1] == '8')
-			r = KL_TYPE_I8;
-		else if (n == 3 && s[1] == '1' && s[2] == '6')
-			r = KL_TYPE_I16;
-		else if (n == 3 && s[1] == '3' && s[2] == '2')
-			r = KL_TYPE_I32;
-		else if (n == 3 && s[1] == '6' && s[2] == '4')
-			r = KL_TYPE_I64;
-	} else {
-		if (n == 3 && s[1] == '3' && s[2] == '2')
-			r = KL_TYPE_F32;
-		else if (n == 3 && s[1] == '6' && s[2] == '4')
-			r = KL_TYPE_F64;
-	}
-	if (r == KL_TYPE_NONE)
-		return false;
-	p->p = s + n;
-	*t = r;
-	return true;
+	size_t n = scan_type(p->p, p->end, t);
+	p->p += n;
+	return n != 0;
 }
 
 kl_type
@@ -279,7 +233,18 @@ parse_int(parser *p, const char *what)
 		neg = true;
 		s++;
 	}
+	/* Fast path: up to 18 plain decimal digits cannot overflow; anything
+	 * else (hex, '_', a bad end, errors) takes the general path. */
+	const char *q = s;
 	uint64_t v = 0;
+	while (q < end && q - s < 18 && *q >= '0' && *q <= '9')
+		v = v * 10 + (uint64_t)(*q++ - '0');
+	if (q != s && q - s < 18 &&
+	    (q == end || (!is_ident_char((unsigned char)*q) && *q != '.'))) {
+		p->p = q;
+		return neg ? (int64_t)(0 - v) : (int64_t)v;
+	}
+	v = 0;
 	bool any = false, overflow = false;
 	if (end - s >= 2 && s[0] == '0' && (s[1] | 32) == 'x') {
 		s += 2;
@@ -439,24 +404,10 @@ remember(parser *p, fwd_ref **arr, uint32_t *n, uint32_t *cap, uint32_t id,
 	(*arr)[(*n)++] = (fwd_ref){ id, line_of(p, pos), col_of(p, pos) };
 }
 
+/* The general path of value_number: any spelling, or the message. */
 static uint32_t
-value_number(parser *p, const char **pos)
+value_number_slow(parser *p, const char *pos)
 {
-	skip_ws(p);
-	*pos = p->p;
-	/* Fast path: a short number of a value that has a table entry. */
-	const char *s = p->p;
-	if (p->end - s >= 4 && s[0] == 'v' && s[1] > '0' && s[1] <= '9') {
-		uint32_t v = (uint32_t)(s[1] - '0');
-		const char *q = s + 2;
-		while (q < p->end && q - s < 8 && *q >= '0' && *q <= '9')
-			v = v * 10 + (uint32_t)(*q++ - '0');
-		if (q < p->end && q - s < 8 && !is_ident_char((unsigned char)*q) &&
-		    v < p->f->nvalues) {
-			p->p = q;
-			return v;
-		}
-	}
 	if (p->p >= p->end || *p->p != 'v' || p->p + 1 >= p->end ||
 	    p->p[1] < '0' || p->p[1] > '9') {
 		char buf[64];
@@ -464,9 +415,45 @@ value_number(parser *p, const char **pos)
 			describe(p, p->p, buf, sizeof buf));
 	}
 	uint32_t v = entity_number(p, p->p, 1);
-	spend_budget(p, p->f->nvalues, v + 1, *pos);
+	spend_budget(p, p->f->nvalues, v + 1, pos);
 	func_reserve_values(p->f, v + 1);
 	return v;
+}
+
+/* A value number not yet in the table (usually the next one). */
+static void
+new_value_number(parser *p, uint32_t v, const char *pos)
+{
+	spend_budget(p, p->f->nvalues, v + 1, pos);
+	func_reserve_values(p->f, v + 1);
+}
+
+static inline uint32_t
+value_number(parser *p, const char **pos)
+{
+	skip_ws(p);
+	/*
+	 * Fast path: vN with at most 7 digits and no leading zero, so under
+	 * MAX_ENTITY_NUMBER. Anything else, errors included, takes the
+	 * general path, which gives the same number or the message.
+	 */
+	const char *s = p->p, *end = p->end;
+	*pos = s;
+	if (end - s >= 2 && s[0] == 'v' && s[1] >= '0' && s[1] <= '9') {
+		uint32_t v = (uint32_t)(s[1] - '0');
+		const char *q = s + 2;
+		if (v) {
+			while (q < end && q - s < 9 && *q >= '0' && *q <= '9')
+				v = v * 10 + (uint32_t)(*q++ - '0');
+		}
+		if (q - s < 9 && (q == end || !is_ident_char((unsigned char)*q))) {
+			if (v >= p->f->nvalues)
+				new_value_number(p, v, s);
+			p->p = q;
+			return v;
+		}
+	}
+	return value_number_slow(p, s);
 }
 
 uint32_t
@@ -655,7 +642,8 @@ parse_value_stmt(parser *p)
 		return;
 	}
 	uint32_t nres = 0;
-	kl_grow(&p->results, &p->results_cap, sizeof *p->results, 1);
+	if (!p->results_cap)
+		kl_grow(&p->results, &p->results_cap, sizeof *p->results, 1);
 	p->results[nres++] = v;
 	while (accept(p, ',')) {
 		kl_grow(&p->results, &p->results_cap, sizeof *p->results,
@@ -670,8 +658,11 @@ static bool
 at_line_start_keyword(const parser *p, const char *s)
 {
 	static const char *const kws[] = { "function", "declare", "data" };
+	static const unsigned char lens[] = { 8, 7, 4 };
+	if (s >= p->end || (*s != 'f' && *s != 'd'))
+		return false;
 	for (size_t k = 0; k < 3; k++) {
-		size_t n = strlen(kws[k]);
+		size_t n = lens[k];
 		if ((size_t)(p->end - s) > n && memcmp(s, kws[k], n) == 0 &&
 		    (s[n] == ' ' || s[n] == '\t'))
 			return true;

@@ -11,6 +11,7 @@
 #define KEEL_PARSE_H
 
 #include <setjmp.h>
+#include <string.h>
 
 #include "text.h"
 
@@ -129,10 +130,70 @@ peek(const parser *p)
 {
 	return p->p < p->end ? (unsigned char)*p->p : -1;
 }
-bool accept(parser *p, char c);
-void expect(parser *p, char c, const char *what);
-bool at_word(parser *p, const char *w);
+static inline bool
+accept(parser *p, char c)
+{
+	skip_ws(p);
+	if (p->p < p->end && *p->p == c) {
+		p->p++;
+		return true;
+	}
+	return false;
+}
+KL_NORETURN void expect_failed(parser *p, const char *what);
+static inline void
+expect(parser *p, char c, const char *what)
+{
+	if (!accept(p, c))
+		expect_failed(p, what);
+}
+/* Is the word w next (and not a prefix of a longer identifier)? Inline so
+ * that strlen of a literal is a constant. */
+static inline bool
+at_word(parser *p, const char *w)
+{
+	skip_ws(p);
+	size_t n = strlen(w);
+	if ((size_t)(p->end - p->p) < n || memcmp(p->p, w, n) != 0)
+		return false;
+	return p->p + n == p->end || !is_ident_char((unsigned char)p->p[n]);
+}
 size_t scan_ident(parser *p, const char **start);
+/* The length of the type name at s (0 if none), its type in *t. */
+static inline size_t
+scan_type(const char *s, const char *end, kl_type *t)
+{
+	size_t left = (size_t)(end - s), n = 3;
+	kl_type r;
+	if (left < 2)
+		return 0;
+	char a = s[1], b = left > 2 ? s[2] : 0;
+	if (s[0] == 'i') {
+		if (a == '8')
+			n = 2, r = KL_TYPE_I8;
+		else if (a == '1' && b == '6')
+			r = KL_TYPE_I16;
+		else if (a == '3' && b == '2')
+			r = KL_TYPE_I32;
+		else if (a == '6' && b == '4')
+			r = KL_TYPE_I64;
+		else
+			return 0;
+	} else if (s[0] == 'f') {
+		if (a == '3' && b == '2')
+			r = KL_TYPE_F32;
+		else if (a == '6' && b == '4')
+			r = KL_TYPE_F64;
+		else
+			return 0;
+	} else {
+		return 0;
+	}
+	if (n < left && is_ident_char((unsigned char)s[n]))
+		return 0;
+	*t = r;
+	return n;
+}
 kl_type parse_type(parser *p);
 bool try_type(parser *p, kl_type *t);
 int64_t parse_int(parser *p, const char *what);
