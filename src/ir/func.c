@@ -248,10 +248,11 @@ resize(kl_func *f, uint32_t table, void *p, uint32_t cap, size_t elem,
 			memcpy(q, *pp, (size_t)cap * elem);
 		*pp = q;
 		f->in_arena &= ~table;
+		kl_advise_huge(*pp, (size_t)n * elem);
 	} else {
-		*pp = kl_realloc(*pp, (size_t)n * elem);
+		*pp = kl_realloc_table(*pp, (size_t)cap * elem,
+				       (size_t)n * elem);
 	}
-	kl_advise_huge(*pp, (size_t)n * elem);
 }
 
 void

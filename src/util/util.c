@@ -38,6 +38,28 @@ kl_advise_huge(void *p, size_t n)
 #endif
 }
 
+void *
+kl_realloc_table(void *p, size_t old, size_t n)
+{
+	const size_t huge = (size_t)2 << 20;
+	if (n < 2 * huge || n <= old)
+		return kl_realloc(p, n);
+	/*
+	 * realloc would keep the table where it is or move it anywhere, half
+	 * of its huge pages then straddling 4 KB ones; a copy to a huge-page
+	 * boundary costs less than the page faults it saves.
+	 */
+	size_t cap = (n + huge - 1) & ~(huge - 1);
+	void *q = aligned_alloc(huge, cap);
+	if (!q)
+		kl_fatal(__FILE__, __LINE__, __func__, "out of memory");
+	kl_advise_huge(q, cap);
+	if (old)
+		memcpy(q, p, old);
+	free(p);
+	return q;
+}
+
 void
 kl_fatal(const char *file, int line, const char *func, const char *msg)
 {
@@ -103,9 +125,9 @@ kl_grow(void *p, uint32_t *cap, size_t elem_size, uint64_t need)
 	if (need <= *cap)
 		return;
 	uint32_t c = grown_cap(*cap, need);
-	*pp = kl_realloc(*pp, (size_t)c * elem_size);
+	*pp = kl_realloc_table(*pp, (size_t)*cap * elem_size,
+			       (size_t)c * elem_size);
 	*cap = c;
-	kl_advise_huge(*pp, (size_t)c * elem_size);
 }
 
 void
