@@ -5,15 +5,16 @@
  * with loads and stores. This pass turns such memory into SSA values and
  * block parameters, following the rules of docs/passes.md:
  *
- * 1. Find the allocas and every address derived from one by `iadd_imm`
- *    chains, and every use of an address, in one walk over the layout
- *    (exact when addresses are defined before their uses in the layout, as
- *    in the entry block; otherwise a second walk after a breadth-first
- *    search over the iadd_imm chains of every alloca). An alloca is promoted when
- *    it is in the entry block (ALLOCA always has a constant size), no
- *    address derived from it is used except as the address of a load or
- *    store (anything else: it escapes), and its accesses form slots
- *    (offset, width) that lie inside it and do not overlap.
+ * 1. Find the allocas, every address derived from one by `iadd_imm`
+ *    chains and every use of an address in one walk over the layout
+ *    (exact when addresses are defined before their uses in the layout,
+ *    as in the entry block; otherwise a breadth-first search over the
+ *    iadd_imm chains of every alloca, then a walk for the uses). An
+ *    alloca is promoted when it is in the entry block (ALLOCA always has
+ *    a constant size), no address derived from it is used except as the
+ *    address of a load or store (anything else: it escapes), and its
+ *    accesses form slots (offset, width) that lie inside it and do not
+ *    overlap.
  * 2. For each slot, candidate parameters on the iterated dominance
  *    frontier of the entry block and the reachable blocks that store to it
  *    (Cytron et al. 1991): minimal SSA.
@@ -41,7 +42,7 @@
  * costs matter as much: scratch arrays are kept from one function to the
  * next (per-block marks carry stamps that keep growing across functions,
  * so nothing is cleared), the dominator tree is computed only when a slot
- * needs it, and the removal of dead instructions shares the last walk
+ * needs it, and the removal of the promoted allocas shares the last walk
  * with the resolution of aliases.
  */
 #include <stdio.h>
@@ -603,7 +604,6 @@ walk(promoter *p, bool defs)
 }
 
 /* Allocas, and the iadd_imm chains that derive addresses from them, in
- * any order of the layout. *//* Allocas, and the iadd_imm chains that derive addresses from them, in
  * any order of the layout. */
 static void
 find_addresses(promoter *p)
@@ -616,7 +616,8 @@ find_addresses(promoter *p)
 	 * chains the others (by instruction). */
 	uint32_t *derived = room(&p->derived, (uint64_t)nv + 1);
 	memset(derived, 0xff, (size_t)nv * sizeof *derived);
-	uint32_t *next_derived = room(&p->next_derived, (uint64_t)f->ninsts + 1);
+	uint32_t *next_derived = room(&p->next_derived,
+				      (uint64_t)f->ninsts + 1);
 	uint32_t *queue = room(&p->queue, (uint64_t)nv + 1);
 	uint32_t qn = 0;
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
@@ -913,8 +914,9 @@ place_params(promoter *p)
 		uint32_t dom = dominating_store(p, s);
 		queued[f->first_block] = stamp;
 		work[nwork++] = f->first_block;
-		for (uint32_t k = p->slot_start.a[s]; k < p->slot_start.a[s + 1]; k++) {
-			const access *x = &p->acc[p->slot_acc.a[k]];
+		const uint32_t *sa = p->slot_acc.a, *ss = p->slot_start.a;
+		for (uint32_t k = ss[s]; k < ss[s + 1]; k++) {
+			const access *x = &p->acc[sa[k]];
 			uint32_t b = x->block;
 			if (!x->is_store || queued[b] == stamp ||
 			    !dt_reachable(dt, b))
@@ -977,7 +979,7 @@ is_phi_ref(uint32_t v)
 	return v >= PHI_REF && v != KL_NONE;
 }
 
-static void
+static inline void
 add_fixup(promoter *p, uint8_t kind, uint32_t id, uint32_t ref)
 {
 	if (!is_phi_ref(ref))
@@ -1013,7 +1015,7 @@ current(promoter *p, uint32_t s)
 	return v != KL_NONE ? v : zero_of(p, p->slots[s].type);
 }
 
-static void
+static inline void
 set_current(promoter *p, uint32_t s, uint32_t v)
 {
 	if (p->nlog == p->log_cap)
@@ -1130,8 +1132,10 @@ record_edges(promoter *p, uint32_t b, bool zeros)
 		/* KL_NONE stands for the slot's zero, made only if a surviving
 		 * parameter needs it. */
 		for (uint32_t j = 0; j < n; j++) {
-			uint32_t s = p->phis[p->by_block.a[p->block_phi.a[target] + j]].slot;
-			p->incoming[p->nincoming++] = zeros ? KL_NONE : p->cur.a[s];
+			uint32_t at = p->block_phi.a[target] + j;
+			uint32_t s = p->phis[p->by_block.a[at]].slot;
+			p->incoming[p->nincoming++] = zeros ? KL_NONE
+							    : p->cur.a[s];
 		}
 	}
 }
@@ -1191,7 +1195,8 @@ rename_all(promoter *p)
 		stack[n][0] = b;
 		stack[n++][1] = p->nlog + 1;
 		rename_block(p, b, true);
-		for (uint32_t c = dt->child[b]; c != KL_NONE; c = dt->sibling[c]) {
+		for (uint32_t c = dt->child[b]; c != KL_NONE;
+		     c = dt->sibling[c]) {
 			if (n + 1 > p->stack_cap)
 				kl_grow(&p->stack, &p->stack_cap,
 					sizeof *p->stack, (uint64_t)n + 1);
@@ -1572,8 +1577,9 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 		/* What scan found about escapes does not count then. */
 		for (uint32_t a = 0; a < p->nallocas; a++) {
 			alloca_info *ai = &p->allocas[a];
-			ai->reason = ai->own_reason != PROMOTED ? ai->own_reason
-								: (uint8_t)whole;
+			ai->reason = ai->own_reason;
+			if (ai->reason == PROMOTED)
+				ai->reason = (uint8_t)whole;
 			ai->why_inst = KL_NONE;
 		}
 	} else {
