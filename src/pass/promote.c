@@ -1503,6 +1503,10 @@ static void
 prefetch_tables(const kl_func *f)
 {
 #if defined(__GNUC__)
+	/* A large function's tables do not fit in the cache at once; they
+	 * are read in order, which the hardware prefetches on its own. */
+	if (f->ninsts > 4096)
+		return;
 	for (uint32_t i = 0; i < f->ninsts; i += 4) {
 		__builtin_prefetch(&f->nodes[i]);
 		__builtin_prefetch(&f->insts[i]);
