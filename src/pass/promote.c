@@ -1599,7 +1599,6 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 		count(p, COUNT_SLOTS, p->nslots);
 		rename_all(p);
 		prune_params(p);
-		finish(p);
 	}
 	uint32_t promoted = 0, kept = 0;
 	for (uint32_t a = 0; a < p->nallocas; a++) {
@@ -1611,6 +1610,10 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 				note_kept(p, &p->allocas[a]);
 		}
 	}
+	/* Also when no slot was made: an alloca nothing reads or writes is
+	 * promoted all the same, and must go. */
+	if (promoted)
+		finish(p);
 	count(p, COUNT_PROMOTED, promoted);
 	count(p, COUNT_KEPT, kept);
 	kl_status st = kl_builder_status(&p->b);
