@@ -1,0 +1,221 @@
+/*
+ * promote.h -- what the files of the promote pass share: the pass's
+ * state, its scratch arrays and the phases each file provides.
+ *
+ *   promote.c         the pass: its order of phases, parameter placement,
+ *                     the final walk, the report
+ *   promote_find.c    strict SSA check; allocas, addresses, accesses; slots
+ *   promote_rename.c  renaming along the dominator tree; pruning the
+ *                     parameters and giving the survivors their values
+ *
+ * promote.c's opening comment describes the algorithm.
+ */
+#ifndef KEEL_PROMOTE_H
+#define KEEL_PROMOTE_H
+
+#include <string.h>
+
+#include "../analysis/analysis.h"
+
+enum kept_reason {
+	PROMOTED,
+	KEPT_NOT_ENTRY,
+	KEPT_DYNAMIC,
+	KEPT_ESCAPES,
+	KEPT_OUT_OF_BOUNDS,
+	KEPT_OVERLAP,
+	KEPT_SETJMP,
+	KEPT_NOT_SSA,
+	KEPT_TOO_COSTLY,
+};
+
+typedef struct alloca_info {
+	uint32_t inst;
+	uint32_t size;
+	uint8_t reason;
+	uint8_t own_reason; /* PROMOTED, or why it is kept whatever the rest */
+	uint32_t why_inst;  /* the escaping use or offending access */
+} alloca_info;
+
+typedef struct access {
+	uint32_t inst;
+	uint32_t alloca;
+	int64_t offset;
+	uint32_t width;
+	uint32_t block;
+	uint32_t slot;
+	bool is_store;
+	bool is_float; /* the value stored or loaded is a float */
+} access;
+
+typedef struct slot {
+	int64_t offset;
+	uint32_t width;
+	kl_type type;
+	uint32_t alloca;
+} slot;
+
+typedef struct phi {
+	uint32_t block, slot;
+	uint32_t value; /* once it survives pruning */
+	uint32_t used;  /* its value reaches a real use */
+} phi;
+
+/* An operand waiting for a parameter's number: an alias target (of a
+ * load's result) or the w1 operand of a conversion. */
+enum { FIX_ALIAS, FIX_OPERAND };
+typedef struct fixup {
+	uint8_t kind;
+	uint32_t id;  /* value (alias) or instruction (operand) */
+	uint32_t phi;
+} fixup;
+
+/* A branch edge into a block with candidate parameters, and where its
+ * arguments for them (one per candidate, in block order) start. */
+typedef struct edge {
+	uint32_t inst, dest, target, first;
+} edge;
+
+typedef struct undo {
+	uint32_t slot, value;
+} undo;
+
+/* A scratch array kept from one function to the next: its memory is
+ * reused, its contents are not. */
+typedef struct scratch {
+	uint32_t *a;
+	uint32_t cap;
+} scratch;
+
+static inline uint32_t *
+room(scratch *s, uint64_t n)
+{
+	if (KL_UNLIKELY(n > s->cap))
+		kl_grow(&s->a, &s->cap, sizeof *s->a, n);
+	return s->a;
+}
+
+/* room() for an array of stamps: entries never written read as 0, older
+ * than every stamp. */
+static inline uint32_t *
+room_stamps(scratch *s, uint64_t n)
+{
+	if (KL_UNLIKELY(n > s->cap)) {
+		uint32_t old = s->cap;
+		kl_grow(&s->a, &s->cap, sizeof *s->a, n);
+		memset(s->a + old, 0, (size_t)(s->cap - old) * sizeof *s->a);
+	}
+	return s->a;
+}
+
+enum { COUNT_SLOTS, COUNT_PARAMS, COUNT_PROMOTED, COUNT_KEPT, NCOUNTS };
+
+/* addr[v] of an alias, until a use asks where it leads. */
+#define ALIASED (KL_NONE - 1)
+
+typedef struct promoter {
+	kl_func *f;
+	kl_pass_report *rep;
+	kl_cfg *cfg;
+	kl_domtree *dt;
+	kl_domfront *df;
+	kl_idf *idf;
+	bool have_dt;          /* cfg and dt are this function's */
+	uint32_t nvalues; /* values before the pass: addresses are among them */
+	uint32_t nblocks;
+
+	scratch addr;          /* per value: alloca index, KL_NONE, ALIASED */
+	int64_t *addr_off;     /* per address: offset from its alloca */
+	uint32_t addr_off_cap;
+	scratch derived, next_derived, queue; /* the walk of iadd_imm chains */
+
+	alloca_info *allocas;
+	uint32_t nallocas, allocas_cap;
+	access *acc;
+	uint32_t nacc, acc_cap;
+	scratch block_acc;     /* per block: first access (layout order) */
+	scratch block_nacc;
+	slot *slots;
+	uint32_t nslots, slots_cap;
+	scratch slot_acc;      /* access indices grouped by slot */
+	scratch slot_start;    /* nslots + 1 */
+	scratch by_alloca, alloca_start, sort_tmp; /* make_slots */
+	phi *phis;             /* candidates in creation order */
+	uint32_t nphis, phis_cap;
+	scratch by_block;      /* candidate indices grouped by block */
+	scratch block_phi;     /* per block: its first entry in by_block */
+	scratch block_nphi;
+	scratch queued, placed; /* per block: stamps of place_params */
+	uint32_t stamp;        /* the last stamp used, in any function */
+	scratch work;
+	fixup *fixups;
+	uint32_t nfixups, fixups_cap;
+	edge *edges;
+	uint32_t nedges, edges_cap;
+	uint32_t *incoming;
+	uint32_t nincoming, incoming_cap;
+	scratch edge_start, edge_order, phi_pos, args; /* prune_params */
+
+	scratch cur;           /* per slot: current value or KL_NONE (zero) */
+	undo *log;
+	uint32_t nlog, log_cap;
+	uint32_t (*stack)[2];  /* the dominator tree walk */
+	uint32_t stack_cap;
+	kl_arena arena;        /* the strict SSA check's marks */
+	uint32_t zero[KL_TYPE_BUILTIN_COUNT];
+	bool made_aliases;
+	bool calls_setjmp;
+	uint32_t count_at[NCOUNTS]; /* where each counter is in the report */
+	kl_builder b;
+} promoter;
+
+/* v, or the value it stands for if it is an alias (as value_resolve). */
+static inline uint32_t
+resolve(const kl_func *f, uint32_t v)
+{
+	if (KL_LIKELY(v >= f->nvalues || f->values[v].kind != VK_ALIAS))
+		return v;
+	return value_resolve(f, v);
+}
+
+/* kl_type_bytes, kl_type_is_float and kl_type_class, asked once per
+ * access: the module's table read in place. */
+static inline uint32_t
+type_bytes(const kl_module *m, kl_type t)
+{
+	return t < m->ntypes ? m->types[t].bytes : kl_type_bytes(m, t);
+}
+
+static inline bool
+type_is_float(const kl_module *m, kl_type t)
+{
+	return t < m->ntypes ? m->types[t].kind == TK_FLOAT
+			     : kl_type_is_float(m, t);
+}
+
+static inline kl_type
+type_class(const kl_module *m, kl_type t)
+{
+	return t < m->ntypes ? m->types[t].cls : kl_type_class(m, t);
+}
+
+/* Add n to one of the pass's counters in the report (promote.c). */
+void promote_count(promoter *p, int which, uint64_t n);
+
+/* promote_find.c */
+/* Is f in strict SSA form? (needs p->dt) */
+bool promote_strict_ssa(promoter *p);
+/* Forget the addresses of the last function (before promote_walk). */
+void promote_clear_addresses(promoter *p);
+/* The one walk over the layout; see its comment. */
+bool promote_walk(promoter *p, bool defs);
+/* The careful search for derived addresses, for unverified IR. */
+void promote_find_addresses(promoter *p);
+/* Group the accesses of the promotable allocas into slots. */
+void promote_make_slots(promoter *p);
+
+/* promote_rename.c */
+void promote_rename_all(promoter *p);
+void promote_prune_params(promoter *p);
+
+#endif

@@ -1,0 +1,543 @@
+/*
+ * promote_find.c -- the promote pass's look at a function before it
+ * changes anything: is it in strict SSA form, which allocas are there,
+ * which addresses derive from them, which loads and stores use them, and
+ * which of the allocas can be promoted, in which slots.
+ */
+#include <stdlib.h>
+
+#include "promote.h"
+
+/* ---- strict SSA ---- */
+
+/*
+ * Every value defined once, by what its table entry says, and every use in
+ * a reachable block dominated by its definition (a branch argument is used
+ * at the branch). One pass over the function with the dominator tree's
+ * O(1) interval test inlined: this check runs on every function the pass
+ * sees, so it must cost little more than reading the operands.
+ */
+static bool
+use_ok(const kl_func *f, const kl_domtree *dt, uint32_t use_inst,
+       uint32_t use_block, uint32_t v)
+{
+	if (v >= f->nvalues)
+		return false;
+	const kl_value_data *d = &f->values[v];
+	if (KL_UNLIKELY(d->kind == VK_ALIAS)) {
+		v = value_resolve(f, v);
+		if (v >= f->nvalues)
+			return false;
+		d = &f->values[v];
+	}
+	if (d->kind == VK_RESULT) {
+		uint32_t db = f->nodes[d->def].block;
+		if (db == use_block)
+			return f->nodes[d->def].seq < f->nodes[use_inst].seq;
+		return db != KL_NONE && dt_reachable(dt, db) &&
+		       dt_dominates(dt, db, use_block);
+	}
+	if (d->kind == VK_PARAM)
+		return d->def == use_block ||
+		       (dt_reachable(dt, d->def) &&
+			dt_dominates(dt, d->def, use_block));
+	return false;
+}
+
+bool
+promote_strict_ssa(promoter *p)
+{
+	kl_func *f = p->f;
+	const kl_domtree *dt = p->dt;
+	kl_arena_reset(&p->arena);
+	uint8_t *seen = kl_arena_zalloc(&p->arena, f->nvalues + 1);
+	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
+		uint32_t np = list_len(&f->pool, f->blocks[b].params);
+		for (uint32_t k = 0; k < np; k++) {
+			uint32_t v = list_get(&f->pool, f->blocks[b].params, k);
+			if (v >= f->nvalues || seen[v] ||
+			    f->values[v].kind != VK_PARAM || f->values[v].def != b)
+				return false;
+			seen[v] = 1;
+		}
+		bool reachable = dt_reachable(dt, b);
+		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
+		     i = f->nodes[i].next) {
+			uint32_t nr = inst_num_results(f, i);
+			for (uint32_t k = 0; k < nr; k++) {
+				uint32_t v = inst_result(f, i, k);
+				if (v >= f->nvalues || seen[v] ||
+				    f->values[v].kind != VK_RESULT ||
+				    f->values[v].def != i)
+					return false;
+				seen[v] = 1;
+			}
+			if (!reachable)
+				continue;
+			const uint32_t *args;
+			uint32_t n = inst_args(f, i, &args);
+			for (uint32_t k = 0; k < n; k++)
+				if (!use_ok(f, dt, i, b, args[k]))
+					return false;
+			const uint32_t *dests;
+			uint32_t nd = inst_dests(f, i, &dests);
+			for (uint32_t k = 0; k < nd; k++) {
+				uint32_t len = list_len(&f->pool, dests[k]);
+				const uint32_t *e = list_elems(&f->pool, dests[k]);
+				for (uint32_t j = 1; j < len; j++)
+					if (!use_ok(f, dt, i, b, e[j]))
+						return false;
+			}
+		}
+	}
+	return true;
+}
+
+/* Is sym one of the setjmp family (which would return twice)? */
+static bool
+is_setjmp(const kl_module *m, uint32_t sym)
+{
+	static const char *const names[] = { "setjmp", "_setjmp", "sigsetjmp",
+					      "__sigsetjmp" };
+	static const uint8_t lens[] = { 6, 7, 9, 11 };
+	if (sym >= m->nsyms)
+		return false;
+	const kl_name *nm = &m->syms[sym].name;
+	for (size_t k = 0; k < 4; k++)
+		if (nm->len == lens[k] &&
+		    memcmp(name_bytes(m, nm), names[k], nm->len) == 0)
+			return true;
+	return false;
+}
+
+/* ---- finding allocas, addresses and accesses ---- */
+
+/* Is v an address (derived from an alloca)? Then the value it resolves
+ * to, whose addr entry says which alloca; else KL_NONE. */
+static inline uint32_t
+address_of(const promoter *p, uint32_t v)
+{
+	if (v >= p->nvalues)
+		return KL_NONE;
+	uint32_t a = p->addr.a[v];
+	if (KL_LIKELY(a != ALIASED))
+		return a == KL_NONE ? KL_NONE : v;
+	uint32_t r = value_resolve(p->f, v);
+	if (r >= p->nvalues)
+		return KL_NONE;
+	a = p->addr.a[r];
+	return a == KL_NONE || a == ALIASED ? KL_NONE : r;
+}
+
+/* Operand v of inst may be an address (or an alias of one): it escapes. */
+static void
+escape(promoter *p, uint32_t v, uint32_t inst)
+{
+	uint32_t r = address_of(p, v);
+	if (r == KL_NONE)
+		return;
+	alloca_info *a = &p->allocas[p->addr.a[r]];
+	if (a->reason == PROMOTED) {
+		a->reason = KEPT_ESCAPES;
+		a->why_inst = inst;
+	}
+}
+
+/* The test inline, the rare rest out of the way: most operands are no
+ * address. */
+static inline void
+check_escape(promoter *p, uint32_t v, uint32_t inst)
+{
+	if (v < p->nvalues && KL_UNLIKELY(p->addr.a[v] != KL_NONE))
+		escape(p, v, inst);
+}
+
+/* Every value starts as no address; aliases (rare: most functions have
+ * none, which one branch-free pass finds) are marked so that a use knows
+ * to follow them. */
+void
+promote_clear_addresses(promoter *p)
+{
+	kl_func *f = p->f;
+	uint32_t nv = p->nvalues;
+	uint32_t *addr = room(&p->addr, (uint64_t)nv + 1);
+	if (nv + 1 > p->addr_off_cap)
+		kl_grow(&p->addr_off, &p->addr_off_cap, sizeof *p->addr_off,
+			(uint64_t)nv + 1);
+	memset(addr, 0xff, (size_t)nv * sizeof *addr);
+	bool aliases = false;
+	for (uint32_t v = 0; v < nv; v++)
+		aliases |= f->values[v].kind == VK_ALIAS;
+	for (uint32_t v = 0; v < nv && aliases; v++)
+		if (f->values[v].kind == VK_ALIAS)
+			addr[v] = ALIASED;
+}
+
+/* An alloca: recorded, and its result made an address when follow. */
+static void
+add_alloca(promoter *p, uint32_t i, uint32_t b, bool follow)
+{
+	kl_func *f = p->f;
+	const kl_inst_data *d = &f->insts[i];
+	if (p->nallocas == p->allocas_cap)
+		kl_grow(&p->allocas, &p->allocas_cap, sizeof *p->allocas,
+			p->nallocas + 1);
+	alloca_info *a = &p->allocas[p->nallocas];
+	a->inst = i;
+	a->size = d->op == KL_OP_ALLOCA ? d->w[1] : 0;
+	a->why_inst = KL_NONE;
+	a->own_reason = d->op == KL_OP_ALLOCA_DYN ? KEPT_DYNAMIC
+			: b != f->first_block	  ? KEPT_NOT_ENTRY
+						  : PROMOTED;
+	a->reason = a->own_reason;
+	if (follow && d->w[0] < p->nvalues) {
+		p->addr.a[d->w[0]] = p->nallocas;
+		p->addr_off[d->w[0]] = 0;
+	}
+	p->nallocas++;
+}
+
+/* A load or store of address r (resolved) by instruction i of block b. */
+static void
+add_access(promoter *p, uint32_t i, uint32_t b, uint32_t r, bool is_store)
+{
+	kl_func *f = p->f;
+	const kl_inst_data *d = &f->insts[i];
+	uint8_t memw = kl_op_table[d->op].memw;
+	if (p->nacc == p->acc_cap)
+		kl_grow(&p->acc, &p->acc_cap, sizeof *p->acc, p->nacc + 1);
+	access *a = &p->acc[p->nacc++];
+	a->inst = i;
+	a->alloca = p->addr.a[r];
+	a->offset = p->addr_off[r] + (int32_t)d->w[2];
+	kl_type t = is_store ? value_type(f, resolve(f, d->w[0]))
+			     : value_type(f, d->w[0]);
+	a->width = memw ? memw : type_bytes(f->module, t);
+	a->block = b;
+	a->slot = KL_NONE;
+	a->is_store = is_store;
+	a->is_float = type_is_float(f->module, t);
+}
+
+static void
+check_list_escapes(promoter *p, uint32_t list, uint32_t from, uint32_t inst)
+{
+	kl_func *f = p->f;
+	uint32_t n = list_len(&f->pool, list);
+	for (uint32_t k = from; k < n; k++)
+		check_escape(p, list_get(&f->pool, list, k), inst);
+}
+
+/* iadd_imm i of block b: its result is an address if its operand is one.
+ * False if that happens outside the entry block (see walk). */
+static bool
+derive(promoter *p, uint32_t i, bool entry)
+{
+	const kl_inst_data *d = &p->f->insts[i];
+	uint32_t x = address_of(p, d->w[1]);
+	if (x == KL_NONE || d->w[0] >= p->nvalues)
+		return true;
+	if (!entry)
+		return false;
+	p->addr.a[d->w[0]] = p->addr.a[x];
+	p->addr_off[d->w[0]] = p->addr_off[x] + inst_imm(p->f, i);
+	return true;
+}
+
+/*
+ * One walk over the layout finds every use of an address: the address of
+ * a load or store is an access, any other use (but the operand of an
+ * iadd_imm, whose result is an address itself) an escape. The formats
+ * with their operands in the instruction come first in the switch: they
+ * are nearly all the instructions.
+ *
+ * With defs, the same walk finds the allocas and the addresses derived
+ * from them. Only the static allocas of the entry block can be promoted,
+ * so only their addresses are followed. That is exact when each address
+ * is defined before its uses in the layout: the entry block comes first,
+ * and inside a block a definition comes before its uses (verified SSA).
+ * An address derived in another block may be used in a block laid out
+ * before it: then the walk gives up (false), and find_addresses and a
+ * walk without defs take over.
+ */
+bool
+promote_walk(promoter *p, bool defs)
+{
+	kl_func *f = p->f;
+	uint32_t *block_acc = room(&p->block_acc, (uint64_t)p->nblocks + 1);
+	uint32_t *block_nacc = room(&p->block_nacc, (uint64_t)p->nblocks + 1);
+	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
+		block_acc[b] = p->nacc;
+		bool entry = b == f->first_block;
+		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
+		     i = f->nodes[i].next) {
+			const kl_inst_data *d = &f->insts[i];
+			kl_format fmt = kl_op_table[d->op].format;
+			uint32_t r;
+			switch (fmt) {
+			case KL_FMT_STORE:
+				check_escape(p, d->w[0], i);
+				/* fall through */
+			case KL_FMT_LOAD:
+				if ((r = address_of(p, d->w[1])) != KL_NONE)
+					add_access(p, i, b, r,
+						   fmt == KL_FMT_STORE);
+				continue;
+			case KL_FMT_BINARY_IMM:
+				if (d->op != KL_OP_IADD_IMM)
+					check_escape(p, d->w[1], i);
+				else if (defs && !derive(p, i, entry))
+					return false;
+				continue;
+			case KL_FMT_UNARY:
+			case KL_FMT_ICMP_IMM:
+				check_escape(p, d->w[1], i);
+				continue;
+			case KL_FMT_BINARY:
+			case KL_FMT_ICMP:
+			case KL_FMT_FCMP:
+				check_escape(p, d->w[1], i);
+				check_escape(p, d->w[2], i);
+				continue;
+			case KL_FMT_CONST:
+			case KL_FMT_SYMBOL:
+			case KL_FMT_TRAP:
+				continue;
+			case KL_FMT_ALLOCA:
+				if (defs)
+					add_alloca(p, i, b, entry);
+				continue;
+			case KL_FMT_ALLOCA_DYN:
+				if (defs)
+					add_alloca(p, i, b, false);
+				check_escape(p, d->w[1], i);
+				continue;
+			case KL_FMT_JUMP:
+				check_list_escapes(p, d->w[0], 1, i);
+				continue;
+			case KL_FMT_BRIF:
+				check_escape(p, d->w[0], i);
+				check_list_escapes(p, d->w[1], 1, i);
+				check_list_escapes(p, d->w[2], 1, i);
+				continue;
+			case KL_FMT_CALL:
+				if (defs)
+					p->calls_setjmp |=
+						is_setjmp(f->module, d->w[1]);
+				break;
+			default:
+				break;
+			}
+			const uint32_t *args;
+			uint32_t n = inst_args(f, i, &args);
+			for (uint32_t k = 0; k < n; k++)
+				check_escape(p, args[k], i);
+			const uint32_t *dests;
+			uint32_t nd = inst_dests(f, i, &dests);
+			for (uint32_t k = 0; k < nd; k++)
+				check_list_escapes(p, dests[k], 1, i);
+		}
+		block_nacc[b] = p->nacc - block_acc[b];
+	}
+	return true;
+}
+
+/* Allocas, and the iadd_imm chains that derive addresses from them, in
+ * any order of the layout. */
+void
+promote_find_addresses(promoter *p)
+{
+	kl_func *f = p->f;
+	uint32_t nv = p->nvalues;
+	promote_clear_addresses(p);
+	uint32_t *addr = p->addr.a;
+	/* derived[v]: the first iadd_imm whose operand is v; next_derived
+	 * chains the others (by instruction). */
+	uint32_t *derived = room(&p->derived, (uint64_t)nv + 1);
+	memset(derived, 0xff, (size_t)nv * sizeof *derived);
+	uint32_t *next_derived = room(&p->next_derived,
+				      (uint64_t)f->ninsts + 1);
+	uint32_t *queue = room(&p->queue, (uint64_t)nv + 1);
+	uint32_t qn = 0;
+	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
+		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
+		     i = f->nodes[i].next) {
+			const kl_inst_data *d = &f->insts[i];
+			if (d->op == KL_OP_ALLOCA || d->op == KL_OP_ALLOCA_DYN) {
+				add_alloca(p, i, b, true);
+				if (d->w[0] < nv)
+					queue[qn++] = d->w[0];
+			} else if (d->op == KL_OP_CALL) {
+				p->calls_setjmp |= is_setjmp(f->module, d->w[1]);
+			} else if (d->op == KL_OP_IADD_IMM) {
+				uint32_t x = value_resolve(f, d->w[1]);
+				if (x == KL_NONE || x >= nv)
+					continue;
+				next_derived[i] = derived[x];
+				derived[x] = i;
+			}
+		}
+	}
+	for (uint32_t q = 0; q < qn; q++) {
+		uint32_t v = queue[q];
+		for (uint32_t i = derived[v]; i != KL_NONE; i = next_derived[i]) {
+			uint32_t r = f->insts[i].w[0];
+			if (r >= nv || addr[r] != KL_NONE)
+				continue;
+			addr[r] = addr[v];
+			p->addr_off[r] = p->addr_off[v] + inst_imm(f, i);
+			queue[qn++] = r;
+		}
+	}
+}
+
+static int
+cmp_by_offset(const void *x, const void *y, void *ctx)
+{
+	const access *acc = ctx;
+	const access *a = &acc[*(const uint32_t *)x];
+	const access *b = &acc[*(const uint32_t *)y];
+	if (a->offset != b->offset)
+		return a->offset < b->offset ? -1 : 1;
+	if (a->width != b->width)
+		return a->width < b->width ? -1 : 1;
+	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
+}
+
+/* Insertion sort for short runs, merge sort beyond: stable, no qsort_r. */
+static void
+sort_indices(uint32_t *v, uint32_t n, uint32_t *tmp, const access *acc)
+{
+	if (n < 16) {
+		for (uint32_t i = 1; i < n; i++) {
+			uint32_t x = v[i], j = i;
+			while (j > 0 && cmp_by_offset(&v[j - 1], &x, (void *)acc) > 0) {
+				v[j] = v[j - 1];
+				j--;
+			}
+			v[j] = x;
+		}
+		return;
+	}
+	uint32_t h = n / 2;
+	sort_indices(v, h, tmp, acc);
+	sort_indices(v + h, n - h, tmp, acc);
+	uint32_t i = 0, j = h, k = 0;
+	while (i < h && j < n)
+		tmp[k++] = cmp_by_offset(&v[j], &v[i], (void *)acc) < 0 ? v[j++]
+									 : v[i++];
+	while (i < h)
+		tmp[k++] = v[i++];
+	while (j < n)
+		tmp[k++] = v[j++];
+	memcpy(v, tmp, n * sizeof *v);
+}
+
+/*
+ * Group accesses by alloca, check each promotable alloca's slots (inside
+ * the allocation, no overlap, one width per offset) and number the slots.
+ */
+void
+promote_make_slots(promoter *p)
+{
+	uint32_t na = p->nallocas, n = p->nacc;
+	uint32_t *start = room(&p->alloca_start, (uint64_t)na + 2);
+	uint32_t *order = room(&p->by_alloca, (uint64_t)n + 1);
+	memset(start, 0, ((size_t)na + 2) * sizeof *start);
+	/* Counting sort by alloca, each alloca's accesses in layout order;
+	 * start[a + 1] serves as the fill pointer of alloca a. */
+	for (uint32_t k = 0; k < n; k++)
+		start[p->acc[k].alloca + 2]++;
+	for (uint32_t a = 0; a < na; a++)
+		start[a + 2] += start[a + 1];
+	for (uint32_t k = 0; k < n; k++)
+		order[start[p->acc[k].alloca + 1]++] = k;
+
+	for (uint32_t a = 0; a < na; a++) {
+		alloca_info *ai = &p->allocas[a];
+		uint32_t *v = order + start[a];
+		uint32_t m = start[a + 1] - start[a];
+		if (ai->reason != PROMOTED || m == 0)
+			continue;
+		/* Most allocas are one variable, accessed whole: nothing to
+		 * sort, one slot. */
+		const access *x0 = &p->acc[v[0]];
+		bool uniform = true;
+		for (uint32_t k = 1; k < m && uniform; k++)
+			uniform = p->acc[v[k]].offset == x0->offset &&
+				  p->acc[v[k]].width == x0->width;
+		if (!uniform)
+			sort_indices(v, m, room(&p->sort_tmp, (uint64_t)m + 1),
+				     p->acc);
+		for (uint32_t k = 0; k < (uniform ? 1 : m); k++) {
+			const access *x = &p->acc[v[k]];
+			if (x->offset < 0 || x->offset + x->width > ai->size) {
+				ai->reason = KEPT_OUT_OF_BOUNDS;
+				ai->why_inst = x->inst;
+				break;
+			}
+			if (k > 0) {
+				const access *w = &p->acc[v[k - 1]];
+				bool same = w->offset == x->offset &&
+					    w->width == x->width;
+				if (!same && x->offset < w->offset + w->width) {
+					ai->reason = KEPT_OVERLAP;
+					ai->why_inst = x->inst;
+					break;
+				}
+			}
+		}
+		if (ai->reason != PROMOTED)
+			continue;
+		for (uint32_t k = 0; k < m; k++) {
+			access *x = &p->acc[v[k]];
+			const access *w = k ? &p->acc[v[k - 1]] : NULL;
+			if (!w || w->offset != x->offset) {
+				if (p->nslots == p->slots_cap)
+					kl_grow(&p->slots, &p->slots_cap,
+						sizeof *p->slots, p->nslots + 1);
+				p->slots[p->nslots++] = (slot){
+					x->offset, x->width, KL_TYPE_NONE, a
+				};
+			}
+			x->slot = p->nslots - 1;
+		}
+	}
+
+	/* Accesses by slot, in layout order; and each slot's type. */
+	uint32_t ns = p->nslots;
+	uint32_t *sstart = room(&p->slot_start, (uint64_t)ns + 2);
+	uint32_t *slot_acc = room(&p->slot_acc, (uint64_t)n + 1);
+	memset(sstart, 0, ((size_t)ns + 2) * sizeof *sstart);
+	for (uint32_t k = 0; k < n; k++)
+		if (p->acc[k].slot != KL_NONE)
+			sstart[p->acc[k].slot + 2]++;
+	for (uint32_t s = 0; s < ns; s++)
+		sstart[s + 2] += sstart[s + 1];
+	for (uint32_t k = 0; k < n; k++)
+		if (p->acc[k].slot != KL_NONE)
+			slot_acc[sstart[p->acc[k].slot + 1]++] = k;
+	static const kl_type int_of[9] = { [1] = KL_TYPE_I8, [2] = KL_TYPE_I16,
+					   [4] = KL_TYPE_I32, [8] = KL_TYPE_I64 };
+	for (uint32_t s = 0; s < ns; s++) {
+		/* Float if every store stores a float; with no store at all,
+		 * if every load loads one. */
+		bool stores = false, floats_stored = true, floats_loaded = true;
+		for (uint32_t k = sstart[s]; k < sstart[s + 1]; k++) {
+			const access *x = &p->acc[slot_acc[k]];
+			if (x->is_store) {
+				stores = true;
+				floats_stored &= x->is_float;
+			} else {
+				floats_loaded &= x->is_float;
+			}
+		}
+		uint32_t w = p->slots[s].width;
+		kl_type t = w <= 8 ? int_of[w] : KL_TYPE_NONE;
+		if (stores ? floats_stored : floats_loaded)
+			t = w == 4 ? KL_TYPE_F32 : KL_TYPE_F64;
+		KL_ASSERT(t != KL_TYPE_NONE);
+		p->slots[s].type = t;
+	}
+}
+

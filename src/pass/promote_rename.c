@@ -1,0 +1,358 @@
+/*
+ * promote_rename.c -- the promote pass's rewrite: renaming along the
+ * dominator tree (stores disappear, loads become the slot's current
+ * value, branches record their arguments for the candidate parameters),
+ * then pruning the candidates to those whose value reaches a load and
+ * giving the survivors their parameters and branch arguments.
+ */
+#include <stdlib.h>
+
+#include "promote.h"
+
+/* ---- renaming ---- */
+
+/*
+ * While renaming, a candidate parameter that may yet be pruned has no
+ * value number: it is referred to as PHI_REF + its index. Operands that
+ * receive such a reference are recorded as fixups and patched once the
+ * surviving parameters have numbers.
+ */
+#define PHI_REF 0x80000000u
+
+static bool
+is_phi_ref(uint32_t v)
+{
+	return v >= PHI_REF && v != KL_NONE;
+}
+
+static inline void
+add_fixup(promoter *p, uint8_t kind, uint32_t id, uint32_t ref)
+{
+	if (!is_phi_ref(ref))
+		return;
+	kl_grow(&p->fixups, &p->fixups_cap, sizeof *p->fixups, p->nfixups + 1);
+	p->fixups[p->nfixups++] = (fixup){ kind, id, ref - PHI_REF };
+	p->phis[ref - PHI_REF].used = 1;
+}
+
+/* The zero of a slot type, made once at the top of the entry block. */
+static uint32_t
+zero_of(promoter *p, kl_type t)
+{
+	if (p->zero[t] != KL_NONE)
+		return p->zero[t];
+	kl_func *f = p->f;
+	kl_builder_before(&p->b, (kl_inst){ f->blocks[f->first_block].first });
+	kl_value v;
+	if (t == KL_TYPE_F32)
+		v = kl_build_f32const(&p->b, 0);
+	else if (t == KL_TYPE_F64)
+		v = kl_build_f64const(&p->b, 0);
+	else
+		v = kl_build_iconst(&p->b, t, 0);
+	KL_ASSERT(v.id != KL_NONE);
+	return p->zero[t] = v.id;
+}
+
+static uint32_t
+current(promoter *p, uint32_t s)
+{
+	uint32_t v = p->cur.a[s];
+	return v != KL_NONE ? v : zero_of(p, p->slots[s].type);
+}
+
+static inline void
+set_current(promoter *p, uint32_t s, uint32_t v)
+{
+	if (p->nlog == p->log_cap)
+		kl_grow(&p->log, &p->log_cap, sizeof *p->log, p->nlog + 1);
+	p->log[p->nlog++] = (undo){ s, p->cur.a[s] };
+	p->cur.a[s] = v;
+}
+
+/* `vN = op.t x` before inst; x may be a parameter reference. */
+static uint32_t
+convert_before(promoter *p, uint32_t inst, kl_opcode op, kl_type t, uint32_t x)
+{
+	kl_func *f = p->f;
+	uint32_t i = func_new_inst(f, op);
+	layout_insert_inst_before(f, i, inst);
+	uint32_t v = func_new_value(f);
+	value_define(f, v, VK_RESULT, t, i);
+	f->insts[i].w[0] = v;
+	f->insts[i].w[1] = x;
+	add_fixup(p, FIX_OPERAND, i, x);
+	return v;
+}
+
+/* A store to slot s: the value it leaves in the slot; the store goes. */
+static uint32_t
+store_value(promoter *p, const access *x)
+{
+	kl_func *f = p->f;
+	const kl_inst_data *d = &f->insts[x->inst];
+	kl_type st = p->slots[x->slot].type;
+	/* The stored value may be a load already replaced by a parameter
+	 * that has no number yet. */
+	uint32_t v = resolve(f, d->w[0]);
+	kl_type vt = is_phi_ref(v) ? p->slots[p->phis[v - PHI_REF].slot].type
+				   : type_class(f->module, value_type(f, v));
+	if (d->op != KL_OP_STORE)
+		v = convert_before(p, x->inst, KL_OP_IREDUCE, st, v);
+	else if (vt != st)
+		v = convert_before(p, x->inst, KL_OP_BITCAST, st, v);
+	layout_remove_inst(f, x->inst);
+	return v;
+}
+
+/* A load from slot s holding c: the load becomes c, or converts it. */
+static void
+replace_load(promoter *p, const access *x, uint32_t c)
+{
+	kl_func *f = p->f;
+	uint32_t i = x->inst;
+	kl_inst_data *d = &f->insts[i];
+	kl_type st = p->slots[x->slot].type;
+	uint32_t r = d->w[0];
+	kl_type rt = type_class(f->module, value_type(f, r));
+	if (!is_phi_ref(c))
+		c = resolve(f, c);
+	switch ((kl_opcode)d->op) {
+	case KL_OP_LOAD:
+		if (rt == st) {
+			f->values[r].kind = VK_ALIAS;
+			f->values[r].def = c;
+			add_fixup(p, FIX_ALIAS, r, c);
+			layout_remove_inst(f, i);
+			p->made_aliases = true;
+		} else {
+			inst_rewrite_unary(f, i, KL_OP_BITCAST, c);
+			add_fixup(p, FIX_OPERAND, i, c);
+		}
+		return;
+	case KL_OP_ULOAD8:
+	case KL_OP_ULOAD16:
+	case KL_OP_ULOAD32:
+	case KL_OP_SLOAD8:
+	case KL_OP_SLOAD16:
+	case KL_OP_SLOAD32: {
+		bool sign = d->op == KL_OP_SLOAD8 || d->op == KL_OP_SLOAD16 ||
+			    d->op == KL_OP_SLOAD32;
+		if (kl_type_is_float(f->module, st)) {
+			kl_type it = st == KL_TYPE_F32 ? KL_TYPE_I32 : KL_TYPE_I64;
+			c = convert_before(p, i, KL_OP_BITCAST, it, c);
+		}
+		inst_rewrite_unary(f, i, sign ? KL_OP_SEXTEND : KL_OP_UEXTEND, c);
+		add_fixup(p, FIX_OPERAND, i, c);
+		return;
+	}
+	default:
+		KL_UNREACHABLE();
+	}
+}
+
+/*
+ * Record what b's branch passes to each candidate parameter of its
+ * targets: the slot's current value (zero from unreachable blocks). The
+ * arguments are added once the pruning is known.
+ */
+static void
+record_edges(promoter *p, uint32_t b, bool zeros)
+{
+	kl_func *f = p->f;
+	uint32_t t = f->blocks[b].last;
+	if (t == KL_NONE)
+		return;
+	const uint32_t *dests;
+	uint32_t nd = inst_dests(f, t, &dests);
+	for (uint32_t k = 0; k < nd; k++) {
+		uint32_t target = list_get(&f->pool, dests[k], 0);
+		uint32_t n = target < p->nblocks ? p->block_nphi.a[target] : 0;
+		if (n == 0)
+			continue;
+		kl_grow(&p->edges, &p->edges_cap, sizeof *p->edges,
+			p->nedges + 1);
+		p->edges[p->nedges++] = (edge){ t, k, target, p->nincoming };
+		kl_grow(&p->incoming, &p->incoming_cap, sizeof *p->incoming,
+			(uint64_t)p->nincoming + n);
+		/* KL_NONE stands for the slot's zero, made only if a surviving
+		 * parameter needs it. */
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t at = p->block_phi.a[target] + j;
+			uint32_t s = p->phis[p->by_block.a[at]].slot;
+			p->incoming[p->nincoming++] = zeros ? KL_NONE
+							    : p->cur.a[s];
+		}
+	}
+}
+
+static void
+rename_block(promoter *p, uint32_t b, bool reachable)
+{
+	for (uint32_t k = 0; reachable && k < p->block_nphi.a[b]; k++) {
+		uint32_t ph = p->by_block.a[p->block_phi.a[b] + k];
+		set_current(p, p->phis[ph].slot, PHI_REF + ph);
+	}
+	for (uint32_t k = 0; k < p->block_nacc.a[b]; k++) {
+		const access *x = &p->acc[p->block_acc.a[b] + k];
+		if (x->slot == KL_NONE)
+			continue;
+		if (x->is_store && !reachable) {
+			layout_remove_inst(p->f, x->inst); /* never runs */
+		} else if (x->is_store) {
+			set_current(p, x->slot, store_value(p, x));
+		} else {
+			replace_load(p, x, reachable ? current(p, x->slot)
+						     : zero_of(p, p->slots[x->slot].type));
+		}
+	}
+	record_edges(p, b, !reachable);
+}
+
+/* Preorder walk of the dominator tree with an explicit stack. */
+void
+promote_rename_all(promoter *p)
+{
+	kl_func *f = p->f;
+	const kl_domtree *dt = p->dt;
+	KL_ASSERT(f->nvalues < PHI_REF && p->nphis < KL_NONE - PHI_REF);
+	uint32_t *cur = room(&p->cur, (uint64_t)p->nslots + 1);
+	memset(cur, 0xff, ((size_t)p->nslots + 1) * sizeof *cur);
+	uint32_t n = 0;
+	/* entries: block id, and the undo mark + 1 for an exit (0 = enter) */
+	kl_grow(&p->stack, &p->stack_cap, sizeof *p->stack, 1);
+	uint32_t (*stack)[2] = p->stack;
+	stack[n][0] = dt->entry;
+	stack[n++][1] = 0;
+	while (n) {
+		uint32_t b = stack[n - 1][0], mark = stack[n - 1][1];
+		n--;
+		if (mark) {
+			while (p->nlog > mark - 1) {
+				const undo *u = &p->log[--p->nlog];
+				cur[u->slot] = u->value;
+			}
+			continue;
+		}
+		if (n + 1 > p->stack_cap)
+			kl_grow(&p->stack, &p->stack_cap, sizeof *p->stack,
+				(uint64_t)n + 1);
+		stack = p->stack;
+		stack[n][0] = b;
+		stack[n++][1] = p->nlog + 1;
+		rename_block(p, b, true);
+		for (uint32_t c = dt->child[b]; c != KL_NONE;
+		     c = dt->sibling[c]) {
+			if (n + 1 > p->stack_cap)
+				kl_grow(&p->stack, &p->stack_cap,
+					sizeof *p->stack, (uint64_t)n + 1);
+			stack = p->stack;
+			stack[n][0] = c;
+			stack[n++][1] = 0;
+		}
+	}
+	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next)
+		if (!dt_reachable(dt, b))
+			rename_block(p, b, false);
+}
+
+/* ---- pruning and materialising the parameters ---- */
+
+/*
+ * A candidate survives when its value reaches a real use: a load took it,
+ * or it is passed to a surviving candidate. These are exactly the blocks
+ * where the slot is live on entry (a path from there reaches a load
+ * without a store, and along it every parameter passes the value on), so
+ * this is Cytron's pruned SSA, found in time linear in the minimal SSA
+ * instead of a liveness walk per slot.
+ */
+void
+promote_prune_params(promoter *p)
+{
+	kl_func *f = p->f;
+	uint32_t nb = p->nblocks;
+	if (p->nphis == 0) {
+		promote_count(p, COUNT_PARAMS, 0);
+		return;
+	}
+	const uint32_t *first = p->block_phi.a, *nphi = p->block_nphi.a;
+	const uint32_t *by_block = p->by_block.a;
+	/* Edges by target block: start[b + 1] is b's fill pointer first. */
+	uint32_t *start = room(&p->edge_start, (uint64_t)nb + 2);
+	uint32_t *order = room(&p->edge_order, (uint64_t)p->nedges + 1);
+	memset(start, 0, ((size_t)nb + 2) * sizeof *start);
+	for (uint32_t e = 0; e < p->nedges; e++)
+		start[p->edges[e].target + 2]++;
+	for (uint32_t b = 0; b < nb; b++)
+		start[b + 2] += start[b + 1];
+	for (uint32_t e = 0; e < p->nedges; e++)
+		order[start[p->edges[e].target + 1]++] = e;
+	/* position of each candidate in its block's list */
+	uint32_t *pos = room(&p->phi_pos, (uint64_t)p->nphis + 1);
+	for (uint32_t b = 0; b < nb; b++)
+		for (uint32_t j = 0; j < nphi[b]; j++)
+			pos[by_block[first[b] + j]] = j;
+
+	uint32_t *work = room(&p->work, (uint64_t)p->nphis + 1);
+	uint32_t nwork = 0;
+	for (uint32_t k = 0; k < p->nphis; k++)
+		if (p->phis[k].used)
+			work[nwork++] = k;
+	while (nwork) {
+		uint32_t q = work[--nwork];
+		uint32_t b = p->phis[q].block;
+		for (uint32_t e = start[b]; e < start[b + 1]; e++) {
+			uint32_t v = p->incoming[p->edges[order[e]].first + pos[q]];
+			if (is_phi_ref(v) && !p->phis[v - PHI_REF].used) {
+				p->phis[v - PHI_REF].used = 1;
+				work[nwork++] = v - PHI_REF;
+			}
+		}
+	}
+
+	/* Numbers for the survivors, in creation order (slot by slot). */
+	uint32_t live = 0;
+	for (uint32_t k = 0; k < p->nphis; k++) {
+		phi *ph = &p->phis[k];
+		if (!ph->used)
+			continue;
+		ph->value = func_new_value(f);
+		value_define(f, ph->value, VK_PARAM, p->slots[ph->slot].type,
+			     ph->block);
+		live++;
+	}
+	promote_count(p, COUNT_PARAMS, live);
+	/* Parameters in each block's candidate order (slot order). */
+	for (uint32_t b = 0; b < nb; b++)
+		for (uint32_t j = 0; j < nphi[b]; j++) {
+			const phi *ph = &p->phis[by_block[first[b] + j]];
+			if (ph->used)
+				list_push(&f->pool, &f->blocks[b].params,
+					  ph->value);
+		}
+	for (uint32_t k = 0; k < p->nfixups; k++) {
+		const fixup *x = &p->fixups[k];
+		uint32_t v = p->phis[x->phi].value;
+		if (x->kind == FIX_ALIAS)
+			f->values[x->id].def = v;
+		else
+			f->insts[x->id].w[1] = v;
+	}
+	/* Branch arguments for the surviving parameters. */
+	uint32_t *args = room(&p->args, (uint64_t)p->nphis + 1);
+	for (uint32_t e = 0; e < p->nedges; e++) {
+		const edge *ed = &p->edges[e];
+		uint32_t n = 0;
+		for (uint32_t j = 0; j < nphi[ed->target]; j++) {
+			const phi *ph = &p->phis[by_block[first[ed->target] + j]];
+			if (!ph->used)
+				continue;
+			uint32_t v = p->incoming[ed->first + j];
+			if (v == KL_NONE)
+				v = zero_of(p, p->slots[ph->slot].type);
+			args[n++] = is_phi_ref(v) ? p->phis[v - PHI_REF].value : v;
+		}
+		inst_dest_append_args(f, ed->inst, ed->dest, args, n);
+	}
+}
+
