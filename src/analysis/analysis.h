@@ -97,6 +97,39 @@ dt_dominates(const kl_domtree *dt, uint32_t a, uint32_t b)
 	return dt->tin[a] <= dt->tin[b] && dt->tout[b] <= dt->tout[a];
 }
 
+/* Dominance frontiers (frontier.c), here so that a pass can read the sets
+ * in its inner loop without a call per block. */
+struct kl_domfront {
+	uint32_t nblocks, blocks_cap;
+	uint32_t *start;  /* per block + 1: DF(b) is set[start[b] ..
+			     start[b + 1]) */
+	uint32_t *last;   /* scratch: per block, the join it last got */
+	uint32_t *joins;  /* scratch: the join blocks, in layout order */
+	kl_block *set;
+	uint32_t nset, set_cap;
+};
+
+static inline uint32_t
+df_size(const kl_domfront *df, uint32_t b)
+{
+	return b < df->nblocks ? df->start[b + 1] - df->start[b] : 0;
+}
+
+/* DF(b), df_size(df, b) blocks in layout order. */
+static inline const kl_block *
+df_set(const kl_domfront *df, uint32_t b)
+{
+	return df->set + df->start[b];
+}
+
+/*
+ * kl_cfg_compute for a function the verifier accepted and whose branches
+ * nothing changed since (cfg.c): the edges are read off each block's
+ * last instruction. Same result, same order; on unverified IR, where a
+ * branch may sit mid-block, edges may be missing (never a crash).
+ */
+void ana_cfg_compute_terminators(kl_cfg *cfg, const kl_func *f);
+
 /* Grow a per-block array of elem bytes from old to cap entries (cap >=
  * old), filling new entries with byte `fill`. */
 void *ana_grow(void *p, size_t old, size_t cap, size_t elem, int fill);

@@ -81,6 +81,10 @@ kl_cfg_free(kl_cfg *cfg)
 	free(cfg);
 }
 
+/* Small functions (most of them) clear their few entries in one loop:
+ * four memset calls would cost more than the stores. */
+#define SMALL_BLOCKS 64
+
 /* Make the per-block arrays cover n blocks; new blocks have no edges. */
 static void
 cover_blocks(kl_cfg *cfg, uint32_t n)
@@ -96,14 +100,23 @@ cover_blocks(kl_cfg *cfg, uint32_t n)
 		cfg->mark = ana_grow(cfg->mark, old, cap, sizeof *cfg->mark, 0);
 		cfg->blocks_cap = cap;
 	}
-	if (n > cfg->nblocks) {
-		uint32_t k = cfg->nblocks;
+	if (n <= cfg->nblocks)
+		return;
+	uint32_t k = cfg->nblocks;
+	if (n - k <= SMALL_BLOCKS) {
+		for (uint32_t b = k; b < n; b++) {
+			cfg->succ[b] = (cfg_list){ 0, 0, 0 };
+			cfg->pred[b] = (cfg_list){ 0, 0, 0 };
+			cfg->pos[b] = 0;
+			cfg->mark[b] = 0;
+		}
+	} else {
 		memset(cfg->succ + k, 0, (n - k) * sizeof *cfg->succ);
 		memset(cfg->pred + k, 0, (n - k) * sizeof *cfg->pred);
 		memset(cfg->pos + k, 0, (n - k) * sizeof *cfg->pos);
 		memset(cfg->mark + k, 0, (n - k) * sizeof *cfg->mark);
-		cfg->nblocks = n;
 	}
+	cfg->nblocks = n;
 }
 
 static void
@@ -257,6 +270,68 @@ kl_cfg_compute(kl_cfg *cfg, const kl_func *f)
 		}
 	}
 	memset(cfg->mark, 0, nb * sizeof *cfg->mark);
+}
+
+/*
+ * The same CFG for IR the verifier accepted: there only the last
+ * instruction of a block branches, so the edges are read off the
+ * terminators, one walk of the layout, instead of a scan of every
+ * instruction (most of kl_cfg_compute's time on a small function). The
+ * edges come out in the layout order of their branches, which is both
+ * lists' order: no sort, no second walk. On other IR the answer may lack
+ * edges but every link is still checked.
+ */
+void
+ana_cfg_compute_terminators(kl_cfg *cfg, const kl_func *f)
+{
+	uint32_t nb = f->nblocks;
+	cfg->nblocks = 0;
+	cover_blocks(cfg, nb);
+	cfg->pool_len = cfg->pool_dead = 0;
+	cfg->stamp = 0;
+	uint32_t ne = 0;
+	uint64_t key = 0;
+	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;
+	     b = layout_next(f, b, &st)) {
+		cfg->pos[b] = (key += POS_STRIDE);
+		uint32_t i = f->blocks[b].last;
+		const uint32_t *d;
+		uint32_t n = i < f->ninsts ? dests_of(f, i, &d) : 0;
+		if (KL_UNLIKELY(3 * ((uint64_t)ne + n) > cfg->tmp_cap))
+			kl_grow(&cfg->tmp, &cfg->tmp_cap, sizeof *cfg->tmp,
+				3 * ((uint64_t)ne + n));
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t t = dest_block(f, d[k]);
+			if (t == KL_NONE)
+				continue;
+			uint32_t *x = cfg->tmp + 3 * (size_t)ne++;
+			x[0] = b;
+			x[1] = i;
+			x[2] = t;
+			cfg->succ[b].cap++;
+			cfg->pred[t].cap++;
+		}
+	}
+	if (KL_UNLIKELY(2 * (uint64_t)ne > cfg->pool_cap))
+		pool_reserve(cfg, 2 * (uint64_t)ne);
+	uint32_t at = 0;
+	for (uint32_t b = 0; b < nb; b++) {
+		cfg->succ[b].start = at;
+		at += cfg->succ[b].cap;
+	}
+	for (uint32_t b = 0; b < nb; b++) {
+		cfg->pred[b].start = at;
+		at += cfg->pred[b].cap;
+	}
+	cfg->pool_len = at;
+	for (uint32_t k = 0; k < ne; k++) {
+		const uint32_t *x = cfg->tmp + 3 * (size_t)k;
+		cfg_list *s = &cfg->succ[x[0]], *p = &cfg->pred[x[2]];
+		cfg->pool[s->start + s->len++] =
+			(kl_cfg_edge){ { x[2] }, { x[1] } };
+		cfg->pool[p->start + p->len++] =
+			(kl_cfg_edge){ { x[0] }, { x[1] } };
+	}
 }
 
 /* ---- repair ---- */

@@ -65,6 +65,9 @@
  * stays far below 2^64. */
 #define KEY_STRIDE ((uint64_t)1 << 32)
 
+/* Up to this many blocks, per-block arrays are cleared by a loop. */
+#define SMALL_BLOCKS 64
+
 kl_domtree *
 kl_domtree_new(void)
 {
@@ -98,6 +101,37 @@ kl_domtree_free(kl_domtree *dt)
 	free(dt);
 }
 
+/*
+ * Per-block entries hold their defaults (unreachable: no idom, no child,
+ * no sibling, times, key and preorder number 0) everywhere up to
+ * blocks_cap, except on the blocks of the post-order, which are the only
+ * ones a computation or a split repair writes. So a new computation
+ * resets just those (a small function: a few blocks, not seven memsets),
+ * and covering more blocks costs nothing unless the arrays grow.
+ */
+static void
+reset_blocks(kl_domtree *dt)
+{
+	if (dt->npo > SMALL_BLOCKS) {
+		uint32_t c = dt->nblocks;
+		memset(dt->idom, 0xff, c * sizeof *dt->idom);
+		memset(dt->child, 0xff, c * sizeof *dt->child);
+		memset(dt->sibling, 0xff, c * sizeof *dt->sibling);
+		memset(dt->tin, 0, c * sizeof *dt->tin);
+		memset(dt->tout, 0, c * sizeof *dt->tout);
+		memset(dt->rpo_key, 0, c * sizeof *dt->rpo_key);
+		memset(dt->dfnum, 0, c * sizeof *dt->dfnum);
+	} else {
+		for (uint32_t i = 0; i < dt->npo; i++) {
+			uint32_t b = dt->po[i].id;
+			dt->idom[b] = dt->child[b] = dt->sibling[b] = KL_NONE;
+			dt->tin[b] = dt->tout[b] = dt->rpo_key[b] = 0;
+			dt->dfnum[b] = 0;
+		}
+	}
+	dt->npo = 0;
+}
+
 /* Make the per-block arrays cover n blocks; new blocks are unreachable. */
 static void
 cover_blocks(kl_domtree *dt, uint32_t n)
@@ -116,17 +150,8 @@ cover_blocks(kl_domtree *dt, uint32_t n)
 		dt->dfnum = ana_grow(dt->dfnum, old, cap, 4, 0);
 		dt->blocks_cap = cap;
 	}
-	if (n > dt->nblocks) {
-		uint32_t k = dt->nblocks, c = n - k;
-		memset(dt->idom + k, 0xff, c * sizeof *dt->idom);
-		memset(dt->child + k, 0xff, c * sizeof *dt->child);
-		memset(dt->sibling + k, 0xff, c * sizeof *dt->sibling);
-		memset(dt->tin + k, 0, c * sizeof *dt->tin);
-		memset(dt->tout + k, 0, c * sizeof *dt->tout);
-		memset(dt->rpo_key + k, 0, c * sizeof *dt->rpo_key);
-		memset(dt->dfnum + k, 0, c * sizeof *dt->dfnum);
+	if (n > dt->nblocks)
 		dt->nblocks = n;
-	}
 }
 
 /* Scratch indexed by preorder number 0..n (0 unused) and n + 1 (the
@@ -152,7 +177,8 @@ cover_scratch(kl_domtree *dt, uint32_t n)
 static void
 cover_po(kl_domtree *dt, uint32_t n)
 {
-	kl_grow(&dt->po, &dt->po_cap, sizeof *dt->po, n);
+	if (KL_UNLIKELY(n > dt->po_cap))
+		kl_grow(&dt->po, &dt->po_cap, sizeof *dt->po, n);
 }
 
 /*
@@ -203,7 +229,8 @@ gather_preds(kl_domtree *dt, const kl_cfg *cfg, uint32_t n)
 	uint32_t m = 0, *start = dt->stack;
 	for (uint32_t i = 1; i <= n; i++)
 		m += cfg->pred[dt->vertex[i]].len;
-	kl_grow(&dt->preds, &dt->preds_cap, sizeof *dt->preds, m);
+	if (KL_UNLIKELY(m > dt->preds_cap))
+		kl_grow(&dt->preds, &dt->preds_cap, sizeof *dt->preds, m);
 	m = 0;
 	for (uint32_t i = 1; i <= n; i++) {
 		const cfg_list *pl = &cfg->pred[dt->vertex[i]];
@@ -242,14 +269,14 @@ number_tree(kl_domtree *dt)
 }
 
 /*
- * Euler-tour times from the preorder numbers of the semi-NCA (dom[i] < i:
- * an idom comes before in the DFS), with sequential passes over arrays
- * instead of a walk of the linked tree. Subtree sizes bottom-up and depths
- * top-down; then each block's place in a preorder of the tree (children
- * in DFS order), pre; then enter = 2 pre - depth and exit = enter + 2 size
- * - 1, which is what a walk of the tree would give: before v are entered
- * the pre blocks before it, and exited those of them that are not its
- * ancestors.
+ * Euler-tour times (and the idoms, by block) from the preorder numbers of
+ * the semi-NCA (dom[i] < i: an idom comes before in the DFS), with
+ * sequential passes over arrays instead of a walk of the linked tree.
+ * Subtree sizes bottom-up and depths top-down; then each block's place
+ * in a preorder of the tree (children in DFS order), pre; then enter =
+ * 2 pre - depth and exit = enter + 2 size - 1, which is what a walk of the
+ * tree would give: before v are entered the pre blocks before it, and
+ * exited those of them that are not its ancestors.
  */
 static void
 number_tree_fast(kl_domtree *dt, uint32_t n)
@@ -275,6 +302,8 @@ number_tree_fast(kl_domtree *dt, uint32_t n)
 		uint32_t b = dt->vertex[i];
 		dt->tin[b] = (enter + 1) * KEY_STRIDE;
 		dt->tout[b] = (enter + 2 * (uint64_t)size[i]) * KEY_STRIDE;
+		if (i >= 2)
+			dt->idom[b] = dt->vertex[dom[i]];
 	}
 }
 
@@ -292,9 +321,9 @@ kl_domtree_compute(kl_domtree *dt, const kl_func *f, const kl_cfg *cfg)
 {
 	/* A CFG of another function must not make us index out of bounds. */
 	uint32_t nb = f->nblocks > cfg->nblocks ? f->nblocks : cfg->nblocks;
+	reset_blocks(dt);
 	dt->nblocks = 0;
 	cover_blocks(dt, nb);
-	dt->npo = 0;
 	uint32_t st;
 	dt->entry = layout_first(f, &st);
 	if (dt->entry == KL_NONE || dt->entry >= cfg->nblocks)
@@ -306,23 +335,21 @@ kl_domtree_compute(kl_domtree *dt, const kl_func *f, const kl_cfg *cfg)
 	gather_preds(dt, cfg, n);
 	ana_semi_nca(n, dt->stack, dt->preds, dt->dom, dt->anc, dt->semi,
 		     dt->label);
-	for (uint32_t i = 2; i <= n; i++)
-		dt->idom[dt->vertex[i]] = dt->vertex[dt->dom[i]];
+	number_tree_fast(dt, n);
 
 	/* Children in layout order: walk the layout backwards, prepending.
-	 * (tin marks the blocks linked, so that a broken layout showing a
-	 * block twice cannot make a cycle of siblings; the real times come
-	 * next.) */
+	 * (dfnum, which the search left non-zero on every reachable block,
+	 * is cleared on each block linked, so that a broken layout showing a
+	 * block twice cannot make a cycle of siblings.) */
 	for (uint32_t b = layout_last(f, &st); b != KL_NONE;
 	     b = layout_prev(f, b, &st)) {
 		uint32_t p = dt->idom[b];
-		if (p == KL_NONE || dt->tin[b] != 0)
+		if (p == KL_NONE || dt->dfnum[b] == 0)
 			continue;
-		dt->tin[b] = 1;
+		dt->dfnum[b] = 0;
 		dt->sibling[b] = dt->child[p];
 		dt->child[p] = b;
 	}
-	number_tree_fast(dt, n);
 	number_rpo(dt);
 }
 

@@ -31,14 +31,8 @@
 
 #include "analysis.h"
 
-struct kl_domfront {
-	uint32_t nblocks, blocks_cap;
-	uint32_t *start;  /* per block + 1: DF(b) is set[start[b] ..
-			     start[b + 1]) */
-	uint32_t *last;   /* scratch: per block, the join it last got */
-	kl_block *set;
-	uint32_t nset, set_cap;
-};
+/* Up to this many blocks, per-block arrays are cleared by a loop. */
+#define SMALL_BLOCKS 64
 
 struct kl_idf {
 	uint32_t nblocks;
@@ -63,35 +57,46 @@ kl_domfront_free(kl_domfront *df)
 		return;
 	free(df->start);
 	free(df->last);
+	free(df->joins);
 	free(df->set);
 	free(df);
 }
 
 /*
- * The walks for join block y. Pass 0 counts (in start[b + 1]), pass 1
- * fills (start[b] is then the next free slot of b's set).
+ * The walks for join block y, marking each block passed with mark (y in
+ * the counting pass, y | FILL_MARK in the filling pass, so the marks of
+ * the first pass need no clearing). Counting adds to start[b + 1];
+ * filling takes start[b] as the next free slot of b's set.
  */
+#define FILL_MARK 0x80000000u
+
 static void
 walk_join(kl_domfront *df, const kl_cfg *cfg, const kl_domtree *dt,
-	  uint32_t y, int pass)
+	  uint32_t y, bool fill)
 {
 	const kl_cfg_edge *e = cfg_edges(cfg, &cfg->pred[y]);
-	uint32_t stop = dt->idom[y];
+	uint32_t stop = dt->idom[y], mark = fill ? y | FILL_MARK : y;
 	for (uint32_t k = 0; k < cfg->pred[y].len; k++) {
 		uint32_t r = e[k].block.id;
 		if (!dt_reachable(dt, r))
 			continue;
-		while (r != stop && r != KL_NONE && df->last[r] != y) {
-			df->last[r] = y;
-			if (pass == 0)
-				df->start[r + 1]++;
-			else
+		while (r != stop && r != KL_NONE && df->last[r] != mark) {
+			df->last[r] = mark;
+			if (fill)
 				df->set[df->start[r]++] = (kl_block){ y };
+			else
+				df->start[r + 1]++;
 			r = dt->idom[r];
 		}
 	}
 }
 
+/*
+ * Two passes over the joins, in layout order: count, then fill. The
+ * first lists the joins, the second replays the list, so both see the
+ * same joins in the same order even in a broken layout, and the second
+ * does not walk the layout again.
+ */
 void
 kl_domfront_compute(kl_domfront *df, const kl_func *f, const kl_cfg *cfg,
 		    const kl_domtree *dt)
@@ -101,42 +106,60 @@ kl_domfront_compute(kl_domfront *df, const kl_func *f, const kl_cfg *cfg,
 		df->blocks_cap = nb + 1;
 		df->start = kl_realloc(df->start, (nb + 1) * sizeof *df->start);
 		df->last = kl_realloc(df->last, (nb + 1) * sizeof *df->last);
+		df->joins = kl_realloc(df->joins, (nb + 1) * sizeof *df->joins);
 	}
 	df->nblocks = nb;
-	memset(df->start, 0, (nb + 1) * sizeof *df->start);
-	for (int pass = 0; pass < 2; pass++) {
-		memset(df->last, 0xff, nb * sizeof *df->last);
-		for (uint32_t st, y = layout_first(f, &st); y != KL_NONE;
-		     y = layout_next(f, y, &st)) {
-			if (y < nb && cfg_npreds(cfg, y) != 0 &&
-			    dt_reachable(dt, y))
-				walk_join(df, cfg, dt, y, pass);
+	if (nb <= SMALL_BLOCKS) {
+		/* Most functions are small: a loop costs less than memset. */
+		for (uint32_t b = 0; b < nb; b++) {
+			df->start[b + 1] = 0;
+			df->last[b] = KL_NONE;
 		}
-		if (pass == 1)
-			break;
-		/* Counts to offsets: start[b] = first slot of DF(b). */
-		for (uint32_t b = 0; b < nb; b++)
-			df->start[b + 1] += df->start[b];
-		df->nset = df->start[nb];
-		kl_grow(&df->set, &df->set_cap, sizeof *df->set, df->nset);
+	} else {
+		memset(df->start, 0, (nb + 1) * sizeof *df->start);
+		memset(df->last, 0xff, nb * sizeof *df->last);
 	}
+	df->start[0] = 0;
+	uint32_t nj = 0;
+	for (uint32_t st, y = layout_first(f, &st); y != KL_NONE;
+	     y = layout_next(f, y, &st)) {
+		/* (nj <= nb: a broken layout, or a tree of another function,
+		 * must not overrun the list.) */
+		if (y < nb && nj <= nb && cfg_npreds(cfg, y) != 0 &&
+		    dt_reachable(dt, y)) {
+			df->joins[nj++] = y;
+			walk_join(df, cfg, dt, y, false);
+		}
+	}
+	/* Counts to offsets: start[b] = first slot of DF(b). */
+	for (uint32_t b = 0; b < nb; b++)
+		df->start[b + 1] += df->start[b];
+	df->nset = df->start[nb];
+	if (df->nset > df->set_cap)
+		kl_grow(&df->set, &df->set_cap, sizeof *df->set, df->nset);
+	for (uint32_t k = 0; k < nj; k++)
+		walk_join(df, cfg, dt, df->joins[k], true);
 	/* Filling advanced start[b] to the end of DF(b): shift back. */
-	memmove(df->start + 1, df->start, nb * sizeof *df->start);
+	if (nb <= SMALL_BLOCKS)
+		for (uint32_t b = nb; b > 0; b--)
+			df->start[b] = df->start[b - 1];
+	else
+		memmove(df->start + 1, df->start, nb * sizeof *df->start);
 	df->start[0] = 0;
 }
 
 uint32_t
 kl_domfront_size(const kl_domfront *df, kl_block b)
 {
-	return b.id < df->nblocks ? df->start[b.id + 1] - df->start[b.id] : 0;
+	return df_size(df, b.id);
 }
 
 kl_block
 kl_domfront_get(const kl_domfront *df, kl_block b, uint32_t i)
 {
-	if (i >= kl_domfront_size(df, b))
+	if (i >= df_size(df, b.id))
 		return KL_NO_BLOCK;
-	return df->set[df->start[b.id] + i];
+	return df_set(df, b.id)[i];
 }
 
 /* ---- iterated frontiers ---- */
