@@ -210,10 +210,11 @@ place_params(promoter *p)
 			work[nwork++] = b;
 		}
 		while (nwork) {
-			kl_block x = { work[--nwork] };
-			uint32_t nd = kl_domfront_size(p->df, x);
+			uint32_t x = work[--nwork];
+			uint32_t nd = df_size(p->df, x);
+			const kl_block *set = nd ? df_set(p->df, x) : NULL;
 			for (uint32_t k = 0; k < nd; k++) {
-				uint32_t y = kl_domfront_get(p->df, x, k).id;
+				uint32_t y = set[k].id;
 				if (placed[y] == stamp ||
 				    (dom != KL_NONE && !dt_dominates(dt, dom, y)))
 					continue;
@@ -429,13 +430,18 @@ prefetch_tables(const kl_func *f)
 #endif
 }
 
-/* The CFG and dominator tree of the function, computed on first need. */
+/* The CFG and dominator tree of the function, computed on first need.
+ * A verified function branches only at the end of its blocks, so its
+ * edges are read off the terminators. */
 static void
 need_domtree(promoter *p)
 {
 	if (p->have_dt)
 		return;
-	kl_cfg_compute(p->cfg, p->f);
+	if (p->rep && p->rep->input_verified)
+		ana_cfg_compute_terminators(p->cfg, p->f);
+	else
+		kl_cfg_compute(p->cfg, p->f);
 	kl_domtree_compute(p->dt, p->f, p->cfg);
 	p->have_dt = true;
 }
