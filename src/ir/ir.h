@@ -93,11 +93,12 @@ typedef struct kl_block_data {
 /*
  * The value-list pool. A list handle is the index of its first element
  * (0 is the empty list). The slot before the elements holds the length
- * (low 27 bits) and the size-class bin (high 5 bits); a bin-k block has
- * 2 << k slots including that header. Freed blocks chain through their
- * header slot on a free list per bin.
+ * (low 27 bits) and the size-class bin (high 5 bits); a block of bin k
+ * has 2 to 8 slots for k = 0..6, then 12, 16, and 2^(k-4) (see pool.c),
+ * header included. Freed blocks chain through their header slot on a
+ * free list per bin.
  */
-#define POOL_BINS 27
+#define POOL_BINS 32
 typedef struct kl_pool {
 	uint32_t *data;
 	uint32_t len, cap;

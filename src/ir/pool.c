@@ -3,20 +3,34 @@
  * (call and branch arguments, results of calls, jump tables) and the
  * parameter lists of blocks, all in one uint32_t array per function.
  *
- * Allocation is by power-of-two size classes, as in Cranelift's
- * entity::ListPool: a bin-k block has 2 << k slots, the first holding the
- * length (low 27 bits) and the bin (high 5 bits), the rest the elements.
- * The smallest class holds one element (Cranelift's holds three): most
- * lists are branch destinations without arguments, a lone block number,
- * and a 2-slot block halves their cost.
+ * Allocation is by size classes (bins), as in Cranelift's
+ * entity::ListPool, but finer at the small end, where nearly all lists
+ * are: a block has bin_slots[bin] slots, the first holding the length
+ * (low 27 bits) and the bin (high 5 bits), the rest the elements. The
+ * bins hold exactly 1 to 7 elements (2 to 8 slots), then 11, 15, and
+ * from 31 on 2^k - 1; so a list of the usual sizes (a branch target and
+ * its few arguments, a call's arguments, select's three operands) wastes
+ * no slot, and growth past 8 slots is geometric, which keeps push
+ * amortised O(1). The capacity is a function of the bin, so it costs no
+ * extra word. The smallest bin holds one element (Cranelift's holds
+ * three): most lists are branch destinations without arguments, a lone
+ * block number.
+ *
  * A list handle is the index of its first element, so 0 never names a
  * block and stands for the empty list. Freed blocks go on a free list per
- * bin and are reused first. Pushing into a full block moves the list to the
- * next bin, so push is amortised O(1); the handle may change, which is why
- * mutating calls take a pointer to it.
+ * bin and are reused first. Pushing into a full block moves the list to a
+ * bigger bin, and the handle changes, which is why mutating calls take a
+ * pointer to it -- except when the block is the last one in the pool:
+ * then it grows in place. That is the common case while a list is being
+ * built (the parser pushes a block's parameters and a call's results one
+ * at a time), and it leaves no freed block behind. Likewise a freed block
+ * at the end of the pool gives its slots back instead of going on a free
+ * list.
  *
  * Invariant: a handle h != 0 satisfies 1 <= h < len, data[h-1] is its
- * header, and the list's length is at most (2 << bin) - 1.
+ * header, and the list's length is at most bin_slots[bin] - 1. The
+ * verifier relies on the header's layout and on bin_slots[bin] <=
+ * 4 << bin (src/verify/verify.h, vlist).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,17 +40,25 @@
 #define LEN_BITS 27
 #define LEN_MASK ((1u << LEN_BITS) - 1)
 
-static uint32_t
-bin_capacity(uint32_t bin)
-{
-	return 2u << bin; /* slots, header included */
-}
+/* Slots per block, header included; bin 31 holds the longest list the
+ * 27-bit length allows. */
+static const uint32_t bin_slots[POOL_BINS] = {
+	2, 3, 4, 5, 6, 7, 8, 12, 16, 1u << 5, 1u << 6, 1u << 7, 1u << 8,
+	1u << 9, 1u << 10, 1u << 11, 1u << 12, 1u << 13, 1u << 14, 1u << 15,
+	1u << 16, 1u << 17, 1u << 18, 1u << 19, 1u << 20, 1u << 21, 1u << 22,
+	1u << 23, 1u << 24, 1u << 25, 1u << 26, 1u << 27,
+};
 
+_Static_assert(POOL_BINS == 32, "the bin must fit the header's 5 bits");
+
+/* The smallest bin whose blocks hold n elements (n >= 1). */
 static uint32_t
 bin_for(uint32_t n)
 {
-	uint32_t bin = 0;
-	while (bin_capacity(bin) < n + 1)
+	if (n <= 7)
+		return n - 1;
+	uint32_t bin = 7;
+	while (bin_slots[bin] < n + 1)
 		bin++;
 	return bin;
 }
@@ -53,30 +75,33 @@ set_header(kl_pool *p, uint32_t list, uint32_t len, uint32_t bin)
 	p->data[list - 1] = len | (bin << LEN_BITS);
 }
 
+/* Make the array hold need slots. */
+static void
+reserve(kl_pool *p, uint64_t need)
+{
+	if (need <= p->cap)
+		return;
+	if (p->in_arena) {
+		kl_grow_out(&p->data, &p->cap, sizeof *p->data, need);
+		p->in_arena = false;
+	} else {
+		kl_grow(&p->data, &p->cap, sizeof *p->data, need);
+	}
+}
+
 /* Returns the handle of a fresh block of the bin (length not set). */
 static uint32_t
 alloc_block(kl_pool *p, uint32_t bin)
 {
-	if (bin >= POOL_BINS)
-		kl_fatal(__FILE__, __LINE__, __func__, "value list too long");
+	KL_ASSERT(bin < POOL_BINS);
 	uint32_t start;
 	if (p->free_head[bin]) {
 		start = p->free_head[bin] - 1;
 		p->free_head[bin] = p->data[start];
 	} else {
-		uint64_t need = (uint64_t)p->len + bin_capacity(bin);
-		if (p->len == 0)
-			need++; /* keep slot 0 unused: handle 0 is "empty" */
-		if (p->in_arena && need > p->cap) {
-			kl_grow_out(&p->data, &p->cap, sizeof *p->data, need);
-			p->in_arena = false;
-		} else {
-			kl_grow(&p->data, &p->cap, sizeof *p->data, need);
-		}
-		if (p->len == 0)
-			p->len = 1;
+		reserve(p, (uint64_t)p->len + bin_slots[bin]);
 		start = p->len;
-		p->len += bin_capacity(bin);
+		p->len += bin_slots[bin];
 	}
 	return start + 1;
 }
@@ -85,6 +110,10 @@ static void
 free_block(kl_pool *p, uint32_t list, uint32_t bin)
 {
 	uint32_t start = list - 1;
+	if (start + bin_slots[bin] == p->len) {
+		p->len = start;
+		return;
+	}
 	p->data[start] = p->free_head[bin];
 	p->free_head[bin] = start + 1;
 }
@@ -102,6 +131,8 @@ list_make(kl_pool *p, const uint32_t *elems, uint32_t n)
 {
 	if (n == 0)
 		return 0;
+	if (n > LEN_MASK - 1)
+		kl_fatal(__FILE__, __LINE__, __func__, "value list too long");
 	uint32_t bin = bin_for(n);
 	uint32_t h = alloc_block(p, bin);
 	set_header(p, h, n, bin);
@@ -123,12 +154,19 @@ list_extend(kl_pool *p, uint32_t *list, uint32_t n)
 		return p->data + *list;
 	}
 	uint32_t bin = header_bin(p, *list);
-	if (len + n + 1 > bin_capacity(bin)) {
+	if (len + n + 1 > bin_slots[bin]) {
 		uint32_t nbin = bin_for(len + n);
-		uint32_t h = alloc_block(p, nbin);
-		memcpy(p->data + h, p->data + *list, len * sizeof *p->data);
-		free_block(p, *list, bin);
-		*list = h;
+		uint32_t start = *list - 1;
+		if (start + bin_slots[bin] == p->len) {
+			reserve(p, (uint64_t)start + bin_slots[nbin]);
+			p->len = start + bin_slots[nbin];
+		} else {
+			uint32_t h = alloc_block(p, nbin);
+			memcpy(p->data + h, p->data + *list,
+			       len * sizeof *p->data);
+			free_block(p, *list, bin);
+			*list = h;
+		}
 		bin = nbin;
 	}
 	set_header(p, *list, len + n, bin);

@@ -11,24 +11,80 @@
 
 /* ---- value-list pool ---- */
 
+/* Slots a list of n elements takes: exact up to 7 elements, then bins of
+ * 12, 16, 32, 64... slots (header included). */
+static uint32_t
+slots_for(uint32_t n)
+{
+	if (n <= 7)
+		return n + 1;
+	if (n <= 11)
+		return 12;
+	uint32_t s = 16;
+	while (s < n + 1)
+		s *= 2;
+	return s;
+}
+
+static void
+test_pool_bin_sizes(void)
+{
+	kl_pool p = { 0 };
+	uint32_t elems[40];
+	for (uint32_t i = 0; i < 40; i++)
+		elems[i] = i;
+	for (uint32_t n = 1; n <= 40; n++) {
+		uint32_t before = p.len;
+		uint32_t l = list_make(&p, elems, n);
+		CHECK_EQ_INT(l, before + 1); /* slot 0 is a header too */
+		CHECK_EQ_INT(p.len - before, slots_for(n));
+		CHECK_EQ_INT(list_len(&p, l), n);
+		CHECK_EQ_INT(list_get(&p, l, n - 1), n - 1);
+		/* The verifier's sanity bound on a header (verify.h). */
+		CHECK((p.data[l - 1] >> 27) < POOL_BINS);
+		CHECK((uint64_t)n + 1 <= (4ull << (p.data[l - 1] >> 27)));
+	}
+	pool_free_all(&p);
+}
+
 static void
 test_pool_bins_and_growth(void)
 {
 	kl_pool p = { 0 };
 	uint32_t l = 0;
 	CHECK_EQ_INT(list_len(&p, l), 0);
-	for (uint32_t i = 0; i < 1000; i++) {
+	list_push(&p, &l, 0);
+	uint32_t first = l;
+	for (uint32_t i = 1; i < 1000; i++) {
 		list_push(&p, &l, i * 3);
 		CHECK_EQ_INT(list_len(&p, l), i + 1);
 	}
 	for (uint32_t i = 0; i < 1000; i++)
 		CHECK_EQ_INT(list_get(&p, l, i), i * 3);
-	/* 1000 elements + header need the 1024-slot bin (bin 9). */
-	CHECK_EQ_INT(p.data[l - 1] >> 27, 9);
-	/* Growth moved the list through bins 0..8, freeing each on the way. */
-	for (uint32_t b = 0; b < 9; b++)
-		CHECK(p.free_head[b] != 0);
+	/* The last block of the pool grows in place: same handle, no
+	 * freed blocks, exactly one 1024-slot block. */
+	CHECK_EQ_INT(l, first);
+	CHECK_EQ_INT(p.len, 1024);
+	for (uint32_t b = 0; b < POOL_BINS; b++)
+		CHECK_EQ_INT(p.free_head[b], 0);
+
+	/* A list that is not last moves, leaving its block on a free list,
+	 * and keeps its elements. */
+	kl_pool q = { 0 };
+	uint32_t a = 0, z = 0;
+	for (uint32_t i = 0; i < 7; i++)
+		list_push(&q, &a, i);
+	list_push(&q, &z, 99);
+	uint32_t old = a;
+	list_push(&q, &a, 7);
+	CHECK(a != old);
+	CHECK_EQ_INT(list_len(&q, a), 8);
+	for (uint32_t i = 0; i < 8; i++)
+		CHECK_EQ_INT(list_get(&q, a, i), i);
+	CHECK_EQ_INT(q.free_head[6], old); /* the 8-slot bin */
+	CHECK_EQ_INT(list_get(&q, z, 0), 99);
 	pool_free_all(&p);
+	pool_free_all(&q);
 }
 
 static void
@@ -36,18 +92,52 @@ test_pool_reuse_after_free(void)
 {
 	kl_pool p = { 0 };
 	uint32_t a = list_make(&p, (uint32_t[]){ 1, 2, 3 }, 3);
+	uint32_t keep = list_make(&p, (uint32_t[]){ 9 }, 1);
 	uint32_t used = p.len;
 	list_free(&p, a);
-	uint32_t b = list_make(&p, (uint32_t[]){ 7, 8 }, 2);
+	/* A list of another size does not take the freed block. */
+	uint32_t c = list_make(&p, (uint32_t[]){ 5, 6 }, 2);
+	CHECK(c != a);
+	CHECK_EQ_INT(p.len, used + 3);
+	used = p.len;
+	uint32_t b = list_make(&p, (uint32_t[]){ 7, 8, 9 }, 3);
 	CHECK_EQ_INT(b, a); /* same bin: the freed block comes back */
 	CHECK_EQ_INT(p.len, used);
 	CHECK_EQ_INT(list_get(&p, b, 0), 7);
-	CHECK_EQ_INT(list_get(&p, b, 1), 8);
-	/* A list needing a bigger bin does not take the small block. */
-	list_free(&p, b);
-	uint32_t c = list_make(&p, NULL, 5);
-	CHECK(c != b);
-	CHECK(p.len > used);
+	CHECK_EQ_INT(list_get(&p, b, 2), 9);
+	CHECK_EQ_INT(list_get(&p, keep, 0), 9);
+	CHECK_EQ_INT(list_get(&p, c, 1), 6);
+	/* The last block of the pool gives its slots back when freed. */
+	list_free(&p, c);
+	CHECK_EQ_INT(p.len, used - 3);
+	pool_free_all(&p);
+}
+
+static void
+test_pool_free_lists(void)
+{
+	/* Each bin keeps its own free list, last freed first reused. */
+	kl_pool p = { 0 };
+	uint32_t elems[20] = { 0 };
+	uint32_t sizes[] = { 1, 4, 1, 10, 4, 20, 1 };
+	enum { N = sizeof sizes / sizeof sizes[0] };
+	uint32_t l[N];
+	for (uint32_t i = 0; i < N; i++)
+		l[i] = list_make(&p, elems, sizes[i]);
+	uint32_t tail = list_make(&p, elems, 1); /* keeps the rest off the end */
+	uint32_t used = p.len;
+	for (uint32_t i = 0; i < N; i++)
+		list_free(&p, l[i]);
+	CHECK_EQ_INT(list_make(&p, elems, 1), l[6]);
+	CHECK_EQ_INT(list_make(&p, elems, 9), l[3]); /* 9 and 10: 12 slots */
+	CHECK_EQ_INT(list_make(&p, elems, 4), l[4]);
+	CHECK_EQ_INT(list_make(&p, elems, 1), l[2]);
+	CHECK_EQ_INT(list_make(&p, elems, 16), l[5]); /* 17 and 21: 32 */
+	CHECK_EQ_INT(list_make(&p, elems, 4), l[1]);
+	CHECK_EQ_INT(list_make(&p, elems, 1), l[0]);
+	CHECK_EQ_INT(p.len, used);
+	CHECK_EQ_INT(list_make(&p, elems, 1), used + 1);
+	CHECK_EQ_INT(list_len(&p, tail), 1);
 	pool_free_all(&p);
 }
 
@@ -396,8 +486,10 @@ test_builder_immediates(void)
 int
 main(void)
 {
+	UNIT_RUN(test_pool_bin_sizes);
 	UNIT_RUN(test_pool_bins_and_growth);
 	UNIT_RUN(test_pool_reuse_after_free);
+	UNIT_RUN(test_pool_free_lists);
 	UNIT_RUN(test_pool_insert_remove);
 	UNIT_RUN(test_pool_many_lists);
 	UNIT_RUN(test_layout_insert_between);
