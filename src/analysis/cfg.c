@@ -104,11 +104,14 @@ cover_blocks(kl_cfg *cfg, uint32_t n)
 		return;
 	uint32_t k = cfg->nblocks;
 	if (n - k <= SMALL_BLOCKS) {
+		cfg_list *succ = cfg->succ, *pred = cfg->pred;
+		uint64_t *pos = cfg->pos;
+		uint32_t *mark = cfg->mark;
 		for (uint32_t b = k; b < n; b++) {
-			cfg->succ[b] = (cfg_list){ 0, 0, 0 };
-			cfg->pred[b] = (cfg_list){ 0, 0, 0 };
-			cfg->pos[b] = 0;
-			cfg->mark[b] = 0;
+			succ[b] = (cfg_list){ 0, 0, 0 };
+			pred[b] = (cfg_list){ 0, 0, 0 };
+			pos[b] = 0;
+			mark[b] = 0;
 		}
 	} else {
 		memset(cfg->succ + k, 0, (n - k) * sizeof *cfg->succ);

@@ -123,9 +123,13 @@ kl_domfront_compute(kl_domfront *df, const kl_func *f, const kl_cfg *cfg,
 	uint32_t nj = 0;
 	for (uint32_t st, y = layout_first(f, &st); y != KL_NONE;
 	     y = layout_next(f, y, &st)) {
-		/* (nj <= nb: a broken layout, or a tree of another function,
-		 * must not overrun the list.) */
-		if (y < nb && nj <= nb && cfg_npreds(cfg, y) != 0 &&
+		/* A block with one predecessor edge p has idom p (unless it
+		 * is the entry), where the walk from p stops at once: only
+		 * blocks with two edges in, and the entry, are joins. (nj <=
+		 * nb: a broken layout, or a tree of another function, must
+		 * not overrun the list.) */
+		uint32_t np = y < nb ? cfg_npreds(cfg, y) : 0;
+		if (nj <= nb && (np >= 2 || (np == 1 && y == dt->entry)) &&
 		    dt_reachable(dt, y)) {
 			df->joins[nj++] = y;
 			walk_join(df, cfg, dt, y, false);
