@@ -18,6 +18,7 @@
  */
 #include <string.h>
 
+#include "../../src/analysis/analysis.h"
 #include "rgraph.h"
 #include "unit.h"
 
@@ -200,6 +201,46 @@ check_cfg_same(const kl_cfg *got, const kl_func *f)
 	if (!eq)
 		fprintf(stderr, "  cfg differs at block%u\n", differs.id);
 	kl_cfg_free(fresh);
+}
+
+/* Does every block of f branch at most once, in its last instruction? */
+static bool
+branches_only_at_ends(const kl_func *f)
+{
+	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
+	     b = kl_block_next(f, b))
+		for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
+		     i = kl_inst_next(f, i))
+			if (kl_op_is_branch(kl_inst_opcode(f, i)) &&
+			    kl_inst_next(f, i).id != KL_NONE)
+				return false;
+	return true;
+}
+
+/*
+ * The CFG promote reads off the terminators of verified functions
+ * (ana_cfg_compute_terminators) is kl_cfg_compute's, edge for edge and in
+ * the same order, wherever branches are only at the ends of blocks --
+ * holes, unplaced targets, repeated br_table targets included.
+ */
+static void
+test_random_cfg_terminators(void)
+{
+	rng r = { 11 };
+	kl_cfg *cfg = kl_cfg_new();
+	int compared = 0;
+	for (int iter = 0; iter < 1000; iter++) {
+		rgraph g;
+		rg_build(&g, &r, 1 + rng_next(&r, 20));
+		if (branches_only_at_ends(g.f)) {
+			ana_cfg_compute_terminators(cfg, g.f);
+			check_cfg_same(cfg, g.f);
+			compared++;
+		}
+		rg_free(&g);
+	}
+	CHECK(compared > 300); /* about half have no mid-block branch */
+	kl_cfg_free(cfg);
 }
 
 static void
@@ -500,6 +541,7 @@ main(void)
 	UNIT_RUN(test_tiny);
 	UNIT_RUN(test_random_domtree);
 	UNIT_RUN(test_random_cfg_repair);
+	UNIT_RUN(test_random_cfg_terminators);
 	UNIT_RUN(test_random_split);
 	UNIT_RUN(test_split_chain);
 	UNIT_RUN(test_split_fallback);
