@@ -234,7 +234,7 @@ gather_preds(kl_domtree *dt, const kl_cfg *cfg, uint32_t n)
 	m = 0;
 	for (uint32_t i = 1; i <= n; i++) {
 		const cfg_list *pl = &cfg->pred[dt->vertex[i]];
-		const kl_cfg_edge *pe = cfg->pool + pl->start;
+		const kl_cfg_edge *pe = cfg_edges(cfg, pl); /* NULL-safe */
 		start[i] = m;
 		for (uint32_t k = 0; k < pl->len; k++) {
 			uint32_t v = dt->dfnum[pe[k].block.id];
