@@ -81,7 +81,7 @@ keel_parse_print() {
 }
 keel_verify() {
 	"$keel" verify --time "$1" 2>&1 >/dev/null |
-		sed -n 's/.*; verify \([0-9.]*\) s.*/\1/p' | awk '{ print $1 * 1000 }'
+		sed -n 's/.*; verify \([0-9.]*\) ms.*/\1/p'
 }
 keel_analyses() {
 	"$keel" cfg --time --repeat 1 "$1" 2>&1 >/dev/null |

@@ -40,6 +40,16 @@ for f in examples/*.kl; do
 		bad "$f does not verify"; fi
 done
 
+# ---- 0b. the timer lines bench/bench.sh reads keep their format ----
+t=$("$build"/keel verify --time examples/sieve.kl 2>&1 >/dev/null |
+	sed -n 's/.*; verify \([0-9.]*\) ms (structure .*M instructions\/s$/\1/p')
+case $t in [0-9]*.[0-9][0-9][0-9]) ok ;; *) bad "keel verify --time: no 'verify N.NNN ms' ($t)" ;; esac
+t=$("$build"/keel cat --time examples/sieve.kl 2>&1 >/dev/null | awk '/^  parse/ { print $3 }')
+if [ "$t" = ms ]; then ok; else bad "keel cat --time: no '  parse N ms' line"; fi
+t=$("$build"/keel opt -p promote --time-passes examples/sieve.kl 2>&1 >/dev/null |
+	awk '$1 == "promote:" { print $3 }')
+if [ "$t" = ms ]; then ok; else bad "keel opt --time-passes: no 'promote: N ms' line"; fi
+
 # ---- 1. the generator's programs ----
 n=0
 for shape in random small chain nest promote huge; do

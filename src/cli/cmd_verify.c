@@ -64,12 +64,15 @@ print_times(const char *name, double read_parse, double cpu,
 {
 	double total = st->structure_seconds + st->analysis_seconds +
 		       st->check_seconds;
+	/* Milliseconds with three decimals: a small file verifies in well
+	 * under a millisecond. */
 	fprintf(stderr,
-		"%s: read+parse %.3f s; verify %.3f s (structure %.3f, "
+		"%s: read+parse %.3f ms; verify %.3f ms (structure %.3f, "
 		"analyses %.3f, checks %.3f; cpu %.3f); %llu functions, "
 		"%llu blocks, %llu instructions; %.1f M instructions/s\n",
-		name, read_parse, total, st->structure_seconds,
-		st->analysis_seconds, st->check_seconds, cpu,
+		name, read_parse * 1e3, total * 1e3,
+		st->structure_seconds * 1e3, st->analysis_seconds * 1e3,
+		st->check_seconds * 1e3, cpu * 1e3,
 		(unsigned long long)st->funcs, (unsigned long long)st->blocks,
 		(unsigned long long)st->insts,
 		total > 0 ? (double)st->insts / total / 1e6 : 0.0);
