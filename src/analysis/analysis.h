@@ -79,7 +79,7 @@ struct kl_domtree {
 	uint32_t *dfnum;    /* per block: preorder number, 0 = not visited */
 	uint32_t *vertex, *parent, *anc, *label, *semi, *dom, *stack;
 	uint32_t *stack_i;
-	uint32_t scratch_cap;
+	void *region;       /* holds every array above (domtree.c) */
 	uint32_t *preds;    /* predecessors as preorder numbers (seminca.h) */
 	uint32_t preds_cap;
 };
