@@ -30,6 +30,7 @@ struct kl_cfg {
 	cfg_list *pred;      /* per block: edges in, in layout order */
 	uint64_t *pos;       /* per block: layout position key, 0 = unplaced */
 	uint32_t *mark;      /* per block: scratch stamps (recompute_block) */
+	void *region;        /* holds the four per-block arrays (cfg.c) */
 	uint32_t stamp;
 	uint32_t *tmp, tmp_cap; /* compute: edges as (block, branch, target) */
 	kl_cfg_edge *pool;   /* all edge lists */
@@ -130,9 +131,6 @@ df_set(const kl_domfront *df, uint32_t b)
  */
 void ana_cfg_compute_terminators(kl_cfg *cfg, const kl_func *f);
 
-/* Grow a per-block array of elem bytes from old to cap entries (cap >=
- * old), filling new entries with byte `fill`. */
-void *ana_grow(void *p, size_t old, size_t cap, size_t elem, int fill);
 
 /*
  * Walking the layout defensively. Analyses also run on IR the verifier

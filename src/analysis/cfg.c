@@ -52,14 +52,6 @@
 /* Gap between the layout keys of consecutive blocks after a numbering. */
 #define POS_STRIDE ((uint64_t)1 << 32)
 
-void *
-ana_grow(void *p, size_t old, size_t cap, size_t elem, int fill)
-{
-	p = kl_realloc(p, cap * elem);
-	if (cap > old)
-		memset((char *)p + old * elem, fill, (cap - old) * elem);
-	return p;
-}
 
 kl_cfg *
 kl_cfg_new(void)
@@ -72,10 +64,7 @@ kl_cfg_free(kl_cfg *cfg)
 {
 	if (!cfg)
 		return;
-	free(cfg->succ);
-	free(cfg->pred);
-	free(cfg->pos);
-	free(cfg->mark);
+	free(cfg->region);
 	free(cfg->tmp);
 	free(cfg->pool);
 	free(cfg);
@@ -91,14 +80,38 @@ cover_blocks(kl_cfg *cfg, uint32_t n)
 {
 	if (n > cfg->blocks_cap || cfg->blocks_cap == 0) {
 		uint32_t old = cfg->blocks_cap;
-		uint32_t cap = old < 8 ? 8 : old;
+		uint64_t cap = old < 8 ? 8 : old;
 		while (cap < n)
-			cap = cap > UINT32_MAX / 2 ? n : cap * 2;
-		cfg->succ = ana_grow(cfg->succ, old, cap, sizeof *cfg->succ, 0);
-		cfg->pred = ana_grow(cfg->pred, old, cap, sizeof *cfg->pred, 0);
-		cfg->pos = ana_grow(cfg->pos, old, cap, sizeof *cfg->pos, 0);
-		cfg->mark = ana_grow(cfg->mark, old, cap, sizeof *cfg->mark, 0);
-		cfg->blocks_cap = cap;
+			cap *= 2;
+		if (cap > UINT32_MAX)
+			cap = UINT32_MAX;
+		/*
+		 * One region for the four arrays, as the dominator tree's
+		 * (domtree.c, cover_blocks): large, it goes on huge pages,
+		 * where four separate arrays would each be faulted in 4 KB
+		 * at a time. 8-byte entries first, for alignment.
+		 */
+		size_t c = (size_t)cap;
+		char *r = kl_realloc_table(NULL, 0,
+					   c * (sizeof *cfg->pos +
+						2 * sizeof(cfg_list) +
+						sizeof *cfg->mark));
+		uint64_t *pos = (uint64_t *)r;
+		cfg_list *succ = (cfg_list *)(pos + c), *pred = succ + c;
+		uint32_t *mark = (uint32_t *)(pred + c);
+		if (old) {
+			memcpy(pos, cfg->pos, old * sizeof *pos);
+			memcpy(succ, cfg->succ, old * sizeof *succ);
+			memcpy(pred, cfg->pred, old * sizeof *pred);
+			memcpy(mark, cfg->mark, old * sizeof *mark);
+		}
+		free(cfg->region);
+		cfg->region = r;
+		cfg->pos = pos;
+		cfg->succ = succ;
+		cfg->pred = pred;
+		cfg->mark = mark;
+		cfg->blocks_cap = (uint32_t)cap;
 	}
 	if (n <= cfg->nblocks)
 		return;
