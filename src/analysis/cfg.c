@@ -142,6 +142,27 @@ pool_reserve(kl_cfg *cfg, uint64_t need)
 }
 
 /*
+ * Room in the pool for the ne edges counted in the lists' caps: the lists
+ * by block number, successors, then predecessors, back to back.
+ */
+static void
+place_lists(kl_cfg *cfg, uint32_t nb, uint32_t ne)
+{
+	if (KL_UNLIKELY(2 * (uint64_t)ne > cfg->pool_cap))
+		pool_reserve(cfg, 2 * (uint64_t)ne);
+	uint32_t at = 0;
+	for (uint32_t b = 0; b < nb; b++) {
+		cfg->succ[b].start = at;
+		at += cfg->succ[b].cap;
+	}
+	for (uint32_t b = 0; b < nb; b++) {
+		cfg->pred[b].start = at;
+		at += cfg->pred[b].cap;
+	}
+	cfg->pool_len = at;
+}
+
+/*
  * The destination lists of instruction i, if its operands look sane (the
  * CFG must survive IR the verifier would reject). Returns the count.
  */
@@ -247,18 +268,7 @@ kl_cfg_compute(kl_cfg *cfg, const kl_func *f)
 	number_layout(cfg, f);
 	uint32_t ne = find_edges(cfg, f);
 
-	/* The lists by block number: successors, then predecessors. */
-	pool_reserve(cfg, 2 * (uint64_t)ne);
-	uint32_t at = 0;
-	for (uint32_t b = 0; b < nb; b++) {
-		cfg->succ[b].start = at;
-		at += cfg->succ[b].cap;
-	}
-	for (uint32_t b = 0; b < nb; b++) {
-		cfg->pred[b].start = at;
-		at += cfg->pred[b].cap;
-	}
-	cfg->pool_len = at;
+	place_lists(cfg, nb, ne);
 	for (uint32_t k = 0; k < ne; k++) {
 		const uint32_t *x = cfg->tmp + 3 * (size_t)k;
 		cfg_list *s = &cfg->succ[x[0]];
@@ -328,18 +338,7 @@ ana_cfg_compute_terminators(kl_cfg *cfg, const kl_func *f)
 			cfg->pred[t].cap++;
 		}
 	}
-	if (KL_UNLIKELY(2 * (uint64_t)ne > cfg->pool_cap))
-		pool_reserve(cfg, 2 * (uint64_t)ne);
-	uint32_t at = 0;
-	for (uint32_t b = 0; b < nb; b++) {
-		cfg->succ[b].start = at;
-		at += cfg->succ[b].cap;
-	}
-	for (uint32_t b = 0; b < nb; b++) {
-		cfg->pred[b].start = at;
-		at += cfg->pred[b].cap;
-	}
-	cfg->pool_len = at;
+	place_lists(cfg, nb, ne);
 	for (uint32_t k = 0; k < ne; k++) {
 		const uint32_t *x = cfg->tmp + 3 * (size_t)k;
 		cfg_list *s = &cfg->succ[x[0]], *p = &cfg->pred[x[2]];
