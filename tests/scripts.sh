@@ -50,6 +50,19 @@ t=$("$build"/keel opt -p promote --time-passes examples/sieve.kl 2>&1 >/dev/null
 	awk '$1 == "promote:" { print $3 }')
 if [ "$t" = ms ]; then ok; else bad "keel opt --time-passes: no 'promote: N ms' line"; fi
 
+# ---- 0c. keel test's option spellings ----
+for opts in "-j2" "-j 1" "--timeout=30" "--timeout 30 -j=2"; do
+	# shellcheck disable=SC2086
+	if "$build"/keel test $opts tests/filetests/text >/dev/null; then ok; else
+		bad "keel test $opts tests/filetests/text"; fi
+done
+for opts in "-jx" "-j1.5" "--timeout=" "-j"; do
+	# shellcheck disable=SC2086
+	"$build"/keel test $opts tests/filetests/text >/dev/null 2>&1
+	st=$?
+	if [ "$st" = 2 ]; then ok; else bad "keel test $opts: exit $st, not 2"; fi
+done
+
 # ---- 1. the generator's programs ----
 n=0
 for shape in random small chain nest promote huge; do

@@ -35,15 +35,16 @@ static const char test_help[] =
 	"Run file tests: every .kl file given, and every .kl file under the\n"
 	"directories given (recursively). A test file starts with lines\n"
 	"'test COMMAND [args]'; the commands are cat, roundtrip, parse-error,\n"
-	"verifier, print-cfg, domtree, loops, interpret. Expectations are\n"
+	"verifier, print-cfg, domtree, loops, interpret, pass. Expectations are\n"
 	"comments: FileCheck directives (check:, sameln:, nextln:,\n"
 	"unordered:, not:, regex:), '; error:' and '; run:' lines.\n"
 	"Each file runs in its own process; one line per failing file, then\n"
 	"a final line 'N passed, N failed'.\n"
 	"\n"
 	"options:\n"
-	"  -j N            run N files at once (default: one per core)\n"
-	"  --timeout SECS  time limit per file (default 60)\n"
+	"  -j N, -jN       run N files at once (default: one per core)\n"
+	"  --timeout SECS  time limit per file (default 60; also\n"
+	"                  --timeout=SECS)\n"
 	"  --bless         rewrite 'precise' expectations from the output\n"
 	"  --expect-fail   every file must fail, with each of its\n"
 	"                  '; expect-fail: TEXT' texts in its report\n"
@@ -381,16 +382,27 @@ cmd_test(int argc, char **argv)
 		if (cli_is_help(a)) {
 			fputs(test_help, stdout);
 			return EXIT_OK;
-		} else if (strcmp(a, "-j") == 0 || strcmp(a, "--timeout") == 0) {
-			if (i + 1 >= argc)
+		} else if (strncmp(a, "-j", 2) == 0 ||
+			   strcmp(a, "--timeout") == 0 ||
+			   strncmp(a, "--timeout=", 10) == 0) {
+			/* -j N, -jN, --timeout SECS, --timeout=SECS */
+			bool is_jobs = a[1] == 'j';
+			const char *name = is_jobs ? "-j" : "--timeout";
+			const char *val = is_jobs ? a + 2 : a + 9;
+			if (*val == '=')
+				val++;
+			else if (!*val && i + 1 < argc)
+				val = argv[++i]; /* the separate form */
+			else if (!*val)
 				return cli_usage_error("test", "%s needs a value",
-						       a);
+						       name);
 			char *end;
-			double v = strtod(argv[++i], &end);
-			if (*end || v <= 0 || v > 1e6)
+			double v = strtod(val, &end);
+			if (*end || v <= 0 || v > 1e6 ||
+			    (is_jobs && v != (long)v))
 				return cli_usage_error("test", "bad value for "
-						       "%s: '%s'", a, argv[i]);
-			if (a[1] == 'j')
+						       "%s: '%s'", name, val);
+			if (is_jobs)
 				jobs = (long)v;
 			else
 				timeout = v;
@@ -414,7 +426,7 @@ cmd_test(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "-j") == 0 || strcmp(a, "--timeout") == 0) {
-			i++;
+			i++; /* the value is the next argument */
 			continue;
 		}
 		if (a[0] == '-' && a[1])
