@@ -143,7 +143,7 @@ cover_blocks(kl_domtree *dt, uint32_t n)
 			cap = UINT32_MAX;
 		size_t c = (size_t)cap;
 		/* 8-byte arrays first, so every array stays aligned. */
-		char *r = kl_realloc_table(NULL, 0, c * (3 * 8 + 12 * 4));
+		char *r = kl_alloc_table(c * (3 * 8 + 12 * 4));
 		uint64_t *u64 = (uint64_t *)r;
 		uint32_t *u32 = (uint32_t *)(u64 + 3 * c);
 		uint64_t *tin = u64, *tout = u64 + c, *rpo_key = u64 + 2 * c;

@@ -55,9 +55,7 @@ kl_domfront_free(kl_domfront *df)
 {
 	if (!df)
 		return;
-	free(df->start);
-	free(df->last);
-	free(df->joins);
+	free(df->start); /* the region of last and joins too */
 	free(df->set);
 	free(df);
 }
@@ -103,10 +101,15 @@ kl_domfront_compute(kl_domfront *df, const kl_func *f, const kl_cfg *cfg,
 {
 	uint32_t nb = dt->nblocks;
 	if (nb + 1 > df->blocks_cap) {
+		/* One region for the three, on huge pages when large (as
+		 * the dominator tree's, domtree.c); rewritten below. */
+		size_t c = (size_t)nb + 1;
+		uint32_t *r = kl_alloc_table(3 * c * sizeof(uint32_t));
+		free(df->start);
 		df->blocks_cap = nb + 1;
-		df->start = kl_realloc(df->start, (nb + 1) * sizeof *df->start);
-		df->last = kl_realloc(df->last, (nb + 1) * sizeof *df->last);
-		df->joins = kl_realloc(df->joins, (nb + 1) * sizeof *df->joins);
+		df->start = r;
+		df->last = r + c;
+		df->joins = r + 2 * c;
 	}
 	df->nblocks = nb;
 	if (nb <= SMALL_BLOCKS) {

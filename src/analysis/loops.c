@@ -61,6 +61,7 @@ struct kl_loops {
 	uint32_t *irr_of;   /* per block: irreducible region, KL_NONE */
 	uint32_t *sa, *sb;  /* per block scratch */
 	uint32_t *cs, *ci;  /* per block: call stack of the SCC search */
+	void *region;       /* holds the per-block arrays and blocks */
 
 	loop_info *loops;
 	uint32_t nloops, loops_cap;
@@ -91,9 +92,8 @@ kl_loops_free(kl_loops *lf)
 {
 	if (!lf)
 		return;
-	void *ptrs[] = { lf->loop_of, lf->irr_of, lf->sa, lf->sb, lf->cs,
-			 lf->ci, lf->loops, lf->hdr, lf->par, lf->uf, lf->fc,
-			 lf->ns, lf->tail, lf->map, lf->blocks, lf->irr,
+	void *ptrs[] = { lf->region, lf->loops, lf->hdr, lf->par, lf->uf,
+			 lf->fc, lf->ns, lf->tail, lf->map, lf->irr,
 			 lf->irr_blocks, lf->irr_entries, lf->work };
 	for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++)
 		free(ptrs[k]);
@@ -104,16 +104,20 @@ static void
 cover_blocks(kl_loops *lf, uint32_t nb)
 {
 	if (nb > lf->blocks_cap || !lf->loop_of) {
-		uint32_t cap = nb ? nb : 1;
-		size_t sz = (size_t)cap * sizeof(uint32_t);
-		lf->loop_of = kl_realloc(lf->loop_of, sz);
-		lf->irr_of = kl_realloc(lf->irr_of, sz);
-		lf->sa = kl_realloc(lf->sa, sz);
-		lf->sb = kl_realloc(lf->sb, sz);
-		lf->cs = kl_realloc(lf->cs, sz);
-		lf->ci = kl_realloc(lf->ci, sz);
-		lf->blocks = kl_realloc(lf->blocks, cap * sizeof(kl_block));
-		lf->blocks_cap = cap;
+		/* One region, rewritten by every computation: large, it is
+		 * on huge pages (as the dominator tree's, domtree.c). */
+		size_t c = nb ? nb : 1;
+		uint32_t *r = kl_alloc_table(c * 7 * sizeof(uint32_t));
+		free(lf->region);
+		lf->region = r;
+		lf->loop_of = r;
+		lf->irr_of = r + c;
+		lf->sa = r + 2 * c;
+		lf->sb = r + 3 * c;
+		lf->cs = r + 4 * c;
+		lf->ci = r + 5 * c;
+		lf->blocks = (kl_block *)(r + 6 * c);
+		lf->blocks_cap = (uint32_t)c;
 	}
 	lf->nblocks = nb;
 	memset(lf->loop_of, 0xff, nb * sizeof *lf->loop_of);
