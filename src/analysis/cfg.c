@@ -191,6 +191,33 @@ dest_block(const kl_func *f, uint32_t list)
 	return ana_block_placed(f, b) ? b : KL_NONE;
 }
 
+/*
+ * Record the edges of branch i of block b in the scratch, as (block,
+ * branch, target) from edge number ne on, counting them in the lists'
+ * caps. Returns the new number of edges.
+ */
+static inline uint32_t
+add_edges(kl_cfg *cfg, const kl_func *f, uint32_t b, uint32_t i, uint32_t ne)
+{
+	const uint32_t *d;
+	uint32_t n = dests_of(f, i, &d);
+	if (KL_UNLIKELY(3 * ((uint64_t)ne + n) > cfg->tmp_cap))
+		kl_grow(&cfg->tmp, &cfg->tmp_cap, sizeof *cfg->tmp,
+			3 * ((uint64_t)ne + n));
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t t = dest_block(f, d[k]);
+		if (t == KL_NONE)
+			continue;
+		uint32_t *x = cfg->tmp + 3 * (size_t)ne++;
+		x[0] = b;
+		x[1] = i;
+		x[2] = t;
+		cfg->succ[b].cap++;
+		cfg->pred[t].cap++;
+	}
+	return ne;
+}
+
 /* Key the placed blocks 1, 2, 3... times POS_STRIDE along the layout. */
 static void
 number_layout(kl_cfg *cfg, const kl_func *f)
@@ -237,22 +264,7 @@ find_edges(kl_cfg *cfg, const kl_func *f)
 		if (!ana_block_placed(f, b))
 			continue;
 		cfg->mark[b]++;
-		const uint32_t *d;
-		uint32_t n = dests_of(f, i, &d);
-		if (3 * ((uint64_t)ne + n) > cfg->tmp_cap)
-			kl_grow(&cfg->tmp, &cfg->tmp_cap, sizeof *cfg->tmp,
-				3 * ((uint64_t)ne + n));
-		for (uint32_t k = 0; k < n; k++) {
-			uint32_t t = dest_block(f, d[k]);
-			if (t == KL_NONE)
-				continue;
-			uint32_t *x = cfg->tmp + 3 * (size_t)ne++;
-			x[0] = b;
-			x[1] = i;
-			x[2] = t;
-			cfg->succ[b].cap++;
-			cfg->pred[t].cap++;
-		}
+		ne = add_edges(cfg, f, b, i, ne);
 	}
 	return ne;
 }
@@ -321,22 +333,8 @@ ana_cfg_compute_terminators(kl_cfg *cfg, const kl_func *f)
 	     b = layout_next(f, b, &st)) {
 		cfg->pos[b] = (key += POS_STRIDE);
 		uint32_t i = f->blocks[b].last;
-		const uint32_t *d;
-		uint32_t n = i < f->ninsts ? dests_of(f, i, &d) : 0;
-		if (KL_UNLIKELY(3 * ((uint64_t)ne + n) > cfg->tmp_cap))
-			kl_grow(&cfg->tmp, &cfg->tmp_cap, sizeof *cfg->tmp,
-				3 * ((uint64_t)ne + n));
-		for (uint32_t k = 0; k < n; k++) {
-			uint32_t t = dest_block(f, d[k]);
-			if (t == KL_NONE)
-				continue;
-			uint32_t *x = cfg->tmp + 3 * (size_t)ne++;
-			x[0] = b;
-			x[1] = i;
-			x[2] = t;
-			cfg->succ[b].cap++;
-			cfg->pred[t].cap++;
-		}
+		if (i < f->ninsts)
+			ne = add_edges(cfg, f, b, i, ne);
 	}
 	place_lists(cfg, nb, ne);
 	for (uint32_t k = 0; k < ne; k++) {
