@@ -269,14 +269,21 @@ find_edges(kl_cfg *cfg, const kl_func *f)
 	return ne;
 }
 
-void
-kl_cfg_compute(kl_cfg *cfg, const kl_func *f)
+/* Empty lists for the nb blocks of a function about to be computed. */
+static void
+start_afresh(kl_cfg *cfg, uint32_t nb)
 {
-	uint32_t nb = f->nblocks;
 	cfg->nblocks = 0;
 	cover_blocks(cfg, nb);
 	cfg->pool_len = cfg->pool_dead = 0;
 	cfg->stamp = 0;
+}
+
+void
+kl_cfg_compute(kl_cfg *cfg, const kl_func *f)
+{
+	uint32_t nb = f->nblocks;
+	start_afresh(cfg, nb);
 	number_layout(cfg, f);
 	uint32_t ne = find_edges(cfg, f);
 
@@ -323,10 +330,7 @@ void
 ana_cfg_compute_terminators(kl_cfg *cfg, const kl_func *f)
 {
 	uint32_t nb = f->nblocks;
-	cfg->nblocks = 0;
-	cover_blocks(cfg, nb);
-	cfg->pool_len = cfg->pool_dead = 0;
-	cfg->stamp = 0;
+	start_afresh(cfg, nb);
 	uint32_t ne = 0;
 	uint64_t key = 0;
 	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;

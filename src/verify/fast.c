@@ -524,12 +524,6 @@ types_ok(const fast *fs, const kl_inst_data *d, kl_format fmt, kl_typing ty,
 
 /* ---- memory ---- */
 
-static bool
-add_overflows(int64_t a, int64_t b)
-{
-	return (b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b);
-}
-
 /*
  * The base (an alloca or symbol_addr instruction) and constant offset of
  * address v, as memory.c's addr_of finds them: 1 known, 0 unknown, -1 no

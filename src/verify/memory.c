@@ -44,12 +44,6 @@ addr_step(const verifier *vf, uint32_t r, uint32_t *inner, int64_t *imm)
 	return KL_NONE;
 }
 
-static bool
-add_overflows(int64_t a, int64_t b)
-{
-	return (b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b);
-}
-
 /* Base instruction and offset of address value v; false if unknown. */
 static bool
 addr_of(verifier *vf, uint32_t v, uint32_t *base, int64_t *off)

@@ -299,6 +299,13 @@ static const verify_layout verify_layouts[] = {
 	[KL_FMT_TRAP] = { 0, 0, 0, 0, 0 },
 };
 
+/* Would a + b overflow? (address offsets: memory.c and fast.c) */
+static inline bool
+add_overflows(int64_t a, int64_t b)
+{
+	return (b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b);
+}
+
 /* Names for messages. */
 const char *tname(const verifier *vf, kl_type t);
 const char *opname(const verifier *vf, uint32_t i);
