@@ -257,6 +257,10 @@ static uint32_t
 find_edges(kl_cfg *cfg, const kl_func *f)
 {
 	uint32_t ne = 0;
+	/* Room for two edges a block up front: grown step by step, a large
+	 * scratch would be copied and faulted in several times over. */
+	kl_grow(&cfg->tmp, &cfg->tmp_cap, sizeof *cfg->tmp,
+		6 * (uint64_t)f->nblocks);
 	for (uint32_t i = 0; i < f->ninsts; i++) {
 		if (!(kl_op_table[f->insts[i].op].flags & KL_OPF_BRANCH))
 			continue;

@@ -58,7 +58,7 @@ void *
 kl_realloc_table(void *p, size_t old, size_t n)
 {
 	const size_t huge = (size_t)2 << 20;
-	if (n < 2 * huge || n <= old)
+	if (n < huge / 2 || n <= old)
 		return kl_realloc(p, n);
 	/*
 	 * realloc would keep the table where it is or move it anywhere, half
