@@ -188,6 +188,8 @@ struct kl_module {
 	uint32_t nsigs, sigs_cap;
 	kl_type *sigtypes;
 	uint32_t nsigtypes, sigtypes_cap;
+	uint32_t *sig_htab; /* interning: signature + 1, 0 = empty */
+	uint32_t sig_hcap;
 
 	kl_sym_data *syms;
 	uint32_t nsyms, syms_cap;

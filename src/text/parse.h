@@ -47,6 +47,12 @@ typedef struct data_fixup {
 	uint32_t line, col;
 } data_fixup;
 
+/* A mnemonic of at most 16 bytes as two words, zero-padded: compared
+ * with two equality tests instead of a loop over its bytes. */
+typedef struct op_key {
+	uint64_t lo, hi;
+} op_key;
+
 typedef struct parser {
 	const char *src, *end; /* the whole text */
 	const char *p;         /* cursor */
@@ -65,7 +71,7 @@ typedef struct parser {
 	uint64_t entity_budget; /* value/block slots left for the module */
 
 	uint16_t optab[512];   /* opcode hash table: op + 1, 0 = empty */
-	uint8_t oplen[KL_OP_COUNT]; /* length of each mnemonic */
+	op_key opkeys[KL_OP_COUNT]; /* each mnemonic, zero-padded */
 	uint32_t body_lines;   /* counted by the body skip */
 
 	fwd_ref *fwd_values;

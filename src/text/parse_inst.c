@@ -15,14 +15,50 @@
 #include "parse.h"
 
 #define OPTAB_SIZE 512
+#define OP_KEY_MAX 16
 
-/* Cheap and good enough for ~80 mnemonics: length and three bytes. */
-static uint32_t
-op_hash(const char *s, size_t n)
+/* The first n bytes in memory of a loaded word, the rest zero
+ * (1 <= n <= 8). */
+static inline uint64_t
+low_bytes(uint64_t w, size_t n)
 {
-	uint32_t h = (uint32_t)n * 131u + (unsigned char)s[0] * 31u +
-		     (unsigned char)s[n - 1] * 7u + (unsigned char)s[n / 2];
-	return (h ^ (h >> 5)) & (OPTAB_SIZE - 1);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return w & (~(uint64_t)0 << (64 - 8 * n));
+#else
+	return w & (~(uint64_t)0 >> (64 - 8 * n));
+#endif
+}
+
+/*
+ * The key of the n bytes at s (1 <= n <= OP_KEY_MAX). When 16 bytes can
+ * be read, two loads and masks, without a branch on n (the lengths of
+ * consecutive mnemonics are unrelated); near the end of the text, a copy.
+ */
+static inline op_key
+op_key_of(const char *s, size_t n, const char *end)
+{
+	op_key k;
+	if (KL_LIKELY(end - s >= OP_KEY_MAX)) {
+		uint64_t lo, hi;
+		memcpy(&lo, s, 8);
+		memcpy(&hi, s + 8, 8);
+		k.lo = low_bytes(lo, n < 8 ? n : 8);
+		k.hi = n > 8 ? low_bytes(hi, n - 8) : 0;
+	} else {
+		char b[OP_KEY_MAX] = { 0 };
+		memcpy(b, s, n);
+		memcpy(&k.lo, b, 8);
+		memcpy(&k.hi, b + 8, 8);
+	}
+	return k;
+}
+
+static inline uint32_t
+op_hash(op_key k)
+{
+	uint64_t h = (k.lo ^ k.hi * 0x2545f4914f6cdd1du) *
+		     0x9e3779b97f4a7c15u;
+	return (uint32_t)(h >> 55) & (OPTAB_SIZE - 1);
 }
 
 void
@@ -32,8 +68,10 @@ init_optab(parser *p)
 	memset(p->optab, 0, sizeof p->optab);
 	for (int op = 0; op < KL_OP_COUNT; op++) {
 		const char *name = kl_op_name((kl_opcode)op);
-		p->oplen[op] = (uint8_t)strlen(name);
-		uint32_t h = op_hash(name, p->oplen[op]);
+		size_t n = strlen(name);
+		KL_ASSERT(n > 0 && n <= OP_KEY_MAX);
+		p->opkeys[op] = op_key_of(name, n, name + n);
+		uint32_t h = op_hash(p->opkeys[op]);
 		while (p->optab[h])
 			h = (h + 1) & (OPTAB_SIZE - 1);
 		p->optab[h] = (uint16_t)(op + 1);
@@ -43,17 +81,14 @@ init_optab(parser *p)
 static int
 lookup_op(const parser *p, const char *s, size_t n)
 {
-	uint32_t h = op_hash(s, n);
+	if (n > OP_KEY_MAX)
+		return -1;
+	op_key k = op_key_of(s, n, p->end);
+	uint32_t h = op_hash(k);
 	while (p->optab[h]) {
 		int op = p->optab[h] - 1;
-		if (p->oplen[op] == n) {
-			const char *name = kl_op_table[op].name;
-			size_t k = 0;
-			while (k < n && name[k] == s[k])
-				k++;
-			if (k == n)
-				return op;
-		}
+		if (p->opkeys[op].lo == k.lo && p->opkeys[op].hi == k.hi)
+			return op;
 		h = (h + 1) & (OPTAB_SIZE - 1);
 	}
 	return -1;

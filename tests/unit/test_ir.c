@@ -483,6 +483,41 @@ test_builder_immediates(void)
 	kl_module_free(m);
 }
 
+/* Equal signatures share one module signature, whatever made them; a
+ * difference in any part (a type, the count, variadic) makes another. */
+static void
+test_signatures_interned(void)
+{
+	kl_module *m = kl_module_new();
+	kl_type a[] = { KL_TYPE_I32, KL_TYPE_I64 }, r[] = { KL_TYPE_F64 };
+	uint32_t s0 = module_add_sig(m, a, 2, r, 1, false);
+	CHECK_EQ_INT(module_add_sig(m, a, 2, r, 1, false), s0);
+	uint32_t s1 = module_add_sig(m, a, 2, r, 1, true);
+	uint32_t s2 = module_add_sig(m, a, 1, r, 1, false);
+	uint32_t s3 = module_add_sig(m, a, 2, NULL, 0, false);
+	uint32_t s4 = module_add_sig(m, r, 1, a, 2, false);
+	uint32_t s5 = module_add_sig(m, NULL, 0, NULL, 0, false);
+	CHECK(s1 != s0 && s2 != s0 && s3 != s0 && s4 != s0 && s5 != s0);
+	CHECK(s2 != s1 && s3 != s2 && s4 != s3 && s5 != s4 && s5 != s3);
+	CHECK_EQ_INT(module_add_sig(m, NULL, 0, NULL, 0, false), s5);
+	CHECK_EQ_INT(m->nsigs, 6);
+	/* Many functions of few shapes: the table grows and rehashes. */
+	kl_type t[3] = { KL_TYPE_I8, KL_TYPE_I16, KL_TYPE_F32 };
+	uint32_t first[3];
+	for (int i = 0; i < 3000; i++) {
+		uint32_t s = module_add_sig(m, t, (uint32_t)(i % 3) + 1, t, 1,
+					    false);
+		if (i < 3)
+			first[i] = s;
+		CHECK_EQ_INT(s, first[i % 3]);
+	}
+	CHECK_EQ_INT(m->nsigs, 9);
+	kl_signature x = module_sig(m, first[2]);
+	CHECK_EQ_INT(x.num_params, 3);
+	CHECK_EQ_INT(x.params[2], KL_TYPE_F32);
+	kl_module_free(m);
+}
+
 int
 main(void)
 {
@@ -498,5 +533,6 @@ main(void)
 	UNIT_RUN(test_builder_builds_what_the_parser_reads);
 	UNIT_RUN(test_builder_errors_are_values);
 	UNIT_RUN(test_builder_immediates);
+	UNIT_RUN(test_signatures_interned);
 	return unit_report("ir");
 }
