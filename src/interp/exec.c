@@ -151,49 +151,6 @@ to_uint(double x, unsigned sh, uint64_t *out)
 	return true;
 }
 
-static inline unsigned
-clz64(uint64_t x)
-{
-#if defined(__GNUC__)
-	return (unsigned)__builtin_clzll(x);
-#else
-	unsigned n = 0;
-	while (!(x >> 63)) {
-		x <<= 1;
-		n++;
-	}
-	return n;
-#endif
-}
-
-static inline unsigned
-ctz64(uint64_t x)
-{
-#if defined(__GNUC__)
-	return (unsigned)__builtin_ctzll(x);
-#else
-	unsigned n = 0;
-	while (!(x & 1)) {
-		x >>= 1;
-		n++;
-	}
-	return n;
-#endif
-}
-
-static inline unsigned
-popcount64(uint64_t x)
-{
-#if defined(__GNUC__)
-	return (unsigned)__builtin_popcountll(x);
-#else
-	unsigned n = 0;
-	for (; x; x &= x - 1)
-		n++;
-	return n;
-#endif
-}
-
 /*
  * Little-endian memory, whatever the host. Callers pass a constant n, so
  * the copies compile to single moves.
@@ -590,14 +547,14 @@ exec_run(kl_interp *it, dfunc *entry, kl_run_result *res)
 			r[i->d] = rotl(r[i->a], 0 - i->imm, i->sh);
 			continue;
 		case D_CLZ:
-			r[i->d] = r[i->a] ? clz64(r[i->a]) - i->sh
+			r[i->d] = r[i->a] ? kl_clz64(r[i->a]) - i->sh
 					  : 64u - i->sh;
 			continue;
 		case D_CTZ:
-			r[i->d] = r[i->a] ? ctz64(r[i->a]) : 64u - i->sh;
+			r[i->d] = r[i->a] ? kl_ctz64(r[i->a]) : 64u - i->sh;
 			continue;
 		case D_POPCNT:
-			r[i->d] = popcount64(r[i->a]);
+			r[i->d] = kl_popcount64(r[i->a]);
 			continue;
 		case D_IEQ:
 			r[i->d] = r[i->a] == r[i->b];

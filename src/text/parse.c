@@ -800,8 +800,83 @@ parse_body(parser *p, pending_body *pb)
 
 /* ---- module items ---- */
 
-/* Skip a function body in the first pass: find its '}' (or give up at a
- * line starting a new item, leaving the error to the second pass). */
+#define BYTES_01 0x0101010101010101u
+#define BYTES_7F 0x7f7f7f7f7f7f7f7fu
+
+/* The high bit of each byte of w that equals c, the other bits clear
+ * (exact: no borrow crosses from one byte into the next). */
+static inline uint64_t
+bytes_equal(uint64_t w, unsigned char c)
+{
+	uint64_t x = w ^ (BYTES_01 * c);
+	return ~(((x & BYTES_7F) + BYTES_7F) | x | BYTES_7F);
+}
+
+/*
+ * Step over the lines of a body from s to limit, counting them, and
+ * return the start of the first line there that begins a new item (its
+ * '}' is missing), or NULL. Eight bytes at a time: the newlines of a word
+ * are counted at once, and only a newline followed by an 'f' or a 'd' --
+ * which never starts a line inside a body -- is looked at byte by byte.
+ */
+static const char *
+step_lines(parser *p, const char *s, const char *limit)
+{
+	uint32_t lines = 0;
+	const char *last_nl = NULL;
+	while (limit - s >= 9) {
+		uint64_t w, next;
+		memcpy(&w, s, 8);
+		memcpy(&next, s + 1, 8); /* the byte after each byte of w */
+		uint64_t nl = bytes_equal(w, '\n');
+		if (KL_LIKELY(nl == 0)) {
+			s += 8;
+			continue;
+		}
+		if (KL_LIKELY(!(nl & (bytes_equal(next, 'f') |
+				      bytes_equal(next, 'd'))))) {
+			/* one bit a byte, summed by a multiply (the hardware
+			 * popcount is not in the base x86-64 set) */
+			lines += (uint32_t)(((nl >> 7) * BYTES_01) >> 56);
+			last_nl = s; /* the word holding the last newline */
+			s += 8;
+			continue;
+		}
+		for (const char *e = s + 8; s < e; s++) {
+			if (*s != '\n')
+				continue;
+			lines++;
+			last_nl = NULL;
+			p->line_start = s + 1;
+			if (at_line_start_keyword(p, s + 1)) {
+				p->line += lines;
+				p->body_lines += lines;
+				return s + 1;
+			}
+		}
+	}
+	if (last_nl) /* the start of the line after its last newline */
+		for (const char *e = last_nl + 8; e > last_nl; e--)
+			if (e[-1] == '\n') {
+				p->line_start = e;
+				break;
+			}
+	for (; s < limit; s++) {
+		if (*s != '\n')
+			continue;
+		lines++;
+		p->line_start = s + 1;
+		if (at_line_start_keyword(p, s + 1)) {
+			p->line += lines;
+			p->body_lines += lines;
+			return s + 1;
+		}
+	}
+	p->line += lines;
+	p->body_lines += lines;
+	return NULL;
+}
+
 /*
  * The first pass skips a function body: find the next '}' with memchr,
  * step through the lines before it (counting them, and stopping at a line
@@ -815,18 +890,10 @@ skip_body(parser *p)
 	const char *s = p->p, *end = p->end;
 	for (;;) {
 		const char *close = memchr(s, '}', (size_t)(end - s));
-		const char *limit = close ? close : end;
-		const char *nl;
-		while ((nl = memchr(s, '\n', (size_t)(limit - s)))) {
-			s = nl + 1;
-			p->line++;
-			p->line_start = s;
-			p->body_lines++;
-			if (s < end && (*s == 'f' || *s == 'd') &&
-			    at_line_start_keyword(p, s)) {
-				p->p = s;
-				return;
-			}
+		const char *item = step_lines(p, s, close ? close : end);
+		if (item) {
+			p->p = item;
+			return;
 		}
 		if (!close) {
 			p->p = end;

@@ -84,6 +84,46 @@ void kl_arena_free(kl_arena *a);
 /* 64-bit FNV-1a over bytes, for lookup tables only (never for output order). */
 uint64_t kl_hash_bytes(const void *data, size_t n);
 
+/* Bit counts of 64-bit words; ctz and clz need x != 0. */
+static inline unsigned
+kl_popcount64(uint64_t x)
+{
+#if defined(__GNUC__)
+	return (unsigned)__builtin_popcountll(x);
+#else
+	unsigned n = 0;
+	for (; x; x &= x - 1)
+		n++;
+	return n;
+#endif
+}
+
+static inline unsigned
+kl_ctz64(uint64_t x)
+{
+#if defined(__GNUC__)
+	return (unsigned)__builtin_ctzll(x);
+#else
+	unsigned n = 0;
+	for (; !(x & 1); x >>= 1)
+		n++;
+	return n;
+#endif
+}
+
+static inline unsigned
+kl_clz64(uint64_t x)
+{
+#if defined(__GNUC__)
+	return (unsigned)__builtin_clzll(x);
+#else
+	unsigned n = 0;
+	for (; !(x >> 63); x <<= 1)
+		n++;
+	return n;
+#endif
+}
+
 /* Round up to a power of two (x >= 1, x <= 2^31). */
 uint32_t kl_pow2_ceil(uint32_t x);
 

@@ -865,21 +865,8 @@ check_block(fast *fs, uint32_t b)
 	return kind == 2 && bd->last == prev;
 }
 
-static inline uint32_t
-lowest_bit(uint64_t x)
-{
-#if defined(__GNUC__)
-	return (uint32_t)__builtin_ctzll(x);
-#else
-	uint32_t k = 0;
-	for (; !(x & 1); x >>= 1)
-		k++;
-	return k;
-#endif
-}
-
 /* Bits 0 .. n-1 of a bitmap that are clear, word by word: the caller
- * loops while (x = clear_bits(...)) handling lowest_bit(x). */
+ * loops while (x = clear_bits(...)) handling kl_ctz64(x). */
 static inline uint64_t
 clear_bits(const uint64_t *bits, uint32_t w, uint32_t n)
 {
@@ -926,7 +913,7 @@ check_values(fast *fs)
 	for (uint32_t w = 0; w * 64 < fs->nvalues; w++) {
 		for (uint64_t x = clear_bits(fs->defined, w, fs->nvalues); x;
 		     x &= x - 1) {
-			uint32_t v = w * 64 + lowest_bit(x), r;
+			uint32_t v = w * 64 + kl_ctz64(x), r;
 			const kl_value_data *vd = &fs->values[v];
 			if (vd->kind == VK_UNUSED)
 				continue;
