@@ -331,7 +331,11 @@ typedef struct kl_module_stats {
 	/* Bytes of table entries and pool slots in use, by table. */
 	uint64_t inst_bytes, layout_bytes, value_bytes, block_bytes;
 	uint64_t pool_bytes, const_bytes;
-	uint64_t bytes_used;      /* the sum of the above */
+	/* The parts of value_bytes and pool_bytes that block parameters
+	 * take (their values and lists): the rest is what instructions
+	 * take, beside inst_bytes and layout_bytes. */
+	uint64_t param_value_bytes, param_list_bytes;
+	uint64_t bytes_used;      /* the sum of the above but the parts */
 	uint64_t bytes_allocated; /* table and pool capacity */
 } kl_module_stats;
 

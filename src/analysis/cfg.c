@@ -163,7 +163,7 @@ place_lists(kl_cfg *cfg, uint32_t nb, uint32_t ne)
 }
 
 /*
- * The destination lists of instruction i, if its operands look sane (the
+ * The destination words of instruction i, if its operands look sane (the
  * CFG must survive IR the verifier would reject). Returns the count.
  */
 static uint32_t
@@ -180,14 +180,15 @@ dests_of(const kl_func *f, uint32_t i, const uint32_t **dests)
 	return n;
 }
 
-/* The target block of a destination list, or KL_NONE if it is no block of
- * the layout. */
+/* The target block of a destination word, or KL_NONE if it is no block
+ * of the layout. */
 static uint32_t
-dest_block(const kl_func *f, uint32_t list)
+target_of(const kl_func *f, uint32_t dest)
 {
-	if (list == 0 || list >= f->pool.len)
+	const uint32_t *args;
+	uint32_t b, n;
+	if (!dest_read(&f->pool, dest, &b, &args, &n))
 		return KL_NONE;
-	uint32_t b = f->pool.data[list];
 	return ana_block_placed(f, b) ? b : KL_NONE;
 }
 
@@ -205,7 +206,7 @@ add_edges(kl_cfg *cfg, const kl_func *f, uint32_t b, uint32_t i, uint32_t ne)
 		kl_grow(&cfg->tmp, &cfg->tmp_cap, sizeof *cfg->tmp,
 			3 * ((uint64_t)ne + n));
 	for (uint32_t k = 0; k < n; k++) {
-		uint32_t t = dest_block(f, d[k]);
+		uint32_t t = target_of(f, d[k]);
 		if (t == KL_NONE)
 			continue;
 		uint32_t *x = cfg->tmp + 3 * (size_t)ne++;
@@ -516,7 +517,7 @@ kl_cfg_recompute_block(kl_cfg *cfg, const kl_func *f, kl_block blk)
 		const uint32_t *d;
 		uint32_t n = dests_of(f, i, &d);
 		for (uint32_t k = 0; k < n; k++) {
-			uint32_t t = dest_block(f, d[k]);
+			uint32_t t = target_of(f, d[k]);
 			if (t != KL_NONE)
 				add_edge(cfg, b, t, i);
 		}

@@ -160,15 +160,13 @@ scan_uses(kl_liveness *lv, const kl_func *f, int pass)
 			const uint32_t *d;
 			uint32_t nd = inst_dests(f, i, &d);
 			for (uint32_t k = 0; k < nd; k++) {
-				uint32_t l = d[k];
-				if (l == 0 || l >= f->pool.len)
+				const uint32_t *args;
+				uint32_t t, n;
+				if (!dest_read(&f->pool, d[k], &t, &args, &n))
 					continue;
-				uint32_t n = list_len(&f->pool, l);
-				if ((uint64_t)l + n > f->pool.len)
-					continue;
-				for (uint32_t j = 1; j < n; j++)
-					note_use(lv, f, f->pool.data[l + j], b,
-						 PHI_USE, pass);
+				for (uint32_t j = 0; j < n; j++)
+					note_use(lv, f, args[j], b, PHI_USE,
+						 pass);
 			}
 		}
 	}

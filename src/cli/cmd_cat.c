@@ -43,6 +43,15 @@ cli_report_times(const cli_file *f, const kl_module *m, double parse,
 			(double)st.pool_bytes / n, (double)st.block_bytes / n,
 			(double)st.const_bytes / n,
 			(double)st.bytes_allocated / n);
+		uint64_t params = st.param_value_bytes + st.param_list_bytes;
+		fprintf(stderr, "  IR      %8.1f bytes/inst for instructions "
+			"(instruction data, layout, result values, operand "
+			"lists; block parameters' values %.1f and lists %.1f "
+			"left out)\n",
+			(double)(st.inst_bytes + st.layout_bytes + st.value_bytes +
+				 st.pool_bytes - params) / n,
+			(double)st.param_value_bytes / n,
+			(double)st.param_list_bytes / n);
 		fprintf(stderr, "  peak RSS %.1f MB (%.1f bytes/inst, input "
 			"and output text included)\n",
 			(double)cli_peak_rss() / 1e6,

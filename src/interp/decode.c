@@ -265,38 +265,37 @@ pcopy_reserve(decoder *dc, uint32_t n)
 }
 
 /*
- * The copies of edge `list` ([block, args...]) into slots[]; *block gets
- * the target. Returns the number of (dst, src) pairs, at *at.
+ * The copies of the edge of destination word `dest` into slots[]; *block
+ * gets the target. Returns the number of (dst, src) pairs, at *at.
  */
 static uint32_t
-edge_copies(decoder *dc, uint32_t list, uint32_t *block, uint32_t *at)
+edge_copies(decoder *dc, uint32_t dest, uint32_t *block, uint32_t *at)
 {
 	const kl_func *f = dc->f;
+	const uint32_t *args;
+	uint32_t b, n;
 	*at = 0;
-	if (list == 0 || list >= f->pool.len) {
+	if (!dest_read(&f->pool, dest, &b, &args, &n)) {
 		fail(dc, "malformed branch destination");
 		*block = 0;
 		return 0;
 	}
-	uint32_t n = list_len(&f->pool, list);
-	const uint32_t *e = list_elems(&f->pool, list);
-	uint32_t b = n ? e[0] : KL_NONE;
 	*block = b;
 	if (b >= f->nblocks || dc->block_pc[b] == KL_NONE) {
 		fail(dc, "branches to block%u, which is not in the layout", b);
 		return 0;
 	}
 	uint32_t np = list_len(&f->pool, f->blocks[b].params);
-	if (np != n - 1) {
+	if (np != n) {
 		fail(dc, "passes %u arguments to block%u, which has %u "
-			 "parameters", n - 1, b, np);
+			 "parameters", n, b, np);
 		return 0;
 	}
 	pcopy_reserve(dc, np);
 	const uint32_t *params = list_elems(&f->pool, f->blocks[b].params);
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < np; i++) {
-		uint32_t dst = reg(dc, params[i]), src = reg(dc, e[1 + i]);
+		uint32_t dst = reg(dc, params[i]), src = reg(dc, args[i]);
 		if (dst != src) {
 			dc->pdst[k] = dst;
 			dc->psrc[k] = src;
@@ -315,10 +314,10 @@ edge_copies(decoder *dc, uint32_t list, uint32_t *block, uint32_t *at)
 
 /* A branch target: the block itself, or a stub doing the edge's copies. */
 static uint32_t
-edge_ref(decoder *dc, uint32_t list)
+edge_ref(decoder *dc, uint32_t dest)
 {
 	uint32_t block, at;
-	uint32_t n = edge_copies(dc, list, &block, &at);
+	uint32_t n = edge_copies(dc, dest, &block, &at);
 	if (n == 0)
 		return block;
 	kl_grow(&dc->stubs, &dc->stubs_cap, sizeof *dc->stubs, dc->nstubs + 1);
@@ -327,10 +326,10 @@ edge_ref(decoder *dc, uint32_t list)
 }
 
 static void
-emit_jump(decoder *dc, uint32_t list)
+emit_jump(decoder *dc, uint32_t dest)
 {
 	uint32_t block, at;
-	uint32_t n = edge_copies(dc, list, &block, &at);
+	uint32_t n = edge_copies(dc, dest, &block, &at);
 	if (n == 0)
 		emit(dc, D_JUMP, 0, 0, block, 0, 0, 0);
 	else
@@ -765,13 +764,12 @@ count_uses(decoder *dc)
 			const uint32_t *dests;
 			uint32_t nd = inst_dests(f, i, &dests);
 			for (uint32_t k = 0; k < nd; k++) {
-				uint32_t l = dests[k];
-				if (l == 0 || l >= f->pool.len)
+				const uint32_t *da;
+				uint32_t t, na;
+				if (!dest_read(&f->pool, dests[k], &t, &da, &na))
 					continue;
-				uint32_t len = list_len(&f->pool, l);
-				for (uint32_t j = 1; j < len; j++) {
-					uint32_t r = value_resolve(
-						f, list_get(&f->pool, l, j));
+				for (uint32_t j = 0; j < na; j++) {
+					uint32_t r = value_resolve(f, da[j]);
 					if (r < f->nvalues)
 						dc->uses[r]++;
 				}

@@ -326,6 +326,9 @@ func_reserve_blocks(kl_func *f, uint32_t n)
 {
 	if (n <= f->nblocks)
 		return;
+	/* A block number must fit a destination word beside DEST_BLOCK. */
+	if (n > DEST_BLOCK)
+		kl_fatal(__FILE__, __LINE__, __func__, "too many blocks");
 	uint32_t cap = f->blocks_cap;
 	func_grow(f, TAB_BLOCKS, &f->blocks, &cap, sizeof *f->blocks, n);
 	if (f->block_lines && cap != f->blocks_cap) {
@@ -649,36 +652,42 @@ kl_inst_num_dests(const kl_func *f, kl_inst i)
 	return inst_ok(f, i) ? inst_dests(f, i.id, &d) : 0;
 }
 
-static uint32_t
-dest_list(const kl_func *f, kl_inst i, uint32_t n)
+/* Destination n of branch i: false if there is none (or it is broken). */
+static bool
+dest_of(const kl_func *f, kl_inst i, uint32_t n, uint32_t *block,
+	const uint32_t **args, uint32_t *nargs)
 {
 	const uint32_t *d;
 	if (!inst_ok(f, i) || n >= inst_dests(f, i.id, &d))
-		return 0;
-	return d[n];
+		return false;
+	return dest_read(&f->pool, d[n], block, args, nargs);
 }
 
 kl_block
 kl_inst_dest(const kl_func *f, kl_inst i, uint32_t n)
 {
-	uint32_t l = dest_list(f, i, n);
-	return l ? (kl_block){ list_get(&f->pool, l, 0) } : KL_NO_BLOCK;
+	uint32_t b, na;
+	const uint32_t *args;
+	return dest_of(f, i, n, &b, &args, &na) ? (kl_block){ b }
+						  : KL_NO_BLOCK;
 }
 
 uint32_t
 kl_inst_dest_num_args(const kl_func *f, kl_inst i, uint32_t n)
 {
-	uint32_t l = dest_list(f, i, n);
-	return l ? list_len(&f->pool, l) - 1 : 0;
+	uint32_t b, na;
+	const uint32_t *args;
+	return dest_of(f, i, n, &b, &args, &na) ? na : 0;
 }
 
 kl_value
 kl_inst_dest_arg(const kl_func *f, kl_inst i, uint32_t n, uint32_t k)
 {
-	uint32_t l = dest_list(f, i, n);
-	if (!l || k + 1 >= list_len(&f->pool, l))
+	uint32_t b, na;
+	const uint32_t *args;
+	if (!dest_of(f, i, n, &b, &args, &na) || k >= na)
 		return KL_NO_VALUE;
-	return (kl_value){ list_get(&f->pool, l, k + 1) };
+	return (kl_value){ args[k] };
 }
 
 void

@@ -29,9 +29,12 @@
  *   SYMBOL         w0 result     w1 symbol
  *   CALL           w0 results list   w1 callee symbol   w2 args list
  *   CALL_INDIRECT  w0 results list   w1 sigref          w2 [callee, args]
- *   JUMP           w0 dest list [block, args...]
- *   BRIF           w0 cond       w1 then list  w2 else list
- *   BR_TABLE       w0 index      w1 list of dest lists, default first
+ *   JUMP           w0 dest
+ *   BRIF           w0 cond       w1 then dest  w2 else dest
+ *   BR_TABLE       w0 index      w1 list of dests, default first
+ *
+ * A dest is a destination word: the list [block, args...], or the block
+ * alone when there are no arguments (DEST_BLOCK, below).
  *   RETURN         w0 args list
  *   TRAP           w0 user code                             aux: trap code
  *
@@ -127,6 +130,8 @@ void list_push(kl_pool *p, uint32_t *list, uint32_t v);
 void list_insert(kl_pool *p, uint32_t *list, uint32_t i, uint32_t v);
 void list_remove(kl_pool *p, uint32_t *list, uint32_t i);
 void list_free(kl_pool *p, uint32_t list);
+/* Slots the list's block takes, header included (0 for the empty list). */
+uint32_t list_slots(const kl_pool *p, uint32_t list);
 /* Make room for n elements at the end; returns a pointer to them. */
 uint32_t *list_extend(kl_pool *p, uint32_t *list, uint32_t n);
 
@@ -328,9 +333,9 @@ void inst_set_imm(kl_func *f, uint32_t i, int64_t imm);
  * inst_args returns the count and points *vals at them, either into the
  * instruction data or into the pool (valid until the pool changes).
  *
- * Branch destinations: each is a pool list [block, args...];
- * inst_dests returns their number and points *dests at the list handles
- * (valid until the pool changes).
+ * Branch destinations: each is a destination word (see DEST_BLOCK);
+ * inst_dests returns their number and points *dests at the words (valid
+ * until the pool changes).
  *
  * These are inline: every pass and analysis calls them per instruction.
  */
@@ -421,6 +426,67 @@ inst_dests(const kl_func *f, uint32_t i, const uint32_t **dests)
 		*dests = NULL;
 		return 0;
 	}
+}
+
+/*
+ * A destination word (jump's w0, brif's w1 and w2, each entry of a
+ * br_table's list) is either a pool list [block, args...] or, for a
+ * destination without arguments -- most of them -- the block number with
+ * DEST_BLOCK set: one word instead of a list of two slots. Block numbers
+ * and pool handles both stay below DEST_BLOCK (func_reserve_blocks and
+ * the pool stop there).
+ */
+#define DEST_BLOCK 0x80000000u
+
+static inline uint32_t
+dest_word_of_block(uint32_t b)
+{
+	return b | DEST_BLOCK;
+}
+
+/* The target block of destination word d (a list: its first element). */
+static inline uint32_t
+dest_block(const kl_pool *p, uint32_t d)
+{
+	return d & DEST_BLOCK ? d & ~DEST_BLOCK : p->data[d];
+}
+
+/* The arguments of destination word d: their count, *args at them. */
+static inline uint32_t
+dest_args(const kl_pool *p, uint32_t d, uint32_t **args)
+{
+	if (d & DEST_BLOCK) {
+		*args = NULL;
+		return 0;
+	}
+	*args = p->data + d + 1;
+	return list_len(p, d) - 1;
+}
+
+/*
+ * The same for IR that may be broken (printing, the CFG of unverified
+ * IR): false if d is a list handle outside the pool or an empty list.
+ */
+static inline bool
+dest_read(const kl_pool *p, uint32_t d, uint32_t *block,
+	  const uint32_t **args, uint32_t *nargs)
+{
+	*args = NULL;
+	*nargs = 0;
+	if (d & DEST_BLOCK) {
+		*block = d & ~DEST_BLOCK;
+		return true;
+	}
+	*block = KL_NONE;
+	if (d == 0 || d >= p->len)
+		return false;
+	uint32_t n = list_len(p, d);
+	if (n == 0 || (uint64_t)d + n > p->len)
+		return false;
+	*block = p->data[d];
+	*args = p->data + d + 1;
+	*nargs = n - 1;
+	return true;
 }
 
 /* ---- rewriting (rewrite.c) ---- */

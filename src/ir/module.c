@@ -602,6 +602,13 @@ kl_module_get_stats(const kl_module *m, kl_module_stats *st)
 		st->block_bytes += (uint64_t)f->nblocks * sizeof *f->blocks;
 		st->pool_bytes += (uint64_t)f->pool.len * sizeof *f->pool.data;
 		st->const_bytes += (uint64_t)f->nconsts * sizeof *f->consts;
+		for (uint32_t b = 0; b < f->nblocks; b++) {
+			uint32_t l = f->blocks[b].params;
+			st->param_value_bytes += (uint64_t)list_len(&f->pool, l) *
+						 sizeof *f->values;
+			st->param_list_bytes += (uint64_t)list_slots(&f->pool, l) *
+						sizeof *f->pool.data;
+		}
 		st->bytes_allocated +=
 			(uint64_t)f->insts_cap * inst +
 			(uint64_t)f->values_cap * sizeof *f->values +

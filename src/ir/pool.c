@@ -69,6 +69,12 @@ header_bin(const kl_pool *p, uint32_t list)
 	return p->data[list - 1] >> LEN_BITS;
 }
 
+uint32_t
+list_slots(const kl_pool *p, uint32_t list)
+{
+	return list ? bin_slots[header_bin(p, list)] : 0;
+}
+
 static void
 set_header(kl_pool *p, uint32_t list, uint32_t len, uint32_t bin)
 {
@@ -81,6 +87,10 @@ reserve(kl_pool *p, uint64_t need)
 {
 	if (need <= p->cap)
 		return;
+	/* Handles stay below DEST_BLOCK, which marks a destination word
+	 * holding a block instead (ir.h). */
+	if (need > DEST_BLOCK)
+		kl_fatal(__FILE__, __LINE__, __func__, "value list pool full");
 	if (p->in_arena) {
 		kl_grow_out(&p->data, &p->cap, sizeof *p->data, need);
 		p->in_arena = false;

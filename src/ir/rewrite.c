@@ -18,7 +18,7 @@ value_make_alias(kl_func *f, uint32_t v, uint32_t target)
 	d->def = target;
 }
 
-/* Where the handle of destination k of instruction i is stored. */
+/* Where the word of destination k of instruction i is stored. */
 static uint32_t *
 dest_slot(kl_func *f, uint32_t i, uint32_t k)
 {
@@ -45,6 +45,10 @@ inst_dest_append_args(kl_func *f, uint32_t i, uint32_t k, const uint32_t *vals,
 	if (n == 0)
 		return;
 	uint32_t list = *dest_slot(f, i, k);
+	if (list & DEST_BLOCK) { /* the block alone: make it a list */
+		uint32_t b = list & ~DEST_BLOCK;
+		list = list_make(&f->pool, &b, 1);
+	}
 	uint32_t *e = list_extend(&f->pool, &list, n);
 	for (uint32_t j = 0; j < n; j++)
 		e[j] = vals[j];
@@ -89,11 +93,9 @@ func_resolve_aliases(kl_func *f)
 			const uint32_t *dests;
 			uint32_t nd = inst_dests(f, i, &dests);
 			for (uint32_t k = 0; k < nd; k++) {
-				uint32_t len = list_len(&f->pool, dests[k]);
-				if (len > 1)
-					resolve_in(f, list_elems(&f->pool,
-								 dests[k]) + 1,
-						   len - 1);
+				uint32_t *dargs;
+				uint32_t na = dest_args(&f->pool, dests[k], &dargs);
+				resolve_in(f, dargs, na);
 			}
 		}
 	}

@@ -284,12 +284,12 @@ unalias(const kl_func *f, uint32_t v)
 }
 
 static void
-unalias_list(kl_func *f, uint32_t list, uint32_t from)
+unalias_dest(kl_func *f, uint32_t dest)
 {
-	uint32_t n = list_len(&f->pool, list);
-	uint32_t *e = list_elems(&f->pool, list);
-	for (uint32_t k = from; k < n; k++)
-		e[k] = unalias(f, e[k]);
+	uint32_t *args;
+	uint32_t n = dest_args(&f->pool, dest, &args);
+	for (uint32_t k = 0; k < n; k++)
+		args[k] = unalias(f, args[k]);
 }
 
 /* Resolve the aliases among the operands and branch arguments of i. */
@@ -305,7 +305,7 @@ unalias_inst(kl_func *f, uint32_t i)
 	const uint32_t *dests;
 	uint32_t nd = inst_dests(f, i, &dests);
 	for (uint32_t k = 0; k < nd; k++)
-		unalias_list(f, dests[k], 1);
+		unalias_dest(f, dests[k]);
 }
 
 /*

@@ -82,10 +82,10 @@ promote_strict_ssa(promoter *p)
 			const uint32_t *dests;
 			uint32_t nd = inst_dests(f, i, &dests);
 			for (uint32_t k = 0; k < nd; k++) {
-				uint32_t len = list_len(&f->pool, dests[k]);
-				const uint32_t *e = list_elems(&f->pool, dests[k]);
-				for (uint32_t j = 1; j < len; j++)
-					if (!use_ok(f, dt, i, b, e[j]))
+				uint32_t *dargs;
+				uint32_t na = dest_args(&f->pool, dests[k], &dargs);
+				for (uint32_t j = 0; j < na; j++)
+					if (!use_ok(f, dt, i, b, dargs[j]))
 						return false;
 			}
 		}
@@ -220,12 +220,12 @@ add_access(promoter *p, uint32_t i, uint32_t b, uint32_t r, bool is_store)
 }
 
 static void
-check_list_escapes(promoter *p, uint32_t list, uint32_t from, uint32_t inst)
+check_dest_escapes(promoter *p, uint32_t dest, uint32_t inst)
 {
-	kl_func *f = p->f;
-	uint32_t n = list_len(&f->pool, list);
-	for (uint32_t k = from; k < n; k++)
-		check_escape(p, list_get(&f->pool, list, k), inst);
+	uint32_t *args;
+	uint32_t n = dest_args(&p->f->pool, dest, &args);
+	for (uint32_t k = 0; k < n; k++)
+		check_escape(p, args[k], inst);
 }
 
 /* iadd_imm i of block b: its result is an address if its operand is one.
@@ -313,12 +313,12 @@ promote_walk(promoter *p, bool defs)
 				check_escape(p, d->w[1], i);
 				continue;
 			case KL_FMT_JUMP:
-				check_list_escapes(p, d->w[0], 1, i);
+				check_dest_escapes(p, d->w[0], i);
 				continue;
 			case KL_FMT_BRIF:
 				check_escape(p, d->w[0], i);
-				check_list_escapes(p, d->w[1], 1, i);
-				check_list_escapes(p, d->w[2], 1, i);
+				check_dest_escapes(p, d->w[1], i);
+				check_dest_escapes(p, d->w[2], i);
 				continue;
 			case KL_FMT_CALL:
 				if (defs)
@@ -335,7 +335,7 @@ promote_walk(promoter *p, bool defs)
 			const uint32_t *dests;
 			uint32_t nd = inst_dests(f, i, &dests);
 			for (uint32_t k = 0; k < nd; k++)
-				check_list_escapes(p, dests[k], 1, i);
+				check_dest_escapes(p, dests[k], i);
 		}
 		block_nacc[b] = p->nacc - block_acc[b];
 	}

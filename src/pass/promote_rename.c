@@ -166,7 +166,7 @@ record_edges(promoter *p, uint32_t b, bool zeros)
 	const uint32_t *dests;
 	uint32_t nd = inst_dests(f, t, &dests);
 	for (uint32_t k = 0; k < nd; k++) {
-		uint32_t target = list_get(&f->pool, dests[k], 0);
+		uint32_t target = dest_block(&f->pool, dests[k]);
 		uint32_t n = target < p->nblocks ? p->block_nphi.a[target] : 0;
 		if (n == 0)
 			continue;

@@ -197,18 +197,18 @@ parse_value_list(parser *p, char close)
 	expect(p, close, what);
 }
 
-/* blockN or blockN(args): a pool list [block, args...]. */
+/* blockN or blockN(args): a destination word (ir.h, DEST_BLOCK). */
 static uint32_t
 parse_dest(parser *p)
 {
 	uint32_t b = parse_block_use(p);
 	skip_ws(p);
-	if (peek(p) == '(') {
-		p->p++;
-		parse_value_list(p, ')');
-	} else {
-		p->nscratch = 0;
-	}
+	if (peek(p) != '(')
+		return dest_word_of_block(b);
+	p->p++;
+	parse_value_list(p, ')');
+	if (p->nscratch == 0)
+		return dest_word_of_block(b); /* blockN() */
 	uint32_t l = 0;
 	uint32_t *e = list_extend(&p->f->pool, &l, p->nscratch + 1);
 	e[0] = b;

@@ -120,18 +120,18 @@ safe_list(const kl_func *f, uint32_t l, const uint32_t **elems)
 }
 
 static void
-put_dest(printer *p, uint32_t list)
+put_dest(printer *p, uint32_t dest)
 {
-	const uint32_t *e;
-	uint32_t n = safe_list(p->f, list, &e);
-	if (n == 0) {
+	uint32_t b, n;
+	const uint32_t *args;
+	if (!dest_read(&p->f->pool, dest, &b, &args, &n)) {
 		kl_buf_puts(p->out, "block?");
 		return;
 	}
-	fmt_entity(p->out, "block", 5, e[0]);
-	if (n > 1) {
+	fmt_entity(p->out, "block", 5, b);
+	if (n > 0) {
 		kl_buf_putc(p->out, '(');
-		put_values(p, e + 1, n - 1);
+		put_values(p, args, n);
 		kl_buf_putc(p->out, ')');
 	}
 }
@@ -487,10 +487,11 @@ write_aliases_used_by(printer *p, uint32_t i)
 	const uint32_t *dests;
 	uint32_t nd = inst_dests(f, i, &dests);
 	for (uint32_t k = 0; k < nd; k++) {
-		const uint32_t *e;
-		uint32_t len = safe_list(f, dests[k], &e);
-		for (uint32_t j = 1; j < len; j++)
-			write_alias_chain(p, e[j]);
+		const uint32_t *da;
+		uint32_t b, na;
+		if (dest_read(&f->pool, dests[k], &b, &da, &na))
+			for (uint32_t j = 0; j < na; j++)
+				write_alias_chain(p, da[j]);
 	}
 }
 

@@ -668,15 +668,14 @@ check_branch(fast *fs, const kl_inst_data *d, kl_format fmt)
 	for (uint32_t k = 0; k < nd; k++) {
 		const uint32_t *e, *ps;
 		uint32_t n, np, b;
-		if (!vlist(f, dests[k], &e, &n) || n == 0)
+		if (!vdest(f, dests[k], &b, &e, &n))
 			return false;
-		b = e[0];
 		if (b >= fs->nblocks || !(f->blocks[b].flags & BLOCK_EXISTS) ||
 		    !bit_get(fs->in_layout, b) || b == fs->entry ||
-		    !vlist(f, f->blocks[b].params, &ps, &np) || n - 1 != np)
+		    !vlist(f, f->blocks[b].params, &ps, &np) || n != np)
 			return false;
 		for (uint32_t a = 0; a < np; a++) {
-			int c = use(fs, e[a + 1]);
+			int c = use(fs, e[a]);
 			if (c < 0 || ps[a] >= fs->nvalues || c != vclass(fs, ps[a]))
 				return false;
 		}

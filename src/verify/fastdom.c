@@ -81,7 +81,7 @@ fast_layout(fast *fs)
 			return false;
 		const kl_block_data *bd = &f->blocks[b];
 		const uint32_t *dests, *e;
-		uint32_t nd, ne;
+		uint32_t nd, ne, t;
 		if ((bd->flags & both) != both || bit_get(fs->in_layout, b) ||
 		    bd->prev != prev ||
 		    !fast_terminator(fs, bd->last, &dests, &nd) ||
@@ -91,10 +91,9 @@ fast_layout(fast *fs)
 		n++;
 		fs->sspan[b] = (succspan){ at, nd };
 		for (uint32_t j = 0; j < nd; j++) {
-			if (!vlist(f, dests[j], &e, &ne) || ne == 0 ||
-			    e[0] == fs->entry)
+			if (!vdest(f, dests[j], &t, &e, &ne) || t == fs->entry)
 				return false;
-			fs->succ[at++] = e[0];
+			fs->succ[at++] = t;
 		}
 		prev = b;
 	}

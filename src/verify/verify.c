@@ -171,17 +171,13 @@ bool
 dest_get(const kl_func *f, const inst_view *iv, uint32_t k, uint32_t *block,
 	 const uint32_t **args, uint32_t *nargs)
 {
-	const uint32_t *e;
-	uint32_t n;
-	*block = KL_NONE;
-	*args = NULL;
-	*nargs = 0;
-	if (k >= iv->ndests || !vlist(f, iv->dests[k], &e, &n) || n == 0)
+	if (k >= iv->ndests) {
+		*block = KL_NONE;
+		*args = NULL;
+		*nargs = 0;
 		return false;
-	*block = e[0];
-	*args = e + 1;
-	*nargs = n - 1;
-	return true;
+	}
+	return vdest(f, iv->dests[k], block, args, nargs);
 }
 
 bool

@@ -188,6 +188,31 @@ vlist(const kl_func *f, uint32_t h, const uint32_t **elems, uint32_t *n)
 	return true;
 }
 
+/*
+ * A destination word (ir.h, DEST_BLOCK), if sound: a block alone, or a
+ * sound list holding at least the block. The block is not checked here.
+ */
+static inline bool
+vdest(const kl_func *f, uint32_t d, uint32_t *block, const uint32_t **args,
+      uint32_t *nargs)
+{
+	const uint32_t *e;
+	uint32_t n;
+	*args = NULL;
+	*nargs = 0;
+	if (d & DEST_BLOCK) {
+		*block = d & ~DEST_BLOCK;
+		return true;
+	}
+	*block = KL_NONE;
+	if (!vlist(f, d, &e, &n) || n == 0)
+		return false;
+	*block = e[0];
+	*args = e + 1;
+	*nargs = n - 1;
+	return true;
+}
+
 /* The machine class of a type handle, KL_TYPE_NONE if it is no type. */
 static inline kl_type
 tclass(const kl_module *m, kl_type t)
@@ -231,8 +256,8 @@ operand_class(const verifier *vf, uint32_t v)
 
 /*
  * The operands of placed instruction i, read safely: value operands
- * (args), result values, branch destinations (each a checked list
- * [block, args...]). Returns false when a list handle is broken.
+ * (args), result values, branch destinations (destination words, read
+ * with dest_get). Returns false when a list handle is broken.
  */
 typedef struct inst_view {
 	const kl_opinfo *info;
@@ -240,7 +265,7 @@ typedef struct inst_view {
 	uint32_t nargs;
 	const uint32_t *results;
 	uint32_t nresults;
-	const uint32_t *dests; /* list handles */
+	const uint32_t *dests; /* destination words */
 	uint32_t ndests;
 } inst_view;
 

@@ -54,9 +54,15 @@ damage(kl_func *f, rng *r)
 			/* A branch to a block number that does not exist. */
 			for (uint32_t i = 0; i < ni; i++) {
 				const uint32_t *d;
-				if (inst_dests(f, i, &d) && d[0] &&
-				    d[0] < f->pool.len) {
-					f->pool.data[d[0]] = nb + 5 + far;
+				if (!inst_dests(f, i, &d))
+					continue;
+				uint32_t *w = (uint32_t *)d, t = nb + 5 + far;
+				if (w[0] & DEST_BLOCK) { /* the block alone */
+					w[0] = dest_word_of_block(t);
+					break;
+				}
+				if (w[0] && w[0] < f->pool.len) {
+					f->pool.data[w[0]] = t;
 					break;
 				}
 			}

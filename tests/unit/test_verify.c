@@ -465,13 +465,19 @@ test_branch_targets(void)
 {
 	kl_module *m = parse(simple);
 	kl_func *f = func_named(m, "f");
-	const uint32_t *dests;
-	inst_dests(f, S_BRIF, &dests);
-	f->pool.data[dests[1]] = 40; /* brif's else: block40 */
+	/* brif's else, block2, has no arguments: its destination word is
+	 * the block itself. */
+	f->insts[S_BRIF].w[2] = dest_word_of_block(40);
 	expect_one(f, KL_ENT_INST, "branch to block40, which does not exist");
 	kl_block nb = kl_func_new_block(f);
-	f->pool.data[dests[1]] = nb.id;
+	f->insts[S_BRIF].w[2] = dest_word_of_block(nb.id);
 	expect_one(f, KL_ENT_INST, "which is not in the layout");
+	/* The same through a list: block1(v4), then block40(v4). */
+	const uint32_t *dests;
+	inst_dests(f, S_BRIF, &dests);
+	f->insts[S_BRIF].w[2] = dest_word_of_block(2);
+	f->pool.data[dests[0]] = 40;
+	expect_one(f, KL_ENT_INST, "branch to block40, which does not exist");
 	kl_module_free(m);
 }
 
