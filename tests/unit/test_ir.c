@@ -400,6 +400,45 @@ test_builder_builds_what_the_parser_reads(void)
 	kl_module_free(m);
 }
 
+/* A destination without arguments is the block alone, one word; it
+ * becomes a list when a pass gives it arguments, and the API reads both
+ * kinds alike. */
+static void
+test_destination_words(void)
+{
+	kl_module *m = kl_module_new();
+	kl_func *f = new_func(m, "f");
+	kl_block b0 = kl_func_new_block(f), b1 = kl_func_new_block(f);
+	kl_func_append_block(f, b0);
+	kl_func_append_block(f, b1);
+	kl_value p = kl_block_append_param(f, b1, KL_TYPE_I32);
+	kl_builder bld;
+	kl_builder_init(&bld, f);
+	kl_builder_at_end(&bld, b0);
+	kl_value c = kl_build_iconst(&bld, KL_TYPE_I32, 7);
+	kl_inst br = kl_build_brif(&bld, c, (kl_block_call){ b1, &c, 1 },
+				   (kl_block_call){ b1, &c, 1 });
+	kl_builder_at_end(&bld, b1);
+	kl_inst j = kl_build_jump(&bld, (kl_block_call){ b1, NULL, 0 });
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_OK);
+	uint32_t pool_before = f->pool.len;
+	CHECK_EQ_INT(f->insts[j.id].w[0], dest_word_of_block(b1.id));
+	CHECK_EQ_INT(kl_inst_num_dests(f, j), 1);
+	CHECK_EQ_INT(kl_inst_dest(f, j, 0).id, b1.id);
+	CHECK_EQ_INT(kl_inst_dest_num_args(f, j, 0), 0);
+	CHECK_EQ_INT(kl_inst_dest_arg(f, j, 0, 0).id, KL_NONE);
+	CHECK(!(f->insts[br.id].w[1] & DEST_BLOCK));
+	CHECK_EQ_INT(kl_inst_dest_arg(f, br, 1, 0).id, c.id);
+	/* jump block1 -> jump block1(v_p): a list now. */
+	inst_dest_append_args(f, j.id, 0, &p.id, 1);
+	CHECK(!(f->insts[j.id].w[0] & DEST_BLOCK));
+	CHECK(f->pool.len > pool_before);
+	CHECK_EQ_INT(kl_inst_dest(f, j, 0).id, b1.id);
+	CHECK_EQ_INT(kl_inst_dest_num_args(f, j, 0), 1);
+	CHECK_EQ_INT(kl_inst_dest_arg(f, j, 0, 0).id, p.id);
+	kl_module_free(m);
+}
+
 static void
 test_builder_errors_are_values(void)
 {
@@ -534,5 +573,6 @@ main(void)
 	UNIT_RUN(test_builder_errors_are_values);
 	UNIT_RUN(test_builder_immediates);
 	UNIT_RUN(test_signatures_interned);
+	UNIT_RUN(test_destination_words);
 	return unit_report("ir");
 }
