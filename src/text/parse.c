@@ -127,6 +127,15 @@ void
 skip_ws_slow(parser *p)
 {
 	const char *s = p->p, *end = p->end;
+	/* Nearly every call: the end of a line, then the next line's
+	 * indentation and a token. */
+	if (end - s >= 6 && s[0] == '\n' && memcmp(s + 1, "    ", 4) == 0 &&
+	    (unsigned char)s[5] > ' ' && s[5] != ';') {
+		p->line++;
+		p->line_start = s + 1;
+		p->p = s + 5;
+		return;
+	}
 	while (s < end) {
 		char c = *s;
 		if (c == ' ') {
@@ -420,12 +429,22 @@ value_number_slow(parser *p, const char *pos)
 	return v;
 }
 
-/* A value number not yet in the table (usually the next one). */
+/* A value number not yet in the table (usually the next one, with room
+ * for it: the body's tables are sized from its line count). */
 static void
 new_value_number(parser *p, uint32_t v, const char *pos)
 {
-	spend_budget(p, p->f->nvalues, v + 1, pos);
-	func_reserve_values(p->f, v + 1);
+	kl_func *f = p->f;
+	if (KL_LIKELY(v == f->nvalues && v < f->values_cap &&
+		      p->entity_budget > 0)) {
+		p->entity_budget--;
+		f->values[v] = (kl_value_data){ KL_VALUE_TYPE_NONE, VK_UNUSED,
+						KL_NONE };
+		f->nvalues = v + 1;
+		return;
+	}
+	spend_budget(p, f->nvalues, v + 1, pos);
+	func_reserve_values(f, v + 1);
 }
 
 static inline uint32_t
