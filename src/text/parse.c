@@ -819,6 +819,41 @@ parse_body(parser *p, pending_body *pb)
 
 /* ---- module items ---- */
 
+/*
+ * Chunks of the first pass (step_lines): 16 bytes with SSE2 (every
+ * x86-64 has it), else 8 bytes in a word. chunk_masks gives, for the
+ * chunk at s, a mask of its newlines and one of the bytes followed by an
+ * 'f' or a 'd' (a bit or a byte's high bit per byte, the same position
+ * in both); chunk_count counts the bytes of a mask.
+ */
+#if defined(__SSE2__) && !defined(KL_NO_SIMD)
+#include <emmintrin.h>
+
+#define CHUNK 16
+
+static inline void
+chunk_masks(const char *s, uint64_t *nl, uint64_t *fd)
+{
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+	__m128i next = _mm_loadu_si128((const __m128i *)(const void *)(s + 1));
+	*nl = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')));
+	*fd = (uint32_t)_mm_movemask_epi8(
+		_mm_or_si128(_mm_cmpeq_epi8(next, _mm_set1_epi8('f')),
+			     _mm_cmpeq_epi8(next, _mm_set1_epi8('d'))));
+}
+
+static inline uint32_t
+chunk_count(uint64_t m)
+{
+	/* bits of a 16-bit mask, summed in place (the hardware popcount is
+	 * not in the base x86-64 set) */
+	m = m - ((m >> 1) & 0x5555);
+	m = (m & 0x3333) + ((m >> 2) & 0x3333);
+	m = (m + (m >> 4)) & 0x0f0f;
+	return (uint32_t)((m + (m >> 8)) & 0x1f);
+}
+#else
+#define CHUNK 8
 #define BYTES_01 0x0101010101010101u
 #define BYTES_7F 0x7f7f7f7f7f7f7f7fu
 
@@ -831,10 +866,27 @@ bytes_equal(uint64_t w, unsigned char c)
 	return ~(((x & BYTES_7F) + BYTES_7F) | x | BYTES_7F);
 }
 
+static inline void
+chunk_masks(const char *s, uint64_t *nl, uint64_t *fd)
+{
+	uint64_t w, next;
+	memcpy(&w, s, 8);
+	memcpy(&next, s + 1, 8); /* the byte after each byte of w */
+	*nl = bytes_equal(w, '\n');
+	*fd = bytes_equal(next, 'f') | bytes_equal(next, 'd');
+}
+
+static inline uint32_t
+chunk_count(uint64_t m)
+{
+	return (uint32_t)(((m >> 7) * BYTES_01) >> 56); /* a bit a byte */
+}
+#endif
+
 /*
  * Step over the lines of a body from s to limit, counting them, and
  * return the start of the first line there that begins a new item (its
- * '}' is missing), or NULL. Eight bytes at a time: the newlines of a word
+ * '}' is missing), or NULL. A chunk at a time: the newlines of a chunk
  * are counted at once, and only a newline followed by an 'f' or a 'd' --
  * which never starts a line inside a body -- is looked at byte by byte.
  */
@@ -843,25 +895,18 @@ step_lines(parser *p, const char *s, const char *limit)
 {
 	uint32_t lines = 0;
 	const char *last_nl = NULL;
-	while (limit - s >= 9) {
-		uint64_t w, next;
-		memcpy(&w, s, 8);
-		memcpy(&next, s + 1, 8); /* the byte after each byte of w */
-		uint64_t nl = bytes_equal(w, '\n');
-		if (KL_LIKELY(nl == 0)) {
-			s += 8;
+	while (limit - s > CHUNK) {
+		uint64_t nl, fd;
+		chunk_masks(s, &nl, &fd);
+		if (KL_LIKELY((nl & fd) == 0)) {
+			if (nl) {
+				lines += chunk_count(nl);
+				last_nl = s; /* the chunk with the last one */
+			}
+			s += CHUNK;
 			continue;
 		}
-		if (KL_LIKELY(!(nl & (bytes_equal(next, 'f') |
-				      bytes_equal(next, 'd'))))) {
-			/* one bit a byte, summed by a multiply (the hardware
-			 * popcount is not in the base x86-64 set) */
-			lines += (uint32_t)(((nl >> 7) * BYTES_01) >> 56);
-			last_nl = s; /* the word holding the last newline */
-			s += 8;
-			continue;
-		}
-		for (const char *e = s + 8; s < e; s++) {
+		for (const char *e = s + CHUNK; s < e; s++) {
 			if (*s != '\n')
 				continue;
 			lines++;
@@ -875,7 +920,7 @@ step_lines(parser *p, const char *s, const char *limit)
 		}
 	}
 	if (last_nl) /* the start of the line after its last newline */
-		for (const char *e = last_nl + 8; e > last_nl; e--)
+		for (const char *e = last_nl + CHUNK; e > last_nl; e--)
 			if (e[-1] == '\n') {
 				p->line_start = e;
 				break;
