@@ -182,6 +182,28 @@ const unsigned char ident_class[256] = {
 #undef R8
 #undef R16
 
+#if defined(__SSE2__) && !defined(KL_NO_SIMD)
+#include <emmintrin.h>
+#define PARSE_SSE2 1
+
+/* Bit k set where byte k of the 16 at s is an identifier's (as
+ * ident_class: bytes from 0x80 compare negative, so in no range). */
+static inline uint32_t
+ident_mask16(const char *s)
+{
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+#define IN_RANGE(lo, hi)                                                     \
+	_mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8((char)((lo) - 1))),    \
+		      _mm_cmplt_epi8(v, _mm_set1_epi8((char)((hi) + 1))))
+	__m128i m = _mm_or_si128(
+		_mm_or_si128(IN_RANGE('a', 'z'), IN_RANGE('A', 'Z')),
+		_mm_or_si128(IN_RANGE('0', '9'),
+			     _mm_cmpeq_epi8(v, _mm_set1_epi8('_'))));
+#undef IN_RANGE
+	return (uint32_t)_mm_movemask_epi8(m);
+}
+#endif
+
 size_t
 scan_ident(parser *p, const char **start)
 {
@@ -189,6 +211,18 @@ scan_ident(parser *p, const char **start)
 	const char *s = p->p;
 	*start = s;
 	const char *end = p->end;
+#ifdef PARSE_SSE2
+	/* Most identifiers (mnemonics, codes) end within 16 bytes: found
+	 * without a loop over their bytes, whose count varies. */
+	if (KL_LIKELY(end - s >= 16)) {
+		uint32_t stop = ~ident_mask16(s) & 0xffffu;
+		if (KL_LIKELY(stop != 0)) {
+			p->p = s + kl_ctz64(stop);
+			return (size_t)(p->p - s);
+		}
+		s += 16;
+	}
+#endif
 	while (s < end && ident_class[(unsigned char)*s])
 		s++;
 	p->p = s;
@@ -826,9 +860,7 @@ parse_body(parser *p, pending_body *pb)
  * 'f' or a 'd' (a bit or a byte's high bit per byte, the same position
  * in both); chunk_count counts the bytes of a mask.
  */
-#if defined(__SSE2__) && !defined(KL_NO_SIMD)
-#include <emmintrin.h>
-
+#ifdef PARSE_SSE2
 #define CHUNK 16
 
 static inline void
