@@ -133,13 +133,21 @@ find_slot(const kl_module *m, const char *name, size_t len, bool *found)
 	}
 }
 
+/* An empty open-addressing table of twice the capacity (first, if none),
+ * for the caller to fill again. */
+static void
+empty_table_doubled(uint32_t **tab, uint32_t *cap, uint32_t first)
+{
+	uint32_t ncap = *cap ? *cap * 2 : first;
+	free(*tab);
+	*tab = kl_calloc(ncap, sizeof **tab);
+	*cap = ncap;
+}
+
 static void
 rehash(kl_module *m)
 {
-	uint32_t ncap = m->hcap ? m->hcap * 2 : 64;
-	free(m->htab);
-	m->htab = kl_calloc(ncap, sizeof *m->htab);
-	m->hcap = ncap;
+	empty_table_doubled(&m->htab, &m->hcap, 64);
 	for (uint32_t i = 0; i < m->nsyms; i++) {
 		const kl_sym_data *s = &m->syms[i];
 		if (s->hidden)
@@ -301,10 +309,7 @@ sig_slot(const kl_module *m, const kl_type *params, uint32_t np,
 static void
 sig_rehash(kl_module *m)
 {
-	uint32_t ncap = m->sig_hcap ? m->sig_hcap * 2 : 16;
-	free(m->sig_htab);
-	m->sig_htab = kl_calloc(ncap, sizeof *m->sig_htab);
-	m->sig_hcap = ncap;
+	empty_table_doubled(&m->sig_htab, &m->sig_hcap, 16);
 	for (uint32_t i = 0; i < m->nsigs; i++) {
 		const kl_sig_data *s = &m->sigs[i];
 		const kl_type *t = sig_types(m, s);
