@@ -30,7 +30,12 @@
  *     block (the pass), every unlisted one names none (check_unlisted),
  *     and every value that claims a listed definition was defined by it
  *     (check_values). So a use of v defined by d is sound when nodes[d]
- *     names a block that dominates the use.
+ *     names a block that dominates the use. One exception, for big
+ *     functions (DEF_BLOCK_MIN_INSTS): there the layout nodes are a
+ *     cache miss away, so each value the pass defines gets its block in
+ *     a compact array (def_block), which a later use reads instead; an
+ *     instruction's results are defined after its operands are used, so
+ *     a use by its own instruction still goes to the node (and fails).
  *   - the dominator tree is the compact one of fastdom.c, and all the
  *     arrays are carved from one arena that lives in the scratch, on
  *     huge pages when large: fresh memory costs more than the checks on
@@ -52,6 +57,11 @@
 #else
 #define HOT static inline
 #endif
+
+/* Functions from this size keep each defined value's block (fast's
+ * def_block): 16,384 layout nodes are 256 KB, a quarter of this
+ * machine's L2 cache. */
+#define DEF_BLOCK_MIN_INSTS 16384
 
 /* Longest iadd_imm chain an address is followed through (then: no). */
 #define ADDR_DEPTH 64
@@ -103,7 +113,8 @@ arena_get(kl_verify_scratch *s, size_t bytes)
  */
 enum {
 	A_IN_LAYOUT, A_DEFINED, A_DOM, A_SSPAN, A_VERTEX, A_ANC, A_PSTART, A_SUCC,
-	A_ADDR_KNOWN, A_ALIAS_ROOT, A_ADDR_BASE, A_ADDR_OFF, A_COUNT
+	A_DEF_BLOCK, A_ADDR_KNOWN, A_ALIAS_ROOT, A_ADDR_BASE, A_ADDR_OFF,
+	A_COUNT
 };
 
 /*
@@ -130,6 +141,10 @@ arena_setup(fast *fs)
 		[A_ANC] = (nb + 1) * u,
 		[A_PSTART] = (nb + 2) * u,
 		[A_SUCC] = (ne + bound) * u, /* succ (later idom), preds */
+		[A_DEF_BLOCK] = /* written as values are defined */
+		fs->ninsts >= DEF_BLOCK_MIN_INSTS || fs->s->def_block_always
+			? nv * u
+			: 0,
 		[A_ADDR_KNOWN] = vw,
 		[A_ALIAS_ROOT] = nv * u,
 		[A_ADDR_BASE] = nv * u,
@@ -150,6 +165,11 @@ arena_setup(fast *fs)
 	fs->anc = (uint32_t *)(base + off[A_ANC]);
 	fs->pstart = (uint32_t *)(base + off[A_PSTART]);
 	fs->succ = (uint32_t *)(base + off[A_SUCC]);
+	/* Only where the layout nodes outgrow the cache: in a small function
+	 * reading a node costs less than keeping the array. */
+	fs->def_block = bytes[A_DEF_BLOCK]
+				? (uint32_t *)(base + off[A_DEF_BLOCK])
+				: NULL;
 	fs->addr_known = (uint64_t *)(base + off[A_ADDR_KNOWN]);
 	fs->alias_root = (uint32_t *)(base + off[A_ALIAS_ROOT]);
 	fs->addr_base = (uint32_t *)(base + off[A_ADDR_BASE]);
@@ -280,7 +300,7 @@ use(fast *fs, uint32_t v)
 		return -1;
 	const kl_value_data *vd = &fs->values[v];
 	unsigned kind = vd->kind;
-	uint32_t t = vd->type, def = vd->def, db, r, later = 0;
+	uint32_t t = vd->type, def = vd->def, db, r = v, later = 0;
 	if (KL_UNLIKELY(kind == VK_ALIAS)) {
 		if (!root_of(fs, v, &r))
 			return -1;
@@ -290,9 +310,20 @@ use(fast *fs, uint32_t v)
 	if (KL_LIKELY(kind == VK_RESULT)) {
 		if (KL_UNLIKELY(def >= fs->ninsts))
 			return -1;
-		const kl_inst_node *n = &fs->nodes[def];
-		db = n->block;
-		later = n->seq >= fs->seq; /* compared in one block only */
+		if (fs->def_block && bit_get(fs->defined, r)) {
+			/* Defined by an instruction the walk has passed (an
+			 * instruction's results are defined after its
+			 * operands are used): in block def_block[r], as its
+			 * node said, and before this one if in the same
+			 * block. In a big function this compact array is
+			 * read instead of the definition's layout node, a
+			 * cache miss away. */
+			db = fs->def_block[r];
+		} else {
+			const kl_inst_node *n = &fs->nodes[def];
+			db = n->block;
+			later = n->seq >= fs->seq; /* compared in one block */
+		}
 	} else if (kind == VK_PARAM) {
 		db = def; /* a parameter comes before everything */
 	} else {
@@ -332,6 +363,8 @@ define(fast *fs, uint32_t v, unsigned kind, uint32_t def)
 	if (KL_UNLIKELY(*w & bit))
 		return -1;
 	*w |= bit;
+	if (fs->def_block) /* read for results only (use) */
+		fs->def_block[v] = fs->blk;
 	return vtype_class(fs, vd->type);
 }
 
@@ -349,6 +382,8 @@ define_result(fast *fs, uint32_t v, uint32_t i)
 	if (KL_UNLIKELY(vd->kind != VK_RESULT || vd->def != i))
 		return -1;
 	fs->defined[v >> 6] |= (uint64_t)1 << (v & 63);
+	if (fs->def_block)
+		fs->def_block[v] = fs->blk;
 	return vtype_class(fs, vd->type);
 }
 
@@ -720,11 +755,6 @@ check_call(fast *fs, uint32_t i, const kl_inst_data *d)
 	if (nr != s.num_results ||
 	    (s.variadic ? n < s.num_params : n != s.num_params))
 		return false;
-	for (uint32_t k = 0; k < nr; k++) {
-		int c = define(fs, res[k], VK_RESULT, i);
-		if (c < 0 || c != tclass_of(fs, s.results[k]))
-			return false;
-	}
 	int callee_class = first ? use(fs, args[0]) : 0;
 	if (first && (callee_class < 0 || callee_class != fs->ptr))
 		return false;
@@ -732,6 +762,12 @@ check_call(fast *fs, uint32_t i, const kl_inst_data *d)
 		int c = use(fs, args[first + k]);
 		if (c < 0 || (k < s.num_params &&
 			      c != tclass_of(fs, s.params[k])))
+			return false;
+	}
+	/* The results after the operands, as in check_op. */
+	for (uint32_t k = 0; k < nr; k++) {
+		int c = define(fs, res[k], VK_RESULT, i);
+		if (c < 0 || c != tclass_of(fs, s.results[k]))
 			return false;
 	}
 	return true;
@@ -768,13 +804,15 @@ check_op(fast *fs, uint32_t i, const kl_inst_data *d, kl_format fmt,
 	if ((l->lists & L_ARGS_W1) &&
 	    (!vlist(fs->f, d->w[1], &args, &na) || na != 3))
 		return false;
-	if (nres == 1 && (r = define_result(fs, d->w[0], i)) < 0)
-		return false;
+	/* Operands before the result, so that a use of the result by its own
+	 * instruction finds it not yet defined (see use). */
 	if (na > 0 && (c[0] = use(fs, args[0])) < 0)
 		return false;
 	if (na > 1 && (c[1] = use(fs, args[1])) < 0)
 		return false;
 	if (na > 2 && (c[2] = use(fs, args[2])) < 0)
+		return false;
+	if (nres == 1 && (r = define_result(fs, d->w[0], i)) < 0)
 		return false;
 	if (!fields_ok(fs, d, fmt, na) || !types_ok(fs, d, fmt, ty, memw, c, r))
 		return false;

@@ -75,6 +75,7 @@ struct kl_verify_scratch {
 	char *arena;           /* ... from a huge-page boundary when large */
 	size_t arena_cap;      /* usable bytes at arena */
 	uint64_t fast_ok, fast_failed; /* fast path outcomes (for tests) */
+	bool def_block_always; /* fast path: def_block at any size (tests) */
 };
 
 /*
@@ -378,6 +379,7 @@ typedef struct fast {
 	uint32_t nvalues, ninsts, nblocks;
 	uint32_t blk, seq, lo; /* the instruction being checked: its block,
 				* sequence number and block's dom.lo */
+	uint32_t *def_block;   /* per value defined so far: its block */
 
 	const kl_func *f;
 	const kl_module *m;
