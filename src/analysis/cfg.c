@@ -80,11 +80,7 @@ cover_blocks(kl_cfg *cfg, uint32_t n)
 {
 	if (n > cfg->blocks_cap || cfg->blocks_cap == 0) {
 		uint32_t old = cfg->blocks_cap;
-		uint64_t cap = old < 8 ? 8 : old;
-		while (cap < n)
-			cap *= 2;
-		if (cap > UINT32_MAX)
-			cap = UINT32_MAX;
+		uint32_t cap = kl_grown_cap(old, n);
 		/*
 		 * One region for the four arrays, as the dominator tree's
 		 * (domtree.c, cover_blocks): large, it goes on huge pages,
@@ -92,10 +88,9 @@ cover_blocks(kl_cfg *cfg, uint32_t n)
 		 * at a time. 8-byte entries first, for alignment.
 		 */
 		size_t c = (size_t)cap;
-		char *r = kl_realloc_table(NULL, 0,
-					   c * (sizeof *cfg->pos +
-						2 * sizeof(cfg_list) +
-						sizeof *cfg->mark));
+		char *r = kl_alloc_table(c * (sizeof *cfg->pos +
+					      2 * sizeof(cfg_list) +
+					      sizeof *cfg->mark));
 		uint64_t *pos = (uint64_t *)r;
 		cfg_list *succ = (cfg_list *)(pos + c), *pred = succ + c;
 		uint32_t *mark = (uint32_t *)(pred + c);
@@ -111,7 +106,7 @@ cover_blocks(kl_cfg *cfg, uint32_t n)
 		cfg->succ = succ;
 		cfg->pred = pred;
 		cfg->mark = mark;
-		cfg->blocks_cap = (uint32_t)cap;
+		cfg->blocks_cap = cap;
 	}
 	if (n <= cfg->nblocks)
 		return;

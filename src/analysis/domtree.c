@@ -136,11 +136,7 @@ cover_blocks(kl_domtree *dt, uint32_t n)
 	uint64_t need = (uint64_t)n + 2;
 	if (need > dt->blocks_cap) {
 		uint32_t old = dt->blocks_cap;
-		uint64_t cap = old < 8 ? 8 : old;
-		while (cap < need)
-			cap *= 2;
-		if (cap > UINT32_MAX)
-			cap = UINT32_MAX;
+		uint32_t cap = kl_grown_cap(old, need);
 		size_t c = (size_t)cap;
 		/* 8-byte arrays first, so every array stays aligned. */
 		char *r = kl_alloc_table(c * (3 * 8 + 12 * 4));
@@ -180,7 +176,7 @@ cover_blocks(kl_domtree *dt, uint32_t n)
 					 &dt->stack, &dt->stack_i };
 		for (size_t k = 0; k < 8; k++)
 			*scratch[k] = u32 + (4 + k) * c;
-		dt->blocks_cap = (uint32_t)cap;
+		dt->blocks_cap = cap;
 	}
 	if (n > dt->nblocks)
 		dt->nblocks = n;

@@ -282,11 +282,8 @@ func_reserve_values(kl_func *f, uint32_t n)
 	if (n > f->values_cap)
 		func_grow(f, TAB_VALUES, &f->values, &f->values_cap,
 			  sizeof *f->values, n);
-	for (uint32_t v = f->nvalues; v < n; v++) {
-		f->values[v].type = KL_VALUE_TYPE_NONE;
-		f->values[v].kind = VK_UNUSED;
-		f->values[v].def = KL_NONE;
-	}
+	for (uint32_t v = f->nvalues; v < n; v++)
+		f->values[v] = value_hole();
 	f->nvalues = n;
 }
 

@@ -310,6 +310,12 @@ uint32_t func_new_inst(kl_func *f, kl_opcode op);
 void func_presize(kl_func *f, uint32_t ninsts, uint32_t nvalues);
 /* Make sure values [0, n) exist (new ones are VK_UNUSED). */
 void func_reserve_values(kl_func *f, uint32_t n);
+/* A value number not defined (yet): what func_reserve_values fills in. */
+static inline kl_value_data
+value_hole(void)
+{
+	return (kl_value_data){ KL_VALUE_TYPE_NONE, VK_UNUSED, KL_NONE };
+}
 void func_reserve_blocks(kl_func *f, uint32_t n);
 uint32_t func_new_value(kl_func *f); /* fresh number above all others */
 void value_define(kl_func *f, uint32_t v, enum value_kind kind, kl_type t,

@@ -264,8 +264,7 @@ static uint64_t
 sig_hash(const kl_type *params, uint32_t np, const kl_type *results,
 	 uint32_t nr, bool variadic)
 {
-	uint64_t h = kl_hash_bytes(&np, sizeof np) ^ (uint64_t)nr << 1 ^
-		     (uint64_t)variadic;
+	uint64_t h = (uint64_t)np << 33 ^ (uint64_t)nr << 1 ^ variadic;
 	for (uint32_t i = 0; i < np; i++)
 		h = (h ^ params[i]) * 0x100000001b3u;
 	for (uint32_t i = 0; i < nr; i++)

@@ -472,8 +472,7 @@ new_value_number(parser *p, uint32_t v, const char *pos)
 	if (KL_LIKELY(v == f->nvalues && v < f->values_cap &&
 		      p->entity_budget > 0)) {
 		p->entity_budget--;
-		f->values[v] = (kl_value_data){ KL_VALUE_TYPE_NONE, VK_UNUSED,
-						KL_NONE };
+		f->values[v] = value_hole();
 		f->nvalues = v + 1;
 		return;
 	}

@@ -120,9 +120,8 @@ kl_strndup(const char *s, size_t n)
 	return d;
 }
 
-/* The capacity kl_grow and kl_grow_out move to: doubling, at least 8. */
-static uint32_t
-grown_cap(uint32_t cap, uint64_t need)
+uint32_t
+kl_grown_cap(uint32_t cap, uint64_t need)
 {
 	if (need > UINT32_MAX - 1)
 		kl_fatal(__FILE__, __LINE__, __func__, "table too large");
@@ -140,7 +139,7 @@ kl_grow(void *p, uint32_t *cap, size_t elem_size, uint64_t need)
 	void **pp = p;
 	if (need <= *cap)
 		return;
-	uint32_t c = grown_cap(*cap, need);
+	uint32_t c = kl_grown_cap(*cap, need);
 	*pp = kl_realloc_table(*pp, (size_t)*cap * elem_size,
 			       (size_t)c * elem_size);
 	*cap = c;
@@ -152,7 +151,7 @@ kl_grow_out(void *p, uint32_t *cap, size_t elem_size, uint64_t need)
 	void **pp = p;
 	if (need <= *cap)
 		return;
-	uint32_t c = grown_cap(*cap, need);
+	uint32_t c = kl_grown_cap(*cap, need);
 	void *q = kl_malloc((size_t)c * elem_size);
 	if (*cap)
 		memcpy(q, *pp, (size_t)*cap * elem_size);

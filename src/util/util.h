@@ -51,6 +51,10 @@ void *kl_realloc_table(void *p, size_t old, size_t n);
 void *kl_alloc_table(size_t n);
 char *kl_strndup(const char *s, size_t n);
 
+/* The capacity a table of cap entries grows to so that it holds need:
+ * doubling, at least 8 (what kl_grow uses). */
+uint32_t kl_grown_cap(uint32_t cap, uint64_t need);
+
 /*
  * Grow the array *p of *cap elements of elem_size bytes so that it holds at
  * least need elements. Capacity doubles, so appends are amortised O(1).

@@ -199,19 +199,14 @@ vdest(const kl_func *f, uint32_t d, uint32_t *block, const uint32_t **args,
 {
 	const uint32_t *e;
 	uint32_t n;
-	*args = NULL;
-	*nargs = 0;
-	if (d & DEST_BLOCK) {
-		*block = d & ~DEST_BLOCK;
-		return true;
-	}
-	*block = KL_NONE;
-	if (!vlist(f, d, &e, &n) || n == 0)
+	/* A list's header must also fit its size class (vlist). */
+	if (!(d & DEST_BLOCK) && !vlist(f, d, &e, &n)) {
+		*block = KL_NONE;
+		*args = NULL;
+		*nargs = 0;
 		return false;
-	*block = e[0];
-	*args = e + 1;
-	*nargs = n - 1;
-	return true;
+	}
+	return dest_read(&f->pool, d, block, args, nargs);
 }
 
 /* The machine class of a type handle, KL_TYPE_NONE if it is no type. */
