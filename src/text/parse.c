@@ -857,7 +857,7 @@ parse_body(parser *p, pending_body *pb)
  * x86-64 has it), else 8 bytes in a word. chunk_masks gives, for the
  * chunk at s, a mask of its newlines and one of the bytes followed by an
  * 'f' or a 'd' (a bit or a byte's high bit per byte, the same position
- * in both); chunk_count counts the bytes of a mask.
+ * in both), so kl_popcount64 of a newline mask counts the newlines.
  */
 #ifdef PARSE_SSE2
 #define CHUNK 16
@@ -871,17 +871,6 @@ chunk_masks(const char *s, uint64_t *nl, uint64_t *fd)
 	*fd = (uint32_t)_mm_movemask_epi8(
 		_mm_or_si128(_mm_cmpeq_epi8(next, _mm_set1_epi8('f')),
 			     _mm_cmpeq_epi8(next, _mm_set1_epi8('d'))));
-}
-
-static inline uint32_t
-chunk_count(uint64_t m)
-{
-	/* bits of a 16-bit mask, summed in place (the hardware popcount is
-	 * not in the base x86-64 set) */
-	m = m - ((m >> 1) & 0x5555);
-	m = (m & 0x3333) + ((m >> 2) & 0x3333);
-	m = (m + (m >> 4)) & 0x0f0f;
-	return (uint32_t)((m + (m >> 8)) & 0x1f);
 }
 #else
 #define CHUNK 8
@@ -907,11 +896,6 @@ chunk_masks(const char *s, uint64_t *nl, uint64_t *fd)
 	*fd = bytes_equal(next, 'f') | bytes_equal(next, 'd');
 }
 
-static inline uint32_t
-chunk_count(uint64_t m)
-{
-	return (uint32_t)(((m >> 7) * BYTES_01) >> 56); /* a bit a byte */
-}
 #endif
 
 /*
@@ -931,7 +915,7 @@ step_lines(parser *p, const char *s, const char *limit)
 		chunk_masks(s, &nl, &fd);
 		if (KL_LIKELY((nl & fd) == 0)) {
 			if (nl) {
-				lines += chunk_count(nl);
+				lines += kl_popcount64(nl);
 				last_nl = s; /* the chunk with the last one */
 			}
 			s += CHUNK;
