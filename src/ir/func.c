@@ -66,8 +66,9 @@ func_grow(kl_func *f, uint32_t table, void *p, uint32_t *cap,
 	if (need <= *cap)
 		return;
 	if (f->in_arena & table) {
-		kl_grow_out(p, cap, elem_size, need);
-		f->in_arena &= ~table;
+		if (!kl_arena_grow(&f->module->arena, p, cap, elem_size, need,
+				   ARENA_TABLE_MAX))
+			f->in_arena &= ~table;
 	} else {
 		kl_grow(p, cap, elem_size, need);
 	}
@@ -129,7 +130,7 @@ func_take_tables(kl_func *f, kl_func *from)
 	KL_ASSERT(f->ninsts == 0 && f->insts_cap == 0 && f->nvalues == 0 &&
 		  f->nblocks == 0 && f->pool.cap == 0 && f->nconsts == 0 &&
 		  f->nsigrefs == 0 && from->in_arena == 0 &&
-		  !from->pool.in_arena);
+		  !from->pool.arena);
 	size_t total = table_bytes(from);
 	uint32_t ni = from->ninsts, nv = from->nvalues, nb = from->nblocks;
 	uint32_t nc = from->nconsts, ns = from->nsigrefs, np = from->pool.len;
@@ -179,7 +180,7 @@ func_take_tables(kl_func *f, kl_func *from)
 		f->pool.data = carve(&at, from->pool.data,
 				     np * sizeof *f->pool.data);
 		f->pool.cap = np;
-		f->pool.in_arena = true;
+		f->pool.arena = &f->module->arena;
 		f->sigrefs = carve(&at, from->sigrefs, ns * sizeof *f->sigrefs);
 		f->inst_lines =
 			carve(&at, from->inst_lines, ni * sizeof *f->inst_lines);

@@ -106,7 +106,7 @@ typedef struct kl_pool {
 	uint32_t *data;
 	uint32_t len, cap;
 	uint32_t free_head[POOL_BINS]; /* block start + 1, 0 = empty */
-	bool in_arena; /* data is in the module arena: copy, never realloc */
+	kl_arena *arena; /* data is in this (module) arena, else NULL */
 } kl_pool;
 
 void pool_free_all(kl_pool *p);
@@ -246,10 +246,16 @@ struct kl_func {
 };
 
 /*
- * Tables that live in the module arena are sized exactly; growing one
- * copies it out to a malloc'd array (and clears its bit), since arena
- * memory can be neither realloc'd nor freed.
+ * Tables that live in the module arena are sized exactly by the parser.
+ * Arena memory can be neither realloc'd nor freed, so growing one copies
+ * it: to a doubled copy in the arena while it is small (ARENA_TABLE_MAX),
+ * then out to a malloc'd array (and its bit is cleared). A pass over a
+ * module of small functions grows thousands of tables; from the heap,
+ * each would take fresh 4 KB pages, and a page fault costs over 10 us on
+ * this project's machines, more than the pass spends on a small function.
+ * The arena's big chunks are backed by huge pages.
  */
+#define ARENA_TABLE_MAX ((size_t)64 << 10)
 enum {
 	TAB_INSTS = 1 << 0,
 	TAB_NODES = 1 << 1,

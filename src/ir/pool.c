@@ -91,9 +91,10 @@ reserve(kl_pool *p, uint64_t need)
 	 * holding a block instead (ir.h). */
 	if (need > DEST_BLOCK)
 		kl_fatal(__FILE__, __LINE__, __func__, "value list pool full");
-	if (p->in_arena) {
-		kl_grow_out(&p->data, &p->cap, sizeof *p->data, need);
-		p->in_arena = false;
+	if (p->arena) {
+		if (!kl_arena_grow(p->arena, &p->data, &p->cap,
+				   sizeof *p->data, need, ARENA_TABLE_MAX))
+			p->arena = NULL;
 	} else {
 		kl_grow(&p->data, &p->cap, sizeof *p->data, need);
 	}
@@ -131,7 +132,7 @@ free_block(kl_pool *p, uint32_t list, uint32_t bin)
 void
 pool_free_all(kl_pool *p)
 {
-	if (!p->in_arena)
+	if (!p->arena)
 		free(p->data);
 	memset(p, 0, sizeof *p);
 }

@@ -85,6 +85,26 @@ kl_arena_zalloc(kl_arena *a, size_t n)
 	return p;
 }
 
+bool
+kl_arena_grow(kl_arena *a, void *p, uint32_t *cap, size_t elem_size,
+	      uint64_t need, size_t max)
+{
+	if (need <= *cap)
+		return true;
+	uint32_t c = kl_grown_cap(*cap, need);
+	if ((size_t)c * elem_size > max) {
+		kl_grow_out(p, cap, elem_size, need);
+		return false;
+	}
+	void **pp = p;
+	void *q = kl_arena_alloc(a, (size_t)c * elem_size);
+	if (*cap)
+		memcpy(q, *pp, (size_t)*cap * elem_size);
+	*pp = q;
+	*cap = c;
+	return true;
+}
+
 void
 kl_arena_reset(kl_arena *a)
 {

@@ -83,6 +83,14 @@ void *kl_arena_zalloc(kl_arena *a, size_t n); /* zeroed */
  * much it will allocate, one big chunk instead of many doubling ones. */
 void kl_arena_reserve(kl_arena *a, size_t n);
 void kl_arena_reset(kl_arena *a);
+/*
+ * Grow an array that lives in arena a to at least need elements, as
+ * kl_grow does: to a doubled copy inside the arena while that takes at
+ * most max bytes (true), else out to a malloc'd copy that the caller owns
+ * from then on (false).
+ */
+bool kl_arena_grow(kl_arena *a, void *p, uint32_t *cap, size_t elem_size,
+		   uint64_t need, size_t max);
 void kl_arena_free(kl_arena *a);
 
 /* 64-bit FNV-1a over bytes, for lookup tables only (never for output order). */

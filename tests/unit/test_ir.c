@@ -557,6 +557,72 @@ test_signatures_interned(void)
 	kl_module_free(m);
 }
 
+/*
+ * A parsed small function's tables sit in the module arena, sized
+ * exactly. Growing them (as a pass does) keeps them in the arena while
+ * they are small, then moves them out to malloc; the contents survive
+ * both moves, and freeing the module frees each table once (ASan).
+ */
+static void
+test_arena_tables_grow(void)
+{
+	static const char text[] = "function %f(i32) -> i32 {\n"
+				   "block0(v0: i32):\n"
+				   "    v1 = iadd_imm v0, 7\n"
+				   "    jump block1(v1, v0)\n"
+				   "\n"
+				   "block1(v2: i32, v3: i32):\n"
+				   "    return v2\n"
+				   "}\n";
+	kl_module *m;
+	kl_diags d = { 0 };
+	CHECK_EQ_INT(kl_parse_module(text, sizeof text - 1, NULL, &m, &d),
+		     KL_OK);
+	kl_func *f = kl_sym_func(m, kl_module_lookup(m, "f", 1));
+	CHECK(f && (f->in_arena & TAB_VALUES) && (f->in_arena & TAB_INSTS));
+	CHECK(f->pool.arena == &m->arena);
+	uint32_t params = f->blocks[1].params;
+	CHECK_EQ_INT(list_len(&f->pool, params), 2);
+
+	/* A few new values, instructions and lists: still in the arena. */
+	uint32_t v = func_new_value(f);
+	value_define(f, v, VK_RESULT, KL_TYPE_I32, 0);
+	uint32_t i = func_new_inst(f, KL_OP_IADD);
+	uint32_t two[2] = { 0, 1 };
+	uint32_t list = list_make(&f->pool, two, 2);
+	for (int k = 0; k < 10; k++)
+		list_push(&f->pool, &list, (uint32_t)k);
+	CHECK((f->in_arena & TAB_VALUES) && (f->in_arena & TAB_INSTS) &&
+	      (f->in_arena & TAB_NODES) && (f->in_arena & TAB_INST_LINES));
+	CHECK(f->pool.arena == &m->arena);
+	CHECK_EQ_INT(f->values[1].def, 0); /* v1 = iadd_imm, inst 0 */
+	CHECK_EQ_INT(f->values[v].type, KL_TYPE_I32);
+	CHECK_EQ_INT(f->insts[i].op, KL_OP_IADD);
+	CHECK_EQ_INT(list_len(&f->pool, params), 2);
+	CHECK_EQ_INT(list_get(&f->pool, params, 1), 3);
+	CHECK_EQ_INT(list_len(&f->pool, list), 12);
+
+	/* Past ARENA_TABLE_MAX bytes, out to malloc. */
+	uint32_t nv = (uint32_t)(ARENA_TABLE_MAX / sizeof *f->values) + 1;
+	while (f->nvalues < nv)
+		func_new_value(f);
+	while (f->ninsts < nv)
+		func_new_inst(f, KL_OP_COPY);
+	for (uint32_t k = 0; k < nv; k++)
+		list_push(&f->pool, &list, k);
+	CHECK(!(f->in_arena & TAB_VALUES) && !(f->in_arena & TAB_INSTS) &&
+	      !(f->in_arena & TAB_NODES));
+	CHECK(f->pool.arena == NULL);
+	CHECK_EQ_INT(f->values[1].def, 0);
+	CHECK_EQ_INT(f->values[v].type, KL_TYPE_I32);
+	CHECK_EQ_INT(f->insts[i].op, KL_OP_IADD);
+	CHECK_EQ_INT(list_get(&f->pool, params, 1), 3);
+	CHECK_EQ_INT(list_len(&f->pool, list), 12 + nv);
+	CHECK_EQ_INT(list_get(&f->pool, list, 11 + nv), nv - 1);
+	kl_module_free(m);
+	kl_diags_free(&d);
+}
+
 int
 main(void)
 {
@@ -574,5 +640,6 @@ main(void)
 	UNIT_RUN(test_builder_immediates);
 	UNIT_RUN(test_signatures_interned);
 	UNIT_RUN(test_destination_words);
+	UNIT_RUN(test_arena_tables_grow);
 	return unit_report("ir");
 }
