@@ -118,12 +118,6 @@ carve(char **at, const void *src, size_t n)
  * the copy would cost more than the cache warmth it buys. */
 #define TAKE_COPY_MAX ((size_t)1 << 20)
 
-static void *
-shrink(void *p, size_t n)
-{
-	return p && n ? kl_realloc(p, n) : p;
-}
-
 void
 func_take_tables(kl_func *f, kl_func *from)
 {
@@ -135,28 +129,29 @@ func_take_tables(kl_func *f, kl_func *from)
 	uint32_t ni = from->ninsts, nv = from->nvalues, nb = from->nblocks;
 	uint32_t nc = from->nconsts, ns = from->nsigrefs, np = from->pool.len;
 	if (total > TAKE_COPY_MAX) {
-		/* Hand over, trimmed to size (shrinking does not copy). */
-		f->insts = shrink(from->insts, ni * sizeof *f->insts);
-		f->nodes = shrink(from->nodes, ni * sizeof *f->nodes);
-		f->values = shrink(from->values, nv * sizeof *f->values);
-		f->consts = shrink(from->consts, nc * sizeof *f->consts);
-		f->blocks = shrink(from->blocks, nb * sizeof *f->blocks);
+		/*
+		 * Hand over with the capacity the parser reserved (from its
+		 * line count): the pages past the end were never touched, so
+		 * they cost address space only, and a pass that adds values
+		 * or instructions fills them instead of copying the tables
+		 * to fresh memory (tens of MB for a big function; a page
+		 * fault costs over 10 us here).
+		 */
+		f->insts = from->insts;
+		f->nodes = from->nodes;
+		f->values = from->values;
+		f->consts = from->consts;
+		f->blocks = from->blocks;
 		f->pool = from->pool;
-		f->pool.data = shrink(from->pool.data, np * sizeof *f->pool.data);
-		f->sigrefs = shrink(from->sigrefs, ns * sizeof *f->sigrefs);
-		f->inst_lines =
-			shrink(from->inst_lines, ni * sizeof *f->inst_lines);
-		f->block_lines =
-			shrink(from->block_lines, nb * sizeof *f->block_lines);
-		f->sigref_lines =
-			shrink(from->sigref_lines, ns * sizeof *f->sigref_lines);
-		/* Keep the capacities honest for an empty table. */
-		f->insts_cap = ni ? ni : from->insts_cap;
-		f->values_cap = nv ? nv : from->values_cap;
-		f->consts_cap = nc ? nc : from->consts_cap;
-		f->blocks_cap = nb ? nb : from->blocks_cap;
-		f->pool.cap = np ? np : from->pool.cap;
-		f->sigrefs_cap = ns ? ns : from->sigrefs_cap;
+		f->sigrefs = from->sigrefs;
+		f->inst_lines = from->inst_lines;
+		f->block_lines = from->block_lines;
+		f->sigref_lines = from->sigref_lines;
+		f->insts_cap = from->insts_cap;
+		f->values_cap = from->values_cap;
+		f->consts_cap = from->consts_cap;
+		f->blocks_cap = from->blocks_cap;
+		f->sigrefs_cap = from->sigrefs_cap;
 		from->insts = NULL;
 		from->nodes = NULL;
 		from->values = NULL;

@@ -223,6 +223,7 @@ place_params(promoter *p)
 					kl_grow(&p->phis, &p->phis_cap,
 						sizeof *p->phis, p->nphis + 1);
 				p->phis[p->nphis++] = (phi){ y, s, KL_NONE, 0 };
+				p->nincoming_bound += cfg_npreds(p->cfg, y);
 				if (queued[y] != stamp) {
 					queued[y] = stamp;
 					work[nwork++] = y;
@@ -392,6 +393,7 @@ promoter_begin(promoter *p, kl_func *f, kl_pass_report *rep)
 	p->nblocks = f->nblocks;
 	p->nallocas = p->nacc = p->nslots = p->nphis = 0;
 	p->nfixups = p->nedges = p->nincoming = p->nlog = 0;
+	p->nincoming_bound = 0;
 	p->made_aliases = false;
 	p->calls_setjmp = false;
 	p->have_dt = false;

@@ -13,6 +13,7 @@
 #ifndef KEEL_PROMOTE_H
 #define KEEL_PROMOTE_H
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "../analysis/analysis.h"
@@ -87,11 +88,29 @@ typedef struct scratch {
 	uint32_t cap;
 } scratch;
 
+/*
+ * Room for n elements in an array whose contents are dead: a bigger one
+ * replaces it, nothing copied. Fresh memory is what a big function costs
+ * most here (a page fault takes over 10 us on this project's machines),
+ * so the pass sizes its arrays once, from a bound, where it can, instead
+ * of doubling them through a chain of copies.
+ */
+static inline void
+reserve_fresh(void *p, uint32_t *cap, size_t elem_size, uint64_t n)
+{
+	if (KL_LIKELY(n <= *cap))
+		return;
+	void **pp = p;
+	free(*pp);
+	*pp = NULL;
+	*cap = 0;
+	kl_grow(pp, cap, elem_size, n);
+}
+
 static inline uint32_t *
 room(scratch *s, uint64_t n)
 {
-	if (KL_UNLIKELY(n > s->cap))
-		kl_grow(&s->a, &s->cap, sizeof *s->a, n);
+	reserve_fresh(&s->a, &s->cap, sizeof *s->a, n);
 	return s->a;
 }
 
@@ -101,9 +120,8 @@ static inline uint32_t *
 room_stamps(scratch *s, uint64_t n)
 {
 	if (KL_UNLIKELY(n > s->cap)) {
-		uint32_t old = s->cap;
-		kl_grow(&s->a, &s->cap, sizeof *s->a, n);
-		memset(s->a + old, 0, (size_t)(s->cap - old) * sizeof *s->a);
+		reserve_fresh(&s->a, &s->cap, sizeof *s->a, n);
+		memset(s->a, 0, (size_t)s->cap * sizeof *s->a);
 	}
 	return s->a;
 }
@@ -154,6 +172,7 @@ typedef struct promoter {
 	uint32_t nedges, edges_cap;
 	uint32_t *incoming;
 	uint32_t nincoming, incoming_cap;
+	uint64_t nincoming_bound; /* the candidates' predecessor edges */
 	scratch edge_start, edge_order, phi_pos, args; /* prune_params */
 
 	scratch cur;           /* per slot: current value or KL_NONE (zero) */

@@ -204,8 +204,7 @@ add_access(promoter *p, uint32_t i, uint32_t b, uint32_t r, bool is_store)
 	kl_func *f = p->f;
 	const kl_inst_data *d = &f->insts[i];
 	uint8_t memw = kl_op_table[d->op].memw;
-	if (p->nacc == p->acc_cap)
-		kl_grow(&p->acc, &p->acc_cap, sizeof *p->acc, p->nacc + 1);
+	KL_ASSERT(p->nacc < p->acc_cap); /* sized in promote_walk */
 	access *a = &p->acc[p->nacc++];
 	a->inst = i;
 	a->alloca = p->addr.a[r];
@@ -266,6 +265,10 @@ promote_walk(promoter *p, bool defs)
 	kl_func *f = p->f;
 	uint32_t *block_acc = room(&p->block_acc, (uint64_t)p->nblocks + 1);
 	uint32_t *block_nacc = room(&p->block_nacc, (uint64_t)p->nblocks + 1);
+	/* An access is an instruction. */
+	KL_ASSERT(p->nacc == 0);
+	reserve_fresh(&p->acc, &p->acc_cap, sizeof *p->acc,
+		      (uint64_t)f->ninsts + 1);
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
 		block_acc[b] = p->nacc;
 		bool entry = b == f->first_block;

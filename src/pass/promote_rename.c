@@ -30,7 +30,9 @@ add_fixup(promoter *p, uint8_t kind, uint32_t id, uint32_t ref)
 {
 	if (!is_phi_ref(ref))
 		return;
-	kl_grow(&p->fixups, &p->fixups_cap, sizeof *p->fixups, p->nfixups + 1);
+	if (KL_UNLIKELY(p->nfixups == p->fixups_cap))
+		kl_grow(&p->fixups, &p->fixups_cap, sizeof *p->fixups,
+			p->nfixups + 1);
 	p->fixups[p->nfixups++] = (fixup){ kind, id, ref - PHI_REF };
 	p->phis[ref - PHI_REF].used = 1;
 }
@@ -64,7 +66,7 @@ current(promoter *p, uint32_t s)
 static inline void
 set_current(promoter *p, uint32_t s, uint32_t v)
 {
-	if (p->nlog == p->log_cap)
+	if (KL_UNLIKELY(p->nlog == p->log_cap))
 		kl_grow(&p->log, &p->log_cap, sizeof *p->log, p->nlog + 1);
 	p->log[p->nlog++] = (undo){ s, p->cur.a[s] };
 	p->cur.a[s] = v;
@@ -170,11 +172,13 @@ record_edges(promoter *p, uint32_t b, bool zeros)
 		uint32_t n = target < p->nblocks ? p->block_nphi.a[target] : 0;
 		if (n == 0)
 			continue;
-		kl_grow(&p->edges, &p->edges_cap, sizeof *p->edges,
-			p->nedges + 1);
+		if (KL_UNLIKELY(p->nedges == p->edges_cap))
+			kl_grow(&p->edges, &p->edges_cap, sizeof *p->edges,
+				p->nedges + 1);
 		p->edges[p->nedges++] = (edge){ t, k, target, p->nincoming };
-		kl_grow(&p->incoming, &p->incoming_cap, sizeof *p->incoming,
-			(uint64_t)p->nincoming + n);
+		if (KL_UNLIKELY((uint64_t)p->nincoming + n > p->incoming_cap))
+			kl_grow(&p->incoming, &p->incoming_cap,
+				sizeof *p->incoming, (uint64_t)p->nincoming + n);
 		/* KL_NONE stands for the slot's zero, made only if a surviving
 		 * parameter needs it. */
 		for (uint32_t j = 0; j < n; j++) {
@@ -217,6 +221,16 @@ promote_rename_all(promoter *p)
 	const kl_domtree *dt = p->dt;
 	KL_ASSERT(f->nvalues < PHI_REF && p->nphis < KL_NONE - PHI_REF);
 	uint32_t *cur = room(&p->cur, (uint64_t)p->nslots + 1);
+	/* A store or a parameter sets a slot once; an access makes at most
+	 * two fixups (a conversion and the load itself). */
+	reserve_fresh(&p->log, &p->log_cap, sizeof *p->log,
+		      (uint64_t)p->nacc + p->nphis + 1);
+	reserve_fresh(&p->fixups, &p->fixups_cap, sizeof *p->fixups,
+		      2 * (uint64_t)p->nacc + 1);
+	reserve_fresh(&p->edges, &p->edges_cap, sizeof *p->edges,
+		      (uint64_t)p->cfg->pool_len + 1);
+	reserve_fresh(&p->incoming, &p->incoming_cap, sizeof *p->incoming,
+		      (uint64_t)p->nincoming_bound + 1);
 	memset(cur, 0xff, ((size_t)p->nslots + 1) * sizeof *cur);
 	uint32_t n = 0;
 	/* entries: block id, and the undo mark + 1 for an exit (0 = enter) */
