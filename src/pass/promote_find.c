@@ -164,7 +164,8 @@ promote_clear_addresses(promoter *p)
 	if (nv + 1 > p->addr_off_cap)
 		kl_grow(&p->addr_off, &p->addr_off_cap, sizeof *p->addr_off,
 			(uint64_t)nv + 1);
-	memset(addr, 0xff, (size_t)nv * sizeof *addr);
+	/* addr[nv] stays KL_NONE: promote_walk reads it for "no operand". */
+	memset(addr, 0xff, ((size_t)nv + 1) * sizeof *addr);
 	bool aliases = false;
 	for (uint32_t v = 0; v < nv; v++)
 		aliases |= f->values[v].kind == VK_ALIAS;
@@ -244,11 +245,79 @@ derive(promoter *p, uint32_t i, bool entry)
 }
 
 /*
+ * What the walk does with each opcode: for the formats whose operands are
+ * all in the instruction's words (nearly every instruction), a mask of the
+ * words w[0..2] holding them; the rest are cases of their own. Made from
+ * the opcode table.
+ */
+enum {
+	WALK_W1 = 2,
+	WALK_W1_W2 = 6,
+	WALK_MASKS = 8, /* kinds below are masks */
+	WALK_LOAD = WALK_MASKS,
+	WALK_STORE,
+	WALK_DERIVE, /* iadd_imm */
+	WALK_ALLOCA,
+	WALK_ALLOCA_DYN,
+	WALK_JUMP,
+	WALK_BRIF,
+	WALK_CALL,
+	WALK_OTHER, /* operands and destinations from inst_args/inst_dests */
+};
+
+#define WALK_KIND_CONST 0
+#define WALK_KIND_SYMBOL 0
+#define WALK_KIND_TRAP 0
+#define WALK_KIND_UNARY WALK_W1
+#define WALK_KIND_BINARY_IMM WALK_W1
+#define WALK_KIND_ICMP_IMM WALK_W1
+#define WALK_KIND_BINARY WALK_W1_W2
+#define WALK_KIND_ICMP WALK_W1_W2
+#define WALK_KIND_FCMP WALK_W1_W2
+#define WALK_KIND_LOAD WALK_LOAD
+#define WALK_KIND_STORE WALK_STORE
+#define WALK_KIND_ALLOCA WALK_ALLOCA
+#define WALK_KIND_ALLOCA_DYN WALK_ALLOCA_DYN
+#define WALK_KIND_JUMP WALK_JUMP
+#define WALK_KIND_BRIF WALK_BRIF
+#define WALK_KIND_CALL WALK_CALL
+#define WALK_KIND_TERNARY WALK_OTHER
+#define WALK_KIND_CALL_INDIRECT WALK_OTHER
+#define WALK_KIND_BR_TABLE WALK_OTHER
+#define WALK_KIND_RETURN WALK_OTHER
+
+static const uint8_t walk_kind[KL_OP_COUNT] = {
+#define KL_OPCODE(name, text, fmt, nres, typing, ctrl, memw, flags)          \
+	[KL_OP_##name] = KL_OP_##name == KL_OP_IADD_IMM ? WALK_DERIVE        \
+							: WALK_KIND_##fmt,
+#include "keel_opcodes.def"
+#undef KL_OPCODE
+};
+
+/* Value v as an index of addr[]: nv (whose entry is KL_NONE) when out of
+ * range. */
+static inline uint32_t
+addr_index(uint32_t v, uint32_t nv)
+{
+	return v < nv ? v : nv;
+}
+
+/* The operands of i that the mask k names, checked for escapes. */
+static void
+check_masked(promoter *p, uint32_t i, const kl_inst_data *d, unsigned k)
+{
+	for (unsigned w = 0; w < 3; w++)
+		if (k & (1u << w))
+			check_escape(p, d->w[w], i);
+}
+
+/*
  * One walk over the layout finds every use of an address: the address of
  * a load or store is an access, any other use (but the operand of an
- * iadd_imm, whose result is an address itself) an escape. The formats
- * with their operands in the instruction come first in the switch: they
- * are nearly all the instructions.
+ * iadd_imm, whose result is an address itself) an escape. Most operands
+ * are no address: for an instruction with its operands in its words, one
+ * test (an AND of their addr entries, KL_NONE for "none") clears them
+ * all, without a branch per operand.
  *
  * With defs, the same walk finds the allocas and the addresses derived
  * from them. Only the static allocas of the entry block can be promoted,
@@ -263,6 +332,8 @@ bool
 promote_walk(promoter *p, bool defs)
 {
 	kl_func *f = p->f;
+	const uint32_t nv = p->nvalues;
+	const uint32_t *addr = p->addr.a;
 	uint32_t *block_acc = room(&p->block_acc, (uint64_t)p->nblocks + 1);
 	uint32_t *block_nacc = room(&p->block_nacc, (uint64_t)p->nblocks + 1);
 	/* An access is an instruction. */
@@ -275,55 +346,49 @@ promote_walk(promoter *p, bool defs)
 		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
 		     i = f->nodes[i].next) {
 			const kl_inst_data *d = &f->insts[i];
-			kl_format fmt = kl_op_table[d->op].format;
+			unsigned k = walk_kind[d->op];
+			if (KL_LIKELY(k < WALK_MASKS)) {
+				uint32_t v0 = k & 1 ? d->w[0] : nv;
+				uint32_t v1 = k & 2 ? d->w[1] : nv;
+				uint32_t v2 = k & 4 ? d->w[2] : nv;
+				if (KL_UNLIKELY((addr[addr_index(v0, nv)] &
+						 addr[addr_index(v1, nv)] &
+						 addr[addr_index(v2, nv)]) !=
+						KL_NONE))
+					check_masked(p, i, d, k);
+				continue;
+			}
 			uint32_t r;
-			switch (fmt) {
-			case KL_FMT_STORE:
+			switch (k) {
+			case WALK_STORE:
 				check_escape(p, d->w[0], i);
 				/* fall through */
-			case KL_FMT_LOAD:
+			case WALK_LOAD:
 				if ((r = address_of(p, d->w[1])) != KL_NONE)
-					add_access(p, i, b, r,
-						   fmt == KL_FMT_STORE);
+					add_access(p, i, b, r, k == WALK_STORE);
 				continue;
-			case KL_FMT_BINARY_IMM:
-				if (d->op != KL_OP_IADD_IMM)
-					check_escape(p, d->w[1], i);
-				else if (defs && !derive(p, i, entry))
+			case WALK_DERIVE:
+				if (defs && !derive(p, i, entry))
 					return false;
 				continue;
-			case KL_FMT_UNARY:
-			case KL_FMT_ICMP_IMM:
-				check_escape(p, d->w[1], i);
-				continue;
-			case KL_FMT_BINARY:
-			case KL_FMT_ICMP:
-			case KL_FMT_FCMP:
-				check_escape(p, d->w[1], i);
-				check_escape(p, d->w[2], i);
-				continue;
-			case KL_FMT_CONST:
-			case KL_FMT_SYMBOL:
-			case KL_FMT_TRAP:
-				continue;
-			case KL_FMT_ALLOCA:
+			case WALK_ALLOCA:
 				if (defs)
 					add_alloca(p, i, b, entry);
 				continue;
-			case KL_FMT_ALLOCA_DYN:
+			case WALK_ALLOCA_DYN:
 				if (defs)
 					add_alloca(p, i, b, false);
 				check_escape(p, d->w[1], i);
 				continue;
-			case KL_FMT_JUMP:
+			case WALK_JUMP:
 				check_dest_escapes(p, d->w[0], i);
 				continue;
-			case KL_FMT_BRIF:
+			case WALK_BRIF:
 				check_escape(p, d->w[0], i);
 				check_dest_escapes(p, d->w[1], i);
 				check_dest_escapes(p, d->w[2], i);
 				continue;
-			case KL_FMT_CALL:
+			case WALK_CALL:
 				if (defs)
 					p->calls_setjmp |=
 						is_setjmp(f->module, d->w[1]);
@@ -333,12 +398,12 @@ promote_walk(promoter *p, bool defs)
 			}
 			const uint32_t *args;
 			uint32_t n = inst_args(f, i, &args);
-			for (uint32_t k = 0; k < n; k++)
-				check_escape(p, args[k], i);
+			for (uint32_t a = 0; a < n; a++)
+				check_escape(p, args[a], i);
 			const uint32_t *dests;
 			uint32_t nd = inst_dests(f, i, &dests);
-			for (uint32_t k = 0; k < nd; k++)
-				check_dest_escapes(p, dests[k], i);
+			for (uint32_t a = 0; a < nd; a++)
+				check_dest_escapes(p, dests[a], i);
 		}
 		block_nacc[b] = p->nacc - block_acc[b];
 	}
