@@ -7,6 +7,8 @@
  * re-read after any pool allocation, since growing a list may move it and
  * growing the pool may move every list.
  */
+#include <string.h>
+
 #include "ir.h"
 
 void
@@ -45,13 +47,16 @@ inst_dest_append_args(kl_func *f, uint32_t i, uint32_t k, const uint32_t *vals,
 	if (n == 0)
 		return;
 	uint32_t list = *dest_slot(f, i, k);
+	uint32_t *e;
 	if (list & DEST_BLOCK) { /* the block alone: make it a list */
 		uint32_t b = list & ~DEST_BLOCK;
-		list = list_make(&f->pool, &b, 1);
+		list = list_make(&f->pool, NULL, n + 1);
+		e = f->pool.data + list;
+		*e++ = b;
+	} else {
+		e = list_extend(&f->pool, &list, n);
 	}
-	uint32_t *e = list_extend(&f->pool, &list, n);
-	for (uint32_t j = 0; j < n; j++)
-		e[j] = vals[j];
+	memcpy(e, vals, n * sizeof *vals);
 	/* The pool may have moved: find the slot again. */
 	*dest_slot(f, i, k) = list;
 }

@@ -326,24 +326,33 @@ promote_prune_params(promoter *p)
 
 	/* Numbers for the survivors, in creation order (slot by slot). */
 	uint32_t live = 0;
+	for (uint32_t k = 0; k < p->nphis; k++)
+		live += p->phis[k].used;
+	uint32_t next_value = f->nvalues;
+	func_reserve_values(f, next_value + live);
 	for (uint32_t k = 0; k < p->nphis; k++) {
 		phi *ph = &p->phis[k];
 		if (!ph->used)
 			continue;
-		ph->value = func_new_value(f);
+		ph->value = next_value++;
 		value_define(f, ph->value, VK_PARAM, p->slots[ph->slot].type,
 			     ph->block);
-		live++;
 	}
 	promote_count(p, COUNT_PARAMS, live);
-	/* Parameters in each block's candidate order (slot order). */
-	for (uint32_t b = 0; b < nb; b++)
+	/* Parameters in each block's candidate order (slot order), added
+	 * to its list at once. */
+	uint32_t *args = room(&p->args, (uint64_t)p->nphis + 1);
+	for (uint32_t b = 0; b < nb; b++) {
+		uint32_t n = 0;
 		for (uint32_t j = 0; j < nphi[b]; j++) {
 			const phi *ph = &p->phis[by_block[first[b] + j]];
 			if (ph->used)
-				list_push(&f->pool, &f->blocks[b].params,
-					  ph->value);
+				args[n++] = ph->value;
 		}
+		if (n)
+			memcpy(list_extend(&f->pool, &f->blocks[b].params, n),
+			       args, n * sizeof *args);
+	}
 	for (uint32_t k = 0; k < p->nfixups; k++) {
 		const fixup *x = &p->fixups[k];
 		uint32_t v = p->phis[x->phi].value;
@@ -353,7 +362,6 @@ promote_prune_params(promoter *p)
 			f->insts[x->id].w[1] = v;
 	}
 	/* Branch arguments for the surviving parameters. */
-	uint32_t *args = room(&p->args, (uint64_t)p->nphis + 1);
 	for (uint32_t e = 0; e < p->nedges; e++) {
 		const edge *ed = &p->edges[e];
 		uint32_t n = 0;
