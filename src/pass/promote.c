@@ -309,11 +309,61 @@ unalias_inst(kl_func *f, uint32_t i)
 		unalias_dest(f, dests[k]);
 }
 
+/* The operand words of each walk kind that finish checks for aliases
+ * (a mask, as for the kinds below WALK_MASKS), or FINISH_ALL: every
+ * operand and branch argument, through unalias_inst. */
+enum { FINISH_ALL = 0xff };
+static const uint8_t finish_mask[WALK_OTHER + 1] = {
+	[0] = 0, [1] = 1, [2] = 2, [3] = 3, [4] = 4, [5] = 5, [6] = 6, [7] = 7,
+	[WALK_LOAD] = 2, [WALK_STORE] = 3, [WALK_DERIVE] = 2,
+	[WALK_ALLOCA] = 0, [WALK_ALLOCA_DYN] = 2, [WALK_JUMP] = FINISH_ALL,
+	[WALK_BRIF] = FINISH_ALL, [WALK_CALL] = FINISH_ALL,
+	[WALK_OTHER] = FINISH_ALL,
+};
+
+/* Is operand v one of the function's aliases? addr[] marks them all:
+ * those there were before the pass (promote_clear_addresses) and the
+ * loads it replaced (replace_load); values the pass made are none. */
+static inline bool
+aliased(const promoter *p, uint32_t v)
+{
+	return v < p->nvalues && p->addr.a[v] == ALIASED;
+}
+
+/* Is v (resolved) the address of a promoted alloca, which finish removes? */
+static bool
+promoted_address(const promoter *p, uint32_t v)
+{
+	if (v >= p->nvalues)
+		return false;
+	uint32_t a = p->addr.a[v];
+	return a < p->nallocas && p->allocas[a].reason == PROMOTED;
+}
+
+/*
+ * An alias of an address the pass removes would stand for nothing: it is
+ * dropped (its number becomes a hole). Its uses were loads and stores of
+ * the promoted slots -- any other use would have kept the alloca -- and
+ * they are gone.
+ */
+static void
+drop_address_aliases(promoter *p)
+{
+	kl_func *f = p->f;
+	for (uint32_t v = 0; v < p->nvalues; v++)
+		if (f->values[v].kind == VK_ALIAS &&
+		    promoted_address(p, value_resolve(f, v)))
+			f->values[v] = value_hole();
+}
+
 /*
  * The last walk over the function: remove the promoted allocas and the
  * address arithmetic that only fed them and, when loads became aliases,
  * resolve the aliases in every operand of what remains (what
  * func_resolve_aliases does, without a second walk over the function).
+ * An instruction with its operands in its words is passed over after a
+ * look at the addr[] marks of its operands, without reading the value
+ * table.
  */
 static void
 finish(promoter *p)
@@ -324,20 +374,27 @@ finish(promoter *p)
 		uint32_t next;
 		for (uint32_t i = f->blocks[b].first; i != KL_NONE; i = next) {
 			next = f->nodes[i].next;
-			const kl_inst_data *d = &f->insts[i];
-			if ((d->op == KL_OP_ALLOCA || d->op == KL_OP_IADD_IMM) &&
-			    d->w[0] < p->nvalues) {
-				uint32_t a = p->addr.a[d->w[0]];
-				if (a < p->nallocas &&
-				    p->allocas[a].reason == PROMOTED) {
-					layout_remove_inst(f, i);
-					continue;
-				}
+			kl_inst_data *d = &f->insts[i];
+			unsigned k = promote_walk_kind[d->op];
+			if ((k == WALK_ALLOCA || k == WALK_DERIVE) &&
+			    promoted_address(p, d->w[0])) {
+				layout_remove_inst(f, i);
+				continue;
 			}
-			if (aliases)
+			if (!aliases)
+				continue;
+			unsigned m = finish_mask[k];
+			if (m == FINISH_ALL) {
 				unalias_inst(f, i);
+				continue;
+			}
+			for (unsigned w = 0; w < 3; w++)
+				if ((m & (1u << w)) && aliased(p, d->w[w]))
+					d->w[w] = unalias(f, d->w[w]);
 		}
 	}
+	if (p->had_aliases)
+		drop_address_aliases(p);
 }
 
 /* The state kept between functions (in a pass report) and freed once. */

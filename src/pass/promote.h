@@ -183,10 +183,34 @@ typedef struct promoter {
 	kl_arena arena;        /* the strict SSA check's marks */
 	uint32_t zero[KL_TYPE_BUILTIN_COUNT];
 	bool made_aliases;
+	bool had_aliases;      /* the function had aliases before the pass */
 	bool calls_setjmp;
 	uint32_t count_at[NCOUNTS]; /* where each counter is in the report */
 	kl_builder b;
 } promoter;
+
+/*
+ * What the walk does with each opcode: for the formats whose operands are
+ * all in the instruction's words (nearly every instruction), a mask of the
+ * words w[0..2] holding them; the rest are cases of their own. Made from
+ * the opcode table (promote_find.c).
+ */
+enum {
+	WALK_W1 = 2,
+	WALK_W1_W2 = 6,
+	WALK_MASKS = 8, /* kinds below are masks */
+	WALK_LOAD = WALK_MASKS,
+	WALK_STORE,
+	WALK_DERIVE, /* iadd_imm */
+	WALK_ALLOCA,
+	WALK_ALLOCA_DYN,
+	WALK_JUMP,
+	WALK_BRIF,
+	WALK_CALL,
+	WALK_OTHER, /* operands and destinations from inst_args/inst_dests */
+};
+
+extern const uint8_t promote_walk_kind[KL_OP_COUNT];
 
 /* v, or the value it stands for if it is an alias (as value_resolve). */
 static inline uint32_t

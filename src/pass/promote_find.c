@@ -172,6 +172,7 @@ promote_clear_addresses(promoter *p)
 	for (uint32_t v = 0; v < nv && aliases; v++)
 		if (f->values[v].kind == VK_ALIAS)
 			addr[v] = ALIASED;
+	p->had_aliases = aliases;
 }
 
 /* An alloca: recorded, and its result made an address when follow. */
@@ -244,27 +245,6 @@ derive(promoter *p, uint32_t i, bool entry)
 	return true;
 }
 
-/*
- * What the walk does with each opcode: for the formats whose operands are
- * all in the instruction's words (nearly every instruction), a mask of the
- * words w[0..2] holding them; the rest are cases of their own. Made from
- * the opcode table.
- */
-enum {
-	WALK_W1 = 2,
-	WALK_W1_W2 = 6,
-	WALK_MASKS = 8, /* kinds below are masks */
-	WALK_LOAD = WALK_MASKS,
-	WALK_STORE,
-	WALK_DERIVE, /* iadd_imm */
-	WALK_ALLOCA,
-	WALK_ALLOCA_DYN,
-	WALK_JUMP,
-	WALK_BRIF,
-	WALK_CALL,
-	WALK_OTHER, /* operands and destinations from inst_args/inst_dests */
-};
-
 #define WALK_KIND_CONST 0
 #define WALK_KIND_SYMBOL 0
 #define WALK_KIND_TRAP 0
@@ -286,7 +266,7 @@ enum {
 #define WALK_KIND_BR_TABLE WALK_OTHER
 #define WALK_KIND_RETURN WALK_OTHER
 
-static const uint8_t walk_kind[KL_OP_COUNT] = {
+const uint8_t promote_walk_kind[KL_OP_COUNT] = {
 #define KL_OPCODE(name, text, fmt, nres, typing, ctrl, memw, flags)          \
 	[KL_OP_##name] = KL_OP_##name == KL_OP_IADD_IMM ? WALK_DERIVE        \
 							: WALK_KIND_##fmt,
@@ -346,7 +326,7 @@ promote_walk(promoter *p, bool defs)
 		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
 		     i = f->nodes[i].next) {
 			const kl_inst_data *d = &f->insts[i];
-			unsigned k = walk_kind[d->op];
+			unsigned k = promote_walk_kind[d->op];
 			if (KL_LIKELY(k < WALK_MASKS)) {
 				uint32_t v0 = k & 1 ? d->w[0] : nv;
 				uint32_t v1 = k & 2 ? d->w[1] : nv;
