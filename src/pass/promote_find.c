@@ -501,6 +501,15 @@ promote_make_slots(promoter *p)
 	for (uint32_t k = 0; k < n; k++)
 		order[start[p->acc[k].alloca + 1]++] = k;
 
+	/*
+	 * Each promoted alloca's accesses, in offset order, are its slots'
+	 * accesses: sorted by (offset, width, layout order), and one offset
+	 * has one width, so each slot's accesses come together and in layout
+	 * order. They are copied to slot_acc as the slots are numbered.
+	 */
+	uint32_t *sstart = room(&p->slot_start, (uint64_t)n + 2);
+	uint32_t *slot_acc = room(&p->slot_acc, (uint64_t)n + 1);
+	uint32_t filled = 0;
 	for (uint32_t a = 0; a < na; a++) {
 		alloca_info *ai = &p->allocas[a];
 		uint32_t *v = order + start[a];
@@ -544,27 +553,19 @@ promote_make_slots(promoter *p)
 				if (p->nslots == p->slots_cap)
 					kl_grow(&p->slots, &p->slots_cap,
 						sizeof *p->slots, p->nslots + 1);
+				sstart[p->nslots] = filled;
 				p->slots[p->nslots++] = (slot){
 					x->offset, x->width, KL_TYPE_NONE, a
 				};
 			}
 			x->slot = p->nslots - 1;
+			slot_acc[filled++] = v[k];
 		}
 	}
-
-	/* Accesses by slot, in layout order; and each slot's type. */
 	uint32_t ns = p->nslots;
-	uint32_t *sstart = room(&p->slot_start, (uint64_t)ns + 2);
-	uint32_t *slot_acc = room(&p->slot_acc, (uint64_t)n + 1);
-	memset(sstart, 0, ((size_t)ns + 2) * sizeof *sstart);
-	for (uint32_t k = 0; k < n; k++)
-		if (p->acc[k].slot != KL_NONE)
-			sstart[p->acc[k].slot + 2]++;
-	for (uint32_t s = 0; s < ns; s++)
-		sstart[s + 2] += sstart[s + 1];
-	for (uint32_t k = 0; k < n; k++)
-		if (p->acc[k].slot != KL_NONE)
-			slot_acc[sstart[p->acc[k].slot + 1]++] = k;
+	sstart[ns] = filled;
+
+	/* Each slot's type. */
 	static const kl_type int_of[9] = { [1] = KL_TYPE_I8, [2] = KL_TYPE_I16,
 					   [4] = KL_TYPE_I32, [8] = KL_TYPE_I64 };
 	for (uint32_t s = 0; s < ns; s++) {
