@@ -110,6 +110,10 @@ typedef struct kl_pool {
 } kl_pool;
 
 void pool_free_all(kl_pool *p);
+/* Room for extra more slots at the end of the pool: a caller about to
+ * build many lists grows the pool once instead of by doubling. A list of
+ * n elements takes at most 2 * n + 2 slots. */
+void pool_make_room(kl_pool *p, uint64_t extra);
 static inline uint32_t
 list_len(const kl_pool *p, uint32_t list)
 {

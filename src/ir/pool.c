@@ -130,6 +130,12 @@ free_block(kl_pool *p, uint32_t list, uint32_t bin)
 }
 
 void
+pool_make_room(kl_pool *p, uint64_t extra)
+{
+	reserve(p, (uint64_t)p->len + extra);
+}
+
+void
 pool_free_all(kl_pool *p)
 {
 	if (!p->arena)

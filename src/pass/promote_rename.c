@@ -275,6 +275,45 @@ promote_rename_all(promoter *p)
 /* ---- pruning and materialising the parameters ---- */
 
 /*
+ * Grow the pool once for the lists the survivors need: block parameter
+ * lists and branch destinations that receive arguments, each at most
+ * 2 * n + 2 slots for its n elements (old and new). edge_start[b] is b's
+ * first edge. Only a hint: an edge or list beyond it grows the pool as
+ * usual. A small function's pool in the module arena grows as it goes,
+ * by doubling: a generous bound would leave arena memory unused.
+ */
+static void
+reserve_lists(promoter *p, uint32_t live, const uint32_t *edge_start)
+{
+	kl_func *f = p->f;
+	if (f->pool.arena)
+		return;
+	uint64_t slots = 2 * (uint64_t)live;
+	for (uint32_t k = 0; k < p->nphis; k++) {
+		const phi *ph = &p->phis[k];
+		if (ph->used) /* an argument on each edge into its block */
+			slots += 2 * (uint64_t)(edge_start[ph->block + 1] -
+						edge_start[ph->block]);
+	}
+	for (uint32_t b = 0; b < p->nblocks; b++)
+		if (p->block_nphi.a[b])
+			slots += 2 * (uint64_t)list_len(&f->pool,
+							f->blocks[b].params) +
+				 2;
+	for (uint32_t e = 0; e < p->nedges; e++) {
+		const edge *ed = &p->edges[e];
+		const uint32_t *dests;
+		uint32_t *args;
+		if (ed->dest < inst_dests(f, ed->inst, &dests))
+			slots += 2 * (uint64_t)dest_args(&f->pool,
+							 dests[ed->dest],
+							 &args) +
+				 4;
+	}
+	pool_make_room(&f->pool, slots);
+}
+
+/*
  * A candidate survives when its value reaches a real use: a load took it,
  * or it is passed to a surviving candidate. These are exactly the blocks
  * where the slot is live on entry (a path from there reaches a load
@@ -341,6 +380,7 @@ promote_prune_params(promoter *p)
 			     ph->block);
 	}
 	promote_count(p, COUNT_PARAMS, live);
+	reserve_lists(p, live, start);
 	/* Parameters in each block's candidate order (slot order), added
 	 * to its list at once. */
 	uint32_t *args = room(&p->args, (uint64_t)p->nphis + 1);
