@@ -126,8 +126,8 @@ kl_grown_cap(uint32_t cap, uint64_t need)
 	if (need > UINT32_MAX - 1)
 		kl_fatal(__FILE__, __LINE__, __func__, "table too large");
 	uint64_t c = cap < 8 ? 8 : cap;
-	while (c < need)
-		c *= 2;
+	if (c < need)
+		c = 2 * c > need ? 2 * c : need;
 	if (c > UINT32_MAX - 1)
 		c = UINT32_MAX - 1;
 	return (uint32_t)c;

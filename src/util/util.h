@@ -51,8 +51,12 @@ void *kl_realloc_table(void *p, size_t old, size_t n);
 void *kl_alloc_table(size_t n);
 char *kl_strndup(const char *s, size_t n);
 
-/* The capacity a table of cap entries grows to so that it holds need:
- * doubling, at least 8 (what kl_grow uses). */
+/* The capacity a table of cap entries grows to so that it holds need: at
+ * least twice cap (so appends stay amortised O(1)), at least 8, and
+ * exactly need when that is more -- a table sized from a bound is not
+ * rounded up to a power of two, which for a table cleared in full (a
+ * dominator tree's per-block arrays, say) would be up to twice the fresh
+ * memory. What kl_grow uses. */
 uint32_t kl_grown_cap(uint32_t cap, uint64_t need);
 
 /*
