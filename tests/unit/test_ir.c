@@ -623,6 +623,27 @@ test_arena_tables_grow(void)
 	kl_diags_free(&d);
 }
 
+/* Growth: at least doubling (amortised appends), at least 8, and exactly
+ * the need when that is more (a table sized from a bound is not rounded
+ * up to a power of two). */
+static void
+test_grown_cap(void)
+{
+	CHECK_EQ_INT(kl_grown_cap(0, 1), 8);
+	CHECK_EQ_INT(kl_grown_cap(0, 8), 8);
+	CHECK_EQ_INT(kl_grown_cap(8, 9), 16);
+	CHECK_EQ_INT(kl_grown_cap(8, 100), 100);
+	CHECK_EQ_INT(kl_grown_cap(100, 101), 200);
+	CHECK_EQ_INT(kl_grown_cap(100, 100002), 100002);
+	uint32_t cap = 0, grows = 0;
+	for (uint32_t n = 1; n <= 100000; n++)
+		if (n > cap) {
+			cap = kl_grown_cap(cap, n);
+			grows++;
+		}
+	CHECK(grows <= 15); /* 8, 16, ..., 131072 */
+}
+
 int
 main(void)
 {
@@ -641,5 +662,6 @@ main(void)
 	UNIT_RUN(test_signatures_interned);
 	UNIT_RUN(test_destination_words);
 	UNIT_RUN(test_arena_tables_grow);
+	UNIT_RUN(test_grown_cap);
 	return unit_report("ir");
 }
