@@ -252,7 +252,7 @@ struct kl_func {
 /*
  * Tables that live in the module arena are sized exactly by the parser.
  * Arena memory can be neither realloc'd nor freed, so growing one copies
- * it: to a doubled copy in the arena while it is small (ARENA_TABLE_MAX),
+ * it: to a grown copy in the arena while it is small (ARENA_TABLE_MAX),
  * then out to a malloc'd array (and its bit is cleared). A pass over a
  * module of small functions grows thousands of tables; from the heap,
  * each would take fresh 4 KB pages, and a page fault costs over 10 us on

@@ -91,9 +91,10 @@ typedef struct scratch {
 /*
  * Room for n elements in an array whose contents are dead: a bigger one
  * replaces it, nothing copied. Fresh memory is what a big function costs
- * most here (a page fault takes over 10 us on this project's machines),
- * so the pass sizes its arrays once, from a bound, where it can, instead
- * of doubling them through a chain of copies.
+ * most here (on this project's machines the first touch of a page is
+ * slow, by the byte more than by the fault), so the pass sizes its arrays
+ * once, from a bound, where it can, instead of doubling them through a
+ * chain of copies.
  */
 static inline void
 reserve_fresh(void *p, uint32_t *cap, size_t elem_size, uint64_t n)

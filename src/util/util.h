@@ -61,7 +61,8 @@ uint32_t kl_grown_cap(uint32_t cap, uint64_t need);
 
 /*
  * Grow the array *p of *cap elements of elem_size bytes so that it holds at
- * least need elements. Capacity doubles, so appends are amortised O(1).
+ * least need elements, to kl_grown_cap(*cap, need): at least doubling, so
+ * appends are amortised O(1).
  * New elements are not initialised.
  */
 void kl_grow(void *p, uint32_t *cap, size_t elem_size, uint64_t need);
@@ -89,7 +90,7 @@ void kl_arena_reserve(kl_arena *a, size_t n);
 void kl_arena_reset(kl_arena *a);
 /*
  * Grow an array that lives in arena a to at least need elements, as
- * kl_grow does: to a doubled copy inside the arena while that takes at
+ * kl_grow does: to a grown copy inside the arena while that takes at
  * most max bytes (true), else out to a malloc'd copy that the caller owns
  * from then on (false).
  */
