@@ -644,6 +644,58 @@ test_grown_cap(void)
 	CHECK(grows <= 15); /* 8, 16, ..., 131072 */
 }
 
+/* pool_make_room grows the pool once: lists that fit in the room it made
+ * are built without moving the pool, and keep their elements. */
+static void
+test_pool_make_room(void)
+{
+	kl_pool p = { 0 };
+	uint32_t l = 0;
+	list_push(&p, &l, 5);
+	pool_make_room(&p, 2 * 100 + 2 * 50 + 4);
+	CHECK(p.cap >= p.len + 2 * 100 + 2 * 50 + 4);
+	const uint32_t *data = p.data;
+	uint32_t a = list_make(&p, NULL, 100), b = 0;
+	for (uint32_t i = 0; i < 50; i++)
+		list_push(&p, &b, i);
+	CHECK(p.data == data);
+	CHECK_EQ_INT(list_len(&p, a), 100);
+	CHECK_EQ_INT(list_get(&p, b, 49), 49);
+	CHECK_EQ_INT(list_get(&p, l, 0), 5);
+	pool_free_all(&p);
+}
+
+/*
+ * A big body's tables are handed over with the capacity the parser
+ * reserved from its line count (one instruction or value a line), not
+ * trimmed: a pass adding instructions and values fills that room without
+ * moving the tables.
+ */
+static void
+test_big_tables_keep_room(void)
+{
+	kl_buf text = { 0 };
+	kl_buf_puts(&text, "function %big(i64) -> i64 {\nblock0(v0: i64):\n");
+	uint32_t n = 40000; /* over 1 MB of tables: handed over, not copied */
+	for (uint32_t i = 1; i <= n; i++)
+		kl_buf_printf(&text, "    v%u = iadd_imm v%u, 1\n", i, i - 1);
+	kl_buf_printf(&text, "    return v%u\n}\n", n);
+	kl_module *m;
+	kl_diags d = { 0 };
+	CHECK_EQ_INT(kl_parse_module(text.data, text.len, NULL, &m, &d), KL_OK);
+	kl_func *f = kl_sym_func(m, kl_module_lookup(m, "big", 3));
+	CHECK(f && !(f->in_arena & TAB_INSTS));
+	CHECK(f->insts_cap > f->ninsts && f->values_cap > f->nvalues);
+	const kl_inst_data *insts = f->insts;
+	const kl_value_data *values = f->values;
+	func_new_inst(f, KL_OP_COPY);
+	func_new_value(f);
+	CHECK(f->insts == insts && f->values == values);
+	kl_module_free(m);
+	kl_diags_free(&d);
+	kl_buf_free(&text);
+}
+
 int
 main(void)
 {
@@ -663,5 +715,7 @@ main(void)
 	UNIT_RUN(test_destination_words);
 	UNIT_RUN(test_arena_tables_grow);
 	UNIT_RUN(test_grown_cap);
+	UNIT_RUN(test_pool_make_room);
+	UNIT_RUN(test_big_tables_keep_room);
 	return unit_report("ir");
 }
