@@ -359,41 +359,58 @@ drop_address_aliases(promoter *p)
 			f->values[v] = value_hole();
 }
 
+/* Remove the promoted allocas and the address arithmetic that only fed
+ * them (any other use would have kept the alloca), from the lists the
+ * walk made: no look at the other instructions. */
+static void
+remove_addresses(promoter *p)
+{
+	kl_func *f = p->f;
+	for (uint32_t a = 0; a < p->nallocas; a++) {
+		uint32_t i = p->allocas[a].inst;
+		if (p->allocas[a].reason == PROMOTED &&
+		    promoted_address(p, f->insts[i].w[0]))
+			layout_remove_inst(f, i);
+	}
+	for (uint32_t k = 0; k < p->nderives; k++) {
+		uint32_t i = p->derives.a[k];
+		if (promoted_address(p, f->insts[i].w[0]))
+			layout_remove_inst(f, i);
+	}
+}
+
 /*
- * The last walk over the function: remove the promoted allocas and the
- * address arithmetic that only fed them and, when loads became aliases,
- * resolve the aliases in every operand of what remains (what
- * func_resolve_aliases does, without a second walk over the function).
- * An instruction with its operands in its words is passed over after a
- * look at the addr[] marks of its operands, without reading the value
- * table.
+ * When loads became aliases, the last walk over the function resolves
+ * them in every operand of what remains (what func_resolve_aliases does,
+ * without a second walk). An instruction with its operands in its words
+ * is passed over after one test of their addr[] marks (an AND, as in
+ * promote_walk: KL_NONE for a value that is neither an alias nor an
+ * address), without reading the value table.
  */
 static void
 finish(promoter *p)
 {
 	kl_func *f = p->f;
-	bool aliases = p->made_aliases;
-	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
-		uint32_t next;
-		for (uint32_t i = f->blocks[b].first; i != KL_NONE; i = next) {
-			next = f->nodes[i].next;
-			kl_inst_data *d = &f->insts[i];
-			unsigned k = promote_walk_kind[d->op];
-			if ((k == WALK_ALLOCA || k == WALK_DERIVE) &&
-			    promoted_address(p, d->w[0])) {
-				layout_remove_inst(f, i);
-				continue;
+	remove_addresses(p);
+	if (p->made_aliases) {
+		const uint32_t nv = p->nvalues, *addr = p->addr.a;
+		for (uint32_t b = f->first_block; b != KL_NONE;
+		     b = f->blocks[b].next) {
+			for (uint32_t i = f->blocks[b].first; i != KL_NONE;
+			     i = f->nodes[i].next) {
+				kl_inst_data *d = &f->insts[i];
+				unsigned m = finish_mask[promote_walk_kind[d->op]];
+				if (m == FINISH_ALL) {
+					unalias_inst(f, i);
+					continue;
+				}
+				if (KL_LIKELY(words_unmarked(addr, nv, d, m)))
+					continue;
+				for (unsigned w = 0; w < 3; w++)
+					if ((m & (1u << w)) &&
+					    aliased(p, d->w[w]))
+						d->w[w] = unalias(f, d->w[w]);
 			}
-			if (!aliases)
-				continue;
-			unsigned m = finish_mask[k];
-			if (m == FINISH_ALL) {
-				unalias_inst(f, i);
-				continue;
-			}
-			for (unsigned w = 0; w < 3; w++)
-				if ((m & (1u << w)) && aliased(p, d->w[w]))
-					d->w[w] = unalias(f, d->w[w]);
 		}
 	}
 	if (p->had_aliases)
@@ -420,6 +437,7 @@ promoter_free(void *state)
 	free(p->stack);
 	free(p->addr_off);
 	scratch *all[] = { &p->addr, &p->derived, &p->next_derived, &p->queue,
+			   &p->derives,
 			   &p->block_acc, &p->block_nacc, &p->slot_acc,
 			   &p->slot_start, &p->by_alloca, &p->alloca_start,
 			   &p->sort_tmp, &p->by_block, &p->block_phi,
@@ -451,7 +469,7 @@ promoter_begin(promoter *p, kl_func *f, kl_pass_report *rep)
 	p->rep = rep;
 	p->nvalues = f->nvalues;
 	p->nblocks = f->nblocks;
-	p->nallocas = p->nacc = p->nslots = p->nphis = 0;
+	p->nallocas = p->nacc = p->nslots = p->nphis = p->nderives = 0;
 	p->nfixups = p->nedges = p->nincoming = p->nlog = 0;
 	p->nincoming_bound = 0;
 	p->made_aliases = false;
@@ -530,7 +548,7 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 	if (verified) {
 		promote_clear_addresses(p);
 		if (!promote_walk(p, true)) {
-			p->nallocas = p->nacc = 0;
+			p->nallocas = p->nacc = p->nderives = 0;
 			p->calls_setjmp = false;
 			promote_find_addresses(p);
 			promote_walk(p, false);

@@ -147,6 +147,8 @@ typedef struct promoter {
 	int64_t *addr_off;     /* per address: offset from its alloca */
 	uint32_t addr_off_cap;
 	scratch derived, next_derived, queue; /* the walk of iadd_imm chains */
+	scratch derives;       /* the iadd_imm instructions making addresses */
+	uint32_t nderives;
 
 	alloca_info *allocas;
 	uint32_t nallocas, allocas_cap;
@@ -212,6 +214,23 @@ enum {
 };
 
 extern const uint8_t promote_walk_kind[KL_OP_COUNT];
+
+/*
+ * Are the operand words of d that mask m names (bit w: d->w[w]) free of
+ * marks in addr[], the per-value array of addresses and aliases (KL_NONE:
+ * neither)? One AND of their entries, without a branch per operand: a
+ * word the mask leaves out, or a value beyond addr's nv entries, reads
+ * addr[nv], which must be KL_NONE.
+ */
+static inline bool
+words_unmarked(const uint32_t *addr, uint32_t nv, const kl_inst_data *d,
+	       unsigned m)
+{
+	uint32_t v0 = m & 1 && d->w[0] < nv ? d->w[0] : nv;
+	uint32_t v1 = m & 2 && d->w[1] < nv ? d->w[1] : nv;
+	uint32_t v2 = m & 4 && d->w[2] < nv ? d->w[2] : nv;
+	return (addr[v0] & addr[v1] & addr[v2]) == KL_NONE;
+}
 
 /* v, or the value it stands for if it is an alias (as value_resolve). */
 static inline uint32_t

@@ -242,6 +242,7 @@ derive(promoter *p, uint32_t i, bool entry)
 		return false;
 	p->addr.a[d->w[0]] = p->addr.a[x];
 	p->addr_off[d->w[0]] = p->addr_off[x] + inst_imm(p->f, i);
+	p->derives.a[p->nderives++] = i;
 	return true;
 }
 
@@ -273,14 +274,6 @@ const uint8_t promote_walk_kind[KL_OP_COUNT] = {
 #include "keel_opcodes.def"
 #undef KL_OPCODE
 };
-
-/* Value v as an index of addr[]: nv (whose entry is KL_NONE) when out of
- * range. */
-static inline uint32_t
-addr_index(uint32_t v, uint32_t nv)
-{
-	return v < nv ? v : nv;
-}
 
 /* The operands of i that the mask k names, checked for escapes. */
 static void
@@ -316,10 +309,12 @@ promote_walk(promoter *p, bool defs)
 	const uint32_t *addr = p->addr.a;
 	uint32_t *block_acc = room(&p->block_acc, (uint64_t)p->nblocks + 1);
 	uint32_t *block_nacc = room(&p->block_nacc, (uint64_t)p->nblocks + 1);
-	/* An access is an instruction. */
-	KL_ASSERT(p->nacc == 0);
+	/* An access is an instruction; so is a derived address. */
+	KL_ASSERT(p->nacc == 0 && (!defs || p->nderives == 0));
 	reserve_fresh(&p->acc, &p->acc_cap, sizeof *p->acc,
 		      (uint64_t)f->ninsts + 1);
+	if (defs)
+		room(&p->derives, (uint64_t)f->ninsts + 1);
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
 		block_acc[b] = p->nacc;
 		bool entry = b == f->first_block;
@@ -328,13 +323,7 @@ promote_walk(promoter *p, bool defs)
 			const kl_inst_data *d = &f->insts[i];
 			unsigned k = promote_walk_kind[d->op];
 			if (KL_LIKELY(k < WALK_MASKS)) {
-				uint32_t v0 = k & 1 ? d->w[0] : nv;
-				uint32_t v1 = k & 2 ? d->w[1] : nv;
-				uint32_t v2 = k & 4 ? d->w[2] : nv;
-				if (KL_UNLIKELY((addr[addr_index(v0, nv)] &
-						 addr[addr_index(v1, nv)] &
-						 addr[addr_index(v2, nv)]) !=
-						KL_NONE))
+				if (KL_UNLIKELY(!words_unmarked(addr, nv, d, k)))
 					check_masked(p, i, d, k);
 				continue;
 			}
@@ -406,6 +395,7 @@ promote_find_addresses(promoter *p)
 	uint32_t *next_derived = room(&p->next_derived,
 				      (uint64_t)f->ninsts + 1);
 	uint32_t *queue = room(&p->queue, (uint64_t)nv + 1);
+	uint32_t *derives = room(&p->derives, (uint64_t)f->ninsts + 1);
 	uint32_t qn = 0;
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
 		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
@@ -435,6 +425,7 @@ promote_find_addresses(promoter *p)
 			addr[r] = addr[v];
 			p->addr_off[r] = p->addr_off[v] + inst_imm(f, i);
 			queue[qn++] = r;
+			derives[p->nderives++] = i;
 		}
 	}
 }
