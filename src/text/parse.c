@@ -853,29 +853,81 @@ parse_body(parser *p, pending_body *pb)
 /* ---- module items ---- */
 
 /*
- * Chunks of the first pass (step_lines): 16 bytes with SSE2 (every
- * x86-64 has it), else 8 bytes in a word. chunk_masks gives, for the
- * chunk at s, a mask of its newlines and one of the bytes followed by an
- * 'f' or a 'd' (a bit or a byte's high bit per byte, the same position
- * in both), so kl_popcount64 of a newline mask counts the newlines.
+ * Chunks of the first pass (step_lines): 32 bytes, two vectors, with
+ * SSE2 (every x86-64 has it), else 8 bytes in a word. chunk_scan looks at the chunk
+ * at s and returns nonzero if one of its newlines is followed by an 'f'
+ * or a 'd' (the line may start a new item: the caller looks at the
+ * chunk byte by byte); otherwise it adds the chunk's newlines to the
+ * running count acc.
+ *
+ * With SSE2 the count stays in a vector: each byte lane of acc counts
+ * the newlines seen at its position, so a chunk costs one subtraction
+ * instead of a population count, and the lanes are summed (acc_sum)
+ * at least every ACC_CHUNKS chunks, before a lane could pass 255.
  */
 #ifdef PARSE_SSE2
-#define CHUNK 16
+#define CHUNK 32
+#define ACC_CHUNKS 127
+typedef __m128i nl_acc;
 
-static inline void
-chunk_masks(const char *s, uint64_t *nl, uint64_t *fd)
+static inline nl_acc
+acc_zero(void)
+{
+	return _mm_setzero_si128();
+}
+
+static inline uint32_t
+acc_sum(nl_acc acc)
+{
+	__m128i s = _mm_sad_epu8(acc, _mm_setzero_si128());
+	return (uint32_t)_mm_cvtsi128_si32(s) +
+	       (uint32_t)_mm_cvtsi128_si32(_mm_unpackhi_epi64(s, s));
+}
+
+/* The newlines of the 16 bytes at s (-1 lanes), and in *fd those of
+ * them followed by an 'f' or a 'd' ('d' | 2 is 'f', and no other byte
+ * or'd with 2 is). */
+static inline __m128i
+newlines16(const char *s, __m128i *fd)
 {
 	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
 	__m128i next = _mm_loadu_si128((const __m128i *)(const void *)(s + 1));
-	*nl = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')));
-	*fd = (uint32_t)_mm_movemask_epi8(
-		_mm_or_si128(_mm_cmpeq_epi8(next, _mm_set1_epi8('f')),
-			     _mm_cmpeq_epi8(next, _mm_set1_epi8('d'))));
+	__m128i nl = _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'));
+	*fd = _mm_and_si128(nl, _mm_cmpeq_epi8(_mm_or_si128(next,
+							     _mm_set1_epi8(2)),
+					       _mm_set1_epi8('f')));
+	return nl;
+}
+
+/* A chunk is two vectors; each adds at most 1 to a lane of acc. */
+static inline uint32_t
+chunk_scan(const char *s, nl_acc *acc)
+{
+	__m128i fd0, fd1;
+	__m128i nl0 = newlines16(s, &fd0), nl1 = newlines16(s + 16, &fd1);
+	uint32_t item = (uint32_t)_mm_movemask_epi8(_mm_or_si128(fd0, fd1));
+	if (KL_LIKELY(!item)) /* a newline's lane is -1 */
+		*acc = _mm_sub_epi8(_mm_sub_epi8(*acc, nl0), nl1);
+	return item;
 }
 #else
 #define CHUNK 8
+#define ACC_CHUNKS UINT32_MAX
 #define BYTES_01 0x0101010101010101u
 #define BYTES_7F 0x7f7f7f7f7f7f7f7fu
+typedef uint32_t nl_acc;
+
+static inline nl_acc
+acc_zero(void)
+{
+	return 0;
+}
+
+static inline uint32_t
+acc_sum(nl_acc acc)
+{
+	return acc;
+}
 
 /* The high bit of each byte of w that equals c, the other bits clear
  * (exact: no borrow crosses from one byte into the next). */
@@ -886,74 +938,81 @@ bytes_equal(uint64_t w, unsigned char c)
 	return ~(((x & BYTES_7F) + BYTES_7F) | x | BYTES_7F);
 }
 
-static inline void
-chunk_masks(const char *s, uint64_t *nl, uint64_t *fd)
+static inline uint32_t
+chunk_scan(const char *s, nl_acc *acc)
 {
 	uint64_t w, next;
 	memcpy(&w, s, 8);
 	memcpy(&next, s + 1, 8); /* the byte after each byte of w */
-	*nl = bytes_equal(w, '\n');
-	*fd = bytes_equal(next, 'f') | bytes_equal(next, 'd');
+	uint64_t nl = bytes_equal(w, '\n');
+	uint64_t fd = bytes_equal(next, 'f') | bytes_equal(next, 'd');
+	if (nl & fd)
+		return 1;
+	/* The bytes of nl >> 7 are 0 or 1: the multiply sums them into
+	 * the top byte. */
+	*acc += (uint32_t)(((nl >> 7) * BYTES_01) >> 56);
+	return 0;
 }
-
 #endif
+
+/*
+ * The bytes from s to e one at a time: count the lines, and return the
+ * start of the first line that begins a new item, or NULL.
+ */
+static const char *
+step_bytes(parser *p, const char *s, const char *e, uint32_t *lines)
+{
+	for (; s < e; s++) {
+		if (*s != '\n')
+			continue;
+		++*lines;
+		p->line_start = s + 1;
+		if (at_line_start_keyword(p, s + 1))
+			return s + 1;
+	}
+	return NULL;
+}
 
 /*
  * Step over the lines of a body from s to limit, counting them, and
  * return the start of the first line there that begins a new item (its
  * '}' is missing), or NULL. A chunk at a time: the newlines of a chunk
  * are counted at once, and only a newline followed by an 'f' or a 'd' --
- * which never starts a line inside a body -- is looked at byte by byte.
+ * which never starts a line inside a body -- makes its chunk be looked at
+ * byte by byte. The chunks leave p->line_start behind; it is found at
+ * the end, unless the last bytes (the '}' line, usually) hold a newline.
  */
 static const char *
 step_lines(parser *p, const char *s, const char *limit)
 {
 	uint32_t lines = 0;
-	const char *last_nl = NULL;
-	while (limit - s > CHUNK) {
-		uint64_t nl, fd;
-		chunk_masks(s, &nl, &fd);
-		if (KL_LIKELY((nl & fd) == 0)) {
-			if (nl) {
-				lines += kl_popcount64(nl);
-				last_nl = s; /* the chunk with the last one */
-			}
-			s += CHUNK;
-			continue;
-		}
-		for (const char *e = s + CHUNK; s < e; s++) {
-			if (*s != '\n')
+	const char *item = NULL;
+	while (!item && limit - s > CHUNK) {
+		nl_acc acc = acc_zero();
+		for (uint32_t k = 0; k < ACC_CHUNKS && limit - s > CHUNK;
+		     k++, s += CHUNK) {
+			if (KL_LIKELY(!chunk_scan(s, &acc)))
 				continue;
-			lines++;
-			last_nl = NULL;
-			p->line_start = s + 1;
-			if (at_line_start_keyword(p, s + 1)) {
-				p->line += lines;
-				p->body_lines += lines;
-				return s + 1;
-			}
-		}
-	}
-	if (last_nl) /* the start of the line after its last newline */
-		for (const char *e = last_nl + CHUNK; e > last_nl; e--)
-			if (e[-1] == '\n') {
-				p->line_start = e;
+			item = step_bytes(p, s, s + CHUNK, &lines);
+			if (item)
 				break;
-			}
-	for (; s < limit; s++) {
-		if (*s != '\n')
-			continue;
-		lines++;
-		p->line_start = s + 1;
-		if (at_line_start_keyword(p, s + 1)) {
-			p->line += lines;
-			p->body_lines += lines;
-			return s + 1;
+		}
+		lines += acc_sum(acc);
+	}
+	if (!item) {
+		uint32_t chunk_lines = lines;
+		item = step_bytes(p, s, limit, &lines);
+		if (lines == chunk_lines && lines) {
+			/* The last newline is in the chunks, before s. */
+			const char *e = s;
+			while (e[-1] != '\n')
+				e--;
+			p->line_start = e;
 		}
 	}
 	p->line += lines;
 	p->body_lines += lines;
-	return NULL;
+	return item;
 }
 
 /*
