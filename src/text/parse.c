@@ -182,10 +182,7 @@ const unsigned char ident_class[256] = {
 #undef R8
 #undef R16
 
-#if defined(__SSE2__) && !defined(KL_NO_SIMD)
-#include <emmintrin.h>
-#define PARSE_SSE2 1
-
+#ifdef PARSE_SSE2
 /* Bit k set where byte k of the 16 at s is an identifier's (as
  * ident_class: bytes from 0x80 compare negative, so in no range). */
 static inline uint32_t
@@ -229,25 +226,12 @@ scan_ident(parser *p, const char **start)
 	return (size_t)(s - *start);
 }
 
-bool
-try_type(parser *p, kl_type *t)
+void
+type_expected(parser *p)
 {
-	skip_ws(p);
-	size_t n = scan_type(p->p, p->end, t);
-	p->p += n;
-	return n != 0;
-}
-
-kl_type
-parse_type(parser *p)
-{
-	kl_type t;
-	if (!try_type(p, &t)) {
-		char buf[64];
-		fail_at(p, p->p, "expected a type (i8 i16 i32 i64 f32 f64), "
-			"found %s", describe(p, p->p, buf, sizeof buf));
-	}
-	return t;
+	char buf[64];
+	fail_at(p, p->p, "expected a type (i8 i16 i32 i64 f32 f64), found %s",
+		describe(p, p->p, buf, sizeof buf));
 }
 
 static int
@@ -264,30 +248,19 @@ hex_digit(int c)
 /*
  * An integer literal: optional '-', decimal or 0x hex digits, '_' between
  * digits. Returns its value as int64; positive values up to 2^64-1 keep
- * their bits (callers range-check against the type).
+ * their bits (callers range-check against the type). The general path;
+ * parse_int tries the common short decimals first.
  */
-int64_t
-parse_int(parser *p, const char *what)
+static PARSE_NOINLINE int64_t
+parse_int_slow(parser *p, const char *what)
 {
-	skip_ws(p);
 	const char *start = p->p, *s = p->p, *end = p->end;
 	bool neg = false;
 	if (s < end && *s == '-') {
 		neg = true;
 		s++;
 	}
-	/* Fast path: up to 18 plain decimal digits cannot overflow; anything
-	 * else (hex, '_', a bad end, errors) takes the general path. */
-	const char *q = s;
 	uint64_t v = 0;
-	while (q < end && q - s < 18 && *q >= '0' && *q <= '9')
-		v = v * 10 + (uint64_t)(*q++ - '0');
-	if (q != s && q - s < 18 &&
-	    (q == end || (!is_ident_char((unsigned char)*q) && *q != '.'))) {
-		p->p = q;
-		return neg ? (int64_t)(0 - v) : (int64_t)v;
-	}
-	v = 0;
 	bool any = false, overflow = false;
 	if (end - s >= 2 && s[0] == '0' && (s[1] | 32) == 'x') {
 		s += 2;
@@ -329,6 +302,39 @@ parse_int(parser *p, const char *what)
 		fail_at(p, start, "number does not fit in 64 bits");
 	p->p = s;
 	return neg ? (int64_t)(0 - v) : (int64_t)v;
+}
+
+/*
+ * Fast path: '-' and up to INT_FAST_DIGITS plain decimal digits, with the
+ * byte after them in the text, so the digit loop needs no bounds test.
+ * It calls nothing else, which keeps it free of a frame. Anything else
+ * (hex, '_', more digits, a bad end, errors) takes the general path,
+ * which gives the same value or the message.
+ */
+#define INT_FAST_DIGITS 9
+
+int64_t
+parse_int(parser *p, const char *what)
+{
+	skip_ws(p);
+	const char *s = p->p;
+	if (KL_LIKELY(p->end - s > INT_FAST_DIGITS + 1)) {
+		const char *digits = s + (*s == '-');
+		const char *q = digits;
+		uint64_t v = 0;
+		unsigned d;
+		while ((d = (unsigned)(unsigned char)*q - '0') < 10 &&
+		       q - digits < INT_FAST_DIGITS) {
+			v = v * 10 + d;
+			q++;
+		}
+		if (q != digits && !is_ident_char((unsigned char)*q) &&
+		    *q != '.') {
+			p->p = q;
+			return digits != s ? (int64_t)(0 - v) : (int64_t)v;
+		}
+	}
+	return parse_int_slow(p, what);
 }
 
 uint32_t
@@ -560,7 +566,8 @@ bool
 value_type_known(const parser *p, uint32_t v, kl_type *t)
 {
 	const kl_func *f = p->f;
-	uint32_t r = value_resolve(f, v);
+	/* Aliases are rare: resolve (a loop, out of line) only for one. */
+	uint32_t r = f->values[v].kind == VK_ALIAS ? value_resolve(f, v) : v;
 	if (r == KL_NONE || f->values[r].kind == VK_UNUSED ||
 	    f->values[r].kind == VK_ALIAS)
 		return false;

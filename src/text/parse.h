@@ -15,6 +15,13 @@
 
 #include "text.h"
 
+/* SSE2 (every x86-64 has it) scans 16 bytes at a time; KL_NO_SIMD builds
+ * the portable code instead, which CI tests too. */
+#if defined(__SSE2__) && !defined(KL_NO_SIMD)
+#include <emmintrin.h>
+#define PARSE_SSE2 1
+#endif
+
 /* Entity numbers above this are refused (a typo must not allocate GBs). */
 #define MAX_ENTITY_NUMBER 10000000u
 #define MAX_ERRORS 100
@@ -93,6 +100,14 @@ typedef struct parser {
 	uint32_t *results;     /* results of the instruction being parsed */
 	uint32_t results_cap;
 } parser;
+
+/* For the general path of a function with a small fast path: inlined,
+ * it would make the fast path pay for its frame. */
+#if defined(__GNUC__)
+#define PARSE_NOINLINE __attribute__((noinline))
+#else
+#define PARSE_NOINLINE
+#endif
 
 /* Diagnostics. perr_at records and continues; fail_at records and unwinds. */
 void perr_at(parser *p, uint32_t line, uint32_t col, const char *fmt, ...)
@@ -200,8 +215,19 @@ scan_type(const char *s, const char *end, kl_type *t)
 	*t = r;
 	return n;
 }
-kl_type parse_type(parser *p);
-bool try_type(parser *p, kl_type *t);
+KL_NORETURN void type_expected(parser *p);
+/* Inline: every instruction with a type suffix comes here. */
+static inline kl_type
+parse_type(parser *p)
+{
+	kl_type t;
+	skip_ws(p);
+	size_t n = scan_type(p->p, p->end, &t);
+	if (!n)
+		type_expected(p);
+	p->p += n;
+	return t;
+}
 int64_t parse_int(parser *p, const char *what);
 uint32_t parse_u32(parser *p, const char *what);
 /* A global name; the bytes point into the text or into tmp. */
