@@ -78,7 +78,7 @@ init_optab(parser *p)
 	}
 }
 
-static int
+static inline int
 lookup_op(const parser *p, const char *s, size_t n)
 {
 	if (n > OP_KEY_MAX)
@@ -94,6 +94,55 @@ lookup_op(const parser *p, const char *s, size_t n)
 	return -1;
 }
 
+/*
+ * The opcode at the cursor: its number, or -1 with the word's extent in
+ * *opos and *n for the message.
+ *
+ * Fast path: the 16 bytes at the cursor hold a blank, a control byte,
+ * a '.' or a byte from 0x80 (all of which end an identifier); the bytes
+ * before the first of them are looked up at once. Found, they are an
+ * opcode's name, all identifier bytes, so scan_ident would have stopped
+ * at the same place; not found, the general path finds the identifier
+ * and the message.
+ */
+static int
+scan_opcode(parser *p, const char **opos, size_t *n)
+{
+	skip_ws(p);
+#ifdef PARSE_SSE2
+	const char *s = p->p;
+	if (KL_LIKELY(p->end - s >= OP_KEY_MAX)) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+		__m128i stop = _mm_or_si128(
+			_mm_cmplt_epi8(v, _mm_set1_epi8('!')),
+			_mm_cmpeq_epi8(v, _mm_set1_epi8('.')));
+		uint32_t m = (uint32_t)_mm_movemask_epi8(stop);
+		size_t len = m ? kl_ctz64(m) : 0;
+		if (KL_LIKELY(len != 0)) {
+			int op = lookup_op(p, s, len);
+			if (KL_LIKELY(op >= 0)) {
+				p->p = s + len;
+				return op;
+			}
+		}
+	}
+#endif
+	*n = scan_ident(p, opos);
+	return *n ? lookup_op(p, *opos, *n) : -1;
+}
+
+/* Does the NUL-terminated name equal the n bytes at s? Compared in place:
+ * the names are a few bytes long, most differ in the first, and a strlen
+ * and a memcmp per candidate cost more than that. */
+static bool
+name_equals(const char *name, const char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n && name[i] == s[i])
+		i++;
+	return i == n && name[n] == 0;
+}
+
 /* A condition code word, looked up in names[0..count). */
 static uint8_t
 parse_cond(parser *p, const char *const *names, int count, const char *what)
@@ -101,7 +150,7 @@ parse_cond(parser *p, const char *const *names, int count, const char *what)
 	const char *s;
 	size_t n = scan_ident(p, &s);
 	for (int k = 0; k < count; k++)
-		if (strlen(names[k]) == n && memcmp(names[k], s, n) == 0)
+		if (name_equals(names[k], s, n))
 			return (uint8_t)k;
 	fail_at(p, s, "expected %s, found '%.*s'", what,
 		(int)(n > 20 ? 20 : n), s);
@@ -259,8 +308,8 @@ parse_inst(parser *p, const uint32_t *results, uint32_t nres,
 	if (!p->in_block)
 		fail_at(p, start, "instruction before the first block");
 	const char *opos;
-	size_t n = scan_ident(p, &opos);
-	int op = n ? lookup_op(p, opos, n) : -1;
+	size_t n;
+	int op = scan_opcode(p, &opos, &n);
 	if (op < 0) {
 		if (n == 0)
 			fail_at(p, opos, "expected an opcode");
