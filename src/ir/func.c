@@ -206,23 +206,10 @@ func_take_tables(kl_func *f, kl_func *from)
 	from->first_block = from->last_block = KL_NONE;
 }
 
-uint32_t
-func_new_inst(kl_func *f, kl_opcode op)
+/* A new instruction in a table with room for it. */
+static inline uint32_t
+add_inst(kl_func *f, kl_opcode op)
 {
-	if (f->ninsts == f->insts_cap) {
-		uint32_t cap = f->insts_cap;
-		func_grow(f, TAB_INSTS, &f->insts, &cap, sizeof *f->insts,
-			  f->ninsts + 1);
-		cap = f->insts_cap;
-		func_grow(f, TAB_NODES, &f->nodes, &cap, sizeof *f->nodes,
-			  f->ninsts + 1);
-		if (f->inst_lines) {
-			cap = f->insts_cap;
-			func_grow(f, TAB_INST_LINES, &f->inst_lines, &cap,
-				  sizeof *f->inst_lines, f->ninsts + 1);
-		}
-		f->insts_cap = cap;
-	}
 	uint32_t i = f->ninsts++;
 	memset(&f->insts[i], 0, sizeof f->insts[i]);
 	f->insts[i].op = (uint16_t)op;
@@ -230,6 +217,34 @@ func_new_inst(kl_func *f, kl_opcode op)
 	if (f->inst_lines)
 		f->inst_lines[i] = 0;
 	return i;
+}
+
+/* The same after growing the tables: apart, so that the common path (the
+ * parser presizes the tables) needs no stack frame. */
+static KL_NOINLINE uint32_t
+add_inst_grown(kl_func *f, kl_opcode op)
+{
+	uint32_t cap = f->insts_cap;
+	func_grow(f, TAB_INSTS, &f->insts, &cap, sizeof *f->insts,
+		  f->ninsts + 1);
+	cap = f->insts_cap;
+	func_grow(f, TAB_NODES, &f->nodes, &cap, sizeof *f->nodes,
+		  f->ninsts + 1);
+	if (f->inst_lines) {
+		cap = f->insts_cap;
+		func_grow(f, TAB_INST_LINES, &f->inst_lines, &cap,
+			  sizeof *f->inst_lines, f->ninsts + 1);
+	}
+	f->insts_cap = cap;
+	return add_inst(f, op);
+}
+
+uint32_t
+func_new_inst(kl_func *f, kl_opcode op)
+{
+	if (KL_UNLIKELY(f->ninsts == f->insts_cap))
+		return add_inst_grown(f, op);
+	return add_inst(f, op);
 }
 
 /* Resize a table to exactly n elements (n above its capacity). */
@@ -289,16 +304,6 @@ func_new_value(kl_func *f)
 	uint32_t v = f->nvalues;
 	func_reserve_values(f, v + 1);
 	return v;
-}
-
-void
-value_define(kl_func *f, uint32_t v, enum value_kind kind, kl_type t,
-	     uint32_t def)
-{
-	kl_value_data *d = &f->values[v];
-	d->type = t >= KL_VALUE_TYPE_NONE ? KL_VALUE_TYPE_NONE : t;
-	d->kind = kind;
-	d->def = def;
 }
 
 uint32_t

@@ -328,8 +328,16 @@ value_hole(void)
 }
 void func_reserve_blocks(kl_func *f, uint32_t n);
 uint32_t func_new_value(kl_func *f); /* fresh number above all others */
-void value_define(kl_func *f, uint32_t v, enum value_kind kind, kl_type t,
-		  uint32_t def);
+/* Inline: the parser defines a value per instruction. */
+static inline void
+value_define(kl_func *f, uint32_t v, enum value_kind kind, kl_type t,
+	     uint32_t def)
+{
+	kl_value_data *d = &f->values[v];
+	d->type = t >= KL_VALUE_TYPE_NONE ? KL_VALUE_TYPE_NONE : t;
+	d->kind = kind;
+	d->def = def;
+}
 static inline kl_type
 value_type(const kl_func *f, uint32_t v)
 {

@@ -251,7 +251,7 @@ hex_digit(int c)
  * their bits (callers range-check against the type). The general path;
  * parse_int tries the common short decimals first.
  */
-static PARSE_NOINLINE int64_t
+static KL_NOINLINE int64_t
 parse_int_slow(parser *p, const char *what)
 {
 	const char *start = p->p, *s = p->p, *end = p->end;
@@ -554,12 +554,9 @@ parse_block_use(parser *p)
 }
 
 void
-define_value(parser *p, uint32_t v, const char *pos, enum value_kind kind,
-	     kl_type t, uint32_t def)
+value_redefined(parser *p, uint32_t v, const char *pos)
 {
-	if (p->f->values[v].kind != VK_UNUSED)
-		fail_at(p, pos, "v%u is already defined", v);
-	value_define(p->f, v, kind, t, def);
+	fail_at(p, pos, "v%u is already defined", v);
 }
 
 bool

@@ -101,14 +101,6 @@ typedef struct parser {
 	uint32_t results_cap;
 } parser;
 
-/* For the general path of a function with a small fast path: inlined,
- * it would make the fast path pay for its frame. */
-#if defined(__GNUC__)
-#define PARSE_NOINLINE __attribute__((noinline))
-#else
-#define PARSE_NOINLINE
-#endif
-
 /* Diagnostics. perr_at records and continues; fail_at records and unwinds. */
 void perr_at(parser *p, uint32_t line, uint32_t col, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -238,8 +230,15 @@ uint32_t parse_sym_use(parser *p);
 /* Entities of the current function. */
 uint32_t parse_value_use(parser *p);
 uint32_t parse_block_use(parser *p);
-void define_value(parser *p, uint32_t v, const char *pos, enum value_kind kind,
-		  kl_type t, uint32_t def);
+KL_NORETURN void value_redefined(parser *p, uint32_t v, const char *pos);
+static inline void
+define_value(parser *p, uint32_t v, const char *pos, enum value_kind kind,
+	     kl_type t, uint32_t def)
+{
+	if (p->f->values[v].kind != VK_UNUSED)
+		value_redefined(p, v, pos);
+	value_define(p->f, v, kind, t, def);
+}
 bool value_type_known(const parser *p, uint32_t v, kl_type *t);
 void add_type_check(parser *p, uint32_t v, kl_type t, const char *pos);
 

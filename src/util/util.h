@@ -17,12 +17,16 @@
 
 #include "keel.h"
 
+/* KL_NOINLINE: for the rare path of a function with a small common path,
+ * which would otherwise pay for the rare path's stack frame. */
 #if defined(__GNUC__)
 #define KL_NORETURN __attribute__((noreturn))
+#define KL_NOINLINE __attribute__((noinline))
 #define KL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define KL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
 #define KL_NORETURN
+#define KL_NOINLINE
 #define KL_LIKELY(x) (x)
 #define KL_UNLIKELY(x) (x)
 #endif
