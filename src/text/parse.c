@@ -234,6 +234,13 @@ type_expected(parser *p)
 		describe(p, p->p, buf, sizeof buf));
 }
 
+/* The value of a decimal digit, above 9 for any other byte. */
+static inline uint32_t
+digit_value(char c)
+{
+	return (uint32_t)(unsigned char)c - '0';
+}
+
 static int
 hex_digit(int c)
 {
@@ -322,8 +329,8 @@ parse_int(parser *p, const char *what)
 		const char *digits = s + (*s == '-');
 		const char *q = digits;
 		uint64_t v = 0;
-		unsigned d;
-		while ((d = (unsigned)(unsigned char)*q - '0') < 10 &&
+		uint32_t d;
+		while ((d = digit_value(*q)) < 10 &&
 		       q - digits < INT_FAST_DIGITS) {
 			v = v * 10 + d;
 			q++;
@@ -469,12 +476,22 @@ value_number_slow(parser *p, const char *pos)
 	return v;
 }
 
-/* A value number not yet in the table (usually the next one, with room
- * for it: the body's tables are sized from its line count). */
-static void
-new_value_number(parser *p, uint32_t v, const char *pos)
+/* A value number above the table's: spend the budget and grow it. */
+static KL_NOINLINE void
+new_value_numbers(parser *p, uint32_t v, const char *pos)
+{
+	spend_budget(p, p->f->nvalues, v + 1, pos);
+	func_reserve_values(p->f, v + 1);
+}
+
+/* Make sure value v exists. A new one is usually the next, with room for
+ * it (the body's tables are sized from its line count): done in place. */
+static inline void
+value_exists(parser *p, uint32_t v, const char *pos)
 {
 	kl_func *f = p->f;
+	if (KL_LIKELY(v < f->nvalues))
+		return;
 	if (KL_LIKELY(v == f->nvalues && v < f->values_cap &&
 		      p->entity_budget > 0)) {
 		p->entity_budget--;
@@ -482,8 +499,7 @@ new_value_number(parser *p, uint32_t v, const char *pos)
 		f->nvalues = v + 1;
 		return;
 	}
-	spend_budget(p, f->nvalues, v + 1, pos);
-	func_reserve_values(f, v + 1);
+	new_value_numbers(p, v, pos);
 }
 
 static inline uint32_t
@@ -492,23 +508,29 @@ value_number(parser *p, const char **pos)
 	skip_ws(p);
 	/*
 	 * Fast path: vN with at most 7 digits and no leading zero, so under
-	 * MAX_ENTITY_NUMBER. Anything else, errors included, takes the
-	 * general path, which gives the same number or the message.
+	 * MAX_ENTITY_NUMBER, and the byte after them in the text, so that
+	 * the digit loop needs no bounds test. Anything else, errors
+	 * included, takes the general path, which gives the same number or
+	 * the message.
 	 */
-	const char *s = p->p, *end = p->end;
+	const char *s = p->p;
 	*pos = s;
-	if (end - s >= 2 && s[0] == 'v' && s[1] >= '0' && s[1] <= '9') {
-		uint32_t v = (uint32_t)(s[1] - '0');
+	if (KL_LIKELY(p->end - s > 9) && s[0] == 'v') {
+		uint32_t v = digit_value(s[1]), d;
 		const char *q = s + 2;
-		if (v) {
-			while (q < end && q - s < 9 && *q >= '0' && *q <= '9')
-				v = v * 10 + (uint32_t)(*q++ - '0');
-		}
-		if (q - s < 9 && (q == end || !is_ident_char((unsigned char)*q))) {
-			if (v >= p->f->nvalues)
-				new_value_number(p, v, s);
-			p->p = q;
-			return v;
+		if (v < 10) {
+			/* v0 stops at once: a digit after it is an error. */
+			if (v) {
+				while ((d = digit_value(*q)) < 10 && q - s < 9) {
+					v = v * 10 + d;
+					q++;
+				}
+			}
+			if (q - s < 9 && !is_ident_char((unsigned char)*q)) {
+				value_exists(p, v, s);
+				p->p = q;
+				return v;
+			}
 		}
 	}
 	return value_number_slow(p, s);
