@@ -461,7 +461,7 @@ remember(parser *p, fwd_ref **arr, uint32_t *n, uint32_t *cap, uint32_t id,
 }
 
 /* The general path of value_number: any spelling, or the message. */
-static uint32_t
+static KL_NOINLINE uint32_t
 value_number_slow(parser *p, const char *pos)
 {
 	if (p->p >= p->end || *p->p != 'v' || p->p + 1 >= p->end ||
@@ -502,42 +502,54 @@ value_exists(parser *p, uint32_t v, const char *pos)
 	new_value_numbers(p, v, pos);
 }
 
+/*
+ * The common spelling of a value at s: vN with at most 7 digits and no
+ * leading zero, so under MAX_ENTITY_NUMBER, and the byte after them in
+ * the text, so that the digit loop needs no bounds test. Returns the end
+ * of the name and its number in *v, or NULL for anything else, errors
+ * included: the general path (value_number_slow) gives the same number
+ * or the message.
+ */
+static inline const char *
+scan_value(const char *s, const char *end, uint32_t *v)
+{
+	if (KL_UNLIKELY(end - s <= 9) || s[0] != 'v')
+		return NULL;
+	uint32_t n = digit_value(s[1]), d;
+	const char *q = s + 2;
+	if (n > 9)
+		return NULL;
+	/* v0 stops at once: a digit after it is an error. */
+	if (n) {
+		while ((d = digit_value(*q)) < 10 && q - s < 9) {
+			n = n * 10 + d;
+			q++;
+		}
+	}
+	if (q - s >= 9 || is_ident_char((unsigned char)*q))
+		return NULL;
+	*v = n;
+	return q;
+}
+
 static inline uint32_t
 value_number(parser *p, const char **pos)
 {
 	skip_ws(p);
-	/*
-	 * Fast path: vN with at most 7 digits and no leading zero, so under
-	 * MAX_ENTITY_NUMBER, and the byte after them in the text, so that
-	 * the digit loop needs no bounds test. Anything else, errors
-	 * included, takes the general path, which gives the same number or
-	 * the message.
-	 */
 	const char *s = p->p;
 	*pos = s;
-	if (KL_LIKELY(p->end - s > 9) && s[0] == 'v') {
-		uint32_t v = digit_value(s[1]), d;
-		const char *q = s + 2;
-		if (v < 10) {
-			/* v0 stops at once: a digit after it is an error. */
-			if (v) {
-				while ((d = digit_value(*q)) < 10 && q - s < 9) {
-					v = v * 10 + d;
-					q++;
-				}
-			}
-			if (q - s < 9 && !is_ident_char((unsigned char)*q)) {
-				value_exists(p, v, s);
-				p->p = q;
-				return v;
-			}
-		}
-	}
-	return value_number_slow(p, s);
+	uint32_t v;
+	const char *q = scan_value(s, p->end, &v);
+	if (KL_UNLIKELY(!q))
+		return value_number_slow(p, s);
+	value_exists(p, v, s);
+	p->p = q;
+	return v;
 }
 
-uint32_t
-parse_value_use(parser *p)
+/* Any use of a value: new numbers, uses before the definition. */
+static KL_NOINLINE uint32_t
+value_use_slow(parser *p)
 {
 	const char *pos;
 	uint32_t v = value_number(p, &pos);
@@ -545,6 +557,26 @@ parse_value_use(parser *p)
 		remember(p, &p->fwd_values, &p->nfwd_values,
 			 &p->fwd_values_cap, v, pos);
 	return v;
+}
+
+/*
+ * Most uses name a value defined on an earlier line, after one blank:
+ * that path calls nothing, so it needs no stack frame.
+ */
+uint32_t
+parse_value_use(parser *p)
+{
+	const char *s = p->p, *end = p->end;
+	if (s < end && *s == ' ') /* skip_ws's own fast path */
+		s++;
+	uint32_t v;
+	const char *q = scan_value(s, end, &v);
+	const kl_func *f = p->f;
+	if (KL_LIKELY(q && v < f->nvalues && f->values[v].kind != VK_UNUSED)) {
+		p->p = q;
+		return v;
+	}
+	return value_use_slow(p);
 }
 
 static uint32_t
