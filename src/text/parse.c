@@ -739,6 +739,12 @@ parse_value_stmt(parser *p)
 	const char *start = p->p;
 	const char *pos;
 	uint32_t v = value_number(p, &pos);
+	/* Nearly every statement: one result, written "vN = op". */
+	if (p->end - p->p >= 3 && memcmp(p->p, " = ", 3) == 0) {
+		p->p += 3;
+		parse_inst(p, &v, 1, start);
+		return;
+	}
 	skip_ws(p);
 	if (p->end - p->p >= 2 && p->p[0] == '-' && p->p[1] == '>') {
 		p->p += 2;
