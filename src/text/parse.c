@@ -752,6 +752,7 @@ parse_value_stmt(parser *p)
 		if (target == v)
 			fail_at(p, pos, "v%u cannot be an alias of itself", v);
 		kl_type t;
+		p->aliases++;
 		define_value(p, v, pos, VK_ALIAS,
 			     value_type_known(p, target, &t) ? t : KL_TYPE_NONE,
 			     target);
@@ -810,8 +811,9 @@ check_function_end(parser *p)
 			perr_at(p, r->line, r->col,
 				"reference to undefined block block%u", r->id);
 	}
-	/* Aliases whose target came later get their type now. */
-	for (uint32_t v = 0; v < f->nvalues; v++) {
+	/* Aliases whose target came later get their type now (most bodies
+	 * have none: then the values need no look). */
+	for (uint32_t v = 0; p->aliases && v < f->nvalues; v++) {
 		if (f->values[v].kind != VK_ALIAS)
 			continue;
 		uint32_t r = value_resolve(f, v);
@@ -895,7 +897,7 @@ parse_body(parser *p, pending_body *pb)
 	p->line_start = pb->line_start;
 	p->in_block = false;
 	p->func_errors = 0;
-	p->nfwd_values = p->nfwd_blocks = p->nchecks = 0;
+	p->nfwd_values = p->nfwd_blocks = p->nchecks = p->aliases = 0;
 	/* The line tables grow together with their tables from now on. */
 	if (!f->inst_lines) {
 		KL_ASSERT(f->insts_cap == 0);

@@ -75,6 +75,7 @@ typedef struct parser {
 	kl_func *f;            /* function being parsed: &work */
 	kl_func work;          /* tables reused by every body (parse_body) */
 	bool in_block;         /* a block header has been seen */
+	uint32_t aliases;      /* vA -> vB statements in the body */
 	uint64_t entity_budget; /* value/block slots left for the module */
 
 	uint16_t optab[512];   /* opcode hash table: op + 1, 0 = empty */
