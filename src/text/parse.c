@@ -614,11 +614,10 @@ value_redefined(parser *p, uint32_t v, const char *pos)
 }
 
 bool
-value_type_known(const parser *p, uint32_t v, kl_type *t)
+alias_type_known(const parser *p, uint32_t v, kl_type *t)
 {
 	const kl_func *f = p->f;
-	/* Aliases are rare: resolve (a loop, out of line) only for one. */
-	uint32_t r = f->values[v].kind == VK_ALIAS ? value_resolve(f, v) : v;
+	uint32_t r = value_resolve(f, v);
 	if (r == KL_NONE || f->values[r].kind == VK_UNUSED ||
 	    f->values[r].kind == VK_ALIAS)
 		return false;

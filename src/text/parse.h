@@ -240,7 +240,21 @@ define_value(parser *p, uint32_t v, const char *pos, enum value_kind kind,
 		value_redefined(p, v, pos);
 	value_define(p->f, v, kind, t, def);
 }
-bool value_type_known(const parser *p, uint32_t v, kl_type *t);
+bool alias_type_known(const parser *p, uint32_t v, kl_type *t);
+/* The type of value v if it is defined (through aliases) and typed.
+ * Inline: most instructions take their type from an operand. */
+static inline bool
+value_type_known(const parser *p, uint32_t v, kl_type *t)
+{
+	const kl_func *f = p->f;
+	unsigned kind = f->values[v].kind;
+	if (KL_UNLIKELY(kind == VK_ALIAS)) /* rare: a loop, out of line */
+		return alias_type_known(p, v, t);
+	if (kind == VK_UNUSED)
+		return false;
+	*t = value_type(f, v);
+	return *t != KL_TYPE_NONE;
+}
 void add_type_check(parser *p, uint32_t v, kl_type t, const char *pos);
 
 /* Instructions (parse_inst.c). */
