@@ -123,19 +123,11 @@ describe(const parser *p, const char *pos, char *buf, size_t cap)
 
 /* ---- scanning ---- */
 
-void
-skip_ws_slow(parser *p)
+/* Blanks, newlines and comments, any number. */
+static KL_NOINLINE void
+skip_blanks(parser *p)
 {
 	const char *s = p->p, *end = p->end;
-	/* Nearly every call: the end of a line, then the next line's
-	 * indentation and a token. */
-	if (end - s >= 6 && s[0] == '\n' && memcmp(s + 1, "    ", 4) == 0 &&
-	    (unsigned char)s[5] > ' ' && s[5] != ';') {
-		p->line++;
-		p->line_start = s + 1;
-		p->p = s + 5;
-		return;
-	}
 	while (s < end) {
 		char c = *s;
 		if (c == ' ') {
@@ -158,6 +150,23 @@ skip_ws_slow(parser *p)
 		}
 	}
 	p->p = s;
+}
+
+void
+skip_ws_slow(parser *p)
+{
+	const char *s = p->p, *end = p->end;
+	/* Nearly every call: the end of a line, then the next line's
+	 * indentation and a token. That path calls nothing, so it needs no
+	 * stack frame. */
+	if (end - s >= 6 && s[0] == '\n' && memcmp(s + 1, "    ", 4) == 0 &&
+	    (unsigned char)s[5] > ' ' && s[5] != ';') {
+		p->line++;
+		p->line_start = s + 1;
+		p->p = s + 5;
+		return;
+	}
+	skip_blanks(p);
 }
 
 void
