@@ -23,19 +23,21 @@
  *     operands (defined, available), type rule, memory rule. Each
  *     opcode has its own case (check_inst), in which its format, rule
  *     and counts are constants, so it compiles to straight-line code.
- *   - no per-value records: a use reads the value table and its
- *     definition's layout node, which hold the same facts. What is read
- *     before the pass has seen its owner (a definition in a later block)
- *     is confirmed afterwards: every listed instruction's node names its
- *     block (the pass), every unlisted one names none (check_unlisted),
- *     and every value that claims a listed definition was defined by it
- *     (check_values). So a use of v defined by d is sound when nodes[d]
- *     names a block that dominates the use. One exception, for big
- *     functions (DEF_BLOCK_MIN_INSTS): there the layout nodes are a
- *     cache miss away, so each value the pass defines gets its block in
- *     a compact array (def_block), which a later use reads instead; an
- *     instruction's results are defined after its operands are used, so
- *     a use by its own instruction still goes to the node (and fails).
+ *   - a use of a value the pass has defined already -- nearly every
+ *     use, as layouts mostly follow the control flow -- reads one
+ *     record (vdef) that the definition wrote: its block's span in the
+ *     dominator tree and its class. Nothing else: not the value table,
+ *     not the definition's layout node. An instruction's results are
+ *     defined after its operands are used, so a use by its own
+ *     instruction finds no record. Without one, a use reads the value
+ *     table and its definition's layout node, which hold the same
+ *     facts; what is read before the pass has seen its owner (a
+ *     definition in a later block) is confirmed afterwards: every
+ *     listed instruction's node names its block (the pass), every
+ *     unlisted one names none (check_unlisted), and every value that
+ *     claims a listed definition was defined by it (check_values). So
+ *     such a use of v defined by d is sound when nodes[d] names a block
+ *     that dominates the use.
  *   - the dominator tree is the compact one of fastdom.c, and all the
  *     arrays are carved from one arena that lives in the scratch, on
  *     huge pages when large: fresh memory costs more than the checks on
@@ -57,11 +59,6 @@
 #else
 #define HOT static inline
 #endif
-
-/* Functions from this size keep each defined value's block (fast's
- * def_block): 16,384 layout nodes are 256 KB, a quarter of this
- * machine's L2 cache. */
-#define DEF_BLOCK_MIN_INSTS 16384
 
 /* Longest iadd_imm chain an address is followed through (then: no). */
 #define ADDR_DEPTH 64
@@ -112,8 +109,8 @@ arena_get(kl_verify_scratch *s, size_t bytes)
  * bytes a block.
  */
 enum {
-	A_IN_LAYOUT, A_DEFINED, A_DOM, A_SSPAN, A_VERTEX, A_ANC, A_PSTART, A_SUCC,
-	A_DEF_BLOCK, A_ADDR_KNOWN, A_ALIAS_ROOT, A_ADDR_BASE, A_ADDR_OFF,
+	A_IN_LAYOUT, A_DEFINED, A_VDEFS, A_DOM, A_SSPAN, A_VERTEX, A_ANC,
+	A_PSTART, A_SUCC, A_ADDR_KNOWN, A_ALIAS_ROOT, A_ADDR_BASE, A_ADDR_OFF,
 	A_COUNT
 };
 
@@ -135,16 +132,13 @@ arena_setup(fast *fs)
 	size_t bytes[A_COUNT] = {
 		[A_IN_LAYOUT] = (nb / 64 + 1) * sizeof(uint64_t),
 		[A_DEFINED] = vw,
+		[A_VDEFS] = nv * sizeof(vdef),
 		[A_DOM] = (nb + 1) * sizeof(domspan), /* + the [0, 0] at nb */
 		[A_SSPAN] = (nb + 1) * sizeof(succspan), /* later semi, label */
 		[A_VERTEX] = (nb + 1) * u,
 		[A_ANC] = (nb + 1) * u,
 		[A_PSTART] = (nb + 2) * u,
 		[A_SUCC] = (ne + bound) * u, /* succ (later idom), preds */
-		[A_DEF_BLOCK] = /* written as values are defined */
-		fs->ninsts >= DEF_BLOCK_MIN_INSTS || fs->s->def_block_always
-			? nv * u
-			: 0,
 		[A_ADDR_KNOWN] = vw,
 		[A_ALIAS_ROOT] = nv * u,
 		[A_ADDR_BASE] = nv * u,
@@ -159,17 +153,13 @@ arena_setup(fast *fs)
 	fs->nedges = bound > UINT32_MAX / 4 ? UINT32_MAX / 4 : (uint32_t)bound;
 	fs->in_layout = (uint64_t *)(base + off[A_IN_LAYOUT]);
 	fs->defined = (uint64_t *)(base + off[A_DEFINED]);
+	fs->vdefs = (vdef *)(base + off[A_VDEFS]);
 	fs->dom = (domspan *)(base + off[A_DOM]);
 	fs->sspan = (succspan *)(base + off[A_SSPAN]);
 	fs->vertex = (uint32_t *)(base + off[A_VERTEX]);
 	fs->anc = (uint32_t *)(base + off[A_ANC]);
 	fs->pstart = (uint32_t *)(base + off[A_PSTART]);
 	fs->succ = (uint32_t *)(base + off[A_SUCC]);
-	/* Only where the layout nodes outgrow the cache: in a small function
-	 * reading a node costs less than keeping the array. */
-	fs->def_block = bytes[A_DEF_BLOCK]
-				? (uint32_t *)(base + off[A_DEF_BLOCK])
-				: NULL;
 	fs->addr_known = (uint64_t *)(base + off[A_ADDR_KNOWN]);
 	fs->alias_root = (uint32_t *)(base + off[A_ALIAS_ROOT]);
 	fs->addr_base = (uint32_t *)(base + off[A_ADDR_BASE]);
@@ -177,6 +167,7 @@ arena_setup(fast *fs)
 	memset(fs->in_layout, 0, bytes[A_IN_LAYOUT]);
 	memset(fs->defined, 0, vw);
 	memset(fs->dom, 0, bytes[A_DOM]);
+	memset(fs->vdefs, 0, bytes[A_VDEFS]);
 }
 
 /* ---- values ---- */
@@ -289,15 +280,29 @@ root_of(fast *fs, uint32_t v, uint32_t *r)
  * block dominates it (in the same block: the definition comes first).
  * Returns v's class, or -1.
  *
- * Whether a definition is in the same block or another one is a coin
- * toss from one operand to the next, and a mispredicted branch costs
- * more than computing both answers; so both are, without branches.
+ * A value the walk has defined has a vdef, which answers alone. Others
+ * (defined later in the layout, aliases, errors) go to the value table.
+ * There, whether a definition is in the same block or another one is a
+ * coin toss from one operand to the next, and a mispredicted branch
+ * costs more than computing both answers; so both are, without
+ * branches.
  */
 HOT int
 use(fast *fs, uint32_t v)
 {
 	if (KL_UNLIKELY(v >= fs->nvalues))
 		return -1;
+	const vdef *known = &fs->vdefs[v];
+	if (KL_LIKELY(known->cls)) {
+		/* Defined on the walk (fast.c's opening comment): by an
+		 * instruction before this one or by a block's parameters,
+		 * in a block of the layout. In this block its span is this
+		 * block's, so the one comparison covers both cases. In a
+		 * block that never runs (lo 0), defined will do. */
+		uint32_t lo = known->lo, hi = known->hi;
+		uint32_t ok = (fs->lo - lo <= hi - lo) | (fs->lo == 0);
+		return KL_LIKELY(ok) ? (int)known->cls - 1 : -1;
+	}
 	const kl_value_data *vd = &fs->values[v];
 	unsigned kind = vd->kind;
 	uint32_t t = vd->type, def = vd->def, db, r = v, later = 0;
@@ -310,20 +315,9 @@ use(fast *fs, uint32_t v)
 	if (KL_LIKELY(kind == VK_RESULT)) {
 		if (KL_UNLIKELY(def >= fs->ninsts))
 			return -1;
-		if (fs->def_block && bit_get(fs->defined, r)) {
-			/* Defined by an instruction the walk has passed (an
-			 * instruction's results are defined after its
-			 * operands are used): in block def_block[r], as its
-			 * node said, and before this one if in the same
-			 * block. In a big function this compact array is
-			 * read instead of the definition's layout node, a
-			 * cache miss away. */
-			db = fs->def_block[r];
-		} else {
-			const kl_inst_node *n = &fs->nodes[def];
-			db = n->block;
-			later = n->seq >= fs->seq; /* compared in one block */
-		}
+		const kl_inst_node *n = &fs->nodes[def];
+		db = n->block;
+		later = n->seq >= fs->seq; /* compared in one block */
 	} else if (kind == VK_PARAM) {
 		db = def; /* a parameter comes before everything */
 	} else {
@@ -346,6 +340,18 @@ use(fast *fs, uint32_t v)
 }
 
 /*
+ * Record v, just defined in the current block with class c, for its
+ * later uses (use); returns c. A class of -1 ends the fast path, so
+ * what it records does not matter.
+ */
+HOT int
+defined(fast *fs, uint32_t v, int c)
+{
+	fs->vdefs[v] = (vdef){ fs->lo, fs->hi, (uint32_t)c + 1 };
+	return c;
+}
+
+/*
  * v is defined by `def` (an instruction or, as a parameter, a block),
  * which lists it (structure.c: check_results, check_params, define): the
  * value table agrees, no other definition was met, the type is valid.
@@ -363,9 +369,7 @@ define(fast *fs, uint32_t v, unsigned kind, uint32_t def)
 	if (KL_UNLIKELY(*w & bit))
 		return -1;
 	*w |= bit;
-	if (fs->def_block) /* read for results only (use) */
-		fs->def_block[v] = fs->blk;
-	return vtype_class(fs, vd->type);
+	return defined(fs, v, vtype_class(fs, vd->type));
 }
 
 /*
@@ -382,9 +386,7 @@ define_result(fast *fs, uint32_t v, uint32_t i)
 	if (KL_UNLIKELY(vd->kind != VK_RESULT || vd->def != i))
 		return -1;
 	fs->defined[v >> 6] |= (uint64_t)1 << (v & 63);
-	if (fs->def_block)
-		fs->def_block[v] = fs->blk;
-	return vtype_class(fs, vd->type);
+	return defined(fs, v, vtype_class(fs, vd->type));
 }
 
 /* ---- one instruction ---- */
@@ -879,10 +881,11 @@ check_block(fast *fs, uint32_t b)
 	uint32_t prev = KL_NONE, count = 0;
 	int64_t prev_seq = -1; /* the first instruction may have any */
 	int kind = 1;
-	if (!check_params(fs, b))
-		return false;
 	fs->blk = b;
 	fs->lo = fs->dom[b].lo;
+	fs->hi = fs->dom[b].hi;
+	if (!check_params(fs, b))
+		return false;
 	for (uint32_t i = bd->first; i != KL_NONE; i = fs->nodes[i].next) {
 		if (i >= fs->ninsts || kind == 2)
 			return false;

@@ -75,7 +75,6 @@ struct kl_verify_scratch {
 	char *arena;           /* ... from a huge-page boundary when large */
 	size_t arena_cap;      /* usable bytes at arena */
 	uint64_t fast_ok, fast_failed; /* fast path outcomes (for tests) */
-	bool def_block_always; /* fast path: def_block at any size (tests) */
 };
 
 /*
@@ -359,6 +358,16 @@ typedef struct domspan {
 	uint32_t lo, hi;
 } domspan;
 
+/*
+ * A value the fast path's walk has defined (fast.c, use): its block's
+ * span, so that a use checks dominance without reading the value table
+ * or the definition's layout node, and its class.
+ */
+typedef struct vdef {
+	uint32_t lo, hi; /* its block's domspan */
+	uint32_t cls;    /* its class + 1; 0: not defined (yet) */
+} vdef;
+
 /* A placed block's successors: succ[start .. start + n). */
 typedef struct succspan {
 	uint32_t start, n;
@@ -372,9 +381,10 @@ typedef struct fast {
 	uint64_t *defined;     /* per value: defined by a listed entity */
 	uint64_t *in_layout;   /* per block: in the layout */
 	uint32_t nvalues, ninsts, nblocks;
-	uint32_t blk, seq, lo; /* the instruction being checked: its block,
-				* sequence number and block's dom.lo */
-	uint32_t *def_block;   /* per value defined so far: its block */
+	uint32_t blk, seq, lo, hi; /* the instruction being checked: its
+				    * block, sequence number and block's
+				    * domspan */
+	vdef *vdefs;           /* per value: as defined so far */
 
 	const kl_func *f;
 	const kl_module *m;

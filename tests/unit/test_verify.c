@@ -60,10 +60,6 @@ fast_says_ok_with(const kl_func *f, const kl_verify_ctx *with)
 		ctx.domtree = with->domtree;
 	}
 	bool ok = verify_fast(f, &ctx, s, NULL);
-	/* The same answer when every definition's block is kept, as in
-	 * big functions (fast.c, def_block). */
-	s->def_block_always = true;
-	CHECK(verify_fast(f, &ctx, s, NULL) == ok);
 	kl_verify_scratch_free(s);
 	return ok;
 }
