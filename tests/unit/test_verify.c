@@ -385,6 +385,39 @@ test_defined_twice(void)
 	kl_module_free(m);
 }
 
+/* The same, where a second definition is the only error (the fast
+ * path's define must notice it: no count or type gives it away). */
+static void
+test_defined_twice_alone(void)
+{
+	static const char text[] =
+		"declare %h() -> i32, i32\n"
+		"function %t(i32) -> i32 {\n"
+		"block0(v0: i32):\n"
+		"    v1, v2 = call %h()\n"
+		"    jump block1(v0, v1)\n"
+		"block1(v5: i32, v6: i32):\n"
+		"    return v5\n"
+		"}\n";
+	kl_module *m = parse(text);
+	kl_func *f = func_named(m, "t");
+	expect_ok(f);
+	/* The call's results [v1, v1]; v2 is a hole. */
+	uint32_t res = f->insts[0].w[0];
+	f->pool.data[res + 1] = 1;
+	f->values[2] = value_hole();
+	expect_one(f, KL_ENT_INST, "v1 is defined more than once");
+	kl_module_free(m);
+
+	m = parse(text);
+	f = func_named(m, "t");
+	/* block1's parameters [v5, v5]; v6 is a hole. */
+	f->pool.data[f->blocks[1].params + 1] = 5;
+	f->values[6] = value_hole();
+	expect_one(f, KL_ENT_BLOCK, "v5 is defined more than once");
+	kl_module_free(m);
+}
+
 static void
 test_hole_and_range(void)
 {
@@ -731,6 +764,26 @@ test_aliases(void)
 	CHECK_ERROR(&d, KL_ENT_VALUE, "the alias chain of v6 has a cycle");
 	CHECK_EQ_INT(d.items[0].line, 1);
 	kl_diags_free(&d);
+	kl_module_free(m);
+}
+
+/* An alias nothing uses, of a hole: found among the values no listed
+ * entity defines, not at a use. */
+static void
+test_unused_alias_of_hole(void)
+{
+	kl_module *m = parse("function %a(i32) -> i32 {\n"
+			     "block0(v0: i32):\n"
+			     "    v1 = iadd_imm v0, 1\n"
+			     "    v5 -> v1\n"
+			     "    return v1\n"
+			     "}\n");
+	kl_func *f = func_named(m, "a");
+	expect_ok(f);
+	func_reserve_values(f, 8);
+	f->values[7].type = KL_TYPE_I32; /* the alias's type: a hole's kind */
+	f->values[5].def = 7;
+	expect_one(f, KL_ENT_VALUE, "alias v5 -> v7: v7 is not defined");
 	kl_module_free(m);
 }
 
@@ -1254,6 +1307,7 @@ main(void)
 	UNIT_RUN(test_result_def);
 	UNIT_RUN(test_result_count);
 	UNIT_RUN(test_defined_twice);
+	UNIT_RUN(test_defined_twice_alone);
 	UNIT_RUN(test_hole_and_range);
 	UNIT_RUN(test_removed_definition);
 	UNIT_RUN(test_missing_entities);
@@ -1266,6 +1320,7 @@ main(void)
 	UNIT_RUN(test_block_flags);
 	UNIT_RUN(test_params);
 	UNIT_RUN(test_aliases);
+	UNIT_RUN(test_unused_alias_of_hole);
 	UNIT_RUN(test_types_built);
 	UNIT_RUN(test_call_results);
 	UNIT_RUN(test_cached_analyses);
