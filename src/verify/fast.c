@@ -42,9 +42,9 @@
  *     arrays are carved from one arena that lives in the scratch, on
  *     huge pages when large: fresh memory costs more than the checks on
  *     the project's machines (docs/verifier.md, "Performance").
- *   - bitmaps for what must be known of every value and block (defined,
- *     in the layout); the value table is then checked 64 values at a
- *     time, looking only at values no listed entity defines.
+ *   - a bitmap of the blocks in the layout; after the walk, the value
+ *     table is checked only at the values without a vdef, which no
+ *     listed entity defines.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -109,7 +109,7 @@ arena_get(kl_verify_scratch *s, size_t bytes)
  * bytes a block.
  */
 enum {
-	A_IN_LAYOUT, A_DEFINED, A_VDEFS, A_DOM, A_SSPAN, A_VERTEX, A_ANC,
+	A_IN_LAYOUT, A_VDEFS, A_DOM, A_SSPAN, A_VERTEX, A_ANC,
 	A_PSTART, A_SUCC, A_ADDR_KNOWN, A_ALIAS_ROOT, A_ADDR_BASE, A_ADDR_OFF,
 	A_COUNT
 };
@@ -131,7 +131,6 @@ arena_setup(fast *fs)
 	size_t ne = bound > nb + 1 ? bound : nb + 1;
 	size_t bytes[A_COUNT] = {
 		[A_IN_LAYOUT] = (nb / 64 + 1) * sizeof(uint64_t),
-		[A_DEFINED] = vw,
 		[A_VDEFS] = nv * sizeof(vdef),
 		[A_DOM] = (nb + 1) * sizeof(domspan), /* + the [0, 0] at nb */
 		[A_SSPAN] = (nb + 1) * sizeof(succspan), /* later semi, label */
@@ -152,7 +151,6 @@ arena_setup(fast *fs)
 	char *base = arena_get(fs->s, at);
 	fs->nedges = bound > UINT32_MAX / 4 ? UINT32_MAX / 4 : (uint32_t)bound;
 	fs->in_layout = (uint64_t *)(base + off[A_IN_LAYOUT]);
-	fs->defined = (uint64_t *)(base + off[A_DEFINED]);
 	fs->vdefs = (vdef *)(base + off[A_VDEFS]);
 	fs->dom = (domspan *)(base + off[A_DOM]);
 	fs->sspan = (succspan *)(base + off[A_SSPAN]);
@@ -165,7 +163,6 @@ arena_setup(fast *fs)
 	fs->addr_base = (uint32_t *)(base + off[A_ADDR_BASE]);
 	fs->addr_off = (int64_t *)(base + off[A_ADDR_OFF]);
 	memset(fs->in_layout, 0, bytes[A_IN_LAYOUT]);
-	memset(fs->defined, 0, vw);
 	memset(fs->dom, 0, bytes[A_DOM]);
 	memset(fs->vdefs, 0, bytes[A_VDEFS]);
 }
@@ -301,7 +298,7 @@ use(fast *fs, uint32_t v)
 		 * block that never runs (lo 0), defined will do. */
 		uint32_t lo = known->lo, hi = known->hi;
 		uint32_t ok = (fs->lo - lo <= hi - lo) | (fs->lo == 0);
-		return KL_LIKELY(ok) ? (int)known->cls - 1 : -1;
+		return KL_LIKELY(ok) ? (int)(known->cls & VDEF_CLASS) : -1;
 	}
 	const kl_value_data *vd = &fs->values[v];
 	unsigned kind = vd->kind;
@@ -347,7 +344,7 @@ use(fast *fs, uint32_t v)
 HOT int
 defined(fast *fs, uint32_t v, int c)
 {
-	fs->vdefs[v] = (vdef){ fs->lo, fs->hi, (uint32_t)c + 1 };
+	fs->vdefs[v] = (vdef){ fs->lo, fs->hi, VDEF_SET | (uint32_t)c };
 	return c;
 }
 
@@ -365,10 +362,8 @@ define(fast *fs, uint32_t v, unsigned kind, uint32_t def)
 	const kl_value_data *vd = &fs->values[v];
 	if (KL_UNLIKELY(vd->kind != kind || vd->def != def))
 		return -1;
-	uint64_t *w = &fs->defined[v >> 6], bit = (uint64_t)1 << (v & 63);
-	if (KL_UNLIKELY(*w & bit))
+	if (KL_UNLIKELY(fs->vdefs[v].cls))
 		return -1;
-	*w |= bit;
 	return defined(fs, v, vtype_class(fs, vd->type));
 }
 
@@ -385,7 +380,6 @@ define_result(fast *fs, uint32_t v, uint32_t i)
 	const kl_value_data *vd = &fs->values[v];
 	if (KL_UNLIKELY(vd->kind != VK_RESULT || vd->def != i))
 		return -1;
-	fs->defined[v >> 6] |= (uint64_t)1 << (v & 63);
 	return defined(fs, v, vtype_class(fs, vd->type));
 }
 
@@ -905,17 +899,6 @@ check_block(fast *fs, uint32_t b)
 	return kind == 2 && bd->last == prev;
 }
 
-/* Bits 0 .. n-1 of a bitmap that are clear, word by word: the caller
- * loops while (x = clear_bits(...)) handling kl_ctz64(x). */
-static inline uint64_t
-clear_bits(const uint64_t *bits, uint32_t w, uint32_t n)
-{
-	uint64_t x = ~bits[w];
-	if ((uint64_t)w * 64 + 64 > n)
-		x &= ((uint64_t)1 << (n - w * 64)) - 1;
-	return x;
-}
-
 /*
  * Instructions in no list: valid opcodes, claiming no block (structure.c:
  * check_unlisted). Every listed instruction names its block (checked on
@@ -950,24 +933,20 @@ listed(const fast *fs, uint32_t i)
 static bool
 check_values(fast *fs)
 {
-	for (uint32_t w = 0; w * 64 < fs->nvalues; w++) {
-		for (uint64_t x = clear_bits(fs->defined, w, fs->nvalues); x;
-		     x &= x - 1) {
-			uint32_t v = w * 64 + kl_ctz64(x), r;
-			const kl_value_data *vd = &fs->values[v];
-			if (vd->kind == VK_UNUSED)
-				continue;
-			if (vd->kind == VK_RESULT && listed(fs, vd->def))
-				return false;
-			if (vd->kind == VK_PARAM && vd->def < fs->nblocks &&
-			    bit_get(fs->in_layout, vd->def))
-				return false;
-			if (vd->kind == VK_ALIAS &&
-			    (!root_of(fs, v, &r) || !bit_get(fs->defined, r)))
-				return false;
-			if (vd->kind > VK_ALIAS)
-				return false;
-		}
+	for (uint32_t v = 0, r; v < fs->nvalues; v++) {
+		const kl_value_data *vd = &fs->values[v];
+		if (fs->vdefs[v].cls || vd->kind == VK_UNUSED)
+			continue;
+		if (vd->kind == VK_RESULT && listed(fs, vd->def))
+			return false;
+		if (vd->kind == VK_PARAM && vd->def < fs->nblocks &&
+		    bit_get(fs->in_layout, vd->def))
+			return false;
+		if (vd->kind == VK_ALIAS &&
+		    (!root_of(fs, v, &r) || !fs->vdefs[r].cls))
+			return false;
+		if (vd->kind > VK_ALIAS)
+			return false;
 	}
 	return true;
 }

@@ -365,8 +365,12 @@ typedef struct domspan {
  */
 typedef struct vdef {
 	uint32_t lo, hi; /* its block's domspan */
-	uint32_t cls;    /* its class + 1; 0: not defined (yet) */
+	uint32_t cls;    /* VDEF_SET | its class; 0: not defined (yet) */
 } vdef;
+
+/* vdef.cls: the class in the low bits, so that a use's class is seen
+ * to be valid (not -1) without a test. */
+enum { VDEF_CLASS = 7, VDEF_SET = 8 };
 
 /* A placed block's successors: succ[start .. start + n). */
 typedef struct succspan {
@@ -378,7 +382,6 @@ typedef struct fast {
 	const kl_value_data *values;
 	const kl_inst_node *nodes;
 	domspan *dom;          /* per block, and [0, 0] at nblocks */
-	uint64_t *defined;     /* per value: defined by a listed entity */
 	uint64_t *in_layout;   /* per block: in the layout */
 	uint32_t nvalues, ninsts, nblocks;
 	uint32_t blk, seq, lo, hi; /* the instruction being checked: its
