@@ -345,6 +345,7 @@ HOT int
 defined(fast *fs, uint32_t v, int c)
 {
 	fs->vdefs[v] = (vdef){ fs->lo, fs->hi, VDEF_SET | (uint32_t)c };
+	fs->ndefs++;
 	return c;
 }
 
@@ -933,6 +934,8 @@ listed(const fast *fs, uint32_t i)
 static bool
 check_values(fast *fs)
 {
+	if (fs->ndefs == fs->nvalues) /* each has a vdef: none to look at */
+		return true;
 	for (uint32_t v = 0, r; v < fs->nvalues; v++) {
 		const kl_value_data *vd = &fs->values[v];
 		if (fs->vdefs[v].cls || vd->kind == VK_UNUSED)

@@ -388,6 +388,7 @@ typedef struct fast {
 				    * block, sequence number and block's
 				    * domspan */
 	vdef *vdefs;           /* per value: as defined so far */
+	uint32_t ndefs;        /* values with a vdef */
 
 	const kl_func *f;
 	const kl_module *m;

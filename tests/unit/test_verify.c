@@ -342,6 +342,17 @@ test_result_def(void)
 				     "does not list it");
 	kl_module_free(m);
 
+	/* The same, for a value that is the only one the walk does not
+	 * define (the fast path checks the value table only for such). */
+	m = parse(simple);
+	f = func_named(m, "f");
+	CHECK_EQ_INT(f->nvalues, 8);
+	func_reserve_values(f, 9);
+	f->values[8] = (kl_value_data){ KL_TYPE_I32, VK_RESULT, S_STORE };
+	expect_one(f, KL_ENT_VALUE, "v8 says it is a result of inst8, which "
+				    "does not list it");
+	kl_module_free(m);
+
 	m = parse(simple);
 	f = func_named(m, "f");
 	/* The result slot names a hole. */
