@@ -873,16 +873,17 @@ static bool
 check_block(fast *fs, uint32_t b)
 {
 	const kl_block_data *bd = &fs->f->blocks[b];
-	uint32_t prev = KL_NONE, count = 0;
+	uint32_t prev = KL_NONE, count = 0, i = bd->first;
 	int64_t prev_seq = -1; /* the first instruction may have any */
-	int kind = 1;
 	fs->blk = b;
 	fs->lo = fs->dom[b].lo;
 	fs->hi = fs->dom[b].hi;
 	if (!check_params(fs, b))
 		return false;
-	for (uint32_t i = bd->first; i != KL_NONE; i = fs->nodes[i].next) {
-		if (i >= fs->ninsts || kind == 2)
+	/* Up to the terminator, which must end the list: the end of the
+	 * list (KL_NONE) before it fails the range test. */
+	for (;;) {
+		if (i >= fs->ninsts)
 			return false;
 		const kl_inst_node *n = &fs->nodes[i];
 		const kl_inst_data *d = &fs->insts[i];
@@ -890,14 +891,18 @@ check_block(fast *fs, uint32_t b)
 		    ((n->prev ^ prev) | (n->block ^ b)) != 0)
 			return false;
 		fs->seq = n->seq;
-		if (!(kind = check_inst(fs, i, d))) /* also: invalid opcodes */
+		int kind = check_inst(fs, i, d); /* 0 also: invalid opcodes */
+		if (kind == 0)
 			return false;
+		count++;
+		if (kind == 2)
+			break;
 		prev = i;
 		prev_seq = n->seq;
-		count++;
+		i = n->next;
 	}
 	fs->nplaced_insts += count;
-	return kind == 2 && bd->last == prev;
+	return fs->nodes[i].next == KL_NONE && bd->last == i;
 }
 
 /*

@@ -653,6 +653,10 @@ test_layout_cycles(void)
 	f->blocks[2].last = S_STORE;
 	expect_some(f, KL_ENT_BLOCK, "last instruction of block2 should be "
 				     "inst9");
+	/* A terminator of another block: the only error. */
+	f->blocks[2].last = S_BRTAB;
+	expect_one(f, KL_ENT_BLOCK, "last instruction of block2 should be "
+				    "inst9");
 	kl_module_free(m);
 }
 
