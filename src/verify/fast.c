@@ -662,17 +662,16 @@ memory_slow(fast *fs, const kl_inst_data *d, unsigned memw, uint32_t addr,
 }
 
 /* The same; an address that is an alloca's result itself (the usual
- * case) is checked at once. addr was used by the instruction, so it is
- * in range. */
+ * case), defined on the walk, is checked at once: its vdef says so, and
+ * its definition is the alloca (define_result checked). addr was used by
+ * the instruction, so it is in range. */
 HOT bool
 memory_ok(fast *fs, const kl_inst_data *d, unsigned memw, uint32_t addr,
 	  bool is_store, int vcls)
 {
-	const kl_value_data *vd = &fs->values[addr];
-	if (vd->kind == VK_RESULT && vd->def < fs->ninsts &&
-	    fs->insts[vd->def].op == KL_OP_ALLOCA)
-		return inside_alloca(&fs->insts[vd->def], (int32_t)d->w[2],
-				     memw, vcls);
+	if (fs->vdefs[addr].cls & VDEF_ALLOCA)
+		return inside_alloca(&fs->insts[fs->values[addr].def],
+				     (int32_t)d->w[2], memw, vcls);
 	return memory_slow(fs, d, memw, addr, is_store, vcls);
 }
 
@@ -811,6 +810,8 @@ check_op(fast *fs, uint32_t i, const kl_inst_data *d, kl_format fmt,
 		return false;
 	if (nres == 1 && (r = define_result(fs, d->w[0], i)) < 0)
 		return false;
+	if (d->op == KL_OP_ALLOCA) /* for memory_ok */
+		fs->vdefs[d->w[0]].cls |= VDEF_ALLOCA;
 	if (!fields_ok(fs, d, fmt, na) || !types_ok(fs, d, fmt, ty, memw, c, r))
 		return false;
 	if (fmt == KL_FMT_LOAD)

@@ -365,12 +365,13 @@ typedef struct domspan {
  */
 typedef struct vdef {
 	uint32_t lo, hi; /* its block's domspan */
-	uint32_t cls;    /* VDEF_SET | its class; 0: not defined (yet) */
+	uint32_t cls;    /* VDEF_SET | its class | flags; 0: not defined */
 } vdef;
 
 /* vdef.cls: the class in the low bits, so that a use's class is seen
- * to be valid (not -1) without a test. */
-enum { VDEF_CLASS = 7, VDEF_SET = 8 };
+ * to be valid (not -1) without a test; VDEF_ALLOCA: the value is an
+ * alloca's result. */
+enum { VDEF_CLASS = 7, VDEF_SET = 8, VDEF_ALLOCA = 16 };
 
 /* A placed block's successors: succ[start .. start + n). */
 typedef struct succspan {
