@@ -345,6 +345,9 @@ value_type(const kl_func *f, uint32_t v)
 	return t == KL_VALUE_TYPE_NONE ? KL_TYPE_NONE : t;
 }
 uint32_t value_resolve(const kl_func *f, uint32_t v);
+/* Ask the cache for a small function's tables before a walk over them
+ * (nothing for a big one, read in order: the hardware prefetches it). */
+void func_prefetch(const kl_func *f);
 uint32_t func_new_block_id(kl_func *f);
 
 int64_t inst_imm(const kl_func *f, uint32_t i);

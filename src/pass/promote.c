@@ -480,36 +480,6 @@ promoter_begin(promoter *p, kl_func *f, kl_pass_report *rep)
 	kl_builder_init(&p->b, f);
 }
 
-/*
- * Ask for a function's tables before they are walked. A function's IR is
- * usually cold (the module was parsed and verified before), and the walks
- * follow the layout links, one dependent load after another; with the
- * lines already on their way, most of those loads hit (5% off the pass's
- * time on many small functions).
- */
-static void
-prefetch_tables(const kl_func *f)
-{
-#if defined(__GNUC__)
-	/* A large function's tables do not fit in the cache at once; they
-	 * are read in order, which the hardware prefetches on its own. */
-	if (f->ninsts > 4096)
-		return;
-	for (uint32_t i = 0; i < f->ninsts; i += 4) {
-		__builtin_prefetch(&f->nodes[i]);
-		__builtin_prefetch(&f->insts[i]);
-	}
-	for (uint32_t v = 0; v < f->nvalues; v += 8)
-		__builtin_prefetch(&f->values[v]);
-	for (uint32_t b = 0; b < f->nblocks; b += 2)
-		__builtin_prefetch(&f->blocks[b]);
-	for (uint32_t k = 0; k < f->pool.len; k += 16)
-		__builtin_prefetch(&f->pool.data[k]);
-#else
-	(void)f;
-#endif
-}
-
 /* The CFG and dominator tree of the function, computed on first need.
  * A verified function branches only at the end of its blocks, so its
  * edges are read off the terminators. */
@@ -541,7 +511,7 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 		}
 	}
 	promoter_begin(p, f, rep);
-	prefetch_tables(f);
+	func_prefetch(f); /* cold: 5% off the pass on small functions */
 	/* Verified IR is walked once (scan); anything else is checked for
 	 * strict SSA before its accesses are looked at. */
 	bool verified = rep && rep->input_verified;

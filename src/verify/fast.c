@@ -1042,6 +1042,7 @@ verify_fast(const kl_func *f, const kl_verify_ctx *ctx, kl_verify_scratch *s,
 	fs.sig = module_sig(fs.m, f->sig);
 	kl_verify_stats t = { 0 };
 	double since = st ? now() : 0;
+	func_prefetch(f); /* cold, on a module of small functions */
 	bool ok = check_header(f);
 	if (ok) {
 		arena_setup(&fs);
