@@ -277,7 +277,24 @@ void module_init_types(kl_module *m);
 const char *name_bytes(const kl_module *m, const kl_name *n);
 uint32_t module_add_sig(kl_module *m, const kl_type *params, uint32_t np,
 			const kl_type *results, uint32_t nr, bool variadic);
-kl_signature module_sig(const kl_module *m, uint32_t sig);
+/* Signature sig's view (all zero if out of range). Inline: the verifier
+ * reads one per call instruction. */
+static inline kl_signature
+module_sig(const kl_module *m, uint32_t sig)
+{
+	kl_signature r = { 0 };
+	if (sig >= m->nsigs)
+		return r;
+	const kl_sig_data *s = &m->sigs[sig];
+	if (!m->sigtypes)
+		return r; /* no signature in the module has any type */
+	r.params = m->sigtypes + s->types;
+	r.results = m->sigtypes + s->types + s->nparams;
+	r.num_params = s->nparams;
+	r.num_results = s->nresults;
+	r.variadic = s->variadic != 0;
+	return r;
+}
 bool sig_equal(const kl_module *m, uint32_t a, uint32_t b);
 uint32_t module_add_sym(kl_module *m, const char *name, size_t len,
 			kl_sym_kind kind, bool allow_redefinition,

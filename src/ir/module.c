@@ -350,23 +350,6 @@ module_add_sig(kl_module *m, const kl_type *params, uint32_t np,
 	return m->nsigs++;
 }
 
-kl_signature
-module_sig(const kl_module *m, uint32_t sig)
-{
-	kl_signature r = { 0 };
-	if (sig >= m->nsigs)
-		return r;
-	const kl_sig_data *s = &m->sigs[sig];
-	if (!m->sigtypes)
-		return r; /* no signature in the module has any type */
-	r.params = m->sigtypes + s->types;
-	r.results = m->sigtypes + s->types + s->nparams;
-	r.num_params = s->nparams;
-	r.num_results = s->nresults;
-	r.variadic = s->variadic != 0;
-	return r;
-}
-
 bool
 sig_equal(const kl_module *m, uint32_t a, uint32_t b)
 {
