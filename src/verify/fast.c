@@ -106,7 +106,7 @@ arena_get(kl_verify_scratch *s, size_t bytes)
  * arrays that most functions never touch come last, so their pages are
  * never faulted in. Fresh memory is what a big function costs most, so
  * the dominator tree's arrays are few and reused (fastdom.c): about 40
- * bytes a block.
+ * bytes a block. The three that start cleared come first (arena_setup).
  */
 enum {
 	A_IN_LAYOUT, A_VDEFS, A_DOM, A_SSPAN, A_VERTEX, A_ANC,
@@ -120,7 +120,9 @@ enum {
  * blocks' branches (one each) are in the instruction (jump, brif) or
  * in the pool, each taking a pool word at least (br_table's list of
  * lists): so there are at most 2 * nblocks + pool.len of them. The room
- * beyond the real count is never touched.
+ * beyond the real count is never touched. The arrays that must start
+ * cleared (in_layout, vdefs, dom) are the first three, so one memset
+ * clears them all.
  */
 static void
 arena_setup(fast *fs)
@@ -144,6 +146,10 @@ arena_setup(fast *fs)
 		[A_ADDR_OFF] = nv * sizeof(int64_t),
 	};
 	size_t off[A_COUNT], at = 0;
+	/* Unrolled, the sizes fold into the offsets; as a loop, this cost
+	 * ~1% of the time of a module of small functions. (gcc and clang
+	 * both know the pragma.) */
+#pragma GCC unroll 16
 	for (int k = 0; k < A_COUNT; k++) {
 		off[k] = at;
 		at += (bytes[k] + 63) & ~(size_t)63;
@@ -162,9 +168,7 @@ arena_setup(fast *fs)
 	fs->alias_root = (uint32_t *)(base + off[A_ALIAS_ROOT]);
 	fs->addr_base = (uint32_t *)(base + off[A_ADDR_BASE]);
 	fs->addr_off = (int64_t *)(base + off[A_ADDR_OFF]);
-	memset(fs->in_layout, 0, bytes[A_IN_LAYOUT]);
-	memset(fs->dom, 0, bytes[A_DOM]);
-	memset(fs->vdefs, 0, bytes[A_VDEFS]);
+	memset(base, 0, off[A_DOM] + bytes[A_DOM]); /* A_IN_LAYOUT .. A_DOM */
 }
 
 /* ---- values ---- */
