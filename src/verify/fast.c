@@ -758,14 +758,19 @@ check_call(fast *fs, uint32_t i, const kl_inst_data *d)
 	int callee_class = first ? use(fs, args[0]) : 0;
 	if (first && (callee_class < 0 || callee_class != fs->ptr))
 		return false;
-	for (uint32_t k = 0; k < n; k++) {
-		int c = use(fs, args[first + k]);
-		if (c < 0 || (k < s.num_params &&
-			      c != tclass_of(fs, s.params[k])))
+	/* The parameters' types; then a variadic callee's extra arguments,
+	 * which need only be available. */
+	uint32_t k = 0;
+	for (args += first; k < s.num_params; k++) {
+		int c = use(fs, args[k]);
+		if (c < 0 || c != tclass_of(fs, s.params[k]))
 			return false;
 	}
+	for (; k < n; k++)
+		if (use(fs, args[k]) < 0)
+			return false;
 	/* The results after the operands, as in check_op. */
-	for (uint32_t k = 0; k < nr; k++) {
+	for (k = 0; k < nr; k++) {
 		int c = define(fs, res[k], VK_RESULT, i);
 		if (c < 0 || c != tclass_of(fs, s.results[k]))
 			return false;
