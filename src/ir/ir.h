@@ -548,7 +548,28 @@ void func_resolve_aliases(kl_func *f);
 void layout_append_block(kl_func *f, uint32_t b);
 void layout_insert_block_after(kl_func *f, uint32_t b, uint32_t after);
 void layout_remove_block(kl_func *f, uint32_t b);
-void layout_append_inst(kl_func *f, uint32_t i, uint32_t b);
+/* Gap between the sequence numbers of appended instructions (layout.c). */
+#define SEQ_STRIDE 16
+/* Inline: the parser appends every instruction it reads. i is unplaced. */
+static inline void
+layout_append_inst(kl_func *f, uint32_t i, uint32_t b)
+{
+	kl_block_data *d = &f->blocks[b];
+	uint32_t last = d->last;
+	uint32_t seq = SEQ_STRIDE;
+	KL_ASSERT(f->nodes[i].block == KL_NONE);
+	if (last == KL_NONE) {
+		d->first = i;
+	} else {
+		f->nodes[last].next = i;
+		if (f->nodes[last].seq > UINT32_MAX - SEQ_STRIDE)
+			kl_fatal(__FILE__, __LINE__, __func__,
+				 "block too long");
+		seq = f->nodes[last].seq + SEQ_STRIDE;
+	}
+	f->nodes[i] = (kl_inst_node){ last, KL_NONE, b, seq };
+	d->last = i;
+}
 void layout_insert_inst_before(kl_func *f, uint32_t i, uint32_t before);
 void layout_remove_inst(kl_func *f, uint32_t i);
 

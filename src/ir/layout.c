@@ -9,11 +9,10 @@
  * neighbours takes the midpoint of the gap, and only when the gap is gone
  * are the following instructions renumbered, stopping as soon as the old
  * numbers are already large enough (a local repair; each renumbering
- * reopens gaps, so the amortised cost stays small).
+ * reopens gaps, so the amortised cost stays small). Appending is inline in
+ * ir.h: the parser does it once per instruction.
  */
 #include "ir.h"
-
-#define SEQ_STRIDE 16
 
 void
 layout_append_block(kl_func *f, uint32_t b)
@@ -61,29 +60,6 @@ layout_remove_block(kl_func *f, uint32_t b)
 		f->blocks[d->next].prev = d->prev;
 	d->prev = d->next = KL_NONE;
 	d->flags &= ~(uint32_t)BLOCK_PLACED;
-}
-
-void
-layout_append_inst(kl_func *f, uint32_t i, uint32_t b)
-{
-	kl_inst_node *n = &f->nodes[i];
-	kl_block_data *d = &f->blocks[b];
-	KL_ASSERT(n->block == KL_NONE);
-	n->block = b;
-	n->prev = d->last;
-	n->next = KL_NONE;
-	if (d->last == KL_NONE) {
-		d->first = i;
-		n->seq = SEQ_STRIDE;
-	} else {
-		f->nodes[d->last].next = i;
-		uint32_t prev_seq = f->nodes[d->last].seq;
-		if (prev_seq > UINT32_MAX - SEQ_STRIDE)
-			kl_fatal(__FILE__, __LINE__, __func__,
-				 "block too long");
-		n->seq = prev_seq + SEQ_STRIDE;
-	}
-	d->last = i;
 }
 
 /*
