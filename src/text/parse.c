@@ -698,14 +698,21 @@ parse_block_header(parser *p)
 	layout_append_block(f, b);
 	p->in_block = true;
 	if (accept(p, '(')) {
+		/* The list is made once at the end, not grown per parameter
+		 * (an error throws the whole module away). */
+		p->nscratch = 0;
 		do {
 			const char *vpos;
 			uint32_t v = value_number(p, &vpos);
 			expect(p, ':', "':' and a type");
 			kl_type t = parse_type(p);
 			define_value(p, v, vpos, VK_PARAM, t, b);
-			list_push(&f->pool, &f->blocks[b].params, v);
+			kl_grow(&p->scratch, &p->scratch_cap,
+				sizeof *p->scratch, p->nscratch + 1);
+			p->scratch[p->nscratch++] = v;
 		} while (accept(p, ','));
+		f->blocks[b].params =
+			list_make(&f->pool, p->scratch, p->nscratch);
 		expect(p, ')', "',' or ')'");
 	}
 	expect(p, ':', "':' after the block header");

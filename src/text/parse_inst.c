@@ -593,13 +593,10 @@ parse_inst(parser *p, const uint32_t *results, uint32_t nres,
 				"named", info->name, sig.num_results,
 				sig.num_results == 1 ? "" : "s", nres,
 				nres == 1 ? "is" : "are");
-		uint32_t l = 0;
-		for (uint32_t k = 0; k < nres; k++) {
+		for (uint32_t k = 0; k < nres; k++)
 			define_value(p, results[k], start, VK_RESULT,
 				     sig.results[k], i);
-			list_push(&f->pool, &l, results[k]);
-		}
-		f->insts[i].w[0] = l;
+		f->insts[i].w[0] = list_make(&f->pool, results, nres);
 	} else if (nres != info->nres) {
 		if (info->nres == 0)
 			fail_at(p, start, "'%s' has no result", info->name);
