@@ -250,15 +250,20 @@ digit_value(char c)
 	return (uint32_t)(unsigned char)c - '0';
 }
 
-static int
-hex_digit(int c)
+/* A hex digit's value plus one, 0 for any other byte: one load per digit
+ * of a 64-bit constant, which has up to 16 of them. */
+static const uint8_t hex_value1[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+/* The value of a hex digit, -1 for any other byte. */
+static inline int
+hex_digit(unsigned char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 32;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
+	return hex_value1[c] - 1;
 }
 
 /*
