@@ -363,8 +363,7 @@ func_reserve_blocks(kl_func *f, uint32_t n)
 	}
 	f->blocks_cap = cap;
 	for (uint32_t b = f->nblocks; b < n; b++) {
-		f->blocks[b] = (kl_block_data){ 0, KL_NONE, KL_NONE, KL_NONE,
-						KL_NONE, 0 };
+		f->blocks[b] = block_hole();
 		if (f->block_lines)
 			f->block_lines[b] = 0;
 	}

@@ -343,6 +343,12 @@ value_hole(void)
 {
 	return (kl_value_data){ KL_VALUE_TYPE_NONE, VK_UNUSED, KL_NONE };
 }
+/* A block number not defined (yet): what func_reserve_blocks fills in. */
+static inline kl_block_data
+block_hole(void)
+{
+	return (kl_block_data){ 0, KL_NONE, KL_NONE, KL_NONE, KL_NONE, 0 };
+}
 void func_reserve_blocks(kl_func *f, uint32_t n);
 uint32_t func_new_value(kl_func *f); /* fresh number above all others */
 /* Inline: the parser defines a value per instruction. */

@@ -517,33 +517,42 @@ value_exists(parser *p, uint32_t v, const char *pos)
 }
 
 /*
- * The common spelling of a value at s: vN with at most 7 digits and no
+ * The common spelling of an entity number at s: at most 7 digits and no
  * leading zero, so under MAX_ENTITY_NUMBER, and the byte after them in
  * the text, so that the digit loop needs no bounds test. Returns the end
- * of the name and its number in *v, or NULL for anything else, errors
- * included: the general path (value_number_slow) gives the same number
- * or the message.
+ * of the digits and their value in *v, or NULL for anything else, errors
+ * included: the general path (entity_number) gives the same number or
+ * the message.
  */
 static inline const char *
-scan_value(const char *s, const char *end, uint32_t *v)
+scan_number(const char *s, const char *end, uint32_t *v)
 {
-	if (KL_UNLIKELY(end - s <= 9) || s[0] != 'v')
+	if (KL_UNLIKELY(end - s <= 8))
 		return NULL;
-	uint32_t n = digit_value(s[1]), d;
-	const char *q = s + 2;
+	uint32_t n = digit_value(s[0]), d;
+	const char *q = s + 1;
 	if (n > 9)
 		return NULL;
-	/* v0 stops at once: a digit after it is an error. */
+	/* 0 stops at once: a digit after it is an error. */
 	if (n) {
-		while ((d = digit_value(*q)) < 10 && q - s < 9) {
+		while ((d = digit_value(*q)) < 10 && q - s < 8) {
 			n = n * 10 + d;
 			q++;
 		}
 	}
-	if (q - s >= 9 || is_ident_char((unsigned char)*q))
+	if (q - s >= 8 || is_ident_char((unsigned char)*q))
 		return NULL;
 	*v = n;
 	return q;
+}
+
+/* vN at s, as scan_number. */
+static inline const char *
+scan_value(const char *s, const char *end, uint32_t *v)
+{
+	if (s >= end || s[0] != 'v')
+		return NULL;
+	return scan_number(s + 1, end, v);
 }
 
 static inline uint32_t
@@ -593,20 +602,64 @@ parse_value_use(parser *p)
 	return value_use_slow(p);
 }
 
-static uint32_t
+/* The general path of block_number: any spelling, or the message. */
+static KL_NOINLINE uint32_t
+block_number_slow(parser *p, const char *pos)
+{
+	if ((size_t)(p->end - pos) < 6 || memcmp(pos, "block", 5) != 0 ||
+	    pos[5] < '0' || pos[5] > '9') {
+		char buf[64];
+		fail_at(p, pos, "expected a block, found %s",
+			describe(p, pos, buf, sizeof buf));
+	}
+	uint32_t b = entity_number(p, pos, 5);
+	spend_budget(p, p->f->nblocks, b + 1, pos);
+	func_reserve_blocks(p->f, b + 1);
+	return b;
+}
+
+/* A block number above the table's: spend the budget and grow it. */
+static KL_NOINLINE void
+new_block_numbers(parser *p, uint32_t b, const char *pos)
+{
+	spend_budget(p, p->f->nblocks, b + 1, pos);
+	func_reserve_blocks(p->f, b + 1);
+}
+
+/* Make sure block b exists. A new one is usually the next, with room for
+ * it (the line table grows with the block table): done in place. */
+static inline void
+block_exists(parser *p, uint32_t b, const char *pos)
+{
+	kl_func *f = p->f;
+	if (KL_LIKELY(b < f->nblocks))
+		return;
+	if (KL_LIKELY(b == f->nblocks && b < f->blocks_cap &&
+		      p->entity_budget > 0)) {
+		p->entity_budget--;
+		f->blocks[b] = block_hole();
+		f->block_lines[b] = 0;
+		f->nblocks = b + 1;
+		return;
+	}
+	new_block_numbers(p, b, pos);
+}
+
+/* blockN, read as values are (scan_number) in the common case. */
+static inline uint32_t
 block_number(parser *p, const char **pos)
 {
 	skip_ws(p);
-	*pos = p->p;
-	if ((size_t)(p->end - p->p) < 6 || memcmp(p->p, "block", 5) != 0 ||
-	    p->p[5] < '0' || p->p[5] > '9') {
-		char buf[64];
-		fail_at(p, p->p, "expected a block, found %s",
-			describe(p, p->p, buf, sizeof buf));
-	}
-	uint32_t b = entity_number(p, p->p, 5);
-	spend_budget(p, p->f->nblocks, b + 1, *pos);
-	func_reserve_blocks(p->f, b + 1);
+	const char *s = p->p;
+	*pos = s;
+	uint32_t b;
+	const char *q = NULL;
+	if (p->end - s > 5 && memcmp(s, "block", 5) == 0)
+		q = scan_number(s + 5, p->end, &b);
+	if (KL_UNLIKELY(!q))
+		return block_number_slow(p, s);
+	block_exists(p, b, s);
+	p->p = q;
 	return b;
 }
 
