@@ -207,6 +207,19 @@ parse_offset(parser *p)
 static uint8_t
 parse_align(parser *p, uint32_t size, bool have_size)
 {
+	/* Most allocas end in ", align N", N of one digit: read at once.
+	 * Anything else (other blanks, more digits, errors) takes the general
+	 * path below. */
+	const char *s = p->p;
+	if (p->end - s > 9 && memcmp(s, ", align ", 8) == 0) {
+		uint32_t a = (uint32_t)(unsigned char)s[8] - '0';
+		unsigned char next = (unsigned char)s[9];
+		if (a != 0 && a < 10 && (a & (a - 1)) == 0 &&
+		    !is_ident_char(next) && next != '.') {
+			p->p = s + 9;
+			return (uint8_t)kl_ctz64(a);
+		}
+	}
 	if (!accept(p, ',')) {
 		/* Default: natural alignment of the size, at most 16. */
 		uint8_t k = 0;
