@@ -168,6 +168,7 @@ typedef struct kl_sym_data {
 	uint32_t nitems;
 	uint32_t align;   /* data */
 	uint32_t line;    /* source line, 0 if built */
+	uint32_t hash;    /* of the name: rehashing reads it, probes test it */
 } kl_sym_data;
 
 typedef struct kl_item_data {

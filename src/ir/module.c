@@ -113,10 +113,19 @@ fmt_sym(kl_buf *out, const kl_module *m, uint32_t sym)
 }
 
 static uint32_t
-find_slot(const kl_module *m, const char *name, size_t len, bool *found)
+name_hash(const char *name, size_t len)
+{
+	return (uint32_t)kl_hash_bytes(name, len);
+}
+
+/* The slot of the symbol named name (hash: its name_hash) or the empty
+ * slot where it would go. */
+static uint32_t
+find_slot(const kl_module *m, const char *name, size_t len, uint32_t hash,
+	  bool *found)
 {
 	uint32_t mask = m->hcap - 1;
-	uint32_t h = (uint32_t)kl_hash_bytes(name, len) & mask;
+	uint32_t h = hash & mask;
 	for (;;) {
 		uint32_t e = m->htab[h];
 		if (e == 0) {
@@ -124,7 +133,7 @@ find_slot(const kl_module *m, const char *name, size_t len, bool *found)
 			return h;
 		}
 		const kl_sym_data *s = &m->syms[e - 1];
-		if (s->name.len == len &&
+		if (s->hash == hash && s->name.len == len &&
 		    memcmp(name_bytes(m, &s->name), name, len) == 0) {
 			*found = true;
 			return h;
@@ -144,17 +153,20 @@ empty_table_doubled(uint32_t **tab, uint32_t *cap, uint32_t first)
 	*cap = ncap;
 }
 
+/* The names in the table are distinct: each goes in the first empty slot
+ * from its stored hash, with no name compared. */
 static void
 rehash(kl_module *m)
 {
 	empty_table_doubled(&m->htab, &m->hcap, 64);
+	uint32_t mask = m->hcap - 1;
 	for (uint32_t i = 0; i < m->nsyms; i++) {
 		const kl_sym_data *s = &m->syms[i];
 		if (s->hidden)
 			continue;
-		bool found;
-		uint32_t h = find_slot(m, name_bytes(m, &s->name), s->name.len,
-				       &found);
+		uint32_t h = s->hash & mask;
+		while (m->htab[h])
+			h = (h + 1) & mask;
 		m->htab[h] = i + 1;
 	}
 }
@@ -165,7 +177,7 @@ kl_module_lookup(const kl_module *m, const char *name, size_t len)
 	if (!m->hcap)
 		return KL_NO_SYM;
 	bool found;
-	uint32_t h = find_slot(m, name, len, &found);
+	uint32_t h = find_slot(m, name, len, name_hash(name, len), &found);
 	return found ? (kl_sym){ m->htab[h] - 1 } : KL_NO_SYM;
 }
 
@@ -181,7 +193,8 @@ module_add_sym(kl_module *m, const char *name, size_t len, kl_sym_kind kind,
 	if ((uint64_t)(m->nsyms + 1) * 2 > m->hcap)
 		rehash(m);
 	bool found;
-	uint32_t h = find_slot(m, name, len, &found);
+	uint32_t hash = name_hash(name, len);
+	uint32_t h = find_slot(m, name, len, hash, &found);
 	if (found && !allow_redefinition) {
 		*status = KL_ERR_EXISTS;
 		return KL_NONE;
@@ -193,6 +206,7 @@ module_add_sym(kl_module *m, const char *name, size_t len, kl_sym_kind kind,
 	s->kind = (uint8_t)kind;
 	s->sig = KL_NONE;
 	s->name.len = (uint32_t)len;
+	s->hash = hash;
 	if (len <= NAME_INLINE)
 		memcpy(s->name.u.small, name, len);
 	else

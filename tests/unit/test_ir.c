@@ -2,6 +2,7 @@
  * test_ir.c -- unit tests of the IR data structures: the value-list pool,
  * layout sequence numbers, global names, and the builder API.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -281,6 +282,50 @@ print_name_of(kl_module *m, kl_sym s, kl_buf *out)
 	kl_buf_reset(out);
 	kl_func *f = kl_sym_func(m, s);
 	kl_print_func(f, NULL, out);
+}
+
+/* The symbol table keeps each name's hash and rehashes from it as it
+ * doubles: every name stays found, a redefinition (kept hidden) does not
+ * replace the first, and absent names, of any length, are not found. */
+static void
+test_symbols_across_rehashes(void)
+{
+	kl_module *m = kl_module_new();
+	char name[40];
+	kl_status st;
+	uint32_t first = KL_NONE, again = KL_NONE;
+	for (uint32_t i = 0; i < 1000; i++) {
+		int n = snprintf(name, sizeof name, "%s%u",
+				 i % 3 ? "f" : "a_long_symbol_name_", i);
+		uint32_t s = module_add_sym(m, name, (size_t)n, KL_SYM_FUNC,
+					    false, &st);
+		CHECK_EQ_INT(st, KL_OK);
+		CHECK_EQ_INT(s, i);
+		if (i == 10) {
+			first = s;
+			again = module_add_sym(m, name, (size_t)n, KL_SYM_FUNC,
+					       true, &st);
+			CHECK_EQ_INT(st, KL_OK);
+			CHECK(m->syms[again].hidden);
+			i++; /* the redefinition took number 11 */
+		}
+	}
+	CHECK(m->hcap >= 2048);
+	for (uint32_t i = 0; i < 1000; i++) {
+		if (i == again)
+			continue;
+		int n = snprintf(name, sizeof name, "%s%u",
+				 i % 3 ? "f" : "a_long_symbol_name_", i);
+		CHECK_EQ_INT(kl_module_lookup(m, name, (size_t)n).id, i);
+		n = snprintf(name, sizeof name, "%s%u",
+			     i % 3 ? "a_long_symbol_name_" : "f", i);
+		CHECK_EQ_INT(kl_module_lookup(m, name, (size_t)n).id,
+			     KL_NONE);
+	}
+	CHECK_EQ_INT(kl_module_lookup(m, "f10", 3).id, first);
+	module_add_sym(m, "f10", 3, KL_SYM_FUNC, false, &st);
+	CHECK_EQ_INT(st, KL_ERR_EXISTS);
+	kl_module_free(m);
 }
 
 static void
@@ -708,6 +753,7 @@ main(void)
 	UNIT_RUN(test_layout_insert_between);
 	UNIT_RUN(test_layout_renumber_is_local);
 	UNIT_RUN(test_names);
+	UNIT_RUN(test_symbols_across_rehashes);
 	UNIT_RUN(test_builder_builds_what_the_parser_reads);
 	UNIT_RUN(test_builder_errors_are_values);
 	UNIT_RUN(test_builder_immediates);
