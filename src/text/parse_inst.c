@@ -174,9 +174,16 @@ parse_imm(parser *p, kl_type t)
 	skip_ws(p);
 	const char *pos = p->p;
 	int64_t v = parse_int(p, "an integer immediate");
-	if (!kl_type_is_int(p->m, t))
+	unsigned bits;
+	_Static_assert(KL_TYPE_I8 == 0 && KL_TYPE_I16 == 1 &&
+			       KL_TYPE_I32 == 2 && KL_TYPE_I64 == 3,
+		       "the built-in integer types are 8 << t bits wide");
+	if (KL_LIKELY(t <= KL_TYPE_I64)) /* no call to look the type up */
+		bits = 8u << t;
+	else if (kl_type_is_int(p->m, t))
+		bits = kl_type_bytes(p->m, t) * 8;
+	else
 		return v; /* the verifier reports the type */
-	unsigned bits = kl_type_bytes(p->m, t) * 8;
 	if (bits >= 64)
 		return v;
 	int64_t lo = -((int64_t)1 << (bits - 1));
