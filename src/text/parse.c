@@ -602,6 +602,14 @@ parse_value_use(parser *p)
 	return value_use_slow(p);
 }
 
+/* A block number above the table's: spend the budget and grow it. */
+static KL_NOINLINE void
+new_block_numbers(parser *p, uint32_t b, const char *pos)
+{
+	spend_budget(p, p->f->nblocks, b + 1, pos);
+	func_reserve_blocks(p->f, b + 1);
+}
+
 /* The general path of block_number: any spelling, or the message. */
 static KL_NOINLINE uint32_t
 block_number_slow(parser *p, const char *pos)
@@ -613,17 +621,8 @@ block_number_slow(parser *p, const char *pos)
 			describe(p, pos, buf, sizeof buf));
 	}
 	uint32_t b = entity_number(p, pos, 5);
-	spend_budget(p, p->f->nblocks, b + 1, pos);
-	func_reserve_blocks(p->f, b + 1);
+	new_block_numbers(p, b, pos);
 	return b;
-}
-
-/* A block number above the table's: spend the budget and grow it. */
-static KL_NOINLINE void
-new_block_numbers(parser *p, uint32_t b, const char *pos)
-{
-	spend_budget(p, p->f->nblocks, b + 1, pos);
-	func_reserve_blocks(p->f, b + 1);
 }
 
 /* Make sure block b exists. A new one is usually the next, with room for
