@@ -761,13 +761,13 @@ check_call(fast *fs, uint32_t i, const kl_inst_data *d)
 	/* The parameters' types; then a variadic callee's extra arguments,
 	 * which need only be available. */
 	uint32_t k = 0;
-	for (args += first; k < s.num_params; k++) {
-		int c = use(fs, args[k]);
+	for (; k < s.num_params; k++) {
+		int c = use(fs, args[first + k]);
 		if (c < 0 || c != tclass_of(fs, s.params[k]))
 			return false;
 	}
 	for (; k < n; k++)
-		if (use(fs, args[k]) < 0)
+		if (use(fs, args[first + k]) < 0)
 			return false;
 	/* The results after the operands, as in check_op. */
 	for (k = 0; k < nr; k++) {
