@@ -43,8 +43,9 @@
  * costs matter as much: scratch arrays are kept from one function to the
  * next (per-block marks carry stamps that keep growing across functions,
  * so nothing is cleared), the dominator tree is computed only when a slot
- * needs it, and the removal of the promoted allocas shares the last walk
- * with the resolution of aliases. In a big function fresh memory costs
+ * needs it, and the promoted allocas and their address arithmetic are
+ * removed from lists the first walk made; a last walk over the function
+ * happens only when loads became aliases. In a big function fresh memory costs
  * most: arrays are sized once from bounds (reserve_fresh), not doubled
  * through copies.
  */
@@ -368,8 +369,7 @@ remove_addresses(promoter *p)
 	kl_func *f = p->f;
 	for (uint32_t a = 0; a < p->nallocas; a++) {
 		uint32_t i = p->allocas[a].inst;
-		if (p->allocas[a].reason == PROMOTED &&
-		    promoted_address(p, f->insts[i].w[0]))
+		if (promoted_address(p, f->insts[i].w[0]))
 			layout_remove_inst(f, i);
 	}
 	for (uint32_t k = 0; k < p->nderives; k++) {
@@ -380,39 +380,44 @@ remove_addresses(promoter *p)
 }
 
 /*
- * When loads became aliases, the last walk over the function resolves
- * them in every operand of what remains (what func_resolve_aliases does,
- * without a second walk). An instruction with its operands in its words
- * is passed over after one test of their addr[] marks (an AND, as in
- * promote_walk: KL_NONE for a value that is neither an alias nor an
- * address), without reading the value table.
+ * Resolve the aliases among the operands of instruction i. One with its
+ * operands in its words is passed over after one test of their addr[]
+ * marks (an AND, as in promote_walk: KL_NONE for a value that is neither
+ * an alias nor an address), without reading the value table.
+ */
+static inline void
+unalias_operands(promoter *p, uint32_t i)
+{
+	kl_func *f = p->f;
+	kl_inst_data *d = &f->insts[i];
+	unsigned m = finish_mask[promote_walk_kind[d->op]];
+	if (m == FINISH_ALL) {
+		unalias_inst(f, i);
+		return;
+	}
+	if (KL_LIKELY(words_unmarked(p->addr.a, p->nvalues, d, m)))
+		return;
+	for (unsigned w = 0; w < 3; w++)
+		if ((m & (1u << w)) && aliased(p, d->w[w]))
+			d->w[w] = unalias(f, d->w[w]);
+}
+
+/*
+ * Remove what the promoted allocas leave behind. When loads became
+ * aliases, a last walk over the function resolves them in every operand
+ * of what remains (what func_resolve_aliases does, without a second
+ * walk).
  */
 static void
 finish(promoter *p)
 {
 	kl_func *f = p->f;
 	remove_addresses(p);
-	if (p->made_aliases) {
-		const uint32_t nv = p->nvalues, *addr = p->addr.a;
-		for (uint32_t b = f->first_block; b != KL_NONE;
-		     b = f->blocks[b].next) {
-			for (uint32_t i = f->blocks[b].first; i != KL_NONE;
-			     i = f->nodes[i].next) {
-				kl_inst_data *d = &f->insts[i];
-				unsigned m = finish_mask[promote_walk_kind[d->op]];
-				if (m == FINISH_ALL) {
-					unalias_inst(f, i);
-					continue;
-				}
-				if (KL_LIKELY(words_unmarked(addr, nv, d, m)))
-					continue;
-				for (unsigned w = 0; w < 3; w++)
-					if ((m & (1u << w)) &&
-					    aliased(p, d->w[w]))
-						d->w[w] = unalias(f, d->w[w]);
-			}
-		}
-	}
+	for (uint32_t b = f->first_block; b != KL_NONE && p->made_aliases;
+	     b = f->blocks[b].next)
+		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
+		     i = f->nodes[i].next)
+			unalias_operands(p, i);
 	if (p->had_aliases)
 		drop_address_aliases(p);
 }

@@ -1231,9 +1231,8 @@ check_bodies(const char *decl, const char *const *bodies, int n)
 	}
 }
 
-/* An instruction using its own result fails on the fast path too, also
- * when definitions' blocks are kept in the block array (big functions):
- * results are defined after the operands are checked. */
+/* An instruction using its own result fails on the fast path too: results
+ * are defined (get their records) after the operands are checked. */
 static void
 test_fast_own_result(void)
 {
