@@ -395,7 +395,7 @@ unalias_operands(promoter *p, uint32_t i)
 		unalias_inst(f, i);
 		return;
 	}
-	if (KL_LIKELY(words_unmarked(p->addr.a, p->nvalues, d, m)))
+	if (KL_LIKELY(word_marks(p->addr.a, p->nvalues, d, m) == KL_NONE))
 		return;
 	for (unsigned w = 0; w < 3; w++)
 		if ((m & (1u << w)) && aliased(p, d->w[w]))
@@ -403,21 +403,51 @@ unalias_operands(promoter *p, uint32_t i)
 }
 
 /*
+ * Does the walk's list of users hold every instruction whose operands
+ * may be aliases now? It misses a use laid out before its definition,
+ * which strict SSA allows only in an unreachable block or in a block laid
+ * out before one of its dominators. So: yes when every block is
+ * reachable and comes after its immediate dominator in the layout.
+ */
+static bool
+users_complete(promoter *p)
+{
+	kl_func *f = p->f;
+	const kl_domtree *dt = p->dt;
+	KL_ASSERT(p->have_dt);
+	uint8_t *seen = (uint8_t *)room(&p->work, (uint64_t)p->nblocks / 4 + 1);
+	memset(seen, 0, p->nblocks);
+	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
+		uint32_t d = dt->idom[b];
+		if (!dt_reachable(dt, b) || (d != KL_NONE && !seen[d]))
+			return false;
+		seen[b] = 1;
+	}
+	return true;
+}
+
+/*
  * Remove what the promoted allocas leave behind. When loads became
- * aliases, a last walk over the function resolves them in every operand
- * of what remains (what func_resolve_aliases does, without a second
- * walk).
+ * aliases, the operands of what remains are resolved (what
+ * func_resolve_aliases does, without its walk): those of the users the
+ * first walk listed, or of every instruction when that list may be
+ * incomplete.
  */
 static void
 finish(promoter *p)
 {
 	kl_func *f = p->f;
 	remove_addresses(p);
-	for (uint32_t b = f->first_block; b != KL_NONE && p->made_aliases;
-	     b = f->blocks[b].next)
-		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
-		     i = f->nodes[i].next)
-			unalias_operands(p, i);
+	if (p->made_aliases && users_complete(p)) {
+		for (uint32_t k = 0; k < p->nusers; k++)
+			unalias_operands(p, p->users.a[k]);
+	} else if (p->made_aliases) {
+		for (uint32_t b = f->first_block; b != KL_NONE;
+		     b = f->blocks[b].next)
+			for (uint32_t i = f->blocks[b].first; i != KL_NONE;
+			     i = f->nodes[i].next)
+				unalias_operands(p, i);
+	}
 	if (p->had_aliases)
 		drop_address_aliases(p);
 }
@@ -442,7 +472,7 @@ promoter_free(void *state)
 	free(p->stack);
 	free(p->addr_off);
 	scratch *all[] = { &p->addr, &p->derived, &p->next_derived, &p->queue,
-			   &p->derives,
+			   &p->derives, &p->users,
 			   &p->block_acc, &p->block_nacc, &p->slot_acc,
 			   &p->slot_start, &p->by_alloca, &p->alloca_start,
 			   &p->sort_tmp, &p->by_block, &p->block_phi,

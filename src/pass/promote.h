@@ -129,8 +129,17 @@ room_stamps(scratch *s, uint64_t n)
 
 enum { COUNT_SLOTS, COUNT_PARAMS, COUNT_PROMOTED, COUNT_KEPT, NCOUNTS };
 
-/* addr[v] of an alias, until a use asks where it leads. */
+/*
+ * The marks of addr[], per value: an alloca's index (the value is an
+ * address derived from it), or one of these, all above every index:
+ * KL_NONE (nothing), ALIASED (an alias, until a use asks where it leads)
+ * or LOADED (a load through an address: the pass may make it an alias).
+ * The AND of a few marks is KL_NONE when none is marked, and below
+ * NOT_ADDRESS when one of them is an address.
+ */
 #define ALIASED (KL_NONE - 1)
+#define LOADED (KL_NONE - 2)
+#define NOT_ADDRESS (ALIASED & LOADED)
 
 typedef struct promoter {
 	kl_func *f;
@@ -143,12 +152,14 @@ typedef struct promoter {
 	uint32_t nvalues; /* values before the pass: addresses are among them */
 	uint32_t nblocks;
 
-	scratch addr;          /* per value: alloca index, KL_NONE, ALIASED */
+	scratch addr;          /* per value: its mark (above) */
 	int64_t *addr_off;     /* per address: offset from its alloca */
 	uint32_t addr_off_cap;
 	scratch derived, next_derived, queue; /* the walk of iadd_imm chains */
 	scratch derives;       /* the iadd_imm instructions making addresses */
 	uint32_t nderives;
+	scratch users;         /* instructions with a marked operand */
+	uint32_t nusers;
 
 	alloca_info *allocas;
 	uint32_t nallocas, allocas_cap;
@@ -216,20 +227,19 @@ enum {
 extern const uint8_t promote_walk_kind[KL_OP_COUNT];
 
 /*
- * Are the operand words of d that mask m names (bit w: d->w[w]) free of
- * marks in addr[], the per-value array of addresses and aliases (KL_NONE:
- * neither)? One AND of their entries, without a branch per operand: a
- * word the mask leaves out, or a value beyond addr's nv entries, reads
- * addr[nv], which must be KL_NONE.
+ * The AND of the marks in addr[] of the operand words of d that mask m
+ * names (bit w: d->w[w]): KL_NONE when none is marked. One AND, without
+ * a branch per operand: a word the mask leaves out, or a value beyond
+ * addr's nv entries, reads addr[nv], which must be KL_NONE.
  */
-static inline bool
-words_unmarked(const uint32_t *addr, uint32_t nv, const kl_inst_data *d,
-	       unsigned m)
+static inline uint32_t
+word_marks(const uint32_t *addr, uint32_t nv, const kl_inst_data *d,
+	   unsigned m)
 {
 	uint32_t v0 = m & 1 && d->w[0] < nv ? d->w[0] : nv;
 	uint32_t v1 = m & 2 && d->w[1] < nv ? d->w[1] : nv;
 	uint32_t v2 = m & 4 && d->w[2] < nv ? d->w[2] : nv;
-	return (addr[v0] & addr[v1] & addr[v2]) == KL_NONE;
+	return addr[v0] & addr[v1] & addr[v2];
 }
 
 /* v, or the value it stands for if it is an alias (as value_resolve). */

@@ -121,12 +121,11 @@ address_of(const promoter *p, uint32_t v)
 		return KL_NONE;
 	uint32_t a = p->addr.a[v];
 	if (KL_LIKELY(a != ALIASED))
-		return a == KL_NONE ? KL_NONE : v;
+		return a < NOT_ADDRESS ? v : KL_NONE;
 	uint32_t r = value_resolve(p->f, v);
 	if (r >= p->nvalues)
 		return KL_NONE;
-	a = p->addr.a[r];
-	return a == KL_NONE || a == ALIASED ? KL_NONE : r;
+	return p->addr.a[r] < NOT_ADDRESS ? r : KL_NONE;
 }
 
 /* Operand v of inst may be an address (or an alias of one): it escapes. */
@@ -144,12 +143,15 @@ escape(promoter *p, uint32_t v, uint32_t inst)
 }
 
 /* The test inline, the rare rest out of the way: most operands are no
- * address. */
-static inline void
+ * address. Is v marked (an address, an alias or a load's result)? */
+static inline bool
 check_escape(promoter *p, uint32_t v, uint32_t inst)
 {
-	if (v < p->nvalues && KL_UNLIKELY(p->addr.a[v] != KL_NONE))
+	if (v < p->nvalues && KL_UNLIKELY(p->addr.a[v] != KL_NONE)) {
 		escape(p, v, inst);
+		return true;
+	}
+	return false;
 }
 
 /* Every value starts as no address; aliases (rare: most functions have
@@ -166,6 +168,7 @@ promote_clear_addresses(promoter *p)
 			(uint64_t)nv + 1);
 	/* addr[nv] stays KL_NONE: promote_walk reads it for "no operand". */
 	memset(addr, 0xff, ((size_t)nv + 1) * sizeof *addr);
+	p->nusers = 0;
 	bool aliases = false;
 	for (uint32_t v = 0; v < nv; v++)
 		aliases |= f->values[v].kind == VK_ALIAS;
@@ -220,13 +223,15 @@ add_access(promoter *p, uint32_t i, uint32_t b, uint32_t r, bool is_store)
 	a->is_float = type_is_float(f->module, t);
 }
 
-static void
+static bool
 check_dest_escapes(promoter *p, uint32_t dest, uint32_t inst)
 {
 	uint32_t *args;
 	uint32_t n = dest_args(&p->f->pool, dest, &args);
+	bool marked = false;
 	for (uint32_t k = 0; k < n; k++)
-		check_escape(p, args[k], inst);
+		marked |= check_escape(p, args[k], inst);
+	return marked;
 }
 
 /* iadd_imm i of block b: its result is an address if its operand is one.
@@ -275,6 +280,31 @@ const uint8_t promote_walk_kind[KL_OP_COUNT] = {
 #undef KL_OPCODE
 };
 
+/* Is v marked ALIASED or LOADED: may it be an alias when finish runs? */
+static inline bool
+alias_mark(const uint32_t *addr, uint32_t nv, uint32_t v)
+{
+	return v < nv && addr[v] - NOT_ADDRESS < KL_NONE - NOT_ADDRESS;
+}
+
+/* Every operand and branch argument of i, checked for escapes; is one
+ * marked? */
+static bool
+check_all_escapes(promoter *p, uint32_t i)
+{
+	kl_func *f = p->f;
+	bool marked = false;
+	const uint32_t *args;
+	uint32_t n = inst_args(f, i, &args);
+	for (uint32_t a = 0; a < n; a++)
+		marked |= check_escape(p, args[a], i);
+	const uint32_t *dests;
+	uint32_t nd = inst_dests(f, i, &dests);
+	for (uint32_t a = 0; a < nd; a++)
+		marked |= check_dest_escapes(p, dests[a], i);
+	return marked;
+}
+
 /* The operands of i that the mask k names, checked for escapes. */
 static void
 check_masked(promoter *p, uint32_t i, const kl_inst_data *d, unsigned k)
@@ -291,6 +321,12 @@ check_masked(promoter *p, uint32_t i, const kl_inst_data *d, unsigned k)
  * are no address: for an instruction with its operands in its words, one
  * test (an AND of their addr entries, KL_NONE for "none") clears them
  * all, without a branch per operand.
+ *
+ * The walk also marks the result of each load through an address LOADED
+ * and lists the instructions with a marked operand (users): the only ones
+ * whose operands can become aliases, which finish resolves. A use laid
+ * out before its definition escapes the list; finish knows when that can
+ * happen (users_complete).
  *
  * With defs, the same walk finds the allocas and the addresses derived
  * from them. Only the static allocas of the entry block can be promoted,
@@ -315,6 +351,8 @@ promote_walk(promoter *p, bool defs)
 		      (uint64_t)f->ninsts + 1);
 	if (defs)
 		room(&p->derives, (uint64_t)f->ninsts + 1);
+	uint32_t *users = room(&p->users, (uint64_t)f->ninsts + 1);
+	uint32_t nusers = 0;
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
 		block_acc[b] = p->nacc;
 		bool entry = b == f->first_block;
@@ -323,23 +361,36 @@ promote_walk(promoter *p, bool defs)
 			const kl_inst_data *d = &f->insts[i];
 			unsigned k = promote_walk_kind[d->op];
 			if (KL_LIKELY(k < WALK_MASKS)) {
-				if (KL_UNLIKELY(!words_unmarked(addr, nv, d, k)))
+				/* Listed without a branch: most are not. */
+				uint32_t m = word_marks(addr, nv, d, k);
+				users[nusers] = i;
+				nusers += m != KL_NONE;
+				if (KL_UNLIKELY(m < NOT_ADDRESS))
 					check_masked(p, i, d, k);
 				continue;
 			}
 			uint32_t r;
+			bool marked = false;
 			switch (k) {
 			case WALK_STORE:
-				check_escape(p, d->w[0], i);
-				/* fall through */
 			case WALK_LOAD:
-				if ((r = address_of(p, d->w[1])) != KL_NONE)
-					add_access(p, i, b, r, k == WALK_STORE);
-				continue;
+				/* An address operand is no alias. */
+				marked = alias_mark(addr, nv, d->w[1]);
+				if (k == WALK_STORE) {
+					marked |= alias_mark(addr, nv, d->w[0]);
+					check_escape(p, d->w[0], i);
+				}
+				if ((r = address_of(p, d->w[1])) == KL_NONE)
+					break;
+				add_access(p, i, b, r, k == WALK_STORE);
+				if (k == WALK_LOAD && d->w[0] < nv)
+					p->addr.a[d->w[0]] = LOADED;
+				break;
 			case WALK_DERIVE:
 				if (defs && !derive(p, i, entry))
 					return false;
-				continue;
+				marked = alias_mark(addr, nv, d->w[1]);
+				break;
 			case WALK_ALLOCA:
 				if (defs)
 					add_alloca(p, i, b, entry);
@@ -347,35 +398,29 @@ promote_walk(promoter *p, bool defs)
 			case WALK_ALLOCA_DYN:
 				if (defs)
 					add_alloca(p, i, b, false);
-				check_escape(p, d->w[1], i);
-				continue;
+				marked = check_escape(p, d->w[1], i);
+				break;
 			case WALK_JUMP:
-				check_dest_escapes(p, d->w[0], i);
-				continue;
+				marked = check_dest_escapes(p, d->w[0], i);
+				break;
 			case WALK_BRIF:
-				check_escape(p, d->w[0], i);
-				check_dest_escapes(p, d->w[1], i);
-				check_dest_escapes(p, d->w[2], i);
-				continue;
-			case WALK_CALL:
-				if (defs)
-					p->calls_setjmp |=
-						is_setjmp(f->module, d->w[1]);
+				marked = check_escape(p, d->w[0], i);
+				marked |= check_dest_escapes(p, d->w[1], i);
+				marked |= check_dest_escapes(p, d->w[2], i);
 				break;
 			default:
+				if (k == WALK_CALL && defs)
+					p->calls_setjmp |=
+						is_setjmp(f->module, d->w[1]);
+				marked = check_all_escapes(p, i);
 				break;
 			}
-			const uint32_t *args;
-			uint32_t n = inst_args(f, i, &args);
-			for (uint32_t a = 0; a < n; a++)
-				check_escape(p, args[a], i);
-			const uint32_t *dests;
-			uint32_t nd = inst_dests(f, i, &dests);
-			for (uint32_t a = 0; a < nd; a++)
-				check_dest_escapes(p, dests[a], i);
+			users[nusers] = i;
+			nusers += marked;
 		}
 		block_nacc[b] = p->nacc - block_acc[b];
 	}
+	p->nusers = nusers;
 	return true;
 }
 
