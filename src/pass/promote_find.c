@@ -103,6 +103,10 @@ is_setjmp(const kl_module *m, uint32_t sym)
 	if (sym >= m->nsyms)
 		return false;
 	const kl_name *nm = &m->syms[sym].name;
+	/* Most callees fail on the length alone: one test. */
+	if (nm->len > 11 || !((1u << nm->len) & (1u << 6 | 1u << 7 | 1u << 9 |
+						 1u << 11)))
+		return false;
 	for (size_t k = 0; k < 4; k++)
 		if (nm->len == lens[k] &&
 		    memcmp(name_bytes(m, nm), names[k], nm->len) == 0)
@@ -155,8 +159,8 @@ check_escape(promoter *p, uint32_t v, uint32_t inst)
 }
 
 /* Every value starts as no address; aliases (rare: most functions have
- * none, which one branch-free pass finds) are marked so that a use knows
- * to follow them. */
+ * none) are marked so that a use knows to follow them, in the same
+ * branch-free pass. */
 void
 promote_clear_addresses(promoter *p)
 {
@@ -167,14 +171,14 @@ promote_clear_addresses(promoter *p)
 		kl_grow(&p->addr_off, &p->addr_off_cap, sizeof *p->addr_off,
 			(uint64_t)nv + 1);
 	/* addr[nv] stays KL_NONE: promote_walk reads it for "no operand". */
-	memset(addr, 0xff, ((size_t)nv + 1) * sizeof *addr);
 	p->nusers = 0;
 	bool aliases = false;
-	for (uint32_t v = 0; v < nv; v++)
-		aliases |= f->values[v].kind == VK_ALIAS;
-	for (uint32_t v = 0; v < nv && aliases; v++)
-		if (f->values[v].kind == VK_ALIAS)
-			addr[v] = ALIASED;
+	for (uint32_t v = 0; v < nv; v++) {
+		bool alias = f->values[v].kind == VK_ALIAS;
+		addr[v] = KL_NONE - alias; /* ALIASED */
+		aliases |= alias;
+	}
+	addr[nv] = KL_NONE;
 	p->had_aliases = aliases;
 }
 
