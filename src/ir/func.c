@@ -285,6 +285,29 @@ func_presize(kl_func *f, uint32_t ninsts, uint32_t nvalues)
 	}
 }
 
+/*
+ * Room for values [0, n) without moving the table again. While the table
+ * lives in the module arena it moves there at exactly that size: a small
+ * function's tables fill their place exactly, and the doubling of
+ * func_grow would leave half the new place unused.
+ */
+void
+func_presize_values(kl_func *f, uint32_t n)
+{
+	if (n <= f->values_cap)
+		return;
+	size_t bytes = (size_t)n * sizeof *f->values;
+	if (!(f->in_arena & TAB_VALUES) || bytes > ARENA_TABLE_MAX) {
+		func_grow(f, TAB_VALUES, &f->values, &f->values_cap,
+			  sizeof *f->values, n);
+		return;
+	}
+	kl_value_data *q = kl_arena_alloc(&f->module->arena, bytes);
+	memcpy(q, f->values, (size_t)f->nvalues * sizeof *q);
+	f->values = q;
+	f->values_cap = n;
+}
+
 void
 func_reserve_values(kl_func *f, uint32_t n)
 {

@@ -336,6 +336,8 @@ inst_info(const kl_func *f, uint32_t i)
 uint32_t func_new_inst(kl_func *f, kl_opcode op);
 /* Make room for about ninsts instructions and nvalues values. */
 void func_presize(kl_func *f, uint32_t ninsts, uint32_t nvalues);
+/* Room for values [0, n), made once: exactly n in the module arena. */
+void func_presize_values(kl_func *f, uint32_t n);
 /* Make sure values [0, n) exist (new ones are VK_UNUSED). */
 void func_reserve_values(kl_func *f, uint32_t n);
 /* A value number not defined (yet): what func_reserve_values fills in. */

@@ -603,6 +603,47 @@ test_signatures_interned(void)
 }
 
 /*
+ * func_presize_values: a table in the arena moves once, to exactly the
+ * room asked for, keeping its values; the values added within that room
+ * do not move it again. Past ARENA_TABLE_MAX it leaves the arena.
+ */
+static void
+test_presize_values(void)
+{
+	static const char text[] = "function %f(i32) -> i32 {\n"
+				   "block0(v0: i32):\n"
+				   "    v1 = iadd_imm v0, 7\n"
+				   "    return v1\n"
+				   "}\n";
+	kl_module *m;
+	kl_diags d = { 0 };
+	CHECK_EQ_INT(kl_parse_module(text, sizeof text - 1, NULL, &m, &d),
+		     KL_OK);
+	kl_func *f = kl_sym_func(m, kl_module_lookup(m, "f", 1));
+	CHECK(f && (f->in_arena & TAB_VALUES));
+	CHECK_EQ_INT(f->values_cap, 2); /* exactly full after parsing */
+	func_presize_values(f, 5);
+	CHECK_EQ_INT(f->values_cap, 5);
+	CHECK(f->in_arena & TAB_VALUES);
+	CHECK_EQ_INT(f->nvalues, 2);
+	CHECK_EQ_INT(f->values[1].def, 0); /* v1 = iadd_imm, inst 0 */
+	const kl_value_data *table = f->values;
+	for (int k = 0; k < 3; k++)
+		func_new_value(f);
+	CHECK(f->values == table);
+	CHECK_EQ_INT(f->nvalues, 5);
+	func_presize_values(f, 3); /* no smaller */
+	CHECK_EQ_INT(f->values_cap, 5);
+
+	uint32_t big = (uint32_t)(ARENA_TABLE_MAX / sizeof *f->values) + 1;
+	func_presize_values(f, big);
+	CHECK(!(f->in_arena & TAB_VALUES) && f->values_cap >= big);
+	CHECK_EQ_INT(f->values[1].def, 0);
+	kl_module_free(m);
+	kl_diags_free(&d);
+}
+
+/*
  * A parsed small function's tables sit in the module arena, sized
  * exactly. Growing them (as a pass does) keeps them in the arena while
  * they are small, then moves them out to malloc; the contents survive
@@ -760,6 +801,7 @@ main(void)
 	UNIT_RUN(test_signatures_interned);
 	UNIT_RUN(test_destination_words);
 	UNIT_RUN(test_arena_tables_grow);
+	UNIT_RUN(test_presize_values);
 	UNIT_RUN(test_grown_cap);
 	UNIT_RUN(test_pool_make_room);
 	UNIT_RUN(test_big_tables_keep_room);
