@@ -33,7 +33,7 @@
  *    Survivors get numbers, parameters and branch arguments.
  * 5. Remove the allocas and the address arithmetic that only fed them
  *    (and any alias of those addresses), and resolve the aliases the
- *    loads left behind in every operand.
+ *    loads left behind in every operand that may name one.
  *
  * Functions not in strict SSA form, or that call setjmp and friends, are
  * left alone. New values take numbers above the highest, in a fixed order
@@ -44,10 +44,11 @@
  * next (per-block marks carry stamps that keep growing across functions,
  * so nothing is cleared), the dominator tree is computed only when a slot
  * needs it, and the promoted allocas and their address arithmetic are
- * removed from lists the first walk made; a last walk over the function
- * happens only when loads became aliases. In a big function fresh memory costs
- * most: arrays are sized once from bounds (reserve_fresh), not doubled
- * through copies.
+ * removed from lists the first walk made; the aliases loads became are
+ * resolved in the users of loaded values that walk listed (a second walk
+ * only when a use may come before its definition in the layout). In a
+ * big function fresh memory costs most: arrays are sized once from
+ * bounds (reserve_fresh), not doubled through copies.
  */
 #include <stdio.h>
 #include <stdlib.h>
