@@ -602,6 +602,16 @@ test_signatures_interned(void)
 	kl_module_free(m);
 }
 
+/* Parse text holding a function %f; f, or NULL. */
+static kl_func *
+parse_f(const char *text, size_t len, kl_module **m)
+{
+	kl_diags d = { 0 };
+	CHECK_EQ_INT(kl_parse_module(text, len, NULL, m, &d), KL_OK);
+	kl_diags_free(&d);
+	return *m ? kl_sym_func(*m, kl_module_lookup(*m, "f", 1)) : NULL;
+}
+
 /*
  * func_presize_values: a table in the arena moves once, to exactly the
  * room asked for, keeping its values; the values added within that room
@@ -616,10 +626,7 @@ test_presize_values(void)
 				   "    return v1\n"
 				   "}\n";
 	kl_module *m;
-	kl_diags d = { 0 };
-	CHECK_EQ_INT(kl_parse_module(text, sizeof text - 1, NULL, &m, &d),
-		     KL_OK);
-	kl_func *f = kl_sym_func(m, kl_module_lookup(m, "f", 1));
+	kl_func *f = parse_f(text, sizeof text - 1, &m);
 	CHECK(f && (f->in_arena & TAB_VALUES));
 	CHECK_EQ_INT(f->values_cap, 2); /* exactly full after parsing */
 	func_presize_values(f, 5);
@@ -640,7 +647,6 @@ test_presize_values(void)
 	CHECK(!(f->in_arena & TAB_VALUES) && f->values_cap >= big);
 	CHECK_EQ_INT(f->values[1].def, 0);
 	kl_module_free(m);
-	kl_diags_free(&d);
 }
 
 /*
@@ -661,10 +667,7 @@ test_arena_tables_grow(void)
 				   "    return v2\n"
 				   "}\n";
 	kl_module *m;
-	kl_diags d = { 0 };
-	CHECK_EQ_INT(kl_parse_module(text, sizeof text - 1, NULL, &m, &d),
-		     KL_OK);
-	kl_func *f = kl_sym_func(m, kl_module_lookup(m, "f", 1));
+	kl_func *f = parse_f(text, sizeof text - 1, &m);
 	CHECK(f && (f->in_arena & TAB_VALUES) && (f->in_arena & TAB_INSTS));
 	CHECK(f->pool.arena == &m->arena);
 	uint32_t params = f->blocks[1].params;
@@ -706,7 +709,6 @@ test_arena_tables_grow(void)
 	CHECK_EQ_INT(list_len(&f->pool, list), 12 + nv);
 	CHECK_EQ_INT(list_get(&f->pool, list, 11 + nv), nv - 1);
 	kl_module_free(m);
-	kl_diags_free(&d);
 }
 
 /* Growth: at least doubling (amortised appends), at least 8, and exactly
