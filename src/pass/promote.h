@@ -141,6 +141,15 @@ enum { COUNT_SLOTS, COUNT_PARAMS, COUNT_PROMOTED, COUNT_KEPT, NCOUNTS };
 #define LOADED (KL_NONE - 2)
 #define NOT_ADDRESS (ALIASED & LOADED)
 
+/* Does the AND m of some marks hold an address, or an alias (which may
+ * stand for one)? Only LOADED and KL_NONE say no: the bit LOADED clears
+ * is the only one they may lack. */
+static inline bool
+may_hold_address(uint32_t m)
+{
+	return (m | (KL_NONE ^ LOADED)) != KL_NONE;
+}
+
 typedef struct promoter {
 	kl_func *f;
 	kl_pass_report *rep;

@@ -369,7 +369,7 @@ promote_walk(promoter *p, bool defs)
 				uint32_t m = word_marks(addr, nv, d, k);
 				users[nusers] = i;
 				nusers += m != KL_NONE;
-				if (KL_UNLIKELY(m < NOT_ADDRESS))
+				if (KL_UNLIKELY(may_hold_address(m)))
 					check_masked(p, i, d, k);
 				continue;
 			}
