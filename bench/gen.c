@@ -90,7 +90,7 @@ struct opts {
 	const char *out;
 	int shape;
 	int64_t size, functions, blocks, insts, allocas, depth, calls;
-	int64_t budget, iterations;
+	int64_t budget, iterations, aliases;
 };
 
 /* ---- choosing operands -------------------------------------------------- */
@@ -395,6 +395,16 @@ gen_op(struct gen *g, unsigned k)
 		break;
 	case K_CMP:
 		cc = rnd(g, 10);
+		if (g->aliases && g->escape && chance(g, 10) &&
+		    g->nslot > g->slot_lo) {
+			/* Two addresses compared (through aliases, now and
+			 * then): both escape. Only eq and ne: distinct
+			 * allocations never compare equal, wherever they are. */
+			a = rand_slot(g)->ptr;
+			b = rand_slot(g)->ptr;
+			emit_cmp(g, false, cc & 1, a, b, false, 0);
+			break;
+		}
 		a = pick(g, t);
 		if (chance(g, 40)) {
 			imm = rand_imm(g, t);
@@ -1248,6 +1258,8 @@ static const char usage[] =
 "                      offsets, with extending loads, truncating stores\n"
 "                      and derived pointers; default: whole i64/i32 slots\n"
 "  --no-escape         never pass an alloca's address to a call\n"
+"  --aliases P         read P% of operands through alias lines\n"
+"                      (vW -> vV; keel output only)\n"
 "  --budget N          bound on executed instructions (estimate, default\n"
 "                      2M): limits trip counts and calls; not for loop\n"
 "  --iterations N      hot-loop iterations of the loop shape\n"
@@ -1305,11 +1317,12 @@ parse_args(int argc, char **argv, struct opts *o, bool *stats)
 	static const char *const numopt[] = {
 		"--seed", "--size", "--functions", "--blocks", "--insts",
 		"--allocas", "--loop-depth", "--call-density", "--budget",
-		"--iterations"
+		"--iterations", "--aliases"
 	};
 	int64_t *const numdst[] = {
 		NULL, &o->size, &o->functions, &o->blocks, &o->insts,
-		&o->allocas, &o->depth, &o->calls, &o->budget, &o->iterations
+		&o->allocas, &o->depth, &o->calls, &o->budget, &o->iterations,
+		&o->aliases
 	};
 	const unsigned nnum = sizeof numopt / sizeof *numopt;
 	unsigned k;
@@ -1443,6 +1456,10 @@ resolve(struct gen *g, const struct opts *o)
 	g->calls = u32(o->calls >= 0 ? o->calls : ca, 0, 100,
 		       "--call-density");
 	g->budget = (uint64_t)(o->budget >= 0 ? o->budget : 2000000);
+	g->aliases = u32(o->aliases >= 0 ? o->aliases : 0, 0, 100, "--aliases");
+	if (g->ll && g->aliases)
+		bad("--aliases is for keel output only (LLVM has no aliases)",
+		    NULL);
 	if (o->shape == S_LOOP && g->allocas < 3)
 		bad("the loop shape needs --allocas 3 or more", NULL);
 	/* an iteration runs about 26 + --insts instructions */
@@ -1457,7 +1474,7 @@ int
 main(int argc, char **argv)
 {
 	struct opts o = { 1, false, false, false, false, NULL, S_RANDOM,
-			  -1, -1, -1, -1, -1, -1, -1, -1, -1 };
+			  -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
 	struct gen g;
 	bool stats = false;
 	unsigned i;

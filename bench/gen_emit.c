@@ -327,6 +327,31 @@ def(struct gen *g, int t)
 	return v;
 }
 
+/*
+ * With --aliases P: P% of operands are read through an alias line written
+ * just before the instruction, `vW -> vV` (keel only). The alias copies
+ * V's record, so the suffixes come out as for V, and is not offered to
+ * later picks: the program is the same as without aliases but for the
+ * names its operands use.
+ */
+static uint32_t
+via_alias(struct gen *g, uint32_t v)
+{
+	uint32_t w;
+
+	if (g->ll || !g->aliases || !chance(g, g->aliases))
+		return v;
+	g->val = grow(g->val, &g->capval, g->nval, sizeof *g->val);
+	w = (uint32_t)g->nval++;
+	g->val[w] = g->val[v];
+	ind(g);
+	ref(g, w);
+	put(g, " -> ");
+	ref(g, v);
+	putch(g, '\n');
+	return w;
+}
+
 uint32_t
 emit_iconst(struct gen *g, int t, int64_t imm)
 {
@@ -358,6 +383,8 @@ emit_bin(struct gen *g, int op, uint32_t a, uint32_t b)
 	int t = g->val[a].type;
 	uint32_t v, m = 0;
 
+	a = via_alias(g, a);
+	b = via_alias(g, b);
 	GEN_ASSERT(g->val[b].type == t && is_int(t));
 	if (!g->ll) {
 		ins(g);
@@ -405,6 +432,7 @@ emit_binimm(struct gen *g, int op, uint32_t a, int64_t imm)
 	int t = g->val[a].type;
 	uint32_t v;
 
+	a = via_alias(g, a);
 	ins(g);
 	v = def(g, t);
 	if (!g->ll) {
@@ -440,6 +468,9 @@ emit_cmp(struct gen *g, bool fl, unsigned cc, uint32_t a, uint32_t b,
 {
 	uint32_t v;
 
+	a = via_alias(g, a);
+	if (!imm)
+		b = via_alias(g, b);
 	ins(g);
 	if (!g->ll) {
 		v = def(g, T_I8);
@@ -514,6 +545,9 @@ emit_select(struct gen *g, uint32_t c, uint32_t a, uint32_t b)
 {
 	uint32_t v, t = 0;
 
+	c = via_alias(g, c);
+	a = via_alias(g, a);
+	b = via_alias(g, b);
 	if (!g->ll) {
 		ins(g);
 		v = def(g, g->val[a].type);
@@ -546,6 +580,7 @@ emit_conv(struct gen *g, int op, int t, uint32_t a)
 {
 	uint32_t v;
 
+	a = via_alias(g, a);
 	ins(g);
 	v = def(g, t);
 	if (g->ll) {
@@ -646,6 +681,7 @@ emit_load(struct gen *g, int op, int t, uint32_t p, int64_t off)
 	unsigned n = mem_bytes[op] ? mem_bytes[op] : tbytes[t];
 	uint32_t v, a = 0, l = 0;
 
+	p = via_alias(g, p);
 	if (!g->ll) {
 		ins(g);
 		v = def(g, t);
@@ -697,6 +733,8 @@ emit_store(struct gen *g, int op, uint32_t x, uint32_t p, int64_t off)
 	unsigned n = mem_bytes[op] ? mem_bytes[op] : tbytes[t];
 	uint32_t a = 0, tr = 0;
 
+	x = via_alias(g, x);
+	p = via_alias(g, p);
 	if (!g->ll) {
 		ins(g);
 		put(g, kl_mem[op]);

@@ -106,11 +106,12 @@ done
 seeds=${PROMOTE_SEEDS:-300}
 s=1
 while [ "$s" -le "$seeds" ]; do
-	case $((s % 4)) in
+	case $((s % 5)) in
 	0) opts="--mixed-widths" ;;
 	1) opts="--mixed-widths --irreducible" ;;
 	2) opts="--mixed-widths --call-density 30" ;;
 	3) opts="" ;;
+	4) opts="--mixed-widths --aliases 40" ;;
 	esac
 	# shellcheck disable=SC2086
 	"$build"/keel-gen --seed "$s" $opts --functions 3 --blocks 16 \
