@@ -136,25 +136,27 @@ static uint32_t
 dominating_store(promoter *p, uint32_t s)
 {
 	const kl_domtree *dt = p->dt;
-	uint32_t d = KL_NONE;
-	for (uint32_t k = p->slot_start.a[s]; k < p->slot_start.a[s + 1]; k++) {
-		const access *x = &p->acc[p->slot_acc.a[k]];
-		if (x->is_store && dt_reachable(dt, x->block) &&
-		    (d == KL_NONE || dt->tin[x->block] < dt->tin[d]))
-			d = x->block;
+	const uint32_t *site = p->slot_site.a;
+	uint32_t d = KL_NONE, lo = p->slot_start.a[s], hi = p->slot_start.a[s + 1];
+	for (uint32_t k = lo; k < hi; k++) {
+		uint32_t b = site[k] >> 1;
+		if ((site[k] & 1) && dt_reachable(dt, b) &&
+		    (d == KL_NONE || dt->tin[b] < dt->tin[d]))
+			d = b;
 	}
 	if (d == KL_NONE)
 		return KL_NONE;
 	bool first_in_d = true;
-	for (uint32_t k = p->slot_start.a[s]; k < p->slot_start.a[s + 1]; k++) {
-		const access *x = &p->acc[p->slot_acc.a[k]];
-		if (!dt_reachable(dt, x->block))
+	for (uint32_t k = lo; k < hi; k++) {
+		uint32_t b = site[k] >> 1;
+		bool is_store = site[k] & 1;
+		if (!dt_reachable(dt, b))
 			continue;
-		if (x->block == d) {
-			if (first_in_d && !x->is_store)
+		if (b == d) {
+			if (first_in_d && !is_store)
 				return KL_NONE; /* a load before the store */
 			first_in_d = false;
-		} else if (!x->is_store && !dt_dominates(dt, d, x->block)) {
+		} else if (!is_store && !dt_dominates(dt, d, b)) {
 			return KL_NONE;
 		}
 	}
@@ -204,11 +206,10 @@ place_params(promoter *p)
 		uint32_t dom = dominating_store(p, s);
 		queued[f->first_block] = stamp;
 		work[nwork++] = f->first_block;
-		const uint32_t *sa = p->slot_acc.a, *ss = p->slot_start.a;
+		const uint32_t *site = p->slot_site.a, *ss = p->slot_start.a;
 		for (uint32_t k = ss[s]; k < ss[s + 1]; k++) {
-			const access *x = &p->acc[sa[k]];
-			uint32_t b = x->block;
-			if (!x->is_store || queued[b] == stamp ||
+			uint32_t b = site[k] >> 1;
+			if (!(site[k] & 1) || queued[b] == stamp ||
 			    !dt_reachable(dt, b))
 				continue;
 			queued[b] = stamp;
@@ -228,7 +229,6 @@ place_params(promoter *p)
 					kl_grow(&p->phis, &p->phis_cap,
 						sizeof *p->phis, p->nphis + 1);
 				p->phis[p->nphis++] = (phi){ y, s, KL_NONE, 0 };
-				p->nincoming_bound += cfg_npreds(p->cfg, y);
 				if (queued[y] != stamp) {
 					queued[y] = stamp;
 					work[nwork++] = y;
@@ -248,6 +248,9 @@ place_params(promoter *p)
 	for (uint32_t b = 0; b < nb && p->nphis; b++) {
 		first[b] = at;
 		at += cnt[b];
+		/* an incoming argument per candidate and predecessor edge,
+		 * counted here, in block order, not per candidate at random */
+		p->nincoming_bound += (uint64_t)cnt[b] * cfg_npreds(p->cfg, b);
 	}
 	for (uint32_t k = 0; k < p->nphis; k++)
 		by_block[first[p->phis[k].block]++] = k;
@@ -474,7 +477,7 @@ promoter_free(void *state)
 	free(p->addr_off);
 	scratch *all[] = { &p->addr, &p->derived, &p->next_derived, &p->queue,
 			   &p->derives, &p->users,
-			   &p->block_acc, &p->block_nacc, &p->slot_acc,
+			   &p->block_acc, &p->block_nacc, &p->slot_site,
 			   &p->slot_start, &p->by_alloca, &p->alloca_start,
 			   &p->sort_tmp, &p->by_block, &p->block_phi,
 			   &p->block_nphi, &p->queued, &p->placed, &p->work,

@@ -178,8 +178,9 @@ typedef struct promoter {
 	scratch block_nacc;
 	slot *slots;
 	uint32_t nslots, slots_cap;
-	scratch slot_acc;      /* access indices grouped by slot */
-	scratch slot_start;    /* nslots + 1 */
+	scratch slot_site;     /* per access, grouped by slot: its block << 1
+				* | is_store */
+	scratch slot_start;    /* each slot's first in slot_site; nslots + 1 */
 	scratch by_alloca, alloca_start, sort_tmp; /* make_slots */
 	phi *phis;             /* candidates in creation order */
 	uint32_t nphis, phis_cap;

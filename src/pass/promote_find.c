@@ -521,6 +521,27 @@ sort_indices(uint32_t *v, uint32_t n, uint32_t *tmp, const access *acc)
 	memcpy(v, tmp, n * sizeof *v);
 }
 
+/* What the accesses of a slot were: the bits set_slot_type reads. */
+enum { TY_STORE = 1, TY_INT_STORED = 2, TY_INT_LOADED = 4 };
+
+/* The type of the last slot numbered: float if every store stores a
+ * float; with no store at all, if every load loads one. */
+static void
+set_slot_type(promoter *p, uint32_t types)
+{
+	static const kl_type int_of[9] = { [1] = KL_TYPE_I8, [2] = KL_TYPE_I16,
+					   [4] = KL_TYPE_I32, [8] = KL_TYPE_I64 };
+	slot *sl = &p->slots[p->nslots - 1];
+	uint32_t w = sl->width;
+	kl_type t = w <= 8 ? int_of[w] : KL_TYPE_NONE;
+	bool floats = types & TY_STORE ? !(types & TY_INT_STORED)
+				       : !(types & TY_INT_LOADED);
+	if (floats)
+		t = w == 4 ? KL_TYPE_F32 : KL_TYPE_F64;
+	KL_ASSERT(t != KL_TYPE_NONE);
+	sl->type = t;
+}
+
 /*
  * Group accesses by alloca, check each promotable alloca's slots (inside
  * the allocation, no overlap, one width per offset) and number the slots.
@@ -545,10 +566,13 @@ promote_make_slots(promoter *p)
 	 * Each promoted alloca's accesses, in offset order, are its slots'
 	 * accesses: sorted by (offset, width, layout order), and one offset
 	 * has one width, so each slot's accesses come together and in layout
-	 * order. They are copied to slot_acc as the slots are numbered.
+	 * order. As the slots are numbered, the block of each access goes to
+	 * slot_site, in slot order: what placement reads (the records
+	 * themselves would be misses in a big function).
 	 */
 	uint32_t *sstart = room(&p->slot_start, (uint64_t)n + 2);
-	uint32_t *slot_acc = room(&p->slot_acc, (uint64_t)n + 1);
+	uint32_t *slot_site = room(&p->slot_site, (uint64_t)n + 1);
+	KL_ASSERT(p->nblocks <= UINT32_MAX >> 1);
 	uint32_t filled = 0;
 	for (uint32_t a = 0; a < na; a++) {
 		alloca_info *ai = &p->allocas[a];
@@ -586,10 +610,16 @@ promote_make_slots(promoter *p)
 		}
 		if (ai->reason != PROMOTED)
 			continue;
+		/* Numbered, and typed from the accesses as they go by (a
+		 * later pass over them would miss the cache again on a big
+		 * function). */
+		uint32_t types = 0;
 		for (uint32_t k = 0; k < m; k++) {
 			access *x = &p->acc[v[k]];
 			const access *w = k ? &p->acc[v[k - 1]] : NULL;
 			if (!w || w->offset != x->offset) {
+				if (w)
+					set_slot_type(p, types);
 				if (p->nslots == p->slots_cap)
 					kl_grow(&p->slots, &p->slots_cap,
 						sizeof *p->slots, p->nslots + 1);
@@ -597,36 +627,17 @@ promote_make_slots(promoter *p)
 				p->slots[p->nslots++] = (slot){
 					x->offset, x->width, KL_TYPE_NONE, a
 				};
+				types = 0;
 			}
 			x->slot = p->nslots - 1;
-			slot_acc[filled++] = v[k];
+			slot_site[filled++] = x->block << 1 | x->is_store;
+			types |= x->is_store ? TY_STORE : 0;
+			if (!x->is_float)
+				types |= x->is_store ? TY_INT_STORED
+						     : TY_INT_LOADED;
 		}
+		set_slot_type(p, types);
 	}
-	uint32_t ns = p->nslots;
-	sstart[ns] = filled;
-
-	/* Each slot's type. */
-	static const kl_type int_of[9] = { [1] = KL_TYPE_I8, [2] = KL_TYPE_I16,
-					   [4] = KL_TYPE_I32, [8] = KL_TYPE_I64 };
-	for (uint32_t s = 0; s < ns; s++) {
-		/* Float if every store stores a float; with no store at all,
-		 * if every load loads one. */
-		bool stores = false, floats_stored = true, floats_loaded = true;
-		for (uint32_t k = sstart[s]; k < sstart[s + 1]; k++) {
-			const access *x = &p->acc[slot_acc[k]];
-			if (x->is_store) {
-				stores = true;
-				floats_stored &= x->is_float;
-			} else {
-				floats_loaded &= x->is_float;
-			}
-		}
-		uint32_t w = p->slots[s].width;
-		kl_type t = w <= 8 ? int_of[w] : KL_TYPE_NONE;
-		if (stores ? floats_stored : floats_loaded)
-			t = w == 4 ? KL_TYPE_F32 : KL_TYPE_F64;
-		KL_ASSERT(t != KL_TYPE_NONE);
-		p->slots[s].type = t;
-	}
+	sstart[p->nslots] = filled;
 }
 
