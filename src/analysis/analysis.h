@@ -56,14 +56,21 @@ cfg_nsuccs(const kl_cfg *cfg, uint32_t b)
 	return b < cfg->nblocks ? cfg->succ[b].len : 0;
 }
 
+/* A block's entry and exit times in an Euler tour of the dominator tree,
+ * side by side: a dominance query reads one line per block. */
+typedef struct dt_span {
+	uint64_t tin, tout;
+} dt_span;
+
 /*
- * The dominator tree. Reachable blocks have a non-zero rpo key; the entry
- * block's idom is KL_NONE, like an unreachable block's. Tree children are
- * chained through child/sibling in layout order. Dominance is answered by
- * Euler-tour times on the tree: a dominates b iff
- * tin[a] <= tin[b] && tout[b] <= tout[a]. Times and rpo keys are spread
- * out with gaps so that a block split can take numbers between its
- * neighbours' without renumbering everything.
+ * The dominator tree. Reachable blocks have a non-zero rpo key and entry
+ * time (dt_reachable reads the time, next to the exit time a dominance
+ * query reads too); the entry block's idom is KL_NONE, like an
+ * unreachable block's. Tree children are chained through child/sibling in
+ * layout order. Dominance is answered by Euler-tour times on the tree: a
+ * dominates b iff tin[a] <= tin[b] && tout[b] <= tout[a]. Times and rpo
+ * keys are spread out with gaps so that a block split can take numbers
+ * between its neighbours' without renumbering everything.
  */
 struct kl_domtree {
 	uint32_t nblocks, blocks_cap;
@@ -71,7 +78,7 @@ struct kl_domtree {
 	uint32_t *idom;     /* per block */
 	uint32_t *child;    /* per block: first child in the tree */
 	uint32_t *sibling;  /* per block: next child of the same parent */
-	uint64_t *tin, *tout; /* per block: Euler-tour times, 0 = unreachable */
+	dt_span *span;      /* per block: Euler-tour times; 0: unreachable */
 	uint64_t *rpo_key;  /* per block: grows along the RPO; 0: unreachable */
 	kl_block *po;       /* the reachable blocks in post-order */
 	uint32_t npo, po_cap;
@@ -88,14 +95,15 @@ struct kl_domtree {
 static inline bool
 dt_reachable(const kl_domtree *dt, uint32_t b)
 {
-	return b < dt->nblocks && dt->rpo_key[b] != 0;
+	return b < dt->nblocks && dt->span[b].tin != 0;
 }
 
 /* Does a dominate b? Both reachable. */
 static inline bool
 dt_dominates(const kl_domtree *dt, uint32_t a, uint32_t b)
 {
-	return dt->tin[a] <= dt->tin[b] && dt->tout[b] <= dt->tout[a];
+	return dt->span[a].tin <= dt->span[b].tin &&
+	       dt->span[b].tout <= dt->span[a].tout;
 }
 
 /* Dominance frontiers (frontier.c), here so that a pass can read the sets

@@ -51,8 +51,9 @@
  * tree afresh. The random tests compare the repair against a full
  * computation, post-order included.
  *
- * Invariants: rpo_key[b] != 0 iff b is reachable; keys decrease along po[];
- * tin/tout nest along the tree; children lists are in layout order.
+ * Invariants: rpo_key[b] != 0 iff span[b].tin != 0 iff b is reachable;
+ * keys decrease along po[]; the spans (tin, tout) nest along the tree;
+ * children lists are in layout order.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -103,15 +104,15 @@ reset_blocks(kl_domtree *dt)
 		memset(dt->idom, 0xff, c * sizeof *dt->idom);
 		memset(dt->child, 0xff, c * sizeof *dt->child);
 		memset(dt->sibling, 0xff, c * sizeof *dt->sibling);
-		memset(dt->tin, 0, c * sizeof *dt->tin);
-		memset(dt->tout, 0, c * sizeof *dt->tout);
+		memset(dt->span, 0, c * sizeof *dt->span);
 		memset(dt->rpo_key, 0, c * sizeof *dt->rpo_key);
 		memset(dt->dfnum, 0, c * sizeof *dt->dfnum);
 	} else {
 		for (uint32_t i = 0; i < dt->npo; i++) {
 			uint32_t b = dt->po[i].id;
 			dt->idom[b] = dt->child[b] = dt->sibling[b] = KL_NONE;
-			dt->tin[b] = dt->tout[b] = dt->rpo_key[b] = 0;
+			dt->span[b] = (dt_span){ 0, 0 };
+			dt->rpo_key[b] = 0;
 			dt->dfnum[b] = 0;
 		}
 	}
@@ -139,15 +140,14 @@ cover_blocks(kl_domtree *dt, uint32_t n)
 		uint32_t cap = kl_grown_cap(old, need);
 		size_t c = (size_t)cap;
 		/* 8-byte arrays first, so every array stays aligned. */
-		char *r = kl_alloc_table(c * (3 * 8 + 12 * 4));
-		uint64_t *u64 = (uint64_t *)r;
-		uint32_t *u32 = (uint32_t *)(u64 + 3 * c);
-		uint64_t *tin = u64, *tout = u64 + c, *rpo_key = u64 + 2 * c;
+		char *r = kl_alloc_table(c * (sizeof(dt_span) + 8 + 12 * 4));
+		dt_span *span = (dt_span *)r;
+		uint64_t *rpo_key = (uint64_t *)(span + c);
+		uint32_t *u32 = (uint32_t *)(rpo_key + c);
 		uint32_t *idom = u32, *child = u32 + c, *sibling = u32 + 2 * c;
 		uint32_t *dfnum = u32 + 3 * c;
 		if (old) {
-			memcpy(tin, dt->tin, old * sizeof *tin);
-			memcpy(tout, dt->tout, old * sizeof *tout);
+			memcpy(span, dt->span, old * sizeof *span);
 			memcpy(rpo_key, dt->rpo_key, old * sizeof *rpo_key);
 			memcpy(idom, dt->idom, old * sizeof *idom);
 			memcpy(child, dt->child, old * sizeof *child);
@@ -155,8 +155,7 @@ cover_blocks(kl_domtree *dt, uint32_t n)
 			memcpy(dfnum, dt->dfnum, old * sizeof *dfnum);
 		}
 		size_t more = c - old;
-		memset(tin + old, 0, more * sizeof *tin);
-		memset(tout + old, 0, more * sizeof *tout);
+		memset(span + old, 0, more * sizeof *span);
 		memset(rpo_key + old, 0, more * sizeof *rpo_key);
 		memset(idom + old, 0xff, more * sizeof *idom);
 		memset(child + old, 0xff, more * sizeof *child);
@@ -164,8 +163,7 @@ cover_blocks(kl_domtree *dt, uint32_t n)
 		memset(dfnum + old, 0, more * sizeof *dfnum);
 		free(dt->region);
 		dt->region = r;
-		dt->tin = tin;
-		dt->tout = tout;
+		dt->span = span;
 		dt->rpo_key = rpo_key;
 		dt->idom = idom;
 		dt->child = child;
@@ -260,17 +258,17 @@ number_tree(kl_domtree *dt)
 	uint64_t t = 0;
 	uint32_t sp = 0;
 	uint32_t *stack = dt->stack, *cursor = dt->stack_i;
-	dt->tin[dt->entry] = (t += KEY_STRIDE);
+	dt->span[dt->entry].tin = (t += KEY_STRIDE);
 	stack[sp] = dt->entry;
 	cursor[sp++] = dt->child[dt->entry];
 	while (sp) {
 		uint32_t c = cursor[sp - 1];
 		if (c == KL_NONE) {
-			dt->tout[stack[--sp]] = (t += KEY_STRIDE);
+			dt->span[stack[--sp]].tout = (t += KEY_STRIDE);
 			continue;
 		}
 		cursor[sp - 1] = dt->sibling[c];
-		dt->tin[c] = (t += KEY_STRIDE);
+		dt->span[c].tin = (t += KEY_STRIDE);
 		stack[sp] = c;
 		cursor[sp++] = dt->child[c];
 	}
@@ -308,8 +306,8 @@ number_tree_fast(kl_domtree *dt, uint32_t n)
 	for (uint32_t i = 1; i <= n; i++) {
 		uint64_t enter = 2 * (uint64_t)pre[i] - depth[i];
 		uint32_t b = dt->vertex[i];
-		dt->tin[b] = (enter + 1) * KEY_STRIDE;
-		dt->tout[b] = (enter + 2 * (uint64_t)size[i]) * KEY_STRIDE;
+		dt->span[b].tin = (enter + 1) * KEY_STRIDE;
+		dt->span[b].tout = (enter + 2 * (uint64_t)size[i]) * KEY_STRIDE;
 		if (i >= 2)
 			dt->idom[b] = dt->vertex[dom[i]];
 	}
@@ -424,21 +422,20 @@ kl_domtree_recompute_split(kl_domtree *dt, const kl_func *f,
 	 * Euler intervals lie in (hi, lo) inside old's (the tour need not
 	 * visit children in list order). */
 	uint32_t first = dt->child[old];
-	uint64_t lo = dt->tout[old], hi = dt->tin[old];
+	uint64_t lo = dt->span[old].tout, hi = dt->span[old].tin;
 	for (uint32_t c = first; c != KL_NONE; c = dt->sibling[c]) {
 		dt->idom[c] = nw;
-		lo = dt->tin[c] < lo ? dt->tin[c] : lo;
-		hi = dt->tout[c] > hi ? dt->tout[c] : hi;
+		lo = dt->span[c].tin < lo ? dt->span[c].tin : lo;
+		hi = dt->span[c].tout > hi ? dt->span[c].tout : hi;
 	}
 	dt->child[nw] = first;
 	dt->sibling[nw] = KL_NONE;
 	dt->child[old] = nw;
 	dt->idom[nw] = old;
-	uint64_t tin = between(dt->tin[old], lo);
-	uint64_t tout = between(first != KL_NONE ? hi : tin, dt->tout[old]);
+	uint64_t tin = between(dt->span[old].tin, lo);
+	uint64_t tout = between(first != KL_NONE ? hi : tin, dt->span[old].tout);
 	if (tin && tout) {
-		dt->tin[nw] = tin;
-		dt->tout[nw] = tout;
+		dt->span[nw] = (dt_span){ tin, tout };
 	} else {
 		number_tree(dt);
 	}

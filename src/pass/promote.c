@@ -141,7 +141,7 @@ dominating_store(promoter *p, uint32_t s)
 	for (uint32_t k = lo; k < hi; k++) {
 		uint32_t b = site[k] >> 1;
 		if ((site[k] & 1) && dt_reachable(dt, b) &&
-		    (d == KL_NONE || dt->tin[b] < dt->tin[d]))
+		    (d == KL_NONE || dt->span[b].tin < dt->span[d].tin))
 			d = b;
 	}
 	if (d == KL_NONE)
@@ -181,12 +181,13 @@ place_params(promoter *p)
 	kl_func *f = p->f;
 	const kl_domtree *dt = p->dt;
 	uint32_t nb = p->nblocks;
-	uint32_t *queued = room_stamps(&p->queued, (uint64_t)nb + 1);
-	uint32_t *placed = room_stamps(&p->placed, (uint64_t)nb + 1);
+	/* Per block, side by side (one miss for both in a big function):
+	 * [0] queued, [1] placed, stamps of the slot being placed. */
+	uint32_t (*mark)[2] = (uint32_t(*)[2])room_stamps(
+		&p->block_marks, 2 * (uint64_t)nb + 2);
 	uint32_t *work = room(&p->work, (uint64_t)nb + 1);
 	if (p->stamp > UINT32_MAX - 1 - p->nslots) {
-		memset(queued, 0, (size_t)p->queued.cap * sizeof *queued);
-		memset(placed, 0, (size_t)p->placed.cap * sizeof *placed);
+		memset(mark, 0, (size_t)p->block_marks.cap * sizeof(uint32_t));
 		p->stamp = 0;
 	}
 	uint64_t budget = 16 * ((uint64_t)f->ninsts + nb) + 4096;
@@ -204,15 +205,15 @@ place_params(promoter *p)
 		}
 		uint32_t stamp = base + s + 1, nwork = 0;
 		uint32_t dom = dominating_store(p, s);
-		queued[f->first_block] = stamp;
+		mark[f->first_block][0] = stamp;
 		work[nwork++] = f->first_block;
 		const uint32_t *site = p->slot_site.a, *ss = p->slot_start.a;
 		for (uint32_t k = ss[s]; k < ss[s + 1]; k++) {
 			uint32_t b = site[k] >> 1;
-			if (!(site[k] & 1) || queued[b] == stamp ||
+			if (!(site[k] & 1) || mark[b][0] == stamp ||
 			    !dt_reachable(dt, b))
 				continue;
-			queued[b] = stamp;
+			mark[b][0] = stamp;
 			work[nwork++] = b;
 		}
 		while (nwork) {
@@ -221,16 +222,16 @@ place_params(promoter *p)
 			const kl_block *set = nd ? df_set(p->df, x) : NULL;
 			for (uint32_t k = 0; k < nd; k++) {
 				uint32_t y = set[k].id;
-				if (placed[y] == stamp ||
+				if (mark[y][1] == stamp ||
 				    (dom != KL_NONE && !dt_dominates(dt, dom, y)))
 					continue;
-				placed[y] = stamp;
+				mark[y][1] = stamp;
 				if (p->nphis == p->phis_cap)
 					kl_grow(&p->phis, &p->phis_cap,
 						sizeof *p->phis, p->nphis + 1);
 				p->phis[p->nphis++] = (phi){ y, s, KL_NONE, 0 };
-				if (queued[y] != stamp) {
-					queued[y] = stamp;
+				if (mark[y][0] != stamp) {
+					mark[y][0] = stamp;
 					work[nwork++] = y;
 				}
 			}
@@ -480,7 +481,7 @@ promoter_free(void *state)
 			   &p->block_acc, &p->block_nacc, &p->slot_site,
 			   &p->slot_start, &p->by_alloca, &p->alloca_start,
 			   &p->sort_tmp, &p->by_block, &p->block_phi,
-			   &p->block_nphi, &p->queued, &p->placed, &p->work,
+			   &p->block_nphi, &p->block_marks, &p->work,
 			   &p->edge_start, &p->edge_order, &p->phi_pos,
 			   &p->args, &p->cur };
 	for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)

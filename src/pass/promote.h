@@ -187,7 +187,7 @@ typedef struct promoter {
 	scratch by_block;      /* candidate indices grouped by block */
 	scratch block_phi;     /* per block: its first entry in by_block */
 	scratch block_nphi;
-	scratch queued, placed; /* per block: stamps of place_params */
+	scratch block_marks;   /* per block: place_params' two stamps */
 	uint32_t stamp;        /* the last stamp used, in any function */
 	scratch work;
 	fixup *fixups;
