@@ -36,6 +36,11 @@ typedef struct alloca_info {
 	uint8_t reason;
 	uint8_t own_reason; /* PROMOTED, or why it is kept whatever the rest */
 	uint32_t why_inst;  /* the escaping use or offending access */
+	/* make_slots: its first access's offset and width, and whether
+	 * another access differs */
+	int64_t offset0;
+	uint32_t width0;
+	bool varied;
 } alloca_info;
 
 typedef struct access {

@@ -554,9 +554,22 @@ promote_make_slots(promoter *p)
 	uint32_t *order = room(&p->by_alloca, (uint64_t)n + 1);
 	memset(start, 0, ((size_t)na + 2) * sizeof *start);
 	/* Counting sort by alloca, each alloca's accesses in layout order;
-	 * start[a + 1] serves as the fill pointer of alloca a. */
-	for (uint32_t k = 0; k < n; k++)
-		start[p->acc[k].alloca + 2]++;
+	 * start[a + 1] serves as the fill pointer of alloca a. The same pass
+	 * notes which allocas are accessed at more than one (offset, width):
+	 * the others need no sort (a pass over their accesses at random
+	 * would miss the cache on a big function). */
+	for (uint32_t k = 0; k < n; k++) {
+		const access *x = &p->acc[k];
+		alloca_info *ai = &p->allocas[x->alloca];
+		if (start[x->alloca + 2]++ == 0) {
+			ai->offset0 = x->offset;
+			ai->width0 = x->width;
+			ai->varied = false;
+		} else {
+			ai->varied |= x->offset != ai->offset0 ||
+				      x->width != ai->width0;
+		}
+	}
 	for (uint32_t a = 0; a < na; a++)
 		start[a + 2] += start[a + 1];
 	for (uint32_t k = 0; k < n; k++)
@@ -582,11 +595,7 @@ promote_make_slots(promoter *p)
 			continue;
 		/* Most allocas are one variable, accessed whole: nothing to
 		 * sort, one slot. */
-		const access *x0 = &p->acc[v[0]];
-		bool uniform = true;
-		for (uint32_t k = 1; k < m && uniform; k++)
-			uniform = p->acc[v[k]].offset == x0->offset &&
-				  p->acc[v[k]].width == x0->width;
+		bool uniform = !ai->varied;
 		if (!uniform)
 			sort_indices(v, m, room(&p->sort_tmp, (uint64_t)m + 1),
 				     p->acc);
