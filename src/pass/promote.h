@@ -300,6 +300,9 @@ type_class(const kl_module *m, kl_type t)
  * so that the table grows by that bound instead of to twice its size. A
  * small function's tables fill their place in the module arena exactly,
  * so the first new value would move them; fresh memory is what costs.
+ * A big function's table is the parser's, with room to spare, and grows
+ * in place when it must: asking it for the (loose) bound would move 10 MB
+ * for nothing.
  */
 static inline void
 value_room(promoter *p)
@@ -307,6 +310,8 @@ value_room(promoter *p)
 	if (p->value_room)
 		return;
 	p->value_room = true;
+	if (!(p->f->in_arena & TAB_VALUES))
+		return;
 	uint64_t n = (uint64_t)p->f->nvalues + p->nacc + p->nphis +
 		     KL_TYPE_BUILTIN_COUNT;
 	if (n < UINT32_MAX)
