@@ -482,7 +482,7 @@ promoter_free(void *state)
 			   &p->slot_start, &p->by_alloca, &p->alloca_start,
 			   &p->sort_tmp, &p->by_block, &p->block_phi,
 			   &p->block_nphi, &p->block_marks, &p->work,
-			   &p->edge_start, &p->edge_order, &p->phi_pos,
+			   &p->edge_start, &p->edge_first, &p->phi_pos,
 			   &p->args, &p->cur };
 	for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
 		free(all[k]->a);

@@ -202,7 +202,7 @@ typedef struct promoter {
 	uint32_t *incoming;
 	uint32_t nincoming, incoming_cap;
 	uint64_t nincoming_bound; /* the candidates' predecessor edges */
-	scratch edge_start, edge_order, phi_pos, args; /* prune_params */
+	scratch edge_start, edge_first, phi_pos, args; /* prune_params */
 
 	scratch cur;           /* per slot: current value or KL_NONE (zero) */
 	undo *log;

@@ -336,14 +336,16 @@ promote_prune_params(promoter *p)
 	const uint32_t *by_block = p->by_block.a;
 	/* Edges by target block: start[b + 1] is b's fill pointer first. */
 	uint32_t *start = room(&p->edge_start, (uint64_t)nb + 2);
-	uint32_t *order = room(&p->edge_order, (uint64_t)p->nedges + 1);
+	/* Of each edge into b, in start[b] .. start[b + 1]: where its
+	 * incoming arguments start (all the propagation below reads). */
+	uint32_t *efirst = room(&p->edge_first, (uint64_t)p->nedges + 1);
 	memset(start, 0, ((size_t)nb + 2) * sizeof *start);
 	for (uint32_t e = 0; e < p->nedges; e++)
 		start[p->edges[e].target + 2]++;
 	for (uint32_t b = 0; b < nb; b++)
 		start[b + 2] += start[b + 1];
 	for (uint32_t e = 0; e < p->nedges; e++)
-		order[start[p->edges[e].target + 1]++] = e;
+		efirst[start[p->edges[e].target + 1]++] = p->edges[e].first;
 	/* position of each candidate in its block's list */
 	uint32_t *pos = room(&p->phi_pos, (uint64_t)p->nphis + 1);
 	for (uint32_t b = 0; b < nb; b++)
@@ -359,7 +361,7 @@ promote_prune_params(promoter *p)
 		uint32_t q = work[--nwork];
 		uint32_t b = p->phis[q].block;
 		for (uint32_t e = start[b]; e < start[b + 1]; e++) {
-			uint32_t v = p->incoming[p->edges[order[e]].first + pos[q]];
+			uint32_t v = p->incoming[efirst[e] + pos[q]];
 			if (is_phi_ref(v) && !p->phis[v - PHI_REF].used) {
 				p->phis[v - PHI_REF].used = 1;
 				work[nwork++] = v - PHI_REF;
