@@ -778,9 +778,13 @@ uint32_t
 emit_call(struct gen *g, uint32_t fi, const uint32_t *arg, unsigned n)
 {
 	const struct sig *s = &g->fn[fi];
-	uint32_t v = UINT32_MAX;
+	uint32_t v = UINT32_MAX, aliased[MAXP];
 	unsigned i;
 
+	GEN_ASSERT(n <= MAXP);
+	for (i = 0; i < n; i++)
+		aliased[i] = via_alias(g, arg[i]);
+	arg = aliased;
 	ins(g);
 	if (s->result != T_NONE)
 		v = def(g, s->result);
@@ -820,9 +824,27 @@ kl_target(struct gen *g, uint32_t b, const struct edge *e)
 	putch(g, ')');
 }
 
+/* e, or with --aliases a copy in *tmp whose arguments are read through
+ * alias lines written now, before the branch. */
+static const struct edge *
+alias_args(struct gen *g, const struct edge *e, struct edge *tmp)
+{
+	uint32_t i;
+
+	if (g->ll || !g->aliases || !e || !e->n)
+		return e;
+	*tmp = *e;
+	for (i = 0; i < tmp->n; i++)
+		tmp->arg[i] = via_alias(g, tmp->arg[i]);
+	return tmp;
+}
+
 void
 term_jump(struct gen *g, uint32_t b, const struct edge *e)
 {
+	struct edge tmp;
+
+	e = alias_args(g, e, &tmp);
 	ins(g);
 	if (g->ll) {
 		put(g, "br label ");
@@ -838,10 +860,14 @@ void
 term_brif(struct gen *g, uint32_t c, uint32_t bt, const struct edge *et,
 	  uint32_t be, const struct edge *ee)
 {
+	struct edge tt, te;
 	uint32_t t;
 
 	GEN_ASSERT(bt != be);
 	if (!g->ll) {
+		c = via_alias(g, c);
+		et = alias_args(g, et, &tt);
+		ee = alias_args(g, ee, &te);
 		ins(g);
 		put(g, "brif ");
 		ref(g, c);
@@ -866,6 +892,8 @@ term_brif(struct gen *g, uint32_t c, uint32_t bt, const struct edge *et,
 void
 term_return(struct gen *g, uint32_t v)
 {
+	if (v != UINT32_MAX)
+		v = via_alias(g, v);
 	ins(g);
 	if (g->ll) {
 		put(g, "ret ");
