@@ -247,19 +247,30 @@ func_new_inst(kl_func *f, kl_opcode op)
 	return add_inst(f, op);
 }
 
-/* Resize a table to exactly n elements (n above its capacity). */
+/*
+ * Resize a table to exactly n elements (n above its capacity). A table in
+ * the module arena moves inside it while it stays under ARENA_TABLE_MAX
+ * (a small function's tables fill their place exactly, and the first new
+ * entry would otherwise move them to twice their size), and out to
+ * malloc beyond, as func_grow's do.
+ */
 static void
 resize(kl_func *f, uint32_t table, void *p, uint32_t cap, size_t elem,
        uint32_t n)
 {
 	void **pp = p;
+	size_t bytes = (size_t)n * elem;
 	if (f->in_arena & table) {
-		void *q = kl_malloc((size_t)n * elem);
+		bool stays = bytes <= ARENA_TABLE_MAX;
+		void *q = stays ? kl_arena_alloc(&f->module->arena, bytes)
+				: kl_malloc(bytes);
 		if (cap)
 			memcpy(q, *pp, (size_t)cap * elem);
 		*pp = q;
-		f->in_arena &= ~table;
-		kl_advise_huge(*pp, (size_t)n * elem);
+		if (!stays) {
+			f->in_arena &= ~table;
+			kl_advise_huge(q, bytes);
+		}
 	} else {
 		*pp = kl_realloc_table(*pp, (size_t)cap * elem,
 				       (size_t)n * elem);
@@ -283,29 +294,6 @@ func_presize(kl_func *f, uint32_t ninsts, uint32_t nvalues)
 		       sizeof *f->values, nvalues);
 		f->values_cap = nvalues;
 	}
-}
-
-/*
- * Room for values [0, n) without moving the table again. While the table
- * lives in the module arena it moves there at exactly that size: a small
- * function's tables fill their place exactly, and the doubling of
- * func_grow would leave half the new place unused.
- */
-void
-func_presize_values(kl_func *f, uint32_t n)
-{
-	if (n <= f->values_cap)
-		return;
-	size_t bytes = (size_t)n * sizeof *f->values;
-	if (!(f->in_arena & TAB_VALUES) || bytes > ARENA_TABLE_MAX) {
-		func_grow(f, TAB_VALUES, &f->values, &f->values_cap,
-			  sizeof *f->values, n);
-		return;
-	}
-	kl_value_data *q = kl_arena_alloc(&f->module->arena, bytes);
-	memcpy(q, f->values, (size_t)f->nvalues * sizeof *q);
-	f->values = q;
-	f->values_cap = n;
 }
 
 void

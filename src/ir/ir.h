@@ -334,10 +334,9 @@ inst_info(const kl_func *f, uint32_t i)
 
 /* A new, unplaced instruction; its data is zeroed apart from op. */
 uint32_t func_new_inst(kl_func *f, kl_opcode op);
-/* Make room for about ninsts instructions and nvalues values. */
+/* Make room for ninsts instructions and nvalues values, exactly (a small
+ * table in the module arena stays there; see resize in func.c). */
 void func_presize(kl_func *f, uint32_t ninsts, uint32_t nvalues);
-/* Room for values [0, n), made once: exactly n in the module arena. */
-void func_presize_values(kl_func *f, uint32_t n);
 /* Make sure values [0, n) exist (new ones are VK_UNUSED). */
 void func_reserve_values(kl_func *f, uint32_t n);
 /* A value number not defined (yet): what func_reserve_values fills in. */

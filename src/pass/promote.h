@@ -315,7 +315,7 @@ value_room(promoter *p)
 	uint64_t n = (uint64_t)p->f->nvalues + p->nacc + p->nphis +
 		     KL_TYPE_BUILTIN_COUNT;
 	if (n < UINT32_MAX)
-		func_presize_values(p->f, (uint32_t)n);
+		func_presize(p->f, 0, (uint32_t)n);
 }
 
 /* Add n to one of the pass's counters in the report (promote.c). */

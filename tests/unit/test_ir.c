@@ -613,7 +613,7 @@ parse_f(const char *text, size_t len, kl_module **m)
 }
 
 /*
- * func_presize_values: a table in the arena moves once, to exactly the
+ * func_presize: a table in the arena moves once, to exactly the
  * room asked for, keeping its values; the values added within that room
  * do not move it again. Past ARENA_TABLE_MAX it leaves the arena.
  */
@@ -629,7 +629,7 @@ test_presize_values(void)
 	kl_func *f = parse_f(text, sizeof text - 1, &m);
 	CHECK(f && (f->in_arena & TAB_VALUES));
 	CHECK_EQ_INT(f->values_cap, 2); /* exactly full after parsing */
-	func_presize_values(f, 5);
+	func_presize(f, 0, 5);
 	CHECK_EQ_INT(f->values_cap, 5);
 	CHECK(f->in_arena & TAB_VALUES);
 	CHECK_EQ_INT(f->nvalues, 2);
@@ -639,12 +639,12 @@ test_presize_values(void)
 		func_new_value(f);
 	CHECK(f->values == table);
 	CHECK_EQ_INT(f->nvalues, 5);
-	func_presize_values(f, 3); /* no smaller */
+	func_presize(f, 0, 3); /* no smaller */
 	CHECK_EQ_INT(f->values_cap, 5);
 
 	uint32_t big = (uint32_t)(ARENA_TABLE_MAX / sizeof *f->values) + 1;
-	func_presize_values(f, big);
-	CHECK(!(f->in_arena & TAB_VALUES) && f->values_cap >= big);
+	func_presize(f, 0, big);
+	CHECK(!(f->in_arena & TAB_VALUES) && f->values_cap == big);
 	CHECK_EQ_INT(f->values[1].def, 0);
 	kl_module_free(m);
 }
