@@ -431,6 +431,17 @@ users_complete(promoter *p)
 	return true;
 }
 
+/* unalias_operands on every instruction in the layout. */
+static void
+unalias_everywhere(promoter *p)
+{
+	kl_func *f = p->f;
+	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next)
+		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
+		     i = f->nodes[i].next)
+			unalias_operands(p, i);
+}
+
 /*
  * Remove what the promoted allocas leave behind. When loads became
  * aliases, the operands of what remains are resolved (what
@@ -441,17 +452,12 @@ users_complete(promoter *p)
 static void
 finish(promoter *p)
 {
-	kl_func *f = p->f;
 	remove_addresses(p);
 	if (p->made_aliases && users_complete(p)) {
 		for (uint32_t k = 0; k < p->nusers; k++)
 			unalias_operands(p, p->users.a[k]);
 	} else if (p->made_aliases) {
-		for (uint32_t b = f->first_block; b != KL_NONE;
-		     b = f->blocks[b].next)
-			for (uint32_t i = f->blocks[b].first; i != KL_NONE;
-			     i = f->nodes[i].next)
-				unalias_operands(p, i);
+		unalias_everywhere(p);
 	}
 	if (p->had_aliases)
 		drop_address_aliases(p);
