@@ -37,8 +37,8 @@
  *
  * Functions not in strict SSA form, or that call setjmp and friends, are
  * left alone. New values take numbers above the highest, in a fixed order
- * (conversions in renaming order, then parameters slot by slot), so the
- * output is the same on every run. Cost: linear in the function plus the
+ * (conversions in renaming order, then parameters by block number and,
+ * within a block, by slot), so the output is the same on every run. Cost: linear in the function plus the
  * frontier sets the slots touch. Most functions are small, so per-function
  * costs matter as much: scratch arrays are kept from one function to the
  * next (per-block marks carry stamps that keep growing across functions,
@@ -94,13 +94,6 @@ promote_count(promoter *p, int which, uint64_t n)
 
 /* ---- parameter placement ---- */
 
-/*
- * Minimal SSA first: a candidate parameter for each slot on the iterated
- * dominance frontier of the entry block and the reachable blocks that
- * store to it. Which of them survive (the pruning) is decided after
- * renaming, in prune_params. Candidates are numbered in creation order
- * (slot by slot), then grouped by block for renaming.
- */
 /* Past the budget: drop slot s's alloca's candidates (they start at
  * first) and keep that alloca and every later one. */
 static void

@@ -369,7 +369,6 @@ promote_prune_params(promoter *p)
 		}
 	}
 
-	/* Numbers for the survivors, in creation order (slot by slot). */
 	uint32_t live = 0;
 	for (uint32_t k = 0; k < p->nphis; k++)
 		live += p->phis[k].used;
@@ -377,25 +376,23 @@ promote_prune_params(promoter *p)
 	if (live)
 		value_room(p);
 	func_reserve_values(f, next_value + live);
-	for (uint32_t k = 0; k < p->nphis; k++) {
-		phi *ph = &p->phis[k];
-		if (!ph->used)
-			continue;
-		ph->value = next_value++;
-		value_define(f, ph->value, VK_PARAM, p->slots[ph->slot].type,
-			     ph->block);
-	}
 	promote_count(p, COUNT_PARAMS, live);
 	reserve_lists(p, live, start);
-	/* Parameters in each block's candidate order (slot order), added
+	/* Numbers for the survivors block by block, in each block's
+	 * candidate order (slot order): an order that does not depend on
+	 * how the candidates were found. Each block's parameters are added
 	 * to its list at once. */
 	uint32_t *args = room(&p->args, (uint64_t)p->nphis + 1);
 	for (uint32_t b = 0; b < nb; b++) {
 		uint32_t n = 0;
 		for (uint32_t j = 0; j < nphi[b]; j++) {
-			const phi *ph = &p->phis[by_block[first[b] + j]];
-			if (ph->used)
-				args[n++] = ph->value;
+			phi *ph = &p->phis[by_block[first[b] + j]];
+			if (!ph->used)
+				continue;
+			ph->value = next_value++;
+			value_define(f, ph->value, VK_PARAM,
+				     p->slots[ph->slot].type, b);
+			args[n++] = ph->value;
 		}
 		if (n)
 			memcpy(list_extend(&f->pool, &f->blocks[b].params, n),
