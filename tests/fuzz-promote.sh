@@ -15,11 +15,14 @@ while [ $(( $(date +%s) - start )) -lt "$secs" ]; do
 	for k in 1 2 3 4 5 6 7 8 9 10; do
 		seed=$((seed + 1))
 		f="$dir/seed$seed.kl"
-		case $((seed % 4)) in
+		# (with --blocks 100, functions of more than 64 blocks: the
+		# generic analyses' path through promote)
+		case $((seed % 5)) in
 		0) opts="--mixed-widths --irreducible" ;;
 		1) opts="--mixed-widths --call-density 40 --loop-depth 3" ;;
 		2) opts="--mixed-widths --allocas 12 --blocks 40" ;;
 		3) opts="--mixed-widths --aliases 40 --irreducible" ;;
+		4) opts="--mixed-widths --allocas 12 --blocks 100 --irreducible" ;;
 		esac
 		# shellcheck disable=SC2086
 		"$build"/keel-gen --seed "$seed" $opts -o "$f"

@@ -128,13 +128,12 @@ give_up_from(promoter *p, uint32_t s, uint32_t first)
 static uint32_t
 dominating_store(promoter *p, uint32_t s)
 {
-	const kl_domtree *dt = p->dt;
 	const uint32_t *site = p->slot_site.a;
 	uint32_t d = KL_NONE, lo = p->slot_start.a[s], hi = p->slot_start.a[s + 1];
 	for (uint32_t k = lo; k < hi; k++) {
 		uint32_t b = site[k] >> 1;
-		if ((site[k] & 1) && dt_reachable(dt, b) &&
-		    (d == KL_NONE || dt->span[b].tin < dt->span[d].tin))
+		if ((site[k] & 1) && reached(p, b) &&
+		    (d == KL_NONE || preorder_key(p, b) < preorder_key(p, d)))
 			d = b;
 	}
 	if (d == KL_NONE)
@@ -143,13 +142,13 @@ dominating_store(promoter *p, uint32_t s)
 	for (uint32_t k = lo; k < hi; k++) {
 		uint32_t b = site[k] >> 1;
 		bool is_store = site[k] & 1;
-		if (!dt_reachable(dt, b))
+		if (!reached(p, b))
 			continue;
 		if (b == d) {
 			if (first_in_d && !is_store)
 				return KL_NONE; /* a load before the store */
 			first_in_d = false;
-		} else if (!is_store && !dt_dominates(dt, d, b)) {
+		} else if (!is_store && !dominates(p, d, b)) {
 			return KL_NONE;
 		}
 	}
@@ -169,24 +168,93 @@ dominating_store(promoter *p, uint32_t s)
  * kept, with a note saying why.
  */
 static void
+add_candidate(promoter *p, uint32_t block, uint32_t s)
+{
+	if (p->nphis == p->phis_cap)
+		kl_grow(&p->phis, &p->phis_cap, sizeof *p->phis, p->nphis + 1);
+	p->phis[p->nphis++] = (phi){ block, s, KL_NONE, 0 };
+}
+
+/* Slot s's candidates from the frontier lists: a worklist, and per block
+ * marks with the slot's stamp ([0] queued, [1] placed). */
+static void
+place_slot_lists(promoter *p, uint32_t s, uint32_t dom, uint32_t stamp,
+		 uint32_t (*mark)[2], uint32_t *work)
+{
+	uint32_t entry = p->f->first_block, nwork = 0;
+	mark[entry][0] = stamp;
+	work[nwork++] = entry;
+	const uint32_t *site = p->slot_site.a, *ss = p->slot_start.a;
+	for (uint32_t k = ss[s]; k < ss[s + 1]; k++) {
+		uint32_t b = site[k] >> 1;
+		if (!(site[k] & 1) || mark[b][0] == stamp || !reached(p, b))
+			continue;
+		mark[b][0] = stamp;
+		work[nwork++] = b;
+	}
+	while (nwork) {
+		uint32_t x = work[--nwork];
+		uint32_t nd = df_size(p->df, x);
+		const kl_block *set = nd ? df_set(p->df, x) : NULL;
+		for (uint32_t k = 0; k < nd; k++) {
+			uint32_t y = set[k].id;
+			if (mark[y][1] == stamp ||
+			    (dom != KL_NONE && !dominates(p, dom, y)))
+				continue;
+			mark[y][1] = stamp;
+			add_candidate(p, y, s);
+			if (mark[y][0] != stamp) {
+				mark[y][0] = stamp;
+				work[nwork++] = y;
+			}
+		}
+	}
+}
+
+/* The same from the bit sets of a tiny function (an unreachable block's
+ * frontier is empty). */
+static void
+place_slot_sets(promoter *p, uint32_t s, uint32_t dom)
+{
+	const tiny_cfg *t = &p->t;
+	uint64_t defs = (uint64_t)1 << t->entry;
+	const uint32_t *site = p->slot_site.a, *ss = p->slot_start.a;
+	for (uint32_t k = ss[s]; k < ss[s + 1]; k++)
+		if (site[k] & 1)
+			defs |= (uint64_t)1 << (site[k] >> 1);
+	uint64_t allowed = dom != KL_NONE ? t->b[dom].below : ~(uint64_t)0;
+	uint64_t placed = 0;
+	for (uint64_t work = defs; work;) {
+		uint64_t add = t->b[kl_ctz64(work)].df & allowed & ~placed;
+		work &= work - 1;
+		placed |= add;
+		work |= add & ~defs;
+	}
+	for (; placed; placed &= placed - 1)
+		add_candidate(p, kl_ctz64(placed), s);
+}
+
+static void
 place_params(promoter *p)
 {
 	kl_func *f = p->f;
-	const kl_domtree *dt = p->dt;
 	uint32_t nb = p->nblocks;
-	/* Per block, side by side (one miss for both in a big function):
-	 * [0] queued, [1] placed, stamps of the slot being placed. */
-	uint32_t (*mark)[2] = (uint32_t(*)[2])room_stamps(
-		&p->block_marks, 2 * (uint64_t)nb + 2);
-	uint32_t *work = room(&p->work, (uint64_t)nb + 1);
-	if (p->stamp > UINT32_MAX - 1 - p->nslots) {
-		memset(mark, 0, (size_t)p->block_marks.cap * sizeof(uint32_t));
-		p->stamp = 0;
+	uint32_t(*mark)[2] = NULL;
+	uint32_t *work = NULL, base = 0;
+	if (!p->tiny) {
+		mark = (uint32_t(*)[2])room_stamps(&p->block_marks,
+						    2 * (uint64_t)nb + 2);
+		work = room(&p->work, (uint64_t)nb + 1);
+		if (p->stamp > UINT32_MAX - 1 - p->nslots) {
+			memset(mark, 0,
+			       (size_t)p->block_marks.cap * sizeof(uint32_t));
+			p->stamp = 0;
+		}
+		base = p->stamp;
+		p->stamp += p->nslots;
 	}
 	uint64_t budget = 16 * ((uint64_t)f->ninsts + nb) + 4096;
 	uint32_t first_of_alloca = 0, alloca_now = KL_NONE;
-	uint32_t base = p->stamp;
-	p->stamp += p->nslots;
 	for (uint32_t s = 0; s < p->nslots; s++) {
 		if (p->slots[s].alloca != alloca_now) {
 			alloca_now = p->slots[s].alloca;
@@ -196,39 +264,11 @@ place_params(promoter *p)
 			give_up_from(p, s, first_of_alloca);
 			break;
 		}
-		uint32_t stamp = base + s + 1, nwork = 0;
 		uint32_t dom = dominating_store(p, s);
-		mark[f->first_block][0] = stamp;
-		work[nwork++] = f->first_block;
-		const uint32_t *site = p->slot_site.a, *ss = p->slot_start.a;
-		for (uint32_t k = ss[s]; k < ss[s + 1]; k++) {
-			uint32_t b = site[k] >> 1;
-			if (!(site[k] & 1) || mark[b][0] == stamp ||
-			    !dt_reachable(dt, b))
-				continue;
-			mark[b][0] = stamp;
-			work[nwork++] = b;
-		}
-		while (nwork) {
-			uint32_t x = work[--nwork];
-			uint32_t nd = df_size(p->df, x);
-			const kl_block *set = nd ? df_set(p->df, x) : NULL;
-			for (uint32_t k = 0; k < nd; k++) {
-				uint32_t y = set[k].id;
-				if (mark[y][1] == stamp ||
-				    (dom != KL_NONE && !dt_dominates(dt, dom, y)))
-					continue;
-				mark[y][1] = stamp;
-				if (p->nphis == p->phis_cap)
-					kl_grow(&p->phis, &p->phis_cap,
-						sizeof *p->phis, p->nphis + 1);
-				p->phis[p->nphis++] = (phi){ y, s, KL_NONE, 0 };
-				if (mark[y][0] != stamp) {
-					mark[y][0] = stamp;
-					work[nwork++] = y;
-				}
-			}
-		}
+		if (p->tiny)
+			place_slot_sets(p, s, dom);
+		else
+			place_slot_lists(p, s, dom, base + s + 1, mark, work);
 	}
 
 	/* by_block[k]: the k-th candidate in block order. */
@@ -244,7 +284,7 @@ place_params(promoter *p)
 		at += cnt[b];
 		/* an incoming argument per candidate and predecessor edge,
 		 * counted here, in block order, not per candidate at random */
-		p->nincoming_bound += (uint64_t)cnt[b] * cfg_npreds(p->cfg, b);
+		p->nincoming_bound += (uint64_t)cnt[b] * npreds(p, b);
 	}
 	for (uint32_t k = 0; k < p->nphis; k++)
 		by_block[first[p->phis[k].block]++] = k;
@@ -411,13 +451,12 @@ static bool
 users_complete(promoter *p)
 {
 	kl_func *f = p->f;
-	const kl_domtree *dt = p->dt;
 	KL_ASSERT(p->have_dt);
 	uint8_t *seen = (uint8_t *)room(&p->work, (uint64_t)p->nblocks / 4 + 1);
 	memset(seen, 0, p->nblocks);
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
-		uint32_t d = dt->idom[b];
-		if (!dt_reachable(dt, b) || (d != KL_NONE && !seen[d]))
+		uint32_t d = idom_of(p, b);
+		if (!reached(p, b) || (d != KL_NONE && !seen[d]))
 			return false;
 		seen[b] = 1;
 	}
@@ -520,20 +559,31 @@ promoter_begin(promoter *p, kl_func *f, kl_pass_report *rep)
 	kl_builder_init(&p->b, f);
 }
 
-/* The CFG and dominator tree of the function, computed on first need.
- * A verified function branches only at the end of its blocks, so its
- * edges are read off the terminators. */
+/*
+ * The dominance facts of the function, computed on first need. A verified
+ * function branches only at the end of its blocks, so its edges are read
+ * off the terminators; if it has few blocks, as most do, as bit sets
+ * (promote_tiny.c). Otherwise the generic analyses: CFG and dominator
+ * tree here, frontiers (with frontiers) when the pass places parameters.
+ */
 static void
-need_domtree(promoter *p)
+need_dominance(promoter *p, bool frontiers)
 {
-	if (p->have_dt)
-		return;
-	if (p->rep && p->rep->input_verified)
-		ana_cfg_compute_terminators(p->cfg, p->f);
-	else
-		kl_cfg_compute(p->cfg, p->f);
-	kl_domtree_compute(p->dt, p->f, p->cfg);
-	p->have_dt = true;
+	if (!p->have_dt) {
+		bool verified = p->rep && p->rep->input_verified;
+		p->tiny = verified && p->f->nblocks <= TINY_BLOCKS;
+		if (p->tiny)
+			promote_tiny_compute(&p->t, p->f);
+		else if (verified)
+			ana_cfg_compute_terminators(p->cfg, p->f);
+		else
+			kl_cfg_compute(p->cfg, p->f);
+		if (!p->tiny)
+			kl_domtree_compute(p->dt, p->f, p->cfg);
+		p->have_dt = true;
+	}
+	if (frontiers && !p->tiny)
+		kl_domfront_compute(p->df, p->f, p->cfg, p->dt);
 }
 
 kl_status
@@ -576,7 +626,7 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 	if (p->calls_setjmp) {
 		whole = KEPT_SETJMP;
 	} else if (!verified) {
-		need_domtree(p);
+		need_dominance(p, false); /* the generic analyses */
 		if (!promote_strict_ssa(p))
 			whole = KEPT_NOT_SSA;
 	}
@@ -596,8 +646,7 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 	}
 
 	if (p->nslots) {
-		need_domtree(p);
-		kl_domfront_compute(p->df, f, p->cfg, p->dt);
+		need_dominance(p, true);
 		place_params(p); /* may keep allocas past its budget */
 		promote_count(p, COUNT_SLOTS, p->nslots);
 		promote_rename_all(p);

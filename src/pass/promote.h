@@ -7,6 +7,7 @@
  *   promote_find.c    strict SSA check; allocas, addresses, accesses; slots
  *   promote_rename.c  renaming along the dominator tree; pruning the
  *                     parameters and giving the survivors their values
+ *   promote_tiny.c    the dominance facts of a small function, as bit sets
  *
  * promote.c's opening comment describes the algorithm.
  */
@@ -155,6 +156,34 @@ may_hold_address(uint32_t m)
 	return (m | (KL_NONE ^ LOADED)) != KL_NONE;
 }
 
+/*
+ * The dominance facts of a function of at most TINY_BLOCKS blocks, as bit
+ * sets over block numbers (promote_tiny.c). A block not reachable from
+ * the entry has empty sets and no tree links.
+ */
+#define TINY_BLOCKS 64
+#define TINY_NONE 0xffu
+
+typedef struct tiny_block {
+	uint64_t pred;   /* predecessors */
+	uint64_t dom;    /* dominators, itself included */
+	uint64_t below;  /* the blocks it dominates, itself included */
+	uint64_t df;     /* dominance frontier */
+	uint32_t npreds; /* edges in (a block may be there twice) */
+	/* The tree (TINY_NONE: none): the idom, the children in layout
+	 * order chained through sibling, the preorder number. */
+	uint8_t idom, child, sibling, pre;
+} tiny_block;
+
+typedef struct tiny_cfg {
+	uint32_t entry;
+	uint32_t nedges; /* between placed blocks */
+	uint64_t reach;  /* the reachable blocks */
+	tiny_block b[TINY_BLOCKS];
+} tiny_cfg;
+
+void promote_tiny_compute(tiny_cfg *t, const kl_func *f);
+
 typedef struct promoter {
 	kl_func *f;
 	kl_pass_report *rep;
@@ -162,7 +191,9 @@ typedef struct promoter {
 	kl_domtree *dt;
 	kl_domfront *df;
 	kl_idf *idf;
-	bool have_dt;          /* cfg and dt are this function's */
+	bool have_dt;          /* the dominance facts are this function's: */
+	bool tiny;             /* in tiny (else in cfg, dt and df) */
+	tiny_cfg t;
 	uint32_t nvalues; /* values before the pass: addresses are among them */
 	uint32_t nblocks;
 
@@ -262,6 +293,64 @@ word_marks(const uint32_t *addr, uint32_t nv, const kl_inst_data *d,
 	v1 = (v1 & k1) | (nv & ~k1);
 	v2 = (v2 & k2) | (nv & ~k2);
 	return addr[v0] & addr[v1] & addr[v2];
+}
+
+/*
+ * The dominance facts the pass reads, from either source (need_dominance
+ * in promote.c chose). Blocks are blocks of the function.
+ */
+static inline bool
+reached(const promoter *p, uint32_t b)
+{
+	return p->tiny ? (p->t.reach >> b) & 1 : dt_reachable(p->dt, b);
+}
+
+/* Does a dominate b (both reachable)? */
+static inline bool
+dominates(const promoter *p, uint32_t a, uint32_t b)
+{
+	return p->tiny ? (p->t.b[b].dom >> a) & 1 : dt_dominates(p->dt, a, b);
+}
+
+/* A key that orders the reachable blocks in a preorder of the tree. */
+static inline uint64_t
+preorder_key(const promoter *p, uint32_t b)
+{
+	return p->tiny ? p->t.b[b].pre : p->dt->span[b].tin;
+}
+
+static inline uint32_t
+tiny_link(uint8_t b)
+{
+	return b == TINY_NONE ? KL_NONE : b;
+}
+
+/* The immediate dominator of b; KL_NONE for the entry and unreachable
+ * blocks. */
+static inline uint32_t
+idom_of(const promoter *p, uint32_t b)
+{
+	return p->tiny ? tiny_link(p->t.b[b].idom) : p->dt->idom[b];
+}
+
+/* The tree's children of b in layout order: the first, then each next. */
+static inline uint32_t
+first_child(const promoter *p, uint32_t b)
+{
+	return p->tiny ? tiny_link(p->t.b[b].child) : p->dt->child[b];
+}
+
+static inline uint32_t
+next_sibling(const promoter *p, uint32_t c)
+{
+	return p->tiny ? tiny_link(p->t.b[c].sibling) : p->dt->sibling[c];
+}
+
+/* Edges into b. */
+static inline uint32_t
+npreds(const promoter *p, uint32_t b)
+{
+	return p->tiny ? p->t.b[b].npreds : cfg_npreds(p->cfg, b);
 }
 
 /* v, or the value it stands for if it is an alias (as value_resolve). */

@@ -222,7 +222,6 @@ void
 promote_rename_all(promoter *p)
 {
 	kl_func *f = p->f;
-	const kl_domtree *dt = p->dt;
 	KL_ASSERT(f->nvalues < PHI_REF && p->nphis < KL_NONE - PHI_REF);
 	uint32_t *cur = room(&p->cur, (uint64_t)p->nslots + 1);
 	/* A store or a parameter sets a slot once; an access makes at most
@@ -232,7 +231,7 @@ promote_rename_all(promoter *p)
 	reserve_fresh(&p->fixups, &p->fixups_cap, sizeof *p->fixups,
 		      2 * (uint64_t)p->nacc + 1);
 	reserve_fresh(&p->edges, &p->edges_cap, sizeof *p->edges,
-		      (uint64_t)p->cfg->pool_len + 1);
+		      (uint64_t)(p->tiny ? p->t.nedges : p->cfg->pool_len) + 1);
 	reserve_fresh(&p->incoming, &p->incoming_cap, sizeof *p->incoming,
 		      (uint64_t)p->nincoming_bound + 1);
 	memset(cur, 0xff, ((size_t)p->nslots + 1) * sizeof *cur);
@@ -240,7 +239,7 @@ promote_rename_all(promoter *p)
 	/* entries: block id, and the undo mark + 1 for an exit (0 = enter) */
 	kl_grow(&p->stack, &p->stack_cap, sizeof *p->stack, 1);
 	uint32_t (*stack)[2] = p->stack;
-	stack[n][0] = dt->entry;
+	stack[n][0] = f->first_block;
 	stack[n++][1] = 0;
 	while (n) {
 		uint32_t b = stack[n - 1][0], mark = stack[n - 1][1];
@@ -259,8 +258,8 @@ promote_rename_all(promoter *p)
 		stack[n][0] = b;
 		stack[n++][1] = p->nlog + 1;
 		rename_block(p, b, true);
-		for (uint32_t c = dt->child[b]; c != KL_NONE;
-		     c = dt->sibling[c]) {
+		for (uint32_t c = first_child(p, b); c != KL_NONE;
+		     c = next_sibling(p, c)) {
 			if (n + 1 > p->stack_cap)
 				kl_grow(&p->stack, &p->stack_cap,
 					sizeof *p->stack, (uint64_t)n + 1);
@@ -270,7 +269,7 @@ promote_rename_all(promoter *p)
 		}
 	}
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next)
-		if (!dt_reachable(dt, b))
+		if (!reached(p, b))
 			rename_block(p, b, false);
 }
 

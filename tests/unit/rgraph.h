@@ -175,6 +175,21 @@ rg_build(rgraph *g, rng *r, uint32_t n)
 	}
 }
 
+/* Does every block of f branch at most once, in its last instruction (as
+ * in verified IR)? */
+static inline bool
+rg_branches_only_at_ends(const kl_func *f)
+{
+	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
+	     b = kl_block_next(f, b))
+		for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
+		     i = kl_inst_next(f, i))
+			if (kl_op_is_branch(kl_inst_opcode(f, i)) &&
+			    kl_inst_next(f, i).id != KL_NONE)
+				return false;
+	return true;
+}
+
 static inline void
 rg_free(rgraph *g)
 {

@@ -203,20 +203,6 @@ check_cfg_same(const kl_cfg *got, const kl_func *f)
 	kl_cfg_free(fresh);
 }
 
-/* Does every block of f branch at most once, in its last instruction? */
-static bool
-branches_only_at_ends(const kl_func *f)
-{
-	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
-	     b = kl_block_next(f, b))
-		for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
-		     i = kl_inst_next(f, i))
-			if (kl_op_is_branch(kl_inst_opcode(f, i)) &&
-			    kl_inst_next(f, i).id != KL_NONE)
-				return false;
-	return true;
-}
-
 /*
  * The CFG promote reads off the terminators of verified functions
  * (ana_cfg_compute_terminators) is kl_cfg_compute's, edge for edge and in
@@ -232,7 +218,7 @@ test_random_cfg_terminators(void)
 	for (int iter = 0; iter < 1000; iter++) {
 		rgraph g;
 		rg_build(&g, &r, 1 + rng_next(&r, 20));
-		if (branches_only_at_ends(g.f)) {
+		if (rg_branches_only_at_ends(g.f)) {
 			ana_cfg_compute_terminators(cfg, g.f);
 			check_cfg_same(cfg, g.f);
 			compared++;

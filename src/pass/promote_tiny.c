@@ -1,0 +1,195 @@
+/*
+ * promote_tiny.c -- the dominance facts of a small function as bit sets.
+ *
+ * Most functions have a handful of blocks. For them the generic analyses
+ * (src/analysis: a CFG of edge lists, a dominator tree by semi-NCA with
+ * Euler-tour times, frontier sets) cost more than everything else the
+ * pass does per block: about 2,000 instructions for a function of four
+ * blocks, mostly per-call setup and results the pass never reads. With at
+ * most 64 blocks, a set of blocks is one 64-bit word, and every fact the
+ * pass needs comes from a few passes over the blocks:
+ *
+ *   successors and predecessors  one word each, read off the terminators
+ *   reachability, post-order     a depth-first search over those words
+ *   dominators                   the dataflow equations on the words, in
+ *                                reverse post-order (one pass when no
+ *                                edge goes back in that order)
+ *   the tree                     idom: the strict dominator that every
+ *                                other one dominates; children chained
+ *                                in layout order; preorder numbers
+ *   frontiers                    from each predecessor up the tree to the
+ *                                block's idom (Cooper, Harvey, Kennedy)
+ *
+ * Only for verified IR, whose branches are the blocks' last instructions
+ * (as ana_cfg_compute_terminators). The results agree with the generic
+ * analyses fact for fact (tests/unit/test_promote_tiny.c checks them on
+ * random functions).
+ */
+#include "promote.h"
+
+static inline uint64_t
+bit(uint32_t b)
+{
+	return (uint64_t)1 << b;
+}
+
+/* Predecessor sets and edge counts from the terminators, and each placed
+ * block's successors in succ. */
+static void
+read_edges(tiny_cfg *t, const kl_func *f, uint64_t *succ)
+{
+	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
+		uint32_t i = f->blocks[b].last;
+		succ[b] = 0;
+		if (i == KL_NONE)
+			continue;
+		const uint32_t *dests;
+		uint32_t n = inst_dests(f, i, &dests);
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t s = dest_block(&f->pool, dests[k]);
+			if (!ana_block_placed(f, s))
+				continue;
+			succ[b] |= bit(s);
+			t->b[s].pred |= bit(b);
+			t->b[s].npreds++;
+			t->nedges++;
+		}
+	}
+}
+
+/* A depth-first search from the entry: the reachable blocks, and their
+ * post-order in po (returns its length). */
+static uint32_t
+search(tiny_cfg *t, const uint64_t *succ, uint8_t *po)
+{
+	uint8_t stack[TINY_BLOCKS];
+	uint64_t left[TINY_BLOCKS]; /* successors not yet tried */
+	uint64_t seen = bit(t->entry);
+	uint32_t sp = 0, npo = 0;
+	stack[sp] = (uint8_t)t->entry;
+	left[sp++] = succ[t->entry];
+	while (sp) {
+		uint64_t m = left[sp - 1] & ~seen;
+		if (!m) {
+			po[npo++] = stack[--sp];
+			continue;
+		}
+		uint32_t s = kl_ctz64(m);
+		left[sp - 1] = m & (m - 1);
+		seen |= bit(s);
+		stack[sp] = (uint8_t)s;
+		left[sp++] = succ[s];
+	}
+	t->reach = seen;
+	return npo;
+}
+
+/* dom for every reachable block: the dataflow equations, in reverse
+ * post-order, until nothing changes. Without an edge to a block earlier
+ * in that order, the first pass is exact. */
+static void
+dominators(tiny_cfg *t, const uint8_t *po, uint32_t npo)
+{
+	tiny_block *tb = t->b;
+	uint64_t reach = t->reach;
+	for (uint32_t k = 0; k + 1 < npo; k++)
+		tb[po[k]].dom = reach;
+	tb[t->entry].dom = bit(t->entry);
+	bool changed, backward = false;
+	do {
+		changed = false;
+		uint64_t done = bit(t->entry);
+		for (uint32_t k = npo - 1; k-- > 0;) {
+			uint32_t b = po[k];
+			uint64_t ps = tb[b].pred & reach, d = reach;
+			backward |= (ps & ~done) != 0;
+			for (uint64_t m = ps; m; m &= m - 1)
+				d &= tb[kl_ctz64(m)].dom;
+			d |= bit(b);
+			changed |= d != tb[b].dom;
+			tb[b].dom = d;
+			done |= bit(b);
+		}
+	} while (changed && backward);
+}
+
+/* The tree: idoms (the strict dominator every other one dominates),
+ * children in layout order, preorder numbers, and bottom-up the blocks
+ * each one dominates. */
+static void
+tree(tiny_cfg *t, const kl_func *f)
+{
+	tiny_block *tb = t->b;
+	for (uint64_t m = t->reach & ~bit(t->entry); m; m &= m - 1) {
+		uint32_t b = kl_ctz64(m);
+		uint64_t strict = tb[b].dom & ~bit(b);
+		uint64_t c = strict;
+		while (tb[kl_ctz64(c)].dom != strict)
+			c &= c - 1;
+		tb[b].idom = (uint8_t)kl_ctz64(c);
+	}
+	for (uint32_t b = f->last_block; b != KL_NONE; b = f->blocks[b].prev) {
+		if (b == t->entry || !(t->reach & bit(b)))
+			continue;
+		uint32_t p = tb[b].idom;
+		tb[b].sibling = tb[p].child;
+		tb[p].child = (uint8_t)b;
+	}
+	/* Preorder without a stack: down to the first child, else across
+	 * to the next sibling of the nearest ancestor that has one. */
+	uint8_t order[TINY_BLOCKS];
+	uint32_t b = t->entry, n = 0;
+	for (;;) {
+		tb[b].pre = (uint8_t)n;
+		order[n++] = (uint8_t)b;
+		if (tb[b].child != TINY_NONE) {
+			b = tb[b].child;
+			continue;
+		}
+		while (b != t->entry && tb[b].sibling == TINY_NONE)
+			b = tb[b].idom;
+		if (b == t->entry)
+			break;
+		b = tb[b].sibling;
+	}
+	while (n-- > 0) {
+		b = order[n];
+		tb[b].below |= bit(b);
+		if (b != t->entry)
+			tb[tb[b].idom].below |= tb[b].below;
+	}
+}
+
+/* DF: each predecessor p of b, and its ancestors up to b's idom (all of
+ * them for the entry, which has none), has b in its frontier. */
+static void
+frontiers(tiny_cfg *t)
+{
+	tiny_block *tb = t->b;
+	for (uint64_t m = t->reach; m; m &= m - 1) {
+		uint32_t b = kl_ctz64(m);
+		for (uint64_t ps = tb[b].pred & t->reach; ps; ps &= ps - 1)
+			for (uint32_t x = kl_ctz64(ps); x != tb[b].idom;
+			     x = tb[x].idom)
+				tb[x].df |= bit(b);
+	}
+}
+
+void
+promote_tiny_compute(tiny_cfg *t, const kl_func *f)
+{
+	uint32_t nb = f->nblocks;
+	KL_ASSERT(nb <= TINY_BLOCKS && f->first_block != KL_NONE);
+	uint64_t succ[TINY_BLOCKS];
+	uint8_t po[TINY_BLOCKS];
+	memset(t->b, 0, nb * sizeof *t->b);
+	for (uint32_t b = 0; b < nb; b++)
+		t->b[b].idom = t->b[b].child = t->b[b].sibling = TINY_NONE;
+	t->nedges = 0;
+	t->entry = f->first_block;
+	read_edges(t, f, succ);
+	uint32_t npo = search(t, succ, po);
+	dominators(t, po, npo);
+	tree(t, f);
+	frontiers(t);
+}
