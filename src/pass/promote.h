@@ -283,15 +283,14 @@ static inline uint32_t
 word_marks(const uint32_t *addr, uint32_t nv, const kl_inst_data *d,
 	   unsigned m)
 {
-	/* Selected by masks, not branches: which words hold operands
+	/* Conditional moves, not branches: which words hold operands
 	 * varies from one instruction to the next. */
-	uint32_t k0 = -(m & 1u), k1 = -((m >> 1) & 1u), k2 = -((m >> 2) & 1u);
 	uint32_t v0 = d->w[0] < nv ? d->w[0] : nv;
 	uint32_t v1 = d->w[1] < nv ? d->w[1] : nv;
 	uint32_t v2 = d->w[2] < nv ? d->w[2] : nv;
-	v0 = (v0 & k0) | (nv & ~k0);
-	v1 = (v1 & k1) | (nv & ~k1);
-	v2 = (v2 & k2) | (nv & ~k2);
+	v0 = m & 1 ? v0 : nv;
+	v1 = m & 2 ? v1 : nv;
+	v2 = m & 4 ? v2 : nv;
 	return addr[v0] & addr[v1] & addr[v2];
 }
 

@@ -357,12 +357,15 @@ promote_walk(promoter *p, bool defs)
 		room(&p->derives, (uint64_t)f->ninsts + 1);
 	uint32_t *users = room(&p->users, (uint64_t)f->ninsts + 1);
 	uint32_t nusers = 0;
+	/* The walk changes no table of f: read their places once. */
+	const kl_inst_data *insts = f->insts;
+	const kl_inst_node *nodes = f->nodes;
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
 		block_acc[b] = p->nacc;
 		bool entry = b == f->first_block;
 		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
-		     i = f->nodes[i].next) {
-			const kl_inst_data *d = &f->insts[i];
+		     i = nodes[i].next) {
+			const kl_inst_data *d = &insts[i];
 			unsigned k = promote_walk_kind[d->op];
 			if (KL_LIKELY(k < WALK_MASKS)) {
 				/* Listed without a branch: most are not. */
