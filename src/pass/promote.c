@@ -451,7 +451,7 @@ static bool
 users_complete(promoter *p)
 {
 	kl_func *f = p->f;
-	KL_ASSERT(p->have_dt);
+	KL_ASSERT(p->have_dominance);
 	uint8_t *seen = (uint8_t *)room(&p->work, (uint64_t)p->nblocks / 4 + 1);
 	memset(seen, 0, p->nblocks);
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
@@ -503,7 +503,6 @@ promoter_free(void *state)
 	kl_cfg_free(p->cfg);
 	kl_domtree_free(p->dt);
 	kl_domfront_free(p->df);
-	kl_idf_free(p->idf);
 	free(p->allocas);
 	free(p->acc);
 	free(p->slots);
@@ -535,7 +534,6 @@ promoter_new(void)
 	p->cfg = kl_cfg_new();
 	p->dt = kl_domtree_new();
 	p->df = kl_domfront_new();
-	p->idf = kl_idf_new();
 	return p;
 }
 
@@ -553,7 +551,7 @@ promoter_begin(promoter *p, kl_func *f, kl_pass_report *rep)
 	p->made_aliases = false;
 	p->value_room = false;
 	p->calls_setjmp = false;
-	p->have_dt = false;
+	p->have_dominance = false;
 	for (uint32_t t = 0; t < KL_TYPE_BUILTIN_COUNT; t++)
 		p->zero[t] = KL_NONE;
 	kl_builder_init(&p->b, f);
@@ -569,7 +567,7 @@ promoter_begin(promoter *p, kl_func *f, kl_pass_report *rep)
 static void
 need_dominance(promoter *p, bool frontiers)
 {
-	if (!p->have_dt) {
+	if (!p->have_dominance) {
 		bool verified = p->rep && p->rep->input_verified;
 		p->tiny = verified && p->f->nblocks <= TINY_BLOCKS;
 		if (p->tiny)
@@ -580,7 +578,7 @@ need_dominance(promoter *p, bool frontiers)
 			kl_cfg_compute(p->cfg, p->f);
 		if (!p->tiny)
 			kl_domtree_compute(p->dt, p->f, p->cfg);
-		p->have_dt = true;
+		p->have_dominance = true;
 	}
 	if (frontiers && !p->tiny)
 		kl_domfront_compute(p->df, p->f, p->cfg, p->dt);

@@ -190,9 +190,8 @@ typedef struct promoter {
 	kl_cfg *cfg;
 	kl_domtree *dt;
 	kl_domfront *df;
-	kl_idf *idf;
-	bool have_dt;          /* the dominance facts are this function's: */
-	bool tiny;             /* in tiny (else in cfg, dt and df) */
+	bool have_dominance;   /* the dominance facts are this function's: */
+	bool tiny;             /* in t (else in cfg, dt and df) */
 	tiny_cfg t;
 	uint32_t nvalues; /* values before the pass: addresses are among them */
 	uint32_t nblocks;
