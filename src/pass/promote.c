@@ -549,7 +549,6 @@ promoter_begin(promoter *p, kl_func *f, kl_pass_report *rep)
 	p->nfixups = p->nedges = p->nincoming = p->nlog = 0;
 	p->nincoming_bound = 0;
 	p->made_aliases = false;
-	p->value_room = false;
 	p->calls_setjmp = false;
 	p->have_dominance = false;
 	for (uint32_t t = 0; t < KL_TYPE_BUILTIN_COUNT; t++)

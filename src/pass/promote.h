@@ -242,7 +242,6 @@ typedef struct promoter {
 	kl_arena arena;        /* the strict SSA check's marks */
 	uint32_t zero[KL_TYPE_BUILTIN_COUNT];
 	bool made_aliases;
-	bool value_room;       /* room made for the values the pass adds */
 	bool had_aliases;      /* the function had aliases before the pass */
 	bool calls_setjmp;
 	uint32_t count_at[NCOUNTS]; /* where each counter is in the report */
@@ -379,30 +378,6 @@ static inline kl_type
 type_class(const kl_module *m, kl_type t)
 {
 	return t < m->ntypes ? m->types[t].cls : kl_type_class(m, t);
-}
-
-/*
- * Before the first value the pass adds to f: room for all it may add (a
- * conversion per access, the parameters, a zero per type) made at once,
- * so that the table grows by that bound instead of to twice its size. A
- * small function's tables fill their place in the module arena exactly,
- * so the first new value would move them; fresh memory is what costs.
- * A big function's table is the parser's, with room to spare, and grows
- * in place when it must: asking it for the (loose) bound would move 10 MB
- * for nothing.
- */
-static inline void
-value_room(promoter *p)
-{
-	if (p->value_room)
-		return;
-	p->value_room = true;
-	if (!(p->f->in_arena & TAB_VALUES))
-		return;
-	uint64_t n = (uint64_t)p->f->nvalues + p->nacc + p->nphis +
-		     KL_TYPE_BUILTIN_COUNT;
-	if (n < UINT32_MAX)
-		func_presize(p->f, 0, (uint32_t)n);
 }
 
 /* Add n to one of the pass's counters in the report (promote.c). */

@@ -44,7 +44,6 @@ zero_of(promoter *p, kl_type t)
 	if (p->zero[t] != KL_NONE)
 		return p->zero[t];
 	kl_func *f = p->f;
-	value_room(p);
 	kl_builder_before(&p->b, (kl_inst){ f->blocks[f->first_block].first });
 	kl_value v;
 	if (t == KL_TYPE_F32)
@@ -78,7 +77,6 @@ static uint32_t
 convert_before(promoter *p, uint32_t inst, kl_opcode op, kl_type t, uint32_t x)
 {
 	kl_func *f = p->f;
-	value_room(p);
 	uint32_t i = func_new_inst(f, op);
 	layout_insert_inst_before(f, i, inst);
 	uint32_t v = func_new_value(f);
@@ -373,8 +371,7 @@ promote_prune_params(promoter *p)
 		live += p->phis[k].used;
 	uint32_t next_value = f->nvalues;
 	if (live)
-		value_room(p);
-	func_reserve_values(f, next_value + live);
+		func_reserve_values(f, next_value + live);
 	promote_count(p, COUNT_PARAMS, live);
 	reserve_lists(p, live, start);
 	/* Numbers for the survivors block by block, in each block's

@@ -613,12 +613,14 @@ parse_f(const char *text, size_t len, kl_module **m)
 }
 
 /*
- * func_presize: a table in the arena moves once, to exactly the
- * room asked for, keeping its values; the values added within that room
- * do not move it again. Past ARENA_TABLE_MAX it leaves the arena.
+ * A parsed small function's value table sits in the module arena with
+ * room for a few more values (an eighth and four), which a pass fills
+ * without moving it. func_presize moves an arena table once, to exactly
+ * the room asked for, keeping its values; past ARENA_TABLE_MAX it leaves
+ * the arena.
  */
 static void
-test_presize_values(void)
+test_value_room(void)
 {
 	static const char text[] = "function %f(i32) -> i32 {\n"
 				   "block0(v0: i32):\n"
@@ -628,19 +630,24 @@ test_presize_values(void)
 	kl_module *m;
 	kl_func *f = parse_f(text, sizeof text - 1, &m);
 	CHECK(f && (f->in_arena & TAB_VALUES));
-	CHECK_EQ_INT(f->values_cap, 2); /* exactly full after parsing */
-	func_presize(f, 0, 5);
-	CHECK_EQ_INT(f->values_cap, 5);
-	CHECK(f->in_arena & TAB_VALUES);
 	CHECK_EQ_INT(f->nvalues, 2);
-	CHECK_EQ_INT(f->values[1].def, 0); /* v1 = iadd_imm, inst 0 */
+	CHECK_EQ_INT(f->values_cap, 2 + 0 + 4);
 	const kl_value_data *table = f->values;
+	for (int k = 0; k < 4; k++)
+		func_new_value(f);
+	CHECK(f->values == table); /* filled in place */
+	CHECK_EQ_INT(f->nvalues, 6);
+	func_presize(f, 0, 9);
+	CHECK_EQ_INT(f->values_cap, 9);
+	CHECK(f->values != table && (f->in_arena & TAB_VALUES));
+	CHECK_EQ_INT(f->values[1].def, 0); /* v1 = iadd_imm, inst 0 */
+	table = f->values;
 	for (int k = 0; k < 3; k++)
 		func_new_value(f);
 	CHECK(f->values == table);
-	CHECK_EQ_INT(f->nvalues, 5);
+	CHECK_EQ_INT(f->nvalues, 9);
 	func_presize(f, 0, 3); /* no smaller */
-	CHECK_EQ_INT(f->values_cap, 5);
+	CHECK_EQ_INT(f->values_cap, 9);
 
 	uint32_t big = (uint32_t)(ARENA_TABLE_MAX / sizeof *f->values) + 1;
 	func_presize(f, 0, big);
@@ -651,7 +658,7 @@ test_presize_values(void)
 
 /*
  * A parsed small function's tables sit in the module arena, sized
- * exactly. Growing them (as a pass does) keeps them in the arena while
+ * exactly (the value table with a little room). Growing them (as a pass does) keeps them in the arena while
  * they are small, then moves them out to malloc; the contents survive
  * both moves, and freeing the module frees each table once (ASan).
  */
@@ -803,7 +810,7 @@ main(void)
 	UNIT_RUN(test_signatures_interned);
 	UNIT_RUN(test_destination_words);
 	UNIT_RUN(test_arena_tables_grow);
-	UNIT_RUN(test_presize_values);
+	UNIT_RUN(test_value_room);
 	UNIT_RUN(test_grown_cap);
 	UNIT_RUN(test_pool_make_room);
 	UNIT_RUN(test_big_tables_keep_room);
