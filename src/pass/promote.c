@@ -271,10 +271,11 @@ place_params(promoter *p)
 			place_slot_lists(p, s, dom, base + s + 1, mark, work);
 	}
 
-	/* by_block[k]: the k-th candidate in block order. */
+	/* The candidates in block order, where renaming and pruning read
+	 * them (a stable counting sort: each block's in slot order): block
+	 * b's are phis[first[b] .. first[b] + cnt[b]). */
 	uint32_t *first = room(&p->block_phi, (uint64_t)nb + 1);
 	uint32_t *cnt = room(&p->block_nphi, (uint64_t)nb + 1);
-	uint32_t *by_block = room(&p->by_block, (uint64_t)p->nphis + 1);
 	memset(cnt, 0, (size_t)nb * sizeof *cnt);
 	for (uint32_t k = 0; k < p->nphis; k++)
 		cnt[p->phis[k].block]++;
@@ -286,9 +287,19 @@ place_params(promoter *p)
 		 * counted here, in block order, not per candidate at random */
 		p->nincoming_bound += (uint64_t)cnt[b] * npreds(p, b);
 	}
+	if (p->nphis == 0)
+		return;
+	reserve_fresh(&p->sorted, &p->sorted_cap, sizeof *p->sorted,
+		      (uint64_t)p->nphis + 1);
 	for (uint32_t k = 0; k < p->nphis; k++)
-		by_block[first[p->phis[k].block]++] = k;
-	for (uint32_t b = 0; b < nb && p->nphis; b++)
+		p->sorted[first[p->phis[k].block]++] = p->phis[k];
+	phi *t = p->phis;
+	uint32_t tcap = p->phis_cap;
+	p->phis = p->sorted;
+	p->phis_cap = p->sorted_cap;
+	p->sorted = t;
+	p->sorted_cap = tcap;
+	for (uint32_t b = 0; b < nb; b++)
 		first[b] -= cnt[b];
 }
 
@@ -507,6 +518,7 @@ promoter_free(void *state)
 	free(p->acc);
 	free(p->slots);
 	free(p->phis);
+	free(p->sorted);
 	free(p->fixups);
 	free(p->edges);
 	free(p->incoming);
@@ -517,9 +529,9 @@ promoter_free(void *state)
 			   &p->derives, &p->users,
 			   &p->block_acc, &p->block_nacc, &p->slot_site,
 			   &p->slot_start, &p->by_alloca, &p->alloca_start,
-			   &p->sort_tmp, &p->by_block, &p->block_phi,
+			   &p->sort_tmp, &p->block_phi,
 			   &p->block_nphi, &p->block_marks, &p->work,
-			   &p->edge_start, &p->edge_first, &p->phi_pos,
+			   &p->edge_start, &p->edge_first,
 			   &p->args, &p->cur };
 	for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
 		free(all[k]->a);

@@ -217,10 +217,12 @@ typedef struct promoter {
 				* | is_store */
 	scratch slot_start;    /* each slot's first in slot_site; nslots + 1 */
 	scratch by_alloca, alloca_start, sort_tmp; /* make_slots */
-	phi *phis;             /* candidates in creation order */
+	phi *phis;             /* candidates: in creation order (slot by
+				* slot), then sorted by block */
 	uint32_t nphis, phis_cap;
-	scratch by_block;      /* candidate indices grouped by block */
-	scratch block_phi;     /* per block: its first entry in by_block */
+	phi *sorted;           /* the sort's other array */
+	uint32_t sorted_cap;
+	scratch block_phi;     /* per block: its first candidate (sorted) */
 	scratch block_nphi;
 	scratch block_marks;   /* per block: place_params' two stamps */
 	uint32_t stamp;        /* the last stamp used, in any function */
@@ -232,7 +234,7 @@ typedef struct promoter {
 	uint32_t *incoming;
 	uint32_t nincoming, incoming_cap;
 	uint64_t nincoming_bound; /* the candidates' predecessor edges */
-	scratch edge_start, edge_first, phi_pos, args; /* prune_params */
+	scratch edge_start, edge_first, args; /* prune_params */
 
 	scratch cur;           /* per slot: current value or KL_NONE (zero) */
 	undo *log;

@@ -183,12 +183,10 @@ record_edges(promoter *p, uint32_t b, bool zeros)
 				sizeof *p->incoming, (uint64_t)p->nincoming + n);
 		/* KL_NONE stands for the slot's zero, made only if a surviving
 		 * parameter needs it. */
-		for (uint32_t j = 0; j < n; j++) {
-			uint32_t at = p->block_phi.a[target] + j;
-			uint32_t s = p->phis[p->by_block.a[at]].slot;
-			p->incoming[p->nincoming++] = zeros ? KL_NONE
-							    : p->cur.a[s];
-		}
+		const phi *ph = &p->phis[p->block_phi.a[target]];
+		for (uint32_t j = 0; j < n; j++)
+			p->incoming[p->nincoming++] =
+				zeros ? KL_NONE : p->cur.a[ph[j].slot];
 	}
 }
 
@@ -196,7 +194,7 @@ static void
 rename_block(promoter *p, uint32_t b, bool reachable)
 {
 	for (uint32_t k = 0; reachable && k < p->block_nphi.a[b]; k++) {
-		uint32_t ph = p->by_block.a[p->block_phi.a[b] + k];
+		uint32_t ph = p->block_phi.a[b] + k;
 		set_current(p, p->phis[ph].slot, PHI_REF + ph);
 	}
 	for (uint32_t k = 0; k < p->block_nacc.a[b]; k++) {
@@ -330,7 +328,6 @@ promote_prune_params(promoter *p)
 		return;
 	}
 	const uint32_t *first = p->block_phi.a, *nphi = p->block_nphi.a;
-	const uint32_t *by_block = p->by_block.a;
 	/* Edges by target block: start[b + 1] is b's fill pointer first. */
 	uint32_t *start = room(&p->edge_start, (uint64_t)nb + 2);
 	/* Of each edge into b, in start[b] .. start[b + 1]: where its
@@ -343,12 +340,6 @@ promote_prune_params(promoter *p)
 		start[b + 2] += start[b + 1];
 	for (uint32_t e = 0; e < p->nedges; e++)
 		efirst[start[p->edges[e].target + 1]++] = p->edges[e].first;
-	/* position of each candidate in its block's list */
-	uint32_t *pos = room(&p->phi_pos, (uint64_t)p->nphis + 1);
-	for (uint32_t b = 0; b < nb; b++)
-		for (uint32_t j = 0; j < nphi[b]; j++)
-			pos[by_block[first[b] + j]] = j;
-
 	uint32_t *work = room(&p->work, (uint64_t)p->nphis + 1);
 	uint32_t nwork = 0;
 	for (uint32_t k = 0; k < p->nphis; k++)
@@ -356,9 +347,9 @@ promote_prune_params(promoter *p)
 			work[nwork++] = k;
 	while (nwork) {
 		uint32_t q = work[--nwork];
-		uint32_t b = p->phis[q].block;
+		uint32_t b = p->phis[q].block, pos = q - first[b];
 		for (uint32_t e = start[b]; e < start[b + 1]; e++) {
-			uint32_t v = p->incoming[efirst[e] + pos[q]];
+			uint32_t v = p->incoming[efirst[e] + pos];
 			if (is_phi_ref(v) && !p->phis[v - PHI_REF].used) {
 				p->phis[v - PHI_REF].used = 1;
 				work[nwork++] = v - PHI_REF;
@@ -382,7 +373,7 @@ promote_prune_params(promoter *p)
 	for (uint32_t b = 0; b < nb; b++) {
 		uint32_t n = 0;
 		for (uint32_t j = 0; j < nphi[b]; j++) {
-			phi *ph = &p->phis[by_block[first[b] + j]];
+			phi *ph = &p->phis[first[b] + j];
 			if (!ph->used)
 				continue;
 			ph->value = next_value++;
@@ -407,7 +398,7 @@ promote_prune_params(promoter *p)
 		const edge *ed = &p->edges[e];
 		uint32_t n = 0;
 		for (uint32_t j = 0; j < nphi[ed->target]; j++) {
-			const phi *ph = &p->phis[by_block[first[ed->target] + j]];
+			const phi *ph = &p->phis[first[ed->target] + j];
 			if (!ph->used)
 				continue;
 			uint32_t v = p->incoming[ed->first + j];
