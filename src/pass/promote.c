@@ -160,8 +160,9 @@ dominating_store(promoter *p, uint32_t s)
  * dominance frontier of the entry block and the reachable blocks that
  * store to it (Cytron et al. 1991), the walk skipping blocks where the
  * slot is dead by the dominating-store test. Which candidates survive is
- * decided after renaming (prune_params). Candidates are numbered in
- * creation order (slot by slot), then grouped by block for renaming.
+ * decided after renaming (prune_params). Candidates are made slot by
+ * slot, then sorted by block (each block's in slot order), the order in
+ * which renaming and pruning read them.
  *
  * A budget bounds the candidates (a pathological function must not make
  * the pass run out of memory): past it, the allocas not yet placed are
