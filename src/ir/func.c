@@ -221,6 +221,8 @@ func_take_tables(kl_func *f, kl_func *from)
 	f->nsigrefs = ns;
 	f->first_block = from->first_block;
 	f->last_block = from->last_block;
+	f->has_aliases = from->has_aliases;
+	from->has_aliases = false;
 	from->ninsts = from->nvalues = from->nblocks = 0;
 	from->nconsts = from->nsigrefs = 0;
 	from->first_block = from->last_block = KL_NONE;

@@ -248,6 +248,9 @@ struct kl_func {
 	uint32_t line_first, line_last;
 
 	uint32_t in_arena; /* TAB_* bits: tables in the module arena */
+	/* Some value may be an alias: set whenever one is made (never
+	 * cleared), so that a pass can skip looking for them. */
+	bool has_aliases;
 };
 
 /*
@@ -362,6 +365,7 @@ value_define(kl_func *f, uint32_t v, enum value_kind kind, kl_type t,
 	d->type = t >= KL_VALUE_TYPE_NONE ? KL_VALUE_TYPE_NONE : t;
 	d->kind = kind;
 	d->def = def;
+	f->has_aliases |= kind == VK_ALIAS;
 }
 static inline kl_type
 value_type(const kl_func *f, uint32_t v)

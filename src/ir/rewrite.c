@@ -18,6 +18,7 @@ value_make_alias(kl_func *f, uint32_t v, uint32_t target)
 	kl_value_data *d = &f->values[v];
 	d->kind = VK_ALIAS;
 	d->def = target;
+	f->has_aliases = true;
 }
 
 /* Where the word of destination k of instruction i is stored. */

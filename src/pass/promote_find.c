@@ -159,8 +159,8 @@ check_escape(promoter *p, uint32_t v, uint32_t inst)
 }
 
 /* Every value starts as no address; aliases (rare: most functions have
- * none) are marked so that a use knows to follow them, in the same
- * branch-free pass. */
+ * none, and say so) are marked so that a use knows to follow them, in
+ * the same branch-free pass. */
 void
 promote_clear_addresses(promoter *p)
 {
@@ -173,6 +173,11 @@ promote_clear_addresses(promoter *p)
 	/* addr[nv] stays KL_NONE: promote_walk reads it for "no operand". */
 	p->nusers = 0;
 	bool aliases = false;
+	if (!f->has_aliases) {
+		memset(addr, 0xff, ((size_t)nv + 1) * sizeof *addr);
+		p->had_aliases = false;
+		return;
+	}
 	for (uint32_t v = 0; v < nv; v++) {
 		bool alias = f->values[v].kind == VK_ALIAS;
 		addr[v] = KL_NONE - alias; /* ALIASED */

@@ -124,6 +124,7 @@ replace_load(promoter *p, const access *x, uint32_t c)
 		if (rt == st) {
 			f->values[r].kind = VK_ALIAS;
 			f->values[r].def = c;
+			f->has_aliases = true;
 			if (r < p->nvalues) /* for finish */
 				p->addr.a[r] = ALIASED;
 			add_fixup(p, FIX_ALIAS, r, c);

@@ -657,6 +657,54 @@ test_value_room(void)
 }
 
 /*
+ * has_aliases says whether a function may hold an alias (promote skips
+ * looking for them when not): false for a parsed function without alias
+ * lines, true with one, and true once the API or a rewrite makes one.
+ */
+static void
+test_has_aliases(void)
+{
+	static const char plain[] = "function %f(i32) -> i32 {\n"
+				    "block0(v0: i32):\n"
+				    "    v1 = iadd_imm v0, 7\n"
+				    "    return v1\n"
+				    "}\n";
+	static const char aliased[] = "function %f(i32) -> i32 {\n"
+				      "block0(v0: i32):\n"
+				      "    v2 -> v0\n"
+				      "    v1 = iadd_imm v2, 7\n"
+				      "    return v1\n"
+				      "}\n";
+	kl_module *m;
+	kl_func *f = parse_f(plain, sizeof plain - 1, &m);
+	CHECK(f && !f->has_aliases);
+	uint32_t v = func_new_value(f);
+	CHECK_EQ_INT(kl_value_set_alias(f, (kl_value){ v }, (kl_value){ 0 }),
+		     KL_OK);
+	CHECK(f->has_aliases);
+	kl_module_free(m);
+
+	f = parse_f(aliased, sizeof aliased - 1, &m);
+	CHECK(f && f->has_aliases);
+	kl_module_free(m);
+
+	/* The parser's working function starts each body afresh. */
+	static const char two[] = "function %g(i32) -> i32 {\n"
+				  "block0(v0: i32):\n"
+				  "    v2 -> v0\n"
+				  "    return v2\n"
+				  "}\n"
+				  "function %f(i32) -> i32 {\n"
+				  "block0(v0: i32):\n"
+				  "    return v0\n"
+				  "}\n";
+	f = parse_f(two, sizeof two - 1, &m);
+	CHECK(f && !f->has_aliases);
+	CHECK(kl_sym_func(m, kl_module_lookup(m, "g", 1))->has_aliases);
+	kl_module_free(m);
+}
+
+/*
  * A parsed small function's tables sit in the module arena, sized
  * exactly (the value table with a little room). Growing them (as a pass does) keeps them in the arena while
  * they are small, then moves them out to malloc; the contents survive
@@ -811,6 +859,7 @@ main(void)
 	UNIT_RUN(test_destination_words);
 	UNIT_RUN(test_arena_tables_grow);
 	UNIT_RUN(test_value_room);
+	UNIT_RUN(test_has_aliases);
 	UNIT_RUN(test_grown_cap);
 	UNIT_RUN(test_pool_make_room);
 	UNIT_RUN(test_big_tables_keep_room);
