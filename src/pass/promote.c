@@ -38,17 +38,19 @@
  * Functions not in strict SSA form, or that call setjmp and friends, are
  * left alone. New values take numbers above the highest, in a fixed order
  * (conversions in renaming order, then parameters by block number and,
- * within a block, by slot), so the output is the same on every run. Cost: linear in the function plus the
- * frontier sets the slots touch. Most functions are small, so per-function
- * costs matter as much: scratch arrays are kept from one function to the
- * next (per-block marks carry stamps that keep growing across functions,
- * so nothing is cleared), the dominator tree is computed only when a slot
- * needs it, and the promoted allocas and their address arithmetic are
- * removed from lists the first walk made; the aliases loads became are
- * resolved in the users of loaded values that walk listed (a second walk
- * only when a use may come before its definition in the layout). In a
- * big function fresh memory costs most: arrays are sized once from
- * bounds (reserve_fresh), not doubled through copies.
+ * within a block, by slot), so the output is the same on every run.
+ * Cost: linear in the function plus the frontier sets the slots touch.
+ * Most functions are small, so per-function costs matter as much:
+ * scratch arrays are kept from one function to the next (per-block marks
+ * carry stamps that keep growing across functions, so nothing is
+ * cleared), dominance is computed only when a slot needs it (as bit sets
+ * for a function of at most 64 blocks), and the promoted allocas and
+ * their address arithmetic are removed from lists the first walk made;
+ * the aliases loads became are resolved in the users of loaded values
+ * that walk listed (a second walk only when a use may come before its
+ * definition in the layout). In a big function fresh memory costs most:
+ * arrays are sized once from bounds (reserve_fresh), not doubled through
+ * copies.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,19 +157,6 @@ dominating_store(promoter *p, uint32_t s)
 	return d;
 }
 
-/*
- * Minimal SSA first: a candidate parameter for each slot on the iterated
- * dominance frontier of the entry block and the reachable blocks that
- * store to it (Cytron et al. 1991), the walk skipping blocks where the
- * slot is dead by the dominating-store test. Which candidates survive is
- * decided after renaming (prune_params). Candidates are made slot by
- * slot, then sorted by block (each block's in slot order), the order in
- * which renaming and pruning read them.
- *
- * A budget bounds the candidates (a pathological function must not make
- * the pass run out of memory): past it, the allocas not yet placed are
- * kept, with a note saying why.
- */
 static void
 add_candidate(promoter *p, uint32_t block, uint32_t s)
 {
@@ -235,6 +224,19 @@ place_slot_sets(promoter *p, uint32_t s, uint32_t dom)
 		add_candidate(p, kl_ctz64(placed), s);
 }
 
+/*
+ * Minimal SSA first: a candidate parameter for each slot on the iterated
+ * dominance frontier of the entry block and the reachable blocks that
+ * store to it (Cytron et al. 1991), the walk skipping blocks where the
+ * slot is dead by the dominating-store test. Which candidates survive is
+ * decided after renaming (prune_params). Candidates are made slot by
+ * slot, then sorted by block (each block's in slot order), the order in
+ * which renaming and pruning read them.
+ *
+ * A budget bounds the candidates (a pathological function must not make
+ * the pass run out of memory): past it, the allocas not yet placed are
+ * kept, with a note saying why.
+ */
 static void
 place_params(promoter *p)
 {
