@@ -125,8 +125,9 @@ tree(tiny_cfg *t, const kl_func *f)
 		uint32_t b = kl_ctz64(m);
 		uint64_t strict = tb[b].dom & ~bit(b);
 		uint64_t c = strict;
-		while (tb[kl_ctz64(c)].dom != strict)
+		while (c && tb[kl_ctz64(c)].dom != strict)
 			c &= c - 1;
+		KL_ASSERT(c != 0); /* dominators form a chain */
 		tb[b].idom = (uint8_t)kl_ctz64(c);
 	}
 	for (uint32_t b = f->last_block; b != KL_NONE; b = f->blocks[b].prev) {
@@ -171,8 +172,11 @@ frontiers(tiny_cfg *t)
 		uint32_t b = kl_ctz64(m);
 		for (uint64_t ps = tb[b].pred & t->reach; ps; ps &= ps - 1)
 			for (uint32_t x = kl_ctz64(ps); x != tb[b].idom;
-			     x = tb[x].idom)
+			     x = tb[x].idom) {
+				/* b's idom dominates its predecessors */
+				KL_ASSERT(x != TINY_NONE);
 				tb[x].df |= bit(b);
+			}
 	}
 }
 
