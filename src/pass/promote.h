@@ -37,11 +37,13 @@ typedef struct alloca_info {
 	uint8_t reason;
 	uint8_t own_reason; /* PROMOTED, or why it is kept whatever the rest */
 	uint32_t why_inst;  /* the escaping use or offending access */
-	/* make_slots: its first access's offset and width, and whether
-	 * another access differs */
+	/* counted by the walk: its accesses, the first one's offset and
+	 * width, and whether another one differs */
+	uint32_t naccesses, inst0;
 	int64_t offset0;
 	uint32_t width0;
 	bool varied;
+	uint32_t slot; /* make_slots: its first slot */
 } alloca_info;
 
 typedef struct access {

@@ -204,6 +204,8 @@ add_alloca(promoter *p, uint32_t i, uint32_t b, bool follow)
 			: b != f->first_block	  ? KEPT_NOT_ENTRY
 						  : PROMOTED;
 	a->reason = a->own_reason;
+	a->naccesses = 0;
+	a->varied = false;
 	if (follow && d->w[0] < p->nvalues) {
 		p->addr.a[d->w[0]] = p->nallocas;
 		p->addr_off[d->w[0]] = 0;
@@ -230,6 +232,16 @@ add_access(promoter *p, uint32_t i, uint32_t b, uint32_t r, bool is_store)
 	a->slot = KL_NONE;
 	a->is_store = is_store;
 	a->is_float = type_is_float(f->module, t);
+	/* Counted here for make_slots, which sorts only the allocas
+	 * accessed at more than one (offset, width). */
+	alloca_info *ai = &p->allocas[a->alloca];
+	if (ai->naccesses++ == 0) {
+		ai->inst0 = i;
+		ai->offset0 = a->offset;
+		ai->width0 = a->width;
+	} else {
+		ai->varied |= a->offset != ai->offset0 || a->width != ai->width0;
+	}
 }
 
 static bool
@@ -535,11 +547,11 @@ enum { TY_STORE = 1, TY_INT_STORED = 2, TY_INT_LOADED = 4 };
 /* The type of the last slot numbered: float if every store stores a
  * float; with no store at all, if every load loads one. */
 static void
-set_slot_type(promoter *p, uint32_t types)
+set_slot_type(promoter *p, uint32_t s, uint32_t types)
 {
 	static const kl_type int_of[9] = { [1] = KL_TYPE_I8, [2] = KL_TYPE_I16,
 					   [4] = KL_TYPE_I32, [8] = KL_TYPE_I64 };
-	slot *sl = &p->slots[p->nslots - 1];
+	slot *sl = &p->slots[s];
 	uint32_t w = sl->width;
 	kl_type t = w <= 8 ? int_of[w] : KL_TYPE_NONE;
 	bool floats = types & TY_STORE ? !(types & TY_INT_STORED)
@@ -550,111 +562,151 @@ set_slot_type(promoter *p, uint32_t types)
 	sl->type = t;
 }
 
+/* The bounds and overlap checks of alloca a's accesses v[0 .. m), sorted
+ * by offset (just the first if they are all alike). */
+static void
+check_slots(promoter *p, alloca_info *ai, const uint32_t *v, uint32_t m)
+{
+	for (uint32_t k = 0; k < (ai->varied ? m : 1); k++) {
+		const access *x = &p->acc[v[k]];
+		if (x->offset < 0 || x->offset + x->width > ai->size) {
+			ai->reason = KEPT_OUT_OF_BOUNDS;
+			ai->why_inst = x->inst;
+			return;
+		}
+		if (k > 0) {
+			const access *w = &p->acc[v[k - 1]];
+			bool same = w->offset == x->offset && w->width == x->width;
+			if (!same && x->offset < w->offset + w->width) {
+				ai->reason = KEPT_OVERLAP;
+				ai->why_inst = x->inst;
+				return;
+			}
+		}
+	}
+}
+
+static uint32_t
+new_slot(promoter *p, int64_t offset, uint32_t width, uint32_t a)
+{
+	if (p->nslots == p->slots_cap)
+		kl_grow(&p->slots, &p->slots_cap, sizeof *p->slots,
+			p->nslots + 1);
+	p->slots[p->nslots] = (slot){ offset, width, KL_TYPE_NONE, a };
+	return p->nslots++;
+}
+
+/* What an access says of its slot's type: the bits set_slot_type reads. */
+static uint32_t
+type_bits(const access *x)
+{
+	return x->is_store ? TY_STORE | (x->is_float ? 0 : TY_INT_STORED)
+			   : (x->is_float ? 0 : TY_INT_LOADED);
+}
+
 /*
- * Group accesses by alloca, check each promotable alloca's slots (inside
- * the allocation, no overlap, one width per offset) and number the slots.
+ * Group the accesses of the promotable allocas into slots: check each
+ * one's (inside the allocation, no overlap, one width per offset) and
+ * number the slots, alloca by alloca and in offset order within one. As
+ * the slots are numbered, the block of each access goes to slot_site, in
+ * slot order, each slot's in layout order: what placement reads (the
+ * records themselves would be misses in a big function).
+ *
+ * Most allocas are one variable, accessed whole: one slot, nothing to
+ * sort, and their accesses are assigned in one pass in layout order. The
+ * others' accesses are sorted by (offset, width, layout order); one
+ * offset has one width, so each slot's accesses come together.
  */
 void
 promote_make_slots(promoter *p)
 {
 	uint32_t na = p->nallocas, n = p->nacc;
-	uint32_t *start = room(&p->alloca_start, (uint64_t)na + 2);
+	uint32_t *start = room(&p->alloca_start, (uint64_t)na + 1);
 	uint32_t *order = room(&p->by_alloca, (uint64_t)n + 1);
-	memset(start, 0, ((size_t)na + 2) * sizeof *start);
-	/* Counting sort by alloca, each alloca's accesses in layout order;
-	 * start[a + 1] serves as the fill pointer of alloca a. The same pass
-	 * notes which allocas are accessed at more than one (offset, width):
-	 * the others need no sort (a pass over their accesses at random
-	 * would miss the cache on a big function). */
-	for (uint32_t k = 0; k < n; k++) {
-		const access *x = &p->acc[k];
-		alloca_info *ai = &p->allocas[x->alloca];
-		if (start[x->alloca + 2]++ == 0) {
-			ai->offset0 = x->offset;
-			ai->width0 = x->width;
-			ai->varied = false;
-		} else {
-			ai->varied |= x->offset != ai->offset0 ||
-				      x->width != ai->width0;
-		}
-	}
-	for (uint32_t a = 0; a < na; a++)
-		start[a + 2] += start[a + 1];
-	for (uint32_t k = 0; k < n; k++)
-		order[start[p->acc[k].alloca + 1]++] = k;
-
-	/*
-	 * Each promoted alloca's accesses, in offset order, are its slots'
-	 * accesses: sorted by (offset, width, layout order), and one offset
-	 * has one width, so each slot's accesses come together and in layout
-	 * order. As the slots are numbered, the block of each access goes to
-	 * slot_site, in slot order: what placement reads (the records
-	 * themselves would be misses in a big function).
-	 */
 	uint32_t *sstart = room(&p->slot_start, (uint64_t)n + 2);
 	uint32_t *slot_site = room(&p->slot_site, (uint64_t)n + 1);
 	KL_ASSERT(p->nblocks <= UINT32_MAX >> 1);
+	/* The varied allocas' accesses by alloca, in layout order
+	 * (start[a] is a's fill pointer first). */
+	uint32_t at = 0;
+	for (uint32_t a = 0; a < na; a++) {
+		start[a] = at;
+		at += p->allocas[a].varied ? p->allocas[a].naccesses : 0;
+	}
+	start[na] = at;
+	for (uint32_t k = 0; at && k < n; k++)
+		if (p->allocas[p->acc[k].alloca].varied)
+			order[start[p->acc[k].alloca]++] = k;
+
+	/* Slots in alloca order; a varied alloca's sites are filled now,
+	 * a uniform one's get their room. */
 	uint32_t filled = 0;
+	bool any_uniform = false;
 	for (uint32_t a = 0; a < na; a++) {
 		alloca_info *ai = &p->allocas[a];
-		uint32_t *v = order + start[a];
-		uint32_t m = start[a + 1] - start[a];
+		uint32_t m = ai->naccesses;
+		ai->slot = KL_NONE;
 		if (ai->reason != PROMOTED || m == 0)
 			continue;
-		/* Most allocas are one variable, accessed whole: nothing to
-		 * sort, one slot. */
-		bool uniform = !ai->varied;
-		if (!uniform)
-			sort_indices(v, m, room(&p->sort_tmp, (uint64_t)m + 1),
+		uint32_t *v = order + start[a] - (ai->varied ? m : 0);
+		if (ai->varied) {
+			sort_indices(v, m,
+				     room(&p->sort_tmp, (uint64_t)m + 1),
 				     p->acc);
-		for (uint32_t k = 0; k < (uniform ? 1 : m); k++) {
-			const access *x = &p->acc[v[k]];
-			if (x->offset < 0 || x->offset + x->width > ai->size) {
-				ai->reason = KEPT_OUT_OF_BOUNDS;
-				ai->why_inst = x->inst;
-				break;
-			}
-			if (k > 0) {
-				const access *w = &p->acc[v[k - 1]];
-				bool same = w->offset == x->offset &&
-					    w->width == x->width;
-				if (!same && x->offset < w->offset + w->width) {
-					ai->reason = KEPT_OVERLAP;
-					ai->why_inst = x->inst;
-					break;
-				}
-			}
+			check_slots(p, ai, v, m);
+		} else if (ai->offset0 < 0 ||
+			   ai->offset0 + ai->width0 > ai->size) {
+			ai->reason = KEPT_OUT_OF_BOUNDS;
+			ai->why_inst = ai->inst0;
 		}
 		if (ai->reason != PROMOTED)
 			continue;
-		/* Numbered, and typed from the accesses as they go by (a
-		 * later pass over them would miss the cache again on a big
-		 * function). */
+		ai->slot = p->nslots;
+		if (!ai->varied) {
+			sstart[new_slot(p, ai->offset0, ai->width0, a)] = filled;
+			filled += m;
+			any_uniform = true;
+			continue;
+		}
 		uint32_t types = 0;
 		for (uint32_t k = 0; k < m; k++) {
 			access *x = &p->acc[v[k]];
-			const access *w = k ? &p->acc[v[k - 1]] : NULL;
-			if (!w || w->offset != x->offset) {
-				if (w)
-					set_slot_type(p, types);
-				if (p->nslots == p->slots_cap)
-					kl_grow(&p->slots, &p->slots_cap,
-						sizeof *p->slots, p->nslots + 1);
-				sstart[p->nslots] = filled;
-				p->slots[p->nslots++] = (slot){
-					x->offset, x->width, KL_TYPE_NONE, a
-				};
+			if (k == 0 || p->acc[v[k - 1]].offset != x->offset) {
+				if (k)
+					set_slot_type(p, p->nslots - 1, types);
+				sstart[new_slot(p, x->offset, x->width, a)] =
+					filled;
 				types = 0;
 			}
 			x->slot = p->nslots - 1;
 			slot_site[filled++] = x->block << 1 | x->is_store;
-			types |= x->is_store ? TY_STORE : 0;
-			if (!x->is_float)
-				types |= x->is_store ? TY_INT_STORED
-						     : TY_INT_LOADED;
+			types |= type_bits(x);
 		}
-		set_slot_type(p, types);
+		set_slot_type(p, p->nslots - 1, types);
 	}
 	sstart[p->nslots] = filled;
-}
+	if (!any_uniform)
+		return;
 
+	/* The uniform allocas' accesses, in one pass in layout order: each
+	 * slot's sites fill from its start. (Two scratch arrays of the
+	 * steps above serve again.) */
+	uint32_t *fill = room(&p->sort_tmp, (uint64_t)p->nslots + 1);
+	uint32_t *types = room(&p->alloca_start, (uint64_t)p->nslots + 1);
+	memcpy(fill, sstart, (size_t)p->nslots * sizeof *fill);
+	memset(types, 0, (size_t)p->nslots * sizeof *types);
+	for (uint32_t k = 0; k < n; k++) {
+		access *x = &p->acc[k];
+		const alloca_info *ai = &p->allocas[x->alloca];
+		if (ai->slot == KL_NONE || ai->varied)
+			continue;
+		x->slot = ai->slot;
+		slot_site[fill[ai->slot]++] = x->block << 1 | x->is_store;
+		types[ai->slot] |= type_bits(x);
+	}
+	for (uint32_t a = 0; a < na; a++) {
+		alloca_info *ai = &p->allocas[a];
+		if (ai->slot != KL_NONE && !ai->varied)
+			set_slot_type(p, ai->slot, types[ai->slot]);
+	}
+}
