@@ -272,8 +272,8 @@ func_new_inst(kl_func *f, kl_opcode op)
 /*
  * Resize a table to exactly n elements (n above its capacity). A table in
  * the module arena moves inside it while it stays under ARENA_TABLE_MAX
- * (a small function's tables fill their place exactly, and the first new
- * entry would otherwise move them to twice their size), and out to
+ * (a small function's tables fill their place exactly, or nearly, and
+ * growing would otherwise move them to twice their size), and out to
  * malloc beyond, as func_grow's do.
  */
 static void

@@ -544,8 +544,8 @@ sort_indices(uint32_t *v, uint32_t n, uint32_t *tmp, const access *acc)
 /* What the accesses of a slot were: the bits set_slot_type reads. */
 enum { TY_STORE = 1, TY_INT_STORED = 2, TY_INT_LOADED = 4 };
 
-/* The type of the last slot numbered: float if every store stores a
- * float; with no store at all, if every load loads one. */
+/* Slot s's type from the type bits of its accesses: float if every
+ * store stores a float; with no store at all, if every load loads one. */
 static void
 set_slot_type(promoter *p, uint32_t s, uint32_t types)
 {
@@ -562,12 +562,12 @@ set_slot_type(promoter *p, uint32_t s, uint32_t types)
 	sl->type = t;
 }
 
-/* The bounds and overlap checks of alloca a's accesses v[0 .. m), sorted
- * by offset (just the first if they are all alike). */
+/* The bounds and overlap checks of an alloca's accesses v[0 .. m),
+ * sorted by offset. */
 static void
 check_slots(promoter *p, alloca_info *ai, const uint32_t *v, uint32_t m)
 {
-	for (uint32_t k = 0; k < (ai->varied ? m : 1); k++) {
+	for (uint32_t k = 0; k < m; k++) {
 		const access *x = &p->acc[v[k]];
 		if (x->offset < 0 || x->offset + x->width > ai->size) {
 			ai->reason = KEPT_OUT_OF_BOUNDS;
@@ -648,26 +648,25 @@ promote_make_slots(promoter *p)
 		ai->slot = KL_NONE;
 		if (ai->reason != PROMOTED || m == 0)
 			continue;
-		uint32_t *v = order + start[a] - (ai->varied ? m : 0);
-		if (ai->varied) {
-			sort_indices(v, m,
-				     room(&p->sort_tmp, (uint64_t)m + 1),
-				     p->acc);
-			check_slots(p, ai, v, m);
-		} else if (ai->offset0 < 0 ||
-			   ai->offset0 + ai->width0 > ai->size) {
-			ai->reason = KEPT_OUT_OF_BOUNDS;
-			ai->why_inst = ai->inst0;
-		}
-		if (ai->reason != PROMOTED)
-			continue;
-		ai->slot = p->nslots;
 		if (!ai->varied) {
+			if (ai->offset0 < 0 ||
+			    ai->offset0 + ai->width0 > ai->size) {
+				ai->reason = KEPT_OUT_OF_BOUNDS;
+				ai->why_inst = ai->inst0;
+				continue;
+			}
+			ai->slot = p->nslots;
 			sstart[new_slot(p, ai->offset0, ai->width0, a)] = filled;
 			filled += m;
 			any_uniform = true;
 			continue;
 		}
+		uint32_t *v = order + start[a] - m;
+		sort_indices(v, m, room(&p->sort_tmp, (uint64_t)m + 1), p->acc);
+		check_slots(p, ai, v, m);
+		if (ai->reason != PROMOTED)
+			continue;
+		ai->slot = p->nslots;
 		uint32_t types = 0;
 		for (uint32_t k = 0; k < m; k++) {
 			access *x = &p->acc[v[k]];
