@@ -162,6 +162,7 @@ typedef struct kl_sym_data {
 	uint8_t is_const; /* data */
 	uint8_t defined;  /* function with a body */
 	uint8_t hidden;   /* redefinition kept for tests; not in lookup */
+	uint8_t returns_twice; /* named as one of the setjmp family */
 	uint32_t sig;     /* functions: module signature */
 	kl_func *func;    /* function body or NULL */
 	uint32_t items;   /* data: first item in the module item table */
@@ -203,6 +204,7 @@ struct kl_module {
 
 	kl_sym_data *syms;
 	uint32_t nsyms, syms_cap;
+	uint32_t nreturns_twice; /* symbols with returns_twice */
 	uint32_t *htab; /* open addressing: symbol + 1, 0 = empty */
 	uint32_t hcap;
 
@@ -300,6 +302,18 @@ module_sig(const kl_module *m, uint32_t sig)
 	return r;
 }
 bool sig_equal(const kl_module *m, uint32_t a, uint32_t b);
+/*
+ * Does a call to symbol sym return twice (setjmp and friends)? Most
+ * modules have no such symbol: then the answer costs no look at the
+ * symbol table (a callee's entry is a cache miss in a large module).
+ */
+static inline bool
+module_returns_twice(const kl_module *m, uint32_t sym)
+{
+	return m->nreturns_twice && sym < m->nsyms &&
+	       m->syms[sym].returns_twice;
+}
+
 uint32_t module_add_sym(kl_module *m, const char *name, size_t len,
 			kl_sym_kind kind, bool allow_redefinition,
 			kl_status *status);

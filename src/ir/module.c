@@ -181,6 +181,18 @@ kl_module_lookup(const kl_module *m, const char *name, size_t len)
 	return found ? (kl_sym){ m->htab[h] - 1 } : KL_NO_SYM;
 }
 
+/* Is a function of this name one that returns twice? */
+static bool
+name_returns_twice(const char *name, size_t len)
+{
+	static const char *const names[] = { "setjmp", "_setjmp", "sigsetjmp",
+					      "__sigsetjmp" };
+	for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+		if (len == strlen(names[k]) && memcmp(name, names[k], len) == 0)
+			return true;
+	return false;
+}
+
 uint32_t
 module_add_sym(kl_module *m, const char *name, size_t len, kl_sym_kind kind,
 	       bool allow_redefinition, kl_status *status)
@@ -207,6 +219,8 @@ module_add_sym(kl_module *m, const char *name, size_t len, kl_sym_kind kind,
 	s->sig = KL_NONE;
 	s->name.len = (uint32_t)len;
 	s->hash = hash;
+	s->returns_twice = name_returns_twice(name, len);
+	m->nreturns_twice += s->returns_twice;
 	if (len <= NAME_INLINE)
 		memcpy(s->name.u.small, name, len);
 	else

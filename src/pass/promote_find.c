@@ -93,27 +93,6 @@ promote_strict_ssa(promoter *p)
 	return true;
 }
 
-/* Is sym one of the setjmp family (which would return twice)? */
-static bool
-is_setjmp(const kl_module *m, uint32_t sym)
-{
-	static const char *const names[] = { "setjmp", "_setjmp", "sigsetjmp",
-					      "__sigsetjmp" };
-	static const uint8_t lens[] = { 6, 7, 9, 11 };
-	if (sym >= m->nsyms)
-		return false;
-	const kl_name *nm = &m->syms[sym].name;
-	/* Most callees fail on the length alone: one test. */
-	if (nm->len > 11 || !((1u << nm->len) & (1u << 6 | 1u << 7 | 1u << 9 |
-						 1u << 11)))
-		return false;
-	for (size_t k = 0; k < 4; k++)
-		if (nm->len == lens[k] &&
-		    memcmp(name_bytes(m, nm), names[k], nm->len) == 0)
-			return true;
-	return false;
-}
-
 /* ---- finding allocas, addresses and accesses ---- */
 
 /* Is v an address (derived from an alloca)? Then the value it resolves
@@ -434,8 +413,8 @@ promote_walk(promoter *p, bool defs)
 				break;
 			default:
 				if (k == WALK_CALL && defs)
-					p->calls_setjmp |=
-						is_setjmp(f->module, d->w[1]);
+					p->calls_setjmp |= module_returns_twice(
+						f->module, d->w[1]);
 				marked = check_all_escapes(p, i);
 				break;
 			}
@@ -475,7 +454,8 @@ promote_find_addresses(promoter *p)
 				if (d->w[0] < nv)
 					queue[qn++] = d->w[0];
 			} else if (d->op == KL_OP_CALL) {
-				p->calls_setjmp |= is_setjmp(f->module, d->w[1]);
+				p->calls_setjmp |=
+					module_returns_twice(f->module, d->w[1]);
 			} else if (d->op == KL_OP_IADD_IMM) {
 				uint32_t x = value_resolve(f, d->w[1]);
 				if (x == KL_NONE || x >= nv)
