@@ -241,6 +241,16 @@ sort_succs(kl_cfg *cfg, const kl_func *f, uint32_t b)
 	}
 }
 
+/* Room in the scratch for two edges a block up front: grown step by
+ * step, a large scratch would be copied and faulted in several times
+ * over. */
+static void
+reserve_edges(kl_cfg *cfg, const kl_func *f)
+{
+	kl_grow(&cfg->tmp, &cfg->tmp_cap, sizeof *cfg->tmp,
+		6 * (uint64_t)f->nblocks);
+}
+
 /*
  * One sequential pass over the instruction table finds the branches of
  * placed blocks and their edges (far cheaper than following the layout
@@ -253,10 +263,7 @@ static uint32_t
 find_edges(kl_cfg *cfg, const kl_func *f)
 {
 	uint32_t ne = 0;
-	/* Room for two edges a block up front: grown step by step, a large
-	 * scratch would be copied and faulted in several times over. */
-	kl_grow(&cfg->tmp, &cfg->tmp_cap, sizeof *cfg->tmp,
-		6 * (uint64_t)f->nblocks);
+	reserve_edges(cfg, f);
 	for (uint32_t i = 0; i < f->ninsts; i++) {
 		if (!(kl_op_table[f->insts[i].op].flags & KL_OPF_BRANCH))
 			continue;
@@ -331,6 +338,7 @@ ana_cfg_compute_terminators(kl_cfg *cfg, const kl_func *f)
 {
 	uint32_t nb = f->nblocks;
 	start_afresh(cfg, nb);
+	reserve_edges(cfg, f);
 	uint32_t ne = 0;
 	uint64_t key = 0;
 	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;
