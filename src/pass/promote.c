@@ -455,14 +455,17 @@ unalias_operands(promoter *p, uint32_t i)
 }
 
 /*
- * Does the walk's list of users hold every instruction whose operands
- * may be aliases now? It misses a use laid out before its definition,
- * which strict SSA allows only in an unreachable block or in a block laid
- * out before one of its dominators. So: yes when every block is
- * reachable and comes after its immediate dominator in the layout.
+ * Did the walk meet every definition before its uses? Strict SSA lets a
+ * use come first in the layout only in an unreachable block or in a
+ * block laid out before one of its dominators. So: yes when every block
+ * is reachable and comes after its immediate dominator in the layout.
+ * Then the walk's marks of loaded values are complete when it reaches a
+ * store (renaming resolves only the stored values it found marked), and
+ * its list of users holds every instruction whose operands may be
+ * aliases once loads are replaced (finish resolves only theirs).
  */
 static bool
-users_complete(promoter *p)
+defs_before_uses(promoter *p)
 {
 	kl_func *f = p->f;
 	KL_ASSERT(p->have_dominance);
@@ -499,7 +502,8 @@ static void
 finish(promoter *p)
 {
 	remove_addresses(p);
-	if (p->made_aliases && users_complete(p)) {
+	/* Aliases are made only by renaming, which computed defs_first. */
+	if (p->made_aliases && p->defs_first) {
 		for (uint32_t k = 0; k < p->nusers; k++)
 			unalias_operands(p, p->users.a[k]);
 	} else if (p->made_aliases) {
@@ -563,7 +567,7 @@ promoter_begin(promoter *p, kl_func *f, kl_pass_report *rep)
 	p->nallocas = p->nacc = p->nslots = p->nphis = p->nderives = 0;
 	p->nfixups = p->nedges = p->nincoming = p->nlog = 0;
 	p->nincoming_bound = 0;
-	p->made_aliases = false;
+	p->made_aliases = p->defs_first = false;
 	p->calls_setjmp = false;
 	p->have_dominance = false;
 	for (uint32_t t = 0; t < KL_TYPE_BUILTIN_COUNT; t++)
@@ -661,6 +665,7 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 		need_dominance(p, true);
 		place_params(p); /* may keep allocas past its budget */
 		promote_count(p, COUNT_SLOTS, p->nslots);
+		p->defs_first = defs_before_uses(p);
 		promote_rename_all(p);
 		promote_prune_params(p);
 	}

@@ -46,16 +46,52 @@ typedef struct alloca_info {
 	uint32_t slot; /* make_slots: its first slot */
 } alloca_info;
 
+/* What an access does, as renaming needs it: its opcode's family. */
+enum access_form {
+	ACC_LOAD,   /* load: the slot's type, or one of its width */
+	ACC_ULOAD,  /* uload8/16/32: zero-extended */
+	ACC_SLOAD,  /* sload8/16/32: sign-extended */
+	ACC_STORE,  /* store: the stored value's width */
+	ACC_ISTORE, /* istore8/16/32: the low bytes of a wider integer */
+};
+
+/*
+ * A load or store through an address of an alloca. Besides what finds
+ * its slot, it carries what renaming needs of its instruction (the
+ * value, its type's class, the opcode's family), read by the walk in
+ * layout order: renaming visits the blocks in dominator-tree order, in
+ * which reading the instruction and value tables of a big function is a
+ * cache miss per access.
+ */
 typedef struct access {
+	int64_t offset;
 	uint32_t inst;
 	uint32_t alloca;
-	int64_t offset;
-	uint32_t width;
 	uint32_t block;
 	uint32_t slot;
-	bool is_store;
-	bool is_float; /* the value stored or loaded is a float */
+	uint32_t value;  /* a load's result, or the value a store stores */
+	uint8_t width;   /* bytes accessed: 1, 2, 4 or 8 */
+	uint8_t cls;     /* the class of value's type (kl_type_class) */
+	uint8_t form;    /* enum access_form */
+	/* A store whose value the walk found marked as an alias or a
+	 * loaded value: by renaming it may stand for another value. */
+	bool may_alias;
 } access;
+
+_Static_assert(sizeof(access) == 32, "an access is 32 bytes");
+
+static inline bool
+access_is_store(const access *x)
+{
+	return x->form >= ACC_STORE;
+}
+
+/* Is the value loaded or stored a float? */
+static inline bool
+access_is_float(const access *x)
+{
+	return x->cls == KL_TYPE_F32 || x->cls == KL_TYPE_F64;
+}
 
 typedef struct slot {
 	int64_t offset;
@@ -246,6 +282,8 @@ typedef struct promoter {
 	kl_arena arena;        /* the strict SSA check's marks */
 	uint32_t zero[KL_TYPE_BUILTIN_COUNT];
 	bool made_aliases;
+	bool defs_first;       /* the walk met each definition before its
+				* uses (defs_before_uses in promote.c) */
 	bool had_aliases;      /* the function had aliases before the pass */
 	bool calls_setjmp;
 	uint32_t count_at[NCOUNTS]; /* where each counter is in the report */

@@ -192,9 +192,35 @@ add_alloca(promoter *p, uint32_t i, uint32_t b, bool follow)
 	p->nallocas++;
 }
 
-/* A load or store of address r (resolved) by instruction i of block b. */
+/* The family of a load or store opcode. */
+static uint8_t
+access_form(kl_opcode op)
+{
+	switch (op) {
+	case KL_OP_LOAD:
+		return ACC_LOAD;
+	case KL_OP_ULOAD8:
+	case KL_OP_ULOAD16:
+	case KL_OP_ULOAD32:
+		return ACC_ULOAD;
+	case KL_OP_SLOAD8:
+	case KL_OP_SLOAD16:
+	case KL_OP_SLOAD32:
+		return ACC_SLOAD;
+	case KL_OP_STORE:
+		return ACC_STORE;
+	default:
+		return ACC_ISTORE;
+	}
+}
+
+/*
+ * A load or store of address r (resolved) by instruction i of block b.
+ * A store's value may_alias when the walk found it marked as an alias or
+ * a loaded value.
+ */
 static void
-add_access(promoter *p, uint32_t i, uint32_t b, uint32_t r, bool is_store)
+add_access(promoter *p, uint32_t i, uint32_t b, uint32_t r, bool may_alias)
 {
 	kl_func *f = p->f;
 	const kl_inst_data *d = &f->insts[i];
@@ -204,13 +230,19 @@ add_access(promoter *p, uint32_t i, uint32_t b, uint32_t r, bool is_store)
 	a->inst = i;
 	a->alloca = p->addr.a[r];
 	a->offset = p->addr_off[r] + (int32_t)d->w[2];
-	kl_type t = is_store ? value_type(f, resolve(f, d->w[0]))
-			     : value_type(f, d->w[0]);
-	a->width = memw ? memw : type_bytes(f->module, t);
+	a->form = access_form(d->op);
+	bool is_store = access_is_store(a);
+	a->value = d->w[0];
+	a->may_alias = is_store && may_alias;
+	kl_type t = is_store ? value_type(f, resolve(f, a->value))
+			     : value_type(f, a->value);
+	/* Every type's machine class is at most 8 bytes wide. */
+	uint32_t w = memw ? memw : type_bytes(f->module, t);
+	KL_ASSERT(w <= 8);
+	a->width = (uint8_t)w;
+	a->cls = (uint8_t)type_class(f->module, t);
 	a->block = b;
 	a->slot = KL_NONE;
-	a->is_store = is_store;
-	a->is_float = type_is_float(f->module, t);
 	/* Counted here for make_slots, which sorts only the allocas
 	 * accessed at more than one (offset, width). */
 	alloca_info *ai = &p->allocas[a->alloca];
@@ -326,7 +358,7 @@ check_masked(promoter *p, uint32_t i, const kl_inst_data *d, unsigned k)
  * and lists the instructions with a marked operand (users): the only ones
  * whose operands can become aliases, which finish resolves. A use laid
  * out before its definition escapes the list; finish knows when that can
- * happen (users_complete).
+ * happen (defs_before_uses, promote.c).
  *
  * With defs, the same walk finds the allocas and the addresses derived
  * from them. Only the static allocas of the entry block can be promoted,
@@ -379,13 +411,15 @@ promote_walk(promoter *p, bool defs)
 			case WALK_LOAD:
 				/* An address operand is no alias. */
 				marked = alias_mark(addr, nv, d->w[1]);
+				bool value_marked = false;
 				if (k == WALK_STORE) {
-					marked |= alias_mark(addr, nv, d->w[0]);
+					value_marked = alias_mark(addr, nv, d->w[0]);
 					check_escape(p, d->w[0], i);
 				}
+				marked |= value_marked;
 				if ((r = address_of(p, d->w[1])) == KL_NONE)
 					break;
-				add_access(p, i, b, r, k == WALK_STORE);
+				add_access(p, i, b, r, value_marked);
 				if (k == WALK_LOAD && d->w[0] < nv)
 					p->addr.a[d->w[0]] = LOADED;
 				break;
@@ -580,8 +614,9 @@ new_slot(promoter *p, int64_t offset, uint32_t width, uint32_t a)
 static uint32_t
 type_bits(const access *x)
 {
-	return x->is_store ? TY_STORE | (x->is_float ? 0 : TY_INT_STORED)
-			   : (x->is_float ? 0 : TY_INT_LOADED);
+	bool is_float = access_is_float(x);
+	return access_is_store(x) ? TY_STORE | (is_float ? 0 : TY_INT_STORED)
+				  : (is_float ? 0 : TY_INT_LOADED);
 }
 
 /*
@@ -658,7 +693,7 @@ promote_make_slots(promoter *p)
 				types = 0;
 			}
 			x->slot = p->nslots - 1;
-			slot_site[filled++] = x->block << 1 | x->is_store;
+			slot_site[filled++] = x->block << 1 | access_is_store(x);
 			types |= type_bits(x);
 		}
 		set_slot_type(p, p->nslots - 1, types);
@@ -680,7 +715,7 @@ promote_make_slots(promoter *p)
 		if (ai->slot == KL_NONE || ai->varied)
 			continue;
 		x->slot = ai->slot;
-		slot_site[fill[ai->slot]++] = x->block << 1 | x->is_store;
+		slot_site[fill[ai->slot]++] = x->block << 1 | access_is_store(x);
 		types[ai->slot] |= type_bits(x);
 	}
 	for (uint32_t a = 0; a < na; a++) {

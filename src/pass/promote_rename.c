@@ -87,21 +87,26 @@ convert_before(promoter *p, uint32_t inst, kl_opcode op, kl_type t, uint32_t x)
 	return v;
 }
 
-/* A store to slot s: the value it leaves in the slot; the store goes. */
+/*
+ * A store to slot s: the value it leaves in the slot; the store goes.
+ * The access says what the instruction stores and its class: aliases the
+ * pass makes keep the class of the value they replace (a load becomes an
+ * alias only of a value of its own class), so only the value needs
+ * resolving, and only when it may be an alias.
+ */
 static uint32_t
 store_value(promoter *p, const access *x)
 {
 	kl_func *f = p->f;
-	const kl_inst_data *d = &f->insts[x->inst];
 	kl_type st = p->slots[x->slot].type;
 	/* The stored value may be a load already replaced by a parameter
 	 * that has no number yet. */
-	uint32_t v = resolve(f, d->w[0]);
-	kl_type vt = is_phi_ref(v) ? p->slots[p->phis[v - PHI_REF].slot].type
-				   : type_class(f->module, value_type(f, v));
-	if (d->op != KL_OP_STORE)
+	uint32_t v = x->value;
+	if (x->may_alias || !p->defs_first)
+		v = resolve(f, v);
+	if (x->form == ACC_ISTORE)
 		v = convert_before(p, x->inst, KL_OP_IREDUCE, st, v);
-	else if (vt != st)
+	else if (x->cls != st)
 		v = convert_before(p, x->inst, KL_OP_BITCAST, st, v);
 	layout_remove_inst(f, x->inst);
 	return v;
@@ -113,15 +118,12 @@ replace_load(promoter *p, const access *x, uint32_t c)
 {
 	kl_func *f = p->f;
 	uint32_t i = x->inst;
-	kl_inst_data *d = &f->insts[i];
 	kl_type st = p->slots[x->slot].type;
-	uint32_t r = d->w[0];
-	kl_type rt = type_class(f->module, value_type(f, r));
+	uint32_t r = x->value;
 	if (!is_phi_ref(c))
 		c = resolve(f, c);
-	switch ((kl_opcode)d->op) {
-	case KL_OP_LOAD:
-		if (rt == st) {
+	if (x->form == ACC_LOAD) {
+		if (x->cls == st) {
 			f->values[r].kind = VK_ALIAS;
 			f->values[r].def = c;
 			f->has_aliases = true;
@@ -135,25 +137,15 @@ replace_load(promoter *p, const access *x, uint32_t c)
 			add_fixup(p, FIX_OPERAND, i, c);
 		}
 		return;
-	case KL_OP_ULOAD8:
-	case KL_OP_ULOAD16:
-	case KL_OP_ULOAD32:
-	case KL_OP_SLOAD8:
-	case KL_OP_SLOAD16:
-	case KL_OP_SLOAD32: {
-		bool sign = d->op == KL_OP_SLOAD8 || d->op == KL_OP_SLOAD16 ||
-			    d->op == KL_OP_SLOAD32;
-		if (kl_type_is_float(f->module, st)) {
-			kl_type it = st == KL_TYPE_F32 ? KL_TYPE_I32 : KL_TYPE_I64;
-			c = convert_before(p, i, KL_OP_BITCAST, it, c);
-		}
-		inst_rewrite_unary(f, i, sign ? KL_OP_SEXTEND : KL_OP_UEXTEND, c);
-		add_fixup(p, FIX_OPERAND, i, c);
-		return;
 	}
-	default:
-		KL_UNREACHABLE();
+	KL_ASSERT(x->form == ACC_ULOAD || x->form == ACC_SLOAD);
+	if (kl_type_is_float(f->module, st)) {
+		kl_type it = st == KL_TYPE_F32 ? KL_TYPE_I32 : KL_TYPE_I64;
+		c = convert_before(p, i, KL_OP_BITCAST, it, c);
 	}
+	inst_rewrite_unary(f, i,
+			   x->form == ACC_SLOAD ? KL_OP_SEXTEND : KL_OP_UEXTEND, c);
+	add_fixup(p, FIX_OPERAND, i, c);
 }
 
 /*
@@ -202,9 +194,9 @@ rename_block(promoter *p, uint32_t b, bool reachable)
 		const access *x = &p->acc[p->block_acc.a[b] + k];
 		if (x->slot == KL_NONE)
 			continue;
-		if (x->is_store && !reachable) {
+		if (access_is_store(x) && !reachable) {
 			layout_remove_inst(p->f, x->inst); /* never runs */
-		} else if (x->is_store) {
+		} else if (access_is_store(x)) {
 			set_current(p, x->slot, store_value(p, x));
 		} else {
 			replace_load(p, x, reachable ? current(p, x->slot)
@@ -255,6 +247,7 @@ promote_rename_all(promoter *p)
 		stack[n][0] = b;
 		stack[n++][1] = p->nlog + 1;
 		rename_block(p, b, true);
+		uint32_t first = n;
 		for (uint32_t c = first_child(p, b); c != KL_NONE;
 		     c = next_sibling(p, c)) {
 			if (n + 1 > p->stack_cap)
@@ -263,6 +256,15 @@ promote_rename_all(promoter *p)
 			stack = p->stack;
 			stack[n][0] = c;
 			stack[n++][1] = 0;
+		}
+		/* The first child on top: the walk then follows the layout
+		 * wherever the layout is a preorder of the tree (structured
+		 * code), and reads the tables in the order they are laid
+		 * out. */
+		for (uint32_t lo = first, hi = n; lo + 1 < hi; lo++, hi--) {
+			uint32_t c = stack[lo][0];
+			stack[lo][0] = stack[hi - 1][0];
+			stack[hi - 1][0] = c;
 		}
 	}
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next)
