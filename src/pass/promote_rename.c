@@ -276,11 +276,15 @@ promote_rename_all(promoter *p)
 
 /*
  * Grow the pool once for the lists the survivors need: block parameter
- * lists and branch destinations that receive arguments, each at most
- * 2 * n + 2 slots for its n elements (old and new). edge_start[b] is b's
- * first edge. Only a hint: an edge or list beyond it grows the pool as
- * usual. A small function's pool in the module arena grows as it goes,
- * by doubling: a generous bound would leave arena memory unused.
+ * lists and branch destinations that receive arguments. A list that
+ * grows may move to a new block: at most twice its old and new elements
+ * and a header. The old lists are bounded by the pool's length, not read
+ * one by one (a cache miss each in a big function): the bound costs
+ * address space, not memory, as only what is written is touched.
+ * edge_start[b] is b's first edge. Only a hint: an edge or list beyond
+ * it grows the pool as usual. A small function's pool in the module
+ * arena grows as it goes, by doubling: a generous bound would leave
+ * arena memory unused.
  */
 static void
 reserve_lists(promoter *p, uint32_t live, const uint32_t *edge_start)
@@ -288,7 +292,8 @@ reserve_lists(promoter *p, uint32_t live, const uint32_t *edge_start)
 	kl_func *f = p->f;
 	if (f->pool.arena)
 		return;
-	uint64_t slots = 2 * (uint64_t)live;
+	uint64_t slots = 2 * (uint64_t)live + 2 * (uint64_t)f->pool.len +
+			 4 * (uint64_t)p->nedges;
 	for (uint32_t k = 0; k < p->nphis; k++) {
 		const phi *ph = &p->phis[k];
 		if (ph->used) /* an argument on each edge into its block */
@@ -296,21 +301,9 @@ reserve_lists(promoter *p, uint32_t live, const uint32_t *edge_start)
 						edge_start[ph->block]);
 	}
 	for (uint32_t b = 0; b < p->nblocks; b++)
-		if (p->block_nphi.a[b])
-			slots += 2 * (uint64_t)list_len(&f->pool,
-							f->blocks[b].params) +
-				 2;
-	for (uint32_t e = 0; e < p->nedges; e++) {
-		const edge *ed = &p->edges[e];
-		const uint32_t *dests;
-		uint32_t *args;
-		if (ed->dest < inst_dests(f, ed->inst, &dests))
-			slots += 2 * (uint64_t)dest_args(&f->pool,
-							 dests[ed->dest],
-							 &args) +
-				 4;
-	}
-	pool_make_room(&f->pool, slots);
+		slots += p->block_nphi.a[b] ? 2 : 0;
+	uint64_t left = DEST_BLOCK - 1 - (uint64_t)f->pool.len;
+	pool_make_room(&f->pool, slots < left ? slots : left);
 }
 
 /*
