@@ -160,9 +160,10 @@ dominating_store(promoter *p, uint32_t s)
 static void
 add_candidate(promoter *p, uint32_t block, uint32_t s)
 {
-	if (p->nphis == p->phis_cap)
-		kl_grow(&p->phis, &p->phis_cap, sizeof *p->phis, p->nphis + 1);
-	p->phis[p->nphis++] = (phi){ block, s, KL_NONE, 0 };
+	if (p->nphis == p->cands_cap)
+		kl_grow(&p->cands, &p->cands_cap, sizeof *p->cands,
+			p->nphis + 1);
+	p->cands[p->nphis++] = (cand){ block, s };
 }
 
 /* Slot s's candidates from the frontier lists: a worklist, and per block
@@ -281,7 +282,7 @@ place_params(promoter *p)
 	uint32_t *cnt = room(&p->block_nphi, (uint64_t)nb + 1);
 	memset(cnt, 0, (size_t)nb * sizeof *cnt);
 	for (uint32_t k = 0; k < p->nphis; k++)
-		cnt[p->phis[k].block]++;
+		cnt[p->cands[k].block]++;
 	uint32_t at = 0;
 	for (uint32_t b = 0; b < nb && p->nphis; b++) {
 		first[b] = at;
@@ -292,16 +293,12 @@ place_params(promoter *p)
 	}
 	if (p->nphis == 0)
 		return;
-	reserve_fresh(&p->sorted, &p->sorted_cap, sizeof *p->sorted,
+	reserve_fresh(&p->phis, &p->phis_cap, sizeof *p->phis,
 		      (uint64_t)p->nphis + 1);
-	for (uint32_t k = 0; k < p->nphis; k++)
-		p->sorted[first[p->phis[k].block]++] = p->phis[k];
-	phi *t = p->phis;
-	uint32_t tcap = p->phis_cap;
-	p->phis = p->sorted;
-	p->phis_cap = p->sorted_cap;
-	p->sorted = t;
-	p->sorted_cap = tcap;
+	for (uint32_t k = 0; k < p->nphis; k++) {
+		cand c = p->cands[k];
+		p->phis[first[c.block]++] = (phi){ c.block, c.slot, KL_NONE, 0 };
+	}
 	for (uint32_t b = 0; b < nb; b++)
 		first[b] -= cnt[b];
 }
@@ -524,8 +521,8 @@ promoter_free(void *state)
 	free(p->allocas);
 	free(p->acc);
 	free(p->slots);
+	free(p->cands);
 	free(p->phis);
-	free(p->sorted);
 	free(p->fixups);
 	free(p->edges);
 	free(p->incoming);

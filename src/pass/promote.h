@@ -100,6 +100,11 @@ typedef struct slot {
 	uint32_t alloca;
 } slot;
 
+/* A candidate parameter as placement finds it. */
+typedef struct cand {
+	uint32_t block, slot;
+} cand;
+
 typedef struct phi {
 	uint32_t block, slot;
 	uint32_t value; /* once it survives pruning */
@@ -255,11 +260,11 @@ typedef struct promoter {
 				* | is_store */
 	scratch slot_start;    /* each slot's first in slot_site; nslots + 1 */
 	scratch by_alloca, alloca_start, sort_tmp; /* make_slots */
-	phi *phis;             /* candidates: in creation order (slot by
-				* slot), then sorted by block */
+	cand *cands;           /* candidates as placement makes them, slot
+				* by slot */
+	uint32_t cands_cap;
+	phi *phis;             /* the candidates sorted by block */
 	uint32_t nphis, phis_cap;
-	phi *sorted;           /* the sort's other array */
-	uint32_t sorted_cap;
 	scratch block_phi;     /* per block: its first candidate (sorted) */
 	scratch block_nphi;
 	scratch block_marks;   /* per block: place_params' two stamps */
