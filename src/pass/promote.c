@@ -297,8 +297,10 @@ place_params(promoter *p)
 		      (uint64_t)p->nphis + 1);
 	for (uint32_t k = 0; k < p->nphis; k++) {
 		cand c = p->cands[k];
-		p->phis[first[c.block]++] = (phi){ c.block, c.slot, KL_NONE, 0 };
+		p->phis[first[c.block]++] = (phi){ c.block, c.slot, KL_NONE };
 	}
+	uint64_t words = (uint64_t)p->nphis / 4 + 1; /* of bytes */
+	memset(room(&p->phi_used, words), 0, p->nphis);
 	for (uint32_t b = 0; b < nb; b++)
 		first[b] -= cnt[b];
 }
@@ -535,6 +537,7 @@ promoter_free(void *state)
 			   &p->slot_start, &p->by_alloca, &p->alloca_start,
 			   &p->sort_tmp, &p->block_phi,
 			   &p->block_nphi, &p->block_marks, &p->work,
+			   &p->phi_used,
 			   &p->edge_start, &p->edge_first,
 			   &p->args, &p->cur };
 	for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)

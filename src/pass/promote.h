@@ -108,7 +108,6 @@ typedef struct cand {
 typedef struct phi {
 	uint32_t block, slot;
 	uint32_t value; /* once it survives pruning */
-	uint32_t used;  /* its value reaches a real use */
 } phi;
 
 /* An operand waiting for a parameter's number: an alias target (of a
@@ -265,6 +264,10 @@ typedef struct promoter {
 	uint32_t cands_cap;
 	phi *phis;             /* the candidates sorted by block */
 	uint32_t nphis, phis_cap;
+	/* Per candidate (bytes): its value reaches a real use. Apart from
+	 * the records, so that pruning's marks at random stay in the
+	 * cache. */
+	scratch phi_used;
 	scratch block_phi;     /* per block: its first candidate (sorted) */
 	scratch block_nphi;
 	scratch block_marks;   /* per block: place_params' two stamps */

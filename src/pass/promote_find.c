@@ -411,15 +411,16 @@ promote_walk(promoter *p, bool defs)
 			case WALK_LOAD:
 				/* An address operand is no alias. */
 				marked = alias_mark(addr, nv, d->w[1]);
-				bool value_marked = false;
+				bool stored_marked = false; /* value */
 				if (k == WALK_STORE) {
-					value_marked = alias_mark(addr, nv, d->w[0]);
+					stored_marked =
+						alias_mark(addr, nv, d->w[0]);
 					check_escape(p, d->w[0], i);
 				}
-				marked |= value_marked;
+				marked |= stored_marked;
 				if ((r = address_of(p, d->w[1])) == KL_NONE)
 					break;
-				add_access(p, i, b, r, value_marked);
+				add_access(p, i, b, r, stored_marked);
 				if (k == WALK_LOAD && d->w[0] < nv)
 					p->addr.a[d->w[0]] = LOADED;
 				break;

@@ -34,7 +34,7 @@ add_fixup(promoter *p, uint8_t kind, uint32_t id, uint32_t ref)
 		kl_grow(&p->fixups, &p->fixups_cap, sizeof *p->fixups,
 			p->nfixups + 1);
 	p->fixups[p->nfixups++] = (fixup){ kind, id, ref - PHI_REF };
-	p->phis[ref - PHI_REF].used = 1;
+	((uint8_t *)p->phi_used.a)[ref - PHI_REF] = 1;
 }
 
 /* The zero of a slot type, made once at the top of the entry block. */
@@ -143,8 +143,8 @@ replace_load(promoter *p, const access *x, uint32_t c)
 		kl_type it = st == KL_TYPE_F32 ? KL_TYPE_I32 : KL_TYPE_I64;
 		c = convert_before(p, i, KL_OP_BITCAST, it, c);
 	}
-	inst_rewrite_unary(f, i,
-			   x->form == ACC_SLOAD ? KL_OP_SEXTEND : KL_OP_UEXTEND, c);
+	kl_opcode ext = x->form == ACC_SLOAD ? KL_OP_SEXTEND : KL_OP_UEXTEND;
+	inst_rewrite_unary(f, i, ext, c);
 	add_fixup(p, FIX_OPERAND, i, c);
 }
 
@@ -294,9 +294,10 @@ reserve_lists(promoter *p, uint32_t live, const uint32_t *edge_start)
 		return;
 	uint64_t slots = 2 * (uint64_t)live + 2 * (uint64_t)f->pool.len +
 			 4 * (uint64_t)p->nedges;
+	const uint8_t *used = (const uint8_t *)p->phi_used.a;
 	for (uint32_t k = 0; k < p->nphis; k++) {
 		const phi *ph = &p->phis[k];
-		if (ph->used) /* an argument on each edge into its block */
+		if (used[k]) /* an argument on each edge into its block */
 			slots += 2 * (uint64_t)(edge_start[ph->block + 1] -
 						edge_start[ph->block]);
 	}
@@ -336,18 +337,19 @@ promote_prune_params(promoter *p)
 		start[b + 2] += start[b + 1];
 	for (uint32_t e = 0; e < p->nedges; e++)
 		efirst[start[p->edges[e].target + 1]++] = p->edges[e].first;
+	uint8_t *used = (uint8_t *)p->phi_used.a;
 	uint32_t *work = room(&p->work, (uint64_t)p->nphis + 1);
 	uint32_t nwork = 0;
 	for (uint32_t k = 0; k < p->nphis; k++)
-		if (p->phis[k].used)
+		if (used[k])
 			work[nwork++] = k;
 	while (nwork) {
 		uint32_t q = work[--nwork];
 		uint32_t b = p->phis[q].block, pos = q - first[b];
 		for (uint32_t e = start[b]; e < start[b + 1]; e++) {
 			uint32_t v = p->incoming[efirst[e] + pos];
-			if (is_phi_ref(v) && !p->phis[v - PHI_REF].used) {
-				p->phis[v - PHI_REF].used = 1;
+			if (is_phi_ref(v) && !used[v - PHI_REF]) {
+				used[v - PHI_REF] = 1;
 				work[nwork++] = v - PHI_REF;
 			}
 		}
@@ -355,7 +357,7 @@ promote_prune_params(promoter *p)
 
 	uint32_t live = 0;
 	for (uint32_t k = 0; k < p->nphis; k++)
-		live += p->phis[k].used;
+		live += used[k];
 	uint32_t next_value = f->nvalues;
 	if (live)
 		func_reserve_values(f, next_value + live);
@@ -370,7 +372,7 @@ promote_prune_params(promoter *p)
 		uint32_t n = 0;
 		for (uint32_t j = 0; j < nphi[b]; j++) {
 			phi *ph = &p->phis[first[b] + j];
-			if (!ph->used)
+			if (!used[first[b] + j])
 				continue;
 			ph->value = next_value++;
 			value_define(f, ph->value, VK_PARAM,
@@ -395,7 +397,7 @@ promote_prune_params(promoter *p)
 		uint32_t n = 0;
 		for (uint32_t j = 0; j < nphi[ed->target]; j++) {
 			const phi *ph = &p->phis[first[ed->target] + j];
-			if (!ph->used)
+			if (!used[first[ed->target] + j])
 				continue;
 			uint32_t v = p->incoming[ed->first + j];
 			if (v == KL_NONE)
