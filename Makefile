@@ -6,7 +6,7 @@
 #   make CC=clang        build with clang (objects go to build/clang)
 #   make fuzz            libFuzzer targets for FUZZ_TIME s each (clang)
 #   make fuzz-promote    differential test of promote, new seeds, FUZZ_TIME s
-#   make bench           benchmarks (see bench/README.md)
+#   make bench           benchmarks (see bench/bench.sh)
 
 CC ?= cc
 SAN ?=

@@ -16,6 +16,9 @@
 # (BENCH_RUNS, default 3); BENCH_ONLY="promote interp" runs only those
 # tables (parse parse_print verify analyses promote interp). LLVM
 # columns appear when llvm-19 is installed (apt-get install llvm-19); the script installs nothing.
+# A pass LLVM runs for longer than BENCH_LLVM_LIMIT seconds (default 60;
+# its mem2reg takes minutes on promote-1M) is stopped, not run again,
+# and shown as ">LIMIT" with the ratio as a lower bound.
 #
 # With "scaling", each operation runs at 10k, 100k, 1M and 4M
 # instructions and the time per instruction is printed, with a flag on any
@@ -28,6 +31,7 @@ keel="$build/keel"
 gen="$build/keel-gen"
 dir="$build/bench"
 runs=${BENCH_RUNS:-3}
+llvm_limit=${BENCH_LLVM_LIMIT:-60}
 mkdir -p "$dir"
 results="$dir/results.md"
 [ "$mode" = scaling ] && results="$dir/scaling.md"
@@ -120,17 +124,23 @@ printf 'define i32 @main() {\n  ret i32 0\n}\n' > "$empty_ll"
 
 llvm_parse() { process_ms llvm-as-19 "$1" -o /dev/null; }
 llvm_parse_print() { process_ms opt-19 -S "$1" -o /dev/null; }
-llvm_verify() { opt-19 -passes=verify -time-passes -disable-output "$1" 2>&1 | pass_ms VerifierPass; }
+llvm_verify() {
+	timeout "$llvm_limit" opt-19 -passes=verify -time-passes \
+		-disable-output "$1" 2>&1 | pass_ms VerifierPass
+}
 llvm_analyses() {
 	# LLVM's loop analysis needs gigabytes on the deepest nests: give up
-	# after 60 s rather than swap.
-	timeout 60 opt-19 -passes='require<domtree>,require<loops>' \
+	# after the limit rather than swap.
+	timeout "$llvm_limit" opt-19 -passes='require<domtree>,require<loops>' \
 		-time-passes -disable-output "$1" 2>&1 |
 		awk '{ gsub(/\([^)]*\)/, "") }
 		     $NF == "DominatorTreeAnalysis" || $NF == "LoopAnalysis" { s += $(NF - 1); n++ }
 		     END { if (n) print s * 1000 }'
 }
-llvm_promote() { opt-19 -passes=mem2reg -time-passes -disable-output "$1" 2>&1 | pass_ms PromotePass; }
+llvm_promote() {
+	timeout "$llvm_limit" opt-19 -passes=mem2reg -time-passes \
+		-disable-output "$1" 2>&1 | pass_ms PromotePass
+}
 llvm_interp() { process_ms lli-19 -force-interpreter "$1"; }
 
 startup() { # median start-up of a whole-process LLVM tool on the empty module
@@ -139,13 +149,28 @@ startup() { # median start-up of a whole-process LLVM tool on the empty module
 
 # ---- one measurement ----
 
-# measure OP FILE_BASE: prints "keel_ms llvm_ms peak_kb"
+# llvm_runs OP FILE: the median of RUNS runs of LLVM, or ">LIMIT_MS" when
+# a run printed no time (stopped at the limit), after which none is made.
+llvm_runs() {
+	vals=""
+	for _ in $(seq "$runs"); do
+		v=$(llvm_"$1" "$2")
+		if [ -z "$v" ]; then
+			echo ">$((llvm_limit * 1000))"
+			return
+		fi
+		vals="$vals $v"
+	done
+	echo $vals | tr ' ' '\n' | median
+}
+
+# measure OP FILE_BASE: prints "keel_ms llvm_ms"
 measure() {
 	op=$1 base=$2
 	k=$(for _ in $(seq "$runs"); do keel_"$op" "$base.kl"; done | median)
 	l=""
 	if [ "$have_llvm" = 1 ]; then
-		l=$(for _ in $(seq "$runs"); do llvm_"$op" "$base.ll"; done | median)
+		l=$(llvm_runs "$op" "$base.ll")
 		case $op in
 		parse) l=$(echo "$l ${su_as}" | awk '{ v = $1 - $2; print (v > 0 ? v : 0) }') ;;
 		parse_print) l=$(echo "$l ${su_opt}" | awk '{ v = $1 - $2; print (v > 0 ? v : 0) }') ;;
@@ -202,6 +227,8 @@ table() { # op shapes sizes
 				mbs = ms > 0 ? mb / ms * 1000 : 0
 				if (llvm == "") llvm = "-"
 				ratio = (llvm != "-" && ms > 0) ? sprintf("%.1fx", llvm / ms) : "-"
+				if (llvm ~ /^>/ && ms > 0)
+					ratio = sprintf(">%.0fx", substr(llvm, 2) / ms)
 				printf "| %s | %d | %.1f | %.2f | %.1f | %.0f | %.0f | %.0f | %s | %s |\n",
 					$1, $2, mb, ms, ips, mbs, pk / 1024, pk * 1024 / $2, llvm, ratio
 			}'
