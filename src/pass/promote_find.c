@@ -209,8 +209,12 @@ access_form(kl_opcode op)
 		return ACC_SLOAD;
 	case KL_OP_STORE:
 		return ACC_STORE;
-	default:
+	case KL_OP_ISTORE8:
+	case KL_OP_ISTORE16:
+	case KL_OP_ISTORE32:
 		return ACC_ISTORE;
+	default: /* the walk sends only the formats LOAD and STORE */
+		KL_UNREACHABLE();
 	}
 }
 
