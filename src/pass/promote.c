@@ -278,8 +278,8 @@ place_params(promoter *p)
 	/* The candidates in block order, where renaming and pruning read
 	 * them (a stable counting sort: each block's in slot order): block
 	 * b's are phis[first[b] .. first[b] + cnt[b]). */
-	uint32_t *first = room(&p->block_phi, (uint64_t)nb + 1);
-	uint32_t *cnt = room(&p->block_nphi, (uint64_t)nb + 1);
+	uint32_t *first = room_whole(&p->block_phi, (uint64_t)nb + 1);
+	uint32_t *cnt = room_whole(&p->block_nphi, (uint64_t)nb + 1);
 	memset(cnt, 0, (size_t)nb * sizeof *cnt);
 	for (uint32_t k = 0; k < p->nphis; k++)
 		cnt[p->cands[k].block]++;
@@ -300,7 +300,7 @@ place_params(promoter *p)
 		p->phis[first[c.block]++] = (phi){ c.block, c.slot, KL_NONE };
 	}
 	uint64_t words = (uint64_t)p->nphis / 4 + 1; /* of bytes */
-	memset(room(&p->phi_used, words), 0, p->nphis);
+	memset(room_whole(&p->phi_used, words), 0, p->nphis);
 	for (uint32_t b = 0; b < nb; b++)
 		first[b] -= cnt[b];
 }

@@ -163,6 +163,18 @@ room(scratch *s, uint64_t n)
 	return s->a;
 }
 
+/* room() for an array the caller writes whole (n elements): its fresh
+ * memory is faulted in by one call, not page by page (kl_prefault). */
+static inline uint32_t *
+room_whole(scratch *s, uint64_t n)
+{
+	if (KL_UNLIKELY(n > s->cap)) {
+		reserve_fresh(&s->a, &s->cap, sizeof *s->a, n);
+		kl_prefault(s->a, (size_t)n * sizeof *s->a);
+	}
+	return s->a;
+}
+
 /* room() for an array of stamps: entries never written read as 0, older
  * than every stamp. */
 static inline uint32_t *
@@ -170,6 +182,7 @@ room_stamps(scratch *s, uint64_t n)
 {
 	if (KL_UNLIKELY(n > s->cap)) {
 		reserve_fresh(&s->a, &s->cap, sizeof *s->a, n);
+		kl_prefault(s->a, (size_t)s->cap * sizeof *s->a);
 		memset(s->a, 0, (size_t)s->cap * sizeof *s->a);
 	}
 	return s->a;

@@ -145,7 +145,7 @@ promote_clear_addresses(promoter *p)
 {
 	kl_func *f = p->f;
 	uint32_t nv = p->nvalues;
-	uint32_t *addr = room(&p->addr, (uint64_t)nv + 1);
+	uint32_t *addr = room_whole(&p->addr, (uint64_t)nv + 1);
 	if (nv + 1 > p->addr_off_cap)
 		kl_grow(&p->addr_off, &p->addr_off_cap, sizeof *p->addr_off,
 			(uint64_t)nv + 1);
@@ -379,8 +379,9 @@ promote_walk(promoter *p, bool defs)
 	kl_func *f = p->f;
 	const uint32_t nv = p->nvalues;
 	const uint32_t *addr = p->addr.a;
-	uint32_t *block_acc = room(&p->block_acc, (uint64_t)p->nblocks + 1);
-	uint32_t *block_nacc = room(&p->block_nacc, (uint64_t)p->nblocks + 1);
+	uint64_t nb = (uint64_t)p->nblocks + 1;
+	uint32_t *block_acc = room_whole(&p->block_acc, nb);
+	uint32_t *block_nacc = room_whole(&p->block_nacc, nb);
 	/* An access is an instruction; so is a derived address. */
 	KL_ASSERT(p->nacc == 0 && (!defs || p->nderives == 0));
 	reserve_fresh(&p->acc, &p->acc_cap, sizeof *p->acc,

@@ -326,7 +326,7 @@ promote_prune_params(promoter *p)
 	}
 	const uint32_t *first = p->block_phi.a, *nphi = p->block_nphi.a;
 	/* Edges by target block: start[b + 1] is b's fill pointer first. */
-	uint32_t *start = room(&p->edge_start, (uint64_t)nb + 2);
+	uint32_t *start = room_whole(&p->edge_start, (uint64_t)nb + 2);
 	/* Of each edge into b, in start[b] .. start[b + 1]: where its
 	 * incoming arguments start (all the propagation below reads). */
 	uint32_t *efirst = room(&p->edge_first, (uint64_t)p->nedges + 1);

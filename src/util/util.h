@@ -79,6 +79,10 @@ void kl_grow_out(void *p, uint32_t *cap, size_t elem_size, uint64_t need);
 
 /* Hint that a large allocation will be filled (huge pages on Linux). */
 void kl_advise_huge(void *p, size_t n);
+/* n bytes at p are about to be written whole: fault their fresh pages in
+ * with one call rather than one fault per page (Linux 5.14 and later;
+ * elsewhere, and below 64 KB, nothing). */
+void kl_prefault(void *p, size_t n);
 
 /* A scratch arena: bump allocation, released all at once. Zeroed = empty. */
 typedef struct kl_arena {

@@ -839,6 +839,28 @@ test_big_tables_keep_room(void)
 	kl_buf_free(&text);
 }
 
+/* kl_prefault is a hint: whatever the range (unaligned, small, empty,
+ * already written), memory reads back what was written before it and
+ * takes writes after it. */
+static void
+test_prefault_keeps_contents(void)
+{
+	size_t n = (size_t)1 << 20;
+	unsigned char *p = kl_malloc(n);
+	for (size_t k = 0; k < n / 2; k++)
+		p[k] = (unsigned char)(k * 7);
+	kl_prefault(p + 3, n - 5);
+	kl_prefault(p, 100);
+	kl_prefault(p, 0);
+	bool same = true;
+	for (size_t k = 0; k < n / 2; k++)
+		same &= p[k] == (unsigned char)(k * 7);
+	CHECK(same);
+	memset(p + n / 2, 0xab, n / 2);
+	CHECK(p[n - 1] == 0xab && p[n / 2] == 0xab);
+	free(p);
+}
+
 int
 main(void)
 {
@@ -863,5 +885,6 @@ main(void)
 	UNIT_RUN(test_grown_cap);
 	UNIT_RUN(test_pool_make_room);
 	UNIT_RUN(test_big_tables_keep_room);
+	UNIT_RUN(test_prefault_keeps_contents);
 	return unit_report("ir");
 }
