@@ -183,8 +183,10 @@ cover_blocks(kl_domtree *dt, uint32_t n)
 static void
 cover_po(kl_domtree *dt, uint32_t n)
 {
-	if (KL_UNLIKELY(n > dt->po_cap))
+	if (KL_UNLIKELY(n > dt->po_cap)) {
 		kl_grow(&dt->po, &dt->po_cap, sizeof *dt->po, n);
+		kl_prefault(dt->po, (size_t)n * sizeof *dt->po);
+	}
 }
 
 /*
@@ -235,8 +237,10 @@ gather_preds(kl_domtree *dt, const kl_cfg *cfg, uint32_t n)
 	uint32_t m = 0, *start = dt->stack;
 	for (uint32_t i = 1; i <= n; i++)
 		m += cfg->pred[dt->vertex[i]].len;
-	if (KL_UNLIKELY(m > dt->preds_cap))
+	if (KL_UNLIKELY(m > dt->preds_cap)) {
 		kl_grow(&dt->preds, &dt->preds_cap, sizeof *dt->preds, m);
+		kl_prefault(dt->preds, (size_t)m * sizeof *dt->preds);
+	}
 	m = 0;
 	for (uint32_t i = 1; i <= n; i++) {
 		const cfg_list *pl = &cfg->pred[dt->vertex[i]];

@@ -142,8 +142,10 @@ kl_domfront_compute(kl_domfront *df, const kl_func *f, const kl_cfg *cfg,
 	for (uint32_t b = 0; b < nb; b++)
 		df->start[b + 1] += df->start[b];
 	df->nset = df->start[nb];
-	if (df->nset > df->set_cap)
+	if (df->nset > df->set_cap) {
 		kl_grow(&df->set, &df->set_cap, sizeof *df->set, df->nset);
+		kl_prefault(df->set, (size_t)df->nset * sizeof *df->set);
+	}
 	for (uint32_t k = 0; k < nj; k++)
 		walk_join(df, cfg, dt, df->joins[k], true);
 	/* Filling advanced start[b] to the end of DF(b): shift back. */
