@@ -329,7 +329,7 @@ promote_prune_params(promoter *p)
 	uint32_t *start = room_whole(&p->edge_start, (uint64_t)nb + 2);
 	/* Of each edge into b, in start[b] .. start[b + 1]: where its
 	 * incoming arguments start (all the propagation below reads). */
-	uint32_t *efirst = room(&p->edge_first, (uint64_t)p->nedges + 1);
+	uint32_t *efirst = room_whole(&p->edge_first, (uint64_t)p->nedges + 1);
 	memset(start, 0, ((size_t)nb + 2) * sizeof *start);
 	for (uint32_t e = 0; e < p->nedges; e++)
 		start[p->edges[e].target + 2]++;
