@@ -67,8 +67,12 @@ void *
 kl_alloc_table(size_t n)
 {
 	const size_t huge = (size_t)2 << 20;
-	if (n < huge / 2)
-		return kl_malloc(n);
+	if (n < huge / 2) {
+		/* Filled at once: faulted in by one call (from 64 KB). */
+		void *q = kl_malloc(n);
+		kl_prefault(q, n);
+		return q;
+	}
 	/* From 1 MB, the rounding to a whole huge page wastes less than the
 	 * page faults it saves (a few hundred at ~10 us each). */
 	size_t cap = (n + huge - 1) & ~(huge - 1);

@@ -51,7 +51,8 @@ void *kl_realloc(void *p, size_t n);
  * whole huge pages, as kl_alloc_table (the new bytes are not initialised). */
 void *kl_realloc_table(void *p, size_t old, size_t n);
 /* n bytes for an object's tables, filled at once: from 1 MB, on whole huge
- * pages (rounded up to 2 MB). Released with free(). */
+ * pages (rounded up to 2 MB); below, faulted in by one call (kl_prefault).
+ * Released with free(). */
 void *kl_alloc_table(size_t n);
 char *kl_strndup(const char *s, size_t n);
 
