@@ -422,19 +422,12 @@ resolve(const kl_func *f, uint32_t v)
 	return value_resolve(f, v);
 }
 
-/* kl_type_bytes, kl_type_is_float and kl_type_class, asked once per
- * access: the module's table read in place. */
+/* kl_type_bytes and kl_type_class, asked once per access: the module's
+ * table read in place. */
 static inline uint32_t
 type_bytes(const kl_module *m, kl_type t)
 {
 	return t < m->ntypes ? m->types[t].bytes : kl_type_bytes(m, t);
-}
-
-static inline bool
-type_is_float(const kl_module *m, kl_type t)
-{
-	return t < m->ntypes ? m->types[t].kind == TK_FLOAT
-			     : kl_type_is_float(m, t);
 }
 
 static inline kl_type

@@ -292,7 +292,9 @@ reserve_lists(promoter *p, uint32_t live, const uint32_t *edge_start)
 	kl_func *f = p->f;
 	if (f->pool.arena)
 		return;
-	uint64_t slots = 2 * (uint64_t)live + 2 * (uint64_t)f->pool.len +
+	/* Parameter lists: old and new elements and a header, a block
+	 * with a survivor at most one per survivor. */
+	uint64_t slots = 4 * (uint64_t)live + 2 * (uint64_t)f->pool.len +
 			 4 * (uint64_t)p->nedges;
 	const uint8_t *used = (const uint8_t *)p->phi_used.a;
 	for (uint32_t k = 0; k < p->nphis; k++) {
@@ -301,8 +303,6 @@ reserve_lists(promoter *p, uint32_t live, const uint32_t *edge_start)
 			slots += 2 * (uint64_t)(edge_start[ph->block + 1] -
 						edge_start[ph->block]);
 	}
-	for (uint32_t b = 0; b < p->nblocks; b++)
-		slots += p->block_nphi.a[b] ? 2 : 0;
 	uint64_t left = DEST_BLOCK - 1 - (uint64_t)f->pool.len;
 	pool_make_room(&f->pool, slots < left ? slots : left);
 }
