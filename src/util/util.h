@@ -24,11 +24,13 @@
 #define KL_NOINLINE __attribute__((noinline))
 #define KL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define KL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define KL_PREFETCH(addr) __builtin_prefetch(addr)
 #else
 #define KL_NORETURN
 #define KL_NOINLINE
 #define KL_LIKELY(x) (x)
 #define KL_UNLIKELY(x) (x)
+#define KL_PREFETCH(addr) ((void)(addr))
 #endif
 
 KL_NORETURN void kl_fatal(const char *file, int line, const char *func,
