@@ -15,8 +15,8 @@ while [ $(( $(date +%s) - start )) -lt "$secs" ]; do
 	for k in 1 2 3 4 5 6 7 8 9 10; do
 		seed=$((seed + 1))
 		f="$dir/seed$seed.kl"
-		# (with --blocks 100, functions of more than 64 blocks: the
-		# generic analyses' path through promote)
+		# (with --blocks 100, functions of more than 64 blocks:
+		# promote's compact dominance arrays instead of bit sets)
 		case $((seed % 5)) in
 		0) opts="--mixed-widths --irreducible" ;;
 		1) opts="--mixed-widths --call-density 40 --loop-depth 3" ;;

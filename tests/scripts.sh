@@ -114,8 +114,8 @@ while [ "$s" -le "$seeds" ]; do
 	4) opts="--mixed-widths --aliases 40" ;;
 	esac
 	# A sixth of the programs have functions of more than 64 blocks,
-	# which promote treats with the generic analyses (smaller ones
-	# with bit sets).
+	# whose dominance facts promote computes as compact arrays
+	# (promote_dom.c; smaller ones as bit sets).
 	blocks=16
 	[ $((s % 6)) = 5 ] && blocks=100
 	# shellcheck disable=SC2086

@@ -44,11 +44,11 @@
  * scratch arrays are kept from one function to the next (per-block marks
  * carry stamps that keep growing across functions, so nothing is
  * cleared), dominance is computed only when a slot needs it (as bit sets
- * for a function of at most 64 blocks), and the promoted allocas and
- * their address arithmetic are removed from lists the first walk made;
- * the aliases loads became are resolved in the users of loaded values
- * that walk listed (a second walk only when a use may come before its
- * definition in the layout). In a big function fresh memory costs most:
+ * for a function of at most 64 blocks, else as compact arrays), and the
+ * promoted allocas and their address arithmetic are removed from lists
+ * the first walk made; the aliases loads became are resolved in the
+ * users of loaded values that walk listed (a second walk only when a use
+ * may come before its definition in the layout). In a big function fresh memory costs most:
  * arrays are sized once from bounds (reserve_fresh), not doubled through
  * copies.
  */
@@ -185,10 +185,9 @@ place_slot_lists(promoter *p, uint32_t s, uint32_t dom, uint32_t stamp,
 	}
 	while (nwork) {
 		uint32_t x = work[--nwork];
-		uint32_t nd = df_size(p->df, x);
-		const kl_block *set = nd ? df_set(p->df, x) : NULL;
-		for (uint32_t k = 0; k < nd; k++) {
-			uint32_t y = set[k].id;
+		const uint32_t *df = p->dom.df.a, *df_start = p->dom.df_start;
+		for (uint32_t k = df_start[x]; k < df_start[x + 1]; k++) {
+			uint32_t y = df[k];
 			if (mark[y][1] == stamp ||
 			    (dom != KL_NONE && !dominates(p, dom, y)))
 				continue;
@@ -519,7 +518,7 @@ promoter_free(void *state)
 	promoter *p = state;
 	kl_cfg_free(p->cfg);
 	kl_domtree_free(p->dt);
-	kl_domfront_free(p->df);
+	promote_dom_free(&p->dom);
 	free(p->allocas);
 	free(p->acc);
 	free(p->slots);
@@ -552,7 +551,6 @@ promoter_new(void)
 	promoter *p = kl_calloc(1, sizeof *p);
 	p->cfg = kl_cfg_new();
 	p->dt = kl_domtree_new();
-	p->df = kl_domfront_new();
 	return p;
 }
 
@@ -569,37 +567,50 @@ promoter_begin(promoter *p, kl_func *f, kl_pass_report *rep)
 	p->nincoming_bound = 0;
 	p->made_aliases = p->defs_first = false;
 	p->calls_setjmp = false;
-	p->have_dominance = false;
+	p->have_dominance = p->have_analyses = false;
 	for (uint32_t t = 0; t < KL_TYPE_BUILTIN_COUNT; t++)
 		p->zero[t] = KL_NONE;
 	kl_builder_init(&p->b, f);
 }
 
 /*
- * The dominance facts of the function, computed on first need. A verified
- * function branches only at the end of its blocks, so its edges are read
- * off the terminators; if it has few blocks, as most do, as bit sets
- * (promote_tiny.c). Otherwise the generic analyses: CFG and dominator
- * tree here, frontiers (with frontiers) when the pass places parameters.
+ * The generic CFG and dominator tree, which the strict SSA check of
+ * unverified IR reads.
  */
 static void
-need_dominance(promoter *p, bool frontiers)
+need_analyses(promoter *p)
 {
-	if (!p->have_dominance) {
-		bool verified = p->rep && p->rep->input_verified;
-		p->tiny = verified && p->f->nblocks <= TINY_BLOCKS;
-		if (p->tiny)
-			promote_tiny_compute(&p->t, p->f);
-		else if (verified)
-			ana_cfg_compute_terminators(p->cfg, p->f);
-		else
-			kl_cfg_compute(p->cfg, p->f);
-		if (!p->tiny)
-			kl_domtree_compute(p->dt, p->f, p->cfg);
-		p->have_dominance = true;
+	if (p->have_analyses)
+		return;
+	kl_cfg_compute(p->cfg, p->f);
+	kl_domtree_compute(p->dt, p->f, p->cfg);
+	p->have_analyses = true;
+}
+
+/*
+ * The dominance facts placement and renaming read, computed on first
+ * need. A verified function branches only at the end of its blocks, so its
+ * edges are read off the terminators: as bit sets if it has few blocks, as
+ * most do (promote_tiny.c), else as compact arrays (promote_dom.c). Those
+ * of an unverified function come from the generic CFG its strict SSA
+ * check computed.
+ */
+static void
+need_dominance(promoter *p)
+{
+	if (p->have_dominance)
+		return;
+	bool verified = p->rep && p->rep->input_verified;
+	p->tiny = verified && p->f->nblocks <= TINY_BLOCKS;
+	if (p->tiny) {
+		promote_tiny_compute(&p->t, p->f);
+	} else if (verified) {
+		promote_dom_compute(&p->dom, p->f, NULL);
+	} else {
+		need_analyses(p);
+		promote_dom_compute(&p->dom, p->f, p->cfg);
 	}
-	if (frontiers && !p->tiny)
-		kl_domfront_compute(p->df, p->f, p->cfg, p->dt);
+	p->have_dominance = true;
 }
 
 kl_status
@@ -642,7 +653,7 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 	if (p->calls_setjmp) {
 		whole = KEPT_SETJMP;
 	} else if (!verified) {
-		need_dominance(p, false); /* the generic analyses */
+		need_analyses(p);
 		if (!promote_strict_ssa(p))
 			whole = KEPT_NOT_SSA;
 	}
@@ -662,7 +673,7 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 	}
 
 	if (p->nslots) {
-		need_dominance(p, true);
+		need_dominance(p);
 		place_params(p); /* may keep allocas past its budget */
 		promote_count(p, COUNT_SLOTS, p->nslots);
 		p->defs_first = defs_before_uses(p);

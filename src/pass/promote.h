@@ -8,6 +8,7 @@
  *   promote_rename.c  renaming along the dominator tree; pruning the
  *                     parameters and giving the survivors their values
  *   promote_tiny.c    the dominance facts of a small function, as bit sets
+ *   promote_dom.c     the dominance facts of a bigger one, as arrays
  *
  * promote.c's opening comment describes the algorithm.
  */
@@ -239,15 +240,52 @@ typedef struct tiny_cfg {
 
 void promote_tiny_compute(tiny_cfg *t, const kl_func *f);
 
+/*
+ * The dominance facts of a bigger function (promote_dom.c), in arrays per
+ * block kept from one function to the next. A block's span is its
+ * preorder number in the dominator tree and the last number of the blocks
+ * it dominates, so a dominates b iff lo[a] <= lo[b] <= hi[a]; {0, 0} for a
+ * block not reachable, which has no tree links either.
+ */
+typedef struct dom_span {
+	uint32_t lo, hi;
+} dom_span;
+
+typedef struct dom_facts {
+	uint32_t nblocks;
+	uint32_t nedges;        /* between blocks of the layout */
+	uint32_t nlayout;       /* blocks in the layout */
+	/* Per block, carved from one region (a single allocation, which
+	 * from 1 MB on gets huge pages: per byte, far fewer first touches
+	 * than a dozen arrays of 4 KB pages). */
+	dom_span *span;
+	uint32_t *idom, *child, *sibling; /* KL_NONE: none; children in
+					   * layout order, through sibling */
+	uint32_t *npreds;       /* edges in */
+	uint32_t *df_start;     /* DF(b): df.a[df_start[b] .. df_start[b + 1]) */
+	/* The computation's own: successors (out[b]: start and count in
+	 * succ), the layout's order, and the depth-first search's arrays by
+	 * search number. */
+	uint32_t (*out)[2];
+	uint32_t *order, *vertex, *anc, *semi, *label, *didom, *pstart, *last;
+	scratch region, succ, preds, df;
+} dom_facts;
+
+/* From the terminators of a verified function, or (cfg not NULL) from
+ * the generic CFG of another. */
+void promote_dom_compute(dom_facts *d, const kl_func *f, const kl_cfg *cfg);
+void promote_dom_free(dom_facts *d);
+
 typedef struct promoter {
 	kl_func *f;
 	kl_pass_report *rep;
-	kl_cfg *cfg;
-	kl_domtree *dt;
-	kl_domfront *df;
+	kl_cfg *cfg;           /* the generic CFG and tree: for the strict */
+	kl_domtree *dt;        /* SSA check of unverified IR only */
+	bool have_analyses;    /* they are this function's */
 	bool have_dominance;   /* the dominance facts are this function's: */
-	bool tiny;             /* in t (else in cfg, dt and df) */
+	bool tiny;             /* in t (else in dom) */
 	tiny_cfg t;
+	dom_facts dom;
 	uint32_t nvalues; /* values before the pass: addresses are among them */
 	uint32_t nblocks;
 
@@ -362,21 +400,24 @@ word_marks(const uint32_t *addr, uint32_t nv, const kl_inst_data *d,
 static inline bool
 reached(const promoter *p, uint32_t b)
 {
-	return p->tiny ? (p->t.reach >> b) & 1 : dt_reachable(p->dt, b);
+	return p->tiny ? (p->t.reach >> b) & 1 : p->dom.span[b].lo != 0;
 }
 
 /* Does a dominate b (both reachable)? */
 static inline bool
 dominates(const promoter *p, uint32_t a, uint32_t b)
 {
-	return p->tiny ? (p->t.b[b].dom >> a) & 1 : dt_dominates(p->dt, a, b);
+	if (p->tiny)
+		return (p->t.b[b].dom >> a) & 1;
+	const dom_span *s = p->dom.span;
+	return s[a].lo <= s[b].lo && s[b].lo <= s[a].hi;
 }
 
 /* A key that orders the reachable blocks in a preorder of the tree. */
-static inline uint64_t
+static inline uint32_t
 preorder_key(const promoter *p, uint32_t b)
 {
-	return p->tiny ? p->t.b[b].pre : p->dt->span[b].tin;
+	return p->tiny ? p->t.b[b].pre : p->dom.span[b].lo;
 }
 
 static inline uint32_t
@@ -390,27 +431,27 @@ tiny_link(uint8_t b)
 static inline uint32_t
 idom_of(const promoter *p, uint32_t b)
 {
-	return p->tiny ? tiny_link(p->t.b[b].idom) : p->dt->idom[b];
+	return p->tiny ? tiny_link(p->t.b[b].idom) : p->dom.idom[b];
 }
 
 /* The tree's children of b in layout order: the first, then each next. */
 static inline uint32_t
 first_child(const promoter *p, uint32_t b)
 {
-	return p->tiny ? tiny_link(p->t.b[b].child) : p->dt->child[b];
+	return p->tiny ? tiny_link(p->t.b[b].child) : p->dom.child[b];
 }
 
 static inline uint32_t
 next_sibling(const promoter *p, uint32_t c)
 {
-	return p->tiny ? tiny_link(p->t.b[c].sibling) : p->dt->sibling[c];
+	return p->tiny ? tiny_link(p->t.b[c].sibling) : p->dom.sibling[c];
 }
 
 /* Edges into b. */
 static inline uint32_t
 npreds(const promoter *p, uint32_t b)
 {
-	return p->tiny ? p->t.b[b].npreds : cfg_npreds(p->cfg, b);
+	return p->tiny ? p->t.b[b].npreds : p->dom.npreds[b];
 }
 
 /* v, or the value it stands for if it is an alias (as value_resolve). */

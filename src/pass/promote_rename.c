@@ -220,7 +220,7 @@ promote_rename_all(promoter *p)
 	reserve_fresh(&p->fixups, &p->fixups_cap, sizeof *p->fixups,
 		      2 * (uint64_t)p->nacc + 1);
 	reserve_fresh(&p->edges, &p->edges_cap, sizeof *p->edges,
-		      (uint64_t)(p->tiny ? p->t.nedges : p->cfg->pool_len) + 1);
+		      (uint64_t)(p->tiny ? p->t.nedges : p->dom.nedges) + 1);
 	reserve_fresh(&p->incoming, &p->incoming_cap, sizeof *p->incoming,
 		      (uint64_t)p->nincoming_bound + 1);
 	memset(cur, 0xff, ((size_t)p->nslots + 1) * sizeof *cur);

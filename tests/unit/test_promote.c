@@ -275,6 +275,32 @@ test_budget_keeps_what_it_cannot_afford(void)
 	kl_module_free(m);
 }
 
+/*
+ * A verified function of more than 64 blocks takes its dominance facts
+ * from its terminators, as compact arrays (promote_dom.c): the nest
+ * (121 blocks, loops inside loops) must run the same after the pass, be
+ * valid, and have no alloca left.
+ */
+static void
+test_verified_nest_promotes_exactly(void)
+{
+	kl_module *m = kl_module_new();
+	kl_func *f = counter_nest(m, 40);
+	kl_diags d = { 0 };
+	CHECK_EQ_INT(kl_verify_module(m, &d), KL_OK);
+	uint64_t before = run_nest(m);
+	kl_pass_report rep = { 0 };
+	rep.input_verified = true;
+	CHECK_EQ_INT(kl_promote_func(f, &rep), KL_OK);
+	CHECK_EQ_INT(kl_pass_report_get(&rep, "promoted"), 40);
+	CHECK_EQ_INT(count_allocas(f), 0);
+	CHECK_EQ_INT(kl_verify_module(m, &d), KL_OK);
+	CHECK_EQ_INT(run_nest(m), before);
+	kl_pass_report_free(&rep);
+	kl_diags_free(&d);
+	kl_module_free(m);
+}
+
 int
 main(void)
 {
@@ -282,5 +308,6 @@ main(void)
 	UNIT_RUN(test_out_of_bounds_keeps_the_alloca);
 	UNIT_RUN(test_module_count_and_verified_result);
 	UNIT_RUN(test_budget_keeps_what_it_cannot_afford);
+	UNIT_RUN(test_verified_nest_promotes_exactly);
 	return unit_report("promote");
 }

@@ -1,0 +1,288 @@
+/*
+ * promote_dom.c -- the dominance facts of a function of more than
+ * TINY_BLOCKS blocks, in the compact form the promote pass reads: per
+ * block its immediate dominator, its children in layout order, a span of
+ * preorder numbers of the dominator tree, how many edges enter it, and
+ * its dominance frontier.
+ *
+ * Why not the generic analyses of src/analysis? Their CFG, dominator tree
+ * and frontiers are general (edge lists that name their branches, a
+ * predecessor order, Euler-tour times with gaps for later block splits,
+ * a post-order, ...), and in a fresh process touch about 215 bytes of
+ * fresh memory a block; on a function of 100,000 blocks first touches of
+ * fresh pages were a third of the pass's time (docs/passes.md). These
+ * arrays take about 80 bytes a block, and the pass keeps them from one
+ * function to the next.
+ *
+ * The steps are the verifier's fast path's (src/verify/fastdom.c): the
+ * successors of each block of the layout (off the terminators of a
+ * verified function, else from the generic CFG, which the strict SSA
+ * check computed), a depth-first search numbering the reachable blocks
+ * in preorder, their predecessors as those numbers, the immediate
+ * dominators from the semi-NCA kernel both share with the generic tree
+ * (src/analysis/seminca.c), then preorder spans of the tree. The
+ * frontiers come from walking up the tree from each predecessor of a
+ * block to the block's immediate dominator (Cooper, Harvey and Kennedy),
+ * stopping where an earlier walk to the same block passed; once to
+ * count, once to fill.
+ */
+#include "../analysis/seminca.h"
+#include "promote.h"
+
+enum { PREFETCH_BLOCKS = 8 };
+
+/* The successors of every block of the layout (out[b]: where b's start
+ * in succ, and how many), the layout's order, and the edges into each
+ * block. */
+static void
+read_successors(dom_facts *d, const kl_func *f, const kl_cfg *cfg)
+{
+	uint32_t nb = f->nblocks, at = 0, k = 0;
+	uint32_t(*out)[2] = d->out;
+	uint32_t *order = d->order, *npreds = d->npreds;
+	memset(npreds, 0, (size_t)nb * sizeof *npreds);
+	/* Two edges a block up front: the rest as they come. */
+	uint32_t *succ = room_whole(&d->succ, 2 * (uint64_t)nb);
+	/* A big function's terminators are cache misses, one per block: the
+	 * one PREFETCH_BLOCKS blocks ahead in the layout is asked for. */
+	uint32_t ahead = f->first_block;
+	for (uint32_t j = 0; j < PREFETCH_BLOCKS && ahead != KL_NONE; j++)
+		ahead = f->blocks[ahead].next;
+	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
+		if (ahead != KL_NONE) {
+			uint32_t t = f->blocks[ahead].last;
+			if (t < f->ninsts)
+				KL_PREFETCH(&f->insts[t]);
+			ahead = f->blocks[ahead].next;
+		}
+		const uint32_t *dests = NULL;
+		const kl_cfg_edge *edges = NULL;
+		uint32_t n;
+		if (cfg) {
+			n = cfg_nsuccs(cfg, b);
+			edges = n ? cfg_edges(cfg, &cfg->succ[b]) : NULL;
+		} else {
+			uint32_t i = f->blocks[b].last;
+			n = i != KL_NONE ? inst_dests(f, i, &dests) : 0;
+		}
+		if (KL_UNLIKELY((uint64_t)at + n > d->succ.cap)) {
+			kl_grow(&d->succ.a, &d->succ.cap, sizeof *d->succ.a,
+				(uint64_t)at + n);
+			succ = d->succ.a;
+		}
+		order[k++] = b;
+		out[b][0] = at;
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t t = cfg ? edges[j].block.id
+					 : dest_block(&f->pool, dests[j]);
+			if (!cfg && !ana_block_placed(f, t))
+				continue;
+			succ[at++] = t;
+			npreds[t]++;
+		}
+		out[b][1] = at - out[b][0];
+	}
+	d->nedges = at;
+	d->nlayout = k;
+}
+
+/*
+ * Depth-first search from the entry: preorder numbers (in span[b].lo, 0
+ * for blocks not reached; span[b].hi holds b's next edge meanwhile) and
+ * the search's parents (anc). The path being searched is the chain of
+ * parents, so it needs no stack of its own. Returns how many blocks were
+ * reached.
+ */
+static uint32_t
+number_blocks(dom_facts *d, uint32_t entry)
+{
+	uint32_t(*out)[2] = d->out; /* read only */
+	const uint32_t *succ = d->succ.a;
+	uint32_t *vertex = d->vertex, *anc = d->anc;
+	dom_span *span = d->span;
+	uint32_t n = 1, w = 1;
+	span[entry] = (dom_span){ 1, out[entry][0] };
+	vertex[1] = entry;
+	anc[1] = 0;
+	while (w > 0) {
+		uint32_t b = vertex[w], e = span[b].hi;
+		if (e == out[b][0] + out[b][1]) {
+			w = anc[w]; /* done with b: back to its parent */
+			continue;
+		}
+		span[b].hi = e + 1;
+		uint32_t t = succ[e];
+		if (span[t].lo)
+			continue;
+		span[t] = (dom_span){ ++n, out[t][0] };
+		vertex[n] = t;
+		anc[n] = w;
+		w = n;
+	}
+	return n;
+}
+
+/* The predecessors of every number w that the search reached, as
+ * numbers: preds[pstart[w] .. pstart[w + 1]) (ana_semi_nca's input). */
+static void
+predecessors(dom_facts *d, uint32_t n)
+{
+	uint32_t(*out)[2] = d->out; /* read only */
+	const uint32_t *succ = d->succ.a, *vertex = d->vertex;
+	const dom_span *span = d->span;
+	uint32_t *start = d->pstart, at = 0;
+	uint32_t *preds = room_whole(&d->preds, (uint64_t)d->nedges + 1);
+	memset(start, 0, ((size_t)n + 2) * sizeof *start);
+	for (uint32_t u = 1; u <= n; u++) {
+		uint32_t b = vertex[u];
+		for (uint32_t e = out[b][0]; e < out[b][0] + out[b][1]; e++)
+			start[span[succ[e]].lo]++;
+	}
+	for (uint32_t w = 1; w <= n; w++) {
+		at += start[w];
+		start[w] = at; /* the end of w's list, for now */
+	}
+	start[n + 1] = at;
+	/* Each list filled backwards, so its end moves to its start. */
+	for (uint32_t u = 1; u <= n; u++) {
+		uint32_t b = vertex[u];
+		for (uint32_t e = out[b][0]; e < out[b][0] + out[b][1]; e++)
+			preds[--start[span[succ[e]].lo]] = u;
+	}
+}
+
+/*
+ * The tree in block numbers: idom, children in layout order, and the
+ * spans. Each block's span is [its preorder number, the last number of
+ * the blocks it dominates]: subtree sizes bottom-up (a dominator has a
+ * smaller search number than the blocks it dominates), then each child
+ * takes the next free range of its parent's, in search order.
+ */
+static void
+number_tree(dom_facts *d, uint32_t n, uint32_t nb)
+{
+	const uint32_t *vertex = d->vertex, *didom = d->didom;
+	uint32_t *size = d->label, *next = d->anc; /* free again */
+	uint32_t *idom = d->idom, *child = d->child, *sibling = d->sibling;
+	for (uint32_t w = 1; w <= n; w++)
+		size[w] = 1;
+	for (uint32_t w = n; w >= 2; w--)
+		size[didom[w]] += size[w];
+	next[1] = 2;
+	d->span[vertex[1]] = (dom_span){ 1, size[1] };
+	for (uint32_t w = 2; w <= n; w++) {
+		uint32_t lo = next[didom[w]];
+		next[didom[w]] += size[w];
+		next[w] = lo + 1;
+		d->span[vertex[w]] = (dom_span){ lo, lo + size[w] - 1 };
+	}
+	memset(idom, 0xff, (size_t)nb * sizeof *idom);
+	memset(child, 0xff, (size_t)nb * sizeof *child);
+	memset(sibling, 0xff, (size_t)nb * sizeof *sibling);
+	for (uint32_t w = 2; w <= n; w++)
+		idom[vertex[w]] = vertex[didom[w]];
+	/* Pushed in reverse layout order: each list comes out in order. */
+	for (uint32_t k = d->nlayout; k-- > 0;) {
+		uint32_t b = d->order[k];
+		if (idom[b] != KL_NONE) {
+			sibling[b] = child[idom[b]];
+			child[idom[b]] = b;
+		}
+	}
+}
+
+/*
+ * Walk up from each predecessor of each join w to w's immediate
+ * dominator: every block passed has w in its frontier. last[r] names the
+ * last join whose walk passed r; a walk that meets its own join's mark
+ * stops, as the rest of the way is done. With fill false, count into
+ * df_start (per block); else place each block's from its end down.
+ */
+static void
+walk_frontiers(dom_facts *d, uint32_t n, bool fill)
+{
+	const uint32_t *vertex = d->vertex, *didom = d->didom;
+	const uint32_t *pstart = d->pstart, *preds = d->preds.a;
+	uint32_t *last = d->last, *start = d->df_start, *df = d->df.a;
+	memset(last, 0, ((size_t)n + 1) * sizeof *last);
+	/* From the entry (number 1, idom 0): edges into it are no IR's
+	 * the verifier accepts, but the pass also takes unverified IR. */
+	for (uint32_t w = 1; w <= n; w++) {
+		if (w > 1 && pstart[w + 1] - pstart[w] < 2)
+			continue; /* one edge in: from its idom */
+		for (uint32_t k = pstart[w]; k < pstart[w + 1]; k++) {
+			for (uint32_t r = preds[k]; r != didom[w] && last[r] != w;
+			     r = didom[r]) {
+				last[r] = w;
+				if (fill)
+					df[--start[vertex[r]]] = vertex[w];
+				else
+					start[vertex[r]]++;
+			}
+		}
+	}
+}
+
+static void
+frontiers(dom_facts *d, uint32_t n, uint32_t nb)
+{
+	uint32_t *start = d->df_start;
+	memset(start, 0, ((size_t)nb + 1) * sizeof *start);
+	walk_frontiers(d, n, false);
+	uint32_t at = 0;
+	for (uint32_t b = 0; b < nb; b++) {
+		at += start[b];
+		start[b] = at; /* the end of b's set, for now */
+	}
+	start[nb] = at;
+	room_whole(&d->df, (uint64_t)at + 1);
+	walk_frontiers(d, n, true);
+}
+
+/* The per-block arrays, carved from the region: words each, a span and
+ * out being two. */
+enum { REGION_WORDS = 17 };
+
+static void
+carve(dom_facts *d, uint32_t nb)
+{
+	uint64_t per = (uint64_t)nb + 2;
+	uint32_t *at = room_whole(&d->region, REGION_WORDS * per);
+	d->span = (dom_span *)at;
+	at += 2 * per;
+	d->out = (uint32_t(*)[2])at;
+	at += 2 * per;
+	uint32_t **one[] = { &d->idom,  &d->child, &d->sibling, &d->npreds,
+			     &d->df_start, &d->order, &d->vertex, &d->anc,
+			     &d->semi,  &d->label, &d->didom,   &d->pstart,
+			     &d->last };
+	_Static_assert(REGION_WORDS == 4 + sizeof one / sizeof one[0],
+		       "the region holds every array");
+	for (size_t k = 0; k < sizeof one / sizeof one[0]; k++, at += per)
+		*one[k] = at;
+}
+
+void
+promote_dom_compute(dom_facts *d, const kl_func *f, const kl_cfg *cfg)
+{
+	uint32_t nb = f->nblocks;
+	d->nblocks = nb;
+	carve(d, nb);
+	read_successors(d, f, cfg);
+	memset(d->span, 0, (size_t)nb * sizeof *d->span);
+	uint32_t n = number_blocks(d, f->first_block);
+	predecessors(d, n);
+	ana_semi_nca(n, d->pstart, d->preds.a, d->didom, d->anc, d->semi,
+		     d->label);
+	number_tree(d, n, nb);
+	frontiers(d, n, nb);
+}
+
+void
+promote_dom_free(dom_facts *d)
+{
+	free(d->region.a);
+	free(d->succ.a);
+	free(d->preds.a);
+	free(d->df.a);
+}
