@@ -81,3 +81,74 @@ ana_semi_nca(uint32_t n, const uint32_t *start, const uint32_t *preds,
 		idom[w] = d;
 	}
 }
+
+uint32_t
+ana_dfs_number(uint32_t entry, const succ_span *out, const uint32_t *succ,
+	       dom_span *dom, uint32_t *vertex, uint32_t *anc)
+{
+	uint32_t n = 1, w = 1;
+	/* dom[b].hi: b's next edge to try, while b is on the path */
+	dom[entry] = (dom_span){ 1, out[entry].start };
+	vertex[1] = entry;
+	anc[1] = 0;
+	while (w > 0) {
+		uint32_t b = vertex[w], e = dom[b].hi;
+		if (e == out[b].start + out[b].n) {
+			w = anc[w]; /* done with b: back to its parent */
+			continue;
+		}
+		dom[b].hi = e + 1;
+		uint32_t t = succ[e];
+		if (dom[t].lo)
+			continue;
+		dom[t] = (dom_span){ ++n, out[t].start };
+		vertex[n] = t;
+		anc[n] = w;
+		w = n;
+	}
+	return n;
+}
+
+void
+ana_dfs_preds(uint32_t n, const succ_span *out, const uint32_t *succ,
+	      const dom_span *dom, const uint32_t *vertex, uint32_t *start,
+	      uint32_t *preds)
+{
+	uint32_t at = 0;
+	for (uint32_t w = 0; w <= n + 1; w++)
+		start[w] = 0;
+	for (uint32_t u = 1; u <= n; u++) {
+		const succ_span *o = &out[vertex[u]];
+		for (uint32_t e = o->start; e < o->start + o->n; e++)
+			start[dom[succ[e]].lo]++;
+	}
+	for (uint32_t w = 1; w <= n; w++) {
+		at += start[w];
+		start[w] = at; /* the end of w's list, for now */
+	}
+	start[n + 1] = at;
+	/* Each list filled backwards, so its end moves to its start. */
+	for (uint32_t u = 1; u <= n; u++) {
+		const succ_span *o = &out[vertex[u]];
+		for (uint32_t e = o->start; e < o->start + o->n; e++)
+			preds[--start[dom[succ[e]].lo]] = u;
+	}
+}
+
+void
+ana_dom_spans(uint32_t n, const uint32_t *idom, const uint32_t *vertex,
+	      dom_span *dom, uint32_t *size, uint32_t *next)
+{
+	for (uint32_t w = 1; w <= n; w++)
+		size[w] = 1;
+	for (uint32_t w = n; w >= 2; w--)
+		size[idom[w]] += size[w];
+	next[1] = 2;
+	dom[vertex[1]] = (dom_span){ 1, size[1] };
+	for (uint32_t w = 2; w <= n; w++) {
+		uint32_t lo = next[idom[w]];
+		next[idom[w]] += size[w];
+		next[w] = lo + 1;
+		dom[vertex[w]] = (dom_span){ lo, lo + size[w] - 1 };
+	}
+}

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "../analysis/analysis.h"
+#include "../analysis/seminca.h"
 
 enum kept_reason {
 	PROMOTED,
@@ -243,14 +244,9 @@ void promote_tiny_compute(tiny_cfg *t, const kl_func *f);
 /*
  * The dominance facts of a bigger function (promote_dom.c), in arrays per
  * block kept from one function to the next. A block's span is its
- * preorder number in the dominator tree and the last number of the blocks
- * it dominates, so a dominates b iff lo[a] <= lo[b] <= hi[a]; {0, 0} for a
- * block not reachable, which has no tree links either.
+ * dom_span (src/analysis/seminca.h): {0, 0} for a block not reachable,
+ * which has no tree links either.
  */
-typedef struct dom_span {
-	uint32_t lo, hi;
-} dom_span;
-
 typedef struct dom_facts {
 	uint32_t nblocks;
 	uint32_t nedges;        /* between blocks of the layout */
@@ -263,10 +259,9 @@ typedef struct dom_facts {
 					   * layout order, through sibling */
 	uint32_t *npreds;       /* edges in */
 	uint32_t *df_start;     /* DF(b): df.a[df_start[b] .. df_start[b + 1]) */
-	/* The computation's own: successors (out[b]: start and count in
-	 * succ), the layout's order, and the depth-first search's arrays by
-	 * search number. */
-	uint32_t (*out)[2];
+	/* The computation's own: successors, the layout's order, and the
+	 * depth-first search's arrays by search number. */
+	succ_span *out;
 	uint32_t *order, *vertex, *anc, *semi, *label, *didom, *pstart, *last;
 	scratch region, succ, preds, df;
 } dom_facts;

@@ -14,31 +14,30 @@
  * arrays take about 80 bytes a block, and the pass keeps them from one
  * function to the next.
  *
- * The steps are the verifier's fast path's (src/verify/fastdom.c): the
+ * The steps are the verifier's fast path's (src/verify/fastdom.c), the
+ * same code for all but the first (src/analysis/seminca.c): the
  * successors of each block of the layout (off the terminators of a
  * verified function, else from the generic CFG, which the strict SSA
  * check computed), a depth-first search numbering the reachable blocks
  * in preorder, their predecessors as those numbers, the immediate
- * dominators from the semi-NCA kernel both share with the generic tree
- * (src/analysis/seminca.c), then preorder spans of the tree. The
+ * dominators from the semi-NCA kernel the generic tree uses too, then
+ * preorder spans of the tree. The
  * frontiers come from walking up the tree from each predecessor of a
  * block to the block's immediate dominator (Cooper, Harvey and Kennedy),
  * stopping where an earlier walk to the same block passed; once to
  * count, once to fill.
  */
-#include "../analysis/seminca.h"
 #include "promote.h"
 
 enum { PREFETCH_BLOCKS = 8 };
 
-/* The successors of every block of the layout (out[b]: where b's start
- * in succ, and how many), the layout's order, and the edges into each
- * block. */
+/* The successors of every block of the layout (out[b]), the layout's
+ * order, and the edges into each block. */
 static void
 read_successors(dom_facts *d, const kl_func *f, const kl_cfg *cfg)
 {
 	uint32_t nb = f->nblocks, at = 0, k = 0;
-	uint32_t(*out)[2] = d->out;
+	succ_span *out = d->out;
 	uint32_t *order = d->order, *npreds = d->npreds;
 	memset(npreds, 0, (size_t)nb * sizeof *npreds);
 	/* Two edges a block up front: the rest as they come. */
@@ -71,7 +70,7 @@ read_successors(dom_facts *d, const kl_func *f, const kl_cfg *cfg)
 			succ = d->succ.a;
 		}
 		order[k++] = b;
-		out[b][0] = at;
+		out[b].start = at;
 		for (uint32_t j = 0; j < n; j++) {
 			uint32_t t = cfg ? edges[j].block.id
 					 : dest_block(&f->pool, dests[j]);
@@ -80,102 +79,18 @@ read_successors(dom_facts *d, const kl_func *f, const kl_cfg *cfg)
 			succ[at++] = t;
 			npreds[t]++;
 		}
-		out[b][1] = at - out[b][0];
+		out[b].n = at - out[b].start;
 	}
 	d->nedges = at;
 	d->nlayout = k;
 }
 
-/*
- * Depth-first search from the entry: preorder numbers (in span[b].lo, 0
- * for blocks not reached; span[b].hi holds b's next edge meanwhile) and
- * the search's parents (anc). The path being searched is the chain of
- * parents, so it needs no stack of its own. Returns how many blocks were
- * reached.
- */
-static uint32_t
-number_blocks(dom_facts *d, uint32_t entry)
-{
-	uint32_t(*out)[2] = d->out; /* read only */
-	const uint32_t *succ = d->succ.a;
-	uint32_t *vertex = d->vertex, *anc = d->anc;
-	dom_span *span = d->span;
-	uint32_t n = 1, w = 1;
-	span[entry] = (dom_span){ 1, out[entry][0] };
-	vertex[1] = entry;
-	anc[1] = 0;
-	while (w > 0) {
-		uint32_t b = vertex[w], e = span[b].hi;
-		if (e == out[b][0] + out[b][1]) {
-			w = anc[w]; /* done with b: back to its parent */
-			continue;
-		}
-		span[b].hi = e + 1;
-		uint32_t t = succ[e];
-		if (span[t].lo)
-			continue;
-		span[t] = (dom_span){ ++n, out[t][0] };
-		vertex[n] = t;
-		anc[n] = w;
-		w = n;
-	}
-	return n;
-}
-
-/* The predecessors of every number w that the search reached, as
- * numbers: preds[pstart[w] .. pstart[w + 1]) (ana_semi_nca's input). */
+/* The tree in block numbers: idom, and children in layout order. */
 static void
-predecessors(dom_facts *d, uint32_t n)
-{
-	uint32_t(*out)[2] = d->out; /* read only */
-	const uint32_t *succ = d->succ.a, *vertex = d->vertex;
-	const dom_span *span = d->span;
-	uint32_t *start = d->pstart, at = 0;
-	uint32_t *preds = room_whole(&d->preds, (uint64_t)d->nedges + 1);
-	memset(start, 0, ((size_t)n + 2) * sizeof *start);
-	for (uint32_t u = 1; u <= n; u++) {
-		uint32_t b = vertex[u];
-		for (uint32_t e = out[b][0]; e < out[b][0] + out[b][1]; e++)
-			start[span[succ[e]].lo]++;
-	}
-	for (uint32_t w = 1; w <= n; w++) {
-		at += start[w];
-		start[w] = at; /* the end of w's list, for now */
-	}
-	start[n + 1] = at;
-	/* Each list filled backwards, so its end moves to its start. */
-	for (uint32_t u = 1; u <= n; u++) {
-		uint32_t b = vertex[u];
-		for (uint32_t e = out[b][0]; e < out[b][0] + out[b][1]; e++)
-			preds[--start[span[succ[e]].lo]] = u;
-	}
-}
-
-/*
- * The tree in block numbers: idom, children in layout order, and the
- * spans. Each block's span is [its preorder number, the last number of
- * the blocks it dominates]: subtree sizes bottom-up (a dominator has a
- * smaller search number than the blocks it dominates), then each child
- * takes the next free range of its parent's, in search order.
- */
-static void
-number_tree(dom_facts *d, uint32_t n, uint32_t nb)
+link_tree(dom_facts *d, uint32_t n, uint32_t nb)
 {
 	const uint32_t *vertex = d->vertex, *didom = d->didom;
-	uint32_t *size = d->label, *next = d->anc; /* free again */
 	uint32_t *idom = d->idom, *child = d->child, *sibling = d->sibling;
-	for (uint32_t w = 1; w <= n; w++)
-		size[w] = 1;
-	for (uint32_t w = n; w >= 2; w--)
-		size[didom[w]] += size[w];
-	next[1] = 2;
-	d->span[vertex[1]] = (dom_span){ 1, size[1] };
-	for (uint32_t w = 2; w <= n; w++) {
-		uint32_t lo = next[didom[w]];
-		next[didom[w]] += size[w];
-		next[w] = lo + 1;
-		d->span[vertex[w]] = (dom_span){ lo, lo + size[w] - 1 };
-	}
 	memset(idom, 0xff, (size_t)nb * sizeof *idom);
 	memset(child, 0xff, (size_t)nb * sizeof *child);
 	memset(sibling, 0xff, (size_t)nb * sizeof *sibling);
@@ -240,7 +155,7 @@ frontiers(dom_facts *d, uint32_t n, uint32_t nb)
 }
 
 /* The per-block arrays, carved from the region: words each, a span and
- * out being two. */
+ * a successor span being two. */
 enum { REGION_WORDS = 17 };
 
 static void
@@ -250,7 +165,7 @@ carve(dom_facts *d, uint32_t nb)
 	uint32_t *at = room_whole(&d->region, REGION_WORDS * per);
 	d->span = (dom_span *)at;
 	at += 2 * per;
-	d->out = (uint32_t(*)[2])at;
+	d->out = (succ_span *)at;
 	at += 2 * per;
 	uint32_t **one[] = { &d->idom,  &d->child, &d->sibling, &d->npreds,
 			     &d->df_start, &d->order, &d->vertex, &d->anc,
@@ -270,11 +185,14 @@ promote_dom_compute(dom_facts *d, const kl_func *f, const kl_cfg *cfg)
 	carve(d, nb);
 	read_successors(d, f, cfg);
 	memset(d->span, 0, (size_t)nb * sizeof *d->span);
-	uint32_t n = number_blocks(d, f->first_block);
-	predecessors(d, n);
-	ana_semi_nca(n, d->pstart, d->preds.a, d->didom, d->anc, d->semi,
-		     d->label);
-	number_tree(d, n, nb);
+	uint32_t n = ana_dfs_number(f->first_block, d->out, d->succ.a, d->span,
+				    d->vertex, d->anc);
+	uint32_t *preds = room_whole(&d->preds, (uint64_t)d->nedges + 1);
+	ana_dfs_preds(n, d->out, d->succ.a, d->span, d->vertex, d->pstart,
+		      preds);
+	ana_semi_nca(n, d->pstart, preds, d->didom, d->anc, d->semi, d->label);
+	ana_dom_spans(n, d->didom, d->vertex, d->span, d->label, d->anc);
+	link_tree(d, n, nb);
 	frontiers(d, n, nb);
 }
 

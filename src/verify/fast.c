@@ -134,8 +134,8 @@ arena_setup(fast *fs)
 	size_t bytes[A_COUNT] = {
 		[A_IN_LAYOUT] = (nb / 64 + 1) * sizeof(uint64_t),
 		[A_VDEFS] = nv * sizeof(vdef),
-		[A_DOM] = (nb + 1) * sizeof(domspan), /* + the [0, 0] at nb */
-		[A_SSPAN] = (nb + 1) * sizeof(succspan), /* later semi, label */
+		[A_DOM] = (nb + 1) * sizeof(dom_span), /* + the [0, 0] at nb */
+		[A_SSPAN] = (nb + 1) * sizeof(succ_span), /* later semi, label */
 		[A_VERTEX] = (nb + 1) * u,
 		[A_ANC] = (nb + 1) * u,
 		[A_PSTART] = (nb + 2) * u,
@@ -158,8 +158,8 @@ arena_setup(fast *fs)
 	fs->nedges = bound > UINT32_MAX / 4 ? UINT32_MAX / 4 : (uint32_t)bound;
 	fs->in_layout = (uint64_t *)(base + off[A_IN_LAYOUT]);
 	fs->vdefs = (vdef *)(base + off[A_VDEFS]);
-	fs->dom = (domspan *)(base + off[A_DOM]);
-	fs->sspan = (succspan *)(base + off[A_SSPAN]);
+	fs->dom = (dom_span *)(base + off[A_DOM]);
+	fs->sspan = (succ_span *)(base + off[A_SSPAN]);
 	fs->vertex = (uint32_t *)(base + off[A_VERTEX]);
 	fs->anc = (uint32_t *)(base + off[A_ANC]);
 	fs->pstart = (uint32_t *)(base + off[A_PSTART]);
@@ -325,7 +325,7 @@ use(fast *fs, uint32_t v)
 		return -1;
 	}
 	/* dom[nblocks] is [0, 0]: it stands for blocks out of range */
-	const domspan *ds = &fs->dom[db < fs->nblocks ? db : fs->nblocks];
+	const dom_span *ds = &fs->dom[db < fs->nblocks ? db : fs->nblocks];
 	uint32_t ok;
 	if (KL_LIKELY(fs->lo)) {
 		/* lo[db] <= lo <= hi[db], as one unsigned comparison */

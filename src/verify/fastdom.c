@@ -16,12 +16,13 @@
  *
  * A depth-first search numbers the reachable blocks in preorder and
  * gathers their predecessors as DFS numbers; the immediate dominators
- * come from the semi-NCA kernel that kl_domtree_compute uses too
- * (src/analysis/seminca.c), so the two cannot disagree by algorithm.
- * Everything is in DFS-number space (1 .. n; 0 is none), without
- * recursion or stacks. Finally a pass over the tree gives
- * every block its preorder span [lo, hi] (verify.h: domspan); an
- * unreachable block keeps [0, 0], which dominates nothing reachable.
+ * come from the semi-NCA kernel that kl_domtree_compute uses too, and the
+ * search, the predecessors and the tree's spans from the steps the
+ * promote pass's compact facts use too (src/analysis/seminca.c), so
+ * none of them can disagree by algorithm. Everything is in DFS-number
+ * space (1 .. n; 0 is none), without recursion or stacks. Finally a pass
+ * over the tree gives every block its preorder span [lo, hi] (dom_span);
+ * an unreachable block keeps [0, 0], which dominates nothing reachable.
  *
  * Nothing is trusted: the layout walk checks every link (a bitmap stops
  * cycles), every terminator and destination list is checked before it is
@@ -32,7 +33,6 @@
 #include <string.h>
 
 #include "verify.h"
-#include "../analysis/seminca.h"
 
 /*
  * Instruction t as a block's terminator: its destination lists (handles,
@@ -89,7 +89,7 @@ fast_layout(fast *fs)
 			return false;
 		bit_set(fs->in_layout, b);
 		n++;
-		fs->sspan[b] = (succspan){ at, nd };
+		fs->sspan[b] = (succ_span){ at, nd };
 		for (uint32_t j = 0; j < nd; j++) {
 			if (!vdest(f, dests[j], &t, &e, &ne) || t == fs->entry)
 				return false;
@@ -116,107 +116,25 @@ fast_layout(fast *fs)
 	return true;
 }
 
-/*
- * Depth-first search from the entry: preorder numbers (in dom[b].lo, 0
- * for blocks not reached; dom[b].hi holds b's next edge meanwhile) and
- * DFS parents (anc). The path being searched is the chain of parents, so
- * it needs no stack of its own. Returns how many blocks were reached.
- */
-static uint32_t
-number_blocks(fast *fs)
+void
+fast_domtree(fast *fs)
 {
-	domspan *dom = fs->dom;
-	uint32_t n = 1, w = 1;
-	dom[fs->entry] = (domspan){ 1, fs->sspan[fs->entry].start };
-	fs->vertex[1] = fs->entry;
-	fs->anc[1] = 0;
-	while (w > 0) {
-		uint32_t b = fs->vertex[w], e = dom[b].hi;
-		if (e == fs->sspan[b].start + fs->sspan[b].n) {
-			w = fs->anc[w]; /* done with b: back to its parent */
-			continue;
-		}
-		dom[b].hi = e + 1;
-		uint32_t t = fs->succ[e];
-		if (dom[t].lo)
-			continue;
-		dom[t] = (domspan){ ++n, fs->sspan[t].start };
-		fs->vertex[n] = t;
-		fs->anc[n] = w;
-		w = n;
+	if (fs->nplaced_blocks == 1) { /* the entry alone: no edge to it */
+		fs->dom[fs->entry] = (dom_span){ 1, 1 };
+		return;
 	}
-	return n;
-}
-
-/*
- * The predecessors of every DFS number w, as DFS numbers:
- * preds[pstart[w] .. pstart[w + 1]) (ana_semi_nca's input). The search
- * left each reached block's number in dom[b].lo.
- */
-static void
-predecessors(fast *fs, uint32_t n)
-{
-	const domspan *dom = fs->dom;
-	uint32_t at = 0, *start = fs->pstart;
-	memset(start, 0, ((size_t)n + 2) * sizeof *start);
-	for (uint32_t u = 1; u <= n; u++) {
-		const succspan *ss = &fs->sspan[fs->vertex[u]];
-		for (uint32_t e = ss->start; e < ss->start + ss->n; e++)
-			start[dom[fs->succ[e]].lo]++;
-	}
-	for (uint32_t w = 1; w <= n; w++) {
-		at += start[w];
-		start[w] = at; /* the end of w's list, for now */
-	}
-	start[n + 1] = at;
-	/* Each list filled backwards, so its end moves to its start. */
-	for (uint32_t u = 1; u <= n; u++) {
-		const succspan *ss = &fs->sspan[fs->vertex[u]];
-		for (uint32_t e = ss->start; e < ss->start + ss->n; e++)
-			fs->preds[--start[dom[fs->succ[e]].lo]] = u;
-	}
+	uint32_t n = ana_dfs_number(fs->entry, fs->sspan, fs->succ, fs->dom,
+				    fs->vertex, fs->anc);
+	ana_dfs_preds(n, fs->sspan, fs->succ, fs->dom, fs->vertex, fs->pstart,
+		      fs->preds);
 	/* The successors are not needed any more: their memory takes the
 	 * semi-NCA arrays (arena_setup sized it for them). */
 	fs->semi = (uint32_t *)fs->sspan;
 	fs->label = fs->semi + fs->nblocks + 1;
 	fs->idom = fs->succ;
-}
-
-/*
- * Preorder spans of the dominator tree: subtree sizes bottom-up (a
- * dominator has a smaller DFS number than the blocks it dominates), then
- * each child takes the next free range of its parent's, in DFS order.
- * This replaces the DFS numbers and cursors of the reached blocks; the
- * others keep [0, 0].
- */
-static void
-number_tree(fast *fs, uint32_t n)
-{
-	uint32_t *size = fs->label, *next = fs->anc; /* free again */
-	for (uint32_t w = 1; w <= n; w++)
-		size[w] = 1;
-	for (uint32_t w = n; w >= 2; w--)
-		size[fs->idom[w]] += size[w];
-	next[1] = 2;
-	fs->dom[fs->vertex[1]] = (domspan){ 1, size[1] };
-	for (uint32_t w = 2; w <= n; w++) {
-		uint32_t lo = next[fs->idom[w]];
-		next[fs->idom[w]] += size[w];
-		next[w] = lo + 1;
-		fs->dom[fs->vertex[w]] = (domspan){ lo, lo + size[w] - 1 };
-	}
-}
-
-void
-fast_domtree(fast *fs)
-{
-	if (fs->nplaced_blocks == 1) { /* the entry alone: no edge to it */
-		fs->dom[fs->entry] = (domspan){ 1, 1 };
-		return;
-	}
-	uint32_t n = number_blocks(fs);
-	predecessors(fs, n);
 	ana_semi_nca(n, fs->pstart, fs->preds, fs->idom, fs->anc, fs->semi,
 		     fs->label);
-	number_tree(fs, n);
+	/* This replaces the numbers and cursors of the reached blocks; the
+	 * others keep [0, 0]. */
+	ana_dom_spans(n, fs->idom, fs->vertex, fs->dom, fs->label, fs->anc);
 }

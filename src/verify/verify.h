@@ -19,6 +19,7 @@
 #ifndef KEEL_VERIFY_H
 #define KEEL_VERIFY_H
 
+#include "../analysis/seminca.h"
 #include "../ir/ir.h"
 
 /* vinfo.state: how a value is defined. */
@@ -350,13 +351,8 @@ void check_memory(verifier *vf, uint32_t i, const inst_view *iv); /* memory.c */
  * must never say yes where they would report anything (it may be
  * stricter: that only costs time), so it makes every check they make,
  * in one pass over the instructions, reading the IR in place.
- *
- * Dominance: a block's span in the dominator tree's preorder, lo .. hi
- * (lo = 0: unreachable); a dominates b iff lo[a] <= lo[b] <= hi[a].
+ * Dominance is a block's dom_span (src/analysis/seminca.h).
  */
-typedef struct domspan {
-	uint32_t lo, hi;
-} domspan;
 
 /*
  * A value the fast path's walk has defined (fast.c, use): its block's
@@ -364,7 +360,7 @@ typedef struct domspan {
  * or the definition's layout node, and its class.
  */
 typedef struct vdef {
-	uint32_t lo, hi; /* its block's domspan */
+	uint32_t lo, hi; /* its block's dom_span */
 	uint32_t cls;    /* VDEF_SET | its class | flags; 0: not defined */
 } vdef;
 
@@ -373,21 +369,17 @@ typedef struct vdef {
  * alloca's result. */
 enum { VDEF_CLASS = 7, VDEF_SET = 8, VDEF_ALLOCA = 16 };
 
-/* A placed block's successors: succ[start .. start + n). */
-typedef struct succspan {
-	uint32_t start, n;
-} succspan;
 
 typedef struct fast {
 	/* Read by every operand: kept together. */
 	const kl_value_data *values;
 	const kl_inst_node *nodes;
-	domspan *dom;          /* per block, and [0, 0] at nblocks */
+	dom_span *dom;          /* per block, and [0, 0] at nblocks */
 	uint64_t *in_layout;   /* per block: in the layout */
 	uint32_t nvalues, ninsts, nblocks;
 	uint32_t blk, seq, lo, hi; /* the instruction being checked: its
 				    * block, sequence number and block's
-				    * domspan */
+				    * dom_span */
 	vdef *vdefs;           /* per value: as defined so far */
 	uint32_t ndefs;        /* values with a vdef */
 
@@ -408,7 +400,7 @@ typedef struct fast {
 	int64_t *addr_off;
 
 	/* The dominator tree's work (fastdom.c); per block or DFS number. */
-	succspan *sspan;
+	succ_span *sspan;
 	uint32_t *succ, *vertex, *anc, *label, *semi, *idom, *preds;
 	uint32_t *pstart;      /* per DFS number: its first predecessor */
 } fast;
