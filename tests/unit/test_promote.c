@@ -242,37 +242,41 @@ run_nest(kl_module *m)
 	return v;
 }
 
-static void
-test_budget_keeps_what_it_cannot_afford(void)
+/* Promote a counter nest of the given depth with rep (as the caller set
+ * it up); the result must verify and run as before. Returns how many
+ * allocas remain. */
+static uint32_t
+promote_nest_and_run(uint32_t depth, kl_pass_report *rep)
 {
 	kl_module *m = kl_module_new();
-	kl_func *f = counter_nest(m, 600);
+	kl_func *f = counter_nest(m, depth);
 	kl_diags d = { 0 };
 	CHECK_EQ_INT(kl_verify_module(m, &d), KL_OK);
 	uint64_t before = run_nest(m);
+	CHECK_EQ_INT(kl_promote_func(f, rep), KL_OK);
+	CHECK_EQ_INT(kl_verify_module(m, &d), KL_OK);
+	CHECK_EQ_INT(run_nest(m), before);
+	uint32_t left = count_allocas(f);
+	kl_diags_free(&d);
+	kl_module_free(m);
+	return left;
+}
+
+static void
+test_budget_keeps_what_it_cannot_afford(void)
+{
 	kl_pass_report rep = { 0 };
 	rep.verbose = true;
-	CHECK_EQ_INT(kl_promote_func(f, &rep), KL_OK);
+	uint32_t left = promote_nest_and_run(600, &rep);
 	uint64_t promoted = kl_pass_report_get(&rep, "promoted");
 	uint64_t kept = kl_pass_report_get(&rep, "kept");
 	CHECK(promoted > 0 && kept > 0 && promoted + kept == 600);
-	CHECK_EQ_INT(count_allocas(f), kept);
+	CHECK_EQ_INT(left, kept);
 	CHECK(rep.notes.data && strstr(rep.notes.data, "too many block "
 					"parameters would be needed"));
-	CHECK_EQ_INT(kl_verify_module(m, &d), KL_OK);
-	CHECK_EQ_INT(run_nest(m), before);
 	kl_pass_report_free(&rep);
-	kl_diags_free(&d);
-	kl_module_free(m);
-
 	/* A shallow nest fits the budget: everything is promoted. */
-	m = kl_module_new();
-	f = counter_nest(m, 40);
-	kl_promote_func(f, NULL);
-	CHECK_EQ_INT(count_allocas(f), 0);
-	CHECK_EQ_INT(kl_verify_module(m, &d), KL_OK);
-	kl_diags_free(&d);
-	kl_module_free(m);
+	CHECK_EQ_INT(promote_nest_and_run(40, NULL), 0);
 }
 
 /*
@@ -284,21 +288,11 @@ test_budget_keeps_what_it_cannot_afford(void)
 static void
 test_verified_nest_promotes_exactly(void)
 {
-	kl_module *m = kl_module_new();
-	kl_func *f = counter_nest(m, 40);
-	kl_diags d = { 0 };
-	CHECK_EQ_INT(kl_verify_module(m, &d), KL_OK);
-	uint64_t before = run_nest(m);
 	kl_pass_report rep = { 0 };
 	rep.input_verified = true;
-	CHECK_EQ_INT(kl_promote_func(f, &rep), KL_OK);
+	CHECK_EQ_INT(promote_nest_and_run(40, &rep), 0);
 	CHECK_EQ_INT(kl_pass_report_get(&rep, "promoted"), 40);
-	CHECK_EQ_INT(count_allocas(f), 0);
-	CHECK_EQ_INT(kl_verify_module(m, &d), KL_OK);
-	CHECK_EQ_INT(run_nest(m), before);
 	kl_pass_report_free(&rep);
-	kl_diags_free(&d);
-	kl_module_free(m);
 }
 
 int
