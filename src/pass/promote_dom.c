@@ -11,7 +11,7 @@
  * a post-order, ...), and in a fresh process touch about 215 bytes of
  * fresh memory a block; on a function of 100,000 blocks first touches of
  * fresh pages were a third of the pass's time (docs/passes.md). These
- * arrays take 56 bytes a block (in one region: huge pages from 1 MB on)
+ * arrays take 64 bytes a block (in one region: huge pages from 1 MB on)
  * and 8 an edge, and the pass keeps them from one function to the next.
  *
  * The steps are the verifier's fast path's (src/verify/fastdom.c), the
@@ -37,6 +37,7 @@ read_successors(dom_facts *d, const kl_func *f, const kl_cfg *cfg)
 {
 	uint32_t nb = f->nblocks, at = 0, k = 0;
 	succ_span *out = d->out;
+	d->exact = !cfg;
 	uint32_t *order = d->order, *npreds = d->npreds;
 	memset(npreds, 0, (size_t)nb * sizeof *npreds);
 	/* Two edges a block up front: the rest as they come. */
@@ -73,8 +74,10 @@ read_successors(dom_facts *d, const kl_func *f, const kl_cfg *cfg)
 		for (uint32_t j = 0; j < n; j++) {
 			uint32_t t = cfg ? edges[j].block.id
 					 : dest_block(&f->pool, dests[j]);
-			if (!cfg && !ana_block_placed(f, t))
+			if (!cfg && !ana_block_placed(f, t)) {
+				d->exact = false;
 				continue;
+			}
 			succ[at++] = t;
 			npreds[t]++;
 		}
@@ -154,10 +157,9 @@ frontiers(dom_facts *d, uint32_t n, uint32_t nb)
 }
 
 /* The per-block arrays, carved from the region: words each, a span and
- * a successor span being two. The search's semi and label, and the
- * frontier walk's marks, take the successor spans' place once those are
- * read (set in promote_dom_compute). */
-enum { REGION_WORDS = 14 };
+ * a successor span being two. The frontier walk's marks take the place
+ * of semi, which the semi-NCA kernel alone reads. */
+enum { REGION_WORDS = 16 };
 
 static void
 carve(dom_facts *d, uint32_t nb)
@@ -170,8 +172,8 @@ carve(dom_facts *d, uint32_t nb)
 	at += 2 * per;
 	uint32_t **one[] = { &d->idom,   &d->child,    &d->sibling,
 			     &d->npreds, &d->df_start, &d->order,
-			     &d->vertex, &d->anc,      &d->didom,
-			     &d->pstart };
+			     &d->vertex, &d->anc,      &d->semi,
+			     &d->label,  &d->didom,    &d->pstart };
 	_Static_assert(REGION_WORDS == 4 + sizeof one / sizeof one[0],
 		       "the region holds every array");
 	for (size_t k = 0; k < sizeof one / sizeof one[0]; k++, at += per)
@@ -191,10 +193,6 @@ promote_dom_compute(dom_facts *d, const kl_func *f, const kl_cfg *cfg)
 	uint32_t *preds = room_whole(&d->preds, (uint64_t)d->nedges + 1);
 	ana_dfs_preds(n, d->out, d->succ.a, d->span, d->vertex, d->pstart,
 		      preds);
-	/* The successor spans are read: their 2 (nb + 2) words take semi
-	 * and label (n + 1 each), then the frontier walk's marks. */
-	d->semi = (uint32_t *)d->out;
-	d->label = d->semi + (uint64_t)nb + 2;
 	d->last = d->semi;
 	ana_semi_nca(n, d->pstart, preds, d->didom, d->anc, d->semi, d->label);
 	ana_dom_spans(n, d->didom, d->vertex, d->span, d->label, d->anc);

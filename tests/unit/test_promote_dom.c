@@ -57,6 +57,31 @@ compare(const dom_facts *d, const kl_func *f, const kl_cfg *cfg,
 	CHECK_EQ_INT(d->nedges, nedges);
 }
 
+/* Read off the terminators, d lists every destination in order, or
+ * says it does not (exact false): renaming then reads the terminators. */
+static bool
+check_destinations(const dom_facts *d, const kl_func *f)
+{
+	bool all_placed = true;
+	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
+		uint32_t t = f->blocks[b].last, nd = 0;
+		const uint32_t *dests = NULL;
+		if (t != KL_NONE)
+			nd = inst_dests(f, t, &dests);
+		for (uint32_t k = 0; k < nd; k++)
+			all_placed &= ana_block_placed(
+				f, dest_block(&f->pool, dests[k]));
+		if (!d->exact)
+			continue;
+		CHECK_EQ_INT(d->out[b].n, nd);
+		for (uint32_t k = 0; k < nd && k < d->out[b].n; k++)
+			CHECK_EQ_INT(d->succ.a[d->out[b].start + k],
+				     dest_block(&f->pool, dests[k]));
+	}
+	CHECK_EQ_INT(d->exact, all_placed);
+	return all_placed;
+}
+
 static void
 test_random_functions(void)
 {
@@ -66,7 +91,7 @@ test_random_functions(void)
 	kl_domfront *df = kl_domfront_new();
 	dom_facts d;
 	memset(&d, 0, sizeof d);
-	int from_terminators = 0, unreachable = 0, joins = 0;
+	int from_terminators = 0, unreachable = 0, joins = 0, exact = 0;
 	for (int iter = 0; iter < 3000; iter++) {
 		rgraph g;
 		uint32_t n = 1 + rng_next(&r, iter % 10 == 0 ? 63 : 16);
@@ -76,9 +101,11 @@ test_random_functions(void)
 		kl_domfront_compute(df, g.f, cfg, dt);
 		promote_dom_compute(&d, g.f, cfg);
 		compare(&d, g.f, cfg, dt, df);
+		CHECK(!d.exact); /* from a CFG: not the terminators' */
 		if (rg_branches_only_at_ends(g.f)) {
 			promote_dom_compute(&d, g.f, NULL);
 			compare(&d, g.f, cfg, dt, df);
+			exact += check_destinations(&d, g.f);
 			from_terminators++;
 		}
 		for (uint32_t b = 0; b < g.f->nblocks; b++) {
@@ -90,6 +117,7 @@ test_random_functions(void)
 	}
 	/* The sample must hold what the comparison is about. */
 	CHECK(from_terminators > 1000);
+	CHECK(exact > 100 && exact < from_terminators);
 	CHECK(unreachable > 100);
 	CHECK(joins > 1000);
 	promote_dom_free(&d);
