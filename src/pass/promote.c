@@ -276,7 +276,7 @@ place_params(promoter *p)
 
 	/* The candidates in block order, where renaming and pruning read
 	 * them (a stable counting sort: each block's in slot order): block
-	 * b's are phis[first[b] .. first[b] + cnt[b]). */
+	 * b's are first[b] .. first[b] + cnt[b] in phi_block and phi_slot. */
 	uint32_t *first = room_whole(&p->block_phi, (uint64_t)nb + 1);
 	uint32_t *cnt = room_whole(&p->block_nphi, (uint64_t)nb + 1);
 	memset(cnt, 0, (size_t)nb * sizeof *cnt);
@@ -292,11 +292,14 @@ place_params(promoter *p)
 	}
 	if (p->nphis == 0)
 		return;
-	reserve_fresh(&p->phis, &p->phis_cap, sizeof *p->phis,
-		      (uint64_t)p->nphis + 1);
+	uint32_t *block_of = room_whole(&p->phi_block, (uint64_t)p->nphis + 1);
+	uint32_t *slot_of = room_whole(&p->phi_slot, (uint64_t)p->nphis + 1);
+	room(&p->phi_value, (uint64_t)p->nphis + 1);
 	for (uint32_t k = 0; k < p->nphis; k++) {
 		cand c = p->cands[k];
-		p->phis[first[c.block]++] = (phi){ c.block, c.slot, KL_NONE };
+		uint32_t q = first[c.block]++;
+		block_of[q] = c.block;
+		slot_of[q] = c.slot;
 	}
 	uint64_t words = (uint64_t)p->nphis / 4 + 1; /* of bytes */
 	memset(room_whole(&p->phi_used, words), 0, p->nphis);
@@ -523,7 +526,6 @@ promoter_free(void *state)
 	free(p->acc);
 	free(p->slots);
 	free(p->cands);
-	free(p->phis);
 	free(p->fixups);
 	free(p->edges);
 	free(p->incoming);
@@ -536,7 +538,8 @@ promoter_free(void *state)
 			   &p->slot_start, &p->by_alloca, &p->alloca_start,
 			   &p->sort_tmp, &p->block_phi,
 			   &p->block_nphi, &p->block_marks, &p->work,
-			   &p->phi_used,
+			   &p->phi_used, &p->phi_block, &p->phi_slot,
+			   &p->phi_value,
 			   &p->edge_start, &p->edge_first,
 			   &p->args, &p->cur };
 	for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)

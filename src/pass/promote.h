@@ -107,11 +107,6 @@ typedef struct cand {
 	uint32_t block, slot;
 } cand;
 
-typedef struct phi {
-	uint32_t block, slot;
-	uint32_t value; /* once it survives pruning */
-} phi;
-
 /* An operand waiting for a parameter's number: an alias target (of a
  * load's result) or the w1 operand of a conversion. */
 enum { FIX_ALIAS, FIX_OPERAND };
@@ -312,8 +307,11 @@ typedef struct promoter {
 	cand *cands;           /* candidates as placement makes them, slot
 				* by slot */
 	uint32_t cands_cap;
-	phi *phis;             /* the candidates sorted by block */
-	uint32_t nphis, phis_cap;
+	/* The candidates sorted by block, an array per field (each phase
+	 * reads one of them at random: dense, it stays in the cache): the
+	 * block, the slot, and the number once it survives pruning. */
+	scratch phi_block, phi_slot, phi_value;
+	uint32_t nphis;
 	/* Per candidate (bytes): its value reaches a real use. Apart from
 	 * the records, so that pruning's marks at random stay in the
 	 * cache. */

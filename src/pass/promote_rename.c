@@ -186,10 +186,10 @@ record_edges(promoter *p, uint32_t b, bool zeros)
 				sizeof *p->incoming, (uint64_t)p->nincoming + n);
 		/* KL_NONE stands for the slot's zero, made only if a surviving
 		 * parameter needs it. */
-		const phi *ph = &p->phis[p->block_phi.a[target]];
+		const uint32_t *slot_of = p->phi_slot.a + p->block_phi.a[target];
 		for (uint32_t j = 0; j < n; j++)
 			p->incoming[p->nincoming++] =
-				zeros ? KL_NONE : p->cur.a[ph[j].slot];
+				zeros ? KL_NONE : p->cur.a[slot_of[j]];
 	}
 }
 
@@ -198,7 +198,7 @@ rename_block(promoter *p, uint32_t b, bool reachable)
 {
 	for (uint32_t k = 0; reachable && k < p->block_nphi.a[b]; k++) {
 		uint32_t ph = p->block_phi.a[b] + k;
-		set_current(p, p->phis[ph].slot, PHI_REF + ph);
+		set_current(p, p->phi_slot.a[ph], PHI_REF + ph);
 	}
 	for (uint32_t k = 0; k < p->block_nacc.a[b]; k++) {
 		const access *x = &p->acc[p->block_acc.a[b] + k];
@@ -309,12 +309,11 @@ reserve_lists(promoter *p, uint32_t live, const uint32_t *edge_start)
 	uint64_t slots = 4 * (uint64_t)live + 2 * (uint64_t)f->pool.len +
 			 4 * (uint64_t)p->nedges;
 	const uint8_t *used = (const uint8_t *)p->phi_used.a;
-	for (uint32_t k = 0; k < p->nphis; k++) {
-		const phi *ph = &p->phis[k];
+	const uint32_t *block_of = p->phi_block.a;
+	for (uint32_t k = 0; k < p->nphis; k++)
 		if (used[k]) /* an argument on each edge into its block */
-			slots += 2 * (uint64_t)(edge_start[ph->block + 1] -
-						edge_start[ph->block]);
-	}
+			slots += 2 * (uint64_t)(edge_start[block_of[k] + 1] -
+						edge_start[block_of[k]]);
 	uint64_t left = DEST_BLOCK - 1 - (uint64_t)f->pool.len;
 	pool_make_room(&f->pool, slots < left ? slots : left);
 }
@@ -357,7 +356,7 @@ promote_prune_params(promoter *p)
 			work[nwork++] = k;
 	while (nwork) {
 		uint32_t q = work[--nwork];
-		uint32_t b = p->phis[q].block, pos = q - first[b];
+		uint32_t b = p->phi_block.a[q], pos = q - first[b];
 		for (uint32_t e = start[b]; e < start[b + 1]; e++) {
 			uint32_t v = p->incoming[efirst[e] + pos];
 			if (is_phi_ref(v) && !used[v - PHI_REF]) {
@@ -380,16 +379,17 @@ promote_prune_params(promoter *p)
 	 * how the candidates were found. Each block's parameters are added
 	 * to its list at once. */
 	uint32_t *args = room(&p->args, (uint64_t)p->nphis + 1);
+	uint32_t *value = p->phi_value.a;
+	const uint32_t *slot_of = p->phi_slot.a;
 	for (uint32_t b = 0; b < nb; b++) {
 		uint32_t n = 0;
-		for (uint32_t j = 0; j < nphi[b]; j++) {
-			phi *ph = &p->phis[first[b] + j];
-			if (!used[first[b] + j])
+		for (uint32_t q = first[b]; q < first[b] + nphi[b]; q++) {
+			if (!used[q])
 				continue;
-			ph->value = next_value++;
-			value_define(f, ph->value, VK_PARAM,
-				     p->slots[ph->slot].type, b);
-			args[n++] = ph->value;
+			value[q] = next_value++;
+			value_define(f, value[q], VK_PARAM,
+				     p->slots[slot_of[q]].type, b);
+			args[n++] = value[q];
 		}
 		if (n)
 			memcpy(list_extend(&f->pool, &f->blocks[b].params, n),
@@ -397,7 +397,7 @@ promote_prune_params(promoter *p)
 	}
 	for (uint32_t k = 0; k < p->nfixups; k++) {
 		const fixup *x = &p->fixups[k];
-		uint32_t v = p->phis[x->phi].value;
+		uint32_t v = value[x->phi];
 		if (x->kind == FIX_ALIAS)
 			f->values[x->id].def = v;
 		else
@@ -412,13 +412,13 @@ promote_prune_params(promoter *p)
 			KL_PREFETCH(&f->insts[ed[PREFETCH_EDGES].inst]);
 		uint32_t n = 0;
 		for (uint32_t j = 0; j < nphi[ed->target]; j++) {
-			const phi *ph = &p->phis[first[ed->target] + j];
-			if (!used[first[ed->target] + j])
+			uint32_t q = first[ed->target] + j;
+			if (!used[q])
 				continue;
 			uint32_t v = p->incoming[ed->first + j];
 			if (v == KL_NONE)
-				v = zero_of(p, p->slots[ph->slot].type);
-			args[n++] = is_phi_ref(v) ? p->phis[v - PHI_REF].value : v;
+				v = zero_of(p, p->slots[slot_of[q]].type);
+			args[n++] = is_phi_ref(v) ? value[v - PHI_REF] : v;
 		}
 		inst_dest_append_args(f, ed->inst, ed->dest, args, n);
 	}
