@@ -48,9 +48,9 @@
  * promoted allocas and their address arithmetic are removed from lists
  * the first walk made; the aliases loads became are resolved in the
  * users of loaded values that walk listed (a second walk only when a use
- * may come before its definition in the layout). In a big function fresh memory costs most:
- * arrays are sized once from bounds (reserve_fresh), not doubled through
- * copies.
+ * may come before its definition in the layout). In a big function
+ * fresh memory costs most: arrays are sized once from bounds
+ * (reserve_fresh), not doubled through copies.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,9 +183,9 @@ place_slot_lists(promoter *p, uint32_t s, uint32_t dom, uint32_t stamp,
 		mark[b][0] = stamp;
 		work[nwork++] = b;
 	}
+	const uint32_t *df = p->dom.df.a, *df_start = p->dom.df_start;
 	while (nwork) {
 		uint32_t x = work[--nwork];
-		const uint32_t *df = p->dom.df.a, *df_start = p->dom.df_start;
 		for (uint32_t k = df_start[x]; k < df_start[x + 1]; k++) {
 			uint32_t y = df[k];
 			if (mark[y][1] == stamp ||

@@ -243,13 +243,8 @@ void promote_tiny_compute(tiny_cfg *t, const kl_func *f);
  * which has no tree links either.
  */
 typedef struct dom_facts {
-	uint32_t nblocks;
 	uint32_t nedges;        /* between blocks of the layout */
 	uint32_t nlayout;       /* blocks in the layout */
-	/* out and succ list each block's destinations, all and in order
-	 * (read off the terminators, none unplaced): renaming reads them
-	 * instead of the terminators. */
-	bool exact;
 	/* Per block, carved from one region (a single allocation, which
 	 * from 1 MB on gets huge pages: per byte, far fewer first touches
 	 * than a dozen arrays of 4 KB pages). */
@@ -259,9 +254,13 @@ typedef struct dom_facts {
 	uint32_t *npreds;       /* edges in */
 	uint32_t *df_start;     /* DF(b): df.a[df_start[b] .. df_start[b + 1]) */
 	succ_span *out;         /* successors: succ.a[out[b].start ..] */
+	/* out and succ list each block's destinations, all and in order
+	 * (read off the terminators, none unplaced): renaming reads them
+	 * instead of the terminators. */
+	bool exact;
 	/* The computation's own: the layout's order, and the depth-first
 	 * search's arrays by search number. */
-	uint32_t *order, *vertex, *anc, *semi, *label, *didom, *pstart, *last;
+	uint32_t *order, *vertex, *anc, *semi, *label, *didom, *pstart;
 	scratch region, succ, preds, df;
 } dom_facts;
 

@@ -111,8 +111,9 @@ link_tree(dom_facts *d, uint32_t n, uint32_t nb)
 /*
  * Walk up from each predecessor of each join w to w's immediate
  * dominator: every block passed has w in its frontier. last[r] names the
- * last join whose walk passed r; a walk that meets its own join's mark
- * stops, as the rest of the way is done. With fill false, count into
+ * last join whose walk passed r (in semi's words, which only the
+ * semi-NCA kernel reads); a walk that meets its own join's mark stops,
+ * as the rest of the way is done. With fill false, count into
  * df_start (per block); else place each block's from its end down.
  */
 static void
@@ -120,7 +121,7 @@ walk_frontiers(dom_facts *d, uint32_t n, bool fill)
 {
 	const uint32_t *vertex = d->vertex, *didom = d->didom;
 	const uint32_t *pstart = d->pstart, *preds = d->preds.a;
-	uint32_t *last = d->last, *start = d->df_start, *df = d->df.a;
+	uint32_t *last = d->semi, *start = d->df_start, *df = d->df.a;
 	memset(last, 0, ((size_t)n + 1) * sizeof *last);
 	/* From the entry (number 1, idom 0): edges into it are no IR's
 	 * the verifier accepts, but the pass also takes unverified IR. */
@@ -157,8 +158,7 @@ frontiers(dom_facts *d, uint32_t n, uint32_t nb)
 }
 
 /* The per-block arrays, carved from the region: words each, a span and
- * a successor span being two. The frontier walk's marks take the place
- * of semi, which the semi-NCA kernel alone reads. */
+ * a successor span being two. */
 enum { REGION_WORDS = 16 };
 
 static void
@@ -184,7 +184,6 @@ void
 promote_dom_compute(dom_facts *d, const kl_func *f, const kl_cfg *cfg)
 {
 	uint32_t nb = f->nblocks;
-	d->nblocks = nb;
 	carve(d, nb);
 	read_successors(d, f, cfg);
 	memset(d->span, 0, (size_t)nb * sizeof *d->span);
@@ -193,7 +192,6 @@ promote_dom_compute(dom_facts *d, const kl_func *f, const kl_cfg *cfg)
 	uint32_t *preds = room_whole(&d->preds, (uint64_t)d->nedges + 1);
 	ana_dfs_preds(n, d->out, d->succ.a, d->span, d->vertex, d->pstart,
 		      preds);
-	d->last = d->semi;
 	ana_semi_nca(n, d->pstart, preds, d->didom, d->anc, d->semi, d->label);
 	ana_dom_spans(n, d->didom, d->vertex, d->span, d->label, d->anc);
 	link_tree(d, n, nb);
