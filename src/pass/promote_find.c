@@ -146,9 +146,14 @@ promote_clear_addresses(promoter *p)
 	kl_func *f = p->f;
 	uint32_t nv = p->nvalues;
 	uint32_t *addr = room_whole(&p->addr, (uint64_t)nv + 1);
-	if (nv + 1 > p->addr_off_cap)
-		kl_grow(&p->addr_off, &p->addr_off_cap, sizeof *p->addr_off,
-			(uint64_t)nv + 1);
+	/* Only addresses write their offsets: a few pages in use, which
+	 * must not be huge pages (kl_grow's), each zeroed whole. */
+	if (nv + 1 > p->addr_off_cap) {
+		p->addr_off_cap = kl_grown_cap(p->addr_off_cap, (uint64_t)nv + 1);
+		free(p->addr_off);
+		p->addr_off = kl_malloc((size_t)p->addr_off_cap *
+					sizeof *p->addr_off);
+	}
 	/* addr[nv] stays KL_NONE: promote_walk reads it for "no operand". */
 	p->nusers = 0;
 	bool aliases = false;
@@ -643,18 +648,23 @@ promote_make_slots(promoter *p)
 {
 	uint32_t na = p->nallocas, n = p->nacc;
 	uint32_t *start = room(&p->alloca_start, (uint64_t)na + 1);
-	uint32_t *order = room(&p->by_alloca, (uint64_t)n + 1);
-	uint32_t *sstart = room(&p->slot_start, (uint64_t)n + 2);
 	uint32_t *slot_site = room(&p->slot_site, (uint64_t)n + 1);
 	KL_ASSERT(p->nblocks <= UINT32_MAX >> 1);
 	/* The varied allocas' accesses by alloca, in layout order
-	 * (start[a] is a's fill pointer first). */
+	 * (start[a] is a's fill pointer first), and a bound on the slots:
+	 * arrays sized by what they hold, not by the accesses (a huge page
+	 * zeroed for a few slots in a big function). */
 	uint32_t at = 0;
+	uint64_t most_slots = 0;
 	for (uint32_t a = 0; a < na; a++) {
+		const alloca_info *ai = &p->allocas[a];
 		start[a] = at;
-		at += p->allocas[a].varied ? p->allocas[a].naccesses : 0;
+		at += ai->varied ? ai->naccesses : 0;
+		most_slots += ai->varied ? ai->naccesses : ai->naccesses != 0;
 	}
 	start[na] = at;
+	uint32_t *order = room(&p->by_alloca, (uint64_t)at + 1);
+	uint32_t *sstart = room(&p->slot_start, most_slots + 2);
 	for (uint32_t k = 0; at && k < n; k++)
 		if (p->allocas[p->acc[k].alloca].varied)
 			order[start[p->acc[k].alloca]++] = k;
