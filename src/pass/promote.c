@@ -532,11 +532,13 @@ promoter_free(void *state)
 	free(p->log);
 	free(p->stack);
 	free(p->addr_off);
+	free(p->keys);
+	free(p->keys_tmp);
 	scratch *all[] = { &p->addr, &p->derived, &p->next_derived, &p->queue,
 			   &p->derives, &p->users,
 			   &p->block_acc, &p->block_nacc, &p->slot_site,
 			   &p->slot_start, &p->by_alloca, &p->alloca_start,
-			   &p->sort_tmp, &p->block_phi,
+			   &p->sort_tmp, &p->slot_types, &p->block_phi,
 			   &p->block_nphi, &p->block_marks, &p->work,
 			   &p->phi_used, &p->phi_block, &p->phi_slot,
 			   &p->phi_value,

@@ -63,15 +63,21 @@ enum access_form {
  * value, its type's class, the opcode's family), read by the walk in
  * layout order: renaming visits the blocks in dominator-tree order, in
  * which reading the instruction and value tables of a big function is a
- * cache miss per access.
+ * cache miss per access. Its block and offset are not kept: an access
+ * is listed in its block's range (block_acc), and only the allocas
+ * accessed at several offsets need the offsets again, which
+ * make_slots reads off the instructions. 16 bytes: a big function's
+ * accesses are megabytes of fresh memory.
  */
 typedef struct access {
-	int64_t offset;
 	uint32_t inst;
-	uint32_t alloca;
-	uint32_t block;
-	uint32_t slot;
 	uint32_t value;  /* a load's result, or the value a store stores */
+	/* Its alloca, until promote_make_slots gives it its slot instead
+	 * (KL_NONE: the alloca is kept). */
+	union {
+		uint32_t alloca;
+		uint32_t slot;
+	};
 	uint8_t width;   /* bytes accessed: 1, 2, 4 or 8 */
 	uint8_t cls;     /* the class of value's type (kl_type_class) */
 	uint8_t form;    /* enum access_form */
@@ -80,7 +86,16 @@ typedef struct access {
 	bool may_alias;
 } access;
 
-_Static_assert(sizeof(access) == 32, "an access is 32 bytes");
+_Static_assert(sizeof(access) == 16, "an access is 16 bytes");
+
+/* An access of an alloca accessed at several offsets, as make_slots
+ * sorts them: where it reads or writes, and its place among the
+ * alloca's accesses in layout order. */
+typedef struct access_key {
+	int64_t offset;
+	uint32_t width;
+	uint32_t k;
+} access_key;
 
 static inline bool
 access_is_store(const access *x)
@@ -302,7 +317,9 @@ typedef struct promoter {
 	scratch slot_site;     /* per access, grouped by slot: its block << 1
 				* | is_store */
 	scratch slot_start;    /* each slot's first in slot_site; nslots + 1 */
-	scratch by_alloca, alloca_start, sort_tmp; /* make_slots */
+	scratch by_alloca, alloca_start, sort_tmp, slot_types; /* make_slots */
+	access_key *keys, *keys_tmp;
+	uint32_t keys_cap, keys_tmp_cap;
 	cand *cands;           /* candidates as placement makes them, slot
 				* by slot */
 	uint32_t cands_cap;

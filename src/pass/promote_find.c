@@ -224,12 +224,12 @@ access_form(kl_opcode op)
 }
 
 /*
- * A load or store of address r (resolved) by instruction i of block b.
+ * A load or store of address r (resolved) by instruction i.
  * A store's value may_alias when the walk found it marked as an alias or
  * a loaded value.
  */
 static void
-add_access(promoter *p, uint32_t i, uint32_t b, uint32_t r, bool may_alias)
+add_access(promoter *p, uint32_t i, uint32_t r, bool may_alias)
 {
 	kl_func *f = p->f;
 	const kl_inst_data *d = &f->insts[i];
@@ -238,7 +238,7 @@ add_access(promoter *p, uint32_t i, uint32_t b, uint32_t r, bool may_alias)
 	access *a = &p->acc[p->nacc++];
 	a->inst = i;
 	a->alloca = p->addr.a[r];
-	a->offset = p->addr_off[r] + (int32_t)d->w[2];
+	int64_t offset = p->addr_off[r] + (int32_t)d->w[2];
 	a->form = access_form(d->op);
 	bool is_store = access_is_store(a);
 	a->value = d->w[0];
@@ -250,17 +250,15 @@ add_access(promoter *p, uint32_t i, uint32_t b, uint32_t r, bool may_alias)
 	KL_ASSERT(w <= 8);
 	a->width = (uint8_t)w;
 	a->cls = (uint8_t)type_class(f->module, t);
-	a->block = b;
-	a->slot = KL_NONE;
 	/* Counted here for make_slots, which sorts only the allocas
 	 * accessed at more than one (offset, width). */
 	alloca_info *ai = &p->allocas[a->alloca];
 	if (ai->naccesses++ == 0) {
 		ai->inst0 = i;
-		ai->offset0 = a->offset;
+		ai->offset0 = offset;
 		ai->width0 = a->width;
 	} else {
-		ai->varied |= a->offset != ai->offset0 || a->width != ai->width0;
+		ai->varied |= offset != ai->offset0 || a->width != ai->width0;
 	}
 }
 
@@ -430,7 +428,7 @@ promote_walk(promoter *p, bool defs)
 				marked |= stored_marked;
 				if ((r = address_of(p, d->w[1])) == KL_NONE)
 					break;
-				add_access(p, i, b, r, stored_marked);
+				add_access(p, i, r, stored_marked);
 				if (k == WALK_LOAD && d->w[0] < nv)
 					p->addr.a[d->w[0]] = LOADED;
 				break;
@@ -524,27 +522,36 @@ promote_find_addresses(promoter *p)
 	}
 }
 
-static int
-cmp_by_offset(const void *x, const void *y, void *ctx)
+/* Where access x reads or writes in its alloca: the offset of its
+ * address plus its own (as the walk found them; nothing has changed). */
+static int64_t
+access_offset(const promoter *p, const access *x)
 {
-	const access *acc = ctx;
-	const access *a = &acc[*(const uint32_t *)x];
-	const access *b = &acc[*(const uint32_t *)y];
-	if (a->offset != b->offset)
-		return a->offset < b->offset ? -1 : 1;
-	if (a->width != b->width)
-		return a->width < b->width ? -1 : 1;
-	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
+	const kl_inst_data *d = &p->f->insts[x->inst];
+	return p->addr_off[address_of(p, d->w[1])] + (int32_t)d->w[2];
 }
 
-/* Insertion sort for short runs, merge sort beyond: stable, no qsort_r. */
+/* (offset, width, layout order): the order of a varied alloca's
+ * accesses, in which one offset's come together. */
+static bool
+key_before(const access_key *a, const access_key *b)
+{
+	if (a->offset != b->offset)
+		return a->offset < b->offset;
+	if (a->width != b->width)
+		return a->width < b->width;
+	return a->k < b->k;
+}
+
+/* Insertion sort for short runs, merge sort beyond. */
 static void
-sort_indices(uint32_t *v, uint32_t n, uint32_t *tmp, const access *acc)
+sort_keys(access_key *v, uint32_t n, access_key *tmp)
 {
 	if (n < 16) {
 		for (uint32_t i = 1; i < n; i++) {
-			uint32_t x = v[i], j = i;
-			while (j > 0 && cmp_by_offset(&v[j - 1], &x, (void *)acc) > 0) {
+			access_key x = v[i];
+			uint32_t j = i;
+			while (j > 0 && key_before(&x, &v[j - 1])) {
 				v[j] = v[j - 1];
 				j--;
 			}
@@ -553,12 +560,11 @@ sort_indices(uint32_t *v, uint32_t n, uint32_t *tmp, const access *acc)
 		return;
 	}
 	uint32_t h = n / 2;
-	sort_indices(v, h, tmp, acc);
-	sort_indices(v + h, n - h, tmp, acc);
+	sort_keys(v, h, tmp);
+	sort_keys(v + h, n - h, tmp);
 	uint32_t i = 0, j = h, k = 0;
 	while (i < h && j < n)
-		tmp[k++] = cmp_by_offset(&v[j], &v[i], (void *)acc) < 0 ? v[j++]
-									 : v[i++];
+		tmp[k++] = key_before(&v[j], &v[i]) ? v[j++] : v[i++];
 	while (i < h)
 		tmp[k++] = v[i++];
 	while (j < n)
@@ -587,24 +593,25 @@ set_slot_type(promoter *p, uint32_t s, uint32_t types)
 	sl->type = t;
 }
 
-/* The bounds and overlap checks of an alloca's accesses v[0 .. m),
- * sorted by offset. */
+/* The bounds and overlap checks of an alloca's accesses, key[0 .. m)
+ * sorted by offset (key[k].k: the access is acc[v[key[k].k]]). */
 static void
-check_slots(promoter *p, alloca_info *ai, const uint32_t *v, uint32_t m)
+check_slots(promoter *p, alloca_info *ai, const access_key *key,
+	    const uint32_t *v, uint32_t m)
 {
 	for (uint32_t k = 0; k < m; k++) {
-		const access *x = &p->acc[v[k]];
+		const access_key *x = &key[k];
 		if (x->offset < 0 || x->offset + x->width > ai->size) {
 			ai->reason = KEPT_OUT_OF_BOUNDS;
-			ai->why_inst = x->inst;
+			ai->why_inst = p->acc[v[x->k]].inst;
 			return;
 		}
 		if (k > 0) {
-			const access *w = &p->acc[v[k - 1]];
+			const access_key *w = &key[k - 1];
 			bool same = w->offset == x->offset && w->width == x->width;
 			if (!same && x->offset < w->offset + w->width) {
 				ai->reason = KEPT_OVERLAP;
-				ai->why_inst = x->inst;
+				ai->why_inst = p->acc[v[x->k]].inst;
 				return;
 			}
 		}
@@ -639,13 +646,15 @@ type_bits(const access *x)
  * records themselves would be misses in a big function).
  *
  * Most allocas are one variable, accessed whole: one slot, nothing to
- * sort, and their accesses are assigned in one pass in layout order. The
- * others' accesses are sorted by (offset, width, layout order); one
- * offset has one width, so each slot's accesses come together.
+ * sort. The others' accesses are sorted by (offset, width, layout
+ * order); one offset has one width, so each slot's accesses come
+ * together. Then one pass over every access in layout order gives each
+ * its slot (KL_NONE if its alloca is kept), in place of its alloca.
  */
 void
 promote_make_slots(promoter *p)
 {
+	const kl_func *f = p->f;
 	uint32_t na = p->nallocas, n = p->nacc;
 	uint32_t *start = room(&p->alloca_start, (uint64_t)na + 1);
 	uint32_t *slot_site = room(&p->slot_site, (uint64_t)n + 1);
@@ -670,9 +679,9 @@ promote_make_slots(promoter *p)
 			order[start[p->acc[k].alloca]++] = k;
 
 	/* Slots in alloca order; a varied alloca's sites are filled now,
-	 * a uniform one's get their room. */
+	 * and the slot of each of its accesses takes the access's place in
+	 * order. A uniform alloca's slot gets its room. */
 	uint32_t filled = 0;
-	bool any_uniform = false;
 	for (uint32_t a = 0; a < na; a++) {
 		alloca_info *ai = &p->allocas[a];
 		uint32_t m = ai->naccesses;
@@ -689,50 +698,66 @@ promote_make_slots(promoter *p)
 			ai->slot = p->nslots;
 			sstart[new_slot(p, ai->offset0, ai->width0, a)] = filled;
 			filled += m;
-			any_uniform = true;
 			continue;
 		}
-		uint32_t *v = order + start[a] - m;
-		sort_indices(v, m, room(&p->sort_tmp, (uint64_t)m + 1), p->acc);
-		check_slots(p, ai, v, m);
+		start[a] -= m; /* back at a's first, for the pass below */
+		uint32_t *v = order + start[a];
+		reserve_fresh(&p->keys, &p->keys_cap, sizeof *p->keys, m);
+		reserve_fresh(&p->keys_tmp, &p->keys_tmp_cap,
+			      sizeof *p->keys_tmp, m);
+		access_key *key = p->keys;
+		for (uint32_t j = 0; j < m; j++)
+			key[j] = (access_key){ access_offset(p, &p->acc[v[j]]),
+					       p->acc[v[j]].width, j };
+		sort_keys(key, m, p->keys_tmp);
+		check_slots(p, ai, key, v, m);
 		if (ai->reason != PROMOTED)
 			continue;
 		ai->slot = p->nslots;
 		uint32_t types = 0;
-		for (uint32_t k = 0; k < m; k++) {
-			access *x = &p->acc[v[k]];
-			if (k == 0 || p->acc[v[k - 1]].offset != x->offset) {
-				if (k)
+		for (uint32_t j = 0; j < m; j++) {
+			const access *x = &p->acc[v[key[j].k]];
+			if (j == 0 || key[j - 1].offset != key[j].offset) {
+				if (j)
 					set_slot_type(p, p->nslots - 1, types);
-				sstart[new_slot(p, x->offset, x->width, a)] =
-					filled;
+				sstart[new_slot(p, key[j].offset, key[j].width,
+						a)] = filled;
 				types = 0;
 			}
-			x->slot = p->nslots - 1;
-			slot_site[filled++] = x->block << 1 | access_is_store(x);
+			v[key[j].k] = p->nslots - 1;
+			slot_site[filled++] = f->nodes[x->inst].block << 1 |
+					      access_is_store(x);
 			types |= type_bits(x);
 		}
 		set_slot_type(p, p->nslots - 1, types);
 	}
 	sstart[p->nslots] = filled;
-	if (!any_uniform)
-		return;
 
-	/* The uniform allocas' accesses, in one pass in layout order: each
-	 * slot's sites fill from its start. (Two scratch arrays of the
-	 * steps above serve again.) */
+	/* Every access in layout order, block by block: the slot of a
+	 * uniform alloca's, with its site, or the one noted in order for a
+	 * varied alloca's, or none. */
 	uint32_t *fill = room(&p->sort_tmp, (uint64_t)p->nslots + 1);
-	uint32_t *types = room(&p->alloca_start, (uint64_t)p->nslots + 1);
+	uint32_t *types = room(&p->slot_types, (uint64_t)p->nslots + 1);
 	memcpy(fill, sstart, (size_t)p->nslots * sizeof *fill);
 	memset(types, 0, (size_t)p->nslots * sizeof *types);
-	for (uint32_t k = 0; k < n; k++) {
-		access *x = &p->acc[k];
-		const alloca_info *ai = &p->allocas[x->alloca];
-		if (ai->slot == KL_NONE || ai->varied)
-			continue;
-		x->slot = ai->slot;
-		slot_site[fill[ai->slot]++] = x->block << 1 | access_is_store(x);
-		types[ai->slot] |= type_bits(x);
+	const uint32_t *block_acc = p->block_acc.a, *block_nacc = p->block_nacc.a;
+	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
+		uint32_t lo = block_acc[b], hi = lo + block_nacc[b];
+		for (uint32_t k = lo; k < hi; k++) {
+			access *x = &p->acc[k];
+			uint32_t a = x->alloca;
+			const alloca_info *ai = &p->allocas[a];
+			if (ai->slot == KL_NONE) {
+				x->slot = KL_NONE;
+			} else if (ai->varied) {
+				x->slot = order[start[a]++];
+			} else {
+				x->slot = ai->slot;
+				slot_site[fill[ai->slot]++] =
+					b << 1 | access_is_store(x);
+				types[ai->slot] |= type_bits(x);
+			}
+		}
 	}
 	for (uint32_t a = 0; a < na; a++) {
 		alloca_info *ai = &p->allocas[a];
