@@ -41,16 +41,17 @@
  * within a block, by slot), so the output is the same on every run.
  * Cost: linear in the function plus the frontier sets the slots touch.
  * Most functions are small, so per-function costs matter as much:
- * scratch arrays are kept from one function to the next (per-block marks
- * carry stamps that keep growing across functions, so nothing is
- * cleared), dominance is computed only when a slot needs it (as bit sets
- * for a function of at most 64 blocks, else as compact arrays), and the
+ * scratch arrays are kept from one function to the next, dominance is
+ * computed only when a slot needs it (as bit sets for a function of at
+ * most 64 blocks, else as compact arrays), and the
  * promoted allocas and their address arithmetic are removed from lists
  * the first walk made; the aliases loads became are resolved in the
  * users of loaded values that walk listed (a second walk only when a use
  * may come before its definition in the layout). In a big function
  * fresh memory costs most: arrays are sized once from bounds
- * (reserve_fresh), not doubled through copies.
+ * (reserve_fresh), not doubled through copies, and the arrays per block
+ * of placement and pruning take words the dominance computation leaves
+ * free.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,19 +243,23 @@ place_params(promoter *p)
 {
 	kl_func *f = p->f;
 	uint32_t nb = p->nblocks;
+	/* A big function's arrays per block are words the dominance facts
+	 * leave spare (fresh memory otherwise, 2 MB on huge-1M): two marks,
+	 * a worklist, then the first candidate and how many. Slot s's
+	 * marks are s + 1. */
 	uint32_t(*mark)[2] = NULL;
-	uint32_t *work = NULL, base = 0;
-	if (!p->tiny) {
-		mark = (uint32_t(*)[2])room_stamps(&p->block_marks,
-						    2 * (uint64_t)nb + 2);
-		work = room(&p->work, (uint64_t)nb + 1);
-		if (p->stamp > UINT32_MAX - 1 - p->nslots) {
-			memset(mark, 0,
-			       (size_t)p->block_marks.cap * sizeof(uint32_t));
-			p->stamp = 0;
-		}
-		base = p->stamp;
-		p->stamp += p->nslots;
+	uint32_t *work = NULL;
+	if (p->tiny) {
+		p->first_phi = room_whole(&p->block_phi, (uint64_t)nb + 1);
+		p->nphi = room_whole(&p->block_nphi, (uint64_t)nb + 1);
+	} else {
+		uint32_t *spare = promote_dom_spare(&p->dom);
+		size_t per = (size_t)nb + 2;
+		mark = (uint32_t(*)[2])spare;
+		memset(mark, 0, 2 * per * sizeof *spare);
+		work = spare + 2 * per;
+		p->first_phi = spare + 3 * per;
+		p->nphi = spare + 4 * per;
 	}
 	uint64_t budget = 16 * ((uint64_t)f->ninsts + nb) + 4096;
 	uint32_t first_of_alloca = 0, alloca_now = KL_NONE;
@@ -271,14 +276,13 @@ place_params(promoter *p)
 		if (p->tiny)
 			place_slot_sets(p, s, dom);
 		else
-			place_slot_lists(p, s, dom, base + s + 1, mark, work);
+			place_slot_lists(p, s, dom, s + 1, mark, work);
 	}
 
 	/* The candidates in block order, where renaming and pruning read
 	 * them (a stable counting sort: each block's in slot order): block
 	 * b's are first[b] .. first[b] + cnt[b] in phi_block and phi_slot. */
-	uint32_t *first = room_whole(&p->block_phi, (uint64_t)nb + 1);
-	uint32_t *cnt = room_whole(&p->block_nphi, (uint64_t)nb + 1);
+	uint32_t *first = p->first_phi, *cnt = p->nphi;
 	memset(cnt, 0, (size_t)nb * sizeof *cnt);
 	for (uint32_t k = 0; k < p->nphis; k++)
 		cnt[p->cands[k].block]++;
@@ -539,7 +543,7 @@ promoter_free(void *state)
 			   &p->block_acc, &p->block_nacc, &p->slot_site,
 			   &p->slot_start, &p->by_alloca, &p->alloca_start,
 			   &p->sort_tmp, &p->slot_types, &p->block_phi,
-			   &p->block_nphi, &p->block_marks, &p->work,
+			   &p->block_nphi, &p->work,
 			   &p->phi_used, &p->phi_block, &p->phi_slot,
 			   &p->phi_value,
 			   &p->edge_start, &p->edge_first,

@@ -187,19 +187,6 @@ room_whole(scratch *s, uint64_t n)
 	return s->a;
 }
 
-/* room() for an array of stamps: entries never written read as 0, older
- * than every stamp. */
-static inline uint32_t *
-room_stamps(scratch *s, uint64_t n)
-{
-	if (KL_UNLIKELY(n > s->cap)) {
-		reserve_fresh(&s->a, &s->cap, sizeof *s->a, n);
-		kl_prefault(s->a, (size_t)s->cap * sizeof *s->a);
-		memset(s->a, 0, (size_t)s->cap * sizeof *s->a);
-	}
-	return s->a;
-}
-
 enum { COUNT_SLOTS, COUNT_PARAMS, COUNT_PROMOTED, COUNT_KEPT, NCOUNTS };
 
 /*
@@ -274,7 +261,9 @@ typedef struct dom_facts {
 	 * instead of the terminators. */
 	bool exact;
 	/* The computation's own: the layout's order, and the depth-first
-	 * search's arrays by search number. */
+	 * search's arrays by search number. Once the facts are computed,
+	 * these DOM_SPARE arrays of nblocks + 2 words, one after the other
+	 * from order on, are free for the pass (promote_dom_spare). */
 	uint32_t *order, *vertex, *anc, *semi, *label, *didom, *pstart;
 	scratch region, succ, preds, df;
 } dom_facts;
@@ -282,6 +271,15 @@ typedef struct dom_facts {
 /* From the terminators of a verified function, or (cfg not NULL) from
  * the generic CFG of another. */
 void promote_dom_compute(dom_facts *d, const kl_func *f, const kl_cfg *cfg);
+enum { DOM_SPARE = 7 };
+/* The words the computation no longer needs: DOM_SPARE arrays of
+ * nblocks + 2 words, in place of fresh memory for the pass's own arrays
+ * per block. */
+static inline uint32_t *
+promote_dom_spare(const dom_facts *d)
+{
+	return d->order;
+}
 void promote_dom_free(dom_facts *d);
 
 typedef struct promoter {
@@ -332,10 +330,11 @@ typedef struct promoter {
 	 * the records, so that pruning's marks at random stay in the
 	 * cache. */
 	scratch phi_used;
-	scratch block_phi;     /* per block: its first candidate (sorted) */
-	scratch block_nphi;
-	scratch block_marks;   /* per block: place_params' two stamps */
-	uint32_t stamp;        /* the last stamp used, in any function */
+	/* Per block: its first candidate (sorted) and how many it has; in
+	 * block_phi and block_nphi for a tiny function, else in the words
+	 * the dominance facts leave spare. */
+	uint32_t *first_phi, *nphi;
+	scratch block_phi, block_nphi;
 	scratch work;
 	fixup *fixups;
 	uint32_t nfixups, fixups_cap;

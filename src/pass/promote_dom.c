@@ -170,12 +170,15 @@ carve(dom_facts *d, uint32_t nb)
 	at += 2 * per;
 	d->out = (succ_span *)at;
 	at += 2 * per;
+	/* The computation's own last: promote_dom_spare. */
 	uint32_t **one[] = { &d->idom,   &d->child,    &d->sibling,
 			     &d->npreds, &d->df_start, &d->order,
 			     &d->vertex, &d->anc,      &d->semi,
 			     &d->label,  &d->didom,    &d->pstart };
 	_Static_assert(REGION_WORDS == 4 + sizeof one / sizeof one[0],
 		       "the region holds every array");
+	_Static_assert(sizeof one / sizeof one[0] == 5 + DOM_SPARE,
+		       "the spare arrays are the last ones");
 	for (size_t k = 0; k < sizeof one / sizeof one[0]; k++, at += per)
 		*one[k] = at;
 }

@@ -174,7 +174,7 @@ record_edges(promoter *p, uint32_t b, bool zeros)
 	for (uint32_t k = 0; k < nd; k++) {
 		uint32_t target = targets ? targets[k]
 					  : dest_block(&f->pool, dests[k]);
-		uint32_t n = target < p->nblocks ? p->block_nphi.a[target] : 0;
+		uint32_t n = target < p->nblocks ? p->nphi[target] : 0;
 		if (n == 0)
 			continue;
 		if (KL_UNLIKELY(p->nedges == p->edges_cap))
@@ -186,7 +186,7 @@ record_edges(promoter *p, uint32_t b, bool zeros)
 				sizeof *p->incoming, (uint64_t)p->nincoming + n);
 		/* KL_NONE stands for the slot's zero, made only if a surviving
 		 * parameter needs it. */
-		const uint32_t *slot_of = p->phi_slot.a + p->block_phi.a[target];
+		const uint32_t *slot_of = p->phi_slot.a + p->first_phi[target];
 		for (uint32_t j = 0; j < n; j++)
 			p->incoming[p->nincoming++] =
 				zeros ? KL_NONE : p->cur.a[slot_of[j]];
@@ -196,8 +196,8 @@ record_edges(promoter *p, uint32_t b, bool zeros)
 static void
 rename_block(promoter *p, uint32_t b, bool reachable)
 {
-	for (uint32_t k = 0; reachable && k < p->block_nphi.a[b]; k++) {
-		uint32_t ph = p->block_phi.a[b] + k;
+	for (uint32_t k = 0; reachable && k < p->nphi[b]; k++) {
+		uint32_t ph = p->first_phi[b] + k;
 		set_current(p, p->phi_slot.a[ph], PHI_REF + ph);
 	}
 	for (uint32_t k = 0; k < p->block_nacc.a[b]; k++) {
@@ -335,9 +335,13 @@ promote_prune_params(promoter *p)
 		promote_count(p, COUNT_PARAMS, 0);
 		return;
 	}
-	const uint32_t *first = p->block_phi.a, *nphi = p->block_nphi.a;
-	/* Edges by target block: start[b + 1] is b's fill pointer first. */
-	uint32_t *start = room_whole(&p->edge_start, (uint64_t)nb + 2);
+	const uint32_t *first = p->first_phi, *nphi = p->nphi;
+	/* Edges by target block: start[b + 1] is b's fill pointer first.
+	 * For a big function in the words the dominance facts leave spare,
+	 * after place_params' (promote.c). */
+	uint32_t *start = p->tiny ? room_whole(&p->edge_start, (uint64_t)nb + 2)
+				  : promote_dom_spare(&p->dom) +
+					    5 * ((size_t)nb + 2);
 	/* Of each edge into b, in start[b] .. start[b + 1]: where its
 	 * incoming arguments start (all the propagation below reads). */
 	uint32_t *efirst = room_whole(&p->edge_first, (uint64_t)p->nedges + 1);
