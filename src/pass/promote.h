@@ -63,11 +63,11 @@ enum access_form {
  * value, its type's class, the opcode's family), read by the walk in
  * layout order: renaming visits the blocks in dominator-tree order, in
  * which reading the instruction and value tables of a big function is a
- * cache miss per access. Its block and offset are not kept: an access
- * is listed in its block's range (block_acc), and only the allocas
- * accessed at several offsets need the offsets again, which
- * make_slots reads off the instructions. 16 bytes: a big function's
- * accesses are megabytes of fresh memory.
+ * cache miss per access. Its block and offset are not kept: slot
+ * grouping, which needs them once, reads the block off the
+ * instruction's place in the layout, and the offsets only of the allocas
+ * accessed at several offsets, off the instructions. 16 bytes: a big
+ * function's accesses are megabytes of fresh memory.
  */
 typedef struct access {
 	uint32_t inst;

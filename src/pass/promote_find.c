@@ -733,30 +733,27 @@ promote_make_slots(promoter *p)
 	}
 	sstart[p->nslots] = filled;
 
-	/* Every access in layout order, block by block: the slot of a
-	 * uniform alloca's, with its site, or the one noted in order for a
-	 * varied alloca's, or none. */
+	/* Every access in layout order: the slot of a uniform alloca's,
+	 * with its site (the block from the instruction's place in the
+	 * layout, read in the walk's order), or the one noted in order for
+	 * a varied alloca's, or none. */
 	uint32_t *fill = room(&p->sort_tmp, (uint64_t)p->nslots + 1);
 	uint32_t *types = room(&p->slot_types, (uint64_t)p->nslots + 1);
 	memcpy(fill, sstart, (size_t)p->nslots * sizeof *fill);
 	memset(types, 0, (size_t)p->nslots * sizeof *types);
-	const uint32_t *block_acc = p->block_acc.a, *block_nacc = p->block_nacc.a;
-	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
-		uint32_t lo = block_acc[b], hi = lo + block_nacc[b];
-		for (uint32_t k = lo; k < hi; k++) {
-			access *x = &p->acc[k];
-			uint32_t a = x->alloca;
-			const alloca_info *ai = &p->allocas[a];
-			if (ai->slot == KL_NONE) {
-				x->slot = KL_NONE;
-			} else if (ai->varied) {
-				x->slot = order[start[a]++];
-			} else {
-				x->slot = ai->slot;
-				slot_site[fill[ai->slot]++] =
-					b << 1 | access_is_store(x);
-				types[ai->slot] |= type_bits(x);
-			}
+	for (uint32_t k = 0; k < n; k++) {
+		access *x = &p->acc[k];
+		uint32_t a = x->alloca;
+		const alloca_info *ai = &p->allocas[a];
+		if (ai->slot == KL_NONE) {
+			x->slot = KL_NONE;
+		} else if (ai->varied) {
+			x->slot = order[start[a]++];
+		} else {
+			x->slot = ai->slot;
+			slot_site[fill[ai->slot]++] =
+				f->nodes[x->inst].block << 1 | access_is_store(x);
+			types[ai->slot] |= type_bits(x);
 		}
 	}
 	for (uint32_t a = 0; a < na; a++) {
