@@ -382,23 +382,22 @@ static const uint8_t finish_mask[WALK_OTHER + 1] = {
 	[WALK_OTHER] = FINISH_ALL,
 };
 
-/* Is operand v one of the function's aliases? addr[] marks them all:
+/* Is operand v one of the function's aliases? The marks say so of all:
  * those there were before the pass (promote_clear_addresses) and the
  * loads it replaced (replace_load); values the pass made are none. */
 static inline bool
 aliased(const promoter *p, uint32_t v)
 {
-	return v < p->nvalues && p->addr.a[v] == ALIASED;
+	return v < p->nvalues && ((const uint8_t *)p->marks.a)[v] == ALIASED;
 }
 
 /* Is v (resolved) the address of a promoted alloca, which finish removes? */
 static bool
 promoted_address(const promoter *p, uint32_t v)
 {
-	if (v >= p->nvalues)
+	if (v >= p->nvalues || ((const uint8_t *)p->marks.a)[v] != ADDRESS)
 		return false;
-	uint32_t a = p->addr.a[v];
-	return a < p->nallocas && p->allocas[a].reason == PROMOTED;
+	return p->allocas[p->address[v].alloca].reason == PROMOTED;
 }
 
 /*
@@ -438,9 +437,9 @@ remove_addresses(promoter *p)
 
 /*
  * Resolve the aliases among the operands of instruction i. One with its
- * operands in its words is passed over after one test of their addr[]
- * marks (an AND, as in promote_walk: KL_NONE for a value that is neither
- * an alias nor an address), without reading the value table.
+ * operands in its words is passed over after one test of their marks
+ * (an OR, as in promote_walk: 0 for values that are neither aliases nor
+ * addresses), without reading the value table.
  */
 static inline void
 unalias_operands(promoter *p, uint32_t i)
@@ -452,7 +451,8 @@ unalias_operands(promoter *p, uint32_t i)
 		unalias_inst(f, i);
 		return;
 	}
-	if (KL_LIKELY(word_marks(p->addr.a, p->nvalues, d, m) == KL_NONE))
+	if (KL_LIKELY(word_marks((const uint8_t *)p->marks.a, p->nvalues, d,
+				 m) == 0))
 		return;
 	for (unsigned w = 0; w < 3; w++)
 		if ((m & (1u << w)) && aliased(p, d->w[w]))
@@ -535,10 +535,10 @@ promoter_free(void *state)
 	free(p->incoming);
 	free(p->log);
 	free(p->stack);
-	free(p->addr_off);
+	free(p->address);
 	free(p->keys);
 	free(p->keys_tmp);
-	scratch *all[] = { &p->addr, &p->derived, &p->next_derived, &p->queue,
+	scratch *all[] = { &p->marks, &p->derived, &p->next_derived, &p->queue,
 			   &p->derives, &p->users,
 			   &p->block_acc, &p->block_nacc, &p->slot_site,
 			   &p->slot_start, &p->by_alloca, &p->alloca_start,

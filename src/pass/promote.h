@@ -190,25 +190,30 @@ room_whole(scratch *s, uint64_t n)
 enum { COUNT_SLOTS, COUNT_PARAMS, COUNT_PROMOTED, COUNT_KEPT, NCOUNTS };
 
 /*
- * The marks of addr[], per value: an alloca's index (the value is an
- * address derived from it), or one of these, all above every index:
- * KL_NONE (nothing), ALIASED (an alias, until a use asks where it leads)
- * or LOADED (a load through an address: the pass may make it an alias).
- * The AND of a few marks is KL_NONE when none is marked, and below
- * NOT_ADDRESS when one of them is an address.
+ * The mark of a value, a byte (mark[]), one of: 0 (nothing), ADDRESS (an
+ * address derived from an alloca: which one, and the offset, in
+ * address_info), ALIASED (an alias, until a use asks where it leads) or
+ * LOADED (a load through an address: the pass may make it an alias).
+ * The OR of a few marks is 0 when none is marked. A byte, not the
+ * alloca's index: the walk reads the marks of every operand, at random
+ * in a big function, and 1 byte a value stays in the cache where 4 did
+ * not (0.8 MB on huge-1M, and that much less fresh memory).
  */
-#define ALIASED (KL_NONE - 1)
-#define LOADED (KL_NONE - 2)
-#define NOT_ADDRESS (ALIASED & LOADED)
+enum { ADDRESS = 1, ALIASED = 2, LOADED = 4 };
 
-/* Does the AND m of some marks hold an address, or an alias (which may
- * stand for one)? Only LOADED and KL_NONE say no: the bit LOADED clears
- * is the only one they may lack. */
+/* Does the OR m of some marks hold an address, or an alias (which may
+ * stand for one)? */
 static inline bool
-may_hold_address(uint32_t m)
+may_hold_address(unsigned m)
 {
-	return (m | (KL_NONE ^ LOADED)) != KL_NONE;
+	return (m & (ADDRESS | ALIASED)) != 0;
 }
+
+/* Where an address points: its alloca and the offset into it. */
+typedef struct address_info {
+	int64_t offset;
+	uint32_t alloca;
+} address_info;
 
 /*
  * The dominance facts of a function of at most TINY_BLOCKS blocks, as bit
@@ -295,9 +300,11 @@ typedef struct promoter {
 	uint32_t nvalues; /* values before the pass: addresses are among them */
 	uint32_t nblocks;
 
-	scratch addr;          /* per value: its mark (above) */
-	int64_t *addr_off;     /* per address: offset from its alloca */
-	uint32_t addr_off_cap;
+	scratch marks;         /* per value: its mark (above), in bytes */
+	/* Per value, written only for the addresses (so in 4 KB pages, not
+	 * huge ones, each zeroed whole): where it points. */
+	address_info *address;
+	uint32_t address_cap;
 	scratch derived, next_derived, queue; /* the walk of iadd_imm chains */
 	scratch derives;       /* the iadd_imm instructions making addresses */
 	uint32_t nderives;
@@ -385,13 +392,13 @@ enum {
 extern const uint8_t promote_walk_kind[KL_OP_COUNT];
 
 /*
- * The AND of the marks in addr[] of the operand words of d that mask m
- * names (bit w: d->w[w]): KL_NONE when none is marked. One AND, without
- * a branch per operand: a word the mask leaves out, or a value beyond
- * addr's nv entries, reads addr[nv], which must be KL_NONE.
+ * The OR of the marks of the operand words of d that mask m names (bit w:
+ * d->w[w]): 0 when none is marked. One OR, without a branch per operand:
+ * a word the mask leaves out, or a value beyond the nv values, reads
+ * mark[nv], which must be 0.
  */
-static inline uint32_t
-word_marks(const uint32_t *addr, uint32_t nv, const kl_inst_data *d,
+static inline unsigned
+word_marks(const uint8_t *mark, uint32_t nv, const kl_inst_data *d,
 	   unsigned m)
 {
 	/* Conditional moves, not branches: which words hold operands
@@ -402,7 +409,7 @@ word_marks(const uint32_t *addr, uint32_t nv, const kl_inst_data *d,
 	v0 = m & 1 ? v0 : nv;
 	v1 = m & 2 ? v1 : nv;
 	v2 = m & 4 ? v2 : nv;
-	return addr[v0] & addr[v1] & addr[v2];
+	return mark[v0] | mark[v1] | mark[v2];
 }
 
 /*

@@ -96,19 +96,19 @@ promote_strict_ssa(promoter *p)
 /* ---- finding allocas, addresses and accesses ---- */
 
 /* Is v an address (derived from an alloca)? Then the value it resolves
- * to, whose addr entry says which alloca; else KL_NONE. */
+ * to, whose address_info says where it points; else KL_NONE. */
 static inline uint32_t
 address_of(const promoter *p, uint32_t v)
 {
 	if (v >= p->nvalues)
 		return KL_NONE;
-	uint32_t a = p->addr.a[v];
-	if (KL_LIKELY(a != ALIASED))
-		return a < NOT_ADDRESS ? v : KL_NONE;
+	const uint8_t *mark = (const uint8_t *)p->marks.a;
+	if (KL_LIKELY(mark[v] != ALIASED))
+		return mark[v] == ADDRESS ? v : KL_NONE;
 	uint32_t r = value_resolve(p->f, v);
 	if (r >= p->nvalues)
 		return KL_NONE;
-	return p->addr.a[r] < NOT_ADDRESS ? r : KL_NONE;
+	return mark[r] == ADDRESS ? r : KL_NONE;
 }
 
 /* Operand v of inst may be an address (or an alias of one): it escapes. */
@@ -118,7 +118,7 @@ escape(promoter *p, uint32_t v, uint32_t inst)
 	uint32_t r = address_of(p, v);
 	if (r == KL_NONE)
 		return;
-	alloca_info *a = &p->allocas[p->addr.a[r]];
+	alloca_info *a = &p->allocas[p->address[r].alloca];
 	if (a->reason == PROMOTED) {
 		a->reason = KEPT_ESCAPES;
 		a->why_inst = inst;
@@ -130,7 +130,8 @@ escape(promoter *p, uint32_t v, uint32_t inst)
 static inline bool
 check_escape(promoter *p, uint32_t v, uint32_t inst)
 {
-	if (v < p->nvalues && KL_UNLIKELY(p->addr.a[v] != KL_NONE)) {
+	if (v < p->nvalues &&
+	    KL_UNLIKELY(((const uint8_t *)p->marks.a)[v] != 0)) {
 		escape(p, v, inst);
 		return true;
 	}
@@ -145,29 +146,29 @@ promote_clear_addresses(promoter *p)
 {
 	kl_func *f = p->f;
 	uint32_t nv = p->nvalues;
-	uint32_t *addr = room_whole(&p->addr, (uint64_t)nv + 1);
-	/* Only addresses write their offsets: a few pages in use, which
-	 * must not be huge pages (kl_grow's), each zeroed whole. */
-	if (nv + 1 > p->addr_off_cap) {
-		p->addr_off_cap = kl_grown_cap(p->addr_off_cap, (uint64_t)nv + 1);
-		free(p->addr_off);
-		p->addr_off = kl_malloc((size_t)p->addr_off_cap *
-					sizeof *p->addr_off);
+	uint8_t *mark = (uint8_t *)room_whole(&p->marks, (uint64_t)nv / 4 + 1);
+	/* Only addresses write theirs: a few pages in use, which must not
+	 * be huge pages (kl_grow's), each zeroed whole. */
+	if (nv + 1 > p->address_cap) {
+		p->address_cap = kl_grown_cap(p->address_cap, (uint64_t)nv + 1);
+		free(p->address);
+		p->address = kl_malloc((size_t)p->address_cap *
+				       sizeof *p->address);
 	}
-	/* addr[nv] stays KL_NONE: promote_walk reads it for "no operand". */
+	/* mark[nv] stays 0: promote_walk reads it for "no operand". */
 	p->nusers = 0;
 	bool aliases = false;
 	if (!f->has_aliases) {
-		memset(addr, 0xff, ((size_t)nv + 1) * sizeof *addr);
+		memset(mark, 0, (size_t)nv + 1);
 		p->had_aliases = false;
 		return;
 	}
 	for (uint32_t v = 0; v < nv; v++) {
 		bool alias = f->values[v].kind == VK_ALIAS;
-		addr[v] = KL_NONE - alias; /* ALIASED */
+		mark[v] = alias ? ALIASED : 0;
 		aliases |= alias;
 	}
-	addr[nv] = KL_NONE;
+	mark[nv] = 0;
 	p->had_aliases = aliases;
 }
 
@@ -191,8 +192,8 @@ add_alloca(promoter *p, uint32_t i, uint32_t b, bool follow)
 	a->naccesses = 0;
 	a->varied = false;
 	if (follow && d->w[0] < p->nvalues) {
-		p->addr.a[d->w[0]] = p->nallocas;
-		p->addr_off[d->w[0]] = 0;
+		((uint8_t *)p->marks.a)[d->w[0]] = ADDRESS;
+		p->address[d->w[0]] = (address_info){ 0, p->nallocas };
 	}
 	p->nallocas++;
 }
@@ -237,8 +238,8 @@ add_access(promoter *p, uint32_t i, uint32_t r, bool may_alias)
 	KL_ASSERT(p->nacc < p->acc_cap); /* sized in promote_walk */
 	access *a = &p->acc[p->nacc++];
 	a->inst = i;
-	a->alloca = p->addr.a[r];
-	int64_t offset = p->addr_off[r] + (int32_t)d->w[2];
+	a->alloca = p->address[r].alloca;
+	int64_t offset = p->address[r].offset + (int32_t)d->w[2];
 	a->form = access_form(d->op);
 	bool is_store = access_is_store(a);
 	a->value = d->w[0];
@@ -284,8 +285,10 @@ derive(promoter *p, uint32_t i, bool entry)
 		return true;
 	if (!entry)
 		return false;
-	p->addr.a[d->w[0]] = p->addr.a[x];
-	p->addr_off[d->w[0]] = p->addr_off[x] + inst_imm(p->f, i);
+	((uint8_t *)p->marks.a)[d->w[0]] = ADDRESS;
+	p->address[d->w[0]] = (address_info){
+		p->address[x].offset + inst_imm(p->f, i), p->address[x].alloca
+	};
 	p->derives.a[p->nderives++] = i;
 	return true;
 }
@@ -321,9 +324,9 @@ const uint8_t promote_walk_kind[KL_OP_COUNT] = {
 
 /* Is v marked ALIASED or LOADED: may it be an alias when finish runs? */
 static inline bool
-alias_mark(const uint32_t *addr, uint32_t nv, uint32_t v)
+alias_mark(const uint8_t *mark, uint32_t nv, uint32_t v)
 {
-	return v < nv && addr[v] - NOT_ADDRESS < KL_NONE - NOT_ADDRESS;
+	return v < nv && (mark[v] & (ALIASED | LOADED));
 }
 
 /* Every operand and branch argument of i, checked for escapes; is one
@@ -358,8 +361,8 @@ check_masked(promoter *p, uint32_t i, const kl_inst_data *d, unsigned k)
  * a load or store is an access, any other use (but the operand of an
  * iadd_imm, whose result is an address itself) an escape. Most operands
  * are no address: for an instruction with its operands in its words, one
- * test (an AND of their addr entries, KL_NONE for "none") clears them
- * all, without a branch per operand.
+ * test (an OR of their marks, 0 for "none") clears them all, without a
+ * branch per operand.
  *
  * The walk also marks the result of each load through an address LOADED
  * and lists the instructions with a marked operand (users): the only ones
@@ -381,7 +384,7 @@ promote_walk(promoter *p, bool defs)
 {
 	kl_func *f = p->f;
 	const uint32_t nv = p->nvalues;
-	const uint32_t *addr = p->addr.a;
+	uint8_t *mark = (uint8_t *)p->marks.a;
 	uint64_t nb = (uint64_t)p->nblocks + 1;
 	uint32_t *block_acc = room_whole(&p->block_acc, nb);
 	uint32_t *block_nacc = room_whole(&p->block_nacc, nb);
@@ -405,9 +408,9 @@ promote_walk(promoter *p, bool defs)
 			unsigned k = promote_walk_kind[d->op];
 			if (KL_LIKELY(k < WALK_MASKS)) {
 				/* Listed without a branch: most are not. */
-				uint32_t m = word_marks(addr, nv, d, k);
+				unsigned m = word_marks(mark, nv, d, k);
 				users[nusers] = i;
-				nusers += m != KL_NONE;
+				nusers += m != 0;
 				if (KL_UNLIKELY(may_hold_address(m)))
 					check_masked(p, i, d, k);
 				continue;
@@ -418,11 +421,11 @@ promote_walk(promoter *p, bool defs)
 			case WALK_STORE:
 			case WALK_LOAD:
 				/* An address operand is no alias. */
-				marked = alias_mark(addr, nv, d->w[1]);
+				marked = alias_mark(mark, nv, d->w[1]);
 				bool stored_marked = false; /* value */
 				if (k == WALK_STORE) {
 					stored_marked =
-						alias_mark(addr, nv, d->w[0]);
+						alias_mark(mark, nv, d->w[0]);
 					check_escape(p, d->w[0], i);
 				}
 				marked |= stored_marked;
@@ -430,12 +433,12 @@ promote_walk(promoter *p, bool defs)
 					break;
 				add_access(p, i, r, stored_marked);
 				if (k == WALK_LOAD && d->w[0] < nv)
-					p->addr.a[d->w[0]] = LOADED;
+					mark[d->w[0]] = LOADED;
 				break;
 			case WALK_DERIVE:
 				if (defs && !derive(p, i, entry))
 					return false;
-				marked = alias_mark(addr, nv, d->w[1]);
+				marked = alias_mark(mark, nv, d->w[1]);
 				break;
 			case WALK_ALLOCA:
 				if (defs)
@@ -478,7 +481,8 @@ promote_find_addresses(promoter *p)
 	kl_func *f = p->f;
 	uint32_t nv = p->nvalues;
 	promote_clear_addresses(p);
-	uint32_t *addr = p->addr.a;
+	uint8_t *mark = (uint8_t *)p->marks.a;
+	address_info *address = p->address;
 	/* derived[v]: the first iadd_imm whose operand is v; next_derived
 	 * chains the others (by instruction). */
 	uint32_t *derived = room(&p->derived, (uint64_t)nv + 1);
@@ -512,10 +516,13 @@ promote_find_addresses(promoter *p)
 		uint32_t v = queue[q];
 		for (uint32_t i = derived[v]; i != KL_NONE; i = next_derived[i]) {
 			uint32_t r = f->insts[i].w[0];
-			if (r >= nv || addr[r] != KL_NONE)
+			if (r >= nv || mark[r] != 0)
 				continue;
-			addr[r] = addr[v];
-			p->addr_off[r] = p->addr_off[v] + inst_imm(f, i);
+			mark[r] = ADDRESS;
+			address[r] = (address_info){
+				address[v].offset + inst_imm(f, i),
+				address[v].alloca
+			};
 			queue[qn++] = r;
 			derives[p->nderives++] = i;
 		}
@@ -528,7 +535,7 @@ static int64_t
 access_offset(const promoter *p, const access *x)
 {
 	const kl_inst_data *d = &p->f->insts[x->inst];
-	return p->addr_off[address_of(p, d->w[1])] + (int32_t)d->w[2];
+	return p->address[address_of(p, d->w[1])].offset + (int32_t)d->w[2];
 }
 
 /* (offset, width, layout order): the order of a varied alloca's

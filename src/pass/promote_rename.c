@@ -128,7 +128,7 @@ replace_load(promoter *p, const access *x, uint32_t c)
 			f->values[r].def = c;
 			f->has_aliases = true;
 			if (r < p->nvalues) /* for finish */
-				p->addr.a[r] = ALIASED;
+				((uint8_t *)p->marks.a)[r] = ALIASED;
 			add_fixup(p, FIX_ALIAS, r, c);
 			layout_remove_inst(f, i);
 			p->made_aliases = true;
