@@ -388,14 +388,14 @@ static const uint8_t finish_mask[WALK_OTHER + 1] = {
 static inline bool
 aliased(const promoter *p, uint32_t v)
 {
-	return v < p->nvalues && ((const uint8_t *)p->marks.a)[v] == ALIASED;
+	return v < p->nvalues && value_marks(p)[v] == ALIASED;
 }
 
 /* Is v (resolved) the address of a promoted alloca, which finish removes? */
 static bool
 promoted_address(const promoter *p, uint32_t v)
 {
-	if (v >= p->nvalues || ((const uint8_t *)p->marks.a)[v] != ADDRESS)
+	if (v >= p->nvalues || value_marks(p)[v] != ADDRESS)
 		return false;
 	return p->allocas[p->address[v].alloca].reason == PROMOTED;
 }
@@ -451,8 +451,7 @@ unalias_operands(promoter *p, uint32_t i)
 		unalias_inst(f, i);
 		return;
 	}
-	if (KL_LIKELY(word_marks((const uint8_t *)p->marks.a, p->nvalues, d,
-				 m) == 0))
+	if (KL_LIKELY(word_marks(value_marks(p), p->nvalues, d, m) == 0))
 		return;
 	for (unsigned w = 0; w < 3; w++)
 		if ((m & (1u << w)) && aliased(p, d->w[w]))

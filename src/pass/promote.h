@@ -368,6 +368,13 @@ typedef struct promoter {
 	kl_builder b;
 } promoter;
 
+/* The marks, a byte a value (in a scratch array of words). */
+static inline uint8_t *
+value_marks(const promoter *p)
+{
+	return (uint8_t *)p->marks.a;
+}
+
 /*
  * What the walk does with each opcode: for the formats whose operands are
  * all in the instruction's words (nearly every instruction), a mask of the

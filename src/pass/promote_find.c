@@ -102,7 +102,7 @@ address_of(const promoter *p, uint32_t v)
 {
 	if (v >= p->nvalues)
 		return KL_NONE;
-	const uint8_t *mark = (const uint8_t *)p->marks.a;
+	const uint8_t *mark = value_marks(p);
 	if (KL_LIKELY(mark[v] != ALIASED))
 		return mark[v] == ADDRESS ? v : KL_NONE;
 	uint32_t r = value_resolve(p->f, v);
@@ -130,8 +130,7 @@ escape(promoter *p, uint32_t v, uint32_t inst)
 static inline bool
 check_escape(promoter *p, uint32_t v, uint32_t inst)
 {
-	if (v < p->nvalues &&
-	    KL_UNLIKELY(((const uint8_t *)p->marks.a)[v] != 0)) {
+	if (v < p->nvalues && KL_UNLIKELY(value_marks(p)[v] != 0)) {
 		escape(p, v, inst);
 		return true;
 	}
@@ -192,7 +191,7 @@ add_alloca(promoter *p, uint32_t i, uint32_t b, bool follow)
 	a->naccesses = 0;
 	a->varied = false;
 	if (follow && d->w[0] < p->nvalues) {
-		((uint8_t *)p->marks.a)[d->w[0]] = ADDRESS;
+		value_marks(p)[d->w[0]] = ADDRESS;
 		p->address[d->w[0]] = (address_info){ 0, p->nallocas };
 	}
 	p->nallocas++;
@@ -285,7 +284,7 @@ derive(promoter *p, uint32_t i, bool entry)
 		return true;
 	if (!entry)
 		return false;
-	((uint8_t *)p->marks.a)[d->w[0]] = ADDRESS;
+	value_marks(p)[d->w[0]] = ADDRESS;
 	p->address[d->w[0]] = (address_info){
 		p->address[x].offset + inst_imm(p->f, i), p->address[x].alloca
 	};
@@ -384,7 +383,7 @@ promote_walk(promoter *p, bool defs)
 {
 	kl_func *f = p->f;
 	const uint32_t nv = p->nvalues;
-	uint8_t *mark = (uint8_t *)p->marks.a;
+	uint8_t *mark = value_marks(p);
 	uint64_t nb = (uint64_t)p->nblocks + 1;
 	uint32_t *block_acc = room_whole(&p->block_acc, nb);
 	uint32_t *block_nacc = room_whole(&p->block_nacc, nb);
@@ -481,7 +480,7 @@ promote_find_addresses(promoter *p)
 	kl_func *f = p->f;
 	uint32_t nv = p->nvalues;
 	promote_clear_addresses(p);
-	uint8_t *mark = (uint8_t *)p->marks.a;
+	uint8_t *mark = value_marks(p);
 	address_info *address = p->address;
 	/* derived[v]: the first iadd_imm whose operand is v; next_derived
 	 * chains the others (by instruction). */

@@ -128,7 +128,7 @@ replace_load(promoter *p, const access *x, uint32_t c)
 			f->values[r].def = c;
 			f->has_aliases = true;
 			if (r < p->nvalues) /* for finish */
-				((uint8_t *)p->marks.a)[r] = ALIASED;
+				value_marks(p)[r] = ALIASED;
 			add_fixup(p, FIX_ALIAS, r, c);
 			layout_remove_inst(f, i);
 			p->made_aliases = true;
