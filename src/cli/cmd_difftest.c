@@ -6,6 +6,14 @@
  * be identical: the same result bits, the same trap, the same exit code,
  * the same program output. The transformed module must also verify. This
  * is how `make check` tests mem2reg on generated programs.
+ *
+ * The passes run twice, on two copies: as `keel opt` runs them (the
+ * input verified, one report and its state for all the functions of the
+ * module), and function by function with no report (as for IR nobody
+ * verified, with no state kept). A pass's output must not depend on
+ * which: the two results must print the same, which checks the paths a
+ * pass takes only for verified IR, and whatever it keeps from one
+ * function to the next, against the others.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +26,10 @@ static const char difftest_help[] =
 	"Run every function of each FILE in the interpreter, before and\n"
 	"after the passes, on several argument vectors (zeros, ones, small\n"
 	"and large values), and require the same results, traps and output.\n"
-	"The module after the passes must verify.\n"
+	"The module after the passes must verify. The passes run twice, as\n"
+	"'keel opt' runs them (on verified input, with their state kept from\n"
+	"one function to the next) and on each function alone as on unverified\n"
+	"input; both results must print the same.\n"
 	"\n"
 	"options:\n"
 	"  -p, --passes LIST   the passes to check\n"
@@ -184,6 +195,61 @@ compare(const char *name, kl_module *before, kl_module *after, uint64_t fuel)
 	return ok;
 }
 
+/*
+ * Pass p over every function of m: as `keel opt` runs it (verified input,
+ * one report for the module), or with no report at all.
+ */
+static bool
+run_pass(const kl_pass *p, kl_module *m, bool as_opt, const char *path)
+{
+	kl_pass_report rep = { 0 };
+	rep.input_verified = true; /* checked before the first pass */
+	bool ok = true;
+	uint32_t nsyms = kl_module_num_syms(m);
+	for (uint32_t s = 0; s < nsyms && ok; s++) {
+		kl_func *fn = kl_sym_func(m, (kl_sym){ s });
+		if (fn && p->run(fn, as_opt ? &rep : NULL) != KL_OK) {
+			printf("FAIL %s: pass %s failed\n", path, p->name);
+			ok = false;
+		}
+	}
+	kl_pass_report_free(&rep);
+	return ok;
+}
+
+/* The two ways of running the passes must give the same text; the first
+ * line where they differ is shown. */
+static bool
+same_text(const char *path, kl_module *a, kl_module *b)
+{
+	kl_buf ta = { 0 }, tb = { 0 };
+	kl_print_module(a, NULL, &ta);
+	kl_print_module(b, NULL, &tb);
+	bool ok = ta.len == tb.len && memcmp(ta.data, tb.data, ta.len) == 0;
+	if (!ok) {
+		size_t i = 0, line = 1, start = 0;
+		while (i < ta.len && i < tb.len && ta.data[i] == tb.data[i]) {
+			if (ta.data[i++] == '\n') {
+				line++;
+				start = i;
+			}
+		}
+		size_t ea = start, eb = start;
+		while (ea < ta.len && ta.data[ea] != '\n')
+			ea++;
+		while (eb < tb.len && tb.data[eb] != '\n')
+			eb++;
+		printf("FAIL %s: the passes' output differs between verified "
+		       "input with state kept across functions and each "
+		       "function alone, at line %zu:\n  %.*s\n  %.*s\n",
+		       path, line, (int)(ea - start), ta.data + start,
+		       (int)(eb - start), tb.data + start);
+	}
+	kl_buf_free(&ta);
+	kl_buf_free(&tb);
+	return ok;
+}
+
 static bool
 check_file(const char *path, const kl_pass *const *passes, uint32_t npasses,
 	   uint64_t fuel)
@@ -193,23 +259,18 @@ check_file(const char *path, const kl_pass *const *passes, uint32_t npasses,
 		return false;
 	kl_module *before = cli_parse(&f, false);
 	kl_module *after = before ? cli_parse(&f, false) : NULL;
-	bool ok = before && after;
+	kl_module *alone = after ? cli_parse(&f, false) : NULL;
+	bool ok = before && after && alone;
 	kl_diags d = { 0 };
 	if (ok && kl_verify_module(before, &d) != KL_OK) {
 		printf("FAIL %s: does not verify before the passes\n", path);
 		ok = false;
 	}
-	for (uint32_t k = 0; ok && k < npasses; k++) {
-		uint32_t nsyms = kl_module_num_syms(after);
-		for (uint32_t s = 0; s < nsyms && ok; s++) {
-			kl_func *fn = kl_sym_func(after, (kl_sym){ s });
-			if (fn && passes[k]->run(fn, NULL) != KL_OK) {
-				printf("FAIL %s: pass %s failed\n", path,
-				       passes[k]->name);
-				ok = false;
-			}
-		}
-	}
+	for (uint32_t k = 0; ok && k < npasses; k++)
+		ok = run_pass(passes[k], after, true, path) &&
+		     run_pass(passes[k], alone, false, path);
+	if (ok)
+		ok = same_text(path, after, alone);
 	if (ok && kl_verify_module(after, &d) != KL_OK) {
 		printf("FAIL %s: does not verify after the passes:\n", path);
 		for (uint32_t s = 0; s < kl_module_num_syms(after); s++) {
@@ -226,6 +287,7 @@ check_file(const char *path, const kl_pass *const *passes, uint32_t npasses,
 	kl_diags_free(&d);
 	kl_module_free(before);
 	kl_module_free(after);
+	kl_module_free(alone);
 	cli_file_free(&f);
 	return ok;
 }
