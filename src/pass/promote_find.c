@@ -171,6 +171,14 @@ promote_clear_addresses(promoter *p)
 	p->had_aliases = aliases;
 }
 
+/* v is an address into alloca a, at offset. */
+static void
+set_address(promoter *p, uint32_t v, uint32_t a, int64_t offset)
+{
+	value_marks(p)[v] = ADDRESS;
+	p->address[v] = (address_info){ offset, a };
+}
+
 /* An alloca: recorded, and its result made an address when follow. */
 static void
 add_alloca(promoter *p, uint32_t i, uint32_t b, bool follow)
@@ -190,10 +198,8 @@ add_alloca(promoter *p, uint32_t i, uint32_t b, bool follow)
 	a->reason = a->own_reason;
 	a->naccesses = 0;
 	a->varied = false;
-	if (follow && d->w[0] < p->nvalues) {
-		value_marks(p)[d->w[0]] = ADDRESS;
-		p->address[d->w[0]] = (address_info){ 0, p->nallocas };
-	}
+	if (follow && d->w[0] < p->nvalues)
+		set_address(p, d->w[0], p->nallocas, 0);
 	p->nallocas++;
 }
 
@@ -284,10 +290,8 @@ derive(promoter *p, uint32_t i, bool entry)
 		return true;
 	if (!entry)
 		return false;
-	value_marks(p)[d->w[0]] = ADDRESS;
-	p->address[d->w[0]] = (address_info){
-		p->address[x].offset + inst_imm(p->f, i), p->address[x].alloca
-	};
+	set_address(p, d->w[0], p->address[x].alloca,
+		    p->address[x].offset + inst_imm(p->f, i));
 	p->derives.a[p->nderives++] = i;
 	return true;
 }
@@ -480,8 +484,7 @@ promote_find_addresses(promoter *p)
 	kl_func *f = p->f;
 	uint32_t nv = p->nvalues;
 	promote_clear_addresses(p);
-	uint8_t *mark = value_marks(p);
-	address_info *address = p->address;
+	const uint8_t *mark = value_marks(p);
 	/* derived[v]: the first iadd_imm whose operand is v; next_derived
 	 * chains the others (by instruction). */
 	uint32_t *derived = room(&p->derived, (uint64_t)nv + 1);
@@ -517,11 +520,8 @@ promote_find_addresses(promoter *p)
 			uint32_t r = f->insts[i].w[0];
 			if (r >= nv || mark[r] != 0)
 				continue;
-			mark[r] = ADDRESS;
-			address[r] = (address_info){
-				address[v].offset + inst_imm(f, i),
-				address[v].alloca
-			};
+			set_address(p, r, p->address[v].alloca,
+				    p->address[v].offset + inst_imm(f, i));
 			queue[qn++] = r;
 			derives[p->nderives++] = i;
 		}
