@@ -244,22 +244,19 @@ place_params(promoter *p)
 	kl_func *f = p->f;
 	uint32_t nb = p->nblocks;
 	/* A big function's arrays per block are words the dominance facts
-	 * leave spare (fresh memory otherwise, 2 MB on huge-1M): two marks,
-	 * a worklist, then the first candidate and how many. Slot s's
-	 * marks are s + 1. */
+	 * leave spare (spare_array; fresh memory otherwise, 2 MB on
+	 * huge-1M). Slot s's marks are s + 1. */
 	uint32_t(*mark)[2] = NULL;
 	uint32_t *work = NULL;
 	if (p->tiny) {
 		p->first_phi = room_whole(&p->block_phi, (uint64_t)nb + 1);
 		p->nphi = room_whole(&p->block_nphi, (uint64_t)nb + 1);
 	} else {
-		uint32_t *spare = promote_dom_spare(&p->dom);
-		size_t per = (size_t)nb + 2;
-		mark = (uint32_t(*)[2])spare;
-		memset(mark, 0, 2 * per * sizeof *spare);
-		work = spare + 2 * per;
-		p->first_phi = spare + 3 * per;
-		p->nphi = spare + 4 * per;
+		mark = (uint32_t(*)[2])spare_array(p, SPARE_MARKS);
+		memset(mark, 0, 2 * ((size_t)nb + 2) * sizeof(uint32_t));
+		work = spare_array(p, SPARE_WORK);
+		p->first_phi = spare_array(p, SPARE_FIRST_PHI);
+		p->nphi = spare_array(p, SPARE_NPHI);
 	}
 	uint64_t budget = 16 * ((uint64_t)f->ninsts + nb) + 4096;
 	uint32_t first_of_alloca = 0, alloca_now = KL_NONE;

@@ -376,6 +376,22 @@ value_marks(const promoter *p)
 }
 
 /*
+ * A big function's arrays per block, in the words its dominance facts
+ * leave spare (promote_dom_spare), each nblocks + 2 words: placement's
+ * two marks a block and worklist, each block's first candidate and
+ * count (renaming and pruning read them too), pruning's edge starts.
+ */
+enum { SPARE_MARKS = 0, SPARE_WORK = 2, SPARE_FIRST_PHI, SPARE_NPHI,
+       SPARE_EDGE_START, SPARE_ARRAYS };
+_Static_assert((int)SPARE_ARRAYS <= (int)DOM_SPARE, "the spare words hold them");
+
+static inline uint32_t *
+spare_array(const promoter *p, unsigned k)
+{
+	return promote_dom_spare(&p->dom) + k * ((size_t)p->nblocks + 2);
+}
+
+/*
  * What the walk does with each opcode: for the formats whose operands are
  * all in the instruction's words (nearly every instruction), a mask of the
  * words w[0..2] holding them; the rest are cases of their own. Made from

@@ -336,12 +336,9 @@ promote_prune_params(promoter *p)
 		return;
 	}
 	const uint32_t *first = p->first_phi, *nphi = p->nphi;
-	/* Edges by target block: start[b + 1] is b's fill pointer first.
-	 * For a big function in the words the dominance facts leave spare,
-	 * after place_params' (promote.c). */
+	/* Edges by target block: start[b + 1] is b's fill pointer first. */
 	uint32_t *start = p->tiny ? room_whole(&p->edge_start, (uint64_t)nb + 2)
-				  : promote_dom_spare(&p->dom) +
-					    5 * ((size_t)nb + 2);
+				  : spare_array(p, SPARE_EDGE_START);
 	/* Of each edge into b, in start[b] .. start[b + 1]: where its
 	 * incoming arguments start (all the propagation below reads). */
 	uint32_t *efirst = room_whole(&p->edge_first, (uint64_t)p->nedges + 1);
