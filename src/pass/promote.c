@@ -168,11 +168,12 @@ add_candidate(promoter *p, uint32_t block, uint32_t s)
 }
 
 /* Slot s's candidates from the frontier lists: a worklist, and per block
- * marks with the slot's stamp ([0] queued, [1] placed). */
+ * marks s + 1 ([0] queued, [1] placed; cleared per function). */
 static void
-place_slot_lists(promoter *p, uint32_t s, uint32_t dom, uint32_t stamp,
-		 uint32_t (*mark)[2], uint32_t *work)
+place_slot_lists(promoter *p, uint32_t s, uint32_t dom, uint32_t (*mark)[2],
+		 uint32_t *work)
 {
+	uint32_t stamp = s + 1;
 	uint32_t entry = p->f->first_block, nwork = 0;
 	mark[entry][0] = stamp;
 	work[nwork++] = entry;
@@ -245,7 +246,7 @@ place_params(promoter *p)
 	uint32_t nb = p->nblocks;
 	/* A big function's arrays per block are words the dominance facts
 	 * leave spare (spare_array; fresh memory otherwise, 2 MB on
-	 * huge-1M). Slot s's marks are s + 1. */
+	 * huge-1M). */
 	uint32_t(*mark)[2] = NULL;
 	uint32_t *work = NULL;
 	if (p->tiny) {
@@ -273,7 +274,7 @@ place_params(promoter *p)
 		if (p->tiny)
 			place_slot_sets(p, s, dom);
 		else
-			place_slot_lists(p, s, dom, s + 1, mark, work);
+			place_slot_lists(p, s, dom, mark, work);
 	}
 
 	/* The candidates in block order, where renaming and pruning read
