@@ -366,6 +366,20 @@ func_prefetch(const kl_func *f)
 #endif
 }
 
+/*
+ * Passes go through a module in order: asked for at the start of one
+ * function, the next one's lines arrive while this one is worked on,
+ * instead of at its first walk (promote: 5% off small-1M against
+ * prefetching the function itself).
+ */
+void
+func_prefetch_next(const kl_func *f)
+{
+	const kl_module *m = f->module;
+	if (f->sym + 1 < m->nsyms && m->syms[f->sym + 1].func)
+		func_prefetch(m->syms[f->sym + 1].func);
+}
+
 uint32_t
 value_resolve(const kl_func *f, uint32_t v)
 {
