@@ -203,17 +203,61 @@ place_slot_lists(promoter *p, uint32_t s, uint32_t dom, uint32_t (*mark)[2],
 	}
 }
 
-/* The same from the bit sets of a tiny function (an unreachable block's
- * frontier is empty). */
-static void
-place_slot_sets(promoter *p, uint32_t s, uint32_t dom)
+/* Where slot s is accessed in a tiny function, as sets of blocks. */
+typedef struct slot_sets {
+	uint64_t stores, loads;
+	uint64_t load_first; /* blocks whose first access to s is a load */
+} slot_sets;
+
+/* From slot s's sites (in layout order), without a branch per site. */
+static slot_sets
+sets_of_slot(const promoter *p, uint32_t s)
+{
+	const uint32_t *site = p->slot_site.a, *ss = p->slot_start.a;
+	slot_sets r = { 0, 0, 0 };
+	uint64_t seen = 0;
+	for (uint32_t k = ss[s]; k < ss[s + 1]; k++) {
+		uint64_t bit = (uint64_t)1 << (site[k] >> 1);
+		uint64_t store = -(uint64_t)(site[k] & 1); /* all ones or 0 */
+		r.stores |= bit & store;
+		r.loads |= bit & ~store;
+		r.load_first |= bit & ~store & ~seen;
+		seen |= bit;
+	}
+	return r;
+}
+
+/* dominating_store from the sets: the reachable store block first in
+ * preorder, if it dominates every reachable load and its own first
+ * access is the store. */
+static uint32_t
+dominating_store_sets(const promoter *p, const slot_sets *x)
 {
 	const tiny_cfg *t = &p->t;
-	uint64_t defs = (uint64_t)1 << t->entry;
-	const uint32_t *site = p->slot_site.a, *ss = p->slot_start.a;
-	for (uint32_t k = ss[s]; k < ss[s + 1]; k++)
-		if (site[k] & 1)
-			defs |= (uint64_t)1 << (site[k] >> 1);
+	uint64_t stores = x->stores & t->reach;
+	if (!stores)
+		return KL_NONE;
+	uint32_t d = kl_ctz64(stores);
+	for (stores &= stores - 1; stores; stores &= stores - 1) {
+		uint32_t b = kl_ctz64(stores);
+		if (t->b[b].pre < t->b[d].pre)
+			d = b;
+	}
+	uint64_t d_bit = (uint64_t)1 << d;
+	if ((x->load_first & d_bit) || (x->loads & t->reach & ~t->b[d].below))
+		return KL_NONE;
+	return d;
+}
+
+/* Slot s's candidates from the bit sets of a tiny function (an
+ * unreachable block's frontier is empty). */
+static void
+place_slot_sets(promoter *p, uint32_t s)
+{
+	const tiny_cfg *t = &p->t;
+	slot_sets x = sets_of_slot(p, s);
+	uint32_t dom = dominating_store_sets(p, &x);
+	uint64_t defs = (uint64_t)1 << t->entry | x.stores;
 	uint64_t allowed = dom != KL_NONE ? t->b[dom].below : ~(uint64_t)0;
 	uint64_t placed = 0;
 	for (uint64_t work = defs; work;) {
@@ -270,11 +314,11 @@ place_params(promoter *p)
 			give_up_from(p, s, first_of_alloca);
 			break;
 		}
-		uint32_t dom = dominating_store(p, s);
 		if (p->tiny)
-			place_slot_sets(p, s, dom);
+			place_slot_sets(p, s);
 		else
-			place_slot_lists(p, s, dom, mark, work);
+			place_slot_lists(p, s, dominating_store(p, s), mark,
+					 work);
 	}
 
 	/* The candidates in block order, where renaming and pruning read
