@@ -17,8 +17,9 @@
  *   the tree                     idom: the strict dominator that every
  *                                other one dominates; children chained
  *                                in layout order; preorder numbers
- *   frontiers                    from each predecessor up the tree to the
- *                                block's idom (Cooper, Harvey, Kennedy)
+ *   frontiers                    bottom-up along the tree: the
+ *                                successors of a block's subtree that
+ *                                the block does not strictly dominate
  *
  * Only for verified IR, whose branches are the blocks' last instructions
  * (as ana_cfg_compute_terminators). The results agree with the generic
@@ -114,11 +115,17 @@ dominators(tiny_cfg *t, const uint8_t *po, uint32_t npo)
 	} while (changed && backward);
 }
 
-/* The tree: idoms (the strict dominator every other one dominates),
- * children in layout order, preorder numbers, and bottom-up the blocks
- * each one dominates. */
+/*
+ * The tree: idoms (the strict dominator every other one dominates),
+ * children in layout order, preorder numbers; then bottom-up the blocks
+ * each one dominates and its frontier. DF(x) is every successor of a
+ * block x dominates that x does not strictly dominate (Cytron et al.'s
+ * definition): the successors of x's subtree, gathered on the same way
+ * up, minus the subtree below x. No loop over predecessors and up the
+ * tree, and no branch on the shape of the graph.
+ */
 static void
-tree(tiny_cfg *t, const kl_func *f)
+tree(tiny_cfg *t, const kl_func *f, const uint64_t *succ)
 {
 	tiny_block *tb = t->b;
 	for (uint64_t m = t->reach & ~bit(t->entry); m; m &= m - 1) {
@@ -154,29 +161,20 @@ tree(tiny_cfg *t, const kl_func *f)
 			break;
 		b = tb[b].sibling;
 	}
+	/* Descendants come after their ancestors in preorder: backwards,
+	 * a block's subtree is complete when it is reached. A reachable
+	 * block's successors are reachable; the entry adds to itself. */
+	uint64_t below_succ[TINY_BLOCKS];
+	for (uint32_t k = 0; k < n; k++)
+		below_succ[order[k]] = succ[order[k]];
 	while (n-- > 0) {
 		b = order[n];
-		tb[b].below |= bit(b);
-		if (b != t->entry)
-			tb[tb[b].idom].below |= tb[b].below;
-	}
-}
-
-/* DF: each predecessor p of b, and its ancestors up to b's idom (all of
- * them for the entry, which has none), has b in its frontier. */
-static void
-frontiers(tiny_cfg *t)
-{
-	tiny_block *tb = t->b;
-	for (uint64_t m = t->reach; m; m &= m - 1) {
-		uint32_t b = kl_ctz64(m);
-		for (uint64_t ps = tb[b].pred & t->reach; ps; ps &= ps - 1)
-			for (uint32_t x = kl_ctz64(ps); x != tb[b].idom;
-			     x = tb[x].idom) {
-				/* b's idom dominates its predecessors */
-				KL_ASSERT(x != TINY_NONE);
-				tb[x].df |= bit(b);
-			}
+		uint64_t below = tb[b].below | bit(b);
+		tb[b].below = below;
+		tb[b].df = below_succ[b] & ~(below & ~bit(b));
+		uint32_t up = b != t->entry ? tb[b].idom : b;
+		tb[up].below |= below;
+		below_succ[up] |= below_succ[b];
 	}
 }
 
@@ -195,6 +193,5 @@ promote_tiny_compute(tiny_cfg *t, const kl_func *f)
 	read_edges(t, f, succ);
 	uint32_t npo = search(t, succ, po);
 	dominators(t, po, npo);
-	tree(t, f);
-	frontiers(t);
+	tree(t, f, succ);
 }
