@@ -296,6 +296,8 @@ derive(promoter *p, uint32_t i, bool entry)
 	return true;
 }
 
+/* The masks of the walk's kinds name operands in w1 and w2 only. */
+_Static_assert(!(WALK_W1 & 1) && !(WALK_W1_W2 & 1), "w0 is a result");
 #define WALK_KIND_CONST 0
 #define WALK_KIND_SYMBOL 0
 #define WALK_KIND_TRAP 0
@@ -411,7 +413,12 @@ promote_walk(promoter *p, bool defs)
 			unsigned k = promote_walk_kind[d->op];
 			if (KL_LIKELY(k < WALK_MASKS)) {
 				/* Listed without a branch: most are not. */
-				unsigned m = word_marks(mark, nv, d, k);
+				/* The masks name w1 and w2 only (w0 is the
+				 * result): two marks to read, not three. */
+				uint32_t v1 = d->w[1] < nv ? d->w[1] : nv;
+				uint32_t v2 = d->w[2] < nv ? d->w[2] : nv;
+				unsigned m = mark[k & 2 ? v1 : nv] |
+					     mark[k & 4 ? v2 : nv];
 				users[nusers] = i;
 				nusers += m != 0;
 				if (KL_UNLIKELY(may_hold_address(m)))
