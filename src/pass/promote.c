@@ -74,25 +74,31 @@ static const char *const count_name[NCOUNTS] = { "slots", "params",
 						 "promoted", "kept" };
 
 /*
- * Add n to a counter. The report looks counters up by name, comparing
- * strings, four times per function; once a counter is in the report its
- * place is remembered (and checked: the name pointer is this file's).
+ * Add the function's counts, n[which] for which from `from` on (the
+ * slots and parameters are counted only for a function that had slots),
+ * to the report's counters. The report looks counters up by name,
+ * comparing strings; once a counter is in the report its place is
+ * remembered (and checked: the name pointer is this file's). Once per
+ * function, in one call, not four.
  */
-void
-promote_count(promoter *p, int which, uint64_t n)
+static void
+report_counts(promoter *p, const uint32_t *n, int from)
 {
 	kl_pass_report *r = p->rep;
 	if (!r)
 		return;
-	uint32_t at = p->count_at[which];
-	if (at < r->num_counters && r->counters[at].name == count_name[which]) {
-		r->counters[at].value += n;
-		return;
+	for (int which = from; which < NCOUNTS; which++) {
+		uint32_t at = p->count_at[which];
+		if (KL_LIKELY(at < r->num_counters &&
+			      r->counters[at].name == count_name[which])) {
+			r->counters[at].value += n[which];
+			continue;
+		}
+		kl_pass_report_count(r, count_name[which], n[which]);
+		for (at = 0; at < r->num_counters; at++)
+			if (r->counters[at].name == count_name[which])
+				p->count_at[which] = at;
 	}
-	kl_pass_report_count(r, count_name[which], n);
-	for (at = 0; at < r->num_counters; at++)
-		if (r->counters[at].name == count_name[which])
-			p->count_at[which] = at;
 }
 
 /* ---- parameter placement ---- */
@@ -387,29 +393,49 @@ unalias(const kl_func *f, uint32_t v)
 	return r != KL_NONE ? r : v;
 }
 
+/* Is operand v one of the function's aliases? The marks say so of all:
+ * those there were before the pass (promote_clear_addresses) and the
+ * loads it replaced (replace_load); values the pass made are none. */
+static inline bool
+aliased(const promoter *p, uint32_t v)
+{
+	return v < p->nvalues && value_marks(p)[v] == ALIASED;
+}
+
+/* v, or the value it stands for if it is an alias: one step when the
+ * function had no alias before the pass (unalias_words says why). */
+static inline uint32_t
+resolved(const promoter *p, uint32_t v)
+{
+	if (KL_LIKELY(!aliased(p, v)))
+		return v;
+	return p->had_aliases ? unalias(p->f, v) : p->f->values[v].def;
+}
+
 static void
-unalias_dest(kl_func *f, uint32_t dest)
+unalias_dest(promoter *p, uint32_t dest)
 {
 	uint32_t *args;
-	uint32_t n = dest_args(&f->pool, dest, &args);
+	uint32_t n = dest_args(&p->f->pool, dest, &args);
 	for (uint32_t k = 0; k < n; k++)
-		args[k] = unalias(f, args[k]);
+		args[k] = resolved(p, args[k]);
 }
 
 /* Resolve the aliases among the operands and branch arguments of i. */
 static void
-unalias_inst(kl_func *f, uint32_t i)
+unalias_inst(promoter *p, uint32_t i)
 {
+	kl_func *f = p->f;
 	uint32_t n;
 	uint32_t *args = inst_args_mut(f, i, &n);
 	for (uint32_t k = 0; k < n; k++)
-		args[k] = unalias(f, args[k]);
+		args[k] = resolved(p, args[k]);
 	if (!(kl_op_table[f->insts[i].op].flags & KL_OPF_BRANCH))
 		return;
 	const uint32_t *dests;
 	uint32_t nd = inst_dests(f, i, &dests);
 	for (uint32_t k = 0; k < nd; k++)
-		unalias_dest(f, dests[k]);
+		unalias_dest(p, dests[k]);
 }
 
 /* The operand words of each walk kind that finish checks for aliases
@@ -423,15 +449,6 @@ static const uint8_t finish_mask[WALK_OTHER + 1] = {
 	[WALK_BRIF] = FINISH_ALL, [WALK_CALL] = FINISH_ALL,
 	[WALK_OTHER] = FINISH_ALL,
 };
-
-/* Is operand v one of the function's aliases? The marks say so of all:
- * those there were before the pass (promote_clear_addresses) and the
- * loads it replaced (replace_load); values the pass made are none. */
-static inline bool
-aliased(const promoter *p, uint32_t v)
-{
-	return v < p->nvalues && value_marks(p)[v] == ALIASED;
-}
 
 /* Is v (resolved) the address of a promoted alloca, which finish removes? */
 static bool
@@ -512,7 +529,7 @@ unalias_operands(promoter *p, uint32_t i)
 	kl_inst_data *d = &f->insts[i];
 	unsigned m = finish_mask[promote_walk_kind[d->op]];
 	if (m == FINISH_ALL) {
-		unalias_inst(f, i);
+		unalias_inst(p, i);
 		return;
 	}
 	if (KL_LIKELY(!p->had_aliases)) {
@@ -541,6 +558,19 @@ defs_before_uses(promoter *p)
 {
 	kl_func *f = p->f;
 	KL_ASSERT(p->have_dominance);
+	if (p->tiny) {
+		const tiny_cfg *t = &p->t;
+		uint64_t seen = 0;
+		for (uint32_t b = f->first_block; b != KL_NONE;
+		     b = f->blocks[b].next) {
+			uint32_t d = t->b[b].idom;
+			if (!((t->reach >> b) & 1) ||
+			    (d != TINY_NONE && !((seen >> d) & 1)))
+				return false;
+			seen |= (uint64_t)1 << b;
+		}
+		return true;
+	}
 	uint8_t *seen = (uint8_t *)room(&p->work, (uint64_t)p->nblocks / 4 + 1);
 	memset(seen, 0, p->nblocks);
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
@@ -748,30 +778,31 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 		promote_make_slots(p);
 	}
 
+	uint32_t count[NCOUNTS] = { 0 };
+	int counted_from = COUNT_PROMOTED;
 	if (p->nslots) {
 		need_dominance(p);
 		place_params(p); /* may keep allocas past its budget */
-		promote_count(p, COUNT_SLOTS, p->nslots);
+		count[COUNT_SLOTS] = p->nslots;
+		counted_from = COUNT_SLOTS;
 		p->defs_first = defs_before_uses(p);
 		promote_rename_all(p);
-		promote_prune_params(p);
+		count[COUNT_PARAMS] = promote_prune_params(p);
 	}
-	uint32_t promoted = 0, kept = 0;
 	for (uint32_t a = 0; a < p->nallocas; a++) {
 		if (p->allocas[a].reason == PROMOTED) {
-			promoted++;
+			count[COUNT_PROMOTED]++;
 		} else {
-			kept++;
+			count[COUNT_KEPT]++;
 			if (rep && rep->verbose)
 				note_kept(p, &p->allocas[a]);
 		}
 	}
 	/* Also when no slot was made: an alloca nothing reads or writes is
 	 * promoted all the same, and must go. */
-	if (promoted)
+	if (count[COUNT_PROMOTED])
 		finish(p);
-	promote_count(p, COUNT_PROMOTED, promoted);
-	promote_count(p, COUNT_KEPT, kept);
+	report_counts(p, count, counted_from);
 	kl_status st = kl_builder_status(&p->b);
 	if (!rep)
 		promoter_free(p);

@@ -519,8 +519,6 @@ type_class(const kl_module *m, kl_type t)
 	return t < m->ntypes ? m->types[t].cls : kl_type_class(m, t);
 }
 
-/* Add n to one of the pass's counters in the report (promote.c). */
-void promote_count(promoter *p, int which, uint64_t n);
 
 /* promote_find.c */
 /* Is f in strict SSA form? (needs p->dt) */
@@ -536,6 +534,7 @@ void promote_make_slots(promoter *p);
 
 /* promote_rename.c */
 void promote_rename_all(promoter *p);
-void promote_prune_params(promoter *p);
+/* Returns how many parameters survive. */
+uint32_t promote_prune_params(promoter *p);
 
 #endif

@@ -326,15 +326,13 @@ reserve_lists(promoter *p, uint32_t live, const uint32_t *edge_start)
  * this is Cytron's pruned SSA, found in time linear in the minimal SSA
  * instead of a liveness walk per slot.
  */
-void
+uint32_t
 promote_prune_params(promoter *p)
 {
 	kl_func *f = p->f;
 	uint32_t nb = p->nblocks;
-	if (p->nphis == 0) {
-		promote_count(p, COUNT_PARAMS, 0);
-		return;
-	}
+	if (p->nphis == 0)
+		return 0;
 	const uint32_t *first = p->first_phi, *nphi = p->nphi;
 	/* Edges by target block: start[b + 1] is b's fill pointer first. */
 	uint32_t *start = p->tiny ? room_whole(&p->edge_start, (uint64_t)nb + 2)
@@ -373,7 +371,6 @@ promote_prune_params(promoter *p)
 	uint32_t next_value = f->nvalues;
 	if (live)
 		func_reserve_values(f, next_value + live);
-	promote_count(p, COUNT_PARAMS, live);
 	reserve_lists(p, live, start);
 	/* Numbers for the survivors block by block, in each block's
 	 * candidate order (slot order): an order that does not depend on
@@ -423,5 +420,6 @@ promote_prune_params(promoter *p)
 		}
 		inst_dest_append_args(f, ed->inst, ed->dest, args, n);
 	}
+	return live;
 }
 

@@ -185,9 +185,10 @@ promote_tiny_compute(tiny_cfg *t, const kl_func *f)
 	KL_ASSERT(nb <= TINY_BLOCKS && f->first_block != KL_NONE);
 	uint64_t succ[TINY_BLOCKS];
 	uint8_t po[TINY_BLOCKS];
-	memset(t->b, 0, nb * sizeof *t->b);
 	for (uint32_t b = 0; b < nb; b++)
-		t->b[b].idom = t->b[b].child = t->b[b].sibling = TINY_NONE;
+		t->b[b] = (tiny_block){ .idom = TINY_NONE,
+					.child = TINY_NONE,
+					.sibling = TINY_NONE };
 	t->nedges = 0;
 	t->entry = f->first_block;
 	read_edges(t, f, succ);
