@@ -238,6 +238,8 @@ typedef struct tiny_cfg {
 	uint32_t entry;
 	uint32_t nedges; /* between placed blocks */
 	uint64_t reach;  /* the reachable blocks */
+	uint32_t nreach;
+	uint8_t order[TINY_BLOCKS]; /* the reachable blocks in preorder */
 	tiny_block b[TINY_BLOCKS];
 } tiny_cfg;
 

@@ -216,38 +216,52 @@ rename_block(promoter *p, uint32_t b, bool reachable)
 	record_edges(p, b, !reachable);
 }
 
-/* Preorder walk of the dominator tree with an explicit stack. */
-void
-promote_rename_all(promoter *p)
+/* Undo the log down to its first `to` entries. */
+static void
+unwind(promoter *p, uint32_t to)
 {
-	kl_func *f = p->f;
-	KL_ASSERT(f->nvalues < PHI_REF && p->nphis < KL_NONE - PHI_REF);
-	uint32_t *cur = room(&p->cur, (uint64_t)p->nslots + 1);
-	/* A store or a parameter sets a slot once; an access makes at most
-	 * two fixups (a conversion and the load itself). */
-	reserve_fresh(&p->log, &p->log_cap, sizeof *p->log,
-		      (uint64_t)p->nacc + p->nphis + 1);
-	reserve_fresh(&p->fixups, &p->fixups_cap, sizeof *p->fixups,
-		      2 * (uint64_t)p->nacc + 1);
-	reserve_fresh(&p->edges, &p->edges_cap, sizeof *p->edges,
-		      (uint64_t)(p->tiny ? p->t.nedges : p->dom.nedges) + 1);
-	reserve_fresh(&p->incoming, &p->incoming_cap, sizeof *p->incoming,
-		      (uint64_t)p->nincoming_bound + 1);
-	memset(cur, 0xff, ((size_t)p->nslots + 1) * sizeof *cur);
+	uint32_t *cur = p->cur.a;
+	while (p->nlog > to) {
+		const undo *u = &p->log[--p->nlog];
+		cur[u->slot] = u->value;
+	}
+}
+
+/*
+ * A tiny function's blocks in the preorder its facts list, without a
+ * stack: entering a block, the log is unwound to where it stood at the
+ * end of the block's idom, every block renamed since being below that
+ * idom. The same order as the walk below, so the same output.
+ */
+static void
+rename_preorder(promoter *p)
+{
+	const tiny_cfg *t = &p->t;
+	uint32_t end[TINY_BLOCKS]; /* the log's length after each block */
+	for (uint32_t k = 0; k < t->nreach; k++) {
+		uint32_t b = t->order[k];
+		if (k)
+			unwind(p, end[t->b[b].idom]);
+		rename_block(p, b, true);
+		end[b] = p->nlog;
+	}
+}
+
+/* The preorder of a bigger function's tree, with an explicit stack. */
+static void
+rename_stack(promoter *p)
+{
 	uint32_t n = 0;
 	/* entries: block id, and the undo mark + 1 for an exit (0 = enter) */
 	kl_grow(&p->stack, &p->stack_cap, sizeof *p->stack, 1);
 	uint32_t (*stack)[2] = p->stack;
-	stack[n][0] = f->first_block;
+	stack[n][0] = p->f->first_block;
 	stack[n++][1] = 0;
 	while (n) {
 		uint32_t b = stack[n - 1][0], mark = stack[n - 1][1];
 		n--;
 		if (mark) {
-			while (p->nlog > mark - 1) {
-				const undo *u = &p->log[--p->nlog];
-				cur[u->slot] = u->value;
-			}
+			unwind(p, mark - 1);
 			continue;
 		}
 		if (n + 1 > p->stack_cap)
@@ -277,6 +291,31 @@ promote_rename_all(promoter *p)
 			stack[hi - 1][0] = c;
 		}
 	}
+}
+
+/* Rename along the dominator tree in preorder, children in layout
+ * order; then the unreachable blocks. */
+void
+promote_rename_all(promoter *p)
+{
+	kl_func *f = p->f;
+	KL_ASSERT(f->nvalues < PHI_REF && p->nphis < KL_NONE - PHI_REF);
+	uint32_t *cur = room(&p->cur, (uint64_t)p->nslots + 1);
+	/* A store or a parameter sets a slot once; an access makes at most
+	 * two fixups (a conversion and the load itself). */
+	reserve_fresh(&p->log, &p->log_cap, sizeof *p->log,
+		      (uint64_t)p->nacc + p->nphis + 1);
+	reserve_fresh(&p->fixups, &p->fixups_cap, sizeof *p->fixups,
+		      2 * (uint64_t)p->nacc + 1);
+	reserve_fresh(&p->edges, &p->edges_cap, sizeof *p->edges,
+		      (uint64_t)(p->tiny ? p->t.nedges : p->dom.nedges) + 1);
+	reserve_fresh(&p->incoming, &p->incoming_cap, sizeof *p->incoming,
+		      (uint64_t)p->nincoming_bound + 1);
+	memset(cur, 0xff, ((size_t)p->nslots + 1) * sizeof *cur);
+	if (p->tiny)
+		rename_preorder(p);
+	else
+		rename_stack(p);
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next)
 		if (!reached(p, b))
 			rename_block(p, b, false);

@@ -146,7 +146,7 @@ tree(tiny_cfg *t, const kl_func *f, const uint64_t *succ)
 	}
 	/* Preorder without a stack: down to the first child, else across
 	 * to the next sibling of the nearest ancestor that has one. */
-	uint8_t order[TINY_BLOCKS];
+	uint8_t *order = t->order;
 	uint32_t b = t->entry, n = 0;
 	for (;;) {
 		tb[b].pre = (uint8_t)n;
@@ -161,6 +161,7 @@ tree(tiny_cfg *t, const kl_func *f, const uint64_t *succ)
 			break;
 		b = tb[b].sibling;
 	}
+	t->nreach = n;
 	/* Descendants come after their ancestors in preorder: backwards,
 	 * a block's subtree is complete when it is reached. A reachable
 	 * block's successors are reachable; the entry adds to itself. */

@@ -54,6 +54,12 @@ compare(const tiny_cfg *t, const kl_func *f, kl_cfg *cfg, kl_domtree *dt,
 		}
 	}
 	CHECK_EQ_INT(t->nedges, nedges);
+	/* order lists the reachable blocks by their preorder numbers */
+	CHECK_EQ_INT(t->nreach, kl_popcount64(t->reach));
+	for (uint32_t k = 0; k < t->nreach; k++) {
+		CHECK((t->reach >> t->order[k]) & 1);
+		CHECK_EQ_INT(t->b[t->order[k]].pre, k);
+	}
 }
 
 static void
