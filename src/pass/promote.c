@@ -209,30 +209,6 @@ place_slot_lists(promoter *p, uint32_t s, uint32_t dom, uint32_t (*mark)[2],
 	}
 }
 
-/* Where slot s is accessed in a tiny function, as sets of blocks. */
-typedef struct slot_sets {
-	uint64_t stores, loads;
-	uint64_t load_first; /* blocks whose first access to s is a load */
-} slot_sets;
-
-/* From slot s's sites (in layout order), without a branch per site. */
-static slot_sets
-sets_of_slot(const promoter *p, uint32_t s)
-{
-	const uint32_t *site = p->slot_site.a, *ss = p->slot_start.a;
-	slot_sets r = { 0, 0, 0 };
-	uint64_t seen = 0;
-	for (uint32_t k = ss[s]; k < ss[s + 1]; k++) {
-		uint64_t bit = (uint64_t)1 << (site[k] >> 1);
-		uint64_t store = -(uint64_t)(site[k] & 1); /* all ones or 0 */
-		r.stores |= bit & store;
-		r.loads |= bit & ~store;
-		r.load_first |= bit & ~store & ~seen;
-		seen |= bit;
-	}
-	return r;
-}
-
 /* dominating_store from the sets: the reachable store block first in
  * preorder, if it dominates every reachable load and its own first
  * access is the store. */
@@ -261,9 +237,9 @@ static void
 place_slot_sets(promoter *p, uint32_t s)
 {
 	const tiny_cfg *t = &p->t;
-	slot_sets x = sets_of_slot(p, s);
-	uint32_t dom = dominating_store_sets(p, &x);
-	uint64_t defs = (uint64_t)1 << t->entry | x.stores;
+	const slot_sets *x = &p->sets[s];
+	uint32_t dom = dominating_store_sets(p, x);
+	uint64_t defs = (uint64_t)1 << t->entry | x->stores;
 	uint64_t allowed = dom != KL_NONE ? t->b[dom].below : ~(uint64_t)0;
 	uint64_t placed = 0;
 	for (uint64_t work = defs; work;) {
@@ -626,6 +602,7 @@ promoter_free(void *state)
 	free(p->allocas);
 	free(p->acc);
 	free(p->slots);
+	free(p->sets);
 	free(p->cands);
 	free(p->fixups);
 	free(p->edges);
@@ -639,7 +616,7 @@ promoter_free(void *state)
 			   &p->derives, &p->users,
 			   &p->block_acc, &p->block_nacc, &p->slot_site,
 			   &p->slot_start, &p->by_alloca, &p->alloca_start,
-			   &p->sort_tmp, &p->slot_types, &p->block_phi,
+			   &p->sort_tmp, &p->block_phi,
 			   &p->block_nphi, &p->work,
 			   &p->phi_used, &p->phi_block, &p->phi_slot,
 			   &p->phi_value,
@@ -674,6 +651,10 @@ promoter_begin(promoter *p, kl_func *f, kl_pass_report *rep)
 	p->made_aliases = p->defs_first = false;
 	p->calls_setjmp = false;
 	p->have_dominance = p->have_analyses = false;
+	/* Verified IR branches only at the end of its blocks: a function of
+	 * few blocks gets its dominance facts as bit sets, read off the
+	 * terminators (need_dominance). */
+	p->tiny = rep && rep->input_verified && f->nblocks <= TINY_BLOCKS;
 	for (uint32_t t = 0; t < KL_TYPE_BUILTIN_COUNT; t++)
 		p->zero[t] = KL_NONE;
 	kl_builder_init(&p->b, f);
@@ -707,7 +688,6 @@ need_dominance(promoter *p)
 	if (p->have_dominance)
 		return;
 	bool verified = p->rep && p->rep->input_verified;
-	p->tiny = verified && p->f->nblocks <= TINY_BLOCKS;
 	if (p->tiny) {
 		promote_tiny_compute(&p->t, p->f);
 	} else if (verified) {

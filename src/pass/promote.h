@@ -45,6 +45,7 @@ typedef struct alloca_info {
 	int64_t offset0;
 	uint32_t width0;
 	bool varied;
+	uint8_t types;  /* the TY_* bits of its accesses (type_bits) */
 	uint32_t slot; /* make_slots: its first slot */
 } alloca_info;
 
@@ -108,6 +109,27 @@ static inline bool
 access_is_float(const access *x)
 {
 	return x->cls == KL_TYPE_F32 || x->cls == KL_TYPE_F64;
+}
+
+/*
+ * Where a slot of a tiny function is accessed, as sets of blocks: what
+ * its placement reads (a bigger function's reads the slot's sites).
+ */
+typedef struct slot_sets {
+	uint64_t stores, loads;
+	uint64_t load_first; /* blocks whose first access to it is a load */
+	uint64_t seen;       /* blocks with an access so far */
+} slot_sets;
+
+/* What an access does of its slot's type: the bits set_slot_type reads. */
+enum { TY_STORE = 1, TY_INT_STORED = 2, TY_INT_LOADED = 4 };
+
+static inline uint32_t
+type_bits(const access *x)
+{
+	bool is_float = access_is_float(x);
+	return access_is_store(x) ? TY_STORE | (is_float ? 0 : TY_INT_STORED)
+				  : (is_float ? 0 : TY_INT_LOADED);
 }
 
 typedef struct slot {
@@ -321,10 +343,12 @@ typedef struct promoter {
 	scratch block_nacc;
 	slot *slots;
 	uint32_t nslots, slots_cap;
-	scratch slot_site;     /* per access, grouped by slot: its block << 1
-				* | is_store */
+	scratch slot_site;     /* per access of a bigger function, grouped
+				* by slot: its block << 1 | is_store */
 	scratch slot_start;    /* each slot's first in slot_site; nslots + 1 */
-	scratch by_alloca, alloca_start, sort_tmp, slot_types; /* make_slots */
+	slot_sets *sets;       /* per slot of a tiny function, instead */
+	uint32_t sets_cap;
+	scratch by_alloca, alloca_start, sort_tmp; /* make_slots */
 	access_key *keys, *keys_tmp;
 	uint32_t keys_cap, keys_tmp_cap;
 	cand *cands;           /* candidates as placement makes them, slot

@@ -198,6 +198,7 @@ add_alloca(promoter *p, uint32_t i, uint32_t b, bool follow)
 	a->reason = a->own_reason;
 	a->naccesses = 0;
 	a->varied = false;
+	a->types = 0;
 	if (follow && d->w[0] < p->nvalues)
 		set_address(p, d->w[0], p->nallocas, 0);
 	p->nallocas++;
@@ -259,6 +260,7 @@ add_access(promoter *p, uint32_t i, uint32_t r, bool may_alias)
 	/* Counted here for make_slots, which sorts only the allocas
 	 * accessed at more than one (offset, width). */
 	alloca_info *ai = &p->allocas[a->alloca];
+	ai->types |= (uint8_t)type_bits(a);
 	if (ai->naccesses++ == 0) {
 		ai->inst0 = i;
 		ai->offset0 = offset;
@@ -585,9 +587,6 @@ sort_keys(access_key *v, uint32_t n, access_key *tmp)
 	memcpy(v, tmp, n * sizeof *v);
 }
 
-/* What the accesses of a slot were: the bits set_slot_type reads. */
-enum { TY_STORE = 1, TY_INT_STORED = 2, TY_INT_LOADED = 4 };
-
 /* Slot s's type from the type bits of its accesses: float if every
  * store stores a float; with no store at all, if every load loads one. */
 static void
@@ -641,36 +640,44 @@ new_slot(promoter *p, int64_t offset, uint32_t width, uint32_t a)
 	return p->nslots++;
 }
 
-/* What an access says of its slot's type: the bits set_slot_type reads. */
-static uint32_t
-type_bits(const access *x)
+/* Access of block b (a store or not) into a tiny function's slot sets,
+ * in layout order, without a branch. */
+static inline void
+add_to_sets(slot_sets *x, uint32_t b, bool store)
 {
-	bool is_float = access_is_float(x);
-	return access_is_store(x) ? TY_STORE | (is_float ? 0 : TY_INT_STORED)
-				  : (is_float ? 0 : TY_INT_LOADED);
+	uint64_t bit = (uint64_t)1 << b;
+	uint64_t st = -(uint64_t)store; /* all ones or 0 */
+	x->stores |= bit & st;
+	x->loads |= bit & ~st;
+	x->load_first |= bit & ~st & ~x->seen;
+	x->seen |= bit;
 }
 
 /*
  * Group the accesses of the promotable allocas into slots: check each
  * one's (inside the allocation, no overlap, one width per offset) and
  * number the slots, alloca by alloca and in offset order within one. As
- * the slots are numbered, the block of each access goes to slot_site, in
- * slot order, each slot's in layout order: what placement reads (the
- * records themselves would be misses in a big function).
+ * the slots are numbered, what placement reads of each access is
+ * gathered: for a tiny function, sets of blocks per slot (slot_sets);
+ * for a bigger one, the block of each access in slot_site, in slot
+ * order, each slot's in layout order (the records themselves would be
+ * misses in a big function).
  *
  * Most allocas are one variable, accessed whole: one slot, nothing to
- * sort. The others' accesses are sorted by (offset, width, layout
- * order); one offset has one width, so each slot's accesses come
- * together. Then one pass over every access in layout order gives each
- * its slot (KL_NONE if its alloca is kept), in place of its alloca.
+ * sort, its type from the bits the walk gathered. The others' accesses
+ * are sorted by (offset, width, layout order); one offset has one
+ * width, so each slot's accesses come together. Then one pass over every
+ * access in layout order gives each its slot (KL_NONE if its alloca is
+ * kept), in place of its alloca.
  */
 void
 promote_make_slots(promoter *p)
 {
 	const kl_func *f = p->f;
 	uint32_t na = p->nallocas, n = p->nacc;
+	bool tiny = p->tiny;
 	uint32_t *start = room(&p->alloca_start, (uint64_t)na + 1);
-	uint32_t *slot_site = room(&p->slot_site, (uint64_t)n + 1);
+	uint32_t *slot_site = tiny ? NULL : room(&p->slot_site, (uint64_t)n + 1);
 	KL_ASSERT(p->nblocks <= UINT32_MAX >> 1);
 	/* The varied allocas' accesses by alloca, in layout order
 	 * (start[a] is a's fill pointer first), and a bound on the slots:
@@ -686,7 +693,15 @@ promote_make_slots(promoter *p)
 	}
 	start[na] = at;
 	uint32_t *order = room(&p->by_alloca, (uint64_t)at + 1);
-	uint32_t *sstart = room(&p->slot_start, most_slots + 2);
+	uint32_t *sstart = NULL;
+	slot_sets *sets = NULL;
+	if (tiny) {
+		reserve_fresh(&p->sets, &p->sets_cap, sizeof *p->sets,
+			      most_slots + 1);
+		sets = p->sets;
+	} else {
+		sstart = room(&p->slot_start, most_slots + 2);
+	}
 	for (uint32_t k = 0; at && k < n; k++)
 		if (p->allocas[p->acc[k].alloca].varied)
 			order[start[p->acc[k].alloca]++] = k;
@@ -708,8 +723,13 @@ promote_make_slots(promoter *p)
 				ai->why_inst = ai->inst0;
 				continue;
 			}
-			ai->slot = p->nslots;
-			sstart[new_slot(p, ai->offset0, ai->width0, a)] = filled;
+			uint32_t s = new_slot(p, ai->offset0, ai->width0, a);
+			ai->slot = s;
+			set_slot_type(p, s, ai->types);
+			if (tiny)
+				sets[s] = (slot_sets){ 0, 0, 0, 0 };
+			else
+				sstart[s] = filled;
 			filled += m;
 			continue;
 		}
@@ -733,27 +753,37 @@ promote_make_slots(promoter *p)
 			if (j == 0 || key[j - 1].offset != key[j].offset) {
 				if (j)
 					set_slot_type(p, p->nslots - 1, types);
-				sstart[new_slot(p, key[j].offset, key[j].width,
-						a)] = filled;
+				uint32_t s = new_slot(p, key[j].offset,
+						      key[j].width, a);
+				if (tiny)
+					sets[s] = (slot_sets){ 0, 0, 0, 0 };
+				else
+					sstart[s] = filled;
 				types = 0;
 			}
-			v[key[j].k] = p->nslots - 1;
-			slot_site[filled++] = f->nodes[x->inst].block << 1 |
-					      access_is_store(x);
+			uint32_t s = p->nslots - 1;
+			v[key[j].k] = s;
+			uint32_t b = f->nodes[x->inst].block;
+			if (tiny)
+				add_to_sets(&sets[s], b, access_is_store(x));
+			else
+				slot_site[filled++] = b << 1 |
+						      access_is_store(x);
 			types |= type_bits(x);
 		}
 		set_slot_type(p, p->nslots - 1, types);
 	}
-	sstart[p->nslots] = filled;
 
 	/* Every access in layout order: the slot of a uniform alloca's,
-	 * with its site (the block from the instruction's place in the
-	 * layout, read in the walk's order), or the one noted in order for
-	 * a varied alloca's, or none. */
-	uint32_t *fill = room(&p->sort_tmp, (uint64_t)p->nslots + 1);
-	uint32_t *types = room(&p->slot_types, (uint64_t)p->nslots + 1);
-	memcpy(fill, sstart, (size_t)p->nslots * sizeof *fill);
-	memset(types, 0, (size_t)p->nslots * sizeof *types);
+	 * with its site or sets (the block from the instruction's place in
+	 * the layout, read in the walk's order), or the one noted in order
+	 * for a varied alloca's, or none. */
+	uint32_t *fill = NULL;
+	if (!tiny) {
+		sstart[p->nslots] = filled;
+		fill = room(&p->sort_tmp, (uint64_t)p->nslots + 1);
+		memcpy(fill, sstart, (size_t)p->nslots * sizeof *fill);
+	}
 	for (uint32_t k = 0; k < n; k++) {
 		access *x = &p->acc[k];
 		uint32_t a = x->alloca;
@@ -763,15 +793,13 @@ promote_make_slots(promoter *p)
 		} else if (ai->varied) {
 			x->slot = order[start[a]++];
 		} else {
-			x->slot = ai->slot;
-			slot_site[fill[ai->slot]++] =
-				f->nodes[x->inst].block << 1 | access_is_store(x);
-			types[ai->slot] |= type_bits(x);
+			uint32_t s = ai->slot, b = f->nodes[x->inst].block;
+			x->slot = s;
+			if (tiny)
+				add_to_sets(&sets[s], b, access_is_store(x));
+			else
+				slot_site[fill[s]++] = b << 1 |
+						       access_is_store(x);
 		}
-	}
-	for (uint32_t a = 0; a < na; a++) {
-		alloca_info *ai = &p->allocas[a];
-		if (ai->slot != KL_NONE && !ai->varied)
-			set_slot_type(p, ai->slot, types[ai->slot]);
 	}
 }
