@@ -599,7 +599,25 @@ layout_append_inst(kl_func *f, uint32_t i, uint32_t b)
 	d->last = i;
 }
 void layout_insert_inst_before(kl_func *f, uint32_t i, uint32_t before);
-void layout_remove_inst(kl_func *f, uint32_t i);
+
+/* Unlink placed instruction i from its block (inline: a pass may remove
+ * a good part of a function's instructions one by one). */
+static inline void
+layout_remove_inst(kl_func *f, uint32_t i)
+{
+	kl_inst_node *n = &f->nodes[i];
+	KL_ASSERT(n->block != KL_NONE);
+	kl_block_data *d = &f->blocks[n->block];
+	if (n->prev == KL_NONE)
+		d->first = n->next;
+	else
+		f->nodes[n->prev].next = n->next;
+	if (n->next == KL_NONE)
+		d->last = n->prev;
+	else
+		f->nodes[n->next].prev = n->prev;
+	n->prev = n->next = n->block = KL_NONE;
+}
 
 /* ---- names ---- */
 /* Does the name print as %name (every byte a letter, digit, _ or .)? */

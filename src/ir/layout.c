@@ -107,23 +107,6 @@ layout_insert_inst_before(kl_func *f, uint32_t i, uint32_t before)
 }
 
 void
-layout_remove_inst(kl_func *f, uint32_t i)
-{
-	kl_inst_node *n = &f->nodes[i];
-	KL_ASSERT(n->block != KL_NONE);
-	kl_block_data *d = &f->blocks[n->block];
-	if (n->prev == KL_NONE)
-		d->first = n->next;
-	else
-		f->nodes[n->prev].next = n->next;
-	if (n->next == KL_NONE)
-		d->last = n->prev;
-	else
-		f->nodes[n->next].prev = n->prev;
-	n->prev = n->next = n->block = KL_NONE;
-}
-
-void
 kl_inst_remove(kl_func *f, kl_inst i)
 {
 	if (i.id < f->ninsts && f->nodes[i.id].block != KL_NONE)

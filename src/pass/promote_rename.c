@@ -120,7 +120,11 @@ replace_load(promoter *p, const access *x, uint32_t c)
 	uint32_t i = x->inst;
 	kl_type st = p->slots[x->slot].type;
 	uint32_t r = x->value;
-	if (!is_phi_ref(c))
+	/* A slot's value is no alias when definitions come before uses:
+	 * store_value resolved every stored value that might be one, and
+	 * a load is renamed before any store of its result, which it
+	 * dominates. */
+	if (!is_phi_ref(c) && !p->defs_first)
 		c = resolve(f, c);
 	if (x->form == ACC_LOAD) {
 		if (x->cls == st) {
@@ -158,7 +162,7 @@ record_edges(promoter *p, uint32_t b, bool zeros)
 {
 	kl_func *f = p->f;
 	uint32_t t = f->blocks[b].last;
-	if (t == KL_NONE)
+	if (t == KL_NONE || p->nphis == 0)
 		return;
 	/* A big function's destinations as its dominance facts read them:
 	 * the terminator itself is a cache miss per block by now (a third
