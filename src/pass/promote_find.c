@@ -145,7 +145,9 @@ promote_clear_addresses(promoter *p)
 {
 	kl_func *f = p->f;
 	uint32_t nv = p->nvalues;
-	uint8_t *mark = (uint8_t *)room_whole(&p->marks, (uint64_t)nv / 4 + 1);
+	/* nv + 2 bytes: mark[nv] is 0 for "no operand", mark[nv + 1] a
+	 * byte the walk writes instead of a branch (promote_walk). */
+	uint8_t *mark = (uint8_t *)room_whole(&p->marks, ((uint64_t)nv + 5) / 4);
 	/* Only addresses write theirs: a few pages in use, which must not
 	 * be huge pages (kl_grow's), each zeroed whole. */
 	if (nv + 1 > p->address_cap) {
@@ -431,15 +433,28 @@ promote_walk(promoter *p, bool defs)
 			bool marked = false;
 			switch (k) {
 			case WALK_STORE:
-			case WALK_LOAD:
-				/* An address operand is no alias. */
-				marked = alias_mark(mark, nv, d->w[1]);
-				bool stored_marked = false; /* value */
-				if (k == WALK_STORE) {
-					stored_marked =
-						alias_mark(mark, nv, d->w[0]);
-					check_escape(p, d->w[0], i);
+			case WALK_LOAD: {
+				/* An address operand is no alias. Nearly
+				 * always it is an address itself, and a stored
+				 * value none: then nothing else to check. */
+				uint32_t a = d->w[1] < nv ? d->w[1] : nv;
+				uint32_t v = d->w[0] < nv ? d->w[0] : nv;
+				unsigned vm = k == WALK_STORE ? mark[v] : 0;
+				bool stored_marked = vm & (ALIASED | LOADED);
+				if (KL_LIKELY(mark[a] == ADDRESS &&
+					      !may_hold_address(vm))) {
+					add_access(p, i, a, stored_marked);
+					marked = stored_marked;
+					/* Without a branch: mark[nv + 1] is
+					 * written and never read. */
+					mark[k == WALK_LOAD && d->w[0] < nv
+						     ? d->w[0]
+						     : nv + 1] = LOADED;
+					break;
 				}
+				marked = alias_mark(mark, nv, d->w[1]);
+				if (k == WALK_STORE)
+					check_escape(p, d->w[0], i);
 				marked |= stored_marked;
 				if ((r = address_of(p, d->w[1])) == KL_NONE)
 					break;
@@ -447,6 +462,7 @@ promote_walk(promoter *p, bool defs)
 				if (k == WALK_LOAD && d->w[0] < nv)
 					mark[d->w[0]] = LOADED;
 				break;
+			}
 			case WALK_DERIVE:
 				if (defs && !derive(p, i, entry))
 					return false;
