@@ -714,7 +714,7 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 		}
 	}
 	promoter_begin(p, f, rep);
-	func_prefetch_next(f); /* cold: 10% off the pass on small functions */
+	func_prefetch_next(f); /* the tables are cold (func.c says more) */
 	/* Verified IR is walked once (scan); anything else is checked for
 	 * strict SSA before its accesses are looked at. */
 	bool verified = rep && rep->input_verified;

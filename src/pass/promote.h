@@ -545,7 +545,6 @@ type_class(const kl_module *m, kl_type t)
 	return t < m->ntypes ? m->types[t].cls : kl_type_class(m, t);
 }
 
-
 /* promote_find.c */
 /* Is f in strict SSA form? (needs p->dt) */
 bool promote_strict_ssa(promoter *p);
