@@ -437,30 +437,26 @@ promote_walk(promoter *p, bool defs)
 				/* An address operand is no alias. Nearly
 				 * always it is an address itself, and a stored
 				 * value none: then nothing else to check. */
-				uint32_t a = d->w[1] < nv ? d->w[1] : nv;
 				uint32_t v = d->w[0] < nv ? d->w[0] : nv;
 				unsigned vm = k == WALK_STORE ? mark[v] : 0;
 				bool stored_marked = vm & (ALIASED | LOADED);
-				if (KL_LIKELY(mark[a] == ADDRESS &&
-					      !may_hold_address(vm))) {
-					add_access(p, i, a, stored_marked);
-					marked = stored_marked;
-					/* Without a branch: mark[nv + 1] is
-					 * written and never read. */
-					mark[k == WALK_LOAD && d->w[0] < nv
-						     ? d->w[0]
-						     : nv + 1] = LOADED;
-					break;
+				marked = stored_marked;
+				r = d->w[1] < nv ? d->w[1] : nv;
+				if (KL_UNLIKELY(mark[r] != ADDRESS ||
+						may_hold_address(vm))) {
+					marked |= alias_mark(mark, nv, d->w[1]);
+					if (k == WALK_STORE)
+						check_escape(p, d->w[0], i);
+					r = address_of(p, d->w[1]);
+					if (r == KL_NONE)
+						break;
 				}
-				marked = alias_mark(mark, nv, d->w[1]);
-				if (k == WALK_STORE)
-					check_escape(p, d->w[0], i);
-				marked |= stored_marked;
-				if ((r = address_of(p, d->w[1])) == KL_NONE)
-					break;
 				add_access(p, i, r, stored_marked);
-				if (k == WALK_LOAD && d->w[0] < nv)
-					mark[d->w[0]] = LOADED;
+				/* Without a branch: mark[nv + 1] is written
+				 * and never read. */
+				mark[k == WALK_LOAD && d->w[0] < nv ? d->w[0]
+								    : nv + 1] =
+					LOADED;
 				break;
 			}
 			case WALK_DERIVE:
