@@ -479,17 +479,24 @@ remove_addresses(promoter *p)
  * from one user to the next). values[0] exists: the pass made aliases.
  */
 static inline void
-unalias_words(promoter *p, kl_inst_data *d, unsigned m)
+unalias_word(promoter *p, kl_inst_data *d, unsigned m, unsigned w)
 {
 	const uint8_t *mark = value_marks(p);
-	const kl_value_data *values = p->f->values;
-	uint32_t nv = p->nvalues;
-	for (unsigned w = 0; w < 3; w++) {
-		uint32_t v = d->w[w];
-		bool alias = ((m >> w) & 1) & (mark[v < nv ? v : nv] == ALIASED);
-		uint32_t to = values[alias ? v : 0].def;
-		d->w[w] = alias ? to : v;
-	}
+	uint32_t nv = p->nvalues, v = d->w[w];
+	bool alias = ((m >> w) & 1) & (mark[v < nv ? v : nv] == ALIASED);
+	uint32_t to = p->f->values[alias ? v : 0].def;
+	d->w[w] = alias ? to : v;
+}
+
+static inline void
+unalias_words(promoter *p, kl_inst_data *d, unsigned m)
+{
+	/* w0 is an operand only of a store (the value it stores): the
+	 * others' w0 is their result. */
+	if (m & 1)
+		unalias_word(p, d, m, 0);
+	unalias_word(p, d, m, 1);
+	unalias_word(p, d, m, 2);
 }
 
 /*
