@@ -435,6 +435,7 @@ enum {
 	WALK_JUMP,
 	WALK_BRIF,
 	WALK_CALL,
+	WALK_RETURN,
 	WALK_OTHER, /* operands and destinations from inst_args/inst_dests */
 };
 

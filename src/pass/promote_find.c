@@ -321,7 +321,7 @@ _Static_assert(!(WALK_W1 & 1) && !(WALK_W1_W2 & 1), "w0 is a result");
 #define WALK_KIND_TERNARY WALK_OTHER
 #define WALK_KIND_CALL_INDIRECT WALK_OTHER
 #define WALK_KIND_BR_TABLE WALK_OTHER
-#define WALK_KIND_RETURN WALK_OTHER
+#define WALK_KIND_RETURN WALK_RETURN
 
 const uint8_t promote_walk_kind[KL_OP_COUNT] = {
 #define KL_OPCODE(name, text, fmt, nres, typing, ctrl, memw, flags)          \
@@ -336,6 +336,29 @@ static inline bool
 alias_mark(const uint8_t *mark, uint32_t nv, uint32_t v)
 {
 	return v < nv && (mark[v] & (ALIASED | LOADED));
+}
+
+/* The values of a list (a call's arguments, a return's values), checked
+ * for escapes: one OR of their marks, each looked at only when it holds
+ * an address or an alias (their marks are mostly a loaded value's, or
+ * none). Is one marked? */
+static bool
+check_list_escapes(promoter *p, uint32_t list, uint32_t inst)
+{
+	const kl_pool *pool = &p->f->pool;
+	uint32_t n = list_len(pool, list);
+	if (n == 0)
+		return false;
+	const uint32_t *vals = list_elems(pool, list);
+	const uint8_t *mark = value_marks(p);
+	uint32_t nv = p->nvalues;
+	unsigned m = 0;
+	for (uint32_t k = 0; k < n; k++)
+		m |= mark[vals[k] < nv ? vals[k] : nv];
+	if (KL_UNLIKELY(may_hold_address(m)))
+		for (uint32_t k = 0; k < n; k++)
+			check_escape(p, vals[k], inst);
+	return m != 0;
 }
 
 /* Every operand and branch argument of i, checked for escapes; is one
@@ -481,10 +504,16 @@ promote_walk(promoter *p, bool defs)
 				marked |= check_dest_escapes(p, d->w[1], i);
 				marked |= check_dest_escapes(p, d->w[2], i);
 				break;
-			default:
-				if (k == WALK_CALL && defs)
+			case WALK_CALL:
+				if (defs)
 					p->calls_setjmp |= module_returns_twice(
 						f->module, d->w[1]);
+				marked = check_list_escapes(p, d->w[2], i);
+				break;
+			case WALK_RETURN:
+				marked = check_list_escapes(p, d->w[0], i);
+				break;
+			default:
 				marked = check_all_escapes(p, i);
 				break;
 			}
