@@ -128,29 +128,30 @@ static void
 tree(tiny_cfg *t, const kl_func *f, const uint64_t *succ)
 {
 	tiny_block *tb = t->b;
-	for (uint64_t m = t->reach & ~bit(t->entry); m; m &= m - 1) {
-		uint32_t b = kl_ctz64(m);
+	/* Backwards along the layout, so that children chain in layout
+	 * order; a block's idom is known from its dominators alone. */
+	for (uint32_t b = f->last_block; b != KL_NONE; b = f->blocks[b].prev) {
+		if (b == t->entry || !(t->reach & bit(b)))
+			continue;
 		uint64_t strict = tb[b].dom & ~bit(b);
 		uint64_t c = strict;
 		while (c && tb[kl_ctz64(c)].dom != strict)
 			c &= c - 1;
 		KL_ASSERT(c != 0); /* dominators form a chain */
-		tb[b].idom = (uint8_t)kl_ctz64(c);
-	}
-	for (uint32_t b = f->last_block; b != KL_NONE; b = f->blocks[b].prev) {
-		if (b == t->entry || !(t->reach & bit(b)))
-			continue;
-		uint32_t p = tb[b].idom;
+		uint32_t p = kl_ctz64(c);
+		tb[b].idom = (uint8_t)p;
 		tb[b].sibling = tb[p].child;
 		tb[p].child = (uint8_t)b;
 	}
 	/* Preorder without a stack: down to the first child, else across
 	 * to the next sibling of the nearest ancestor that has one. */
 	uint8_t *order = t->order;
+	uint64_t below_succ[TINY_BLOCKS]; /* for the frontiers, below */
 	uint32_t b = t->entry, n = 0;
 	for (;;) {
 		tb[b].pre = (uint8_t)n;
 		order[n++] = (uint8_t)b;
+		below_succ[b] = succ[b];
 		if (tb[b].child != TINY_NONE) {
 			b = tb[b].child;
 			continue;
@@ -165,9 +166,6 @@ tree(tiny_cfg *t, const kl_func *f, const uint64_t *succ)
 	/* Descendants come after their ancestors in preorder: backwards,
 	 * a block's subtree is complete when it is reached. A reachable
 	 * block's successors are reachable; the entry adds to itself. */
-	uint64_t below_succ[TINY_BLOCKS];
-	for (uint32_t k = 0; k < n; k++)
-		below_succ[order[k]] = succ[order[k]];
 	while (n-- > 0) {
 		b = order[n];
 		uint64_t below = tb[b].below | bit(b);
