@@ -10,10 +10,9 @@
  * pass needs comes from a few passes over the blocks:
  *
  *   successors and predecessors  one word each, read off the terminators
- *   reachability, post-order     a depth-first search over those words
- *   dominators                   the dataflow equations on the words, in
- *                                reverse post-order (one pass when no
- *                                edge goes back in that order)
+ *   reachability, dominators     the dataflow equations on the words,
+ *                                along the layout (one pass when no
+ *                                edge goes back in it)
  *   the tree                     idom: the strict dominator that every
  *                                other one dominates; children chained
  *                                in layout order; preorder numbers
@@ -59,60 +58,45 @@ read_edges(tiny_cfg *t, const kl_func *f, uint64_t *succ)
 	}
 }
 
-/* A depth-first search from the entry: the reachable blocks, and their
- * post-order in po (returns its length). */
-static uint32_t
-search(tiny_cfg *t, const uint64_t *succ, uint8_t *po)
-{
-	uint8_t stack[TINY_BLOCKS];
-	uint64_t left[TINY_BLOCKS]; /* successors not yet tried */
-	uint64_t seen = bit(t->entry);
-	uint32_t sp = 0, npo = 0;
-	stack[sp] = (uint8_t)t->entry;
-	left[sp++] = succ[t->entry];
-	while (sp) {
-		uint64_t m = left[sp - 1] & ~seen;
-		if (!m) {
-			po[npo++] = stack[--sp];
-			continue;
-		}
-		uint32_t s = kl_ctz64(m);
-		left[sp - 1] = m & (m - 1);
-		seen |= bit(s);
-		stack[sp] = (uint8_t)s;
-		left[sp++] = succ[s];
-	}
-	t->reach = seen;
-	return npo;
-}
-
-/* dom for every reachable block: the dataflow equations, in reverse
- * post-order, until nothing changes. Without an edge to a block earlier
- * in that order, the first pass is exact. */
+/*
+ * The reachable blocks and their dominators: the dataflow equations on
+ * the words, along the layout, until nothing changes. A block joins the
+ * reachable ones when a predecessor has; a predecessor not reached yet
+ * counts as every block (the equations' usual start), so the result is
+ * their greatest solution, the dominators. When every block's
+ * predecessors come before it in the layout, the first pass is exact;
+ * else (a loop, a block laid out before its predecessor) passes repeat
+ * until one changes nothing. No search for an order first: the layout
+ * of most functions is close to one.
+ */
 static void
-dominators(tiny_cfg *t, const uint8_t *po, uint32_t npo)
+dominators(tiny_cfg *t, const kl_func *f)
 {
 	tiny_block *tb = t->b;
-	uint64_t reach = t->reach;
-	for (uint32_t k = 0; k + 1 < npo; k++)
-		tb[po[k]].dom = reach;
-	tb[t->entry].dom = bit(t->entry);
+	uint32_t entry = t->entry;
+	uint64_t reach = bit(entry);
+	tb[entry].dom = bit(entry);
 	bool changed, backward = false;
 	do {
 		changed = false;
-		uint64_t done = bit(t->entry);
-		for (uint32_t k = npo - 1; k-- > 0;) {
-			uint32_t b = po[k];
-			uint64_t ps = tb[b].pred & reach, d = reach;
-			backward |= (ps & ~done) != 0;
+		uint64_t done = bit(entry);
+		for (uint32_t b = f->blocks[entry].next; b != KL_NONE;
+		     b = f->blocks[b].next) {
+			uint64_t ps = tb[b].pred & reach;
+			backward |= (tb[b].pred & ~done) != 0;
+			done |= bit(b);
+			if (!ps)
+				continue;
+			uint64_t d = ~(uint64_t)0;
 			for (uint64_t m = ps; m; m &= m - 1)
 				d &= tb[kl_ctz64(m)].dom;
 			d |= bit(b);
 			changed |= d != tb[b].dom;
 			tb[b].dom = d;
-			done |= bit(b);
+			reach |= bit(b);
 		}
 	} while (changed && backward);
+	t->reach = reach;
 }
 
 /*
@@ -183,7 +167,6 @@ promote_tiny_compute(tiny_cfg *t, const kl_func *f)
 	uint32_t nb = f->nblocks;
 	KL_ASSERT(nb <= TINY_BLOCKS && f->first_block != KL_NONE);
 	uint64_t succ[TINY_BLOCKS];
-	uint8_t po[TINY_BLOCKS];
 	for (uint32_t b = 0; b < nb; b++)
 		t->b[b] = (tiny_block){ .idom = TINY_NONE,
 					.child = TINY_NONE,
@@ -191,7 +174,6 @@ promote_tiny_compute(tiny_cfg *t, const kl_func *f)
 	t->nedges = 0;
 	t->entry = f->first_block;
 	read_edges(t, f, succ);
-	uint32_t npo = search(t, succ, po);
-	dominators(t, po, npo);
+	dominators(t, f);
 	tree(t, f, succ);
 }
