@@ -204,8 +204,11 @@ rename_block(promoter *p, uint32_t b, bool reachable)
 		uint32_t ph = p->first_phi[b] + k;
 		set_current(p, p->phi_slot.a[ph], PHI_REF + ph);
 	}
-	for (uint32_t k = 0; k < p->block_nacc.a[b]; k++) {
-		const access *x = &p->acc[p->block_acc.a[b] + k];
+	/* Read once: the stores below could alias them, for the compiler. */
+	const access *acc = p->acc + p->block_acc.a[b];
+	uint32_t nacc = p->block_nacc.a[b];
+	for (uint32_t k = 0; k < nacc; k++) {
+		const access *x = &acc[k];
 		if (x->slot == KL_NONE)
 			continue;
 		if (access_is_store(x) && !reachable) {
