@@ -22,12 +22,15 @@
 #if defined(__GNUC__)
 #define KL_NORETURN __attribute__((noreturn))
 #define KL_NOINLINE __attribute__((noinline))
+/* For a body made twice, each copy for a constant argument. */
+#define KL_ALWAYS_INLINE inline __attribute__((always_inline))
 #define KL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define KL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define KL_PREFETCH(addr) __builtin_prefetch(addr)
 #else
 #define KL_NORETURN
 #define KL_NOINLINE
+#define KL_ALWAYS_INLINE inline
 #define KL_LIKELY(x) (x)
 #define KL_UNLIKELY(x) (x)
 #define KL_PREFETCH(addr) ((void)(addr))
