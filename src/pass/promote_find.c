@@ -182,7 +182,7 @@ set_address(promoter *p, uint32_t v, uint32_t a, int64_t offset)
 }
 
 /* An alloca: recorded, and its result made an address when follow. */
-static void
+static KL_ALWAYS_INLINE void
 add_alloca(promoter *p, uint32_t i, uint32_t b, bool follow)
 {
 	kl_func *f = p->f;
