@@ -423,7 +423,8 @@ static const uint8_t finish_mask[WALK_OTHER + 1] = {
 	[WALK_LOAD] = 2, [WALK_STORE] = 3, [WALK_DERIVE] = 2,
 	[WALK_ALLOCA] = 0, [WALK_ALLOCA_DYN] = 2, [WALK_JUMP] = FINISH_ALL,
 	[WALK_BRIF] = FINISH_ALL, [WALK_CALL] = FINISH_ALL,
-	[WALK_RETURN] = FINISH_ALL, [WALK_OTHER] = FINISH_ALL,
+	[WALK_RETURN] = FINISH_ALL, [WALK_TERNARY] = FINISH_ALL,
+	[WALK_OTHER] = FINISH_ALL,
 };
 
 /* Is v (resolved) the address of a promoted alloca, which finish removes? */

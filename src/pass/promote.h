@@ -436,6 +436,7 @@ enum {
 	WALK_BRIF,
 	WALK_CALL,
 	WALK_RETURN,
+	WALK_TERNARY, /* select: its operands in a list (w1) */
 	WALK_OTHER, /* operands and destinations from inst_args/inst_dests */
 };
 

@@ -318,7 +318,7 @@ _Static_assert(!(WALK_W1 & 1) && !(WALK_W1_W2 & 1), "w0 is a result");
 #define WALK_KIND_JUMP WALK_JUMP
 #define WALK_KIND_BRIF WALK_BRIF
 #define WALK_KIND_CALL WALK_CALL
-#define WALK_KIND_TERNARY WALK_OTHER
+#define WALK_KIND_TERNARY WALK_TERNARY
 #define WALK_KIND_CALL_INDIRECT WALK_OTHER
 #define WALK_KIND_BR_TABLE WALK_OTHER
 #define WALK_KIND_RETURN WALK_RETURN
@@ -518,6 +518,9 @@ walk(promoter *p, bool defs, bool in_range)
 				break;
 			case WALK_RETURN:
 				marked = check_list_escapes(p, d->w[0], i);
+				break;
+			case WALK_TERNARY:
+				marked = check_list_escapes(p, d->w[1], i);
 				break;
 			default:
 				marked = check_all_escapes(p, i);
