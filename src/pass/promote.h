@@ -118,7 +118,6 @@ access_is_float(const access *x)
 typedef struct slot_sets {
 	uint64_t stores, loads;
 	uint64_t load_first; /* blocks whose first access to it is a load */
-	uint64_t seen;       /* blocks with an access so far */
 } slot_sets;
 
 /* What an access does of its slot's type: the bits set_slot_type reads. */

@@ -707,10 +707,10 @@ add_to_sets(slot_sets *x, uint32_t b, bool store)
 {
 	uint64_t bit = (uint64_t)1 << b;
 	uint64_t st = -(uint64_t)store; /* all ones or 0 */
+	uint64_t seen = x->stores | x->loads;
+	x->load_first |= bit & ~st & ~seen;
 	x->stores |= bit & st;
 	x->loads |= bit & ~st;
-	x->load_first |= bit & ~st & ~x->seen;
-	x->seen |= bit;
 }
 
 /*
@@ -787,7 +787,7 @@ promote_make_slots(promoter *p)
 			ai->slot = s;
 			set_slot_type(p, s, ai->types);
 			if (tiny)
-				sets[s] = (slot_sets){ 0, 0, 0, 0 };
+				sets[s] = (slot_sets){ 0, 0, 0 };
 			else
 				sstart[s] = filled;
 			filled += m;
@@ -816,7 +816,7 @@ promote_make_slots(promoter *p)
 				uint32_t s = new_slot(p, key[j].offset,
 						      key[j].width, a);
 				if (tiny)
-					sets[s] = (slot_sets){ 0, 0, 0, 0 };
+					sets[s] = (slot_sets){ 0, 0, 0 };
 				else
 					sstart[s] = filled;
 				types = 0;
