@@ -502,13 +502,21 @@ walk(promoter *p, bool defs, bool in_range)
 					add_alloca(p, i, b, false);
 				marked = check_escape(p, d->w[1], i);
 				break;
+			/* Most destinations pass no argument, and say so in
+			 * their word (DEST_BLOCK): no call for them. */
 			case WALK_JUMP:
-				marked = check_dest_escapes(p, d->w[0], i);
+				if (!(d->w[0] & DEST_BLOCK))
+					marked = check_dest_escapes(p, d->w[0],
+								    i);
 				break;
 			case WALK_BRIF:
 				marked = check_escape(p, d->w[0], i);
-				marked |= check_dest_escapes(p, d->w[1], i);
-				marked |= check_dest_escapes(p, d->w[2], i);
+				if (!(d->w[1] & DEST_BLOCK))
+					marked |= check_dest_escapes(p, d->w[1],
+								     i);
+				if (!(d->w[2] & DEST_BLOCK))
+					marked |= check_dest_escapes(p, d->w[2],
+								     i);
 				break;
 			case WALK_CALL:
 				if (defs)
