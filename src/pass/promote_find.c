@@ -342,7 +342,7 @@ alias_mark(const uint8_t *mark, uint32_t nv, uint32_t v)
  * for escapes: one OR of their marks, each looked at only when it holds
  * an address or an alias (their marks are mostly a loaded value's, or
  * none). Is one marked? */
-static bool
+static KL_ALWAYS_INLINE bool
 check_list_escapes(promoter *p, uint32_t list, uint32_t inst)
 {
 	const kl_pool *pool = &p->f->pool;
