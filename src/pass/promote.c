@@ -506,7 +506,7 @@ unalias_words(promoter *p, kl_inst_data *d, unsigned m)
  * (an OR, as in promote_walk: 0 for values that are neither aliases nor
  * addresses), without reading the value table.
  */
-static inline void
+static KL_ALWAYS_INLINE void
 unalias_operands(promoter *p, uint32_t i)
 {
 	kl_func *f = p->f;
