@@ -338,8 +338,8 @@ alias_mark(const uint8_t *mark, uint32_t nv, uint32_t v)
 	return v < nv && (mark[v] & (ALIASED | LOADED));
 }
 
-/* The values of a list (a call's arguments, a return's values), checked
- * for escapes: one OR of their marks, each looked at only when it holds
+/* The values of a list (a call's arguments, a return's values, a
+ * select's operands), checked for escapes: one OR of their marks, each looked at only when it holds
  * an address or an alias (their marks are mostly a loaded value's, or
  * none). Is one marked? */
 static KL_ALWAYS_INLINE bool
@@ -388,6 +388,14 @@ check_masked(promoter *p, uint32_t i, const kl_inst_data *d, unsigned k)
 			check_escape(p, d->w[w], i);
 }
 
+/* v, or nv when v is no value of the function: a verified function's
+ * operands are all values (in_range), anyone else's are checked. */
+static inline uint32_t
+value_or_none(uint32_t v, uint32_t nv, bool in_range)
+{
+	return in_range || v < nv ? v : nv;
+}
+
 /*
  * One walk over the layout finds every use of an address: the address of
  * a load or store is an access, any other use (but the operand of an
@@ -411,14 +419,6 @@ check_masked(promoter *p, uint32_t i, const kl_inst_data *d, unsigned k)
  * before it: then the walk gives up (false), and find_addresses and a
  * walk without defs take over.
  */
-/* v, or nv when v is no value of the function: a verified function's
- * operands are all values (in_range), anyone else's are checked. */
-static inline uint32_t
-value_or_none(uint32_t v, uint32_t nv, bool in_range)
-{
-	return in_range || v < nv ? v : nv;
-}
-
 static KL_ALWAYS_INLINE bool
 walk(promoter *p, bool defs, bool in_range)
 {
@@ -708,11 +708,31 @@ new_slot(promoter *p, int64_t offset, uint32_t width, uint32_t a)
 	return p->nslots++;
 }
 
-/* Access of block b (a store or not) into a tiny function's slot sets,
- * in layout order, without a branch. */
+/* Slot s is new: its sets empty (a tiny function: sets) or its sites
+ * starting at first (sstart). */
 static inline void
-add_to_sets(slot_sets *x, uint32_t b, bool store)
+open_slot(slot_sets *sets, uint32_t *sstart, uint32_t s, uint32_t first)
 {
+	if (sets)
+		sets[s] = (slot_sets){ 0, 0, 0 };
+	else
+		sstart[s] = first;
+}
+
+/*
+ * An access of slot s in block b (a store or not), in layout order: into
+ * the slot's sets without a branch (a tiny function: sets), or as the
+ * site at *at.
+ */
+static inline void
+add_site(slot_sets *sets, uint32_t *site, uint32_t s, uint32_t *at,
+	 uint32_t b, bool store)
+{
+	if (!sets) {
+		site[(*at)++] = b << 1 | store;
+		return;
+	}
+	slot_sets *x = &sets[s];
 	uint64_t bit = (uint64_t)1 << b;
 	uint64_t st = -(uint64_t)store; /* all ones or 0 */
 	uint64_t seen = x->stores | x->loads;
@@ -794,10 +814,7 @@ promote_make_slots(promoter *p)
 			uint32_t s = new_slot(p, ai->offset0, ai->width0, a);
 			ai->slot = s;
 			set_slot_type(p, s, ai->types);
-			if (tiny)
-				sets[s] = (slot_sets){ 0, 0, 0 };
-			else
-				sstart[s] = filled;
+			open_slot(sets, sstart, s, filled);
 			filled += m;
 			continue;
 		}
@@ -821,22 +838,16 @@ promote_make_slots(promoter *p)
 			if (j == 0 || key[j - 1].offset != key[j].offset) {
 				if (j)
 					set_slot_type(p, p->nslots - 1, types);
-				uint32_t s = new_slot(p, key[j].offset,
-						      key[j].width, a);
-				if (tiny)
-					sets[s] = (slot_sets){ 0, 0, 0 };
-				else
-					sstart[s] = filled;
+				open_slot(sets, sstart,
+					  new_slot(p, key[j].offset,
+						   key[j].width, a),
+					  filled);
 				types = 0;
 			}
 			uint32_t s = p->nslots - 1;
 			v[key[j].k] = s;
-			uint32_t b = f->nodes[x->inst].block;
-			if (tiny)
-				add_to_sets(&sets[s], b, access_is_store(x));
-			else
-				slot_site[filled++] = b << 1 |
-						      access_is_store(x);
+			add_site(sets, slot_site, s, &filled,
+				 f->nodes[x->inst].block, access_is_store(x));
 			types |= type_bits(x);
 		}
 		set_slot_type(p, p->nslots - 1, types);
@@ -861,13 +872,10 @@ promote_make_slots(promoter *p)
 		} else if (ai->varied) {
 			x->slot = order[start[a]++];
 		} else {
-			uint32_t s = ai->slot, b = f->nodes[x->inst].block;
+			uint32_t s = ai->slot;
 			x->slot = s;
-			if (tiny)
-				add_to_sets(&sets[s], b, access_is_store(x));
-			else
-				slot_site[fill[s]++] = b << 1 |
-						       access_is_store(x);
+			add_site(sets, slot_site, s, fill ? &fill[s] : NULL,
+				 f->nodes[x->inst].block, access_is_store(x));
 		}
 	}
 }

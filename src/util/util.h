@@ -22,7 +22,9 @@
 #if defined(__GNUC__)
 #define KL_NORETURN __attribute__((noreturn))
 #define KL_NOINLINE __attribute__((noinline))
-/* For a body made twice, each copy for a constant argument. */
+/* KL_ALWAYS_INLINE: inline whatever the compiler's estimate -- a body
+ * made once per constant argument, or a hot one called from a few places
+ * (which the compiler would otherwise call). */
 #define KL_ALWAYS_INLINE inline __attribute__((always_inline))
 #define KL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define KL_UNLIKELY(x) __builtin_expect(!!(x), 0)
