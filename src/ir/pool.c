@@ -81,12 +81,12 @@ set_header(kl_pool *p, uint32_t list, uint32_t len, uint32_t bin)
 	p->data[list - 1] = len | (bin << LEN_BITS);
 }
 
-/* Make the array hold need slots. */
-static void
-reserve(kl_pool *p, uint64_t need)
+/* Grow the array to hold need slots (more than it has). Apart from
+ * reserve: a list is made or moved at every branch argument a pass adds,
+ * and its common path, with room, must stay a compare. */
+static KL_NOINLINE void
+grow(kl_pool *p, uint64_t need)
 {
-	if (need <= p->cap)
-		return;
 	/* Handles stay below DEST_BLOCK, which marks a destination word
 	 * holding a block instead (ir.h). */
 	if (need > DEST_BLOCK)
@@ -100,14 +100,22 @@ reserve(kl_pool *p, uint64_t need)
 	}
 }
 
+/* Make the array hold need slots. */
+static inline void
+reserve(kl_pool *p, uint64_t need)
+{
+	if (KL_UNLIKELY(need > p->cap))
+		grow(p, need);
+}
+
 /* Returns the handle of a fresh block of the bin (length not set). */
-static uint32_t
+static inline uint32_t
 alloc_block(kl_pool *p, uint32_t bin)
 {
 	KL_ASSERT(bin < POOL_BINS);
-	uint32_t start;
-	if (p->free_head[bin]) {
-		start = p->free_head[bin] - 1;
+	uint32_t start = p->free_head[bin];
+	if (start) {
+		start--;
 		p->free_head[bin] = p->data[start];
 	} else {
 		reserve(p, (uint64_t)p->len + bin_slots[bin]);

@@ -21,9 +21,14 @@ value_make_alias(kl_func *f, uint32_t v, uint32_t target)
 	f->has_aliases = true;
 }
 
-/* Where the word of destination k of instruction i is stored. */
+/*
+ * Where the word of destination k of instruction i is: in the
+ * instruction for a jump or brif, returned; in the pool for a br_table,
+ * whose index is set in *at instead (the pool may move as lists grow,
+ * the instructions do not).
+ */
 static uint32_t *
-dest_slot(kl_func *f, uint32_t i, uint32_t k)
+dest_word(kl_func *f, uint32_t i, uint32_t k, uint32_t *at)
 {
 	kl_inst_data *d = &f->insts[i];
 	switch (kl_op_table[d->op].format) {
@@ -35,7 +40,8 @@ dest_slot(kl_func *f, uint32_t i, uint32_t k)
 		return &d->w[1 + k];
 	case KL_FMT_BR_TABLE:
 		KL_ASSERT(k < list_len(&f->pool, d->w[1]));
-		return list_elems(&f->pool, d->w[1]) + k;
+		*at = d->w[1] + k;
+		return NULL;
 	default:
 		KL_UNREACHABLE();
 	}
@@ -47,7 +53,9 @@ inst_dest_append_args(kl_func *f, uint32_t i, uint32_t k, const uint32_t *vals,
 {
 	if (n == 0)
 		return;
-	uint32_t list = *dest_slot(f, i, k);
+	uint32_t at = 0;
+	uint32_t *word = dest_word(f, i, k, &at);
+	uint32_t list = word ? *word : f->pool.data[at];
 	uint32_t *e;
 	if (list & DEST_BLOCK) { /* the block alone: make it a list */
 		uint32_t b = list & ~DEST_BLOCK;
@@ -57,9 +65,13 @@ inst_dest_append_args(kl_func *f, uint32_t i, uint32_t k, const uint32_t *vals,
 	} else {
 		e = list_extend(&f->pool, &list, n);
 	}
-	memcpy(e, vals, n * sizeof *vals);
-	/* The pool may have moved: find the slot again. */
-	*dest_slot(f, i, k) = list;
+	/* A few values, as a rule: a loop, not a call to memcpy. */
+	for (uint32_t j = 0; j < n; j++)
+		e[j] = vals[j];
+	if (word)
+		*word = list;
+	else
+		f->pool.data[at] = list;
 }
 
 void

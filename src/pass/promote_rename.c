@@ -435,9 +435,11 @@ promote_prune_params(promoter *p)
 				     p->slots[slot_of[q]].type, b);
 			args[n++] = value[q];
 		}
-		if (n)
-			memcpy(list_extend(&f->pool, &f->blocks[b].params, n),
-			       args, n * sizeof *args);
+		if (n) {
+			uint32_t *e = list_extend(&f->pool, &f->blocks[b].params, n);
+			for (uint32_t j = 0; j < n; j++) /* a few: no memcpy */
+				e[j] = args[j];
+		}
 	}
 	for (uint32_t k = 0; k < p->nfixups; k++) {
 		const fixup *x = &p->fixups[k];
