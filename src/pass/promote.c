@@ -137,30 +137,45 @@ give_up_from(promoter *p, uint32_t s, uint32_t first)
 static uint32_t
 dominating_store(promoter *p, uint32_t s)
 {
+	/*
+	 * One pass over the sites, reading each block's span once: a
+	 * slot's sites are in layout order, so a block's come together.
+	 * D is the reachable store block first in preorder (lowest lo);
+	 * it dominates every reachable load block when all their lo lie
+	 * in D's span.
+	 */
 	const uint32_t *site = p->slot_site.a;
-	uint32_t d = KL_NONE, lo = p->slot_start.a[s], hi = p->slot_start.a[s + 1];
-	for (uint32_t k = lo; k < hi; k++) {
-		uint32_t b = site[k] >> 1;
-		if ((site[k] & 1) && reached(p, b) &&
-		    (d == KL_NONE || preorder_key(p, b) < preorder_key(p, d)))
-			d = b;
-	}
-	if (d == KL_NONE)
-		return KL_NONE;
-	bool first_in_d = true;
+	const dom_span *span = p->dom.span;
+	uint32_t lo = p->slot_start.a[s], hi = p->slot_start.a[s + 1];
+	uint32_t d = KL_NONE, prev = KL_NONE;
+	dom_span ds = { UINT32_MAX, 0 }, sp = { 0, 0 };
+	bool d_load_first = false, load_first = false;
+	uint32_t load_lo = UINT32_MAX, load_hi = 0;
 	for (uint32_t k = lo; k < hi; k++) {
 		uint32_t b = site[k] >> 1;
 		bool is_store = site[k] & 1;
-		if (!reached(p, b))
+		if (b != prev) {
+			prev = b;
+			sp = span[b];
+			load_first = !is_store;
+		}
+		if (sp.lo == 0) /* not reachable */
 			continue;
-		if (b == d) {
-			if (first_in_d && !is_store)
-				return KL_NONE; /* a load before the store */
-			first_in_d = false;
-		} else if (!is_store && !dominates(p, d, b)) {
-			return KL_NONE;
+		if (is_store) {
+			if (sp.lo < ds.lo) {
+				d = b;
+				ds = sp;
+				d_load_first = load_first;
+			}
+		} else {
+			load_lo = sp.lo < load_lo ? sp.lo : load_lo;
+			load_hi = sp.lo > load_hi ? sp.lo : load_hi;
 		}
 	}
+	if (d == KL_NONE || d_load_first)
+		return KL_NONE; /* no store, or a load before the first */
+	if (load_lo != UINT32_MAX && (load_lo < ds.lo || load_hi > ds.hi))
+		return KL_NONE;
 	return d;
 }
 
