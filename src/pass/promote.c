@@ -293,6 +293,8 @@ place_params(promoter *p)
 	if (p->tiny) {
 		p->first_phi = room_whole(&p->block_phi, (uint64_t)nb + 1);
 		p->nphi = room_whole(&p->block_nphi, (uint64_t)nb + 1);
+		p->in_block = (uint32_t(*)[2])room_whole(&p->block_in,
+							 2 * (uint64_t)nb + 2);
 	} else {
 		mark = (uint32_t(*)[2])spare_array(p, SPARE_MARKS);
 		memset(mark, 0, 2 * ((size_t)nb + 2) * sizeof(uint32_t));
@@ -325,16 +327,24 @@ place_params(promoter *p)
 	memset(cnt, 0, (size_t)nb * sizeof *cnt);
 	for (uint32_t k = 0; k < p->nphis; k++)
 		cnt[p->cands[k].block]++;
+	if (p->nphis == 0)
+		return;
+	/* The marks are dead: their words hold in_block now. */
+	if (!p->tiny)
+		p->in_block = (uint32_t(*)[2])spare_array(p, SPARE_IN_BLOCK);
 	uint32_t at = 0;
-	for (uint32_t b = 0; b < nb && p->nphis; b++) {
+	for (uint32_t b = 0; b < nb; b++) {
 		first[b] = at;
 		at += cnt[b];
 		/* an incoming argument per candidate and predecessor edge,
 		 * counted here, in block order, not per candidate at random */
-		p->nincoming_bound += (uint64_t)cnt[b] * npreds(p, b);
+		p->in_block[b][0] = (uint32_t)p->nincoming;
+		p->in_block[b][1] = 0;
+		p->nincoming += (uint64_t)cnt[b] * npreds(p, b);
+		if (KL_UNLIKELY(p->nincoming > UINT32_MAX - 1))
+			kl_fatal(__FILE__, __LINE__, __func__,
+				 "too many branch arguments");
 	}
-	if (p->nphis == 0)
-		return;
 	uint32_t *block_of = room_whole(&p->phi_block, (uint64_t)p->nphis + 1);
 	uint32_t *slot_of = room_whole(&p->phi_slot, (uint64_t)p->nphis + 1);
 	room(&p->phi_value, (uint64_t)p->nphis + 1);
@@ -640,10 +650,9 @@ promoter_free(void *state)
 			   &p->block_acc, &p->block_nacc, &p->slot_site,
 			   &p->slot_start, &p->by_alloca, &p->alloca_start,
 			   &p->sort_tmp, &p->block_phi,
-			   &p->block_nphi, &p->work,
+			   &p->block_nphi, &p->block_in, &p->work,
 			   &p->phi_used, &p->phi_block, &p->phi_slot,
 			   &p->phi_value,
-			   &p->edge_start, &p->edge_first,
 			   &p->args, &p->cur };
 	for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
 		free(all[k]->a);
@@ -669,8 +678,8 @@ promoter_begin(promoter *p, kl_func *f, kl_pass_report *rep)
 	p->nvalues = f->nvalues;
 	p->nblocks = f->nblocks;
 	p->nallocas = p->nacc = p->nslots = p->nphis = p->nderives = 0;
-	p->nfixups = p->nedges = p->nincoming = p->nlog = 0;
-	p->nincoming_bound = 0;
+	p->nfixups = p->nedges = p->nlog = 0;
+	p->nincoming = 0;
 	p->made_aliases = p->defs_first = false;
 	p->calls_setjmp = false;
 	p->have_dominance = p->have_analyses = false;

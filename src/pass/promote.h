@@ -153,7 +153,8 @@ typedef struct fixup {
 } fixup;
 
 /* A branch edge into a block with candidate parameters, and where its
- * arguments for them (one per candidate, in block order) start. */
+ * arguments for them (one per candidate, in block order) start in
+ * incoming. */
 typedef struct edge {
 	uint32_t inst, dest, target, first;
 } edge;
@@ -362,20 +363,27 @@ typedef struct promoter {
 	 * the records, so that pruning's marks at random stay in the
 	 * cache. */
 	scratch phi_used;
-	/* Per block: its first candidate (sorted) and how many it has; in
-	 * block_phi and block_nphi for a tiny function, else in the words
-	 * the dominance facts leave spare. */
+	/* Per block: its first candidate (sorted) and how many it has,
+	 * and where the arguments for them start in incoming and how many
+	 * edges into it renaming has recorded (in_block[b][0], [1]); in
+	 * block_phi, block_nphi and block_in for a tiny function, else in
+	 * the words the dominance facts leave spare. */
 	uint32_t *first_phi, *nphi;
-	scratch block_phi, block_nphi;
+	uint32_t (*in_block)[2];
+	scratch block_phi, block_nphi, block_in;
 	scratch work;
 	fixup *fixups;
 	uint32_t nfixups, fixups_cap;
 	edge *edges;
 	uint32_t nedges, edges_cap;
+	/* The arguments the edges pass to the candidates, block by block
+	 * (each block's edges -- at most npreds -- in the order renaming
+	 * meets them, each edge's in candidate order): what pruning's
+	 * propagation reads of one candidate lies together. */
 	uint32_t *incoming;
-	uint32_t nincoming, incoming_cap;
-	uint64_t nincoming_bound; /* the candidates' predecessor edges */
-	scratch edge_start, edge_first, args; /* prune_params */
+	uint32_t incoming_cap;
+	uint64_t nincoming; /* sum over blocks of candidates x npreds */
+	scratch args; /* prune_params */
 
 	scratch cur;           /* per slot: current value or KL_NONE (zero) */
 	undo *log;
@@ -403,11 +411,12 @@ value_marks(const promoter *p)
 /*
  * A big function's arrays per block, in the words its dominance facts
  * leave spare (promote_dom_spare), each nblocks + 2 words: placement's
- * two marks a block and worklist, each block's first candidate and
- * count (renaming and pruning read them too), pruning's edge starts.
+ * two marks a block (whose words then hold in_block) and worklist, each
+ * block's first candidate and count (renaming and pruning read them
+ * too).
  */
-enum { SPARE_MARKS = 0, SPARE_WORK = 2, SPARE_FIRST_PHI, SPARE_NPHI,
-       SPARE_EDGE_START, SPARE_ARRAYS };
+enum { SPARE_MARKS = 0, SPARE_IN_BLOCK = 0, SPARE_WORK = 2, SPARE_FIRST_PHI,
+       SPARE_NPHI, SPARE_ARRAYS };
 _Static_assert((int)SPARE_ARRAYS <= (int)DOM_SPARE, "the spare words hold them");
 
 static inline uint32_t *

@@ -184,16 +184,20 @@ record_edges(promoter *p, uint32_t b, bool zeros)
 		if (KL_UNLIKELY(p->nedges == p->edges_cap))
 			kl_grow(&p->edges, &p->edges_cap, sizeof *p->edges,
 				p->nedges + 1);
-		p->edges[p->nedges++] = (edge){ t, k, target, p->nincoming };
-		if (KL_UNLIKELY((uint64_t)p->nincoming + n > p->incoming_cap))
-			kl_grow(&p->incoming, &p->incoming_cap,
-				sizeof *p->incoming, (uint64_t)p->nincoming + n);
+		/* The edges recorded into a block are among those its
+		 * dominance facts count (all of them for verified IR; the
+		 * generic CFG's of unverified IR count every branch, not only
+		 * the last instruction's): its room in incoming holds them. */
+		uint32_t *in = p->in_block[target];
+		KL_ASSERT(in[1] < npreds(p, target));
+		uint32_t first = in[0] + in[1]++ * n;
+		p->edges[p->nedges++] = (edge){ t, k, target, first };
 		/* KL_NONE stands for the slot's zero, made only if a surviving
 		 * parameter needs it. */
 		const uint32_t *slot_of = p->phi_slot.a + p->first_phi[target];
+		uint32_t *arg = p->incoming + first;
 		for (uint32_t j = 0; j < n; j++)
-			p->incoming[p->nincoming++] =
-				zeros ? KL_NONE : p->cur.a[slot_of[j]];
+			arg[j] = zeros ? KL_NONE : p->cur.a[slot_of[j]];
 	}
 }
 
@@ -317,7 +321,7 @@ promote_rename_all(promoter *p)
 	reserve_fresh(&p->edges, &p->edges_cap, sizeof *p->edges,
 		      (uint64_t)(p->tiny ? p->t.nedges : p->dom.nedges) + 1);
 	reserve_fresh(&p->incoming, &p->incoming_cap, sizeof *p->incoming,
-		      (uint64_t)p->nincoming_bound + 1);
+		      p->nincoming + 1);
 	memset(cur, 0xff, ((size_t)p->nslots + 1) * sizeof *cur);
 	if (p->tiny)
 		rename_preorder(p);
@@ -339,13 +343,12 @@ enum { PREFETCH_EDGES = 8 };
  * and a header. The old lists are bounded by the pool's length, not read
  * one by one (a cache miss each in a big function): the bound costs
  * address space, not memory, as only what is written is touched.
- * edge_start[b] is b's first edge. Only a hint: an edge or list beyond
- * it grows the pool as usual. A small function's pool in the module
+ * Only a hint: an edge or list beyond it grows the pool as usual. A small function's pool in the module
  * arena grows as it goes, by doubling: a generous bound would leave
  * arena memory unused.
  */
 static void
-reserve_lists(promoter *p, uint32_t live, const uint32_t *edge_start)
+reserve_lists(promoter *p, uint32_t live)
 {
 	kl_func *f = p->f;
 	if (f->pool.arena)
@@ -358,8 +361,7 @@ reserve_lists(promoter *p, uint32_t live, const uint32_t *edge_start)
 	const uint32_t *block_of = p->phi_block.a;
 	for (uint32_t k = 0; k < p->nphis; k++)
 		if (used[k]) /* an argument on each edge into its block */
-			slots += 2 * (uint64_t)(edge_start[block_of[k] + 1] -
-						edge_start[block_of[k]]);
+			slots += 2 * (uint64_t)p->in_block[block_of[k]][1];
 	uint64_t left = DEST_BLOCK - 1 - (uint64_t)f->pool.len;
 	pool_make_room(&f->pool, slots < left ? slots : left);
 }
@@ -380,19 +382,6 @@ promote_prune_params(promoter *p)
 	if (p->nphis == 0)
 		return 0;
 	const uint32_t *first = p->first_phi, *nphi = p->nphi;
-	/* Edges by target block: start[b + 1] is b's fill pointer first. */
-	uint32_t *start = p->tiny ? room_whole(&p->edge_start, (uint64_t)nb + 2)
-				  : spare_array(p, SPARE_EDGE_START);
-	/* Of each edge into b, in start[b] .. start[b + 1]: where its
-	 * incoming arguments start (all the propagation below reads). */
-	uint32_t *efirst = room_whole(&p->edge_first, (uint64_t)p->nedges + 1);
-	memset(start, 0, ((size_t)nb + 2) * sizeof *start);
-	for (uint32_t e = 0; e < p->nedges; e++)
-		start[p->edges[e].target + 2]++;
-	for (uint32_t b = 0; b < nb; b++)
-		start[b + 2] += start[b + 1];
-	for (uint32_t e = 0; e < p->nedges; e++)
-		efirst[start[p->edges[e].target + 1]++] = p->edges[e].first;
 	uint8_t *used = (uint8_t *)p->phi_used.a;
 	uint32_t *work = room(&p->work, (uint64_t)p->nphis + 1);
 	uint32_t nwork = 0;
@@ -401,9 +390,12 @@ promote_prune_params(promoter *p)
 			work[nwork++] = k;
 	while (nwork) {
 		uint32_t q = work[--nwork];
-		uint32_t b = p->phi_block.a[q], pos = q - first[b];
-		for (uint32_t e = start[b]; e < start[b + 1]; e++) {
-			uint32_t v = p->incoming[efirst[e] + pos];
+		uint32_t b = p->phi_block.a[q], n = nphi[b];
+		/* q's argument from each edge into b, n words apart */
+		const uint32_t *arg = p->incoming + p->in_block[b][0] +
+				      (q - first[b]);
+		for (uint32_t e = 0; e < p->in_block[b][1]; e++) {
+			uint32_t v = arg[e * n];
 			if (is_phi_ref(v) && !used[v - PHI_REF]) {
 				used[v - PHI_REF] = 1;
 				work[nwork++] = v - PHI_REF;
@@ -417,7 +409,7 @@ promote_prune_params(promoter *p)
 	uint32_t next_value = f->nvalues;
 	if (live)
 		func_reserve_values(f, next_value + live);
-	reserve_lists(p, live, start);
+	reserve_lists(p, live);
 	/* Numbers for the survivors block by block, in each block's
 	 * candidate order (slot order): an order that does not depend on
 	 * how the candidates were found. Each block's parameters are added
