@@ -168,6 +168,7 @@ record_edges(promoter *p, uint32_t b, bool zeros)
 	 * the terminator itself is a cache miss per block by now (a third
 	 * of renaming's samples on huge-1M). */
 	const uint32_t *dests = NULL, *targets = NULL;
+	const uint32_t *cur = p->cur.a; /* read once: arg[] might alias it */
 	uint32_t nd;
 	if (!p->tiny && p->dom.exact) {
 		targets = p->dom.succ.a + p->dom.out[b].start;
@@ -196,8 +197,13 @@ record_edges(promoter *p, uint32_t b, bool zeros)
 		 * parameter needs it. */
 		const uint32_t *slot_of = p->phi_slot.a + p->first_phi[target];
 		uint32_t *arg = p->incoming + first;
-		for (uint32_t j = 0; j < n; j++)
-			arg[j] = zeros ? KL_NONE : p->cur.a[slot_of[j]];
+		if (zeros) {
+			for (uint32_t j = 0; j < n; j++)
+				arg[j] = KL_NONE;
+		} else {
+			for (uint32_t j = 0; j < n; j++)
+				arg[j] = cur[slot_of[j]];
+		}
 	}
 }
 
@@ -391,10 +397,13 @@ promote_prune_params(promoter *p)
 	while (nwork) {
 		uint32_t q = work[--nwork];
 		uint32_t b = p->phi_block.a[q], n = nphi[b];
-		/* q's argument from each edge into b, n words apart */
+		/* q's argument from each edge into b, n words apart (read
+		 * once: the marks' stores might alias them, for the
+		 * compiler) */
 		const uint32_t *arg = p->incoming + p->in_block[b][0] +
 				      (q - first[b]);
-		for (uint32_t e = 0; e < p->in_block[b][1]; e++) {
+		uint32_t nin = p->in_block[b][1];
+		for (uint32_t e = 0; e < nin; e++) {
 			uint32_t v = arg[e * n];
 			if (is_phi_ref(v) && !used[v - PHI_REF]) {
 				used[v - PHI_REF] = 1;
@@ -448,12 +457,13 @@ promote_prune_params(promoter *p)
 		 * few edges ahead (a cache miss each on a big function). */
 		if (e + PREFETCH_EDGES < p->nedges)
 			KL_PREFETCH(&f->insts[ed[PREFETCH_EDGES].inst]);
-		uint32_t n = 0;
-		for (uint32_t j = 0; j < nphi[ed->target]; j++) {
-			uint32_t q = first[ed->target] + j;
+		uint32_t n = 0, q0 = first[ed->target];
+		const uint32_t *in = p->incoming + ed->first;
+		for (uint32_t j = 0, nj = nphi[ed->target]; j < nj; j++) {
+			uint32_t q = q0 + j;
 			if (!used[q])
 				continue;
-			uint32_t v = p->incoming[ed->first + j];
+			uint32_t v = in[j];
 			if (v == KL_NONE)
 				v = zero_of(p, p->slots[slot_of[q]].type);
 			args[n++] = is_phi_ref(v) ? value[v - PHI_REF] : v;
