@@ -338,9 +338,11 @@ place_params(promoter *p)
 		at += cnt[b];
 		/* an incoming argument per candidate and predecessor edge,
 		 * counted here, in block order, not per candidate at random */
+		uint32_t np = cnt[b] ? npreds(p, b) : 0;
 		p->in_block[b][0] = (uint32_t)p->nincoming;
 		p->in_block[b][1] = 0;
-		p->nincoming += (uint64_t)cnt[b] * npreds(p, b);
+		p->nincoming += (uint64_t)cnt[b] * np;
+		p->nedges_in += np;
 		if (KL_UNLIKELY(p->nincoming > UINT32_MAX - 1))
 			kl_fatal(__FILE__, __LINE__, __func__,
 				 "too many branch arguments");
@@ -679,7 +681,7 @@ promoter_begin(promoter *p, kl_func *f, kl_pass_report *rep)
 	p->nblocks = f->nblocks;
 	p->nallocas = p->nacc = p->nslots = p->nphis = p->nderives = 0;
 	p->nfixups = p->nedges = p->nlog = 0;
-	p->nincoming = 0;
+	p->nincoming = p->nedges_in = 0;
 	p->made_aliases = p->defs_first = false;
 	p->calls_setjmp = false;
 	p->have_dominance = p->have_analyses = false;

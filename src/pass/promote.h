@@ -190,6 +190,30 @@ reserve_fresh(void *p, uint32_t *cap, size_t elem_size, uint64_t n)
 	kl_grow(pp, cap, elem_size, n);
 }
 
+/*
+ * Room for n elements of elem_size in *p (contents dead), from the
+ * memory of another dead array *q when *p has too little and *q enough:
+ * the two swap (their capacities converted to their element sizes).
+ * That memory has been touched already; a big function's fresh memory
+ * would be a huge page zeroed (promote_rename_all).
+ */
+static inline void
+reserve_from_dead(void *p, uint32_t *cap, size_t elem_size, uint64_t n,
+		  void *q, uint32_t *qcap, size_t qelem_size)
+{
+	size_t have = (size_t)*cap * elem_size, spare = (size_t)*qcap * qelem_size;
+	if (n > *cap && spare >= n * elem_size &&
+	    spare / elem_size <= UINT32_MAX - 1 &&
+	    have / qelem_size <= UINT32_MAX - 1) {
+		void **pp = p, **qq = q, *t = *pp;
+		*pp = *qq;
+		*qq = t;
+		*cap = (uint32_t)(spare / elem_size);
+		*qcap = (uint32_t)(have / qelem_size);
+	}
+	reserve_fresh(p, cap, elem_size, n);
+}
+
 static inline uint32_t *
 room(scratch *s, uint64_t n)
 {
@@ -258,7 +282,6 @@ typedef struct tiny_block {
 
 typedef struct tiny_cfg {
 	uint32_t entry;
-	uint32_t nedges; /* between placed blocks */
 	uint64_t reach;  /* the reachable blocks */
 	uint32_t nreach;
 	uint8_t order[TINY_BLOCKS]; /* the reachable blocks in preorder */
@@ -376,6 +399,7 @@ typedef struct promoter {
 	uint32_t nfixups, fixups_cap;
 	edge *edges;
 	uint32_t nedges, edges_cap;
+	uint64_t nedges_in;    /* the edges into blocks with candidates */
 	/* The arguments the edges pass to the candidates, block by block
 	 * (each block's edges -- at most npreds -- in the order renaming
 	 * meets them, each edge's in candidate order): what pruning's

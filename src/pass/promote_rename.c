@@ -324,10 +324,16 @@ promote_rename_all(promoter *p)
 		      (uint64_t)p->nacc + p->nphis + 1);
 	reserve_fresh(&p->fixups, &p->fixups_cap, sizeof *p->fixups,
 		      2 * (uint64_t)p->nacc + 1);
-	reserve_fresh(&p->edges, &p->edges_cap, sizeof *p->edges,
-		      (uint64_t)(p->tiny ? p->t.nedges : p->dom.nedges) + 1);
-	reserve_fresh(&p->incoming, &p->incoming_cap, sizeof *p->incoming,
-		      p->nincoming + 1);
+	/* Placement's candidates and slot sites are dead now that the
+	 * candidates are sorted: their memory can hold the edges and the
+	 * incoming arguments (on huge-1M, 4 MB less fresh memory). */
+	reserve_from_dead(&p->edges, &p->edges_cap, sizeof *p->edges,
+			  p->nedges_in + 1,
+			  &p->slot_site.a, &p->slot_site.cap,
+			  sizeof *p->slot_site.a);
+	reserve_from_dead(&p->incoming, &p->incoming_cap, sizeof *p->incoming,
+			  p->nincoming + 1, &p->cands, &p->cands_cap,
+			  sizeof *p->cands);
 	memset(cur, 0xff, ((size_t)p->nslots + 1) * sizeof *cur);
 	if (p->tiny)
 		rename_preorder(p);

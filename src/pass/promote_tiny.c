@@ -53,7 +53,6 @@ read_edges(tiny_cfg *t, const kl_func *f, uint64_t *succ)
 			succ[b] |= bit(s);
 			t->b[s].pred |= bit(b);
 			t->b[s].npreds++;
-			t->nedges++;
 		}
 	}
 }
@@ -171,7 +170,6 @@ promote_tiny_compute(tiny_cfg *t, const kl_func *f)
 		t->b[b] = (tiny_block){ .idom = TINY_NONE,
 					.child = TINY_NONE,
 					.sibling = TINY_NONE };
-	t->nedges = 0;
 	t->entry = f->first_block;
 	read_edges(t, f, succ);
 	dominators(t, f);
