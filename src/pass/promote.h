@@ -191,27 +191,47 @@ reserve_fresh(void *p, uint32_t *cap, size_t elem_size, uint64_t n)
 }
 
 /*
- * Room for n elements of elem_size in *p (contents dead), from the
- * memory of another dead array *q when *p has too little and *q enough:
- * the two swap (their capacities converted to their element sizes).
- * That memory has been touched already; a big function's fresh memory
- * would be a huge page zeroed (promote_rename_all).
+ * An array lent the memory of another whose contents are dead for a
+ * while: that memory has been touched already, where a big function's
+ * own would be fresh (a huge page zeroed). The borrower's own array is
+ * kept aside and given back, so neither needs fresh memory again on the
+ * next function. Meanwhile the lender is not used, and the borrower
+ * does not grow (kl_grow would move the lender's memory).
  */
+typedef struct loan {
+	void *own;
+	uint32_t own_cap;
+	bool active;
+} loan;
+
+/* Room for n elements of elem_size in *p (contents dead): the lender's
+ * lender_bytes at lender if *p has too little and that is enough. */
 static inline void
-reserve_from_dead(void *p, uint32_t *cap, size_t elem_size, uint64_t n,
-		  void *q, uint32_t *qcap, size_t qelem_size)
+borrow_or_reserve(void *p, uint32_t *cap, size_t elem_size, uint64_t n,
+		  void *lender, size_t lender_bytes, loan *l)
 {
-	size_t have = (size_t)*cap * elem_size, spare = (size_t)*qcap * qelem_size;
-	if (n > *cap && spare >= n * elem_size &&
-	    spare / elem_size <= UINT32_MAX - 1 &&
-	    have / qelem_size <= UINT32_MAX - 1) {
-		void **pp = p, **qq = q, *t = *pp;
-		*pp = *qq;
-		*qq = t;
-		*cap = (uint32_t)(spare / elem_size);
-		*qcap = (uint32_t)(have / qelem_size);
+	void **pp = p;
+	l->active = n > *cap && lender_bytes >= n * elem_size &&
+		    lender_bytes / elem_size <= UINT32_MAX - 1;
+	if (l->active) {
+		l->own = *pp;
+		l->own_cap = *cap;
+		*pp = lender;
+		*cap = (uint32_t)(lender_bytes / elem_size);
+		return;
 	}
 	reserve_fresh(p, cap, elem_size, n);
+}
+
+static inline void
+give_back(void *p, uint32_t *cap, loan *l)
+{
+	if (!l->active)
+		return;
+	void **pp = p;
+	*pp = l->own;
+	*cap = l->own_cap;
+	l->active = false;
 }
 
 static inline uint32_t *
@@ -399,6 +419,7 @@ typedef struct promoter {
 	uint32_t nfixups, fixups_cap;
 	edge *edges;
 	uint32_t nedges, edges_cap;
+	loan edges_loan, incoming_loan; /* from slot_site, cands */
 	uint64_t nedges_in;    /* the edges into blocks with candidates */
 	/* The arguments the edges pass to the candidates, block by block
 	 * (each block's edges -- at most npreds -- in the order renaming

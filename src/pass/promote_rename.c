@@ -182,15 +182,13 @@ record_edges(promoter *p, uint32_t b, bool zeros)
 		uint32_t n = target < p->nblocks ? p->nphi[target] : 0;
 		if (n == 0)
 			continue;
-		if (KL_UNLIKELY(p->nedges == p->edges_cap))
-			kl_grow(&p->edges, &p->edges_cap, sizeof *p->edges,
-				p->nedges + 1);
 		/* The edges recorded into a block are among those its
 		 * dominance facts count (all of them for verified IR; the
 		 * generic CFG's of unverified IR count every branch, not only
-		 * the last instruction's): its room in incoming holds them. */
+		 * the last instruction's): its room in incoming holds them,
+		 * and the edges array holds all blocks' (nedges_in). */
 		uint32_t *in = p->in_block[target];
-		KL_ASSERT(in[1] < npreds(p, target));
+		KL_ASSERT(in[1] < npreds(p, target) && p->nedges < p->edges_cap);
 		uint32_t first = in[0] + in[1]++ * n;
 		p->edges[p->nedges++] = (edge){ t, k, target, first };
 		/* KL_NONE stands for the slot's zero, made only if a surviving
@@ -326,14 +324,16 @@ promote_rename_all(promoter *p)
 		      2 * (uint64_t)p->nacc + 1);
 	/* Placement's candidates and slot sites are dead now that the
 	 * candidates are sorted: their memory can hold the edges and the
-	 * incoming arguments (on huge-1M, 4 MB less fresh memory). */
-	reserve_from_dead(&p->edges, &p->edges_cap, sizeof *p->edges,
-			  p->nedges_in + 1,
-			  &p->slot_site.a, &p->slot_site.cap,
-			  sizeof *p->slot_site.a);
-	reserve_from_dead(&p->incoming, &p->incoming_cap, sizeof *p->incoming,
-			  p->nincoming + 1, &p->cands, &p->cands_cap,
-			  sizeof *p->cands);
+	 * incoming arguments until pruning is done (on huge-1M, 4 MB less
+	 * fresh memory). */
+	borrow_or_reserve(&p->edges, &p->edges_cap, sizeof *p->edges,
+			  p->nedges_in + 1, p->slot_site.a,
+			  (size_t)p->slot_site.cap * sizeof *p->slot_site.a,
+			  &p->edges_loan);
+	borrow_or_reserve(&p->incoming, &p->incoming_cap, sizeof *p->incoming,
+			  p->nincoming + 1, p->cands,
+			  (size_t)p->cands_cap * sizeof *p->cands,
+			  &p->incoming_loan);
 	memset(cur, 0xff, ((size_t)p->nslots + 1) * sizeof *cur);
 	if (p->tiny)
 		rename_preorder(p);
@@ -386,8 +386,8 @@ reserve_lists(promoter *p, uint32_t live)
  * this is Cytron's pruned SSA, found in time linear in the minimal SSA
  * instead of a liveness walk per slot.
  */
-uint32_t
-promote_prune_params(promoter *p)
+static uint32_t
+prune(promoter *p)
 {
 	kl_func *f = p->f;
 	uint32_t nb = p->nblocks;
@@ -479,3 +479,12 @@ promote_prune_params(promoter *p)
 	return live;
 }
 
+uint32_t
+promote_prune_params(promoter *p)
+{
+	uint32_t live = prune(p);
+	/* Done with the edges and arguments: the lenders' memory back. */
+	give_back(&p->edges, &p->edges_cap, &p->edges_loan);
+	give_back(&p->incoming, &p->incoming_cap, &p->incoming_loan);
+	return live;
+}
