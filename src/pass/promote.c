@@ -336,6 +336,8 @@ place_params(promoter *p)
 	for (uint32_t b = 0; b < nb; b++) {
 		first[b] = at;
 		at += cnt[b];
+		if (cnt[b] > p->most_block_phis)
+			p->most_block_phis = cnt[b];
 		/* an incoming argument per candidate and predecessor edge,
 		 * counted here, in block order, not per candidate at random */
 		uint32_t np = cnt[b] ? npreds(p, b) : 0;
@@ -682,6 +684,7 @@ promoter_begin(promoter *p, kl_func *f, kl_pass_report *rep)
 	p->nallocas = p->nacc = p->nslots = p->nphis = p->nderives = 0;
 	p->nfixups = p->nedges = p->nlog = 0;
 	p->nincoming = p->nedges_in = 0;
+	p->most_block_phis = 0;
 	p->made_aliases = p->defs_first = false;
 	p->calls_setjmp = false;
 	p->have_dominance = p->have_analyses = false;

@@ -402,6 +402,7 @@ typedef struct promoter {
 	 * block, the slot, and the number once it survives pruning. */
 	scratch phi_block, phi_slot, phi_value;
 	uint32_t nphis;
+	uint32_t most_block_phis; /* the most candidates a block has */
 	/* Per candidate (bytes): its value reaches a real use. Apart from
 	 * the records, so that pruning's marks at random stay in the
 	 * cache. */
@@ -420,6 +421,7 @@ typedef struct promoter {
 	edge *edges;
 	uint32_t nedges, edges_cap;
 	loan edges_loan, incoming_loan; /* from slot_site, cands */
+	loan work_loan;        /* pruning's worklist, from the undo log */
 	uint64_t nedges_in;    /* the edges into blocks with candidates */
 	/* The arguments the edges pass to the candidates, block by block
 	 * (each block's edges -- at most npreds -- in the order renaming

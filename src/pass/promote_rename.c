@@ -395,7 +395,11 @@ prune(promoter *p)
 		return 0;
 	const uint32_t *first = p->first_phi, *nphi = p->nphi;
 	uint8_t *used = (uint8_t *)p->phi_used.a;
-	uint32_t *work = room(&p->work, (uint64_t)p->nphis + 1);
+	/* Renaming is done with its undo log. */
+	borrow_or_reserve(&p->work.a, &p->work.cap, sizeof *p->work.a,
+			  (uint64_t)p->nphis + 1, p->log,
+			  (size_t)p->log_cap * sizeof *p->log, &p->work_loan);
+	uint32_t *work = p->work.a;
 	uint32_t nwork = 0;
 	for (uint32_t k = 0; k < p->nphis; k++)
 		if (used[k])
@@ -429,7 +433,10 @@ prune(promoter *p)
 	 * candidate order (slot order): an order that does not depend on
 	 * how the candidates were found. Each block's parameters are added
 	 * to its list at once. */
-	uint32_t *args = room(&p->args, (uint64_t)p->nphis + 1);
+	/* A block's or an edge's values at a time: sized by the most
+	 * candidates a block has, not by all (a huge page zeroed for a few
+	 * words, on a big function). */
+	uint32_t *args = room(&p->args, (uint64_t)p->most_block_phis + 1);
 	uint32_t *value = p->phi_value.a;
 	const uint32_t *slot_of = p->phi_slot.a;
 	for (uint32_t b = 0; b < nb; b++) {
@@ -486,5 +493,6 @@ promote_prune_params(promoter *p)
 	/* Done with the edges and arguments: the lenders' memory back. */
 	give_back(&p->edges, &p->edges_cap, &p->edges_loan);
 	give_back(&p->incoming, &p->incoming_cap, &p->incoming_loan);
+	give_back(&p->work.a, &p->work.cap, &p->work_loan);
 	return live;
 }
