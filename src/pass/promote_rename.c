@@ -355,9 +355,9 @@ enum { PREFETCH_EDGES = 8 };
  * and a header. The old lists are bounded by the pool's length, not read
  * one by one (a cache miss each in a big function): the bound costs
  * address space, not memory, as only what is written is touched.
- * Only a hint: an edge or list beyond it grows the pool as usual. A small function's pool in the module
- * arena grows as it goes, by doubling: a generous bound would leave
- * arena memory unused.
+ * Only a hint: an edge or list beyond it grows the pool as usual. A
+ * small function's pool in the module arena grows as it goes, by
+ * doubling: a generous bound would leave arena memory unused.
  */
 static void
 reserve_lists(promoter *p, uint32_t live)
