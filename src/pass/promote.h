@@ -464,7 +464,8 @@ value_marks(const promoter *p)
  */
 enum { SPARE_MARKS = 0, SPARE_IN_BLOCK = 0, SPARE_WORK = 2, SPARE_FIRST_PHI,
        SPARE_NPHI, SPARE_ARRAYS };
-_Static_assert((int)SPARE_ARRAYS <= (int)DOM_SPARE, "the spare words hold them");
+_Static_assert((int)SPARE_ARRAYS <= (int)DOM_SPARE,
+	       "the spare words hold them");
 
 static inline uint32_t *
 spare_array(const promoter *p, unsigned k)

@@ -339,9 +339,9 @@ alias_mark(const uint8_t *mark, uint32_t nv, uint32_t v)
 }
 
 /* The values of a list (a call's arguments, a return's values, a
- * select's operands), checked for escapes: one OR of their marks, each looked at only when it holds
- * an address or an alias (their marks are mostly a loaded value's, or
- * none). Is one marked? */
+ * select's operands), checked for escapes: one OR of their marks, each
+ * looked at only when it holds an address or an alias (their marks are
+ * mostly a loaded value's, or none). Is one marked? */
 static KL_ALWAYS_INLINE bool
 check_list_escapes(promoter *p, uint32_t list, uint32_t inst)
 {
