@@ -539,13 +539,6 @@ dominates(const promoter *p, uint32_t a, uint32_t b)
 	return s[a].lo <= s[b].lo && s[b].lo <= s[a].hi;
 }
 
-/* A key that orders the reachable blocks in a preorder of the tree. */
-static inline uint32_t
-preorder_key(const promoter *p, uint32_t b)
-{
-	return p->tiny ? p->t.b[b].pre : p->dom.span[b].lo;
-}
-
 static inline uint32_t
 tiny_link(uint8_t b)
 {
