@@ -233,32 +233,39 @@ access_form(kl_opcode op)
 }
 
 /*
- * A load or store of address r (resolved) by instruction i.
+ * A load or store (is_store) of address r (resolved) by instruction i
+ * (its words d).
  * A store's value may_alias when the walk found it marked as an alias or
  * a loaded value.
  */
 static KL_ALWAYS_INLINE void
-add_access(promoter *p, uint32_t i, uint32_t r, bool may_alias)
+add_access(promoter *p, uint32_t i, const kl_inst_data *d, uint32_t r,
+	   bool is_store, bool may_alias)
 {
+	/* Read into locals, written as one record: a byte stored through
+	 * a pointer could be anything to the compiler, which would read
+	 * everything after it again. */
 	kl_func *f = p->f;
-	const kl_inst_data *d = &f->insts[i];
+	const kl_module *m = f->module;
+	uint32_t v = d->w[0];
 	uint8_t memw = kl_op_table[d->op].memw;
-	KL_ASSERT(p->nacc < p->acc_cap); /* sized in promote_walk */
-	access *a = &p->acc[p->nacc++];
-	a->inst = i;
-	a->alloca = p->address[r].alloca;
-	int64_t offset = p->address[r].offset + (int32_t)d->w[2];
-	a->form = access_form(d->op);
-	bool is_store = access_is_store(a);
-	a->value = d->w[0];
-	a->may_alias = is_store && may_alias;
-	kl_type t = is_store ? value_type(f, resolve(f, a->value))
-			     : value_type(f, a->value);
+	const address_info *at = &p->address[r];
+	int64_t offset = at->offset + (int32_t)d->w[2];
+	kl_type t = value_type(f, is_store ? resolve(f, v) : v);
 	/* Every type's machine class is at most 8 bytes wide. */
-	uint32_t w = memw ? memw : type_bytes(f->module, t);
+	uint32_t w = memw ? memw : type_bytes(m, t);
 	KL_ASSERT(w <= 8);
-	a->width = (uint8_t)w;
-	a->cls = (uint8_t)type_class(f->module, t);
+	access x = { .inst = i,
+		     .value = v,
+		     .alloca = at->alloca,
+		     .width = (uint8_t)w,
+		     .cls = (uint8_t)type_class(m, t),
+		     .form = access_form(d->op),
+		     .may_alias = is_store && may_alias };
+	KL_ASSERT(access_is_store(&x) == is_store);
+	KL_ASSERT(p->nacc < p->acc_cap); /* sized in promote_walk */
+	p->acc[p->nacc++] = x;
+	const access *a = &x;
 	/* Counted here for make_slots, which sorts only the allocas
 	 * accessed at more than one (offset, width). */
 	alloca_info *ai = &p->allocas[a->alloca];
@@ -397,6 +404,35 @@ value_or_none(uint32_t v, uint32_t nv, bool in_range)
 }
 
 /*
+ * A load or store (is_store) i met by the walk: an access if its address
+ * operand is one. Is an operand marked?
+ */
+static KL_ALWAYS_INLINE bool
+walk_access(promoter *p, uint32_t i, const kl_inst_data *d, bool is_store,
+	    uint8_t *mark, uint32_t nv, bool in_range)
+{
+	/* An address operand is no alias. Nearly always it is an address
+	 * itself, and a stored value none: then nothing else to check. */
+	uint32_t v = value_or_none(d->w[0], nv, in_range);
+	unsigned vm = is_store ? mark[v] : 0;
+	bool stored_marked = vm & (ALIASED | LOADED);
+	bool marked = stored_marked;
+	uint32_t r = value_or_none(d->w[1], nv, in_range);
+	if (KL_UNLIKELY(mark[r] != ADDRESS || may_hold_address(vm))) {
+		marked |= alias_mark(mark, nv, d->w[1]);
+		if (is_store)
+			check_escape(p, d->w[0], i);
+		r = address_of(p, d->w[1]);
+		if (r == KL_NONE)
+			return marked;
+	}
+	add_access(p, i, d, r, is_store, stored_marked);
+	if (!is_store && v < nv)
+		mark[v] = LOADED;
+	return marked;
+}
+
+/*
  * One walk over the layout finds every use of an address: the address of
  * a load or store is an access, any other use (but the operand of an
  * iadd_imm, whose result is an address itself) an escape. Most operands
@@ -460,34 +496,18 @@ walk(promoter *p, bool defs, bool in_range)
 					check_masked(p, i, d, k);
 				continue;
 			}
-			uint32_t r;
 			bool marked = false;
 			switch (k) {
+			/* Apart, so that nothing after the switch asks again
+			 * which of the two it is. */
 			case WALK_STORE:
-			case WALK_LOAD: {
-				/* An address operand is no alias. Nearly
-				 * always it is an address itself, and a stored
-				 * value none: then nothing else to check. */
-				uint32_t v = value_or_none(d->w[0], nv, in_range);
-				unsigned vm = k == WALK_STORE ? mark[v] : 0;
-				bool stored_marked = vm & (ALIASED | LOADED);
-				marked = stored_marked;
-				r = value_or_none(d->w[1], nv, in_range);
-				if (KL_UNLIKELY(mark[r] != ADDRESS ||
-						may_hold_address(vm))) {
-					marked |= alias_mark(mark, nv, d->w[1]);
-					if (k == WALK_STORE)
-						check_escape(p, d->w[0], i);
-					r = address_of(p, d->w[1]);
-					if (r == KL_NONE)
-						break;
-				}
-				add_access(p, i, r, stored_marked);
-				/* Without a branch: mark[nv + 1] is written
-				 * and never read. */
-				mark[k == WALK_LOAD && v < nv ? v : nv + 1] = LOADED;
+				marked = walk_access(p, i, d, true, mark, nv,
+						     in_range);
 				break;
-			}
+			case WALK_LOAD:
+				marked = walk_access(p, i, d, false, mark, nv,
+						     in_range);
+				break;
 			case WALK_DERIVE:
 				if (defs && !derive(p, i, entry))
 					return false;
