@@ -762,6 +762,29 @@ add_site(slot_sets *sets, uint32_t *site, uint32_t s, uint32_t *at,
 }
 
 /*
+ * Access x, of block b, gets its slot: a uniform alloca's, with its site
+ * (slot_site, at fill) or sets, or the one noted in order for a varied
+ * alloca's (start[a]: where a's next one is), or none.
+ */
+static KL_ALWAYS_INLINE void
+give_slot(promoter *p, access *x, uint32_t b, const uint32_t *order,
+	  uint32_t *start, slot_sets *sets, uint32_t *slot_site, uint32_t *fill)
+{
+	uint32_t a = x->alloca;
+	const alloca_info *ai = &p->allocas[a];
+	if (ai->slot == KL_NONE) {
+		x->slot = KL_NONE;
+	} else if (ai->varied) {
+		x->slot = order[start[a]++];
+	} else {
+		uint32_t s = ai->slot;
+		x->slot = s;
+		add_site(sets, slot_site, s, fill ? &fill[s] : NULL, b,
+			 access_is_store(x));
+	}
+}
+
+/*
  * Group the accesses of the promotable allocas into slots: check each
  * one's (inside the allocation, no overlap, one width per offset) and
  * number the slots, alloca by alloca and in offset order within one. As
@@ -873,29 +896,31 @@ promote_make_slots(promoter *p)
 		set_slot_type(p, p->nslots - 1, types);
 	}
 
-	/* Every access in layout order: the slot of a uniform alloca's,
-	 * with its site or sets (the block from the instruction's place in
-	 * the layout, read in the walk's order), or the one noted in order
-	 * for a varied alloca's, or none. */
+	/* Every access in layout order: its slot, and a site or sets for
+	 * a uniform alloca's. A big function's block by block as the walk
+	 * recorded them, so that the block is known (reading it off the
+	 * instruction's place in the layout is a cache miss an access
+	 * there); a tiny function's in one loop (blocks of a few accesses:
+	 * a loop each was more exits guessed wrong). */
 	uint32_t *fill = NULL;
 	if (!tiny) {
 		sstart[p->nslots] = filled;
 		fill = room(&p->sort_tmp, (uint64_t)p->nslots + 1);
 		memcpy(fill, sstart, (size_t)p->nslots * sizeof *fill);
+		const uint32_t *block_acc = p->block_acc.a;
+		const uint32_t *block_nacc = p->block_nacc.a;
+		for (uint32_t b = f->first_block; b != KL_NONE;
+		     b = f->blocks[b].next) {
+			access *x = p->acc + block_acc[b];
+			for (uint32_t k = block_nacc[b]; k > 0; k--, x++)
+				give_slot(p, x, b, order, start, NULL,
+					  slot_site, fill);
+		}
+		return;
 	}
 	for (uint32_t k = 0; k < n; k++) {
 		access *x = &p->acc[k];
-		uint32_t a = x->alloca;
-		const alloca_info *ai = &p->allocas[a];
-		if (ai->slot == KL_NONE) {
-			x->slot = KL_NONE;
-		} else if (ai->varied) {
-			x->slot = order[start[a]++];
-		} else {
-			uint32_t s = ai->slot;
-			x->slot = s;
-			add_site(sets, slot_site, s, fill ? &fill[s] : NULL,
-				 f->nodes[x->inst].block, access_is_store(x));
-		}
+		give_slot(p, x, f->nodes[x->inst].block, order, start, sets,
+			  NULL, NULL);
 	}
 }
