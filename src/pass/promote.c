@@ -444,11 +444,11 @@ unalias_inst(promoter *p, uint32_t i)
 }
 
 /* The operand words of each walk kind that finish checks for aliases
- * (a mask, as for the kinds below WALK_MASKS), or FINISH_ALL: every
- * operand and branch argument, through unalias_inst. */
+ * (a mask of w[0..2]), or FINISH_ALL: every operand and branch argument,
+ * through unalias_inst. */
 enum { FINISH_ALL = 0xff };
 static const uint8_t finish_mask[WALK_OTHER + 1] = {
-	[0] = 0, [1] = 1, [2] = 2, [3] = 3, [4] = 4, [5] = 5, [6] = 6, [7] = 7,
+	[0] = 0, [WALK_W1] = 2, [WALK_W1_W2] = 6,
 	[WALK_LOAD] = 2, [WALK_STORE] = 3, [WALK_DERIVE] = 2,
 	[WALK_ALLOCA] = 0, [WALK_ALLOCA_DYN] = 2, [WALK_JUMP] = FINISH_ALL,
 	[WALK_BRIF] = FINISH_ALL, [WALK_CALL] = FINISH_ALL,

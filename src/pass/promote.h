@@ -127,9 +127,13 @@ enum { TY_STORE = 1, TY_INT_STORED = 2, TY_INT_LOADED = 4 };
 static inline uint32_t
 type_bits(const access *x)
 {
-	bool is_float = access_is_float(x);
-	return access_is_store(x) ? TY_STORE | (is_float ? 0 : TY_INT_STORED)
-				  : (is_float ? 0 : TY_INT_LOADED);
+	/* Without a branch: loads and stores come in no order. */
+	_Static_assert(TY_STORE == 1 && TY_INT_STORED == 2 &&
+			       TY_INT_LOADED == 4,
+		       "an integer access's bit is 4 >> is_store");
+	uint32_t is_store = access_is_store(x);
+	uint32_t is_int = !access_is_float(x);
+	return is_store | (is_int << (2 - is_store));
 }
 
 typedef struct slot {
@@ -475,18 +479,24 @@ spare_array(const promoter *p, unsigned k)
 }
 
 /*
- * What the walk does with each opcode: for the formats whose operands are
- * all in the instruction's words (nearly every instruction), a mask of the
- * words w[0..2] holding them; the rest are cases of their own. Made from
+ * What the walk does with each opcode. Below WALK_SIMPLE, the kinds of
+ * nearly every instruction, which take one path without a branch on the
+ * kind: bits naming the words w[0..2] holding operands that may escape,
+ * WALK_ACCESS for a load or store (w1 is its address) and WALK_LOADS for
+ * a load (w0 its result). The others are cases of their own. Made from
  * the opcode table (promote_find.c).
  */
 enum {
+	WALK_W0 = 1,
 	WALK_W1 = 2,
-	WALK_W1_W2 = 6,
-	WALK_MASKS = 8, /* kinds below are masks */
-	WALK_LOAD = WALK_MASKS,
-	WALK_STORE,
-	WALK_DERIVE, /* iadd_imm */
+	WALK_W2 = 4,
+	WALK_W1_W2 = WALK_W1 | WALK_W2,
+	WALK_ACCESS = 8,
+	WALK_LOADS = 16,
+	WALK_LOAD = WALK_ACCESS | WALK_LOADS,
+	WALK_STORE = WALK_ACCESS | WALK_W0, /* the stored value may escape */
+	WALK_SIMPLE = 32, /* kinds below take the common path */
+	WALK_DERIVE = WALK_SIMPLE, /* iadd_imm */
 	WALK_ALLOCA,
 	WALK_ALLOCA_DYN,
 	WALK_JUMP,

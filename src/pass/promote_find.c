@@ -233,49 +233,72 @@ access_form(kl_opcode op)
 }
 
 /*
- * A load or store (is_store) of address r (resolved) by instruction i
- * (its words d).
- * A store's value may_alias when the walk found it marked as an alias or
- * a loaded value.
+ * What the walk records of a load or store i through address r
+ * (resolved): what it writes for every instruction of its common path,
+ * counting it only for an access. A store's value may_alias when the
+ * walk found it marked as an alias or a loaded value. describe_accesses
+ * does the rest.
  */
 static KL_ALWAYS_INLINE void
-add_access(promoter *p, uint32_t i, const kl_inst_data *d, uint32_t r,
-	   bool is_store, bool may_alias)
+record_access(access *a, uint32_t i, uint32_t r, bool may_alias)
 {
-	/* Read into locals, written as one record: a byte stored through
-	 * a pointer could be anything to the compiler, which would read
-	 * everything after it again. */
+	a->inst = i;
+	a->alloca = r; /* the address, until describe_accesses */
+	a->may_alias = may_alias;
+}
+
+/*
+ * The rest of each access the walk recorded, in layout order: its alloca,
+ * family, value, width and class, and what make_slots reads of its
+ * alloca (the first access's offset and width, whether others differ,
+ * the types). A loop of its own, without a branch on whether the access
+ * is a load or a store: they come in no order a predictor could learn.
+ */
+static void
+describe_accesses(promoter *p)
+{
 	kl_func *f = p->f;
 	const kl_module *m = f->module;
-	uint32_t v = d->w[0];
-	uint8_t memw = kl_op_table[d->op].memw;
-	const address_info *at = &p->address[r];
-	int64_t offset = at->offset + (int32_t)d->w[2];
-	kl_type t = value_type(f, is_store ? resolve(f, v) : v);
-	/* Every type's machine class is at most 8 bytes wide. */
-	uint32_t w = memw ? memw : type_bytes(m, t);
-	KL_ASSERT(w <= 8);
-	access x = { .inst = i,
-		     .value = v,
-		     .alloca = at->alloca,
-		     .width = (uint8_t)w,
-		     .cls = (uint8_t)type_class(m, t),
-		     .form = access_form(d->op),
-		     .may_alias = is_store && may_alias };
-	KL_ASSERT(access_is_store(&x) == is_store);
-	KL_ASSERT(p->nacc < p->acc_cap); /* sized in promote_walk */
-	p->acc[p->nacc++] = x;
-	const access *a = &x;
-	/* Counted here for make_slots, which sorts only the allocas
-	 * accessed at more than one (offset, width). */
-	alloca_info *ai = &p->allocas[a->alloca];
-	ai->types |= (uint8_t)type_bits(a);
-	if (ai->naccesses++ == 0) {
-		ai->inst0 = i;
-		ai->offset0 = offset;
-		ai->width0 = a->width;
-	} else {
-		ai->varied |= offset != ai->offset0 || a->width != ai->width0;
+	const kl_inst_data *insts = f->insts;
+	const address_info *address = p->address;
+	alloca_info *allocas = p->allocas;
+	access *acc = p->acc;
+	uint32_t nacc = p->nacc;
+	for (uint32_t k = 0; k < nacc; k++) {
+		access *a = &acc[k];
+		uint32_t i = a->inst;
+		const kl_inst_data *d = &insts[i];
+		const address_info *at = &address[a->alloca];
+		int64_t offset = at->offset + (int32_t)d->w[2];
+		uint32_t v = d->w[0];
+		uint8_t form = access_form(d->op);
+		bool is_store = form >= ACC_STORE;
+		/* A load's result is no alias: resolving it changes nothing,
+		 * and spares a branch on the family. */
+		kl_type t = value_type(f, resolve(f, v));
+		uint32_t memw = kl_op_table[d->op].memw;
+		uint32_t w = memw ? memw : type_bytes(m, t);
+		/* Every type's machine class is at most 8 bytes wide. */
+		KL_ASSERT(w <= 8);
+		access x = { .inst = i,
+			     .value = v,
+			     .alloca = at->alloca,
+			     .width = (uint8_t)w,
+			     .cls = (uint8_t)type_class(m, t),
+			     .form = form,
+			     .may_alias = is_store & a->may_alias };
+		*a = x;
+		/* Counted here for make_slots, which sorts only the allocas
+		 * accessed at more than one (offset, width). */
+		alloca_info *ai = &allocas[x.alloca];
+		ai->types |= (uint8_t)type_bits(&x);
+		bool first = ai->naccesses++ == 0;
+		int64_t offset0 = first ? offset : ai->offset0;
+		uint32_t width0 = first ? w : ai->width0;
+		ai->varied |= (offset != offset0) | (w != width0);
+		ai->offset0 = offset0;
+		ai->width0 = width0;
+		ai->inst0 = first ? i : ai->inst0;
 	}
 }
 
@@ -403,48 +426,38 @@ value_or_none(uint32_t v, uint32_t nv, bool in_range)
 	return in_range || v < nv ? v : nv;
 }
 
-/*
- * A load or store (is_store) i met by the walk: an access if its address
- * operand is one. Is an operand marked?
- */
-static KL_ALWAYS_INLINE bool
-walk_access(promoter *p, uint32_t i, const kl_inst_data *d, bool is_store,
-	    uint8_t *mark, uint32_t nv, bool in_range)
+/* a if bit is not 0, else b: a choice of values, which the compiler makes
+ * with a conditional move (the walk's common path has no branch on the
+ * kind; written with masks instead, it ran 5% slower). */
+static inline uint32_t
+pick(unsigned bit, uint32_t a, uint32_t b)
 {
-	/* An address operand is no alias. Nearly always it is an address
-	 * itself, and a stored value none: then nothing else to check. */
-	uint32_t v = value_or_none(d->w[0], nv, in_range);
-	unsigned vm = is_store ? mark[v] : 0;
-	bool stored_marked = vm & (ALIASED | LOADED);
-	bool marked = stored_marked;
-	uint32_t r = value_or_none(d->w[1], nv, in_range);
-	if (KL_UNLIKELY(mark[r] != ADDRESS || may_hold_address(vm))) {
-		marked |= alias_mark(mark, nv, d->w[1]);
-		if (is_store)
-			check_escape(p, d->w[0], i);
-		r = address_of(p, d->w[1]);
-		if (r == KL_NONE)
-			return marked;
-	}
-	add_access(p, i, d, r, is_store, stored_marked);
-	if (!is_store && v < nv)
-		mark[v] = LOADED;
-	return marked;
+	return bit ? a : b;
 }
 
 /*
  * One walk over the layout finds every use of an address: the address of
  * a load or store is an access, any other use (but the operand of an
- * iadd_imm, whose result is an address itself) an escape. Most operands
- * are no address: for an instruction with its operands in its words, one
- * test (an OR of their marks, 0 for "none") clears them all, without a
- * branch per operand.
+ * iadd_imm, whose result is an address itself) an escape.
  *
  * The walk also marks the result of each load through an address LOADED
  * and lists the instructions with a marked operand (users): the only ones
  * whose operands can become aliases, which finish resolves. A use laid
  * out before its definition escapes the list; finish knows when that can
  * happen (defs_before_uses, promote.c).
+ *
+ * Nearly every instruction is an operation with its operands in its words,
+ * a load or a store, and they come in no order a branch predictor could
+ * learn: they share one path without a branch on their kind (kinds below
+ * WALK_SIMPLE). The marks of the operands that may escape are ORed
+ * (those of the words the kind does not name read mark[nv], which is 0);
+ * an access's address must be marked an address, and is read the same
+ * way. When nothing there is unusual (no address or alias that may
+ * escape, no access through anything but an address), the instruction is
+ * listed as a user if an operand is marked, and recorded as an access,
+ * each by moving the end of a list or not, and a load's result is marked
+ * (another kind marks the byte after mark[nv], never read). Anything else
+ * goes to the cases below with the other kinds.
  *
  * With defs, the same walk finds the allocas and the addresses derived
  * from them. Only the static allocas of the entry block can be promoted,
@@ -458,56 +471,88 @@ walk_access(promoter *p, uint32_t i, const kl_inst_data *d, bool is_store,
 static KL_ALWAYS_INLINE bool
 walk(promoter *p, bool defs, bool in_range)
 {
+	_Static_assert(ADDRESS == 1 && WALK_ACCESS == 8,
+		       "an access expects the mark (k / WALK_ACCESS) & 1");
 	kl_func *f = p->f;
 	const uint32_t nv = p->nvalues;
 	uint8_t *mark = value_marks(p);
 	uint64_t nb = (uint64_t)p->nblocks + 1;
 	uint32_t *block_acc = room_whole(&p->block_acc, nb);
 	uint32_t *block_nacc = room_whole(&p->block_nacc, nb);
-	/* An access is an instruction; so is a derived address. */
+	/* An access is an instruction; so is a derived address. The common
+	 * path writes a record past the last for every instruction. */
 	KL_ASSERT(p->nacc == 0 && (!defs || p->nderives == 0));
 	reserve_fresh(&p->acc, &p->acc_cap, sizeof *p->acc,
 		      (uint64_t)f->ninsts + 1);
 	if (defs)
 		room(&p->derives, (uint64_t)f->ninsts + 1);
 	uint32_t *users = room(&p->users, (uint64_t)f->ninsts + 1);
-	uint32_t nusers = 0;
+	uint32_t nusers = 0, nacc = 0;
+	access *acc = p->acc;
 	/* The walk changes no table of f: read their places once. */
 	const kl_inst_data *insts = f->insts;
 	const kl_inst_node *nodes = f->nodes;
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
-		block_acc[b] = p->nacc;
+		block_acc[b] = nacc;
 		bool entry = b == f->first_block;
 		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
 		     i = nodes[i].next) {
 			const kl_inst_data *d = &insts[i];
 			unsigned k = promote_walk_kind[d->op];
-			if (KL_LIKELY(k < WALK_MASKS)) {
-				/* Listed without a branch: most are not. */
-				/* The masks name w1 and w2 only (w0 is the
-				 * result): two marks to read, not three. */
+			if (KL_LIKELY(k < WALK_SIMPLE)) {
+				uint32_t v0 = value_or_none(d->w[0], nv, in_range);
 				uint32_t v1 = value_or_none(d->w[1], nv, in_range);
 				uint32_t v2 = value_or_none(d->w[2], nv, in_range);
-				unsigned m = mark[k & 2 ? v1 : nv] |
-					     mark[k & 4 ? v2 : nv];
-				users[nusers] = i;
-				nusers += m != 0;
-				if (KL_UNLIKELY(may_hold_address(m)))
-					check_masked(p, i, d, k);
-				continue;
+				unsigned m = mark[pick(k & WALK_W0, v0, nv)] |
+					     mark[pick(k & WALK_W1, v1, nv)] |
+					     mark[pick(k & WALK_W2, v2, nv)];
+				uint32_t r = pick(k & WALK_ACCESS, v1, nv);
+				unsigned is_access = (k / WALK_ACCESS) & 1;
+				unsigned odd = (m & (ADDRESS | ALIASED)) |
+					       (mark[r] ^ is_access);
+				if (KL_LIKELY(odd == 0)) {
+					users[nusers] = i;
+					nusers += m != 0;
+					record_access(&acc[nacc], i, r, m != 0);
+					nacc += is_access;
+					/* A result out of range marks the
+					 * spare byte too. */
+					uint32_t res = in_range || d->w[0] < nv
+							       ? d->w[0]
+							       : nv + 1;
+					mark[pick(k & WALK_LOADS, res, nv + 1)] =
+						LOADED;
+					continue;
+				}
 			}
 			bool marked = false;
 			switch (k) {
-			/* Apart, so that nothing after the switch asks again
-			 * which of the two it is. */
+			case 0:
+			case WALK_W1:
+			case WALK_W1_W2:
+				/* An operand holds an address or alias. */
+				check_masked(p, i, d, k);
+				marked = true;
+				break;
 			case WALK_STORE:
-				marked = walk_access(p, i, d, true, mark, nv,
-						     in_range);
+			case WALK_LOAD: {
+				/* An address or alias stored, or an access
+				 * through something else than an address. */
+				uint32_t v = value_or_none(d->w[0], nv, in_range);
+				unsigned vm = k == WALK_STORE ? mark[v] : 0;
+				bool stored_marked = vm & (ALIASED | LOADED);
+				marked = stored_marked |
+					 alias_mark(mark, nv, d->w[1]);
+				if (k == WALK_STORE)
+					check_escape(p, d->w[0], i);
+				uint32_t r = address_of(p, d->w[1]);
+				if (r == KL_NONE)
+					break;
+				KL_ASSERT(nacc < p->acc_cap);
+				record_access(&acc[nacc++], i, r, stored_marked);
+				mark[k == WALK_LOAD && v < nv ? v : nv + 1] = LOADED;
 				break;
-			case WALK_LOAD:
-				marked = walk_access(p, i, d, false, mark, nv,
-						     in_range);
-				break;
+			}
 			case WALK_DERIVE:
 				if (defs && !derive(p, i, entry))
 					return false;
@@ -557,9 +602,11 @@ walk(promoter *p, bool defs, bool in_range)
 			users[nusers] = i;
 			nusers += marked;
 		}
-		block_nacc[b] = p->nacc - block_acc[b];
+		block_nacc[b] = nacc - block_acc[b];
 	}
 	p->nusers = nusers;
+	p->nacc = nacc;
+	describe_accesses(p);
 	return true;
 }
 
