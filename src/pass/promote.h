@@ -61,10 +61,10 @@ enum access_form {
 /*
  * A load or store through an address of an alloca. Besides what finds
  * its slot, it carries what renaming needs of its instruction (the
- * value, its type's class, the opcode's family), read by the walk in
- * layout order: renaming visits the blocks in dominator-tree order, in
- * which reading the instruction and value tables of a big function is a
- * cache miss per access. Its block and offset are not kept: slot
+ * value, its type's class, the opcode's family), read in layout order
+ * (the walk, then describe_accesses): renaming visits the blocks in
+ * dominator-tree order, in which reading the instruction and value
+ * tables of a big function is a cache miss per access. Its block and offset are not kept: slot
  * grouping, which needs them once, knows a big function's block from
  * the walk's grouping of accesses by block (a small one's it reads off
  * the instruction's place in the layout), and reads the offsets only of
