@@ -64,12 +64,13 @@ enum access_form {
  * value, its type's class, the opcode's family), read in layout order
  * (the walk, then describe_accesses): renaming visits the blocks in
  * dominator-tree order, in which reading the instruction and value
- * tables of a big function is a cache miss per access. Its block and offset are not kept: slot
- * grouping, which needs them once, knows a big function's block from
- * the walk's grouping of accesses by block (a small one's it reads off
- * the instruction's place in the layout), and reads the offsets only of
- * the allocas accessed at several offsets, off the instructions. 16 bytes: a big
- * function's accesses are megabytes of fresh memory.
+ * tables of a big function is a cache miss per access. Its block and
+ * offset are not kept: slot grouping, which needs them once, knows a big
+ * function's block from the walk's grouping of accesses by block (a
+ * small one's it reads off the instruction's place in the layout), and
+ * reads the offsets only of the allocas accessed at several offsets, off
+ * the instructions. 16 bytes: a big function's accesses are megabytes of
+ * fresh memory.
  */
 typedef struct access {
 	uint32_t inst;
