@@ -436,6 +436,118 @@ pick(unsigned bit, uint32_t a, uint32_t b)
 }
 
 /*
+ * Instruction i of block b (entry: the entry block), as the walk below
+ * takes it (its lists: users and accesses); false if the walk must give
+ * up.
+ */
+static KL_ALWAYS_INLINE bool
+walk_inst(promoter *p, const kl_inst_data *insts, uint8_t *mark,
+	  uint32_t nv, uint32_t i, uint32_t b, bool entry, bool defs,
+	  bool in_range, uint32_t *users, uint32_t *nusers, access *acc,
+	  uint32_t *nacc)
+{
+	kl_func *f = p->f;
+	const kl_inst_data *d = &insts[i];
+	unsigned k = promote_walk_kind[d->op];
+	if (KL_LIKELY(k < WALK_SIMPLE)) {
+		uint32_t v0 = value_or_none(d->w[0], nv, in_range);
+		uint32_t v1 = value_or_none(d->w[1], nv, in_range);
+		uint32_t v2 = value_or_none(d->w[2], nv, in_range);
+		unsigned m = mark[pick(k & WALK_W0, v0, nv)] |
+			     mark[pick(k & WALK_W1, v1, nv)] |
+			     mark[pick(k & WALK_W2, v2, nv)];
+		uint32_t r = pick(k & WALK_ACCESS, v1, nv);
+		unsigned is_access = (k / WALK_ACCESS) & 1;
+		unsigned odd = (m & (ADDRESS | ALIASED)) |
+			       (mark[r] ^ is_access);
+		if (KL_LIKELY(odd == 0)) {
+			users[*nusers] = i;
+			*nusers += m != 0;
+			record_access(&acc[*nacc], i, r, m != 0);
+			*nacc += is_access;
+			/* A result out of range marks the spare byte too. */
+			uint32_t res = in_range || d->w[0] < nv ? d->w[0]
+								: nv + 1;
+			mark[pick(k & WALK_LOADS, res, nv + 1)] = LOADED;
+			return true;
+		}
+	}
+	bool marked = false;
+	switch (k) {
+	case 0:
+	case WALK_W1:
+	case WALK_W1_W2:
+		/* An operand holds an address or alias. */
+		check_masked(p, i, d, k);
+		marked = true;
+		break;
+	case WALK_STORE:
+	case WALK_LOAD: {
+		/* An address or alias stored, or an access through something
+		 * else than an address. */
+		uint32_t v = value_or_none(d->w[0], nv, in_range);
+		unsigned vm = k == WALK_STORE ? mark[v] : 0;
+		bool stored_marked = vm & (ALIASED | LOADED);
+		marked = stored_marked | alias_mark(mark, nv, d->w[1]);
+		if (k == WALK_STORE)
+			check_escape(p, d->w[0], i);
+		uint32_t r = address_of(p, d->w[1]);
+		if (r == KL_NONE)
+			break;
+		KL_ASSERT(*nacc < p->acc_cap);
+		record_access(&acc[(*nacc)++], i, r, stored_marked);
+		mark[k == WALK_LOAD && v < nv ? v : nv + 1] = LOADED;
+		break;
+	}
+	case WALK_DERIVE:
+		if (defs && !derive(p, i, entry))
+			return false;
+		marked = alias_mark(mark, nv, d->w[1]);
+		break;
+	case WALK_ALLOCA:
+		if (defs)
+			add_alloca(p, i, b, entry);
+		return true;
+	case WALK_ALLOCA_DYN:
+		if (defs)
+			add_alloca(p, i, b, false);
+		marked = check_escape(p, d->w[1], i);
+		break;
+	/* Most destinations pass no argument, and say so in their word
+	 * (DEST_BLOCK): no call for them. */
+	case WALK_JUMP:
+		if (!(d->w[0] & DEST_BLOCK))
+			marked = check_dest_escapes(p, d->w[0], i);
+		break;
+	case WALK_BRIF:
+		marked = check_escape(p, d->w[0], i);
+		if (!(d->w[1] & DEST_BLOCK))
+			marked |= check_dest_escapes(p, d->w[1], i);
+		if (!(d->w[2] & DEST_BLOCK))
+			marked |= check_dest_escapes(p, d->w[2], i);
+		break;
+	case WALK_CALL:
+		if (defs)
+			p->calls_setjmp |=
+				module_returns_twice(f->module, d->w[1]);
+		marked = check_list_escapes(p, d->w[2], i);
+		break;
+	case WALK_RETURN:
+		marked = check_list_escapes(p, d->w[0], i);
+		break;
+	case WALK_TERNARY:
+		marked = check_list_escapes(p, d->w[1], i);
+		break;
+	default:
+		marked = check_all_escapes(p, i);
+		break;
+	}
+	users[*nusers] = i;
+	*nusers += marked;
+	return true;
+}
+
+/*
  * One walk over the layout finds every use of an address: the address of
  * a load or store is an access, any other use (but the operand of an
  * iadd_imm, whose result is an address itself) an escape.
@@ -495,113 +607,19 @@ walk(promoter *p, bool defs, bool in_range)
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
 		block_acc[b] = nacc;
 		bool entry = b == f->first_block;
-		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
-		     i = nodes[i].next) {
-			const kl_inst_data *d = &insts[i];
-			unsigned k = promote_walk_kind[d->op];
-			if (KL_LIKELY(k < WALK_SIMPLE)) {
-				uint32_t v0 = value_or_none(d->w[0], nv, in_range);
-				uint32_t v1 = value_or_none(d->w[1], nv, in_range);
-				uint32_t v2 = value_or_none(d->w[2], nv, in_range);
-				unsigned m = mark[pick(k & WALK_W0, v0, nv)] |
-					     mark[pick(k & WALK_W1, v1, nv)] |
-					     mark[pick(k & WALK_W2, v2, nv)];
-				uint32_t r = pick(k & WALK_ACCESS, v1, nv);
-				unsigned is_access = (k / WALK_ACCESS) & 1;
-				unsigned odd = (m & (ADDRESS | ALIASED)) |
-					       (mark[r] ^ is_access);
-				if (KL_LIKELY(odd == 0)) {
-					users[nusers] = i;
-					nusers += m != 0;
-					record_access(&acc[nacc], i, r, m != 0);
-					nacc += is_access;
-					/* A result out of range marks the
-					 * spare byte too. */
-					uint32_t res = in_range || d->w[0] < nv
-							       ? d->w[0]
-							       : nv + 1;
-					mark[pick(k & WALK_LOADS, res, nv + 1)] =
-						LOADED;
-					continue;
-				}
-			}
-			bool marked = false;
-			switch (k) {
-			case 0:
-			case WALK_W1:
-			case WALK_W1_W2:
-				/* An operand holds an address or alias. */
-				check_masked(p, i, d, k);
-				marked = true;
-				break;
-			case WALK_STORE:
-			case WALK_LOAD: {
-				/* An address or alias stored, or an access
-				 * through something else than an address. */
-				uint32_t v = value_or_none(d->w[0], nv, in_range);
-				unsigned vm = k == WALK_STORE ? mark[v] : 0;
-				bool stored_marked = vm & (ALIASED | LOADED);
-				marked = stored_marked |
-					 alias_mark(mark, nv, d->w[1]);
-				if (k == WALK_STORE)
-					check_escape(p, d->w[0], i);
-				uint32_t r = address_of(p, d->w[1]);
-				if (r == KL_NONE)
-					break;
-				KL_ASSERT(nacc < p->acc_cap);
-				record_access(&acc[nacc++], i, r, stored_marked);
-				mark[k == WALK_LOAD && v < nv ? v : nv + 1] = LOADED;
-				break;
-			}
-			case WALK_DERIVE:
-				if (defs && !derive(p, i, entry))
-					return false;
-				marked = alias_mark(mark, nv, d->w[1]);
-				break;
-			case WALK_ALLOCA:
-				if (defs)
-					add_alloca(p, i, b, entry);
-				continue;
-			case WALK_ALLOCA_DYN:
-				if (defs)
-					add_alloca(p, i, b, false);
-				marked = check_escape(p, d->w[1], i);
-				break;
-			/* Most destinations pass no argument, and say so in
-			 * their word (DEST_BLOCK): no call for them. */
-			case WALK_JUMP:
-				if (!(d->w[0] & DEST_BLOCK))
-					marked = check_dest_escapes(p, d->w[0],
-								    i);
-				break;
-			case WALK_BRIF:
-				marked = check_escape(p, d->w[0], i);
-				if (!(d->w[1] & DEST_BLOCK))
-					marked |= check_dest_escapes(p, d->w[1],
-								     i);
-				if (!(d->w[2] & DEST_BLOCK))
-					marked |= check_dest_escapes(p, d->w[2],
-								     i);
-				break;
-			case WALK_CALL:
-				if (defs)
-					p->calls_setjmp |= module_returns_twice(
-						f->module, d->w[1]);
-				marked = check_list_escapes(p, d->w[2], i);
-				break;
-			case WALK_RETURN:
-				marked = check_list_escapes(p, d->w[0], i);
-				break;
-			case WALK_TERNARY:
-				marked = check_list_escapes(p, d->w[1], i);
-				break;
-			default:
-				marked = check_all_escapes(p, i);
-				break;
-			}
-			users[nusers] = i;
-			nusers += marked;
-		}
+		/* The terminator apart: a block's end is no pattern a
+		 * predictor learns, and it costs one guess (the loop's exit)
+		 * instead of two. */
+		uint32_t last = f->blocks[b].last;
+		for (uint32_t i = f->blocks[b].first; i != last;
+		     i = nodes[i].next)
+			if (!walk_inst(p, insts, mark, nv, i, b, entry, defs,
+				       in_range, users, &nusers, acc, &nacc))
+				return false;
+		if (last != KL_NONE &&
+		    !walk_inst(p, insts, mark, nv, last, b, entry, defs,
+			       in_range, users, &nusers, acc, &nacc))
+			return false;
 		block_nacc[b] = nacc - block_acc[b];
 	}
 	p->nusers = nusers;
