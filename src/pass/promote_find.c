@@ -474,7 +474,7 @@ walk_inst(promoter *p, const kl_inst_data *insts, uint8_t *mark,
 	}
 	bool marked = false;
 	switch (k) {
-	case 0:
+	/* (Kind 0 names no word: it never leaves the common path.) */
 	case WALK_W1:
 	case WALK_W1_W2:
 		/* An operand holds an address or alias. */
