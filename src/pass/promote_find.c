@@ -436,18 +436,14 @@ pick(unsigned bit, uint32_t a, uint32_t b)
 }
 
 /*
- * Instruction i of block b (entry: the entry block), as the walk below
- * takes it (its lists: users and accesses); false if the walk must give
- * up.
+ * Instruction i on the walk's common path (see walk below): false, having
+ * changed nothing, if it is not that simple. The lists' ends move past
+ * what it adds to them.
  */
 static KL_ALWAYS_INLINE bool
-walk_inst(promoter *p, const kl_inst_data *insts, uint8_t *mark,
-	  uint32_t nv, uint32_t i, uint32_t b, bool entry, bool defs,
-	  bool in_range, uint32_t *users, uint32_t *nusers, access *acc,
-	  uint32_t *nacc)
+walk_common(const kl_inst_data *d, uint8_t *mark, uint32_t nv, uint32_t i,
+	    bool in_range, uint32_t **users, access **acc)
 {
-	kl_func *f = p->f;
-	const kl_inst_data *d = &insts[i];
 	unsigned k = promote_walk_kind[d->op];
 	if (KL_LIKELY(k < WALK_SIMPLE)) {
 		uint32_t v0 = value_or_none(d->w[0], nv, in_range);
@@ -461,10 +457,10 @@ walk_inst(promoter *p, const kl_inst_data *insts, uint8_t *mark,
 		unsigned odd = (m & (ADDRESS | ALIASED)) |
 			       (mark[r] ^ is_access);
 		if (KL_LIKELY(odd == 0)) {
-			users[*nusers] = i;
-			*nusers += m != 0;
-			record_access(&acc[*nacc], i, r, m != 0);
-			*nacc += is_access;
+			**users = i;
+			*users += m != 0;
+			record_access(*acc, i, r, m != 0);
+			*acc += is_access;
 			/* A result out of range marks the spare byte too. */
 			uint32_t res = in_range || d->w[0] < nv ? d->w[0]
 								: nv + 1;
@@ -472,6 +468,22 @@ walk_inst(promoter *p, const kl_inst_data *insts, uint8_t *mark,
 			return true;
 		}
 	}
+	return false;
+}
+
+/*
+ * Instruction i of block b (entry: the entry block), which is not on the
+ * common path, as the walk below takes it (its lists: users and
+ * accesses); false if the walk must give up.
+ */
+static KL_ALWAYS_INLINE bool
+walk_other(promoter *p, const kl_inst_data *insts, uint8_t *mark,
+	   uint32_t nv, uint32_t i, uint32_t b, bool entry, bool defs,
+	   bool in_range, uint32_t **users, access **acc)
+{
+	kl_func *f = p->f;
+	const kl_inst_data *d = &insts[i];
+	unsigned k = promote_walk_kind[d->op];
 	bool marked = false;
 	switch (k) {
 	/* (Kind 0 names no word: it never leaves the common path.) */
@@ -494,8 +506,8 @@ walk_inst(promoter *p, const kl_inst_data *insts, uint8_t *mark,
 		uint32_t r = address_of(p, d->w[1]);
 		if (r == KL_NONE)
 			break;
-		KL_ASSERT(*nacc < p->acc_cap);
-		record_access(&acc[(*nacc)++], i, r, stored_marked);
+		KL_ASSERT(*acc < p->acc + p->acc_cap);
+		record_access((*acc)++, i, r, stored_marked);
 		mark[k == WALK_LOAD && v < nv ? v : nv + 1] = LOADED;
 		break;
 	}
@@ -542,8 +554,8 @@ walk_inst(promoter *p, const kl_inst_data *insts, uint8_t *mark,
 		marked = check_all_escapes(p, i);
 		break;
 	}
-	users[*nusers] = i;
-	*nusers += marked;
+	**users = i;
+	*users += marked;
 	return true;
 }
 
@@ -569,7 +581,10 @@ walk_inst(promoter *p, const kl_inst_data *insts, uint8_t *mark,
  * listed as a user if an operand is marked, and recorded as an access,
  * each by moving the end of a list or not, and a load's result is marked
  * (another kind marks the byte after mark[nv], never read). Anything else
- * goes to the cases below with the other kinds.
+ * goes to the cases of walk_other with the other kinds. The common path
+ * is a loop of its own, left at the first instruction it does not take:
+ * with the slow cases inside the same loop, the compiler kept fewer of
+ * its values in registers (3% more instructions, 3% slower).
  *
  * With defs, the same walk finds the allocas and the addresses derived
  * from them. Only the static allocas of the entry block can be promoted,
@@ -598,32 +613,45 @@ walk(promoter *p, bool defs, bool in_range)
 		      (uint64_t)f->ninsts + 1);
 	if (defs)
 		room(&p->derives, (uint64_t)f->ninsts + 1);
+	/* The ends of the lists, moved by the walk: a register each, not a
+	 * base and a count (the walk's loop is short of registers). */
 	uint32_t *users = room(&p->users, (uint64_t)f->ninsts + 1);
-	uint32_t nusers = 0, nacc = 0;
 	access *acc = p->acc;
 	/* The walk changes no table of f: read their places once. */
 	const kl_inst_data *insts = f->insts;
 	const kl_inst_node *nodes = f->nodes;
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
+		uint32_t nacc = (uint32_t)(acc - p->acc);
 		block_acc[b] = nacc;
 		bool entry = b == f->first_block;
 		/* The terminator apart: a block's end is no pattern a
 		 * predictor learns, and it costs one guess (the loop's exit)
 		 * instead of two. */
 		uint32_t last = f->blocks[b].last;
-		for (uint32_t i = f->blocks[b].first; i != last;
-		     i = nodes[i].next)
-			if (!walk_inst(p, insts, mark, nv, i, b, entry, defs,
-				       in_range, users, &nusers, acc, &nacc))
+		uint32_t i = f->blocks[b].first;
+		for (;;) {
+			/* The common path in a loop of its own: it keeps
+			 * only its own values in registers. */
+			while (i != last && walk_common(&insts[i], mark, nv, i,
+							in_range, &users, &acc))
+				i = nodes[i].next;
+			if (i == last)
+				break;
+			if (!walk_other(p, insts, mark, nv, i, b, entry, defs,
+					in_range, &users, &acc))
 				return false;
+			i = nodes[i].next;
+		}
 		if (last != KL_NONE &&
-		    !walk_inst(p, insts, mark, nv, last, b, entry, defs,
-			       in_range, users, &nusers, acc, &nacc))
+		    !walk_common(&insts[last], mark, nv, last, in_range,
+				 &users, &acc) &&
+		    !walk_other(p, insts, mark, nv, last, b, entry, defs,
+				in_range, &users, &acc))
 			return false;
-		block_nacc[b] = nacc - block_acc[b];
+		block_nacc[b] = (uint32_t)(acc - p->acc) - nacc;
 	}
-	p->nusers = nusers;
-	p->nacc = nacc;
+	p->nusers = (uint32_t)(users - p->users.a);
+	p->nacc = (uint32_t)(acc - p->acc);
 	describe_accesses(p);
 	return true;
 }
