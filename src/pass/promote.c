@@ -104,10 +104,12 @@ report_counts(promoter *p, const uint32_t *n, int from)
 /* ---- parameter placement ---- */
 
 /* Past the budget: drop slot s's alloca's candidates (they start at
- * first) and keep that alloca and every later one. */
+ * first) and keep that alloca and every later one. All of the alloca's
+ * slots go, those before s too: its accesses must stay as they are. */
 static void
 give_up_from(promoter *p, uint32_t s, uint32_t first)
 {
+	s = p->allocas[p->slots[s].alloca].slot; /* its first */
 	p->nphis = first;
 	for (uint32_t t = s; t < p->nslots; t++) {
 		alloca_info *a = &p->allocas[p->slots[t].alloca];

@@ -167,7 +167,7 @@ test_module_count_and_verified_result(void)
  * keep the allocas it cannot afford, say why, and still be right.
  */
 static kl_func *
-counter_nest(kl_module *m, uint32_t depth)
+counter_nest(kl_module *m, uint32_t depth, bool pairs)
 {
 	kl_type i64 = KL_TYPE_I64;
 	kl_signature sig = { NULL, &i64, 0, 1, false };
@@ -191,8 +191,10 @@ counter_nest(kl_module *m, uint32_t depth)
 	kl_builder_at_end(&b, entry);
 	kl_value zero = kl_build_iconst(&b, KL_TYPE_I64, 0);
 	for (uint32_t i = 0; i < depth; i++) {
-		slot[i] = kl_build_alloca(&b, 8, 8);
+		slot[i] = kl_build_alloca(&b, pairs ? 16 : 8, 8);
 		kl_build_store(&b, KL_OP_STORE, zero, slot[i], 0);
+		if (pairs)
+			kl_build_store(&b, KL_OP_STORE, zero, slot[i], 8);
 	}
 	kl_build_jump(&b, (kl_block_call){ h[0], NULL, 0 });
 	for (uint32_t i = 0; i < depth; i++) {
@@ -208,6 +210,12 @@ counter_nest(kl_module *m, uint32_t depth)
 		v = kl_build_load(&b, KL_OP_LOAD, KL_TYPE_I64, slot[i], 0);
 		v = kl_build_binary_imm(&b, KL_OP_IADD_IMM, v, 1);
 		kl_build_store(&b, KL_OP_STORE, v, slot[i], 0);
+		if (pairs) { /* a second slot, counting the same way */
+			v = kl_build_load(&b, KL_OP_LOAD, KL_TYPE_I64, slot[i],
+					  8);
+			v = kl_build_binary_imm(&b, KL_OP_IADD_IMM, v, 1);
+			kl_build_store(&b, KL_OP_STORE, v, slot[i], 8);
+		}
 		kl_build_jump(&b, (kl_block_call){ h[i], NULL, 0 });
 		/* x_i: leave loop i, back to the enclosing latch; the
 		 * outermost returns the innermost counter */
@@ -217,6 +225,12 @@ counter_nest(kl_module *m, uint32_t depth)
 		} else {
 			v = kl_build_load(&b, KL_OP_LOAD, KL_TYPE_I64,
 					  slot[depth - 1], 0);
+			if (pairs) {
+				kl_value w = kl_build_load(&b, KL_OP_LOAD,
+							   KL_TYPE_I64,
+							   slot[depth - 1], 8);
+				v = kl_build_binary(&b, KL_OP_IADD, v, w);
+			}
 			kl_build_return(&b, &v, 1);
 		}
 	}
@@ -246,10 +260,10 @@ run_nest(kl_module *m)
  * it up); the result must verify and run as before. Returns how many
  * allocas remain. */
 static uint32_t
-promote_nest_and_run(uint32_t depth, kl_pass_report *rep)
+promote_nest_and_run(uint32_t depth, bool pairs, kl_pass_report *rep)
 {
 	kl_module *m = kl_module_new();
-	kl_func *f = counter_nest(m, depth);
+	kl_func *f = counter_nest(m, depth, pairs);
 	kl_diags d = { 0 };
 	CHECK_EQ_INT(kl_verify_module(m, &d), KL_OK);
 	uint64_t before = run_nest(m);
@@ -267,7 +281,7 @@ test_budget_keeps_what_it_cannot_afford(void)
 {
 	kl_pass_report rep = { 0 };
 	rep.verbose = true;
-	uint32_t left = promote_nest_and_run(600, &rep);
+	uint32_t left = promote_nest_and_run(600, false, &rep);
 	uint64_t promoted = kl_pass_report_get(&rep, "promoted");
 	uint64_t kept = kl_pass_report_get(&rep, "kept");
 	CHECK(promoted > 0 && kept > 0 && promoted + kept == 600);
@@ -276,7 +290,26 @@ test_budget_keeps_what_it_cannot_afford(void)
 					"parameters would be needed"));
 	kl_pass_report_free(&rep);
 	/* A shallow nest fits the budget: everything is promoted. */
-	CHECK_EQ_INT(promote_nest_and_run(40, NULL), 0);
+	CHECK_EQ_INT(promote_nest_and_run(40, false, NULL), 0);
+}
+
+/*
+ * The same with two slots an alloca: the budget may run out between the
+ * slots of one alloca, whose accesses must then all stay as they are
+ * (the first slot's as much as the second's). Depths around the budget,
+ * so that the cut falls inside an alloca in some of them.
+ */
+static void
+test_budget_keeps_whole_allocas(void)
+{
+	for (uint32_t depth = 420; depth < 432; depth++) {
+		kl_pass_report rep = { 0 };
+		uint32_t left = promote_nest_and_run(depth, true, &rep);
+		uint64_t kept = kl_pass_report_get(&rep, "kept");
+		CHECK(kept > 0 && kept < depth);
+		CHECK_EQ_INT(left, kept);
+		kl_pass_report_free(&rep);
+	}
 }
 
 /*
@@ -290,7 +323,7 @@ test_verified_nest_promotes_exactly(void)
 {
 	kl_pass_report rep = { 0 };
 	rep.input_verified = true;
-	CHECK_EQ_INT(promote_nest_and_run(40, &rep), 0);
+	CHECK_EQ_INT(promote_nest_and_run(40, false, &rep), 0);
 	CHECK_EQ_INT(kl_pass_report_get(&rep, "promoted"), 40);
 	kl_pass_report_free(&rep);
 }
@@ -302,6 +335,7 @@ main(void)
 	UNIT_RUN(test_out_of_bounds_keeps_the_alloca);
 	UNIT_RUN(test_module_count_and_verified_result);
 	UNIT_RUN(test_budget_keeps_what_it_cannot_afford);
+	UNIT_RUN(test_budget_keeps_whole_allocas);
 	UNIT_RUN(test_verified_nest_promotes_exactly);
 	return unit_report("promote");
 }
