@@ -18,7 +18,10 @@
 # columns appear when llvm-19 is installed (apt-get install llvm-19); the script installs nothing.
 # A pass LLVM runs for longer than BENCH_LLVM_LIMIT seconds (default 60;
 # its mem2reg takes minutes on promote-1M) is stopped, not run again,
-# and shown as ">LIMIT" with the ratio as a lower bound.
+# and shown as ">LIMIT" with the ratio as a lower bound; an LLVM tool that
+# fails is shown as "failed" (no ratio), with its message on stderr.
+# keel's and LLVM's runs alternate, so that both meet the same spells of
+# a shared machine.
 #
 # With "scaling", each operation runs at 10k, 100k, 1M and 4M
 # instructions and the time per instruction is printed, with a flag on any
@@ -55,7 +58,8 @@ now() { date +%s.%N; }
 
 workload() { # shape size -> prints the base path (without extension)
 	base="$dir/$1-$2"
-	if [ ! -f "$base.kl" ]; then
+	# Both made again when either is missing: always the same program.
+	if [ ! -f "$base.kl" ] || [ ! -f "$base.ll" ]; then
 		"$gen" --shape "$1" --size "$2" --seed 1 -o "$base.kl"
 		"$gen" --shape "$1" --size "$2" --seed 1 --format ll -o "$base.ll"
 	fi
@@ -103,19 +107,40 @@ keel_interp() { # prints "ms executed"
 
 # ---- LLVM timers (milliseconds) ----
 
-# Wall time of a whole process, in ms.
+# An LLVM tool that failed: its message to stderr, "failed" as its time.
+llvm_failed() { # output
+	echo "bench: LLVM failed: $1" | head -n 3 >&2
+	echo "failed"
+}
+
+# Wall time of a whole process, in ms ("failed" if it fails).
 process_ms() {
 	t0=$(now)
-	"$@" >/dev/null 2>&1 || true
+	if ! err=$("$@" 2>&1 >/dev/null); then
+		llvm_failed "$err"
+		return
+	fi
 	t1=$(now)
 	echo "$t0 $t1" | awk '{ printf "%.3f\n", ($2 - $1) * 1000 }'
 }
 
+# opt-19 ARGS... with -time-passes, stopped after the limit: its report
+# (stderr) on stdout; empty if stopped, "failed" if it failed.
+opt_timed() {
+	if out=$(timeout "$llvm_limit" opt-19 "$@" -time-passes \
+		-disable-output 2>&1); then
+		echo "$out"
+	elif [ $? -ne 124 ]; then
+		llvm_failed "$out"
+	fi
+}
+
 # Wall time of a pass in `opt -time-passes` output (ms): the first line
 # named $1. The percentages in parentheses are dropped first; what is left
-# is user, system, user+system, wall, name.
+# is user, system, user+system, wall, name. "failed" passes through.
 pass_ms() {
-	awk -v name="$1" '{ gsub(/\([^)]*\)/, "") }
+	awk -v name="$1" '$0 == "failed" { print; exit }
+		{ gsub(/\([^)]*\)/, "") }
 		$NF == name && !seen { seen = 1; print $(NF - 1) * 1000 }'
 }
 
@@ -124,23 +149,17 @@ printf 'define i32 @main() {\n  ret i32 0\n}\n' > "$empty_ll"
 
 llvm_parse() { process_ms llvm-as-19 "$1" -o /dev/null; }
 llvm_parse_print() { process_ms opt-19 -S "$1" -o /dev/null; }
-llvm_verify() {
-	timeout "$llvm_limit" opt-19 -passes=verify -time-passes \
-		-disable-output "$1" 2>&1 | pass_ms VerifierPass
-}
+llvm_verify() { opt_timed -passes=verify "$1" | pass_ms VerifierPass; }
 llvm_analyses() {
 	# LLVM's loop analysis needs gigabytes on the deepest nests: give up
 	# after the limit rather than swap.
-	timeout "$llvm_limit" opt-19 -passes='require<domtree>,require<loops>' \
-		-time-passes -disable-output "$1" 2>&1 |
-		awk '{ gsub(/\([^)]*\)/, "") }
+	opt_timed -passes='require<domtree>,require<loops>' "$1" |
+		awk '$0 == "failed" { print; exit }
+		     { gsub(/\([^)]*\)/, "") }
 		     $NF == "DominatorTreeAnalysis" || $NF == "LoopAnalysis" { s += $(NF - 1); n++ }
 		     END { if (n) print s * 1000 }'
 }
-llvm_promote() {
-	timeout "$llvm_limit" opt-19 -passes=mem2reg -time-passes \
-		-disable-output "$1" 2>&1 | pass_ms PromotePass
-}
+llvm_promote() { opt_timed -passes=mem2reg "$1" | pass_ms PromotePass; }
 llvm_interp() { process_ms lli-19 -force-interpreter "$1"; }
 
 startup() { # median start-up of a whole-process LLVM tool on the empty module
@@ -149,31 +168,37 @@ startup() { # median start-up of a whole-process LLVM tool on the empty module
 
 # ---- one measurement ----
 
-# llvm_runs OP FILE: the median of RUNS runs of LLVM, or ">LIMIT_MS" when
-# a run printed no time (stopped at the limit), after which none is made.
-llvm_runs() {
-	vals=""
-	for _ in $(seq "$runs"); do
-		v=$(llvm_"$1" "$2")
-		if [ -z "$v" ]; then
-			echo ">$((llvm_limit * 1000))"
-			return
-		fi
-		vals="$vals $v"
-	done
-	echo $vals | tr ' ' '\n' | median
+# minus T S: LLVM time T less start-up S (not below 0), or T as it is
+# when it is no time ("failed", ">LIMIT").
+minus() {
+	echo "$1 $2" | awk '$1 !~ /^[0-9.]+$/ { print $1; exit }
+		{ v = $1 - $2; print (v > 0 ? v : 0) }'
 }
 
-# measure OP FILE_BASE: prints "keel_ms llvm_ms"
+# measure OP FILE_BASE: prints "keel_ms llvm_ms", each the median of
+# RUNS runs, keel's and LLVM's alternating. LLVM's is ">LIMIT_MS" when a
+# run printed no time (stopped at the limit) and "failed" when one
+# failed; no more LLVM runs are made then.
 measure() {
 	op=$1 base=$2
-	k=$(for _ in $(seq "$runs"); do keel_"$op" "$base.kl"; done | median)
+	ks="" ls="" stop=""
+	for _ in $(seq "$runs"); do
+		ks="$ks $(keel_"$op" "$base.kl")"
+		[ "$have_llvm" = 1 ] && [ -z "$stop" ] || continue
+		v=$(llvm_"$op" "$base.ll")
+		case $v in
+		"") stop=">$((llvm_limit * 1000))" ;;
+		failed) stop=failed ;;
+		*) ls="$ls $v" ;;
+		esac
+	done
+	k=$(echo $ks | tr ' ' '\n' | median)
 	l=""
 	if [ "$have_llvm" = 1 ]; then
-		l=$(llvm_runs "$op" "$base.ll")
+		l=${stop:-$(echo $ls | tr ' ' '\n' | median)}
 		case $op in
-		parse) l=$(echo "$l ${su_as}" | awk '{ v = $1 - $2; print (v > 0 ? v : 0) }') ;;
-		parse_print) l=$(echo "$l ${su_opt}" | awk '{ v = $1 - $2; print (v > 0 ? v : 0) }') ;;
+		parse) l=$(minus "$l" "$su_as") ;;
+		parse_print) l=$(minus "$l" "$su_opt") ;;
 		esac
 	fi
 	echo "$k $l"
@@ -226,7 +251,7 @@ table() { # op shapes sizes
 				ips = ms > 0 ? $2 / ms / 1000 : 0
 				mbs = ms > 0 ? mb / ms * 1000 : 0
 				if (llvm == "") llvm = "-"
-				ratio = (llvm != "-" && ms > 0) ? sprintf("%.1fx", llvm / ms) : "-"
+				ratio = (llvm ~ /^[0-9.]+$/ && ms > 0) ? sprintf("%.1fx", llvm / ms) : "-"
 				if (llvm ~ /^>/ && ms > 0)
 					ratio = sprintf(">%.0fx", substr(llvm, 2) / ms)
 				printf "| %s | %d | %.1f | %.2f | %.1f | %.0f | %.0f | %.0f | %s | %s |\n",
@@ -248,15 +273,23 @@ interp_table() {
 			"$gen" --shape loop --size "$size" --seed 1 -o "$base.kl"
 			"$gen" --shape loop --size "$size" --seed 1 --format ll -o "$base.ll"
 		fi
-		r=$(for _ in $(seq "$runs"); do keel_interp "$base.kl"; done | sort -g | awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }')
+		rs="" ls="" stop=""
+		for _ in $(seq "$runs"); do
+			rs="$rs
+$(keel_interp "$base.kl")"
+			[ "$have_llvm" = 1 ] && [ -z "$stop" ] || continue
+			v=$(llvm_interp "$base.ll")
+			[ "$v" = failed ] && stop=failed || ls="$ls $v"
+		done
+		r=$(echo "$rs" | sed '/^$/d' | sort -g | awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }')
 		l="-"
 		if [ "$have_llvm" = 1 ]; then
-			l=$(for _ in $(seq "$runs"); do llvm_interp "$base.ll"; done | median)
-			l=$(echo "$l $su_lli" | awk '{ print ($1 - $2) }')
+			l=${stop:-$(echo $ls | tr ' ' '\n' | median)}
+			l=$(minus "$l" "$su_lli")
 		fi
 		echo "loop-$size $r $l" | awk '{
 			ms = $2; ex = $3; llvm = $4
-			ratio = (llvm != "-" && ms > 0) ? sprintf("%.1fx", llvm / ms) : "-"
+			ratio = (llvm ~ /^[0-9.]+$/ && ms > 0) ? sprintf("%.1fx", llvm / ms) : "-"
 			printf "| %s | %d | %.1f | %.1f | %s | %s |\n", $1, ex, ms, (ms > 0 ? ex / ms / 1000 : 0), llvm, ratio
 		}'
 	done
