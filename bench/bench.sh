@@ -47,9 +47,9 @@ fi
 have_time=0
 [ -x /usr/bin/time ] && have_time=1
 
-# median of the numbers on standard input
+# median of the numbers on standard input (blank lines aside)
 median() {
-	sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "" }'
+	sort -g | awk 'NF { a[++n] = $1 } END { if (n) print a[int((n + 1) / 2)]; else print "" }'
 }
 
 now() { date +%s.%N; }
@@ -113,10 +113,11 @@ llvm_failed() { # output
 	echo "failed"
 }
 
-# Wall time of a whole process, in ms ("failed" if it fails).
+# Wall time of a whole process, in ms ("failed" if it fails: an exit
+# status that is not 0 with a message; lli's status is the program's).
 process_ms() {
 	t0=$(now)
-	if ! err=$("$@" 2>&1 >/dev/null); then
+	if ! err=$("$@" 2>&1 >/dev/null) && [ -n "$err" ]; then
 		llvm_failed "$err"
 		return
 	fi
@@ -184,7 +185,9 @@ measure() {
 	ks="" ls="" stop=""
 	for _ in $(seq "$runs"); do
 		ks="$ks $(keel_"$op" "$base.kl")"
-		[ "$have_llvm" = 1 ] && [ -z "$stop" ] || continue
+		if [ "$have_llvm" != 1 ] || [ -n "$stop" ]; then
+			continue
+		fi
 		v=$(llvm_"$op" "$base.ll")
 		case $v in
 		"") stop=">$((llvm_limit * 1000))" ;;
@@ -192,10 +195,10 @@ measure() {
 		*) ls="$ls $v" ;;
 		esac
 	done
-	k=$(echo $ks | tr ' ' '\n' | median)
+	k=$(echo "$ks" | tr ' ' '\n' | median)
 	l=""
 	if [ "$have_llvm" = 1 ]; then
-		l=${stop:-$(echo $ls | tr ' ' '\n' | median)}
+		l=${stop:-$(echo "$ls" | tr ' ' '\n' | median)}
 		case $op in
 		parse) l=$(minus "$l" "$su_as") ;;
 		parse_print) l=$(minus "$l" "$su_opt") ;;
@@ -243,6 +246,7 @@ table() { # op shapes sizes
 			base=$(workload "$shape" "$size")
 			n=$(insts "$base.kl")
 			b=$(bytes "$base.kl")
+			# shellcheck disable=SC2046 # two words, split on purpose
 			set -- $(measure "$op" "$base")
 			k=${1:-0} l=${2:-}
 			pk=$(peak_of "$op" "$base")
@@ -277,14 +281,20 @@ interp_table() {
 		for _ in $(seq "$runs"); do
 			rs="$rs
 $(keel_interp "$base.kl")"
-			[ "$have_llvm" = 1 ] && [ -z "$stop" ] || continue
+			if [ "$have_llvm" != 1 ] || [ -n "$stop" ]; then
+				continue
+			fi
 			v=$(llvm_interp "$base.ll")
-			[ "$v" = failed ] && stop=failed || ls="$ls $v"
+			if [ "$v" = failed ]; then
+				stop=failed
+			else
+				ls="$ls $v"
+			fi
 		done
 		r=$(echo "$rs" | sed '/^$/d' | sort -g | awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }')
 		l="-"
 		if [ "$have_llvm" = 1 ]; then
-			l=${stop:-$(echo $ls | tr ' ' '\n' | median)}
+			l=${stop:-$(echo "$ls" | tr ' ' '\n' | median)}
 			l=$(minus "$l" "$su_lli")
 		fi
 		echo "loop-$size $r $l" | awk '{
