@@ -10,8 +10,9 @@
  * predecessor order, Euler-tour times with gaps for later block splits,
  * a post-order, ...), and in a fresh process touch about 215 bytes of
  * fresh memory a block; on a function of 100,000 blocks first touches of
- * fresh pages were a third of the pass's time (docs/passes.md). These
- * arrays take 64 bytes a block (in one region: huge pages from 1 MB on)
+ * fresh pages were a third of the pass's time
+ * (docs/promote-performance.md). These arrays take 64 bytes a block (in
+ * one region: huge pages from 1 MB on)
  * and 8 an edge, and the pass keeps them from one function to the next.
  *
  * The steps are the verifier's fast path's (src/verify/fastdom.c), the
