@@ -391,8 +391,10 @@ uint32_t value_resolve(const kl_func *f, uint32_t v);
 /* Ask the cache for a small function's tables before a walk over them
  * (nothing for a big one, read in order: the hardware prefetches it). */
 void func_prefetch(const kl_func *f);
-/* The same for the function after f in its module. */
-void func_prefetch_next(const kl_func *f);
+/* The same for the function after f in its module, in two parts (func.c
+ * says why): the instructions and layout, then the rest. */
+void func_prefetch_next_layout(const kl_func *f);
+void func_prefetch_next_rest(const kl_func *f);
 uint32_t func_new_block_id(kl_func *f);
 
 int64_t inst_imm(const kl_func *f, uint32_t i);

@@ -753,7 +753,9 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 		}
 	}
 	promoter_begin(p, f, rep);
-	func_prefetch_next(f); /* the tables are cold (func.c says more) */
+	/* The next function's tables are cold: asked for now, and the rest
+	 * after the walk (func.c says more). */
+	func_prefetch_next_layout(f);
 	/* Verified IR is walked once (scan); anything else is checked for
 	 * strict SSA before its accesses are looked at. */
 	bool verified = rep && rep->input_verified;
@@ -768,6 +770,7 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 	} else {
 		promote_find_addresses(p);
 	}
+	func_prefetch_next_rest(f);
 	if (p->nallocas == 0) {
 		if (!rep)
 			promoter_free(p);
