@@ -374,6 +374,11 @@ prefetch_rest(const kl_func *f)
 		__builtin_prefetch(&f->blocks[b]);
 	for (uint32_t k = 0; k < f->pool.len; k += 16)
 		__builtin_prefetch(&f->pool.data[k]);
+	/* and, to write, where a pass adds values and value lists */
+	if (f->nvalues < f->values_cap)
+		__builtin_prefetch(&f->values[f->nvalues], 1);
+	if (f->pool.len < f->pool.cap)
+		__builtin_prefetch(&f->pool.data[f->pool.len], 1);
 #else
 	(void)f;
 #endif
