@@ -401,7 +401,8 @@ func_prefetch(const kl_func *f)
  * points of the work on f: asked for all at once, the misses outnumber
  * what the core keeps in flight, and it waits for them to drain (promote
  * on small-1M: 3.2 ms at the start of its functions, 1.9 with the rest
- * asked for after the first walk).
+ * asked for after the first walk; then both a step later, after the
+ * walk and after the slots, a little less again).
  */
 static const kl_func *
 next_func(const kl_func *f)

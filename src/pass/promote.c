@@ -753,9 +753,6 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 		}
 	}
 	promoter_begin(p, f, rep);
-	/* The next function's tables are cold: asked for now, and the rest
-	 * after the walk (func.c says more). */
-	func_prefetch_next_layout(f);
 	/* Verified IR is walked once (scan); anything else is checked for
 	 * strict SSA before its accesses are looked at. */
 	bool verified = rep && rep->input_verified;
@@ -770,8 +767,12 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 	} else {
 		promote_find_addresses(p);
 	}
-	func_prefetch_next_rest(f);
+	/* The next function's tables are cold: its layout is asked for once
+	 * this walk's own misses are done, the rest once the slots are made
+	 * (func.c says more). */
+	func_prefetch_next_layout(f);
 	if (p->nallocas == 0) {
+		func_prefetch_next_rest(f);
 		if (!rep)
 			promoter_free(p);
 		return KL_OK;
@@ -800,6 +801,7 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 		promote_make_slots(p);
 	}
 
+	func_prefetch_next_rest(f);
 	uint32_t count[NCOUNTS] = { 0 };
 	int counted_from = COUNT_PROMOTED;
 	if (p->nslots) {
