@@ -353,35 +353,27 @@ enum { PREFETCH_MOST_INSTS = 4096 };
 static void
 prefetch_layout(const kl_func *f)
 {
-#if defined(__GNUC__)
 	for (uint32_t i = 0; i < f->ninsts; i += 4) {
-		__builtin_prefetch(&f->nodes[i]);
-		__builtin_prefetch(&f->insts[i]);
+		KL_PREFETCH(&f->nodes[i]);
+		KL_PREFETCH(&f->insts[i]);
 	}
-#else
-	(void)f;
-#endif
 }
 
-/* The others: values, blocks, value lists. */
+/* The others: values, blocks, value lists; and, to write, where a pass
+ * adds values and value lists. */
 static void
 prefetch_rest(const kl_func *f)
 {
-#if defined(__GNUC__)
 	for (uint32_t v = 0; v < f->nvalues; v += 8)
-		__builtin_prefetch(&f->values[v]);
+		KL_PREFETCH(&f->values[v]);
 	for (uint32_t b = 0; b < f->nblocks; b += 2)
-		__builtin_prefetch(&f->blocks[b]);
+		KL_PREFETCH(&f->blocks[b]);
 	for (uint32_t k = 0; k < f->pool.len; k += 16)
-		__builtin_prefetch(&f->pool.data[k]);
-	/* and, to write, where a pass adds values and value lists */
+		KL_PREFETCH(&f->pool.data[k]);
 	if (f->nvalues < f->values_cap)
-		__builtin_prefetch(&f->values[f->nvalues], 1);
+		KL_PREFETCH_WRITE(&f->values[f->nvalues]);
 	if (f->pool.len < f->pool.cap)
-		__builtin_prefetch(&f->pool.data[f->pool.len], 1);
-#else
-	(void)f;
-#endif
+		KL_PREFETCH_WRITE(&f->pool.data[f->pool.len]);
 }
 
 void

@@ -29,6 +29,8 @@
 #define KL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define KL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define KL_PREFETCH(addr) __builtin_prefetch(addr)
+/* KL_PREFETCH_WRITE: a line about to be written */
+#define KL_PREFETCH_WRITE(addr) __builtin_prefetch(addr, 1)
 #else
 #define KL_NORETURN
 #define KL_NOINLINE
@@ -36,6 +38,7 @@
 #define KL_LIKELY(x) (x)
 #define KL_UNLIKELY(x) (x)
 #define KL_PREFETCH(addr) ((void)(addr))
+#define KL_PREFETCH_WRITE(addr) ((void)(addr))
 #endif
 
 KL_NORETURN void kl_fatal(const char *file, int line, const char *func,
