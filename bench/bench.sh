@@ -49,7 +49,12 @@ have_time=0
 
 # median of the numbers on standard input (blank lines aside)
 median() {
-	sort -g | awk 'NF { a[++n] = $1 } END { if (n) print a[int((n + 1) / 2)]; else print "" }'
+	median_line | awk '{ print $1 }'
+}
+
+# the line of median first field on standard input (blank lines aside)
+median_line() {
+	sort -g | awk 'NF { a[++n] = $0 } END { if (n) print a[int((n + 1) / 2)]; else print "" }'
 }
 
 now() { date +%s.%N; }
@@ -176,15 +181,17 @@ minus() {
 		{ v = $1 - $2; print (v > 0 ? v : 0) }'
 }
 
-# measure OP FILE_BASE: prints "keel_ms llvm_ms", each the median of
-# RUNS runs, keel's and LLVM's alternating. LLVM's is ">LIMIT_MS" when a
-# run printed no time (stopped at the limit) and "failed" when one
-# failed; no more LLVM runs are made then.
+# measure OP FILE_BASE: prints "keel_ms [keel's other figures] llvm_ms",
+# each the median of RUNS runs (keel's line of median time), keel's and
+# LLVM's alternating. LLVM's is ">LIMIT_MS" when a run printed no time
+# (stopped at the limit) and "failed" when one failed; no more LLVM runs
+# are made then.
 measure() {
 	op=$1 base=$2
 	ks="" ls="" stop=""
 	for _ in $(seq "$runs"); do
-		ks="$ks $(keel_"$op" "$base.kl")"
+		ks="$ks
+$(keel_"$op" "$base.kl")"
 		if [ "$have_llvm" != 1 ] || [ -n "$stop" ]; then
 			continue
 		fi
@@ -195,13 +202,14 @@ measure() {
 		*) ls="$ls $v" ;;
 		esac
 	done
-	k=$(echo "$ks" | tr ' ' '\n' | median)
+	k=$(echo "$ks" | median_line)
 	l=""
 	if [ "$have_llvm" = 1 ]; then
 		l=${stop:-$(echo "$ls" | tr ' ' '\n' | median)}
 		case $op in
 		parse) l=$(minus "$l" "$su_as") ;;
 		parse_print) l=$(minus "$l" "$su_opt") ;;
+		interp) l=$(minus "$l" "$su_lli") ;;
 		esac
 	fi
 	echo "$k $l"
@@ -272,31 +280,9 @@ interp_table() {
 	echo "| workload | executed | keel ms | M inst/s | LLVM ms | keel/LLVM speed |"
 	echo "|---|---:|---:|---:|---:|---:|"
 	for size in 10M 50M; do
-		base="$dir/loop-$size"
-		if [ ! -f "$base.kl" ]; then
-			"$gen" --shape loop --size "$size" --seed 1 -o "$base.kl"
-			"$gen" --shape loop --size "$size" --seed 1 --format ll -o "$base.ll"
-		fi
-		rs="" ls="" stop=""
-		for _ in $(seq "$runs"); do
-			rs="$rs
-$(keel_interp "$base.kl")"
-			if [ "$have_llvm" != 1 ] || [ -n "$stop" ]; then
-				continue
-			fi
-			v=$(llvm_interp "$base.ll")
-			if [ "$v" = failed ]; then
-				stop=failed
-			else
-				ls="$ls $v"
-			fi
-		done
-		r=$(echo "$rs" | sed '/^$/d' | sort -g | awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }')
-		l="-"
-		if [ "$have_llvm" = 1 ]; then
-			l=${stop:-$(echo "$ls" | tr ' ' '\n' | median)}
-			l=$(minus "$l" "$su_lli")
-		fi
+		# shellcheck disable=SC2046 # three words, split on purpose
+		set -- $(measure interp "$(workload loop "$size")")
+		r="$1 ${2:-0}" l=${3:--}
 		echo "loop-$size $r $l" | awk '{
 			ms = $2; ex = $3; llvm = $4
 			ratio = (llvm ~ /^[0-9.]+$/ && ms > 0) ? sprintf("%.1fx", llvm / ms) : "-"
