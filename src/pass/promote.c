@@ -67,6 +67,7 @@ static const char *const reason_text[] = {
 	[KEPT_OVERLAP] = "accesses overlap",
 	[KEPT_SETJMP] = "the function calls setjmp",
 	[KEPT_NOT_SSA] = "the function is not in strict SSA form",
+	[KEPT_MALFORMED] = "the function's control flow is malformed",
 	[KEPT_TOO_COSTLY] = "too many block parameters would be needed",
 };
 
@@ -783,8 +784,7 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 		whole = KEPT_SETJMP;
 	} else if (!verified) {
 		need_analyses(p);
-		if (!promote_strict_ssa(p))
-			whole = KEPT_NOT_SSA;
+		whole = promote_check_form(p);
 	}
 	if (whole != PROMOTED) {
 		/* What scan found about escapes does not count then. */

@@ -30,6 +30,7 @@ enum kept_reason {
 	KEPT_OVERLAP,
 	KEPT_SETJMP,
 	KEPT_NOT_SSA,
+	KEPT_MALFORMED,
 	KEPT_TOO_COSTLY,
 };
 
@@ -90,6 +91,24 @@ typedef struct access {
 } access;
 
 _Static_assert(sizeof(access) == 16, "an access is 16 bytes");
+
+/* An address's offset plus an immediate, as the machine adds them:
+ * modulo 2^64 (the interpreter's pointers wrap too). A chain of
+ * iadd_imm may pass the largest signed offset and come back into the
+ * alloca; a signed sum would be undefined there. */
+static inline int64_t
+offset_add(int64_t offset, int64_t imm)
+{
+	return (int64_t)((uint64_t)offset + (uint64_t)imm);
+}
+
+/* Do width bytes at offset lie inside an alloca of size bytes? (No sum
+ * that could overflow: offset may be anything.) */
+static inline bool
+inside_alloca(int64_t offset, uint32_t width, uint32_t size)
+{
+	return offset >= 0 && offset <= (int64_t)size - (int64_t)width;
+}
 
 /* An access of an alloca accessed at several offsets, as make_slots
  * sorts them: where it reads or writes, and its place among the
@@ -610,7 +629,7 @@ type_class(const kl_module *m, kl_type t)
 
 /* promote_find.c */
 /* Is f in strict SSA form? (needs p->dt) */
-bool promote_strict_ssa(promoter *p);
+enum kept_reason promote_check_form(promoter *p);
 /* Forget the addresses of the last function (before promote_walk). */
 void promote_clear_addresses(promoter *p);
 /* The one walk over the layout; see its comment. */

@@ -15,7 +15,7 @@
  * a reachable block dominated by its definition (a branch argument is used
  * at the branch). One pass over the function with the dominator tree's
  * O(1) interval test inlined: this check runs on every function the pass
- * sees, so it must cost little more than reading the operands.
+ * sees unverified, so it must cost little more than reading the operands.
  */
 static bool
 use_ok(const kl_func *f, const kl_domtree *dt, uint32_t use_inst,
@@ -44,8 +44,29 @@ use_ok(const kl_func *f, const kl_domtree *dt, uint32_t use_inst,
 	return false;
 }
 
-bool
-promote_strict_ssa(promoter *p)
+/* A use in a block nothing reaches needs no dominating definition, but
+ * it must name a value that has one: the pass reads its type. */
+static bool
+defined(const kl_func *f, uint32_t v)
+{
+	uint32_t r = v < f->nvalues ? value_resolve(f, v) : KL_NONE;
+	if (r >= f->nvalues)
+		return false;
+	unsigned kind = f->values[r].kind;
+	return kind == VK_RESULT || kind == VK_PARAM;
+}
+
+/*
+ * Is the function in strict SSA form (PROMOTED), and is its control flow
+ * what the pass's own dominance facts assume? They read a block's
+ * successors off its last instruction, so a branch elsewhere in a block
+ * is KEPT_MALFORMED, as is a branch into the entry block: that block's
+ * allocas would run more than once, and its parameters are the
+ * function's. The verifier rejects both; the pass sees them only when
+ * the caller did not run it.
+ */
+enum kept_reason
+promote_check_form(promoter *p)
 {
 	kl_func *f = p->f;
 	const kl_domtree *dt = p->dt;
@@ -57,7 +78,7 @@ promote_strict_ssa(promoter *p)
 			uint32_t v = list_get(&f->pool, f->blocks[b].params, k);
 			if (v >= f->nvalues || seen[v] ||
 			    f->values[v].kind != VK_PARAM || f->values[v].def != b)
-				return false;
+				return KEPT_NOT_SSA;
 			seen[v] = 1;
 		}
 		bool reachable = dt_reachable(dt, b);
@@ -69,28 +90,35 @@ promote_strict_ssa(promoter *p)
 				if (v >= f->nvalues || seen[v] ||
 				    f->values[v].kind != VK_RESULT ||
 				    f->values[v].def != i)
-					return false;
+					return KEPT_NOT_SSA;
 				seen[v] = 1;
 			}
-			if (!reachable)
-				continue;
+			const uint32_t *dests;
+			uint32_t nd = inst_dests(f, i, &dests);
+			if (nd && i != f->blocks[b].last)
+				return KEPT_MALFORMED;
+			for (uint32_t k = 0; k < nd; k++)
+				if (dest_block(&f->pool, dests[k]) ==
+				    f->first_block)
+					return KEPT_MALFORMED;
 			const uint32_t *args;
 			uint32_t n = inst_args(f, i, &args);
 			for (uint32_t k = 0; k < n; k++)
-				if (!use_ok(f, dt, i, b, args[k]))
-					return false;
-			const uint32_t *dests;
-			uint32_t nd = inst_dests(f, i, &dests);
+				if (reachable ? !use_ok(f, dt, i, b, args[k])
+					      : !defined(f, args[k]))
+					return KEPT_NOT_SSA;
 			for (uint32_t k = 0; k < nd; k++) {
 				uint32_t *dargs;
 				uint32_t na = dest_args(&f->pool, dests[k], &dargs);
 				for (uint32_t j = 0; j < na; j++)
-					if (!use_ok(f, dt, i, b, dargs[j]))
-						return false;
+					if (reachable
+						    ? !use_ok(f, dt, i, b, dargs[j])
+						    : !defined(f, dargs[j]))
+						return KEPT_NOT_SSA;
 			}
 		}
 	}
-	return true;
+	return PROMOTED;
 }
 
 /* ---- finding allocas, addresses and accesses ---- */
@@ -269,7 +297,7 @@ describe_accesses(promoter *p)
 		uint32_t i = a->inst;
 		const kl_inst_data *d = &insts[i];
 		const address_info *at = &address[a->alloca];
-		int64_t offset = at->offset + (int32_t)d->w[2];
+		int64_t offset = offset_add(at->offset, (int32_t)d->w[2]);
 		uint32_t v = d->w[0];
 		uint8_t form = access_form(d->op);
 		bool is_store = form >= ACC_STORE;
@@ -325,7 +353,7 @@ derive(promoter *p, uint32_t i, bool entry)
 	if (!entry)
 		return false;
 	set_address(p, d->w[0], p->address[x].alloca,
-		    p->address[x].offset + inst_imm(p->f, i));
+		    offset_add(p->address[x].offset, inst_imm(p->f, i)));
 	p->derives.a[p->nderives++] = i;
 	return true;
 }
@@ -689,8 +717,12 @@ promote_find_addresses(promoter *p)
 		     i = f->nodes[i].next) {
 			const kl_inst_data *d = &f->insts[i];
 			if (d->op == KL_OP_ALLOCA || d->op == KL_OP_ALLOCA_DYN) {
+				/* Queued once, even if unverified IR has two
+				 * allocas define it (not strict SSA: the
+				 * check that comes next says so). */
+				bool fresh = d->w[0] < nv && mark[d->w[0]] == 0;
 				add_alloca(p, i, b, true);
-				if (d->w[0] < nv)
+				if (fresh)
 					queue[qn++] = d->w[0];
 			} else if (d->op == KL_OP_CALL) {
 				p->calls_setjmp |=
@@ -711,7 +743,8 @@ promote_find_addresses(promoter *p)
 			if (r >= nv || mark[r] != 0)
 				continue;
 			set_address(p, r, p->address[v].alloca,
-				    p->address[v].offset + inst_imm(f, i));
+				    offset_add(p->address[v].offset,
+					       inst_imm(f, i)));
 			queue[qn++] = r;
 			derives[p->nderives++] = i;
 		}
@@ -724,7 +757,8 @@ static int64_t
 access_offset(const promoter *p, const access *x)
 {
 	const kl_inst_data *d = &p->f->insts[x->inst];
-	return p->address[address_of(p, d->w[1])].offset + (int32_t)d->w[2];
+	return offset_add(p->address[address_of(p, d->w[1])].offset,
+			  (int32_t)d->w[2]);
 }
 
 /* (offset, width, layout order): the order of a varied alloca's
@@ -794,7 +828,7 @@ check_slots(promoter *p, alloca_info *ai, const access_key *key,
 {
 	for (uint32_t k = 0; k < m; k++) {
 		const access_key *x = &key[k];
-		if (x->offset < 0 || x->offset + x->width > ai->size) {
+		if (!inside_alloca(x->offset, x->width, ai->size)) {
 			ai->reason = KEPT_OUT_OF_BOUNDS;
 			ai->why_inst = p->acc[v[x->k]].inst;
 			return;
@@ -802,6 +836,7 @@ check_slots(promoter *p, alloca_info *ai, const access_key *key,
 		if (k > 0) {
 			const access_key *w = &key[k - 1];
 			bool same = w->offset == x->offset && w->width == x->width;
+			/* w lies inside: its end cannot overflow */
 			if (!same && x->offset < w->offset + w->width) {
 				ai->reason = KEPT_OVERLAP;
 				ai->why_inst = p->acc[v[x->k]].inst;
@@ -941,8 +976,7 @@ promote_make_slots(promoter *p)
 		if (ai->reason != PROMOTED || m == 0)
 			continue;
 		if (!ai->varied) {
-			if (ai->offset0 < 0 ||
-			    ai->offset0 + ai->width0 > ai->size) {
+			if (!inside_alloca(ai->offset0, ai->width0, ai->size)) {
 				ai->reason = KEPT_OUT_OF_BOUNDS;
 				ai->why_inst = ai->inst0;
 				continue;

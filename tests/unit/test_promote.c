@@ -1,12 +1,14 @@
 /*
  * test_promote.c -- the promote pass on IR that text cannot express
  * because the parser or the verifier rejects it: functions not in strict
- * SSA form must be left alone, accesses outside an alloca keep it, and the
- * returned count of remaining allocas.
+ * SSA form, or whose control flow no verifier would accept, must be left
+ * alone, accesses outside an alloca keep it, and the returned count of
+ * remaining allocas.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/ir/ir.h"
 #include "keel.h"
 #include "unit.h"
 
@@ -68,6 +70,137 @@ test_not_strict_ssa_is_left_alone(void)
 	      strstr(rep.notes.data, "not in strict SSA form") != NULL);
 	kl_pass_report_free(&rep);
 	kl_module_free(m);
+}
+
+/* Promote f's module without saying it was verified (the pass checks
+ * for itself): nothing may change, and the note must say why. */
+static void
+check_left_alone(kl_func *f, const char *why)
+{
+	kl_buf before = { 0 }, after = { 0 };
+	kl_print_func(f, NULL, &before);
+	kl_pass_report rep = { 0 };
+	rep.verbose = true;
+	CHECK_EQ_INT(kl_promote_func(f, &rep), KL_OK);
+	CHECK_EQ_INT(kl_pass_report_get(&rep, "promoted"), 0);
+	CHECK(rep.notes.data && strstr(rep.notes.data, why) != NULL);
+	kl_print_func(f, NULL, &after);
+	CHECK_EQ_STR(after.data, before.data);
+	kl_pass_report_free(&rep);
+	/* Without a report too (scratch of its own, no note). */
+	CHECK_EQ_INT(kl_promote_func(f, NULL), KL_OK);
+	kl_buf_reset(&after);
+	kl_print_func(f, NULL, &after);
+	CHECK_EQ_STR(after.data, before.data);
+	kl_buf_free(&before);
+	kl_buf_free(&after);
+}
+
+/*
+ * Values the strict SSA check has to look at before anything trusts
+ * them: 41 allocas that all define v1 (the search for addresses queued
+ * an alloca's result once per definition, past the end of its queue of
+ * one word a value), and a store, in a block nothing reaches, of a value
+ * the function does not have or of one nothing defines (its type was
+ * read out of range, or taken as 0 bytes wide, which made a slot of no
+ * width and mistyped conversions).
+ */
+static void
+test_values_without_one_definition_are_left_alone(void)
+{
+	kl_module *m = kl_module_new();
+	kl_block entry;
+	kl_builder b;
+	kl_func *f = func_with_entry(m, "twice", &entry, &b);
+	kl_value p = kl_block_append_param(f, entry, KL_TYPE_I32);
+	kl_value slot = kl_build_alloca(&b, 4, 4);
+	uint32_t first = kl_value_def_inst(f, slot).id;
+	for (int k = 0; k < 40; k++) {
+		kl_inst s = kl_build_store(&b, KL_OP_STORE, p, slot, 0);
+		f->insts[s.id] = f->insts[first]; /* v1 = alloca 4, again */
+	}
+	kl_value x = kl_build_load(&b, KL_OP_LOAD, KL_TYPE_I32, slot, 0);
+	kl_build_return(&b, &x, 1);
+	CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
+	check_left_alone(f, "not in strict SSA form");
+
+	for (int hole = 0; hole < 2; hole++) {
+		f = func_with_entry(m, hole ? "hole" : "out", &entry, &b);
+		p = kl_block_append_param(f, entry, KL_TYPE_I32);
+		slot = kl_build_alloca(&b, 4, 4);
+		kl_build_store(&b, KL_OP_STORE, p, slot, 0);
+		x = kl_build_load(&b, KL_OP_LOAD, KL_TYPE_I32, slot, 0);
+		kl_build_return(&b, &x, 1);
+		kl_block dead = kl_func_new_block(f);
+		kl_func_append_block(f, dead);
+		kl_builder_at_end(&b, dead);
+		kl_inst s = kl_build_store(&b, KL_OP_STORE, p, slot, 0);
+		kl_build_return(&b, &p, 1);
+		CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
+		f->insts[s.id].w[0] = hole ? func_new_value(f) : 100000;
+		check_left_alone(f, "not in strict SSA form");
+	}
+	kl_module_free(m);
+}
+
+/*
+ * Control flow the verifier rejects, which the pass's own facts would
+ * get wrong: a branch into the entry block (whose allocas then run more
+ * than once, and whose parameters are the function's), and a branch
+ * before the end of its block (the pass reads a block's successors off
+ * its last instruction).
+ */
+static void
+test_malformed_control_flow_is_left_alone(void)
+{
+	static const char *const texts[] = {
+		"function %f(i64) -> i64 {\n"
+		"block0(v0: i64):\n"
+		"    v1 = alloca 8, align 8\n"
+		"    v2 = load.i64 v1\n"
+		"    v3 = iadd_imm v2, 1\n"
+		"    store v3, v1\n"
+		"    v4 = icmp_imm slt v3, 10\n"
+		"    brif v4, block0(v0), block1\n"
+		"\n"
+		"block1:\n"
+		"    v5 = load.i64 v1\n"
+		"    return v5\n"
+		"}\n",
+		"function %f(i64) -> i64 {\n"
+		"block0(v0: i64):\n"
+		"    v1 = alloca 8, align 8\n"
+		"    store v0, v1\n"
+		"    brif v0, block1, block2\n"
+		"    v5 = iconst.i64 3\n"
+		"    store v5, v1\n"
+		"    jump block2\n"
+		"\n"
+		"block1:\n"
+		"    v6 = iconst.i64 4\n"
+		"    store v6, v1\n"
+		"    jump block2\n"
+		"\n"
+		"block2:\n"
+		"    v2 = load.i64 v1\n"
+		"    return v2\n"
+		"}\n",
+	};
+	for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++) {
+		kl_module *m = NULL;
+		kl_diags d = { 0 };
+		CHECK_EQ_INT(kl_parse_module(texts[k], strlen(texts[k]), NULL,
+					     &m, &d),
+			     KL_OK);
+		kl_diags_free(&d);
+		if (!m)
+			continue;
+		CHECK(kl_verify_module(m, &d) != KL_OK);
+		kl_diags_free(&d);
+		kl_func *f = kl_sym_func(m, kl_module_lookup(m, "f", 1));
+		check_left_alone(f, "control flow is malformed");
+		kl_module_free(m);
+	}
 }
 
 static void
@@ -332,6 +465,8 @@ int
 main(void)
 {
 	UNIT_RUN(test_not_strict_ssa_is_left_alone);
+	UNIT_RUN(test_values_without_one_definition_are_left_alone);
+	UNIT_RUN(test_malformed_control_flow_is_left_alone);
 	UNIT_RUN(test_out_of_bounds_keeps_the_alloca);
 	UNIT_RUN(test_module_count_and_verified_result);
 	UNIT_RUN(test_budget_keeps_what_it_cannot_afford);
