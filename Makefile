@@ -88,9 +88,10 @@ bench-scaling:
 	@sh bench/bench.sh build scaling
 
 # libFuzzer targets (clang): the parser on any bytes, print/parse agreement,
-# the verifier (and promote, and the interpreter) on any parsed module.
+# the verifier (and promote, and the interpreter) on any parsed module, and
+# promote checked by running code (fuzz_promote: difftest's checks).
 # Seeds come from the file tests and examples; crashes land in build/fuzz/.
-FUZZ_TARGETS := parse roundtrip verify
+FUZZ_TARGETS := parse roundtrip verify promote
 FUZZ_FLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Iinclude \
 	     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_LIB_SRC := $(LIB_SRC)
