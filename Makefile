@@ -94,8 +94,9 @@ bench-scaling:
 FUZZ_TARGETS := parse roundtrip verify promote
 FUZZ_FLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Iinclude \
 	     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_LIB_SRC := $(LIB_SRC)
-build/fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_SRC)
+# runs.c: difftest's calls and comparisons, which fuzz_promote shares.
+FUZZ_LIB_SRC := $(LIB_SRC) src/cli/runs.c
+build/fuzz/fuzz_%: fuzz/fuzz_%.c $(FUZZ_LIB_SRC)
 	@mkdir -p build/fuzz
 	@echo "  FUZZ    $@"
 	@clang $(FUZZ_FLAGS) $< $(FUZZ_LIB_SRC) -lm -o $@

@@ -9,8 +9,8 @@
  * verifies, the checks of `keel difftest -p promote`:
  *
  *   - every defined function whose parameters are integers or floats, at
- *     most 8, runs in the interpreter on three argument vectors (zeros;
- *     1, 2, 3...; mixed signs and sizes) with a small fuel and memory
+ *     most 16, runs in the interpreter on difftest's argument vectors
+ *     (src/cli/runs.c, which both use) with a small fuel and memory
  *     budget, each call in fresh memory, and its outcome is kept: status,
  *     results, trap and user code, exit code, program output;
  *   - promote runs three ways: as `keel opt` runs it (input_verified, one
@@ -33,8 +33,8 @@
  *     heap objects are numbered in creation order): a returned or printed
  *     address of a kept alloca, a difference of two. They are found by
  *     running a probe, the module with an alloca added before each
- *     alloca, where every id changes: a call whose outcome changes there
- *     is not compared;
+ *     alloca, where every id changes (run_make_probe): a call whose
+ *     outcome changes there is not compared;
  *   - instruction counts and trap messages (instruction numbers, object
  *     ids, lines). The calls after get 8 times the fuel: promote adds at
  *     most a zero per type at the top of a function and removes at least
@@ -47,36 +47,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/cli/runs.h"
 #include "keel.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 enum {
-	NVEC = 3,                /* argument vectors per function */
-	MAX_PARAMS = 8,          /* functions with more are not run */
-	MAX_RES = 16,            /* results compared per call */
 	FUEL = 20000,            /* instructions per call, before */
 	AFTER_FUEL = 8 * FUEL,   /* ... and after (see above) */
 	MAX_MEMORY = 1 << 20,    /* bytes of allocas, heap, data, registers */
 };
 
-/* The outcome of one call, owned by the target (the interpreter's
- * pointers die at its next call). */
+/* The outcome of one call (runs.h), and whether it counts. */
 typedef struct outcome {
 	bool ran;                /* the function was run on this vector */
 	bool checked;            /* before: promote must keep this outcome */
-	kl_run_status status;
-	uint32_t trap, user_code, nres;
-	int32_t exit_code;
-	uint64_t res[MAX_RES];
-	kl_buf output;           /* the program's output */
+	run_outcome o;
 } outcome;
-
-static void
-collect_output(void *ctx, const char *data, size_t len)
-{
-	kl_buf_append(ctx, data, len);
-}
 
 /* Parse the input; NULL if it does not parse. */
 static kl_module *
@@ -89,139 +76,19 @@ parse(const uint8_t *data, size_t size)
 	return m;
 }
 
-/* Whether f can be called with sample arguments: at most MAX_PARAMS, each
- * an integer or a float. */
-static bool
-runnable(const kl_module *m, const kl_func *f)
-{
-	kl_signature sig = kl_func_signature(f);
-	if (sig.num_params > MAX_PARAMS)
-		return false;
-	for (uint32_t i = 0; i < sig.num_params; i++)
-		if (kl_type_class(m, sig.params[i]) == KL_TYPE_NONE)
-			return false;
-	return true;
-}
-
-/* Argument vector vec's value for parameter i of type t: zeros, then
- * 1, 2, 3..., then a mix of signs and sizes. */
-static uint64_t
-sample_arg(const kl_module *m, kl_type t, uint32_t vec, uint32_t i)
-{
-	static const int64_t mixed[] = { -1, 7, 100, -12345, 0x7fffffff, 1,
-					 -2, 3 };
-	int64_t v = vec == 0 ? 0 : vec == 1 ? (int64_t)i + 1 : mixed[i % 8];
-	switch (kl_type_class(m, t)) {
-	case KL_TYPE_F32: {
-		float x = (float)v / 4;
-		uint32_t b;
-		memcpy(&b, &x, 4);
-		return b;
-	}
-	case KL_TYPE_F64: {
-		double x = (double)v / 4;
-		uint64_t b;
-		memcpy(&b, &x, 8);
-		return b;
-	}
-	case KL_TYPE_I8:
-		return (uint64_t)v & 0xff;
-	case KL_TYPE_I16:
-		return (uint64_t)v & 0xffff;
-	case KL_TYPE_I32:
-		return (uint64_t)v & 0xffffffff;
-	default:
-		return (uint64_t)v;
-	}
-}
-
-static uint32_t
-sample_args(const kl_module *m, const kl_func *f, uint32_t vec,
-	    uint64_t *args)
-{
-	kl_signature sig = kl_func_signature(f);
-	for (uint32_t i = 0; i < sig.num_params; i++)
-		args[i] = sample_arg(m, sig.params[i], vec, i);
-	return sig.num_params;
-}
-
-/* Call function s on argument vector vec in fresh memory; *o gets the
- * outcome. The interpreter writes the program's output to *sink. */
-static void
-run_one(kl_interp *it, kl_buf *sink, const kl_module *m, kl_sym s,
-	uint32_t vec, outcome *o)
-{
-	uint64_t args[MAX_PARAMS];
-	uint32_t n = sample_args(m, kl_sym_func(m, s), vec, args);
-	kl_run_result r;
-	kl_interp_reset(it);
-	kl_buf_reset(sink);
-	kl_interp_call(it, s, args, n, &r);
-	kl_buf_reset(&o->output);
-	if (sink->len)
-		kl_buf_append(&o->output, sink->data, sink->len);
-	o->ran = true;
-	o->status = r.status;
-	o->trap = r.status == KL_RUN_TRAPPED ? r.trap : 0;
-	o->user_code = r.status == KL_RUN_TRAPPED ? r.user_code : 0;
-	o->exit_code = r.status == KL_RUN_EXITED ? r.exit_code : 0;
-	o->nres = r.status == KL_RUN_RETURNED ? r.num_results : 0;
-	for (uint32_t k = 0; k < o->nres && k < MAX_RES; k++)
-		o->res[k] = r.results[k];
-}
-
 static bool
 is_trap(const outcome *o, uint32_t trap)
 {
-	return o->status == KL_RUN_TRAPPED && o->trap == trap;
-}
-
-static bool
-same(const outcome *a, const outcome *b)
-{
-	if (a->status != b->status || a->nres != b->nres ||
-	    a->output.len != b->output.len ||
-	    (a->output.len &&
-	     memcmp(a->output.data, b->output.data, a->output.len) != 0))
-		return false;
-	switch (a->status) {
-	case KL_RUN_RETURNED:
-		for (uint32_t k = 0; k < a->nres && k < MAX_RES; k++)
-			if (a->res[k] != b->res[k])
-				return false;
-		return true;
-	case KL_RUN_TRAPPED:
-		return a->trap == b->trap && a->user_code == b->user_code;
-	case KL_RUN_EXITED:
-		return a->exit_code == b->exit_code;
-	default:
-		return true;
-	}
+	return o->o.status == KL_RUN_TRAPPED && o->o.trap == trap;
 }
 
 static void
 describe(const outcome *o)
 {
-	switch (o->status) {
-	case KL_RUN_RETURNED:
-		fprintf(stderr, "returned");
-		for (uint32_t k = 0; k < o->nres && k < MAX_RES; k++)
-			fprintf(stderr, " 0x%llx",
-				(unsigned long long)o->res[k]);
-		break;
-	case KL_RUN_TRAPPED:
-		fprintf(stderr, "trapped %s", kl_run_trap_name(o->trap));
-		if (o->trap == KL_TRAP_USER)
-			fprintf(stderr, " %u", o->user_code);
-		break;
-	case KL_RUN_EXITED:
-		fprintf(stderr, "exited %d", o->exit_code);
-		break;
-	default:
-		fprintf(stderr, "failed");
-	}
-	fprintf(stderr, ", output \"%.*s\"\n", (int)o->output.len,
-		o->output.len ? o->output.data : "");
+	kl_buf b = { 0 };
+	run_describe(&b, &o->o);
+	fprintf(stderr, "%.*s\n", (int)b.len, b.len ? b.data : "");
+	kl_buf_free(&b);
 }
 
 static void
@@ -276,71 +143,39 @@ check_same_text(const char *what, const kl_module *a, const kl_module *b)
 	abort();
 }
 
-/*
- * The probe: the module with a one-byte alloca before every alloca and
- * alloca_dyn, so that the objects a call makes get other ids (allocas and
- * heap objects are numbered in creation order; these come about twice as
- * far apart). A call whose outcome changes in the probe depends on object
- * ids -- it shows a pointer's bits, or fills the memory limit -- and
- * promote, which removes allocas, changes those ids legitimately.
- */
+/* The probe (runs.h): the module with a one-byte alloca before every
+ * alloca, where every object id moves. */
 static kl_module *
 parse_probe(const uint8_t *data, size_t size)
 {
 	kl_module *m = parse(data, size);
-	uint32_t nsyms = kl_module_num_syms(m);
-	for (uint32_t s = 0; s < nsyms; s++) {
-		kl_func *f = kl_sym_func(m, (kl_sym){ s });
-		if (!f)
-			continue;
-		kl_builder bld;
-		kl_builder_init(&bld, f);
-		for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
-		     b = kl_block_next(f, b)) {
-			for (kl_inst i = kl_block_first_inst(f, b);
-			     i.id != KL_NONE; i = kl_inst_next(f, i)) {
-				kl_opcode op = kl_inst_opcode(f, i);
-				if (op != KL_OP_ALLOCA &&
-				    op != KL_OP_ALLOCA_DYN)
-					continue;
-				kl_builder_before(&bld, i);
-				kl_build_alloca(&bld, 1, 1);
-			}
-		}
-		if (kl_builder_status(&bld) != KL_OK) {
-			fprintf(stderr, "cannot build the probe: %s\n",
-				bld.error);
-			abort();
-		}
+	if (run_make_probe(m) != KL_OK) {
+		fprintf(stderr, "cannot build the probe\n");
+		abort();
 	}
 	check_verifies("the probe (allocas added, not promoted)", m);
 	return m;
 }
 
-/* Run every runnable function of m on every vector, into out[s * NVEC +
- * vec]. */
+/* Run every callable function of m on every vector, into out[s * RUN_NVEC
+ * + vec]. */
 static void
 run_all(const kl_module *m, uint64_t fuel, outcome *out)
 {
-	kl_buf output = { 0 };
-	kl_interp_options opts = { 0 };
-	opts.fuel = fuel;
-	opts.max_memory = MAX_MEMORY;
-	opts.output = collect_output;
-	opts.output_ctx = &output;
-	kl_interp *it = kl_interp_new(m, &opts);
+	runner r;
+	runner_init(&r, m, fuel, MAX_MEMORY);
 	uint32_t nsyms = kl_module_num_syms(m);
 	for (uint32_t s = 0; s < nsyms; s++) {
 		kl_func *f = kl_sym_func(m, (kl_sym){ s });
-		if (!f || !runnable(m, f))
+		if (!f || !run_callable(m, f))
 			continue;
-		for (uint32_t v = 0; v < NVEC; v++) {
-			run_one(it, &output, m, (kl_sym){ s }, v,
-				&out[s * NVEC + v]);
+		for (uint32_t v = 0; v < run_nvectors(f); v++) {
+			outcome *o = &out[s * RUN_NVEC + v];
+			run_call(&r, (kl_sym){ s }, v, &o->o);
+			o->ran = true;
 		}
 	}
-	kl_interp_free(it);
-	kl_buf_free(&output);
+	runner_free(&r);
 }
 
 /*
@@ -353,9 +188,8 @@ mark_checked(outcome *before, const outcome *probe, uint32_t n)
 {
 	for (uint32_t k = 0; k < n; k++) {
 		outcome *o = &before[k];
-		o->checked = o->ran && !is_trap(o, KL_TRAP_OUT_OF_FUEL) &&
-			     !is_trap(o, KL_TRAP_STACK_OVERFLOW) &&
-			     same(o, &probe[k]);
+		o->checked = o->ran && run_finished(&o->o) &&
+			     run_same(&o->o, &probe[k].o);
 	}
 }
 
@@ -366,16 +200,16 @@ compare(const char *what, const kl_module *m, const outcome *before,
 	const outcome *after, uint32_t nsyms)
 {
 	for (uint32_t s = 0; s < nsyms; s++) {
-		for (uint32_t v = 0; v < NVEC; v++) {
-			const outcome *b = &before[s * NVEC + v];
-			const outcome *a = &after[s * NVEC + v];
+		for (uint32_t v = 0; v < RUN_NVEC; v++) {
+			const outcome *b = &before[s * RUN_NVEC + v];
+			const outcome *a = &after[s * RUN_NVEC + v];
 			if (!b->checked || is_trap(a, KL_TRAP_STACK_OVERFLOW) ||
-			    same(b, a))
+			    run_same(&b->o, &a->o))
 				continue;
 			size_t n;
 			const char *name = kl_sym_name(m, (kl_sym){ s }, &n);
-			uint64_t args[MAX_PARAMS];
-			uint32_t nargs = sample_args(m, kl_sym_func(m,
+			uint64_t args[RUN_MAX_PARAMS];
+			uint32_t nargs = run_args(m, kl_sym_func(m,
 				(kl_sym){ s }), v, args);
 			fprintf(stderr, "promote (%s) changed what %%%.*s(",
 				what, (int)n, name);
@@ -405,7 +239,7 @@ static void
 free_outcomes(outcome *o, uint32_t n)
 {
 	for (uint32_t k = 0; k < n; k++)
-		kl_buf_free(&o[k].output);
+		run_outcome_free(&o[k].o);
 	free(o);
 }
 
@@ -436,7 +270,7 @@ promote_two_ways(kl_module *a, kl_module *b)
 static void
 check_verified(const uint8_t *data, size_t size, kl_module *a, kl_module *c)
 {
-	uint32_t n = kl_module_num_syms(a) * NVEC;
+	uint32_t n = kl_module_num_syms(a) * RUN_NVEC;
 	outcome *before = new_outcomes(n), *after = new_outcomes(n);
 	kl_module *probe = parse_probe(data, size);
 	run_all(probe, 2 * FUEL, after); /* an alloca added per alloca */

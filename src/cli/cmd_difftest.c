@@ -5,7 +5,9 @@
  * few argument vectors, before and after the passes, and the outcomes must
  * be identical: the same result bits, the same trap, the same exit code,
  * the same program output. The transformed module must also verify. This
- * is how `make check` tests mem2reg on generated programs.
+ * is how `make check` tests mem2reg on generated programs. Calls that say
+ * nothing about the program (out of fuel, over a limit) or whose outcome
+ * depends on object ids are not compared (runs.h; `excused` below).
  *
  * The passes run twice, on two copies: as `keel opt` runs them (the
  * input verified, one report and its state for all the functions of the
@@ -19,6 +21,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "runs.h"
 
 static const char difftest_help[] =
 	"usage: keel difftest -p PASS[,PASS...] [options] FILE...\n"
@@ -26,6 +29,11 @@ static const char difftest_help[] =
 	"Run every function of each FILE in the interpreter, before and\n"
 	"after the passes, on several argument vectors (zeros, ones, small\n"
 	"and large values), and require the same results, traps and output.\n"
+	"Not compared: calls that run out of fuel or over the call depth or\n"
+	"memory limit before the passes (or over the limit after), and calls\n"
+	"whose outcome depends on the interpreter's object ids (a pointer's\n"
+	"bits), which a pass that removes allocas changes: a call that does\n"
+	"something else once an alloca is added before every alloca.\n"
 	"The module after the passes must verify. The passes run twice, as\n"
 	"'keel opt' runs them (on verified input, with their state kept from\n"
 	"one function to the next) and on each function alone as on unverified\n"
@@ -33,165 +41,143 @@ static const char difftest_help[] =
 	"\n"
 	"options:\n"
 	"  -p, --passes LIST   the passes to check\n"
-	"  --fuel N            instruction budget per call (default 10M)\n"
+	"  --fuel N            instruction budget per call (default 10M; 0: no\n"
+	"                      limit); a call that ran out of it only after\n"
+	"                      the passes runs again with 8 times as much\n"
 	"  -q, --quiet         print only failures and the summary\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"Ends with 'N passed, N failed' (one per file). Exit status 0 if\n"
 	"every file passed, 1 otherwise, 2 on bad usage.\n";
 
-typedef struct outcome {
-	kl_run_status status;
-	uint32_t trap, user_code, nres;
-	int32_t exit_code;
-	uint64_t res[8];
-	kl_buf output;
-} outcome;
+/* A call the pass may make longer (promote adds a zero per type at the
+ * top of a function) gets this many times the fuel after it, when it ran
+ * out with the fuel it had before. */
+enum { AFTER_FUEL_FACTOR = 8 };
 
-static void
-collect_output(void *ctx, const char *data, size_t len)
-{
-	kl_buf_append(ctx, data, len);
-}
-
-/* The k-th argument vector's value for a parameter of type t. */
 static uint64_t
-sample_arg(kl_type t, uint32_t vec, uint32_t i)
+times(uint64_t fuel, uint64_t k)
 {
-	static const int64_t ints[] = { 0, 1, -1, 7, 100, -12345, 0x7fffffff };
-	int64_t v = ints[(vec + i) % (sizeof ints / sizeof ints[0])];
-	if (vec == 0)
-		v = 0;
-	switch (t) {
-	case KL_TYPE_F32: {
-		float x = (float)v / 4;
-		uint32_t b;
-		memcpy(&b, &x, 4);
-		return b;
-	}
-	case KL_TYPE_F64: {
-		double x = (double)v / 4;
-		uint64_t b;
-		memcpy(&b, &x, 8);
-		return b;
-	}
-	case KL_TYPE_I8:
-		return (uint64_t)v & 0xff;
-	case KL_TYPE_I16:
-		return (uint64_t)v & 0xffff;
-	case KL_TYPE_I32:
-		return (uint64_t)v & 0xffffffff;
-	default:
-		return (uint64_t)v;
-	}
+	return fuel > UINT64_MAX / k ? UINT64_MAX : fuel * k;
 }
 
-static void
-run_one(kl_interp *it, kl_sym s, const uint64_t *args, uint32_t n,
-	outcome *o)
+/* Why a call was not compared. */
+enum skip {
+	SKIP_LIMIT_BEFORE, /* out of fuel or over a limit before the passes */
+	SKIP_LIMIT_AFTER,  /* over the depth or memory limit after them */
+	SKIP_OBJECT_IDS,   /* its outcome depends on object ids */
+	NSKIPS,
+	SAME_AFTER_ALL = NSKIPS, /* with more fuel: the same outcome */
+	NOT_EXCUSED,
+};
+
+static const char *const skip_text[NSKIPS] = {
+	"out of fuel or over a limit before the passes",
+	"over a limit after them",
+	"depending on object ids",
+};
+
+/* What the comparison of one file needs besides the two modules: the
+ * runners it makes only when a call differs. */
+typedef struct comparison {
+	const cli_file *file;
+	kl_module *after;
+	uint64_t fuel;
+	runner longer;     /* after, with more fuel */
+	kl_module *probe;  /* before with an alloca before each alloca */
+	runner on_probe;
+} comparison;
+
+/*
+ * Call s on vector v differs after the passes (*after): is there a
+ * reason that is not the passes' fault? A call that ran out of fuel after
+ * runs again with more; one that ran over the depth or memory limit after
+ * is not compared (a pass may trade memory for registers, which share
+ * the limit); one that does something else on the probe depends on object
+ * ids, which a pass that removes allocas changes (runs.h).
+ */
+static enum skip
+excused(comparison *c, kl_sym s, uint32_t v, const run_outcome *before,
+	run_outcome *after, run_outcome *scratch)
 {
-	kl_buf_reset(&o->output);
-	kl_interp_reset(it);
-	kl_run_result r;
-	kl_interp_call(it, s, args, n, &r);
-	o->status = r.status;
-	o->trap = r.trap;
-	o->user_code = r.user_code;
-	o->exit_code = r.exit_code;
-	o->nres = r.status == KL_RUN_RETURNED ? r.num_results : 0;
-	for (uint32_t k = 0; k < o->nres && k < 8; k++)
-		o->res[k] = r.results[k];
+	if (after->status == KL_RUN_TRAPPED &&
+	    after->trap == KL_TRAP_OUT_OF_FUEL && c->fuel) {
+		if (!c->longer.it)
+			runner_init(&c->longer, c->after,
+				    times(c->fuel, AFTER_FUEL_FACTOR), 0);
+		run_call(&c->longer, s, v, after);
+		if (run_same(before, after))
+			return SAME_AFTER_ALL;
+	}
+	if (after->status == KL_RUN_TRAPPED &&
+	    after->trap == KL_TRAP_STACK_OVERFLOW)
+		return SKIP_LIMIT_AFTER;
+	if (!c->on_probe.it) {
+		c->probe = cli_parse(c->file, false);
+		if (!c->probe || run_make_probe(c->probe) != KL_OK)
+			return NOT_EXCUSED;
+		/* an instruction more for each alloca */
+		runner_init(&c->on_probe, c->probe, times(c->fuel, 2), 0);
+	}
+	run_call(&c->on_probe, s, v, scratch);
+	return run_same(before, scratch) ? NOT_EXCUSED : SKIP_OBJECT_IDS;
 }
 
+/* Run every function of both modules on every vector; report the first
+ * call that differs. */
 static bool
-same(const outcome *a, const outcome *b)
+compare(const cli_file *file, kl_module *before, kl_module *after,
+	uint64_t fuel, uint32_t *skipped)
 {
-	if (a->status != b->status || a->nres != b->nres ||
-	    a->output.len != b->output.len ||
-	    (a->output.len &&
-	     memcmp(a->output.data, b->output.data, a->output.len) != 0))
-		return false;
-	switch (a->status) {
-	case KL_RUN_RETURNED:
-		for (uint32_t k = 0; k < a->nres && k < 8; k++)
-			if (a->res[k] != b->res[k])
-				return false;
-		return true;
-	case KL_RUN_TRAPPED:
-		return a->trap == b->trap && a->user_code == b->user_code;
-	case KL_RUN_EXITED:
-		return a->exit_code == b->exit_code;
-	default:
-		return true;
-	}
-}
-
-static void
-describe(kl_buf *out, const outcome *o)
-{
-	switch (o->status) {
-	case KL_RUN_RETURNED:
-		kl_buf_puts(out, "returned");
-		for (uint32_t k = 0; k < o->nres && k < 8; k++)
-			kl_buf_printf(out, " 0x%llx", (unsigned long long)o->res[k]);
-		break;
-	case KL_RUN_TRAPPED:
-		kl_buf_printf(out, "trapped %s", kl_run_trap_name(o->trap));
-		break;
-	case KL_RUN_EXITED:
-		kl_buf_printf(out, "exited %d", o->exit_code);
-		break;
-	default:
-		kl_buf_puts(out, "failed");
-	}
-}
-
-/* Run everything in both modules; report differences. */
-static bool
-compare(const char *name, kl_module *before, kl_module *after, uint64_t fuel)
-{
-	kl_buf out_a = { 0 }, out_b = { 0 };
-	outcome oa = { 0 }, ob = { 0 };
-	kl_interp_options opa = { fuel, 0, 0, collect_output, &oa.output };
-	kl_interp_options opb = { fuel, 0, 0, collect_output, &ob.output };
-	kl_interp *ia = kl_interp_new(before, &opa);
-	kl_interp *ib = kl_interp_new(after, &opb);
+	comparison c = { file, after, fuel, { 0 }, NULL, { 0 } };
+	runner rb, ra;
+	runner_init(&rb, before, fuel, 0);
+	runner_init(&ra, after, fuel, 0);
+	run_outcome ob = { 0 }, oa = { 0 }, scratch = { 0 };
 	bool ok = true;
 	uint32_t nsyms = kl_module_num_syms(before);
 	for (uint32_t s = 0; s < nsyms && ok; s++) {
 		kl_func *f = kl_sym_func(before, (kl_sym){ s });
-		if (!f)
+		if (!f || !run_callable(before, f))
 			continue;
-		kl_signature sig = kl_func_signature(f);
-		if (sig.num_params > 16)
-			continue;
-		uint32_t vectors = sig.num_params ? 4 : 1;
-		for (uint32_t v = 0; v < vectors && ok; v++) {
-			uint64_t args[16];
-			for (uint32_t i = 0; i < sig.num_params; i++)
-				args[i] = sample_arg(sig.params[i], v, i);
-			run_one(ia, (kl_sym){ s }, args, sig.num_params, &oa);
-			run_one(ib, (kl_sym){ s }, args, sig.num_params, &ob);
-			if (same(&oa, &ob))
+		for (uint32_t v = 0; v < run_nvectors(f) && ok; v++) {
+			run_call(&rb, (kl_sym){ s }, v, &ob);
+			if (!run_finished(&ob)) {
+				skipped[SKIP_LIMIT_BEFORE]++;
+				continue;
+			}
+			run_call(&ra, (kl_sym){ s }, v, &oa);
+			if (run_same(&ob, &oa))
+				continue;
+			enum skip why = excused(&c, (kl_sym){ s }, v, &ob, &oa,
+						&scratch);
+			if (why < NSKIPS)
+				skipped[why]++;
+			if (why != NOT_EXCUSED)
 				continue;
 			size_t n;
 			const char *fn = kl_sym_name(before, (kl_sym){ s }, &n);
-			kl_buf_reset(&out_a);
-			kl_buf_reset(&out_b);
-			describe(&out_a, &oa);
-			describe(&out_b, &ob);
+			kl_buf da = { 0 }, db = { 0 };
+			run_describe(&db, &ob);
+			run_describe(&da, &oa);
 			printf("FAIL %s: %%%.*s, argument vector %u: before the "
-			       "passes %s, after %s\n", name, (int)n, fn, v,
-			       out_a.data, out_b.data);
+			       "passes %s, after %s\n", file->name, (int)n, fn,
+			       v, db.data, da.data);
+			kl_buf_free(&da);
+			kl_buf_free(&db);
 			ok = false;
 		}
 	}
-	kl_interp_free(ia);
-	kl_interp_free(ib);
-	kl_buf_free(&oa.output);
-	kl_buf_free(&ob.output);
-	kl_buf_free(&out_a);
-	kl_buf_free(&out_b);
+	runner_free(&rb);
+	runner_free(&ra);
+	if (c.longer.it)
+		runner_free(&c.longer);
+	if (c.on_probe.it)
+		runner_free(&c.on_probe);
+	kl_module_free(c.probe);
+	run_outcome_free(&ob);
+	run_outcome_free(&oa);
+	run_outcome_free(&scratch);
 	return ok;
 }
 
@@ -252,7 +238,7 @@ same_text(const char *path, kl_module *a, kl_module *b)
 
 static bool
 check_file(const char *path, const kl_pass *const *passes, uint32_t npasses,
-	   uint64_t fuel)
+	   uint64_t fuel, uint32_t *skipped)
 {
 	cli_file f;
 	if (!cli_read_file(path, &f))
@@ -283,13 +269,29 @@ check_file(const char *path, const kl_pass *const *passes, uint32_t npasses,
 		ok = false;
 	}
 	if (ok)
-		ok = compare(path, before, after, fuel);
+		ok = compare(&f, before, after, fuel, skipped);
 	kl_diags_free(&d);
 	kl_module_free(before);
 	kl_module_free(after);
 	kl_module_free(alone);
 	cli_file_free(&f);
 	return ok;
+}
+
+/* "PASS file", and the calls not compared, by reason. */
+static void
+print_pass(const char *path, const uint32_t *skipped)
+{
+	printf("PASS %s", path);
+	const char *sep = " (not compared: ";
+	for (int k = 0; k < NSKIPS; k++) {
+		if (!skipped[k])
+			continue;
+		printf("%s%u call%s %s", sep, skipped[k],
+		       skipped[k] == 1 ? "" : "s", skip_text[k]);
+		sep = "; ";
+	}
+	printf("%s\n", sep[0] == ';' ? ")" : "");
 }
 
 int
@@ -324,7 +326,10 @@ cmd_difftest(int argc, char **argv)
 			if (++i >= argc)
 				return cli_usage_error("difftest", "--fuel needs "
 						       "a number");
-			fuel = strtoull(argv[i], NULL, 10);
+			if (!cli_parse_count(argv[i], &fuel))
+				return cli_usage_error("difftest", "--fuel needs "
+						       "a number, not '%s'",
+						       argv[i]);
 		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
 			quiet = true;
 		} else if (a[0] == '-' && a[1]) {
@@ -348,10 +353,11 @@ cmd_difftest(int argc, char **argv)
 		}
 		if (a[0] == '-' && a[1])
 			continue;
-		if (check_file(a, passes, npasses, fuel)) {
+		uint32_t skipped[NSKIPS] = { 0 };
+		if (check_file(a, passes, npasses, fuel, skipped)) {
 			passed++;
 			if (!quiet)
-				printf("PASS %s\n", a);
+				print_pass(a, skipped);
 		} else {
 			failed++;
 		}

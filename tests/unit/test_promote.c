@@ -12,18 +12,21 @@
 #include "keel.h"
 #include "unit.h"
 
+/* A function %name(i32) -> i32 in m, the builder at the end of its entry
+ * block, its parameter in *param. */
 static kl_func *
-func_with_entry(kl_module *m, const char *name, kl_block *entry,
-		kl_builder *b)
+func_with_entry(kl_module *m, const char *name, kl_builder *b,
+		kl_value *param)
 {
 	kl_type i32 = KL_TYPE_I32;
 	kl_signature sig = { &i32, &i32, 1, 1, false };
 	kl_func *f = NULL;
 	CHECK_EQ_INT(kl_module_add_func(m, name, strlen(name), &sig, &f), KL_OK);
-	*entry = kl_func_new_block(f);
-	kl_func_append_block(f, *entry);
+	kl_block entry = kl_func_new_block(f);
+	kl_func_append_block(f, entry);
+	*param = kl_block_append_param(f, entry, KL_TYPE_I32);
 	kl_builder_init(b, f);
-	kl_builder_at_end(b, *entry);
+	kl_builder_at_end(b, entry);
 	return f;
 }
 
@@ -43,10 +46,9 @@ static void
 test_not_strict_ssa_is_left_alone(void)
 {
 	kl_module *m = kl_module_new();
-	kl_block entry;
 	kl_builder b;
-	kl_func *f = func_with_entry(m, "f", &entry, &b);
-	kl_value p = kl_block_append_param(f, entry, KL_TYPE_I32);
+	kl_value p;
+	kl_func *f = func_with_entry(m, "f", &b, &p);
 	kl_value slot = kl_build_alloca(&b, 4, 4);
 	kl_build_store(&b, KL_OP_STORE, p, slot, 0);
 	kl_value x = kl_build_load(&b, KL_OP_LOAD, KL_TYPE_I32, slot, 0);
@@ -109,10 +111,9 @@ static void
 test_values_without_one_definition_are_left_alone(void)
 {
 	kl_module *m = kl_module_new();
-	kl_block entry;
 	kl_builder b;
-	kl_func *f = func_with_entry(m, "twice", &entry, &b);
-	kl_value p = kl_block_append_param(f, entry, KL_TYPE_I32);
+	kl_value p;
+	kl_func *f = func_with_entry(m, "twice", &b, &p);
 	kl_value slot = kl_build_alloca(&b, 4, 4);
 	uint32_t first = kl_value_def_inst(f, slot).id;
 	for (int k = 0; k < 40; k++) {
@@ -125,8 +126,7 @@ test_values_without_one_definition_are_left_alone(void)
 	check_left_alone(f, "not in strict SSA form");
 
 	for (int hole = 0; hole < 2; hole++) {
-		f = func_with_entry(m, hole ? "hole" : "out", &entry, &b);
-		p = kl_block_append_param(f, entry, KL_TYPE_I32);
+		f = func_with_entry(m, hole ? "hole" : "out", &b, &p);
 		slot = kl_build_alloca(&b, 4, 4);
 		kl_build_store(&b, KL_OP_STORE, p, slot, 0);
 		x = kl_build_load(&b, KL_OP_LOAD, KL_TYPE_I32, slot, 0);
@@ -207,10 +207,9 @@ static void
 test_out_of_bounds_keeps_the_alloca(void)
 {
 	kl_module *m = kl_module_new();
-	kl_block entry;
 	kl_builder b;
-	kl_func *f = func_with_entry(m, "f", &entry, &b);
-	kl_value p = kl_block_append_param(f, entry, KL_TYPE_I32);
+	kl_value p;
+	kl_func *f = func_with_entry(m, "f", &b, &p);
 	kl_value slot = kl_build_alloca(&b, 4, 4);
 	kl_build_store(&b, KL_OP_STORE, p, slot, 2); /* bytes 2..5 of 4 */
 	kl_value x = kl_build_load(&b, KL_OP_LOAD, KL_TYPE_I32, slot, 2);
@@ -227,8 +226,7 @@ test_out_of_bounds_keeps_the_alloca(void)
 
 	/* A negative offset through iadd_imm is outside too. */
 	kl_module *m2 = kl_module_new();
-	f = func_with_entry(m2, "g", &entry, &b);
-	p = kl_block_append_param(f, entry, KL_TYPE_I32);
+	f = func_with_entry(m2, "g", &b, &p);
 	slot = kl_build_alloca(&b, 8, 4);
 	kl_value mid = kl_build_binary_imm(&b, KL_OP_IADD_IMM, slot, 4);
 	kl_build_store(&b, KL_OP_STORE, p, mid, -8);

@@ -1,0 +1,217 @@
+/*
+ * runs.c -- calls on sample arguments and what they did (runs.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runs.h"
+
+static void
+collect_output(void *ctx, const char *data, size_t len)
+{
+	kl_buf_append(ctx, data, len);
+}
+
+/* The runner must stay where it is: the interpreter writes to its sink. */
+void
+runner_init(runner *r, const kl_module *m, uint64_t fuel, uint64_t max_memory)
+{
+	memset(r, 0, sizeof *r);
+	r->m = m;
+	kl_interp_options opts = { 0 };
+	opts.fuel = fuel;
+	opts.max_memory = max_memory;
+	opts.output = collect_output;
+	opts.output_ctx = &r->sink;
+	r->it = kl_interp_new(m, &opts);
+}
+
+void
+runner_free(runner *r)
+{
+	kl_interp_free(r->it);
+	kl_buf_free(&r->sink);
+}
+
+bool
+run_callable(const kl_module *m, const kl_func *f)
+{
+	kl_signature sig = kl_func_signature(f);
+	if (sig.num_params > RUN_MAX_PARAMS)
+		return false;
+	for (uint32_t i = 0; i < sig.num_params; i++)
+		if (kl_type_class(m, sig.params[i]) == KL_TYPE_NONE)
+			return false;
+	return true;
+}
+
+uint32_t
+run_nvectors(const kl_func *f)
+{
+	return kl_func_signature(f).num_params ? RUN_NVEC : 1;
+}
+
+/* Parameter i's value in vector vec, as an integer (a float parameter
+ * takes a quarter of it). */
+static int64_t
+sample(uint32_t vec, uint32_t i)
+{
+	static const int64_t mixed[] = { -1, 7, 100, -12345, 0x7fffffff,
+					 1, -2, 3 };
+	if (vec == 0)
+		return 0;
+	if (vec == 1)
+		return (int64_t)i + 1;
+	return mixed[(vec + i) % (sizeof mixed / sizeof mixed[0])];
+}
+
+uint32_t
+run_args(const kl_module *m, const kl_func *f, uint32_t vec, uint64_t *args)
+{
+	kl_signature sig = kl_func_signature(f);
+	for (uint32_t i = 0; i < sig.num_params; i++) {
+		int64_t v = sample(vec, i);
+		switch (kl_type_class(m, sig.params[i])) {
+		case KL_TYPE_F32: {
+			float x = (float)v / 4;
+			uint32_t b;
+			memcpy(&b, &x, 4);
+			args[i] = b;
+			break;
+		}
+		case KL_TYPE_F64: {
+			double x = (double)v / 4;
+			memcpy(&args[i], &x, 8);
+			break;
+		}
+		case KL_TYPE_I8:
+			args[i] = (uint64_t)v & 0xff;
+			break;
+		case KL_TYPE_I16:
+			args[i] = (uint64_t)v & 0xffff;
+			break;
+		case KL_TYPE_I32:
+			args[i] = (uint64_t)v & 0xffffffff;
+			break;
+		default:
+			args[i] = (uint64_t)v;
+		}
+	}
+	return sig.num_params;
+}
+
+void
+run_call(runner *r, kl_sym s, uint32_t vec, run_outcome *o)
+{
+	uint64_t args[RUN_MAX_PARAMS];
+	uint32_t n = run_args(r->m, kl_sym_func(r->m, s), vec, args);
+	kl_run_result res;
+	kl_interp_reset(r->it);
+	kl_buf_reset(&r->sink);
+	kl_interp_call(r->it, s, args, n, &res);
+	kl_buf_reset(&o->output);
+	if (r->sink.len)
+		kl_buf_append(&o->output, r->sink.data, r->sink.len);
+	o->status = res.status;
+	bool trapped = res.status == KL_RUN_TRAPPED;
+	o->trap = trapped ? res.trap : 0;
+	o->user_code = trapped ? res.user_code : 0;
+	o->exit_code = res.status == KL_RUN_EXITED ? res.exit_code : 0;
+	o->nres = res.status == KL_RUN_RETURNED ? res.num_results : 0;
+	if (o->nres > RUN_MAX_RES)
+		o->nres = RUN_MAX_RES;
+	for (uint32_t k = 0; k < o->nres; k++)
+		o->res[k] = res.results[k];
+}
+
+bool
+run_finished(const run_outcome *o)
+{
+	if (o->status == KL_RUN_TRAPPED)
+		return o->trap != KL_TRAP_OUT_OF_FUEL &&
+		       o->trap != KL_TRAP_STACK_OVERFLOW;
+	return o->status != KL_RUN_FAILED;
+}
+
+bool
+run_same(const run_outcome *a, const run_outcome *b)
+{
+	if (a->status != b->status || a->nres != b->nres ||
+	    a->output.len != b->output.len ||
+	    (a->output.len &&
+	     memcmp(a->output.data, b->output.data, a->output.len) != 0))
+		return false;
+	switch (a->status) {
+	case KL_RUN_RETURNED:
+		for (uint32_t k = 0; k < a->nres; k++)
+			if (a->res[k] != b->res[k])
+				return false;
+		return true;
+	case KL_RUN_TRAPPED:
+		return a->trap == b->trap && a->user_code == b->user_code;
+	case KL_RUN_EXITED:
+		return a->exit_code == b->exit_code;
+	default:
+		return true;
+	}
+}
+
+void
+run_describe(kl_buf *out, const run_outcome *o)
+{
+	switch (o->status) {
+	case KL_RUN_RETURNED:
+		kl_buf_puts(out, "returned");
+		for (uint32_t k = 0; k < o->nres; k++)
+			kl_buf_printf(out, " 0x%llx",
+				      (unsigned long long)o->res[k]);
+		break;
+	case KL_RUN_TRAPPED:
+		kl_buf_printf(out, "trapped %s", kl_run_trap_name(o->trap));
+		if (o->trap == KL_TRAP_USER)
+			kl_buf_printf(out, " %u", o->user_code);
+		break;
+	case KL_RUN_EXITED:
+		kl_buf_printf(out, "exited %d", o->exit_code);
+		break;
+	default:
+		kl_buf_puts(out, "failed");
+	}
+	if (o->output.len)
+		kl_buf_printf(out, ", output \"%.*s\"", (int)o->output.len,
+			      o->output.data);
+}
+
+void
+run_outcome_free(run_outcome *o)
+{
+	kl_buf_free(&o->output);
+}
+
+kl_status
+run_make_probe(kl_module *m)
+{
+	uint32_t nsyms = kl_module_num_syms(m);
+	for (uint32_t s = 0; s < nsyms; s++) {
+		kl_func *f = kl_sym_func(m, (kl_sym){ s });
+		if (!f)
+			continue;
+		kl_builder b;
+		kl_builder_init(&b, f);
+		for (kl_block bl = kl_func_first_block(f); bl.id != KL_NONE;
+		     bl = kl_block_next(f, bl)) {
+			for (kl_inst i = kl_block_first_inst(f, bl);
+			     i.id != KL_NONE; i = kl_inst_next(f, i)) {
+				kl_opcode op = kl_inst_opcode(f, i);
+				if (op != KL_OP_ALLOCA && op != KL_OP_ALLOCA_DYN)
+					continue;
+				kl_builder_before(&b, i);
+				kl_build_alloca(&b, 1, 1);
+			}
+		}
+		kl_status st = kl_builder_status(&b);
+		if (st != KL_OK)
+			return st;
+	}
+	return KL_OK;
+}

@@ -1,0 +1,83 @@
+/*
+ * runs.h -- calling a module's functions in the interpreter on sample
+ * arguments and comparing what the calls do: what `keel difftest` and the
+ * fuzz_promote target share. Public API only (keel.h), so a fuzz target
+ * can compile runs.c beside the library.
+ */
+#ifndef KEEL_CLI_RUNS_H
+#define KEEL_CLI_RUNS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "keel.h"
+
+enum {
+	RUN_MAX_PARAMS = 16, /* functions with more are not called */
+	RUN_MAX_RES = 16,    /* results compared per call */
+	RUN_NVEC = 4,        /* argument vectors per function with parameters */
+};
+
+/* What one call did, kept after the interpreter's next call. */
+typedef struct run_outcome {
+	kl_run_status status;
+	uint32_t trap, user_code, nres;
+	int32_t exit_code;
+	uint64_t res[RUN_MAX_RES];
+	kl_buf output; /* what the program printed */
+} run_outcome;
+
+/* An interpreter on a module, its program's output collected. */
+typedef struct runner {
+	const kl_module *m;
+	kl_interp *it;
+	kl_buf sink;
+} runner;
+
+/* max_memory 0: the interpreter's default. */
+void runner_init(runner *r, const kl_module *m, uint64_t fuel,
+		 uint64_t max_memory);
+void runner_free(runner *r);
+
+/* Can f be called on sample arguments (at most RUN_MAX_PARAMS, each an
+ * integer or a float)? */
+bool run_callable(const kl_module *m, const kl_func *f);
+
+/* How many argument vectors f is called on: one without parameters. */
+uint32_t run_nvectors(const kl_func *f);
+
+/* Argument vector vec of f (zeros; 1, 2, 3...; two mixes of signs and
+ * sizes), into args; returns how many. */
+uint32_t run_args(const kl_module *m, const kl_func *f, uint32_t vec,
+		  uint64_t *args);
+
+/* Call function s on argument vector vec, in fresh memory. */
+void run_call(runner *r, kl_sym s, uint32_t vec, run_outcome *o);
+
+/* Did the call finish on its own: not out of fuel, not over the call
+ * depth or memory limit, not stopped by the interpreter? Only such
+ * calls say what the program does. */
+bool run_finished(const run_outcome *o);
+
+/* The same status, results, trap, exit code and output? */
+bool run_same(const run_outcome *a, const run_outcome *b);
+
+/* "returned 0x2a", "trapped int_divz", "exited 3", ... and the output
+ * when there is some. */
+void run_describe(kl_buf *out, const run_outcome *o);
+
+void run_outcome_free(run_outcome *o);
+
+/*
+ * The probe of a comparison: m with a one-byte alloca before every
+ * alloca and alloca_dyn, so that the objects a call makes get other ids
+ * (the interpreter numbers allocas and heap objects in the order they
+ * are made, and a pointer's bits are its object's id and an offset). A
+ * call that does something else on the probe depends on object ids: it
+ * shows a pointer's bits, or fills the memory limit. A pass that removes
+ * allocas, as promote does, changes those ids, and the call's outcome
+ * with them, legitimately. m stays valid IR if it was.
+ */
+kl_status run_make_probe(kl_module *m);
+
+#endif
