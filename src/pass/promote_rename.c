@@ -371,9 +371,10 @@ reserve_lists(promoter *p, uint32_t live)
 			 4 * (uint64_t)p->nedges;
 	const uint8_t *used = (const uint8_t *)p->phi_used.a;
 	const uint32_t *block_of = p->phi_block.a;
+	/* an argument on each edge into its block (without a branch on
+	 * which survive, which is no pattern) */
 	for (uint32_t k = 0; k < p->nphis; k++)
-		if (used[k]) /* an argument on each edge into its block */
-			slots += 2 * (uint64_t)p->in_block[block_of[k]][1];
+		slots += 2 * (uint64_t)(used[k] * p->in_block[block_of[k]][1]);
 	uint64_t left = DEST_BLOCK - 1 - (uint64_t)f->pool.len;
 	pool_make_room(&f->pool, slots < left ? slots : left);
 }
@@ -465,15 +466,21 @@ prune(promoter *p)
 	uint32_t *value = p->phi_value.a;
 	const uint32_t *slot_of = p->phi_slot.a;
 	for (uint32_t b = 0; b < nb; b++) {
-		uint32_t n = 0;
+		/* The survivors' slots first, without a branch on which
+		 * survive (no pattern: a dead one's entries are written and
+		 * left behind), then their values, numbered in order. */
+		uint32_t n = 0, v0 = next_value;
 		for (uint32_t q = first[b]; q < first[b] + nphi[b]; q++) {
-			if (!used[q])
-				continue;
-			value[q] = next_value++;
-			value_define(f, value[q], VK_PARAM,
-				     p->slots[slot_of[q]].type, b);
-			args[n++] = value[q];
+			value[q] = v0 + n;
+			args[n] = slot_of[q];
+			n += used[q];
 		}
+		for (uint32_t j = 0; j < n; j++) {
+			value_define(f, v0 + j, VK_PARAM, p->slots[args[j]].type,
+				     b);
+			args[j] = v0 + j;
+		}
+		next_value += n;
 		if (n) {
 			uint32_t *e = list_extend(&f->pool, &f->blocks[b].params, n);
 			for (uint32_t j = 0; j < n; j++) /* a few: no memcpy */
