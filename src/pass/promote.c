@@ -342,8 +342,9 @@ place_params(promoter *p)
 		if (cnt[b] > p->most_block_phis)
 			p->most_block_phis = cnt[b];
 		/* an incoming argument per candidate and predecessor edge,
-		 * counted here, in block order, not per candidate at random */
-		uint32_t np = cnt[b] ? npreds(p, b) : 0;
+		 * counted here, in block order, not per candidate at random
+		 * (and without a branch on whether b has any: no pattern) */
+		uint32_t np = npreds(p, b) & -(uint32_t)(cnt[b] != 0);
 		p->in_block[b][0] = (uint32_t)p->nincoming;
 		p->in_block[b][1] = 0;
 		p->nincoming += (uint64_t)cnt[b] * np;
