@@ -205,6 +205,8 @@ record_edges(promoter *p, uint32_t b, bool zeros)
 	}
 }
 
+enum { PREFETCH_ACCESSES = 8 };
+
 static void
 rename_block(promoter *p, uint32_t b, bool reachable)
 {
@@ -215,8 +217,20 @@ rename_block(promoter *p, uint32_t b, bool reachable)
 	/* Read once: the stores below could alias them, for the compiler. */
 	const access *acc = p->acc + p->block_acc.a[b];
 	uint32_t nacc = p->block_nacc.a[b];
+	/* A big function's instruction and value records are cold by now,
+	 * and an access's are far from the last one's: asked for a few
+	 * accesses ahead in the order the walk recorded them (the layout's),
+	 * which is the order renaming meets them wherever the layout is a
+	 * preorder of the dominator tree. */
+	const access *ahead_end = p->tiny ? acc : p->acc + p->nacc;
 	for (uint32_t k = 0; k < nacc; k++) {
 		const access *x = &acc[k];
+		if (x + PREFETCH_ACCESSES < ahead_end) {
+			const access *y = x + PREFETCH_ACCESSES;
+			KL_PREFETCH_WRITE(&p->f->nodes[y->inst]);
+			uint32_t v = y->value < p->f->nvalues ? y->value : 0;
+			KL_PREFETCH_WRITE(&p->f->values[v]);
+		}
 		if (x->slot == KL_NONE)
 			continue;
 		if (access_is_store(x) && !reachable) {
