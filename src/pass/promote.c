@@ -617,14 +617,23 @@ unalias_everywhere(promoter *p)
  * first walk listed, or of every instruction when that list may be
  * incomplete.
  */
+enum { PREFETCH_USERS = 8 };
+
 static void
 finish(promoter *p)
 {
 	remove_addresses(p);
 	/* Aliases are made only by renaming, which computed defs_first. */
 	if (p->made_aliases && p->defs_first) {
-		for (uint32_t k = 0; k < p->nusers; k++)
-			unalias_operands(p, p->users.a[k]);
+		/* A big function's users are cold, and apart: each is asked
+		 * for a few ahead (they are listed in layout order). */
+		const uint32_t *users = p->users.a;
+		uint32_t n = p->nusers, ahead = p->tiny ? 0 : PREFETCH_USERS;
+		for (uint32_t k = 0; k < n; k++) {
+			if (k + ahead < n)
+				KL_PREFETCH_WRITE(&p->f->insts[users[k + ahead]]);
+			unalias_operands(p, users[k]);
+		}
 	} else if (p->made_aliases) {
 		unalias_everywhere(p);
 	}
