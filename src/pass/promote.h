@@ -628,7 +628,8 @@ type_class(const kl_module *m, kl_type t)
 }
 
 /* promote_find.c */
-/* Is f in strict SSA form? (needs p->dt) */
+/* Is f in strict SSA form, with control flow the pass can read?
+ * PROMOTED, KEPT_NOT_SSA or KEPT_MALFORMED. (needs p->dt) */
 enum kept_reason promote_check_form(promoter *p);
 /* Forget the addresses of the last function (before promote_walk). */
 void promote_clear_addresses(promoter *p);
