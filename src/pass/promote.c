@@ -617,8 +617,6 @@ unalias_everywhere(promoter *p)
  * first walk listed, or of every instruction when that list may be
  * incomplete.
  */
-enum { PREFETCH_USERS = 8 };
-
 static void
 finish(promoter *p)
 {
@@ -628,7 +626,7 @@ finish(promoter *p)
 		/* A big function's users are cold, and apart: each is asked
 		 * for a few ahead (they are listed in layout order). */
 		const uint32_t *users = p->users.a;
-		uint32_t n = p->nusers, ahead = p->tiny ? 0 : PREFETCH_USERS;
+		uint32_t n = p->nusers, ahead = p->tiny ? 0 : PREFETCH_AHEAD;
 		for (uint32_t k = 0; k < n; k++) {
 			if (k + ahead < n)
 				KL_PREFETCH_WRITE(&p->f->insts[users[k + ahead]]);

@@ -92,6 +92,11 @@ typedef struct access {
 
 _Static_assert(sizeof(access) == 16, "an access is 16 bytes");
 
+/* How many records ahead the pass asks for a big function's cold ones
+ * (terminators, accesses' instructions and values, users, branches):
+ * enough for the misses to overlap (16 did no better in renaming). */
+enum { PREFETCH_AHEAD = 8 };
+
 /* An address's offset plus an immediate, as the machine adds them:
  * modulo 2^64 (the interpreter's pointers wrap too). A chain of
  * iadd_imm may pass the largest signed offset and come back into the

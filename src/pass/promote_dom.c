@@ -12,8 +12,8 @@
  * fresh memory a block; on a function of 100,000 blocks first touches of
  * fresh pages were a third of the pass's time
  * (docs/promote-performance.md). These arrays take 64 bytes a block (in
- * one region: huge pages from 1 MB on)
- * and 8 an edge, and the pass keeps them from one function to the next.
+ * one region: huge pages from 1 MB on) and 8 an edge, and the pass keeps
+ * them from one function to the next.
  *
  * The steps are the verifier's fast path's (src/verify/fastdom.c), the
  * same code for all but the first (src/analysis/seminca.c): the
@@ -29,8 +29,6 @@
  */
 #include "promote.h"
 
-enum { PREFETCH_BLOCKS = 8 };
-
 /* The successors of every block of the layout (out[b]), the layout's
  * order, and the edges into each block. */
 static void
@@ -44,9 +42,9 @@ read_successors(dom_facts *d, const kl_func *f, const kl_cfg *cfg)
 	/* Two edges a block up front: the rest as they come. */
 	uint32_t *succ = room_whole(&d->succ, 2 * (uint64_t)nb);
 	/* A big function's terminators are cache misses, one per block: the
-	 * one PREFETCH_BLOCKS blocks ahead in the layout is asked for. */
+	 * one PREFETCH_AHEAD blocks ahead in the layout is asked for. */
 	uint32_t ahead = f->first_block;
-	for (uint32_t j = 0; j < PREFETCH_BLOCKS && ahead != KL_NONE; j++)
+	for (uint32_t j = 0; j < PREFETCH_AHEAD && ahead != KL_NONE; j++)
 		ahead = f->blocks[ahead].next;
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
 		if (ahead != KL_NONE) {

@@ -205,8 +205,6 @@ record_edges(promoter *p, uint32_t b, bool zeros)
 	}
 }
 
-enum { PREFETCH_ACCESSES = 8 };
-
 static void
 rename_block(promoter *p, uint32_t b, bool reachable)
 {
@@ -225,8 +223,8 @@ rename_block(promoter *p, uint32_t b, bool reachable)
 	const access *ahead_end = p->tiny ? acc : p->acc + p->nacc;
 	for (uint32_t k = 0; k < nacc; k++) {
 		const access *x = &acc[k];
-		if (x + PREFETCH_ACCESSES < ahead_end) {
-			const access *y = x + PREFETCH_ACCESSES;
+		if (x + PREFETCH_AHEAD < ahead_end) {
+			const access *y = x + PREFETCH_AHEAD;
 			KL_PREFETCH_WRITE(&p->f->nodes[y->inst]);
 			uint32_t v = y->value < p->f->nvalues ? y->value : 0;
 			KL_PREFETCH_WRITE(&p->f->values[v]);
@@ -359,8 +357,6 @@ promote_rename_all(promoter *p)
 }
 
 /* ---- pruning and materialising the parameters ---- */
-
-enum { PREFETCH_EDGES = 8 };
 
 /*
  * Grow the pool once for the lists the survivors need: block parameter
@@ -514,8 +510,8 @@ prune(promoter *p)
 		const edge *ed = &p->edges[e];
 		/* The branches are cold by now, and far apart: asked for a
 		 * few edges ahead (a cache miss each on a big function). */
-		if (e + PREFETCH_EDGES < p->nedges)
-			KL_PREFETCH(&f->insts[ed[PREFETCH_EDGES].inst]);
+		if (e + PREFETCH_AHEAD < p->nedges)
+			KL_PREFETCH(&f->insts[ed[PREFETCH_AHEAD].inst]);
 		uint32_t n = 0, q0 = first[ed->target];
 		const uint32_t *in = p->incoming + ed->first;
 		for (uint32_t j = 0, nj = nphi[ed->target]; j < nj; j++) {
