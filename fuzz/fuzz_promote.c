@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 enum {
 	FUEL = 20000,            /* instructions per call, before */
-	AFTER_FUEL = 8 * FUEL,   /* ... and after (see above) */
+	AFTER_FUEL = RUN_AFTER_FUEL_FACTOR * FUEL, /* ... and after */
 	MAX_MEMORY = 1 << 20,    /* bytes of allocas, heap, data, registers */
 };
 
@@ -74,12 +74,6 @@ parse(const uint8_t *data, size_t size)
 	kl_parse_module((const char *)data, size, NULL, &m, &d);
 	kl_diags_free(&d);
 	return m;
-}
-
-static bool
-is_trap(const outcome *o, uint32_t trap)
-{
-	return o->o.status == KL_RUN_TRAPPED && o->o.trap == trap;
 }
 
 static void
@@ -203,7 +197,7 @@ compare(const char *what, const kl_module *m, const outcome *before,
 		for (uint32_t v = 0; v < RUN_NVEC; v++) {
 			const outcome *b = &before[s * RUN_NVEC + v];
 			const outcome *a = &after[s * RUN_NVEC + v];
-			if (!b->checked || is_trap(a, KL_TRAP_STACK_OVERFLOW) ||
+			if (!b->checked || run_over_limit(&a->o) ||
 			    run_same(&b->o, &a->o))
 				continue;
 			size_t n;
@@ -273,7 +267,7 @@ check_verified(const uint8_t *data, size_t size, kl_module *a, kl_module *c)
 	uint32_t n = kl_module_num_syms(a) * RUN_NVEC;
 	outcome *before = new_outcomes(n), *after = new_outcomes(n);
 	kl_module *probe = parse_probe(data, size);
-	run_all(probe, 2 * FUEL, after); /* an alloca added per alloca */
+	run_all(probe, RUN_PROBE_FUEL_FACTOR * FUEL, after);
 	kl_module_free(probe);
 	run_all(a, FUEL, before);
 	mark_checked(before, after, n);

@@ -50,11 +50,6 @@ static const char difftest_help[] =
 	"Ends with 'N passed, N failed' (one per file). Exit status 0 if\n"
 	"every file passed, 1 otherwise, 2 on bad usage.\n";
 
-/* A call the pass may make longer (promote adds a zero per type at the
- * top of a function) gets this many times the fuel after it, when it ran
- * out with the fuel it had before. */
-enum { AFTER_FUEL_FACTOR = 8 };
-
 static uint64_t
 times(uint64_t fuel, uint64_t k)
 {
@@ -92,9 +87,10 @@ typedef struct comparison {
  * Call s on vector v differs after the passes (*after): is there a
  * reason that is not the passes' fault? A call that ran out of fuel after
  * runs again with more; one that ran over the depth or memory limit after
- * is not compared (a pass may trade memory for registers, which share
- * the limit); one that does something else on the probe depends on object
- * ids, which a pass that removes allocas changes (runs.h).
+ * is not compared; one that does something else on the probe depends on
+ * object ids, which a pass that removes allocas changes (runs.h). The
+ * longer run and the probe are made only here: a right pass pays nothing
+ * for them.
  */
 static enum skip
 excused(comparison *c, kl_sym s, uint32_t v, const run_outcome *before,
@@ -104,20 +100,19 @@ excused(comparison *c, kl_sym s, uint32_t v, const run_outcome *before,
 	    after->trap == KL_TRAP_OUT_OF_FUEL && c->fuel) {
 		if (!c->longer.it)
 			runner_init(&c->longer, c->after,
-				    times(c->fuel, AFTER_FUEL_FACTOR), 0);
+				    times(c->fuel, RUN_AFTER_FUEL_FACTOR), 0);
 		run_call(&c->longer, s, v, after);
 		if (run_same(before, after))
 			return SAME_AFTER_ALL;
 	}
-	if (after->status == KL_RUN_TRAPPED &&
-	    after->trap == KL_TRAP_STACK_OVERFLOW)
+	if (run_over_limit(after))
 		return SKIP_LIMIT_AFTER;
 	if (!c->on_probe.it) {
 		c->probe = cli_parse(c->file, false);
 		if (!c->probe || run_make_probe(c->probe) != KL_OK)
 			return NOT_EXCUSED;
-		/* an instruction more for each alloca */
-		runner_init(&c->on_probe, c->probe, times(c->fuel, 2), 0);
+		runner_init(&c->on_probe, c->probe,
+			    times(c->fuel, RUN_PROBE_FUEL_FACTOR), 0);
 	}
 	run_call(&c->on_probe, s, v, scratch);
 	return run_same(before, scratch) ? NOT_EXCUSED : SKIP_OBJECT_IDS;

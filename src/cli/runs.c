@@ -134,6 +134,12 @@ run_finished(const run_outcome *o)
 }
 
 bool
+run_over_limit(const run_outcome *o)
+{
+	return o->status == KL_RUN_TRAPPED && o->trap == KL_TRAP_STACK_OVERFLOW;
+}
+
+bool
 run_same(const run_outcome *a, const run_outcome *b)
 {
 	if (a->status != b->status || a->nres != b->nres ||

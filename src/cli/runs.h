@@ -16,6 +16,13 @@ enum {
 	RUN_MAX_PARAMS = 16, /* functions with more are not called */
 	RUN_MAX_RES = 16,    /* results compared per call */
 	RUN_NVEC = 4,        /* argument vectors per function with parameters */
+	/* Fuel after a pass, as a multiple of the fuel before: promote
+	 * adds up to a zero per type at the top of a function, so a call
+	 * that finished before may need more after. */
+	RUN_AFTER_FUEL_FACTOR = 8,
+	/* Fuel on the probe (run_make_probe): an instruction more for each
+	 * alloca. */
+	RUN_PROBE_FUEL_FACTOR = 2,
 };
 
 /* What one call did, kept after the interpreter's next call. */
@@ -58,6 +65,11 @@ void run_call(runner *r, kl_sym s, uint32_t vec, run_outcome *o);
  * depth or memory limit, not stopped by the interpreter? Only such
  * calls say what the program does. */
 bool run_finished(const run_outcome *o);
+
+/* Did the call run over the call depth or memory limit? After a pass
+ * that is no fault of the pass: it may trade memory for registers,
+ * which share the limit. */
+bool run_over_limit(const run_outcome *o);
 
 /* The same status, results, trap, exit code and output? */
 bool run_same(const run_outcome *a, const run_outcome *b);
