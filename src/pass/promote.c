@@ -43,7 +43,8 @@
  * Most functions are small, so per-function costs matter as much:
  * scratch arrays are kept from one function to the next, dominance is
  * computed only when a slot needs it (as bit sets for a function of at
- * most 64 blocks, else as compact arrays), and the
+ * most 64 blocks, else as compact arrays, whose successor lists the
+ * first walk reads as it passes the terminators), and the
  * promoted allocas and their address arithmetic are removed from lists
  * the first walk made; the aliases loads became are resolved in the
  * users of loaded values that walk listed (a second walk only when a use
@@ -697,6 +698,7 @@ promoter_begin(promoter *p, kl_func *f, kl_pass_report *rep)
 	p->nincoming = p->nedges_in = 0;
 	p->most_block_phis = 0;
 	p->made_aliases = p->defs_first = false;
+	p->dom.have_successors = false;
 	p->calls_setjmp = false;
 	p->have_dominance = p->have_analyses = false;
 	/* Verified IR branches only at the end of its blocks: a function of

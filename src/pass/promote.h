@@ -362,6 +362,9 @@ typedef struct dom_facts {
 	 * (read off the terminators, none unplaced): renaming reads them
 	 * instead of the terminators. */
 	bool exact;
+	/* out, succ, npreds and order were read by the walk
+	 * (promote_walk), for this function only. */
+	bool have_successors;
 	/* The computation's own: the layout's order, and the depth-first
 	 * search's arrays by search number. Once the facts are computed,
 	 * these DOM_SPARE arrays of nblocks + 2 words, one after the other
@@ -373,6 +376,12 @@ typedef struct dom_facts {
 /* From the terminators of a verified function, or (cfg not NULL) from
  * the generic CFG of another. */
 void promote_dom_compute(dom_facts *d, const kl_func *f, const kl_cfg *cfg);
+/* The successors one block at a time, as the walk meets the blocks in
+ * layout order (a verified function's terminators, which the walk has
+ * just read, where the computation would read them again cold):
+ * begin, then each block of the layout, then mark them read. */
+void promote_dom_read_begin(dom_facts *d, const kl_func *f);
+void promote_dom_read_block(dom_facts *d, const kl_func *f, uint32_t b);
 enum { DOM_SPARE = 7 };
 /* The words the computation no longer needs: DOM_SPARE arrays of
  * nblocks + 2 words, in place of fresh memory for the pass's own arrays

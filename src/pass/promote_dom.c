@@ -18,8 +18,10 @@
  * The steps are the verifier's fast path's (src/verify/fastdom.c), the
  * same code for all but the first (src/analysis/seminca.c): the
  * successors of each block of the layout (off the terminators of a
- * verified function, else from the generic CFG, which the strict SSA
- * check computed), a depth-first search numbering the reachable blocks
+ * verified function -- by the pass's walk as it leaves each block, when
+ * the entry block has allocas, the terminator then in the cache, else
+ * here -- or from the generic CFG, which the strict SSA check computed),
+ * a depth-first search numbering the reachable blocks
  * in preorder, their predecessors as those numbers, the immediate
  * dominators from the semi-NCA kernel the generic tree uses too, then
  * preorder spans of the tree. The frontiers come from walking up the
@@ -29,40 +31,109 @@
  */
 #include "promote.h"
 
-/* The successors of every block of the layout (out[b]), the layout's
- * order, and the edges into each block. */
+/* The per-block arrays, carved from the region: words each, a span and
+ * a successor span being two. */
+enum { REGION_WORDS = 16 };
+
+static void
+carve(dom_facts *d, uint32_t nb)
+{
+	uint64_t per = (uint64_t)nb + 2;
+	uint32_t *at = room_whole(&d->region, REGION_WORDS * per);
+	d->span = (dom_span *)at;
+	at += 2 * per;
+	d->out = (succ_span *)at;
+	at += 2 * per;
+	/* The computation's own last: promote_dom_spare. */
+	uint32_t **one[] = { &d->idom,   &d->child,    &d->sibling,
+			     &d->npreds, &d->df_start, &d->order,
+			     &d->vertex, &d->anc,      &d->semi,
+			     &d->label,  &d->didom,    &d->pstart };
+	_Static_assert(REGION_WORDS == 4 + sizeof one / sizeof one[0],
+		       "the region holds every array");
+	_Static_assert(sizeof one / sizeof one[0] == 5 + DOM_SPARE,
+		       "the spare arrays are the last ones");
+	for (size_t k = 0; k < sizeof one / sizeof one[0]; k++, at += per)
+		*one[k] = at;
+}
+
+void
+promote_dom_read_begin(dom_facts *d, const kl_func *f)
+{
+	uint32_t nb = f->nblocks;
+	carve(d, nb);
+	memset(d->npreds, 0, (size_t)nb * sizeof *d->npreds);
+	/* Two edges a block up front: the rest as they come. */
+	room_whole(&d->succ, 2 * (uint64_t)nb);
+	d->nedges = d->nlayout = 0;
+	d->exact = true;
+	d->have_successors = false;
+}
+
+void
+promote_dom_read_block(dom_facts *d, const kl_func *f, uint32_t b)
+{
+	const uint32_t *dests = NULL;
+	uint32_t i = f->blocks[b].last;
+	uint32_t n = i != KL_NONE ? inst_dests(f, i, &dests) : 0;
+	uint32_t at = d->nedges;
+	if (KL_UNLIKELY((uint64_t)at + n > d->succ.cap))
+		kl_grow(&d->succ.a, &d->succ.cap, sizeof *d->succ.a,
+			(uint64_t)at + n);
+	uint32_t *succ = d->succ.a, *npreds = d->npreds;
+	d->order[d->nlayout++] = b;
+	d->out[b].start = at;
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t t = dest_block(&f->pool, dests[j]);
+		if (!ana_block_placed(f, t)) {
+			d->exact = false;
+			continue;
+		}
+		succ[at++] = t;
+		npreds[t]++;
+	}
+	d->out[b].n = at - d->out[b].start;
+	d->nedges = at;
+}
+
+/*
+ * The successors of every block of the layout (out[b]), the layout's
+ * order, and the edges into each block: off the terminators of a
+ * verified function (unless the walk read them, promote_walk), else from
+ * the generic CFG of another.
+ */
 static void
 read_successors(dom_facts *d, const kl_func *f, const kl_cfg *cfg)
 {
+	if (!cfg) {
+		/* A big function's terminators are cache misses, one per
+		 * block: the one PREFETCH_AHEAD blocks ahead in the layout
+		 * is asked for. */
+		promote_dom_read_begin(d, f);
+		uint32_t ahead = f->first_block;
+		for (uint32_t j = 0; j < PREFETCH_AHEAD && ahead != KL_NONE; j++)
+			ahead = f->blocks[ahead].next;
+		for (uint32_t b = f->first_block; b != KL_NONE;
+		     b = f->blocks[b].next) {
+			if (ahead != KL_NONE) {
+				uint32_t t = f->blocks[ahead].last;
+				if (t < f->ninsts)
+					KL_PREFETCH(&f->insts[t]);
+				ahead = f->blocks[ahead].next;
+			}
+			promote_dom_read_block(d, f, b);
+		}
+		return;
+	}
 	uint32_t nb = f->nblocks, at = 0, k = 0;
 	succ_span *out = d->out;
-	d->exact = !cfg;
+	d->exact = false;
 	uint32_t *order = d->order, *npreds = d->npreds;
 	memset(npreds, 0, (size_t)nb * sizeof *npreds);
-	/* Two edges a block up front: the rest as they come. */
 	uint32_t *succ = room_whole(&d->succ, 2 * (uint64_t)nb);
-	/* A big function's terminators are cache misses, one per block: the
-	 * one PREFETCH_AHEAD blocks ahead in the layout is asked for. */
-	uint32_t ahead = f->first_block;
-	for (uint32_t j = 0; j < PREFETCH_AHEAD && ahead != KL_NONE; j++)
-		ahead = f->blocks[ahead].next;
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
-		if (ahead != KL_NONE) {
-			uint32_t t = f->blocks[ahead].last;
-			if (t < f->ninsts)
-				KL_PREFETCH(&f->insts[t]);
-			ahead = f->blocks[ahead].next;
-		}
-		const uint32_t *dests = NULL;
-		const kl_cfg_edge *edges = NULL;
-		uint32_t n;
-		if (cfg) {
-			n = cfg_nsuccs(cfg, b);
-			edges = n ? cfg_edges(cfg, &cfg->succ[b]) : NULL;
-		} else {
-			uint32_t i = f->blocks[b].last;
-			n = i != KL_NONE ? inst_dests(f, i, &dests) : 0;
-		}
+		uint32_t n = cfg_nsuccs(cfg, b);
+		const kl_cfg_edge *edges = n ? cfg_edges(cfg, &cfg->succ[b]) : NULL;
 		if (KL_UNLIKELY((uint64_t)at + n > d->succ.cap)) {
 			kl_grow(&d->succ.a, &d->succ.cap, sizeof *d->succ.a,
 				(uint64_t)at + n);
@@ -71,12 +142,7 @@ read_successors(dom_facts *d, const kl_func *f, const kl_cfg *cfg)
 		order[k++] = b;
 		out[b].start = at;
 		for (uint32_t j = 0; j < n; j++) {
-			uint32_t t = cfg ? edges[j].block.id
-					 : dest_block(&f->pool, dests[j]);
-			if (!cfg && !ana_block_placed(f, t)) {
-				d->exact = false;
-				continue;
-			}
+			uint32_t t = edges[j].block.id;
 			succ[at++] = t;
 			npreds[t]++;
 		}
@@ -156,38 +222,14 @@ frontiers(dom_facts *d, uint32_t n, uint32_t nb)
 	walk_frontiers(d, n, true);
 }
 
-/* The per-block arrays, carved from the region: words each, a span and
- * a successor span being two. */
-enum { REGION_WORDS = 16 };
-
-static void
-carve(dom_facts *d, uint32_t nb)
-{
-	uint64_t per = (uint64_t)nb + 2;
-	uint32_t *at = room_whole(&d->region, REGION_WORDS * per);
-	d->span = (dom_span *)at;
-	at += 2 * per;
-	d->out = (succ_span *)at;
-	at += 2 * per;
-	/* The computation's own last: promote_dom_spare. */
-	uint32_t **one[] = { &d->idom,   &d->child,    &d->sibling,
-			     &d->npreds, &d->df_start, &d->order,
-			     &d->vertex, &d->anc,      &d->semi,
-			     &d->label,  &d->didom,    &d->pstart };
-	_Static_assert(REGION_WORDS == 4 + sizeof one / sizeof one[0],
-		       "the region holds every array");
-	_Static_assert(sizeof one / sizeof one[0] == 5 + DOM_SPARE,
-		       "the spare arrays are the last ones");
-	for (size_t k = 0; k < sizeof one / sizeof one[0]; k++, at += per)
-		*one[k] = at;
-}
-
 void
 promote_dom_compute(dom_facts *d, const kl_func *f, const kl_cfg *cfg)
 {
 	uint32_t nb = f->nblocks;
 	carve(d, nb);
-	read_successors(d, f, cfg);
+	if (cfg || !d->have_successors)
+		read_successors(d, f, cfg);
+	d->have_successors = false; /* they are this function's no more */
 	memset(d->span, 0, (size_t)nb * sizeof *d->span);
 	uint32_t n = ana_dfs_number(f->first_block, d->out, d->succ.a, d->span,
 				    d->vertex, d->anc);

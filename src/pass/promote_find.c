@@ -622,9 +622,14 @@ walk_other(promoter *p, const kl_inst_data *insts, uint8_t *mark,
  * An address derived in another block may be used in a block laid out
  * before it: then the walk gives up (false), and find_addresses and a
  * walk without defs take over.
+ *
+ * With read_succ (a big verified function: one copy of the walk of its
+ * own, so that the others' loop keeps its registers), the walk also
+ * reads the successors of each block for the dominance facts, once the
+ * entry block has shown allocas.
  */
 static KL_ALWAYS_INLINE bool
-walk(promoter *p, bool defs, bool in_range)
+walk(promoter *p, bool defs, bool in_range, bool read_succ)
 {
 	_Static_assert(ADDRESS == 1 && WALK_ACCESS == 8,
 		       "an access expects the mark (k / WALK_ACCESS) & 1");
@@ -648,6 +653,8 @@ walk(promoter *p, bool defs, bool in_range)
 	/* The walk changes no table of f: read their places once. */
 	const kl_inst_data *insts = f->insts;
 	const kl_inst_node *nodes = f->nodes;
+	bool succ = false;
+	p->dom.have_successors = false;
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
 		uint32_t nacc = (uint32_t)(acc - p->acc);
 		block_acc[b] = nacc;
@@ -677,7 +684,18 @@ walk(promoter *p, bool defs, bool in_range)
 				in_range, &users, &acc))
 			return false;
 		block_nacc[b] = (uint32_t)(acc - p->acc) - nacc;
+		/* Once the entry block has shown allocas, a big verified
+		 * function's successors are read here, each terminator
+		 * while it is in the cache. */
+		if (KL_UNLIKELY(entry)) {
+			succ = read_succ && p->nallocas;
+			if (succ)
+				promote_dom_read_begin(&p->dom, f);
+		}
+		if (succ)
+			promote_dom_read_block(&p->dom, f, b);
 	}
+	p->dom.have_successors = succ;
 	p->nusers = (uint32_t)(users - p->users.a);
 	p->nacc = (uint32_t)(acc - p->acc);
 	describe_accesses(p);
@@ -689,9 +707,11 @@ promote_walk(promoter *p, bool defs)
 {
 	/* Two copies of the walk: a verified function's operands need no
 	 * check that they are values (two fewer compares an instruction). */
-	if (p->rep && p->rep->input_verified)
-		return walk(p, defs, true);
-	return walk(p, defs, false);
+	if (!p->rep || !p->rep->input_verified)
+		return walk(p, defs, false, false);
+	if (p->tiny)
+		return walk(p, defs, true, false);
+	return walk(p, defs, true, true);
 }
 
 /* Allocas, and the iadd_imm chains that derive addresses from them, in

@@ -4,7 +4,8 @@
  * analyses, fact by fact, on random functions: from the terminators of
  * those whose branches end their blocks (as in the verified IR the pass
  * reads them off), and from the generic CFG of every one (as for
- * unverified IR, mid-block branches included). Holes, unplaced targets,
+ * unverified IR, mid-block branches included), and from successors read
+ * block by block as the pass's walk reads them. Holes, unplaced targets,
  * repeated targets, self-loops on the entry, irreducible loops and
  * unreachable blocks included. The algorithm does not care how many
  * blocks a function has, so the random functions stay below 64 blocks,
@@ -107,6 +108,17 @@ test_random_functions(void)
 			compare(&d, g.f, cfg, dt, df);
 			exact += check_destinations(&d, g.f);
 			from_terminators++;
+			/* The same, the successors read block by block as
+			 * the walk reads them; the facts take them once. */
+			promote_dom_read_begin(&d, g.f);
+			for (uint32_t b = g.f->first_block; b != KL_NONE;
+			     b = g.f->blocks[b].next)
+				promote_dom_read_block(&d, g.f, b);
+			d.have_successors = true;
+			promote_dom_compute(&d, g.f, NULL);
+			CHECK(!d.have_successors);
+			compare(&d, g.f, cfg, dt, df);
+			check_destinations(&d, g.f);
 		}
 		for (uint32_t b = 0; b < g.f->nblocks; b++) {
 			unreachable += ana_block_placed(g.f, b) &&
