@@ -137,23 +137,31 @@ give_up_from(promoter *p, uint32_t s, uint32_t first)
  * D, would reach the load avoiding D. This keeps the frontier walk of a
  * loop counter inside its own loop: without it a nest of depth d has
  * minimal SSA of size d^2.
+ *
+ * The same pass over the slot's sites starts its frontier walk: each
+ * reachable block that stores to it (but the entry, which is there
+ * already) goes on the work list, marked queued with stamp. A big
+ * function's per-block arrays are cache misses at random: its span is
+ * read once a block, here, not again to start the walk.
  */
 static uint32_t
-dominating_store(promoter *p, uint32_t s)
+dominating_store(promoter *p, uint32_t s, uint32_t stamp,
+		 uint32_t (*mark)[2], uint32_t *work, uint32_t *nwork)
 {
 	/*
 	 * One pass over the sites, reading each block's span once: a
-	 * slot's sites are in layout order, so a block's come together.
-	 * D is the reachable store block first in preorder (lowest lo);
-	 * it dominates every reachable load block when all their lo lie
-	 * in D's span.
+	 * slot's sites are in layout order, so a block's come together
+	 * (and it is queued once). D is the reachable store block first in
+	 * preorder (lowest lo); it dominates every reachable load block
+	 * when all their lo lie in D's span.
 	 */
 	const uint32_t *site = p->slot_site.a;
 	const dom_span *span = p->dom.span;
 	uint32_t lo = p->slot_start.a[s], hi = p->slot_start.a[s + 1];
-	uint32_t d = KL_NONE, prev = KL_NONE;
+	uint32_t d = KL_NONE, prev = KL_NONE, entry = p->f->first_block;
+	uint32_t n = *nwork;
 	dom_span ds = { UINT32_MAX, 0 }, sp = { 0, 0 };
-	bool d_load_first = false, load_first = false;
+	bool d_load_first = false, load_first = false, queued = false;
 	uint32_t load_lo = UINT32_MAX, load_hi = 0;
 	for (uint32_t k = lo; k < hi; k++) {
 		uint32_t b = site[k] >> 1;
@@ -162,10 +170,16 @@ dominating_store(promoter *p, uint32_t s)
 			prev = b;
 			sp = span[b];
 			load_first = !is_store;
+			queued = b == entry;
 		}
 		if (sp.lo == 0) /* not reachable */
 			continue;
 		if (is_store) {
+			if (!queued) {
+				queued = true;
+				mark[b][0] = stamp;
+				work[n++] = b;
+			}
 			if (sp.lo < ds.lo) {
 				d = b;
 				ds = sp;
@@ -176,6 +190,7 @@ dominating_store(promoter *p, uint32_t s)
 			load_hi = sp.lo > load_hi ? sp.lo : load_hi;
 		}
 	}
+	*nwork = n;
 	if (d == KL_NONE || d_load_first)
 		return KL_NONE; /* no store, or a load before the first */
 	if (load_lo != UINT32_MAX && (load_lo < ds.lo || load_hi > ds.hi))
@@ -192,24 +207,18 @@ add_candidate(promoter *p, uint32_t block, uint32_t s)
 	p->cands[p->nphis++] = (cand){ block, s };
 }
 
-/* Slot s's candidates from the frontier lists: a worklist, and per block
- * marks s + 1 ([0] queued, [1] placed; cleared per function). */
+/* Slot s's candidates from the frontier lists: a worklist (the entry and
+ * the store blocks, queued by dominating_store), and per block marks
+ * s + 1 ([0] queued, [1] placed; cleared per function). */
 static void
-place_slot_lists(promoter *p, uint32_t s, uint32_t dom, uint32_t (*mark)[2],
+place_slot_lists(promoter *p, uint32_t s, uint32_t (*mark)[2],
 		 uint32_t *work)
 {
 	uint32_t stamp = s + 1;
 	uint32_t entry = p->f->first_block, nwork = 0;
 	mark[entry][0] = stamp;
 	work[nwork++] = entry;
-	const uint32_t *site = p->slot_site.a, *ss = p->slot_start.a;
-	for (uint32_t k = ss[s]; k < ss[s + 1]; k++) {
-		uint32_t b = site[k] >> 1;
-		if (!(site[k] & 1) || mark[b][0] == stamp || !reached(p, b))
-			continue;
-		mark[b][0] = stamp;
-		work[nwork++] = b;
-	}
+	uint32_t dom = dominating_store(p, s, stamp, mark, work, &nwork);
 	const uint32_t *df = p->dom.df.a, *df_start = p->dom.df_start;
 	while (nwork) {
 		uint32_t x = work[--nwork];
@@ -320,8 +329,7 @@ place_params(promoter *p)
 		if (p->tiny)
 			place_slot_sets(p, s);
 		else
-			place_slot_lists(p, s, dominating_store(p, s), mark,
-					 work);
+			place_slot_lists(p, s, mark, work);
 	}
 
 	/* The candidates in block order, where renaming and pruning read
