@@ -286,6 +286,19 @@ $shape-$size $(echo "$k $n" | awk '{ printf "%.3f", ($2 > 0 ? $1 * 1e6 / $2 : 0)
 						printf "- %s: one function (huge) %.1f ns an instruction, many small ones %.1f ns: %.2fx (the issue asks at most 1.5x)\n",
 							z, ns["huge", z], ns["small", z], ns["huge", z] / ns["small", z]
 			}' | sort
+		# and linear growth: one shape's time per instruction from
+		# 100k to 1M (make bench-scaling goes from 10k to 4M)
+		echo "$per_inst" | awk '
+			{ split($1, w, "-"); ns[w[1], w[2]] = $2 }
+			END {
+				n = split("small huge promote", shape, " ")
+				for (k = 1; k <= n; k++) {
+					a = ns[shape[k], "100k"]; b = ns[shape[k], "1M"]
+					if (a > 0 && b > 0)
+						printf "- %s, 100k to 1M: %.1f to %.1f ns an instruction: %.2fx\n",
+							shape[k], a, b, b / a
+				}
+			}'
 	fi
 }
 
