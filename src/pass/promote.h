@@ -373,13 +373,14 @@ typedef struct dom_facts {
 	scratch region, succ, preds, df;
 } dom_facts;
 
-/* From the terminators of a verified function, or (cfg not NULL) from
- * the generic CFG of another. */
+/* From the terminators of a verified function (or the successors the
+ * walk read of them, have_successors), or (cfg not NULL) from the
+ * generic CFG of another. */
 void promote_dom_compute(dom_facts *d, const kl_func *f, const kl_cfg *cfg);
 /* The successors one block at a time, as the walk meets the blocks in
  * layout order (a verified function's terminators, which the walk has
  * just read, where the computation would read them again cold):
- * begin, then each block of the layout, then mark them read. */
+ * begin, then each block of the layout, then set have_successors. */
 void promote_dom_read_begin(dom_facts *d, const kl_func *f);
 void promote_dom_read_block(dom_facts *d, const kl_func *f, uint32_t b);
 enum { DOM_SPARE = 7 };
