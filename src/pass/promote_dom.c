@@ -70,12 +70,22 @@ promote_dom_read_begin(dom_facts *d, const kl_func *f)
 	d->have_successors = false;
 }
 
-void
-promote_dom_read_block(dom_facts *d, const kl_func *f, uint32_t b)
+/* Block b's successors, off its terminator (cfg NULL; a destination
+ * not placed in the layout is left out and makes the lists inexact) or
+ * from cfg's edges. */
+static KL_ALWAYS_INLINE void
+read_block(dom_facts *d, const kl_func *f, const kl_cfg *cfg, uint32_t b)
 {
 	const uint32_t *dests = NULL;
-	uint32_t i = f->blocks[b].last;
-	uint32_t n = i != KL_NONE ? inst_dests(f, i, &dests) : 0;
+	const kl_cfg_edge *edges = NULL;
+	uint32_t n;
+	if (cfg) {
+		n = cfg_nsuccs(cfg, b);
+		edges = n ? cfg_edges(cfg, &cfg->succ[b]) : NULL;
+	} else {
+		uint32_t i = f->blocks[b].last;
+		n = i != KL_NONE ? inst_dests(f, i, &dests) : 0;
+	}
 	uint32_t at = d->nedges;
 	if (KL_UNLIKELY((uint64_t)at + n > d->succ.cap))
 		kl_grow(&d->succ.a, &d->succ.cap, sizeof *d->succ.a,
@@ -84,8 +94,9 @@ promote_dom_read_block(dom_facts *d, const kl_func *f, uint32_t b)
 	d->order[d->nlayout++] = b;
 	d->out[b].start = at;
 	for (uint32_t j = 0; j < n; j++) {
-		uint32_t t = dest_block(&f->pool, dests[j]);
-		if (!ana_block_placed(f, t)) {
+		uint32_t t = cfg ? edges[j].block.id
+				 : dest_block(&f->pool, dests[j]);
+		if (!cfg && !ana_block_placed(f, t)) {
 			d->exact = false;
 			continue;
 		}
@@ -94,6 +105,12 @@ promote_dom_read_block(dom_facts *d, const kl_func *f, uint32_t b)
 	}
 	d->out[b].n = at - d->out[b].start;
 	d->nedges = at;
+}
+
+void
+promote_dom_read_block(dom_facts *d, const kl_func *f, uint32_t b)
+{
+	read_block(d, f, NULL, b);
 }
 
 /*
@@ -105,51 +122,22 @@ promote_dom_read_block(dom_facts *d, const kl_func *f, uint32_t b)
 static void
 read_successors(dom_facts *d, const kl_func *f, const kl_cfg *cfg)
 {
-	if (!cfg) {
-		/* A big function's terminators are cache misses, one per
-		 * block: the one PREFETCH_AHEAD blocks ahead in the layout
-		 * is asked for. */
-		promote_dom_read_begin(d, f);
-		uint32_t ahead = f->first_block;
-		for (uint32_t j = 0; j < PREFETCH_AHEAD && ahead != KL_NONE; j++)
-			ahead = f->blocks[ahead].next;
-		for (uint32_t b = f->first_block; b != KL_NONE;
-		     b = f->blocks[b].next) {
-			if (ahead != KL_NONE) {
-				uint32_t t = f->blocks[ahead].last;
-				if (t < f->ninsts)
-					KL_PREFETCH(&f->insts[t]);
-				ahead = f->blocks[ahead].next;
-			}
-			promote_dom_read_block(d, f, b);
-		}
-		return;
-	}
-	uint32_t nb = f->nblocks, at = 0, k = 0;
-	succ_span *out = d->out;
-	d->exact = false;
-	uint32_t *order = d->order, *npreds = d->npreds;
-	memset(npreds, 0, (size_t)nb * sizeof *npreds);
-	uint32_t *succ = room_whole(&d->succ, 2 * (uint64_t)nb);
+	promote_dom_read_begin(d, f);
+	d->exact = !cfg;
+	/* A big function's terminators are cache misses, one per block: the
+	 * one PREFETCH_AHEAD blocks ahead in the layout is asked for. */
+	uint32_t ahead = f->first_block;
+	for (uint32_t j = 0; !cfg && j < PREFETCH_AHEAD && ahead != KL_NONE; j++)
+		ahead = f->blocks[ahead].next;
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
-		uint32_t n = cfg_nsuccs(cfg, b);
-		const kl_cfg_edge *edges = n ? cfg_edges(cfg, &cfg->succ[b]) : NULL;
-		if (KL_UNLIKELY((uint64_t)at + n > d->succ.cap)) {
-			kl_grow(&d->succ.a, &d->succ.cap, sizeof *d->succ.a,
-				(uint64_t)at + n);
-			succ = d->succ.a;
+		if (!cfg && ahead != KL_NONE) {
+			uint32_t t = f->blocks[ahead].last;
+			if (t < f->ninsts)
+				KL_PREFETCH(&f->insts[t]);
+			ahead = f->blocks[ahead].next;
 		}
-		order[k++] = b;
-		out[b].start = at;
-		for (uint32_t j = 0; j < n; j++) {
-			uint32_t t = edges[j].block.id;
-			succ[at++] = t;
-			npreds[t]++;
-		}
-		out[b].n = at - out[b].start;
+		read_block(d, f, cfg, b);
 	}
-	d->nedges = at;
-	d->nlayout = k;
 }
 
 /* The tree in block numbers: idom, and children in layout order. */

@@ -653,8 +653,7 @@ walk(promoter *p, bool defs, bool in_range, bool read_succ)
 	/* The walk changes no table of f: read their places once. */
 	const kl_inst_data *insts = f->insts;
 	const kl_inst_node *nodes = f->nodes;
-	bool succ = false;
-	p->dom.have_successors = false;
+	bool succ = false; /* have_successors stays false if this gives up */
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
 		uint32_t nacc = (uint32_t)(acc - p->acc);
 		block_acc[b] = nacc;
