@@ -168,6 +168,17 @@ typedef struct slot {
 	uint32_t alloca;
 } slot;
 
+/*
+ * A big function with few slots places them all at once (promote.c,
+ * place_all_sets), with bit sets of slots per block: those placed there
+ * (its candidates) and those queued there (stored there, or placed and
+ * sent on to its frontier).
+ */
+enum { SET_WORDS = 2, SET_SLOTS = 64 * SET_WORDS };
+typedef struct block_set {
+	uint64_t placed[SET_WORDS], queued[SET_WORDS];
+} block_set;
+
 /* A candidate parameter as placement finds it. */
 typedef struct cand {
 	uint32_t block, slot;
@@ -437,6 +448,12 @@ typedef struct promoter {
 	cand *cands;           /* candidates as placement makes them, slot
 				* by slot */
 	uint32_t cands_cap;
+	block_set *bsets;      /* per block: placement of few slots at once */
+	uint32_t bsets_cap;
+	/* A big function with at most this many slots places them at once:
+	 * SET_SLOTS (a unit test sets 0 to compare with slot by slot). */
+	uint32_t most_set_slots;
+	scratch work_map;      /* its work list: a bit a block */
 	/* The candidates sorted by block, an array per field (each phase
 	 * reads one of them at random: dense, it stays in the cache): the
 	 * block, the slot, and the number once it survives pruning. */

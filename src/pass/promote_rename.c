@@ -334,17 +334,22 @@ promote_rename_all(promoter *p)
 		      (uint64_t)p->nacc + p->nphis + 1);
 	reserve_fresh(&p->fixups, &p->fixups_cap, sizeof *p->fixups,
 		      2 * (uint64_t)p->nacc + 1);
-	/* Placement's candidates and slot sites are dead now that the
-	 * candidates are sorted: their memory can hold the edges and the
-	 * incoming arguments until pruning is done (on huge-1M, 4 MB less
-	 * fresh memory). */
+	/* Placement's candidates (or bit sets) and slot sites are dead now
+	 * that the candidates are sorted: their memory can hold the edges
+	 * and the incoming arguments until pruning is done (on huge-1M, 4
+	 * MB less fresh memory). */
 	borrow_or_reserve(&p->edges, &p->edges_cap, sizeof *p->edges,
 			  p->nedges_in + 1, p->slot_site.a,
 			  (size_t)p->slot_site.cap * sizeof *p->slot_site.a,
 			  &p->edges_loan);
+	void *lender = p->cands;
+	size_t lender_bytes = (size_t)p->cands_cap * sizeof *p->cands;
+	if ((size_t)p->bsets_cap * sizeof *p->bsets > lender_bytes) {
+		lender = p->bsets;
+		lender_bytes = (size_t)p->bsets_cap * sizeof *p->bsets;
+	}
 	borrow_or_reserve(&p->incoming, &p->incoming_cap, sizeof *p->incoming,
-			  p->nincoming + 1, p->cands,
-			  (size_t)p->cands_cap * sizeof *p->cands,
+			  p->nincoming + 1, lender, lender_bytes,
 			  &p->incoming_loan);
 	memset(cur, 0xff, ((size_t)p->nslots + 1) * sizeof *cur);
 	if (p->tiny)

@@ -1,0 +1,223 @@
+/*
+ * test_promote_place.c -- the promote pass's two ways of placing the
+ * candidate parameters of a big function must agree: all slots at once
+ * as bit sets per block (at most SET_SLOTS slots), and slot by slot with
+ * marks per block. Random functions with loads and stores of many slots
+ * in random control flow (loops, irreducible ones, unreachable blocks)
+ * are promoted both ways and the printed results compared byte for byte;
+ * the result must verify. Slots the entry stores first, loads first or
+ * leaves alone, split allocas and escaping ones make the dominating-store
+ * test take each of its answers. Unverified input takes the big
+ * functions' path at any size, so small functions are compared too.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/pass/promote.h"
+#include "rgraph.h"
+#include "unit.h"
+
+enum { MAX_BLOCKS = 220, MAX_ALLOCAS = 100 };
+
+typedef struct slot_ref {
+	kl_value addr;
+	int32_t offset;
+	kl_type type;
+} slot_ref;
+
+/* An access of a random slot at b's place. */
+static void
+random_access(kl_builder *b, rng *r, const slot_ref *slots, uint32_t n,
+	      bool store)
+{
+	const slot_ref *s = &slots[rng_next(r, n)];
+	if (store) {
+		kl_value v = kl_build_iconst(b, s->type, rng_next(r, 100));
+		kl_build_store(b, KL_OP_STORE, v, s->addr, s->offset);
+	} else {
+		kl_build_load(b, KL_OP_LOAD, s->type, s->addr, s->offset);
+	}
+}
+
+/* A random non-entry block to branch to. */
+static kl_block_call
+random_dest(rng *r, const kl_block *blocks, uint32_t nb)
+{
+	return (kl_block_call){ blocks[1 + rng_next(r, nb - 1)], NULL, 0 };
+}
+
+/* The same function for the same seed: %f(i32) -> i32 in m. */
+static kl_func *
+random_function(kl_module *m, uint64_t seed)
+{
+	rng r = { seed };
+	kl_type i32 = KL_TYPE_I32;
+	kl_signature sig = { &i32, &i32, 1, 1, false };
+	kl_func *f = NULL;
+	CHECK_EQ_INT(kl_module_add_func(m, "f", 1, &sig, &f), KL_OK);
+	uint32_t nb = 2 + rng_next(&r, MAX_BLOCKS - 1);
+	kl_block blocks[MAX_BLOCKS];
+	for (uint32_t k = 0; k < nb; k++) {
+		blocks[k] = kl_func_new_block(f);
+		kl_func_append_block(f, blocks[k]);
+	}
+	kl_value param = kl_block_append_param(f, blocks[0], KL_TYPE_I32);
+	kl_builder b;
+	kl_builder_init(&b, f);
+	kl_builder_at_end(&b, blocks[0]);
+
+	/* Allocas of one i64 slot, of two i32 slots, or of one i32 slot;
+	 * now and then one escapes. */
+	uint32_t na = 1 + rng_next(&r, MAX_ALLOCAS), ns = 0;
+	slot_ref slots[2 * MAX_ALLOCAS];
+	for (uint32_t a = 0; a < na; a++) {
+		kl_value addr = kl_build_alloca(&b, 8, 8);
+		switch (rng_next(&r, 3)) {
+		case 0:
+			slots[ns++] = (slot_ref){ addr, 0, KL_TYPE_I64 };
+			break;
+		case 1:
+			slots[ns++] = (slot_ref){ addr, 4, KL_TYPE_I32 };
+			/* fall through */
+		default:
+			slots[ns++] = (slot_ref){ addr, 0, KL_TYPE_I32 };
+			break;
+		}
+		if (rng_next(&r, 25) == 0)
+			kl_build_binary(&b, KL_OP_IADD, addr, addr);
+	}
+	/* The last few slots are a block's own, as a loop counter is: its
+	 * store first, then loads and stores (its dominating store is
+	 * that block's, which keeps the frontier walk in its subtree). */
+	uint32_t nlocal = rng_next(&r, ns < 8 ? ns + 1 : 8), shared = ns - nlocal;
+	uint32_t owner[8];
+	for (uint32_t k = 0; k < nlocal; k++)
+		owner[k] = rng_next(&r, nb);
+	/* The entry stores most shared slots first, loads some first, and
+	 * leaves others to the blocks. */
+	for (uint32_t s = 0; s < shared; s++) {
+		uint32_t what = rng_next(&r, 8);
+		if (what < 2)
+			random_access(&b, &r, &slots[s], 1, false);
+		if (what < 6)
+			random_access(&b, &r, &slots[s], 1, true);
+	}
+	for (uint32_t k = 0; k < nb; k++) {
+		kl_builder_at_end(&b, blocks[k]);
+		for (uint32_t j = 0; j < nlocal; j++) {
+			if (owner[j] != k)
+				continue;
+			random_access(&b, &r, &slots[shared + j], 1, true);
+			random_access(&b, &r, &slots[shared + j], 1, false);
+		}
+		for (uint32_t n = shared ? rng_next(&r, 7) : 0; n > 0; n--)
+			random_access(&b, &r, slots, shared, rng_next(&r, 2));
+		uint32_t t = rng_next(&r, 10);
+		if (t < 2) {
+			kl_value v = kl_build_iconst(&b, KL_TYPE_I32, 0);
+			kl_build_return(&b, &v, 1);
+		} else if (t < 5) {
+			kl_build_jump(&b, random_dest(&r, blocks, nb));
+		} else {
+			kl_build_brif(&b, param, random_dest(&r, blocks, nb),
+				      random_dest(&r, blocks, nb));
+		}
+	}
+	CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
+	return f;
+}
+
+/* A report whose promoter places slot by slot (most_set_slots 0). */
+static void
+report_slot_by_slot(kl_pass_report *rep, kl_module *m)
+{
+	kl_type i32 = KL_TYPE_I32;
+	kl_signature sig = { &i32, &i32, 1, 1, false };
+	kl_func *f = NULL;
+	CHECK_EQ_INT(kl_module_add_func(m, "first", 5, &sig, &f), KL_OK);
+	kl_block entry = kl_func_new_block(f);
+	kl_func_append_block(f, entry);
+	kl_value p = kl_block_append_param(f, entry, KL_TYPE_I32);
+	kl_builder b;
+	kl_builder_init(&b, f);
+	kl_builder_at_end(&b, entry);
+	kl_build_return(&b, &p, 1);
+	kl_promote_func(f, rep); /* makes the promoter */
+	promoter *state = rep->state;
+	CHECK(state != NULL);
+	if (state)
+		state->most_set_slots = 0;
+}
+
+/* Both ways on the function of each seed; how many of them had a big
+ * function's placement with at most SET_SLOTS slots. */
+static uint32_t
+compare_seeds(uint64_t from, uint32_t n, bool verified)
+{
+	kl_pass_report at_once = { 0 }, by_slot = { 0 };
+	at_once.input_verified = by_slot.input_verified = verified;
+	kl_module *warm = kl_module_new();
+	report_slot_by_slot(&by_slot, warm);
+	kl_buf x = { 0 }, y = { 0 };
+	uint32_t compared = 0;
+	for (uint64_t seed = from; seed < from + n; seed++) {
+		kl_module *ma = kl_module_new(), *mb = kl_module_new();
+		kl_func *fa = random_function(ma, seed);
+		kl_func *fb = random_function(mb, seed);
+		CHECK_EQ_INT(kl_promote_func(fa, &at_once), KL_OK);
+		CHECK_EQ_INT(kl_promote_func(fb, &by_slot), KL_OK);
+		kl_buf_reset(&x);
+		kl_buf_reset(&y);
+		kl_print_func(fa, NULL, &x);
+		kl_print_func(fb, NULL, &y);
+		kl_buf_putc(&x, '\0');
+		kl_buf_putc(&y, '\0');
+		if (strcmp(x.data, y.data) != 0) {
+			fprintf(stderr, "seed %llu (verified %d):\n",
+				(unsigned long long)seed, verified);
+			CHECK_EQ_STR(x.data, y.data);
+		}
+		/* The same candidates, dead ones included (pruning would
+		 * hide extra ones in the output). */
+		const promoter *pa = at_once.state, *pb = by_slot.state;
+		CHECK_EQ_INT(pa->nphis, pb->nphis);
+		kl_diags d = { 0 };
+		CHECK_EQ_INT(kl_verify_func(fa, NULL, &d), KL_OK);
+		kl_diags_free(&d);
+		promoter *p = at_once.state;
+		compared += !p->tiny && p->nslots > 0 &&
+			    p->nslots <= SET_SLOTS;
+		kl_module_free(ma);
+		kl_module_free(mb);
+	}
+	CHECK_EQ_INT(kl_pass_report_get(&at_once, "params"),
+		     kl_pass_report_get(&by_slot, "params"));
+	kl_buf_free(&x);
+	kl_buf_free(&y);
+	kl_pass_report_free(&at_once);
+	kl_pass_report_free(&by_slot);
+	kl_module_free(warm);
+	return compared;
+}
+
+static void
+test_verified_functions_place_alike(void)
+{
+	/* Most of them have more than 64 blocks, and at most SET_SLOTS
+	 * slots. */
+	CHECK(compare_seeds(1, 300, true) > 180);
+}
+
+static void
+test_unverified_functions_place_alike(void)
+{
+	CHECK(compare_seeds(1000, 300, false) > 200);
+}
+
+int
+main(void)
+{
+	UNIT_RUN(test_verified_functions_place_alike);
+	UNIT_RUN(test_unverified_functions_place_alike);
+	return unit_report("promote_place");
+}
