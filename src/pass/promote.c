@@ -17,7 +17,8 @@
  *    overlap.
  * 2. For each slot, candidate parameters on the iterated dominance
  *    frontier of the entry block and the reachable blocks that store to it
- *    (Cytron et al. 1991): minimal SSA.
+ *    (Cytron et al. 1991): minimal SSA. A big function with few slots
+ *    places them all at once, with bit sets of slots per block.
  * 3. Rename along the dominator tree in preorder, with an undo log instead
  *    of per-slot stacks: stores set the slot's current value and
  *    disappear, loads become that value (an alias, or the minimal
