@@ -8,7 +8,9 @@
  * the result must verify. Slots the entry stores first, loads first or
  * leaves alone, split allocas and escaping ones make the dominating-store
  * test take each of its answers. Unverified input takes the big
- * functions' path at any size, so small functions are compared too.
+ * functions' path at any size, so small functions are compared too. And
+ * a function whose slots need more candidates than the budget allows
+ * must be placed slot by slot either way, keeping what does not fit.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +129,50 @@ random_function(kl_module *m, uint64_t seed)
 	return f;
 }
 
+/*
+ * Past the budget with few slots: SET_SLOTS slots, each stored in
+ * blocks all over a random control-flow graph, so that
+ * nearly every block is on the iterated frontier of every slot, with few
+ * instructions a block (the budget is 16 candidates an instruction and a
+ * block, and 4096). Placing at once must then give way to slot by slot,
+ * which keeps the allocas it cannot afford.
+ */
+static kl_func *
+dense_function(kl_module *m, uint64_t seed)
+{
+	rng r = { seed };
+	kl_type i32 = KL_TYPE_I32;
+	kl_signature sig = { &i32, &i32, 1, 1, false };
+	kl_func *f = NULL;
+	CHECK_EQ_INT(kl_module_add_func(m, "f", 1, &sig, &f), KL_OK);
+	enum { NB = 1000 };
+	kl_block blocks[NB];
+	for (uint32_t k = 0; k < NB; k++) {
+		blocks[k] = kl_func_new_block(f);
+		kl_func_append_block(f, blocks[k]);
+	}
+	kl_value param = kl_block_append_param(f, blocks[0], KL_TYPE_I32);
+	kl_builder b;
+	kl_builder_init(&b, f);
+	kl_builder_at_end(&b, blocks[0]);
+	slot_ref slots[SET_SLOTS];
+	for (uint32_t s = 0; s < SET_SLOTS; s++)
+		slots[s] = (slot_ref){ kl_build_alloca(&b, 4, 4), 0,
+				       KL_TYPE_I32 };
+	/* Loaded before any store: no store dominates the loads. */
+	for (uint32_t s = 0; s < SET_SLOTS; s++)
+		random_access(&b, &r, &slots[s], 1, false);
+	for (uint32_t k = 0; k < NB; k++) {
+		kl_builder_at_end(&b, blocks[k]);
+		kl_build_store(&b, KL_OP_STORE, param, slots[k % SET_SLOTS].addr,
+			       0);
+		kl_build_brif(&b, param, random_dest(&r, blocks, NB),
+			      random_dest(&r, blocks, NB));
+	}
+	CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
+	return f;
+}
+
 /* A report whose promoter places slot by slot (most_set_slots 0). */
 static void
 report_slot_by_slot(kl_pass_report *rep, kl_module *m)
@@ -152,7 +198,8 @@ report_slot_by_slot(kl_pass_report *rep, kl_module *m)
 /* Both ways on the function of each seed; how many of them had a big
  * function's placement with at most SET_SLOTS slots. */
 static uint32_t
-compare_seeds(uint64_t from, uint32_t n, bool verified)
+compare_seeds(kl_func *(*build)(kl_module *, uint64_t), uint64_t from,
+	      uint32_t n, bool verified, kl_pass_report *report)
 {
 	kl_pass_report at_once = { 0 }, by_slot = { 0 };
 	at_once.input_verified = by_slot.input_verified = verified;
@@ -162,8 +209,8 @@ compare_seeds(uint64_t from, uint32_t n, bool verified)
 	uint32_t compared = 0;
 	for (uint64_t seed = from; seed < from + n; seed++) {
 		kl_module *ma = kl_module_new(), *mb = kl_module_new();
-		kl_func *fa = random_function(ma, seed);
-		kl_func *fb = random_function(mb, seed);
+		kl_func *fa = build(ma, seed);
+		kl_func *fb = build(mb, seed);
 		CHECK_EQ_INT(kl_promote_func(fa, &at_once), KL_OK);
 		CHECK_EQ_INT(kl_promote_func(fb, &by_slot), KL_OK);
 		kl_buf_reset(&x);
@@ -194,7 +241,10 @@ compare_seeds(uint64_t from, uint32_t n, bool verified)
 		     kl_pass_report_get(&by_slot, "params"));
 	kl_buf_free(&x);
 	kl_buf_free(&y);
-	kl_pass_report_free(&at_once);
+	if (report)
+		*report = at_once;
+	else
+		kl_pass_report_free(&at_once);
 	kl_pass_report_free(&by_slot);
 	kl_module_free(warm);
 	return compared;
@@ -205,13 +255,23 @@ test_verified_functions_place_alike(void)
 {
 	/* Most of them have more than 64 blocks, and at most SET_SLOTS
 	 * slots. */
-	CHECK(compare_seeds(1, 300, true) > 180);
+	CHECK(compare_seeds(random_function, 1, 300, true, NULL) > 180);
 }
 
 static void
 test_unverified_functions_place_alike(void)
 {
-	CHECK(compare_seeds(1000, 300, false) > 200);
+	CHECK(compare_seeds(random_function, 1000, 300, false, NULL) > 200);
+}
+
+static void
+test_past_the_budget_places_alike(void)
+{
+	kl_pass_report rep;
+	compare_seeds(dense_function, 1, 4, true, &rep);
+	CHECK(kl_pass_report_get(&rep, "kept") > 0);
+	CHECK(kl_pass_report_get(&rep, "promoted") > 0);
+	kl_pass_report_free(&rep);
 }
 
 int
@@ -219,5 +279,6 @@ main(void)
 {
 	UNIT_RUN(test_verified_functions_place_alike);
 	UNIT_RUN(test_unverified_functions_place_alike);
+	UNIT_RUN(test_past_the_budget_places_alike);
 	return unit_report("promote_place");
 }
