@@ -292,7 +292,18 @@ describe_accesses(promoter *p)
 	alloca_info *allocas = p->allocas;
 	access *acc = p->acc;
 	uint32_t nacc = p->nacc;
+	/* A big function's instructions are out of the cache again by now
+	 * (the walk has read the rest of the function since), and its
+	 * values too: asked for ahead, each instruction twice as far as
+	 * the value it names (read off the instruction, there by then). */
+	uint32_t ahead_end = p->tiny ? 0 : nacc;
 	for (uint32_t k = 0; k < nacc; k++) {
+		if (k + 2 * PREFETCH_AHEAD < ahead_end)
+			KL_PREFETCH(&insts[acc[k + 2 * PREFETCH_AHEAD].inst]);
+		if (k + PREFETCH_AHEAD < ahead_end) {
+			uint32_t w = insts[acc[k + PREFETCH_AHEAD].inst].w[0];
+			KL_PREFETCH(&f->values[w < f->nvalues ? w : 0]);
+		}
 		access *a = &acc[k];
 		uint32_t i = a->inst;
 		const kl_inst_data *d = &insts[i];
