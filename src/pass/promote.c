@@ -351,22 +351,30 @@ sets_start(promoter *p, block_set *bs, uint64_t *work_map,
 				      { UINT32_MAX, 0 }, false, UINT32_MAX, 0 };
 	}
 	work_map[entry >> 6] |= word_bit(entry);
+	_Static_assert(SET_WORDS == 2, "the sweep keeps two words of slots");
+	uint64_t open0 = open[0], open1 = open[1];
 	for (uint32_t b = entry; b != KL_NONE; b = f->blocks[b].next) {
 		dom_span sp = span[b];
 		if (sp.lo == 0) /* not reachable */
 			continue;
-		uint64_t stores[SET_WORDS] = { 0 };
+		/* The block's stores in two words of registers, not an
+		 * array, which the compiler keeps in memory: each access
+		 * would wait for the last one's store to it. */
+		uint64_t stores0 = 0, stores1 = 0;
 		const access *x = p->acc + block_acc[b];
 		for (uint32_t k = block_nacc[b]; k > 0; k--, x++) {
 			uint32_t s = x->slot;
 			if (s == KL_NONE)
 				continue;
-			/* Without a branch on load or store: they come in
-			 * no order a predictor learns. */
-			unsigned is_store = access_is_store(x);
-			stores[s >> 6] |= (uint64_t)is_store << (s & 63);
-			if (!has_slot(open, s))
+			/* Without a branch on load or store, or on the word:
+			 * they come in no order a predictor learns. */
+			uint64_t bit = (uint64_t)access_is_store(x) << (s & 63);
+			uint64_t high = -(uint64_t)(s >> 6); /* s < 128 */
+			stores0 |= bit & ~high;
+			stores1 |= bit & high;
+			if (!(((s >> 6 ? open1 : open0) >> (s & 63)) & 1))
 				continue;
+			unsigned is_store = access_is_store(x);
 			slot_sweep *w = &sw[s];
 			bool first = w->last != b;
 			w->last = b;
@@ -381,9 +389,9 @@ sets_start(promoter *p, block_set *bs, uint64_t *work_map,
 				w->d_load_first = w->load_first;
 			}
 		}
-		if (b != entry && !set_empty(stores)) {
-			for (unsigned k = 0; k < SET_WORDS; k++)
-				bs[b].queued[k] = stores[k];
+		if (b != entry && (stores0 | stores1)) {
+			bs[b].queued[0] = stores0;
+			bs[b].queued[1] = stores1;
 			work_map[b >> 6] |= word_bit(b);
 		}
 	}
