@@ -48,25 +48,36 @@ random_dest(rng *r, const kl_block *blocks, uint32_t nb)
 	return (kl_block_call){ blocks[1 + rng_next(r, nb - 1)], NULL, 0 };
 }
 
+/* %f(i32) -> i32 in m with nb blocks in layout order, its parameter in
+ * *param and b at the end of its entry block. */
+static kl_func *
+new_function(kl_module *m, uint32_t nb, kl_block *blocks, kl_value *param,
+	     kl_builder *b)
+{
+	kl_type i32 = KL_TYPE_I32;
+	kl_signature sig = { &i32, &i32, 1, 1, false };
+	kl_func *f = NULL;
+	CHECK_EQ_INT(kl_module_add_func(m, "f", 1, &sig, &f), KL_OK);
+	for (uint32_t k = 0; k < nb; k++) {
+		blocks[k] = kl_func_new_block(f);
+		kl_func_append_block(f, blocks[k]);
+	}
+	*param = kl_block_append_param(f, blocks[0], KL_TYPE_I32);
+	kl_builder_init(b, f);
+	kl_builder_at_end(b, blocks[0]);
+	return f;
+}
+
 /* The same function for the same seed: %f(i32) -> i32 in m. */
 static kl_func *
 random_function(kl_module *m, uint64_t seed)
 {
 	rng r = { seed };
-	kl_type i32 = KL_TYPE_I32;
-	kl_signature sig = { &i32, &i32, 1, 1, false };
-	kl_func *f = NULL;
-	CHECK_EQ_INT(kl_module_add_func(m, "f", 1, &sig, &f), KL_OK);
 	uint32_t nb = 2 + rng_next(&r, MAX_BLOCKS - 1);
 	kl_block blocks[MAX_BLOCKS];
-	for (uint32_t k = 0; k < nb; k++) {
-		blocks[k] = kl_func_new_block(f);
-		kl_func_append_block(f, blocks[k]);
-	}
-	kl_value param = kl_block_append_param(f, blocks[0], KL_TYPE_I32);
+	kl_value param;
 	kl_builder b;
-	kl_builder_init(&b, f);
-	kl_builder_at_end(&b, blocks[0]);
+	kl_func *f = new_function(m, nb, blocks, &param, &b);
 
 	/* Allocas of one i64 slot, of two i32 slots, or of one i32 slot;
 	 * now and then one escapes. */
@@ -141,20 +152,11 @@ static kl_func *
 dense_function(kl_module *m, uint64_t seed)
 {
 	rng r = { seed };
-	kl_type i32 = KL_TYPE_I32;
-	kl_signature sig = { &i32, &i32, 1, 1, false };
-	kl_func *f = NULL;
-	CHECK_EQ_INT(kl_module_add_func(m, "f", 1, &sig, &f), KL_OK);
 	enum { NB = 1000 };
 	kl_block blocks[NB];
-	for (uint32_t k = 0; k < NB; k++) {
-		blocks[k] = kl_func_new_block(f);
-		kl_func_append_block(f, blocks[k]);
-	}
-	kl_value param = kl_block_append_param(f, blocks[0], KL_TYPE_I32);
+	kl_value param;
 	kl_builder b;
-	kl_builder_init(&b, f);
-	kl_builder_at_end(&b, blocks[0]);
+	kl_func *f = new_function(m, NB, blocks, &param, &b);
 	slot_ref slots[SET_SLOTS];
 	for (uint32_t s = 0; s < SET_SLOTS; s++)
 		slots[s] = (slot_ref){ kl_build_alloca(&b, 4, 4), 0,
@@ -177,16 +179,10 @@ dense_function(kl_module *m, uint64_t seed)
 static void
 report_slot_by_slot(kl_pass_report *rep, kl_module *m)
 {
-	kl_type i32 = KL_TYPE_I32;
-	kl_signature sig = { &i32, &i32, 1, 1, false };
-	kl_func *f = NULL;
-	CHECK_EQ_INT(kl_module_add_func(m, "first", 5, &sig, &f), KL_OK);
-	kl_block entry = kl_func_new_block(f);
-	kl_func_append_block(f, entry);
-	kl_value p = kl_block_append_param(f, entry, KL_TYPE_I32);
+	kl_block entry;
+	kl_value p;
 	kl_builder b;
-	kl_builder_init(&b, f);
-	kl_builder_at_end(&b, entry);
+	kl_func *f = new_function(m, 1, &entry, &p, &b);
 	kl_build_return(&b, &p, 1);
 	kl_promote_func(f, rep); /* makes the promoter */
 	promoter *state = rep->state;
