@@ -493,7 +493,9 @@ place_all_sets(promoter *p, uint64_t budget, uint32_t *cnt)
 				    kl_popcount64(bs[b].placed[1]));
 		total += cnt[b];
 	}
-	if (total > budget)
+	/* (Past what a count holds only with some 2^28 blocks: over budget
+	 * all the same.) */
+	if (total > budget || total > UINT32_MAX - 1)
 		return false;
 	p->nphis = (uint32_t)total;
 	return true;

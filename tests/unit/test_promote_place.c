@@ -4,10 +4,13 @@
  * as bit sets per block (at most SET_SLOTS slots), and slot by slot with
  * marks per block. Random functions with loads and stores of many slots
  * in random control flow (loops, irreducible ones, unreachable blocks)
- * are promoted both ways and the printed results compared byte for byte;
- * the result must verify. Slots the entry stores first, loads first or
- * leaves alone, split allocas and escaping ones make the dominating-store
- * test take each of its answers. Unverified input takes the big
+ * are promoted both ways; the candidates (block and slot, in order) and
+ * the printed results are compared, and the result must verify. The
+ * blocks are numbered in a random order with holes, so that the entry
+ * is rarely block 0 and the layout is not the numbers' order. Slots the
+ * entry stores first, loads first or leaves alone, split allocas and
+ * escaping ones make the dominating-store test take each of its
+ * answers. Unverified input takes the big
  * functions' path at any size, so small functions are compared too. And
  * a function whose slots need more candidates than the budget allows
  * must be placed slot by slot either way, keeping what does not fit.
@@ -48,20 +51,36 @@ random_dest(rng *r, const kl_block *blocks, uint32_t nb)
 	return (kl_block_call){ blocks[1 + rng_next(r, nb - 1)], NULL, 0 };
 }
 
-/* %f(i32) -> i32 in m with nb blocks in layout order, its parameter in
- * *param and b at the end of its entry block. */
+/*
+ * %f(i32) -> i32 in m with nb blocks, blocks[k] the k-th of the layout,
+ * its parameter in *param and b at the end of its entry block. The
+ * blocks are numbered in a random order, with a few numbers left out of
+ * the layout (holes): the entry is rarely block 0, and the layout's order
+ * is not the numbers' (r NULL: in order, no holes).
+ */
 static kl_func *
-new_function(kl_module *m, uint32_t nb, kl_block *blocks, kl_value *param,
-	     kl_builder *b)
+new_function(kl_module *m, rng *r, uint32_t nb, kl_block *blocks,
+	     kl_value *param, kl_builder *b)
 {
 	kl_type i32 = KL_TYPE_I32;
 	kl_signature sig = { &i32, &i32, 1, 1, false };
 	kl_func *f = NULL;
 	CHECK_EQ_INT(kl_module_add_func(m, "f", 1, &sig, &f), KL_OK);
+	uint32_t holes = r ? rng_next(r, 4) : 0, n = nb + holes;
+	kl_block *all = malloc(n * sizeof *all);
+	for (uint32_t k = 0; k < n; k++)
+		all[k] = kl_func_new_block(f);
+	for (uint32_t k = n; r && k > 1; k--) { /* shuffled */
+		uint32_t j = rng_next(r, k);
+		kl_block t = all[k - 1];
+		all[k - 1] = all[j];
+		all[j] = t;
+	}
 	for (uint32_t k = 0; k < nb; k++) {
-		blocks[k] = kl_func_new_block(f);
+		blocks[k] = all[k];
 		kl_func_append_block(f, blocks[k]);
 	}
+	free(all);
 	*param = kl_block_append_param(f, blocks[0], KL_TYPE_I32);
 	kl_builder_init(b, f);
 	kl_builder_at_end(b, blocks[0]);
@@ -77,7 +96,7 @@ random_function(kl_module *m, uint64_t seed)
 	kl_block blocks[MAX_BLOCKS];
 	kl_value param;
 	kl_builder b;
-	kl_func *f = new_function(m, nb, blocks, &param, &b);
+	kl_func *f = new_function(m, &r, nb, blocks, &param, &b);
 
 	/* Allocas of one i64 slot, of two i32 slots, or of one i32 slot;
 	 * now and then one escapes. */
@@ -156,7 +175,7 @@ dense_function(kl_module *m, uint64_t seed)
 	kl_block blocks[NB];
 	kl_value param;
 	kl_builder b;
-	kl_func *f = new_function(m, NB, blocks, &param, &b);
+	kl_func *f = new_function(m, &r, NB, blocks, &param, &b);
 	slot_ref slots[SET_SLOTS];
 	for (uint32_t s = 0; s < SET_SLOTS; s++)
 		slots[s] = (slot_ref){ kl_build_alloca(&b, 4, 4), 0,
@@ -182,7 +201,7 @@ report_slot_by_slot(kl_pass_report *rep, kl_module *m)
 	kl_block entry;
 	kl_value p;
 	kl_builder b;
-	kl_func *f = new_function(m, 1, &entry, &p, &b);
+	kl_func *f = new_function(m, NULL, 1, &entry, &p, &b);
 	kl_build_return(&b, &p, 1);
 	kl_promote_func(f, rep); /* makes the promoter */
 	promoter *state = rep->state;
@@ -220,10 +239,15 @@ compare_seeds(kl_func *(*build)(kl_module *, uint64_t), uint64_t from,
 				(unsigned long long)seed, verified);
 			CHECK_EQ_STR(x.data, y.data);
 		}
-		/* The same candidates, dead ones included (pruning would
-		 * hide extra ones in the output). */
+		/* The same candidates in the same order, dead ones included
+		 * (pruning would hide extra ones in the output). */
 		const promoter *pa = at_once.state, *pb = by_slot.state;
 		CHECK_EQ_INT(pa->nphis, pb->nphis);
+		if (pa->nphis == pb->nphis && pa->nphis) {
+			size_t bytes = pa->nphis * sizeof(uint32_t);
+			CHECK(memcmp(pa->phi_block.a, pb->phi_block.a, bytes) == 0);
+			CHECK(memcmp(pa->phi_slot.a, pb->phi_slot.a, bytes) == 0);
+		}
 		kl_diags d = { 0 };
 		CHECK_EQ_INT(kl_verify_func(fa, NULL, &d), KL_OK);
 		kl_diags_free(&d);
