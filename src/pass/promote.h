@@ -454,6 +454,7 @@ typedef struct promoter {
 	 * SET_SLOTS (a unit test sets 0 to compare with slot by slot). */
 	uint32_t most_set_slots;
 	scratch work_map;      /* its work list: a bit a block */
+	uint64_t set_steps;    /* the last one's steps (a test reads them) */
 	/* The candidates sorted by block, an array per field (each phase
 	 * reads one of them at random: dense, it stays in the cache): the
 	 * block, the slot, and the number once it survives pruning. */

@@ -194,6 +194,81 @@ dense_function(kl_module *m, uint64_t seed)
 	return f;
 }
 
+/*
+ * A loop nest `depth` deep (header, latch and exit a loop, laid out
+ * outermost first) with one slot, which the innermost latch stores and
+ * the outermost exit loads: its value flows out through every header,
+ * each laid out before the one it comes from.
+ */
+static kl_func *
+deep_nest(kl_module *m, uint32_t depth)
+{
+	uint32_t nb = 1 + 3 * depth;
+	kl_block *blocks = malloc(nb * sizeof *blocks);
+	kl_value param;
+	kl_builder b;
+	kl_func *f = new_function(m, NULL, nb, blocks, &param, &b);
+	kl_value counter = kl_build_alloca(&b, 4, 4);
+	kl_build_store(&b, KL_OP_STORE, param, counter, 0);
+	kl_build_jump(&b, (kl_block_call){ blocks[1], NULL, 0 });
+	for (uint32_t i = 0; i < depth; i++) {
+		kl_block h = blocks[1 + 3 * i], l = blocks[2 + 3 * i],
+			 x = blocks[3 + 3 * i];
+		kl_builder_at_end(&b, h);
+		kl_block in = i + 1 < depth ? blocks[4 + 3 * i] : l;
+		kl_build_brif(&b, param, (kl_block_call){ in, NULL, 0 },
+			      (kl_block_call){ x, NULL, 0 });
+		kl_builder_at_end(&b, l);
+		if (i + 1 == depth) {
+			kl_value v = kl_build_load(&b, KL_OP_LOAD, KL_TYPE_I32,
+						   counter, 0);
+			v = kl_build_binary_imm(&b, KL_OP_IADD_IMM, v, 1);
+			kl_build_store(&b, KL_OP_STORE, v, counter, 0);
+		}
+		kl_build_jump(&b, (kl_block_call){ h, NULL, 0 });
+		kl_builder_at_end(&b, x);
+		if (i > 0) {
+			kl_build_jump(&b, (kl_block_call){ blocks[3 * i - 1],
+							   NULL, 0 });
+		} else {
+			kl_value v = kl_build_load(&b, KL_OP_LOAD, KL_TYPE_I32,
+						   counter, 0);
+			kl_build_return(&b, &v, 1);
+		}
+	}
+	CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
+	free(blocks);
+	return f;
+}
+
+/*
+ * Placing at once stays linear where the frontier leads back in the
+ * layout again and again: a header's parameter goes to the header laid
+ * out before it, through the whole nest. Its steps (words of the work
+ * map swept, blocks taken) are counted; sweeping the map again until it
+ * was empty took a sweep per 64 blocks of depth (some 880,000 steps
+ * here).
+ */
+static void
+test_deep_nest_places_in_linear_steps(void)
+{
+	enum { DEPTH = 20000 };
+	kl_module *m = kl_module_new();
+	kl_func *f = deep_nest(m, DEPTH);
+	kl_pass_report rep = { 0 };
+	rep.input_verified = true;
+	CHECK_EQ_INT(kl_promote_func(f, &rep), KL_OK);
+	const promoter *p = rep.state;
+	CHECK_EQ_INT(kl_pass_report_get(&rep, "params"), DEPTH);
+	CHECK(p->set_steps > DEPTH);
+	CHECK(p->set_steps < 2 * (uint64_t)f->nblocks);
+	kl_diags d = { 0 };
+	CHECK_EQ_INT(kl_verify_func(f, NULL, &d), KL_OK);
+	kl_diags_free(&d);
+	kl_pass_report_free(&rep);
+	kl_module_free(m);
+}
+
 /* A report whose promoter places slot by slot (most_set_slots 0). */
 static void
 report_slot_by_slot(kl_pass_report *rep, kl_module *m)
@@ -300,5 +375,6 @@ main(void)
 	UNIT_RUN(test_verified_functions_place_alike);
 	UNIT_RUN(test_unverified_functions_place_alike);
 	UNIT_RUN(test_past_the_budget_places_alike);
+	UNIT_RUN(test_deep_nest_places_in_linear_steps);
 	return unit_report("promote_place");
 }
