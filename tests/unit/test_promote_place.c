@@ -160,12 +160,12 @@ random_function(kl_module *m, uint64_t seed)
 }
 
 /*
- * Past the budget with few slots: SET_SLOTS slots, each stored in
- * blocks all over a random control-flow graph, so that
- * nearly every block is on the iterated frontier of every slot, with few
- * instructions a block (the budget is 16 candidates an instruction and a
- * block, and 4096). Placing at once must then give way to slot by slot,
- * which keeps the allocas it cannot afford.
+ * Past the budget with few slots: SET_SLOTS slots, each stored in blocks
+ * all over a random control-flow graph, so that nearly every block is on
+ * the iterated frontier of every slot, with few instructions a block (the
+ * budget is 16 candidates an instruction and a block, and 4096). Placing
+ * at once must then give way to slot by slot, which keeps the allocas it
+ * cannot afford.
  */
 static kl_func *
 dense_function(kl_module *m, uint64_t seed)
