@@ -145,6 +145,21 @@ give_up_from(promoter *p, uint32_t s, uint32_t first)
  * function's per-block arrays are cache misses at random: its span is
  * read once a block, here, not again to start the walk.
  */
+/* D (KL_NONE: no reachable store), the reachable store block first in
+ * preorder, with its span, if its own first access is the store
+ * (!d_load_first) and every reachable load's lo lies in its span
+ * (load_lo .. load_hi; none: load_lo UINT32_MAX); else KL_NONE. */
+static inline uint32_t
+store_over_loads(uint32_t d, dom_span ds, bool d_load_first,
+		 uint32_t load_lo, uint32_t load_hi)
+{
+	if (d == KL_NONE || d_load_first)
+		return KL_NONE; /* no store, or a load before the first */
+	if (load_lo != UINT32_MAX && (load_lo < ds.lo || load_hi > ds.hi))
+		return KL_NONE;
+	return d;
+}
+
 static uint32_t
 dominating_store(promoter *p, uint32_t s, uint32_t stamp,
 		 uint32_t (*mark)[2], uint32_t *work, uint32_t *nwork)
@@ -192,11 +207,7 @@ dominating_store(promoter *p, uint32_t s, uint32_t stamp,
 		}
 	}
 	*nwork = n;
-	if (d == KL_NONE || d_load_first)
-		return KL_NONE; /* no store, or a load before the first */
-	if (load_lo != UINT32_MAX && (load_lo < ds.lo || load_hi > ds.hi))
-		return KL_NONE;
-	return d;
+	return store_over_loads(d, ds, d_load_first, load_lo, load_hi);
 }
 
 static void
@@ -319,9 +330,8 @@ typedef struct slot_sweep {
  * those it stores (the entry's to all) and puts it on the work map; and
  * finds each slot's dominating store (dominating_store's test), in
  * dom_of, with the slots it limits (a store other than the entry's) in
- * limited. A slot the entry block stores before any load of it has the
- * entry's, which limits nothing: the sweep follows only the others
- * (usually none or few).
+ * limited. A slot the entry block accesses is limited by no store: the
+ * sweep follows only the others (usually none or few).
  */
 static void
 sets_start(promoter *p, block_set *bs, uint64_t *work_map,
@@ -332,20 +342,17 @@ sets_start(promoter *p, block_set *bs, uint64_t *work_map,
 	const dom_span *span = p->dom.span;
 	const uint32_t *block_acc = p->block_acc.a;
 	const uint32_t *block_nacc = p->block_nacc.a;
-	uint64_t seen[SET_WORDS] = { 0 }, open[SET_WORDS] = { 0 };
+	/* The slots the entry block does not access: the others have no
+	 * store that limits them (the entry's, first in preorder, or none
+	 * as a load in the entry precedes every other store block). */
+	uint64_t open[SET_WORDS] = { ~(uint64_t)0, ~(uint64_t)0 };
 	for (uint32_t k = 0; k < block_nacc[entry]; k++) {
-		const access *x = &p->acc[block_acc[entry] + k];
-		uint32_t s = x->slot;
-		if (s == KL_NONE)
-			continue;
-		if (!has_slot(seen, s) && !access_is_store(x))
-			open[s >> 6] |= word_bit(s);
-		seen[s >> 6] |= word_bit(s);
+		uint32_t s = p->acc[block_acc[entry] + k].slot;
+		if (s != KL_NONE)
+			open[s >> 6] &= ~word_bit(s);
 	}
 	slot_sweep sw[SET_SLOTS];
 	for (uint32_t s = 0; s < p->nslots; s++) {
-		if (!has_slot(seen, s))
-			open[s >> 6] |= word_bit(s);
 		bs[entry].queued[s >> 6] |= word_bit(s);
 		sw[s] = (slot_sweep){ KL_NONE, false, KL_NONE,
 				      { UINT32_MAX, 0 }, false, UINT32_MAX, 0 };
@@ -368,13 +375,13 @@ sets_start(promoter *p, block_set *bs, uint64_t *work_map,
 				continue;
 			/* Without a branch on load or store, or on the word:
 			 * they come in no order a predictor learns. */
-			uint64_t bit = (uint64_t)access_is_store(x) << (s & 63);
+			unsigned is_store = access_is_store(x);
+			uint64_t bit = (uint64_t)is_store << (s & 63);
 			uint64_t high = -(uint64_t)(s >> 6); /* s < 128 */
 			stores0 |= bit & ~high;
 			stores1 |= bit & high;
 			if (!(((s >> 6 ? open1 : open0) >> (s & 63)) & 1))
 				continue;
-			unsigned is_store = access_is_store(x);
 			slot_sweep *w = &sw[s];
 			bool first = w->last != b;
 			w->last = b;
@@ -397,12 +404,9 @@ sets_start(promoter *p, block_set *bs, uint64_t *work_map,
 	}
 	for (uint32_t s = 0; s < p->nslots; s++) {
 		const slot_sweep *w = &sw[s];
-		uint32_t d = has_slot(open, s) ? w->d : entry;
-		if (d != KL_NONE &&
-		    (w->d_load_first ||
-		     (w->load_lo != UINT32_MAX &&
-		      (w->load_lo < w->ds.lo || w->load_hi > w->ds.hi))))
-			d = KL_NONE;
+		uint32_t d = !has_slot(open, s) ? entry
+			     : store_over_loads(w->d, w->ds, w->d_load_first,
+						w->load_lo, w->load_hi);
 		dom_of[s] = d;
 		if (d != KL_NONE && d != entry)
 			limited[s >> 6] |= word_bit(s);
@@ -609,12 +613,12 @@ place_params(promoter *p)
 	for (uint32_t b = 0; b < nb; b++) {
 		first[b] = at;
 		/* Placed at once: the block's candidates are its bits. */
-		for (unsigned w = 0; at_once && w < SET_WORDS; w++)
+		for (uint32_t w = 0, q = at; at_once && w < SET_WORDS; w++)
 			for (uint64_t m = p->bsets[b].placed[w]; m; m &= m - 1) {
-				block_of[at] = b;
-				slot_of[at++] = 64 * w + kl_ctz64(m);
+				block_of[q] = b;
+				slot_of[q++] = 64 * w + kl_ctz64(m);
 			}
-		at += at_once ? 0 : cnt[b];
+		at += cnt[b];
 		if (cnt[b] > p->most_block_phis)
 			p->most_block_phis = cnt[b];
 		/* an incoming argument per candidate and predecessor edge,

@@ -214,7 +214,8 @@ void
 promote_dom_compute(dom_facts *d, const kl_func *f, const kl_cfg *cfg)
 {
 	uint32_t nb = f->nblocks;
-	carve(d, nb);
+	/* (Reading the successors carves the region: promote_dom_read_begin,
+	 * here or in the walk.) */
 	if (cfg || !d->have_successors)
 		read_successors(d, f, cfg);
 	d->have_successors = false; /* they are this function's no more */
