@@ -332,15 +332,25 @@ def(struct gen *g, int t)
  * just before the instruction, `vW -> vV` (keel only). The alias copies
  * V's record, so the suffixes come out as for V, and is not offered to
  * later picks: the program is the same as without aliases but for the
- * names its operands use.
+ * names its operands use. One in five aliases is itself named by another,
+ * a chain.
  */
+static uint32_t via_alias_of(struct gen *g, uint32_t v);
+
 static uint32_t
 via_alias(struct gen *g, uint32_t v)
 {
-	uint32_t w;
-
 	if (g->ll || !g->aliases || !chance(g, g->aliases))
 		return v;
+	return via_alias_of(g, v);
+}
+
+/* The alias line itself: a fresh vW -> vV, W returned. */
+static uint32_t
+via_alias_of(struct gen *g, uint32_t v)
+{
+	uint32_t w;
+
 	g->val = grow(g->val, &g->capval, g->nval, sizeof *g->val);
 	w = (uint32_t)g->nval++;
 	g->val[w] = g->val[v];
@@ -349,6 +359,10 @@ via_alias(struct gen *g, uint32_t v)
 	put(g, " -> ");
 	ref(g, v);
 	putch(g, '\n');
+	/* Now and then an alias of that alias: a chain, each link numbered
+	 * above the one it names. */
+	if (chance(g, 20))
+		return via_alias_of(g, w);
 	return w;
 }
 

@@ -752,15 +752,25 @@ promoted_address(const promoter *p, uint32_t v)
  * An alias of an address the pass removes would stand for nothing: it is
  * dropped (its number becomes a hole). Its uses were loads and stores of
  * the promoted slots -- any other use would have kept the alloca -- and
- * they are gone.
+ * they are gone. Each is first pointed at the address itself, then
+ * dropped: dropped in one pass, an alias of an alias numbered below it
+ * (v3 -> v2 -> v1) would no longer resolve to the address once v2 is a
+ * hole, and would be left naming nothing.
  */
 static void
 drop_address_aliases(promoter *p)
 {
 	kl_func *f = p->f;
+	for (uint32_t v = 0; v < p->nvalues; v++) {
+		if (f->values[v].kind != VK_ALIAS)
+			continue;
+		uint32_t to = value_resolve(f, v);
+		if (promoted_address(p, to))
+			f->values[v].def = to;
+	}
 	for (uint32_t v = 0; v < p->nvalues; v++)
 		if (f->values[v].kind == VK_ALIAS &&
-		    promoted_address(p, value_resolve(f, v)))
+		    promoted_address(p, f->values[v].def))
 			f->values[v] = value_hole();
 }
 
