@@ -99,6 +99,112 @@ check_left_alone(kl_func *f, const char *why)
 }
 
 /*
+ * Uses across blocks that their definitions do not dominate, parsed but
+ * not verified (the verifier would reject each): a branch argument
+ * defined in the branch's target, a use of a value an unreachable block
+ * defines, a use of one side of a diamond after it. Each function is
+ * left alone; the control functions, whose only such uses are in a
+ * block nothing reaches or are defined before the branch in its own
+ * block, are promoted.
+ */
+static const char cross_block_text[] =
+	"function %brarg_later(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    v1 = alloca 4, align 4\n"
+	"    store v0, v1\n"
+	"    jump block1(v5)\n"
+	"block1(v6: i32):\n"
+	"    v5 = load.i32 v1\n"
+	"    return v5\n"
+	"}\n"
+	"function %from_unreachable(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    v1 = alloca 4, align 4\n"
+	"    store v0, v1\n"
+	"    jump block2\n"
+	"block1:\n"
+	"    v5 = iconst.i32 3\n"
+	"    jump block2\n"
+	"block2:\n"
+	"    v6 = iadd v5, v0\n"
+	"    v7 = load.i32 v1\n"
+	"    return v7\n"
+	"}\n"
+	"function %one_side(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    v1 = alloca 4, align 4\n"
+	"    store v0, v1\n"
+	"    brif v0, block1, block2\n"
+	"block1:\n"
+	"    v5 = iconst.i32 3\n"
+	"    jump block3\n"
+	"block2:\n"
+	"    jump block3\n"
+	"block3:\n"
+	"    v6 = load.i32 v1\n"
+	"    v7 = iadd v6, v5\n"
+	"    return v7\n"
+	"}\n"
+	"function %use_unreachable(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    v1 = alloca 4, align 4\n"
+	"    store v0, v1\n"
+	"    v2 = load.i32 v1\n"
+	"    return v2\n"
+	"block1:\n"
+	"    v3 = iadd.i32 v4, v0\n"
+	"    jump block2\n"
+	"block2:\n"
+	"    v4 = iconst.i32 1\n"
+	"    return v3\n"
+	"}\n"
+	"function %brarg_own_block(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    v1 = alloca 4, align 4\n"
+	"    store v0, v1\n"
+	"    v2 = load.i32 v1\n"
+	"    jump block1(v2)\n"
+	"block1(v3: i32):\n"
+	"    return v3\n"
+	"}\n";
+
+static void
+test_cross_block_uses_not_dominated_are_left_alone(void)
+{
+	kl_module *m = NULL;
+	kl_diags d = { 0 };
+	CHECK_EQ_INT(kl_parse_module(cross_block_text,
+				     sizeof cross_block_text - 1, NULL, &m, &d),
+		     KL_OK);
+	kl_diags_free(&d);
+	if (!m)
+		return;
+	const char *left_alone[] = { "brarg_later", "from_unreachable",
+				     "one_side" };
+	const char *promoted[] = { "use_unreachable", "brarg_own_block" };
+	for (size_t k = 0; k < sizeof left_alone / sizeof *left_alone; k++) {
+		kl_func *f = kl_sym_func(m, kl_module_lookup(m, left_alone[k],
+						 strlen(left_alone[k])));
+		CHECK(f != NULL);
+		if (f)
+			check_left_alone(f, "not in strict SSA form");
+	}
+	for (size_t k = 0; k < sizeof promoted / sizeof *promoted; k++) {
+		kl_func *f = kl_sym_func(m, kl_module_lookup(m, promoted[k],
+						 strlen(promoted[k])));
+		CHECK(f != NULL);
+		if (!f)
+			continue;
+		kl_pass_report rep = { 0 };
+		CHECK_EQ_INT(kl_promote_func(f, &rep), KL_OK);
+		CHECK_EQ_INT(kl_pass_report_get(&rep, "promoted"), 1);
+		CHECK_EQ_INT(count_allocas(f), 0);
+		kl_pass_report_free(&rep);
+	}
+	kl_module_free(m);
+}
+
+/*
  * Values the strict SSA check has to look at before anything trusts
  * them: 41 allocas that all define v1 (the search for addresses queued
  * an alloca's result once per definition, past the end of its queue of
@@ -464,6 +570,7 @@ main(void)
 {
 	UNIT_RUN(test_not_strict_ssa_is_left_alone);
 	UNIT_RUN(test_values_without_one_definition_are_left_alone);
+	UNIT_RUN(test_cross_block_uses_not_dominated_are_left_alone);
 	UNIT_RUN(test_malformed_control_flow_is_left_alone);
 	UNIT_RUN(test_out_of_bounds_keeps_the_alloca);
 	UNIT_RUN(test_module_count_and_verified_result);
