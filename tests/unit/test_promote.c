@@ -102,7 +102,8 @@ check_left_alone(kl_func *f, const char *why)
  * Uses across blocks that their definitions do not dominate, parsed but
  * not verified (the verifier would reject each): a branch argument
  * defined in the branch's target, a use of a value an unreachable block
- * defines, a use of one side of a diamond after it. Each function is
+ * defines, a use of one side of a diamond (a result, a parameter) after
+ * it. Each function is
  * left alone; the control functions, whose only such uses are in a
  * block nothing reaches or are defined before the branch in its own
  * block, are promoted.
@@ -137,6 +138,20 @@ static const char cross_block_text[] =
 	"    brif v0, block1, block2\n"
 	"block1:\n"
 	"    v5 = iconst.i32 3\n"
+	"    jump block3\n"
+	"block2:\n"
+	"    jump block3\n"
+	"block3:\n"
+	"    v6 = load.i32 v1\n"
+	"    v7 = iadd v6, v5\n"
+	"    return v7\n"
+	"}\n"
+	"function %param_one_side(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    v1 = alloca 4, align 4\n"
+	"    store v0, v1\n"
+	"    brif v0, block1(v0), block2\n"
+	"block1(v5: i32):\n"
 	"    jump block3\n"
 	"block2:\n"
 	"    jump block3\n"
@@ -180,7 +195,7 @@ test_cross_block_uses_not_dominated_are_left_alone(void)
 	if (!m)
 		return;
 	const char *left_alone[] = { "brarg_later", "from_unreachable",
-				     "one_side" };
+				     "one_side", "param_one_side" };
 	const char *promoted[] = { "use_unreachable", "brarg_own_block" };
 	for (size_t k = 0; k < sizeof left_alone / sizeof *left_alone; k++) {
 		kl_func *f = kl_sym_func(m, kl_module_lookup(m, left_alone[k],
