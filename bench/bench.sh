@@ -287,7 +287,7 @@ $shape-$size $(echo "$k $n" | awk '{ printf "%.3f", ($2 > 0 ? $1 * 1e6 / $2 : 0)
 						printf "- %s: one function (huge) %.1f ns an instruction, many small ones %.1f ns: %.2fx (the issue asks at most 1.5x)\n",
 							z, ns["huge", z], ns["small", z], ns["huge", z] / ns["small", z]
 			}' | sort
-		case " $shapes " in
+		case $shapes in
 		*small*huge*)
 			for size in $sizes; do paired_ratio "$size"; done ;;
 		esac
@@ -324,7 +324,7 @@ paired_ratio() {
 		fi
 		echo "$s $h"
 	done | awk -v ns="$ns" -v nh="$nh" '$1 > 0 && $2 > 0 { print ($2 / nh) / ($1 / ns) }' |
-		sort -g | awk -v z="$1" -v n="$pairs" '{ r[++k] = $1 }
+		sort -g | awk -v z="$1" '{ r[++k] = $1 }
 			END { if (k) printf "- %s, paired: huge against small, per instruction, runs back to back: %.2fx (median of %d pairs; %.2f-%.2fx)\n",
 				z, r[int((k + 1) / 2)], k, r[1], r[k] }'
 }
