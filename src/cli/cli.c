@@ -250,6 +250,15 @@ cli_usage_error(const char *cmd, const char *fmt, ...)
 }
 
 void
+cli_pass_names(kl_buf *out)
+{
+	uint32_t n;
+	const kl_pass *all = kl_passes(&n);
+	for (uint32_t i = 0; i < n; i++)
+		kl_buf_printf(out, "%s%s", i ? ", " : "", all[i].name);
+}
+
+void
 cli_grow(void *pp, uint32_t *cap, size_t elem, uint32_t need)
 {
 	void **p = pp;

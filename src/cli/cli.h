@@ -63,6 +63,9 @@ bool cli_parse_count(const char *s, uint64_t *out);
 /* Peak resident memory of the process in bytes (0 if unknown). */
 size_t cli_peak_rss(void);
 
+/* The registered passes' names, separated by ", ", into out. */
+void cli_pass_names(kl_buf *out);
+
 /* Is arg "-h" or "--help"? */
 bool cli_is_help(const char *arg);
 

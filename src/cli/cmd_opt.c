@@ -50,13 +50,11 @@ parse_pass_list(opt_options *o, const char *list)
 		size_t n = e ? (size_t)(e - s) : strlen(s);
 		const kl_pass *p = kl_pass_find(s, n);
 		if (!p) {
-			uint32_t np;
-			const kl_pass *all = kl_passes(&np);
-			fprintf(stderr, "keel opt: unknown pass '%.*s' (known:",
-				(int)n, s);
-			for (uint32_t i = 0; i < np; i++)
-				fprintf(stderr, " %s", all[i].name);
-			fprintf(stderr, ")\n");
+			kl_buf names = { 0 };
+			cli_pass_names(&names);
+			fprintf(stderr, "keel opt: unknown pass '%.*s' (known: "
+				"%s)\n", (int)n, s, names.data);
+			kl_buf_free(&names);
 			return EXIT_USAGE;
 		}
 		if (o->npasses == 64)

@@ -11,6 +11,8 @@
  * This code runs in a child process of the runner (cmd_test.c), one per
  * file, so a crash here or in the library fails one file only.
  */
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,21 +25,22 @@ struct bless_edit {
 };
 
 static const test_command commands[] = {
-	{ "cat", test_cmd_cat, true },
-	{ "roundtrip", test_cmd_roundtrip, true },
-	{ "parse-error", test_cmd_parse_error, false },
-	{ "verifier", test_cmd_verifier, true },
-	{ "print-cfg", test_cmd_print_cfg, true },
-	{ "domtree", test_cmd_domtree, true },
-	{ "loops", test_cmd_loops, true },
-	{ "interpret", test_cmd_interpret, true },
-	{ "pass", test_cmd_pass, true },
+	{ "cat", test_cmd_cat, true, NULL, "precise" },
+	{ "roundtrip", test_cmd_roundtrip, true, NULL, "module" },
+	{ "parse-error", test_cmd_parse_error, false, NULL, "" },
+	{ "verifier", test_cmd_verifier, true, NULL, "precise" },
+	{ "print-cfg", test_cmd_print_cfg, true, NULL, "loops liveness" },
+	{ "domtree", test_cmd_domtree, true, NULL, "" },
+	{ "loops", test_cmd_loops, true, NULL, "" },
+	{ "interpret", test_cmd_interpret, true, NULL, "fuel= depth=" },
+	{ "pass", test_cmd_pass, true, "the passes to run (PASS[,PASS...])",
+	  "precise notes" },
 };
 
 static const test_command hidden_commands[] = {
 	/* Hooks for testing the runner itself: a crash and a hang. */
-	{ "debug-crash", test_cmd_debug_crash, false },
-	{ "debug-hang", test_cmd_debug_hang, false },
+	{ "debug-crash", test_cmd_debug_crash, false, NULL, "" },
+	{ "debug-hang", test_cmd_debug_hang, false, NULL, "" },
 };
 
 static const test_command *
@@ -121,21 +124,138 @@ test_comment_directive(const test_comment *c, const char *key,
 	return true;
 }
 
+/* The next blank-separated word of *s (NULL at the end); *n its length. */
+static const char *
+next_word(const char **s, size_t *n)
+{
+	const char *p = *s;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!*p)
+		return NULL;
+	const char *b = p;
+	while (*p && *p != ' ' && *p != '\t')
+		p++;
+	*s = p;
+	*n = (size_t)(p - b);
+	return b;
+}
+
 bool
 test_has_option(const char *args, const char *w)
 {
-	size_t n = strlen(w);
-	const char *s = args;
-	while (*s) {
-		while (*s == ' ' || *s == '\t')
-			s++;
-		const char *b = s;
-		while (*s && *s != ' ' && *s != '\t')
-			s++;
-		if ((size_t)(s - b) == n && memcmp(b, w, n) == 0)
+	size_t n = strlen(w), len;
+	for (const char *b; (b = next_word(&args, &len));)
+		if (len == n && memcmp(b, w, n) == 0)
 			return true;
-	}
 	return false;
+}
+
+/* Parse the number after "key=" in word[0, n); false if it is not one. */
+static bool
+option_number(const char *word, size_t n, uint64_t *v)
+{
+	const char *eq = memchr(word, '=', n);
+	if (!eq || eq + 1 == word + n || eq[1] < '0' || eq[1] > '9')
+		return false;
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(eq + 1, &end, 0);
+	*v = x;
+	return errno == 0 && end == word + n;
+}
+
+uint64_t
+test_number_option(const char *args, const char *key, uint64_t def)
+{
+	size_t k = strlen(key), len;
+	uint64_t v = def;
+	for (const char *b; (b = next_word(&args, &len));)
+		if (len > k && memcmp(b, key, k) == 0 && b[k] == '=')
+			option_number(b, len, &v); /* checked by check_args */
+	return v;
+}
+
+void
+test_args_error(const test_file *tf, const char *at, kl_buf *report,
+		const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *msg = malloc(n > 0 ? (size_t)n + 1 : 1);
+	va_start(ap, fmt);
+	vsnprintf(msg, n > 0 ? (size_t)n + 1 : 1, fmt, ap);
+	va_end(ap);
+	kl_diag d = { 0 };
+	d.severity = KL_SEV_ERROR;
+	d.line = tf->header_line;
+	d.col = tf->args_col + (uint32_t)(at - tf->args);
+	d.message = msg;
+	kl_diag_render(&d, tf->path, tf->text, tf->len, report);
+	free(msg);
+}
+
+/* Does the command take the option word[0, n) (up to its '=', if any)? */
+static bool
+takes_option(const test_command *cmd, const char *word, size_t n)
+{
+	const char *eq = memchr(word, '=', n);
+	size_t key = eq ? (size_t)(eq - word) + 1 : n;
+	const char *opts = cmd->options, *o;
+	size_t len;
+	while ((o = next_word(&opts, &len)))
+		if (len == key && memcmp(o, word, key) == 0)
+			return true;
+	return false;
+}
+
+/* The command's options for a message: "fuel=N, depth=N". */
+static void
+list_options(const test_command *cmd, kl_buf *out)
+{
+	const char *opts = cmd->options, *o;
+	size_t len;
+	for (bool first = true; (o = next_word(&opts, &len)); first = false)
+		kl_buf_printf(out, "%s%.*s%s", first ? "" : ", ", (int)len, o,
+			      o[len - 1] == '=' ? "N" : "");
+}
+
+/* Check the args of a `test` line against what the command takes. */
+static bool
+check_args(const test_file *tf, const test_command *cmd, kl_buf *report)
+{
+	const char *s = tf->args, *w;
+	size_t n;
+	if (cmd->operand && !next_word(&s, &n)) {
+		test_args_error(tf, s, report, "'test %s' needs %s", cmd->name,
+				cmd->operand);
+		return false;
+	}
+	while ((w = next_word(&s, &n))) {
+		const char *eq = memchr(w, '=', n);
+		uint64_t v;
+		if (takes_option(cmd, w, n)) {
+			if (!eq || option_number(w, n, &v))
+				continue;
+			test_args_error(tf, eq + 1, report, "'%.*s' needs a "
+					"number", (int)(eq - w) + 1, w);
+		} else if (!*cmd->options) {
+			test_args_error(tf, w, report, "'test %s' takes no "
+					"options, not '%.*s'", cmd->name, (int)n,
+					w);
+		} else {
+			kl_buf known = { 0 };
+			list_options(cmd, &known);
+			test_args_error(tf, w, report, "unknown option '%.*s' "
+					"for 'test %s' (known: %s)", (int)n, w,
+					cmd->name, known.data);
+			kl_buf_free(&known);
+		}
+		return false;
+	}
+	return true;
 }
 
 const char *
@@ -341,7 +461,7 @@ write_blessed(test_file *tf, kl_buf *report)
 /* ---- one file ---- */
 
 typedef struct header_line {
-	uint32_t line;
+	uint32_t line, args_col;
 	char *name;
 	char *args;
 } header_line;
@@ -349,6 +469,7 @@ typedef struct header_line {
 typedef struct header_list {
 	header_line *h;
 	uint32_t n, cap;
+	const char *text;
 } header_list;
 
 static void
@@ -356,9 +477,12 @@ add_header(void *ctx, uint32_t line, const char *name, size_t nlen,
 	   const char *args, size_t alen)
 {
 	header_list *l = ctx;
+	const char *start = args;
+	while (start > l->text && start[-1] != '\n')
+		start--;
 	cli_grow((void **)&l->h, &l->cap, sizeof *l->h, l->n + 1);
-	l->h[l->n++] = (header_line){ line, strndup(name, nlen),
-				      strndup(args, alen) };
+	l->h[l->n++] = (header_line){ line, (uint32_t)(args - start) + 1,
+				      strndup(name, nlen), strndup(args, alen) };
 }
 
 /* The `test` lines, blanked in text for the parser. */
@@ -366,6 +490,7 @@ static header_line *
 read_header(char *text, size_t len, uint32_t *n)
 {
 	header_list l = { 0 };
+	l.text = text;
 	cli_blank_test_lines(text, len, add_header, &l);
 	*n = l.n;
 	return l.h;
@@ -471,8 +596,15 @@ test_run_file(const char *path, bool bless, kl_buf *report)
 	tf.ncomments = ncomments;
 	if (tf.module)
 		attach_comments(&tf, comments, ncomments);
-	for (uint32_t i = 0; i < nheader; i++)
-		failures += cmds[i]->run(&tf, header[i].args, report);
+	for (uint32_t i = 0; i < nheader; i++) {
+		tf.header_line = header[i].line;
+		tf.args_col = header[i].args_col;
+		tf.args = header[i].args;
+		if (check_args(&tf, cmds[i], report))
+			failures += cmds[i]->run(&tf, header[i].args, report);
+		else
+			failures++;
+	}
 	if (bless && tf.nedits && !write_blessed(&tf, report))
 		failures++;
 	free(comments);

@@ -473,19 +473,6 @@ out:
 	return fail;
 }
 
-/* A number option "key=N" of the test line, or def. */
-static uint64_t
-option(const char *args, const char *key, uint64_t def)
-{
-	const char *p = strstr(args, key);
-	size_t n = strlen(key);
-	if (!p || p[n] != '=')
-		return def;
-	char *end;
-	unsigned long long v = strtoull(p + n + 1, &end, 0);
-	return end == p + n + 1 ? def : v;
-}
-
 /* Every function must verify before anything runs. */
 static int
 verify(test_file *tf, kl_buf *report)
@@ -520,8 +507,8 @@ test_cmd_interpret(test_file *tf, const char *args, kl_buf *report)
 	rn.m = tf->module;
 	rn.report = report;
 	kl_interp_options io = { 0 };
-	io.fuel = option(args, "fuel", DEFAULT_FUEL);
-	io.max_depth = (uint32_t)option(args, "depth", 0);
+	io.fuel = test_number_option(args, "fuel", DEFAULT_FUEL);
+	io.max_depth = (uint32_t)test_number_option(args, "depth", 0);
 	io.output = collect_output;
 	io.output_ctx = &rn;
 	rn.it = kl_interp_new(rn.m, &io);

@@ -25,22 +25,31 @@ test_cmd_pass(test_file *tf, const char *args, kl_buf *report)
 		e++;
 	const kl_pass *passes[32];
 	uint32_t npasses = 0;
-	for (const char *q = s; q < e;) {
+	for (const char *q = s;;) {
 		const char *c = memchr(q, ',', (size_t)(e - q));
 		size_t n = c ? (size_t)(c - q) : (size_t)(e - q);
 		const kl_pass *p = kl_pass_find(q, n);
-		if (!p || npasses == 32) {
-			kl_buf_printf(report, "%s: unknown pass '%.*s'\n",
-				      tf->path, (int)n, q);
+		if (n == 0) {
+			test_args_error(tf, q, report, "a pass name is missing "
+					"in '%.*s'", (int)(e - s), s);
+			return 1;
+		}
+		if (!p) {
+			kl_buf names = { 0 };
+			cli_pass_names(&names);
+			test_args_error(tf, q, report, "unknown pass '%.*s' "
+					"(known: %s)", (int)n, q, names.data);
+			kl_buf_free(&names);
+			return 1;
+		}
+		if (npasses == 32) {
+			test_args_error(tf, q, report, "more than 32 passes");
 			return 1;
 		}
 		passes[npasses++] = p;
-		q += n + (c ? 1 : 0);
-	}
-	if (npasses == 0) {
-		kl_buf_printf(report, "%s: 'test pass' needs passes to run\n",
-			      tf->path);
-		return 1;
+		if (!c)
+			break;
+		q = c + 1;
 	}
 	bool precise = test_has_option(e, "precise");
 	bool notes = test_has_option(e, "notes");

@@ -42,6 +42,10 @@ typedef struct test_file {
 	test_comment *comments; /* every comment of the file */
 	uint32_t ncomments;
 	bool bless;        /* --bless: commands may record new expectations */
+	/* The `test` line being run: its line and where its args begin in
+	   text, so commands can point a caret at a bad argument. */
+	uint32_t header_line, args_col;
+	const char *args;
 	/* Replacements of line ranges that --bless writes back (test_file.c). */
 	struct bless_edit *edits;
 	uint32_t nedits, edits_cap;
@@ -55,10 +59,17 @@ typedef struct test_file {
  */
 typedef int (*test_cmd_fn)(test_file *tf, const char *args, kl_buf *report);
 
+/*
+ * The runner checks a command's arguments before running it: an operand,
+ * if the command takes one, comes first; every other word must be one of
+ * options, a space-separated list where "key=" takes a number ("key=N").
+ */
 typedef struct test_command {
 	const char *name;
 	test_cmd_fn run;
-	bool needs_module; /* false: the command handles parse errors itself */
+	bool needs_module;   /* false: the command handles parse errors itself */
+	const char *operand; /* what the required first word is, or NULL */
+	const char *options; /* the option words, or "" */
 } test_command;
 
 /* ---- helpers for commands (test_file.c) ---- */
@@ -91,6 +102,18 @@ int test_check_output(test_file *tf, const test_func *tfn, bool precise,
 
 /* Does args contain the word w? */
 bool test_has_option(const char *args, const char *w);
+
+/* The number N of the option "key=N" in args, or def if it is absent. */
+uint64_t test_number_option(const char *args, const char *key, uint64_t def);
+
+/*
+ * Report an error about the current `test` line as
+ * "FILE:LINE:COL: error: MESSAGE" with the line and a caret under at,
+ * which points into the args string the command was given.
+ */
+void test_args_error(const test_file *tf, const char *at, kl_buf *report,
+		     const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* Record that --bless replaces lines [first, first + count) by text. */
 void test_add_edit(test_file *tf, uint32_t first, uint32_t count,
