@@ -22,8 +22,14 @@
 #define PARSE_SSE2 1
 #endif
 
-/* Entity numbers above this are refused (a typo must not allocate GBs). */
-#define MAX_ENTITY_NUMBER 10000000u
+/*
+ * Entity numbers above this are refused: a block number must stay below
+ * DEST_BLOCK (2^31), and no function holds two billion values. What keeps
+ * a typo from allocating gigabytes is the sparseness budget (parse.c),
+ * not this cap, so a pass's output numbered past any smaller fixed limit
+ * still reads back.
+ */
+#define MAX_ENTITY_NUMBER 2147483646u
 #define MAX_ERRORS 100
 
 typedef struct fwd_ref {

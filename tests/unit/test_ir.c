@@ -861,6 +861,60 @@ test_prefault_keeps_contents(void)
 	free(p);
 }
 
+/*
+ * Entity numbers are limited by the input's size (the sparseness budget:
+ * a million plus two per byte), not by a fixed cap, so a pass's output
+ * numbering past ten million reads back. Above 2^31 - 2 is refused.
+ */
+static void
+test_numbers_past_ten_million(void)
+{
+	const char *body = "function %f(i32) -> i32 {\n"
+			   "block12000000(v12000000: i32):\n"
+			   "    v12000001 = iadd_imm v12000000, 1\n"
+			   "    return v12000001\n"
+			   "}\n";
+	/* A comment pads the input so the budget covers 24M entries (12M
+	 * values and 12M blocks). */
+	size_t pad = 13000000, len = pad + strlen(body);
+	char *text = malloc(len + 1);
+	memset(text, 'x', pad);
+	text[0] = ';';
+	text[pad - 1] = '\n';
+	strcpy(text + pad, body);
+	kl_module *m = NULL;
+	kl_func *f = parse_f(text, len, &m);
+	CHECK(f != NULL);
+	if (f) {
+		kl_buf out = { 0 };
+		kl_print_func(f, NULL, &out);
+		CHECK(out.data && strstr(out.data, "v12000001 = iadd_imm "
+					 "v12000000, 1") != NULL);
+		kl_buf_free(&out);
+	}
+	kl_module_free(m);
+
+	/* Without the padding the same numbers are too sparse. */
+	kl_diags d = { 0 };
+	m = NULL;
+	CHECK_EQ_INT(kl_parse_module(body, strlen(body), NULL, &m, &d),
+		     KL_ERR_PARSE);
+	CHECK(d.len >= 1 && strstr(d.items[0].message, "too sparse"));
+	kl_diags_free(&d);
+	kl_module_free(m);
+
+	const char *huge = "function %f() {\nblock0:\n    v2147483647 = "
+			   "iconst.i32 1\n    return\n}\n";
+	m = NULL;
+	CHECK_EQ_INT(kl_parse_module(huge, strlen(huge), NULL, &m, &d),
+		     KL_ERR_PARSE);
+	CHECK(d.len >= 1 && strstr(d.items[0].message, "too large (the "
+				   "limit is 2147483646)"));
+	kl_diags_free(&d);
+	kl_module_free(m);
+	free(text);
+}
+
 int
 main(void)
 {
@@ -886,5 +940,6 @@ main(void)
 	UNIT_RUN(test_pool_make_room);
 	UNIT_RUN(test_big_tables_keep_room);
 	UNIT_RUN(test_prefault_keeps_contents);
+	UNIT_RUN(test_numbers_past_ten_million);
 	return unit_report("ir");
 }
