@@ -84,6 +84,48 @@ difftest_says "PASS tests/difftest/zeros.kl" tests/difftest/zeros.kl
 st=$?
 if [ "$st" = 2 ]; then ok; else bad "keel difftest --fuel 1x: exit $st, not 2"; fi
 
+# ---- 0e. keel opt: the module on stdout, the reports on stderr ----
+cat >"$dir/opt.kl" <<'KL'
+declare %use(i64)
+
+function %f(i32) -> i32 {
+block0(v0: i32):
+    v1 = alloca 4, align 4
+    v2 = alloca 8, align 8
+    store v0, v1
+    call %use(v2)
+    v3 = load.i32 v1
+    return v3
+}
+KL
+"$build"/keel opt -p promote --stats -v --verify-each "$dir/opt.kl" \
+	>"$dir/opt.out" 2>"$dir/opt.err"
+st=$?
+cat >"$dir/opt.want" <<'KL'
+promote: slots 1
+promote: params 0
+promote: promoted 1
+promote: kept 1
+%f: kept v2 (inst1, line 6): its address escapes at inst3 (line 8)
+KL
+if [ "$st" = 0 ] && cmp -s "$dir/opt.err" "$dir/opt.want"; then ok; else
+	bad "keel opt --stats -v: exit $st, stderr:"; cat "$dir/opt.err"; fi
+if grep -q "v2 = alloca 8" "$dir/opt.out" && ! grep -q "v1 = alloca" "$dir/opt.out" &&
+	"$build"/keel verify "$dir/opt.out" >/dev/null; then ok; else
+	bad "keel opt -p promote: the module printed is not the promoted one"; fi
+"$build"/keel opt -p promote --print-after=promote "$dir/opt.kl" \
+	>"$dir/opt.out2" 2>"$dir/opt.err2"
+if [ "$(head -n 1 "$dir/opt.err2")" = "; after pass promote" ] &&
+	[ "$(tail -n +2 "$dir/opt.err2")" = "$(cat "$dir/opt.out2")" ]; then ok; else
+	bad "keel opt --print-after=promote: not the module after the pass"; fi
+for args in "-p promot $dir/opt.kl" "$dir/opt.kl" "-p promote --print-after=x $dir/opt.kl" \
+	"-p promote --frob $dir/opt.kl"; do
+	# shellcheck disable=SC2086
+	"$build"/keel opt $args >/dev/null 2>&1
+	st=$?
+	if [ "$st" = 2 ]; then ok; else bad "keel opt $args: exit $st, not 2"; fi
+done
+
 # ---- 1. the generator's programs ----
 n=0
 for shape in random small chain nest promote huge; do

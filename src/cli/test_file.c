@@ -34,7 +34,7 @@ static const test_command commands[] = {
 	{ "loops", test_cmd_loops, true, NULL, "" },
 	{ "interpret", test_cmd_interpret, true, NULL, "fuel= depth=" },
 	{ "pass", test_cmd_pass, true, "the passes to run (PASS[,PASS...])",
-	  "precise notes" },
+	  "precise notes stats" },
 };
 
 static const test_command hidden_commands[] = {

@@ -1,14 +1,16 @@
 /*
  * test_pass.c -- the `pass` test command:
  *
- *   test pass promote[,PASS...] [precise] [notes]
+ *   test pass promote[,PASS...] [precise] [notes] [stats]
  *
  * runs the passes over each function, verifies it, and checks the printed
  * result: with the function's check directives, or (precise) against the
  * comment block after it, which --bless rewrites. With `notes`, the
  * passes' verbose notes follow the function as "; note: ..." lines, so
- * tests can check why a pass decided what it did. A pass that leaves
- * broken IR fails the test with the verifier's listing.
+ * tests can check why a pass decided what it did; with `stats`, each
+ * pass's counters for the function precede its notes, as
+ * "; stat: PASS: NAME N" lines. A pass that leaves broken IR fails the
+ * test with the verifier's listing.
  */
 #include <string.h>
 
@@ -53,8 +55,9 @@ test_cmd_pass(test_file *tf, const char *args, kl_buf *report)
 	}
 	bool precise = test_has_option(e, "precise");
 	bool notes = test_has_option(e, "notes");
+	bool stats = test_has_option(e, "stats");
 	int failures = 0;
-	kl_buf out = { 0 };
+	kl_buf out = { 0 }, extra = { 0 };
 	for (uint32_t k = 0; k < tf->nfuncs; k++) {
 		kl_func *f = tf->funcs[k].func;
 		kl_diags d = { 0 };
@@ -68,10 +71,11 @@ test_cmd_pass(test_file *tf, const char *args, kl_buf *report)
 			continue;
 		}
 		bool ok = true;
-		kl_pass_report rep = { 0 };
-		rep.verbose = notes;
-		rep.input_verified = true; /* verified just above */
+		kl_buf_reset(&extra);
 		for (uint32_t i = 0; i < npasses && ok; i++) {
+			kl_pass_report rep = { 0 };
+			rep.verbose = notes;
+			rep.input_verified = true; /* verified before */
 			if (passes[i]->run(f, &rep) != KL_OK) {
 				kl_buf_printf(report, "%s:%u: pass '%s' failed\n",
 					      tf->path, tf->funcs[k].first_line,
@@ -87,24 +91,32 @@ test_cmd_pass(test_file *tf, const char *args, kl_buf *report)
 				ok = false;
 			}
 			kl_diags_free(&d);
+			for (uint32_t c = 0; stats && c < rep.num_counters; c++)
+				kl_buf_printf(&extra, "; stat: %s: %s %llu\n",
+					      passes[i]->name,
+					      rep.counters[c].name,
+					      (unsigned long long)
+						      rep.counters[c].value);
+			for (const char *n = rep.notes.data; n && *n;) {
+				const char *nl = strchr(n, '\n');
+				size_t len = nl ? (size_t)(nl - n) : strlen(n);
+				kl_buf_printf(&extra, "; note: %.*s\n", (int)len,
+					      n);
+				n += len + (nl ? 1 : 0);
+			}
+			kl_pass_report_free(&rep);
 		}
 		if (!ok) {
-			kl_pass_report_free(&rep);
 			failures++;
 			continue;
 		}
 		kl_buf_reset(&out);
 		kl_print_func(f, NULL, &out);
-		for (const char *n = rep.notes.data; n && *n;) {
-			const char *nl = strchr(n, '\n');
-			size_t len = nl ? (size_t)(nl - n) : strlen(n);
-			kl_buf_printf(&out, "; note: %.*s\n", (int)len, n);
-			n += len + (nl ? 1 : 0);
-		}
-		kl_pass_report_free(&rep);
+		kl_buf_append(&out, extra.data, extra.len);
 		failures += test_check_output(tf, &tf->funcs[k], precise,
 					      out.data, out.len, report);
 	}
 	kl_buf_free(&out);
+	kl_buf_free(&extra);
 	return failures;
 }

@@ -997,6 +997,7 @@ promoter_begin(promoter *p, kl_func *f, kl_pass_report *rep)
 	p->tiny = rep && rep->input_verified && f->nblocks <= TINY_BLOCKS;
 	for (uint32_t t = 0; t < KL_TYPE_BUILTIN_COUNT; t++)
 		p->zero[t] = KL_NONE;
+	p->last_zero = KL_NONE;
 	kl_builder_init(&p->b, f);
 }
 

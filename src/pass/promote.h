@@ -497,6 +497,7 @@ typedef struct promoter {
 	uint32_t stack_cap;
 	kl_arena arena;        /* the strict SSA check's marks */
 	uint32_t zero[KL_TYPE_BUILTIN_COUNT];
+	uint32_t last_zero;    /* the instruction of the last zero made */
 	bool made_aliases;
 	bool defs_first;       /* the walk met each definition before its
 				* uses (defs_before_uses in promote.c) */

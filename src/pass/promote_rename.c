@@ -37,14 +37,19 @@ add_fixup(promoter *p, uint8_t kind, uint32_t id, uint32_t ref)
 	((uint8_t *)p->phi_used.a)[ref - PHI_REF] = 1;
 }
 
-/* The zero of a slot type, made once at the top of the entry block. */
+/* The zero of a slot type, made once at the top of the entry block,
+ * after the zeros made before it, so they read in the order of their
+ * numbers. */
 static uint32_t
 zero_of(promoter *p, kl_type t)
 {
 	if (p->zero[t] != KL_NONE)
 		return p->zero[t];
 	kl_func *f = p->f;
-	kl_builder_before(&p->b, (kl_inst){ f->blocks[f->first_block].first });
+	uint32_t at = p->last_zero == KL_NONE
+			      ? f->blocks[f->first_block].first
+			      : f->nodes[p->last_zero].next;
+	kl_builder_before(&p->b, (kl_inst){ at });
 	kl_value v;
 	if (t == KL_TYPE_F32)
 		v = kl_build_f32const(&p->b, 0);
@@ -53,6 +58,7 @@ zero_of(promoter *p, kl_type t)
 	else
 		v = kl_build_iconst(&p->b, t, 0);
 	KL_ASSERT(v.id != KL_NONE);
+	p->last_zero = f->values[v.id].def;
 	return p->zero[t] = v.id;
 }
 
