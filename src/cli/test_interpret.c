@@ -508,7 +508,13 @@ test_cmd_interpret(test_file *tf, const char *args, kl_buf *report)
 	rn.report = report;
 	kl_interp_options io = { 0 };
 	io.fuel = test_number_option(args, "fuel", DEFAULT_FUEL);
-	io.max_depth = (uint32_t)test_number_option(args, "depth", 0);
+	uint64_t depth = test_number_option(args, "depth", 0);
+	if (depth > UINT32_MAX) {
+		test_args_error(tf, strstr(args, "depth="), report,
+				"'depth=' is at most %u", UINT32_MAX);
+		return 1;
+	}
+	io.max_depth = (uint32_t)depth;
 	io.output = collect_output;
 	io.output_ctx = &rn;
 	rn.it = kl_interp_new(rn.m, &io);
