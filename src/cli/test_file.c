@@ -521,6 +521,8 @@ attach_comments(test_file *tf, test_comment *all, uint32_t nall)
 		t->func = f;
 		kl_func_source_range(f, &t->first_line, &t->last_line);
 	}
+	if (nall == 0)
+		return; /* all is NULL: no pointer arithmetic on it */
 	for (uint32_t k = 0; k < tf->nfuncs; k++) {
 		test_func *t = &tf->funcs[k];
 		uint32_t stop = k + 1 < tf->nfuncs ? tf->funcs[k + 1].first_line
