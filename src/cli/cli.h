@@ -49,6 +49,10 @@ uint32_t cli_blank_test_lines(char *text, size_t len,
  * files are accepted: their `test` lines are ignored. */
 kl_module *cli_parse(const cli_file *f, bool allow_redefinition);
 
+/* cli_parse, then free the text (name and len stay): for commands that
+ * read only the module afterwards. */
+kl_module *cli_parse_then_free_text(cli_file *f);
+
 /* Write a buffer to stdout; false (with a message) if writing failed. */
 bool cli_write_stdout(const kl_buf *b);
 

@@ -93,7 +93,7 @@ cmd_cat(int argc, char **argv)
 			continue;
 		}
 		double t0 = cli_now();
-		kl_module *m = cli_parse(&f, false);
+		kl_module *m = cli_parse_then_free_text(&f);
 		double t1 = cli_now();
 		if (!m) {
 			status = EXIT_BAD_INPUT;
@@ -111,7 +111,6 @@ cmd_cat(int argc, char **argv)
 			kl_buf_free(&out);
 			kl_module_free(m);
 		}
-		cli_file_free(&f);
 	}
 	return status;
 }

@@ -197,16 +197,7 @@ cmd_opt(int argc, char **argv)
 	cli_file f;
 	if (!cli_read_file(o.file, &f))
 		return EXIT_BAD_INPUT;
-	kl_module *m = cli_parse(&f, false);
-	/*
-	 * The module holds no pointer into the text, and nothing after
-	 * parsing reads it (a broken pass's listing is printed from the IR).
-	 * Freed now, its pages go back to the kernel, which hands them to the
-	 * passes' scratch: on this project's VMs memory new to the process
-	 * costs 0.3-1.2 GB/s to touch the first time, reused pages 6-7 GB/s
-	 * (promoting huge-1M, median 99 -> 66 ms in fresh processes).
-	 */
-	cli_file_free(&f);
+	kl_module *m = cli_parse_then_free_text(&f);
 	int status = EXIT_BAD_INPUT;
 	if (m) {
 		kl_diags d = { 0 };
@@ -227,6 +218,5 @@ cmd_opt(int argc, char **argv)
 		}
 		kl_module_free(m);
 	}
-	cli_file_free(&f);
 	return status;
 }

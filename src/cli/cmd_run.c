@@ -174,7 +174,7 @@ run_file(const char *file, int argc, char **argv, const run_opts *ro)
 	cli_file f;
 	if (!cli_read_file(file, &f))
 		return EXIT_BAD_INPUT;
-	kl_module *m = cli_parse(&f, false);
+	kl_module *m = cli_parse_then_free_text(&f);
 	int status = EXIT_BAD_INPUT;
 	if (!m || !verify(m, file))
 		goto out;
@@ -214,7 +214,6 @@ run_file(const char *file, int argc, char **argv, const run_opts *ro)
 	free(args);
 out:
 	kl_module_free(m);
-	cli_file_free(&f);
 	return status;
 }
 

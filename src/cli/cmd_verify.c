@@ -86,12 +86,10 @@ verify_file(const char *name, bool inst_numbers, bool timing)
 	cli_file file;
 	if (!cli_read_file(name, &file))
 		return EXIT_BAD_INPUT;
-	kl_module *m = cli_parse(&file, false);
+	kl_module *m = cli_parse_then_free_text(&file);
 	double t1 = cli_now();
-	if (!m) {
-		cli_file_free(&file);
+	if (!m)
 		return EXIT_BAD_INPUT;
-	}
 	kl_verify_stats stats = { 0 };
 	kl_verify_ctx ctx = { .stats = timing ? &stats : NULL,
 			      .scratch = kl_verify_scratch_new() };
@@ -122,7 +120,6 @@ verify_file(const char *name, bool inst_numbers, bool timing)
 	kl_buf_free(&listing);
 	kl_diags_free(&diags);
 	kl_module_free(m);
-	cli_file_free(&file);
 	return status;
 }
 
