@@ -135,6 +135,38 @@ for args in "-p promot $dir/opt.kl" "$dir/opt.kl" "-p promote --print-after=x $d
 	if [ "$st" = 2 ]; then ok; else bad "keel opt $args: exit $st, not 2"; fi
 done
 
+# ---- 0f. big files are mapped, not read: the same module either way ----
+# From 1 MB, a file whose size is not a multiple of the page size is
+# mapped (cli.c); stdin and a file of whole pages are read.
+"$build"/keel-gen --shape small --size 60000 --seed 3 >"$dir/big.kl"
+page=$(getconf PAGESIZE)
+size=$(wc -c <"$dir/big.kl")
+if [ $((size % page)) = 0 ]; then echo ";" >>"$dir/big.kl"; fi
+"$build"/keel cat "$dir/big.kl" >"$dir/big.mapped" 2>&1
+"$build"/keel cat - <"$dir/big.kl" >"$dir/big.read" 2>&1
+if [ "$(wc -c <"$dir/big.kl")" -gt 1048576 ] && [ -s "$dir/big.mapped" ] &&
+	cmp -s "$dir/big.mapped" "$dir/big.read"; then ok; else
+	bad "keel cat of a big file: mapped and read differ"; fi
+# Padded with a comment to whole pages: read, and still the same module.
+cp "$dir/big.kl" "$dir/pages.kl"
+size=$(wc -c <"$dir/pages.kl")
+pad=$((page - size % page))
+[ "$pad" -lt 3 ] && pad=$((pad + page))
+{ printf ';'; head -c $((pad - 2)) /dev/zero | tr '\0' x; echo; } >>"$dir/pages.kl"
+"$build"/keel cat "$dir/pages.kl" >"$dir/pages.out" 2>&1
+if [ $(($(wc -c <"$dir/pages.kl") % page)) = 0 ] &&
+	cmp -s "$dir/pages.out" "$dir/big.read"; then ok; else
+	bad "keel cat of a file of whole pages differs"; fi
+# An error on the last byte of a mapped file, with no newline after it.
+cp "$dir/big.kl" "$dir/cut.kl"
+printf 'function %%cut(' >>"$dir/cut.kl"
+lines=$(($(wc -l <"$dir/cut.kl") + 1))
+"$build"/keel verify "$dir/cut.kl" >"$dir/cut.out" 2>&1
+st=$?
+if [ "$st" = 1 ] && grep -q "^$dir/cut.kl:$lines:15: error: expected a type" "$dir/cut.out" &&
+	grep -q "^function %cut($" "$dir/cut.out"; then ok; else
+	bad "an error at the end of a mapped file: exit $st"; cat "$dir/cut.out"; fi
+
 # ---- 1. the generator's programs ----
 n=0
 for shape in random small chain nest promote huge; do

@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -38,6 +39,41 @@ alloc_text(size_t n)
 	return malloc(n);
 }
 
+/*
+ * A big regular file is mapped rather than read: its text is then the
+ * page cache's own pages, where reading it copied them into memory new to
+ * the process, which costs more here than parsing it (huge-1M, 36 MB:
+ * 40-120 ms). Only when its size is not a multiple of the page size: the
+ * kernel fills the rest of the last page with zeros, so the text ends with
+ * a NUL as a read one does. (A file truncated by someone else while it is
+ * mapped would fault; the cost every tool that maps its input accepts.)
+ */
+static bool
+map_file(FILE *fp, const struct stat *st, cli_file *out)
+{
+#if defined(__linux__) && defined(MAP_POPULATE)
+	long page = sysconf(_SC_PAGESIZE);
+	if (!S_ISREG(st->st_mode) || st->st_size < ((off_t)1 << 20) ||
+	    (uint64_t)st->st_size >= SIZE_MAX / 2 || page <= 0 ||
+	    st->st_size % page == 0)
+		return false;
+	size_t n = (size_t)st->st_size;
+	void *p = mmap(NULL, n, PROT_READ, MAP_PRIVATE | MAP_POPULATE,
+		       fileno(fp), 0);
+	if (p == MAP_FAILED)
+		return false;
+	out->text = p;
+	out->len = n;
+	out->mapped = n;
+	return true;
+#else
+	(void)fp;
+	(void)st;
+	(void)out;
+	return false;
+#endif
+}
+
 bool
 cli_read_file(const char *name, cli_file *out)
 {
@@ -52,8 +88,13 @@ cli_read_file(const char *name, cli_file *out)
 	/* A regular file is read in one go at its size; pipes grow. */
 	size_t cap = 1 << 16, len = 0;
 	struct stat st;
-	if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) &&
-	    st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX / 2)
+	bool have_stat = fstat(fileno(fp), &st) == 0;
+	if (have_stat && map_file(fp, &st, out)) {
+		fclose(fp);
+		return true;
+	}
+	if (have_stat && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size < SIZE_MAX / 2)
 		cap = (size_t)st.st_size + 2;
 	char *buf = alloc_text(cap);
 	for (;;) {
@@ -90,8 +131,14 @@ cli_read_file(const char *name, cli_file *out)
 void
 cli_file_free(cli_file *f)
 {
-	free(f->text);
+#if defined(__linux__)
+	if (f->mapped)
+		munmap(f->text, f->mapped);
+	else
+#endif
+		free(f->text);
 	f->text = NULL;
+	f->mapped = 0;
 }
 
 void

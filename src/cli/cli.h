@@ -19,8 +19,9 @@ enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
 
 typedef struct cli_file {
 	const char *name; /* as given; "-" is stdin */
-	char *text;
+	char *text;       /* len bytes and a NUL; not to be written */
 	size_t len;
+	size_t mapped;    /* bytes mapped from the file, or 0: malloc'd */
 } cli_file;
 
 /* Read a whole file ("-" = stdin). Prints an error and returns false. */
