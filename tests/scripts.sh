@@ -167,6 +167,23 @@ if [ "$st" = 1 ] && grep -q "^$dir/cut.kl:$lines:15: error: expected a type" "$d
 	grep -q "^function %cut($" "$dir/cut.out"; then ok; else
 	bad "an error at the end of a mapped file: exit $st"; cat "$dir/cut.out"; fi
 
+# ---- 0g. a file that cannot be read: its name, the reason, exit 1 ----
+mkdir -p "$dir/adir"
+for cmd in cat verify "opt -p promote" run; do
+	# shellcheck disable=SC2086
+	"$build"/keel $cmd "$dir/adir" >/dev/null 2>"$dir/dir.err"
+	st=$?
+	if [ "$st" = 1 ] && [ "$(cat "$dir/dir.err")" = \
+		"keel: cannot read $dir/adir: Is a directory" ]; then ok; else
+		bad "keel $cmd DIRECTORY: exit $st, stderr:"; cat "$dir/dir.err"; fi
+	# shellcheck disable=SC2086
+	"$build"/keel $cmd "$dir/none.kl" >/dev/null 2>"$dir/none.err"
+	st=$?
+	if [ "$st" = 1 ] && [ "$(cat "$dir/none.err")" = \
+		"keel: cannot open $dir/none.kl: No such file or directory" ]; then ok; else
+		bad "keel $cmd MISSING: exit $st, stderr:"; cat "$dir/none.err"; fi
+done
+
 # ---- 1. the generator's programs ----
 n=0
 for shape in random small chain nest promote huge; do

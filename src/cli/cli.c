@@ -89,6 +89,13 @@ cli_read_file(const char *name, cli_file *out)
 	size_t cap = 1 << 16, len = 0;
 	struct stat st;
 	bool have_stat = fstat(fileno(fp), &st) == 0;
+	if (have_stat && S_ISDIR(st.st_mode)) {
+		/* fopen opens a directory for reading; only fread fails. */
+		fprintf(stderr, "keel: cannot read %s: %s\n", name,
+			strerror(EISDIR));
+		fclose(fp);
+		return false;
+	}
 	if (have_stat && map_file(fp, &st, out)) {
 		fclose(fp);
 		return true;
@@ -115,10 +122,12 @@ cli_read_file(const char *name, cli_file *out)
 		buf = nb;
 	}
 	bool err = ferror(fp);
+	int read_errno = errno;
 	if (fp != stdin)
 		fclose(fp);
 	if (err) {
-		fprintf(stderr, "keel: error reading %s\n", name);
+		fprintf(stderr, "keel: cannot read %s: %s\n", name,
+			strerror(read_errno));
 		free(buf);
 		return false;
 	}
