@@ -504,7 +504,22 @@ typedef struct kl_print_options {
 	void (*annotate)(void *ctx, const kl_func *f, kl_entity what,
 			 const char *line, size_t line_len, kl_buf *out);
 	void *annotate_ctx;
+	/*
+	 * Optional: take the text in pieces instead of the whole module in
+	 * out. When set, the printer hands what out holds to flush (and
+	 * empties out) at the end of a line once out holds KL_PRINT_CHUNK
+	 * bytes or more, and the rest before kl_print_module or
+	 * kl_print_func returns; out then ends empty. A big module is
+	 * printed through a buffer that stays in the cache instead of one
+	 * as long as its text, all of it memory the process touches for the
+	 * first time. flush must take all it is given (it has no way to
+	 * refuse): a writer that fails remembers so in flush_ctx.
+	 */
+	void (*flush)(void *ctx, const char *text, size_t len);
+	void *flush_ctx;
 } kl_print_options;
+
+#define KL_PRINT_CHUNK ((size_t)64 << 10)
 
 void kl_print_module(const kl_module *m, const kl_print_options *opts,
 		     kl_buf *out);

@@ -184,6 +184,18 @@ for cmd in cat verify "opt -p promote" run; do
 		bad "keel $cmd MISSING: exit $st, stderr:"; cat "$dir/none.err"; fi
 done
 
+# Output that cannot be written is an error, not lost in silence.
+if [ -w /dev/full ]; then
+	for cmd in cat "opt -p promote"; do
+		# shellcheck disable=SC2086
+		"$build"/keel $cmd examples/sieve.kl >/dev/full 2>"$dir/full.err"
+		st=$?
+		if [ "$st" = 1 ] && [ "$(cat "$dir/full.err")" = \
+			"keel: error writing output: No space left on device" ]; then ok; else
+			bad "keel $cmd >/dev/full: exit $st, stderr:"; cat "$dir/full.err"; fi
+	done
+fi
+
 # ---- 1. the generator's programs ----
 n=0
 for shape in random small chain nest promote huge; do

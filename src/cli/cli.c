@@ -287,6 +287,47 @@ cli_parse_then_free_text(cli_file *f)
 	return m;
 }
 
+/* Where the printer's pieces go, and the first error writing them. */
+typedef struct text_writer {
+	FILE *to;
+	int err;
+} text_writer;
+
+static void
+write_piece(void *ctx, const char *text, size_t len)
+{
+	text_writer *w = ctx;
+	if (w->err == 0 && fwrite(text, 1, len, w->to) != len)
+		w->err = errno ? errno : EIO;
+}
+
+/*
+ * The module's text is written in pieces as it is printed (the printer's
+ * flush), not built whole first: printing huge-1M touched 36 MB of new
+ * memory for its text, which cost more than printing it (docs/
+ * architecture.md).
+ */
+bool
+cli_print_module(const kl_module *m, const kl_print_options *opts, FILE *to)
+{
+	kl_print_options o = opts ? *opts : (kl_print_options){ 0 };
+	text_writer w = { to, 0 };
+	o.flush = write_piece;
+	o.flush_ctx = &w;
+	kl_buf out = { 0 };
+	errno = 0;
+	kl_print_module(m, &o, &out);
+	kl_buf_free(&out);
+	if (w.err == 0 && fflush(to) != 0)
+		w.err = errno ? errno : EIO;
+	if (w.err) {
+		fprintf(stderr, "keel: error writing output: %s\n",
+			strerror(w.err));
+		return false;
+	}
+	return true;
+}
+
 bool
 cli_write_stdout(const kl_buf *b)
 {

@@ -98,17 +98,12 @@ cmd_cat(int argc, char **argv)
 		if (!m) {
 			status = EXIT_BAD_INPUT;
 		} else {
-			kl_buf out = { 0 };
-			/* Canonical text is about as long as the input: one
-			 * allocation instead of a doubling series of copies. */
-			kl_buf_reserve(&out, f.len + f.len / 16);
-			kl_print_module(m, &popts, &out);
+			bool written = cli_print_module(m, &popts, stdout);
 			double t2 = cli_now();
 			if (timing)
 				cli_report_times(&f, m, t1 - t0, t2 - t1);
-			if (!cli_write_stdout(&out))
+			if (!written)
 				status = EXIT_BAD_INPUT;
-			kl_buf_free(&out);
 			kl_module_free(m);
 		}
 	}

@@ -127,11 +127,8 @@ run_passes(const opt_options *o, kl_module *m, const cli_file *file)
 			fwrite(rep.notes.data, 1, rep.notes.len, stderr);
 		if (o->print_after && (strcmp(o->print_after, "all") == 0 ||
 				       strcmp(o->print_after, p->name) == 0)) {
-			kl_buf out = { 0 };
-			kl_print_module(m, NULL, &out);
 			fprintf(stderr, "; after pass %s\n", p->name);
-			fwrite(out.data, 1, out.len, stderr);
-			kl_buf_free(&out);
+			cli_print_module(m, NULL, stderr);
 		}
 		kl_pass_report_free(&rep);
 	}
@@ -209,13 +206,8 @@ cmd_opt(int argc, char **argv)
 			status = run_passes(&o, m, &f);
 		}
 		kl_diags_free(&d);
-		if (status == EXIT_OK) {
-			kl_buf out = { 0 };
-			kl_print_module(m, NULL, &out);
-			if (!cli_write_stdout(&out))
-				status = EXIT_BAD_INPUT;
-			kl_buf_free(&out);
-		}
+		if (status == EXIT_OK && !cli_print_module(m, NULL, stdout))
+			status = EXIT_BAD_INPUT;
 		kl_module_free(m);
 	}
 	return status;

@@ -28,30 +28,69 @@ fmt_grouped_hex(kl_buf *out, uint64_t u)
 	while (digits < 16 && (u >> (4 * digits)))
 		digits++;
 	int groups = (digits + 3) / 4;
-	kl_buf_puts(out, "0x");
+	buf_adds(out, "0x");
 	for (int g = groups - 1; g >= 0; g--) {
 		for (int d = 3; d >= 0; d--)
-			kl_buf_putc(out, hexdig[(u >> (16 * g + 4 * d)) & 15]);
+			buf_addc(out, hexdig[(u >> (16 * g + 4 * d)) & 15]);
 		if (g)
-			kl_buf_putc(out, '_');
+			buf_addc(out, '_');
 	}
+}
+
+/* "00" to "99": two digits a step, half the divisions of one a step. */
+static const char digit_pairs[201] =
+	"00010203040506070809101112131415161718192021222324"
+	"25262728293031323334353637383940414243444546474849"
+	"50515253545556575859606162636465666768697071727374"
+	"75767778798081828384858687888990919293949596979899";
+
+/* v in decimal at d, which has room for 10 digits; returns the end. The
+ * digits are counted first and written from the last, in place. */
+static char *
+put_decimal(char *d, uint32_t v)
+{
+	size_t n = 1 + (v >= 10) + (v >= 100) + (v >= 1000) + (v >= 10000) +
+		   (v >= 100000) + (v >= 1000000) + (v >= 10000000) +
+		   (v >= 100000000) + (v >= 1000000000);
+	char *e = d + n;
+	while (v >= 100) {
+		const char *pair = digit_pairs + 2 * (v % 100);
+		v /= 100;
+		*--e = pair[1];
+		*--e = pair[0];
+	}
+	if (v >= 10) {
+		*--e = digit_pairs[2 * v + 1];
+		*--e = digit_pairs[2 * v];
+	} else {
+		*--e = (char)('0' + v);
+	}
+	return d + n;
 }
 
 void
 fmt_entity(kl_buf *out, const char *prefix, size_t plen, uint32_t v)
 {
-	char digits[10];
-	int n = 0;
-	do {
-		digits[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	kl_buf_reserve(out, plen + (size_t)n);
+	if (KL_UNLIKELY(out->len + plen + 10 >= out->cap))
+		kl_buf_reserve(out, plen + 10);
 	char *d = out->data + out->len;
-	memcpy(d, prefix, plen);
-	d += plen;
-	while (n)
-		*d++ = digits[--n];
+	for (size_t k = 0; k < plen; k++) /* a few bytes: no memcpy call */
+		d[k] = prefix[k];
+	d = put_decimal(d + plen, v);
+	out->len = (size_t)(d - out->data);
+	out->data[out->len] = 0;
+}
+
+/* A signed number below 10000 in magnitude, in decimal. */
+static void
+fmt_small(kl_buf *out, int32_t v)
+{
+	if (KL_UNLIKELY(out->len + 12 >= out->cap))
+		kl_buf_reserve(out, 12);
+	char *d = out->data + out->len;
+	if (v < 0)
+		*d++ = '-';
+	d = put_decimal(d, (uint32_t)(v < 0 ? -v : v));
 	out->len = (size_t)(d - out->data);
 	out->data[out->len] = 0;
 }
@@ -60,7 +99,7 @@ void
 fmt_uint(kl_buf *out, uint64_t v)
 {
 	if (v < 10000)
-		kl_buf_printf(out, "%u", (unsigned)v);
+		fmt_small(out, (int32_t)v);
 	else
 		fmt_grouped_hex(out, v);
 }
@@ -81,7 +120,7 @@ fmt_int(kl_buf *out, int64_t v, unsigned bits)
 		}
 	}
 	if (s > -10000 && s < 10000)
-		kl_buf_printf(out, "%d", (int)s);
+		fmt_small(out, (int32_t)s);
 	else
 		fmt_grouped_hex(out, u);
 }
@@ -94,11 +133,11 @@ fmt_float(kl_buf *out, bool neg, uint64_t exp, uint64_t frac, int fbits,
 	uint64_t quiet = (uint64_t)1 << (fbits - 1);
 	if (exp == expmax) {
 		if (frac == 0) {
-			kl_buf_puts(out, neg ? "-inf" : "inf");
+			buf_adds(out, neg ? "-inf" : "inf");
 		} else {
-			kl_buf_puts(out, neg ? "-nan" : "nan");
+			buf_adds(out, neg ? "-nan" : "nan");
 			if (frac != quiet) {
-				kl_buf_puts(out, ":0x");
+				buf_adds(out, ":0x");
 				kl_buf_printf(out, "%llx",
 					      (unsigned long long)frac);
 			}
@@ -106,11 +145,11 @@ fmt_float(kl_buf *out, bool neg, uint64_t exp, uint64_t frac, int fbits,
 		return;
 	}
 	if (exp == 0 && frac == 0) {
-		kl_buf_puts(out, neg ? "-0.0" : "0.0");
+		buf_adds(out, neg ? "-0.0" : "0.0");
 		return;
 	}
 	if (neg)
-		kl_buf_putc(out, '-');
+		buf_addc(out, '-');
 	/* Left-align the fraction on a hex digit boundary. */
 	int ndig = (fbits + 3) / 4;
 	uint64_t f = frac << (ndig * 4 - fbits);
@@ -118,11 +157,11 @@ fmt_float(kl_buf *out, bool neg, uint64_t exp, uint64_t frac, int fbits,
 		f >>= 4;
 		ndig--;
 	}
-	kl_buf_puts(out, exp == 0 ? "0x0" : "0x1");
+	buf_adds(out, exp == 0 ? "0x0" : "0x1");
 	if (ndig) {
-		kl_buf_putc(out, '.');
+		buf_addc(out, '.');
 		for (int d = ndig - 1; d >= 0; d--)
-			kl_buf_putc(out, hexdig[(f >> (4 * d)) & 15]);
+			buf_addc(out, hexdig[(f >> (4 * d)) & 15]);
 	}
 	long e = exp == 0 ? 1 - bias : (long)exp - bias;
 	kl_buf_printf(out, "p%ld", e);
@@ -145,18 +184,18 @@ fmt_f64(kl_buf *out, uint64_t bits)
 void
 fmt_string(kl_buf *out, const char *s, size_t n)
 {
-	kl_buf_putc(out, '"');
+	buf_addc(out, '"');
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 		if (c >= 32 && c < 127 && c != '"' && c != '\\') {
-			kl_buf_putc(out, (char)c);
+			buf_addc(out, (char)c);
 		} else {
 			char esc[4] = { '\\', 'x', hexdig[c >> 4],
 					hexdig[c & 15] };
-			kl_buf_append(out, esc, 4);
+			buf_add(out, esc, 4);
 		}
 	}
-	kl_buf_putc(out, '"');
+	buf_addc(out, '"');
 }
 
 /* ---- float scanning ---- */

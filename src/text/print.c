@@ -45,31 +45,43 @@ line_begin(printer *p)
 	p->line_start = p->out->len;
 }
 
+/* Hands out's text to the caller's flush once it holds at least `from`
+ * bytes (1: whatever it holds), when there is a flush. */
+static void
+flush_from(const kl_print_options *opts, kl_buf *out, size_t from)
+{
+	if (!opts || !opts->flush || out->len < from)
+		return;
+	opts->flush(opts->flush_ctx, out->data, out->len);
+	kl_buf_reset(out);
+}
+
 /* Ends a line; hands it to the annotation callback when there is one. */
 static void
 line_end(printer *p, kl_entity what)
 {
-	kl_buf_putc(p->out, '\n');
-	if (!annotating(p))
-		return;
-	kl_buf_reset(&p->line);
-	kl_buf_append(&p->line, p->out->data + p->line_start,
-		      p->out->len - p->line_start - 1);
-	p->opts->annotate(p->opts->annotate_ctx, p->f, what, p->line.data,
-			  p->line.len, p->out);
+	buf_addc(p->out, '\n');
+	if (annotating(p)) {
+		kl_buf_reset(&p->line);
+		buf_add(&p->line, p->out->data + p->line_start,
+			      p->out->len - p->line_start - 1);
+		p->opts->annotate(p->opts->annotate_ctx, p->f, what,
+				  p->line.data, p->line.len, p->out);
+	}
+	flush_from(p->opts, p->out, KL_PRINT_CHUNK);
 }
 
 static void
 put_type(printer *p, kl_type t)
 {
-	kl_buf_puts(p->out, kl_type_name(p->m, t));
+	buf_adds(p->out, kl_type_name(p->m, t));
 }
 
 static void
 put_value(printer *p, uint32_t v)
 {
 	if (v == KL_NONE)
-		kl_buf_puts(p->out, "v?");
+		buf_adds(p->out, "v?");
 	else
 		fmt_entity(p->out, "v", 1, v);
 }
@@ -79,7 +91,7 @@ put_values(printer *p, const uint32_t *vals, uint32_t n)
 {
 	for (uint32_t k = 0; k < n; k++) {
 		if (k)
-			kl_buf_puts(p->out, ", ");
+			buf_adds(p->out, ", ");
 		put_value(p, vals[k]);
 	}
 }
@@ -87,18 +99,18 @@ put_values(printer *p, const uint32_t *vals, uint32_t n)
 static void
 put_signature(kl_buf *out, const kl_module *m, kl_signature sig)
 {
-	kl_buf_putc(out, '(');
+	buf_addc(out, '(');
 	for (uint32_t k = 0; k < sig.num_params; k++) {
 		if (k)
-			kl_buf_puts(out, ", ");
-		kl_buf_puts(out, kl_type_name(m, sig.params[k]));
+			buf_adds(out, ", ");
+		buf_adds(out, kl_type_name(m, sig.params[k]));
 	}
 	if (sig.variadic)
-		kl_buf_puts(out, sig.num_params ? ", ..." : "...");
-	kl_buf_putc(out, ')');
+		buf_adds(out, sig.num_params ? ", ..." : "...");
+	buf_addc(out, ')');
 	for (uint32_t k = 0; k < sig.num_results; k++) {
-		kl_buf_puts(out, k ? ", " : " -> ");
-		kl_buf_puts(out, kl_type_name(m, sig.results[k]));
+		buf_adds(out, k ? ", " : " -> ");
+		buf_adds(out, kl_type_name(m, sig.results[k]));
 	}
 }
 
@@ -125,14 +137,14 @@ put_dest(printer *p, uint32_t dest)
 	uint32_t b, n;
 	const uint32_t *args;
 	if (!dest_read(&p->f->pool, dest, &b, &args, &n)) {
-		kl_buf_puts(p->out, "block?");
+		buf_adds(p->out, "block?");
 		return;
 	}
 	fmt_entity(p->out, "block", 5, b);
 	if (n > 0) {
-		kl_buf_putc(p->out, '(');
+		buf_addc(p->out, '(');
 		put_values(p, args, n);
-		kl_buf_putc(p->out, ')');
+		buf_addc(p->out, ')');
 	}
 }
 
@@ -146,10 +158,10 @@ static void
 put_offset(printer *p, int32_t off)
 {
 	if (off > 0) {
-		kl_buf_putc(p->out, '+');
+		buf_addc(p->out, '+');
 		fmt_uint(p->out, (uint64_t)off);
 	} else if (off < 0) {
-		kl_buf_putc(p->out, '-');
+		buf_addc(p->out, '-');
 		fmt_uint(p->out, (uint64_t)(-(int64_t)off));
 	}
 }
@@ -195,7 +207,7 @@ put_ctrl_type(printer *p, uint32_t i)
 	uint32_t nargs;
 	switch (info->ctrl) {
 	case KL_CTRL_EXPLICIT:
-		kl_buf_putc(p->out, '.');
+		buf_addc(p->out, '.');
 		put_type(p, operand_type(f, inst_result(f, i, 0)));
 		return;
 	case KL_CTRL_ARG0:
@@ -203,12 +215,12 @@ put_ctrl_type(printer *p, uint32_t i)
 		uint32_t k = info->ctrl == KL_CTRL_ARG1;
 		nargs = inst_args(f, i, &args);
 		if (k >= nargs) {
-			kl_buf_puts(p->out, ".?");
+			buf_adds(p->out, ".?");
 			return;
 		}
 		if (defined_earlier_in_block(f, args[k], i))
 			return;
-		kl_buf_putc(p->out, '.');
+		buf_addc(p->out, '.');
 		put_type(p, operand_type(f, args[k]));
 		return;
 	}
@@ -239,7 +251,7 @@ put_operands(printer *p, uint32_t i)
 	uint32_t n;
 	switch ((kl_format)info->format) {
 	case KL_FMT_CONST:
-		kl_buf_putc(out, ' ');
+		buf_addc(out, ' ');
 		if (d->op == KL_OP_F32CONST)
 			fmt_f32(out, d->w[1]);
 		else if (d->op == KL_OP_F64CONST)
@@ -249,118 +261,122 @@ put_operands(printer *p, uint32_t i)
 				type_bits(p, operand_type(f, d->w[0])));
 		break;
 	case KL_FMT_UNARY:
-		kl_buf_putc(out, ' ');
+		buf_addc(out, ' ');
 		put_value(p, d->w[1]);
 		break;
 	case KL_FMT_BINARY:
-		kl_buf_putc(out, ' ');
+		buf_addc(out, ' ');
 		put_values(p, &d->w[1], 2);
 		break;
 	case KL_FMT_ICMP:
 	case KL_FMT_FCMP:
-		kl_buf_printf(out, " %s ",
-			      info->format == KL_FMT_ICMP
+		buf_addc(out, ' ');
+		buf_adds(out, info->format == KL_FMT_ICMP
 				      ? kl_intcc_name((kl_intcc)d->aux)
 				      : kl_floatcc_name((kl_floatcc)d->aux));
+		buf_addc(out, ' ');
 		put_values(p, &d->w[1], 2);
 		break;
 	case KL_FMT_ICMP_IMM:
-		kl_buf_printf(out, " %s", kl_intcc_name((kl_intcc)d->aux));
+		buf_addc(out, ' ');
+		buf_adds(out, kl_intcc_name((kl_intcc)d->aux));
 		/* fall through */
 	case KL_FMT_BINARY_IMM:
-		kl_buf_putc(out, ' ');
+		buf_addc(out, ' ');
 		put_value(p, d->w[1]);
-		kl_buf_puts(out, ", ");
+		buf_adds(out, ", ");
 		put_imm_operand(p, i);
 		break;
 	case KL_FMT_TERNARY:
 		n = safe_list(f, d->w[1], &e);
-		kl_buf_putc(out, ' ');
+		buf_addc(out, ' ');
 		put_values(p, e, n);
 		break;
 	case KL_FMT_LOAD:
-		kl_buf_putc(out, ' ');
+		buf_addc(out, ' ');
 		put_value(p, d->w[1]);
 		put_offset(p, (int32_t)d->w[2]);
 		break;
 	case KL_FMT_STORE:
-		kl_buf_putc(out, ' ');
+		buf_addc(out, ' ');
 		put_value(p, d->w[0]);
-		kl_buf_puts(out, ", ");
+		buf_adds(out, ", ");
 		put_value(p, d->w[1]);
 		put_offset(p, (int32_t)d->w[2]);
 		break;
 	case KL_FMT_ALLOCA:
-		kl_buf_putc(out, ' ');
+		buf_addc(out, ' ');
 		fmt_uint(out, d->w[1]);
 		kl_buf_printf(out, ", align %llu",
 			      d->aux < 64 ? 1ull << d->aux : 0ull);
 		break;
 	case KL_FMT_ALLOCA_DYN:
-		kl_buf_putc(out, ' ');
+		buf_addc(out, ' ');
 		put_value(p, d->w[1]);
 		kl_buf_printf(out, ", align %llu",
 			      d->aux < 64 ? 1ull << d->aux : 0ull);
 		break;
 	case KL_FMT_SYMBOL:
-		kl_buf_putc(out, ' ');
+		buf_addc(out, ' ');
 		fmt_sym(out, p->m, d->w[1]);
 		break;
 	case KL_FMT_CALL:
-		kl_buf_putc(out, ' ');
+		buf_addc(out, ' ');
 		fmt_sym(out, p->m, d->w[1]);
 		n = safe_list(f, d->w[2], &e);
-		kl_buf_putc(out, '(');
+		buf_addc(out, '(');
 		put_values(p, e, n);
-		kl_buf_putc(out, ')');
+		buf_addc(out, ')');
 		break;
 	case KL_FMT_CALL_INDIRECT:
-		kl_buf_printf(out, " sig%u, ", d->w[1]);
+		buf_addc(out, ' ');
+		fmt_entity(out, "sig", 3, d->w[1]);
+		buf_adds(out, ", ");
 		n = safe_list(f, d->w[2], &e);
 		put_value(p, n ? e[0] : KL_NONE);
-		kl_buf_putc(out, '(');
+		buf_addc(out, '(');
 		if (n)
 			put_values(p, e + 1, n - 1);
-		kl_buf_putc(out, ')');
+		buf_addc(out, ')');
 		break;
 	case KL_FMT_JUMP:
-		kl_buf_putc(out, ' ');
+		buf_addc(out, ' ');
 		put_dest(p, d->w[0]);
 		break;
 	case KL_FMT_BRIF:
-		kl_buf_putc(out, ' ');
+		buf_addc(out, ' ');
 		put_value(p, d->w[0]);
-		kl_buf_puts(out, ", ");
+		buf_adds(out, ", ");
 		put_dest(p, d->w[1]);
-		kl_buf_puts(out, ", ");
+		buf_adds(out, ", ");
 		put_dest(p, d->w[2]);
 		break;
 	case KL_FMT_BR_TABLE:
-		kl_buf_putc(out, ' ');
+		buf_addc(out, ' ');
 		put_value(p, d->w[0]);
-		kl_buf_puts(out, ", ");
+		buf_adds(out, ", ");
 		n = safe_list(f, d->w[1], &e);
 		put_dest(p, n ? e[0] : 0);
-		kl_buf_puts(out, ", [");
+		buf_adds(out, ", [");
 		for (uint32_t k = 1; k < n; k++) {
 			if (k > 1)
-				kl_buf_puts(out, ", ");
+				buf_adds(out, ", ");
 			/* e may move if the pool grew; it cannot here. */
 			put_dest(p, e[k]);
 		}
-		kl_buf_putc(out, ']');
+		buf_addc(out, ']');
 		break;
 	case KL_FMT_RETURN:
 		n = safe_list(f, d->w[0], &e);
 		if (n) {
-			kl_buf_putc(out, ' ');
+			buf_addc(out, ' ');
 			put_values(p, e, n);
 		}
 		break;
 	case KL_FMT_TRAP:
 		kl_buf_printf(out, " %s", kl_trapcode_name((kl_trapcode)d->aux));
 		if (d->aux == KL_TRAP_USER) {
-			kl_buf_putc(out, ' ');
+			buf_addc(out, ' ');
 			fmt_uint(out, d->w[0]);
 		}
 		break;
@@ -421,13 +437,13 @@ put_inst(printer *p, uint32_t i)
 	uint32_t nres = inst_num_results(f, i);
 	for (uint32_t k = 0; k < nres; k++) {
 		if (k)
-			kl_buf_puts(p->out, ", ");
+			buf_adds(p->out, ", ");
 		put_value(p, inst_result(f, i, k));
 	}
 	if (nres)
-		kl_buf_puts(p->out, " = ");
+		buf_adds(p->out, " = ");
 	const char *name = kl_op_name((kl_opcode)f->insts[i].op);
-	kl_buf_append(p->out, name, strlen(name));
+	buf_add(p->out, name, strlen(name));
 	put_ctrl_type(p, i);
 	put_operands(p, i);
 }
@@ -467,7 +483,10 @@ write_alias_chain(printer *p, uint32_t v)
 		uint32_t a = p->chain[--n];
 		p->alias_state[a] = 1;
 		line_begin(p);
-		kl_buf_printf(p->out, "    v%u -> v%u", a, f->values[a].def);
+		buf_adds(p->out, "    ");
+		fmt_entity(p->out, "v", 1, a);
+		buf_adds(p->out, " -> ");
+		fmt_entity(p->out, "v", 1, f->values[a].def);
 		line_end(p, (kl_entity){ KL_ENT_VALUE, a });
 	}
 }
@@ -515,17 +534,17 @@ put_block_header(printer *p, uint32_t b)
 	const uint32_t *e;
 	uint32_t n = safe_list(f, f->blocks[b].params, &e);
 	if (n) {
-		kl_buf_putc(p->out, '(');
+		buf_addc(p->out, '(');
 		for (uint32_t k = 0; k < n; k++) {
 			if (k)
-				kl_buf_puts(p->out, ", ");
+				buf_adds(p->out, ", ");
 			put_value(p, e[k]);
-			kl_buf_puts(p->out, ": ");
+			buf_adds(p->out, ": ");
 			put_type(p, operand_type(f, e[k]));
 		}
-		kl_buf_putc(p->out, ')');
+		buf_addc(p->out, ')');
 	}
-	kl_buf_putc(p->out, ':');
+	buf_addc(p->out, ':');
 	line_end(p, (kl_entity){ KL_ENT_BLOCK, b });
 }
 
@@ -535,10 +554,10 @@ print_func(printer *p)
 	const kl_func *f = p->f;
 	kl_buf *out = p->out;
 	line_begin(p);
-	kl_buf_puts(out, "function ");
+	buf_adds(out, "function ");
 	fmt_sym(out, p->m, f->sym);
 	put_signature(out, p->m, module_sig(p->m, f->sig));
-	kl_buf_puts(out, " {");
+	buf_adds(out, " {");
 	line_end(p, (kl_entity){ KL_ENT_FUNC, f->sym });
 
 	bool preamble = false;
@@ -560,7 +579,7 @@ print_func(printer *p)
 		if (steps++ > f->nblocks)
 			break; /* a cycle in broken layout */
 		if (steps > 1 || preamble)
-			kl_buf_putc(out, '\n');
+			buf_addc(out, '\n');
 		put_block_header(p, b);
 		uint32_t isteps = 0;
 		for (uint32_t i = f->blocks[b].first; i != KL_NONE && i < f->ninsts;
@@ -570,27 +589,39 @@ print_func(printer *p)
 			if (p->alias_state)
 				write_aliases_used_by(p, i);
 			line_begin(p);
-			kl_buf_puts(out, "    ");
+			buf_adds(out, "    ");
 			put_inst(p, i);
 			if (p->opts && p->opts->inst_numbers)
-				kl_buf_printf(out, " ; inst%u", i);
+				fmt_entity(out, " ; inst", 7, i);
 			line_end(p, (kl_entity){ KL_ENT_INST, i });
 		}
 	}
 	free(p->alias_state);
 	p->alias_state = NULL;
-	kl_buf_puts(out, "}\n");
+	buf_adds(out, "}\n");
+}
+
+/* A function's text, left in out (but for what a flush took). */
+static void
+print_func_text(const kl_func *f, const kl_print_options *opts, kl_buf *out)
+{
+	printer p = { .f = f, .m = f->module, .out = out, .opts = opts };
+	/* About 36 bytes a line: reserve once rather than grow by copying;
+	 * with a flush, a chunk and a long line. */
+	size_t whole = (size_t)f->ninsts * 36 + (size_t)f->nblocks * 24;
+	size_t chunk = KL_PRINT_CHUNK + 4096;
+	kl_buf_reserve(out, opts && opts->flush && whole > chunk ? chunk
+								 : whole);
+	print_func(&p);
+	free(p.chain);
+	kl_buf_free(&p.line);
 }
 
 void
 kl_print_func(const kl_func *f, const kl_print_options *opts, kl_buf *out)
 {
-	printer p = { .f = f, .m = f->module, .out = out, .opts = opts };
-	/* About 36 bytes a line: reserve once rather than grow by copying. */
-	kl_buf_reserve(out, (size_t)f->ninsts * 36 + (size_t)f->nblocks * 24);
-	print_func(&p);
-	free(p.chain);
-	kl_buf_free(&p.line);
+	print_func_text(f, opts, out);
+	flush_from(opts, out, 1);
 }
 
 static void
@@ -598,8 +629,8 @@ put_data_item(kl_buf *out, const kl_module *m, const kl_item_data *it)
 {
 	switch (it->kind) {
 	case KL_DATA_VALUE:
-		kl_buf_puts(out, kl_type_name(m, it->type));
-		kl_buf_putc(out, ' ');
+		buf_adds(out, kl_type_name(m, it->type));
+		buf_addc(out, ' ');
 		if (it->type == KL_TYPE_F32)
 			fmt_f32(out, (uint32_t)it->value);
 		else if (it->type == KL_TYPE_F64)
@@ -609,22 +640,22 @@ put_data_item(kl_buf *out, const kl_module *m, const kl_item_data *it)
 				kl_type_bytes(m, it->type) * 8);
 		break;
 	case KL_DATA_STRING:
-		kl_buf_puts(out, "i8 ");
+		buf_adds(out, "i8 ");
 		fmt_string(out, m->bytes + it->str, it->len);
 		break;
 	case KL_DATA_ZERO:
 		kl_buf_printf(out, "zero %llu", (unsigned long long)it->value);
 		break;
 	case KL_DATA_SYMREF: {
-		kl_buf_puts(out, kl_type_name(m, it->type));
-		kl_buf_putc(out, ' ');
+		buf_adds(out, kl_type_name(m, it->type));
+		buf_addc(out, ' ');
 		fmt_sym(out, m, it->sym);
 		int64_t off = (int64_t)it->value;
 		if (off > 0) {
-			kl_buf_putc(out, '+');
+			buf_addc(out, '+');
 			fmt_uint(out, (uint64_t)off);
 		} else if (off < 0) {
-			kl_buf_putc(out, '-');
+			buf_addc(out, '-');
 			fmt_uint(out, -(uint64_t)off);
 		}
 		break;
@@ -636,24 +667,24 @@ static void
 print_data(kl_buf *out, const kl_module *m, uint32_t s)
 {
 	const kl_sym_data *d = &m->syms[s];
-	kl_buf_puts(out, "data ");
+	buf_adds(out, "data ");
 	fmt_sym(out, m, s);
-	kl_buf_puts(out, " = ");
+	buf_adds(out, " = ");
 	if (d->is_const)
-		kl_buf_puts(out, "const ");
+		buf_adds(out, "const ");
 	if (d->align != 1)
 		kl_buf_printf(out, "align %u ", d->align);
 	if (d->nitems == 0) {
-		kl_buf_puts(out, "{}\n");
+		buf_adds(out, "{}\n");
 		return;
 	}
-	kl_buf_puts(out, "{ ");
+	buf_adds(out, "{ ");
 	for (uint32_t k = 0; k < d->nitems; k++) {
 		if (k)
-			kl_buf_puts(out, ", ");
+			buf_adds(out, ", ");
 		put_data_item(out, m, &m->items[d->items + k]);
 	}
-	kl_buf_puts(out, " }\n");
+	buf_adds(out, " }\n");
 }
 
 void
@@ -662,16 +693,18 @@ kl_print_module(const kl_module *m, const kl_print_options *opts, kl_buf *out)
 	for (uint32_t s = 0; s < m->nsyms; s++) {
 		const kl_sym_data *d = &m->syms[s];
 		if (s)
-			kl_buf_putc(out, '\n');
+			buf_addc(out, '\n');
 		if (d->kind == KL_SYM_DATA) {
 			print_data(out, m, s);
 		} else if (d->func) {
-			kl_print_func(d->func, opts, out);
+			print_func_text(d->func, opts, out);
 		} else {
-			kl_buf_puts(out, "declare ");
+			buf_adds(out, "declare ");
 			fmt_sym(out, m, s);
 			put_signature(out, m, module_sig(m, d->sig));
-			kl_buf_putc(out, '\n');
+			buf_addc(out, '\n');
 		}
+		flush_from(opts, out, KL_PRINT_CHUNK);
 	}
+	flush_from(opts, out, 1);
 }

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "keel.h"
 
@@ -53,6 +54,41 @@ KL_NORETURN void kl_fatal(const char *file, int line, const char *func,
 	} while (0)
 
 #define KL_UNREACHABLE() kl_fatal(__FILE__, __LINE__, __func__, "unreachable")
+
+/*
+ * kl_buf_append, kl_buf_puts and kl_buf_putc with the common case, room
+ * already there, inline: the printer makes its text a few bytes at a
+ * time, and a call per piece (and a strlen of each literal) was most of
+ * its work.
+ */
+static inline void
+buf_add(kl_buf *b, const char *s, size_t n)
+{
+	if (KL_LIKELY(b->len + n < b->cap)) {
+		memcpy(b->data + b->len, s, n);
+		b->len += n;
+		b->data[b->len] = 0;
+	} else {
+		kl_buf_append(b, s, n);
+	}
+}
+
+static inline void
+buf_adds(kl_buf *b, const char *s)
+{
+	buf_add(b, s, strlen(s));
+}
+
+static inline void
+buf_addc(kl_buf *b, char c)
+{
+	if (KL_LIKELY(b->len + 1 < b->cap)) {
+		b->data[b->len++] = c;
+		b->data[b->len] = 0;
+	} else {
+		kl_buf_putc(b, c);
+	}
+}
 
 void *kl_malloc(size_t n);
 void *kl_calloc(size_t count, size_t size);

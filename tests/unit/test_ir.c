@@ -915,6 +915,103 @@ test_numbers_past_ten_million(void)
 	free(text);
 }
 
+/* ---- printing in pieces ---- */
+
+typedef struct pieces {
+	kl_buf text;     /* all pieces, in order */
+	uint32_t count;
+	uint32_t small;  /* pieces but the last below KL_PRINT_CHUNK */
+	uint32_t unended; /* pieces not ending a line */
+	size_t last;
+} pieces;
+
+static void
+take_piece(void *ctx, const char *text, size_t len)
+{
+	pieces *pc = ctx;
+	if (pc->count && pc->last < KL_PRINT_CHUNK)
+		pc->small++; /* the one before was not the last */
+	pc->unended += len == 0 || text[len - 1] != '\n';
+	kl_buf_append(&pc->text, text, len);
+	pc->count++;
+	pc->last = len;
+}
+
+/* One comment line after every instruction's line. */
+static void
+note_insts(void *ctx, const kl_func *f, kl_entity what, const char *line,
+	   size_t len, kl_buf *out)
+{
+	(void)ctx;
+	(void)f;
+	(void)line;
+	if (what.kind == KL_ENT_INST)
+		kl_buf_printf(out, "; %zu bytes\n", len);
+}
+
+/*
+ * With a flush, the printer hands out the same text as without, in
+ * pieces of at least KL_PRINT_CHUNK bytes that end lines (the last may
+ * be shorter), and leaves its buffer empty; annotations go with them.
+ */
+static void
+test_print_in_pieces(void)
+{
+	kl_buf src = { 0 };
+	kl_buf_puts(&src, "declare %g(i64) -> i64\n\nfunction %small() {\n"
+			  "block0:\n    return\n}\n\nfunction %big(i64) -> i64 {\n"
+			  "block0(v0: i64):\n    jump block1(v0)\n");
+	for (uint32_t b = 1; b < 3000; b++)
+		kl_buf_printf(&src, "\nblock%u(v%u: i64):\n    v%u = iadd_imm "
+				    "v%u, %u\n    jump block%u(v%u)\n",
+			      b, 2 * b, 2 * b + 1, 2 * b, b, b + 1, 2 * b + 1);
+	kl_buf_printf(&src, "\nblock3000(v6000: i64):\n    return v6000\n}\n");
+	kl_module *m = NULL;
+	kl_diags d = { 0 };
+	CHECK_EQ_INT(kl_parse_module(src.data, src.len, NULL, &m, &d), KL_OK);
+	if (!m)
+		return;
+	for (int annotated = 0; annotated < 2; annotated++) {
+		kl_print_options whole_opts = { 0 };
+		if (annotated)
+			whole_opts.annotate = note_insts;
+		kl_buf whole = { 0 };
+		kl_print_module(m, &whole_opts, &whole);
+		CHECK(whole.len > 2 * KL_PRINT_CHUNK);
+		if (!annotated)
+			CHECK_EQ_STR(whole.data, src.data);
+
+		pieces pc = { 0 };
+		kl_print_options o = whole_opts;
+		o.flush = take_piece;
+		o.flush_ctx = &pc;
+		kl_buf out = { 0 };
+		kl_print_module(m, &o, &out);
+		CHECK_EQ_INT(out.len, 0);
+		CHECK_EQ_STR(pc.text.data, whole.data);
+		CHECK(pc.count >= 2);
+		CHECK_EQ_INT(pc.small, 0);
+		CHECK_EQ_INT(pc.unended, 0);
+
+		/* kl_print_func: the function alone, all of it handed out. */
+		kl_func *big = kl_sym_func(m, (kl_sym){ 2 });
+		pieces pf = { 0 };
+		o.flush_ctx = &pf;
+		kl_print_func(big, &o, &out);
+		CHECK_EQ_INT(out.len, 0);
+		CHECK(pf.count >= 2 && pf.text.len > 2 * KL_PRINT_CHUNK);
+		CHECK(pf.text.data &&
+		      strstr(whole.data, pf.text.data) != NULL);
+		kl_buf_free(&pf.text);
+		kl_buf_free(&pc.text);
+		kl_buf_free(&out);
+		kl_buf_free(&whole);
+	}
+	kl_diags_free(&d);
+	kl_module_free(m);
+	kl_buf_free(&src);
+}
+
 int
 main(void)
 {
@@ -941,5 +1038,6 @@ main(void)
 	UNIT_RUN(test_big_tables_keep_room);
 	UNIT_RUN(test_prefault_keeps_contents);
 	UNIT_RUN(test_numbers_past_ten_million);
+	UNIT_RUN(test_print_in_pieces);
 	return unit_report("ir");
 }
