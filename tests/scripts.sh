@@ -184,6 +184,12 @@ for cmd in cat verify "opt -p promote" run; do
 		bad "keel $cmd MISSING: exit $st, stderr:"; cat "$dir/none.err"; fi
 done
 
+# A directory as standard input, twice: stdin stays open for the second.
+"$build"/keel cat - - <"$dir/adir" >/dev/null 2>"$dir/dir2.err"
+st=$?
+if [ "$st" = 1 ] && [ "$(cat "$dir/dir2.err")" = "keel: cannot read -: Is a directory
+keel: cannot read -: Is a directory" ]; then ok; else
+	bad "keel cat - - <DIRECTORY: exit $st, stderr:"; cat "$dir/dir2.err"; fi
 # Output that cannot be written is an error, not lost in silence.
 if [ -w /dev/full ]; then
 	for cmd in cat "opt -p promote"; do

@@ -93,7 +93,8 @@ cli_read_file(const char *name, cli_file *out)
 		/* fopen opens a directory for reading; only fread fails. */
 		fprintf(stderr, "keel: cannot read %s: %s\n", name,
 			strerror(EISDIR));
-		fclose(fp);
+		if (fp != stdin)
+			fclose(fp);
 		return false;
 	}
 	if (have_stat && map_file(fp, &st, out)) {
