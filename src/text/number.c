@@ -111,7 +111,7 @@ fmt_int(kl_buf *out, int64_t v, unsigned bits)
 	int64_t s = v;
 	if (bits > 0 && bits < 64) {
 		int64_t lo = -((int64_t)1 << (bits - 1));
-		int64_t hi = ((int64_t)1 << bits) - 1;
+		int64_t hi = (int64_t)(((uint64_t)1 << bits) - 1);
 		if (v >= lo && v <= hi) {
 			u &= ((uint64_t)1 << bits) - 1;
 			s = (int64_t)(u << (64 - bits)) >> (64 - bits);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../src/ir/ir.h"
+#include "../../src/text/text.h"
 #include "keel.h"
 #include "unit.h"
 
@@ -1012,6 +1013,31 @@ test_print_in_pieces(void)
 	kl_buf_free(&src);
 }
 
+/* Integers print the same at every width up to 64 bits, 63 included
+ * (its bound was once 1 << 63, undefined for int64_t: UBSan builds
+ * catch it), small ones in decimal, others as grouped hex. */
+static void
+test_fmt_int_widths(void)
+{
+	kl_buf out = { 0 };
+	for (unsigned bits = 1; bits <= 64; bits++) {
+		kl_buf_reset(&out);
+		fmt_int(&out, -1, bits);
+		CHECK_EQ_STR(out.data, "-1");
+		kl_buf_reset(&out);
+		fmt_int(&out, 9999, bits);
+		if (bits >= 15)
+			CHECK_EQ_STR(out.data, "9999");
+	}
+	kl_buf_reset(&out);
+	fmt_int(&out, 10000, 63);
+	CHECK_EQ_STR(out.data, "0x2710");
+	kl_buf_reset(&out);
+	fmt_int(&out, INT64_MIN, 64);
+	CHECK_EQ_STR(out.data, "0x8000_0000_0000_0000");
+	kl_buf_free(&out);
+}
+
 int
 main(void)
 {
@@ -1039,5 +1065,6 @@ main(void)
 	UNIT_RUN(test_prefault_keeps_contents);
 	UNIT_RUN(test_numbers_past_ten_million);
 	UNIT_RUN(test_print_in_pieces);
+	UNIT_RUN(test_fmt_int_widths);
 	return unit_report("ir");
 }
