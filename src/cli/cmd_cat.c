@@ -15,6 +15,8 @@ static const char cat_help[] =
 	"options:\n"
 	"  --inst-numbers   append '; instN' to every instruction line\n"
 	"  --time           report parse and print times on standard error\n"
+	"                   (print includes writing the text out, which\n"
+	"                   happens as it is printed)\n"
 	"  -h, --help       show this help\n"
 	"\n"
 	"exit status: 0 on success, 1 if a file has errors, 2 on bad usage\n";
