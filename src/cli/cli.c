@@ -308,6 +308,20 @@ write_piece(void *ctx, const char *text, size_t len)
  * memory for its text, which cost more than printing it (docs/
  * architecture.md).
  */
+/* Flush what was written; false, with a message, if any of it failed. */
+static bool
+writer_done(text_writer *w)
+{
+	if (w->err == 0 && fflush(w->to) != 0)
+		w->err = errno ? errno : EIO;
+	if (w->err) {
+		fprintf(stderr, "keel: error writing output: %s\n",
+			strerror(w->err));
+		return false;
+	}
+	return true;
+}
+
 bool
 cli_print_module(const kl_module *m, const kl_print_options *opts, FILE *to)
 {
@@ -319,30 +333,17 @@ cli_print_module(const kl_module *m, const kl_print_options *opts, FILE *to)
 	errno = 0;
 	kl_print_module(m, &o, &out);
 	kl_buf_free(&out);
-	if (w.err == 0 && fflush(to) != 0)
-		w.err = errno ? errno : EIO;
-	if (w.err) {
-		fprintf(stderr, "keel: error writing output: %s\n",
-			strerror(w.err));
-		return false;
-	}
-	return true;
+	return writer_done(&w);
 }
 
 bool
 cli_write_stdout(const kl_buf *b)
 {
-	if (b->len && fwrite(b->data, 1, b->len, stdout) != b->len) {
-		fprintf(stderr, "keel: error writing output: %s\n",
-			strerror(errno));
-		return false;
-	}
-	if (fflush(stdout) != 0) {
-		fprintf(stderr, "keel: error writing output: %s\n",
-			strerror(errno));
-		return false;
-	}
-	return true;
+	text_writer w = { stdout, 0 };
+	errno = 0;
+	if (b->len)
+		write_piece(&w, b->data, b->len);
+	return writer_done(&w);
 }
 
 bool

@@ -85,14 +85,7 @@ fmt_entity(kl_buf *out, const char *prefix, size_t plen, uint32_t v)
 static void
 fmt_small(kl_buf *out, int32_t v)
 {
-	if (KL_UNLIKELY(out->len + 12 >= out->cap))
-		kl_buf_reserve(out, 12);
-	char *d = out->data + out->len;
-	if (v < 0)
-		*d++ = '-';
-	d = put_decimal(d, (uint32_t)(v < 0 ? -v : v));
-	out->len = (size_t)(d - out->data);
-	out->data[out->len] = 0;
+	fmt_entity(out, "-", v < 0, (uint32_t)(v < 0 ? -v : v));
 }
 
 void
