@@ -89,14 +89,6 @@ cli_read_file(const char *name, cli_file *out)
 	size_t cap = 1 << 16, len = 0;
 	struct stat st;
 	bool have_stat = fstat(fileno(fp), &st) == 0;
-	if (have_stat && S_ISDIR(st.st_mode)) {
-		/* fopen opens a directory for reading; only fread fails. */
-		fprintf(stderr, "keel: cannot read %s: %s\n", name,
-			strerror(EISDIR));
-		if (fp != stdin)
-			fclose(fp);
-		return false;
-	}
 	if (have_stat && map_file(fp, &st, out)) {
 		fclose(fp);
 		return true;
