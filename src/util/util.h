@@ -94,7 +94,9 @@ void *kl_malloc(size_t n);
 void *kl_calloc(size_t count, size_t size);
 void *kl_realloc(void *p, size_t n);
 /* realloc for a table of old bytes growing to n: from 1 MB it moves to
- * whole huge pages, as kl_alloc_table (the new bytes are not initialised). */
+ * whole huge pages, as kl_alloc_table; below, the bytes it grows by are
+ * faulted in by one call (kl_prefault). The new bytes are not
+ * initialised. */
 void *kl_realloc_table(void *p, size_t old, size_t n);
 /* n bytes for an object's tables, filled at once: from 1 MB, on whole huge
  * pages (rounded up to 2 MB); below, faulted in by one call (kl_prefault).
@@ -128,7 +130,7 @@ void kl_grow_out(void *p, uint32_t *cap, size_t elem_size, uint64_t need);
 void kl_advise_huge(void *p, size_t n);
 /* n bytes at p are about to be written whole: fault their fresh pages in
  * with one call rather than one fault per page (Linux 5.14 and later;
- * elsewhere, and below 64 KB, nothing). */
+ * elsewhere, and below 8 KB, nothing). */
 void kl_prefault(void *p, size_t n);
 
 /* A scratch arena: bump allocation, released all at once. Zeroed = empty. */

@@ -862,6 +862,30 @@ test_prefault_keeps_contents(void)
 	free(p);
 }
 
+/* kl_realloc_table faults in the part a table grows by (below 1 MB) or
+ * moves it to huge pages (from 1 MB): either way the old bytes read back
+ * and the new ones take writes, through a chain of growths across both. */
+static void
+test_realloc_table_keeps_contents(void)
+{
+	size_t sizes[] = { 100, 5000, 9000, 70000, 600000, 1100000, 3000000 };
+	unsigned char *p = NULL;
+	size_t old = 0;
+	bool same = true;
+	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+		size_t n = sizes[s];
+		p = kl_realloc_table(p, old, n);
+		for (size_t k = 0; k < old; k++)
+			same &= p[k] == (unsigned char)(k * 13 + 1);
+		for (size_t k = old; k < n; k++)
+			p[k] = (unsigned char)(k * 13 + 1);
+		old = n;
+	}
+	CHECK(same);
+	CHECK(p[old - 1] == (unsigned char)((old - 1) * 13 + 1));
+	free(p);
+}
+
 /*
  * Entity numbers are limited by the input's size (the sparseness budget:
  * a million plus two per byte), not by a fixed cap, so a pass's output
@@ -1063,6 +1087,7 @@ main(void)
 	UNIT_RUN(test_pool_make_room);
 	UNIT_RUN(test_big_tables_keep_room);
 	UNIT_RUN(test_prefault_keeps_contents);
+	UNIT_RUN(test_realloc_table_keeps_contents);
 	UNIT_RUN(test_numbers_past_ten_million);
 	UNIT_RUN(test_print_in_pieces);
 	UNIT_RUN(test_fmt_int_widths);
