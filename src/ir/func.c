@@ -326,6 +326,12 @@ func_reserve_values(kl_func *f, uint32_t n)
 	if (n > f->values_cap)
 		func_grow(f, TAB_VALUES, &f->values, &f->values_cap,
 			  sizeof *f->values, n);
+	/* Many values at once (a pass's new parameters) are faulted in by
+	 * one call, not page by page: room past the old count, grown or
+	 * left spare by the parser, is likely untouched. */
+	if (n - f->nvalues >= 512)
+		kl_prefault(f->values + f->nvalues,
+			    (size_t)(n - f->nvalues) * sizeof *f->values);
 	for (uint32_t v = f->nvalues; v < n; v++)
 		f->values[v] = value_hole();
 	f->nvalues = n;

@@ -510,8 +510,8 @@ static bool
 place_all_sets(promoter *p, uint64_t budget, uint32_t *cnt)
 {
 	uint32_t nb = p->nblocks;
-	reserve_fresh(&p->bsets, &p->bsets_cap, sizeof *p->bsets,
-		      (uint64_t)nb + 1);
+	reserve_filled(&p->bsets, &p->bsets_cap, sizeof *p->bsets,
+		       (uint64_t)nb + 1, nb);
 	block_set *bs = p->bsets;
 	memset(bs, 0, (size_t)nb * sizeof *bs);
 	/* A bit a block (a scratch array of words, as malloc aligns it). */

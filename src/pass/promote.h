@@ -232,6 +232,23 @@ reserve_fresh(void *p, uint32_t *cap, size_t elem_size, uint64_t n)
 }
 
 /*
+ * reserve_fresh for an array of which the caller is about to write the
+ * first `filled` elements (all of n, or a tighter guess than the bound n):
+ * when it is new memory, those are faulted in by one call, not page by
+ * page (kl_prefault; the rest of the bound is left untouched, costing
+ * address space only).
+ */
+static inline void
+reserve_filled(void *p, uint32_t *cap, size_t elem_size, uint64_t n,
+	       uint64_t filled)
+{
+	if (KL_LIKELY(n <= *cap))
+		return;
+	reserve_fresh(p, cap, elem_size, n);
+	kl_prefault(*(void **)p, (size_t)(filled < n ? filled : n) * elem_size);
+}
+
+/*
  * An array lent the memory of another whose contents are dead for a
  * while: that memory has been touched already, where a big function's
  * own would be fresh (a huge page zeroed). The borrower's own array is
@@ -246,10 +263,11 @@ typedef struct loan {
 } loan;
 
 /* Room for n elements of elem_size in *p (contents dead): the lender's
- * lender_bytes at lender if *p has too little and that is enough. */
+ * lender_bytes at lender if *p has too little and that is enough, else
+ * its own, the first `filled` faulted in if new (reserve_filled). */
 static inline void
 borrow_or_reserve(void *p, uint32_t *cap, size_t elem_size, uint64_t n,
-		  void *lender, size_t lender_bytes, loan *l)
+		  uint64_t filled, void *lender, size_t lender_bytes, loan *l)
 {
 	void **pp = p;
 	l->active = n > *cap && lender_bytes >= n * elem_size &&
@@ -261,7 +279,7 @@ borrow_or_reserve(void *p, uint32_t *cap, size_t elem_size, uint64_t n,
 		*cap = (uint32_t)(lender_bytes / elem_size);
 		return;
 	}
-	reserve_fresh(p, cap, elem_size, n);
+	reserve_filled(p, cap, elem_size, n, filled);
 }
 
 static inline void
@@ -287,10 +305,7 @@ room(scratch *s, uint64_t n)
 static inline uint32_t *
 room_whole(scratch *s, uint64_t n)
 {
-	if (KL_UNLIKELY(n > s->cap)) {
-		reserve_fresh(&s->a, &s->cap, sizeof *s->a, n);
-		kl_prefault(s->a, (size_t)n * sizeof *s->a);
-	}
+	reserve_filled(&s->a, &s->cap, sizeof *s->a, n, n);
 	return s->a;
 }
 

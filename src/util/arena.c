@@ -38,9 +38,7 @@ new_chunk(size_t *cap)
 			kl_fatal(__FILE__, __LINE__, __func__, "out of memory");
 		kl_advise_huge(c, n);
 	} else {
-		/* filled by bump allocation: faulted in by one call */
 		c = kl_malloc(n);
-		kl_prefault(c, n);
 	}
 	*cap = n - CHUNK_HEAD;
 	return c;

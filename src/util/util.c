@@ -89,11 +89,12 @@ void *
 kl_realloc_table(void *p, size_t old, size_t n)
 {
 	const size_t huge = (size_t)2 << 20;
-	if (n <= old)
+	if (n <= old || (n < huge / 2 && old == 0))
 		return kl_realloc(p, n);
 	if (n < huge / 2) {
-		/* The part it grows by is about to be filled (a promote of
-		 * a 100k-instruction function: 16% faster). */
+		/* A table that grows is being filled: the part it grows by
+		 * is faulted in by one call. (A first allocation may be a
+		 * loose bound: left to the caller.) */
 		char *q = kl_realloc(p, n);
 		kl_prefault(q + old, n - old);
 		return q;

@@ -94,9 +94,10 @@ void *kl_malloc(size_t n);
 void *kl_calloc(size_t count, size_t size);
 void *kl_realloc(void *p, size_t n);
 /* realloc for a table of old bytes growing to n: from 1 MB it moves to
- * whole huge pages, as kl_alloc_table; below, the bytes it grows by are
- * faulted in by one call (kl_prefault). The new bytes are not
- * initialised. */
+ * whole huge pages, as kl_alloc_table; below, the part a table in use
+ * (old > 0) grows by is faulted in by one call, as it is being filled (a
+ * first allocation may be a loose bound: not faulted in). The new bytes
+ * are not initialised. */
 void *kl_realloc_table(void *p, size_t old, size_t n);
 /* n bytes for an object's tables, filled at once: from 1 MB, on whole huge
  * pages (rounded up to 2 MB); below, faulted in by one call (kl_prefault).
