@@ -289,7 +289,8 @@ $shape-$size $(echo "$k $n" | awk '{ printf "%.3f", ($2 > 0 ? $1 * 1e6 / $2 : 0)
 			}' | sort
 		case $shapes in
 		*small*huge*)
-			for size in $sizes; do paired_ratio "$size"; done ;;
+			for size in $sizes; do paired_ratio "$size"; done
+			for size in $sizes; do params_made "$size"; done ;;
 		esac
 		# and linear growth: one shape's time per instruction from
 		# 100k to 1M (make bench-scaling goes from 10k to 4M)
@@ -327,6 +328,20 @@ paired_ratio() {
 		sort -g | awk -v z="$1" '{ r[++k] = $1 }
 			END { if (k) printf "- %s, paired: huge against small, per instruction, runs back to back: %.2fx (median of %d pairs; %.2f-%.2fx)\n",
 				z, r[int((k + 1) / 2)], k, r[1], r[k] }'
+}
+
+# params_made SIZE: what each shape asks of promote beyond its
+# instructions: the block parameters it makes (each with its branch
+# arguments), per 1,000 instructions, from --stats.
+params_made() {
+	for shape in huge small; do
+		base=$(workload "$shape" "$1")
+		"$keel" opt -p promote --stats "$base.kl" 2>&1 >/dev/null |
+			awk -v n="$(insts "$base.kl")" '$2 == "params" { print $3 * 1000 / n }'
+	done | awk -v z="$1" '{ r[++k] = $1 }
+		END { if (k == 2 && r[2] > 0)
+			printf "- %s: parameters made per 1,000 instructions: huge %.1f, small %.1f (%.1fx)\n",
+				z, r[1], r[2], r[1] / r[2] }'
 }
 
 interp_table() {
