@@ -516,7 +516,8 @@ place_all_sets(promoter *p, uint64_t budget, uint32_t *cnt)
 	memset(bs, 0, (size_t)nb * sizeof *bs);
 	/* A bit a block (a scratch array of words, as malloc aligns it). */
 	uint32_t nmap = (nb + 63) / 64;
-	uint64_t *work_map = (uint64_t *)room(&p->work_map, 2 * (uint64_t)nmap);
+	uint64_t *work_map = (uint64_t *)room_whole(&p->work_map,
+						     2 * (uint64_t)nmap);
 	memset(work_map, 0, (size_t)nmap * sizeof *work_map);
 	uint32_t dom_of[SET_SLOTS];
 	uint64_t limited[SET_WORDS] = { 0 };
@@ -608,7 +609,7 @@ place_params(promoter *p)
 		p->in_block = (uint32_t(*)[2])spare_array(p, SPARE_IN_BLOCK);
 	uint32_t *block_of = room_whole(&p->phi_block, (uint64_t)p->nphis + 1);
 	uint32_t *slot_of = room_whole(&p->phi_slot, (uint64_t)p->nphis + 1);
-	room(&p->phi_value, (uint64_t)p->nphis + 1);
+	room_whole(&p->phi_value, (uint64_t)p->nphis + 1);
 	uint32_t at = 0;
 	for (uint32_t b = 0; b < nb; b++) {
 		first[b] = at;
@@ -877,7 +878,8 @@ defs_before_uses(promoter *p)
 		}
 		return true;
 	}
-	uint8_t *seen = (uint8_t *)room(&p->work, (uint64_t)p->nblocks / 4 + 1);
+	uint8_t *seen = (uint8_t *)room_whole(&p->work,
+					       (uint64_t)p->nblocks / 4 + 1);
 	memset(seen, 0, p->nblocks);
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
 		uint32_t d = idom_of(p, b);

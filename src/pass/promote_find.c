@@ -966,7 +966,8 @@ promote_make_slots(promoter *p)
 	uint32_t na = p->nallocas, n = p->nacc;
 	bool tiny = p->tiny;
 	uint32_t *start = room(&p->alloca_start, (uint64_t)na + 1);
-	uint32_t *slot_site = tiny ? NULL : room(&p->slot_site, (uint64_t)n + 1);
+	uint32_t *slot_site =
+		tiny ? NULL : room_whole(&p->slot_site, (uint64_t)n + 1);
 	KL_ASSERT(p->nblocks <= UINT32_MAX >> 1);
 	/* The varied allocas' accesses by alloca, in layout order
 	 * (start[a] is a's fill pointer first), and a bound on the slots:
