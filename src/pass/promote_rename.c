@@ -404,8 +404,10 @@ reserve_lists(promoter *p, uint32_t live)
 	 * promote-100k 176,000 of 334,000): that much is faulted in by one
 	 * call. */
 	uint64_t fresh = (slots - 2 * (uint64_t)f->pool.len) / 2;
-	kl_prefault(f->pool.data + f->pool.len,
-		    (size_t)(fresh < room ? fresh : room) * sizeof *f->pool.data);
+	if (fresh && room) /* (an empty pool may have no array) */
+		kl_prefault(f->pool.data + f->pool.len,
+			    (size_t)(fresh < room ? fresh : room) *
+				    sizeof *f->pool.data);
 }
 
 /*
