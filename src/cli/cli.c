@@ -294,12 +294,6 @@ write_piece(void *ctx, const char *text, size_t len)
 		w->err = errno ? errno : EIO;
 }
 
-/*
- * The module's text is written in pieces as it is printed (the printer's
- * flush), not built whole first: printing huge-1M touched 36 MB of new
- * memory for its text, which cost more than printing it (docs/
- * architecture.md).
- */
 /* Flush what was written; false, with a message, if any of it failed. */
 static bool
 writer_done(text_writer *w)
@@ -314,6 +308,12 @@ writer_done(text_writer *w)
 	return true;
 }
 
+/*
+ * The module's text is written in pieces as it is printed (the printer's
+ * flush), not built whole first: printing huge-1M touched 36 MB of new
+ * memory for its text, which cost more than printing it (docs/
+ * architecture.md).
+ */
 bool
 cli_print_module(const kl_module *m, const kl_print_options *opts, FILE *to)
 {

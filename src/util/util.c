@@ -89,14 +89,15 @@ void *
 kl_realloc_table(void *p, size_t old, size_t n)
 {
 	const size_t huge = (size_t)2 << 20;
-	if (n <= old || (n < huge / 2 && old == 0))
+	if (n <= old)
 		return kl_realloc(p, n);
 	if (n < huge / 2) {
 		/* A table that grows is being filled: the part it grows by
 		 * is faulted in by one call. (A first allocation may be a
 		 * loose bound: left to the caller.) */
 		char *q = kl_realloc(p, n);
-		kl_prefault(q + old, n - old);
+		if (old)
+			kl_prefault(q + old, n - old);
 		return q;
 	}
 	/*
