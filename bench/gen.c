@@ -55,9 +55,12 @@
 			   which recurses: loops nest at most this deep */
 #define NSETS 2         /* input sets %main calls each function with */
 
-enum shape { S_RANDOM, S_SMALL, S_HUGE, S_CHAIN, S_NEST, S_LOOP, S_PROMOTE };
-static const char *const shape_name[] = {
-	"random", "small", "huge", "chain", "nest", "loop", "promote"
+enum shape {
+	S_RANDOM, S_SMALL, S_HUGE, S_CHAIN, S_NEST, S_LOOP, S_PROMOTE,
+	S_MERGED, NSHAPES
+};
+static const char *const shape_name[NSHAPES] = {
+	"random", "small", "huge", "chain", "nest", "loop", "promote", "merged"
 };
 
 /* What fill() may emit, and the weights of the generic profile. */
@@ -952,6 +955,69 @@ gen_function(struct gen *g, uint32_t fi)
 	end_function(g);
 }
 
+/*
+ * The small shape's functions as regions of one function: each region
+ * draws its blocks and allocas as a small function does, uses only its
+ * own allocas and the function's parameters (the values of earlier
+ * regions are forgotten), adds its first slot's value to the sum the
+ * function returns and jumps to the next. What it
+ * measures: the same code in one function instead of many, so that a
+ * pass's cost of one big function can be told apart from the cost of
+ * what the code asks of it. The allocas are all in the entry block, as
+ * a front end puts them; each region's share of the execution budget is
+ * a small function's.
+ */
+static void
+gen_merged(struct gen *g)
+{
+	uint32_t nr = g->regions, r, total = 0, nctr;
+	uint32_t *na = xrealloc(NULL, (size_t)nr * sizeof *na);
+	uint64_t rbudget = g->fbudget / nr;
+	uint32_t acc = 0; /* the first parameter, an i64 */
+	struct mark entry;
+
+	begin_function(g, 0);
+	for (r = 0; r < nr; r++) {
+		na[r] = jitter(g, g->allocas);
+		GEN_ASSERT(total + na[r] >= total);
+		total += na[r];
+	}
+	nctr = g->depth + g->irreducible;
+	nctr = nctr < SDMAX + 1 ? nctr : SDMAX + 1;
+	g->maxmult = 1;
+	setup_entry(g, total, nctr);
+	save(g, &entry);
+	for (r = 0, total = 0; r < nr; r++) {
+		uint32_t nb = jitter(g, g->blocks);
+
+		if (nb < 1)
+			nb = 1;
+		/* its own slots only: rand_slot and find_slot read
+		 * slot_lo..nslot */
+		g->slot_lo = total;
+		g->nslot = total += na[r];
+		g->mult = 1;
+		g->maxmult = clamp_mult(rbudget < 64 ? 64 : rbudget,
+					(uint64_t)nb * (g->insts + 4));
+		restore(g, &entry);
+		term_jump(g, g->nblk, NULL);
+		begin_block(g, g->nblk, NULL, 0);
+		fill(g, jitter(g, g->insts));
+		seq(g, nb - 1, 0, 0);
+		/* The region's result: its first slot, into the sum the
+		 * function returns (the last block of a region dominates
+		 * the next region). */
+		if (na[r])
+			acc = emit_bin(g, r & 1 ? OP_IADD : OP_BXOR, acc,
+				       slot_value(g, &g->slot[g->slot_lo],
+						  T_I64));
+	}
+	g->slot_lo = 0;
+	term_return(g, acc);
+	end_function(g);
+	free(na);
+}
+
 /* A loop nest of depth g->depth, written without recursion:
  * H_d = block 2d+1 tests the counter, B_d = 2d+2 is the body holding
  * loop d+1, X_d = 3D-d is the exit, which also steps loop d-1. */
@@ -1205,7 +1271,10 @@ static void
 generate(struct gen *g)
 {
 	uint32_t f;
-	unsigned nsets = g->shape == S_LOOP || g->shape == S_SMALL ? 1 : NSETS;
+	unsigned nsets = g->shape == S_LOOP || g->shape == S_SMALL ||
+				 g->shape == S_MERGED
+			 ? 1
+			 : NSETS;
 
 	make_sigs(g);
 	g->fbudget = g->budget / ((uint64_t)g->nfunc * nsets * 2);
@@ -1215,6 +1284,8 @@ generate(struct gen *g)
 		gen_nest(g);
 	else if (g->shape == S_LOOP)
 		gen_loop(g);
+	else if (g->shape == S_MERGED)
+		gen_merged(g);
 	else
 		for (f = 0; f < g->nfunc; f++)
 			gen_function(g, f);
@@ -1245,6 +1316,10 @@ static const char usage[] =
 "               (default: 10M iterations)\n"
 "      promote  one function with many promotable allocas (size 1M:\n"
 "               10,000 allocas, 50,000 blocks); no pointer escapes\n"
+"      merged   small's code in one function: a region per small\n"
+"               function, each with its own allocas (all in the entry\n"
+"               block) and blocks; --functions counts the regions; no\n"
+"               calls\n"
 "  --size N            scale the preset to about N instructions\n"
 "  --functions N       functions besides %main (nest, loop: always 1)\n"
 "  --blocks N          blocks per function, about\n"
@@ -1354,10 +1429,10 @@ parse_args(int argc, char **argv, struct opts *o, bool *stats)
 			o->ll = !strcmp(s, "ll");
 		} else if (!strcmp(name, "--shape")) {
 			s = optval(argc, argv, &i, v, name);
-			for (k = 0; k <= S_PROMOTE; k++)
+			for (k = 0; k < NSHAPES; k++)
 				if (!strcmp(s, shape_name[k]))
 					break;
-			if (k > S_PROMOTE)
+			if (k == NSHAPES)
 				bad("unknown shape", s);
 			o->shape = (int)k;
 		} else if (!strcmp(name, "--irreducible") && !v) {
@@ -1427,6 +1502,10 @@ resolve(struct gen *g, const struct opts *o)
 		if (o->shape == S_CHAIN)
 			g->cw = cw_chain, al = 16, de = 0;
 		break;
+	case S_MERGED:
+		S = S > 0 ? S : 100000;
+		fn = S / 36, bl = 4, in = 6, al = 3, de = 2, ca = 0;
+		break;
 	case S_NEST:
 		S = S > 0 ? S : 1000000;
 		fn = 1, in = 1, al = 8, de = S / 12, ca = 0;
@@ -1445,6 +1524,10 @@ resolve(struct gen *g, const struct opts *o)
 	g->nfunc = u32(o->functions >= 0 ? o->functions : fn < 1 ? 1 : fn, 1,
 		       10000000, "--functions");
 	if (o->shape == S_NEST || o->shape == S_LOOP)
+		g->nfunc = 1;
+	/* merged: --functions counts the small functions it merges */
+	g->regions = g->nfunc;
+	if (o->shape == S_MERGED)
 		g->nfunc = 1;
 	g->blocks = u32(o->blocks >= 0 ? o->blocks : bl < 1 ? 1 : bl, 1,
 			10000000, "--blocks");

@@ -83,6 +83,7 @@ struct gen {
 	int shape;
 	bool ll, mixed, irreducible, escape;
 	uint32_t nfunc, blocks, insts, allocas, depth, calls, chunk;
+	uint32_t regions; /* merged: the small functions it holds */
 	uint32_t aliases; /* percent of operands read through an alias */
 	uint64_t budget, iterations;
 	const unsigned *kw, *cw; /* weights of instruction kinds, constructs */

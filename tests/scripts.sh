@@ -204,7 +204,7 @@ fi
 
 # ---- 1. the generator's programs ----
 n=0
-for shape in random small chain nest promote huge; do
+for shape in random small chain nest promote huge merged; do
 	for seed in 1 2 3 4; do
 		n=$((n + 1))
 		case $shape in
@@ -262,6 +262,12 @@ while [ "$s" -le "$seeds" ]; do
 		--allocas 6 -o "$dir/p$s.kl" || bad "keel-gen seed $s"
 	s=$((s + 1))
 done
+# And one function of a few hundred regions, each with allocas of its
+# own: thousands of slots, placed one by one.
+"$build"/keel-gen --shape merged --size 8k --seed 1 -o "$dir/pm1.kl" ||
+	bad "keel-gen --shape merged seed 1"
+"$build"/keel-gen --shape merged --size 8k --seed 2 --mixed-widths \
+	-o "$dir/pm2.kl" || bad "keel-gen --shape merged seed 2"
 "$build"/keel difftest -q -p promote "$dir"/p*.kl >"$dir/difftest.log"
 grep '^FAIL' "$dir/difftest.log"
 line=$(tail -n 1 "$dir/difftest.log")
