@@ -295,11 +295,10 @@ $shape-$size $(echo "$k $n" | awk '{ printf "%.3f", ($2 > 0 ? $1 * 1e6 / $2 : 0)
 								z, big, ns[big, z], ns["small", z], ns[big, z] / ns["small", z]
 					}
 			}' | sort
-		for big in huge merged; do
-			case " $shapes " in
-			*" small "*" $big "* | *" $big "*" small "*)
-				for size in $sizes; do paired_ratio "$big" "$size"; done ;;
-			esac
+		for one in huge merged; do
+			case " $shapes " in *" small "*) ;; *) continue ;; esac
+			case " $shapes " in *" $one "*) ;; *) continue ;; esac
+			for size in $sizes; do paired_ratio "$one" "$size"; done
 		done
 		case " $shapes " in
 		*" small "*)
@@ -327,17 +326,20 @@ $shape-$size $(echo "$k $n" | awk '{ printf "%.3f", ($2 > 0 ? $1 * 1e6 / $2 : 0)
 # medians taken minutes apart, with LLVM's runs in between. Prints the
 # median of the pairs' ratios and their range.
 paired_ratio() {
-	small=$(workload small "$2") big=$(workload "$1" "$2")
-	ns=$(insts "$small.kl") nb=$(insts "$big.kl")
+	# (names of their own: sh has no local variables)
+	pr_small=$(workload small "$2") pr_big=$(workload "$1" "$2")
+	pr_ns=$(insts "$pr_small.kl") pr_nb=$(insts "$pr_big.kl")
 	pairs=$((runs > 5 ? runs : 5))
 	for k in $(seq "$pairs"); do
 		if [ $((k % 2)) = 1 ]; then
-			s=$(keel_promote "$small.kl") b=$(keel_promote "$big.kl")
+			pr_s=$(keel_promote "$pr_small.kl")
+			pr_b=$(keel_promote "$pr_big.kl")
 		else
-			b=$(keel_promote "$big.kl") s=$(keel_promote "$small.kl")
+			pr_b=$(keel_promote "$pr_big.kl")
+			pr_s=$(keel_promote "$pr_small.kl")
 		fi
-		echo "$s $b"
-	done | awk -v ns="$ns" -v nb="$nb" '$1 > 0 && $2 > 0 { print ($2 / nb) / ($1 / ns) }' |
+		echo "$pr_s $pr_b"
+	done | awk -v ns="$pr_ns" -v nb="$pr_nb" '$1 > 0 && $2 > 0 { print ($2 / nb) / ($1 / ns) }' |
 		sort -g | awk -v z="$2" -v big="$1" '{ r[++k] = $1 }
 			END { if (k) printf "- %s, paired: %s against small, per instruction, runs back to back: %.2fx (median of %d pairs; %.2f-%.2fx)\n",
 				z, big, r[int((k + 1) / 2)], k, r[1], r[k] }'

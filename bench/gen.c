@@ -1504,7 +1504,7 @@ resolve(struct gen *g, const struct opts *o)
 		break;
 	case S_MERGED:
 		S = S > 0 ? S : 100000;
-		fn = S / 36, bl = 4, in = 6, al = 3, de = 2, ca = 0;
+		fn = S / 39, bl = 4, in = 6, al = 3, de = 2, ca = 0;
 		break;
 	case S_NEST:
 		S = S > 0 ? S : 1000000;
