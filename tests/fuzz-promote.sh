@@ -12,7 +12,7 @@ runs=0
 fails=0
 while [ $(( $(date +%s) - start )) -lt "$secs" ]; do
 	batch=""
-	for k in 1 2 3 4 5 6 7 8 9 10; do
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
 		seed=$((seed + 1))
 		f="$dir/seed$seed.kl"
 		# (with --blocks 100, functions of more than 64 blocks:
@@ -23,6 +23,12 @@ while [ $(( $(date +%s) - start )) -lt "$secs" ]; do
 		2) opts="--mixed-widths --allocas 12 --blocks 40" ;;
 		3) opts="--mixed-widths --aliases 40 --irreducible" ;;
 		4) opts="--mixed-widths --allocas 12 --blocks 100 --irreducible" ;;
+		esac
+		# one in ten: a function of a hundred regions, each with its
+		# own allocas (hundreds of slots, placed one by one)
+		case $((seed % 20)) in
+		9) opts="--shape merged --size 4k --irreducible" ;;
+		19) opts="--shape merged --size 4k --mixed-widths --aliases 20" ;;
 		esac
 		# shellcheck disable=SC2086
 		"$build"/keel-gen --seed "$seed" $opts -o "$f"
