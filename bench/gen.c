@@ -1004,11 +1004,13 @@ gen_merged(struct gen *g)
 		begin_block(g, g->nblk, NULL, 0);
 		fill(g, jitter(g, g->insts));
 		seq(g, nb - 1, 0, 0);
-		/* The region's result: its first slot, into the sum the
-		 * function returns (the last block of a region dominates
-		 * the next region). */
+		/* The region's result, a live value and its first slot,
+		 * into the sum the function returns (the last block of a
+		 * region dominates the next region), as a small function
+		 * returns one. */
+		acc = emit_bin(g, OP_BXOR, acc, pick(g, T_I64));
 		if (na[r])
-			acc = emit_bin(g, r & 1 ? OP_IADD : OP_BXOR, acc,
+			acc = emit_bin(g, OP_IADD, acc,
 				       slot_value(g, &g->slot[g->slot_lo],
 						  T_I64));
 	}
@@ -1321,13 +1323,16 @@ static const char usage[] =
 "               block) and blocks; --functions counts the regions; no\n"
 "               calls\n"
 "  --size N            scale the preset to about N instructions\n"
-"  --functions N       functions besides %main (nest, loop: always 1)\n"
-"  --blocks N          blocks per function, about\n"
+"  --functions N       functions besides %main (nest, loop: always 1;\n"
+"                      merged: its regions)\n"
+"  --blocks N          blocks per function (merged: region), about\n"
 "  --insts N           instructions per block, about\n"
-"  --allocas N         data allocas per function (plus loop counters)\n"
+"  --allocas N         data allocas per function or region (plus loop\n"
+"                      counters)\n"
 "  --loop-depth N      maximum loop nesting; nest: the depth; other\n"
 "                      shapes nest constructs at most 24 deep\n"
-"  --call-density P    percent of blocks with a call (0-100)\n"
+"  --call-density P    percent of blocks with a call (0-100; none in\n"
+"                      one-function shapes)\n"
 "  --irreducible       add two-entry cycles (irreducible control flow)\n"
 "  --mixed-widths      access allocas as i8..i64 and f32/f64 at various\n"
 "                      offsets, with extending loads, truncating stores\n"
@@ -1504,7 +1509,7 @@ resolve(struct gen *g, const struct opts *o)
 		break;
 	case S_MERGED:
 		S = S > 0 ? S : 100000;
-		fn = S / 39, bl = 4, in = 6, al = 3, de = 2, ca = 0;
+		fn = S / 40, bl = 4, in = 6, al = 3, de = 2, ca = 0;
 		break;
 	case S_NEST:
 		S = S > 0 ? S : 1000000;
@@ -1534,6 +1539,12 @@ resolve(struct gen *g, const struct opts *o)
 	g->insts = u32(o->insts >= 0 ? o->insts : in, 0, 1000000, "--insts");
 	g->allocas = u32(o->allocas >= 0 ? o->allocas : al, 0, 10000000,
 			 "--allocas");
+	/* merged: every region's allocas are in the entry block, up to
+	 * 1.5x --allocas each (jitter) */
+	if (o->shape == S_MERGED &&
+	    (uint64_t)g->regions * (g->allocas + g->allocas / 2) > 10000000)
+		bad("merged: --functions times --allocas must be at most "
+		    "about 6.6M (10M allocas in one function)", NULL);
 	g->depth = u32(o->depth >= 0 ? o->depth : de, 0, 10000000,
 		       "--loop-depth");
 	g->calls = u32(o->calls >= 0 ? o->calls : ca, 0, 100,
@@ -1576,12 +1587,20 @@ main(int argc, char **argv)
 		perror("keel-gen: write");
 		return 1;
 	}
-	if (stats)
+	if (stats) {
+		char what[64];
+		if (g.shape == S_MERGED)
+			snprintf(what, sizeof what, "1 function of %" PRIu32
+				 " regions", g.regions);
+		else
+			snprintf(what, sizeof what, "%" PRIu32 " functions",
+				 g.nfunc);
 		fprintf(stderr,
-			"keel-gen: %s: %" PRIu32 " functions + main, %" PRIu64
+			"keel-gen: %s: %s + main, %" PRIu64
 			" blocks, %" PRIu64 " instructions, ~%" PRIu64
-			" executed (bound)\n", shape_name[g.shape], g.nfunc,
+			" executed (bound)\n", shape_name[g.shape], what,
 			g.total_blocks, g.total_insts, g.fn[g.nfunc].cost);
+	}
 	free(g.buf);
 	free(g.fn);
 	free(g.val);

@@ -241,6 +241,22 @@ for shape in random small chain nest promote huge merged; do
 	done
 done
 
+# keel-gen refuses what it cannot write: a merged function of more than
+# 10M allocas (the count once overflowed an assertion)
+"$build"/keel-gen --shape merged --functions 10M --allocas 1000 -o /dev/null \
+	2>"$dir/gen.err"
+st=$?
+if [ "$st" -eq 2 ] && grep -q "must be at most" "$dir/gen.err"; then ok; else
+	bad "keel-gen merged of 15G allocas: exit $st, $(head -n 1 "$dir/gen.err")"; fi
+# and a merged function's result depends on its code, allocas or not
+for seed in 1 2; do
+	"$build"/keel-gen --shape merged --allocas 0 --blocks 1 --seed $seed \
+		-o "$dir/m0-$seed.kl"
+	"$build"/keel run "$dir/m0-$seed.kl" >"$dir/m0-$seed.out"
+done
+if ! cmp -s "$dir/m0-1.out" "$dir/m0-2.out"; then ok; else
+	bad "merged --allocas 0: seeds 1 and 2 return the same"; fi
+
 # ---- 2. promote, before and after ----
 seeds=${PROMOTE_SEEDS:-300}
 s=1
@@ -263,7 +279,7 @@ while [ "$s" -le "$seeds" ]; do
 	s=$((s + 1))
 done
 # And one function of a few hundred regions, each with allocas of its
-# own: thousands of slots, placed one by one.
+# own: about 500 allocas in one function, their slots placed one by one.
 "$build"/keel-gen --shape merged --size 8k --seed 1 -o "$dir/pm1.kl" ||
 	bad "keel-gen --shape merged seed 1"
 "$build"/keel-gen --shape merged --size 8k --seed 2 --mixed-widths \
