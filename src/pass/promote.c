@@ -948,7 +948,6 @@ promoter_free(void *state)
 	free(p->edges);
 	free(p->incoming);
 	free(p->log);
-	free(p->stack);
 	free(p->address);
 	free(p->keys);
 	free(p->keys_tmp);

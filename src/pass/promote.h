@@ -508,8 +508,6 @@ typedef struct promoter {
 	scratch cur;           /* per slot: current value or KL_NONE (zero) */
 	undo *log;
 	uint32_t nlog, log_cap;
-	uint32_t (*stack)[2];  /* the dominator tree walk */
-	uint32_t stack_cap;
 	kl_arena arena;        /* the strict SSA check's marks */
 	uint32_t zero[KL_TYPE_BUILTIN_COUNT];
 	uint32_t last_zero;    /* the instruction of the last zero made */
@@ -534,10 +532,10 @@ value_marks(const promoter *p)
  * leave spare (promote_dom_spare), each nblocks + 2 words: placement's
  * two marks a block (whose words then hold in_block) and worklist, each
  * block's first candidate and count (renaming and pruning read them
- * too).
+ * too), and where renaming's undo log stood when it entered the block.
  */
 enum { SPARE_MARKS = 0, SPARE_IN_BLOCK = 0, SPARE_WORK = 2, SPARE_FIRST_PHI,
-       SPARE_NPHI, SPARE_ARRAYS };
+       SPARE_NPHI, SPARE_LOG_AT, SPARE_ARRAYS };
 _Static_assert((int)SPARE_ARRAYS <= (int)DOM_SPARE,
 	       "the spare words hold them");
 

@@ -280,49 +280,40 @@ rename_preorder(promoter *p)
 	}
 }
 
-/* The preorder of a bigger function's tree, with an explicit stack. */
+/*
+ * The preorder of a bigger function's tree, without a stack: down to the
+ * first child, else on to the next sibling, else up through the idoms to
+ * the nearest one that has a next sibling. A block's subtree is done when
+ * the walk leaves it sideways or upwards, and the log is then unwound to
+ * where it stood when the block was entered (log_at, a word a block).
+ * Children come in layout order, so the walk follows the layout wherever
+ * the layout is a preorder of the tree (structured code), and reads the
+ * tables in the order they are laid out. A deep tree (a function of
+ * regions one after another) needs no memory beyond that word.
+ */
 static void
-rename_stack(promoter *p)
+rename_tree(promoter *p)
 {
-	uint32_t n = 0;
-	/* entries: block id, and the undo mark + 1 for an exit (0 = enter) */
-	kl_grow(&p->stack, &p->stack_cap, sizeof *p->stack, 1);
-	uint32_t (*stack)[2] = p->stack;
-	stack[n][0] = p->f->first_block;
-	stack[n++][1] = 0;
-	while (n) {
-		uint32_t b = stack[n - 1][0], mark = stack[n - 1][1];
-		n--;
-		if (mark) {
-			unwind(p, mark - 1);
+	uint32_t *log_at = spare_array(p, SPARE_LOG_AT);
+	uint32_t b = p->f->first_block;
+	for (;;) {
+		log_at[b] = p->nlog;
+		rename_block(p, b, true);
+		uint32_t c = first_child(p, b);
+		if (c != KL_NONE) {
+			b = c;
 			continue;
 		}
-		if (n + 1 > p->stack_cap)
-			kl_grow(&p->stack, &p->stack_cap, sizeof *p->stack,
-				(uint64_t)n + 1);
-		stack = p->stack;
-		stack[n][0] = b;
-		stack[n++][1] = p->nlog + 1;
-		rename_block(p, b, true);
-		uint32_t first = n;
-		for (uint32_t c = first_child(p, b); c != KL_NONE;
-		     c = next_sibling(p, c)) {
-			if (n + 1 > p->stack_cap)
-				kl_grow(&p->stack, &p->stack_cap,
-					sizeof *p->stack, (uint64_t)n + 1);
-			stack = p->stack;
-			stack[n][0] = c;
-			stack[n++][1] = 0;
+		for (;;) {
+			unwind(p, log_at[b]);
+			c = next_sibling(p, b);
+			if (c != KL_NONE)
+				break;
+			b = idom_of(p, b);
+			if (b == KL_NONE)
+				return;
 		}
-		/* The first child on top: the walk then follows the layout
-		 * wherever the layout is a preorder of the tree (structured
-		 * code), and reads the tables in the order they are laid
-		 * out. */
-		for (uint32_t lo = first, hi = n; lo + 1 < hi; lo++, hi--) {
-			uint32_t c = stack[lo][0];
-			stack[lo][0] = stack[hi - 1][0];
-			stack[hi - 1][0] = c;
-		}
+		b = c;
 	}
 }
 
@@ -361,7 +352,7 @@ promote_rename_all(promoter *p)
 	if (p->tiny)
 		rename_preorder(p);
 	else
-		rename_stack(p);
+		rename_tree(p);
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next)
 		if (!reached(p, b))
 			rename_block(p, b, false);
