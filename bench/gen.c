@@ -932,23 +932,29 @@ clamp_mult(uint64_t budget, uint64_t est)
 	return m < 1 ? 1 : m > 65536 ? 65536 : m;
 }
 
+/* One counter per loop depth: a loop or cycle at depth ld uses ctr[ld]. */
+static uint32_t
+loop_counters(const struct gen *g)
+{
+	uint32_t n = g->depth + g->irreducible;
+
+	return n < SDMAX + 1 ? n : SDMAX + 1;
+}
+
 static void
 gen_function(struct gen *g, uint32_t fi)
 {
 	bool vary = g->shape == S_RANDOM || g->shape == S_SMALL;
 	uint32_t nb = vary ? jitter(g, g->blocks) : g->blocks;
-	uint32_t na = vary ? jitter(g, g->allocas) : g->allocas, nctr;
+	uint32_t na = vary ? jitter(g, g->allocas) : g->allocas;
 
 	begin_function(g, fi);
 	if (nb < 1)
 		nb = 1;
 	g->maxmult = clamp_mult(g->fbudget,
 				(uint64_t)nb * (g->insts + 4));
-	/* One counter per loop depth: a loop or cycle at depth ld uses
-	 * ctr[ld]. Loops need at least 3 blocks. */
-	nctr = g->depth + g->irreducible;
-	nctr = nb < 3 ? 0 : nctr < SDMAX + 1 ? nctr : SDMAX + 1;
-	setup_entry(g, na, nctr);
+	/* Loops need at least 3 blocks. */
+	setup_entry(g, na, nb < 3 ? 0 : loop_counters(g));
 	fill(g, jitter(g, g->insts));
 	seq(g, nb - 1, 0, 0);
 	finish(g);
@@ -959,8 +965,8 @@ gen_function(struct gen *g, uint32_t fi)
  * The small shape's functions as regions of one function: each region
  * draws its blocks and allocas as a small function does, uses only its
  * own allocas and the function's parameters (the values of earlier
- * regions are forgotten), adds its first slot's value to the sum the
- * function returns and jumps to the next. What it
+ * regions are forgotten), adds a live value and its first slot to the
+ * sum the function returns and jumps to the next. What it
  * measures: the same code in one function instead of many, so that a
  * pass's cost of one big function can be told apart from the cost of
  * what the code asks of it. The allocas are all in the entry block, as
@@ -970,22 +976,18 @@ gen_function(struct gen *g, uint32_t fi)
 static void
 gen_merged(struct gen *g)
 {
-	uint32_t nr = g->regions, r, total = 0, nctr;
+	uint32_t nr = g->regions, r, total = 0;
 	uint32_t *na = xrealloc(NULL, (size_t)nr * sizeof *na);
 	uint64_t rbudget = g->fbudget / nr;
 	uint32_t acc = 0; /* the first parameter, an i64 */
 	struct mark entry;
 
 	begin_function(g, 0);
-	for (r = 0; r < nr; r++) {
-		na[r] = jitter(g, g->allocas);
-		GEN_ASSERT(total + na[r] >= total);
-		total += na[r];
-	}
-	nctr = g->depth + g->irreducible;
-	nctr = nctr < SDMAX + 1 ? nctr : SDMAX + 1;
+	/* (at most 10M in all: resolve) */
+	for (r = 0; r < nr; r++)
+		total += na[r] = jitter(g, g->allocas);
 	g->maxmult = 1;
-	setup_entry(g, total, nctr);
+	setup_entry(g, total, loop_counters(g));
 	save(g, &entry);
 	for (r = 0, total = 0; r < nr; r++) {
 		uint32_t nb = jitter(g, g->blocks);
