@@ -316,8 +316,9 @@ $shape-$size $(echo "$k $n" | awk '{ printf "%.3f", ($2 > 0 ? $1 * 1e6 / $2 : 0)
 					for (k = 1; k <= 2; k++) {
 						big = k == 1 ? "huge" : "merged"
 						if (ns["small", z] > 0 && ns[big, z] > 0)
-							printf "- %s: one function (%s) %.1f ns an instruction, many small ones %.1f ns: %.2fx (the issue asks at most 1.5x)\n",
-								z, big, ns[big, z], ns["small", z], ns[big, z] / ns["small", z]
+							printf "- %s: one function (%s) %.1f ns an instruction, many small ones %.1f ns: %.2fx (%s)\n",
+								z, big, ns[big, z], ns["small", z], ns[big, z] / ns["small", z],
+								big == "huge" ? "the issue asks at most 1.5x" : "the same code: the cost of size alone"
 					}
 			}' | sort
 		for one in huge merged; do
