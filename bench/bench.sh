@@ -213,22 +213,21 @@ $(warm_then keel_"$op" "$base.kl")"
 		if [ "$have_llvm" != 1 ] || [ -n "$stop" ]; then
 			continue
 		fi
-		# LLVM's warm-up, while its runs are short enough for fresh
-		# memory to matter (one run otherwise: it tells which)
-		if [ -z "$llvm_slow" ]; then
+		# a warm-up run first, while LLVM's runs are short enough for
+		# fresh memory to matter (the first one tells)
+		for run in warm-up timed; do
+			[ "$run" = warm-up ] && [ -n "$llvm_slow" ] && continue
 			v=$(llvm_"$op" "$base.ll")
 			case $v in
-			"") stop=">$((llvm_limit * 1000))"; continue ;;
-			failed) stop=failed; continue ;;
+			"") stop=">$((llvm_limit * 1000))"; break ;;
+			failed) stop=failed; break ;;
 			esac
-			llvm_slow=$(echo "$v" | awk '$1 > 2000 { print "yes" }')
-		fi
-		v=$(llvm_"$op" "$base.ll")
-		case $v in
-		"") stop=">$((llvm_limit * 1000))" ;;
-		failed) stop=failed ;;
-		*) ls="$ls $v" ;;
-		esac
+			if [ "$run" = timed ]; then
+				ls="$ls $v"
+			else
+				llvm_slow=$(echo "$v" | awk '$1 > 2000 { print "yes" }')
+			fi
+		done
 	done
 	k=$(echo "$ks" | median_line)
 	l=""
