@@ -26,7 +26,9 @@
 # a shared machine. The huge/small ratio of promote (its issue asks at
 # most 1.5x) is also measured from keel's runs of both back to back, and
 # so is merged/small: merged is the small functions' code in one
-# function, so its ratio is the cost of a function's size alone.
+# function, so its ratio is the cost of a function's size alone. Beside
+# each shape's block parameters per 1,000 instructions stand, at 100k,
+# the phis LLVM's mem2reg adds to the same program.
 #
 # With "scaling", each operation runs at 10k, 100k, 1M and 4M
 # instructions and the time per instruction is printed, with a flag on any
@@ -372,16 +374,38 @@ paired_ratio() {
 
 # params_made SHAPES SIZE: what each shape asks of promote beyond its
 # instructions: the block parameters it makes (each with its branch
-# arguments), per 1,000 instructions, from --stats.
+# arguments), per 1,000 instructions, from --stats; at 100k, with LLVM,
+# also the phis its mem2reg adds to the same program (those in its output
+# less those in its input), which tells whether a shape's parameters are
+# the program's or keel's placement.
 params_made() {
 	for shape in $1; do
 		base=$(workload "$shape" "$2")
+		llvm_phis=-
+		if [ "$have_llvm" = 1 ] && [ "$2" = 100k ]; then
+			llvm_phis=$(llvm_phis_made "$base.ll")
+		fi
 		"$keel" opt -p promote --stats "$base.kl" 2>&1 >/dev/null |
-			awk -v n="$(insts "$base.kl")" -v s="$shape" \
-				'$2 == "params" { printf "%s %.1f\n", s, $3 * 1000 / n }'
-	done | awk -v z="$2" '{ line = line sep $1 " " $2; sep = ", " }
+			awk -v n="$(insts "$base.kl")" -v s="$shape" -v l="$llvm_phis" \
+				'$2 == "params" { printf "%s %.1f %s\n", s, $3 * 1000 / n,
+					l ~ /^[0-9]+$/ ? sprintf("%.1f", l * 1000 / n) : "-" }'
+	done | awk -v z="$2" '{ line = line sep $1 " " $2; sep = ", "
+			if ($3 != "-") { line = line " (LLVM " $3 ")"; llvm = 1 } }
 		END { if (line != "")
-			printf "- %s: parameters made per 1,000 instructions: %s\n", z, line }'
+			printf "- %s: parameters made per 1,000 instructions: %s%s\n", z, line,
+				llvm ? "; in parentheses, the phis LLVM 19 mem2reg adds" : "" }'
+}
+
+# llvm_phis_made FILE.ll: how many phis opt -passes=mem2reg adds to FILE;
+# "-" when it is stopped at the limit or fails.
+llvm_phis_made() {
+	if timeout "$llvm_limit" opt-19 -passes=mem2reg -S "$1" \
+		-o "$dir/mem2reg.ll" 2>/dev/null; then
+		echo $(($(grep -c ' = phi ' "$dir/mem2reg.ll") - $(grep -c ' = phi ' "$1")))
+	else
+		echo -
+	fi
+	rm -f "$dir/mem2reg.ll"
 }
 
 interp_table() {
