@@ -64,6 +64,17 @@ for opts in "-jx" "-j1.5" "--timeout=" "-j"; do
 	if [ "$st" = 2 ]; then ok; else bad "keel test $opts: exit $st, not 2"; fi
 done
 
+# no test file found is an error (a mistyped directory must not pass),
+# and a file named twice runs once
+mkdir -p "$dir/none"
+"$build"/keel test "$dir/none" >"$dir/none.out" 2>"$dir/none.err"
+st=$?
+if [ "$st" = 1 ] && [ "$(cat "$dir/none.out")" = "0 passed, 1 failed" ] &&
+	grep -q "no test files" "$dir/none.err"; then ok; else
+	bad "keel test on an empty directory: exit $st, $(cat "$dir/none.out")"; fi
+if [ "$("$build"/keel test tests/filetests/text/max.kl tests/filetests/text/max.kl)" = \
+	"1 passed, 0 failed" ]; then ok; else bad "keel test: a file named twice ran twice"; fi
+
 # --bless settles in one command even when blessing one function moves
 # the line numbers another's expectation quotes (promote's notes do)
 cp tests/filetests/promote/wrap.kl "$dir/bless.kl"
@@ -134,6 +145,55 @@ for args in "-p promot $dir/opt.kl" "$dir/opt.kl" "-p promote --print-after=x $d
 	st=$?
 	if [ "$st" = 2 ]; then ok; else bad "keel opt $args: exit $st, not 2"; fi
 done
+
+# --stats prints every counter of the pass, in one order, whatever the
+# module holds: an escaping alloca first, then none at all
+cat >"$dir/stats.kl" <<'KL'
+declare %use(i64)
+
+function %e() {
+block0:
+    v0 = alloca 8
+    call %use(v0)
+    return
+}
+
+function %f(i32) -> i32 {
+block0(v0: i32):
+    v1 = alloca 4
+    store v0, v1
+    v2 = load.i32 v1
+    return v2
+}
+KL
+printf 'function %%g() {\nblock0:\n    return\n}\n' >"$dir/noalloca.kl"
+"$build"/keel opt -p promote --stats "$dir/stats.kl" 2>"$dir/stats.err" >/dev/null
+"$build"/keel opt -p promote --stats "$dir/noalloca.kl" 2>"$dir/noalloca.err" >/dev/null
+if [ "$(cat "$dir/stats.err")" = "promote: slots 1
+promote: params 0
+promote: promoted 1
+promote: kept 1" ] && [ "$(cat "$dir/noalloca.err")" = "promote: slots 0
+promote: params 0
+promote: promoted 0
+promote: kept 0" ]; then ok; else
+	bad "keel opt --stats: counters missing or out of order:"; cat "$dir/stats.err" "$dir/noalloca.err"; fi
+
+# a module that does not verify: the verifier's listing, as keel verify
+# and keel run show it, not only a pointer to them
+cat >"$dir/bad.kl" <<'KL'
+function %f(i32) -> i32 {
+block0(v0: i32):
+    v1 = alloca 4
+    v2 = load.i64 v1
+    return v0
+}
+KL
+"$build"/keel opt -p promote "$dir/bad.kl" >"$dir/bad.out" 2>"$dir/bad.err"
+st=$?
+if [ "$st" = 1 ] && [ ! -s "$dir/bad.out" ] &&
+	grep -q "^$dir/bad.kl:4: error: inst1: load of 8 bytes" "$dir/bad.err" &&
+	grep -q "^; error: inst1 (v2 = load.i64 v1)" "$dir/bad.err"; then ok; else
+	bad "keel opt on IR that does not verify: exit $st, stderr:"; cat "$dir/bad.err"; fi
 
 # ---- 0f. big files are mapped, not read: the same module either way ----
 # From 1 MB, a file whose size is not a multiple of the page size is

@@ -308,6 +308,34 @@ writer_done(text_writer *w)
 	return true;
 }
 
+/* Every function verified (the checks passes and the interpreter rely
+ * on); the verifier's listing of each that is not on stderr. */
+bool
+cli_verify_module(const kl_module *m, const char *file)
+{
+	kl_diags diags = { 0 };
+	kl_buf headers = { 0 }, listing = { 0 };
+	bool ok = true;
+	/* one scratch for all the functions, as kl_verify_module keeps */
+	kl_verify_ctx ctx = { .scratch = kl_verify_scratch_new() };
+	uint32_t nsyms = kl_module_num_syms(m);
+	for (uint32_t s = 0; s < nsyms; s++) {
+		kl_func *f = kl_sym_func(m, (kl_sym){ s });
+		if (!f || kl_verify_func(f, &ctx, &diags) == KL_OK)
+			continue;
+		ok = false;
+		kl_verify_render(f, &diags, file, false, &headers, &listing);
+		kl_diags_free(&diags);
+	}
+	fwrite(headers.data ? headers.data : "", 1, headers.len, stderr);
+	fwrite(listing.data ? listing.data : "", 1, listing.len, stderr);
+	kl_buf_free(&headers);
+	kl_buf_free(&listing);
+	kl_diags_free(&diags);
+	kl_verify_scratch_free(ctx.scratch);
+	return ok;
+}
+
 /*
  * The module's text is written in pieces as it is printed (the printer's
  * flush), not built whole first: printing huge-1M touched 36 MB of new

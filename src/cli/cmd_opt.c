@@ -197,15 +197,9 @@ cmd_opt(int argc, char **argv)
 	kl_module *m = cli_parse_then_free_text(&f);
 	int status = EXIT_BAD_INPUT;
 	if (m) {
-		kl_diags d = { 0 };
-		if (kl_verify_module(m, &d) != KL_OK) {
-			fprintf(stderr, "keel opt: %s does not verify; passes "
-				"need valid IR (see 'keel verify %s')\n",
-				f.name, f.name);
-		} else {
+		/* passes need valid IR: the listing says what is wrong */
+		if (cli_verify_module(m, f.name))
 			status = run_passes(&o, m, &f);
-		}
-		kl_diags_free(&d);
 		if (status == EXIT_OK && !cli_print_module(m, NULL, stdout))
 			status = EXIT_BAD_INPUT;
 		kl_module_free(m);

@@ -83,30 +83,6 @@ lookup(const kl_module *m, const char *name)
 	return kl_module_lookup(m, name, strlen(name));
 }
 
-/* Verify every function; print errors to stderr. */
-static bool
-verify(const kl_module *m, const char *file)
-{
-	kl_diags diags = { 0 };
-	kl_buf headers = { 0 }, listing = { 0 };
-	bool ok = true;
-	uint32_t nsyms = kl_module_num_syms(m);
-	for (uint32_t s = 0; s < nsyms; s++) {
-		kl_func *f = kl_sym_func(m, (kl_sym){ s });
-		if (!f || kl_verify_func(f, NULL, &diags) == KL_OK)
-			continue;
-		ok = false;
-		kl_verify_render(f, &diags, file, false, &headers, &listing);
-		kl_diags_free(&diags);
-	}
-	fwrite(headers.data ? headers.data : "", 1, headers.len, stderr);
-	fwrite(listing.data ? listing.data : "", 1, listing.len, stderr);
-	kl_buf_free(&headers);
-	kl_buf_free(&listing);
-	kl_diags_free(&diags);
-	return ok;
-}
-
 typedef struct run_opts {
 	kl_interp_options io;
 	bool timing;
@@ -176,7 +152,7 @@ run_file(const char *file, int argc, char **argv, const run_opts *ro)
 		return EXIT_BAD_INPUT;
 	kl_module *m = cli_parse_then_free_text(&f);
 	int status = EXIT_BAD_INPUT;
-	if (!m || !verify(m, file))
+	if (!m || !cli_verify_module(m, file))
 		goto out;
 	const char *name = argc > 0 ? argv[0] : "%main";
 	kl_sym func = lookup(m, name);

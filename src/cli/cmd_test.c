@@ -79,6 +79,21 @@ cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A file named twice (or reached through a directory too) runs once:
+ * two runs would count it twice, and two blessings race. */
+static void
+drop_repeats(file_list *l)
+{
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < l->n; i++) {
+		if (kept && strcmp(l->paths[kept - 1], l->paths[i]) == 0)
+			free(l->paths[i]);
+		else
+			l->paths[kept++] = l->paths[i];
+	}
+	l->n = kept;
+}
+
 static bool
 collect(file_list *l, const char *path, bool top)
 {
@@ -434,7 +449,14 @@ cmd_test(int argc, char **argv)
 			continue;
 		ok &= collect(&files, a, true);
 	}
-	qsort(files.paths, files.n, sizeof *files.paths, cmp_str);
+	if (files.n == 0 && ok) {
+		/* a mistyped directory must not pass */
+		fprintf(stderr, "keel test: no test files (*.kl) found\n");
+		ok = false;
+	}
+	if (files.n > 1)
+		qsort(files.paths, files.n, sizeof *files.paths, cmp_str);
+	drop_repeats(&files);
 	rs.files = &files;
 	rs.timeout = timeout;
 	rs.tty = isatty(2);

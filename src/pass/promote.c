@@ -77,20 +77,20 @@ static const char *const count_name[NCOUNTS] = { "slots", "params",
 						 "promoted", "kept" };
 
 /*
- * Add the function's counts, n[which] for which from `from` on (the
- * slots and parameters are counted only for a function that had slots),
- * to the report's counters. The report looks counters up by name,
- * comparing strings; once a counter is in the report its place is
- * remembered (and checked: the name pointer is this file's). Once per
- * function, in one call, not four.
+ * Add the function's counts to the report's counters, all of them, zeros
+ * too: every report then names the same counters in the same order
+ * (`keel opt --stats`), whatever the first function held. The report
+ * looks counters up by name, comparing strings; once a counter is in the
+ * report its place is remembered (and checked: the name pointer is this
+ * file's). Once per function, in one call, not four.
  */
 static void
-report_counts(promoter *p, const uint32_t *n, int from)
+report_counts(promoter *p, const uint32_t *n)
 {
 	kl_pass_report *r = p->rep;
 	if (!r)
 		return;
-	for (int which = from; which < NCOUNTS; which++) {
+	for (int which = 0; which < NCOUNTS; which++) {
 		uint32_t at = p->count_at[which];
 		if (KL_LIKELY(at < r->num_counters &&
 			      r->counters[at].name == count_name[which])) {
@@ -1076,6 +1076,8 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 	func_prefetch_next_layout(f);
 	if (p->nallocas == 0) {
 		func_prefetch_next_rest(f);
+		static const uint32_t none[NCOUNTS] = { 0 };
+		report_counts(p, none);
 		if (!rep)
 			promoter_free(p);
 		return KL_OK;
@@ -1105,12 +1107,10 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 
 	func_prefetch_next_rest(f);
 	uint32_t count[NCOUNTS] = { 0 };
-	int counted_from = COUNT_PROMOTED;
 	if (p->nslots) {
 		need_dominance(p);
 		place_params(p); /* may keep allocas past its budget */
 		count[COUNT_SLOTS] = p->nslots;
-		counted_from = COUNT_SLOTS;
 		p->defs_first = defs_before_uses(p);
 		promote_rename_all(p);
 		count[COUNT_PARAMS] = promote_prune_params(p);
@@ -1128,7 +1128,7 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 	 * promoted all the same, and must go. */
 	if (count[COUNT_PROMOTED])
 		finish(p);
-	report_counts(p, count, counted_from);
+	report_counts(p, count);
 	kl_status st = kl_builder_status(&p->b);
 	if (!rep)
 		promoter_free(p);
