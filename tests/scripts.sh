@@ -84,6 +84,28 @@ if "$build"/keel test --bless "$dir/bless.kl" >/dev/null &&
 	[ "$(grep -c '^; ; note: ' "$dir/bless.kl")" = 2 ]; then ok; else
 	bad "keel test --bless $dir/bless.kl did not settle"; fi
 
+# two 'precise' commands that print a function differently cannot share
+# its one block: --bless says so and writes nothing
+cat >"$dir/twice.kl" <<'KL'
+test cat precise
+test pass promote precise
+
+function %f(i32) -> i32 {
+block0(v0: i32):
+    v1 = alloca 4, align 4
+    store v0, v1
+    v2 = load.i32 v1
+    return v2
+}
+; old
+KL
+cp "$dir/twice.kl" "$dir/twice.orig"
+"$build"/keel test --bless "$dir/twice.kl" >"$dir/twice.out" 2>&1
+st=$?
+if [ "$st" = 1 ] && grep -q "two 'precise' commands print %f differently" "$dir/twice.out" &&
+	cmp -s "$dir/twice.kl" "$dir/twice.orig"; then ok; else
+	bad "keel test --bless with two precise commands: exit $st"; cat "$dir/twice.out"; fi
+
 # ---- 0d. what keel difftest does not compare, and says so ----
 difftest_says() { # expected-line args...
 	want=$1

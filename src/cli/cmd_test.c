@@ -52,7 +52,8 @@ static const char test_help[] =
 	"  -v, --verbose   also name the files that pass\n"
 	"  -h, --help      show this help\n"
 	"\n"
-	"exit status: 0 if every file passed, 1 otherwise, 2 on bad usage\n";
+	"exit status: 0 if every file passed, 1 otherwise (also when no .kl\n"
+	"file is found), 2 on bad usage\n";
 
 typedef struct file_list {
 	char **paths;

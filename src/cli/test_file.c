@@ -22,25 +22,26 @@
 struct bless_edit {
 	uint32_t first, count; /* lines replaced: [first, first + count) */
 	char *text;            /* replacement, complete lines */
+	bool changes;          /* text is not what the lines hold now */
 };
 
 static const test_command commands[] = {
-	{ "cat", test_cmd_cat, true, NULL, "precise" },
-	{ "roundtrip", test_cmd_roundtrip, true, NULL, "module" },
-	{ "parse-error", test_cmd_parse_error, false, NULL, "" },
-	{ "verifier", test_cmd_verifier, true, NULL, "precise" },
-	{ "print-cfg", test_cmd_print_cfg, true, NULL, "loops liveness" },
-	{ "domtree", test_cmd_domtree, true, NULL, "" },
-	{ "loops", test_cmd_loops, true, NULL, "" },
-	{ "interpret", test_cmd_interpret, true, NULL, "fuel= depth=" },
+	{ "cat", test_cmd_cat, true, NULL, "precise", false },
+	{ "roundtrip", test_cmd_roundtrip, true, NULL, "module", false },
+	{ "parse-error", test_cmd_parse_error, false, NULL, "", false },
+	{ "verifier", test_cmd_verifier, true, NULL, "precise", false },
+	{ "print-cfg", test_cmd_print_cfg, true, NULL, "loops liveness", false },
+	{ "domtree", test_cmd_domtree, true, NULL, "", false },
+	{ "loops", test_cmd_loops, true, NULL, "", false },
+	{ "interpret", test_cmd_interpret, true, NULL, "fuel= depth=", false },
 	{ "pass", test_cmd_pass, true, "the passes to run (PASS[,PASS...])",
-	  "precise notes stats" },
+	  "precise notes stats", true },
 };
 
 static const test_command hidden_commands[] = {
 	/* Hooks for testing the runner itself: a crash and a hang. */
-	{ "debug-crash", test_cmd_debug_crash, false, NULL, "" },
-	{ "debug-hang", test_cmd_debug_hang, false, NULL, "" },
+	{ "debug-crash", test_cmd_debug_crash, false, NULL, "", false },
+	{ "debug-hang", test_cmd_debug_hang, false, NULL, "", false },
 };
 
 static const test_command *
@@ -337,7 +338,7 @@ test_precise(test_file *tf, const test_func *tfn, const char *output,
 	int failures = 0;
 	bool same = expected.len == len &&
 		    (len == 0 || memcmp(expected.data, output, len) == 0);
-	if (!same && tf->bless) {
+	if (tf->bless) {
 		kl_buf text = { 0 };
 		const char *s = output, *e = output + len;
 		while (s < e) {
@@ -350,7 +351,18 @@ test_precise(test_file *tf, const test_func *tfn, const char *output,
 			kl_buf_putc(&text, '\n');
 			s = le + 1;
 		}
-		test_add_edit(tf, first, count, text.data ? text.data : "");
+		if (!test_add_edit(tf, first, count, text.data ? text.data : "",
+				   !same)) {
+			kl_buf name = { 0 };
+			kl_buf_printf(report, "%s:%u: two 'precise' commands print "
+				      "%%%s differently, and its one expected "
+				      "block cannot hold both (give them files "
+				      "of their own)\n", tf->path, first,
+				      test_func_name(tfn, &name));
+			kl_buf_free(&name);
+			tf->bless_conflict = true;
+			failures = 1;
+		}
 		kl_buf_free(&text);
 	} else if (!same) {
 		kl_buf name = { 0 };
@@ -399,13 +411,30 @@ test_check_output(test_file *tf, const test_func *tfn, bool precise,
 		       : test_filecheck(tf, tfn, output, len, report);
 }
 
-void
-test_add_edit(test_file *tf, uint32_t first, uint32_t count, const char *text)
+bool
+test_add_edit(test_file *tf, uint32_t first, uint32_t count, const char *text,
+	      bool changes)
 {
+	/* A second command blessing the same block must agree with the
+	 * first: two texts cannot both be written there. */
+	for (uint32_t i = 0; i < tf->nedits; i++)
+		if (tf->edits[i].first == first)
+			return strcmp(tf->edits[i].text, text) == 0;
 	cli_grow((void **)&tf->edits, &tf->edits_cap, sizeof *tf->edits,
 		      tf->nedits + 1);
 	tf->edits[tf->nedits++] =
-		(struct bless_edit){ first, count, strdup(text) };
+		(struct bless_edit){ first, count, strdup(text), changes };
+	return true;
+}
+
+/* Does any recorded edit change the file? */
+static bool
+edits_change(const test_file *tf)
+{
+	for (uint32_t i = 0; i < tf->nedits; i++)
+		if (tf->edits[i].changes)
+			return true;
+	return false;
 }
 
 static int
@@ -537,6 +566,64 @@ attach_comments(test_file *tf, test_comment *all, uint32_t nall)
 	}
 }
 
+/*
+ * A directive before the first function, or in a file without functions,
+ * belongs to none, and no command would ever run it: an error, so that a
+ * test does not pass while checking nothing. Returns the failures.
+ */
+static int
+unowned_directives(const test_file *tf, kl_buf *report)
+{
+	uint32_t first = tf->nfuncs ? tf->funcs[0].first_line : UINT32_MAX;
+	int failures = 0;
+	kl_filecheck *fc = kl_filecheck_new();
+	for (uint32_t i = 0; i < tf->ncomments; i++) {
+		const test_comment *c = &tf->comments[i];
+		if (c->line >= first)
+			break;
+		kl_buf err = { 0 };
+		int rc = kl_filecheck_add_line(fc, c->text, c->len, c->line,
+					       &err);
+		if (rc < 0) {
+			kl_buf_printf(report, "%s:%u: bad directive: %s",
+				      tf->path, c->line, err.data);
+			failures++;
+		} else if (rc > 0) {
+			const char *t = c->text;
+			size_t n = c->len;
+			while (n && (*t == ' ' || *t == '\t')) {
+				t++;
+				n--;
+			}
+			const char *colon = memchr(t, ':', n);
+			kl_buf_printf(report, "%s:%u: '%.*s' on line %u belongs to "
+				      "no function (a function owns the comments "
+				      "inside it and after it)\n", tf->path,
+				      c->line, (int)(colon - t + 1), t, c->line);
+			failures++;
+		}
+		kl_buf_free(&err);
+	}
+	kl_filecheck_free(fc);
+	return failures;
+}
+
+/* The module parsed again, for the commands after one that changed it. */
+static void
+reparse(test_file *tf, const char *blanked, size_t len,
+	test_comment *comments, uint32_t ncomments)
+{
+	kl_module_free(tf->module);
+	kl_diags_free(&tf->parse_diags);
+	free(tf->funcs);
+	tf->funcs = NULL;
+	tf->nfuncs = 0;
+	kl_parse_options opts = { tf->path, true };
+	kl_parse_module(blanked, len, &opts, &tf->module, &tf->parse_diags);
+	if (tf->module) /* (it parsed the first time, so it does) */
+		attach_comments(tf, comments, ncomments);
+}
+
 /* One run of the file's commands; *blessed says whether it was rewritten. */
 static int
 run_file_once(const char *path, bool bless, bool *blessed, kl_buf *report)
@@ -597,18 +684,36 @@ run_file_once(const char *path, bool bless, bool *blessed, kl_buf *report)
 	test_comment *comments = scan_comments(file.text, file.len, &ncomments);
 	tf.comments = comments;
 	tf.ncomments = ncomments;
-	if (tf.module)
+	if (tf.module) {
 		attach_comments(&tf, comments, ncomments);
+		failures += unowned_directives(&tf, report);
+	}
+	kl_buf one = { 0 };
 	for (uint32_t i = 0; i < nheader; i++) {
 		tf.header_line = header[i].line;
 		tf.args_col = header[i].args_col;
 		tf.args = header[i].args;
-		if (check_args(&tf, cmds[i], report))
-			failures += cmds[i]->run(&tf, header[i].args, report);
+		kl_buf_reset(&one);
+		int f = 0;
+		if (check_args(&tf, cmds[i], &one))
+			f = cmds[i]->run(&tf, header[i].args, &one);
 		else
-			failures++;
+			f = 1;
+		/* With several commands, which one failed. */
+		if (f && nheader > 1)
+			kl_buf_printf(report, "%s:%u: in 'test %s%s%s':\n", path,
+				      header[i].line, header[i].name,
+				      *header[i].args ? " " : "",
+				      header[i].args);
+		kl_buf_append(report, one.data, one.len);
+		failures += f;
+		/* The commands after one that changed the module (a pass)
+		 * see it as the file has it. */
+		if (cmds[i]->changes_module && i + 1 < nheader && tf.module)
+			reparse(&tf, blanked, file.len, comments, ncomments);
 	}
-	if (bless && tf.nedits) {
+	kl_buf_free(&one);
+	if (bless && !tf.bless_conflict && edits_change(&tf)) {
 		if (write_blessed(&tf, report))
 			*blessed = true;
 		else

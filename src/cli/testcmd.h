@@ -49,6 +49,7 @@ typedef struct test_file {
 	/* Replacements of line ranges that --bless writes back (test_file.c). */
 	struct bless_edit *edits;
 	uint32_t nedits, edits_cap;
+	bool bless_conflict; /* two commands' blocks differ: write nothing */
 } test_file;
 
 /*
@@ -70,6 +71,7 @@ typedef struct test_command {
 	bool needs_module;   /* false: the command handles parse errors itself */
 	const char *operand; /* what the required first word is, or NULL */
 	const char *options; /* the option words, or "" */
+	bool changes_module; /* the commands after it get a fresh parse */
 } test_command;
 
 /* ---- helpers for commands (test_file.c) ---- */
@@ -115,9 +117,11 @@ void test_args_error(const test_file *tf, const char *at, kl_buf *report,
 		     const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-/* Record that --bless replaces lines [first, first + count) by text. */
-void test_add_edit(test_file *tf, uint32_t first, uint32_t count,
-		   const char *text);
+/* Record that --bless replaces lines [first, first + count) by text
+ * (changes: the lines hold something else now). False if an edit of the
+ * same lines with another text was recorded (by another command). */
+bool test_add_edit(test_file *tf, uint32_t first, uint32_t count,
+		   const char *text, bool changes);
 
 /* The function's name (bytes as stored), NUL-terminated in tmp. */
 const char *test_func_name(const test_func *tfn, kl_buf *tmp);

@@ -642,6 +642,48 @@ kl_filecheck_free(kl_filecheck *fc)
 	free(fc);
 }
 
+/*
+ * LLVM FileCheck's spellings (check-not:, CHECK-NEXT:) and keel's in
+ * capitals (NOT:) are what a test writer types by habit: as plain
+ * comments they would be skipped, and the test would check less than it
+ * says. The keel directive each means, or NULL: word is the text before
+ * the ':' (letters and '-'). A word in mixed case ("Not: really") is
+ * prose.
+ */
+static const char *
+misspelt_directive(const char *word, size_t n)
+{
+	bool upper = true, lower = true;
+	for (size_t j = 0; j < n; j++) {
+		upper &= !(word[j] >= 'a' && word[j] <= 'z');
+		lower &= !(word[j] >= 'A' && word[j] <= 'Z');
+	}
+	if (!upper && !lower)
+		return NULL;
+	static const char *const llvm[][2] = {
+		{ "check-next", "nextln" }, { "check-same", "sameln" },
+		{ "check-not", "not" },     { "check-dag", "unordered" },
+		{ "check", "check" },
+	};
+	char low[16];
+	if (n == 0 || n >= sizeof low)
+		return NULL;
+	for (size_t j = 0; j < n; j++)
+		low[j] = (char)(word[j] >= 'A' && word[j] <= 'Z'
+					? word[j] - 'A' + 'a'
+					: word[j]);
+	low[n] = 0;
+	for (size_t j = 0; j < sizeof kind_names / sizeof kind_names[0]; j++)
+		if (strcmp(low, kind_names[j]) == 0)
+			return kind_names[j];
+	for (size_t j = 0; j < sizeof llvm / sizeof llvm[0]; j++)
+		if (strcmp(low, llvm[j][0]) == 0)
+			return llvm[j][1];
+	if (strncmp(low, "check-", 6) == 0)
+		return "check"; /* check-label, check-empty, ...: no such */
+	return NULL;
+}
+
 int
 kl_filecheck_add_line(kl_filecheck *fc, const char *text, size_t len,
 		      uint32_t line, kl_buf *err)
@@ -654,6 +696,20 @@ kl_filecheck_add_line(kl_filecheck *fc, const char *text, size_t len,
 	size_t k = i;
 	while (k < len && text[k] >= 'a' && text[k] <= 'z')
 		k++;
+	size_t w = k; /* the word again, in any case and with dashes */
+	while (w < len && ((text[w] >= 'a' && text[w] <= 'z') ||
+			   (text[w] >= 'A' && text[w] <= 'Z') || text[w] == '-'))
+		w++;
+	if (w > k && w < len && text[w] == ':') {
+		const char *meant = misspelt_directive(text + i, w - i);
+		if (!meant)
+			return 0;
+		if (err)
+			kl_buf_printf(err, "line %" PRIu32 ": '%.*s:' looks like "
+				      "a misspelt directive (keel's is '%s:')\n",
+				      line, (int)(w - i), text + i, meant);
+		return -1;
+	}
 	if (k == len || text[k] != ':')
 		return 0;
 	enum kind kind = D_CHECK;

@@ -132,7 +132,7 @@ test_not_directives(void)
 {
 	const char *plain[] = {
 		"", "   ", "plain comment", "error: value v3 undefined",
-		"run: %f(1) == 2", "dominates: block1", "CHECK: x",
+		"run: %f(1) == 2", "dominates: block1", "Check: prose",
 		"check : x", "checks: x", "nextline: x", "test cat",
 		"; check: x", "Not: really", "regex = x",
 	};
@@ -140,6 +140,21 @@ test_not_directives(void)
 		kl_buf err = {0};
 		CHECK_EQ_INT(add_one(plain[i], &err), 0);
 		CHECK_EQ_INT(err.len, 0);
+		kl_buf_free(&err);
+	}
+	/* habits from LLVM's FileCheck, and capitals: reported, not
+	 * skipped, with the directive meant */
+	const char *misspelt[][2] = {
+		{ "CHECK: x", "'check:'" }, { "NOT: x", "'not:'" },
+		{ "check-not: x", "'not:'" }, { "CHECK-NEXT: x", "'nextln:'" },
+		{ "check-same: x", "'sameln:'" }, { "check-dag: x", "'unordered:'" },
+		{ "check-label: x", "'check:'" }, { "REGEX: X=x", "'regex:'" },
+	};
+	for (size_t i = 0; i < sizeof misspelt / sizeof *misspelt; i++) {
+		kl_buf err = {0};
+		CHECK_EQ_INT(add_one(misspelt[i][0], &err), -1);
+		CHECK(err.data && strstr(err.data, "misspelt directive") &&
+		      strstr(err.data, misspelt[i][1]));
 		kl_buf_free(&err);
 	}
 	const char *directives[] = {
