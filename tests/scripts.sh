@@ -160,8 +160,11 @@ if grep -q "v2 = alloca 8" "$dir/opt.out" && ! grep -q "v1 = alloca" "$dir/opt.o
 if [ "$(head -n 1 "$dir/opt.err2")" = "; after pass promote" ] &&
 	[ "$(tail -n +2 "$dir/opt.err2")" = "$(cat "$dir/opt.out2")" ]; then ok; else
 	bad "keel opt --print-after=promote: not the module after the pass"; fi
+# one reading of a pass list everywhere: no empty names, at most 64
+many=$(printf 'promote,%.0s' $(seq 64))promote
 for args in "-p promot $dir/opt.kl" "$dir/opt.kl" "-p promote --print-after=x $dir/opt.kl" \
-	"-p promote --frob $dir/opt.kl"; do
+	"-p promote --frob $dir/opt.kl" "-p promote, $dir/opt.kl" "-p ,promote $dir/opt.kl" \
+	"-p promote,,promote $dir/opt.kl" "-p $many $dir/opt.kl"; do
 	# shellcheck disable=SC2086
 	"$build"/keel opt $args >/dev/null 2>&1
 	st=$?
@@ -216,6 +219,15 @@ if [ "$st" = 1 ] && [ ! -s "$dir/bad.out" ] &&
 	grep -q "^$dir/bad.kl:4: error: inst1: load of 8 bytes" "$dir/bad.err" &&
 	grep -q "^; error: inst1 (v2 = load.i64 v1)" "$dir/bad.err"; then ok; else
 	bad "keel opt on IR that does not verify: exit $st, stderr:"; cat "$dir/bad.err"; fi
+
+for args in "-p promote, $dir/opt.kl" "-p $many $dir/opt.kl"; do
+	# shellcheck disable=SC2086
+	"$build"/keel difftest $args >/dev/null 2>"$dir/difftest.err"
+	st=$?
+	if [ "$st" = 2 ]; then ok; else bad "keel difftest $args: exit $st, not 2"; fi
+done
+if grep -q "more than 64 passes" "$dir/difftest.err"; then ok; else
+	bad "keel difftest with 65 passes: $(cat "$dir/difftest.err")"; fi
 
 # ---- 0f. big files are mapped, not read: the same module either way ----
 # From 1 MB, a file whose size is not a multiple of the page size is
@@ -282,6 +294,19 @@ if [ -w /dev/full ]; then
 			"keel: error writing output: No space left on device" ]; then ok; else
 			bad "keel $cmd >/dev/full: exit $st, stderr:"; cat "$dir/full.err"; fi
 	done
+	# help, lists and reports too, on either stream
+	for args in "--help" "opt --help" "opt --list" "test --help" "--version"; do
+		# shellcheck disable=SC2086
+		"$build"/keel $args >/dev/full 2>"$dir/full.err"
+		st=$?
+		if [ "$st" = 1 ] && [ "$(cat "$dir/full.err")" = \
+			"keel: error writing output: No space left on device" ]; then ok; else
+			bad "keel $args >/dev/full: exit $st, stderr:"; cat "$dir/full.err"; fi
+	done
+	"$build"/keel opt -p promote --print-after=all --stats examples/sieve.kl \
+		>/dev/null 2>/dev/full
+	st=$?
+	if [ "$st" = 1 ]; then ok; else bad "keel opt --print-after=all 2>/dev/full: exit $st"; fi
 fi
 
 # ---- 1. the generator's programs ----

@@ -393,6 +393,40 @@ cli_pass_names(kl_buf *out)
 		kl_buf_printf(out, "%s%s", i ? ", " : "", all[i].name);
 }
 
+const char *
+cli_parse_passes(const char *s, size_t len, const kl_pass **out, uint32_t *n,
+		 kl_buf *err)
+{
+	const char *end = s + len;
+	*n = 0;
+	for (const char *q = s;;) {
+		const char *c = memchr(q, ',', (size_t)(end - q));
+		size_t k = c ? (size_t)(c - q) : (size_t)(end - q);
+		const kl_pass *p = kl_pass_find(q, k);
+		if (k == 0) {
+			kl_buf_printf(err, "a pass name is missing in '%.*s'",
+				      (int)len, s);
+			return q;
+		}
+		if (!p) {
+			kl_buf_printf(err, "unknown pass '%.*s' (known: ", (int)k,
+				      q);
+			cli_pass_names(err);
+			kl_buf_puts(err, ")");
+			return q;
+		}
+		if (*n == CLI_MAX_PASSES) {
+			kl_buf_printf(err, "more than %u passes",
+				      (unsigned)CLI_MAX_PASSES);
+			return q;
+		}
+		out[(*n)++] = p;
+		if (!c)
+			return NULL;
+		q = c + 1;
+	}
+}
+
 void
 cli_grow(void *pp, uint32_t *cap, size_t elem, uint32_t need)
 {

@@ -79,6 +79,17 @@ size_t cli_peak_rss(void);
 /* The registered passes' names, separated by ", ", into out. */
 void cli_pass_names(kl_buf *out);
 
+/* The most passes one list may name (`keel opt`, `keel difftest`, the
+ * `pass` test command). */
+#define CLI_MAX_PASSES 64
+
+/* Read the list "PASS[,PASS...]" in s[0..len) into out (room for
+ * CLI_MAX_PASSES) and *n. NULL if it is good; else where in s the
+ * problem is (an empty name, an unknown pass, one too many), with the
+ * message in err. */
+const char *cli_parse_passes(const char *s, size_t len, const kl_pass **out,
+			     uint32_t *n, kl_buf *err);
+
 /* Is arg "-h" or "--help"? */
 bool cli_is_help(const char *arg);
 

@@ -292,7 +292,7 @@ print_pass(const char *path, const uint32_t *skipped)
 int
 cmd_difftest(int argc, char **argv)
 {
-	const kl_pass *passes[32];
+	const kl_pass *passes[CLI_MAX_PASSES];
 	uint32_t npasses = 0;
 	uint64_t fuel = 10000000;
 	bool quiet = false;
@@ -306,16 +306,14 @@ cmd_difftest(int argc, char **argv)
 			if (++i >= argc)
 				return cli_usage_error("difftest", "%s needs a "
 						       "list", a);
-			for (const char *s = argv[i]; *s;) {
-				const char *c = strchr(s, ',');
-				size_t n = c ? (size_t)(c - s) : strlen(s);
-				const kl_pass *p = kl_pass_find(s, n);
-				if (!p || npasses == 32)
-					return cli_usage_error("difftest",
-							       "unknown pass "
-							       "'%.*s'", (int)n, s);
-				passes[npasses++] = p;
-				s += n + (c ? 1 : 0);
+			kl_buf err = { 0 };
+			bool bad = cli_parse_passes(argv[i], strlen(argv[i]),
+						    passes, &npasses, &err);
+			if (bad) {
+				int st = cli_usage_error("difftest", "%s",
+							 err.data);
+				kl_buf_free(&err);
+				return st;
 			}
 		} else if (strcmp(a, "--fuel") == 0) {
 			if (++i >= argc)

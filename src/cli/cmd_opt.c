@@ -34,7 +34,7 @@ static const char opt_help[] =
 	"the IR (with --verify-each), 2 on bad usage\n";
 
 typedef struct opt_options {
-	const kl_pass *passes[64];
+	const kl_pass *passes[CLI_MAX_PASSES];
 	uint32_t npasses;
 	bool verify_each, time_passes, stats, verbose;
 	const char *print_after; /* pass name, "all" or NULL */
@@ -44,25 +44,20 @@ typedef struct opt_options {
 static int
 parse_pass_list(opt_options *o, const char *list)
 {
-	const char *s = list;
-	while (*s) {
-		const char *e = strchr(s, ',');
-		size_t n = e ? (size_t)(e - s) : strlen(s);
-		const kl_pass *p = kl_pass_find(s, n);
-		if (!p) {
-			kl_buf names = { 0 };
-			cli_pass_names(&names);
-			fprintf(stderr, "keel opt: unknown pass '%.*s' (known: "
-				"%s)\n", (int)n, s, names.data);
-			kl_buf_free(&names);
-			return EXIT_USAGE;
-		}
-		if (o->npasses == 64)
-			return cli_usage_error("opt", "too many passes");
-		o->passes[o->npasses++] = p;
-		s += n + (e ? 1 : 0);
-	}
-	return EXIT_OK;
+	const kl_pass *more[CLI_MAX_PASSES];
+	uint32_t n;
+	kl_buf err = { 0 };
+	int st = EXIT_OK;
+	if (cli_parse_passes(list, strlen(list), more, &n, &err))
+		st = cli_usage_error("opt", "%s", err.data);
+	else if (o->npasses + n > CLI_MAX_PASSES) /* -p given again */
+		st = cli_usage_error("opt", "more than %u passes",
+				     (unsigned)CLI_MAX_PASSES);
+	else
+		for (uint32_t k = 0; k < n; k++)
+			o->passes[o->npasses++] = more[k];
+	kl_buf_free(&err);
+	return st;
 }
 
 static void

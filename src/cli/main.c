@@ -5,6 +5,7 @@
  * argv[0] its own name, answers --help, and returns 0 (success), 1 (bad
  * input) or 2 (bad usage).
  */
+#include <errno.h>
 #include <string.h>
 
 #include "cli.h"
@@ -45,8 +46,30 @@ usage(FILE *out)
 
 const char *cli_argv0 = "keel";
 
-int
-main(int argc, char **argv)
+/*
+ * A command's status, made 1 if what it wrote was lost: help, lists and
+ * reports go through stdio, and a full disk or a closed pipe shows only
+ * when the streams are flushed. (A command that saw its own write fail
+ * said so already and returned 1.) Nothing can be said of a lost
+ * standard error, but the status tells.
+ */
+static int
+finish(int status)
+{
+	errno = 0;
+	bool out_lost = fflush(stdout) != 0 || ferror(stdout);
+	int err = errno;
+	bool err_lost = fflush(stderr) != 0 || ferror(stderr);
+	if (status != EXIT_OK)
+		return status;
+	if (out_lost)
+		fprintf(stderr, "keel: error writing output: %s\n",
+			strerror(err ? err : EIO));
+	return out_lost || err_lost ? EXIT_BAD_INPUT : EXIT_OK;
+}
+
+static int
+dispatch(int argc, char **argv)
 {
 	cli_argv0 = argv[0];
 	if (argc < 2) {
@@ -68,4 +91,10 @@ main(int argc, char **argv)
 	fprintf(stderr, "keel: unknown command '%s'\n", cmd);
 	usage(stderr);
 	return EXIT_USAGE;
+}
+
+int
+main(int argc, char **argv)
+{
+	return finish(dispatch(argc, argv));
 }

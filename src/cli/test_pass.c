@@ -25,33 +25,15 @@ test_cmd_pass(test_file *tf, const char *args, kl_buf *report)
 	const char *e = s;
 	while (*e && *e != ' ' && *e != '\t')
 		e++;
-	const kl_pass *passes[32];
+	const kl_pass *passes[CLI_MAX_PASSES];
 	uint32_t npasses = 0;
-	for (const char *q = s;;) {
-		const char *c = memchr(q, ',', (size_t)(e - q));
-		size_t n = c ? (size_t)(c - q) : (size_t)(e - q);
-		const kl_pass *p = kl_pass_find(q, n);
-		if (n == 0) {
-			test_args_error(tf, q, report, "a pass name is missing "
-					"in '%.*s'", (int)(e - s), s);
-			return 1;
-		}
-		if (!p) {
-			kl_buf names = { 0 };
-			cli_pass_names(&names);
-			test_args_error(tf, q, report, "unknown pass '%.*s' "
-					"(known: %s)", (int)n, q, names.data);
-			kl_buf_free(&names);
-			return 1;
-		}
-		if (npasses == 32) {
-			test_args_error(tf, q, report, "more than 32 passes");
-			return 1;
-		}
-		passes[npasses++] = p;
-		if (!c)
-			break;
-		q = c + 1;
+	kl_buf err = { 0 };
+	const char *bad = cli_parse_passes(s, (size_t)(e - s), passes,
+					   &npasses, &err);
+	if (bad) {
+		test_args_error(tf, bad, report, "%s", err.data);
+		kl_buf_free(&err);
+		return 1;
 	}
 	bool precise = test_has_option(e, "precise");
 	bool notes = test_has_option(e, "notes");
