@@ -122,6 +122,9 @@ difftest_says "PASS tests/difftest/zeros.kl (not compared: 3 calls out of fuel o
 difftest_says "PASS tests/difftest/zeros.kl (not compared: 4 calls out of fuel or over a limit before the passes)" \
 	--fuel 16 tests/difftest/zeros.kl
 difftest_says "PASS tests/difftest/zeros.kl" tests/difftest/zeros.kl
+# an empty module: nothing to run, nothing wrong (and no memcmp of NULL)
+: >"$dir/empty.kl"
+difftest_says "PASS $dir/empty.kl" "$dir/empty.kl"
 "$build"/keel difftest -p promote --fuel 1x tests/difftest/zeros.kl >/dev/null 2>&1
 st=$?
 if [ "$st" = 2 ]; then ok; else bad "keel difftest --fuel 1x: exit $st, not 2"; fi

@@ -206,7 +206,9 @@ same_text(const char *path, kl_module *a, kl_module *b)
 	kl_buf ta = { 0 }, tb = { 0 };
 	kl_print_module(a, NULL, &ta);
 	kl_print_module(b, NULL, &tb);
-	bool ok = ta.len == tb.len && memcmp(ta.data, tb.data, ta.len) == 0;
+	/* (an empty module prints nothing, and its buffers stay NULL) */
+	bool ok = ta.len == tb.len &&
+		  (ta.len == 0 || memcmp(ta.data, tb.data, ta.len) == 0);
 	if (!ok) {
 		size_t i = 0, line = 1, start = 0;
 		while (i < ta.len && i < tb.len && ta.data[i] == tb.data[i]) {
