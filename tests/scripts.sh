@@ -72,8 +72,12 @@ st=$?
 if [ "$st" = 1 ] && [ "$(cat "$dir/none.out")" = "0 passed, 1 failed" ] &&
 	grep -q "no test files" "$dir/none.err"; then ok; else
 	bad "keel test on an empty directory: exit $st, $(cat "$dir/none.out")"; fi
-if [ "$("$build"/keel test tests/filetests/text/max.kl tests/filetests/text/max.kl)" = \
-	"1 passed, 0 failed" ]; then ok; else bad "keel test: a file named twice ran twice"; fi
+if [ "$("$build"/keel test tests/filetests/text/max.kl tests/filetests/text/./max.kl \
+	tests/filetests//text/max.kl)" = "1 passed, 0 failed" ]; then ok; else
+	bad "keel test: a file named thrice ran more than once"; fi
+n=$(find tests/filetests/text -name '*.kl' | wc -l)
+if [ "$("$build"/keel test tests/filetests/text/ tests/filetests//text tests/filetests/text/max.kl)" = \
+	"$n passed, 0 failed" ]; then ok; else bad "keel test: a directory named twice ran twice"; fi
 
 # --bless settles in one command even when blessing one function moves
 # the line numbers another's expectation quotes (promote's notes do)
@@ -223,7 +227,8 @@ if [ "$st" = 1 ] && [ ! -s "$dir/bad.out" ] &&
 	grep -q "^; error: inst1 (v2 = load.i64 v1)" "$dir/bad.err"; then ok; else
 	bad "keel opt on IR that does not verify: exit $st, stderr:"; cat "$dir/bad.err"; fi
 
-for args in "-p promote, $dir/opt.kl" "-p $many $dir/opt.kl"; do
+half=$(printf 'promote,%.0s' $(seq 39))promote
+for args in "-p promote, $dir/opt.kl" "-p $many $dir/opt.kl" "-p $half -p $half $dir/opt.kl"; do
 	# shellcheck disable=SC2086
 	"$build"/keel difftest $args >/dev/null 2>"$dir/difftest.err"
 	st=$?

@@ -398,7 +398,6 @@ cli_parse_passes(const char *s, size_t len, const kl_pass **out, uint32_t *n,
 		 kl_buf *err)
 {
 	const char *end = s + len;
-	*n = 0;
 	for (const char *q = s;;) {
 		const char *c = memchr(q, ',', (size_t)(end - q));
 		size_t k = c ? (size_t)(c - q) : (size_t)(end - q);

@@ -83,10 +83,10 @@ void cli_pass_names(kl_buf *out);
  * `pass` test command). */
 #define CLI_MAX_PASSES 64
 
-/* Read the list "PASS[,PASS...]" in s[0..len) into out (room for
- * CLI_MAX_PASSES) and *n. NULL if it is good; else where in s the
- * problem is (an empty name, an unknown pass, one too many), with the
- * message in err. */
+/* Read the list "PASS[,PASS...]" in s[0..len), appending to the *n
+ * passes in out (room for CLI_MAX_PASSES): -p given again adds. NULL if
+ * it is good; else where in s the problem is (an empty name, an unknown
+ * pass, one too many), with the message in err. */
 const char *cli_parse_passes(const char *s, size_t len, const kl_pass **out,
 			     uint32_t *n, kl_buf *err);
 

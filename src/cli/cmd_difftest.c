@@ -309,9 +309,8 @@ cmd_difftest(int argc, char **argv)
 				return cli_usage_error("difftest", "%s needs a "
 						       "list", a);
 			kl_buf err = { 0 };
-			bool bad = cli_parse_passes(argv[i], strlen(argv[i]),
-						    passes, &npasses, &err);
-			if (bad) {
+			if (cli_parse_passes(argv[i], strlen(argv[i]), passes,
+					     &npasses, &err)) {
 				int st = cli_usage_error("difftest", "%s",
 							 err.data);
 				kl_buf_free(&err);

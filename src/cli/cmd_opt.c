@@ -44,18 +44,10 @@ typedef struct opt_options {
 static int
 parse_pass_list(opt_options *o, const char *list)
 {
-	const kl_pass *more[CLI_MAX_PASSES];
-	uint32_t n;
 	kl_buf err = { 0 };
 	int st = EXIT_OK;
-	if (cli_parse_passes(list, strlen(list), more, &n, &err))
+	if (cli_parse_passes(list, strlen(list), o->passes, &o->npasses, &err))
 		st = cli_usage_error("opt", "%s", err.data);
-	else if (o->npasses + n > CLI_MAX_PASSES) /* -p given again */
-		st = cli_usage_error("opt", "more than %u passes",
-				     (unsigned)CLI_MAX_PASSES);
-	else
-		for (uint32_t k = 0; k < n; k++)
-			o->passes[o->npasses++] = more[k];
 	kl_buf_free(&err);
 	return st;
 }

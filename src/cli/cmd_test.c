@@ -55,15 +55,24 @@ static const char test_help[] =
 	"exit status: 0 if every file passed, 1 otherwise (also when no .kl\n"
 	"file is found), 2 on bad usage\n";
 
+typedef struct file_id {
+	dev_t dev;
+	ino_t ino;
+	uint32_t at; /* index in paths */
+} file_id;
+
 typedef struct file_list {
 	char **paths;
-	uint32_t n, cap;
+	file_id *ids; /* what each path names, to run each file once */
+	uint32_t n, cap, ids_cap;
 } file_list;
 
 static void
-add_path(file_list *l, const char *p)
+add_path(file_list *l, const char *p, const struct stat *st)
 {
 	cli_grow(&l->paths, &l->cap, sizeof *l->paths, l->n + 1);
+	cli_grow(&l->ids, &l->ids_cap, sizeof *l->ids, l->n + 1);
+	l->ids[l->n] = (file_id){ st->st_dev, st->st_ino, l->n };
 	l->paths[l->n++] = strdup(p);
 }
 
@@ -80,19 +89,49 @@ cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* A file named twice (or reached through a directory too) runs once:
- * two runs would count it twice, and two blessings race. */
-static void
-drop_repeats(file_list *l)
+static int
+cmp_id(const void *a, const void *b)
 {
-	uint32_t kept = 0;
-	for (uint32_t i = 0; i < l->n; i++) {
-		if (kept && strcmp(l->paths[kept - 1], l->paths[i]) == 0)
-			free(l->paths[i]);
-		else
-			l->paths[kept++] = l->paths[i];
+	const file_id *x = a, *y = b;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/*
+ * A file named twice, under any spelling (dir/a.kl, dir//a.kl,
+ * dir/./a.kl, or reached through a directory too), runs once, by the
+ * first of its paths in sorted order: two runs would count it twice, and
+ * two blessings race. The paths are sorted on return.
+ */
+static void
+sort_and_drop_repeats(file_list *l)
+{
+	if (l->n < 2)
+		return;
+	qsort(l->ids, l->n, sizeof *l->ids, cmp_id);
+	for (uint32_t k = 0, g; k < l->n; k = g) {
+		/* the group of paths naming one file: keep the least */
+		uint32_t keep = l->ids[k].at;
+		for (g = k + 1; g < l->n && l->ids[g].dev == l->ids[k].dev &&
+				l->ids[g].ino == l->ids[k].ino;
+		     g++)
+			if (strcmp(l->paths[l->ids[g].at], l->paths[keep]) < 0)
+				keep = l->ids[g].at;
+		for (uint32_t j = k; j < g; j++)
+			if (l->ids[j].at != keep) {
+				free(l->paths[l->ids[j].at]);
+				l->paths[l->ids[j].at] = NULL;
+			}
 	}
+	uint32_t kept = 0;
+	for (uint32_t k = 0; k < l->n; k++)
+		if (l->paths[k])
+			l->paths[kept++] = l->paths[k];
 	l->n = kept;
+	qsort(l->paths, l->n, sizeof *l->paths, cmp_str);
 }
 
 static bool
@@ -105,7 +144,7 @@ collect(file_list *l, const char *path, bool top)
 	}
 	if (!S_ISDIR(st.st_mode)) {
 		if (top || ends_with_kl(path))
-			add_path(l, path);
+			add_path(l, path, &st);
 		return true;
 	}
 	DIR *d = opendir(path);
@@ -455,9 +494,7 @@ cmd_test(int argc, char **argv)
 		fprintf(stderr, "keel test: no test files (*.kl) found\n");
 		ok = false;
 	}
-	if (files.n > 1)
-		qsort(files.paths, files.n, sizeof *files.paths, cmp_str);
-	drop_repeats(&files);
+	sort_and_drop_repeats(&files);
 	rs.files = &files;
 	rs.timeout = timeout;
 	rs.tty = isatty(2);
@@ -468,6 +505,7 @@ cmd_test(int argc, char **argv)
 	for (uint32_t i = 0; i < files.n; i++)
 		free(files.paths[i]);
 	free(files.paths);
+	free(files.ids);
 	if (status != EXIT_OK)
 		return status;
 	return rs.failed ? EXIT_BAD_INPUT : EXIT_OK;
