@@ -1072,7 +1072,9 @@ void kl_filecheck_free(kl_filecheck *fc);
  * possibly with leading spaces). Returns 1 if it was a directive and was
  * added, 0 if the line is not a directive (plain comment, or some other
  * annotation like "error:", "run:", "dominates:"), -1 if it is a malformed
- * directive (bad regex, bad variable syntax...): a one-line message
+ * directive (bad regex, bad variable syntax...) or a misspelt one (LLVM
+ * FileCheck's spellings such as "check-next:", or capitals: "CHECK:",
+ * "NOT:"; a mixed-case word such as "Note:" is prose): a one-line message
  * "line N: ...\n" is appended to err (which may be NULL) and the checker is
  * left as it was. `line` is the 1-based line number in the check file, used
  * in reports.

@@ -309,9 +309,11 @@ writer_done(text_writer *w)
 }
 
 /* Every function verified (the checks passes and the interpreter rely
- * on); the verifier's listing of each that is not on stderr. */
+ * on); else a line saying who refused the module, then the verifier's
+ * listing of each broken function, its header first, as keel verify
+ * prints them, on stderr. */
 bool
-cli_verify_module(const kl_module *m, const char *file)
+cli_verify_module(const kl_module *m, const char *file, const char *cmd)
 {
 	kl_diags diags = { 0 };
 	kl_buf headers = { 0 }, listing = { 0 };
@@ -323,12 +325,17 @@ cli_verify_module(const kl_module *m, const char *file)
 		kl_func *f = kl_sym_func(m, (kl_sym){ s });
 		if (!f || kl_verify_func(f, &ctx, &diags) == KL_OK)
 			continue;
+		if (ok)
+			fprintf(stderr, "keel %s: %s does not verify:\n", cmd,
+				file);
 		ok = false;
 		kl_verify_render(f, &diags, file, false, &headers, &listing);
 		kl_diags_free(&diags);
+		fwrite(headers.data, 1, headers.len, stderr);
+		fwrite(listing.data, 1, listing.len, stderr);
+		kl_buf_reset(&headers);
+		kl_buf_reset(&listing);
 	}
-	fwrite(headers.data ? headers.data : "", 1, headers.len, stderr);
-	fwrite(listing.data ? listing.data : "", 1, listing.len, stderr);
 	kl_buf_free(&headers);
 	kl_buf_free(&listing);
 	kl_diags_free(&diags);

@@ -54,9 +54,10 @@ kl_module *cli_parse(const cli_file *f, bool allow_redefinition);
  * read only the module afterwards. */
 kl_module *cli_parse_then_free_text(cli_file *f);
 
-/* Verify every function of m; false, with the verifier's listing of
- * each broken one on stderr, if any is. */
-bool cli_verify_module(const kl_module *m, const char *file);
+/* Verify every function of m; false, with "keel CMD: FILE does not
+ * verify:" and the verifier's listing of each broken one on stderr, if
+ * any is. */
+bool cli_verify_module(const kl_module *m, const char *file, const char *cmd);
 
 /* Print m to `to` as it goes (a small buffer, not the whole text); false,
  * with a message, if writing failed. */

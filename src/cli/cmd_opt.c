@@ -185,7 +185,7 @@ cmd_opt(int argc, char **argv)
 	int status = EXIT_BAD_INPUT;
 	if (m) {
 		/* passes need valid IR: the listing says what is wrong */
-		if (cli_verify_module(m, f.name))
+		if (cli_verify_module(m, f.name, "opt"))
 			status = run_passes(&o, m, &f);
 		if (status == EXIT_OK && !cli_print_module(m, NULL, stdout))
 			status = EXIT_BAD_INPUT;

@@ -152,7 +152,7 @@ run_file(const char *file, int argc, char **argv, const run_opts *ro)
 		return EXIT_BAD_INPUT;
 	kl_module *m = cli_parse_then_free_text(&f);
 	int status = EXIT_BAD_INPUT;
-	if (!m || !cli_verify_module(m, file))
+	if (!m || !cli_verify_module(m, file, "run"))
 		goto out;
 	const char *name = argc > 0 ? argv[0] : "%main";
 	kl_sym func = lookup(m, name);

@@ -273,9 +273,10 @@ test_func_name(const test_func *tfn, kl_buf *tmp)
 /* ---- FileCheck ---- */
 
 int
-test_filecheck(const test_file *tf, const test_func *tfn, const char *output,
+test_filecheck(test_file *tf, const test_func *tfn, const char *output,
 	       size_t len, kl_buf *report)
 {
+	tf->directives_run = true;
 	kl_filecheck *fc = kl_filecheck_new();
 	kl_buf err = { 0 };
 	int failures = 0;
@@ -357,8 +358,8 @@ test_precise(test_file *tf, const test_func *tfn, const char *output,
 			kl_buf_printf(report, "%s:%u: two 'precise' commands print "
 				      "%%%s differently, and its one expected "
 				      "block cannot hold both (give them files "
-				      "of their own)\n", tf->path, first,
-				      test_func_name(tfn, &name));
+				      "of their own)\n", tf->path,
+				      tfn->first_line, test_func_name(tfn, &name));
 			kl_buf_free(&name);
 			tf->bless_conflict = true;
 			failures = 1;
@@ -567,20 +568,23 @@ attach_comments(test_file *tf, test_comment *all, uint32_t nall)
 }
 
 /*
- * A directive before the first function, or in a file without functions,
- * belongs to none, and no command would ever run it: an error, so that a
- * test does not pass while checking nothing. Returns the failures.
+ * Check directives that no command will run are errors, so that a test
+ * does not pass while checking nothing: those before the first function,
+ * or in a file without functions, belong to none (unowned); in a file
+ * whose commands never run a function's directives (roundtrip,
+ * interpret), none of them is run (idle). Either way a malformed or
+ * misspelt one is reported as such. Returns the failures.
  */
 static int
-unowned_directives(const test_file *tf, kl_buf *report)
+directives_not_run(const test_file *tf, bool idle, kl_buf *report)
 {
 	uint32_t first = tf->nfuncs ? tf->funcs[0].first_line : UINT32_MAX;
 	int failures = 0;
 	kl_filecheck *fc = kl_filecheck_new();
 	for (uint32_t i = 0; i < tf->ncomments; i++) {
 		const test_comment *c = &tf->comments[i];
-		if (c->line >= first)
-			break;
+		if (idle ? c->line < first : c->line >= first)
+			continue;
 		kl_buf err = { 0 };
 		int rc = kl_filecheck_add_line(fc, c->text, c->len, c->line,
 					       &err);
@@ -596,10 +600,13 @@ unowned_directives(const test_file *tf, kl_buf *report)
 				n--;
 			}
 			const char *colon = memchr(t, ':', n);
-			kl_buf_printf(report, "%s:%u: '%.*s' on line %u belongs to "
-				      "no function (a function owns the comments "
-				      "inside it and after it)\n", tf->path,
-				      c->line, (int)(colon - t + 1), t, c->line);
+			kl_buf_printf(report, "%s:%u: '%.*s' %s\n", tf->path,
+				      c->line, (int)(colon - t + 1), t,
+				      idle ? "is run by none of this file's "
+					     "test commands"
+					   : "belongs to no function (a "
+					     "function owns the comments inside "
+					     "it and after it)");
 			failures++;
 		}
 		kl_buf_free(&err);
@@ -686,7 +693,7 @@ run_file_once(const char *path, bool bless, bool *blessed, kl_buf *report)
 	tf.ncomments = ncomments;
 	if (tf.module) {
 		attach_comments(&tf, comments, ncomments);
-		failures += unowned_directives(&tf, report);
+		failures += directives_not_run(&tf, false, report);
 	}
 	kl_buf one = { 0 };
 	for (uint32_t i = 0; i < nheader; i++) {
@@ -713,6 +720,8 @@ run_file_once(const char *path, bool bless, bool *blessed, kl_buf *report)
 			reparse(&tf, blanked, file.len, comments, ncomments);
 	}
 	kl_buf_free(&one);
+	if (tf.module && !tf.directives_run)
+		failures += directives_not_run(&tf, true, report);
 	if (bless && !tf.bless_conflict && edits_change(&tf)) {
 		if (write_blessed(&tf, report))
 			*blessed = true;

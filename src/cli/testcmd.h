@@ -50,6 +50,7 @@ typedef struct test_file {
 	struct bless_edit *edits;
 	uint32_t nedits, edits_cap;
 	bool bless_conflict; /* two commands' blocks differ: write nothing */
+	bool directives_run; /* a command ran functions' check directives */
 } test_file;
 
 /*
@@ -79,9 +80,9 @@ typedef struct test_command {
 /*
  * Run the FileCheck directives among tf's comments against output.
  * Returns the number of failures (0 or 1) and reports them. Functions
- * without directives pass.
+ * without directives pass. Marks tf->directives_run.
  */
-int test_filecheck(const test_file *tf, const test_func *tfn,
+int test_filecheck(test_file *tf, const test_func *tfn,
 		   const char *output, size_t len, kl_buf *report);
 
 /* Does the comment start (after blanks) with key followed by ':'? If so,
