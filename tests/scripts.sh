@@ -265,6 +265,51 @@ done
 if grep -q "more than 64 passes" "$dir/difftest.err"; then ok; else
 	bad "keel difftest with 65 passes: $(cat "$dir/difftest.err")"; fi
 
+# ---- 0e2. keel run and keel cfg: arguments, numbers, names ----
+cat >"$dir/names.kl" <<'KL'
+function %i8(i8) -> i8 {
+block0(v0: i8):
+    return v0
+}
+
+function #22() {
+block0:
+    return
+}
+
+function noname() {
+block0:
+    return
+}
+KL
+# an empty argument is no number
+"$build"/keel run "$dir/names.kl" %i8 "" >/dev/null 2>"$dir/run.err"
+st=$?
+if [ "$st" = 1 ] && grep -q "argument 1 ('') is not a valid i8" "$dir/run.err"; then ok; else
+	bad "keel run with an empty argument: exit $st, $(cat "$dir/run.err")"; fi
+# counts are decimal (or 0x), and past 2^64 is an error, not the maximum
+for fuel in 010 0x8; do
+	out=$("$build"/keel run --fuel "$fuel" "$dir/names.kl" %i8 5)
+	if [ "$out" = 5 ]; then ok; else bad "keel run --fuel $fuel: '$out'"; fi
+done
+for fuel in 99999999999999999999 " 5" "-1" "0x" "5x"; do
+	"$build"/keel run --fuel "$fuel" "$dir/names.kl" %i8 5 >/dev/null 2>&1
+	st=$?
+	if [ "$st" = 2 ]; then ok; else bad "keel run --fuel '$fuel': exit $st, not 2"; fi
+done
+if "$build"/keel run --fuel 010 examples/sieve.kl 2>&1 >/dev/null |
+	grep -q "the budget of 10 instructions ran out"; then ok; else
+	bad "keel run --fuel 010 is not ten"; fi
+# --func takes every spelling keel run takes
+for name in '#22' noname '%i8' i8; do
+	if "$build"/keel cfg --func "$name" "$dir/names.kl" >/dev/null 2>&1 &&
+		"$build"/keel domtree --func "$name" "$dir/names.kl" >/dev/null 2>&1; then ok; else
+		bad "keel cfg/domtree --func '$name' found nothing"; fi
+done
+"$build"/keel cfg --func '#-1' "$dir/names.kl" >/dev/null 2>&1
+st=$?
+if [ "$st" = 1 ]; then ok; else bad "keel cfg --func '#-1': exit $st, not 1"; fi
+
 # ---- 0f. big files are mapped, not read: the same module either way ----
 # From 1 MB, a file whose size is not a multiple of the page size is
 # mapped (cli.c); stdin and a file of whole pages are read.

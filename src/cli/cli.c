@@ -2,6 +2,7 @@
  * cli.c -- helpers shared by the subcommands of `keel`.
  */
 #define _DEFAULT_SOURCE /* madvise */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -471,13 +472,57 @@ cli_cpu_seconds(void)
 	return clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
 }
 
+kl_sym
+cli_lookup(const kl_module *m, const char *name)
+{
+	if (name[0] == '%')
+		return kl_module_lookup(m, name + 1, strlen(name + 1));
+	if (strcmp(name, "noname") == 0)
+		return kl_module_lookup(m, "", 0);
+	if (name[0] != '#')
+		return kl_module_lookup(m, name, strlen(name));
+	size_t n = strlen(name + 1);
+	if (n % 2)
+		return KL_NO_SYM;
+	char *bytes = malloc(n / 2 + 1);
+	if (!bytes)
+		return KL_NO_SYM;
+	for (size_t k = 0; k < n / 2; k++) {
+		const char *h = name + 1 + 2 * k;
+		/* (isxdigit: strtoul would also take a sign or a blank) */
+		if (!isxdigit((unsigned char)h[0]) ||
+		    !isxdigit((unsigned char)h[1])) {
+			free(bytes);
+			return KL_NO_SYM;
+		}
+		char hex[3] = { h[0], h[1], 0 };
+		bytes[k] = (char)strtoul(hex, NULL, 16);
+	}
+	kl_sym s = kl_module_lookup(m, bytes, n / 2);
+	free(bytes);
+	return s;
+}
+
 bool
 cli_parse_count(const char *s, uint64_t *out)
 {
-	char *end;
-	if (!*s || *s == '-')
+	/* Decimal, or hexadecimal after 0x: no sign or blanks (strtoull
+	 * would take them), no octal ("010" is ten), nothing past 2^64 - 1
+	 * (strtoull gives the maximum, which would pass for a number). */
+	int base = 10;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+		if (!isxdigit((unsigned char)*s))
+			return false;
+	} else if (!isdigit((unsigned char)*s)) {
 		return false;
-	unsigned long long v = strtoull(s, &end, 0);
+	}
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, base);
+	if (errno == ERANGE)
+		return false;
 	uint64_t mul = 1;
 	if (*end == 'k')
 		mul = 1000;

@@ -54,6 +54,11 @@ kl_module *cli_parse(const cli_file *f, bool allow_redefinition);
  * read only the module afterwards. */
 kl_module *cli_parse_then_free_text(cli_file *f);
 
+/* The symbol a command-line name means, in any spelling the printer
+ * uses or a bare name: "%f", "f", "#6869" (hex digits, two a byte) or
+ * "noname"; KL_NO_SYM if none. */
+kl_sym cli_lookup(const kl_module *m, const char *name);
+
 /* Verify every function of m; false, with "keel CMD: FILE does not
  * verify:" and the verifier's listing of each broken one on stderr, if
  * any is. */
@@ -72,7 +77,8 @@ void cli_grow(void *pp, uint32_t *cap, size_t elem, uint32_t need);
 /* Monotonic time, and CPU time of the process, in seconds (--time). */
 double cli_now(void);
 double cli_cpu_seconds(void);
-/* A count with an optional k, M or G suffix ("10M"); false if malformed. */
+/* A count, decimal or 0x-hexadecimal, with an optional k, M or G suffix
+ * ("10M"); false if malformed or past 2^64 - 1. */
 bool cli_parse_count(const char *s, uint64_t *out);
 /* Peak resident memory of the process in bytes (0 if unknown). */
 size_t cli_peak_rss(void);

@@ -39,7 +39,7 @@ static const char cfg_help[] =
 	"                   unreachable blocks dotted\n"
 	"  --loops          also print the loop forest\n"
 	"  --liveness       also print live-in and live-out sets\n"
-	"  --func NAME      only the function NAME (with or without '%')\n"
+	"  --func NAME      only the function NAME (%f or f, #hex, noname)\n"
 	"  --time           report the time of each analysis on standard\n"
 	"                   error (cfg, domtree, frontiers, loops; with\n"
 	"                   --liveness, liveness too)\n"
@@ -64,7 +64,7 @@ static const char domtree_help[] =
 	"\n"
 	"options:\n"
 	"  --frontiers      also print the dominance frontiers\n"
-	"  --func NAME      only the function NAME (with or without '%')\n"
+	"  --func NAME      only the function NAME (%f or f, #hex, noname)\n"
 	"  --time           report the time of each analysis on standard\n"
 	"                   error (cfg, domtree, frontiers, loops)\n"
 	"  --repeat N       with --time: best of N runs (default 5)\n"
@@ -121,13 +121,7 @@ run_analyses(analyses *a, const kl_func *f, bool live, double *t)
 static bool
 wanted(const kl_module *m, kl_sym s, const char *name)
 {
-	if (!name)
-		return true;
-	if (name[0] == '%')
-		name++;
-	size_t n;
-	const char *x = kl_sym_name(m, s, &n);
-	return n == strlen(name) && memcmp(x, name, n) == 0;
+	return !name || cli_lookup(m, name).id == s.id;
 }
 
 static void

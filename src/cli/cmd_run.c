@@ -52,37 +52,6 @@ write_stdout(void *ctx, const char *data, size_t len)
 	fwrite(data, 1, len, stdout);
 }
 
-/* The symbol a command-line name means: "%f", "f", "#6869" or "noname". */
-static kl_sym
-lookup(const kl_module *m, const char *name)
-{
-	if (name[0] == '%')
-		return kl_module_lookup(m, name + 1, strlen(name + 1));
-	if (strcmp(name, "noname") == 0)
-		return kl_module_lookup(m, "", 0);
-	if (name[0] == '#') {
-		size_t n = strlen(name + 1);
-		if (n % 2)
-			return KL_NO_SYM;
-		char *bytes = malloc(n / 2 + 1);
-		if (!bytes)
-			return KL_NO_SYM;
-		for (size_t k = 0; k < n / 2; k++) {
-			char hex[3] = { name[1 + 2 * k], name[2 + 2 * k], 0 };
-			char *end;
-			bytes[k] = (char)strtoul(hex, &end, 16);
-			if (*end) {
-				free(bytes);
-				return KL_NO_SYM;
-			}
-		}
-		kl_sym s = kl_module_lookup(m, bytes, n / 2);
-		free(bytes);
-		return s;
-	}
-	return kl_module_lookup(m, name, strlen(name));
-}
-
 typedef struct run_opts {
 	kl_interp_options io;
 	bool timing;
@@ -101,8 +70,9 @@ parse_args(const kl_module *m, kl_sym func, int argc, char **argv,
 	}
 	for (int k = 0; k < argc; k++) {
 		size_t n = strlen(argv[k]);
-		if (kl_interp_scan_value(m, sig.params[k], argv[k], n,
-					 &args[k]) != n) {
+		/* (the scanner's 0, no literal, is also an empty one's length) */
+		if (n == 0 || kl_interp_scan_value(m, sig.params[k], argv[k], n,
+						   &args[k]) != n) {
 			fprintf(stderr, "keel run: argument %d ('%s') is not "
 					"a valid %s\n", k + 1, argv[k],
 				kl_type_name(m, sig.params[k]));
@@ -155,7 +125,7 @@ run_file(const char *file, int argc, char **argv, const run_opts *ro)
 	if (!m || !cli_verify_module(m, file, "run"))
 		goto out;
 	const char *name = argc > 0 ? argv[0] : "%main";
-	kl_sym func = lookup(m, name);
+	kl_sym func = cli_lookup(m, name);
 	if (func.id == KL_NONE || !kl_sym_func(m, func)) {
 		fprintf(stderr, "keel run: %s: no function %s defined\n", file,
 			name);
