@@ -310,6 +310,25 @@ done
 st=$?
 if [ "$st" = 1 ]; then ok; else bad "keel cfg --func '#-1': exit $st, not 1"; fi
 
+# ---- 0e3. keel filecheck reads what keel test reads, and sees NULs ----
+printf 'not: secret\n' >"$dir/fc-not"
+printf 'x\0secret\n' | "$build"/keel filecheck "$dir/fc-not" >/dev/null 2>"$dir/fc.err"
+st=$?
+if [ "$st" = 1 ] && grep -q "output line 1 has a NUL byte" "$dir/fc.err"; then ok; else
+	bad "keel filecheck with a NUL in its input: exit $st, $(cat "$dir/fc.err")"; fi
+printf 'function %%f() {\nblock0:\n    return   ; check: imul\n}\n' >"$dir/fc-trail"
+printf 'return\n' | "$build"/keel filecheck "$dir/fc-trail" >/dev/null 2>&1
+st=$?
+if [ "$st" = 1 ]; then ok; else bad "keel filecheck skipped a directive after code: exit $st"; fi
+printf 'imul\n' | "$build"/keel filecheck "$dir/fc-trail" >/dev/null 2>&1
+st=$?
+if [ "$st" = 0 ]; then ok; else bad "keel filecheck, a directive after code: exit $st"; fi
+printf '; a comment\n' >"$dir/fc-none"
+echo x | "$build"/keel filecheck "$dir/fc-none" >/dev/null 2>"$dir/fc.err"
+st=$?
+if [ "$st" = 1 ] && grep -q "no directives" "$dir/fc.err"; then ok; else
+	bad "keel filecheck with no directives: exit $st"; fi
+
 # ---- 0f. big files are mapped, not read: the same module either way ----
 # From 1 MB, a file whose size is not a multiple of the page size is
 # mapped (cli.c); stdin and a file of whole pages are read.

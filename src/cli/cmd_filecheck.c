@@ -15,7 +15,8 @@ static const char filecheck_help[] =
 	"Directives: check:, sameln:, nextln:, unordered:, not:, regex:\n"
 	"NAME=RE, with $NAME, $(NAME) and $(NAME=RE) variables; runs of\n"
 	"blanks match any run of blanks. Lines of CHECKFILE may carry them\n"
-	"after a ';' comment marker or bare.\n"
+	"bare or after a ';' comment marker, at the start of the line or\n"
+	"after code. A check file without directives is an error.\n"
 	"\n"
 	"options:\n"
 	"  -h, --help   show this help\n"
@@ -60,12 +61,28 @@ cmd_filecheck(int argc, char **argv)
 			t++;
 		while (t < e && *t == ';')
 			t++;
-		if (kl_filecheck_add_line(fc, t, (size_t)(e - t), line, &err) < 0)
+		int rc = kl_filecheck_add_line(fc, t, (size_t)(e - t), line,
+					       &err);
+		/* Not at the start: after a comment marker later on the line,
+		 * as `keel test` reads a test file ("v1 = ...  ; check: x"). */
+		const char *c = t < e ? memchr(t, ';', (size_t)(e - t)) : NULL;
+		if (rc == 0 && c) {
+			while (c < e && *c == ';')
+				c++;
+			rc = kl_filecheck_add_line(fc, c, (size_t)(e - c), line,
+						   &err);
+		}
+		if (rc < 0)
 			status = EXIT_BAD_INPUT;
 		s = e + 1;
 	}
 	if (status != EXIT_OK) {
 		fprintf(stderr, "%s: %s", checkfile, err.data);
+	} else if (kl_filecheck_count(fc) == 0) {
+		/* nothing to check is a mistake, not a pass */
+		fprintf(stderr, "%s: no directives (check:, not:, ...) to "
+			"match\n", checkfile);
+		status = EXIT_BAD_INPUT;
 	} else {
 		kl_buf report = { 0 };
 		if (!kl_filecheck_run(fc, in.text, in.len, &report)) {

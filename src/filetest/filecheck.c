@@ -1101,6 +1101,19 @@ kl_filecheck_run(const kl_filecheck *fc, const char *out, size_t len,
 		return true;
 	if (!out)
 		len = 0;
+	/* Lines are matched as C strings: past a NUL a check would not see
+	 * the rest of its line, and a not: would pass for not seeing it. */
+	const char *nul = len ? memchr(out, 0, len) : NULL;
+	if (nul) {
+		uint32_t line = 1;
+		for (const char *c = out; c < nul; c++)
+			line += *c == '\n';
+		if (report)
+			kl_buf_printf(report, "output line %" PRIu32 " has a NUL "
+				      "byte, which checks cannot see past\n",
+				      line);
+		return false;
+	}
 	kl_buf scratch = {0};
 	struct run cx;
 	run_init(&cx, fc, out, len, report ? report : &scratch);
