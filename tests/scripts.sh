@@ -403,6 +403,23 @@ if [ -w /dev/full ]; then
 			"keel: error writing output: No space left on device" ]; then ok; else
 			bad "keel $args >/dev/full: exit $st, stderr:"; cat "$dir/full.err"; fi
 	done
+	# a program's output lost, then exit(3): said, and the status kept
+	cat >"$dir/exit3.kl" <<'KL'
+declare %putchar(i32) -> i32
+declare %exit(i32)
+
+function %ex(i32) {
+block0(v0: i32):
+    v1 = iconst.i32 65
+    v2 = call %putchar(v1)
+    call %exit(v0)
+    return
+}
+KL
+	"$build"/keel run "$dir/exit3.kl" %ex 3 >/dev/full 2>"$dir/full.err"
+	st=$?
+	if [ "$st" = 3 ] && [ "$(cat "$dir/full.err")" = "keel: error writing output: No space left on device
+exit 3" ]; then ok; else bad "keel run, exit(3), >/dev/full: exit $st"; cat "$dir/full.err"; fi
 	"$build"/keel opt -p promote --print-after=all --stats examples/sieve.kl \
 		>/dev/null 2>/dev/full
 	st=$?

@@ -304,6 +304,7 @@ writer_done(text_writer *w)
 	if (w->err) {
 		fprintf(stderr, "keel: error writing output: %s\n",
 			strerror(w->err));
+		cli_output_lost_said = true;
 		return false;
 	}
 	return true;
@@ -372,6 +373,21 @@ cli_write_stdout(const kl_buf *b)
 	if (b->len)
 		write_piece(&w, b->data, b->len);
 	return writer_done(&w);
+}
+
+bool cli_output_lost_said;
+
+bool
+cli_flush_stdout(void)
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return true;
+	if (!cli_output_lost_said)
+		fprintf(stderr, "keel: error writing output: %s\n",
+			strerror(errno ? errno : EIO));
+	cli_output_lost_said = true;
+	return false;
 }
 
 bool

@@ -70,6 +70,11 @@ bool cli_print_module(const kl_module *m, const kl_print_options *opts,
 		      FILE *to);
 /* Write a buffer to stdout; false (with a message) if writing failed. */
 bool cli_write_stdout(const kl_buf *b);
+/* A failed write to stdout was reported already (main says it once). */
+extern bool cli_output_lost_said;
+/* Flush stdout (before a message on stderr that must follow it); false,
+ * reported once, if what was written is lost. */
+bool cli_flush_stdout(void);
 
 /* Grow *pp (an array of *cap elements) to hold need; exits on OOM. */
 void cli_grow(void *pp, uint32_t *cap, size_t elem, uint32_t need);

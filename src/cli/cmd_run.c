@@ -104,7 +104,7 @@ report(const kl_interp *it, const kl_module *m, const kl_run_result *res,
 			return (int)(res->results[0] & 255);
 		return EXIT_OK;
 	}
-	fflush(stdout);
+	cli_flush_stdout(); /* (a loss is said; the run's status stays) */
 	kl_buf msg = { 0 };
 	kl_run_describe(it, res, &msg);
 	fwrite(msg.data ? msg.data : "", 1, msg.len, stderr);
@@ -144,7 +144,7 @@ run_file(const char *file, int argc, char **argv, const run_opts *ro)
 	kl_interp_call(it, func, args, (uint32_t)nargs, &res);
 	double t = cli_now() - t0;
 	double c = cli_cpu_seconds() - c0;
-	fflush(stdout);
+	cli_flush_stdout(); /* the program's output before our lines */
 	if (ro->timing)
 		fprintf(stderr, "executed %llu instructions in %.3f s "
 				"(%.1f M instructions/s; CPU time %.3f s, "

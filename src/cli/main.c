@@ -5,7 +5,6 @@
  * argv[0] its own name, answers --help, and returns 0 (success), 1 (bad
  * input) or 2 (bad usage).
  */
-#include <errno.h>
 #include <string.h>
 
 #include "cli.h"
@@ -47,24 +46,21 @@ usage(FILE *out)
 const char *cli_argv0 = "keel";
 
 /*
- * A command's status, made 1 if what it wrote was lost: help, lists and
- * reports go through stdio, and a full disk or a closed pipe shows only
- * when the streams are flushed. (A command that saw its own write fail
- * said so already and returned 1.) Nothing can be said of a lost
- * standard error, but the status tells.
+ * A command's status, made 1 if what it wrote was lost: help, lists,
+ * reports and a program's output go through stdio, and a full disk or a
+ * closed pipe shows only when the streams are flushed. The loss is said
+ * once (a command that saw its own write fail said so already), also
+ * when the command failed otherwise or a program exited with a status of
+ * its own, which is kept. Nothing can be said of a lost standard error,
+ * but the status tells.
  */
 static int
 finish(int status)
 {
-	errno = 0;
-	bool out_lost = fflush(stdout) != 0 || ferror(stdout);
-	int err = errno;
+	bool out_lost = !cli_flush_stdout();
 	bool err_lost = fflush(stderr) != 0 || ferror(stderr);
 	if (status != EXIT_OK)
 		return status;
-	if (out_lost)
-		fprintf(stderr, "keel: error writing output: %s\n",
-			strerror(err ? err : EIO));
 	return out_lost || err_lost ? EXIT_BAD_INPUT : EXIT_OK;
 }
 
