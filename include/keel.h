@@ -316,7 +316,10 @@ typedef struct kl_data_item {
 
 kl_status kl_module_add_data(kl_module *m, const char *name, size_t len,
 			     bool is_const, uint32_t align, kl_sym *out);
-/* Append an item to a data object (strings are copied). */
+/* Append an item to a data object (strings are copied). KL_ERR_RANGE,
+ * nothing appended, if a VALUE's bits do not fit its type or the object
+ * would pass 2^40 bytes (so kl_data_size never wraps); KL_ERR_INVALID for
+ * a bad kind, type or symbol. */
 kl_status kl_data_append(kl_module *m, kl_sym data, const kl_data_item *item);
 uint32_t kl_data_num_items(const kl_module *m, kl_sym data);
 kl_data_item kl_data_item_at(const kl_module *m, kl_sym data, uint32_t i);
@@ -942,7 +945,8 @@ void kl_interp_free(kl_interp *it); /* NULL is allowed */
  * call, like one process calling several functions; kl_interp_reset
  * starts over. Returns KL_OK when *res describes the run (whatever its
  * status), KL_ERR_INVALID when func is not a defined function of the
- * module or nargs is wrong (*res is then FAILED with a message).
+ * module, nargs is wrong or args is NULL with nargs > 0 (*res is then
+ * FAILED with a message).
  */
 kl_status kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 			 uint32_t nargs, kl_run_result *res);

@@ -170,6 +170,9 @@ kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 	if (nargs < sig.num_params || (nargs > sig.num_params && !sig.variadic))
 		return refuse(it, res, "%u arguments given, the function "
 				       "takes %u", nargs, sig.num_params);
+	if (nargs && !args)
+		return refuse(it, res, "%u arguments given without an array",
+			      nargs);
 	if (!it->data_ready && !mem_setup(it)) {
 		result_from_pend(it, res);
 		return KL_OK;

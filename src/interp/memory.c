@@ -139,12 +139,18 @@ fill_data(kl_interp *it, uint32_t sym, uint8_t *mem, uint64_t size)
 		kl_data_item item = kl_data_item_at(m, s, k);
 		uint32_t bytes = kl_type_bytes(m, item.type);
 		uint64_t v = item.value;
+		/* (at <= size throughout: the items are checked against
+		 * what is left, not summed, which could wrap) */
 		switch (item.kind) {
 		case KL_DATA_STRING:
+			if (item.len > size - at)
+				return false;
 			memcpy(mem + at, item.bytes, item.len);
 			at += item.len;
 			continue;
 		case KL_DATA_ZERO:
+			if (item.value > size - at)
+				return false;
 			at += item.value;
 			continue;
 		case KL_DATA_SYMREF:
@@ -155,7 +161,7 @@ fill_data(kl_interp *it, uint32_t sym, uint8_t *mem, uint64_t size)
 		case KL_DATA_VALUE:
 			break;
 		}
-		if (at + bytes > size || bytes > 8)
+		if (bytes > size - at || bytes > 8)
 			return false;
 		for (uint32_t b = 0; b < bytes; b++)
 			mem[at + b] = (uint8_t)(v >> (8 * b));

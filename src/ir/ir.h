@@ -167,6 +167,7 @@ typedef struct kl_sym_data {
 	kl_func *func;    /* function body or NULL */
 	uint32_t items;   /* data: first item in the module item table */
 	uint32_t nitems;
+	uint64_t size;    /* data: bytes of its items, at most DATA_MAX_BYTES */
 	uint32_t align;   /* data */
 	uint32_t line;    /* source line, 0 if built */
 	uint32_t hash;    /* of the name: rehashing reads it, probes test it */
@@ -318,7 +319,13 @@ uint32_t module_add_sym(kl_module *m, const char *name, size_t len,
 			kl_sym_kind kind, bool allow_redefinition,
 			kl_status *status);
 uint32_t module_store_bytes(kl_module *m, const char *s, size_t n);
-void module_add_item(kl_module *m, uint32_t sym, const kl_item_data *it);
+/* The most bytes one data object's items may take (the text format's
+ * bound on a zero item too): sizes then never wrap, and an interpreter
+ * refuses the object before it copies anything. */
+#define DATA_MAX_BYTES ((uint64_t)1 << 40)
+/* Append an item to data object sym; false (nothing added) if the
+ * object would pass DATA_MAX_BYTES. */
+bool module_add_item(kl_module *m, uint32_t sym, const kl_item_data *it);
 /* A function struct in the module arena; func_free releases its tables. */
 kl_func *func_new(kl_module *m, uint32_t sym, uint32_t sig);
 void func_init(kl_func *f, kl_module *m, uint32_t sym, uint32_t sig);

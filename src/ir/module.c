@@ -489,10 +489,24 @@ kl_module_add_data(kl_module *m, const char *name, size_t len, bool is_const,
  * end (the old ones become garbage); the parser and typical front ends fill
  * one object at a time, so this never happens to them.
  */
-void
+static uint64_t
+item_bytes(const kl_module *m, const kl_item_data *it)
+{
+	switch (it->kind) {
+	case KL_DATA_STRING: return it->len;
+	case KL_DATA_ZERO: return it->value;
+	default: return kl_type_bytes(m, it->type);
+	}
+}
+
+bool
 module_add_item(kl_module *m, uint32_t sym, const kl_item_data *it)
 {
 	kl_sym_data *s = &m->syms[sym];
+	uint64_t bytes = item_bytes(m, it);
+	if (bytes > DATA_MAX_BYTES - s->size)
+		return false;
+	s->size += bytes;
 	kl_grow(&m->items, &m->items_cap, sizeof *m->items,
 		(uint64_t)m->nitems + s->nitems + 1);
 	if (s->items + s->nitems != m->nitems) {
@@ -503,6 +517,7 @@ module_add_item(kl_module *m, uint32_t sym, const kl_item_data *it)
 	}
 	m->items[m->nitems++] = *it;
 	s->nitems++;
+	return true;
 }
 
 kl_status
@@ -523,6 +538,11 @@ kl_data_append(kl_module *m, kl_sym data, const kl_data_item *item)
 			return KL_ERR_INVALID;
 		if (item->kind == KL_DATA_SYMREF && item->sym.id >= m->nsyms)
 			return KL_ERR_INVALID;
+		/* a value's bits fit its type, as the text writes them */
+		if (item->kind == KL_DATA_VALUE &&
+		    kl_type_bytes(m, item->type) < 8 &&
+		    item->value >> (8 * kl_type_bytes(m, item->type)))
+			return KL_ERR_RANGE;
 		break;
 	case KL_DATA_STRING:
 		if (item->len && !item->bytes)
@@ -536,8 +556,7 @@ kl_data_append(kl_module *m, kl_sym data, const kl_data_item *item)
 	default:
 		return KL_ERR_INVALID;
 	}
-	module_add_item(m, data.id, &it);
-	return KL_OK;
+	return module_add_item(m, data.id, &it) ? KL_OK : KL_ERR_RANGE;
 }
 
 uint32_t
@@ -584,18 +603,7 @@ uint64_t
 kl_data_size(const kl_module *m, kl_sym data)
 {
 	const kl_sym_data *d = sym_data(m, data);
-	if (!d || d->kind != KL_SYM_DATA)
-		return 0;
-	uint64_t size = 0;
-	for (uint32_t i = 0; i < d->nitems; i++) {
-		const kl_item_data *it = &m->items[d->items + i];
-		switch (it->kind) {
-		case KL_DATA_STRING: size += it->len; break;
-		case KL_DATA_ZERO: size += it->value; break;
-		default: size += kl_type_bytes(m, it->type); break;
-		}
-	}
-	return size;
+	return d && d->kind == KL_SYM_DATA ? d->size : 0;
 }
 
 void

@@ -1241,6 +1241,13 @@ parse_function(parser *p)
 	p->bodies[p->nbodies - 1].lines = p->body_lines;
 }
 
+static void
+add_item(parser *p, uint32_t s, const kl_item_data *it, const char *pos)
+{
+	if (!module_add_item(p->m, s, it))
+		fail_at(p, pos, "data object larger than 2^40 bytes");
+}
+
 /* One data item: T value | i8 "string" | zero N | T %sym[+off]. */
 static void
 parse_data_item(parser *p, uint32_t s)
@@ -1252,10 +1259,10 @@ parse_data_item(parser *p, uint32_t s)
 		p->p += 4;
 		it.kind = KL_DATA_ZERO;
 		int64_t n = parse_int(p, "a byte count");
-		if (n < 0 || n > ((int64_t)1 << 40))
+		if (n < 0 || (uint64_t)n > DATA_MAX_BYTES)
 			fail_at(p, pos, "zero count out of range");
 		it.value = (uint64_t)n;
-		module_add_item(p->m, s, &it);
+		add_item(p, s, &it, pos);
 		return;
 	}
 	kl_type t = parse_type(p);
@@ -1317,7 +1324,7 @@ parse_data_item(parser *p, uint32_t s)
 		it.str = module_store_bytes(p->m, bytes->data ? bytes->data : "",
 					    bytes->len);
 		it.len = (uint32_t)bytes->len;
-		module_add_item(p->m, s, &it);
+		add_item(p, s, &it, pos);
 		return;
 	}
 	if (c == '%' || c == '#' || at_word(p, "noname")) {
@@ -1349,7 +1356,7 @@ parse_data_item(parser *p, uint32_t s)
 			p->m->nitems, off_in_names, len, text_len,
 			(size_t)(npos - p->src), line, col
 		};
-		module_add_item(p->m, s, &it);
+		add_item(p, s, &it, pos);
 		return;
 	}
 	it.kind = KL_DATA_VALUE;
@@ -1379,7 +1386,7 @@ parse_data_item(parser *p, uint32_t s)
 		}
 		it.value = (uint64_t)v;
 	}
-	module_add_item(p->m, s, &it);
+	add_item(p, s, &it, pos);
 }
 
 static void

@@ -199,6 +199,80 @@ test_invalid_calls(void)
 	kl_module_free(m);
 }
 
+/* Data the API accepts must not make the interpreter write outside an
+ * object: items whose sizes sum past 2^64 once wrapped to a small size,
+ * and a string was copied to the offset before the buffer. */
+static void
+test_data_bounds(void)
+{
+	kl_module *m = parse();
+	kl_sym d;
+	CHECK(kl_module_add_data(m, "big", 3, false, 1, &d) == KL_OK);
+	kl_data_item zero = { KL_DATA_ZERO, 0, (uint64_t)1 << 40, KL_NO_SYM,
+			      NULL, 0 };
+	kl_data_item str = { KL_DATA_STRING, KL_TYPE_I8, 0, KL_NO_SYM,
+			     "ABCDEFGHIJKLMNOP", 16 };
+	/* 2^24 such items were 2^64 bytes, wrapped to 0; now one object
+	 * holds at most 2^40 bytes, so its size never wraps */
+	int added = 0;
+	for (int k = 0; k < (1 << 24); k++) {
+		if (kl_data_append(m, d, &zero) != KL_OK)
+			break;
+		added++;
+	}
+	CHECK_EQ_INT(added, 1);
+	CHECK(kl_data_append(m, d, &str) == KL_ERR_RANGE);
+	CHECK(kl_data_size(m, d) == ((uint64_t)1 << 40));
+	kl_interp *it = kl_interp_new(m, NULL);
+	kl_run_result r;
+	uint64_t args[2] = { 1, 2 };
+	kl_status st = kl_interp_call(it, sym(m, "add"), args, 2, &r);
+	CHECK(st != KL_OK || r.status != KL_RUN_RETURNED ||
+	      r.results[0] == 3);
+	kl_interp_free(it);
+	kl_module_free(m);
+}
+
+/* Items out of what the text format can hold are refused, so that what
+ * the printer writes parses again. */
+static void
+test_data_items_checked(void)
+{
+	kl_module *m = kl_module_new();
+	kl_sym d;
+	CHECK(kl_module_add_data(m, "d", 1, false, 1, &d) == KL_OK);
+	kl_data_item i8 = { KL_DATA_VALUE, KL_TYPE_I8, 4660, KL_NO_SYM, NULL,
+			    0 };
+	CHECK(kl_data_append(m, d, &i8) == KL_ERR_RANGE);
+	i8.value = 255;
+	CHECK(kl_data_append(m, d, &i8) == KL_OK);
+	kl_data_item f32 = { KL_DATA_VALUE, KL_TYPE_F32, (uint64_t)1 << 32,
+			     KL_NO_SYM, NULL, 0 };
+	CHECK(kl_data_append(m, d, &f32) == KL_ERR_RANGE);
+	kl_data_item zero = { KL_DATA_ZERO, 0, UINT64_MAX, KL_NO_SYM, NULL, 0 };
+	CHECK(kl_data_append(m, d, &zero) == KL_ERR_RANGE);
+	zero.value = ((uint64_t)1 << 40) - 1; /* with the i8: 2^40 bytes */
+	CHECK(kl_data_append(m, d, &zero) == KL_OK);
+	CHECK(kl_data_append(m, d, &i8) == KL_ERR_RANGE); /* one more */
+	CHECK_EQ_INT(kl_data_num_items(m, d), 2);
+	CHECK(kl_data_size(m, d) == (uint64_t)1 << 40);
+	kl_module_free(m);
+}
+
+/* NULL arguments with a count are refused, as the builder refuses a
+ * missing operand array. */
+static void
+test_null_args(void)
+{
+	kl_module *m = parse();
+	kl_interp *it = kl_interp_new(m, NULL);
+	kl_run_result r;
+	CHECK(kl_interp_call(it, sym(m, "add"), NULL, 2, &r) == KL_ERR_INVALID);
+	CHECK(r.status == KL_RUN_FAILED);
+	kl_interp_free(it);
+	kl_module_free(m);
+}
+
 static void
 test_memory_persists(void)
 {
@@ -408,6 +482,9 @@ main(void)
 	UNIT_RUN(test_many_interpreters);
 	UNIT_RUN(test_trap_result);
 	UNIT_RUN(test_invalid_calls);
+	UNIT_RUN(test_data_bounds);
+	UNIT_RUN(test_data_items_checked);
+	UNIT_RUN(test_null_args);
 	UNIT_RUN(test_memory_persists);
 	UNIT_RUN(test_output);
 	UNIT_RUN(test_fuel_exact);
