@@ -66,9 +66,18 @@ kl_value_set_alias(kl_func *f, kl_value v, kl_value target)
 	kl_value_data *d = &f->values[v.id];
 	if (d->kind != VK_UNUSED && d->kind != VK_ALIAS)
 		return KL_ERR_INVALID;
-	uint32_t r = value_resolve(f, target.id);
-	if (r == KL_NONE || r == v.id)
-		return KL_ERR_INVALID; /* would make a cycle */
+	/* A cycle if the target's chain passes through v (v may be an
+	 * alias already, on the way to the end), or has one of its own. */
+	uint32_t r = target.id;
+	for (uint32_t steps = 0; f->values[r].kind == VK_ALIAS; steps++) {
+		if (r == v.id || steps > f->nvalues)
+			return KL_ERR_INVALID;
+		r = f->values[r].def;
+		if (r >= f->nvalues)
+			return KL_ERR_INVALID;
+	}
+	if (r == v.id)
+		return KL_ERR_INVALID;
 	value_define(f, v.id, VK_ALIAS, value_type(f, r), target.id);
 	return KL_OK;
 }
@@ -170,6 +179,11 @@ check_value(kl_builder *b, kl_value v)
 	kl_func *f = b->func;
 	if (v.id >= f->nvalues || f->values[v.id].kind == VK_UNUSED)
 		return fail(b, KL_ERR_INVALID, "operand is not a value");
+	/* (text can make a cycle; the verifier reports it, and a result's
+	 * type cannot be read off one) */
+	if (f->values[v.id].kind == VK_ALIAS && value_resolve(f, v.id) == KL_NONE)
+		return fail(b, KL_ERR_INVALID, "operand's alias chain has a "
+			    "cycle");
 	return true;
 }
 

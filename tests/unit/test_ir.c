@@ -658,6 +658,47 @@ test_value_room(void)
 }
 
 /*
+ * An alias cycle: kl_value_set_alias refuses to close one, whatever the
+ * chain passes through, and the builder refuses an operand on a cycle
+ * the text made (the verifier reports it) instead of following it.
+ */
+static void
+test_alias_cycles(void)
+{
+	static const char gaps[] = "function %f(i32) -> i32 {\n"
+				   "block0(v0: i32):\n"
+				   "    v10 = iadd_imm v0, 7\n"
+				   "    return v10\n"
+				   "}\n";
+	kl_module *m;
+	kl_func *f = parse_f(gaps, sizeof gaps - 1, &m);
+	CHECK(f != NULL);
+	kl_value v0 = { 0 }, v1 = { 1 }, v2 = { 2 };
+	CHECK_EQ_INT(kl_value_set_alias(f, v1, v0), KL_OK);
+	CHECK_EQ_INT(kl_value_set_alias(f, v2, v1), KL_OK);
+	/* v1 -> v2 -> v1: the chain from v2 passes through v1 */
+	CHECK_EQ_INT(kl_value_set_alias(f, v1, v2), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_value_set_alias(f, v2, v2), KL_ERR_INVALID);
+	kl_module_free(m);
+
+	static const char cycle[] = "function %f(i32) -> i32 {\n"
+				    "block0(v0: i32):\n"
+				    "    v1 -> v2\n"
+				    "    v2 -> v1\n"
+				    "    return v0\n"
+				    "}\n";
+	f = parse_f(cycle, sizeof cycle - 1, &m);
+	CHECK(f != NULL);
+	kl_builder b;
+	kl_builder_init(&b, f);
+	kl_builder_before(&b, (kl_inst){ f->blocks[f->first_block].first });
+	kl_value r = kl_build_binary_imm(&b, KL_OP_IADD_IMM, v1, 1);
+	CHECK_EQ_INT(r.id, KL_NONE);
+	CHECK_EQ_INT(kl_builder_status(&b), KL_ERR_INVALID);
+	kl_module_free(m);
+}
+
+/*
  * has_aliases says whether a function may hold an alias (promote skips
  * looking for them when not): false for a parsed function without alias
  * lines, true with one, and true once the API or a rewrite makes one.
@@ -1091,5 +1132,6 @@ main(void)
 	UNIT_RUN(test_numbers_past_ten_million);
 	UNIT_RUN(test_print_in_pieces);
 	UNIT_RUN(test_fmt_int_widths);
+	UNIT_RUN(test_alias_cycles);
 	return unit_report("ir");
 }
