@@ -174,8 +174,10 @@ rehash(kl_module *m)
 kl_sym
 kl_module_lookup(const kl_module *m, const char *name, size_t len)
 {
-	if (!m->hcap)
+	if (!m->hcap || (!name && len))
 		return KL_NO_SYM;
+	if (!name)
+		name = "";
 	bool found;
 	uint32_t h = find_slot(m, name, len, name_hash(name, len), &found);
 	return found ? (kl_sym){ m->htab[h] - 1 } : KL_NO_SYM;
@@ -201,6 +203,13 @@ module_add_sym(kl_module *m, const char *name, size_t len, kl_sym_kind kind,
 	if (len > UINT32_MAX / 2) {
 		*status = KL_ERR_RANGE;
 		return KL_NONE;
+	}
+	if (!name) { /* the empty name may come as (NULL, 0) */
+		if (len) {
+			*status = KL_ERR_INVALID;
+			return KL_NONE;
+		}
+		name = "";
 	}
 	if ((uint64_t)(m->nsyms + 1) * 2 > m->hcap)
 		rehash(m);

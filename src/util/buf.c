@@ -6,6 +6,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,10 @@ kl_buf_reserve(kl_buf *b, size_t extra)
 	size_t need = b->len + extra + 1;
 	if (need <= b->cap)
 		return;
+	/* (a size no allocation can give: the sum or the doubling would
+	 * wrap, and the loop below would not end) */
+	if (extra > SIZE_MAX / 4 - b->len)
+		kl_fatal(__FILE__, __LINE__, __func__, "out of memory");
 	size_t c = b->cap < 64 ? 64 : b->cap;
 	while (c < need)
 		c *= 2;

@@ -5,6 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../../src/ir/ir.h"
 #include "../../src/text/text.h"
@@ -658,6 +663,48 @@ test_value_room(void)
 }
 
 /*
+ * A buffer asked to grow by nearly SIZE_MAX bytes ends in the one fatal
+ * error the header allows, out of memory, at once: the capacity used to
+ * double past SIZE_MAX to 0 and loop forever. (In a child: it exits.)
+ */
+static void
+test_buf_reserve_huge(void)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		alarm(10); /* a loop would be killed, not pass */
+		int devnull = open("/dev/null", O_WRONLY);
+		if (devnull >= 0)
+			dup2(devnull, 2);
+		kl_buf b = { 0 };
+		kl_buf_putc(&b, 'x');
+		kl_buf_reserve(&b, SIZE_MAX - 10);
+		_exit(0); /* not reached */
+	}
+	int st = 0;
+	CHECK(waitpid(pid, &st, 0) == pid);
+	/* kl_fatal aborts; the alarm would be SIGALRM */
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+}
+
+/* The empty name may come as (NULL, 0), and (NULL, n) is refused: no
+ * memcpy or memcmp of NULL (UBSan's report). */
+static void
+test_null_names(void)
+{
+	kl_module *m = kl_module_new();
+	kl_sym d;
+	CHECK_EQ_INT(kl_module_add_data(m, NULL, 0, false, 1, &d), KL_OK);
+	CHECK_EQ_INT(kl_module_lookup(m, NULL, 0).id, d.id);
+	CHECK_EQ_INT(kl_module_lookup(m, "", 0).id, d.id);
+	CHECK(kl_module_add_data(m, NULL, 3, false, 1, &d) != KL_OK);
+	CHECK_EQ_INT(kl_module_lookup(m, NULL, 3).id, KL_NO_SYM.id);
+	kl_module_free(m);
+}
+
+/*
  * An alias cycle: kl_value_set_alias refuses to close one, whatever the
  * chain passes through, and the builder refuses an operand on a cycle
  * the text made (the verifier reports it) instead of following it.
@@ -1133,5 +1180,7 @@ main(void)
 	UNIT_RUN(test_print_in_pieces);
 	UNIT_RUN(test_fmt_int_widths);
 	UNIT_RUN(test_alias_cycles);
+	UNIT_RUN(test_buf_reserve_huge);
+	UNIT_RUN(test_null_names);
 	return unit_report("ir");
 }
