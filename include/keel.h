@@ -228,6 +228,7 @@ typedef struct kl_opinfo {
 	uint16_t flags;  /* KL_OPF_* */
 } kl_opinfo;
 
+/* The opcode's facts; NULL for a number that is no opcode. */
 const kl_opinfo *kl_op_info(kl_opcode op);
 const char *kl_op_name(kl_opcode op);
 bool kl_op_is_terminator(kl_opcode op);
@@ -971,7 +972,7 @@ void kl_run_describe(const kl_interp *it, const kl_run_result *res,
  * floats as 1.5, 0x1.8p1, -0.0, inf, -inf, nan, nan:0xPAYLOAD. Returns the
  * number of bytes used (leading blanks included), 0 if there is no valid
  * literal. Formatting writes integers in signed decimal at their width and
- * floats exactly as the printer does.
+ * floats exactly as the printer does, and "?" for a type that is none.
  */
 size_t kl_interp_scan_value(const kl_module *m, kl_type t, const char *s,
 			    size_t n, uint64_t *bits);
@@ -1014,7 +1015,10 @@ typedef struct kl_pass_report {
 	void (*state_free)(void *state);
 } kl_pass_report;
 
-/* Add n to the counter called name (created at 0 on first use). */
+/* Add n to the counter called name (created at 0 on first use). A pass
+ * names its own fixed set of counters: a report holds at most
+ * KL_PASS_MAX_COUNTERS names, and a pass that uses more has a bug, on
+ * which the library stops (an assertion, as for its other bugs). */
 void kl_pass_report_count(kl_pass_report *r, const char *name, uint64_t n);
 uint64_t kl_pass_report_get(const kl_pass_report *r, const char *name);
 void kl_pass_report_free(kl_pass_report *r);

@@ -230,8 +230,10 @@ number_layout(kl_cfg *cfg, const kl_func *f)
 static void
 sort_succs(kl_cfg *cfg, const kl_func *f, uint32_t b)
 {
-	kl_cfg_edge *e = cfg->pool + cfg->succ[b].start;
 	uint32_t n = cfg->succ[b].len;
+	if (n < 2) /* (the pool may be NULL: no edges at all) */
+		return;
+	kl_cfg_edge *e = cfg->pool + cfg->succ[b].start;
 	for (uint32_t k = 1; k < n; k++) {
 		kl_cfg_edge x = e[k];
 		uint32_t j = k, sx = f->nodes[x.inst.id].seq;

@@ -360,7 +360,9 @@ kl_interp_format_value(const kl_module *m, kl_type t, uint64_t bits,
 		       kl_buf *out)
 {
 	kl_type c = kl_type_class(m, t);
-	if (c == KL_TYPE_F32)
+	if (c == KL_TYPE_NONE) /* (its width would shift by 64) */
+		kl_buf_puts(out, "?");
+	else if (c == KL_TYPE_F32)
 		fmt_f32(out, (uint32_t)bits);
 	else if (c == KL_TYPE_F64)
 		fmt_f64(out, bits);

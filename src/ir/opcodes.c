@@ -18,8 +18,8 @@ const kl_opinfo kl_op_table[KL_OP_COUNT] = {
 const kl_opinfo *
 kl_op_info(kl_opcode op)
 {
-	KL_ASSERT((unsigned)op < KL_OP_COUNT);
-	return &kl_op_table[op];
+	/* as kl_op_name and kl_op_is_* take any number: NULL, not abort */
+	return (unsigned)op < KL_OP_COUNT ? &kl_op_table[op] : NULL;
 }
 
 const char *

@@ -262,6 +262,19 @@ test_data_items_checked(void)
 /* NULL arguments with a count are refused, as the builder refuses a
  * missing operand array. */
 static void
+test_format_bad_type(void)
+{
+	kl_module *m = kl_module_new();
+	kl_buf out = { 0 };
+	kl_interp_format_value(m, (kl_type)99, 5, &out);
+	CHECK(out.data && strcmp(out.data, "?") == 0);
+	kl_buf_free(&out);
+	CHECK(kl_op_info(KL_OP_COUNT) == NULL);
+	CHECK(kl_op_info((kl_opcode)0) != NULL);
+	kl_module_free(m);
+}
+
+static void
 test_null_args(void)
 {
 	kl_module *m = parse();
@@ -485,6 +498,7 @@ main(void)
 	UNIT_RUN(test_data_bounds);
 	UNIT_RUN(test_data_items_checked);
 	UNIT_RUN(test_null_args);
+	UNIT_RUN(test_format_bad_type);
 	UNIT_RUN(test_memory_persists);
 	UNIT_RUN(test_output);
 	UNIT_RUN(test_fuel_exact);
