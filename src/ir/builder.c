@@ -50,7 +50,8 @@ kl_func_insert_block_after(kl_func *f, kl_block b, kl_block after)
 kl_value
 kl_block_append_param(kl_func *f, kl_block b, kl_type t)
 {
-	if (!block_exists(f, b) || kl_type_class(f->module, t) == KL_TYPE_NONE)
+	if (!block_exists(f, b) || kl_type_class(f->module, t) == KL_TYPE_NONE ||
+	    list_len(&f->pool, f->blocks[b.id].params) >= LIST_MAX_LEN)
 		return KL_NO_VALUE;
 	uint32_t v = func_new_value(f);
 	value_define(f, v, VK_PARAM, t, b.id);
@@ -192,6 +193,10 @@ check_values(kl_builder *b, const kl_value *vals, uint32_t n)
 {
 	if (n && !vals)
 		return fail(b, KL_ERR_INVALID, "missing operand array");
+	/* (with a destination's block, or a table's default, one more) */
+	if (n > LIST_MAX_LEN - 1)
+		return fail(b, KL_ERR_RANGE, "more operands than one list "
+			    "holds (2^27 - 3)");
 	for (uint32_t i = 0; i < n; i++)
 		if (!check_value(b, vals[i]))
 			return false;
@@ -620,6 +625,10 @@ kl_build_br_table(kl_builder *b, kl_value index, kl_block_call def,
 		return KL_NO_INST;
 	if (n && !table) {
 		fail(b, KL_ERR_INVALID, "missing jump table");
+		return KL_NO_INST;
+	}
+	if (n > LIST_MAX_LEN - 1) { /* the default is in the list too */
+		fail(b, KL_ERR_RANGE, "more table entries than one list holds");
 		return KL_NO_INST;
 	}
 	for (uint32_t k = 0; k < n; k++)

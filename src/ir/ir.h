@@ -102,6 +102,10 @@ typedef struct kl_block_data {
  * free list per bin.
  */
 #define POOL_BINS 32
+/* The most elements one value list holds (its length takes 27 bits of
+ * its header, pool.c): callers that take lists from users check it, so
+ * that a long one is an error value, not the pool's fatal stop. */
+#define LIST_MAX_LEN ((1u << 27) - 2)
 typedef struct kl_pool {
 	uint32_t *data;
 	uint32_t len, cap;

@@ -50,6 +50,7 @@ static const uint32_t bin_slots[POOL_BINS] = {
 };
 
 _Static_assert(POOL_BINS == 32, "the bin must fit the header's 5 bits");
+_Static_assert(LIST_MAX_LEN == LEN_MASK - 1, "ir.h's list limit is this");
 
 /* The smallest bin whose blocks hold n elements (n >= 1). */
 static uint32_t

@@ -689,6 +689,34 @@ test_buf_reserve_huge(void)
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
 }
 
+/* A list longer than the pool holds is an error value from the builder,
+ * not the pool's fatal stop; the count is checked before any operand is
+ * read, so a short array shows it. */
+static void
+test_lists_too_long(void)
+{
+	kl_module *m = kl_module_new();
+	kl_signature sig = { 0 };
+	kl_func *f;
+	CHECK(kl_module_add_func(m, "f", 1, &sig, &f) == KL_OK);
+	kl_block b0 = kl_func_new_block(f);
+	CHECK(kl_func_append_block(f, b0) == KL_OK);
+	kl_builder b;
+	kl_builder_init(&b, f);
+	kl_builder_at_end(&b, b0);
+	kl_value one[1] = { kl_build_iconst(&b, KL_TYPE_I32, 1) };
+	kl_inst i = kl_build_return(&b, one, 1u << 27);
+	CHECK_EQ_INT(i.id, KL_NONE);
+	CHECK_EQ_INT(kl_builder_status(&b), KL_ERR_RANGE);
+	kl_builder_init(&b, f);
+	kl_builder_at_end(&b, b0);
+	i = kl_build_br_table(&b, one[0], (kl_block_call){ b0, NULL, 0 },
+			      (kl_block_call[1]){ { b0, NULL, 0 } }, 1u << 27);
+	CHECK_EQ_INT(i.id, KL_NONE);
+	CHECK_EQ_INT(kl_builder_status(&b), KL_ERR_RANGE);
+	kl_module_free(m);
+}
+
 /* The empty name may come as (NULL, 0), and (NULL, n) is refused: no
  * memcpy or memcmp of NULL (UBSan's report). */
 static void
@@ -1182,5 +1210,6 @@ main(void)
 	UNIT_RUN(test_alias_cycles);
 	UNIT_RUN(test_buf_reserve_huge);
 	UNIT_RUN(test_null_names);
+	UNIT_RUN(test_lists_too_long);
 	return unit_report("ir");
 }
