@@ -12,6 +12,7 @@
 
 #include "rgraph.h"
 #include "unit.h"
+#include "onefunc.h"
 #include "../../src/ir/ir.h"
 
 /* Some random damage to the layout, the branches and the values. */
@@ -137,23 +138,17 @@ test_damaged(void)
 	}
 }
 
-/* The layout cycles of the verifier's own tests, exactly. */
 /* Two branches in a block, both to blocks not in the layout: the CFG has
  * no edges, and sorting a block's successors must not touch the empty
  * pool (NULL + 0, which clang's UBSan reports). */
 static void
 test_branches_out_of_layout(void)
 {
-	kl_module *m = kl_module_new();
-	kl_signature sig = { 0 };
 	kl_func *f;
-	CHECK(kl_module_add_func(m, "f", 1, &sig, &f) == KL_OK);
-	kl_block b0 = kl_func_new_block(f);
-	kl_block b1 = kl_func_new_block(f), b2 = kl_func_new_block(f);
-	CHECK(kl_func_append_block(f, b0) == KL_OK);
+	kl_block b0;
 	kl_builder b;
-	kl_builder_init(&b, f);
-	kl_builder_at_end(&b, b0);
+	kl_module *m = one_block_func(&f, &b0, &b);
+	kl_block b1 = kl_func_new_block(f), b2 = kl_func_new_block(f);
 	kl_build_jump(&b, (kl_block_call){ b1, NULL, 0 });
 	kl_build_jump(&b, (kl_block_call){ b2, NULL, 0 });
 	kl_cfg *cfg = kl_cfg_new();
@@ -162,6 +157,7 @@ test_branches_out_of_layout(void)
 	kl_module_free(m);
 }
 
+/* The layout cycles of the verifier's own tests, exactly. */
 static void
 test_cycles(void)
 {

@@ -15,6 +15,7 @@
 #include "../../src/text/text.h"
 #include "keel.h"
 #include "unit.h"
+#include "onefunc.h"
 
 /* ---- value-list pool ---- */
 
@@ -695,15 +696,10 @@ test_buf_reserve_huge(void)
 static void
 test_lists_too_long(void)
 {
-	kl_module *m = kl_module_new();
-	kl_signature sig = { 0 };
 	kl_func *f;
-	CHECK(kl_module_add_func(m, "f", 1, &sig, &f) == KL_OK);
-	kl_block b0 = kl_func_new_block(f);
-	CHECK(kl_func_append_block(f, b0) == KL_OK);
+	kl_block b0;
 	kl_builder b;
-	kl_builder_init(&b, f);
-	kl_builder_at_end(&b, b0);
+	kl_module *m = one_block_func(&f, &b0, &b);
 	kl_value one[1] = { kl_build_iconst(&b, KL_TYPE_I32, 1) };
 	kl_inst i = kl_build_return(&b, one, 1u << 27);
 	CHECK_EQ_INT(i.id, KL_NONE);
