@@ -118,10 +118,12 @@ run_analyses(analyses *a, const kl_func *f, bool live, double *t)
 	}
 }
 
+/* Whether symbol s is to be shown: all, or the one --func named
+ * (looked up once per module, in run_file). */
 static bool
-wanted(const kl_module *m, kl_sym s, const char *name)
+wanted(const options *o, kl_sym only, uint32_t s)
 {
-	return !name || cli_lookup(m, name).id == s.id;
+	return !o->func || only.id == s;
 }
 
 static void
@@ -176,13 +178,13 @@ report_times(const char *file, uint64_t nfuncs, uint64_t nblocks,
 /* Time every analysis over all functions of m: first run and best run. */
 static void
 time_module(const options *o, analyses *a, const char *file,
-	    const kl_module *m)
+	    const kl_module *m, kl_sym only)
 {
 	double first[NPHASES] = { 0 }, best[NPHASES];
 	uint64_t nfuncs = 0, nblocks = 0, ninsts = 0;
 	for (uint32_t s = 0; s < kl_module_num_syms(m); s++) {
 		kl_func *f = kl_sym_func(m, (kl_sym){ s });
-		if (!f || !wanted(m, (kl_sym){ s }, o->func))
+		if (!f || !wanted(o, only, s))
 			continue;
 		nfuncs++;
 		for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
@@ -199,7 +201,7 @@ time_module(const options *o, analyses *a, const char *file,
 		double t[NPHASES] = { 0 };
 		for (uint32_t s = 0; s < kl_module_num_syms(m); s++) {
 			kl_func *f = kl_sym_func(m, (kl_sym){ s });
-			if (f && wanted(m, (kl_sym){ s }, o->func))
+			if (f && wanted(o, only, s))
 				run_analyses(a, f, o->liveness, t);
 		}
 		for (int p = 0; p < NPHASES; p++) {
@@ -224,13 +226,14 @@ run_file(const options *o, analyses *a, const char *name)
 		cli_file_free(&file);
 		return EXIT_BAD_INPUT;
 	}
+	kl_sym only = o->func ? cli_lookup(m, o->func) : KL_NO_SYM;
 	if (o->timing)
-		time_module(o, a, file.name, m);
+		time_module(o, a, file.name, m, only);
 	kl_buf out = { 0 };
 	bool found = false;
 	for (uint32_t s = 0; s < kl_module_num_syms(m); s++) {
 		kl_func *f = kl_sym_func(m, (kl_sym){ s });
-		if (!f || !wanted(m, (kl_sym){ s }, o->func))
+		if (!f || !wanted(o, only, s))
 			continue;
 		run_analyses(a, f, o->liveness, NULL);
 		if (found && !o->dot)
