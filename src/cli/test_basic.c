@@ -175,26 +175,6 @@ typedef struct expected_error {
 	bool matched;
 } expected_error;
 
-/* Is the comment a caret annotation "   ^ error: TEXT"? */
-static bool
-caret_annotation(const test_comment *c, uint32_t *col, const char **text,
-		 size_t *len)
-{
-	if (!c->own_line)
-		return false;
-	const char *s = c->text, *e = c->text + c->len;
-	const char *q = s;
-	while (q < e && (*q == ' ' || *q == '\t'))
-		q++;
-	if (q >= e || *q != '^')
-		return false;
-	*col = c->col + 1 + (uint32_t)(q - s);
-	test_comment rest = *c;
-	rest.text = q + 1;
-	rest.len = (size_t)(e - q - 1);
-	return test_comment_directive(&rest, "error", text, len);
-}
-
 static bool
 contains(const char *hay, const char *needle, size_t n)
 {
@@ -227,7 +207,7 @@ test_cmd_parse_error(test_file *tf, const char *args, kl_buf *report)
 		uint32_t col;
 		const char *text;
 		size_t len;
-		if (c && caret_annotation(c, &col, &text, &len)) {
+		if (c && test_caret_annotation(c, &col, &text, &len)) {
 			exp[nexp++] = (expected_error){ code_line, col, text,
 							len, line, false };
 		} else if (c && c->own_line &&

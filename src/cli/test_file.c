@@ -26,22 +26,30 @@ struct bless_edit {
 };
 
 static const test_command commands[] = {
-	{ "cat", test_cmd_cat, true, NULL, "precise", false },
-	{ "roundtrip", test_cmd_roundtrip, true, NULL, "module", false },
-	{ "parse-error", test_cmd_parse_error, false, NULL, "", false },
-	{ "verifier", test_cmd_verifier, true, NULL, "precise", false },
-	{ "print-cfg", test_cmd_print_cfg, true, NULL, "loops liveness", false },
-	{ "domtree", test_cmd_domtree, true, NULL, "", false },
-	{ "loops", test_cmd_loops, true, NULL, "", false },
-	{ "interpret", test_cmd_interpret, true, NULL, "fuel= depth=", false },
+	{ "cat", test_cmd_cat, true, NULL, "precise", false, "", false },
+	{ "roundtrip", test_cmd_roundtrip, true, NULL, "module", false, "",
+	  false },
+	{ "parse-error", test_cmd_parse_error, false, NULL, "", false,
+	  "error ^error", false },
+	{ "verifier", test_cmd_verifier, true, NULL, "precise", false, "error",
+	  true },
+	{ "print-cfg", test_cmd_print_cfg, true, NULL, "loops liveness", false,
+	  "", false },
+	{ "domtree", test_cmd_domtree, true, NULL, "", false, "dominates",
+	  true },
+	{ "loops", test_cmd_loops, true, NULL, "", false, "", false },
+	{ "interpret", test_cmd_interpret, true, NULL, "fuel= depth=", false,
+	  "run output", false },
 	{ "pass", test_cmd_pass, true, "the passes to run (PASS[,PASS...])",
-	  "precise notes stats", true },
+	  "precise notes stats", true, "", false },
 };
 
 static const test_command hidden_commands[] = {
 	/* Hooks for testing the runner itself: a crash and a hang. */
-	{ "debug-crash", test_cmd_debug_crash, false, NULL, "", false },
-	{ "debug-hang", test_cmd_debug_hang, false, NULL, "", false },
+	{ "debug-crash", test_cmd_debug_crash, false, NULL, "", false, "",
+	  false },
+	{ "debug-hang", test_cmd_debug_hang, false, NULL, "", false, "",
+	  false },
 };
 
 static const test_command *
@@ -123,6 +131,25 @@ test_comment_directive(const test_comment *c, const char *key,
 	*rest = s;
 	*rest_len = (size_t)(e - s);
 	return true;
+}
+
+bool
+test_caret_annotation(const test_comment *c, uint32_t *col, const char **text,
+		      size_t *len)
+{
+	if (!c->own_line)
+		return false;
+	const char *s = c->text, *e = c->text + c->len;
+	const char *q = s;
+	while (q < e && (*q == ' ' || *q == '\t'))
+		q++;
+	if (q >= e || *q != '^')
+		return false;
+	*col = c->col + 1 + (uint32_t)(q - s);
+	test_comment rest = *c;
+	rest.text = q + 1;
+	rest.len = (size_t)(e - q - 1);
+	return test_comment_directive(&rest, "error", text, len);
 }
 
 /* The next blank-separated word of *s (NULL at the end); *n its length. */
@@ -615,6 +642,91 @@ directives_not_run(const test_file *tf, bool idle, kl_buf *report)
 	return failures;
 }
 
+/* The annotation key of comment c ("error", "^error", "run", ...: a key
+ * some command reads), or NULL if it is none. */
+static const char *
+annotation_key(const test_comment *c, char *key, size_t cap)
+{
+	const char *rest;
+	size_t len;
+	uint32_t col;
+	if (test_caret_annotation(c, &col, &rest, &len))
+		return "^error";
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+		const char *keys = commands[i].annotations;
+		size_t n;
+		for (const char *w; (w = next_word(&keys, &n));) {
+			if (n >= cap || *w == '^')
+				continue;
+			memcpy(key, w, n);
+			key[n] = '\0';
+			if (test_comment_directive(c, key, &rest, &len))
+				return key;
+		}
+	}
+	return NULL;
+}
+
+/* The commands that read annotations of the key, into report, then
+ * "reads it" or "read it". */
+static void
+list_readers(const char *key, kl_buf *report)
+{
+	int n = 0;
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (test_has_option(commands[i].annotations, key))
+			kl_buf_printf(report, "%s'test %s'", n++ ? " and " : "",
+				      commands[i].name);
+	kl_buf_puts(report, n > 1 ? " read it" : " reads it");
+}
+
+/*
+ * Annotations (`; error:`, `; run:`, `; dominates:` ...) that none of the
+ * file's commands reads are errors, as unrun check directives are: a test
+ * must not pass while checking nothing. So is one before the first
+ * function when the commands that read it read a function's comments.
+ * Returns the failures.
+ */
+static int
+annotations_not_read(const test_file *tf, const test_command **cmds,
+		     uint32_t ncmds, kl_buf *report)
+{
+	uint32_t first = tf->nfuncs ? tf->funcs[0].first_line : UINT32_MAX;
+	int failures = 0;
+	char buf[32];
+	for (uint32_t i = 0; i < tf->ncomments; i++) {
+		const test_comment *c = &tf->comments[i];
+		const char *key = annotation_key(c, buf, sizeof buf);
+		if (!key)
+			continue;
+		bool read = false, owned = false;
+		for (uint32_t k = 0; k < ncmds; k++) {
+			if (!test_has_option(cmds[k]->annotations, key))
+				continue;
+			read |= !cmds[k]->annotations_per_function ||
+				c->line >= first;
+			owned |= cmds[k]->annotations_per_function;
+		}
+		if (read)
+			continue;
+		const char *shown = *key == '^' ? "^ error" : key;
+		if (owned)
+			kl_buf_printf(report, "%s:%u: '%s:' belongs to no "
+				      "function (a function owns the comments "
+				      "inside it and after it)\n", tf->path,
+				      c->line, shown);
+		else {
+			kl_buf_printf(report, "%s:%u: '%s:' is read by none of "
+				      "this file's test commands (", tf->path,
+				      c->line, shown);
+			list_readers(key, report);
+			kl_buf_puts(report, ")\n");
+		}
+		failures++;
+	}
+	return failures;
+}
+
 /* The module parsed again, for the commands after one that changed it. */
 static void
 reparse(test_file *tf, const char *blanked, size_t len,
@@ -695,6 +807,7 @@ run_file_once(const char *path, bool bless, bool *blessed, kl_buf *report)
 		attach_comments(&tf, comments, ncomments);
 		failures += directives_not_run(&tf, false, report);
 	}
+	failures += annotations_not_read(&tf, cmds, nheader, report);
 	kl_buf one = { 0 };
 	for (uint32_t i = 0; i < nheader; i++) {
 		tf.header_line = header[i].line;

@@ -522,8 +522,18 @@ test_cmd_interpret(test_file *tf, const char *args, kl_buf *report)
 	for (uint32_t k = 0; k < tf->ncomments; k++) {
 		const char *rest;
 		size_t len;
-		if (!test_comment_directive(&tf->comments[k], "run", &rest,
-					    &len))
+		const test_comment *c = &tf->comments[k];
+		/* Output lines belong to the run line above them: one above
+		 * every run line would be checked by none. */
+		if (runs == 0 &&
+		    test_comment_directive(c, "output", &rest, &len)) {
+			kl_buf_printf(report, "%s:%u: 'output:' follows no "
+				      "'; run:' line (it checks the output of "
+				      "the run line above it)\n", tf->path,
+				      c->line);
+			failures++;
+		}
+		if (!test_comment_directive(c, "run", &rest, &len))
 			continue;
 		runs++;
 		failures += run_line(&rn, k, rest, len);

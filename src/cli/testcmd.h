@@ -73,6 +73,14 @@ typedef struct test_command {
 	const char *operand; /* what the required first word is, or NULL */
 	const char *options; /* the option words, or "" */
 	bool changes_module; /* the commands after it get a fresh parse */
+	/* The annotations it reads ("; KEY: ..." comments other than check
+	 * directives), space-separated keys; "^error" names a caret
+	 * annotation ("; ^ error: ..."). The runner reports an annotation
+	 * that no command of the file reads. */
+	const char *annotations;
+	/* It reads them among a function's comments (test_func), so one
+	 * before the first function is read by none. */
+	bool annotations_per_function;
 } test_command;
 
 /* ---- helpers for commands (test_file.c) ---- */
@@ -89,6 +97,12 @@ int test_filecheck(test_file *tf, const test_func *tfn,
  * (*rest, *rest_len) is the text after the colon, blanks trimmed. */
 bool test_comment_directive(const test_comment *c, const char *key,
 			    const char **rest, size_t *rest_len);
+
+/* Is the comment, on a line of its own, a caret annotation
+ * "; ^ error: TEXT"? If so, *col is the caret's column and (*text, *len)
+ * is TEXT. */
+bool test_caret_annotation(const test_comment *c, uint32_t *col,
+			   const char **text, size_t *len);
 
 /*
  * "precise" expectations: the block of comment lines directly after the
