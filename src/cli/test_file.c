@@ -11,7 +11,6 @@
  * This code runs in a child process of the runner (cmd_test.c), one per
  * file, so a crash here or in the library fails one file only.
  */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,14 +182,16 @@ test_has_option(const char *args, const char *w)
 static bool
 option_number(const char *word, size_t n, uint64_t *v)
 {
+	/* Read as the command line reads counts (cli_parse_count: decimal
+	 * or 0x, no octal, no sign), from a copy ending in NUL. */
 	const char *eq = memchr(word, '=', n);
-	if (!eq || eq + 1 == word + n || eq[1] < '0' || eq[1] > '9')
+	char digits[64];
+	size_t len = eq ? (size_t)(word + n - eq - 1) : 0;
+	if (!eq || len == 0 || len >= sizeof digits)
 		return false;
-	char *end;
-	errno = 0;
-	unsigned long long x = strtoull(eq + 1, &end, 0);
-	*v = x;
-	return errno == 0 && end == word + n;
+	memcpy(digits, eq + 1, len);
+	digits[len] = '\0';
+	return cli_parse_count(digits, v);
 }
 
 uint64_t
