@@ -885,7 +885,8 @@ typedef struct kl_interp kl_interp;
 typedef struct kl_interp_options {
 	uint64_t fuel;       /* IR instructions one call may execute; 0: no limit */
 	uint32_t max_depth;  /* call depth before stack_overflow; 0: 10,000 */
-	uint64_t max_memory; /* bytes of alloca, heap and data; 0: 256 MiB */
+	uint64_t max_memory; /* bytes of alloca, heap and data, and 64 more
+			      * an object; 0: 256 MiB */
 	/* Receives the program's output; NULL discards it. */
 	void (*output)(void *ctx, const char *data, size_t len);
 	void *output_ctx;

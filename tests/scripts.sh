@@ -420,6 +420,34 @@ KL
 	st=$?
 	if [ "$st" = 3 ] && [ "$(cat "$dir/full.err")" = "keel: error writing output: No space left on device
 exit 3" ]; then ok; else bad "keel run, exit(3), >/dev/full: exit $st"; cat "$dir/full.err"; fi
+	# %main's result kept as the status when its line is lost
+	cat >"$dir/ret7.kl" <<'KL'
+function %main() -> i32 {
+block0:
+    v0 = iconst.i32 7
+    return v0
+}
+KL
+	"$build"/keel run "$dir/ret7.kl" >/dev/full 2>"$dir/full.err"
+	st=$?
+	if [ "$st" = 7 ] && [ "$(cat "$dir/full.err")" = "keel: error writing output: No space left on device" ]
+	then ok; else bad "keel run, result 7, >/dev/full: exit $st"; cat "$dir/full.err"; fi
+	# a program's output lost, then a result line lost too: said once
+	cat >"$dir/put0.kl" <<'KL'
+declare %putchar(i32) -> i32
+
+function %main() -> i32 {
+block0:
+    v1 = iconst.i32 65
+    v2 = call %putchar(v1)
+    v3 = iconst.i32 0
+    return v3
+}
+KL
+	"$build"/keel run "$dir/put0.kl" >/dev/full 2>"$dir/full.err"
+	st=$?
+	if [ "$st" = 1 ] && [ "$(cat "$dir/full.err")" = "keel: error writing output: No space left on device" ]
+	then ok; else bad "keel run, output then result, >/dev/full: exit $st"; cat "$dir/full.err"; fi
 	"$build"/keel opt -p promote --print-after=all --stats examples/sieve.kl \
 		>/dev/null 2>/dev/full
 	st=$?

@@ -302,8 +302,10 @@ writer_done(text_writer *w)
 	if (w->err == 0 && fflush(w->to) != 0)
 		w->err = errno ? errno : EIO;
 	if (w->err) {
-		fprintf(stderr, "keel: error writing output: %s\n",
-			strerror(w->err));
+		/* Once: a program's output may have been lost already. */
+		if (!cli_output_lost_said)
+			fprintf(stderr, "keel: error writing output: %s\n",
+				strerror(w->err));
 		cli_output_lost_said = true;
 		return false;
 	}

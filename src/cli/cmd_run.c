@@ -97,12 +97,12 @@ report(const kl_interp *it, const kl_module *m, const kl_run_result *res,
 		kl_buf_putc(&out, '\n');
 		bool ok = cli_write_stdout(&out);
 		kl_buf_free(&out);
-		if (!ok)
-			return EXIT_BAD_INPUT;
+		int status = EXIT_OK;
 		if (is_main && res->num_results &&
 		    kl_type_is_int(m, res->result_types[0]))
-			return (int)(res->results[0] & 255);
-		return EXIT_OK;
+			status = (int)(res->results[0] & 255);
+		/* A lost line makes the status 1, unless the run gave one. */
+		return ok || status != EXIT_OK ? status : EXIT_BAD_INPUT;
 	}
 	cli_flush_stdout(); /* (a loss is said; the run's status stays) */
 	kl_buf msg = { 0 };

@@ -515,6 +515,7 @@ test_cmd_interpret(test_file *tf, const char *args, kl_buf *report)
 		return 1;
 	}
 	io.max_depth = (uint32_t)depth;
+	io.max_memory = test_number_option(args, "memory", 0);
 	io.output = collect_output;
 	io.output_ctx = &rn;
 	rn.it = kl_interp_new(rn.m, &io);

@@ -309,7 +309,9 @@ scan_int(const char *s, size_t n, bool *neg, uint64_t *mag)
 	for (; i < n; i++) {
 		int d = digit_value(s[i], base);
 		if (d < 0) {
-			if (s[i] == '_' && any)
+			/* '_' between two digits only */
+			if (s[i] == '_' && any && i + 1 < n &&
+			    digit_value(s[i + 1], base) >= 0)
 				continue;
 			break;
 		}

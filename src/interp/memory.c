@@ -31,6 +31,30 @@
 
 #define CHUNK_MIN (64u * 1024)
 
+/*
+ * What an object of memory (alloca, heap or data) costs against
+ * max_memory besides its bytes: its records here (the object table's
+ * entries, the alloca stack's) and the host's own allocation. Without
+ * it a program making objects of 0 or 1 bytes in a loop would pass the
+ * limit by a factor of 30 or more, or never reach it.
+ */
+#define OBJ_OVERHEAD 64u
+
+/* The charge of an object of n bytes (n < 2^32: no overflow). */
+static uint64_t
+obj_charge(uint64_t n)
+{
+	return n + OBJ_OVERHEAD;
+}
+
+/* Does an object of n bytes fit in an object and under the limit? */
+static bool
+obj_fits(const kl_interp *it, uint64_t n)
+{
+	return n <= UINT32_MAX &&
+	       it->mem_used + obj_charge(n) <= it->opts.max_memory;
+}
+
 void
 mem_init(kl_interp *it)
 {
@@ -90,7 +114,7 @@ obj_kill(kl_interp *it, uint32_t id)
 		free(p->hot[k].base);
 	p->hot[k] = (obj){ NULL, 0, 0 };
 	p->cold[k].dead = 1;
-	it->mem_used -= p->cold[k].size;
+	it->mem_used -= obj_charge(p->cold[k].size);
 	/* Free the page once nothing in it lives or ever will. */
 	if (--p->live == 0 &&
 	    ((uint64_t)pg + 1) << OBJ_PAGE_BITS <= it->next_id) {
@@ -180,8 +204,7 @@ mem_setup(kl_interp *it)
 			continue;
 		}
 		uint64_t size = kl_data_size(m, (kl_sym){ s });
-		if (size > UINT32_MAX ||
-		    it->mem_used + size > it->opts.max_memory) {
+		if (!obj_fits(it, size)) {
 			kl_buf_reset(&it->scratch);
 			put_sym(it, s, &it->scratch);
 			raise_fail(it, "data %s is too large (%llu bytes; the "
@@ -200,7 +223,7 @@ mem_setup(kl_interp *it)
 				   it->scratch.data);
 			return false;
 		}
-		it->mem_used += size;
+		it->mem_used += obj_charge(size);
 		obj_new(it, OK_DATA, mem, (uint32_t)size,
 			!kl_data_is_const(m, (kl_sym){ s }), s, KL_NONE);
 	}
@@ -252,7 +275,7 @@ arena_alloc(kl_interp *it, size_t n)
 uint64_t
 mem_alloca(kl_interp *it, uint64_t n, uint32_t sym, uint32_t inst)
 {
-	if (n > UINT32_MAX || it->mem_used + n > it->opts.max_memory) {
+	if (!obj_fits(it, n)) {
 		raise_trap(it, KL_TRAP_STACK_OVERFLOW,
 			   "alloca of %llu bytes exceeds the memory limit of "
 			   "%llu bytes (%llu in use)",
@@ -270,7 +293,7 @@ mem_alloca(kl_interp *it, uint64_t n, uint32_t sym, uint32_t inst)
 			   "all 2^32 object numbers are used");
 		return 0;
 	}
-	it->mem_used += n;
+	it->mem_used += obj_charge(n);
 	kl_grow(&it->allocas, &it->allocas_cap, sizeof *it->allocas,
 		it->nallocas + 1);
 	it->allocas[it->nallocas++] = id;
@@ -294,7 +317,7 @@ mem_pop_allocas(kl_interp *it, uint32_t height, uint32_t chunk_index,
 uint64_t
 mem_malloc(kl_interp *it, uint64_t n)
 {
-	if (n > UINT32_MAX || it->mem_used + n > it->opts.max_memory)
+	if (!obj_fits(it, n))
 		return 0;
 	uint8_t *mem = kl_calloc(n ? (size_t)n : 1, 1);
 	uint32_t id = obj_new(it, OK_HEAP, mem, (uint32_t)n, true, KL_NONE,
@@ -303,7 +326,7 @@ mem_malloc(kl_interp *it, uint64_t n)
 		free(mem);
 		return 0;
 	}
-	it->mem_used += n;
+	it->mem_used += obj_charge(n);
 	return (uint64_t)id << 32;
 }
 

@@ -219,8 +219,8 @@ scan_special(const char *s, size_t n, bool *neg, int *kind, uint64_t *payload,
 	*neg = false;
 	*payload = 0;
 	*bad = false;
-	if (i < n && (s[i] == '-' || s[i] == '+')) {
-		*neg = s[i] == '-';
+	if (i < n && s[i] == '-') {
+		*neg = true;
 		i++;
 	}
 	if (word_at(s + i, n - i, "inf")) {
@@ -268,7 +268,7 @@ static size_t
 numeric_extent(const char *s, size_t n)
 {
 	size_t i = 0;
-	if (i < n && (s[i] == '-' || s[i] == '+'))
+	if (i < n && s[i] == '-')
 		i++;
 	bool hex = i + 1 < n && s[i] == '0' && (s[i + 1] | 32) == 'x';
 	if (hex)
@@ -285,6 +285,14 @@ numeric_extent(const char *s, size_t n)
 		i++;
 	}
 	return i;
+}
+
+/* Is c a digit of a float literal (hex: a hex digit)? */
+static bool
+is_digit_of(char c, bool hex)
+{
+	char lc = (char)(c | 32);
+	return (c >= '0' && c <= '9') || (hex && lc >= 'a' && lc <= 'f');
 }
 
 static size_t
@@ -310,36 +318,51 @@ scan_float(const char *s, size_t n, bool single, uint64_t *bits)
 		return used;
 	}
 	size_t len = numeric_extent(s, n);
-	if (len == 0 || len > 200)
+	if (len == 0)
 		return 0;
-	char tmp[256];
+	size_t lead = s[0] == '-';
+	bool hex = len > lead + 1 && s[lead] == '0' &&
+		   (s[lead + 1] | 32) == 'x';
+	/* strtod reads a copy without the '_'s, ending in NUL: on the
+	 * stack, or for a long literal on the heap (an exact decimal double
+	 * runs to 767 significant digits). */
+	char small[256];
+	char *tmp = len < sizeof small ? small : kl_malloc(len + 1);
 	size_t k = 0;
-	bool digit = false;
+	bool digit = false, ok = true;
 	for (size_t i = 0; i < len; i++) {
 		char c = s[i];
-		if (c == '_')
+		if (c == '_') {
+			/* between two digits only */
+			ok &= i > 0 && i + 1 < len &&
+			      is_digit_of(s[i - 1], hex) &&
+			      is_digit_of(s[i + 1], hex);
 			continue;
+		}
 		if (c >= '0' && c <= '9')
 			digit = true;
 		tmp[k++] = c;
 	}
 	tmp[k] = 0;
-	if (!digit)
-		return 0;
-	char *end;
-	errno = 0;
-	if (single) {
-		float v = strtof(tmp, &end);
-		uint32_t b;
-		memcpy(&b, &v, 4);
-		*bits = b;
-	} else {
-		double v = strtod(tmp, &end);
-		memcpy(bits, &v, 8);
+	used = 0;
+	if (ok && digit) {
+		char *end;
+		errno = 0;
+		if (single) {
+			float v = strtof(tmp, &end);
+			uint32_t b;
+			memcpy(&b, &v, 4);
+			*bits = b;
+		} else {
+			double v = strtod(tmp, &end);
+			memcpy(bits, &v, 8);
+		}
+		if ((size_t)(end - tmp) == k)
+			used = len;
 	}
-	if ((size_t)(end - tmp) != k)
-		return 0;
-	return len;
+	if (tmp != small)
+		free(tmp);
+	return used;
 }
 
 size_t

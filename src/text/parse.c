@@ -266,6 +266,35 @@ hex_digit(unsigned char c)
 	return hex_value1[c] - 1;
 }
 
+uint64_t
+parse_float(parser *p, bool single)
+{
+	const char *s = p->p;
+	size_t n = (size_t)(p->end - s);
+	uint64_t bits = 0;
+	size_t used;
+	if (single) {
+		uint32_t b = 0;
+		used = scan_f32(s, n, &b);
+		bits = b;
+	} else {
+		used = scan_f64(s, n, &bits);
+	}
+	/* Text that starts like a number but is none ("1.5_", "+1") is a
+	 * malformed literal; other text is no literal at all. */
+	char c = n ? s[0] : 0;
+	bool numberish = (c >= '0' && c <= '9') || c == '-' || c == '+' ||
+			 c == '.';
+	if (!used)
+		fail_at(p, s, numberish ? "malformed float literal"
+					: "expected a float literal");
+	if (used < n && (is_ident_char((unsigned char)s[used]) ||
+			 s[used] == '.'))
+		fail_at(p, s, "malformed float literal");
+	p->p += used;
+	return bits;
+}
+
 /*
  * An integer literal: optional '-', decimal or 0x hex digits, '_' between
  * digits. Returns its value as int64; positive values up to 2^64-1 keep
@@ -288,7 +317,9 @@ parse_int_slow(parser *p, const char *what)
 		for (; s < end; s++) {
 			int d = hex_digit((unsigned char)*s);
 			if (d < 0) {
-				if (*s == '_' && any)
+				/* '_' between two digits only */
+				if (*s == '_' && any && end - s > 1 &&
+				    hex_digit((unsigned char)s[1]) >= 0)
 					continue;
 				break;
 			}
@@ -301,7 +332,8 @@ parse_int_slow(parser *p, const char *what)
 		for (; s < end; s++) {
 			char c = *s;
 			if (c < '0' || c > '9') {
-				if (c == '_' && any)
+				if (c == '_' && any && end - s > 1 &&
+				    s[1] >= '0' && s[1] <= '9')
 					continue;
 				break;
 			}
@@ -1361,17 +1393,7 @@ parse_data_item(parser *p, uint32_t s)
 	}
 	it.kind = KL_DATA_VALUE;
 	if (t == KL_TYPE_F32 || t == KL_TYPE_F64) {
-		size_t used;
-		if (t == KL_TYPE_F32) {
-			uint32_t b;
-			used = scan_f32(p->p, (size_t)(p->end - p->p), &b);
-			it.value = b;
-		} else {
-			used = scan_f64(p->p, (size_t)(p->end - p->p), &it.value);
-		}
-		if (!used)
-			fail_at(p, p->p, "expected a float literal");
-		p->p += used;
+		it.value = parse_float(p, t == KL_TYPE_F32);
 	} else {
 		const char *npos = p->p;
 		int64_t v = parse_int(p, "an integer");

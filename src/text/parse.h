@@ -121,6 +121,10 @@ KL_NORETURN void fail_at(parser *p, const char *pos, const char *fmt, ...)
 	;
 uint32_t col_of(const parser *p, const char *pos);
 
+/* A float literal of f32 (single) or f64 at p->p, its bits; fails when
+ * there is none or it runs into letters, digits, '_' or '.' ("1.5x"). */
+uint64_t parse_float(parser *p, bool single);
+
 /* Scanning. */
 extern const unsigned char ident_class[256];
 static inline bool

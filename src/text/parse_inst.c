@@ -156,17 +156,6 @@ parse_cond(parser *p, const char *const *names, int count, const char *what)
 		(int)(n > 20 ? 20 : n), s);
 }
 
-
-/* A float literal must not run into letters or digits ("1.5x"). */
-static void
-check_literal_end(parser *p, size_t used)
-{
-	const char *e = p->p + used;
-	if (e < p->end && ((*e >= 'a' && *e <= 'z') || (*e >= 'A' && *e <= 'Z') ||
-			   (*e >= '0' && *e <= '9') || *e == '_' || *e == '.'))
-		fail_at(p, p->p, "malformed float literal");
-}
-
 /* An immediate for an integer type: range-checked, sign-normalised. */
 static int64_t
 parse_imm(parser *p, kl_type t)
@@ -371,24 +360,10 @@ parse_inst(parser *p, const uint32_t *results, uint32_t nres,
 			inst_set_imm(f, i, parse_imm(p, suffix));
 			rtype = suffix;
 		} else if (op == KL_OP_F32CONST) {
-			uint32_t bits;
-			size_t used = scan_f32(p->p, (size_t)(p->end - p->p),
-					       &bits);
-			if (!used)
-				fail_at(p, p->p, "expected a float literal");
-			check_literal_end(p, used);
-			p->p += used;
-			inst_set_imm(f, i, bits);
+			inst_set_imm(f, i, (int64_t)parse_float(p, true));
 			rtype = KL_TYPE_F32;
 		} else {
-			uint64_t bits;
-			size_t used = scan_f64(p->p, (size_t)(p->end - p->p),
-					       &bits);
-			if (!used)
-				fail_at(p, p->p, "expected a float literal");
-			check_literal_end(p, used);
-			p->p += used;
-			inst_set_imm(f, i, (int64_t)bits);
+			inst_set_imm(f, i, (int64_t)parse_float(p, false));
 			rtype = KL_TYPE_F64;
 		}
 		break;
