@@ -401,6 +401,18 @@ parse_u32(parser *p, const char *what)
 	return (uint32_t)v;
 }
 
+uint32_t
+parse_alignment(parser *p)
+{
+	skip_ws(p);
+	const char *pos = p->p;
+	int64_t a = parse_int(p, "an alignment");
+	if (a <= 0 || a > (int64_t)1 << 31 || (a & (a - 1)))
+		fail_at(p, pos, "alignment must be a power of two from 1 to "
+			"2^31");
+	return (uint32_t)a;
+}
+
 void
 parse_name(parser *p, kl_buf *tmp, const char **bytes, size_t *len)
 {
@@ -1424,12 +1436,7 @@ parse_data(parser *p)
 			p->m->syms[s].is_const = 1;
 		} else if (at_word(p, "align")) {
 			p->p += 5;
-			const char *apos = p->p;
-			uint32_t a = parse_u32(p, "an alignment");
-			if (a == 0 || (a & (a - 1)))
-				fail_at(p, apos, "alignment must be a power "
-					"of two");
-			p->m->syms[s].align = a;
+			p->m->syms[s].align = parse_alignment(p);
 		} else {
 			break;
 		}

@@ -124,6 +124,8 @@ uint32_t col_of(const parser *p, const char *pos);
 /* A float literal of f32 (single) or f64 at p->p, its bits; fails when
  * there is none or it runs into letters, digits, '_' or '.' ("1.5x"). */
 uint64_t parse_float(parser *p, bool single);
+/* An alignment: a power of two from 1 to 2^31. */
+uint32_t parse_alignment(parser *p);
 
 /* Scanning. */
 extern const unsigned char ident_class[256];

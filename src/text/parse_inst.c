@@ -226,11 +226,7 @@ parse_align(parser *p, uint32_t size, bool have_size)
 	if (!at_word(p, "align"))
 		fail_at(p, p->p, "expected 'align'");
 	p->p += 5;
-	skip_ws(p);
-	const char *pos = p->p;
-	uint32_t a = parse_u32(p, "an alignment");
-	if (a == 0 || (a & (a - 1)))
-		fail_at(p, pos, "alignment must be a power of two");
+	uint32_t a = parse_alignment(p);
 	uint8_t k = 0;
 	while ((1u << k) < a)
 		k++;
