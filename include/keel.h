@@ -644,8 +644,20 @@ typedef struct kl_domfront kl_domfront;
 
 kl_domfront *kl_domfront_new(void);
 void kl_domfront_free(kl_domfront *df); /* NULL is allowed */
-void kl_domfront_compute(kl_domfront *df, const kl_func *f,
-			 const kl_cfg *cfg, const kl_domtree *dt);
+/*
+ * Compute the sets. Their total size can grow quadratically with the
+ * function (a nest of n loops whose latches branch to the latch outside
+ * has n(n + 1) entries); past the limit (entries of all sets together,
+ * 2^26 unless set: 256 MB) the computation stops, leaves every set empty
+ * and returns KL_ERR_RANGE, in time bounded by the limit plus the
+ * function's size. KL_OK otherwise.
+ */
+kl_status kl_domfront_compute(kl_domfront *df, const kl_func *f,
+			      const kl_cfg *cfg, const kl_domtree *dt);
+/* The limit for later computes (at most 2^31); 0 restores the default. */
+void kl_domfront_set_limit(kl_domfront *df, uint64_t max_entries);
+/* Did the last compute stop at the limit (KL_ERR_RANGE)? */
+bool kl_domfront_too_large(const kl_domfront *df);
 uint32_t kl_domfront_size(const kl_domfront *df, kl_block b);
 kl_block kl_domfront_get(const kl_domfront *df, kl_block b, uint32_t i);
 
@@ -724,7 +736,7 @@ void kl_liveness_free(kl_liveness *lv); /* NULL is allowed */
 /*
  * Compute the sets. Their total size can grow quadratically with the
  * function (values live across many blocks); past the limit (entries of
- * all live-in and live-out sets together, 2^26 unless set: about 0.8 GB
+ * all live-in and live-out sets together, 2^26 unless set: about 1.3 GB
  * at the peak) the computation stops, leaves every set empty and returns
  * KL_ERR_RANGE. KL_OK otherwise.
  */

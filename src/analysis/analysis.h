@@ -117,7 +117,13 @@ struct kl_domfront {
 	uint32_t *joins;  /* scratch: the join blocks, in layout order */
 	kl_block *set;
 	uint32_t nset, set_cap;
+	uint64_t limit;   /* most entries the sets may hold together */
+	bool too_large;   /* the last compute stopped at the limit */
 };
+
+/* The default limit of all dominance frontiers together (kl_domfront,
+ * and the promote pass's own): 2^26 entries, 256 MB. */
+#define DF_DEFAULT_LIMIT ((uint64_t)1 << 26)
 
 static inline uint32_t
 df_size(const kl_domfront *df, uint32_t b)

@@ -24,6 +24,11 @@
  * so a call costs O(|S| + the frontier sets of the blocks it visits), not
  * O(blocks): mem2reg calls it once per variable, thousands of times.
  *
+ * The sets' total size is quadratic at worst (a nest of loops whose
+ * latches each branch to the latch outside: n(n + 1) entries), so the
+ * counting pass stops past a limit, before the offsets (32 bits) could
+ * wrap: the sets are then left empty (kl_domfront_too_large).
+ *
  * Invariant: only reachable blocks have or appear in frontiers.
  */
 #include <stdlib.h>
@@ -47,7 +52,24 @@ struct kl_idf {
 kl_domfront *
 kl_domfront_new(void)
 {
-	return kl_calloc(1, sizeof(kl_domfront));
+	kl_domfront *df = kl_calloc(1, sizeof(kl_domfront));
+	df->limit = DF_DEFAULT_LIMIT;
+	return df;
+}
+
+void
+kl_domfront_set_limit(kl_domfront *df, uint64_t max_entries)
+{
+	uint64_t most = (uint64_t)1 << 31; /* far from wrapping 32 bits */
+	df->limit = max_entries == 0 ? DF_DEFAULT_LIMIT
+		    : max_entries < most ? max_entries
+					 : most;
+}
+
+bool
+kl_domfront_too_large(const kl_domfront *df)
+{
+	return df->too_large;
 }
 
 void
@@ -64,16 +86,18 @@ kl_domfront_free(kl_domfront *df)
  * The walks for join block y, marking each block passed with mark (y in
  * the counting pass, y | FILL_MARK in the filling pass, so the marks of
  * the first pass need no clearing). Counting adds to start[b + 1];
- * filling takes start[b] as the next free slot of b's set.
+ * filling takes start[b] as the next free slot of b's set. Returns the
+ * entries added: at most one a block.
  */
 #define FILL_MARK 0x80000000u
 
-static void
+static uint32_t
 walk_join(kl_domfront *df, const kl_cfg *cfg, const kl_domtree *dt,
 	  uint32_t y, bool fill)
 {
 	const kl_cfg_edge *e = cfg_edges(cfg, &cfg->pred[y]);
 	uint32_t stop = dt->idom[y], mark = fill ? y | FILL_MARK : y;
+	uint32_t added = 0;
 	for (uint32_t k = 0; k < cfg->pred[y].len; k++) {
 		uint32_t r = e[k].block.id;
 		if (!dt_reachable(dt, r))
@@ -85,8 +109,10 @@ walk_join(kl_domfront *df, const kl_cfg *cfg, const kl_domtree *dt,
 			else
 				df->start[r + 1]++;
 			r = dt->idom[r];
+			added++;
 		}
 	}
+	return added;
 }
 
 /*
@@ -95,7 +121,7 @@ walk_join(kl_domfront *df, const kl_cfg *cfg, const kl_domtree *dt,
  * same joins in the same order even in a broken layout, and the second
  * does not walk the layout again.
  */
-void
+kl_status
 kl_domfront_compute(kl_domfront *df, const kl_func *f, const kl_cfg *cfg,
 		    const kl_domtree *dt)
 {
@@ -123,6 +149,8 @@ kl_domfront_compute(kl_domfront *df, const kl_func *f, const kl_cfg *cfg,
 		memset(df->last, 0xff, nb * sizeof *df->last);
 	}
 	df->start[0] = 0;
+	df->too_large = false;
+	uint64_t total = 0;
 	uint32_t nj = 0;
 	for (uint32_t st, y = layout_first(f, &st); y != KL_NONE;
 	     y = layout_next(f, y, &st)) {
@@ -135,8 +163,16 @@ kl_domfront_compute(kl_domfront *df, const kl_func *f, const kl_cfg *cfg,
 		if (nj <= nb && (np >= 2 || (np == 1 && y == dt->entry)) &&
 		    dt_reachable(dt, y)) {
 			df->joins[nj++] = y;
-			walk_join(df, cfg, dt, y, false);
+			total += walk_join(df, cfg, dt, y, false);
+			if (total > df->limit)
+				break;
 		}
+	}
+	if (total > df->limit) {
+		memset(df->start, 0, (nb + 1) * sizeof *df->start);
+		df->nset = 0;
+		df->too_large = true;
+		return KL_ERR_RANGE;
 	}
 	/* Counts to offsets: start[b] = first slot of DF(b). */
 	for (uint32_t b = 0; b < nb; b++)
@@ -155,6 +191,7 @@ kl_domfront_compute(kl_domfront *df, const kl_func *f, const kl_cfg *cfg,
 	else
 		memmove(df->start + 1, df->start, nb * sizeof *df->start);
 	df->start[0] = 0;
+	return KL_OK;
 }
 
 uint32_t

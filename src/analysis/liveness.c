@@ -69,7 +69,7 @@ struct kl_liveness {
 	bool too_large;   /* the last compute stopped at the limit */
 };
 
-/* 2^26 entries: at most about 0.8 GB at the peak of a computation. */
+/* 2^26 entries: about 1.3 GB at the peak of a computation. */
 #define DEFAULT_LIMIT ((uint64_t)1 << 26)
 
 kl_liveness *

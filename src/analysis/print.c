@@ -222,6 +222,11 @@ kl_domtree_print(const kl_func *f, const kl_domtree *dt,
 	if (!df)
 		return;
 	kl_buf_puts(out, "    frontiers:\n");
+	if (kl_domfront_too_large(df)) {
+		kl_buf_puts(out, "        (not computed: the frontiers would "
+			    "pass the size limit)\n");
+		return;
+	}
 	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;
 	     b = layout_next(f, b, &st)) {
 		kl_block blk = { b };

@@ -1022,23 +1022,24 @@ need_analyses(promoter *p)
  * edges are read off the terminators: as bit sets if it has few blocks, as
  * most do (promote_tiny.c), else as compact arrays (promote_dom.c). Those
  * of an unverified function come from the generic CFG its strict SSA
- * check computed.
+ * check computed. False if the frontiers would pass their limit.
  */
-static void
+static bool
 need_dominance(promoter *p)
 {
 	if (p->have_dominance)
-		return;
-	bool verified = p->rep && p->rep->input_verified;
+		return true;
+	bool verified = p->rep && p->rep->input_verified, ok = true;
 	if (p->tiny) {
 		promote_tiny_compute(&p->t, p->f);
 	} else if (verified) {
-		promote_dom_compute(&p->dom, p->f, NULL);
+		ok = promote_dom_compute(&p->dom, p->f, NULL);
 	} else {
 		need_analyses(p);
-		promote_dom_compute(&p->dom, p->f, p->cfg);
+		ok = promote_dom_compute(&p->dom, p->f, p->cfg);
 	}
-	p->have_dominance = true;
+	p->have_dominance = ok;
+	return ok;
 }
 
 kl_status
@@ -1107,8 +1108,11 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 
 	func_prefetch_next_rest(f);
 	uint32_t count[NCOUNTS] = { 0 };
+	/* Frontiers past their limit (quadratic, in a pathological
+	 * function): every slot's alloca is kept, as past the budget. */
+	if (p->nslots && !need_dominance(p))
+		give_up_from(p, 0, 0);
 	if (p->nslots) {
-		need_dominance(p);
 		place_params(p); /* may keep allocas past its budget */
 		count[COUNT_SLOTS] = p->nslots;
 		p->defs_first = defs_before_uses(p);

@@ -401,8 +401,10 @@ typedef struct dom_facts {
 
 /* From the terminators of a verified function (or the successors the
  * walk read of them, have_successors), or (cfg not NULL) from the
- * generic CFG of another. */
-void promote_dom_compute(dom_facts *d, const kl_func *f, const kl_cfg *cfg);
+ * generic CFG of another. False if the frontiers would pass their limit
+ * (DF_DEFAULT_LIMIT entries: they are quadratic at worst); they are then
+ * not made, and the pass promotes no slot of the function. */
+bool promote_dom_compute(dom_facts *d, const kl_func *f, const kl_cfg *cfg);
 /* The successors one block at a time, as the walk meets the blocks in
  * layout order (a verified function's terminators, which the walk has
  * just read, where the computation would read them again cold):

@@ -169,13 +169,14 @@ link_tree(dom_facts *d, uint32_t n, uint32_t nb)
  * as the rest of the way is done. With fill false, count into
  * df_start (per block); else place each block's from its end down.
  */
-static void
+static uint64_t
 walk_frontiers(dom_facts *d, uint32_t n, bool fill)
 {
 	const uint32_t *vertex = d->vertex, *didom = d->didom;
 	const uint32_t *pstart = d->pstart, *preds = d->preds.a;
 	uint32_t *last = d->semi, *start = d->df_start, *df = d->df.a;
 	memset(last, 0, ((size_t)n + 1) * sizeof *last);
+	uint64_t total = 0;
 	/* From the entry (number 1, idom 0): edges into it are no IR's
 	 * the verifier accepts, but the pass also takes unverified IR. */
 	for (uint32_t w = 1; w <= n; w++) {
@@ -189,17 +190,23 @@ walk_frontiers(dom_facts *d, uint32_t n, bool fill)
 					df[--start[vertex[r]]] = vertex[w];
 				else
 					start[vertex[r]]++;
+				total++;
 			}
 		}
+		/* (a join adds at most one entry a block: no wrap) */
+		if (!fill && total > DF_DEFAULT_LIMIT)
+			break;
 	}
+	return total;
 }
 
-static void
+static bool
 frontiers(dom_facts *d, uint32_t n, uint32_t nb)
 {
 	uint32_t *start = d->df_start;
 	memset(start, 0, ((size_t)nb + 1) * sizeof *start);
-	walk_frontiers(d, n, false);
+	if (walk_frontiers(d, n, false) > DF_DEFAULT_LIMIT)
+		return false;
 	uint32_t at = 0;
 	for (uint32_t b = 0; b < nb; b++) {
 		at += start[b];
@@ -208,9 +215,10 @@ frontiers(dom_facts *d, uint32_t n, uint32_t nb)
 	start[nb] = at;
 	room_whole(&d->df, (uint64_t)at + 1);
 	walk_frontiers(d, n, true);
+	return true;
 }
 
-void
+bool
 promote_dom_compute(dom_facts *d, const kl_func *f, const kl_cfg *cfg)
 {
 	uint32_t nb = f->nblocks;
@@ -228,7 +236,7 @@ promote_dom_compute(dom_facts *d, const kl_func *f, const kl_cfg *cfg)
 	ana_semi_nca(n, d->pstart, preds, d->didom, d->anc, d->semi, d->label);
 	ana_dom_spans(n, d->didom, d->vertex, d->span, d->label, d->anc);
 	link_tree(d, n, nb);
-	frontiers(d, n, nb);
+	return frontiers(d, n, nb);
 }
 
 void

@@ -633,6 +633,79 @@ time_all(kl_func *f)
  * it would take seconds, not milliseconds: the absolute bound catches it
  * even if both runs are slowed down.
  */
+/*
+ * A nest of n loops whose latches each branch back to their header and
+ * out to the latch of the loop around (block0 -> header1 -> ... -> header
+ * n -> latch n -> ... -> latch 1 -> exit): every latch's frontier holds
+ * its header and every header and latch outside it, n(n + 1) entries in
+ * all, the quadratic worst case.
+ */
+static kl_module *
+build_latch_nest(uint32_t n, kl_func **f)
+{
+	kl_buf t = { 0 };
+	kl_buf_puts(&t, "function %f(i32) -> i32 {\nblock0(v0: i32):\n"
+			"    jump block1\n");
+	for (uint32_t i = 1; i <= n; i++)
+		kl_buf_printf(&t, "block%u:\n    jump block%u\n", i,
+			      i < n ? i + 1 : 2 * n);
+	for (uint32_t i = n; i >= 1; i--)
+		kl_buf_printf(&t, "block%u:\n    brif v0, block%u, block%u\n",
+			      n + i, i, i > 1 ? n + i - 1 : 2 * n + 1);
+	kl_buf_printf(&t, "block%u:\n    return v0\n}\n", 2 * n + 1);
+	kl_module *m = NULL;
+	kl_diags d = { 0 };
+	CHECK(kl_parse_module(t.data, t.len, NULL, &m, &d) == KL_OK);
+	*f = m ? kl_sym_func(m, kl_module_lookup(m, "f", 1)) : NULL;
+	kl_diags_free(&d);
+	kl_buf_free(&t);
+	return m;
+}
+
+/* The frontiers' total past the limit: an error and empty sets, in
+ * time bounded by the limit (the offsets once wrapped at 2^32 entries,
+ * and the filling wrote past the sets). */
+static void
+test_frontier_limit(void)
+{
+	uint32_t n = 100;
+	kl_func *f;
+	kl_module *m = build_latch_nest(n, &f);
+	if (!m)
+		return;
+	kl_cfg *cfg = kl_cfg_new();
+	kl_domtree *dt = kl_domtree_new();
+	kl_domfront *df = kl_domfront_new();
+	kl_cfg_compute(cfg, f);
+	kl_domtree_compute(dt, f, cfg);
+	CHECK(kl_domfront_compute(df, f, cfg, dt) == KL_OK);
+	CHECK(!kl_domfront_too_large(df));
+	uint64_t total = 0;
+	for (uint32_t b = 0; b <= 2 * n + 1; b++)
+		total += kl_domfront_size(df, (kl_block){ b });
+	CHECK_EQ_INT(total, (uint64_t)n * (n + 1));
+	kl_domfront_set_limit(df, (uint64_t)n * (n + 1) - 1);
+	CHECK(kl_domfront_compute(df, f, cfg, dt) == KL_ERR_RANGE);
+	CHECK(kl_domfront_too_large(df));
+	for (uint32_t b = 0; b <= 2 * n + 1; b++)
+		CHECK_EQ_INT(kl_domfront_size(df, (kl_block){ b }), 0);
+	kl_buf out = { 0 };
+	kl_domtree_print(f, dt, df, &out);
+	CHECK(strstr(out.data, "(not computed: the frontiers would pass the "
+			       "size limit)") != NULL);
+	kl_buf_free(&out);
+	kl_domfront_set_limit(df, (uint64_t)n * (n + 1));
+	CHECK(kl_domfront_compute(df, f, cfg, dt) == KL_OK);
+	total = 0;
+	for (uint32_t b = 0; b <= 2 * n + 1; b++)
+		total += kl_domfront_size(df, (kl_block){ b });
+	CHECK_EQ_INT(total, (uint64_t)n * (n + 1));
+	kl_domfront_free(df);
+	kl_domtree_free(dt);
+	kl_cfg_free(cfg);
+	kl_module_free(m);
+}
+
 static void
 check_linear(const char *what, kl_func *small, kl_func *big)
 {
@@ -711,6 +784,7 @@ main(void)
 	UNIT_RUN(test_random_loops);
 	UNIT_RUN(test_random_liveness);
 	UNIT_RUN(test_liveness_aliases);
+	UNIT_RUN(test_frontier_limit);
 	UNIT_RUN(test_deep_nest);
 	UNIT_RUN(test_long_chain);
 	return unit_report("analysis_sets");
