@@ -65,6 +65,11 @@ struct kl_liveness {
 	uint32_t *pairs_out;
 	uint32_t *stack;
 	uint32_t nstack, stack_cap;
+	/* Where each value's alias chain ends (func_resolve_table), when
+	 * some alias leads to another; else NULL. */
+	const uint32_t *resolved;
+	uint32_t *resolved_buf;
+	uint32_t resolved_cap;
 	uint64_t limit;   /* most (block, value) entries the sets may hold */
 	bool too_large;   /* the last compute stopped at the limit */
 };
@@ -93,7 +98,8 @@ kl_liveness_free(kl_liveness *lv)
 		return;
 	void *ptrs[] = { lv->in_start, lv->out_start, lv->in, lv->out,
 			 lv->last_in, lv->last_out, lv->use_start, lv->uses,
-			 lv->pairs, lv->pairs_out, lv->stack };
+			 lv->pairs, lv->pairs_out, lv->stack,
+			 lv->resolved_buf };
 	for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++)
 		free(ptrs[k]);
 	free(lv);
@@ -113,11 +119,11 @@ def_block(const kl_func *f, uint32_t r)
 
 /* The value a use of v stands for, or KL_NONE if it is no defined value. */
 static uint32_t
-resolve(const kl_func *f, uint32_t v)
+resolve(const kl_liveness *lv, const kl_func *f, uint32_t v)
 {
 	if (v >= f->nvalues)
 		return KL_NONE;
-	uint32_t r = value_resolve(f, v);
+	uint32_t r = resolve_with(f, lv->resolved, v);
 	if (r == KL_NONE)
 		return KL_NONE;
 	uint8_t k = f->values[r].kind;
@@ -132,7 +138,7 @@ static void
 note_use(kl_liveness *lv, const kl_func *f, uint32_t v, uint32_t b,
 	 uint32_t flag, int pass)
 {
-	uint32_t r = resolve(f, v);
+	uint32_t r = resolve(lv, f, v);
 	if (r == KL_NONE)
 		return;
 	/* A plain use in the defining block needs no walk (strict SSA). */
@@ -290,6 +296,8 @@ kl_liveness_compute(kl_liveness *lv, const kl_func *f, const kl_cfg *cfg)
 	lv->npairs_in = lv->npairs_out = 0;
 	lv->too_large = false;
 
+	lv->resolved = func_resolve_table(f, &lv->resolved_buf,
+					  &lv->resolved_cap);
 	gather_uses(lv, f);
 	for (uint32_t v = 0; v < f->nvalues && !lv->too_large; v++) {
 		uint32_t u0 = lv->use_start[v], u1 = lv->use_start[v + 1];

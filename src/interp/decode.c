@@ -65,6 +65,11 @@ typedef struct decoder {
 	uint8_t *done;
 	uint32_t *pdst, *psrc, *pout, *pready;
 	uint32_t pcap;
+	/* Where each value's alias chain ends (func_resolve_table), when
+	 * some alias leads to another; else NULL. */
+	const uint32_t *resolved;
+	uint32_t *resolved_buf;
+	uint32_t resolved_cap;
 	bool failed;
 } decoder;
 
@@ -95,7 +100,7 @@ fail(decoder *dc, const char *fmt, ...)
 static uint32_t
 reg(decoder *dc, uint32_t v)
 {
-	uint32_t r = value_resolve(dc->f, v);
+	uint32_t r = resolve_with(dc->f, dc->resolved, v);
 	if (r >= dc->f->nvalues || (dc->f->values[r].kind != VK_RESULT &&
 				    dc->f->values[r].kind != VK_PARAM)) {
 		fail(dc, "uses v%u, which is not defined", v);
@@ -107,7 +112,7 @@ reg(decoder *dc, uint32_t v)
 static kl_type
 vclass(decoder *dc, uint32_t v)
 {
-	uint32_t r = value_resolve(dc->f, v);
+	uint32_t r = resolve_with(dc->f, dc->resolved, v);
 	if (r >= dc->f->nvalues)
 		return KL_TYPE_I64;
 	kl_type c = kl_type_class(dc->m, value_type(dc->f, r));
@@ -125,7 +130,7 @@ shift_of(decoder *dc, kl_type cls)
 static bool
 const_of(decoder *dc, uint32_t v, int64_t *imm)
 {
-	uint32_t r = value_resolve(dc->f, v);
+	uint32_t r = resolve_with(dc->f, dc->resolved, v);
 	if (r >= dc->f->nvalues || dc->f->values[r].kind != VK_RESULT)
 		return false;
 	uint32_t i = dc->f->values[r].def;
@@ -757,7 +762,8 @@ count_uses(decoder *dc)
 			int64_t c;
 			int skip = fold_pos(dc, i, &c);
 			for (uint32_t k = 0; k < n; k++) {
-				uint32_t r = value_resolve(f, a[k]);
+				uint32_t r = resolve_with(f, dc->resolved,
+							  a[k]);
 				if ((int)k != skip && r < f->nvalues)
 					dc->uses[r]++;
 			}
@@ -769,7 +775,8 @@ count_uses(decoder *dc)
 				if (!dest_read(&f->pool, dests[k], &t, &da, &na))
 					continue;
 				for (uint32_t j = 0; j < na; j++) {
-					uint32_t r = value_resolve(f, da[j]);
+					uint32_t r = resolve_with(
+						f, dc->resolved, da[j]);
 					if (r < f->nvalues)
 						dc->uses[r]++;
 				}
@@ -893,6 +900,7 @@ decoder_free(decoder *dc)
 	free(dc->psrc);
 	free(dc->pout);
 	free(dc->pready);
+	free(dc->resolved_buf);
 }
 
 void
@@ -958,6 +966,8 @@ decode_func(kl_interp *it, uint32_t sym)
 		memset(dc.loc, 0xff, nr * sizeof *dc.loc);
 		memset(dc.pred, 0xff, nr * sizeof *dc.pred);
 		memset(dc.block_pc, 0xff, nb * sizeof *dc.block_pc);
+		dc.resolved = func_resolve_table(f, &dc.resolved_buf,
+						 &dc.resolved_cap);
 		/* Number the placed blocks first: branches may go forward. */
 		for (uint32_t b = f->first_block; b != KL_NONE;
 		     b = f->blocks[b].next)

@@ -441,6 +441,52 @@ value_resolve(const kl_func *f, uint32_t v)
 	return KL_NONE;
 }
 
+const uint32_t *
+func_resolve_table(const kl_func *f, uint32_t **buf, uint32_t *cap)
+{
+	uint32_t n = f->nvalues;
+	const kl_value_data *val = f->values;
+	bool chains = false;
+	for (uint32_t v = 0; v < n && !chains; v++)
+		chains = val[v].kind == VK_ALIAS && val[v].def < n &&
+			 val[v].kind == val[val[v].def].kind;
+	if (!chains)
+		return NULL;
+	kl_grow(buf, cap, sizeof **buf, n);
+	/* Each chain is walked once: its values are marked on the way
+	 * (ON_PATH), then given its end; a walk that meets a value already
+	 * done takes that value's end, one that meets its own path is on a
+	 * cycle (KL_NONE, as value_resolve says). */
+	const uint32_t UNSEEN = KL_NONE - 2, ON_PATH = KL_NONE - 1;
+	uint32_t *out = *buf;
+	for (uint32_t v = 0; v < n; v++)
+		out[v] = val[v].kind == VK_ALIAS ? UNSEEN : v;
+	for (uint32_t v = 0; v < n; v++) {
+		if (out[v] != UNSEEN)
+			continue;
+		uint32_t x = v, end;
+		for (;;) {
+			if (x >= n) {
+				end = x;
+				break;
+			}
+			if (out[x] == ON_PATH) {
+				end = KL_NONE;
+				break;
+			}
+			if (out[x] != UNSEEN) {
+				end = out[x];
+				break;
+			}
+			out[x] = ON_PATH;
+			x = val[x].def;
+		}
+		for (x = v; x < n && out[x] == ON_PATH; x = val[x].def)
+			out[x] = end;
+	}
+	return out;
+}
+
 void
 func_reserve_blocks(kl_func *f, uint32_t n)
 {

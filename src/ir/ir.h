@@ -399,6 +399,25 @@ value_type(const kl_func *f, uint32_t v)
 	return t == KL_VALUE_TYPE_NONE ? KL_TYPE_NONE : t;
 }
 uint32_t value_resolve(const kl_func *f, uint32_t v);
+/*
+ * value_resolve's answer for every value, for a caller that asks for
+ * many (the printer, the decoder, liveness): value_resolve walks the
+ * chain each time, which is quadratic on long chains and on cycles (a
+ * cycle costs it nvalues steps). NULL when no alias leads to another
+ * alias, where value_resolve takes at most two steps; else a table of
+ * nvalues words in *buf (grown as needed, freed by the caller), made in
+ * O(nvalues).
+ */
+const uint32_t *func_resolve_table(const kl_func *f, uint32_t **buf,
+				   uint32_t *cap);
+/* v resolved through a table from func_resolve_table (NULL: none). */
+static inline uint32_t
+resolve_with(const kl_func *f, const uint32_t *table, uint32_t v)
+{
+	if (v >= f->nvalues)
+		return v;
+	return table ? table[v] : value_resolve(f, v);
+}
 /* Ask the cache for a small function's tables before a walk over them
  * (nothing for a big one, read in order: the hardware prefetches it). */
 void func_prefetch(const kl_func *f);

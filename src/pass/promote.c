@@ -674,11 +674,9 @@ note_kept(promoter *p, const alloca_info *a)
 
 /* v, or the value it stands for if it is an alias. */
 static inline uint32_t
-unalias(const kl_func *f, uint32_t v)
+unalias(const promoter *p, uint32_t v)
 {
-	if (KL_LIKELY(v >= f->nvalues || f->values[v].kind != VK_ALIAS))
-		return v;
-	uint32_t r = value_resolve(f, v);
+	uint32_t r = resolve(p, v);
 	return r != KL_NONE ? r : v;
 }
 
@@ -698,7 +696,7 @@ resolved(const promoter *p, uint32_t v)
 {
 	if (KL_LIKELY(!aliased(p, v)))
 		return v;
-	return p->had_aliases ? unalias(p->f, v) : p->f->values[v].def;
+	return p->had_aliases ? unalias(p, v) : p->f->values[v].def;
 }
 
 static void
@@ -765,7 +763,7 @@ drop_address_aliases(promoter *p)
 	for (uint32_t v = 0; v < p->nvalues; v++) {
 		if (f->values[v].kind != VK_ALIAS)
 			continue;
-		uint32_t to = value_resolve(f, v);
+		uint32_t to = chain_end(p, v);
 		if (promoted_address(p, to))
 			f->values[v].def = to;
 	}
@@ -847,7 +845,7 @@ unalias_operands(promoter *p, uint32_t i)
 		return;
 	for (unsigned w = 0; w < 3; w++)
 		if ((m & (1u << w)) && aliased(p, d->w[w]))
-			d->w[w] = unalias(f, d->w[w]);
+			d->w[w] = unalias(p, d->w[w]);
 }
 
 /*
@@ -939,6 +937,7 @@ promoter_free(void *state)
 	kl_domtree_free(p->dt);
 	promote_dom_free(&p->dom);
 	free(p->allocas);
+	free(p->chain_buf);
 	free(p->acc);
 	free(p->slots);
 	free(p->sets);

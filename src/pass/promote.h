@@ -517,6 +517,12 @@ typedef struct promoter {
 	bool defs_first;       /* the walk met each definition before its
 				* uses (defs_before_uses in promote.c) */
 	bool had_aliases;      /* the function had aliases before the pass */
+	/* Where each value's alias chain ends, when some alias of the
+	 * function leads to another (func_resolve_table, made before the
+	 * pass changes anything; else NULL): chain_end reads it. */
+	const uint32_t *chain_table;
+	uint32_t *chain_buf;
+	uint32_t chain_cap, nchain;
 	bool calls_setjmp;
 	uint32_t count_at[NCOUNTS]; /* where each counter is in the report */
 	kl_builder b;
@@ -653,13 +659,27 @@ npreds(const promoter *p, uint32_t b)
 	return p->tiny ? p->t.b[b].npreds : p->dom.npreds[b];
 }
 
+/*
+ * What value_resolve says of v: through chain_table along the function's
+ * own chains (a walk per question is quadratic on a long chain, or a
+ * cycle), then along the links the pass made, one or two.
+ */
+static inline uint32_t
+chain_end(const promoter *p, uint32_t v)
+{
+	if (p->chain_table && v < p->nchain)
+		v = p->chain_table[v];
+	return value_resolve(p->f, v);
+}
+
 /* v, or the value it stands for if it is an alias (as value_resolve). */
 static inline uint32_t
-resolve(const kl_func *f, uint32_t v)
+resolve(const promoter *p, uint32_t v)
 {
+	const kl_func *f = p->f;
 	if (KL_LIKELY(v >= f->nvalues || f->values[v].kind != VK_ALIAS))
 		return v;
-	return value_resolve(f, v);
+	return chain_end(p, v);
 }
 
 /* kl_type_bytes and kl_type_class, asked once per access: the module's

@@ -18,14 +18,15 @@
  * sees unverified, so it must cost little more than reading the operands.
  */
 static bool
-use_ok(const kl_func *f, const kl_domtree *dt, uint32_t use_inst,
+use_ok(const promoter *p, const kl_domtree *dt, uint32_t use_inst,
        uint32_t use_block, uint32_t v)
 {
+	const kl_func *f = p->f;
 	if (v >= f->nvalues)
 		return false;
 	const kl_value_data *d = &f->values[v];
 	if (KL_UNLIKELY(d->kind == VK_ALIAS)) {
-		v = value_resolve(f, v);
+		v = chain_end(p, v);
 		if (v >= f->nvalues)
 			return false;
 		d = &f->values[v];
@@ -47,9 +48,10 @@ use_ok(const kl_func *f, const kl_domtree *dt, uint32_t use_inst,
 /* A use in a block nothing reaches needs no dominating definition, but
  * it must name a value that has one: the pass reads its type. */
 static bool
-defined(const kl_func *f, uint32_t v)
+defined(const promoter *p, uint32_t v)
 {
-	uint32_t r = v < f->nvalues ? value_resolve(f, v) : KL_NONE;
+	const kl_func *f = p->f;
+	uint32_t r = v < f->nvalues ? chain_end(p, v) : KL_NONE;
 	if (r >= f->nvalues)
 		return false;
 	unsigned kind = f->values[r].kind;
@@ -104,16 +106,16 @@ promote_check_form(promoter *p)
 			const uint32_t *args;
 			uint32_t n = inst_args(f, i, &args);
 			for (uint32_t k = 0; k < n; k++)
-				if (reachable ? !use_ok(f, dt, i, b, args[k])
-					      : !defined(f, args[k]))
+				if (reachable ? !use_ok(p, dt, i, b, args[k])
+					      : !defined(p, args[k]))
 					return KEPT_NOT_SSA;
 			for (uint32_t k = 0; k < nd; k++) {
 				uint32_t *dargs;
 				uint32_t na = dest_args(&f->pool, dests[k], &dargs);
 				for (uint32_t j = 0; j < na; j++)
 					if (reachable
-						    ? !use_ok(f, dt, i, b, dargs[j])
-						    : !defined(f, dargs[j]))
+						    ? !use_ok(p, dt, i, b, dargs[j])
+						    : !defined(p, dargs[j]))
 						return KEPT_NOT_SSA;
 			}
 		}
@@ -133,7 +135,7 @@ address_of(const promoter *p, uint32_t v)
 	const uint8_t *mark = value_marks(p);
 	if (KL_LIKELY(mark[v] != ALIASED))
 		return mark[v] == ADDRESS ? v : KL_NONE;
-	uint32_t r = value_resolve(p->f, v);
+	uint32_t r = chain_end(p, v);
 	if (r >= p->nvalues)
 		return KL_NONE;
 	return mark[r] == ADDRESS ? r : KL_NONE;
@@ -186,6 +188,7 @@ promote_clear_addresses(promoter *p)
 	}
 	/* mark[nv] stays 0: promote_walk reads it for "no operand". */
 	p->nusers = 0;
+	p->chain_table = NULL;
 	bool aliases = false;
 	if (!f->has_aliases) {
 		memset(mark, 0, (size_t)nv + 1);
@@ -199,6 +202,11 @@ promote_clear_addresses(promoter *p)
 	}
 	mark[nv] = 0;
 	p->had_aliases = aliases;
+	if (aliases) {
+		p->chain_table = func_resolve_table(f, &p->chain_buf,
+						    &p->chain_cap);
+		p->nchain = nv;
+	}
 }
 
 /* v is an address into alloca a, at offset. */
@@ -314,7 +322,7 @@ describe_accesses(promoter *p)
 		bool is_store = form >= ACC_STORE;
 		/* A load's result is no alias: resolving it changes nothing,
 		 * and spares a branch on the family. */
-		kl_type t = value_type(f, resolve(f, v));
+		kl_type t = value_type(f, resolve(p, v));
 		uint32_t memw = kl_op_table[d->op].memw;
 		uint32_t w = memw ? memw : type_bytes(m, t);
 		/* Every type's machine class is at most 8 bytes wide. */
@@ -758,7 +766,7 @@ promote_find_addresses(promoter *p)
 				p->calls_setjmp |=
 					module_returns_twice(f->module, d->w[1]);
 			} else if (d->op == KL_OP_IADD_IMM) {
-				uint32_t x = value_resolve(f, d->w[1]);
+				uint32_t x = chain_end(p, d->w[1]);
 				if (x == KL_NONE || x >= nv)
 					continue;
 				next_derived[i] = derived[x];

@@ -109,7 +109,7 @@ store_value(promoter *p, const access *x)
 	 * that has no number yet. */
 	uint32_t v = x->value;
 	if (x->may_alias || !p->defs_first)
-		v = resolve(f, v);
+		v = resolve(p, v);
 	if (x->form == ACC_ISTORE)
 		v = convert_before(p, x->inst, KL_OP_IREDUCE, st, v);
 	else if (x->cls != st)
@@ -131,7 +131,7 @@ replace_load(promoter *p, const access *x, uint32_t c)
 	 * a load is renamed before any store of its result, which it
 	 * dominates. */
 	if (!is_phi_ref(c) && !p->defs_first)
-		c = resolve(f, c);
+		c = resolve(p, c);
 	if (x->form == ACC_LOAD) {
 		if (x->cls == st) {
 			f->values[r].kind = VK_ALIAS;

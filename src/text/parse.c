@@ -723,13 +723,49 @@ value_redefined(parser *p, uint32_t v, const char *pos)
 	fail_at(p, pos, "v%u is already defined", v);
 }
 
-bool
-alias_type_known(const parser *p, uint32_t v, kl_type *t)
+/*
+ * Where the chain of alias v ends as far as it is defined by now: a value
+ * that is no alias (perhaps not defined yet), or KL_NONE on a cycle. The
+ * hints jump ahead along the chain and each walk points those it passed
+ * at the end (union-find), so that n questions about a chain of n
+ * aliases cost O(n) in all, not O(n^2) (value_resolve walks it whole):
+ * the chain may be long, and its end may be defined after its uses. A
+ * chain only grows at its end (an alias's target never changes), so a
+ * hint stays on the chain; a cycle never breaks, so KL_NONE stays true.
+ */
+static uint32_t
+alias_end(parser *p, uint32_t v)
 {
 	const kl_func *f = p->f;
-	uint32_t r = value_resolve(f, v);
-	if (r == KL_NONE || f->values[r].kind == VK_UNUSED ||
-	    f->values[r].kind == VK_ALIAS)
+	uint32_t *hint = p->alias_hint, end = v;
+	for (uint32_t steps = 0; end < f->nvalues &&
+				 f->values[end].kind == VK_ALIAS;
+	     steps++) {
+		if (steps > f->nvalues) {
+			end = KL_NONE;
+			break;
+		}
+		end = hint[end];
+	}
+	for (uint32_t x = v; x != end && x < f->nvalues &&
+			     f->values[x].kind == VK_ALIAS;) {
+		uint32_t next = hint[x];
+		hint[x] = end;
+		x = next;
+	}
+	return end;
+}
+
+bool
+alias_type_known(parser *p, uint32_t v, kl_type *t)
+{
+	const kl_func *f = p->f;
+	/* Known when the alias was made, if its target's type was. */
+	*t = value_type(f, v);
+	if (*t != KL_TYPE_NONE)
+		return true;
+	uint32_t r = alias_end(p, v);
+	if (r >= f->nvalues || f->values[r].kind == VK_UNUSED)
 		return false;
 	*t = value_type(f, r);
 	return *t != KL_TYPE_NONE;
@@ -872,6 +908,9 @@ parse_value_stmt(parser *p)
 		define_value(p, v, pos, VK_ALIAS,
 			     value_type_known(p, target, &t) ? t : KL_TYPE_NONE,
 			     target);
+		kl_grow(&p->alias_hint, &p->alias_hint_cap,
+			sizeof *p->alias_hint, (uint64_t)v + 1);
+		p->alias_hint[v] = target;
 		return;
 	}
 	uint32_t nres = 0;
@@ -932,8 +971,8 @@ check_function_end(parser *p)
 	for (uint32_t v = 0; p->aliases && v < f->nvalues; v++) {
 		if (f->values[v].kind != VK_ALIAS)
 			continue;
-		uint32_t r = value_resolve(f, v);
-		if (r != KL_NONE && f->values[r].kind != VK_UNUSED)
+		uint32_t r = alias_end(p, v);
+		if (r < f->nvalues && f->values[r].kind != VK_UNUSED)
 			f->values[v].type = f->values[r].type;
 	}
 	for (uint32_t k = 0; k < p->nchecks; k++) {
@@ -1518,6 +1557,7 @@ parser_free(parser *p)
 	free(p->fwd_values);
 	free(p->fwd_blocks);
 	free(p->checks);
+	free(p->alias_hint);
 	free(p->scratch);
 	free(p->types);
 	free(p->bodies);

@@ -94,6 +94,10 @@ typedef struct parser {
 	uint32_t nfwd_blocks, fwd_blocks_cap;
 	type_check *checks;
 	uint32_t nchecks, checks_cap;
+	/* Per alias value: a value further along its chain, or KL_NONE if
+	 * the chain has a cycle (alias_end shortens them as it walks). */
+	uint32_t *alias_hint;
+	uint32_t alias_hint_cap;
 	uint32_t *scratch;     /* operand lists under construction */
 	uint32_t nscratch, scratch_cap;
 	kl_type *types;        /* signature types under construction */
@@ -252,11 +256,11 @@ define_value(parser *p, uint32_t v, const char *pos, enum value_kind kind,
 		value_redefined(p, v, pos);
 	value_define(p->f, v, kind, t, def);
 }
-bool alias_type_known(const parser *p, uint32_t v, kl_type *t);
+bool alias_type_known(parser *p, uint32_t v, kl_type *t);
 /* The type of value v if it is defined (through aliases) and typed.
  * Inline: most instructions take their type from an operand. */
 static inline bool
-value_type_known(const parser *p, uint32_t v, kl_type *t)
+value_type_known(parser *p, uint32_t v, kl_type *t)
 {
 	const kl_func *f = p->f;
 	unsigned kind = f->values[v].kind;

@@ -29,6 +29,11 @@ typedef struct printer {
 	uint8_t *alias_state; /* per value: 0 not written, 1 written, 2 busy */
 	uint32_t *chain;      /* scratch for alias chains */
 	uint32_t chain_cap;
+	/* Where each value's alias chain ends (func_resolve_table), when
+	 * some alias leads to another; else NULL. */
+	const uint32_t *resolved;
+	uint32_t *resolved_buf;
+	uint32_t resolved_cap;
 	kl_buf line;          /* the current line, when annotating */
 	size_t line_start;
 } printer;
@@ -168,11 +173,12 @@ put_offset(printer *p, int32_t off)
 
 /* Is value v (through aliases) defined before instruction i in its block? */
 static bool
-defined_earlier_in_block(const kl_func *f, uint32_t v, uint32_t i)
+defined_earlier_in_block(const printer *p, uint32_t v, uint32_t i)
 {
+	const kl_func *f = p->f;
 	if (v >= f->nvalues)
 		return false;
-	uint32_t r = value_resolve(f, v);
+	uint32_t r = resolve_with(f, p->resolved, v);
 	if (r >= f->nvalues) /* a broken alias chain */
 		return false;
 	uint32_t blk = f->nodes[i].block;
@@ -189,11 +195,12 @@ defined_earlier_in_block(const kl_func *f, uint32_t v, uint32_t i)
 }
 
 static kl_type
-operand_type(const kl_func *f, uint32_t v)
+operand_type(const printer *p, uint32_t v)
 {
+	const kl_func *f = p->f;
 	if (v >= f->nvalues)
 		return KL_TYPE_NONE;
-	uint32_t r = value_resolve(f, v);
+	uint32_t r = resolve_with(f, p->resolved, v);
 	return r >= f->nvalues ? KL_TYPE_NONE : value_type(f, r);
 }
 
@@ -208,7 +215,7 @@ put_ctrl_type(printer *p, uint32_t i)
 	switch (info->ctrl) {
 	case KL_CTRL_EXPLICIT:
 		buf_addc(p->out, '.');
-		put_type(p, operand_type(f, inst_result(f, i, 0)));
+		put_type(p, operand_type(p, inst_result(f, i, 0)));
 		return;
 	case KL_CTRL_ARG0:
 	case KL_CTRL_ARG1: {
@@ -218,10 +225,10 @@ put_ctrl_type(printer *p, uint32_t i)
 			buf_adds(p->out, ".?");
 			return;
 		}
-		if (defined_earlier_in_block(f, args[k], i))
+		if (defined_earlier_in_block(p, args[k], i))
 			return;
 		buf_addc(p->out, '.');
-		put_type(p, operand_type(f, args[k]));
+		put_type(p, operand_type(p, args[k]));
 		return;
 	}
 	default:
@@ -235,7 +242,7 @@ put_imm_operand(printer *p, uint32_t i)
 	const kl_func *f = p->f;
 	const uint32_t *args;
 	uint32_t n = inst_args(f, i, &args);
-	kl_type t = n ? operand_type(f, args[0]) : KL_TYPE_NONE;
+	kl_type t = n ? operand_type(p, args[0]) : KL_TYPE_NONE;
 	unsigned bits = t == KL_TYPE_NONE ? 64 : type_bits(p, t);
 	fmt_int(p->out, inst_imm(f, i), bits);
 }
@@ -258,7 +265,7 @@ put_operands(printer *p, uint32_t i)
 			fmt_f64(out, (uint64_t)inst_imm(f, i));
 		else
 			fmt_int(out, inst_imm(f, i),
-				type_bits(p, operand_type(f, d->w[0])));
+				type_bits(p, operand_type(p, d->w[0])));
 		break;
 	case KL_FMT_UNARY:
 		buf_addc(out, ' ');
@@ -540,7 +547,7 @@ put_block_header(printer *p, uint32_t b)
 				buf_adds(p->out, ", ");
 			put_value(p, e[k]);
 			buf_adds(p->out, ": ");
-			put_type(p, operand_type(f, e[k]));
+			put_type(p, operand_type(p, e[k]));
 		}
 		buf_addc(p->out, ')');
 	}
@@ -571,8 +578,11 @@ print_func(printer *p)
 		preamble = true;
 	}
 
-	if (func_has_aliases(f))
+	if (func_has_aliases(f)) {
 		p->alias_state = kl_calloc(f->nvalues, 1);
+		p->resolved = func_resolve_table(f, &p->resolved_buf,
+						 &p->resolved_cap);
+	}
 	uint32_t steps = 0;
 	for (uint32_t b = f->first_block; b != KL_NONE && b < f->nblocks;
 	     b = f->blocks[b].next) {
@@ -598,6 +608,7 @@ print_func(printer *p)
 	}
 	free(p->alias_state);
 	p->alias_state = NULL;
+	p->resolved = NULL;
 	buf_adds(out, "}\n");
 }
 
@@ -614,6 +625,7 @@ print_func_text(const kl_func *f, const kl_print_options *opts, kl_buf *out)
 								 : whole);
 	print_func(&p);
 	free(p.chain);
+	free(p.resolved_buf);
 	kl_buf_free(&p.line);
 }
 
