@@ -271,12 +271,21 @@ parse_dest(parser *p)
 	return l;
 }
 
+/*
+ * Is a value next on this line? A bare `return` must not take the next
+ * line's `v1 = ...` for its value: its values start on its own line (the
+ * rest may follow on others, after a comma).
+ */
 static bool
-at_value(parser *p)
+value_on_line(parser *p)
 {
-	skip_ws(p);
-	return p->end - p->p >= 2 && p->p[0] == 'v' && p->p[1] >= '0' &&
-	       p->p[1] <= '9';
+	const char *s = p->p;
+	while (s < p->end && (*s == ' ' || *s == '\t' || *s == '\r'))
+		s++;
+	if (p->end - s < 2 || s[0] != 'v' || s[1] < '0' || s[1] > '9')
+		return false;
+	p->p = s;
+	return true;
 }
 
 /*
@@ -556,7 +565,7 @@ parse_inst(parser *p, const uint32_t *results, uint32_t nres,
 	}
 	case KL_FMT_RETURN:
 		p->nscratch = 0;
-		if (at_value(p)) {
+		if (value_on_line(p)) {
 			do {
 				kl_grow(&p->scratch, &p->scratch_cap,
 					sizeof *p->scratch, p->nscratch + 1);
