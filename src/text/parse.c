@@ -476,8 +476,7 @@ parse_sym_use(parser *p)
 
 /* ---- entities of the function being parsed ---- */
 
-/* The number after a prefix ("v", "block", "sig"): digits, capped. */
-static uint32_t
+uint32_t
 entity_number(parser *p, const char *start, size_t prefix)
 {
 	const char *s = start + prefix, *end = p->end;

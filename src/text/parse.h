@@ -128,6 +128,9 @@ uint32_t col_of(const parser *p, const char *pos);
 /* A float literal of f32 (single) or f64 at p->p, its bits; fails when
  * there is none or it runs into letters, digits, '_' or '.' ("1.5x"). */
 uint64_t parse_float(parser *p, bool single);
+/* The number after a prefix ("v", "block", "sig") at start: digits,
+ * capped, no leading zero; p->p moves past them. */
+uint32_t entity_number(parser *p, const char *start, size_t prefix);
 /* An alignment: a power of two from 1 to 2^31. */
 uint32_t parse_alignment(parser *p);
 

@@ -500,17 +500,10 @@ parse_inst(parser *p, const uint32_t *results, uint32_t nres,
 		const char *spos = p->p;
 		if (p->end - p->p < 4 || memcmp(p->p, "sig", 3) != 0)
 			fail_at(p, spos, "expected a signature (sigN)");
-		const char *s;
-		size_t len = scan_ident(p, &s);
-		uint32_t sr = 0;
-		bool ok = len > 3 && len < 12;
-		for (size_t k = 3; ok && k < len; k++) {
-			ok = s[k] >= '0' && s[k] <= '9';
-			sr = sr * 10 + (uint32_t)(s[k] - '0');
-		}
-		if (!ok || sr >= f->nsigrefs || f->sigrefs[sr] == KL_NONE)
-			fail_at(p, spos, "unknown signature '%.*s'",
-				(int)(len > 20 ? 20 : len), s);
+		/* Spelt as a declaration spells it (no leading zero). */
+		uint32_t sr = entity_number(p, spos, 3);
+		if (sr >= f->nsigrefs || f->sigrefs[sr] == KL_NONE)
+			fail_at(p, spos, "unknown signature 'sig%u'", sr);
 		expect(p, ',', "','");
 		uint32_t callee = parse_value_use(p);
 		expect(p, '(', "'(' and the arguments");
