@@ -376,6 +376,19 @@ st=$?
 if [ "$st" = 1 ] && grep -q 'has a cycle' "$dir/cycle.out"; then ok; else
 	bad "keel verify on a 200,000-alias cycle: exit $st"; fi
 
+# ---- 0e6. giving up after too many errors is said last, with a place ----
+awk 'BEGIN {
+	print "function %f() {\nblock0:"
+	for (i = 1; i <= 150; i++) print "    v" i " = bogus"
+	print "    return\n}"
+}' >"$dir/many-errors.kl"
+"$build"/keel cat "$dir/many-errors.kl" >/dev/null 2>"$dir/many-errors.err"
+st=$?
+if [ "$st" = 1 ] && [ "$(grep -c 'error:' "$dir/many-errors.err")" = 101 ] &&
+	grep 'error:' "$dir/many-errors.err" | tail -n 1 |
+	grep -q "many-errors.kl:102:12: error: too many errors; giving up"
+then ok; else bad "keel cat, 150 errors: 'too many errors' not last, or no place"; fi
+
 # ---- 0e3. keel filecheck reads what keel test reads, and sees NULs ----
 printf 'not: secret\n' >"$dir/fc-not"
 printf 'x\0secret\n' | "$build"/keel filecheck "$dir/fc-not" >/dev/null 2>"$dir/fc.err"

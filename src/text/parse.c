@@ -1595,9 +1595,6 @@ kl_parse_module(const char *text, size_t len, const kl_parse_options *opts,
 	for (uint32_t k = 0; k < p->nbodies && p->errors <= MAX_ERRORS; k++)
 		parse_body(p, &p->bodies[k]);
 	p->f = NULL;
-	if (p->errors > MAX_ERRORS)
-		kl_diags_add(diags, KL_SEV_ERROR, 0, 0,
-			     "too many errors; giving up");
 
 	kl_status st = KL_OK;
 	if (p->errors) {
@@ -1606,6 +1603,12 @@ kl_parse_module(const char *text, size_t len, const kl_parse_options *opts,
 		st = KL_ERR_PARSE;
 	}
 	kl_diags_sort(diags);
+	/* Last, where the last error is: where the parser gave up. */
+	if (p->errors > MAX_ERRORS && diags->len) {
+		const kl_diag *last = &diags->items[diags->len - 1];
+		kl_diags_add(diags, KL_SEV_ERROR, last->line, last->col,
+			     "too many errors; giving up");
+	}
 	*out = p->m;
 	parser_free(p);
 	free(p);
