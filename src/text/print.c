@@ -521,6 +521,27 @@ write_aliases_used_by(printer *p, uint32_t i)
 	}
 }
 
+/*
+ * Aliases nothing uses are not written, but those whose chain is broken
+ * (a cycle, or an end that is no defined value) are, after the last
+ * instruction: the text keeps the error the verifier reports, instead of
+ * a printed module that verifies where the one printed did not.
+ */
+static void
+write_broken_aliases(printer *p)
+{
+	const kl_func *f = p->f;
+	for (uint32_t v = 0; v < f->nvalues; v++) {
+		if (f->values[v].kind != VK_ALIAS || p->alias_state[v] != 0)
+			continue;
+		uint32_t end = resolve_with(f, p->resolved, v);
+		unsigned kind = end < f->nvalues ? f->values[end].kind
+						 : VK_UNUSED;
+		if (kind != VK_RESULT && kind != VK_PARAM)
+			write_alias_chain(p, v);
+	}
+}
+
 static bool
 func_has_aliases(const kl_func *f)
 {
@@ -606,6 +627,8 @@ print_func(printer *p)
 			line_end(p, (kl_entity){ KL_ENT_INST, i });
 		}
 	}
+	if (p->alias_state && steps)
+		write_broken_aliases(p);
 	free(p->alias_state);
 	p->alias_state = NULL;
 	p->resolved = NULL;
