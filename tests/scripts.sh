@@ -287,6 +287,14 @@ KL
 st=$?
 if [ "$st" = 1 ] && grep -q "argument 1 ('') is not a valid i8" "$dir/run.err"; then ok; else
 	bad "keel run with an empty argument: exit $st, $(cat "$dir/run.err")"; fi
+# an argument is a literal alone: no blank before or after it, and '_'
+# only between digits
+for arg in " 5" "5 " "1_" "1__0"; do
+	"$build"/keel run "$dir/names.kl" %i8 "$arg" >/dev/null 2>"$dir/run.err"
+	st=$?
+	if [ "$st" = 1 ] && grep -q "is not a valid i8" "$dir/run.err"; then ok; else
+		bad "keel run with argument '$arg': exit $st"; fi
+done
 # counts are decimal (or 0x), and past 2^64 is an error, not the maximum
 for fuel in 010 0x8; do
 	out=$("$build"/keel run --fuel "$fuel" "$dir/names.kl" %i8 5)

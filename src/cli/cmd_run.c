@@ -70,9 +70,13 @@ parse_args(const kl_module *m, kl_sym func, int argc, char **argv,
 	}
 	for (int k = 0; k < argc; k++) {
 		size_t n = strlen(argv[k]);
-		/* (the scanner's 0, no literal, is also an empty one's length) */
-		if (n == 0 || kl_interp_scan_value(m, sig.params[k], argv[k], n,
-						   &args[k]) != n) {
+		/* (the scanner's 0, no literal, is also an empty one's
+		 * length; it skips leading blanks, which a `; run:` line has
+		 * after a comma, but an argument is the literal alone) */
+		bool blank = n && (argv[k][0] == ' ' || argv[k][0] == '\t');
+		if (n == 0 || blank ||
+		    kl_interp_scan_value(m, sig.params[k], argv[k], n,
+					 &args[k]) != n) {
 			fprintf(stderr, "keel run: argument %d ('%s') is not "
 					"a valid %s\n", k + 1, argv[k],
 				kl_type_name(m, sig.params[k]));

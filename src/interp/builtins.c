@@ -234,8 +234,11 @@ parse_spec(const char *f, size_t n, spec *s)
 	size_t i = 0, nf = 0;
 	memset(s, 0, sizeof *s);
 	s->width = s->prec = -1;
-	while (i < n && strchr("-+ #0", f[i]) && nf < sizeof s->flags - 1)
-		s->flags[nf++] = f[i++];
+	/* Any number of flags, as C takes them; each kept once (at most
+	 * five, and room for the '-' a negative '*' width adds). */
+	for (; i < n && f[i] && strchr("-+ #0", f[i]); i++)
+		if (!memchr(s->flags, f[i], nf))
+			s->flags[nf++] = f[i];
 	if (i < n && f[i] == '*') {
 		s->width = -2;
 		i++;
