@@ -1,6 +1,7 @@
 /*
- * seminca.h -- the semi-NCA dominator kernel, on depth-first numbers, and
- * the steps around it that compact dominator trees share.
+ * seminca.h -- the dominator kernel (Lengauer and Tarjan; seminca.c says
+ * why the name), on depth-first numbers, and the steps around it that
+ * compact dominator trees share.
  *
  * kl_domtree_compute (domtree.c) numbers the blocks and gathers their
  * predecessors from the general edge lists; the verifier's fast path
