@@ -667,7 +667,9 @@ kl_block kl_domfront_get(const kl_domfront *df, kl_block b, uint32_t i);
  * reusable workspace: a call costs O(n + the frontier sets it visits), not
  * O(blocks), so mem2reg can call it for thousands of variables. Returns
  * the count; *out points at the blocks (in discovery order, no
- * duplicates), valid until the next call with ws.
+ * duplicates), valid until the next call with ws. After a compute that
+ * stopped at its limit (KL_ERR_RANGE) every set is empty, and so is
+ * every iterated frontier: check the compute's status first.
  */
 typedef struct kl_idf kl_idf;
 

@@ -3,7 +3,7 @@
  * check what they compute (docs/interpreter.md, "The interpret test
  * command").
  *
- *   test interpret [fuel=N] [depth=N]
+ *   test interpret [fuel=N] [depth=N] [memory=N]
  *
  * Every `; run:` comment of the file is one check:
  *

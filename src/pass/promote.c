@@ -71,6 +71,8 @@ static const char *const reason_text[] = {
 	[KEPT_NOT_SSA] = "the function is not in strict SSA form",
 	[KEPT_MALFORMED] = "the function's control flow is malformed",
 	[KEPT_TOO_COSTLY] = "too many block parameters would be needed",
+	[KEPT_FRONTIERS] = "the function's dominance frontiers are past "
+			   "their size limit",
 };
 
 static const char *const count_name[NCOUNTS] = { "slots", "params",
@@ -107,17 +109,19 @@ report_counts(promoter *p, const uint32_t *n)
 /* ---- parameter placement ---- */
 
 /* Past the budget: drop slot s's alloca's candidates (they start at
- * first) and keep that alloca and every later one. All of the alloca's
- * slots go, those before s too: its accesses must stay as they are. */
+ * first) and keep that alloca and every later one, saying why (reason).
+ * All of the alloca's slots go, those before s too: its accesses must
+ * stay as they are. */
 static void
-give_up_from(promoter *p, uint32_t s, uint32_t first)
+give_up_from(promoter *p, uint32_t s, uint32_t first,
+	     enum kept_reason reason)
 {
 	s = p->allocas[p->slots[s].alloca].slot; /* its first */
 	p->nphis = first;
 	for (uint32_t t = s; t < p->nslots; t++) {
 		alloca_info *a = &p->allocas[p->slots[t].alloca];
 		if (a->reason == PROMOTED) {
-			a->reason = KEPT_TOO_COSTLY;
+			a->reason = (uint8_t)reason;
 			a->why_inst = KL_NONE;
 		}
 	}
@@ -584,7 +588,7 @@ place_params(promoter *p)
 			first_of_alloca = p->nphis;
 		}
 		if (p->nphis > budget) {
-			give_up_from(p, s, first_of_alloca);
+			give_up_from(p, s, first_of_alloca, KEPT_TOO_COSTLY);
 			break;
 		}
 		if (p->tiny)
@@ -1108,9 +1112,9 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 	func_prefetch_next_rest(f);
 	uint32_t count[NCOUNTS] = { 0 };
 	/* Frontiers past their limit (quadratic, in a pathological
-	 * function): every slot's alloca is kept, as past the budget. */
+	 * function): every slot's alloca is kept, saying so. */
 	if (p->nslots && !need_dominance(p))
-		give_up_from(p, 0, 0);
+		give_up_from(p, 0, 0, KEPT_FRONTIERS);
 	if (p->nslots) {
 		place_params(p); /* may keep allocas past its budget */
 		count[COUNT_SLOTS] = p->nslots;

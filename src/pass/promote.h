@@ -32,6 +32,7 @@ enum kept_reason {
 	KEPT_NOT_SSA,
 	KEPT_MALFORMED,
 	KEPT_TOO_COSTLY,
+	KEPT_FRONTIERS,
 };
 
 typedef struct alloca_info {

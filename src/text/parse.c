@@ -284,7 +284,8 @@ parse_float(parser *p, bool single)
 	 * malformed literal; other text is no literal at all. */
 	char c = n ? s[0] : 0;
 	bool numberish = (c >= '0' && c <= '9') || c == '-' || c == '+' ||
-			 c == '.';
+			 c == '.' || (n >= 3 && (memcmp(s, "nan", 3) == 0 ||
+						 memcmp(s, "inf", 3) == 0));
 	if (!used)
 		fail_at(p, s, numberish ? "malformed float literal"
 					: "expected a float literal");
