@@ -71,8 +71,8 @@ static const char *const reason_text[] = {
 	[KEPT_NOT_SSA] = "the function is not in strict SSA form",
 	[KEPT_MALFORMED] = "the function's control flow is malformed",
 	[KEPT_TOO_COSTLY] = "too many block parameters would be needed",
-	[KEPT_FRONTIERS] = "the function's dominance frontiers are past "
-			   "their size limit",
+	[KEPT_FRONTIERS] = ("the function's dominance frontiers are past "
+			    "their size limit"),
 };
 
 static const char *const count_name[NCOUNTS] = { "slots", "params",
