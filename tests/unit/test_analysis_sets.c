@@ -12,6 +12,19 @@
 #include "rgraph.h"
 #include "unit.h"
 
+/* The function %f of a module parsed from text (NULL module: the
+ * failure is counted). */
+static kl_module *
+parse_f(const char *text, size_t len, kl_func **f)
+{
+	kl_module *m = NULL;
+	kl_diags d = { 0 };
+	CHECK(kl_parse_module(text, len, NULL, &m, &d) == KL_OK);
+	kl_diags_free(&d);
+	*f = m ? kl_sym_func(m, kl_module_lookup(m, "f", 1)) : NULL;
+	return m;
+}
+
 /* ---- frontiers ---- */
 
 /* DF(x) from the definition, with the naive dominator sets. */
@@ -469,13 +482,10 @@ static const char alias_text[] =
 static void
 test_liveness_aliases(void)
 {
-	kl_module *m = NULL;
-	kl_diags d = { 0 };
-	CHECK(kl_parse_module(alias_text, sizeof alias_text - 1, NULL, &m,
-			      &d) == KL_OK);
+	kl_func *f;
+	kl_module *m = parse_f(alias_text, sizeof alias_text - 1, &f);
 	if (!m)
 		return;
-	kl_func *f = kl_sym_func(m, kl_module_lookup(m, "f", 1));
 	kl_cfg *cfg = kl_cfg_new();
 	kl_liveness *lv = kl_liveness_new();
 	kl_cfg_compute(cfg, f);
@@ -516,7 +526,6 @@ test_liveness_aliases(void)
 	kl_cfg_free(cfg);
 	kl_liveness_free(lv);
 	kl_module_free(m);
-	kl_diags_free(&d);
 }
 
 /* ---- deep structures: no recursion, no quadratic growth ---- */
@@ -653,11 +662,7 @@ build_latch_nest(uint32_t n, kl_func **f)
 		kl_buf_printf(&t, "block%u:\n    brif v0, block%u, block%u\n",
 			      n + i, i, i > 1 ? n + i - 1 : 2 * n + 1);
 	kl_buf_printf(&t, "block%u:\n    return v0\n}\n", 2 * n + 1);
-	kl_module *m = NULL;
-	kl_diags d = { 0 };
-	CHECK(kl_parse_module(t.data, t.len, NULL, &m, &d) == KL_OK);
-	*f = m ? kl_sym_func(m, kl_module_lookup(m, "f", 1)) : NULL;
-	kl_diags_free(&d);
+	kl_module *m = parse_f(t.data, t.len, f);
 	kl_buf_free(&t);
 	return m;
 }
@@ -686,14 +691,11 @@ test_leafy_chain(void)
 	for (uint32_t i = 1; i <= n; i++)
 		kl_buf_printf(&t, "block%u:\n    return v0\n", n + i);
 	kl_buf_puts(&t, "}\n");
-	kl_module *m = NULL;
-	kl_diags d = { 0 };
-	CHECK(kl_parse_module(t.data, t.len, NULL, &m, &d) == KL_OK);
+	kl_func *f;
+	kl_module *m = parse_f(t.data, t.len, &f);
 	kl_buf_free(&t);
-	kl_diags_free(&d);
 	if (!m)
 		return;
-	kl_func *f = kl_sym_func(m, kl_module_lookup(m, "f", 1));
 	kl_cfg *cfg = kl_cfg_new();
 	kl_domtree *dt = kl_domtree_new();
 	kl_cfg_compute(cfg, f);
