@@ -87,7 +87,7 @@ kl_domfront_free(kl_domfront *df)
  * the counting pass, y | FILL_MARK in the filling pass, so the marks of
  * the first pass need no clearing). Counting adds to start[b + 1];
  * filling takes start[b] as the next free slot of b's set. Returns the
- * entries added: at most one a block.
+ * entries counted (0 when filling): at most one a block.
  */
 #define FILL_MARK 0x80000000u
 
@@ -104,12 +104,13 @@ walk_join(kl_domfront *df, const kl_cfg *cfg, const kl_domtree *dt,
 			continue;
 		while (r != stop && r != KL_NONE && df->last[r] != mark) {
 			df->last[r] = mark;
-			if (fill)
+			if (fill) {
 				df->set[df->start[r]++] = (kl_block){ y };
-			else
+			} else {
 				df->start[r + 1]++;
+				added++; /* counting only */
+			}
 			r = dt->idom[r];
-			added++;
 		}
 	}
 	return added;

@@ -165,9 +165,10 @@ link_tree(dom_facts *d, uint32_t n, uint32_t nb)
  * Walk up from each predecessor of each join w to w's immediate
  * dominator: every block passed has w in its frontier. last[r] names the
  * last join whose walk passed r (in semi's words, which only the
- * semi-NCA kernel reads); a walk that meets its own join's mark stops,
+ * dominator kernel reads); a walk that meets its own join's mark stops,
  * as the rest of the way is done. With fill false, count into
- * df_start (per block); else place each block's from its end down.
+ * df_start (per block) and return the total, stopping past
+ * DF_DEFAULT_LIMIT; else place each block's from its end down.
  */
 static uint64_t
 walk_frontiers(dom_facts *d, uint32_t n, bool fill)
@@ -186,11 +187,12 @@ walk_frontiers(dom_facts *d, uint32_t n, bool fill)
 			for (uint32_t r = preds[k]; r != didom[w] && last[r] != w;
 			     r = didom[r]) {
 				last[r] = w;
-				if (fill)
+				if (fill) {
 					df[--start[vertex[r]]] = vertex[w];
-				else
+				} else {
 					start[vertex[r]]++;
-				total++;
+					total++; /* counting only */
+				}
 			}
 		}
 		/* (a join adds at most one entry a block: no wrap) */
