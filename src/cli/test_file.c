@@ -38,8 +38,7 @@ static const test_command commands[] = {
 	  true },
 	{ "loops", test_cmd_loops, true, NULL, "", false, "", false },
 	{ "interpret", test_cmd_interpret, true, NULL, "fuel= depth= memory=",
-	  false,
-	  "run output", false },
+	  false, "run output", false },
 	{ "pass", test_cmd_pass, true, "the passes to run (PASS[,PASS...])",
 	  "precise notes stats", true, "", false },
 };
