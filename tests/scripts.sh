@@ -405,6 +405,20 @@ awk -v n=200000 'BEGIN {
 }' >"$dir/leafy.kl"
 finishes_with 0 '^        block400000$' domtree "$dir/leafy.kl"
 
+# ---- 0e8. a listing of many errors on a long alias chain is linear ----
+# 200,000 uses, in a block the chain's does not dominate, of the end of a
+# chain of 200,000 aliases: each listed error printed its instruction,
+# which walked the chain for the operands' type (minutes); one table now.
+awk -v n=200000 'BEGIN {
+	print "function %f(i32) -> i32 {\nblock0(v0: i32):\n    brif v0, block1, block2"
+	print "block1:\n    v1 = iconst.i32 1"
+	for (i = 2; i < n; i++) print "    v" i " -> v" (i - 1)
+	print "    return v1\nblock2:"
+	for (i = 1; i < n; i++) print "    v" (n + i) " = iadd v" (n - 1) ", v0"
+	print "    return v0\n}"
+}' >"$dir/chain-errors.kl"
+finishes_with 1 '^; 199999 verifier errors in %f$' verify "$dir/chain-errors.kl"
+
 # ---- 0e6. giving up after too many errors is said last, with a place ----
 awk 'BEGIN {
 	print "function %f() {\nblock0:"

@@ -456,12 +456,20 @@ put_inst(printer *p, uint32_t i)
 }
 
 void
+print_inst_with(const kl_func *f, const uint32_t *resolved, uint32_t i,
+		kl_buf *out)
+{
+	if (i >= f->ninsts)
+		return;
+	printer p = { .f = f, .m = f->module, .out = out,
+		      .resolved = resolved };
+	put_inst(&p, i);
+}
+
+void
 kl_print_inst(const kl_func *f, kl_inst i, kl_buf *out)
 {
-	if (i.id >= f->ninsts)
-		return;
-	printer p = { .f = f, .m = f->module, .out = out };
-	put_inst(&p, i.id);
+	print_inst_with(f, NULL, i.id, out);
 }
 
 void

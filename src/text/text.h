@@ -1,6 +1,7 @@
 /*
- * text.h -- what the parser and the printer share: the spelling of
- * immediates, floats and names.
+ * text.h -- what the parser and the printer share (the spelling of
+ * immediates, floats and names), and the printer's entry for the
+ * verifier's listing.
  */
 #ifndef KEEL_TEXT_H
 #define KEEL_TEXT_H
@@ -29,5 +30,13 @@ void fmt_string(kl_buf *out, const char *s, size_t n);
  */
 size_t scan_f32(const char *s, size_t n, uint32_t *bits);
 size_t scan_f64(const char *s, size_t n, uint64_t *bits);
+
+/*
+ * kl_print_inst with the operands' aliases resolved through a table from
+ * func_resolve_table (NULL: walked one by one): for a caller printing
+ * many instructions of one function, such as the verifier's listing.
+ */
+void print_inst_with(const kl_func *f, const uint32_t *resolved, uint32_t i,
+		     kl_buf *out);
 
 #endif /* KEEL_TEXT_H */

@@ -41,6 +41,12 @@ typedef struct render {
 	uint32_t *next;           /* per error: the next on the same line */
 	uint32_t *tail_of;        /* per error: scratch for appending */
 	bool recording;           /* first pass: only mark printed lines */
+	/* Where each alias chain ends (func_resolve_table), made once: each
+	 * error's instruction is printed, and resolving its operands one
+	 * walk at a time costs a long chain's length per error. */
+	const uint32_t *resolved;
+	uint32_t *resolved_buf;
+	uint32_t resolved_cap;
 } render;
 
 static int
@@ -63,16 +69,18 @@ printable(const kl_func *f, uint32_t i)
 	return i < f->ninsts && inst_readable(f, i, &iv);
 }
 
-void
-kl_verify_location(const kl_func *f, const kl_diag *d, bool detail,
-		   kl_buf *out)
+/* kl_verify_location, resolving aliases through `resolved` (a table from
+ * func_resolve_table, or NULL). */
+static void
+put_location(const kl_func *f, const kl_diag *d, bool detail,
+	     const uint32_t *resolved, kl_buf *out)
 {
 	switch (d->loc.kind) {
 	case KL_ENT_INST:
 		kl_buf_printf(out, "inst%u", d->loc.id);
 		if (detail && printable(f, d->loc.id)) {
 			kl_buf_puts(out, " (");
-			kl_print_inst(f, (kl_inst){ d->loc.id }, out);
+			print_inst_with(f, resolved, d->loc.id, out);
 			kl_buf_putc(out, ')');
 		}
 		return;
@@ -89,6 +97,13 @@ kl_verify_location(const kl_func *f, const kl_diag *d, bool detail,
 		fmt_sym(out, f->module, f->sym);
 		return;
 	}
+}
+
+void
+kl_verify_location(const kl_func *f, const kl_diag *d, bool detail,
+		   kl_buf *out)
+{
+	put_location(f, d, detail, NULL, out);
 }
 
 /* The underline below a line: ";   ^~~~" under its text. */
@@ -143,7 +158,7 @@ annotate(void *ctx, const kl_func *f, kl_entity what, const char *line,
 	for (; k < r->n; k = r->next[k]) {
 		const kl_diag *d = &r->d->items[r->mine[k]];
 		kl_buf_puts(out, "; error: ");
-		kl_verify_location(f, d, true, out);
+		put_location(f, d, true, r->resolved, out);
 		kl_buf_puts(out, ": ");
 		kl_buf_puts(out, d->message);
 		kl_buf_putc(out, '\n');
@@ -190,6 +205,7 @@ render_free(render *r)
 	free(r->tail_of);
 	for (int s = 0; s < AT_COUNT; s++)
 		free(r->head[s]);
+	free(r->resolved_buf);
 }
 
 static void
@@ -263,6 +279,7 @@ kl_verify_render(const kl_func *f, const kl_diags *d, const char *file,
 		}
 		r.tail_of[r.head[slot][id]] = k;
 	}
+	r.resolved = func_resolve_table(f, &r.resolved_buf, &r.resolved_cap);
 	kl_print_func(f, &opts, listing);
 	kl_buf_printf(listing, "; %u verifier error%s in ", r.n,
 		      r.n == 1 ? "" : "s");
