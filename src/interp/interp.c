@@ -282,48 +282,6 @@ ends_literal(const char *s, size_t n, size_t at)
 		 (c >= '0' && c <= '9') || c == '_' || c == '.');
 }
 
-static int
-digit_value(char c, unsigned base)
-{
-	int d = c >= '0' && c <= '9' ? c - '0' :
-		c >= 'a' && c <= 'f' ? c - 'a' + 10 :
-		c >= 'A' && c <= 'F' ? c - 'A' + 10 : 99;
-	return d < (int)base ? d : -1;
-}
-
-/* An integer literal: -?(0x)?digits with '_' between digits. */
-static size_t
-scan_int(const char *s, size_t n, bool *neg, uint64_t *mag)
-{
-	size_t i = 0;
-	unsigned base = 10;
-	*neg = i < n && s[i] == '-';
-	if (*neg)
-		i++;
-	if (i + 1 < n && s[i] == '0' && (s[i + 1] | 32) == 'x') {
-		base = 16;
-		i += 2;
-	}
-	uint64_t v = 0;
-	bool any = false;
-	for (; i < n; i++) {
-		int d = digit_value(s[i], base);
-		if (d < 0) {
-			/* '_' between two digits only */
-			if (s[i] == '_' && any && i + 1 < n &&
-			    digit_value(s[i + 1], base) >= 0)
-				continue;
-			break;
-		}
-		if (v > (UINT64_MAX - (uint64_t)d) / base)
-			return 0;
-		v = v * base + (uint64_t)d;
-		any = true;
-	}
-	*mag = v;
-	return any ? i : 0;
-}
-
 size_t
 kl_interp_scan_value(const kl_module *m, kl_type t, const char *s, size_t n,
 		     uint64_t *bits)
@@ -342,9 +300,11 @@ kl_interp_scan_value(const kl_module *m, kl_type t, const char *s, size_t n,
 	} else if (c == KL_TYPE_F64) {
 		used = scan_f64(s, n, bits);
 	} else if (c != KL_TYPE_NONE) {
-		bool neg;
+		bool neg, overflow;
 		uint64_t mag = 0;
-		used = scan_int(s, n, &neg, &mag);
+		used = scan_int(s, n, &neg, &mag, &overflow);
+		if (overflow)
+			used = 0;
 		unsigned w = 8 * kl_type_bytes(m, c);
 		uint64_t lo = 1ull << (w - 1); /* -lo is the least value */
 		uint64_t hi = mask_of(64 - w);

@@ -191,6 +191,51 @@ fmt_string(kl_buf *out, const char *s, size_t n)
 	buf_addc(out, '"');
 }
 
+/* ---- integer scanning ---- */
+
+/* The value of a digit c in base 10 or 16; -1 if it is none. */
+static int
+digit_in(char c, unsigned base)
+{
+	int d = c >= '0' && c <= '9' ? c - '0' :
+		c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+		c >= 'A' && c <= 'F' ? c - 'A' + 10 : 99;
+	return d < (int)base ? d : -1;
+}
+
+size_t
+scan_int(const char *s, size_t n, bool *neg, uint64_t *mag, bool *overflow)
+{
+	size_t i = 0;
+	unsigned base = 10;
+	*neg = i < n && s[i] == '-';
+	if (*neg)
+		i++;
+	if (i + 1 < n && s[i] == '0' && (s[i + 1] | 32) == 'x') {
+		base = 16;
+		i += 2;
+	}
+	uint64_t v = 0;
+	bool any = false;
+	*overflow = false;
+	for (; i < n; i++) {
+		int d = digit_in(s[i], base);
+		if (d < 0) {
+			/* '_' between two digits only */
+			if (s[i] == '_' && any && i + 1 < n &&
+			    digit_in(s[i + 1], base) >= 0)
+				continue;
+			break;
+		}
+		if (v > (UINT64_MAX - (uint64_t)d) / base)
+			*overflow = true;
+		v = v * base + (uint64_t)d;
+		any = true;
+	}
+	*mag = v;
+	return any ? i : 0;
+}
+
 /* ---- float scanning ---- */
 
 static bool

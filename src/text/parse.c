@@ -305,52 +305,18 @@ parse_float(parser *p, bool single)
 static KL_NOINLINE int64_t
 parse_int_slow(parser *p, const char *what)
 {
-	const char *start = p->p, *s = p->p, *end = p->end;
-	bool neg = false;
-	if (s < end && *s == '-') {
-		neg = true;
-		s++;
-	}
-	uint64_t v = 0;
-	bool any = false, overflow = false;
-	if (end - s >= 2 && s[0] == '0' && (s[1] | 32) == 'x') {
-		s += 2;
-		for (; s < end; s++) {
-			int d = hex_digit((unsigned char)*s);
-			if (d < 0) {
-				/* '_' between two digits only */
-				if (*s == '_' && any && end - s > 1 &&
-				    hex_digit((unsigned char)s[1]) >= 0)
-					continue;
-				break;
-			}
-			if (v >> 60)
-				overflow = true;
-			v = v << 4 | (uint64_t)d;
-			any = true;
-		}
-	} else {
-		for (; s < end; s++) {
-			char c = *s;
-			if (c < '0' || c > '9') {
-				if (c == '_' && any && end - s > 1 &&
-				    s[1] >= '0' && s[1] <= '9')
-					continue;
-				break;
-			}
-			uint64_t d = (uint64_t)(c - '0');
-			if (v > (UINT64_MAX - d) / 10)
-				overflow = true;
-			v = v * 10 + d;
-			any = true;
-		}
-	}
-	if (!any) {
+	const char *start = p->p;
+	bool neg, overflow;
+	uint64_t v;
+	size_t used = scan_int(start, (size_t)(p->end - start), &neg, &v,
+			       &overflow);
+	if (!used) {
 		char buf[64];
 		fail_at(p, start, "expected %s, found %s", what,
 			describe(p, start, buf, sizeof buf));
 	}
-	if (s < end && (is_ident_char((unsigned char)*s) || *s == '.'))
+	const char *s = start + used;
+	if (s < p->end && (is_ident_char((unsigned char)*s) || *s == '.'))
 		fail_at(p, start, "malformed number");
 	if (overflow || (neg && v > (uint64_t)1 << 63))
 		fail_at(p, start, "number does not fit in 64 bits");

@@ -24,6 +24,15 @@ void fmt_f64(kl_buf *out, uint64_t bits);
 void fmt_string(kl_buf *out, const char *s, size_t n);
 
 /*
+ * Scan an integer literal, -?(0x)?DIGITS with '_' only between two
+ * digits, from s[0..n): returns the bytes used (0: no digits), its sign
+ * and magnitude; *overflow when the magnitude passes 64 bits (then *mag
+ * is wrong). What follows it is the caller's to check.
+ */
+size_t scan_int(const char *s, size_t n, bool *neg, uint64_t *mag,
+		bool *overflow);
+
+/*
  * Parse a float literal (hex float, decimal, inf, nan, nan:0xPAYLOAD, with
  * an optional sign) from s[0..n). Returns the number of bytes used, 0 if
  * there is no valid literal. *bits receives the IEEE bits of the width.
