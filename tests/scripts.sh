@@ -137,6 +137,36 @@ if [ "$(find "$dir/agree.kl" -newermt '2001-01-01' | wc -l)" = 0 ]; then ok; els
 if ! grep -q "in 'test" "$dir/one.out" && grep -q "no match" "$dir/one.out"; then ok; else
 	bad "keel test: a one-command report names its command"; fi
 
+# ---- 0c2. keel test: the report's order, time limits, odd trees ----
+# The report is in sorted order whatever finishes first: a00 hangs past
+# the time limit while the others fail at once.
+mkdir -p "$dir/ord"
+printf 'test interpret\n\nfunction %%f() -> i32 {\nblock0:\n    jump block0\n}\n; run: %%f() == 1\n' >"$dir/ord/a00.kl"
+for k in 01 02 03 04 05 06; do printf 'test bogus\n' >"$dir/ord/f$k.kl"; done
+"$build"/keel test -j4 --timeout 2 "$dir/ord" 2>/dev/null | grep '^FAIL' | cut -d: -f1 >"$dir/ord.out"
+if [ "$(tr '\n' ' ' <"$dir/ord.out")" = "FAIL $dir/ord/a00.kl FAIL $dir/ord/f01.kl FAIL $dir/ord/f02.kl FAIL $dir/ord/f03.kl FAIL $dir/ord/f04.kl FAIL $dir/ord/f05.kl FAIL $dir/ord/f06.kl " ]
+then ok; else bad "keel test -j4: the report is not in sorted order: $(cat "$dir/ord.out")"; fi
+# a time limit that is not a number, or no limit at all, is refused
+for opts in "--timeout nan" "--timeout=-nan" "--timeout inf" "-j nan" "-j inf"; do
+	# shellcheck disable=SC2086
+	timeout 20 "$build"/keel test $opts "$dir/ord/a00.kl" >/dev/null 2>&1
+	st=$?
+	if [ "$st" = 2 ]; then ok; else bad "keel test $opts: exit $st, not 2"; fi
+done
+# a directory tree with a symlink cycle ends, each file run once
+mkdir -p "$dir/loop/sub"
+printf 'test cat\n\nfunction %%f() {\nblock0:\n    return\n}\n; check: return\n' >"$dir/loop/sub/a.kl"
+ln -s .. "$dir/loop/sub/up"
+ln -s . "$dir/loop/self"
+if [ "$(timeout 20 "$build"/keel test "$dir/loop" 2>&1)" = "1 passed, 0 failed" ]; then ok; else
+	bad "keel test on a tree with symlink cycles"; fi
+# more files at once than the descriptors allow: the run goes on with
+# fewer at once, and every file is counted
+mkdir -p "$dir/many"
+for k in $(seq 1 24); do cp "$dir/loop/sub/a.kl" "$dir/many/m$k.kl"; done
+if [ "$( (ulimit -n 12 && "$build"/keel test -j 20 "$dir/many") 2>/dev/null | tail -n 1)" = "24 passed, 0 failed" ]
+then ok; else bad "keel test -j 20 with 12 descriptors: not every file ran"; fi
+
 # ---- 0d. what keel difftest does not compare, and says so ----
 difftest_says() { # expected-line args...
 	want=$1

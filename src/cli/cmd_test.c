@@ -10,8 +10,11 @@
  * alive, reads their reports through pipes while they run (so a chatty
  * child cannot block on a full pipe), kills any child past the time limit,
  * and prints one line per failing file followed by its report. Files are
- * found recursively and sorted, so the order of the final report does not
- * depend on the directory's order on disk.
+ * found recursively and sorted, and their reports printed in that order
+ * (one that finishes early waits for those before it), so the report
+ * depends neither on the directory's order on disk nor on which child
+ * finishes first. A directory reached twice (through a symbolic link) is
+ * read once, so a link cycle ends.
  *
  * --expect-fail turns the verdict around, for testing keel's own checkers:
  * every file must fail, and every `; expect-fail: TEXT` comment in it must
@@ -65,6 +68,10 @@ typedef struct file_list {
 	char **paths;
 	file_id *ids; /* what each path names, to run each file once */
 	uint32_t n, cap, ids_cap;
+	/* the directories being read, from the top down: a symbolic link
+	 * back to one of them would make the walk endless */
+	file_id *dirs;
+	uint32_t ndirs, dirs_cap;
 } file_list;
 
 static void
@@ -147,11 +154,16 @@ collect(file_list *l, const char *path, bool top)
 			add_path(l, path, &st);
 		return true;
 	}
+	for (uint32_t k = 0; k < l->ndirs; k++)
+		if (l->dirs[k].dev == st.st_dev && l->dirs[k].ino == st.st_ino)
+			return true; /* a link back up: its files are listed */
 	DIR *d = opendir(path);
 	if (!d) {
 		fprintf(stderr, "keel test: %s: %s\n", path, strerror(errno));
 		return false;
 	}
+	cli_grow(&l->dirs, &l->dirs_cap, sizeof *l->dirs, l->ndirs + 1);
+	l->dirs[l->ndirs++] = (file_id){ st.st_dev, st.st_ino, 0 };
 	bool ok = true;
 	struct dirent *e;
 	while ((e = readdir(d))) {
@@ -170,6 +182,7 @@ collect(file_list *l, const char *path, bool top)
 		free(sub);
 	}
 	closedir(d);
+	l->ndirs--;
 	return ok;
 }
 
@@ -190,6 +203,7 @@ typedef struct child {
  */
 static struct {
 	void *volatile kids, *volatile pollfds, *volatile files;
+	void *volatile reports, *volatile finished;
 } runner_roots;
 
 /* In the child: run the file, send the report, exit with the verdict. */
@@ -286,7 +300,30 @@ typedef struct run_state {
 	bool expect_fail, verbose, tty;
 	uint32_t passed, failed, done;
 	double timeout;
+	/* Each file's part of the report, held until every file before it
+	 * has printed its own (next_print: the first not printed). */
+	kl_buf *reports;
+	bool *finished;
+	uint32_t next_print;
 } run_state;
+
+/* Print the reports of the files finished in a row from next_print. */
+static void
+print_in_order(run_state *rs)
+{
+	if (rs->tty)
+		fputs("\r\033[K", stderr);
+	while (rs->next_print < rs->files->n && rs->finished[rs->next_print]) {
+		kl_buf *r = &rs->reports[rs->next_print++];
+		if (r->len)
+			fwrite(r->data, 1, r->len, stdout);
+		kl_buf_free(r);
+	}
+	fflush(stdout);
+	if (rs->tty)
+		fprintf(stderr, "[%u/%u] %u failed", rs->done, rs->files->n,
+			rs->failed);
+}
 
 static void
 finish_child(run_state *rs, child *c)
@@ -322,32 +359,29 @@ finish_child(run_state *rs, child *c)
 			kl_buf_puts(&why, "  the file was expected to fail, but "
 				    "it passed\n");
 	}
-	if (rs->tty)
-		fputs("\r\033[K", stderr);
+	kl_buf *out = &rs->reports[c->file];
 	if (ok) {
 		rs->passed++;
 		if (rs->verbose)
-			printf("PASS %s\n", path);
+			kl_buf_printf(out, "PASS %s\n", path);
 	} else {
 		rs->failed++;
-		printf("FAIL %s: %s\n", path, reason.data);
+		kl_buf_printf(out, "FAIL %s: %s\n", path, reason.data);
 		if (why.len)
-			fputs(why.data, stdout);
+			kl_buf_puts(out, why.data);
 		if (c->out.len) {
 			const char *s = c->out.data;
 			while (*s) {
 				const char *nl = strchr(s, '\n');
 				size_t n = nl ? (size_t)(nl - s) : strlen(s);
-				printf("    %.*s\n", (int)n, s);
+				kl_buf_printf(out, "    %.*s\n", (int)n, s);
 				s += n + (nl ? 1 : 0);
 			}
 		}
 	}
-	fflush(stdout);
+	rs->finished[c->file] = true;
 	rs->done++;
-	if (rs->tty)
-		fprintf(stderr, "[%u/%u] %u failed", rs->done, rs->files->n,
-			rs->failed);
+	print_in_order(rs);
 	kl_buf_free(&reason);
 	kl_buf_free(&full);
 	kl_buf_free(&why);
@@ -361,23 +395,50 @@ default_jobs(void)
 	return n > 0 ? n : 1;
 }
 
+/*
+ * Run every file, up to `jobs` at once. When a child cannot be started
+ * (no pipe or process left: the limits of descriptors or processes),
+ * the run goes on with the children it has, as many at once from then
+ * on; only when none runs is that an error, and the files not run are
+ * counted as failed.
+ */
 static int
 run_all(run_state *rs, long jobs, bool bless)
 {
 	child *kids = calloc((size_t)jobs, sizeof *kids);
 	struct pollfd *pfd = calloc((size_t)jobs, sizeof *pfd);
+	rs->reports = calloc((size_t)rs->files->n + 1, sizeof *rs->reports);
+	rs->finished = calloc((size_t)rs->files->n + 1, sizeof *rs->finished);
+	if (!kids || !pfd || !rs->reports || !rs->finished) {
+		fprintf(stderr, "keel test: out of memory\n");
+		exit(EXIT_BAD_INPUT);
+	}
 	runner_roots.kids = kids;
 	runner_roots.pollfds = pfd;
 	runner_roots.files = rs->files;
+	runner_roots.reports = rs->reports;
+	runner_roots.finished = rs->finished;
 	uint32_t next = 0;
 	long running = 0;
+	int status = EXIT_OK;
 	for (;;) {
 		while (running < jobs && next < rs->files->n) {
 			if (!start_child(&kids[running], rs->files->paths[next],
 					 next, bless)) {
-				free(kids);
-				free(pfd);
-				return EXIT_BAD_INPUT;
+				if (running > 0) {
+					jobs = running;
+					fprintf(stderr, "keel test: running %ld "
+						"file%s at once from now on\n",
+						jobs, jobs == 1 ? "" : "s");
+					break;
+				}
+				uint32_t left = rs->files->n - next;
+				fprintf(stderr, "keel test: %u file%s not run\n",
+					left, left == 1 ? "" : "s");
+				rs->failed += left;
+				next = rs->files->n;
+				status = EXIT_BAD_INPUT;
+				break;
 			}
 			next++;
 			running++;
@@ -419,9 +480,11 @@ run_all(run_state *rs, long jobs, bool bless)
 	}
 	free(kids);
 	free(pfd);
+	free(rs->reports);
+	free(rs->finished);
 	if (rs->tty)
 		fputs("\r\033[K", stderr);
-	return EXIT_OK;
+	return status;
 }
 
 int
@@ -454,7 +517,8 @@ cmd_test(int argc, char **argv)
 						       name);
 			char *end;
 			double v = strtod(val, &end);
-			if (*end || v <= 0 || v > 1e6 ||
+			/* (written so that NaN fails too: no limit at all) */
+			if (*end || !(v > 0 && v <= 1e6) ||
 			    (is_jobs && v != (long)v))
 				return cli_usage_error("test", "bad value for "
 						       "%s: '%s'", name, val);
@@ -506,6 +570,7 @@ cmd_test(int argc, char **argv)
 		free(files.paths[i]);
 	free(files.paths);
 	free(files.ids);
+	free(files.dirs);
 	if (status != EXIT_OK)
 		return status;
 	return rs.failed ? EXIT_BAD_INPUT : EXIT_OK;
