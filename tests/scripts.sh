@@ -88,6 +88,18 @@ if "$build"/keel test --bless "$dir/bless.kl" >/dev/null &&
 	[ "$(grep -c '^; ; note: ' "$dir/bless.kl")" = 2 ]; then ok; else
 	bad "keel test --bless $dir/bless.kl did not settle"; fi
 
+# a file whose last line has no newline: the block goes below it, once
+printf 'test cat precise\n\nfunction %%f() -> i32 {\nblock0:\n    v0 = iconst.i32 1\n    return v0\n}' >"$dir/nonl.kl"
+"$build"/keel test --bless "$dir/nonl.kl" >/dev/null
+if [ "$(tail -n 6 "$dir/nonl.kl")" = "}
+; function %f() -> i32 {
+; block0:
+;     v0 = iconst.i32 1
+;     return v0
+; }" ] && [ "$(grep -c 'function' "$dir/nonl.kl")" = 2 ] &&
+	"$build"/keel test "$dir/nonl.kl" >/dev/null; then ok; else
+	bad "keel test --bless on a file without a final newline:"; cat "$dir/nonl.kl"; fi
+
 # two 'precise' commands that print a function differently cannot share
 # its one block: --bless says so and writes nothing
 cat >"$dir/twice.kl" <<'KL'

@@ -483,6 +483,10 @@ write_blessed(test_file *tf, kl_buf *report)
 	uint32_t line = 1, e = 0;
 	while (s < end || e < tf->nedits) {
 		if (e < tf->nedits && tf->edits[e].first == line) {
+			/* A block starts a line, also below a last line
+			 * that had no newline. */
+			if (out.len && out.data[out.len - 1] != '\n')
+				kl_buf_putc(&out, '\n');
 			kl_buf_puts(&out, tf->edits[e].text);
 			for (uint32_t k = 0; k < tf->edits[e].count && s < end;
 			     k++, line++) {
@@ -494,8 +498,6 @@ write_blessed(test_file *tf, kl_buf *report)
 		}
 		if (s >= end) {
 			/* Edits past the end: append. */
-			if (out.len && out.data[out.len - 1] != '\n')
-				kl_buf_putc(&out, '\n');
 			line = tf->edits[e].first;
 			continue;
 		}
