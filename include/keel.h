@@ -1112,7 +1112,9 @@ size_t kl_filecheck_count(const kl_filecheck *fc);
  * Match all directives against `out` (len bytes, need not be NUL-terminated).
  * Returns true on success; on failure appends a human-readable report
  * (several lines, each ending in '\n') to `report` and returns false. The
- * checker is not changed, so it can be run again on other output.
+ * checker is not changed, so it can be run again on other output. A
+ * checker with no directive passes; one with regex: definitions only
+ * fails (it would check nothing).
  */
 bool kl_filecheck_run(const kl_filecheck *fc, const char *out, size_t len,
 		      kl_buf *report);

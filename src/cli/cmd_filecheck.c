@@ -59,7 +59,7 @@ cmd_filecheck(int argc, char **argv)
 		const char *t = s;
 		while (t < e && (*t == ' ' || *t == '\t'))
 			t++;
-		while (t < e && *t == ';')
+		if (t < e && *t == ';') /* one: ";; check:" is an error */
 			t++;
 		int rc = kl_filecheck_add_line(fc, t, (size_t)(e - t), line,
 					       &err);
@@ -67,8 +67,7 @@ cmd_filecheck(int argc, char **argv)
 		 * as `keel test` reads a test file ("v1 = ...  ; check: x"). */
 		const char *c = t < e ? memchr(t, ';', (size_t)(e - t)) : NULL;
 		if (rc == 0 && c) {
-			while (c < e && *c == ';')
-				c++;
+			c++;
 			rc = kl_filecheck_add_line(fc, c, (size_t)(e - c), line,
 						   &err);
 		}

@@ -684,6 +684,58 @@ misspelt_directive(const char *word, size_t n)
 	return NULL;
 }
 
+/* Is c a byte of a directive's word as a test writer might spell it
+ * (CHECK-COUNT-2)? */
+static bool
+is_word_byte(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '-';
+}
+
+/*
+ * The directive text (from `at`) means, spelt otherwise than keel reads
+ * it: LLVM's spellings and capitals (misspelt_directive), a modifier in
+ * braces (check{literal}:), or a directive behind a second ';' (";;
+ * check:", read by no one). Returns the keel directive it looks like,
+ * or NULL (then it is prose); *end is where its ':' is.
+ */
+static const char *
+misspelt_at(const char *text, size_t len, size_t at, bool *behind_semicolon,
+	    size_t *end)
+{
+	size_t i = at;
+	*behind_semicolon = false;
+	if (i < len && text[i] == ';') {
+		while (i < len && (text[i] == ';' || is_hspace(text[i])))
+			i++;
+		*behind_semicolon = true;
+	}
+	size_t w = i;
+	while (w < len && is_word_byte(text[w]))
+		w++;
+	const char *meant = w > i ? misspelt_directive(text + i, w - i) : NULL;
+	if (!meant)
+		return NULL;
+	bool braces = w < len && text[w] == '{';
+	if (braces) {
+		while (w < len && text[w] != '}' && !is_hspace(text[w]))
+			w++;
+		if (w == len || text[w] != '}')
+			return NULL;
+		w++;
+	}
+	if (w == len || text[w] != ':')
+		return NULL;
+	*end = w;
+	/* keel's own spelling, as it is: not misspelt, unless behind ';;'
+	 * or with a modifier */
+	bool exact = strlen(meant) == w - i && memcmp(meant, text + i, w - i) == 0;
+	if (exact && !*behind_semicolon)
+		return NULL;
+	return meant;
+}
+
 int
 kl_filecheck_add_line(kl_filecheck *fc, const char *text, size_t len,
 		      uint32_t line, kl_buf *err)
@@ -693,23 +745,23 @@ kl_filecheck_add_line(kl_filecheck *fc, const char *text, size_t len,
 	size_t i = 0;
 	while (i < len && is_hspace(text[i]))
 		i++;
-	size_t k = i;
-	while (k < len && text[k] >= 'a' && text[k] <= 'z')
-		k++;
-	size_t w = k; /* the word again, in any case and with dashes */
-	while (w < len && ((text[w] >= 'a' && text[w] <= 'z') ||
-			   (text[w] >= 'A' && text[w] <= 'Z') || text[w] == '-'))
-		w++;
-	if (w > k && w < len && text[w] == ':') {
-		const char *meant = misspelt_directive(text + i, w - i);
-		if (!meant)
-			return 0;
-		if (err)
+	bool semi;
+	size_t w;
+	const char *meant = misspelt_at(text, len, i, &semi, &w);
+	if (meant) {
+		if (err && semi)
+			kl_buf_printf(err, "line %" PRIu32 ": a directive after "
+				      "a second ';' is read by no one (write "
+				      "'; %s:')\n", line, meant);
+		else if (err)
 			kl_buf_printf(err, "line %" PRIu32 ": '%.*s:' looks like "
 				      "a misspelt directive (keel's is '%s:')\n",
 				      line, (int)(w - i), text + i, meant);
 		return -1;
 	}
+	size_t k = i;
+	while (k < len && text[k] >= 'a' && text[k] <= 'z')
+		k++;
 	if (k == len || text[k] != ':')
 		return 0;
 	enum kind kind = D_CHECK;
@@ -1097,8 +1149,15 @@ bool
 kl_filecheck_run(const kl_filecheck *fc, const char *out, size_t len,
 		 kl_buf *report)
 {
-	if (!fc || fc->ndirs == 0)
+	if (!fc || fc->count == 0)
 		return true;
+	if (fc->ndirs == 0) {
+		/* regex: lines alone check nothing: not a pass */
+		if (report)
+			kl_buf_puts(report, "only regex: definitions, no "
+				    "directive that checks the output\n");
+		return false;
+	}
 	if (!out)
 		len = 0;
 	/* Lines are matched as C strings: past a NUL a check would not see

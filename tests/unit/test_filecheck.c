@@ -124,7 +124,14 @@ test_empty(void)
 	kl_filecheck_free(fc);
 	kl_filecheck_free(NULL);
 	CHECK(passes("just a comment\nerror: bad thing", ""));
-	CHECK(passes("regex: X=x+", "")); /* definitions alone check nothing */
+	/* definitions alone check nothing: a failure, not a pass */
+	CHECK(!passes("regex: X=x+", ""));
+	kl_buf why = { 0 };
+	fc = make("regex: X=x+");
+	CHECK(!kl_filecheck_run(fc, "x", 1, &why));
+	CHECK(why.data && strstr(why.data, "only regex: definitions"));
+	kl_filecheck_free(fc);
+	kl_buf_free(&why);
 }
 
 static void
@@ -134,7 +141,8 @@ test_not_directives(void)
 		"", "   ", "plain comment", "error: value v3 undefined",
 		"run: %f(1) == 2", "dominates: block1", "Check: prose",
 		"check : x", "checks: x", "nextline: x", "test cat",
-		"; check: x", "Not: really", "regex = x",
+		"; error: x", "; Check: prose", "Not: really", "regex = x",
+		"x86: prose", "; note: x",
 	};
 	for (size_t i = 0; i < sizeof plain / sizeof *plain; i++) {
 		kl_buf err = {0};
@@ -149,12 +157,28 @@ test_not_directives(void)
 		{ "check-not: x", "'not:'" }, { "CHECK-NEXT: x", "'nextln:'" },
 		{ "check-same: x", "'sameln:'" }, { "check-dag: x", "'unordered:'" },
 		{ "check-label: x", "'check:'" }, { "REGEX: X=x", "'regex:'" },
+		{ "CHECK-COUNT-2: x", "'check:'" },
+		{ "check{literal}: x", "'check:'" },
+		{ "not{LITERAL}: x", "'not:'" },
 	};
 	for (size_t i = 0; i < sizeof misspelt / sizeof *misspelt; i++) {
 		kl_buf err = {0};
 		CHECK_EQ_INT(add_one(misspelt[i][0], &err), -1);
 		CHECK(err.data && strstr(err.data, "misspelt directive") &&
 		      strstr(err.data, misspelt[i][1]));
+		kl_buf_free(&err);
+	}
+	/* behind a second ';' (";; check:" in a test file): read by no
+	 * one, so an error */
+	const char *behind[][2] = {
+		{ "; check: x", "'; check:'" }, { ";;  not: x", "'; not:'" },
+		{ " ; CHECK-NEXT: x", "'; nextln:'" },
+	};
+	for (size_t i = 0; i < sizeof behind / sizeof *behind; i++) {
+		kl_buf err = {0};
+		CHECK_EQ_INT(add_one(behind[i][0], &err), -1);
+		CHECK(err.data && strstr(err.data, "second ';'") &&
+		      strstr(err.data, behind[i][1]));
 		kl_buf_free(&err);
 	}
 	const char *directives[] = {
