@@ -168,7 +168,7 @@ test_cmd_roundtrip(test_file *tf, const char *args, kl_buf *report)
 /* ---- parse-error ---- */
 
 typedef struct expected_error {
-	uint32_t line, col; /* 0, 0: anywhere */
+	uint32_t line, col; /* col 0: any column; line 0 too: anywhere */
 	const char *text;
 	size_t len;
 	uint32_t at;        /* line of the annotation */
@@ -192,7 +192,9 @@ test_cmd_parse_error(test_file *tf, const char *args, kl_buf *report)
 	(void)args;
 	expected_error *exp = calloc(tf->ncomments + 1, sizeof *exp);
 	uint32_t nexp = 0, code_line = 0;
-	/* Caret annotations point into the nearest code line above. */
+	/* Caret annotations point into the nearest code line above (a
+	 * line with something besides blanks); one after code expects an
+	 * error on its own line. */
 	const char *s = tf->text, *end = tf->text + tf->len;
 	uint32_t ci = 0;
 	for (uint32_t line = 1; s < end; line++) {
@@ -207,15 +209,27 @@ test_cmd_parse_error(test_file *tf, const char *args, kl_buf *report)
 		uint32_t col;
 		const char *text;
 		size_t len;
+		bool error = c && test_comment_directive(c, "error", &text,
+							 &len);
 		if (c && test_caret_annotation(c, &col, &text, &len)) {
 			exp[nexp++] = (expected_error){ code_line, col, text,
 							len, line, false };
-		} else if (c && c->own_line &&
-			   test_comment_directive(c, "error", &text, &len)) {
-			exp[nexp++] = (expected_error){ 0, 0, text, len, line,
-							false };
-		} else if (c ? !c->own_line : e > s) {
+		} else if (c && c->own_line) {
+			if (error)
+				exp[nexp++] = (expected_error){ 0, 0, text, len,
+								line, false };
+		} else if (c) {
 			code_line = line;
+			if (error)
+				exp[nexp++] = (expected_error){ line, 0, text,
+								len, line,
+								false };
+		} else {
+			const char *t = s;
+			while (t < e && (*t == ' ' || *t == '\t' || *t == '\r'))
+				t++;
+			if (t < e)
+				code_line = line;
 		}
 		s = e + 1;
 	}
@@ -234,15 +248,20 @@ test_cmd_parse_error(test_file *tf, const char *args, kl_buf *report)
 	for (uint32_t i = 0; i < diags.len; i++) {
 		const kl_diag *d = &diags.items[i];
 		expected_error *hit = NULL;
-		for (uint32_t k = 0; k < nexp && !hit; k++)
-			if (!exp[k].matched && exp[k].line == d->line &&
-			    exp[k].col == d->col &&
-			    contains(d->message, exp[k].text, exp[k].len))
-				hit = &exp[k];
-		for (uint32_t k = 0; k < nexp && !hit; k++)
-			if (!exp[k].matched && exp[k].line == 0 &&
-			    contains(d->message, exp[k].text, exp[k].len))
-				hit = &exp[k];
+		/* the most precise expectation first: at the column, on
+		 * the line, anywhere */
+		for (int pass = 0; pass < 3 && !hit; pass++)
+			for (uint32_t k = 0; k < nexp && !hit; k++) {
+				const expected_error *x = &exp[k];
+				bool where = pass == 0 ? x->line == d->line &&
+								 x->col == d->col
+					     : pass == 1 ? x->line == d->line &&
+								   x->col == 0
+							 : x->line == 0;
+				if (!x->matched && where &&
+				    contains(d->message, x->text, x->len))
+					hit = &exp[k];
+			}
 		if (hit) {
 			hit->matched = true;
 			continue;
@@ -254,11 +273,16 @@ test_cmd_parse_error(test_file *tf, const char *args, kl_buf *report)
 	for (uint32_t k = 0; k < nexp; k++) {
 		if (exp[k].matched)
 			continue;
-		if (exp[k].line)
+		if (exp[k].col)
 			kl_buf_printf(report, "%s:%u: expected error at %u:%u "
 				      "not reported: %.*s\n", tf->path,
 				      exp[k].at, exp[k].line, exp[k].col,
 				      (int)exp[k].len, exp[k].text);
+		else if (exp[k].line)
+			kl_buf_printf(report, "%s:%u: expected error on line "
+				      "%u not reported: %.*s\n", tf->path,
+				      exp[k].at, exp[k].line, (int)exp[k].len,
+				      exp[k].text);
 		else
 			kl_buf_printf(report, "%s:%u: expected error not "
 				      "reported: %.*s\n", tf->path, exp[k].at,

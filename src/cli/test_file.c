@@ -602,13 +602,16 @@ attach_comments(test_file *tf, test_comment *all, uint32_t nall)
  * does not pass while checking nothing: those before the first function,
  * or in a file without functions, belong to none (unowned); in a file
  * whose commands never run a function's directives (roundtrip,
- * interpret), none of them is run (idle). Either way a malformed or
- * misspelt one is reported as such. Returns the failures.
+ * interpret, parse-error), none of them is run (idle: all of a file that
+ * did not parse). Either way a malformed or misspelt one is reported as
+ * such. Returns the failures.
  */
 static int
 directives_not_run(const test_file *tf, bool idle, kl_buf *report)
 {
 	uint32_t first = tf->nfuncs ? tf->funcs[0].first_line : UINT32_MAX;
+	if (!tf->module)
+		first = 0;
 	int failures = 0;
 	kl_filecheck *fc = kl_filecheck_new();
 	for (uint32_t i = 0; i < tf->ncomments; i++) {
@@ -836,7 +839,7 @@ run_file_once(const char *path, bool bless, bool *blessed, kl_buf *report)
 			reparse(&tf, blanked, file.len, comments, ncomments);
 	}
 	kl_buf_free(&one);
-	if (tf.module && !tf.directives_run)
+	if (!tf.directives_run)
 		failures += directives_not_run(&tf, true, report);
 	if (bless && !tf.bless_conflict && edits_change(&tf)) {
 		if (write_blessed(&tf, report))

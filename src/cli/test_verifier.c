@@ -202,8 +202,12 @@ check_func(test_file *tf, const test_func *tfn, const size_t *starts,
 		failures = 1;
 	}
 	const char *text = rendered.data ? rendered.data : "";
+	/* Directives wait until the errors are right; they are this
+	 * command's to run all the same (not "run by none"). */
 	if (!failures)
 		failures += test_filecheck(tf, tfn, text, rendered.len, report);
+	else
+		tf->directives_run = true;
 	if (precise)
 		failures += test_precise(tf, tfn, text, rendered.len, report);
 	for (uint32_t j = 0; j < na; j++)
