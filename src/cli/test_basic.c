@@ -38,7 +38,8 @@ test_cmd_cat(test_file *tf, const char *args, kl_buf *report)
 	return failures;
 }
 
-/* Lines of text without comments, trailing blanks and empty lines. */
+/* Lines of text without comments (a ";" in a string is none), trailing
+ * blanks and empty lines. */
 static void
 normalize(const char *s, size_t len, kl_buf *out)
 {
@@ -46,7 +47,7 @@ normalize(const char *s, size_t len, kl_buf *out)
 	while (s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		const char *e = nl ? nl : end;
-		const char *c = memchr(s, ';', (size_t)(e - s));
+		const char *c = cli_comment_start(s, e);
 		const char *t = c ? c : e;
 		while (t > s && (t[-1] == ' ' || t[-1] == '\t' || t[-1] == '\r'))
 			t--;
