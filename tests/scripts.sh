@@ -525,6 +525,18 @@ if [ "$st" = 1 ] && grep -q "^$dir/cut.kl:$lines:15: error: expected a type" "$d
 	grep -q "^function %cut($" "$dir/cut.out"; then ok; else
 	bad "an error at the end of a mapped file: exit $st"; cat "$dir/cut.out"; fi
 
+# Standard input is read from where it stands, big or not: a shell that
+# read its first line leaves the rest to keel, and `- -` reads it once.
+{ echo "garbage line"; cat "$dir/big.kl"; } >"$dir/behind.kl"
+{ read -r _; "$build"/keel cat - >"$dir/behind.out" 2>&1; } <"$dir/behind.kl"
+st=$?
+if [ "$st" = 0 ] && cmp -s "$dir/behind.out" "$dir/big.read"; then ok; else
+	bad "keel cat - after a line was read from a big stdin: exit $st"; fi
+"$build"/keel cat - - <"$dir/big.kl" >"$dir/twice.out" 2>&1
+st=$?
+if [ "$st" = 0 ] && cmp -s "$dir/twice.out" "$dir/big.read"; then ok; else
+	bad "keel cat - - from a big file: exit $st"; head -n 3 "$dir/twice.out"; fi
+
 # ---- 0g. a file that cannot be read: its name, the reason, exit 1 ----
 mkdir -p "$dir/adir"
 for cmd in cat verify "opt -p promote" run; do

@@ -90,7 +90,10 @@ cli_read_file(const char *name, cli_file *out)
 	size_t cap = 1 << 16, len = 0;
 	struct stat st;
 	bool have_stat = fstat(fileno(fp), &st) == 0;
-	if (have_stat && map_file(fp, &st, out)) {
+	/* Not standard input: it is read from where it stands (a shell may
+	 * have read some of it), a mapping would start at 0, and it must
+	 * stay open for a second '-'. */
+	if (fp != stdin && have_stat && map_file(fp, &st, out)) {
 		fclose(fp);
 		return true;
 	}
