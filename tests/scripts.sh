@@ -195,9 +195,19 @@ difftest_says "PASS tests/difftest/zeros.kl (not compared: 3 calls out of fuel o
 difftest_says "PASS tests/difftest/zeros.kl (not compared: 4 calls out of fuel or over a limit before the passes)" \
 	--fuel 16 tests/difftest/zeros.kl
 difftest_says "PASS tests/difftest/zeros.kl" tests/difftest/zeros.kl
-# an empty module: nothing to run, nothing wrong (and no memcmp of NULL)
+# an empty module: nothing wrong (and no memcmp of NULL), but nothing
+# compared either, which the line says
 : >"$dir/empty.kl"
-difftest_says "PASS $dir/empty.kl" "$dir/empty.kl"
+difftest_says "PASS $dir/empty.kl (not compared: no function to call)" "$dir/empty.kl"
+difftest_says "PASS tests/difftest/many-params.kl (not compared: 1 function not called (more than 16 parameters, or one of a type with no sample values))" \
+	tests/difftest/many-params.kl
+difftest_says "PASS tests/difftest/external.kl (not compared: 4 calls that the interpreter could not run before the passes (such as a call to an external function it does not provide))" \
+	tests/difftest/external.kl
+"$build"/keel difftest -p promote tests/difftest/unverified.kl >"$dir/unverified.out" 2>&1
+st=$?
+if [ "$st" = 1 ] && grep -q "^FAIL tests/difftest/unverified.kl: does not verify before the passes:$" "$dir/unverified.out" &&
+	grep -q "^; error: inst0 (return v0): arg 0 (v0) has type i32" "$dir/unverified.out"; then ok; else
+	bad "keel difftest on unverified input: exit $st, no listing"; cat "$dir/unverified.out"; fi
 "$build"/keel difftest -p promote --fuel 1x tests/difftest/zeros.kl >/dev/null 2>&1
 st=$?
 if [ "$st" = 2 ]; then ok; else bad "keel difftest --fuel 1x: exit $st, not 2"; fi

@@ -29,11 +29,15 @@ static const char difftest_help[] =
 	"Run every function of each FILE in the interpreter, before and\n"
 	"after the passes, on several argument vectors (zeros, ones, small\n"
 	"and large values), and require the same results, traps and output.\n"
-	"Not compared: calls that run out of fuel or over the call depth or\n"
-	"memory limit before the passes (or over the limit after), and calls\n"
-	"whose outcome depends on the interpreter's object ids (a pointer's\n"
-	"bits), which a pass that removes allocas changes: a call that does\n"
-	"something else once an alloca is added before every alloca.\n"
+	"Not called: functions of more than 16 parameters. Not compared:\n"
+	"calls the interpreter cannot run before the passes (a call to an\n"
+	"external function it does not provide), calls that run out of fuel\n"
+	"or over the call depth or memory limit before the passes (or over\n"
+	"the limit after), and calls whose outcome depends on the\n"
+	"interpreter's object ids (a pointer's bits), which a pass that\n"
+	"removes allocas changes: a call that does something else once an\n"
+	"alloca is added before every alloca. The PASS line counts them.\n"
+	"Input that does not verify fails, with the verifier's listing.\n"
 	"The module after the passes must verify. The passes run twice, as\n"
 	"'keel opt' runs them (on verified input, with their state kept from\n"
 	"one function to the next) and on each function alone as on unverified\n"
@@ -59,6 +63,7 @@ times(uint64_t fuel, uint64_t k)
 /* Why a call was not compared. */
 enum skip {
 	SKIP_LIMIT_BEFORE, /* out of fuel or over a limit before the passes */
+	SKIP_FAILED_BEFORE, /* the interpreter could not run it before */
 	SKIP_LIMIT_AFTER,  /* over the depth or memory limit after them */
 	SKIP_OBJECT_IDS,   /* its outcome depends on object ids */
 	NSKIPS,
@@ -68,6 +73,8 @@ enum skip {
 
 static const char *const skip_text[NSKIPS] = {
 	"out of fuel or over a limit before the passes",
+	"that the interpreter could not run before the passes (such as a "
+	"call to an external function it does not provide)",
 	"over a limit after them",
 	"depending on object ids",
 };
@@ -122,7 +129,8 @@ excused(comparison *c, kl_sym s, uint32_t v, const run_outcome *before,
  * call that differs. */
 static bool
 compare(const cli_file *file, kl_module *before, kl_module *after,
-	uint64_t fuel, uint32_t *skipped)
+	uint64_t fuel, uint32_t *skipped, uint32_t *not_called,
+	uint32_t *calls)
 {
 	comparison c = { file, after, fuel, { 0 }, NULL, { 0 } };
 	runner rb, ra;
@@ -133,12 +141,19 @@ compare(const cli_file *file, kl_module *before, kl_module *after,
 	uint32_t nsyms = kl_module_num_syms(before);
 	for (uint32_t s = 0; s < nsyms && ok; s++) {
 		kl_func *f = kl_sym_func(before, (kl_sym){ s });
-		if (!f || !run_callable(before, f))
+		if (!f)
 			continue;
+		if (!run_callable(before, f)) {
+			(*not_called)++;
+			continue;
+		}
 		for (uint32_t v = 0; v < run_nvectors(f) && ok; v++) {
+			(*calls)++;
 			run_call(&rb, (kl_sym){ s }, v, &ob);
 			if (!run_finished(&ob)) {
-				skipped[SKIP_LIMIT_BEFORE]++;
+				skipped[ob.status == KL_RUN_FAILED
+						? SKIP_FAILED_BEFORE
+						: SKIP_LIMIT_BEFORE]++;
 				continue;
 			}
 			run_call(&ra, (kl_sym){ s }, v, &oa);
@@ -233,9 +248,32 @@ same_text(const char *path, kl_module *a, kl_module *b)
 	return ok;
 }
 
+/* "FAIL path: does not verify WHEN the passes:" and the listings of
+ * the functions d has errors in. */
+static void
+fail_verify(const char *path, const char *when, kl_module *m,
+	    const kl_diags *d)
+{
+	printf("FAIL %s: does not verify %s the passes:\n", path, when);
+	for (uint32_t s = 0; s < kl_module_num_syms(m); s++) {
+		kl_func *fn = kl_sym_func(m, (kl_sym){ s });
+		kl_buf h = { 0 };
+		if (fn && kl_verify_render(fn, d, path, false, &h, &h))
+			fwrite(h.data, 1, h.len, stdout);
+		kl_buf_free(&h);
+	}
+}
+
+/* What one file's comparison left out, for its PASS line. */
+typedef struct tally {
+	uint32_t skipped[NSKIPS];
+	uint32_t not_called; /* functions: no sample arguments for them */
+	uint32_t calls;      /* calls made before the passes */
+} tally;
+
 static bool
 check_file(const char *path, const kl_pass *const *passes, uint32_t npasses,
-	   uint64_t fuel, uint32_t *skipped)
+	   uint64_t fuel, tally *t)
 {
 	cli_file f;
 	if (!cli_read_file(path, &f))
@@ -246,7 +284,7 @@ check_file(const char *path, const kl_pass *const *passes, uint32_t npasses,
 	bool ok = before && after && alone;
 	kl_diags d = { 0 };
 	if (ok && kl_verify_module(before, &d) != KL_OK) {
-		printf("FAIL %s: does not verify before the passes\n", path);
+		fail_verify(path, "before", before, &d);
 		ok = false;
 	}
 	for (uint32_t k = 0; ok && k < npasses; k++)
@@ -255,18 +293,12 @@ check_file(const char *path, const kl_pass *const *passes, uint32_t npasses,
 	if (ok)
 		ok = same_text(path, after, alone);
 	if (ok && kl_verify_module(after, &d) != KL_OK) {
-		printf("FAIL %s: does not verify after the passes:\n", path);
-		for (uint32_t s = 0; s < kl_module_num_syms(after); s++) {
-			kl_func *fn = kl_sym_func(after, (kl_sym){ s });
-			kl_buf h = { 0 };
-			if (fn && kl_verify_render(fn, &d, path, false, &h, &h))
-				fwrite(h.data, 1, h.len, stdout);
-			kl_buf_free(&h);
-		}
+		fail_verify(path, "after", after, &d);
 		ok = false;
 	}
 	if (ok)
-		ok = compare(&f, before, after, fuel, skipped);
+		ok = compare(&f, before, after, fuel, t->skipped,
+			     &t->not_called, &t->calls);
 	kl_diags_free(&d);
 	kl_module_free(before);
 	kl_module_free(after);
@@ -275,20 +307,29 @@ check_file(const char *path, const kl_pass *const *passes, uint32_t npasses,
 	return ok;
 }
 
-/* "PASS file", and the calls not compared, by reason. */
+/* "PASS file", and what was not compared, by reason. */
 static void
-print_pass(const char *path, const uint32_t *skipped)
+print_pass(const char *path, const tally *t)
 {
-	printf("PASS %s", path);
-	const char *sep = " (not compared: ";
-	for (int k = 0; k < NSKIPS; k++) {
-		if (!skipped[k])
-			continue;
-		printf("%s%u call%s %s", sep, skipped[k],
-		       skipped[k] == 1 ? "" : "s", skip_text[k]);
-		sep = "; ";
-	}
-	printf("%s\n", sep[0] == ';' ? ")" : "");
+	kl_buf why = { 0 };
+	if (t->calls == 0 && t->not_called == 0)
+		kl_buf_puts(&why, "no function to call");
+	if (t->not_called)
+		kl_buf_printf(&why, "%u function%s not called (more than %d "
+			      "parameters, or one of a type with no sample "
+			      "values)", t->not_called,
+			      t->not_called == 1 ? "" : "s", RUN_MAX_PARAMS);
+	for (int k = 0; k < NSKIPS; k++)
+		if (t->skipped[k])
+			kl_buf_printf(&why, "%s%u call%s %s",
+				      why.len ? "; " : "", t->skipped[k],
+				      t->skipped[k] == 1 ? "" : "s",
+				      skip_text[k]);
+	if (why.len)
+		printf("PASS %s (not compared: %s)\n", path, why.data);
+	else
+		printf("PASS %s\n", path);
+	kl_buf_free(&why);
 }
 
 int
@@ -347,11 +388,11 @@ cmd_difftest(int argc, char **argv)
 		}
 		if (a[0] == '-' && a[1])
 			continue;
-		uint32_t skipped[NSKIPS] = { 0 };
-		if (check_file(a, passes, npasses, fuel, skipped)) {
+		tally t = { 0 };
+		if (check_file(a, passes, npasses, fuel, &t)) {
 			passed++;
 			if (!quiet)
-				print_pass(a, skipped);
+				print_pass(a, &t);
 		} else {
 			failed++;
 		}
