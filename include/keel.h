@@ -1098,9 +1098,10 @@ void kl_filecheck_free(kl_filecheck *fc);
  * directive (bad regex, bad variable syntax...) or a misspelt one (LLVM
  * FileCheck's spellings such as "check-next:", or capitals: "CHECK:",
  * "NOT:"; a mixed-case word such as "Note:" is prose): a one-line message
- * "line N: ...\n" is appended to err (which may be NULL) and the checker is
- * left as it was. `line` is the 1-based line number in the check file, used
- * in reports.
+ * ending in '\n' is appended to err (which may be NULL; the caller, who
+ * knows where the text is, says where) and the checker is left as it was.
+ * `line` is the 1-based line number in the check file, used in the
+ * reports of kl_filecheck_run.
  */
 int kl_filecheck_add_line(kl_filecheck *fc, const char *text, size_t len,
 			  uint32_t line, kl_buf *err);

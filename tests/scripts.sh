@@ -503,6 +503,19 @@ st=$?
 if [ "$st" = 1 ] && grep -q "no directives" "$dir/fc.err"; then ok; else
 	bad "keel filecheck with no directives: exit $st"; fi
 
+# every bad line of a check file: file, line, column, the line, a caret
+printf 'check: $(X=[a-\nregex: Y=(\n  v1 = x ; CHECK: y\n' >"$dir/fc-bad"
+echo foo | "$build"/keel filecheck "$dir/fc-bad" >/dev/null 2>"$dir/fc.err"
+st=$?
+if [ "$st" = 1 ] && [ "$(grep -c "^$dir/fc-bad:[123]:[0-9]*: error: " "$dir/fc.err")" = 3 ] &&
+	grep -q "^$dir/fc-bad:3:12: error: 'CHECK:' looks like a misspelt" "$dir/fc.err" &&
+	[ "$(grep -c '^ *^$' "$dir/fc.err")" = 3 ]; then ok; else
+	bad "keel filecheck, three bad lines: exit $st"; cat "$dir/fc.err"; fi
+# standard input is the output to check: it cannot be the check file too
+echo x | "$build"/keel filecheck - >/dev/null 2>&1
+st=$?
+if [ "$st" = 2 ]; then ok; else bad "keel filecheck -: exit $st, not 2"; fi
+
 # ---- 0f. big files are mapped, not read: the same module either way ----
 # From 1 MB, a file whose size is not a multiple of the page size is
 # mapped (cli.c); stdin and a file of whole pages are read.

@@ -42,6 +42,10 @@ cmd_filecheck(int argc, char **argv)
 	}
 	if (!checkfile)
 		return cli_usage_error("filecheck", "no check file given");
+	if (strcmp(checkfile, "-") == 0)
+		return cli_usage_error("filecheck", "the check file cannot be "
+				       "standard input: that is the output to "
+				       "check");
 	cli_file cf, in;
 	if (!cli_read_file(checkfile, &cf))
 		return EXIT_BAD_INPUT;
@@ -50,7 +54,7 @@ cmd_filecheck(int argc, char **argv)
 		return EXIT_BAD_INPUT;
 	}
 	kl_filecheck *fc = kl_filecheck_new();
-	kl_buf err = { 0 };
+	kl_buf err = { 0 }, errors = { 0 };
 	int status = EXIT_OK;
 	const char *s = cf.text, *end = cf.text + cf.len;
 	for (uint32_t line = 1; s < end; line++) {
@@ -61,22 +65,34 @@ cmd_filecheck(int argc, char **argv)
 			t++;
 		if (t < e && *t == ';') /* one: ";; check:" is an error */
 			t++;
+		const char *at = t;
 		int rc = kl_filecheck_add_line(fc, t, (size_t)(e - t), line,
 					       &err);
 		/* Not at the start: after a comment marker later on the line,
 		 * as `keel test` reads a test file ("v1 = ...  ; check: x"). */
 		const char *c = t < e ? memchr(t, ';', (size_t)(e - t)) : NULL;
 		if (rc == 0 && c) {
-			c++;
+			at = ++c;
 			rc = kl_filecheck_add_line(fc, c, (size_t)(e - c), line,
 						   &err);
 		}
-		if (rc < 0)
+		if (rc < 0) {
+			/* where: the directive's first word, with a caret */
+			while (at < e && (*at == ' ' || *at == '\t'))
+				at++;
+			if (err.len && err.data[err.len - 1] == '\n')
+				err.data[--err.len] = '\0';
+			kl_diag d = { .severity = KL_SEV_ERROR, .line = line,
+				      .col = (uint32_t)(at - s) + 1,
+				      .message = err.data };
+			kl_diag_render(&d, checkfile, cf.text, cf.len, &errors);
+			kl_buf_reset(&err);
 			status = EXIT_BAD_INPUT;
+		}
 		s = e + 1;
 	}
 	if (status != EXIT_OK) {
-		fprintf(stderr, "%s: %s", checkfile, err.data);
+		fwrite(errors.data, 1, errors.len, stderr);
 	} else if (kl_filecheck_count(fc) == 0) {
 		/* nothing to check is a mistake, not a pass */
 		fprintf(stderr, "%s: no directives (check:, not:, ...) to "
@@ -92,6 +108,7 @@ cmd_filecheck(int argc, char **argv)
 		kl_buf_free(&report);
 	}
 	kl_buf_free(&err);
+	kl_buf_free(&errors);
 	kl_filecheck_free(fc);
 	cli_file_free(&cf);
 	cli_file_free(&in);

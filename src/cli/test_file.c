@@ -205,25 +205,62 @@ test_number_option(const char *args, const char *key, uint64_t def)
 	return v;
 }
 
+/* "FILE:LINE:COL: error: MESSAGE", the line and a caret under COL. */
+static void
+error_at_v(const test_file *tf, uint32_t line, uint32_t col, kl_buf *report,
+	   const char *fmt, va_list ap)
+{
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	char *msg = malloc(n > 0 ? (size_t)n + 1 : 1);
+	vsnprintf(msg, n > 0 ? (size_t)n + 1 : 1, fmt, again);
+	va_end(again);
+	/* (a one-line message: the caller's may end in a newline) */
+	if (n > 0 && msg[n - 1] == '\n')
+		msg[n - 1] = '\0';
+	kl_diag d = { 0 };
+	d.severity = KL_SEV_ERROR;
+	d.line = line;
+	d.col = col;
+	d.message = msg;
+	kl_diag_render(&d, tf->path, tf->text, tf->len, report);
+	free(msg);
+}
+
+static void __attribute__((format(printf, 5, 6)))
+error_at(const test_file *tf, uint32_t line, uint32_t col, kl_buf *report,
+	 const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	error_at_v(tf, line, col, report, fmt, ap);
+	va_end(ap);
+}
+
 void
 test_args_error(const test_file *tf, const char *at, kl_buf *report,
 		const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	error_at_v(tf, tf->header_line,
+		   tf->args_col + (uint32_t)(at - tf->args), report, fmt, ap);
 	va_end(ap);
-	char *msg = malloc(n > 0 ? (size_t)n + 1 : 1);
+}
+
+void
+test_comment_error(const test_file *tf, const test_comment *c,
+		   kl_buf *report, const char *fmt, ...)
+{
+	uint32_t blanks = 0;
+	while (blanks < c->len &&
+	       (c->text[blanks] == ' ' || c->text[blanks] == '\t'))
+		blanks++;
+	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, n > 0 ? (size_t)n + 1 : 1, fmt, ap);
+	error_at_v(tf, c->line, c->col + 1 + blanks, report, fmt, ap);
 	va_end(ap);
-	kl_diag d = { 0 };
-	d.severity = KL_SEV_ERROR;
-	d.line = tf->header_line;
-	d.col = tf->args_col + (uint32_t)(at - tf->args);
-	d.message = msg;
-	kl_diag_render(&d, tf->path, tf->text, tf->len, report);
-	free(msg);
 }
 
 /* Does the command take the option word[0, n) (up to its '=', if any)? */
@@ -311,8 +348,8 @@ test_filecheck(test_file *tf, const test_func *tfn, const char *output,
 	for (uint32_t i = 0; i < tfn->ncomments; i++) {
 		const test_comment *c = &tfn->comments[i];
 		if (kl_filecheck_add_line(fc, c->text, c->len, c->line, &err) < 0) {
-			kl_buf_printf(report, "%s:%u: bad directive: %s",
-				      tf->path, c->line, err.data);
+			test_comment_error(tf, c, report, "bad directive: %s",
+					   err.data);
 			kl_buf_reset(&err);
 			failures = 1;
 		}
@@ -521,7 +558,7 @@ write_blessed(test_file *tf, kl_buf *report)
 /* ---- one file ---- */
 
 typedef struct header_line {
-	uint32_t line, args_col;
+	uint32_t line, name_col, args_col;
 	char *name;
 	char *args;
 } header_line;
@@ -541,7 +578,8 @@ add_header(void *ctx, uint32_t line, const char *name, size_t nlen,
 	while (start > l->text && start[-1] != '\n')
 		start--;
 	cli_grow((void **)&l->h, &l->cap, sizeof *l->h, l->n + 1);
-	l->h[l->n++] = (header_line){ line, (uint32_t)(args - start) + 1,
+	l->h[l->n++] = (header_line){ line, (uint32_t)(name - start) + 1,
+				      (uint32_t)(args - start) + 1,
 				      strndup(name, nlen), strndup(args, alen) };
 }
 
@@ -622,8 +660,8 @@ directives_not_run(const test_file *tf, bool idle, kl_buf *report)
 		int rc = kl_filecheck_add_line(fc, c->text, c->len, c->line,
 					       &err);
 		if (rc < 0) {
-			kl_buf_printf(report, "%s:%u: bad directive: %s",
-				      tf->path, c->line, err.data);
+			test_comment_error(tf, c, report, "bad directive: %s",
+					   err.data);
 			failures++;
 		} else if (rc > 0) {
 			const char *t = c->text;
@@ -782,11 +820,12 @@ run_file_once(const char *path, bool bless, bool *blessed, kl_buf *report)
 	for (uint32_t i = 0; i < nheader; i++) {
 		cmds[i] = find_command(header[i].name, strlen(header[i].name));
 		if (!cmds[i]) {
-			kl_buf_printf(report, "%s:%u: unknown test command '%s' "
-				      "(known: ", path, header[i].line,
-				      header[i].name);
-			list_commands(report);
-			kl_buf_puts(report, ")\n");
+			kl_buf known = { 0 };
+			list_commands(&known);
+			error_at(&tf, header[i].line, header[i].name_col, report,
+				 "unknown test command '%s' (known: %s)",
+				 header[i].name, known.data);
+			kl_buf_free(&known);
 			failures = 1;
 			goto done;
 		}

@@ -132,6 +132,11 @@ void test_args_error(const test_file *tf, const char *at, kl_buf *report,
 		     const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* The same about comment c, the caret under its first word. */
+void test_comment_error(const test_file *tf, const test_comment *c,
+			kl_buf *report, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /* Record that --bless replaces lines [first, first + count) by text
  * (changes: the lines hold something else now). False if an edit of the
  * same lines with another text was recorded (by another command). */

@@ -750,13 +750,13 @@ kl_filecheck_add_line(kl_filecheck *fc, const char *text, size_t len,
 	const char *meant = misspelt_at(text, len, i, &semi, &w);
 	if (meant) {
 		if (err && semi)
-			kl_buf_printf(err, "line %" PRIu32 ": a directive after "
-				      "a second ';' is read by no one (write "
-				      "'; %s:')\n", line, meant);
+			kl_buf_printf(err, "a directive after a second ';' is "
+				      "read by no one (write '; %s:')\n",
+				      meant);
 		else if (err)
-			kl_buf_printf(err, "line %" PRIu32 ": '%.*s:' looks like "
-				      "a misspelt directive (keel's is '%s:')\n",
-				      line, (int)(w - i), text + i, meant);
+			kl_buf_printf(err, "'%.*s:' looks like a misspelt "
+				      "directive (keel's is '%s:')\n",
+				      (int)(w - i), text + i, meant);
 		return -1;
 	}
 	size_t k = i;
@@ -790,7 +790,7 @@ kl_filecheck_add_line(kl_filecheck *fc, const char *text, size_t len,
 	if (rc > 0)
 		fc->count++;
 	else if (err)
-		kl_buf_printf(err, "line %" PRIu32 ": %s\n", line,
+		kl_buf_printf(err, "%s\n",
 			      msg.len ? msg.data : "malformed directive");
 	kl_buf_free(&msg);
 	return rc;
