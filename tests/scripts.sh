@@ -179,6 +179,30 @@ for k in $(seq 1 24); do cp "$dir/loop/sub/a.kl" "$dir/many/m$k.kl"; done
 if [ "$( (ulimit -n 12 && "$build"/keel test -j 20 "$dir/many") 2>/dev/null | tail -n 1)" = "24 passed, 0 failed" ]
 then ok; else bad "keel test -j 20 with 12 descriptors: not every file ran"; fi
 
+# ---- 0c3. every command reads options the same way ----
+# --NAME=VALUE as well as --NAME VALUE, and "--" before a file whose name
+# starts with '-'
+cp examples/max.kl "$dir/-max.kl"
+for c in "cat -- $dir/-max.kl" "verify --time -- $dir/-max.kl" \
+	"cfg --func=max -- $dir/-max.kl" "domtree --repeat=2 --time $dir/-max.kl" \
+	"opt --passes=promote --print-after=promote -- $dir/-max.kl" \
+	"opt -p promote --print-after promote $dir/-max.kl" \
+	"difftest --passes=promote --fuel=1000 -- $dir/-max.kl" \
+	"run --fuel=1000 --max-depth=10 --max-memory=1M -- $dir/-max.kl %max 1 2" \
+	"test -j=1 --timeout=30 -- tests/filetests/text/max.kl"; do
+	# shellcheck disable=SC2086
+	if "$build"/keel $c >/dev/null 2>&1; then ok; else bad "keel $c: exit $?"; fi
+done
+# --fuel 0 is no limit, as fuel=0 in a test file
+if [ "$("$build"/keel run --fuel 0 examples/max.kl %max 7 -3)" = 7 ]; then ok; else
+	bad "keel run --fuel 0: not 7"; fi
+for c in "run --fuel" "cfg --func" "opt -p" "difftest -p promote --fuel" "opt -p promote --print-after"; do
+	# shellcheck disable=SC2086
+	"$build"/keel $c >/dev/null 2>&1
+	st=$?
+	if [ "$st" = 2 ]; then ok; else bad "keel $c (no value): exit $st, not 2"; fi
+done
+
 # ---- 0d. what keel difftest does not compare, and says so ----
 difftest_says() { # expected-line args...
 	want=$1

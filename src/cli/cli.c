@@ -401,6 +401,81 @@ cli_is_help(const char *arg)
 	return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
 }
 
+void
+cli_args_init(cli_args *a, int argc, char **argv)
+{
+	*a = (cli_args){ .argc = argc, .next = 1, .argv = argv };
+}
+
+bool
+cli_args_next(cli_args *a)
+{
+	a->value = NULL;
+	if (a->next < a->argc && !a->operands_only &&
+	    strcmp(a->argv[a->next], "--") == 0) {
+		a->operands_only = true;
+		a->next++;
+	}
+	if (a->next >= a->argc) {
+		a->arg = NULL;
+		return false;
+	}
+	a->arg = a->argv[a->next++];
+	return true;
+}
+
+bool
+cli_args_is_option(const cli_args *a)
+{
+	return !a->operands_only && a->arg[0] == '-' && a->arg[1] != '\0';
+}
+
+bool
+cli_args_flag(const cli_args *a, const char *name, const char *alt)
+{
+	return cli_args_is_option(a) &&
+	       (strcmp(a->arg, name) == 0 || (alt && strcmp(a->arg, alt) == 0));
+}
+
+/* Does arg spell the option name with a value: name alone (the value
+ * next), name=VALUE, or for a short name -xVALUE? */
+static const char *
+value_of(const char *arg, const char *name, bool *next)
+{
+	size_t n = strlen(name);
+	*next = false;
+	if (strncmp(arg, name, n) != 0)
+		return NULL;
+	if (arg[n] == '\0') {
+		*next = true;
+		return NULL;
+	}
+	if (arg[n] == '=')
+		return arg + n + 1;
+	bool short_name = n == 2 && name[0] == '-' && name[1] != '-';
+	return short_name ? arg + n : NULL;
+}
+
+int
+cli_args_option(cli_args *a, const char *name, const char *alt)
+{
+	if (!cli_args_is_option(a))
+		return 0;
+	bool next = false;
+	const char *v = value_of(a->arg, name, &next);
+	if (!v && !next && alt)
+		v = value_of(a->arg, alt, &next);
+	if (!v && !next)
+		return 0;
+	if (next) {
+		if (a->next >= a->argc)
+			return -1;
+		v = a->argv[a->next++];
+	}
+	a->value = v;
+	return 1;
+}
+
 int
 cli_usage_error(const char *cmd, const char *fmt, ...)
 {

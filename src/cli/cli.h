@@ -105,6 +105,34 @@ const char *cli_parse_passes(const char *s, size_t len, const kl_pass **out,
 /* Is arg "-h" or "--help"? */
 bool cli_is_help(const char *arg);
 
+/*
+ * A command's arguments, one at a time, read the same way by every
+ * command: an option that takes a value is "--name VALUE" or
+ * "--name=VALUE" (a short one "-x VALUE", "-xVALUE" or "-x=VALUE");
+ * "--" ends the options, so a file may start with '-'; "-" alone is an
+ * operand (standard input).
+ */
+typedef struct cli_args {
+	int argc, next;
+	char **argv;
+	const char *arg;    /* the current argument */
+	const char *value;  /* the value cli_args_option found */
+	bool operands_only; /* past "--" (or set by the command) */
+} cli_args;
+
+/* Start before argv[1] (argv[0] is the command's name). */
+void cli_args_init(cli_args *a, int argc, char **argv);
+/* The next argument into a->arg (a "--" is taken, not returned); false
+ * at the end. */
+bool cli_args_next(cli_args *a);
+/* Is the current argument an option (not an operand)? */
+bool cli_args_is_option(const cli_args *a);
+/* Is the current argument the option name, or alt (may be NULL)? */
+bool cli_args_flag(const cli_args *a, const char *name, const char *alt);
+/* Is it the option name (or alt) that takes a value? 1: yes, the value
+ * in a->value; -1: yes, but no value follows; 0: no. */
+int cli_args_option(cli_args *a, const char *name, const char *alt);
+
 /* Report a usage error for a subcommand and return EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -67,28 +67,28 @@ cmd_cat(int argc, char **argv)
 	kl_print_options popts = { 0 };
 	bool timing = false;
 	int nfiles = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (cli_is_help(a)) {
+	cli_args args;
+	cli_args_init(&args, argc, argv);
+	while (cli_args_next(&args)) {
+		if (cli_args_flag(&args, "--help", "-h")) {
 			fputs(cat_help, stdout);
 			return EXIT_OK;
-		} else if (strcmp(a, "--inst-numbers") == 0) {
+		} else if (cli_args_flag(&args, "--inst-numbers", NULL)) {
 			popts.inst_numbers = true;
-		} else if (strcmp(a, "--time") == 0) {
+		} else if (cli_args_flag(&args, "--time", NULL)) {
 			timing = true;
-		} else if (a[0] == '-' && a[1] != 0) {
-			return cli_usage_error("cat", "unknown option '%s'", a);
+		} else if (cli_args_is_option(&args)) {
+			return cli_usage_error("cat", "unknown option '%s'",
+					       args.arg);
 		} else {
-			nfiles++;
+			argv[++nfiles] = (char *)args.arg; /* the files, in place */
 		}
 	}
 	if (nfiles == 0)
 		return cli_usage_error("cat", "no input files");
 	int status = EXIT_OK;
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1; i <= nfiles; i++) {
 		const char *a = argv[i];
-		if (a[0] == '-' && a[1] != 0)
-			continue;
 		cli_file f;
 		if (!cli_read_file(a, &f)) {
 			status = EXIT_BAD_INPUT;

@@ -261,40 +261,45 @@ run(int argc, char **argv, bool domtree)
 	const char *cmd = domtree ? "domtree" : "cfg";
 	options o = { .domtree = domtree, .repeat = 5 };
 	int nfiles = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (cli_is_help(a)) {
+	cli_args args;
+	cli_args_init(&args, argc, argv);
+	while (cli_args_next(&args)) {
+		int func = cli_args_option(&args, "--func", NULL);
+		int repeat = func ? 0 : cli_args_option(&args, "--repeat", NULL);
+		if (cli_args_flag(&args, "--help", "-h")) {
 			fputs(domtree ? domtree_help : cfg_help, stdout);
 			return EXIT_OK;
-		} else if (!domtree && strcmp(a, "--dot") == 0) {
+		} else if (!domtree && cli_args_flag(&args, "--dot", NULL)) {
 			o.dot = true;
-		} else if (!domtree && strcmp(a, "--loops") == 0) {
+		} else if (!domtree && cli_args_flag(&args, "--loops", NULL)) {
 			o.loops = true;
-		} else if (!domtree && strcmp(a, "--liveness") == 0) {
+		} else if (!domtree &&
+			   cli_args_flag(&args, "--liveness", NULL)) {
 			o.liveness = true;
-		} else if (domtree && strcmp(a, "--frontiers") == 0) {
+		} else if (domtree &&
+			   cli_args_flag(&args, "--frontiers", NULL)) {
 			o.frontiers = true;
-		} else if (strcmp(a, "--time") == 0) {
+		} else if (cli_args_flag(&args, "--time", NULL)) {
 			o.timing = true;
-		} else if (strcmp(a, "--func") == 0 ||
-			   strcmp(a, "--repeat") == 0) {
-			if (i + 1 >= argc)
+		} else if (func || repeat) {
+			if (func < 0 || repeat < 0)
 				return cli_usage_error(cmd, "%s needs a value",
-						       a);
-			const char *v = argv[++i];
-			if (a[2] == 'f') {
-				o.func = v;
+						       func ? "--func"
+							    : "--repeat");
+			if (func) {
+				o.func = args.value;
 				continue;
 			}
 			char *end;
-			o.repeat = strtol(v, &end, 10);
+			o.repeat = strtol(args.value, &end, 10);
 			if (*end || o.repeat < 1 || o.repeat > 100000)
 				return cli_usage_error(cmd, "bad --repeat '%s'",
-						       v);
-		} else if (a[0] == '-' && a[1] != 0) {
-			return cli_usage_error(cmd, "unknown option '%s'", a);
+						       args.value);
+		} else if (cli_args_is_option(&args)) {
+			return cli_usage_error(cmd, "unknown option '%s'",
+					       args.arg);
 		} else {
-			nfiles++;
+			argv[++nfiles] = (char *)args.arg; /* the files, in place */
 		}
 	}
 	if (nfiles == 0)
@@ -302,15 +307,8 @@ run(int argc, char **argv, bool domtree)
 	analyses an = { kl_cfg_new(), kl_domtree_new(), kl_domfront_new(),
 			kl_loops_new(), kl_liveness_new(), false };
 	int status = EXIT_OK;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--func") == 0 || strcmp(a, "--repeat") == 0) {
-			i++;
-			continue;
-		}
-		if (a[0] == '-' && a[1] != 0)
-			continue;
-		int st = run_file(&o, &an, a);
+	for (int i = 1; i <= nfiles; i++) {
+		int st = run_file(&o, &an, argv[i]);
 		if (st != EXIT_OK)
 			status = st;
 	}

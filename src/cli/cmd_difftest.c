@@ -340,38 +340,41 @@ cmd_difftest(int argc, char **argv)
 	uint64_t fuel = 10000000;
 	bool quiet = false;
 	int nfiles = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (cli_is_help(a)) {
+	cli_args args;
+	cli_args_init(&args, argc, argv);
+	while (cli_args_next(&args)) {
+		int list = cli_args_option(&args, "--passes", "-p");
+		int fuel_given = list ? 0 : cli_args_option(&args, "--fuel", NULL);
+		if (cli_args_flag(&args, "--help", "-h")) {
 			fputs(difftest_help, stdout);
 			return EXIT_OK;
-		} else if (strcmp(a, "-p") == 0 || strcmp(a, "--passes") == 0) {
-			if (++i >= argc)
+		} else if (list) {
+			if (list < 0)
 				return cli_usage_error("difftest", "%s needs a "
-						       "list", a);
+						       "list", args.arg);
 			kl_buf err = { 0 };
-			if (cli_parse_passes(argv[i], strlen(argv[i]), passes,
-					     &npasses, &err)) {
+			if (cli_parse_passes(args.value, strlen(args.value),
+					     passes, &npasses, &err)) {
 				int st = cli_usage_error("difftest", "%s",
 							 err.data);
 				kl_buf_free(&err);
 				return st;
 			}
-		} else if (strcmp(a, "--fuel") == 0) {
-			if (++i >= argc)
+		} else if (fuel_given) {
+			if (fuel_given < 0)
 				return cli_usage_error("difftest", "--fuel needs "
 						       "a number");
-			if (!cli_parse_count(argv[i], &fuel))
+			if (!cli_parse_count(args.value, &fuel))
 				return cli_usage_error("difftest", "--fuel needs "
 						       "a number, not '%s'",
-						       argv[i]);
-		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+						       args.value);
+		} else if (cli_args_flag(&args, "--quiet", "-q")) {
 			quiet = true;
-		} else if (a[0] == '-' && a[1]) {
+		} else if (cli_args_is_option(&args)) {
 			return cli_usage_error("difftest", "unknown option '%s'",
-					       a);
+					       args.arg);
 		} else {
-			nfiles++;
+			argv[++nfiles] = (char *)args.arg; /* the files, in place */
 		}
 	}
 	if (npasses == 0)
@@ -379,15 +382,8 @@ cmd_difftest(int argc, char **argv)
 	if (nfiles == 0)
 		return cli_usage_error("difftest", "no input files");
 	uint32_t passed = 0, failed = 0;
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1; i <= nfiles; i++) {
 		const char *a = argv[i];
-		if (strcmp(a, "-p") == 0 || strcmp(a, "--passes") == 0 ||
-		    strcmp(a, "--fuel") == 0) {
-			i++;
-			continue;
-		}
-		if (a[0] == '-' && a[1])
-			continue;
 		tally t = { 0 };
 		if (check_file(a, passes, npasses, fuel, &t)) {
 			passed++;

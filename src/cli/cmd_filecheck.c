@@ -27,17 +27,19 @@ int
 cmd_filecheck(int argc, char **argv)
 {
 	const char *checkfile = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (cli_is_help(argv[i])) {
+	cli_args args;
+	cli_args_init(&args, argc, argv);
+	while (cli_args_next(&args)) {
+		if (cli_args_flag(&args, "--help", "-h")) {
 			fputs(filecheck_help, stdout);
 			return EXIT_OK;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
+		} else if (cli_args_is_option(&args)) {
 			return cli_usage_error("filecheck", "unknown option '%s'",
-					       argv[i]);
+					       args.arg);
 		} else if (checkfile) {
 			return cli_usage_error("filecheck", "one check file only");
 		} else {
-			checkfile = argv[i];
+			checkfile = args.arg;
 		}
 	}
 	if (!checkfile)

@@ -21,7 +21,7 @@ static const char opt_help[] =
 	"options:\n"
 	"  -p, --passes LIST      comma-separated passes to run\n"
 	"  --verify-each          verify every function after every pass\n"
-	"  --print-after=PASS     print the module to standard error after\n"
+	"  --print-after PASS     print the module to standard error after\n"
 	"                         PASS (or after every pass: 'all')\n"
 	"  --time-passes          report the time of each pass (stderr)\n"
 	"  --stats                report the passes' counters (stderr)\n"
@@ -127,44 +127,49 @@ cmd_opt(int argc, char **argv)
 {
 	opt_options o = { 0 };
 	bool list = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (cli_is_help(a)) {
+	cli_args args;
+	cli_args_init(&args, argc, argv);
+	while (cli_args_next(&args)) {
+		int passes = cli_args_option(&args, "--passes", "-p");
+		int after = passes ? 0
+				   : cli_args_option(&args, "--print-after", NULL);
+		if (cli_args_flag(&args, "--help", "-h")) {
 			fputs(opt_help, stdout);
 			return EXIT_OK;
-		} else if (strcmp(a, "-p") == 0 || strcmp(a, "--passes") == 0) {
-			if (i + 1 >= argc)
-				return cli_usage_error("opt", "%s needs a list", a);
-			int st = parse_pass_list(&o, argv[++i]);
+		} else if (passes) {
+			if (passes < 0)
+				return cli_usage_error("opt", "%s needs a list",
+						       args.arg);
+			int st = parse_pass_list(&o, args.value);
 			if (st != EXIT_OK)
 				return st;
-		} else if (strncmp(a, "--passes=", 9) == 0) {
-			int st = parse_pass_list(&o, a + 9);
-			if (st != EXIT_OK)
-				return st;
-		} else if (strcmp(a, "--verify-each") == 0) {
+		} else if (cli_args_flag(&args, "--verify-each", NULL)) {
 			o.verify_each = true;
-		} else if (strncmp(a, "--print-after=", 14) == 0) {
-			o.print_after = a + 14;
+		} else if (after) {
+			if (after < 0)
+				return cli_usage_error("opt", "--print-after "
+						       "needs a pass (or 'all')");
+			o.print_after = args.value;
 			if (strcmp(o.print_after, "all") != 0 &&
 			    !kl_pass_find(o.print_after, strlen(o.print_after)))
 				return cli_usage_error("opt", "--print-after: "
 						       "unknown pass '%s'",
 						       o.print_after);
-		} else if (strcmp(a, "--time-passes") == 0) {
+		} else if (cli_args_flag(&args, "--time-passes", NULL)) {
 			o.time_passes = true;
-		} else if (strcmp(a, "--stats") == 0) {
+		} else if (cli_args_flag(&args, "--stats", NULL)) {
 			o.stats = true;
-		} else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+		} else if (cli_args_flag(&args, "--verbose", "-v")) {
 			o.verbose = true;
-		} else if (strcmp(a, "--list") == 0) {
+		} else if (cli_args_flag(&args, "--list", NULL)) {
 			list = true;
-		} else if (a[0] == '-' && a[1]) {
-			return cli_usage_error("opt", "unknown option '%s'", a);
+		} else if (cli_args_is_option(&args)) {
+			return cli_usage_error("opt", "unknown option '%s'",
+					       args.arg);
 		} else if (o.file) {
 			return cli_usage_error("opt", "one input file only");
 		} else {
-			o.file = a;
+			o.file = args.arg;
 		}
 	}
 	if (list) {

@@ -31,7 +31,7 @@ static const char run_help[] =
 	"\n"
 	"options (before FILE):\n"
 	"  --fuel N        stop with an out_of_fuel trap after N executed\n"
-	"                  IR instructions (default: no limit)\n"
+	"                  IR instructions (default and 0: no limit)\n"
 	"  --max-depth N   call depth limit (default 10000)\n"
 	"  --max-memory N  bytes of alloca, heap and data (default 256 MiB)\n"
 	"  --time          print executed instructions, the time of the call\n"
@@ -39,7 +39,8 @@ static const char run_help[] =
 	"                  error\n"
 	"  -h, --help      show this help\n"
 	"\n"
-	"Numbers of options accept the suffixes k, M and G.\n"
+	"Numbers of options accept the suffixes k, M and G. An option\n"
+	"that takes a value may also be written --NAME=VALUE.\n"
 	"\n"
 	"exit status: running %main, its integer result (mod 256); after\n"
 	"exit(N), N; otherwise 0. 1 on a trap, a failure or bad input, 2 on\n"
@@ -171,39 +172,46 @@ int
 cmd_run(int argc, char **argv)
 {
 	run_opts ro = { { 0 }, false };
-	int i = 1;
-	for (; i < argc; i++) {
-		const char *a = argv[i];
+	static const char *const limit_name[] = { "--fuel", "--max-depth",
+						   "--max-memory" };
+	cli_args args;
+	cli_args_init(&args, argc, argv);
+	while (cli_args_next(&args)) {
+		int which = -1, r = 0;
+		for (int k = 0; k < 3 && !r; k++)
+			if ((r = cli_args_option(&args, limit_name[k], NULL)))
+				which = k;
 		uint64_t v;
-		if (cli_is_help(a)) {
+		if (cli_args_flag(&args, "--help", "-h")) {
 			fputs(run_help, stdout);
 			return EXIT_OK;
-		} else if (strcmp(a, "--time") == 0) {
+		} else if (cli_args_flag(&args, "--time", NULL)) {
 			ro.timing = true;
-		} else if (strcmp(a, "--fuel") == 0 ||
-			   strcmp(a, "--max-depth") == 0 ||
-			   strcmp(a, "--max-memory") == 0) {
-			if (i + 1 >= argc || !cli_parse_count(argv[i + 1], &v) ||
-			    v == 0)
+		} else if (r) {
+			/* --fuel 0: no limit, as fuel=0 in a test file */
+			if (r < 0 || !cli_parse_count(args.value, &v) ||
+			    (v == 0 && which != 0))
 				return cli_usage_error("run", "%s needs a "
-							      "positive number",
-						       a);
-			i++;
-			if (a[2] == 'f')
+						       "positive number%s",
+						       limit_name[which],
+						       which ? "" : " (or 0)");
+			if (which == 0)
 				ro.io.fuel = v;
-			else if (a[6] == 'd')
+			else if (which == 1)
 				ro.io.max_depth = v > UINT32_MAX ? UINT32_MAX
 								 : (uint32_t)v;
 			else
 				ro.io.max_memory = v;
-		} else if (a[0] == '-' && a[1] != 0) {
-			return cli_usage_error("run", "unknown option '%s'", a);
+		} else if (cli_args_is_option(&args)) {
+			return cli_usage_error("run", "unknown option '%s'",
+					       args.arg);
 		} else {
-			break;
+			break; /* the file; after it, the function and its
+				  arguments, which may start with '-' */
 		}
 	}
-	if (i >= argc)
+	if (!args.arg)
 		return cli_usage_error("run", "no input file");
 	ro.io.output = write_stdout;
-	return run_file(argv[i], argc - i - 1, argv + i + 1, &ro);
+	return run_file(args.arg, argc - args.next, argv + args.next, &ro);
 }

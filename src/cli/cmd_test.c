@@ -496,46 +496,43 @@ cmd_test(int argc, char **argv)
 	file_list files = { 0 };
 	run_state rs = { 0 };
 	int npaths = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (cli_is_help(a)) {
+	cli_args args;
+	cli_args_init(&args, argc, argv);
+	while (cli_args_next(&args)) {
+		int jobs_given = cli_args_option(&args, "-j", NULL);
+		int timeout_given =
+			jobs_given ? 0 : cli_args_option(&args, "--timeout", NULL);
+		if (cli_args_flag(&args, "--help", "-h")) {
 			fputs(test_help, stdout);
 			return EXIT_OK;
-		} else if (strncmp(a, "-j", 2) == 0 ||
-			   strcmp(a, "--timeout") == 0 ||
-			   strncmp(a, "--timeout=", 10) == 0) {
-			/* -j N, -jN, --timeout SECS, --timeout=SECS */
-			bool is_jobs = a[1] == 'j';
-			const char *name = is_jobs ? "-j" : "--timeout";
-			const char *val = is_jobs ? a + 2 : a + 9;
-			if (*val == '=')
-				val++;
-			else if (!*val && i + 1 < argc)
-				val = argv[++i]; /* the separate form */
-			else if (!*val)
+		} else if (jobs_given || timeout_given) {
+			const char *name = jobs_given ? "-j" : "--timeout";
+			if (jobs_given < 0 || timeout_given < 0)
 				return cli_usage_error("test", "%s needs a value",
 						       name);
+			const char *val = args.value;
 			char *end;
 			double v = strtod(val, &end);
 			/* (written so that NaN fails too: no limit at all) */
-			if (*end || !(v > 0 && v <= 1e6) ||
-			    (is_jobs && v != (long)v))
+			if (!*val || *end || !(v > 0 && v <= 1e6) ||
+			    (jobs_given && v != (long)v))
 				return cli_usage_error("test", "bad value for "
 						       "%s: '%s'", name, val);
-			if (is_jobs)
+			if (jobs_given)
 				jobs = (long)v;
 			else
 				timeout = v;
-		} else if (strcmp(a, "--bless") == 0) {
+		} else if (cli_args_flag(&args, "--bless", NULL)) {
 			bless = true;
-		} else if (strcmp(a, "--expect-fail") == 0) {
+		} else if (cli_args_flag(&args, "--expect-fail", NULL)) {
 			rs.expect_fail = true;
-		} else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+		} else if (cli_args_flag(&args, "--verbose", "-v")) {
 			rs.verbose = true;
-		} else if (a[0] == '-' && a[1]) {
-			return cli_usage_error("test", "unknown option '%s'", a);
+		} else if (cli_args_is_option(&args)) {
+			return cli_usage_error("test", "unknown option '%s'",
+					       args.arg);
 		} else {
-			npaths++;
+			argv[++npaths] = (char *)args.arg; /* the paths, in place */
 		}
 	}
 	if (npaths == 0)
@@ -543,16 +540,8 @@ cmd_test(int argc, char **argv)
 	if (jobs < 1)
 		jobs = 1;
 	bool ok = true;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "-j") == 0 || strcmp(a, "--timeout") == 0) {
-			i++; /* the value is the next argument */
-			continue;
-		}
-		if (a[0] == '-' && a[1])
-			continue;
-		ok &= collect(&files, a, true);
-	}
+	for (int i = 1; i <= npaths; i++)
+		ok &= collect(&files, argv[i], true);
 	if (files.n == 0 && ok) {
 		/* a mistyped directory must not pass */
 		fprintf(stderr, "keel test: no test files (*.kl) found\n");

@@ -128,30 +128,28 @@ cmd_verify(int argc, char **argv)
 {
 	bool inst_numbers = false, timing = false;
 	int nfiles = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (cli_is_help(a)) {
+	cli_args args;
+	cli_args_init(&args, argc, argv);
+	while (cli_args_next(&args)) {
+		if (cli_args_flag(&args, "--help", "-h")) {
 			fputs(verify_help, stdout);
 			return EXIT_OK;
-		} else if (strcmp(a, "--inst-numbers") == 0) {
+		} else if (cli_args_flag(&args, "--inst-numbers", NULL)) {
 			inst_numbers = true;
-		} else if (strcmp(a, "--time") == 0) {
+		} else if (cli_args_flag(&args, "--time", NULL)) {
 			timing = true;
-		} else if (a[0] == '-' && a[1] != 0) {
+		} else if (cli_args_is_option(&args)) {
 			return cli_usage_error("verify", "unknown option '%s'",
-					       a);
+					       args.arg);
 		} else {
-			nfiles++;
+			argv[++nfiles] = (char *)args.arg; /* the files, in place */
 		}
 	}
 	if (nfiles == 0)
 		return cli_usage_error("verify", "no input files");
 	int status = EXIT_OK;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (a[0] == '-' && a[1] != 0)
-			continue;
-		if (verify_file(a, inst_numbers, timing) != EXIT_OK)
+	for (int i = 1; i <= nfiles; i++) {
+		if (verify_file(argv[i], inst_numbers, timing) != EXIT_OK)
 			status = EXIT_BAD_INPUT;
 	}
 	return status;
