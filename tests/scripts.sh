@@ -508,6 +508,12 @@ if [ "$st" = 1 ] && [ "$(grep -c 'error:' "$dir/many-errors.err")" = 101 ] &&
 	grep -q "many-errors.kl:102:12: error: too many errors; giving up"
 then ok; else bad "keel cat, 150 errors: 'too many errors' not last, or no place"; fi
 
+# ---- 0e9. a CRLF file's errors quote its lines without the CR ----
+printf 'function %%f() {\r\nblock0:\r\n    v1 = bogus v0\r\n    return\r\n}\r\n' >"$dir/crlf.kl"
+"$build"/keel cat "$dir/crlf.kl" >/dev/null 2>"$dir/crlf.err"
+if [ "$(sed -n 2p "$dir/crlf.err")" = "    v1 = bogus v0" ]; then ok; else
+	bad "keel cat on a CRLF file quotes: $(sed -n 2p "$dir/crlf.err" | od -c | head -n 2)"; fi
+
 # ---- 0e3. keel filecheck reads what keel test reads, and sees NULs ----
 printf 'not: secret\n' >"$dir/fc-not"
 printf 'x\0secret\n' | "$build"/keel filecheck "$dir/fc-not" >/dev/null 2>"$dir/fc.err"

@@ -47,6 +47,9 @@ kl_diag_render(const kl_diag *d, const char *file, const char *src,
 	size_t end = pos;
 	while (end < src_len && src[end] != '\n')
 		end++;
+	/* A CRLF line's CR is its end, not a byte to show (as '?'). */
+	if (end > pos && src[end - 1] == '\r')
+		end--;
 	/* Very long lines are cut around the column. */
 	size_t start = pos;
 	size_t col = d->col ? d->col - 1 : 0;
