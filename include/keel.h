@@ -401,7 +401,8 @@ kl_value kl_inst_dest_arg(const kl_func *f, kl_inst i, uint32_t n, uint32_t k);
  * inserts them before an instruction. Errors are sticky: after the first
  * failure every call returns a none entity and kl_builder_status() tells
  * what went wrong. The builder checks structure (entities exist, formats
- * match opcodes); types are the verifier's job.
+ * match opcodes, the block or instruction is in the layout: else
+ * KL_ERR_POSITION); types are the verifier's job.
  */
 typedef struct kl_builder {
 	kl_func *func;
@@ -418,6 +419,9 @@ typedef struct kl_block_call {
 } kl_block_call;
 
 kl_block kl_func_new_block(kl_func *f); /* not yet in the layout */
+/* Put new block b in the layout, last or after block `after`:
+ * KL_ERR_INVALID if b is no block or is placed already, KL_ERR_POSITION
+ * if `after` is not in the layout. */
 kl_status kl_func_append_block(kl_func *f, kl_block b);
 kl_status kl_func_insert_block_after(kl_func *f, kl_block b, kl_block after);
 kl_value kl_block_append_param(kl_func *f, kl_block b, kl_type t);

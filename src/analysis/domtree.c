@@ -510,11 +510,11 @@ kl_domtree_inst_dominates(const kl_domtree *dt, const kl_func *f, kl_inst a,
 {
 	if (a.id >= f->ninsts || b.id >= f->ninsts)
 		return false;
-	if (a.id == b.id)
-		return true;
 	uint32_t ba = f->nodes[a.id].block, bb = f->nodes[b.id].block;
 	if (ba == KL_NONE || bb == KL_NONE)
-		return false;
+		return false; /* not placed: itself neither */
+	if (a.id == b.id)
+		return true;
 	if (ba == bb)
 		return f->nodes[a.id].seq < f->nodes[b.id].seq;
 	return dt_reachable(dt, ba) && dt_reachable(dt, bb) &&

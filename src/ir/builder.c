@@ -40,9 +40,10 @@ kl_status
 kl_func_insert_block_after(kl_func *f, kl_block b, kl_block after)
 {
 	if (!block_exists(f, b) || (f->blocks[b.id].flags & BLOCK_PLACED) ||
-	    !block_exists(f, after) ||
-	    !(f->blocks[after.id].flags & BLOCK_PLACED))
+	    !block_exists(f, after))
 		return KL_ERR_INVALID;
+	if (!(f->blocks[after.id].flags & BLOCK_PLACED))
+		return KL_ERR_POSITION;
 	layout_insert_block_after(f, b.id, after.id);
 	return KL_OK;
 }
@@ -171,6 +172,11 @@ ready(kl_builder *b)
 	}
 	if (!block_exists(f, b->block))
 		return fail(b, KL_ERR_POSITION, "no block to append to");
+	/* (an instruction in a block outside the layout would be in no
+	 * listing, and the printed text would verify where the IR fails) */
+	if (!(f->blocks[b->block.id].flags & BLOCK_PLACED))
+		return fail(b, KL_ERR_POSITION, "the block is not in the "
+			    "layout (kl_func_append_block)");
 	return true;
 }
 

@@ -469,9 +469,15 @@ check_unlisted(verifier *vf)
 				 "opcode %u", i, f->insts[i].op);
 			vf->cfg_ok = false;
 		}
-		if (f->nodes[i].block != KL_NONE) {
+		uint32_t b = f->nodes[i].block;
+		if (b != KL_NONE && b < f->nblocks &&
+		    !(f->blocks[b].flags & BLOCK_PLACED)) {
+			err_inst(vf, i, "inst%u is in block%u, which is not in "
+				 "the layout", i, b);
+			vf->cfg_ok = false;
+		} else if (b != KL_NONE) {
 			err_inst(vf, i, "inst%u says it is in block%u, but no "
-				 "block lists it", i, f->nodes[i].block);
+				 "block lists it", i, b);
 			vf->cfg_ok = false;
 		}
 	}

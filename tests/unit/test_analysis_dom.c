@@ -514,6 +514,16 @@ test_tiny(void)
 	CHECK_EQ_INT(kl_cfg_num_succs(cfg, b), 0);
 	CHECK_EQ_INT(kl_cfg_num_preds(cfg, (kl_block){ 100 }), 0);
 	CHECK(kl_cfg_succ(cfg, b, 0).id == KL_NONE);
+	/* an instruction taken out of the layout dominates nothing, not
+	 * even itself (keel.h: false if either is not placed) */
+	kl_builder_init(&bld, f);
+	kl_builder_before(&bld, kl_block_first_inst(f, b));
+	kl_value c = kl_build_iconst(&bld, KL_TYPE_I32, 1);
+	kl_inst ci = kl_value_def_inst(f, c);
+	CHECK(kl_domtree_inst_dominates(dt, f, ci, ci));
+	kl_inst_remove(f, ci);
+	CHECK(!kl_domtree_inst_dominates(dt, f, ci, ci));
+	CHECK(!kl_domtree_inst_dominates(dt, f, ci, kl_block_first_inst(f, b)));
 	kl_cfg_free(cfg);
 	kl_domtree_free(dt);
 	kl_cfg_free(NULL);

@@ -540,6 +540,21 @@ test_builder_errors_are_values(void)
 	kl_build_iconst(&bld, KL_TYPE_I8, 0);
 	CHECK_EQ_INT(kl_builder_status(&bld), KL_ERR_POSITION);
 
+	/* A block outside the layout takes no instructions: they would be
+	 * in no listing, and the printed text would verify where the IR
+	 * does not. Nor can a block be placed after it. */
+	kl_block loose = kl_func_new_block(f);
+	kl_builder_init(&bld, f);
+	kl_builder_at_end(&bld, loose);
+	CHECK_EQ_INT(kl_build_trap(&bld, KL_TRAP_UNREACHABLE, 0).id, KL_NONE);
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_ERR_POSITION);
+	kl_block other = kl_func_new_block(f);
+	CHECK_EQ_INT(kl_func_insert_block_after(f, other, loose),
+		     KL_ERR_POSITION);
+	CHECK_EQ_INT(kl_func_append_block(f, loose), KL_OK);
+	CHECK_EQ_INT(kl_func_append_block(f, loose), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_func_insert_block_after(f, other, loose), KL_OK);
+
 	/* Types that do not exist. */
 	CHECK_EQ_INT(kl_block_append_param(f, b, 4242).id, KL_NONE);
 	kl_type bad = 4242;
