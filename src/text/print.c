@@ -687,7 +687,8 @@ put_data_item(kl_buf *out, const kl_module *m, const kl_item_data *it)
 		fmt_string(out, m->bytes + it->str, it->len);
 		break;
 	case KL_DATA_ZERO:
-		kl_buf_printf(out, "zero %llu", (unsigned long long)it->value);
+		buf_adds(out, "zero "); /* a size: as alloca's */
+		fmt_uint(out, it->value);
 		break;
 	case KL_DATA_SYMREF: {
 		buf_adds(out, kl_type_name(m, it->type));
