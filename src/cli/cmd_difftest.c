@@ -73,8 +73,8 @@ enum skip {
 
 static const char *const skip_text[NSKIPS] = {
 	"out of fuel or over a limit before the passes",
-	"that the interpreter could not run before the passes (such as a "
-	"call to an external function it does not provide)",
+	("that the interpreter could not run before the passes (such as a "
+	 "call to an external function it does not provide)"),
 	"over a limit after them",
 	"depending on object ids",
 };
