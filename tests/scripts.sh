@@ -394,6 +394,13 @@ done
 st=$?
 if [ "$st" = 1 ]; then ok; else bad "keel cfg --func '#-1': exit $st, not 1"; fi
 
+# a failure (not a trap: keel could not go on) is named as keel's errors are
+"$build"/keel run --max-memory 1 examples/sieve.kl >/dev/null 2>"$dir/fail.err"
+st=$?
+if [ "$st" = 1 ] && [ "$(head -n 1 "$dir/fail.err")" = \
+	"keel run: examples/sieve.kl: error: data %fmt is too large (22 bytes; the memory limit is 1)" ]
+then ok; else bad "keel run --max-memory 1: exit $st, $(head -n 1 "$dir/fail.err")"; fi
+
 # ---- 0e4. quadratic dominance frontiers stop at their limit ----
 # A nest of 8,200 loops whose latches branch to the latch outside: its
 # frontiers hold 8,200 x 8,201 entries, past the limit of 2^26. The

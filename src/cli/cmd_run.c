@@ -89,7 +89,7 @@ parse_args(const kl_module *m, kl_sym func, int argc, char **argv,
 
 static int
 report(const kl_interp *it, const kl_module *m, const kl_run_result *res,
-       bool is_main)
+       bool is_main, const char *file)
 {
 	if (res->status == KL_RUN_RETURNED) {
 		kl_buf out = { 0 };
@@ -111,6 +111,10 @@ report(const kl_interp *it, const kl_module *m, const kl_run_result *res,
 	}
 	cli_flush_stdout(); /* (a loss is said; the run's status stays) */
 	kl_buf msg = { 0 };
+	/* A failure is keel's to say (the program did not trap): named as
+	 * its other errors are. */
+	if (res->status == KL_RUN_FAILED)
+		kl_buf_printf(&msg, "keel run: %s: ", file);
 	kl_run_describe(it, res, &msg);
 	fwrite(msg.data ? msg.data : "", 1, msg.len, stderr);
 	kl_buf_free(&msg);
@@ -160,7 +164,7 @@ run_file(const char *file, int argc, char **argv, const run_opts *ro)
 	size_t len;
 	const char *fname = kl_sym_name(m, func, &len);
 	bool is_main = len == 4 && memcmp(fname, "main", 4) == 0;
-	status = report(it, m, &res, is_main);
+	status = report(it, m, &res, is_main, file);
 	kl_interp_free(it);
 	free(args);
 out:
