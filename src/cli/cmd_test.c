@@ -13,8 +13,9 @@
  * found recursively and sorted, and their reports printed in that order
  * (one that finishes early waits for those before it), so the report
  * depends neither on the directory's order on disk nor on which child
- * finishes first. A directory reached twice (through a symbolic link) is
- * read once, so a link cycle ends.
+ * finishes first. A symbolic link back to a directory being read is not
+ * followed, so a link cycle ends (a directory reached through two links
+ * is read twice; its files still run once).
  *
  * --expect-fail turns the verdict around, for testing keel's own checkers:
  * every file must fail, and every `; expect-fail: TEXT` comment in it must

@@ -142,7 +142,7 @@ test_not_directives(void)
 		"run: %f(1) == 2", "dominates: block1", "Check: prose",
 		"check : x", "checks: x", "nextline: x", "test cat",
 		"; error: x", "; Check: prose", "Not: really", "regex = x",
-		"x86: prose", "; note: x",
+		"x86: prose", "; note: x", "averyveryverylongword: prose",
 	};
 	for (size_t i = 0; i < sizeof plain / sizeof *plain; i++) {
 		kl_buf err = {0};
@@ -158,6 +158,8 @@ test_not_directives(void)
 		{ "check-same: x", "'sameln:'" }, { "check-dag: x", "'unordered:'" },
 		{ "check-label: x", "'check:'" }, { "REGEX: X=x", "'regex:'" },
 		{ "CHECK-COUNT-2: x", "'check:'" },
+		{ "CHECK-COUNT-1000: x", "'check:'" },
+		{ "check-some-very-long-name: x", "'check:'" },
 		{ "check{literal}: x", "'check:'" },
 		{ "not{LITERAL}: x", "'not:'" },
 	};
