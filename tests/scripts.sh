@@ -176,6 +176,8 @@ if [ "$(timeout 20 "$build"/keel test "$dir/loop" 2>&1)" = "1 passed, 0 failed" 
 # fewer at once, and every file is counted
 mkdir -p "$dir/many"
 for k in $(seq 1 24); do cp "$dir/loop/sub/a.kl" "$dir/many/m$k.kl"; done
+# (dash and bash have ulimit -n; a shell without it fails the subshell)
+# shellcheck disable=SC3045
 if [ "$( (ulimit -n 12 && "$build"/keel test -j 20 "$dir/many") 2>/dev/null | tail -n 1)" = "24 passed, 0 failed" ]
 then ok; else bad "keel test -j 20 with 12 descriptors: not every file ran"; fi
 
@@ -541,6 +543,7 @@ if [ "$st" = 1 ] && grep -q "no directives" "$dir/fc.err"; then ok; else
 	bad "keel filecheck with no directives: exit $st"; fi
 
 # every bad line of a check file: file, line, column, the line, a caret
+# shellcheck disable=SC2016 # the check file's own $(X=...) syntax
 printf 'check: $(X=[a-\nregex: Y=(\n  v1 = x ; CHECK: y\n' >"$dir/fc-bad"
 echo foo | "$build"/keel filecheck "$dir/fc-bad" >/dev/null 2>"$dir/fc.err"
 st=$?
