@@ -332,14 +332,6 @@ numeric_extent(const char *s, size_t n)
 	return i;
 }
 
-/* Is c a digit of a float literal (hex: a hex digit)? */
-static bool
-is_digit_of(char c, bool hex)
-{
-	char lc = (char)(c | 32);
-	return (c >= '0' && c <= '9') || (hex && lc >= 'a' && lc <= 'f');
-}
-
 static size_t
 scan_float(const char *s, size_t n, bool single, uint64_t *bits)
 {
@@ -379,9 +371,10 @@ scan_float(const char *s, size_t n, bool single, uint64_t *bits)
 		char c = s[i];
 		if (c == '_') {
 			/* between two digits only */
+			unsigned base = hex ? 16 : 10;
 			ok &= i > 0 && i + 1 < len &&
-			      is_digit_of(s[i - 1], hex) &&
-			      is_digit_of(s[i + 1], hex);
+			      digit_in(s[i - 1], base) >= 0 &&
+			      digit_in(s[i + 1], base) >= 0;
 			continue;
 		}
 		if (c >= '0' && c <= '9')
