@@ -248,21 +248,22 @@ test_cmd_parse_error(test_file *tf, const char *args, kl_buf *report)
 	}
 	for (uint32_t i = 0; i < diags.len; i++) {
 		const kl_diag *d = &diags.items[i];
+		/* The most precise expectation that fits, the first of
+		 * them: at the column (2), on the line (1), anywhere (0). */
 		expected_error *hit = NULL;
-		/* the most precise expectation first: at the column, on
-		 * the line, anywhere */
-		for (int pass = 0; pass < 3 && !hit; pass++)
-			for (uint32_t k = 0; k < nexp && !hit; k++) {
-				const expected_error *x = &exp[k];
-				bool where = pass == 0 ? x->line == d->line &&
-								 x->col == d->col
-					     : pass == 1 ? x->line == d->line &&
-								   x->col == 0
-							 : x->line == 0;
-				if (!x->matched && where &&
-				    contains(d->message, x->text, x->len))
-					hit = &exp[k];
+		int best = -1;
+		for (uint32_t k = 0; k < nexp; k++) {
+			expected_error *x = &exp[k];
+			bool fits = x->col ? x->line == d->line &&
+						     x->col == d->col
+					   : !x->line || x->line == d->line;
+			int rank = (x->line != 0) + (x->col != 0);
+			if (!x->matched && fits && rank > best &&
+			    contains(d->message, x->text, x->len)) {
+				hit = x;
+				best = rank;
 			}
+		}
 		if (hit) {
 			hit->matched = true;
 			continue;
