@@ -431,6 +431,12 @@ cli_args_is_option(const cli_args *a)
 }
 
 bool
+cli_args_help(const cli_args *a)
+{
+	return cli_args_is_option(a) && cli_is_help(a->arg);
+}
+
+bool
 cli_args_flag(const cli_args *a, const char *name, const char *alt)
 {
 	return cli_args_is_option(a) &&
@@ -474,6 +480,13 @@ cli_args_option(cli_args *a, const char *name, const char *alt)
 	}
 	a->value = v;
 	return 1;
+}
+
+int
+cli_args_keep(cli_args *a)
+{
+	a->argv[++a->kept] = (char *)a->arg;
+	return a->kept;
 }
 
 int

@@ -118,6 +118,7 @@ typedef struct cli_args {
 	const char *arg;    /* the current argument */
 	const char *value;  /* the value cli_args_option found */
 	bool operands_only; /* past "--" (or set by the command) */
+	int kept;           /* operands kept: argv[1 .. kept] */
 } cli_args;
 
 /* Start before argv[1] (argv[0] is the command's name). */
@@ -127,11 +128,17 @@ void cli_args_init(cli_args *a, int argc, char **argv);
 bool cli_args_next(cli_args *a);
 /* Is the current argument an option (not an operand)? */
 bool cli_args_is_option(const cli_args *a);
+/* Is the current argument "-h" or "--help" (cli_is_help)? */
+bool cli_args_help(const cli_args *a);
 /* Is the current argument the option name, or alt (may be NULL)? */
 bool cli_args_flag(const cli_args *a, const char *name, const char *alt);
 /* Is it the option name (or alt) that takes a value? 1: yes, the value
  * in a->value; -1: yes, but no value follows; 0: no. */
 int cli_args_option(cli_args *a, const char *name, const char *alt);
+/* Keep the current argument, an operand, for after the options: the
+ * kept ones go to argv[1 .. n] in order, over arguments already read.
+ * Returns n. */
+int cli_args_keep(cli_args *a);
 
 /* Report a usage error for a subcommand and return EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)

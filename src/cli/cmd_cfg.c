@@ -266,7 +266,7 @@ run(int argc, char **argv, bool domtree)
 	while (cli_args_next(&args)) {
 		int func = cli_args_option(&args, "--func", NULL);
 		int repeat = func ? 0 : cli_args_option(&args, "--repeat", NULL);
-		if (cli_args_flag(&args, "--help", "-h")) {
+		if (cli_args_help(&args)) {
 			fputs(domtree ? domtree_help : cfg_help, stdout);
 			return EXIT_OK;
 		} else if (!domtree && cli_args_flag(&args, "--dot", NULL)) {
@@ -299,7 +299,7 @@ run(int argc, char **argv, bool domtree)
 			return cli_usage_error(cmd, "unknown option '%s'",
 					       args.arg);
 		} else {
-			argv[++nfiles] = (char *)args.arg; /* the files, in place */
+			nfiles = cli_args_keep(&args);
 		}
 	}
 	if (nfiles == 0)

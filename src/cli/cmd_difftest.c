@@ -345,7 +345,7 @@ cmd_difftest(int argc, char **argv)
 	while (cli_args_next(&args)) {
 		int list = cli_args_option(&args, "--passes", "-p");
 		int fuel_given = list ? 0 : cli_args_option(&args, "--fuel", NULL);
-		if (cli_args_flag(&args, "--help", "-h")) {
+		if (cli_args_help(&args)) {
 			fputs(difftest_help, stdout);
 			return EXIT_OK;
 		} else if (list) {
@@ -374,7 +374,7 @@ cmd_difftest(int argc, char **argv)
 			return cli_usage_error("difftest", "unknown option '%s'",
 					       args.arg);
 		} else {
-			argv[++nfiles] = (char *)args.arg; /* the files, in place */
+			nfiles = cli_args_keep(&args);
 		}
 	}
 	if (npasses == 0)

@@ -30,7 +30,7 @@ cmd_filecheck(int argc, char **argv)
 	cli_args args;
 	cli_args_init(&args, argc, argv);
 	while (cli_args_next(&args)) {
-		if (cli_args_flag(&args, "--help", "-h")) {
+		if (cli_args_help(&args)) {
 			fputs(filecheck_help, stdout);
 			return EXIT_OK;
 		} else if (cli_args_is_option(&args)) {

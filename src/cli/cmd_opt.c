@@ -133,7 +133,7 @@ cmd_opt(int argc, char **argv)
 		int passes = cli_args_option(&args, "--passes", "-p");
 		int after = passes ? 0
 				   : cli_args_option(&args, "--print-after", NULL);
-		if (cli_args_flag(&args, "--help", "-h")) {
+		if (cli_args_help(&args)) {
 			fputs(opt_help, stdout);
 			return EXIT_OK;
 		} else if (passes) {

@@ -186,7 +186,7 @@ cmd_run(int argc, char **argv)
 			if ((r = cli_args_option(&args, limit_name[k], NULL)))
 				which = k;
 		uint64_t v;
-		if (cli_args_flag(&args, "--help", "-h")) {
+		if (cli_args_help(&args)) {
 			fputs(run_help, stdout);
 			return EXIT_OK;
 		} else if (cli_args_flag(&args, "--time", NULL)) {

@@ -503,7 +503,7 @@ cmd_test(int argc, char **argv)
 		int jobs_given = cli_args_option(&args, "-j", NULL);
 		int timeout_given =
 			jobs_given ? 0 : cli_args_option(&args, "--timeout", NULL);
-		if (cli_args_flag(&args, "--help", "-h")) {
+		if (cli_args_help(&args)) {
 			fputs(test_help, stdout);
 			return EXIT_OK;
 		} else if (jobs_given || timeout_given) {
@@ -533,7 +533,7 @@ cmd_test(int argc, char **argv)
 			return cli_usage_error("test", "unknown option '%s'",
 					       args.arg);
 		} else {
-			argv[++npaths] = (char *)args.arg; /* the paths, in place */
+			npaths = cli_args_keep(&args);
 		}
 	}
 	if (npaths == 0)

@@ -131,7 +131,7 @@ cmd_verify(int argc, char **argv)
 	cli_args args;
 	cli_args_init(&args, argc, argv);
 	while (cli_args_next(&args)) {
-		if (cli_args_flag(&args, "--help", "-h")) {
+		if (cli_args_help(&args)) {
 			fputs(verify_help, stdout);
 			return EXIT_OK;
 		} else if (cli_args_flag(&args, "--inst-numbers", NULL)) {
@@ -142,7 +142,7 @@ cmd_verify(int argc, char **argv)
 			return cli_usage_error("verify", "unknown option '%s'",
 					       args.arg);
 		} else {
-			argv[++nfiles] = (char *)args.arg; /* the files, in place */
+			nfiles = cli_args_keep(&args);
 		}
 	}
 	if (nfiles == 0)
