@@ -1101,8 +1101,8 @@ void kl_filecheck_free(kl_filecheck *fc);
  * annotation like "error:", "run:", "dominates:"), -1 if it is a malformed
  * directive (bad regex, bad variable syntax...) or a misspelt one (LLVM
  * FileCheck's spellings such as "check-next:", or capitals: "CHECK:",
- * "NOT:"; a mixed-case word such as "Note:" is prose): a one-line message
- * ending in '\n' is appended to err (which may be NULL; the caller, who
+ * "NOT:"; a mixed-case word such as "Note:" is prose): a one-line message,
+ * without a newline, is appended to err (which may be NULL; the caller, who
  * knows where the text is, says where) and the checker is left as it was.
  * `line` is the 1-based line number in the check file, used in the
  * reports of kl_filecheck_run.

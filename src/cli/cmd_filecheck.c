@@ -82,8 +82,6 @@ cmd_filecheck(int argc, char **argv)
 			/* where: the directive's first word, with a caret */
 			while (at < e && (*at == ' ' || *at == '\t'))
 				at++;
-			if (err.len && err.data[err.len - 1] == '\n')
-				err.data[--err.len] = '\0';
 			kl_diag d = { .severity = KL_SEV_ERROR, .line = line,
 				      .col = (uint32_t)(at - s) + 1,
 				      .message = err.data };

@@ -216,9 +216,6 @@ error_at_v(const test_file *tf, uint32_t line, uint32_t col, kl_buf *report,
 	char *msg = malloc(n > 0 ? (size_t)n + 1 : 1);
 	vsnprintf(msg, n > 0 ? (size_t)n + 1 : 1, fmt, again);
 	va_end(again);
-	/* (a one-line message: the caller's may end in a newline) */
-	if (n > 0 && msg[n - 1] == '\n')
-		msg[n - 1] = '\0';
 	kl_diag d = { 0 };
 	d.severity = KL_SEV_ERROR;
 	d.line = line;

@@ -756,11 +756,11 @@ kl_filecheck_add_line(kl_filecheck *fc, const char *text, size_t len,
 	if (meant) {
 		if (err && semi)
 			kl_buf_printf(err, "a directive after a second ';' is "
-				      "read by no one (write '; %s:')\n",
+				      "read by no one (write '; %s:')",
 				      meant);
 		else if (err)
 			kl_buf_printf(err, "'%.*s:' looks like a misspelt "
-				      "directive (keel's is '%s:')\n",
+				      "directive (keel's is '%s:')",
 				      (int)(w - i), text + i, meant);
 		return -1;
 	}
@@ -795,8 +795,7 @@ kl_filecheck_add_line(kl_filecheck *fc, const char *text, size_t len,
 	if (rc > 0)
 		fc->count++;
 	else if (err)
-		kl_buf_printf(err, "%s\n",
-			      msg.len ? msg.data : "malformed directive");
+		kl_buf_puts(err, msg.len ? msg.data : "malformed directive");
 	kl_buf_free(&msg);
 	return rc;
 }

@@ -105,7 +105,7 @@ malformed(const char *line, const char *want)
 	int rc = add_one(line, &err);
 	bool good = rc == -1 && err.len > 0 &&
 		    strncmp(err.data, "line ", 5) != 0 &&
-		    strchr(err.data, '\n') == err.data + err.len - 1 &&
+		    !strchr(err.data, '\n') &&
 		    (!want || strstr(err.data, want));
 	if (!good)
 		fprintf(stderr, "for \"%s\": rc %d, err \"%s\"\n", line, rc,
