@@ -172,6 +172,19 @@ ln -s .. "$dir/loop/sub/up"
 ln -s . "$dir/loop/self"
 if [ "$(timeout 20 "$build"/keel test "$dir/loop" 2>&1)" = "1 passed, 0 failed" ]; then ok; else
 	bad "keel test on a tree with symlink cycles"; fi
+# a ladder of directories, each with two links to the next: 2^40 paths
+# to the last, which is read once
+mkdir -p "$dir/ladder/d0"
+k=0
+while [ $k -lt 40 ]; do
+	mkdir "$dir/ladder/d$((k + 1))"
+	ln -s "../d$((k + 1))" "$dir/ladder/d$k/left"
+	ln -s "../d$((k + 1))" "$dir/ladder/d$k/right"
+	k=$((k + 1))
+done
+cp "$dir/loop/sub/a.kl" "$dir/ladder/d40/a.kl"
+if [ "$(timeout 20 "$build"/keel test "$dir/ladder/d0" 2>&1)" = "1 passed, 0 failed" ]; then ok; else
+	bad "keel test on a ladder of sibling symlinks"; fi
 # more files at once than the descriptors allow: the run goes on with
 # fewer at once, and every file is counted
 mkdir -p "$dir/many"

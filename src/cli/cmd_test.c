@@ -69,8 +69,9 @@ typedef struct file_list {
 	char **paths;
 	file_id *ids; /* what each path names, to run each file once */
 	uint32_t n, cap, ids_cap;
-	/* the directories being read, from the top down: a symbolic link
-	 * back to one of them would make the walk endless */
+	/* the directories read so far, sorted by cmp_dir: each is read
+	 * once, however many links lead to it (a link back up would make
+	 * the walk endless, a ladder of sibling links exponential) */
 	file_id *dirs;
 	uint32_t ndirs, dirs_cap;
 } file_list;
@@ -142,6 +143,43 @@ sort_and_drop_repeats(file_list *l)
 	qsort(l->paths, l->n, sizeof *l->paths, cmp_str);
 }
 
+/* (dev, ino) order, for the set of directories read */
+static int
+cmp_dir(const file_id *x, dev_t dev, ino_t ino)
+{
+	if (x->dev != dev)
+		return x->dev < dev ? -1 : 1;
+	return x->ino < ino ? -1 : x->ino > ino;
+}
+
+/* Add the directory to the set; false if it was there already. */
+static bool
+first_visit(file_list *l, const struct stat *st)
+{
+	uint32_t lo = 0, hi = l->ndirs;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = cmp_dir(&l->dirs[mid], st->st_dev, st->st_ino);
+		if (c == 0)
+			return false;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	cli_grow(&l->dirs, &l->dirs_cap, sizeof *l->dirs, l->ndirs + 1);
+	memmove(l->dirs + lo + 1, l->dirs + lo,
+		(l->ndirs - lo) * sizeof *l->dirs);
+	l->dirs[lo] = (file_id){ st->st_dev, st->st_ino, 0 };
+	l->ndirs++;
+	return true;
+}
+
+/*
+ * Gather the .kl files under path. A directory's entries are walked in
+ * sorted order, so that the path by which a directory reached through
+ * several links is read is the same from run to run.
+ */
 static bool
 collect(file_list *l, const char *path, bool top)
 {
@@ -155,35 +193,40 @@ collect(file_list *l, const char *path, bool top)
 			add_path(l, path, &st);
 		return true;
 	}
-	for (uint32_t k = 0; k < l->ndirs; k++)
-		if (l->dirs[k].dev == st.st_dev && l->dirs[k].ino == st.st_ino)
-			return true; /* a link back up: its files are listed */
+	if (!first_visit(l, &st))
+		return true; /* its files are listed already */
 	DIR *d = opendir(path);
 	if (!d) {
 		fprintf(stderr, "keel test: %s: %s\n", path, strerror(errno));
 		return false;
 	}
-	cli_grow(&l->dirs, &l->dirs_cap, sizeof *l->dirs, l->ndirs + 1);
-	l->dirs[l->ndirs++] = (file_id){ st.st_dev, st.st_ino, 0 };
-	bool ok = true;
+	size_t plen = strlen(path);
+	while (plen > 1 && path[plen - 1] == '/')
+		plen--;
+	char **subs = NULL;
+	uint32_t nsubs = 0, subs_cap = 0;
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
-		size_t n = strlen(path) + strlen(e->d_name) + 2;
+		size_t n = plen + strlen(e->d_name) + 2;
 		char *sub = malloc(n);
-		size_t plen = strlen(path);
-		while (plen > 1 && path[plen - 1] == '/')
-			plen--;
 		snprintf(sub, n, "%.*s/%s", (int)plen, path, e->d_name);
-		struct stat sst;
-		if (stat(sub, &sst) == 0 &&
-		    (S_ISDIR(sst.st_mode) || ends_with_kl(e->d_name)))
-			ok &= collect(l, sub, false);
-		free(sub);
+		cli_grow(&subs, &subs_cap, sizeof *subs, nsubs + 1);
+		subs[nsubs++] = sub;
 	}
 	closedir(d);
-	l->ndirs--;
+	if (nsubs)
+		qsort(subs, nsubs, sizeof *subs, cmp_str);
+	bool ok = true;
+	for (uint32_t k = 0; k < nsubs; k++) {
+		struct stat sst;
+		if (stat(subs[k], &sst) == 0 &&
+		    (S_ISDIR(sst.st_mode) || ends_with_kl(subs[k])))
+			ok &= collect(l, subs[k], false);
+		free(subs[k]);
+	}
+	free(subs);
 	return ok;
 }
 
