@@ -517,6 +517,21 @@ awk -v n=200000 'BEGIN {
 }' >"$dir/chain-errors.kl"
 finishes_with 1 '^; 199999 verifier errors in %f$' verify "$dir/chain-errors.kl"
 
+# ---- 0e9. liveness past a br_table that names one block many times ----
+# 100,000 values live across a br_table naming block1 2,000,000 times:
+# the backward walk went over every edge for every value (minutes); it
+# sees each predecessor once now.
+awk -v m=2000000 -v k=100000 'BEGIN {
+	print "function %f(i32) -> i32 {\nblock0(v0: i32):"
+	for (i = 1; i <= k; i++) print "    v" i " = iadd_imm.i32 v0, " i
+	printf "    br_table v0, block1, ["
+	for (i = 1; i < m; i++) printf "block1, "
+	print "block1]\nblock1:\n    v" (k + 1) " = iadd.i32 v0, v1"
+	for (i = 2; i <= k; i++) print "    v" (k + i) " = iadd.i32 v" (k + i - 1) ", v" i
+	print "    return v" (2 * k) "\n}"
+}' >"$dir/table-repeats.kl"
+finishes_with 0 '^    block1 in: v0 v1 v2 .* v100000 out:$' cfg --liveness "$dir/table-repeats.kl"
+
 # ---- 0e6. giving up after too many errors is said last, with a place ----
 awk 'BEGIN {
 	print "function %f() {\nblock0:"

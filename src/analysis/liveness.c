@@ -65,6 +65,11 @@ struct kl_liveness {
 	uint32_t *pairs_out;
 	uint32_t *stack;
 	uint32_t nstack, stack_cap;
+	/* per block: its predecessors, each once (a br_table naming a block
+	 * many times gives it as many edges, which the walk need not see) */
+	uint32_t *pred_start; /* per block + 1 */
+	uint32_t *preds;
+	uint32_t pred_start_cap, preds_cap;
 	/* Where each value's alias chain ends (func_resolve_table), when
 	 * some alias leads to another; else NULL. */
 	const uint32_t *resolved;
@@ -99,7 +104,7 @@ kl_liveness_free(kl_liveness *lv)
 	void *ptrs[] = { lv->in_start, lv->out_start, lv->in, lv->out,
 			 lv->last_in, lv->last_out, lv->use_start, lv->uses,
 			 lv->pairs, lv->pairs_out, lv->stack,
-			 lv->resolved_buf };
+			 lv->pred_start, lv->preds, lv->resolved_buf };
 	for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++)
 		free(ptrs[k]);
 	free(lv);
@@ -227,10 +232,38 @@ mark_out(kl_liveness *lv, uint32_t b, uint32_t v)
 		 v);
 }
 
+/* Each block's distinct predecessors in the function's CFG, into
+ * pred_start/preds; last_in serves as the stamp of the block listed. */
+static void
+distinct_preds(kl_liveness *lv, const kl_cfg *cfg)
+{
+	uint32_t nb = lv->nblocks;
+	kl_grow(&lv->pred_start, &lv->pred_start_cap, sizeof *lv->pred_start,
+		(uint64_t)nb + 1);
+	uint64_t nedges = 0;
+	for (uint32_t b = 0; b < nb; b++)
+		nedges += cfg->pred[b].len;
+	kl_grow(&lv->preds, &lv->preds_cap, sizeof *lv->preds, nedges + 1);
+	uint32_t n = 0;
+	for (uint32_t b = 0; b < nb; b++) {
+		lv->pred_start[b] = n;
+		const kl_cfg_edge *e = cfg_edges(cfg, &cfg->pred[b]);
+		for (uint32_t k = 0; k < cfg->pred[b].len; k++) {
+			uint32_t p = e[k].block.id;
+			/* (p >= nb: a CFG of some other function) */
+			if (p >= nb || lv->last_in[p] == b)
+				continue;
+			lv->last_in[p] = b;
+			lv->preds[n++] = p;
+		}
+	}
+	lv->pred_start[nb] = n;
+	memset(lv->last_in, 0xff, nb * sizeof *lv->last_in);
+}
+
 /* Up_and_Mark of Brandner et al., with an explicit stack. */
 static void
-walk_up(kl_liveness *lv, const kl_cfg *cfg, uint32_t from, uint32_t v,
-	uint32_t def)
+walk_up(kl_liveness *lv, uint32_t from, uint32_t v, uint32_t def)
 {
 	lv->nstack = 0;
 	lv->stack[lv->nstack++] = from;
@@ -242,15 +275,13 @@ walk_up(kl_liveness *lv, const kl_cfg *cfg, uint32_t from, uint32_t v,
 		if (!add_pair(lv, &lv->pairs, &lv->npairs_in,
 			      &lv->pairs_in_cap, b, v))
 			return;
-		const kl_cfg_edge *e = cfg_edges(cfg, &cfg->pred[b]);
-		uint32_t np = cfg->pred[b].len;
+		const uint32_t *pr = lv->preds + lv->pred_start[b];
+		uint32_t np = lv->pred_start[b + 1] - lv->pred_start[b];
 		if (lv->nstack + np > lv->stack_cap)
 			kl_grow(&lv->stack, &lv->stack_cap, sizeof *lv->stack,
 				(uint64_t)lv->nstack + np);
 		for (uint32_t k = 0; k < np; k++) {
-			uint32_t p = e[k].block.id;
-			if (p >= lv->nblocks)
-				continue; /* a CFG of some other function */
+			uint32_t p = pr[k];
 			mark_out(lv, p, v);
 			if (p != def && lv->last_in[p] != v)
 				lv->stack[lv->nstack++] = p;
@@ -291,6 +322,7 @@ kl_liveness_compute(kl_liveness *lv, const kl_func *f, const kl_cfg *cfg)
 	lv->nblocks = nb;
 	memset(lv->last_in, 0xff, nb * sizeof *lv->last_in);
 	memset(lv->last_out, 0xff, nb * sizeof *lv->last_out);
+	distinct_preds(lv, cfg);
 	if (lv->stack_cap < 16)
 		kl_grow(&lv->stack, &lv->stack_cap, sizeof *lv->stack, 16);
 	lv->npairs_in = lv->npairs_out = 0;
@@ -310,7 +342,7 @@ kl_liveness_compute(kl_liveness *lv, const kl_func *f, const kl_cfg *cfg)
 				continue;
 			if (lv->uses[k] & PHI_USE)
 				mark_out(lv, b, v);
-			walk_up(lv, cfg, b, v, def);
+			walk_up(lv, b, v, def);
 		}
 	}
 	if (lv->too_large)
