@@ -387,27 +387,29 @@ compact(kl_cfg *cfg)
 	cfg->pool_dead = 0;
 }
 
-/* Make room for one more edge in list l (which may move). */
+/* Make room for n more edges in list l (which may move). */
 static void
-list_room(kl_cfg *cfg, cfg_list *l)
+list_room(kl_cfg *cfg, cfg_list *l, uint32_t n)
 {
-	if (l->len < l->cap)
+	if ((uint64_t)l->len + n <= l->cap)
 		return;
 	if (cfg->pool_dead > 1024 && cfg->pool_dead > cfg->pool_len / 2)
 		compact(cfg);
-	uint32_t cap = l->cap < 2 ? 2 : l->cap * 2;
+	uint64_t cap = l->cap < 2 ? 2 : (uint64_t)l->cap * 2;
+	while (cap < (uint64_t)l->len + n)
+		cap *= 2;
 	pool_reserve(cfg, (uint64_t)cfg->pool_len + cap);
 	if (l->start + l->cap == cfg->pool_len) {
 		/* The list is the last thing in the pool: grow in place. */
-		cfg->pool_len += cap - l->cap;
+		cfg->pool_len += (uint32_t)cap - l->cap;
 	} else {
 		memcpy(cfg->pool + cfg->pool_len, cfg->pool + l->start,
 		       l->len * sizeof *cfg->pool);
 		cfg->pool_dead += l->cap;
 		l->start = cfg->pool_len;
-		cfg->pool_len += cap;
+		cfg->pool_len += (uint32_t)cap;
 	}
-	l->cap = cap;
+	l->cap = (uint32_t)cap;
 }
 
 /* Remove every edge from block b out of list l, keeping the order. */
@@ -474,19 +476,54 @@ upper_bound(const kl_cfg *cfg, const cfg_list *l, uint64_t k)
 	return lo;
 }
 
-static void
-add_edge(kl_cfg *cfg, uint32_t b, uint32_t t, uint32_t inst)
+/* An edge out of the block being repaired: its target and its index in
+ * the block's successor list. */
+typedef struct edge_ref {
+	uint32_t target, at;
+} edge_ref;
+
+static int
+cmp_edge_ref(const void *a, const void *b)
 {
-	cfg_list *s = &cfg->succ[b];
-	list_room(cfg, s);
-	cfg->pool[s->start + s->len++] = (kl_cfg_edge){ { t }, { inst } };
-	cfg_list *p = &cfg->pred[t];
-	list_room(cfg, p);
-	uint32_t at = upper_bound(cfg, p, cfg->pos[b]);
-	kl_cfg_edge *e = cfg->pool + p->start;
-	memmove(e + at + 1, e + at, (p->len - at) * sizeof *e);
-	e[at] = (kl_cfg_edge){ { b }, { inst } };
-	p->len++;
+	const edge_ref *x = a, *y = b;
+	if (x->target != y->target)
+		return x->target < y->target ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/*
+ * Enter the edges of b's successor list into their targets' predecessor
+ * lists. All of b's edges to one target go in at once, in branch order:
+ * one per edge would shift the target's list once for every repeat of a
+ * br_table destination.
+ */
+static void
+add_pred_edges(kl_cfg *cfg, uint32_t b)
+{
+	uint32_t n = cfg->succ[b].len;
+	if (n == 0)
+		return;
+	kl_grow(&cfg->tmp, &cfg->tmp_cap, sizeof *cfg->tmp, 2 * (uint64_t)n);
+	edge_ref *r = (edge_ref *)(void *)cfg->tmp;
+	const kl_cfg_edge *se = cfg->pool + cfg->succ[b].start;
+	for (uint32_t k = 0; k < n; k++)
+		r[k] = (edge_ref){ se[k].block.id, k };
+	qsort(r, n, sizeof *r, cmp_edge_ref);
+	for (uint32_t g0 = 0, g1; g0 < n; g0 = g1) {
+		uint32_t t = r[g0].target;
+		for (g1 = g0 + 1; g1 < n && r[g1].target == t; g1++)
+			;
+		cfg_list *p = &cfg->pred[t];
+		list_room(cfg, p, g1 - g0); /* (may move the pool) */
+		uint32_t at = upper_bound(cfg, p, cfg->pos[b]);
+		kl_cfg_edge *e = cfg->pool + p->start;
+		memmove(e + at + (g1 - g0), e + at,
+			(p->len - at) * sizeof *e);
+		se = cfg->pool + cfg->succ[b].start;
+		for (uint32_t j = g0; j < g1; j++)
+			e[at + j - g0] = (kl_cfg_edge){ { b }, se[r[j].at].inst };
+		p->len += g1 - g0;
+	}
 }
 
 void
@@ -523,10 +560,14 @@ kl_cfg_recompute_block(kl_cfg *cfg, const kl_func *f, kl_block blk)
 		uint32_t n = dests_of(f, i, &d);
 		for (uint32_t k = 0; k < n; k++) {
 			uint32_t t = target_of(f, d[k]);
-			if (t != KL_NONE)
-				add_edge(cfg, b, t, i);
+			if (t == KL_NONE)
+				continue;
+			list_room(cfg, s, 1);
+			cfg->pool[s->start + s->len++] =
+				(kl_cfg_edge){ { t }, { i } };
 		}
 	}
+	add_pred_edges(cfg, b);
 }
 
 /* ---- queries ---- */
