@@ -114,17 +114,29 @@ test_cmd_loops(test_file *tf, const char *args, kl_buf *report)
 
 /* ---- domtree ---- */
 
-/* The instruction printed on source line `line`, or none. */
+/*
+ * The terminator a comment trailing code on source line `line` follows:
+ * the last instruction of the last block whose header is at or above the
+ * line, if that instruction starts at or above it too (a terminator may
+ * span lines); none if the comment trails an earlier instruction, or the
+ * function's closing brace on a line of its own.
+ */
 static kl_inst
-inst_on_line(const kl_func *f, uint32_t line)
+terminator_on_line(const test_func *tfn, uint32_t line)
 {
+	const kl_func *f = tfn->func;
+	kl_block at = KL_NO_BLOCK;
 	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
 	     b = kl_block_next(f, b))
-		for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
-		     i = kl_inst_next(f, i))
-			if (kl_inst_source_line(f, i) == line)
-				return i;
-	return KL_NO_INST;
+		if (kl_block_source_line(f, b) <= line)
+			at = b;
+	kl_inst t = kl_block_last_inst(f, at);
+	if (t.id == KL_NONE)
+		return KL_NO_INST;
+	uint32_t from = kl_inst_source_line(f, t);
+	if (from > line || (line >= tfn->last_line && from < line))
+		return KL_NO_INST;
+	return t;
 }
 
 /*
@@ -215,10 +227,9 @@ check_annotation(dom_check *c, const test_comment *cm, const char *rest,
 	if (cm->own_line)
 		return fail_at(c, cm->line, "a dominates: annotation must "
 				       "follow a terminator on its line");
-	kl_inst i = inst_on_line(f, cm->line);
+	kl_inst i = terminator_on_line(c->tfn, cm->line);
 	kl_block b = kl_inst_block(f, i);
-	if (i.id == KL_NONE || b.id == KL_NONE ||
-	    kl_block_last_inst(f, b).id != i.id)
+	if (i.id == KL_NONE || b.id == KL_NONE)
 		return fail_at(c, cm->line, "a dominates: annotation must "
 				       "follow the last instruction of a "
 				       "block");
