@@ -344,6 +344,7 @@ fuel_patch(kl_interp *it, dfunc *fn, uint32_t pc, uint64_t left,
 	for (; idx > left && inst != KL_NONE; idx--)
 		inst = fn->f->nodes[inst].prev;
 	it->pend.fuel_inst = inst;
+	it->fuel_short = cost - left;
 	it->patch = &fn->code[q];
 	it->patch_saved = fn->code[q];
 	fn->code[q].op = D_OUT_OF_FUEL;
@@ -393,7 +394,7 @@ finish(kl_interp *it, dfunc *fn, const dinst *i, uint64_t fuel,
 	res->stack_depth = depth;
 	res->executed = it->fuel_start - fuel;
 	if (!no_fuel)
-		res->executed -= fn->pcs[pc].seg_left;
+		res->executed += it->fuel_short - fn->pcs[pc].seg_left;
 }
 
 /* ---- the loop ---- */

@@ -196,6 +196,7 @@ kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 	it->nframes = 0;
 	it->base = 0;
 	it->fuel_start = it->opts.fuel ? it->opts.fuel : UINT64_MAX;
+	it->fuel_short = 0;
 	uint32_t height = it->nallocas, mark = it->cur_chunk;
 	size_t used = it->nchunks ? it->chunks[mark].used : 0;
 

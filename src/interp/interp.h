@@ -215,6 +215,10 @@ struct kl_interp {
 	frame *frames;
 	uint32_t nframes, frames_cap;
 	uint64_t fuel_start; /* fuel given to the current call */
+	/* what the segment that ran the fuel out was not charged (its
+	 * length less the fuel left): a trap before the planted stop counts
+	 * its instructions with it */
+	uint64_t fuel_short;
 	dinst *patch;        /* the instruction D_OUT_OF_FUEL replaced */
 	dinst patch_saved;
 	pending pend;

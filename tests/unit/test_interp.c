@@ -74,6 +74,17 @@ static const char program[] =
 	"    return v3\n"
 	"}\n"
 	"\n"
+	"function %late_div(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    v1 = iconst.i32 1\n"
+	"    v2 = iadd v0, v1\n"
+	"    v3 = iadd v2, v1\n"
+	"    v4 = sdiv v3, v0\n"
+	"    v5 = iadd v4, v1\n"
+	"    v6 = iadd v5, v1\n"
+	"    return v6\n"
+	"}\n"
+	"\n"
 	"function %pair(f64) -> f64, i8 {\n"
 	"block0(v0: f64):\n"
 	"    v1 = fadd v0, v0\n"
@@ -370,6 +381,32 @@ test_fuel_exact(void)
 	kl_module_free(m);
 }
 
+/* A trap before the point where the fuel would run out counts the
+ * instructions run up to the trapping one, whatever the budget. */
+static void
+test_fuel_short_then_trap(void)
+{
+	kl_module *m = parse();
+	for (uint64_t fuel = 1; fuel <= 12; fuel++) {
+		kl_interp_options o = { 0 };
+		o.fuel = fuel;
+		kl_interp *it = kl_interp_new(m, &o);
+		uint64_t zero = 0;
+		kl_run_result r;
+		kl_interp_call(it, sym(m, "late_div"), &zero, 1, &r);
+		CHECK(r.status == KL_RUN_TRAPPED);
+		CHECK_EQ_INT(r.trap, fuel < 4 ? KL_TRAP_OUT_OF_FUEL
+					      : KL_TRAP_INT_DIVZ);
+		CHECK_EQ_INT(r.executed, fuel < 4 ? fuel : 4);
+		uint64_t args[2] = { 1, 0 };
+		kl_interp_call(it, sym(m, "div"), args, 2, &r);
+		CHECK_EQ_INT(r.trap, KL_TRAP_INT_DIVZ);
+		CHECK_EQ_INT(r.executed, 1);
+		kl_interp_free(it);
+	}
+	kl_module_free(m);
+}
+
 static void
 test_many_allocas(void)
 {
@@ -502,6 +539,7 @@ main(void)
 	UNIT_RUN(test_memory_persists);
 	UNIT_RUN(test_output);
 	UNIT_RUN(test_fuel_exact);
+	UNIT_RUN(test_fuel_short_then_trap);
 	UNIT_RUN(test_many_allocas);
 	UNIT_RUN(test_values_text);
 	UNIT_RUN(test_pcopy);
