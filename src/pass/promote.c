@@ -67,7 +67,7 @@ static const char *const reason_text[] = {
 	[KEPT_ESCAPES] = "its address escapes",
 	[KEPT_OUT_OF_BOUNDS] = "an access lies outside it",
 	[KEPT_OVERLAP] = "accesses overlap",
-	[KEPT_SETJMP] = "the function calls setjmp",
+	[KEPT_SETJMP] = "the function calls setjmp or takes its address",
 	[KEPT_NOT_SSA] = "the function is not in strict SSA form",
 	[KEPT_MALFORMED] = "the function's control flow is malformed",
 	[KEPT_TOO_COSTLY] = "too many block parameters would be needed",
@@ -1088,7 +1088,7 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 	}
 
 	enum kept_reason whole = PROMOTED;
-	if (p->calls_setjmp) {
+	if (p->calls_setjmp || promote_takes_setjmp_address(f)) {
 		whole = KEPT_SETJMP;
 	} else if (!verified) {
 		need_analyses(p);

@@ -707,6 +707,9 @@ void promote_clear_addresses(promoter *p);
 bool promote_walk(promoter *p, bool defs);
 /* The careful search for derived addresses, for unverified IR. */
 void promote_find_addresses(promoter *p);
+/* Does f take the address of setjmp or one of its family (symbol_addr),
+ * through which it may call it? */
+bool promote_takes_setjmp_address(const kl_func *f);
 /* Group the accesses of the promotable allocas into slots. */
 void promote_make_slots(promoter *p);
 

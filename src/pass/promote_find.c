@@ -1090,3 +1090,17 @@ promote_make_slots(promoter *p)
 			  NULL, NULL);
 	}
 }
+
+bool
+promote_takes_setjmp_address(const kl_func *f)
+{
+	if (!f->module->nreturns_twice)
+		return false;
+	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next)
+		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
+		     i = f->nodes[i].next)
+			if (f->insts[i].op == KL_OP_SYMBOL_ADDR &&
+			    module_returns_twice(f->module, f->insts[i].w[1]))
+				return true;
+	return false;
+}
