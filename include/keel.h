@@ -1024,6 +1024,12 @@ typedef struct kl_pass_report {
 	 * passes keep it so): a pass may skip checking again what the
 	 * verifier guarantees, such as strict SSA form. */
 	bool input_verified;
+	/* in: the most entries a pass may add to one function's working
+	 * sets; past it the pass does less and says so in a note (promote:
+	 * candidate block parameters, after which it keeps the allocas not
+	 * yet placed). 0: the pass's default (promote: 16 per instruction and
+	 * block, plus 2^22). */
+	uint64_t size_limit;
 	kl_buf notes;     /* out: one note per line */
 	kl_pass_counter counters[KL_PASS_MAX_COUNTERS];
 	uint32_t num_counters;

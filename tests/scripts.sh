@@ -532,6 +532,25 @@ awk -v m=2000000 -v k=100000 'BEGIN {
 }' >"$dir/table-repeats.kl"
 finishes_with 0 '^    block1 in: v0 v1 v2 .* v100000 out:$' cfg --liveness "$dir/table-repeats.kl"
 
+# ---- 0e10. promote's budget lets a wide switch with many slots through ----
+# 150 slots, each loaded in the entry and stored before a br_table of 100
+# joins: 15,000 candidates, none live. The budget's old floor (4096 with
+# 16 per instruction and block) kept four of the allocas.
+awk -v s=150 -v t=100 'BEGIN {
+	print "function %f(i64) -> i64 {\nblock0(v0: i64):"
+	for (k = 0; k < s; k++) print "    v" (10 + k) " = alloca 8, align 8"
+	for (k = 0; k < s; k++) print "    v" (5000 + k) " = load.i64 v" (10 + k)
+	print "    brif v0, block1, block2\nblock1:"
+	for (k = 0; k < s; k++) print "    store v0, v" (10 + k)
+	tab = "block10"
+	for (k = 1; k < t; k++) tab = tab ", block" (10 + k)
+	print "    br_table v0, block3, [" tab "]\nblock2:"
+	print "    br_table v0, block3, [" tab "]"
+	for (k = 0; k < t; k++) print "block" (10 + k) ":\n    jump block3"
+	print "block3:\n    return v0\n}"
+}' >"$dir/wide-switch.kl"
+finishes_with 0 '^promote: kept 0$' opt -p promote --stats "$dir/wide-switch.kl"
+
 # ---- 0e6. giving up after too many errors is said last, with a place ----
 awk 'BEGIN {
 	print "function %f() {\nblock0:"

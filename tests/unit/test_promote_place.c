@@ -162,11 +162,13 @@ random_function(kl_module *m, uint64_t seed)
 /*
  * Past the budget with few slots: SET_SLOTS slots, each stored in blocks
  * all over a random control-flow graph, so that nearly every block is on
- * the iterated frontier of every slot, with few instructions a block (the
- * budget is 16 candidates an instruction and a block, and 4096). Placing
+ * the iterated frontier of every slot (the test sets a budget of
+ * DENSE_LIMIT candidates, below the default). Placing
  * at once must then give way to slot by slot, which keeps the allocas it
  * cannot afford.
  */
+enum { DENSE_LIMIT = 20000 };
+
 static kl_func *
 dense_function(kl_module *m, uint64_t seed)
 {
@@ -289,10 +291,12 @@ report_slot_by_slot(kl_pass_report *rep, kl_module *m)
  * function's placement with at most SET_SLOTS slots. */
 static uint32_t
 compare_seeds(kl_func *(*build)(kl_module *, uint64_t), uint64_t from,
-	      uint32_t n, bool verified, kl_pass_report *report)
+	      uint32_t n, bool verified, uint64_t limit,
+	      kl_pass_report *report)
 {
 	kl_pass_report at_once = { 0 }, by_slot = { 0 };
 	at_once.input_verified = by_slot.input_verified = verified;
+	at_once.size_limit = by_slot.size_limit = limit;
 	kl_module *warm = kl_module_new();
 	report_slot_by_slot(&by_slot, warm);
 	kl_buf x = { 0 }, y = { 0 };
@@ -350,20 +354,20 @@ test_verified_functions_place_alike(void)
 {
 	/* Most of them have more than 64 blocks, and at most SET_SLOTS
 	 * slots. */
-	CHECK(compare_seeds(random_function, 1, 300, true, NULL) > 180);
+	CHECK(compare_seeds(random_function, 1, 300, true, 0, NULL) > 180);
 }
 
 static void
 test_unverified_functions_place_alike(void)
 {
-	CHECK(compare_seeds(random_function, 1000, 300, false, NULL) > 200);
+	CHECK(compare_seeds(random_function, 1000, 300, false, 0, NULL) > 200);
 }
 
 static void
 test_past_the_budget_places_alike(void)
 {
 	kl_pass_report rep;
-	compare_seeds(dense_function, 1, 4, true, &rep);
+	compare_seeds(dense_function, 1, 4, true, DENSE_LIMIT, &rep);
 	CHECK(kl_pass_report_get(&rep, "kept") > 0);
 	CHECK(kl_pass_report_get(&rep, "promoted") > 0);
 	kl_pass_report_free(&rep);
