@@ -204,6 +204,31 @@ operand_type(const printer *p, uint32_t v)
 	return r >= f->nvalues ? KL_TYPE_NONE : value_type(f, r);
 }
 
+/*
+ * The type controlling operand v gives instruction i. When v's alias
+ * chain is broken (a cycle) it has none: then the type the parser took
+ * from the suffix, which the result keeps where it is the controlling
+ * type, else i64 (a compare's or a store's suffix is only checked), so
+ * that the printed suffix parses back to the same instruction.
+ */
+static kl_type
+ctrl_operand_type(const printer *p, uint32_t i, uint32_t v)
+{
+	kl_type t = operand_type(p, v);
+	if (t != KL_TYPE_NONE)
+		return t;
+	const kl_func *f = p->f;
+	kl_format fmt = (kl_format)inst_info(f, i)->format;
+	if ((fmt == KL_FMT_UNARY || fmt == KL_FMT_BINARY ||
+	     fmt == KL_FMT_BINARY_IMM || fmt == KL_FMT_TERNARY) &&
+	    inst_num_results(f, i) > 0) {
+		t = operand_type(p, inst_result(f, i, 0));
+		if (t != KL_TYPE_NONE)
+			return t;
+	}
+	return KL_TYPE_I64;
+}
+
 /* The `.T` suffix, when the opcode needs one here. */
 static void
 put_ctrl_type(printer *p, uint32_t i)
@@ -228,7 +253,7 @@ put_ctrl_type(printer *p, uint32_t i)
 		if (defined_earlier_in_block(p, args[k], i))
 			return;
 		buf_addc(p->out, '.');
-		put_type(p, operand_type(p, args[k]));
+		put_type(p, ctrl_operand_type(p, i, args[k]));
 		return;
 	}
 	default:
@@ -242,7 +267,7 @@ put_imm_operand(printer *p, uint32_t i)
 	const kl_func *f = p->f;
 	const uint32_t *args;
 	uint32_t n = inst_args(f, i, &args);
-	kl_type t = n ? operand_type(p, args[0]) : KL_TYPE_NONE;
+	kl_type t = n ? ctrl_operand_type(p, i, args[0]) : KL_TYPE_NONE;
 	unsigned bits = t == KL_TYPE_NONE ? 64 : type_bits(p, t);
 	fmt_int(p->out, inst_imm(f, i), bits);
 }
