@@ -863,6 +863,8 @@ parse_value_stmt(parser *p)
 		parse_inst(p, &v, 1, start);
 		return;
 	}
+	const char *after = p->p, *line_start = p->line_start;
+	uint32_t line = p->line;
 	skip_ws(p);
 	if (p->end - p->p >= 2 && p->p[0] == '-' && p->p[1] == '>') {
 		p->p += 2;
@@ -887,8 +889,22 @@ parse_value_stmt(parser *p)
 		kl_grow(&p->results, &p->results_cap, sizeof *p->results,
 			nres + 1);
 		p->results[nres++] = value_number(p, &pos);
+		after = p->p;
+		line_start = p->line_start;
+		line = p->line;
 	}
-	expect(p, '=', "'=' or '->'");
+	/* (A value left over after an instruction starts a statement too:
+	 * the error is at that value, not at what follows it, and recovery
+	 * goes on from the value's line.) */
+	skip_ws(p);
+	if (p->p >= p->end || *p->p != '=') {
+		p->p = after;
+		p->line = line;
+		p->line_start = line_start;
+		fail_at(p, pos, "expected '=' or '->' after v%u",
+			p->results[nres - 1]);
+	}
+	p->p++;
 	parse_inst(p, p->results, nres, start);
 }
 
