@@ -185,6 +185,19 @@ done
 cp "$dir/loop/sub/a.kl" "$dir/ladder/d40/a.kl"
 if [ "$(timeout 20 "$build"/keel test "$dir/ladder/d0" 2>&1)" = "1 passed, 0 failed" ]; then ok; else
 	bad "keel test on a ladder of sibling symlinks"; fi
+# a directory reached by several spellings is read under the least, in
+# the sorted order of full paths ('t/a-c/x.kl' before 't/a/x.kl'), and
+# whatever order the arguments come in
+mkdir -p "$dir/least/t/a" "$dir/least/dir"
+ln -s a "$dir/least/t/a-c"
+ln -s dir "$dir/least/link"
+cp "$dir/loop/sub/a.kl" "$dir/least/t/a/x.kl"
+cp "$dir/loop/sub/a.kl" "$dir/least/dir/y.kl"
+keel_abs=$(cd "$build" && pwd)/keel
+out=$(cd "$dir/least" && timeout 20 "$keel_abs" test -v t link dir 2>&1)
+if [ "$out" = "PASS dir/y.kl
+PASS t/a-c/x.kl
+2 passed, 0 failed" ]; then ok; else bad "keel test -v: not the least paths: $out"; fi
 # more files at once than the descriptors allow: the run goes on with
 # fewer at once, and every file is counted
 mkdir -p "$dir/many"

@@ -69,9 +69,10 @@ typedef struct file_list {
 	char **paths;
 	file_id *ids; /* what each path names, to run each file once */
 	uint32_t n, cap, ids_cap;
-	/* the directories read so far, sorted by cmp_dir: each is read
-	 * once, however many links lead to it (a link back up would make
-	 * the walk endless, a ladder of sibling links exponential) */
+	/* the directories read so far, a hash set (at 1 marks a used slot):
+	 * each is read once, however many links lead to it (a link back up
+	 * would make the walk endless, a ladder of sibling links
+	 * exponential) */
 	file_id *dirs;
 	uint32_t ndirs, dirs_cap;
 } file_list;
@@ -143,43 +144,69 @@ sort_and_drop_repeats(file_list *l)
 	qsort(l->paths, l->n, sizeof *l->paths, cmp_str);
 }
 
-/* (dev, ino) order, for the set of directories read */
-static int
-cmp_dir(const file_id *x, dev_t dev, ino_t ino)
+static uint32_t
+dir_slot(const file_id *set, uint32_t cap, dev_t dev, ino_t ino)
 {
-	if (x->dev != dev)
-		return x->dev < dev ? -1 : 1;
-	return x->ino < ino ? -1 : x->ino > ino;
+	uint64_t h = ((uint64_t)ino ^ (uint64_t)dev << 40) *
+		     0x9e3779b97f4a7c15u;
+	uint32_t k = (uint32_t)(h >> 32) & (cap - 1);
+	while (set[k].at && (set[k].dev != dev || set[k].ino != ino))
+		k = (k + 1) & (cap - 1);
+	return k;
 }
 
 /* Add the directory to the set; false if it was there already. */
 static bool
 first_visit(file_list *l, const struct stat *st)
 {
-	uint32_t lo = 0, hi = l->ndirs;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		int c = cmp_dir(&l->dirs[mid], st->st_dev, st->st_ino);
-		if (c == 0)
-			return false;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
+	if (2 * ((uint64_t)l->ndirs + 1) > l->dirs_cap) {
+		uint32_t cap = l->dirs_cap ? 2 * l->dirs_cap : 64;
+		file_id *set = calloc(cap, sizeof *set);
+		for (uint32_t k = 0; k < l->dirs_cap; k++)
+			if (l->dirs[k].at)
+				set[dir_slot(set, cap, l->dirs[k].dev,
+					     l->dirs[k].ino)] = l->dirs[k];
+		free(l->dirs);
+		l->dirs = set;
+		l->dirs_cap = cap;
 	}
-	cli_grow(&l->dirs, &l->dirs_cap, sizeof *l->dirs, l->ndirs + 1);
-	memmove(l->dirs + lo + 1, l->dirs + lo,
-		(l->ndirs - lo) * sizeof *l->dirs);
-	l->dirs[lo] = (file_id){ st->st_dev, st->st_ino, 0 };
+	uint32_t k = dir_slot(l->dirs, l->dirs_cap, st->st_dev, st->st_ino);
+	if (l->dirs[k].at)
+		return false;
+	l->dirs[k] = (file_id){ st->st_dev, st->st_ino, 1 };
 	l->ndirs++;
 	return true;
 }
 
+/* An entry of a directory being read. */
+typedef struct entry {
+	char *path;
+	bool dir;
+} entry;
+
 /*
- * Gather the .kl files under path. A directory's entries are walked in
- * sorted order, so that the path by which a directory reached through
- * several links is read is the same from run to run.
+ * The walk's order: the paths' bytes, a directory's name read as if it
+ * ended in '/'. A depth-first walk in this order meets paths in the
+ * sorted order of their full spellings, so a directory reached through
+ * several links is read under the least of them.
  */
+static int
+cmp_entry(const void *x, const void *y)
+{
+	const entry *a = x, *b = y;
+	for (size_t k = 0;; k++) {
+		int ca = a->path[k] ? (unsigned char)a->path[k]
+				    : a->dir ? '/' : 0;
+		int cb = b->path[k] ? (unsigned char)b->path[k]
+				    : b->dir ? '/' : 0;
+		if (ca != cb)
+			return ca < cb ? -1 : 1;
+		if (!a->path[k] || !b->path[k])
+			return 0;
+	}
+}
+
+/* Gather the .kl files under path, in the walk's order (cmp_entry). */
 static bool
 collect(file_list *l, const char *path, bool top)
 {
@@ -203,7 +230,7 @@ collect(file_list *l, const char *path, bool top)
 	size_t plen = strlen(path);
 	while (plen > 1 && path[plen - 1] == '/')
 		plen--;
-	char **subs = NULL;
+	entry *subs = NULL;
 	uint32_t nsubs = 0, subs_cap = 0;
 	struct dirent *e;
 	while ((e = readdir(d))) {
@@ -212,19 +239,23 @@ collect(file_list *l, const char *path, bool top)
 		size_t n = plen + strlen(e->d_name) + 2;
 		char *sub = malloc(n);
 		snprintf(sub, n, "%.*s/%s", (int)plen, path, e->d_name);
+		struct stat sst;
+		bool found = stat(sub, &sst) == 0;
+		bool dir = found && S_ISDIR(sst.st_mode);
+		if (!found || (!dir && !ends_with_kl(e->d_name))) {
+			free(sub);
+			continue;
+		}
 		cli_grow(&subs, &subs_cap, sizeof *subs, nsubs + 1);
-		subs[nsubs++] = sub;
+		subs[nsubs++] = (entry){ sub, dir };
 	}
 	closedir(d);
 	if (nsubs)
-		qsort(subs, nsubs, sizeof *subs, cmp_str);
+		qsort(subs, nsubs, sizeof *subs, cmp_entry);
 	bool ok = true;
 	for (uint32_t k = 0; k < nsubs; k++) {
-		struct stat sst;
-		if (stat(subs[k], &sst) == 0 &&
-		    (S_ISDIR(sst.st_mode) || ends_with_kl(subs[k])))
-			ok &= collect(l, subs[k], false);
-		free(subs[k]);
+		ok &= collect(l, subs[k].path, false);
+		free(subs[k].path);
 	}
 	free(subs);
 	return ok;
@@ -583,9 +614,19 @@ cmd_test(int argc, char **argv)
 		return cli_usage_error("test", "no files or directories given");
 	if (jobs < 1)
 		jobs = 1;
+	/* The arguments in sorted order too: a directory named twice, or
+	 * through a link, is read under the least of its spellings. */
+	entry *tops = calloc((size_t)npaths, sizeof *tops);
+	for (int i = 0; i < npaths; i++) {
+		struct stat st;
+		tops[i] = (entry){ argv[i + 1], stat(argv[i + 1], &st) == 0 &&
+							S_ISDIR(st.st_mode) };
+	}
+	qsort(tops, (size_t)npaths, sizeof *tops, cmp_entry);
 	bool ok = true;
-	for (int i = 1; i <= npaths; i++)
-		ok &= collect(&files, argv[i], true);
+	for (int i = 0; i < npaths; i++)
+		ok &= collect(&files, tops[i].path, true);
+	free(tops);
 	if (files.n == 0 && ok) {
 		/* a mistyped directory must not pass */
 		fprintf(stderr, "keel test: no test files (*.kl) found\n");
