@@ -25,6 +25,7 @@
  * file tests): the comment on the terminator of block B names the blocks
  * whose immediate dominator is B.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,17 +115,40 @@ test_cmd_loops(test_file *tf, const char *args, kl_buf *report)
 
 /* ---- domtree ---- */
 
+/* Does the code before the ';' of comment cm (in the file's text) start
+ * an alias statement, `vN -> vM`? */
+static bool
+trails_alias(const test_file *tf, const test_comment *cm)
+{
+	const char *semi = cm->text - 1, *s = semi;
+	while (s > tf->text && s[-1] != '\n')
+		s--;
+	while (s < semi && (*s == ' ' || *s == '\t'))
+		s++;
+	if (semi - s < 2 || s[0] != 'v' || !isdigit((unsigned char)s[1]))
+		return false;
+	s++;
+	while (s < semi && isdigit((unsigned char)*s))
+		s++;
+	while (s < semi && (*s == ' ' || *s == '\t'))
+		s++;
+	return semi - s >= 2 && s[0] == '-' && s[1] == '>';
+}
+
 /*
- * The terminator a comment trailing code on source line `line` follows:
- * the last instruction of the last block whose header is at or above the
- * line, if that instruction starts at or above it too (a terminator may
- * span lines); none if the comment trails an earlier instruction, or the
+ * The terminator that comment cm, trailing code, follows: the last
+ * instruction of the last block whose header is at or above the
+ * comment's line, if that instruction starts at or above it too (a
+ * terminator may span lines); none if the comment trails an earlier
+ * instruction, an alias statement after the terminator, or the
  * function's closing brace on a line of its own.
  */
 static kl_inst
-terminator_on_line(const test_func *tfn, uint32_t line)
+terminator_before(const test_file *tf, const test_func *tfn,
+		  const test_comment *cm)
 {
 	const kl_func *f = tfn->func;
+	uint32_t line = cm->line;
 	kl_block at = KL_NO_BLOCK;
 	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
 	     b = kl_block_next(f, b))
@@ -134,7 +158,8 @@ terminator_on_line(const test_func *tfn, uint32_t line)
 	if (t.id == KL_NONE)
 		return KL_NO_INST;
 	uint32_t from = kl_inst_source_line(f, t);
-	if (from > line || (line >= tfn->last_line && from < line))
+	if (from > line || (from < line && (line >= tfn->last_line ||
+					    trails_alias(tf, cm))))
 		return KL_NO_INST;
 	return t;
 }
@@ -227,7 +252,7 @@ check_annotation(dom_check *c, const test_comment *cm, const char *rest,
 	if (cm->own_line)
 		return fail_at(c, cm->line, "a dominates: annotation must "
 				       "follow a terminator on its line");
-	kl_inst i = terminator_on_line(c->tfn, cm->line);
+	kl_inst i = terminator_before(c->tf, c->tfn, cm);
 	kl_block b = kl_inst_block(f, i);
 	if (i.id == KL_NONE || b.id == KL_NONE)
 		return fail_at(c, cm->line, "a dominates: annotation must "
