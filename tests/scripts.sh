@@ -564,6 +564,28 @@ awk -v s=150 -v t=100 'BEGIN {
 }' >"$dir/wide-switch.kl"
 finishes_with 0 '^promote: kept 0$' opt -p promote --stats "$dir/wide-switch.kl"
 
+# ---- 0e11. promote's budget counts branch arguments too ----
+# 20,000 slots stored before two br_tables of 110,000 entries over ten
+# joins: each candidate at a join takes 22,000 arguments, and all of them
+# would pass what 32 bits count (the pass stopped with an internal error);
+# the allocas it cannot afford are kept.
+awk -v s=20000 -v t=10 -v e=110000 'BEGIN {
+	print "function %f(i64) -> i64 {\nblock0(v0: i64):"
+	for (k = 0; k < s; k++) print "    v" (10 + k) " = alloca 8, align 8"
+	for (k = 0; k < s; k++) print "    v" (100000 + k) " = load.i64 v" (10 + k)
+	print "    brif v0, block1, block2\nblock1:"
+	for (k = 0; k < s; k++) print "    store v0, v" (10 + k)
+	for (r = 1; r <= 2; r++) {
+		printf "    br_table v0, block3, [block10"
+		for (k = 1; k < e; k++) printf ", block%d", 10 + k % t
+		print "]"
+		if (r == 1) print "block2:"
+	}
+	for (k = 0; k < t; k++) print "block" (10 + k) ":\n    jump block3"
+	print "block3:\n    return v0\n}"
+}' >"$dir/wide-arguments.kl"
+finishes_with 0 '^promote: kept [1-9][0-9]*$' opt -p promote --stats "$dir/wide-arguments.kl"
+
 # ---- 0e6. giving up after too many errors is said last, with a place ----
 awk 'BEGIN {
 	print "function %f() {\nblock0:"

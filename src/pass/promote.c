@@ -511,7 +511,8 @@ sets_walk(promoter *p, block_set *bs, uint64_t *work_map, uint32_t nmap,
  * (then none counts).
  */
 static bool
-place_all_sets(promoter *p, uint64_t budget, uint32_t *cnt)
+place_all_sets(promoter *p, uint64_t budget, uint64_t arg_budget,
+	       uint32_t *cnt)
 {
 	uint32_t nb = p->nblocks;
 	reserve_filled(&p->bsets, &p->bsets_cap, sizeof *p->bsets,
@@ -527,15 +528,16 @@ place_all_sets(promoter *p, uint64_t budget, uint32_t *cnt)
 	uint64_t limited[SET_WORDS] = { 0 };
 	sets_start(p, bs, work_map, dom_of, limited);
 	p->set_steps = sets_walk(p, bs, work_map, nmap, dom_of, limited);
-	uint64_t total = 0;
+	uint64_t total = 0, args = 0;
 	for (uint32_t b = 0; b < nb; b++) {
 		cnt[b] = (uint32_t)(kl_popcount64(bs[b].placed[0]) +
 				    kl_popcount64(bs[b].placed[1]));
 		total += cnt[b];
+		args += (uint64_t)cnt[b] * npreds(p, b);
 	}
 	/* (Past what a count holds only with some 2^28 blocks: over budget
 	 * all the same.) */
-	if (total > budget || total > UINT32_MAX - 1)
+	if (total > budget || total > UINT32_MAX - 1 || args > arg_budget)
 		return false;
 	p->nphis = (uint32_t)total;
 	return true;
@@ -559,6 +561,7 @@ place_all_sets(promoter *p, uint64_t budget, uint32_t *cnt)
  * 4 M candidates, 0.23 s).
  */
 #define DEFAULT_FLOOR ((uint64_t)1 << 22)
+#define ARG_CAP ((uint64_t)1 << 30)
 static void
 place_params(promoter *p)
 {
@@ -581,8 +584,19 @@ place_params(promoter *p)
 	uint64_t budget = p->rep && p->rep->size_limit
 				  ? p->rep->size_limit
 				  : 16 * ((uint64_t)f->ninsts + nb) + DEFAULT_FLOOR;
+	/* The branch arguments the candidates take are bounded too: one on
+	 * every edge into a candidate's block, and a br_table can give a
+	 * block any number of edges. (Past the budgets by at most one slot's
+	 * worth, below what the 32-bit counts hold.) */
+	uint64_t arg_budget = budget < ARG_CAP / 4 ? 4 * budget : ARG_CAP;
 	bool at_once = !p->tiny && p->nslots <= p->most_set_slots &&
-		       place_all_sets(p, budget, p->nphi);
+		       place_all_sets(p, budget, arg_budget, p->nphi);
+	/* Counting them per candidate is needed only where the most edges
+	 * into a block could take them past their budget. */
+	bool count_args = false;
+	for (uint32_t b = 0; b < nb && !at_once && !count_args; b++)
+		count_args = npreds(p, b) > arg_budget / (budget + 1);
+	uint64_t nargs = 0;
 	if (!p->tiny && !at_once) {
 		mark = (uint32_t(*)[2])spare_array(p, SPARE_MARKS);
 		memset(mark, 0, 2 * ((size_t)nb + 2) * sizeof(uint32_t));
@@ -594,14 +608,17 @@ place_params(promoter *p)
 			alloca_now = p->slots[s].alloca;
 			first_of_alloca = p->nphis;
 		}
-		if (p->nphis > budget) {
+		if (p->nphis > budget || nargs > arg_budget) {
 			give_up_from(p, s, first_of_alloca, KEPT_TOO_COSTLY);
 			break;
 		}
+		uint32_t before = p->nphis;
 		if (p->tiny)
 			place_slot_sets(p, s);
 		else
 			place_slot_lists(p, s, mark, work);
+		for (uint32_t k = before; count_args && k < p->nphis; k++)
+			nargs += npreds(p, p->cands[k].block);
 	}
 
 	/* The candidates in block order, where renaming and pruning read
