@@ -704,14 +704,22 @@ alias_end(parser *p, uint32_t v)
 {
 	const kl_func *f = p->f;
 	uint32_t *hint = p->alias_hint, end = v;
-	for (uint32_t steps = 0; end < f->nvalues &&
-				 f->values[end].kind == VK_ALIAS;
-	     steps++) {
-		if (steps > f->nvalues) {
+	/* A cycle is found in steps of its length and the path's to it
+	 * (Brent's method: a marker left behind at the powers of two), not
+	 * after as many steps as there are values: a function of many short
+	 * cycles would cost values x cycles. */
+	uint32_t marker = v, steps = 0, lap = 1;
+	while (end < f->nvalues && f->values[end].kind == VK_ALIAS) {
+		end = hint[end];
+		if (end == marker) {
 			end = KL_NONE;
 			break;
 		}
-		end = hint[end];
+		if (++steps == lap) {
+			marker = end;
+			lap *= 2;
+			steps = 0;
+		}
 	}
 	for (uint32_t x = v; x != end && x < f->nvalues &&
 			     f->values[x].kind == VK_ALIAS;) {
