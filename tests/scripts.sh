@@ -596,6 +596,20 @@ awk -v s=20000 -v t=10 -v e=110000 'BEGIN {
 }' >"$dir/wide-arguments.kl"
 finishes_with 0 '^promote: kept [1-9][0-9]*$' opt -p promote --stats "$dir/wide-arguments.kl"
 
+# ---- 0e12. keel test reads a file of many functions once ----
+# 100,000 functions under 'test roundtrip', each with a check comment:
+# each function's source was found by reading the file from its first
+# line (minutes), and each function's comments by a scan from the first.
+awk -v n=100000 'BEGIN {
+	print "test roundtrip"
+	for (i = 0; i < n; i++) {
+		print "function %f" i "(i32) -> i32 {\nblock0(v0: i32):"
+		print "    v1 = iadd v0, v0\n    return v1\n}\n; a comment"
+	}
+}' >"$dir/many-functions.kl"
+if [ "$(timeout 60 "$build"/keel test -j1 "$dir/many-functions.kl" 2>&1)" = "1 passed, 0 failed" ]
+then ok; else bad "keel test: 100,000 functions under roundtrip not done in 60 s"; fi
+
 # ---- 0e6. giving up after too many errors is said last, with a place ----
 awk 'BEGIN {
 	print "function %f() {\nblock0:"

@@ -59,17 +59,30 @@ normalize(const char *s, size_t len, kl_buf *out)
 	}
 }
 
-/* The source text of lines [first, last]. */
+/* A place in the file's text: the start of a line. */
+typedef struct text_cursor {
+	const char *at;
+	uint32_t line;
+} text_cursor;
+
+/*
+ * The source text of lines [first, last], read from cursor c on (from the
+ * top if first is above it), which is left at the line after last: a
+ * caller going down the file reads each line once.
+ */
 static void
-source_lines(const test_file *tf, uint32_t first, uint32_t last, kl_buf *out)
+source_lines(const test_file *tf, text_cursor *c, uint32_t first,
+	     uint32_t last, kl_buf *out)
 {
-	const char *s = tf->text, *end = tf->text + tf->len;
-	for (uint32_t line = 1; s < end && line <= last; line++) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
+	const char *end = tf->text + tf->len;
+	if (!c->at || first < c->line)
+		*c = (text_cursor){ tf->text, 1 };
+	for (; c->at < end && c->line <= last; c->line++) {
+		const char *nl = memchr(c->at, '\n', (size_t)(end - c->at));
 		const char *e = nl ? nl + 1 : end;
-		if (line >= first)
-			kl_buf_append(out, s, (size_t)(e - s));
-		s = e;
+		if (c->line >= first)
+			kl_buf_append(out, c->at, (size_t)(e - c->at));
+		c->at = e;
 	}
 }
 
@@ -135,6 +148,7 @@ test_cmd_roundtrip(test_file *tf, const char *args, kl_buf *report)
 	int failures = 0;
 	kl_buf printed = { 0 }, src = { 0 }, want = { 0 }, got = { 0 };
 	kl_buf name = { 0 };
+	text_cursor cursor = { NULL, 0 };
 	for (uint32_t k = 0; k < tf->nfuncs; k++) {
 		const test_func *t = &tf->funcs[k];
 		const test_func *model = t;
@@ -145,7 +159,8 @@ test_cmd_roundtrip(test_file *tf, const char *args, kl_buf *report)
 		kl_buf_reset(&want);
 		kl_buf_reset(&got);
 		kl_print_func(t->func, NULL, &printed);
-		source_lines(tf, model->first_line, model->last_line, &src);
+		source_lines(tf, &cursor, model->first_line, model->last_line,
+			     &src);
 		normalize(src.data ? src.data : "", src.len, &want);
 		normalize(printed.data ? printed.data : "", printed.len, &got);
 		if (want.len == got.len &&

@@ -618,11 +618,15 @@ attach_comments(test_file *tf, test_comment *all, uint32_t nall)
 	}
 	if (nall == 0)
 		return; /* all is NULL: no pointer arithmetic on it */
+	/* The functions come in the order of the text, as the comments do:
+	 * one walk down both (from the top again should one not). */
+	uint32_t i = 0;
 	for (uint32_t k = 0; k < tf->nfuncs; k++) {
 		test_func *t = &tf->funcs[k];
 		uint32_t stop = k + 1 < tf->nfuncs ? tf->funcs[k + 1].first_line
 						   : UINT32_MAX;
-		uint32_t i = 0;
+		if (i > 0 && all[i - 1].line >= t->first_line)
+			i = 0;
 		while (i < nall && all[i].line < t->first_line)
 			i++;
 		t->comments = all + i;
