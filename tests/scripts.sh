@@ -610,6 +610,21 @@ awk -v n=100000 'BEGIN {
 if [ "$(timeout 60 "$build"/keel test -j1 "$dir/many-functions.kl" 2>&1)" = "1 passed, 0 failed" ]
 then ok; else bad "keel test: 100,000 functions under roundtrip not done in 60 s"; fi
 
+# ---- 0e13. the listing gives an instruction's text once ----
+# A br_table whose 3,000 entries each pass an argument block1 does not
+# take: each error repeated the whole instruction (100 MB of listing).
+awk -v n=3000 'BEGIN {
+	printf "function %%f(i32) -> i32 {\nblock0(v0: i32):\n    br_table v0, block1, [block1(v0)"
+	for (i = 1; i < n; i++) printf ", block1(v0)"
+	print "]\nblock1:\n    return v0\n}"
+}' >"$dir/table-errors.kl"
+"$build"/keel verify "$dir/table-errors.kl" >"$dir/table-errors.out" 2>/dev/null
+st=$?
+size=$(wc -c <"$dir/table-errors.out")
+if [ "$st" = 1 ] && [ "$size" -lt 1000000 ] &&
+	grep -q '^; 3000 verifier errors in %f$' "$dir/table-errors.out"
+then ok; else bad "keel verify, 3,000 errors on one br_table: exit $st, $size bytes"; fi
+
 # ---- 0e6. giving up after too many errors is said last, with a place ----
 awk 'BEGIN {
 	print "function %f() {\nblock0:"

@@ -155,10 +155,16 @@ annotate(void *ctx, const kl_func *f, kl_entity what, const char *line,
 	if (k >= r->n)
 		return;
 	underline(line, line_len, out);
+	/* An instruction's text is given with its first error only: a
+	 * br_table of n wrong entries would print it n times (n^2 bytes). */
+	kl_entity detailed = { KL_ENT_NONE, KL_NONE };
 	for (; k < r->n; k = r->next[k]) {
 		const kl_diag *d = &r->d->items[r->mine[k]];
+		bool again = d->loc.kind == detailed.kind &&
+			     d->loc.id == detailed.id;
+		detailed = d->loc;
 		kl_buf_puts(out, "; error: ");
-		put_location(f, d, true, r->resolved, out);
+		put_location(f, d, !again, r->resolved, out);
 		kl_buf_puts(out, ": ");
 		kl_buf_puts(out, d->message);
 		kl_buf_putc(out, '\n');
