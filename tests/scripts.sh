@@ -625,6 +625,18 @@ if [ "$st" = 1 ] && [ "$size" -lt 1000000 ] &&
 	grep -q '^; 3000 verifier errors in %f$' "$dir/table-errors.out"
 then ok; else bad "keel verify, 3,000 errors on one br_table: exit $st, $size bytes"; fi
 
+# ---- 0e14. test verifier pairs errors and annotations line by line ----
+# 320,000 errors, each annotated: every error tried every annotation
+# (minutes); now only those of its line.
+awk -v n=320000 'BEGIN {
+	print "test verifier\nfunction %f(i32, i64) -> i32 {\nblock0(v0: i32, v1: i64):"
+	for (i = 0; i < n; i++)
+		print "    v" (i + 2) " = iadd v0, v1\n; error: arg 1 (v1) has type i64"
+	print "    return v0\n}"
+}' >"$dir/many-annotations.kl"
+if [ "$(timeout 60 "$build"/keel test -j1 "$dir/many-annotations.kl" 2>&1)" = "1 passed, 0 failed" ]
+then ok; else bad "keel test: 320,000 verifier annotations not matched in 60 s"; fi
+
 # ---- 0e6. giving up after too many errors is said last, with a place ----
 awk 'BEGIN {
 	print "function %f() {\nblock0:"

@@ -149,6 +149,15 @@ matches(const annotation *a, const kl_func *f, const kl_diag *d,
 	return text_matches(a, tmp->data);
 }
 
+/* Keys (line << 32 | index) in increasing order: the annotations by the
+ * line they are about, then as written. */
+static int
+cmp_key(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
 static const char *
 base_name(const char *path)
 {
@@ -167,13 +176,27 @@ check_func(test_file *tf, const test_func *tfn, const size_t *starts,
 	uint32_t na;
 	kl_buf problems = { 0 }, tmp = { 0 }, rendered = { 0 };
 	annotation *a = collect(tf, tfn, starts, &na, &problems);
+	/* Each error looks only at the annotations of its line: all of
+	 * them for each error was quadratic in a long function. */
+	uint64_t *by_line = malloc((na ? na : 1) * sizeof *by_line);
+	for (uint32_t j = 0; j < na; j++)
+		by_line[j] = (uint64_t)a[j].line << 32 | j;
+	qsort(by_line, na, sizeof *by_line, cmp_key);
 	for (uint32_t k = 0; k < diags.len; k++) {
 		const kl_diag *d = &diags.items[k];
-		uint32_t j = 0;
-		while (j < na && !matches(&a[j], tfn->func, d, &tmp))
-			j++;
-		if (j < na) {
-			a[j].used = true;
+		uint32_t lo = 0, hi = na;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (by_line[mid] >> 32 < d->line)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		while (lo < na && by_line[lo] >> 32 == d->line &&
+		       !matches(&a[(uint32_t)by_line[lo]], tfn->func, d, &tmp))
+			lo++;
+		if (lo < na && by_line[lo] >> 32 == d->line) {
+			a[(uint32_t)by_line[lo]].used = true;
 			continue;
 		}
 		kl_buf_printf(&problems, "%s:%u: unexpected verifier error: ",
@@ -214,6 +237,7 @@ check_func(test_file *tf, const test_func *tfn, const size_t *starts,
 		if (a[j].is_regex && !a[j].bad_regex)
 			regfree(&a[j].re);
 	free(a);
+	free(by_line);
 	kl_buf_free(&problems);
 	kl_buf_free(&tmp);
 	kl_buf_free(&rendered);
