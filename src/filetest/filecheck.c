@@ -103,6 +103,10 @@ struct kl_filecheck {
 	uint32_t ndirs, capdirs;
 	struct var *vars;
 	uint32_t nvars, capvars;
+	/* vars by name: an open-addressing table of index + 1 (0: empty),
+	 * at most half full; a scan per $X was quadratic in the variables */
+	uint32_t *var_slots;
+	uint32_t nslots;
 	size_t count;    /* lines accepted, regex: included */
 	size_t max_nsub; /* most groups of any directive, to size regmatch_t */
 };
@@ -413,10 +417,27 @@ parse_pattern(struct directive *d, const char *s, size_t n, kl_buf *msg)
 static size_t
 find_var(const kl_filecheck *fc, const char *name)
 {
-	for (uint32_t i = 0; i < fc->nvars; i++)
-		if (strcmp(fc->vars[i].name, name) == 0)
-			return i;
+	if (!fc->nslots)
+		return NOVAR;
+	uint32_t mask = fc->nslots - 1;
+	uint32_t k = (uint32_t)kl_hash_bytes(name, strlen(name)) & mask;
+	for (; fc->var_slots[k]; k = (k + 1) & mask)
+		if (strcmp(fc->vars[fc->var_slots[k] - 1].name, name) == 0)
+			return fc->var_slots[k] - 1;
 	return NOVAR;
+}
+
+/* Enter var i in the table by name, unless its name is there already. */
+static void
+index_var(kl_filecheck *fc, uint32_t i)
+{
+	uint32_t mask = fc->nslots - 1;
+	const char *name = fc->vars[i].name;
+	uint32_t k = (uint32_t)kl_hash_bytes(name, strlen(name)) & mask;
+	for (; fc->var_slots[k]; k = (k + 1) & mask)
+		if (strcmp(fc->vars[fc->var_slots[k] - 1].name, name) == 0)
+			return;
+	fc->var_slots[k] = i + 1;
 }
 
 static size_t
@@ -425,6 +446,14 @@ add_var(kl_filecheck *fc, char *name, char *re, size_t nsub, uint32_t line)
 	kl_grow(&fc->vars, &fc->capvars, sizeof *fc->vars,
 		(uint64_t)fc->nvars + 1);
 	fc->vars[fc->nvars] = (struct var){name, re, nsub, line};
+	if (2 * ((uint64_t)fc->nvars + 1) > fc->nslots) {
+		free(fc->var_slots);
+		fc->nslots = fc->nslots ? 2 * fc->nslots : 16;
+		fc->var_slots = kl_calloc(fc->nslots, sizeof *fc->var_slots);
+		for (uint32_t i = 0; i < fc->nvars; i++)
+			index_var(fc, i);
+	}
+	index_var(fc, fc->nvars);
 	return fc->nvars++;
 }
 
@@ -639,6 +668,7 @@ kl_filecheck_free(kl_filecheck *fc)
 	}
 	free(fc->dirs);
 	free(fc->vars);
+	free(fc->var_slots);
 	free(fc);
 }
 
