@@ -972,7 +972,9 @@ kl_status kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 			 uint32_t nargs, kl_run_result *res);
 
 /* Forget all memory: heap objects, allocas, data (re-initialised from the
- * module on the next call). Decoded functions are kept. */
+ * module); the next objects get the ids a new interpreter would give.
+ * Decoded functions are kept. Costs what was made since, not the module's
+ * size. */
 void kl_interp_reset(kl_interp *it);
 
 /*

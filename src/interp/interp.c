@@ -110,6 +110,7 @@ kl_interp_free(kl_interp *it)
 	free(it->bids);
 	mem_free(it);
 	free(it->allocas);
+	free(it->wdata);
 	free(it->regs);
 	free(it->frames);
 	free(it->results);
@@ -123,7 +124,7 @@ kl_interp_free(kl_interp *it)
 void
 kl_interp_reset(kl_interp *it)
 {
-	mem_free(it);
+	mem_reset(it);
 }
 
 /* ---- calls ---- */

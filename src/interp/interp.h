@@ -201,6 +201,11 @@ struct kl_interp {
 	uint32_t next_id;
 	uint64_t mem_used;
 	bool data_ready;
+	/* as mem_setup left them, for mem_reset: the charge of the data,
+	 * and the ids of the writable data objects */
+	uint64_t setup_mem_used;
+	uint32_t *wdata;
+	uint32_t nwdata, wdata_cap;
 	chunk *chunks;
 	uint32_t nchunks, chunks_cap, cur_chunk;
 	uint32_t *allocas;   /* ids of live allocas, oldest first */
@@ -260,6 +265,8 @@ void exec_run(kl_interp *it, dfunc *fn, kl_run_result *res);
 /* ---- memory.c ---- */
 void mem_init(kl_interp *it);
 void mem_free(kl_interp *it);
+/* Memory as mem_setup leaves it (or none, when it has not run). */
+void mem_reset(kl_interp *it);
 /* Create the symbol objects and fill data; false with it->pend set. */
 bool mem_setup(kl_interp *it);
 static inline obj *

@@ -198,6 +198,7 @@ bool
 mem_setup(kl_interp *it)
 {
 	const kl_module *m = it->m;
+	it->nwdata = 0;
 	for (uint32_t s = 0; s < it->nsyms; s++) {
 		if (kl_sym_get_kind(m, (kl_sym){ s }) == KL_SYM_FUNC) {
 			obj_new(it, OK_FUNC, NULL, 0, false, s, KL_NONE);
@@ -224,11 +225,69 @@ mem_setup(kl_interp *it)
 			return false;
 		}
 		it->mem_used += obj_charge(size);
-		obj_new(it, OK_DATA, mem, (uint32_t)size,
-			!kl_data_is_const(m, (kl_sym){ s }), s, KL_NONE);
+		bool writable = !kl_data_is_const(m, (kl_sym){ s });
+		uint32_t id = obj_new(it, OK_DATA, mem, (uint32_t)size,
+				      writable, s, KL_NONE);
+		if (writable) {
+			kl_grow(&it->wdata, &it->wdata_cap, sizeof *it->wdata,
+				(uint64_t)it->nwdata + 1);
+			it->wdata[it->nwdata++] = id;
+		}
 	}
+	it->setup_mem_used = it->mem_used;
 	it->data_ready = true;
 	return true;
+}
+
+/*
+ * Memory as mem_setup leaves it, without making it again: the symbols'
+ * objects (ids 1..nsyms, which never die) stay, writable data is filled
+ * again, and what was made since (allocas, heap objects: ids past the
+ * symbols') is freed, so the next ids are the same as after a fresh
+ * setup. A module of many functions called once each with a reset
+ * between (keel difftest, the interpret test command) paid for every
+ * symbol at every call.
+ */
+void
+mem_reset(kl_interp *it)
+{
+	if (!it->data_ready) {
+		mem_free(it);
+		return;
+	}
+	uint32_t first = it->nsyms + 1;
+	uint32_t pg0 = first >> OBJ_PAGE_BITS, k0 = first & (OBJ_PAGE - 1);
+	for (uint32_t pg = pg0; pg < it->npages; pg++) {
+		obj_page *p = it->pages[pg];
+		if (!p)
+			continue;
+		uint32_t from = pg == pg0 ? k0 : 0;
+		for (uint32_t k = from; k < OBJ_PAGE; k++)
+			if (!p->cold[k].dead && p->cold[k].kind == OK_HEAP)
+				free(p->hot[k].base);
+		if (from == 0) {
+			free(p);
+			it->pages[pg] = NULL;
+			continue;
+		}
+		memset(p->hot + from, 0, (OBJ_PAGE - from) * sizeof *p->hot);
+		memset(p->cold + from, 0, (OBJ_PAGE - from) * sizeof *p->cold);
+		p->live = from - (pg == 0); /* (id 0 is null, no object) */
+	}
+	for (uint32_t k = 0; k < it->nchunks; k++)
+		free(it->chunks[k].mem);
+	it->nchunks = it->cur_chunk = 0;
+	it->nallocas = 0;
+	for (uint32_t k = 0; k < it->nwdata; k++) {
+		uint32_t id = it->wdata[k];
+		obj_page *p = page_of(it, id);
+		uint32_t j = id & (OBJ_PAGE - 1);
+		uint32_t sym = p->cold[j].sym, size = p->cold[j].size;
+		memset(p->hot[j].base, 0, size ? size : 1);
+		fill_data(it, sym, p->hot[j].base, size);
+	}
+	it->next_id = first;
+	it->mem_used = it->setup_mem_used;
 }
 
 uint32_t

@@ -85,6 +85,15 @@ static const char program[] =
 	"    return v6\n"
 	"}\n"
 	"\n"
+	"declare %malloc(i64) -> i64\n"
+	"\n"
+	"function %grab() -> i64 {\n"
+	"block0:\n"
+	"    v0 = iconst.i64 600000\n"
+	"    v1 = call %malloc(v0)\n"
+	"    return v1\n"
+	"}\n"
+	"\n"
 	"function %pair(f64) -> f64, i8 {\n"
 	"block0(v0: f64):\n"
 	"    v1 = fadd v0, v0\n"
@@ -315,6 +324,42 @@ test_memory_persists(void)
 	kl_module_free(m);
 }
 
+/*
+ * After a reset, memory is as a new interpreter's: data as the module
+ * gives it, the heap released (two 600 kB objects do not fit under a
+ * 1 MB limit), and the next objects get the ids a fresh interpreter
+ * would give them (the same pointer values), whatever ran before.
+ */
+static void
+test_reset_is_a_fresh_start(void)
+{
+	kl_module *m = parse();
+	kl_interp_options o = { 0 };
+	o.max_memory = 1000000;
+	kl_interp *fresh = kl_interp_new(m, &o);
+	kl_run_result r;
+	kl_interp_call(fresh, sym(m, "grab"), NULL, 0, &r);
+	CHECK(r.status == KL_RUN_RETURNED);
+	uint64_t want = r.results[0];
+	CHECK(want != 0);
+	kl_interp_free(fresh);
+	kl_interp *it = kl_interp_new(m, &o);
+	for (uint64_t k = 0; k < 6; k++) {
+		uint64_t n = k;
+		kl_interp_call(it, sym(m, "loop"), &n, 1, &r); /* allocas */
+		CHECK(r.status == KL_RUN_RETURNED);
+		kl_interp_call(it, sym(m, "bump"), NULL, 0, &r);
+		CHECK_EQ_INT(r.results[0], 1);
+		kl_interp_reset(it);
+		kl_interp_call(it, sym(m, "grab"), NULL, 0, &r);
+		CHECK(r.status == KL_RUN_RETURNED);
+		CHECK_EQ_INT(r.results[0], want);
+		kl_interp_reset(it);
+	}
+	kl_interp_free(it);
+	kl_module_free(m);
+}
+
 static void
 collect(void *ctx, const char *data, size_t len)
 {
@@ -537,6 +582,7 @@ main(void)
 	UNIT_RUN(test_null_args);
 	UNIT_RUN(test_format_bad_type);
 	UNIT_RUN(test_memory_persists);
+	UNIT_RUN(test_reset_is_a_fresh_start);
 	UNIT_RUN(test_output);
 	UNIT_RUN(test_fuel_exact);
 	UNIT_RUN(test_fuel_short_then_trap);
