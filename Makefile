@@ -3,7 +3,7 @@
 #   make                 build build/libkeel.a and build/keel
 #   make check           build and run every test; ends "N passed, N failed"
 #   make check SAN=1     the same under AddressSanitizer + UBSan (+ leaks)
-#   make CC=clang        build with clang (objects go to build/clang)
+#   make CC=clang        build with clang (into build/clang)
 #   make fuzz            libFuzzer targets for FUZZ_TIME s each (clang)
 #   make fuzz-promote    differential test of promote, new seeds, FUZZ_TIME s
 #   make bench           benchmarks (see bench/bench.sh)
@@ -12,13 +12,16 @@ CC ?= cc
 SAN ?=
 OPT ?= -O2 -g
 
+# clang's objects go apart from gcc's: build/clang, build/san-clang
+CLANG := $(if $(findstring clang,$(notdir $(firstword $(CC)))),clang)
+
 ifeq ($(SAN),1)
-BUILD ?= build/san
+BUILD ?= build/san$(if $(CLANG),-clang)
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
 	   -fno-sanitize-recover=all
 OPT = -O1 -g
 else
-BUILD ?= build
+BUILD ?= build$(if $(CLANG),/clang)
 SANFLAGS =
 endif
 
