@@ -13,7 +13,8 @@ SAN ?=
 OPT ?= -O2 -g
 
 # clang's objects go apart from gcc's: build/clang, build/san-clang
-CLANG := $(if $(findstring clang,$(notdir $(firstword $(CC)))),clang)
+# (any word of CC, for wrappers such as "ccache clang")
+CLANG := $(if $(filter clang clang-% %-clang,$(notdir $(CC))),clang)
 
 ifeq ($(SAN),1)
 BUILD ?= build/san$(if $(CLANG),-clang)

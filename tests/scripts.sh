@@ -198,6 +198,13 @@ out=$(cd "$dir/least" && timeout 20 "$keel_abs" test -v t link dir 2>&1)
 if [ "$out" = "PASS dir/y.kl
 PASS t/a-c/x.kl
 2 passed, 0 failed" ]; then ok; else bad "keel test -v: not the least paths: $out"; fi
+# an argument inside another ('a/z' within 'a') sorts after it
+mkdir -p "$dir/least/a/b" "$dir/least/a/z"
+ln -s ../b "$dir/least/a/z/ln"
+cp "$dir/loop/sub/a.kl" "$dir/least/a/b/t.kl"
+out=$(cd "$dir/least" && timeout 20 "$keel_abs" test -v a/z a 2>&1)
+if [ "$out" = "PASS a/b/t.kl
+1 passed, 0 failed" ]; then ok; else bad "keel test -v a/z a: not the least path: $out"; fi
 # more files at once than the descriptors allow: the run goes on with
 # fewer at once, and every file is counted
 mkdir -p "$dir/many"

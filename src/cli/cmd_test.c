@@ -190,18 +190,26 @@ typedef struct entry {
  * sorted order of their full spellings, so a directory reached through
  * several links is read under the least of them.
  */
+/* Byte k of e's path in the walk's order: a directory's ends in '/';
+ * -1 past the end. */
+static int
+walk_byte(const entry *e, size_t len, size_t k)
+{
+	if (k < len)
+		return (unsigned char)e->path[k];
+	return k == len && e->dir ? '/' : -1;
+}
+
 static int
 cmp_entry(const void *x, const void *y)
 {
 	const entry *a = x, *b = y;
+	size_t na = strlen(a->path), nb = strlen(b->path);
 	for (size_t k = 0;; k++) {
-		int ca = a->path[k] ? (unsigned char)a->path[k]
-				    : a->dir ? '/' : 0;
-		int cb = b->path[k] ? (unsigned char)b->path[k]
-				    : b->dir ? '/' : 0;
+		int ca = walk_byte(a, na, k), cb = walk_byte(b, nb, k);
 		if (ca != cb)
 			return ca < cb ? -1 : 1;
-		if (!a->path[k] || !b->path[k])
+		if (ca < 0)
 			return 0;
 	}
 }

@@ -595,7 +595,7 @@ place_params(promoter *p)
 	 * into a block could take them past their budget. */
 	bool count_args = false;
 	for (uint32_t b = 0; b < nb && !at_once && !count_args; b++)
-		count_args = npreds(p, b) > arg_budget / (budget + 1);
+		count_args = npreds(p, b) > arg_budget / budget; /* (>= 1) */
 	uint64_t nargs = 0;
 	if (!p->tiny && !at_once) {
 		mark = (uint32_t(*)[2])spare_array(p, SPARE_MARKS);

@@ -571,6 +571,21 @@ test_budget_keeps_what_it_cannot_afford(void)
 	CHECK_EQ_INT(promote_nest_and_run(600, false, NULL), 0);
 }
 
+/* Any size_limit is a budget, the largest too (it was divided by after
+ * adding one, which wrapped to a division by zero). */
+static void
+test_size_limit_extremes(void)
+{
+	uint64_t limits[] = { 1, 2, UINT64_MAX - 1, UINT64_MAX };
+	for (size_t k = 0; k < sizeof limits / sizeof *limits; k++) {
+		kl_pass_report rep = { 0 };
+		rep.size_limit = limits[k];
+		rep.input_verified = true;
+		promote_nest_and_run(3, false, &rep);
+		kl_pass_report_free(&rep);
+	}
+}
+
 /*
  * The same with two slots an alloca: the budget may run out between the
  * slots of one alloca, whose accesses must then all stay as they are
@@ -618,6 +633,7 @@ main(void)
 	UNIT_RUN(test_module_count_and_verified_result);
 	UNIT_RUN(test_budget_keeps_what_it_cannot_afford);
 	UNIT_RUN(test_budget_keeps_whole_allocas);
+	UNIT_RUN(test_size_limit_extremes);
 	UNIT_RUN(test_verified_nest_promotes_exactly);
 	return unit_report("promote");
 }
