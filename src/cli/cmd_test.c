@@ -184,12 +184,6 @@ typedef struct entry {
 	bool dir;
 } entry;
 
-/*
- * The walk's order: the paths' bytes, a directory's name read as if it
- * ended in '/'. A depth-first walk in this order meets paths in the
- * sorted order of their full spellings, so a directory reached through
- * several links is read under the least of them.
- */
 /* Byte k of e's path in the walk's order: a directory's ends in '/';
  * -1 past the end. */
 static int
@@ -200,6 +194,12 @@ walk_byte(const entry *e, size_t len, size_t k)
 	return k == len && e->dir ? '/' : -1;
 }
 
+/*
+ * The walk's order: the paths' bytes, a directory's name read as if it
+ * ended in '/'. A depth-first walk in this order meets paths in the
+ * sorted order of their full spellings, so a directory reached through
+ * several links is read under the least of them.
+ */
 static int
 cmp_entry(const void *x, const void *y)
 {

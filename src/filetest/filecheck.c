@@ -414,30 +414,36 @@ parse_pattern(struct directive *d, const char *s, size_t n, kl_buf *msg)
 	return true;
 }
 
+/* The slot of name in the table by name: its variable's, or the empty
+ * slot where it would go. */
+static uint32_t
+var_slot(const kl_filecheck *fc, const char *name)
+{
+	uint32_t mask = fc->nslots - 1;
+	uint32_t k = (uint32_t)kl_hash_bytes(name, strlen(name)) & mask;
+	while (fc->var_slots[k] &&
+	       strcmp(fc->vars[fc->var_slots[k] - 1].name, name) != 0)
+		k = (k + 1) & mask;
+	return k;
+}
+
 static size_t
 find_var(const kl_filecheck *fc, const char *name)
 {
 	if (!fc->nslots)
 		return NOVAR;
-	uint32_t mask = fc->nslots - 1;
-	uint32_t k = (uint32_t)kl_hash_bytes(name, strlen(name)) & mask;
-	for (; fc->var_slots[k]; k = (k + 1) & mask)
-		if (strcmp(fc->vars[fc->var_slots[k] - 1].name, name) == 0)
-			return fc->var_slots[k] - 1;
-	return NOVAR;
+	uint32_t k = var_slot(fc, name);
+	return fc->var_slots[k] ? fc->var_slots[k] - 1 : NOVAR;
 }
 
-/* Enter var i in the table by name, unless its name is there already. */
+/* Enter var i in the table by name, unless its name is there already
+ * (the first definition stays the one found). */
 static void
 index_var(kl_filecheck *fc, uint32_t i)
 {
-	uint32_t mask = fc->nslots - 1;
-	const char *name = fc->vars[i].name;
-	uint32_t k = (uint32_t)kl_hash_bytes(name, strlen(name)) & mask;
-	for (; fc->var_slots[k]; k = (k + 1) & mask)
-		if (strcmp(fc->vars[fc->var_slots[k] - 1].name, name) == 0)
-			return;
-	fc->var_slots[k] = i + 1;
+	uint32_t k = var_slot(fc, fc->vars[i].name);
+	if (!fc->var_slots[k])
+		fc->var_slots[k] = i + 1;
 }
 
 static size_t

@@ -267,8 +267,8 @@ put_imm_operand(printer *p, uint32_t i)
 	const kl_func *f = p->f;
 	const uint32_t *args;
 	uint32_t n = inst_args(f, i, &args);
-	kl_type t = n ? ctrl_operand_type(p, i, args[0]) : KL_TYPE_NONE;
-	unsigned bits = t == KL_TYPE_NONE ? 64 : type_bits(p, t);
+	unsigned bits = n ? type_bits(p, ctrl_operand_type(p, i, args[0]))
+			  : 64;
 	fmt_int(p->out, inst_imm(f, i), bits);
 }
 
