@@ -240,6 +240,7 @@ collect(file_list *l, const char *path, bool top)
 		plen--;
 	entry *subs = NULL;
 	uint32_t nsubs = 0, subs_cap = 0;
+	bool ok = true;
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.')
@@ -250,6 +251,13 @@ collect(file_list *l, const char *path, bool top)
 		struct stat sst;
 		bool found = stat(sub, &sst) == 0;
 		bool dir = found && S_ISDIR(sst.st_mode);
+		if (!found && ends_with_kl(e->d_name)) {
+			/* a test that cannot be read must not vanish from
+			 * the count (a dangling link, say) */
+			fprintf(stderr, "keel test: %s: %s\n", sub,
+				strerror(errno));
+			ok = false;
+		}
 		if (!found || (!dir && !ends_with_kl(e->d_name))) {
 			free(sub);
 			continue;
@@ -260,7 +268,6 @@ collect(file_list *l, const char *path, bool top)
 	closedir(d);
 	if (nsubs)
 		qsort(subs, nsubs, sizeof *subs, cmp_entry);
-	bool ok = true;
 	for (uint32_t k = 0; k < nsubs; k++) {
 		ok &= collect(l, subs[k].path, false);
 		free(subs[k].path);
