@@ -11,10 +11,14 @@
  * This code runs in a child process of the runner (cmd_test.c), one per
  * file, so a crash here or in the library fails one file only.
  */
+#define _DEFAULT_SOURCE /* realpath */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "testcmd.h"
 
@@ -507,6 +511,78 @@ edit_cmp(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
+/* Append text's lines, each '\n' as CR LF when crlf. */
+static void
+put_lines(kl_buf *out, const char *text, bool crlf)
+{
+	if (!crlf) {
+		kl_buf_puts(out, text);
+		return;
+	}
+	for (const char *nl; (nl = strchr(text, '\n')); text = nl + 1) {
+		kl_buf_append(out, text, (size_t)(nl - text));
+		kl_buf_puts(out, "\r\n");
+	}
+	kl_buf_puts(out, text);
+}
+
+/*
+ * Write a file's new contents beside it and rename them over it: a write
+ * that fails half way (a full disk) must not leave the test truncated.
+ * The new file keeps the old one's permissions. On failure errno says why
+ * and the old file is untouched.
+ */
+static bool
+replace_file(const char *path, const char *data, size_t len)
+{
+	/* A link's target is what is rewritten: the link stays. */
+	char *real = realpath(path, NULL);
+	struct stat st;
+	if (!real || stat(real, &st) != 0) {
+		free(real);
+		return false;
+	}
+	size_t n = strlen(real) + sizeof ".bless-XXXXXX";
+	char *tmp = malloc(n);
+	if (!tmp) {
+		free(real);
+		errno = ENOMEM;
+		return false;
+	}
+	snprintf(tmp, n, "%s.bless-XXXXXX", real);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		free(real);
+		free(tmp);
+		return false;
+	}
+	bool ok = fchmod(fd, st.st_mode & 07777) == 0;
+	for (size_t done = 0; ok && done < len;) {
+		ssize_t w = write(fd, data + done, len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		ok = w > 0;
+		if (w == 0)
+			errno = ENOSPC;
+		done += ok ? (size_t)w : 0;
+	}
+	int saved = errno;
+	if (close(fd) != 0 && ok) {
+		ok = false;
+		saved = errno;
+	}
+	if (ok && rename(tmp, real) != 0) {
+		ok = false;
+		saved = errno;
+	}
+	if (!ok)
+		(void)unlink(tmp);
+	free(tmp);
+	free(real);
+	errno = saved;
+	return ok;
+}
+
 /* Apply the recorded edits and write the file back. */
 static bool
 write_blessed(test_file *tf, kl_buf *report)
@@ -514,14 +590,18 @@ write_blessed(test_file *tf, kl_buf *report)
 	qsort(tf->edits, tf->nedits, sizeof *tf->edits, edit_cmp);
 	kl_buf out = { 0 };
 	const char *s = tf->text, *end = tf->text + tf->len;
+	/* A file whose first line ends in CR LF gets its new lines so too,
+	 * not a mix of both. */
+	const char *nl1 = memchr(s, '\n', tf->len);
+	bool crlf = nl1 && nl1 > s && nl1[-1] == '\r';
 	uint32_t line = 1, e = 0;
 	while (s < end || e < tf->nedits) {
 		if (e < tf->nedits && tf->edits[e].first == line) {
 			/* A block starts a line, also below a last line
 			 * that had no newline. */
 			if (out.len && out.data[out.len - 1] != '\n')
-				kl_buf_putc(&out, '\n');
-			kl_buf_puts(&out, tf->edits[e].text);
+				kl_buf_puts(&out, crlf ? "\r\n" : "\n");
+			put_lines(&out, tf->edits[e].text, crlf);
 			for (uint32_t k = 0; k < tf->edits[e].count && s < end;
 			     k++, line++) {
 				const char *nl = memchr(s, '\n', (size_t)(end - s));
@@ -541,13 +621,11 @@ write_blessed(test_file *tf, kl_buf *report)
 		s = le;
 		line++;
 	}
-	FILE *fp = fopen(tf->path, "wb");
-	bool ok = fp && fwrite(out.data, 1, out.len, fp) == out.len;
-	if (fp && fclose(fp) != 0)
-		ok = false;
+	bool ok = replace_file(tf->path, out.data, out.len);
 	if (!ok)
-		kl_buf_printf(report, "%s: cannot write the blessed file\n",
-			      tf->path);
+		kl_buf_printf(report, "%s: cannot write the blessed file: %s "
+			      "(the file is left as it was)\n", tf->path,
+			      strerror(errno));
 	kl_buf_free(&out);
 	return ok;
 }
