@@ -435,8 +435,13 @@ KL
 # an empty argument is no number
 "$build"/keel run "$dir/names.kl" %i8 "" >/dev/null 2>"$dir/run.err"
 st=$?
-if [ "$st" = 1 ] && grep -q "argument 1 ('') is not a valid i8" "$dir/run.err"; then ok; else
+if [ "$st" = 1 ] && grep -q "names.kl: argument 1 of %i8 ('') is not a valid i8" "$dir/run.err"; then ok; else
 	bad "keel run with an empty argument: exit $st, $(cat "$dir/run.err")"; fi
+# a wrong count names the file and the function, in English
+"$build"/keel run "$dir/names.kl" %i8 1 2 >/dev/null 2>"$dir/run.err"
+st=$?
+if [ "$st" = 1 ] && [ "$(cat "$dir/run.err")" = "keel run: $dir/names.kl: %i8 takes 1 argument, 2 given" ]; then ok; else
+	bad "keel run with two arguments for one: exit $st, $(cat "$dir/run.err")"; fi
 # an argument is a literal alone: no blank before or after it, and '_'
 # only between digits
 for arg in " 5" "5 " "1_" "1__0"; do
@@ -450,7 +455,7 @@ for fuel in 010 0x8; do
 	out=$("$build"/keel run --fuel "$fuel" "$dir/names.kl" %i8 5)
 	if [ "$out" = 5 ]; then ok; else bad "keel run --fuel $fuel: '$out'"; fi
 done
-for fuel in 99999999999999999999 " 5" "-1" "0x" "5x"; do
+for fuel in 99999999999999999999 " 5" "-1" "0x" "5x" "0x0x10" "0x-1" "0x 1" "k" "0xk" "+5" "1kk"; do
 	"$build"/keel run --fuel "$fuel" "$dir/names.kl" %i8 5 >/dev/null 2>&1
 	st=$?
 	if [ "$st" = 2 ]; then ok; else bad "keel run --fuel '$fuel': exit $st, not 2"; fi

@@ -615,23 +615,31 @@ cli_lookup(const kl_module *m, const char *name)
 bool
 cli_parse_count(const char *s, uint64_t *out)
 {
-	/* Decimal, or hexadecimal after 0x: no sign or blanks (strtoull
-	 * would take them), no octal ("010" is ten), nothing past 2^64 - 1
-	 * (strtoull gives the maximum, which would pass for a number). */
-	int base = 10;
+	/* Decimal, or hexadecimal after one 0x; no sign or blanks, no
+	 * octal ("010" is ten), nothing past 2^64 - 1. Digits are read
+	 * here: strtoull takes signs, blanks and a second "0x". */
+	unsigned base = 10;
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
 		base = 16;
 		s += 2;
-		if (!isxdigit((unsigned char)*s))
-			return false;
-	} else if (!isdigit((unsigned char)*s)) {
-		return false;
 	}
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, base);
-	if (errno == ERANGE)
-		return false;
+	const char *end = s;
+	uint64_t v = 0;
+	for (;; end++) {
+		unsigned char ch = (unsigned char)*end;
+		unsigned d = base; /* not a digit */
+		if (isdigit(ch))
+			d = (unsigned)(ch - '0');
+		else if (isxdigit(ch))
+			d = (unsigned)(tolower(ch) - 'a' + 10);
+		if (d >= base)
+			break;
+		if (v > (UINT64_MAX - d) / base)
+			return false;
+		v = v * base + d;
+	}
+	if (end == s)
+		return false; /* no digits */
 	uint64_t mul = 1;
 	if (*end == 'k')
 		mul = 1000;
@@ -641,7 +649,7 @@ cli_parse_count(const char *s, uint64_t *out)
 		mul = 1000000000;
 	if (mul != 1)
 		end++;
-	if (*end || end == s || (v && mul > UINT64_MAX / v))
+	if (*end || (v && mul > UINT64_MAX / v))
 		return false;
 	*out = v * mul;
 	return true;

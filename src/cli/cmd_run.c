@@ -60,13 +60,14 @@ typedef struct run_opts {
 
 /* Parse ARGS as the parameters of func; false (message printed) if bad. */
 static bool
-parse_args(const kl_module *m, kl_sym func, int argc, char **argv,
-	   uint64_t *args)
+parse_args(const kl_module *m, const char *file, const char *name,
+	   kl_sym func, int argc, char **argv, uint64_t *args)
 {
 	kl_signature sig = kl_sym_signature(m, func);
 	if ((uint32_t)argc != sig.num_params) {
-		fprintf(stderr, "keel run: the function takes %u arguments, "
-				"%d given\n", sig.num_params, argc);
+		fprintf(stderr, "keel run: %s: %s takes %u argument%s, %d "
+				"given\n", file, name, sig.num_params,
+			sig.num_params == 1 ? "" : "s", argc);
 		return false;
 	}
 	for (int k = 0; k < argc; k++) {
@@ -78,8 +79,9 @@ parse_args(const kl_module *m, kl_sym func, int argc, char **argv,
 		if (n == 0 || blank ||
 		    kl_interp_scan_value(m, sig.params[k], argv[k], n,
 					 &args[k]) != n) {
-			fprintf(stderr, "keel run: argument %d ('%s') is not "
-					"a valid %s\n", k + 1, argv[k],
+			fprintf(stderr, "keel run: %s: argument %d of %s "
+					"('%s') is not a valid %s\n", file,
+				k + 1, name, argv[k],
 				kl_type_name(m, sig.params[k]));
 			return false;
 		}
@@ -142,7 +144,8 @@ run_file(const char *file, int argc, char **argv, const run_opts *ro)
 	}
 	int nargs = argc > 0 ? argc - 1 : 0;
 	uint64_t *args = calloc((size_t)nargs + 1, sizeof *args);
-	if (!args || !parse_args(m, func, nargs, argv + 1, args)) {
+	if (!args || !parse_args(m, file, name, func, nargs, argv + 1,
+					 args)) {
 		free(args);
 		goto out;
 	}

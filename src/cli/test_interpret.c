@@ -160,7 +160,7 @@ typedef struct expect {
 } expect;
 
 static bool
-scan_trap(cursor *c, expect *x)
+scan_trap(const kl_module *m, cursor *c, expect *x)
 {
 	skip_blanks(c);
 	for (uint32_t t = 0; t < KL_TRAP_RUN_COUNT; t++) {
@@ -172,13 +172,18 @@ scan_trap(cursor *c, expect *x)
 		}
 		x->trap = t;
 		if (t == KL_TRAP_USER) {
+			/* A literal as the run's arguments spell one ("010"
+			 * is ten), not negative: the code is unsigned. */
 			skip_blanks(c);
-			char *end;
-			unsigned long v = strtoul(c->s, &end, 0);
-			if (end == c->s || end > c->e || v > UINT32_MAX)
+			uint64_t v;
+			if (c->s < c->e && *c->s == '-')
+				return false;
+			size_t used = kl_interp_scan_value(
+				m, KL_TYPE_I32, c->s, (size_t)(c->e - c->s), &v);
+			if (!used)
 				return false;
 			x->user_code = (uint32_t)v;
-			c->s = end;
+			c->s += used;
 		}
 		return true;
 	}
@@ -204,17 +209,18 @@ scan_expect(const kl_module *m, cursor *c, const kl_signature *sig,
 	}
 	if (accept(c, "traps")) {
 		x->kind = EX_TRAP;
-		return scan_trap(c, x);
+		return scan_trap(m, c, x);
 	}
 	if (accept(c, "exits")) {
+		/* exit's argument is an i32: read as one */
 		x->kind = EX_EXIT;
-		skip_blanks(c);
-		char *end;
-		long long v = strtoll(c->s, &end, 0);
-		if (end == c->s || end > c->e)
+		uint64_t v;
+		size_t used = kl_interp_scan_value(m, KL_TYPE_I32, c->s,
+						   (size_t)(c->e - c->s), &v);
+		if (!used)
 			return false;
-		x->exit_code = v;
-		c->s = end;
+		x->exit_code = (int32_t)(uint32_t)v;
+		c->s += used;
 		return true;
 	}
 	if (accept(c, "fails")) {
@@ -439,9 +445,10 @@ run_line(runner *rn, uint32_t k, const char *line, size_t len)
 	    !scan_expect(rn->m, &cur, &sig, &x) || (skip_blanks(&cur),
 						     cur.s != cur.e)) {
 		kl_buf_printf(rn->report, "%s:%u: run: malformed line (the "
-			      "call takes %u arguments and gives %u results)"
+			      "call takes %u argument%s and gives %u result%s)"
 			      ": %.*s\n", path, c->line, sig.num_params,
-			      sig.num_results, (int)len, line);
+			      sig.num_params == 1 ? "" : "s", sig.num_results,
+			      sig.num_results == 1 ? "" : "s", (int)len, line);
 		goto out;
 	}
 	bool have_output;
