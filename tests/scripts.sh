@@ -231,8 +231,8 @@ cp "$dir/loop/sub/a.kl" "$dir/least/a/b/t.kl"
 out=$(cd "$dir/least" && timeout 20 "$keel_abs" test -v a/z a 2>&1)
 if [ "$out" = "PASS a/b/t.kl
 1 passed, 0 failed" ]; then ok; else bad "keel test -v a/z a: not the least path: $out"; fi
-# a test file that cannot be read (a dangling link) is an error, not a
-# file skipped in silence; a dangling link not named *.kl is no test
+# a test file that cannot be read (a dangling link) is a failed file,
+# not one skipped in silence; a dangling link not named *.kl is no test
 mkdir -p "$dir/dangling"
 cp "$dir/loop/sub/a.kl" "$dir/dangling/a.kl"
 ln -s gone.kl "$dir/dangling/b.kl"
@@ -240,10 +240,15 @@ ln -s gone "$dir/dangling/notes"
 out=$(timeout 20 "$build"/keel test "$dir/dangling" 2>&1)
 st=$?
 case "$out" in
-"keel test: $dir/dangling/b.kl: No such file or directory"*"1 failed")
+"keel test: $dir/dangling/b.kl: No such file or directory"*"1 passed, 1 failed")
 	if [ "$st" = 1 ]; then ok; else bad "keel test on a dangling link: exit $st"; fi ;;
 *) bad "keel test on a dangling link: $out" ;;
 esac
+# a path named that does not exist fails as one file; the others run
+out=$(timeout 20 "$build"/keel test "$dir/dangling/a.kl" "$dir/nowhere" 2>&1)
+st=$?
+if [ "$st" = 1 ] && [ "$out" = "keel test: $dir/nowhere: No such file or directory
+1 passed, 1 failed" ]; then ok; else bad "keel test with a missing path: exit $st, $out"; fi
 # more files at once than the descriptors allow: the run goes on with
 # fewer at once, and every file is counted
 mkdir -p "$dir/many"
