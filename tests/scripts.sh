@@ -725,6 +725,11 @@ if [ "$st" = 1 ]; then ok; else bad "keel filecheck skipped a directive after co
 printf 'imul\n' | "$build"/keel filecheck "$dir/fc-trail" >/dev/null 2>&1
 st=$?
 if [ "$st" = 0 ]; then ok; else bad "keel filecheck, a directive after code: exit $st"; fi
+# a ';' inside a data string starts no comment, for filecheck as for test
+printf 'data %%s = const { i8 "x; check: zzz", i8 0 }\n; check: iconst\n' >"$dir/fc-str"
+echo iconst | "$build"/keel filecheck "$dir/fc-str" >/dev/null 2>&1
+st=$?
+if [ "$st" = 0 ]; then ok; else bad "keel filecheck read a directive inside a string: exit $st"; fi
 printf '; a comment\n' >"$dir/fc-none"
 echo x | "$build"/keel filecheck "$dir/fc-none" >/dev/null 2>"$dir/fc.err"
 st=$?

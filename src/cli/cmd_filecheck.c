@@ -71,8 +71,9 @@ cmd_filecheck(int argc, char **argv)
 		int rc = kl_filecheck_add_line(fc, t, (size_t)(e - t), line,
 					       &err);
 		/* Not at the start: after a comment marker later on the line,
-		 * as `keel test` reads a test file ("v1 = ...  ; check: x"). */
-		const char *c = t < e ? memchr(t, ';', (size_t)(e - t)) : NULL;
+		 * as `keel test` reads a test file ("v1 = ...  ; check: x"),
+		 * and so not a ';' inside a data string. */
+		const char *c = t < e ? cli_comment_start(t, e) : NULL;
 		if (rc == 0 && c) {
 			at = ++c;
 			rc = kl_filecheck_add_line(fc, c, (size_t)(e - c), line,
