@@ -465,6 +465,10 @@ for fuel in 99999999999999999999 " 5" "-1" "0x" "5x" "0x0x10" "0x-1" "0x 1" "k" 
 	st=$?
 	if [ "$st" = 2 ]; then ok; else bad "keel run --fuel '$fuel': exit $st, not 2"; fi
 done
+# a depth past what the interpreter counts is refused, not cut down
+"$build"/keel run --max-depth 5G "$dir/names.kl" %i8 5 >/dev/null 2>&1
+st=$?
+if [ "$st" = 2 ]; then ok; else bad "keel run --max-depth 5G: exit $st, not 2"; fi
 if "$build"/keel run --fuel 010 examples/sieve.kl 2>&1 >/dev/null |
 	grep -q "the budget of 10 instructions ran out"; then ok; else
 	bad "keel run --fuel 010 is not ten"; fi

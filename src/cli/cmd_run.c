@@ -39,8 +39,9 @@ static const char run_help[] =
 	"                  error\n"
 	"  -h, --help      show this help\n"
 	"\n"
-	"Numbers of options accept the suffixes k, M and G. An option\n"
-	"that takes a value may also be written --NAME=VALUE.\n"
+	"Numbers of options are decimal or 0x hexadecimal, with the\n"
+	"suffixes k, M and G (10^3, 10^6, 10^9: 256 MiB is 268435456). An\n"
+	"option that takes a value may also be written --NAME=VALUE.\n"
 	"\n"
 	"exit status: running %main, its integer result (mod 256); after\n"
 	"exit(N), N; otherwise 0. 1 on a trap, a failure or bad input, 2 on\n"
@@ -202,11 +203,13 @@ cmd_run(int argc, char **argv)
 						       "positive number%s",
 						       limit_name[which],
 						       which ? "" : " (or 0)");
+			if (which == 1 && v > UINT32_MAX)
+				return cli_usage_error("run", "--max-depth is "
+						       "at most %u", UINT32_MAX);
 			if (which == 0)
 				ro.io.fuel = v;
 			else if (which == 1)
-				ro.io.max_depth = v > UINT32_MAX ? UINT32_MAX
-								 : (uint32_t)v;
+				ro.io.max_depth = (uint32_t)v;
 			else
 				ro.io.max_memory = v;
 		} else if (cli_args_is_option(&args)) {
