@@ -465,6 +465,19 @@ for fuel in 99999999999999999999 " 5" "-1" "0x" "5x" "0x0x10" "0x-1" "0x 1" "k" 
 	st=$?
 	if [ "$st" = 2 ]; then ok; else bad "keel run --fuel '$fuel': exit $st, not 2"; fi
 done
+# the results start a line of their own after unended program output
+cat >"$dir/pc.kl" <<'KL'
+declare %putchar(i32) -> i32
+
+function %f() -> i32 {
+block0:
+    v0 = iconst.i32 65
+    v1 = call %putchar(v0)
+    return v0
+}
+KL
+if [ "$("$build"/keel run "$dir/pc.kl" %f)" = "A
+65" ]; then ok; else bad "keel run: the result line ran into the output"; fi
 # a depth past what the interpreter counts is refused, not cut down
 "$build"/keel run --max-depth 5G "$dir/names.kl" %i8 5 >/dev/null 2>&1
 st=$?

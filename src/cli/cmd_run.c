@@ -24,10 +24,11 @@ static const char run_help[] =
 	"Verify FILE ('-' for standard input), then run %FUNC (default\n"
 	"%main) in the interpreter with ARGS parsed as its parameter types\n"
 	"(integers in decimal or hex, floats as 1.5, 0x1.8p1, inf, nan...).\n"
-	"Program output goes to standard output, then the results, on one\n"
-	"line separated by \", \" (integers in signed decimal, floats in the\n"
-	"text format's exact spelling). A trap is reported on standard error\n"
-	"with the instruction where it happened and the call stack.\n"
+	"Program output goes to standard output, then the results on a\n"
+	"line of their own, separated by \", \" (integers in signed\n"
+	"decimal, floats in the text format's exact spelling). A trap is\n"
+	"reported on standard error with the instruction where it happened\n"
+	"and the call stack.\n"
 	"\n"
 	"options (before FILE):\n"
 	"  --fuel N        stop with an out_of_fuel trap after N executed\n"
@@ -47,16 +48,19 @@ static const char run_help[] =
 	"exit(N), N; otherwise 0. 1 on a trap, a failure or bad input, 2 on\n"
 	"bad usage\n";
 
+/* The program's output; *ctx says whether its last line is unended. */
 static void
 write_stdout(void *ctx, const char *data, size_t len)
 {
-	(void)ctx;
+	if (len)
+		*(bool *)ctx = data[len - 1] != '\n';
 	fwrite(data, 1, len, stdout);
 }
 
 typedef struct run_opts {
 	kl_interp_options io;
 	bool timing;
+	bool mid_line; /* the program's output ends in an unended line */
 } run_opts;
 
 /* Parse ARGS as the parameters of func; false (message printed) if bad. */
@@ -92,10 +96,14 @@ parse_args(const kl_module *m, const char *file, const char *name,
 
 static int
 report(const kl_interp *it, const kl_module *m, const kl_run_result *res,
-       bool is_main, const char *file)
+       bool is_main, const char *file, bool mid_line)
 {
 	if (res->status == KL_RUN_RETURNED) {
 		kl_buf out = { 0 };
+		/* The results on a line of their own: "A" then 65 is not
+		 * "A65". */
+		if (mid_line)
+			kl_buf_putc(&out, '\n');
 		for (uint32_t k = 0; k < res->num_results; k++) {
 			if (k)
 				kl_buf_puts(&out, ", ");
@@ -168,7 +176,7 @@ run_file(const char *file, int argc, char **argv, const run_opts *ro)
 	size_t len;
 	const char *fname = kl_sym_name(m, func, &len);
 	bool is_main = len == 4 && memcmp(fname, "main", 4) == 0;
-	status = report(it, m, &res, is_main, file);
+	status = report(it, m, &res, is_main, file, ro->mid_line);
 	kl_interp_free(it);
 	free(args);
 out:
@@ -179,7 +187,7 @@ out:
 int
 cmd_run(int argc, char **argv)
 {
-	run_opts ro = { { 0 }, false };
+	run_opts ro = { { 0 }, false, false };
 	static const char *const limit_name[] = { "--fuel", "--max-depth",
 						   "--max-memory" };
 	cli_args args;
@@ -223,5 +231,6 @@ cmd_run(int argc, char **argv)
 	if (!args.arg)
 		return cli_usage_error("run", "no input file");
 	ro.io.output = write_stdout;
+	ro.io.output_ctx = &ro.mid_line;
 	return run_file(args.arg, argc - args.next, argv + args.next, &ro);
 }
