@@ -465,6 +465,12 @@ for fuel in 99999999999999999999 " 5" "-1" "0x" "5x" "0x0x10" "0x-1" "0x 1" "k" 
 	st=$?
 	if [ "$st" = 2 ]; then ok; else bad "keel run --fuel '$fuel': exit $st, not 2"; fi
 done
+# difftest names on standard output every file that failed, -q or not
+printf 'function %%f( {\n' >"$dir/noparse.kl"
+out=$("$build"/keel difftest -q -p promote "$dir/nowhere.kl" "$dir/noparse.kl" examples/max.kl 2>/dev/null)
+if [ "$out" = "FAIL $dir/nowhere.kl: cannot read it
+FAIL $dir/noparse.kl: does not parse
+1 passed, 2 failed" ]; then ok; else bad "keel difftest on unreadable files: $out"; fi
 # the results start a line of their own after unended program output
 cat >"$dir/pc.kl" <<'KL'
 declare %putchar(i32) -> i32

@@ -26,9 +26,11 @@
 static const char difftest_help[] =
 	"usage: keel difftest -p PASS[,PASS...] [options] FILE...\n"
 	"\n"
-	"Run every function of each FILE in the interpreter, before and\n"
-	"after the passes, on several argument vectors (zeros, ones, small\n"
-	"and large values), and require the same results, traps and output.\n"
+	"Run every function of each FILE ('-' for standard input) in the\n"
+	"interpreter, before and after the passes, on several argument\n"
+	"vectors (zeros, ones, small and large values), and require the\n"
+	"same results, traps and output. A file that cannot be read or\n"
+	"parsed fails (a FAIL line, the error on standard error).\n"
 	"Not called: functions of more than 16 parameters. Not compared:\n"
 	"calls the interpreter cannot run before the passes (a call to an\n"
 	"external function it does not provide), calls that run out of fuel\n"
@@ -276,12 +278,17 @@ check_file(const char *path, const kl_pass *const *passes, uint32_t npasses,
 	   uint64_t fuel, tally *t)
 {
 	cli_file f;
-	if (!cli_read_file(path, &f))
+	if (!cli_read_file(path, &f)) {
+		/* standard output names every file that failed */
+		printf("FAIL %s: cannot read it\n", path);
 		return false;
+	}
 	kl_module *before = cli_parse(&f, false);
 	kl_module *after = before ? cli_parse(&f, false) : NULL;
 	kl_module *alone = after ? cli_parse(&f, false) : NULL;
 	bool ok = before && after && alone;
+	if (!ok)
+		printf("FAIL %s: does not parse\n", path);
 	kl_diags d = { 0 };
 	if (ok && kl_verify_module(before, &d) != KL_OK) {
 		fail_verify(path, "before", before, &d);
