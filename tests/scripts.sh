@@ -465,6 +465,19 @@ for fuel in 99999999999999999999 " 5" "-1" "0x" "5x" "0x0x10" "0x-1" "0x 1" "k" 
 	st=$?
 	if [ "$st" = 2 ]; then ok; else bad "keel run --fuel '$fuel': exit $st, not 2"; fi
 done
+# cfg: --dot with what it does not print is bad usage, --repeat reads
+# counts as the other options do, --time on no blocks gives no rate
+for opts in "--dot --loops" "--dot --liveness" "--repeat 0" "--repeat 100001" "--repeat=+3" "--repeat 1e1"; do
+	# shellcheck disable=SC2086
+	"$build"/keel cfg $opts examples/max.kl >/dev/null 2>&1
+	st=$?
+	if [ "$st" = 2 ]; then ok; else bad "keel cfg $opts: exit $st, not 2"; fi
+done
+if "$build"/keel cfg --time --repeat 0x2 examples/max.kl >/dev/null 2>&1; then ok; else
+	bad "keel cfg --repeat 0x2 refused"; fi
+printf 'declare %%g()\n' >"$dir/noblocks.kl"
+if "$build"/keel cfg --time "$dir/noblocks.kl" 2>&1 | grep -q 'no blocks: nothing timed'; then ok; else
+	bad "keel cfg --time on no blocks: $("$build"/keel cfg --time "$dir/noblocks.kl" 2>&1)"; fi
 # difftest names on standard output every file that failed, -q or not
 printf 'function %%f( {\n' >"$dir/noparse.kl"
 out=$("$build"/keel difftest -q -p promote "$dir/nowhere.kl" "$dir/noparse.kl" examples/max.kl 2>/dev/null)

@@ -43,7 +43,8 @@ static const char cfg_help[] =
 	"  --time           report the time of each analysis on standard\n"
 	"                   error (cfg, domtree, frontiers, loops; with\n"
 	"                   --liveness, liveness too)\n"
-	"  --repeat N       with --time: best of N runs (default 5)\n"
+	"  --repeat N       with --time: best of N runs (default 5, at\n"
+	"                   most 100000)\n"
 	"  -h, --help       show this help\n"
 	"\n"
 	"exit status: 0 on success, 1 if a file has errors, 2 on bad usage\n";
@@ -67,7 +68,8 @@ static const char domtree_help[] =
 	"  --func NAME      only the function NAME (%f or f, #hex, noname)\n"
 	"  --time           report the time of each analysis on standard\n"
 	"                   error (cfg, domtree, frontiers, loops)\n"
-	"  --repeat N       with --time: best of N runs (default 5)\n"
+	"  --repeat N       with --time: best of N runs (default 5, at\n"
+	"                   most 100000)\n"
 	"  -h, --help       show this help\n"
 	"\n"
 	"exit status: 0 on success, 1 if a file has errors, 2 on bad usage\n";
@@ -149,10 +151,15 @@ report_times(const char *file, uint64_t nfuncs, uint64_t nblocks,
 	     uint64_t ninsts, const double *first, const double *best,
 	     long repeat, bool live, bool too_large)
 {
-	double nb = nblocks ? (double)nblocks : 1;
 	fprintf(stderr, "%s: %llu functions, %llu blocks, %llu instructions\n",
 		file, (unsigned long long)nfuncs, (unsigned long long)nblocks,
 		(unsigned long long)ninsts);
+	if (nblocks == 0) {
+		/* no rate to give ("inf M blocks/s" said nothing) */
+		fprintf(stderr, "  no blocks: nothing timed\n");
+		return;
+	}
+	double nb = (double)nblocks;
 	fprintf(stderr, "  %-16s %10s %10s %10s %12s\n", "analysis",
 		"first ms", "best ms", "ns/block", "M blocks/s");
 	double sum_first = 0, sum_best = 0;
@@ -290,11 +297,14 @@ run(int argc, char **argv, bool domtree)
 				o.func = args.value;
 				continue;
 			}
-			char *end;
-			o.repeat = strtol(args.value, &end, 10);
-			if (*end || o.repeat < 1 || o.repeat > 100000)
-				return cli_usage_error(cmd, "bad --repeat '%s'",
+			uint64_t n;
+			if (!cli_parse_count(args.value, &n) || n < 1 ||
+			    n > 100000)
+				return cli_usage_error(cmd, "--repeat needs a "
+						       "number from 1 to "
+						       "100000, not '%s'",
 						       args.value);
+			o.repeat = (long)n;
 		} else if (cli_args_is_option(&args)) {
 			return cli_usage_error(cmd, "unknown option '%s'",
 					       args.arg);
@@ -304,6 +314,11 @@ run(int argc, char **argv, bool domtree)
 	}
 	if (nfiles == 0)
 		return cli_usage_error(cmd, "no input files");
+	if (o.dot && (o.loops || o.liveness))
+		/* the digraph has the loops already, and no place for sets */
+		return cli_usage_error(cmd, "--dot prints no %s",
+				       o.loops ? "--loops (the digraph has them)"
+					       : "--liveness");
 	analyses an = { kl_cfg_new(), kl_domtree_new(), kl_domfront_new(),
 			kl_loops_new(), kl_liveness_new(), false };
 	int status = EXIT_OK;
