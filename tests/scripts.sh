@@ -185,7 +185,8 @@ for k in 01 02 03 04 05 06; do printf 'test bogus\n' >"$dir/ord/f$k.kl"; done
 if [ "$(tr '\n' ' ' <"$dir/ord.out")" = "FAIL $dir/ord/a00.kl FAIL $dir/ord/f01.kl FAIL $dir/ord/f02.kl FAIL $dir/ord/f03.kl FAIL $dir/ord/f04.kl FAIL $dir/ord/f05.kl FAIL $dir/ord/f06.kl " ]
 then ok; else bad "keel test -j4: the report is not in sorted order: $(cat "$dir/ord.out")"; fi
 # a time limit that is not a number, or no limit at all, is refused
-for opts in "--timeout nan" "--timeout=-nan" "--timeout inf" "-j nan" "-j inf"; do
+for opts in "--timeout nan" "--timeout=-nan" "--timeout inf" "-j nan" "-j inf" \
+	"--timeout 1e1" "--timeout 0x10" "--timeout=.5" "-j 1e1" "-j=+2" "-j 0"; do
 	# shellcheck disable=SC2086
 	timeout 20 "$build"/keel test $opts "$dir/ord/a00.kl" >/dev/null 2>&1
 	st=$?

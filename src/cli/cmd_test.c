@@ -21,6 +21,7 @@
  * every file must fail, and every `; expect-fail: TEXT` comment in it must
  * appear in its failure report.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <poll.h>
@@ -482,6 +483,28 @@ finish_child(run_state *rs, child *c)
 	kl_buf_free(&c->out);
 }
 
+/* Seconds as "12" or "0.5": digits, then perhaps '.' and digits. */
+static bool
+plain_seconds(const char *s, double *out)
+{
+	const char *p = s;
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (p == s)
+		return false;
+	if (*p == '.') {
+		const char *f = ++p;
+		while (isdigit((unsigned char)*p))
+			p++;
+		if (p == f)
+			return false;
+	}
+	if (*p)
+		return false;
+	*out = strtod(s, NULL);
+	return true;
+}
+
 static long
 default_jobs(void)
 {
@@ -605,15 +628,21 @@ cmd_test(int argc, char **argv)
 				return cli_usage_error("test", "%s needs a value",
 						       name);
 			const char *val = args.value;
-			char *end;
-			double v = strtod(val, &end);
-			/* (written so that NaN fails too: no limit at all) */
-			if (!*val || *end || !(v > 0 && v <= 1e6) ||
-			    (jobs_given && v != (long)v))
+			uint64_t n = 0;
+			double v = 0;
+			/* -j a count as other options read one; --timeout
+			 * seconds as digits with perhaps a fraction (strtod
+			 * alone took blanks, hex, exponents and nan) */
+			bool good = jobs_given
+					    ? cli_parse_count(val, &n) && n >= 1 &&
+						      n <= 1000000
+					    : plain_seconds(val, &v) && v > 0 &&
+						      v <= 1e6;
+			if (!good)
 				return cli_usage_error("test", "bad value for "
 						       "%s: '%s'", name, val);
 			if (jobs_given)
-				jobs = (long)v;
+				jobs = (long)n;
 			else
 				timeout = v;
 		} else if (cli_args_flag(&args, "--bless", NULL)) {
