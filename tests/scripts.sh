@@ -498,6 +498,18 @@ block0:
 KL
 if [ "$("$build"/keel run "$dir/pc.kl" %f)" = "A
 65" ]; then ok; else bad "keel run: the result line ran into the output"; fi
+# an alloca_dyn past an object's most is not said to pass the limit
+cat >"$dir/ad.kl" <<'KL'
+function %g(i64) -> i64 {
+block0(v0: i64):
+    v1 = alloca_dyn v0
+    return v1
+}
+KL
+"$build"/keel run --max-memory 8G "$dir/ad.kl" %g 0x100000000 >/dev/null 2>"$dir/ad.err"
+st=$?
+if [ "$st" = 1 ] && [ "$(head -n 1 "$dir/ad.err")" = "trap stack_overflow: alloca of 4294967296 bytes is larger than an object can be (2^32 - 1 bytes)" ]
+then ok; else bad "keel run, alloca_dyn of 2^32 bytes: exit $st, $(cat "$dir/ad.err")"; fi
 # a depth past what the interpreter counts is refused, not cut down
 "$build"/keel run --max-depth 5G "$dir/names.kl" %i8 5 >/dev/null 2>&1
 st=$?

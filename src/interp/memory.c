@@ -334,6 +334,13 @@ arena_alloc(kl_interp *it, size_t n)
 uint64_t
 mem_alloca(kl_interp *it, uint64_t n, uint32_t sym, uint32_t inst)
 {
+	if (n > UINT32_MAX) {
+		/* an object's size is 32 bits, whatever the limit */
+		raise_trap(it, KL_TRAP_STACK_OVERFLOW,
+			   "alloca of %llu bytes is larger than an object can "
+			   "be (2^32 - 1 bytes)", (unsigned long long)n);
+		return 0;
+	}
 	if (!obj_fits(it, n)) {
 		raise_trap(it, KL_TRAP_STACK_OVERFLOW,
 			   "alloca of %llu bytes exceeds the memory limit of "
