@@ -498,6 +498,11 @@ block0:
 KL
 if [ "$("$build"/keel run "$dir/pc.kl" %f)" = "A
 65" ]; then ok; else bad "keel run: the result line ran into the output"; fi
+# a --func that names nothing is said as keel run says it
+"$build"/keel domtree --func nope examples/max.kl >/dev/null 2>"$dir/nf.err"
+st=$?
+if [ "$st" = 1 ] && [ "$(cat "$dir/nf.err")" = "keel domtree: examples/max.kl: no function nope defined" ]
+then ok; else bad "keel domtree --func nope: exit $st, $(cat "$dir/nf.err")"; fi
 # an alloca_dyn past an object's most is not said to pass the limit
 cat >"$dir/ad.kl" <<'KL'
 function %g(i64) -> i64 {
