@@ -498,6 +498,16 @@ block0:
 KL
 if [ "$("$build"/keel run "$dir/pc.kl" %f)" = "A
 65" ]; then ok; else bad "keel run: the result line ran into the output"; fi
+# keel help COMMAND is the command's help; help and version take no
+# stray arguments
+if [ "$("$build"/keel help cat)" = "$("$build"/keel cat --help)" ]; then ok; else
+	bad "keel help cat is not keel cat --help"; fi
+for args in "help nope" "help cat x" "--version --bogus" "version x"; do
+	# shellcheck disable=SC2086
+	"$build"/keel $args >/dev/null 2>&1
+	st=$?
+	if [ "$st" = 2 ]; then ok; else bad "keel $args: exit $st, not 2"; fi
+done
 # a --func that names nothing is said as keel run says it
 "$build"/keel domtree --func nope examples/max.kl >/dev/null 2>"$dir/nf.err"
 st=$?

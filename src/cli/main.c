@@ -38,7 +38,8 @@ usage(FILE *out)
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name,
 			commands[i].summary);
-	fputs("\n'keel COMMAND --help' describes a command.\n"
+	fputs("\n'keel COMMAND --help' (or 'keel help COMMAND') describes a "
+	      "command.\n"
 	      "'keel --version' prints the version.\n",
 	      out);
 }
@@ -73,11 +74,34 @@ dispatch(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const char *cmd = argv[1];
-	if (cli_is_help(cmd) || strcmp(cmd, "help") == 0) {
+	bool help = cli_is_help(cmd) || strcmp(cmd, "help") == 0;
+	bool version = strcmp(cmd, "--version") == 0 ||
+		       strcmp(cmd, "version") == 0;
+	if (help && argc == 3 && !cli_is_help(argv[2])) {
+		/* `keel help cat` is `keel cat --help` */
+		for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+			if (strcmp(commands[i].name, argv[2]) == 0) {
+				static char help_opt[] = "--help";
+				char *args[] = { argv[2], help_opt, NULL };
+				return commands[i].run(2, args);
+			}
+		fprintf(stderr, "keel: unknown command '%s'\n", argv[2]);
+		return EXIT_USAGE;
+	}
+	if (help && argc == 3) { /* `keel help --help` */
 		usage(stdout);
 		return EXIT_OK;
 	}
-	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+	if ((help || version) && argc > 2) {
+		fprintf(stderr, "keel: '%s' takes %s\n", cmd,
+			help ? "one command name at most" : "no arguments");
+		return EXIT_USAGE;
+	}
+	if (help) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (version) {
 		printf("keel %s\n", KL_VERSION);
 		return EXIT_OK;
 	}
