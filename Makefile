@@ -45,6 +45,9 @@ GEN_OBJ := $(GEN_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 
 LIB := $(BUILD)/libkeel.a
+# every object as it is, internal names global: for the unit tests,
+# which reach inside
+LIB_INTERNAL := $(BUILD)/libkeel-internal.a
 KEEL := $(BUILD)/keel
 GEN := $(BUILD)/keel-gen
 
@@ -56,7 +59,19 @@ $(BUILD)/obj/%.o: %.c
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS_ALL) -c $< -o $@
 
+# The library a user links: one object whose only global names are the
+# kl_ ones, so that a program of its own with a list_push or a parse_int
+# still links (the internal names become local after a partial link).
 $(LIB): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	@echo "  AR      $@"
+	@ld -r -o $(BUILD)/obj/keel.o $^
+	@objcopy --wildcard --localize-symbol='!kl_*' \
+		--localize-symbol='*' $(BUILD)/obj/keel.o
+	@ar rcs $@ $(BUILD)/obj/keel.o
+
+$(LIB_INTERNAL): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	@rm -f $@
 	@echo "  AR      $@"
@@ -70,10 +85,10 @@ $(GEN): $(GEN_OBJ)
 	@echo "  LD      $@"
 	@$(CC) $(LDFLAGS_ALL) $(GEN_OBJ) -lm -o $@
 
-$(BUILD)/unit/%: tests/unit/%.c $(LIB)
+$(BUILD)/unit/%: tests/unit/%.c $(LIB_INTERNAL)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	@$(CC) $(CFLAGS_ALL) -Itests/unit $< $(LIB) -lm -o $@
+	@$(CC) $(CFLAGS_ALL) -Itests/unit $< $(LIB_INTERNAL) -lm -o $@
 
 # Every test: unit programs, then the file tests. tests/check.sh sums the
 # "N passed, N failed" lines into the final one.

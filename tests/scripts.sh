@@ -498,6 +498,12 @@ block0:
 KL
 if [ "$("$build"/keel run "$dir/pc.kl" %f)" = "A
 65" ]; then ok; else bad "keel run: the result line ran into the output"; fi
+# libkeel.a names nothing global but kl_ ones: a program's own
+# list_push or parse_int must not clash with the library's insides
+if command -v nm >/dev/null 2>&1; then
+	others=$(nm -g --defined-only "$build"/libkeel.a | grep -E '^[0-9a-f]+ [A-Z] ' | grep -v ' kl_')
+	if [ -z "$others" ]; then ok; else bad "libkeel.a exports names without kl_: $(echo "$others" | head -n 3)"; fi
+fi
 # keel help COMMAND is the command's help; help and version take no
 # stray arguments
 if [ "$("$build"/keel help cat)" = "$("$build"/keel cat --help)" ]; then ok; else
