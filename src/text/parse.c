@@ -1230,8 +1230,13 @@ step_lines(parser *p, const char *s, const char *limit)
  * The first pass skips a function body: find the next '}' with memchr,
  * step through the lines before it (counting them, and stopping at a line
  * that starts a new item, which means the '}' is missing), and check that
- * the '}' is not inside a comment. Bodies hold no strings, so a ';' before
- * the '}' on its line is the only way it can be commented out.
+ * the '}' is not inside a comment: that a ';' comes before it on its line,
+ * counting from the body's '{' when the body starts on that line. The text
+ * before the '{' was read by the real scanner, which knows strings (a data
+ * object's "a;b" on the same line is no comment); a body holds no strings
+ * (a '"' there is an error of the second pass). A '}' found commented out
+ * sends the search to the end of its line, so each byte is read a bounded
+ * number of times however many '}' a comment holds.
  */
 static void
 skip_body(parser *p)
@@ -1248,12 +1253,13 @@ skip_body(parser *p)
 			p->p = end;
 			return;
 		}
-		if (!memchr(p->line_start, ';', (size_t)(close - p->line_start))) {
+		const char *from = p->line_start > s ? p->line_start : s;
+		if (!memchr(from, ';', (size_t)(close - from))) {
 			p->p = close + 1;
 			return;
 		}
-		/* Commented out: go on after it (its line ends the comment). */
-		s = close + 1;
+		const char *nl = memchr(close, '\n', (size_t)(end - close));
+		s = nl ? nl : end;
 	}
 }
 
