@@ -17,8 +17,14 @@
  * make the parser allocate gigabytes.
  *
  * Error recovery: an error records a diagnostic and longjmps back to the
- * statement loop, which skips the rest of the line. Diagnostics are sorted
- * by position at the end, since headers are read before bodies.
+ * statement loop, which skips the rest of the cursor's line -- unless the
+ * cursor is at the first token of a line after the statement's first: an
+ * error found there (a ':' or a ')' missing at the end of a line) was
+ * found looking past the statement's end, and that line starts the next
+ * statement, so skipping it would give a false error for each definition
+ * it held. The item loop likewise skips to the next line that starts an
+ * item, which may be the cursor's. Diagnostics are sorted by position at
+ * the end, since headers are read before bodies.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -932,12 +938,26 @@ at_line_start_keyword(const parser *p, const char *s)
 	return false;
 }
 
-/* After an error: move to the start of the next line. */
+/* After an error: move to the end of the cursor's line. */
 static void
 skip_line(parser *p)
 {
 	const char *nl = memchr(p->p, '\n', (size_t)(p->end - p->p));
 	p->p = nl ? nl : p->end;
+}
+
+/* After an error: is the cursor at the first token of a line after the
+ * one where the statement (or item) starts? Then the statement ended
+ * before it, and that line is the next one's. */
+static bool
+cursor_starts_later_line(const parser *p)
+{
+	if (p->line <= p->stmt_line)
+		return false;
+	for (const char *q = p->line_start; q < p->p; q++)
+		if (*q != ' ' && *q != '\t' && *q != '\r')
+			return false;
+	return true;
 }
 
 static void
@@ -983,10 +1003,12 @@ parse_stmts(parser *p, kl_func *dst)
 	if (setjmp(p->jb)) {
 		if (p->errors > MAX_ERRORS || p->p >= p->end)
 			return false;
-		skip_line(p);
+		if (!cursor_starts_later_line(p))
+			skip_line(p);
 	}
 	for (;;) {
 		skip_ws(p);
+		p->stmt_line = p->line;
 		const char *s = p->p;
 		if (s >= p->end) {
 			dst->line_last = p->line;
@@ -1488,6 +1510,9 @@ parse_data(parser *p)
 static void
 skip_to_next_item(parser *p)
 {
+	if (cursor_starts_later_line(p) && at_line_start_keyword(p, p->p) &&
+	    p->p == p->line_start)
+		return;
 	for (;;) {
 		skip_line(p);
 		if (p->p >= p->end)
@@ -1510,6 +1535,7 @@ parse_items(parser *p)
 	}
 	for (;;) {
 		skip_ws(p);
+		p->stmt_line = p->line;
 		if (p->p >= p->end)
 			return;
 		if (at_word(p, "function")) {

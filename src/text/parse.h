@@ -3,8 +3,8 @@
  * modules, function bodies, diagnostics) and parse_inst.c (instructions).
  *
  * Errors unwind with longjmp to the statement loop of the function body
- * (or the item loop of the module), which skips to the next line and goes
- * on, so one run reports many errors. Everything the parser allocates is
+ * (or the item loop of the module), which skips the rest of the line and
+ * goes on, so one run reports many errors. Everything the parser allocates is
  * owned by the module or by the parser struct, so unwinding leaks nothing.
  */
 #ifndef KEEL_PARSE_H
@@ -81,6 +81,7 @@ typedef struct parser {
 	kl_func *f;            /* function being parsed: &work */
 	kl_func work;          /* tables reused by every body (parse_body) */
 	bool in_block;         /* a block header has been seen */
+	uint32_t stmt_line;    /* where the statement or item being read starts */
 	uint32_t aliases;      /* vA -> vB statements in the body */
 	uint64_t entity_budget; /* value/block slots left for the module */
 
