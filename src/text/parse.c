@@ -94,6 +94,15 @@ fail_at(parser *p, const char *pos, const char *fmt, ...)
 	longjmp(p->jb, 1);
 }
 
+void
+fail_quietly(parser *p)
+{
+	KL_ASSERT(p->errors > 0);
+	/* The function's end checks would see the statement missing. */
+	p->func_errors++;
+	longjmp(p->jb, 1);
+}
+
 /* A short, printable description of what is at pos, for messages. */
 static const char *
 describe(const parser *p, const char *pos, char *buf, size_t cap)
@@ -844,7 +853,6 @@ parse_sigref_decl(parser *p)
 	if (p->in_block)
 		fail_at(p, pos, "signatures are declared before the first block");
 	expect(p, '=', "'='");
-	uint32_t sig = parse_signature(p);
 	if (n >= f->nsigrefs) {
 		spend_budget(p, f->nsigrefs, n + 1, pos);
 		uint32_t cap = f->sigrefs_cap;
@@ -860,8 +868,9 @@ parse_sigref_decl(parser *p)
 	}
 	if (f->sigrefs[n] != KL_NONE)
 		fail_at(p, pos, "sig%u is already defined", n);
-	f->sigrefs[n] = sig;
+	f->sigrefs[n] = SIGREF_FAILED; /* until the signature has parsed */
 	f->sigref_lines[n] = line_of(p, pos);
+	f->sigrefs[n] = parse_signature(p);
 }
 
 /* `vA -> vB` or the results of an instruction. */

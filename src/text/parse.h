@@ -125,6 +125,13 @@ KL_NORETURN void fail_at(parser *p, const char *pos, const char *fmt, ...)
 #endif
 	;
 uint32_t col_of(const parser *p, const char *pos);
+/* Unwinds without a message, for a statement whose only fault is an
+ * earlier error (a call of a function whose signature did not parse). */
+KL_NORETURN void fail_quietly(parser *p);
+
+/* sigN whose signature did not parse: calls through it are not checked
+ * against it (KL_NONE would say it was never declared). */
+#define SIGREF_FAILED (KL_NONE - 1)
 
 /* A float literal of f32 (single) or f64 at p->p, its bits; fails when
  * there is none or it runs into letters, digits, '_' or '.' ("1.5x"). */

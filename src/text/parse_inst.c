@@ -307,11 +307,28 @@ ctrl_from(parser *p, uint32_t v, const char *vpos, bool has_suffix,
 				v, kl_type_name(p->m, t));
 		return suffix;
 	}
+	if (!known && p->f->values[v].kind == VK_RESULT)
+		fail_quietly(p); /* of a call whose signature failed */
 	if (!known)
 		fail_at(p, vpos, "cannot infer the type of '%s' from v%u, "
 			"which is not defined yet: write %s.T", opname, v,
 			opname);
 	return t;
+}
+
+/*
+ * A call whose signature failed to parse (that error is reported): its
+ * results are defined without a type, so that their uses report nothing
+ * more (ctrl_from), and the call is dropped.
+ */
+static KL_NORETURN void
+sig_failed(parser *p, const uint32_t *results, uint32_t nres)
+{
+	for (uint32_t k = 0; k < nres; k++)
+		if (p->f->values[results[k]].kind == VK_UNUSED)
+			value_define(p->f, results[k], VK_RESULT, KL_TYPE_NONE,
+				     KL_NONE);
+	fail_quietly(p);
 }
 
 void
@@ -491,6 +508,8 @@ parse_inst(parser *p, const uint32_t *results, uint32_t nres,
 		d = &f->insts[i];
 		d->w[1] = callee;
 		d->w[2] = list_make(&f->pool, p->scratch, p->nscratch);
+		if (cs->sig == KL_NONE) /* its signature failed to parse */
+			sig_failed(p, results, nres);
 		sig = module_sig(p->m, cs->sig);
 		sig_results = true;
 		break;
@@ -516,6 +535,8 @@ parse_inst(parser *p, const uint32_t *results, uint32_t nres,
 		d = &f->insts[i];
 		d->w[1] = sr;
 		d->w[2] = l;
+		if (f->sigrefs[sr] == SIGREF_FAILED)
+			sig_failed(p, results, nres);
 		sig = module_sig(p->m, f->sigrefs[sr]);
 		sig_results = true;
 		break;
