@@ -873,6 +873,17 @@ parse_sigref_decl(parser *p)
 	f->sigrefs[n] = parse_signature(p);
 }
 
+static void
+add_result(parser *p, uint32_t k, uint32_t v, const char *pos)
+{
+	kl_grow(&p->results, &p->results_cap, sizeof *p->results,
+		(uint64_t)k + 1);
+	kl_grow(&p->result_pos, &p->result_pos_cap, sizeof *p->result_pos,
+		(uint64_t)k + 1);
+	p->results[k] = v;
+	p->result_pos[k] = pos;
+}
+
 /* `vA -> vB` or the results of an instruction. */
 static void
 parse_value_stmt(parser *p)
@@ -883,7 +894,7 @@ parse_value_stmt(parser *p)
 	/* Nearly every statement: one result, written "vN = op". */
 	if (p->end - p->p >= 3 && memcmp(p->p, " = ", 3) == 0) {
 		p->p += 3;
-		parse_inst(p, &v, 1, start);
+		parse_inst(p, &v, &pos, 1, start);
 		return;
 	}
 	const char *after = p->p, *line_start = p->line_start;
@@ -905,13 +916,10 @@ parse_value_stmt(parser *p)
 		return;
 	}
 	uint32_t nres = 0;
-	if (!p->results_cap)
-		kl_grow(&p->results, &p->results_cap, sizeof *p->results, 1);
-	p->results[nres++] = v;
+	add_result(p, nres++, v, pos);
 	while (accept(p, ',')) {
-		kl_grow(&p->results, &p->results_cap, sizeof *p->results,
-			nres + 1);
-		p->results[nres++] = value_number(p, &pos);
+		uint32_t r = value_number(p, &pos);
+		add_result(p, nres++, r, pos);
 		after = p->p;
 		line_start = p->line_start;
 		line = p->line;
@@ -928,7 +936,7 @@ parse_value_stmt(parser *p)
 			p->results[nres - 1]);
 	}
 	p->p++;
-	parse_inst(p, p->results, nres, start);
+	parse_inst(p, p->results, p->result_pos, nres, start);
 }
 
 static bool
@@ -1044,7 +1052,7 @@ parse_stmts(parser *p, kl_func *dst)
 			   s[3] >= '0' && s[3] <= '9') {
 			parse_sigref_decl(p);
 		} else if (is_ident_char((unsigned char)c)) {
-			parse_inst(p, NULL, 0, s);
+			parse_inst(p, NULL, NULL, 0, s);
 		} else {
 			char buf[64];
 			fail_at(p, s, "expected an instruction, a block or '}', "
@@ -1596,6 +1604,7 @@ parser_free(parser *p)
 	kl_buf_free(&p->names);
 	kl_buf_free(&p->fixup_names);
 	free(p->results);
+	free(p->result_pos);
 }
 
 kl_status

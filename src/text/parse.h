@@ -111,6 +111,8 @@ typedef struct parser {
 	kl_buf names;          /* decoded #hex name being defined */
 	uint32_t *results;     /* results of the instruction being parsed */
 	uint32_t results_cap;
+	const char **result_pos; /* where each is written */
+	uint32_t result_pos_cap;
 } parser;
 
 /* Diagnostics. perr_at records and continues; fail_at records and unwinds. */
@@ -286,7 +288,8 @@ void add_type_check(parser *p, uint32_t v, kl_type t, const char *pos);
 
 /* Instructions (parse_inst.c). */
 void init_optab(parser *p);
-void parse_inst(parser *p, const uint32_t *results, uint32_t nres,
-		const char *start);
+/* results[k] is written at result_pos[k]; the statement starts at start. */
+void parse_inst(parser *p, const uint32_t *results,
+		const char *const *result_pos, uint32_t nres, const char *start);
 
 #endif /* KEEL_PARSE_H */

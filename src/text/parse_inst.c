@@ -332,8 +332,8 @@ sig_failed(parser *p, const uint32_t *results, uint32_t nres)
 }
 
 void
-parse_inst(parser *p, const uint32_t *results, uint32_t nres,
-	   const char *start)
+parse_inst(parser *p, const uint32_t *results, const char *const *result_pos,
+	   uint32_t nres, const char *start)
 {
 	kl_func *f = p->f;
 	if (!p->in_block)
@@ -607,8 +607,12 @@ parse_inst(parser *p, const uint32_t *results, uint32_t nres,
 				"named", info->name, sig.num_results,
 				sig.num_results == 1 ? "" : "s", nres,
 				nres == 1 ? "is" : "are");
+		/* All checked first: an error leaves none of them defined. */
 		for (uint32_t k = 0; k < nres; k++)
-			define_value(p, results[k], start, VK_RESULT,
+			if (f->values[results[k]].kind != VK_UNUSED)
+				value_redefined(p, results[k], result_pos[k]);
+		for (uint32_t k = 0; k < nres; k++)
+			define_value(p, results[k], result_pos[k], VK_RESULT,
 				     sig.results[k], i);
 		f->insts[i].w[0] = list_make(&f->pool, results, nres);
 	} else if (nres != info->nres) {
@@ -616,7 +620,7 @@ parse_inst(parser *p, const uint32_t *results, uint32_t nres,
 			fail_at(p, start, "'%s' has no result", info->name);
 		fail_at(p, start, "'%s' has one result", info->name);
 	} else if (nres == 1) {
-		define_value(p, results[0], start, VK_RESULT, rtype, i);
+		define_value(p, results[0], result_pos[0], VK_RESULT, rtype, i);
 		f->insts[i].w[0] = results[0];
 	}
 	layout_append_inst(f, i, f->last_block);
