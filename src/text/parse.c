@@ -714,7 +714,7 @@ value_redefined(parser *p, uint32_t v, const char *pos)
  * chain only grows at its end (an alias's target never changes), so a
  * hint stays on the chain; a cycle never breaks, so KL_NONE stays true.
  */
-static uint32_t
+uint32_t
 alias_end(parser *p, uint32_t v)
 {
 	const kl_func *f = p->f;

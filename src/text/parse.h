@@ -270,6 +270,9 @@ define_value(parser *p, uint32_t v, const char *pos, enum value_kind kind,
 	value_define(p->f, v, kind, t, def);
 }
 bool alias_type_known(parser *p, uint32_t v, kl_type *t);
+/* The end of alias v's chain as defined by now (maybe not defined yet),
+ * or KL_NONE if the chain is a cycle. */
+uint32_t alias_end(parser *p, uint32_t v);
 /* The type of value v if it is defined (through aliases) and typed.
  * Inline: most instructions take their type from an operand. */
 static inline bool

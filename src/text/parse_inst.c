@@ -288,6 +288,29 @@ value_on_line(parser *p)
 	return true;
 }
 
+/* Operand v has no type yet: say why, naming the value at fault. */
+static KL_NORETURN void
+cannot_infer(parser *p, uint32_t v, const char *vpos, const char *opname)
+{
+	const kl_func *f = p->f;
+	uint32_t end = v;
+	if (f->values[v].kind == VK_ALIAS) {
+		end = alias_end(p, v);
+		if (end == KL_NONE)
+			fail_at(p, vpos, "cannot infer the type of '%s' from "
+				"v%u, whose alias chain is a cycle: write %s.T",
+				opname, v, opname);
+	}
+	if (end < f->nvalues && f->values[end].kind == VK_RESULT)
+		fail_quietly(p); /* of a call whose signature failed */
+	if (end != v)
+		fail_at(p, vpos, "cannot infer the type of '%s' from v%u, an "
+			"alias of v%u, which is not defined yet: write %s.T",
+			opname, v, end, opname);
+	fail_at(p, vpos, "cannot infer the type of '%s' from v%u, which is "
+		"not defined yet: write %s.T", opname, v, opname);
+}
+
 /*
  * The controlling type from operand v (at vpos): the suffix if given
  * (checked against v), else v's type, which must be known by now.
@@ -307,12 +330,8 @@ ctrl_from(parser *p, uint32_t v, const char *vpos, bool has_suffix,
 				v, kl_type_name(p->m, t));
 		return suffix;
 	}
-	if (!known && p->f->values[v].kind == VK_RESULT)
-		fail_quietly(p); /* of a call whose signature failed */
 	if (!known)
-		fail_at(p, vpos, "cannot infer the type of '%s' from v%u, "
-			"which is not defined yet: write %s.T", opname, v,
-			opname);
+		cannot_infer(p, v, vpos, opname);
 	return t;
 }
 
