@@ -902,6 +902,8 @@ parse_value_stmt(parser *p)
 	skip_ws(p);
 	if (p->end - p->p >= 2 && p->p[0] == '-' && p->p[1] == '>') {
 		p->p += 2;
+		if (!p->in_block)
+			fail_at(p, pos, "alias before the first block");
 		uint32_t target = parse_value_use(p);
 		if (target == v)
 			fail_at(p, pos, "v%u cannot be an alias of itself", v);
