@@ -580,6 +580,11 @@ timeout 3 "$build"/keel cat "$dir/commented-braces.kl" >/dev/null 2>&1
 st=$?
 if [ "$st" = 0 ]; then ok; else
 	bad "keel cat on 1,000,000 commented-out '}': exit $st"; fi
+# A data offset may have blanks after its sign, '-' as '+'
+printf 'data %%a = { i64 %%a - 8, i64 %%a + 0x1_0000 }\n' >"$dir/offsets.kl"
+out=$("$build"/keel cat "$dir/offsets.kl" 2>&1)
+if [ "$out" = "data %a = { i64 %a-8, i64 %a+0x0001_0000 }" ]; then ok; else
+	bad "keel cat of data offsets with blanks gave '$out'"; fi
 
 # ---- 0e7. dominators in near-linear time on a leafy chain ----
 # A chain of 200,000 blocks, each branching to a leaf the entry's br_table

@@ -383,6 +383,23 @@ parse_u32(parser *p, const char *what)
 	return (uint32_t)v;
 }
 
+int64_t
+parse_signed_offset(parser *p)
+{
+	const char *sign = p->p;
+	p->p++;
+	skip_ws(p);
+	/* The sign is written once: "+-8" would be one too many. */
+	if (peek(p) == '-' || peek(p) == '+')
+		expect_failed(p, "an offset");
+	uint64_t v = (uint64_t)parse_int(p, "an offset");
+	if (*sign == '+')
+		return (int64_t)v; /* up to 2^64 - 1, kept as bits */
+	if (v > (uint64_t)1 << 63)
+		fail_at(p, sign, "offset does not fit in 64 bits");
+	return (int64_t)(0 - v);
+}
+
 uint32_t
 parse_alignment(parser *p)
 {
@@ -1460,12 +1477,8 @@ parse_data_item(parser *p, uint32_t s)
 		kl_buf_append(&p->fixup_names, name, len);
 		skip_ws(p);
 		int64_t off = 0;
-		if (peek(p) == '+') {
-			p->p++;
-			off = parse_int(p, "an offset");
-		} else if (peek(p) == '-') {
-			off = parse_int(p, "an offset");
-		}
+		if (peek(p) == '+' || peek(p) == '-')
+			off = parse_signed_offset(p);
 		it.value = (uint64_t)off;
 		it.sym = KL_NONE;
 		/* The fixup only once the item exists: an error above must not

@@ -252,6 +252,9 @@ parse_type(parser *p)
 }
 int64_t parse_int(parser *p, const char *what);
 uint32_t parse_u32(parser *p, const char *what);
+/* The offset after an address: a '+' or '-' at the cursor, then an
+ * unsigned integer (blanks may come between them). */
+int64_t parse_signed_offset(parser *p);
 /* A global name; the bytes point into the text or into tmp. */
 void parse_name(parser *p, kl_buf *tmp, const char **bytes, size_t *len);
 /* A global name that must be a known symbol. */

@@ -192,9 +192,7 @@ parse_offset(parser *p)
 	if (c != '+' && c != '-')
 		return 0;
 	const char *pos = p->p;
-	if (c == '+')
-		p->p++;
-	int64_t v = parse_int(p, "an offset");
+	int64_t v = parse_signed_offset(p);
 	if (v < INT32_MIN || v > INT32_MAX)
 		fail_at(p, pos, "offset does not fit in 32 bits");
 	return (int32_t)v;
