@@ -286,6 +286,23 @@ value_on_line(parser *p)
 	return true;
 }
 
+/* The type of a suffix, at the cursor just after its '.': one word with
+ * the opcode, so no blank or comment may come first. */
+static kl_type
+suffix_type(parser *p)
+{
+	kl_type t;
+	size_t n = scan_type(p->p, p->end, &t);
+	if (!n) {
+		int c = peek(p);
+		if (c <= ' ' || c == ';')
+			fail_at(p, p->p, "expected a type right after '.'");
+		type_expected(p);
+	}
+	p->p += n;
+	return t;
+}
+
 /* Operand v has no type yet: say why, naming the value at fault. */
 static KL_NORETURN void
 cannot_infer(parser *p, uint32_t v, const char *vpos, const char *opname)
@@ -371,7 +388,7 @@ parse_inst(parser *p, const uint32_t *results, const char *const *result_pos,
 	if (p->p < p->end && *p->p == '.') {
 		p->p++;
 		suffix_pos = p->p;
-		suffix = parse_type(p);
+		suffix = suffix_type(p);
 		has_suffix = true;
 		if (info->ctrl == KL_CTRL_NONE)
 			fail_at(p, suffix_pos - 1, "'%s' takes no type suffix",
