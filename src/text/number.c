@@ -276,7 +276,8 @@ scan_special(const char *s, size_t n, bool *neg, int *kind, uint64_t *payload,
 		*kind = 2;
 		if (i < n && s[i] == ':') {
 			i++;
-			if (!word_at(s + i, n - i, "0x")) {
+			/* "0x" or "0X", as a number's prefix */
+			if (n - i < 2 || s[i] != '0' || (s[i + 1] | 32) != 'x') {
 				*bad = true;
 				return 0;
 			}

@@ -1519,17 +1519,18 @@ parse_data(parser *p)
 	p->m->syms[s].align = 1;
 	p->m->syms[s].items = p->m->nitems;
 	expect(p, '=', "'='");
-	for (;;) {
-		if (at_word(p, "const")) {
-			p->p += 5;
-			p->m->syms[s].is_const = 1;
-		} else if (at_word(p, "align")) {
-			p->p += 5;
-			p->m->syms[s].align = parse_alignment(p);
-		} else {
-			break;
-		}
+	if (at_word(p, "const")) {
+		p->p += 5;
+		p->m->syms[s].is_const = 1;
 	}
+	if (at_word(p, "align")) {
+		p->p += 5;
+		p->m->syms[s].align = parse_alignment(p);
+	}
+	/* The one spelling the printer writes (a grammar of one order). */
+	if (at_word(p, "const") || at_word(p, "align"))
+		fail_at(p, p->p, "'const' and 'align' come at most once each, "
+			"in that order");
 	expect(p, '{', "'{'");
 	if (accept(p, '}'))
 		return;
