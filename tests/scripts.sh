@@ -636,6 +636,25 @@ finishes_with() {
 }
 finishes_with 1 'has a cycle' verify "$dir/cycle.kl"
 finishes_with 1 '^; 200000 verifier errors in %f$' verify "$dir/short-cycles.kl"
+# 1,000,000 blanks, a ';' and 1,000,000 '}' on one line: the body skip
+# looked back along the line for a ';' at every '}' (quadratic, 10 s);
+# now it reads a line once
+awk -v n=1000000 'BEGIN {
+	printf "function %%f() {\nblock0:\n    return"
+	for (i = 0; i < n; i++) printf " "
+	printf ";"
+	for (i = 0; i < n; i++) printf "}"
+	print "\n}"
+}' >"$dir/commented-braces.kl"
+timeout 3 "$build"/keel cat "$dir/commented-braces.kl" >/dev/null 2>&1
+st=$?
+if [ "$st" = 0 ]; then ok; else
+	bad "keel cat on 1,000,000 commented-out '}': exit $st"; fi
+# A data offset may have blanks after its sign, '-' as '+'
+printf 'data %%a = { i64 %%a - 8, i64 %%a + 0x1_0000 }\n' >"$dir/offsets.kl"
+out=$("$build"/keel cat "$dir/offsets.kl" 2>&1)
+if [ "$out" = "data %a = { i64 %a-8, i64 %a+0x0001_0000 }" ]; then ok; else
+	bad "keel cat of data offsets with blanks gave '$out'"; fi
 
 # ---- 0e7. dominators in near-linear time on a leafy chain ----
 # A chain of 200,000 blocks, each branching to a leaf the entry's br_table

@@ -276,7 +276,8 @@ scan_special(const char *s, size_t n, bool *neg, int *kind, uint64_t *payload,
 		*kind = 2;
 		if (i < n && s[i] == ':') {
 			i++;
-			if (!word_at(s + i, n - i, "0x")) {
+			/* "0x" or "0X", as a number's prefix */
+			if (n - i < 2 || s[i] != '0' || (s[i + 1] | 32) != 'x') {
 				*bad = true;
 				return 0;
 			}
@@ -416,4 +417,66 @@ size_t
 scan_f64(const char *s, size_t n, uint64_t *bits)
 {
 	return scan_float(s, n, false, bits);
+}
+
+/* The exponent after 'p', clamped far beyond any format's range: a longer
+ * one says the same (inexact, or zero) without overflowing. */
+static int64_t
+hex_exponent(const char *s, size_t n)
+{
+	size_t i = 0;
+	bool neg = false;
+	if (i < n && (s[i] == '-' || s[i] == '+'))
+		neg = s[i++] == '-';
+	int64_t e = 0;
+	for (; i < n; i++)
+		if (s[i] >= '0' && s[i] <= '9' && e < (int64_t)1 << 40)
+			e = e * 10 + (s[i] - '0');
+	return neg ? -e : e;
+}
+
+/*
+ * Judged on the digits, not on a rounded result: the literal is exact
+ * when its set bits span at most the format's precision, its lowest is
+ * no finer than the least subnormal, and its highest is not above the
+ * largest exponent. (For a subnormal the second bound is the tighter
+ * one; for a normal number the first.)
+ */
+bool
+hex_float_exact(const char *s, size_t n, bool single)
+{
+	size_t i = s[0] == '-' ? 3 : 2; /* past "0x" */
+	int64_t digits = 0, int_digits = -1;
+	int64_t first = -1, last = -1;
+	unsigned dfirst = 0, dlast = 0;
+	for (; i < n && (s[i] | 32) != 'p'; i++) {
+		if (s[i] == '.') {
+			int_digits = digits;
+			continue;
+		}
+		int d = digit_in(s[i], 16);
+		if (d < 0) /* '_' */
+			continue;
+		if (d) {
+			if (first < 0) {
+				first = digits;
+				dfirst = (unsigned)d;
+			}
+			last = digits;
+			dlast = (unsigned)d;
+		}
+		digits++;
+	}
+	if (first < 0)
+		return true; /* zero */
+	if (int_digits < 0)
+		int_digits = digits;
+	int64_t exp = i < n ? hex_exponent(s + i + 1, n - i - 1) : 0;
+	int bits_first = 64 - (int)kl_clz64(dfirst);
+	int64_t top = 4 * (int_digits - 1 - first) + bits_first - 1 + exp;
+	int64_t low = 4 * (int_digits - 1 - last) + (int)kl_ctz64(dlast) + exp;
+	int64_t precision = single ? 24 : 53;
+	int64_t max_exp = single ? 127 : 1023;
+	int64_t least = single ? -149 : -1074;
+	return top <= max_exp && low >= least && top - low + 1 <= precision;
 }

@@ -17,8 +17,14 @@
  * make the parser allocate gigabytes.
  *
  * Error recovery: an error records a diagnostic and longjmps back to the
- * statement loop, which skips the rest of the line. Diagnostics are sorted
- * by position at the end, since headers are read before bodies.
+ * statement loop, which skips the rest of the cursor's line -- unless the
+ * cursor is at the first token of a line after the statement's first: an
+ * error found there (a ':' or a ')' missing at the end of a line) was
+ * found looking past the statement's end, and that line starts the next
+ * statement, so skipping it would give a false error for each definition
+ * it held. The item loop likewise skips to the next line that starts an
+ * item, which may be the cursor's. Diagnostics are sorted by position at
+ * the end, since headers are read before bodies.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -85,6 +91,15 @@ fail_at(parser *p, const char *pos, const char *fmt, ...)
 	va_start(ap, fmt);
 	add_diag(p, line_of(p, pos), col_of(p, pos), fmt, ap);
 	va_end(ap);
+	longjmp(p->jb, 1);
+}
+
+void
+fail_quietly(parser *p)
+{
+	KL_ASSERT(p->errors > 0);
+	/* The function's end checks would see the statement missing. */
+	p->func_errors++;
 	longjmp(p->jb, 1);
 }
 
@@ -292,6 +307,13 @@ parse_float(parser *p, bool single)
 	if (used < n && (is_ident_char((unsigned char)s[used]) ||
 			 s[used] == '.'))
 		fail_at(p, s, "malformed float literal");
+	/* A hex float says its bits: one the type cannot hold is a mistake
+	 * to report, not a number to round (a decimal is rounded). */
+	size_t lead = c == '-';
+	if (used > lead + 1 && s[lead] == '0' && (s[lead + 1] | 32) == 'x' &&
+	    !hex_float_exact(s, used, single))
+		fail_at(p, s, "hex float literal is not exact in %s",
+			single ? "f32" : "f64");
 	p->p += used;
 	return bits;
 }
@@ -366,6 +388,23 @@ parse_u32(parser *p, const char *what)
 	if (v < 0 || v > (int64_t)UINT32_MAX)
 		fail_at(p, start, "%s must be between 0 and 4294967295", what);
 	return (uint32_t)v;
+}
+
+int64_t
+parse_signed_offset(parser *p)
+{
+	const char *sign = p->p;
+	p->p++;
+	skip_ws(p);
+	/* The sign is written once: "+-8" would be one too many. */
+	if (peek(p) == '-' || peek(p) == '+')
+		expect_failed(p, "an offset");
+	uint64_t v = (uint64_t)parse_int(p, "an offset");
+	if (*sign == '+')
+		return (int64_t)v; /* up to 2^64 - 1, kept as bits */
+	if (v > (uint64_t)1 << 63)
+		fail_at(p, sign, "offset does not fit in 64 bits");
+	return (int64_t)(0 - v);
 }
 
 uint32_t
@@ -699,7 +738,7 @@ value_redefined(parser *p, uint32_t v, const char *pos)
  * chain only grows at its end (an alias's target never changes), so a
  * hint stays on the chain; a cycle never breaks, so KL_NONE stays true.
  */
-static uint32_t
+uint32_t
 alias_end(parser *p, uint32_t v)
 {
 	const kl_func *f = p->f;
@@ -838,7 +877,6 @@ parse_sigref_decl(parser *p)
 	if (p->in_block)
 		fail_at(p, pos, "signatures are declared before the first block");
 	expect(p, '=', "'='");
-	uint32_t sig = parse_signature(p);
 	if (n >= f->nsigrefs) {
 		spend_budget(p, f->nsigrefs, n + 1, pos);
 		uint32_t cap = f->sigrefs_cap;
@@ -854,8 +892,20 @@ parse_sigref_decl(parser *p)
 	}
 	if (f->sigrefs[n] != KL_NONE)
 		fail_at(p, pos, "sig%u is already defined", n);
-	f->sigrefs[n] = sig;
+	f->sigrefs[n] = SIGREF_FAILED; /* until the signature has parsed */
 	f->sigref_lines[n] = line_of(p, pos);
+	f->sigrefs[n] = parse_signature(p);
+}
+
+static void
+add_result(parser *p, uint32_t k, uint32_t v, const char *pos)
+{
+	kl_grow(&p->results, &p->results_cap, sizeof *p->results,
+		(uint64_t)k + 1);
+	kl_grow(&p->result_pos, &p->result_pos_cap, sizeof *p->result_pos,
+		(uint64_t)k + 1);
+	p->results[k] = v;
+	p->result_pos[k] = pos;
 }
 
 /* `vA -> vB` or the results of an instruction. */
@@ -868,7 +918,7 @@ parse_value_stmt(parser *p)
 	/* Nearly every statement: one result, written "vN = op". */
 	if (p->end - p->p >= 3 && memcmp(p->p, " = ", 3) == 0) {
 		p->p += 3;
-		parse_inst(p, &v, 1, start);
+		parse_inst(p, &v, &pos, 1, start);
 		return;
 	}
 	const char *after = p->p, *line_start = p->line_start;
@@ -876,6 +926,8 @@ parse_value_stmt(parser *p)
 	skip_ws(p);
 	if (p->end - p->p >= 2 && p->p[0] == '-' && p->p[1] == '>') {
 		p->p += 2;
+		if (!p->in_block)
+			fail_at(p, pos, "alias before the first block");
 		uint32_t target = parse_value_use(p);
 		if (target == v)
 			fail_at(p, pos, "v%u cannot be an alias of itself", v);
@@ -890,13 +942,10 @@ parse_value_stmt(parser *p)
 		return;
 	}
 	uint32_t nres = 0;
-	if (!p->results_cap)
-		kl_grow(&p->results, &p->results_cap, sizeof *p->results, 1);
-	p->results[nres++] = v;
+	add_result(p, nres++, v, pos);
 	while (accept(p, ',')) {
-		kl_grow(&p->results, &p->results_cap, sizeof *p->results,
-			nres + 1);
-		p->results[nres++] = value_number(p, &pos);
+		uint32_t r = value_number(p, &pos);
+		add_result(p, nres++, r, pos);
 		after = p->p;
 		line_start = p->line_start;
 		line = p->line;
@@ -913,7 +962,7 @@ parse_value_stmt(parser *p)
 			p->results[nres - 1]);
 	}
 	p->p++;
-	parse_inst(p, p->results, nres, start);
+	parse_inst(p, p->results, p->result_pos, nres, start);
 }
 
 static bool
@@ -932,12 +981,26 @@ at_line_start_keyword(const parser *p, const char *s)
 	return false;
 }
 
-/* After an error: move to the start of the next line. */
+/* After an error: move to the end of the cursor's line. */
 static void
 skip_line(parser *p)
 {
 	const char *nl = memchr(p->p, '\n', (size_t)(p->end - p->p));
 	p->p = nl ? nl : p->end;
+}
+
+/* After an error: is the cursor at the first token of a line after the
+ * one where the statement (or item) starts? Then the statement ended
+ * before it, and that line is the next one's. */
+static bool
+cursor_starts_later_line(const parser *p)
+{
+	if (p->line <= p->stmt_line)
+		return false;
+	for (const char *q = p->line_start; q < p->p; q++)
+		if (*q != ' ' && *q != '\t' && *q != '\r')
+			return false;
+	return true;
 }
 
 static void
@@ -983,10 +1046,12 @@ parse_stmts(parser *p, kl_func *dst)
 	if (setjmp(p->jb)) {
 		if (p->errors > MAX_ERRORS || p->p >= p->end)
 			return false;
-		skip_line(p);
+		if (!cursor_starts_later_line(p))
+			skip_line(p);
 	}
 	for (;;) {
 		skip_ws(p);
+		p->stmt_line = p->line;
 		const char *s = p->p;
 		if (s >= p->end) {
 			dst->line_last = p->line;
@@ -1013,7 +1078,7 @@ parse_stmts(parser *p, kl_func *dst)
 			   s[3] >= '0' && s[3] <= '9') {
 			parse_sigref_decl(p);
 		} else if (is_ident_char((unsigned char)c)) {
-			parse_inst(p, NULL, 0, s);
+			parse_inst(p, NULL, NULL, 0, s);
 		} else {
 			char buf[64];
 			fail_at(p, s, "expected an instruction, a block or '}', "
@@ -1230,8 +1295,13 @@ step_lines(parser *p, const char *s, const char *limit)
  * The first pass skips a function body: find the next '}' with memchr,
  * step through the lines before it (counting them, and stopping at a line
  * that starts a new item, which means the '}' is missing), and check that
- * the '}' is not inside a comment. Bodies hold no strings, so a ';' before
- * the '}' on its line is the only way it can be commented out.
+ * the '}' is not inside a comment: that a ';' comes before it on its line,
+ * counting from the body's '{' when the body starts on that line. The text
+ * before the '{' was read by the real scanner, which knows strings (a data
+ * object's "a;b" on the same line is no comment); a body holds no strings
+ * (a '"' there is an error of the second pass). A '}' found commented out
+ * sends the search to the end of its line, so each byte is read a bounded
+ * number of times however many '}' a comment holds.
  */
 static void
 skip_body(parser *p)
@@ -1248,12 +1318,13 @@ skip_body(parser *p)
 			p->p = end;
 			return;
 		}
-		if (!memchr(p->line_start, ';', (size_t)(close - p->line_start))) {
+		const char *from = p->line_start > s ? p->line_start : s;
+		if (!memchr(from, ';', (size_t)(close - from))) {
 			p->p = close + 1;
 			return;
 		}
-		/* Commented out: go on after it (its line ends the comment). */
-		s = close + 1;
+		const char *nl = memchr(close, '\n', (size_t)(end - close));
+		s = nl ? nl : end;
 	}
 }
 
@@ -1413,12 +1484,8 @@ parse_data_item(parser *p, uint32_t s)
 		kl_buf_append(&p->fixup_names, name, len);
 		skip_ws(p);
 		int64_t off = 0;
-		if (peek(p) == '+') {
-			p->p++;
-			off = parse_int(p, "an offset");
-		} else if (peek(p) == '-') {
-			off = parse_int(p, "an offset");
-		}
+		if (peek(p) == '+' || peek(p) == '-')
+			off = parse_signed_offset(p);
 		it.value = (uint64_t)off;
 		it.sym = KL_NONE;
 		/* The fixup only once the item exists: an error above must not
@@ -1459,17 +1526,18 @@ parse_data(parser *p)
 	p->m->syms[s].align = 1;
 	p->m->syms[s].items = p->m->nitems;
 	expect(p, '=', "'='");
-	for (;;) {
-		if (at_word(p, "const")) {
-			p->p += 5;
-			p->m->syms[s].is_const = 1;
-		} else if (at_word(p, "align")) {
-			p->p += 5;
-			p->m->syms[s].align = parse_alignment(p);
-		} else {
-			break;
-		}
+	if (at_word(p, "const")) {
+		p->p += 5;
+		p->m->syms[s].is_const = 1;
 	}
+	if (at_word(p, "align")) {
+		p->p += 5;
+		p->m->syms[s].align = parse_alignment(p);
+	}
+	/* The one spelling the printer writes (a grammar of one order). */
+	if (at_word(p, "const") || at_word(p, "align"))
+		fail_at(p, p->p, "'const' and 'align' come at most once each, "
+			"in that order");
 	expect(p, '{', "'{'");
 	if (accept(p, '}'))
 		return;
@@ -1482,6 +1550,9 @@ parse_data(parser *p)
 static void
 skip_to_next_item(parser *p)
 {
+	if (cursor_starts_later_line(p) && at_line_start_keyword(p, p->p) &&
+	    p->p == p->line_start)
+		return;
 	for (;;) {
 		skip_line(p);
 		if (p->p >= p->end)
@@ -1504,6 +1575,7 @@ parse_items(parser *p)
 	}
 	for (;;) {
 		skip_ws(p);
+		p->stmt_line = p->line;
 		if (p->p >= p->end)
 			return;
 		if (at_word(p, "function")) {
@@ -1555,6 +1627,7 @@ parser_free(parser *p)
 	kl_buf_free(&p->names);
 	kl_buf_free(&p->fixup_names);
 	free(p->results);
+	free(p->result_pos);
 }
 
 kl_status

@@ -3,8 +3,8 @@
  * modules, function bodies, diagnostics) and parse_inst.c (instructions).
  *
  * Errors unwind with longjmp to the statement loop of the function body
- * (or the item loop of the module), which skips to the next line and goes
- * on, so one run reports many errors. Everything the parser allocates is
+ * (or the item loop of the module), which skips the rest of the line and
+ * goes on, so one run reports many errors. Everything the parser allocates is
  * owned by the module or by the parser struct, so unwinding leaks nothing.
  */
 #ifndef KEEL_PARSE_H
@@ -81,6 +81,7 @@ typedef struct parser {
 	kl_func *f;            /* function being parsed: &work */
 	kl_func work;          /* tables reused by every body (parse_body) */
 	bool in_block;         /* a block header has been seen */
+	uint32_t stmt_line;    /* where the statement or item being read starts */
 	uint32_t aliases;      /* vA -> vB statements in the body */
 	uint64_t entity_budget; /* value/block slots left for the module */
 
@@ -110,6 +111,8 @@ typedef struct parser {
 	kl_buf names;          /* decoded #hex name being defined */
 	uint32_t *results;     /* results of the instruction being parsed */
 	uint32_t results_cap;
+	const char **result_pos; /* where each is written */
+	uint32_t result_pos_cap;
 } parser;
 
 /* Diagnostics. perr_at records and continues; fail_at records and unwinds. */
@@ -124,6 +127,13 @@ KL_NORETURN void fail_at(parser *p, const char *pos, const char *fmt, ...)
 #endif
 	;
 uint32_t col_of(const parser *p, const char *pos);
+/* Unwinds without a message, for a statement whose only fault is an
+ * earlier error (a call of a function whose signature did not parse). */
+KL_NORETURN void fail_quietly(parser *p);
+
+/* sigN whose signature did not parse: calls through it are not checked
+ * against it (KL_NONE would say it was never declared). */
+#define SIGREF_FAILED (KL_NONE - 1)
 
 /* A float literal of f32 (single) or f64 at p->p, its bits; fails when
  * there is none or it runs into letters, digits, '_' or '.' ("1.5x"). */
@@ -242,6 +252,9 @@ parse_type(parser *p)
 }
 int64_t parse_int(parser *p, const char *what);
 uint32_t parse_u32(parser *p, const char *what);
+/* The offset after an address: a '+' or '-' at the cursor, then an
+ * unsigned integer (blanks may come between them). */
+int64_t parse_signed_offset(parser *p);
 /* A global name; the bytes point into the text or into tmp. */
 void parse_name(parser *p, kl_buf *tmp, const char **bytes, size_t *len);
 /* A global name that must be a known symbol. */
@@ -260,6 +273,9 @@ define_value(parser *p, uint32_t v, const char *pos, enum value_kind kind,
 	value_define(p->f, v, kind, t, def);
 }
 bool alias_type_known(parser *p, uint32_t v, kl_type *t);
+/* The end of alias v's chain as defined by now (maybe not defined yet),
+ * or KL_NONE if the chain is a cycle. */
+uint32_t alias_end(parser *p, uint32_t v);
 /* The type of value v if it is defined (through aliases) and typed.
  * Inline: most instructions take their type from an operand. */
 static inline bool
@@ -278,7 +294,8 @@ void add_type_check(parser *p, uint32_t v, kl_type t, const char *pos);
 
 /* Instructions (parse_inst.c). */
 void init_optab(parser *p);
-void parse_inst(parser *p, const uint32_t *results, uint32_t nres,
-		const char *start);
+/* results[k] is written at result_pos[k]; the statement starts at start. */
+void parse_inst(parser *p, const uint32_t *results,
+		const char *const *result_pos, uint32_t nres, const char *start);
 
 #endif /* KEEL_PARSE_H */

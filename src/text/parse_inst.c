@@ -192,9 +192,7 @@ parse_offset(parser *p)
 	if (c != '+' && c != '-')
 		return 0;
 	const char *pos = p->p;
-	if (c == '+')
-		p->p++;
-	int64_t v = parse_int(p, "an offset");
+	int64_t v = parse_signed_offset(p);
 	if (v < INT32_MIN || v > INT32_MAX)
 		fail_at(p, pos, "offset does not fit in 32 bits");
 	return (int32_t)v;
@@ -288,6 +286,46 @@ value_on_line(parser *p)
 	return true;
 }
 
+/* The type of a suffix, at the cursor just after its '.': one word with
+ * the opcode, so no blank or comment may come first. */
+static kl_type
+suffix_type(parser *p)
+{
+	kl_type t;
+	size_t n = scan_type(p->p, p->end, &t);
+	if (!n) {
+		int c = peek(p);
+		if (c <= ' ' || c == ';')
+			fail_at(p, p->p, "expected a type right after '.'");
+		type_expected(p);
+	}
+	p->p += n;
+	return t;
+}
+
+/* Operand v has no type yet: say why, naming the value at fault. */
+static KL_NORETURN void
+cannot_infer(parser *p, uint32_t v, const char *vpos, const char *opname)
+{
+	const kl_func *f = p->f;
+	uint32_t end = v;
+	if (f->values[v].kind == VK_ALIAS) {
+		end = alias_end(p, v);
+		if (end == KL_NONE)
+			fail_at(p, vpos, "cannot infer the type of '%s' from "
+				"v%u, whose alias chain is a cycle: write %s.T",
+				opname, v, opname);
+	}
+	if (end < f->nvalues && f->values[end].kind == VK_RESULT)
+		fail_quietly(p); /* of a call whose signature failed */
+	if (end != v)
+		fail_at(p, vpos, "cannot infer the type of '%s' from v%u, an "
+			"alias of v%u, which is not defined yet: write %s.T",
+			opname, v, end, opname);
+	fail_at(p, vpos, "cannot infer the type of '%s' from v%u, which is "
+		"not defined yet: write %s.T", opname, v, opname);
+}
+
 /*
  * The controlling type from operand v (at vpos): the suffix if given
  * (checked against v), else v's type, which must be known by now.
@@ -308,15 +346,28 @@ ctrl_from(parser *p, uint32_t v, const char *vpos, bool has_suffix,
 		return suffix;
 	}
 	if (!known)
-		fail_at(p, vpos, "cannot infer the type of '%s' from v%u, "
-			"which is not defined yet: write %s.T", opname, v,
-			opname);
+		cannot_infer(p, v, vpos, opname);
 	return t;
 }
 
+/*
+ * A call whose signature failed to parse (that error is reported): its
+ * results are defined without a type, so that their uses report nothing
+ * more (ctrl_from), and the call is dropped.
+ */
+static KL_NORETURN void
+sig_failed(parser *p, const uint32_t *results, uint32_t nres)
+{
+	for (uint32_t k = 0; k < nres; k++)
+		if (p->f->values[results[k]].kind == VK_UNUSED)
+			value_define(p->f, results[k], VK_RESULT, KL_TYPE_NONE,
+				     KL_NONE);
+	fail_quietly(p);
+}
+
 void
-parse_inst(parser *p, const uint32_t *results, uint32_t nres,
-	   const char *start)
+parse_inst(parser *p, const uint32_t *results, const char *const *result_pos,
+	   uint32_t nres, const char *start)
 {
 	kl_func *f = p->f;
 	if (!p->in_block)
@@ -337,7 +388,7 @@ parse_inst(parser *p, const uint32_t *results, uint32_t nres,
 	if (p->p < p->end && *p->p == '.') {
 		p->p++;
 		suffix_pos = p->p;
-		suffix = parse_type(p);
+		suffix = suffix_type(p);
 		has_suffix = true;
 		if (info->ctrl == KL_CTRL_NONE)
 			fail_at(p, suffix_pos - 1, "'%s' takes no type suffix",
@@ -491,6 +542,8 @@ parse_inst(parser *p, const uint32_t *results, uint32_t nres,
 		d = &f->insts[i];
 		d->w[1] = callee;
 		d->w[2] = list_make(&f->pool, p->scratch, p->nscratch);
+		if (cs->sig == KL_NONE) /* its signature failed to parse */
+			sig_failed(p, results, nres);
 		sig = module_sig(p->m, cs->sig);
 		sig_results = true;
 		break;
@@ -516,6 +569,8 @@ parse_inst(parser *p, const uint32_t *results, uint32_t nres,
 		d = &f->insts[i];
 		d->w[1] = sr;
 		d->w[2] = l;
+		if (f->sigrefs[sr] == SIGREF_FAILED)
+			sig_failed(p, results, nres);
 		sig = module_sig(p->m, f->sigrefs[sr]);
 		sig_results = true;
 		break;
@@ -586,8 +641,12 @@ parse_inst(parser *p, const uint32_t *results, uint32_t nres,
 				"named", info->name, sig.num_results,
 				sig.num_results == 1 ? "" : "s", nres,
 				nres == 1 ? "is" : "are");
+		/* All checked first: an error leaves none of them defined. */
 		for (uint32_t k = 0; k < nres; k++)
-			define_value(p, results[k], start, VK_RESULT,
+			if (f->values[results[k]].kind != VK_UNUSED)
+				value_redefined(p, results[k], result_pos[k]);
+		for (uint32_t k = 0; k < nres; k++)
+			define_value(p, results[k], result_pos[k], VK_RESULT,
 				     sig.results[k], i);
 		f->insts[i].w[0] = list_make(&f->pool, results, nres);
 	} else if (nres != info->nres) {
@@ -595,7 +654,7 @@ parse_inst(parser *p, const uint32_t *results, uint32_t nres,
 			fail_at(p, start, "'%s' has no result", info->name);
 		fail_at(p, start, "'%s' has one result", info->name);
 	} else if (nres == 1) {
-		define_value(p, results[0], start, VK_RESULT, rtype, i);
+		define_value(p, results[0], result_pos[0], VK_RESULT, rtype, i);
 		f->insts[i].w[0] = results[0];
 	}
 	layout_append_inst(f, i, f->last_block);

@@ -39,6 +39,9 @@ size_t scan_int(const char *s, size_t n, bool *neg, uint64_t *mag,
  */
 size_t scan_f32(const char *s, size_t n, uint32_t *bits);
 size_t scan_f64(const char *s, size_t n, uint64_t *bits);
+/* Does the hex float literal at s, n bytes that scan_f32/scan_f64 read
+ * whole, name a number f32 (single) or f64 holds exactly? */
+bool hex_float_exact(const char *s, size_t n, bool single);
 
 /*
  * kl_print_inst with the operands' aliases resolved through a table from
