@@ -514,6 +514,19 @@ for args in "help nope" "help cat x" "--version --bogus" "version x"; do
 	st=$?
 	if [ "$st" = 2 ]; then ok; else bad "keel $args: exit $st, not 2"; fi
 done
+# a hex float argument the type cannot hold is refused, as in the text
+cat >"$dir/fid.kl" <<'KL'
+function %fid(f32) -> f32 {
+block0(v0: f32):
+    return v0
+}
+KL
+"$build"/keel run "$dir/fid.kl" %fid 0x1.000001p0 >/dev/null 2>"$dir/fid.err"
+st=$?
+if [ "$st" = 1 ] && grep -q "is not a valid f32" "$dir/fid.err"; then ok; else
+	bad "keel run, an inexact hex f32 argument: exit $st, $(cat "$dir/fid.err")"; fi
+if [ "$("$build"/keel run "$dir/fid.kl" %fid 0x1.000002p0)" = "0x1.000002p0" ]; then ok; else
+	bad "keel run, an exact hex f32 argument refused"; fi
 # a --func that names nothing is said as keel run says it
 "$build"/keel domtree --func nope examples/max.kl >/dev/null 2>"$dir/nf.err"
 st=$?

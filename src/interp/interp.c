@@ -314,6 +314,11 @@ kl_interp_scan_value(const kl_module *m, kl_type t, const char *s, size_t n,
 			used = 0;
 		*bits = (neg ? 0 - mag : mag) & hi;
 	}
+	/* a hex float names its bits: one the type cannot hold is no
+	 * value of it (as in the text format) */
+	if (used && (c == KL_TYPE_F32 || c == KL_TYPE_F64) &&
+	    !float_literal_exact(s, used, c == KL_TYPE_F32))
+		return 0;
 	if (!used || !ends_literal(s, n, used))
 		return 0;
 	return lead + used;

@@ -480,3 +480,11 @@ hex_float_exact(const char *s, size_t n, bool single)
 	int64_t least = single ? -149 : -1074;
 	return top <= max_exp && low >= least && top - low + 1 <= precision;
 }
+
+bool
+float_literal_exact(const char *s, size_t n, bool single)
+{
+	size_t lead = n && s[0] == '-';
+	bool hex = n > lead + 1 && s[lead] == '0' && (s[lead + 1] | 32) == 'x';
+	return !hex || hex_float_exact(s, n, single);
+}

@@ -309,9 +309,7 @@ parse_float(parser *p, bool single)
 		fail_at(p, s, "malformed float literal");
 	/* A hex float says its bits: one the type cannot hold is a mistake
 	 * to report, not a number to round (a decimal is rounded). */
-	size_t lead = c == '-';
-	if (used > lead + 1 && s[lead] == '0' && (s[lead + 1] | 32) == 'x' &&
-	    !hex_float_exact(s, used, single))
+	if (!float_literal_exact(s, used, single))
 		fail_at(p, s, "hex float literal is not exact in %s",
 			single ? "f32" : "f64");
 	p->p += used;

@@ -42,6 +42,9 @@ size_t scan_f64(const char *s, size_t n, uint64_t *bits);
 /* Does the hex float literal at s, n bytes that scan_f32/scan_f64 read
  * whole, name a number f32 (single) or f64 holds exactly? */
 bool hex_float_exact(const char *s, size_t n, bool single);
+/* The same for any float literal scan_f32/scan_f64 read whole: a decimal
+ * one is rounded and so always "exact"; a hex one is judged as above. */
+bool float_literal_exact(const char *s, size_t n, bool single);
 
 /*
  * kl_print_inst with the operands' aliases resolved through a table from
