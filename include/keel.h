@@ -421,7 +421,8 @@ typedef struct kl_block_call {
 kl_block kl_func_new_block(kl_func *f); /* not yet in the layout */
 /* Put new block b in the layout, last or after block `after`:
  * KL_ERR_INVALID if b is no block or is placed already, KL_ERR_POSITION
- * if `after` is not in the layout. */
+ * if `after` is not in the layout (KL_NO_BLOCK and numbers that are no
+ * block included). */
 kl_status kl_func_append_block(kl_func *f, kl_block b);
 kl_status kl_func_insert_block_after(kl_func *f, kl_block b, kl_block after);
 kl_value kl_block_append_param(kl_func *f, kl_block b, kl_type t);

@@ -39,10 +39,12 @@ kl_func_append_block(kl_func *f, kl_block b)
 kl_status
 kl_func_insert_block_after(kl_func *f, kl_block b, kl_block after)
 {
-	if (!block_exists(f, b) || (f->blocks[b.id].flags & BLOCK_PLACED) ||
-	    !block_exists(f, after))
+	if (!block_exists(f, b) || (f->blocks[b.id].flags & BLOCK_PLACED))
 		return KL_ERR_INVALID;
-	if (!(f->blocks[after.id].flags & BLOCK_PLACED))
+	/* (none, or a number that is no block, is not in the layout either:
+	 * keel.h promises one answer for every `after` that is not) */
+	if (!block_exists(f, after) ||
+	    !(f->blocks[after.id].flags & BLOCK_PLACED))
 		return KL_ERR_POSITION;
 	layout_insert_block_after(f, b.id, after.id);
 	return KL_OK;

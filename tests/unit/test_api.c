@@ -1,0 +1,47 @@
+/*
+ * test_api.c -- unit tests of the public API's promises: error values
+ * where keel.h names them, NULL where it allows it, pointers that stay
+ * valid as long as it says, and costs that stay linear whatever order a
+ * front end builds in.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/ir/ir.h"
+#include "keel.h"
+#include "unit.h"
+#include "onefunc.h"
+
+/* ---- blocks ---- */
+
+/* keel.h: KL_ERR_POSITION when `after` is not in the layout, none and a
+ * number that is no block included; KL_ERR_INVALID is for b itself. */
+static void
+test_insert_block_after_unplaced(void)
+{
+	kl_func *f;
+	kl_block b0;
+	kl_builder bld;
+	kl_module *m = one_block_func(&f, &b0, &bld);
+	kl_block nb = kl_func_new_block(f);
+	kl_block loose = kl_func_new_block(f);
+	CHECK_EQ_INT(kl_func_insert_block_after(f, nb, KL_NO_BLOCK),
+		     KL_ERR_POSITION);
+	CHECK_EQ_INT(kl_func_insert_block_after(f, nb, (kl_block){ 999 }),
+		     KL_ERR_POSITION);
+	CHECK_EQ_INT(kl_func_insert_block_after(f, nb, loose),
+		     KL_ERR_POSITION);
+	CHECK_EQ_INT(kl_func_insert_block_after(f, KL_NO_BLOCK, b0),
+		     KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_func_insert_block_after(f, nb, b0), KL_OK);
+	CHECK_EQ_INT(kl_func_insert_block_after(f, nb, b0), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_block_next(f, b0).id, nb.id);
+	kl_module_free(m);
+}
+
+int
+main(void)
+{
+	UNIT_RUN(test_insert_block_after_unplaced);
+	return unit_report("api");
+}
