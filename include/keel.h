@@ -428,7 +428,10 @@ kl_status kl_func_insert_block_after(kl_func *f, kl_block b, kl_block after);
 kl_value kl_block_append_param(kl_func *f, kl_block b, kl_type t);
 /* Make v an alias of target (v must be unused as a definition). */
 kl_status kl_value_set_alias(kl_func *f, kl_value v, kl_value target);
-/* Add `sigN = SIG` to the function's preamble. */
+/* Add `sigN = SIG` to the function's preamble (sig is copied; NULL is
+ * `()`). A sigref whose id is KL_NONE if an array is NULL where its count
+ * is not 0 or a type is not one of the module's (as kl_module_declare's
+ * KL_ERR_INVALID). */
 kl_sigref kl_func_add_sigref(kl_func *f, const kl_signature *sig);
 
 void kl_builder_init(kl_builder *b, kl_func *f);

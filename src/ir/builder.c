@@ -89,14 +89,8 @@ kl_value_set_alias(kl_func *f, kl_value v, kl_value target)
 kl_sigref
 kl_func_add_sigref(kl_func *f, const kl_signature *sig)
 {
-	for (uint32_t i = 0; sig && i < sig->num_params + sig->num_results;
-	     i++) {
-		kl_type t = i < sig->num_params
-				    ? sig->params[i]
-				    : sig->results[i - sig->num_params];
-		if (kl_type_class(f->module, t) == KL_TYPE_NONE)
-			return (kl_sigref){ KL_NONE };
-	}
+	if (!module_sig_ok(f->module, sig))
+		return (kl_sigref){ KL_NONE };
 	uint32_t s = sig ? module_add_sig(f->module, sig->params,
 					  sig->num_params, sig->results,
 					  sig->num_results, sig->variadic)

@@ -403,8 +403,8 @@ sig_equal(const kl_module *m, uint32_t a, uint32_t b)
 	return true;
 }
 
-static bool
-sig_types_ok(const kl_module *m, const kl_signature *sig)
+bool
+module_sig_ok(const kl_module *m, const kl_signature *sig)
 {
 	if (!sig)
 		return true;
@@ -442,7 +442,7 @@ kl_module_declare(kl_module *m, const char *name, size_t len,
 		  const kl_signature *sig, kl_sym *out)
 {
 	*out = KL_NO_SYM;
-	if (!sig_types_ok(m, sig))
+	if (!module_sig_ok(m, sig))
 		return KL_ERR_INVALID;
 	kl_status st;
 	uint32_t id = module_add_sym(m, name, len, KL_SYM_FUNC, false, &st);
@@ -458,7 +458,7 @@ kl_module_add_func(kl_module *m, const char *name, size_t len,
 		   const kl_signature *sig, kl_func **out)
 {
 	*out = NULL;
-	if (!sig_types_ok(m, sig))
+	if (!module_sig_ok(m, sig))
 		return KL_ERR_INVALID;
 	kl_status st;
 	uint32_t id = module_add_sym(m, name, len, KL_SYM_FUNC, false, &st);

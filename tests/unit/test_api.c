@@ -39,9 +39,38 @@ test_insert_block_after_unplaced(void)
 	kl_module_free(m);
 }
 
+/* ---- signatures ---- */
+
+/* A signature whose arrays are missing is refused as kl_module_declare
+ * refuses it, not read through NULL. */
+static void
+test_sigref_checks_arrays(void)
+{
+	kl_func *f;
+	kl_block b0;
+	kl_builder bld;
+	kl_module *m = one_block_func(&f, &b0, &bld);
+	kl_signature no_params = { NULL, NULL, 2, 0, false };
+	kl_signature no_results = { NULL, NULL, 0, 1, false };
+	kl_type bad_type[] = { 77 };
+	kl_signature bad = { bad_type, NULL, 1, 0, false };
+	CHECK_EQ_INT(kl_func_add_sigref(f, &no_params).id, KL_NONE);
+	CHECK_EQ_INT(kl_func_add_sigref(f, &no_results).id, KL_NONE);
+	CHECK_EQ_INT(kl_func_add_sigref(f, &bad).id, KL_NONE);
+	kl_sym s;
+	CHECK_EQ_INT(kl_module_declare(m, "g", 1, &no_params, &s),
+		     KL_ERR_INVALID);
+	kl_type i32[] = { KL_TYPE_I32 };
+	kl_signature good = { i32, i32, 1, 1, false };
+	CHECK_EQ_INT(kl_func_add_sigref(f, &good).id, 0);
+	CHECK_EQ_INT(kl_func_add_sigref(f, NULL).id, 1); /* () */
+	kl_module_free(m);
+}
+
 int
 main(void)
 {
 	UNIT_RUN(test_insert_block_after_unplaced);
+	UNIT_RUN(test_sigref_checks_arrays);
 	return unit_report("api");
 }
