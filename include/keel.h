@@ -11,6 +11,9 @@
  * block passed where a value was meant. The all-ones index KL_NONE means
  * "none". Types are plain 32-bit handles (kl_type).
  *
+ * A pointer argument must not be NULL unless its comment says it may be;
+ * every _free function takes NULL, as free() does.
+ *
  * Allocation failure is the one condition the library does not turn into a
  * value: it reports "out of memory" on stderr and aborts, as compilers do.
  * Entity-number limits in the parser keep hostile input from asking for
@@ -39,7 +42,7 @@ typedef struct kl_buf {
 	size_t cap;
 } kl_buf;
 
-void kl_buf_free(kl_buf *b);
+void kl_buf_free(kl_buf *b); /* NULL is allowed */
 void kl_buf_reset(kl_buf *b); /* len = 0, keeps the memory */
 void kl_buf_reserve(kl_buf *b, size_t extra);
 void kl_buf_append(kl_buf *b, const char *s, size_t n);
@@ -118,7 +121,7 @@ typedef struct kl_diags {
 	uint32_t cap;
 } kl_diags;
 
-void kl_diags_free(kl_diags *d);
+void kl_diags_free(kl_diags *d); /* NULL is allowed */
 uint32_t kl_diags_errors(const kl_diags *d);
 /* Append a diagnostic; the message is copied. */
 void kl_diags_add(kl_diags *d, kl_severity sev, uint32_t line, uint32_t col,
@@ -278,7 +281,7 @@ typedef struct kl_signature {
 } kl_signature;
 
 kl_module *kl_module_new(void);
-void kl_module_free(kl_module *m);
+void kl_module_free(kl_module *m); /* NULL is allowed */
 
 uint32_t kl_module_num_syms(const kl_module *m);
 /* The symbol named by the bytes name[0..len), or KL_NO_SYM. */
@@ -851,10 +854,13 @@ typedef struct kl_verify_ctx {
 kl_verify_scratch *kl_verify_scratch_new(void);
 void kl_verify_scratch_free(kl_verify_scratch *s); /* NULL is allowed */
 
-/* ctx may be NULL: no cached analyses, no stats, no scratch. */
+/* ctx may be NULL: no cached analyses, no stats, no scratch. out may be
+ * NULL: the errors are found and dropped, and the status still says
+ * whether there were any. */
 kl_status kl_verify_func(const kl_func *f, const kl_verify_ctx *ctx,
 			 kl_diags *out);
-/* Every function with a body, in symbol order (with one scratch). */
+/* Every function with a body, in symbol order (with one scratch); out may
+ * be NULL, as for kl_verify_func. */
 kl_status kl_verify_module(const kl_module *m, kl_diags *out);
 
 /*
@@ -1052,7 +1058,7 @@ typedef struct kl_pass_report {
  * which the library stops (an assertion, as for its other bugs). */
 void kl_pass_report_count(kl_pass_report *r, const char *name, uint64_t n);
 uint64_t kl_pass_report_get(const kl_pass_report *r, const char *name);
-void kl_pass_report_free(kl_pass_report *r);
+void kl_pass_report_free(kl_pass_report *r); /* NULL is allowed */
 
 /* A pass: report may be NULL. */
 typedef kl_status (*kl_pass_fn)(kl_func *f, kl_pass_report *report);

@@ -67,10 +67,43 @@ test_sigref_checks_arrays(void)
 	kl_module_free(m);
 }
 
+/* ---- NULL where keel.h allows it ---- */
+
+/* A function that does not verify: its block has no terminator. */
+static kl_module *
+broken_module(kl_func **f)
+{
+	kl_block b0;
+	kl_builder bld;
+	kl_module *m = one_block_func(f, &b0, &bld);
+	kl_build_iconst(&bld, KL_TYPE_I32, 1);
+	return m;
+}
+
+static void
+test_null_sinks(void)
+{
+	kl_func *f;
+	kl_module *m = broken_module(&f);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_ERR_VERIFY);
+	CHECK_EQ_INT(kl_verify_module(m, NULL), KL_ERR_VERIFY);
+	kl_diags d = { 0 };
+	CHECK_EQ_INT(kl_verify_func(f, NULL, &d), KL_ERR_VERIFY);
+	CHECK(kl_diags_errors(&d) >= 1);
+	kl_diags_free(&d);
+	kl_module_free(m);
+	/* The frees are no-ops on NULL, as free(NULL) is. */
+	kl_diags_free(NULL);
+	kl_buf_free(NULL);
+	kl_pass_report_free(NULL);
+	kl_module_free(NULL);
+}
+
 int
 main(void)
 {
 	UNIT_RUN(test_insert_block_after_unplaced);
 	UNIT_RUN(test_sigref_checks_arrays);
+	UNIT_RUN(test_null_sinks);
 	return unit_report("api");
 }
