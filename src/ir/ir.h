@@ -325,6 +325,12 @@ module_returns_twice(const kl_module *m, uint32_t sym)
 uint32_t module_add_sym(kl_module *m, const char *name, size_t len,
 			kl_sym_kind kind, bool allow_redefinition,
 			kl_status *status);
+/* Would n more bytes fit the byte store (long names, data strings)? Its
+ * offsets are 32 bits: a module holds less than 4 GiB of them. */
+bool module_bytes_fit(const kl_module *m, uint64_t n);
+/* Copy n bytes into the store; their offset. Past the limit the process
+ * ends (kl_fatal): a caller with an error to return checks
+ * module_bytes_fit first. */
 uint32_t module_store_bytes(kl_module *m, const char *s, size_t n);
 /* The most bytes one data object's items may take (the text format's
  * bound on a zero item too): sizes then never wrap, and an interpreter

@@ -46,10 +46,17 @@ kl_module_free(kl_module *m)
 	free(m);
 }
 
+bool
+module_bytes_fit(const kl_module *m, uint64_t n)
+{
+	/* offsets are 32 bits, and the store keeps a byte past its end */
+	return n < UINT32_MAX - 1 - (uint64_t)m->nbytes;
+}
+
 uint32_t
 module_store_bytes(kl_module *m, const char *s, size_t n)
 {
-	if ((uint64_t)m->nbytes + n >= UINT32_MAX - 1)
+	if (!module_bytes_fit(m, n))
 		kl_fatal(__FILE__, __LINE__, __func__, "module too large");
 	kl_grow(&m->bytes, &m->bytes_cap, 1, (uint64_t)m->nbytes + n + 1);
 	uint32_t off = m->nbytes;
@@ -218,6 +225,10 @@ module_add_sym(kl_module *m, const char *name, size_t len, kl_sym_kind kind,
 	uint32_t h = find_slot(m, name, len, hash, &found);
 	if (found && !allow_redefinition) {
 		*status = KL_ERR_EXISTS;
+		return KL_NONE;
+	}
+	if (len > NAME_INLINE && !module_bytes_fit(m, len)) {
+		*status = KL_ERR_RANGE;
 		return KL_NONE;
 	}
 	kl_grow(&m->syms, &m->syms_cap, sizeof *m->syms, m->nsyms + 1);
@@ -556,6 +567,10 @@ kl_data_append(kl_module *m, kl_sym data, const kl_data_item *item)
 	case KL_DATA_STRING:
 		if (item->len && !item->bytes)
 			return KL_ERR_INVALID;
+		/* checked before the bytes are stored, which cannot be undone */
+		if (!module_bytes_fit(m, item->len) ||
+		    item->len > DATA_MAX_BYTES - d->size)
+			return KL_ERR_RANGE;
 		it.type = KL_TYPE_I8;
 		it.str = module_store_bytes(m, item->bytes, item->len);
 		it.len = item->len;

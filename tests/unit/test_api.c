@@ -4,8 +4,10 @@
  * valid as long as it says, and costs that stay linear whatever order a
  * front end builds in.
  */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../../src/ir/ir.h"
 #include "keel.h"
@@ -99,11 +101,76 @@ test_null_sinks(void)
 	kl_module_free(NULL);
 }
 
+/* ---- the byte store's 4 GiB ---- */
+
+/* A string the module cannot hold is KL_ERR_RANGE, not the end of the
+ * process. The 4 GiB - 1 bytes are a mapping that is never touched: the
+ * check must come before any copy. */
+static void
+test_huge_string_is_range(void)
+{
+	size_t n = UINT32_MAX;
+	void *big = mmap(NULL, n, PROT_READ,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (big == MAP_FAILED) {
+		fprintf(stderr, "test_huge_string_is_range: no 4 GiB "
+			"mapping, skipped\n");
+		return;
+	}
+	kl_module *m = kl_module_new();
+	kl_sym d;
+	CHECK_EQ_INT(kl_module_add_data(m, "d", 1, true, 1, &d), KL_OK);
+	kl_data_item it = { KL_DATA_STRING, KL_TYPE_I8, 0, KL_NO_SYM, big,
+			    UINT32_MAX };
+	CHECK_EQ_INT(kl_data_append(m, d, &it), KL_ERR_RANGE);
+	CHECK_EQ_INT(kl_data_num_items(m, d), 0);
+	CHECK_EQ_INT(kl_data_size(m, d), 0);
+	/* Module-wide: what is stored already counts. */
+	kl_data_item small = { KL_DATA_STRING, KL_TYPE_I8, 0, KL_NO_SYM,
+			       "hello", 5 };
+	CHECK_EQ_INT(kl_data_append(m, d, &small), KL_OK);
+	it.len = UINT32_MAX - 4; /* would fit an empty store */
+	CHECK_EQ_INT(kl_data_append(m, d, &it), KL_ERR_RANGE);
+	CHECK_EQ_INT(kl_data_num_items(m, d), 1);
+	CHECK_EQ_INT(kl_data_size(m, d), 5);
+	kl_module_free(m);
+	munmap(big, n);
+}
+
+/* The same for names: a long name that would take the store past its
+ * limit is refused with KL_ERR_RANGE. The store is made to look nearly
+ * full rather than filled. */
+static void
+test_name_past_store_is_range(void)
+{
+	kl_module *m = kl_module_new();
+	kl_sym d;
+	const char *name = "a_name_longer_than_the_inline_twelve_bytes";
+	uint32_t saved = m->nbytes;
+	m->nbytes = UINT32_MAX - 16;
+	CHECK_EQ_INT(kl_module_add_data(m, name, strlen(name), false, 1, &d),
+		     KL_ERR_RANGE);
+	kl_func *f = NULL;
+	CHECK_EQ_INT(kl_module_add_func(m, name, strlen(name), NULL, &f),
+		     KL_ERR_RANGE);
+	CHECK(f == NULL);
+	CHECK_EQ_INT(kl_module_declare(m, name, strlen(name), NULL, &d),
+		     KL_ERR_RANGE);
+	CHECK_EQ_INT(kl_module_num_syms(m), 0);
+	CHECK_EQ_INT(kl_module_lookup(m, name, strlen(name)).id, KL_NONE);
+	m->nbytes = saved;
+	CHECK_EQ_INT(kl_module_add_data(m, name, strlen(name), false, 1, &d),
+		     KL_OK);
+	kl_module_free(m);
+}
+
 int
 main(void)
 {
 	UNIT_RUN(test_insert_block_after_unplaced);
 	UNIT_RUN(test_sigref_checks_arrays);
 	UNIT_RUN(test_null_sinks);
+	UNIT_RUN(test_huge_string_is_range);
+	UNIT_RUN(test_name_past_store_is_range);
 	return unit_report("api");
 }
