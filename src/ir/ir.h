@@ -175,6 +175,8 @@ typedef struct kl_sym_data {
 	uint32_t align;   /* data */
 	uint32_t line;    /* source line, 0 if built */
 	uint32_t hash;    /* of the name: rehashing reads it, probes test it */
+	uint32_t items_cap; /* data: slots at items it may fill (see
+			     * module_add_item) */
 } kl_sym_data;
 
 typedef struct kl_item_data {

@@ -503,12 +503,6 @@ kl_module_add_data(kl_module *m, const char *name, size_t len, bool is_const,
 	return KL_OK;
 }
 
-/*
- * Items of one data object are contiguous in the item table. Appending to an
- * object that is not the last one to receive items moves its items to the
- * end (the old ones become garbage); the parser and typical front ends fill
- * one object at a time, so this never happens to them.
- */
 static uint64_t
 item_bytes(const kl_module *m, const kl_item_data *it)
 {
@@ -519,6 +513,16 @@ item_bytes(const kl_module *m, const kl_item_data *it)
 	}
 }
 
+/*
+ * Items of one data object are contiguous in the item table (the printer
+ * and the parser's fixups index them so). The object written last grows
+ * at the end of the table, as the parser and most front ends fill one
+ * object at a time. An append to another object goes into the room it
+ * has, or moves it to the end with room for as many items again: a
+ * front end filling objects in any order pays amortised O(1) an item,
+ * and the places left behind are each at most half the object's next
+ * place, so the table stays within a constant factor of the items.
+ */
 bool
 module_add_item(kl_module *m, uint32_t sym, const kl_item_data *it)
 {
@@ -527,15 +531,26 @@ module_add_item(kl_module *m, uint32_t sym, const kl_item_data *it)
 	if (bytes > DATA_MAX_BYTES - s->size)
 		return false;
 	s->size += bytes;
-	kl_grow(&m->items, &m->items_cap, sizeof *m->items,
-		(uint64_t)m->nitems + s->nitems + 1);
-	if (s->items + s->nitems != m->nitems) {
-		memmove(m->items + m->nitems, m->items + s->items,
-			s->nitems * sizeof *m->items);
+	uint32_t end = s->items + s->nitems;
+	if (end == m->nitems) {
+		kl_grow(&m->items, &m->items_cap, sizeof *m->items,
+			(uint64_t)m->nitems + 1);
+		m->nitems++;
+		if (s->items_cap < s->nitems + 1)
+			s->items_cap = s->nitems + 1;
+	} else if (s->nitems == s->items_cap) {
+		uint64_t cap = 2 * (uint64_t)s->nitems + 4;
+		kl_grow(&m->items, &m->items_cap, sizeof *m->items,
+			(uint64_t)m->nitems + cap);
+		if (s->nitems)
+			memcpy(m->items + m->nitems, m->items + s->items,
+			       s->nitems * sizeof *m->items);
 		s->items = m->nitems;
-		m->nitems += s->nitems;
+		s->items_cap = (uint32_t)cap;
+		m->nitems += (uint32_t)cap;
+		end = s->items + s->nitems;
 	}
-	m->items[m->nitems++] = *it;
+	m->items[end] = *it;
 	s->nitems++;
 	return true;
 }

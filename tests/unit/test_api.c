@@ -164,6 +164,67 @@ test_name_past_store_is_range(void)
 	kl_module_free(m);
 }
 
+/* ---- data objects filled in any order ---- */
+
+/* Two objects filled alternately: each keeps its items in order, and the
+ * module's item table stays within a constant factor of the items (the
+ * table once grew by a copy of an object per append: quadratic). */
+static void
+test_alternate_data_appends(void)
+{
+	kl_module *m = kl_module_new();
+	kl_sym a, b;
+	CHECK_EQ_INT(kl_module_add_data(m, "a", 1, false, 1, &a), KL_OK);
+	CHECK_EQ_INT(kl_module_add_data(m, "b", 1, false, 1, &b), KL_OK);
+	const uint32_t n = 1500;
+	for (uint32_t k = 0; k < n; k++) {
+		kl_data_item x = { KL_DATA_VALUE, KL_TYPE_I32, k, KL_NO_SYM,
+				   NULL, 0 };
+		CHECK_EQ_INT(kl_data_append(m, a, &x), KL_OK);
+		x.value = 100000 + k;
+		x.type = KL_TYPE_I64;
+		CHECK_EQ_INT(kl_data_append(m, b, &x), KL_OK);
+	}
+	CHECK(m->nitems <= 4 * 2 * n + 64);
+	CHECK(m->items_cap <= 8 * 2 * n + 64);
+	CHECK_EQ_INT(kl_data_num_items(m, a), n);
+	CHECK_EQ_INT(kl_data_num_items(m, b), n);
+	CHECK_EQ_INT(kl_data_size(m, a), 4 * n);
+	CHECK_EQ_INT(kl_data_size(m, b), 8 * n);
+	uint32_t bad = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		kl_data_item x = kl_data_item_at(m, a, k);
+		kl_data_item y = kl_data_item_at(m, b, k);
+		bad += x.value != k || x.type != KL_TYPE_I32;
+		bad += y.value != 100000 + k || y.type != KL_TYPE_I64;
+	}
+	CHECK_EQ_INT(bad, 0);
+	kl_module_free(m);
+
+	/* Three objects, appended in a rotating order, print in order. */
+	m = kl_module_new();
+	kl_sym s[3];
+	for (int i = 0; i < 3; i++)
+		CHECK_EQ_INT(kl_module_add_data(m, i == 0 ? "x" : i == 1 ? "y"
+							      : "z",
+					       1, false, 1, &s[i]), KL_OK);
+	for (uint32_t k = 0; k < 4; k++)
+		for (int i = 0; i < 3; i++) {
+			kl_data_item x = { KL_DATA_VALUE, KL_TYPE_I8,
+					   10 * (uint32_t)i + k, KL_NO_SYM,
+					   NULL, 0 };
+			CHECK_EQ_INT(kl_data_append(m, s[(i + k) % 3], &x),
+				     KL_OK);
+		}
+	kl_buf out = { 0 };
+	kl_print_module(m, NULL, &out);
+	CHECK_EQ_STR(out.data, "data %x = { i8 0, i8 21, i8 12, i8 3 }\n\n"
+			       "data %y = { i8 10, i8 1, i8 22, i8 13 }\n\n"
+			       "data %z = { i8 20, i8 11, i8 2, i8 23 }\n");
+	kl_buf_free(&out);
+	kl_module_free(m);
+}
+
 int
 main(void)
 {
@@ -172,5 +233,6 @@ main(void)
 	UNIT_RUN(test_null_sinks);
 	UNIT_RUN(test_huge_string_is_range);
 	UNIT_RUN(test_name_past_store_is_range);
+	UNIT_RUN(test_alternate_data_appends);
 	return unit_report("api");
 }
