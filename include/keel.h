@@ -291,7 +291,7 @@ kl_sym_kind kl_sym_get_kind(const kl_module *m, kl_sym s);
 const char *kl_sym_name(const kl_module *m, kl_sym s, size_t *len);
 /* The function's body, or NULL for a declaration or a data object. */
 kl_func *kl_sym_func(const kl_module *m, kl_sym s);
-/* The signature of a function symbol; arrays valid until m changes. */
+/* The signature of a function symbol; its arrays are valid while m lives. */
 kl_signature kl_sym_signature(const kl_module *m, kl_sym s);
 
 /* Add `declare NAME SIG`. KL_ERR_EXISTS if the name is taken. */
@@ -314,7 +314,7 @@ typedef struct kl_data_item {
 	kl_type type;      /* VALUE, SYMREF: the item's type; STRING: i8 */
 	uint64_t value;    /* VALUE: bits; ZERO: count; SYMREF: offset (signed) */
 	kl_sym sym;        /* SYMREF */
-	const char *bytes; /* STRING (not NUL-terminated) */
+	const char *bytes; /* STRING (not NUL-terminated; valid while m lives) */
 	uint32_t len;      /* STRING */
 } kl_data_item;
 
@@ -355,6 +355,7 @@ void kl_module_get_stats(const kl_module *m, kl_module_stats *st);
  */
 kl_module *kl_func_module(const kl_func *f);
 kl_sym kl_func_sym(const kl_func *f);
+/* The arrays are valid while f's module lives. */
 kl_signature kl_func_signature(const kl_func *f);
 
 /* Layout order of blocks; the first block is the entry block. */

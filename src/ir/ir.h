@@ -143,14 +143,11 @@ uint32_t list_slots(const kl_pool *p, uint32_t list);
 /* Make room for n elements at the end; returns a pointer to them. */
 uint32_t *list_extend(kl_pool *p, uint32_t *list, uint32_t n);
 
-/* A global name: bytes, inline when short, else in the module's byte store. */
-#define NAME_INLINE 12
+/* A global name: its bytes in the module's byte store, which never moves
+ * a byte once stored (kl_sym_name hands out pointers to them). */
 typedef struct kl_name {
 	uint32_t len;
-	union {
-		char small[NAME_INLINE];
-		uint32_t off;
-	} u;
+	uint32_t off;
 } kl_name;
 
 typedef struct kl_sig_data {
@@ -218,8 +215,13 @@ struct kl_module {
 	kl_item_data *items;
 	uint32_t nitems, items_cap;
 
-	char *bytes; /* long names and data strings */
+	char *bytes; /* names and data strings */
 	uint32_t nbytes, bytes_cap;
+
+	/* Old copies of bytes and sigtypes, freed with the module: both are
+	 * written once, so a pointer into an old copy stays right. */
+	void **kept;
+	uint32_t nkept, kept_cap;
 
 	/* Function structs, and the tables of parsed functions until they
 	 * grow (see func_take_tables); freed with the module. */
@@ -327,7 +329,7 @@ module_returns_twice(const kl_module *m, uint32_t sym)
 uint32_t module_add_sym(kl_module *m, const char *name, size_t len,
 			kl_sym_kind kind, bool allow_redefinition,
 			kl_status *status);
-/* Would n more bytes fit the byte store (long names, data strings)? Its
+/* Would n more bytes fit the byte store (names, data strings)? Its
  * offsets are 32 bits: a module holds less than 4 GiB of them. */
 bool module_bytes_fit(const kl_module *m, uint64_t n);
 /* Copy n bytes into the store; their offset. Past the limit the process

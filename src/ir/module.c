@@ -6,10 +6,12 @@
  * addressing, linear probing over symbol indices) serves lookups by name
  * only, so no output ever depends on hash order.
  *
- * Names are arbitrary byte strings. Up to NAME_INLINE bytes live inside the
- * symbol itself; longer ones, and the bytes of data strings, go to the
- * module's byte store and are referred to by offset (offsets survive the
- * store's reallocation, pointers would not).
+ * Names are arbitrary byte strings. They, and the bytes of data strings,
+ * go to the module's byte store and are referred to by offset. The store
+ * and the signatures' types are written once and keep their old copies
+ * when they grow (grow_kept), so that the pointers keel.h hands out
+ * (kl_sym_name, a string item's bytes, a signature's arrays) stay valid
+ * while the module lives.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +44,9 @@ kl_module_free(kl_module *m)
 	free(m->htab);
 	free(m->items);
 	free(m->bytes);
+	for (uint32_t i = 0; i < m->nkept; i++)
+		free(m->kept[i]);
+	free(m->kept);
 	kl_arena_free(&m->arena);
 	free(m);
 }
@@ -53,12 +58,39 @@ module_bytes_fit(const kl_module *m, uint64_t n)
 	return n < UINT32_MAX - 1 - (uint64_t)m->nbytes;
 }
 
+/*
+ * Grow the write-once table *p, of which used elements are filled, to
+ * hold need: as kl_grow does, but the old copy is kept until the module
+ * is freed instead of freed now. Each copy is at most half the next, so
+ * the kept ones together take less than the table itself.
+ */
+static void
+grow_kept(kl_module *m, void *p, uint32_t *cap, size_t elem_size,
+	  uint32_t used, uint64_t need)
+{
+	if (need <= *cap)
+		return;
+	void **pp = p;
+	uint32_t c = kl_grown_cap(*cap, need);
+	void *q = kl_malloc((size_t)c * elem_size);
+	if (used)
+		memcpy(q, *pp, (size_t)used * elem_size);
+	if (*pp) {
+		kl_grow(&m->kept, &m->kept_cap, sizeof *m->kept,
+			(uint64_t)m->nkept + 1);
+		m->kept[m->nkept++] = *pp;
+	}
+	*pp = q;
+	*cap = c;
+}
+
 uint32_t
 module_store_bytes(kl_module *m, const char *s, size_t n)
 {
 	if (!module_bytes_fit(m, n))
 		kl_fatal(__FILE__, __LINE__, __func__, "module too large");
-	kl_grow(&m->bytes, &m->bytes_cap, 1, (uint64_t)m->nbytes + n + 1);
+	grow_kept(m, &m->bytes, &m->bytes_cap, 1, m->nbytes,
+		  (uint64_t)m->nbytes + n + 1);
 	uint32_t off = m->nbytes;
 	if (n)
 		memcpy(m->bytes + off, s, n);
@@ -69,7 +101,7 @@ module_store_bytes(kl_module *m, const char *s, size_t n)
 const char *
 name_bytes(const kl_module *m, const kl_name *n)
 {
-	return n->len <= NAME_INLINE ? n->u.small : m->bytes + n->u.off;
+	return m->bytes + n->off;
 }
 
 bool
@@ -227,7 +259,7 @@ module_add_sym(kl_module *m, const char *name, size_t len, kl_sym_kind kind,
 		*status = KL_ERR_EXISTS;
 		return KL_NONE;
 	}
-	if (len > NAME_INLINE && !module_bytes_fit(m, len)) {
+	if (!module_bytes_fit(m, len)) {
 		*status = KL_ERR_RANGE;
 		return KL_NONE;
 	}
@@ -241,10 +273,7 @@ module_add_sym(kl_module *m, const char *name, size_t len, kl_sym_kind kind,
 	s->hash = hash;
 	s->returns_twice = name_returns_twice(name, len);
 	m->nreturns_twice += s->returns_twice;
-	if (len <= NAME_INLINE)
-		memcpy(s->name.u.small, name, len);
-	else
-		s->name.u.off = module_store_bytes(m, name, len);
+	s->name.off = module_store_bytes(m, name, len);
 	if (found)
 		s->hidden = 1;
 	else
@@ -381,8 +410,8 @@ module_add_sig(kl_module *m, const kl_type *params, uint32_t np,
 	if (m->sig_htab[h])
 		return m->sig_htab[h] - 1;
 	kl_grow(&m->sigs, &m->sigs_cap, sizeof *m->sigs, m->nsigs + 1);
-	kl_grow(&m->sigtypes, &m->sigtypes_cap, sizeof *m->sigtypes,
-		(uint64_t)m->nsigtypes + np + nr);
+	grow_kept(m, &m->sigtypes, &m->sigtypes_cap, sizeof *m->sigtypes,
+		  m->nsigtypes, (uint64_t)m->nsigtypes + np + nr);
 	kl_sig_data *s = &m->sigs[m->nsigs];
 	s->types = m->nsigtypes;
 	s->nparams = np;

@@ -5,6 +5,7 @@
  * front end builds in.
  */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -225,6 +226,65 @@ test_alternate_data_appends(void)
 	kl_module_free(m);
 }
 
+/* ---- pointers that stay valid while the module lives ---- */
+
+/* keel.h: kl_sym_name's bytes, a string item's bytes and a signature's
+ * arrays stay valid while the module lives, however much it grows after.
+ * Under AddressSanitizer a pointer into a freed table is caught at once. */
+static void
+test_pointers_outlive_growth(void)
+{
+	kl_module *m = kl_module_new();
+	kl_func *f = NULL;
+	kl_type i64[] = { KL_TYPE_I64, KL_TYPE_I32 };
+	kl_signature sig = { i64, i64 + 1, 1, 1, false };
+	CHECK_EQ_INT(kl_module_add_func(m, "f", 1, &sig, &f), KL_OK);
+	const char *longname = "a_name_too_long_to_fit_in_the_symbol";
+	kl_sym lng;
+	CHECK_EQ_INT(kl_module_declare(m, longname, strlen(longname), NULL,
+				       &lng), KL_OK);
+	kl_sym d;
+	CHECK_EQ_INT(kl_module_add_data(m, "d", 1, true, 1, &d), KL_OK);
+	kl_data_item str = { KL_DATA_STRING, KL_TYPE_I8, 0, KL_NO_SYM,
+			     "hello", 5 };
+	CHECK_EQ_INT(kl_data_append(m, d, &str), KL_OK);
+
+	size_t n1, n2;
+	const char *short_name = kl_sym_name(m, kl_func_sym(f), &n1);
+	const char *long_name = kl_sym_name(m, lng, &n2);
+	const char *bytes = kl_data_item_at(m, d, 0).bytes;
+	kl_signature fs = kl_func_signature(f);
+	kl_signature ds = kl_sym_signature(m, kl_func_sym(f));
+
+	/* Grow every table these point into: symbols with short and long
+	 * names, strings, signatures (through sigrefs, as the report that
+	 * found this did). */
+	char name[64];
+	kl_type types[40];
+	for (uint32_t k = 0; k < 40; k++)
+		types[k] = KL_TYPE_I8 + k % 4;
+	for (uint32_t k = 0; k < 2000; k++) {
+		snprintf(name, sizeof name, k % 2 ? "s%u" : "long_name_%u_x",
+			 k);
+		kl_sym s;
+		CHECK_EQ_INT(kl_module_declare(m, name, strlen(name), NULL,
+					       &s), KL_OK);
+		kl_data_item more = { KL_DATA_STRING, KL_TYPE_I8, 0, KL_NO_SYM,
+				      name, (uint32_t)strlen(name) };
+		CHECK_EQ_INT(kl_data_append(m, d, &more), KL_OK);
+		kl_signature grow = { types, types, k % 40, k % 7, false };
+		CHECK(kl_func_add_sigref(f, &grow).id != KL_NONE);
+	}
+
+	CHECK(n1 == 1 && memcmp(short_name, "f", 1) == 0);
+	CHECK(n2 == strlen(longname) && memcmp(long_name, longname, n2) == 0);
+	CHECK(memcmp(bytes, "hello", 5) == 0);
+	CHECK(fs.num_params == 1 && fs.params[0] == KL_TYPE_I64);
+	CHECK(fs.num_results == 1 && fs.results[0] == KL_TYPE_I32);
+	CHECK(ds.params[0] == KL_TYPE_I64 && ds.results[0] == KL_TYPE_I32);
+	kl_module_free(m);
+}
+
 int
 main(void)
 {
@@ -234,5 +294,6 @@ main(void)
 	UNIT_RUN(test_huge_string_is_range);
 	UNIT_RUN(test_name_past_store_is_range);
 	UNIT_RUN(test_alternate_data_appends);
+	UNIT_RUN(test_pointers_outlive_growth);
 	return unit_report("api");
 }
