@@ -623,6 +623,9 @@ void layout_insert_block_after(kl_func *f, uint32_t b, uint32_t after);
 void layout_remove_block(kl_func *f, uint32_t b);
 /* Gap between the sequence numbers of appended instructions (layout.c). */
 #define SEQ_STRIDE 16
+/* Number i, linked in between neighbours whose numbers leave no room,
+ * renumbering some of the instructions around it (layout.c). */
+void layout_relabel(kl_func *f, uint32_t i);
 /* Inline: the parser appends every instruction it reads. i is unplaced. */
 static inline void
 layout_append_inst(kl_func *f, uint32_t i, uint32_t b)
@@ -631,17 +634,18 @@ layout_append_inst(kl_func *f, uint32_t i, uint32_t b)
 	uint32_t last = d->last;
 	uint32_t seq = SEQ_STRIDE;
 	KL_ASSERT(f->nodes[i].block == KL_NONE);
+	bool full = false;
 	if (last == KL_NONE) {
 		d->first = i;
 	} else {
 		f->nodes[last].next = i;
-		if (f->nodes[last].seq > UINT32_MAX - SEQ_STRIDE)
-			kl_fatal(__FILE__, __LINE__, __func__,
-				 "block too long");
+		full = f->nodes[last].seq > UINT32_MAX - SEQ_STRIDE;
 		seq = f->nodes[last].seq + SEQ_STRIDE;
 	}
 	f->nodes[i] = (kl_inst_node){ last, KL_NONE, b, seq };
 	d->last = i;
+	if (KL_UNLIKELY(full))
+		layout_relabel(f, i);
 }
 void layout_insert_inst_before(kl_func *f, uint32_t i, uint32_t before);
 

@@ -285,6 +285,130 @@ test_pointers_outlive_growth(void)
 	kl_module_free(m);
 }
 
+/* ---- inserting instructions ---- */
+
+/* Sequence numbers increase along the block, following its list. */
+static bool
+seq_in_order(const kl_func *f, kl_block b)
+{
+	uint32_t prev = KL_NONE;
+	for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
+	     i = kl_inst_next(f, i)) {
+		if (prev != KL_NONE && f->nodes[prev].seq >= f->nodes[i.id].seq)
+			return false;
+		prev = i.id;
+	}
+	return true;
+}
+
+enum { LONG_BLOCK = 20000, INSERTS = 2000 };
+
+/*
+ * Insert INSERTS instructions into a block of LONG_BLOCK, each placed by
+ * where(k, ...), and count the instructions already there whose sequence
+ * number changed, summed over the inserts. Renumbering the rest of the
+ * block whenever a gap closes made that O(block) per insert once the
+ * first gap of 16 was used up: hoisting into the top of a long entry
+ * block took O(n * k).
+ */
+typedef kl_inst (*where_fn)(kl_func *f, kl_block b, kl_inst fixed, uint32_t k,
+			   kl_inst last);
+
+static uint64_t
+renumbered_by_inserts(where_fn where)
+{
+	kl_func *f;
+	kl_block b;
+	kl_builder bld;
+	kl_module *m = one_block_func(&f, &b, &bld);
+	for (uint32_t k = 0; k < LONG_BLOCK; k++)
+		kl_build_iconst(&bld, KL_TYPE_I32, k);
+	kl_inst fixed = kl_inst_next(f, kl_block_first_inst(f, b));
+	uint32_t *seen = calloc(LONG_BLOCK + INSERTS, sizeof *seen);
+	uint64_t changed = 0;
+	kl_inst last = fixed;
+	uint32_t placed = LONG_BLOCK;
+	for (uint32_t k = 0; k < INSERTS; k++) {
+		for (uint32_t i = 0; i < placed; i++)
+			seen[i] = f->nodes[i].seq;
+		kl_builder_before(&bld, where(f, b, fixed, k, last));
+		kl_value v = kl_build_iconst(&bld, KL_TYPE_I64, k);
+		last = kl_value_def_inst(f, v);
+		for (uint32_t i = 0; i < placed; i++)
+			changed += seen[i] != f->nodes[i].seq;
+		placed++;
+	}
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_OK);
+	CHECK(seq_in_order(f, b));
+	free(seen);
+	kl_module_free(m);
+	return changed;
+}
+
+static kl_inst
+at_one_place(kl_func *f, kl_block b, kl_inst fixed, uint32_t k, kl_inst last)
+{
+	(void)f, (void)b, (void)k, (void)last;
+	return fixed; /* each new one right before the same instruction */
+}
+
+static kl_inst
+before_the_last(kl_func *f, kl_block b, kl_inst fixed, uint32_t k,
+		kl_inst last)
+{
+	(void)f, (void)b, (void)fixed, (void)k;
+	return last; /* each new one before the one inserted just before */
+}
+
+static kl_inst
+at_the_top(kl_func *f, kl_block b, kl_inst fixed, uint32_t k, kl_inst last)
+{
+	(void)fixed, (void)k, (void)last;
+	return kl_block_first_inst(f, b);
+}
+
+static kl_inst
+spread_out(kl_func *f, kl_block b, kl_inst fixed, uint32_t k, kl_inst last)
+{
+	(void)f, (void)b, (void)fixed, (void)last;
+	/* a fixed pseudo-random walk over the instructions first built */
+	return (kl_inst){ (uint32_t)((k * 2654435761u) % LONG_BLOCK) };
+}
+
+static void
+test_insert_cost_is_bounded(void)
+{
+	where_fn patterns[] = { at_one_place, before_the_last, at_the_top,
+				spread_out };
+	for (size_t p = 0; p < sizeof patterns / sizeof patterns[0]; p++) {
+		uint64_t changed = renumbered_by_inserts(patterns[p]);
+		/* O(log) an insert, well below the O(block) of before */
+		if (changed > 64 * INSERTS) {
+			fprintf(stderr, "pattern %zu: %llu renumbered\n", p,
+				(unsigned long long)changed);
+			CHECK(changed <= 64 * INSERTS);
+		}
+	}
+}
+
+/* An append after the last number renumbers instead of stopping. */
+static void
+test_append_past_last_number(void)
+{
+	kl_func *f;
+	kl_block b;
+	kl_builder bld;
+	kl_module *m = one_block_func(&f, &b, &bld);
+	for (uint32_t k = 0; k < 3; k++)
+		kl_build_iconst(&bld, KL_TYPE_I32, k);
+	f->nodes[kl_block_last_inst(f, b).id].seq = UINT32_MAX - 2;
+	for (uint32_t k = 0; k < 100; k++)
+		kl_build_iconst(&bld, KL_TYPE_I32, k);
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_OK);
+	CHECK(seq_in_order(f, b));
+	kl_module_free(m);
+}
+
 int
 main(void)
 {
@@ -295,5 +419,7 @@ main(void)
 	UNIT_RUN(test_name_past_store_is_range);
 	UNIT_RUN(test_alternate_data_appends);
 	UNIT_RUN(test_pointers_outlive_growth);
+	UNIT_RUN(test_insert_cost_is_bounded);
+	UNIT_RUN(test_append_past_last_number);
 	return unit_report("api");
 }
