@@ -3,8 +3,12 @@
  *
  * Everything a front end, a pass writer or a tool needs is declared here and
  * prefixed kl_. The library never prints, never exits and keeps no global
- * mutable state: errors come back as values (kl_status, kl_diags), and every
- * object is owned by the caller that created it.
+ * mutable state: errors come back as values (kl_status, kl_diags). An
+ * object made by a _new function (a module, an analysis, an interpreter)
+ * or by kl_parse_module is the caller's, to give back to its _free; what
+ * a module makes inside itself -- the kl_func of kl_module_add_func or of
+ * a parsed function, names, data, signatures -- belongs to the module and
+ * goes with kl_module_free.
  *
  * Entities (values, blocks, instructions, signature references, symbols) are
  * 32-bit indices wrapped in one struct per kind, so the compiler catches a
@@ -25,6 +29,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define KL_VERSION "0.1.0"
 
@@ -294,10 +302,20 @@ kl_func *kl_sym_func(const kl_module *m, kl_sym s);
 /* The signature of a function symbol; its arrays are valid while m lives. */
 kl_signature kl_sym_signature(const kl_module *m, kl_sym s);
 
-/* Add `declare NAME SIG`. KL_ERR_EXISTS if the name is taken. */
+/*
+ * Symbols are named by the bytes name[0..len) (copied; name may be NULL
+ * when len is 0); sig may be NULL for `()` and is copied. Each returns
+ * KL_OK or, with nothing added and *out none (NULL): KL_ERR_EXISTS if the
+ * name is taken; KL_ERR_INVALID if name is NULL with len > 0 or sig has
+ * a NULL array for a nonzero count or a type that is not one of m's;
+ * KL_ERR_RANGE if the name is longer than 2^31 - 1 bytes or would take
+ * the module's names and strings past 4 GiB - 2 bytes in all.
+ */
+/* Add `declare NAME SIG`. */
 kl_status kl_module_declare(kl_module *m, const char *name, size_t len,
 			    const kl_signature *sig, kl_sym *out);
-/* Add a function definition with an empty body. */
+/* Add a function definition with an empty body. *out belongs to m: it
+ * lives until kl_module_free(m) and is not freed by itself. */
 kl_status kl_module_add_func(kl_module *m, const char *name, size_t len,
 			     const kl_signature *sig, kl_func **out);
 
@@ -318,6 +336,8 @@ typedef struct kl_data_item {
 	uint32_t len;      /* STRING */
 } kl_data_item;
 
+/* Add an empty data object. As kl_module_declare for the name, and
+ * KL_ERR_RANGE when align is not a power of two (0 included). */
 kl_status kl_module_add_data(kl_module *m, const char *name, size_t len,
 			     bool is_const, uint32_t align, kl_sym *out);
 /* Append an item to a data object (strings are copied). KL_ERR_RANGE,
@@ -431,8 +451,13 @@ kl_block kl_func_new_block(kl_func *f); /* not yet in the layout */
  * block included). */
 kl_status kl_func_append_block(kl_func *f, kl_block b);
 kl_status kl_func_insert_block_after(kl_func *f, kl_block b, kl_block after);
+/* A new parameter of type t at the end of b's; KL_NO_VALUE if b is no
+ * block, t is not one of the module's types or b has 2^27 - 2 already. */
 kl_value kl_block_append_param(kl_func *f, kl_block b, kl_type t);
-/* Make v an alias of target (v must be unused as a definition). */
+/* Make v an alias of target (v must be unused as a definition, or an
+ * alias already). KL_ERR_INVALID if either is no value, they are the
+ * same, v is a result or a parameter, or the alias would close a cycle;
+ * nothing changes then. */
 kl_status kl_value_set_alias(kl_func *f, kl_value v, kl_value target);
 /* Add `sigN = SIG` to the function's preamble (sig is copied; NULL is
  * `()`). A sigref whose id is KL_NONE if an array is NULL where its count
@@ -1072,6 +1097,7 @@ typedef struct kl_pass {
 	kl_pass_fn run;
 } kl_pass;
 
+/* The pass named name[0..len), or NULL if there is none. */
 const kl_pass *kl_pass_find(const char *name, size_t len);
 /* The whole registry, in a fixed order. */
 const kl_pass *kl_passes(uint32_t *n);
@@ -1144,5 +1170,9 @@ size_t kl_filecheck_count(const kl_filecheck *fc);
  */
 bool kl_filecheck_run(const kl_filecheck *fc, const char *out, size_t len,
 		      kl_buf *report);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* KEEL_H */
