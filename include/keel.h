@@ -509,7 +509,8 @@ void kl_inst_remove(kl_func *f, kl_inst i);
  * Text: parsing and printing.
  */
 typedef struct kl_parse_options {
-	const char *filename;      /* for messages only; may be NULL */
+	/* (There is no file name here: a diagnostic carries a line and a
+	 * column, and kl_diag_render takes the file's name.) */
 	/*
 	 * Test files hold several versions of one function under one name:
 	 * with this set, a later definition of a taken name is kept as a
