@@ -3,13 +3,20 @@
  *
  * Everything a front end, a pass writer or a tool needs is declared here and
  * prefixed kl_. The library never prints, never exits and keeps no global
- * mutable state: errors come back as values (kl_status, kl_diags), and every
- * object is owned by the caller that created it.
+ * mutable state: errors come back as values (kl_status, kl_diags). An
+ * object made by a _new function (a module, an analysis, an interpreter)
+ * or by kl_parse_module is the caller's, to give back to its _free; what
+ * a module makes inside itself -- the kl_func of kl_module_add_func or of
+ * a parsed function, names, data, signatures -- belongs to the module and
+ * goes with kl_module_free.
  *
  * Entities (values, blocks, instructions, signature references, symbols) are
  * 32-bit indices wrapped in one struct per kind, so the compiler catches a
  * block passed where a value was meant. The all-ones index KL_NONE means
  * "none". Types are plain 32-bit handles (kl_type).
+ *
+ * A pointer argument must not be NULL unless its comment says it may be;
+ * every _free function takes NULL, as free() does.
  *
  * Allocation failure is the one condition the library does not turn into a
  * value: it reports "out of memory" on stderr and aborts, as compilers do.
@@ -22,6 +29,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define KL_VERSION "0.1.0"
 
@@ -39,7 +50,7 @@ typedef struct kl_buf {
 	size_t cap;
 } kl_buf;
 
-void kl_buf_free(kl_buf *b);
+void kl_buf_free(kl_buf *b); /* NULL is allowed */
 void kl_buf_reset(kl_buf *b); /* len = 0, keeps the memory */
 void kl_buf_reserve(kl_buf *b, size_t extra);
 void kl_buf_append(kl_buf *b, const char *s, size_t n);
@@ -118,7 +129,7 @@ typedef struct kl_diags {
 	uint32_t cap;
 } kl_diags;
 
-void kl_diags_free(kl_diags *d);
+void kl_diags_free(kl_diags *d); /* NULL is allowed */
 uint32_t kl_diags_errors(const kl_diags *d);
 /* Append a diagnostic; the message is copied. */
 void kl_diags_add(kl_diags *d, kl_severity sev, uint32_t line, uint32_t col,
@@ -278,7 +289,7 @@ typedef struct kl_signature {
 } kl_signature;
 
 kl_module *kl_module_new(void);
-void kl_module_free(kl_module *m);
+void kl_module_free(kl_module *m); /* NULL is allowed */
 
 uint32_t kl_module_num_syms(const kl_module *m);
 /* The symbol named by the bytes name[0..len), or KL_NO_SYM. */
@@ -288,13 +299,23 @@ kl_sym_kind kl_sym_get_kind(const kl_module *m, kl_sym s);
 const char *kl_sym_name(const kl_module *m, kl_sym s, size_t *len);
 /* The function's body, or NULL for a declaration or a data object. */
 kl_func *kl_sym_func(const kl_module *m, kl_sym s);
-/* The signature of a function symbol; arrays valid until m changes. */
+/* The signature of a function symbol; its arrays are valid while m lives. */
 kl_signature kl_sym_signature(const kl_module *m, kl_sym s);
 
-/* Add `declare NAME SIG`. KL_ERR_EXISTS if the name is taken. */
+/*
+ * Symbols are named by the bytes name[0..len) (copied; name may be NULL
+ * when len is 0); sig may be NULL for `()` and is copied. Each returns
+ * KL_OK or, with nothing added and *out none (NULL): KL_ERR_EXISTS if the
+ * name is taken; KL_ERR_INVALID if name is NULL with len > 0 or sig has
+ * a NULL array for a nonzero count or a type that is not one of m's;
+ * KL_ERR_RANGE if the name is longer than 2^31 - 1 bytes or would take
+ * the module's names and strings past 4 GiB - 2 bytes in all.
+ */
+/* Add `declare NAME SIG`. */
 kl_status kl_module_declare(kl_module *m, const char *name, size_t len,
 			    const kl_signature *sig, kl_sym *out);
-/* Add a function definition with an empty body. */
+/* Add a function definition with an empty body. *out belongs to m: it
+ * lives until kl_module_free(m) and is not freed by itself. */
 kl_status kl_module_add_func(kl_module *m, const char *name, size_t len,
 			     const kl_signature *sig, kl_func **out);
 
@@ -311,16 +332,20 @@ typedef struct kl_data_item {
 	kl_type type;      /* VALUE, SYMREF: the item's type; STRING: i8 */
 	uint64_t value;    /* VALUE: bits; ZERO: count; SYMREF: offset (signed) */
 	kl_sym sym;        /* SYMREF */
-	const char *bytes; /* STRING (not NUL-terminated) */
+	const char *bytes; /* STRING (not NUL-terminated; valid while m lives) */
 	uint32_t len;      /* STRING */
 } kl_data_item;
 
+/* Add an empty data object. As kl_module_declare for the name, and
+ * KL_ERR_RANGE when align is not a power of two (0 included). */
 kl_status kl_module_add_data(kl_module *m, const char *name, size_t len,
 			     bool is_const, uint32_t align, kl_sym *out);
 /* Append an item to a data object (strings are copied). KL_ERR_RANGE,
- * nothing appended, if a VALUE's bits do not fit its type or the object
- * would pass 2^40 bytes (so kl_data_size never wraps); KL_ERR_INVALID for
- * a bad kind, type or symbol. */
+ * nothing appended, if a VALUE's bits do not fit its type, the object
+ * would pass 2^40 bytes (so kl_data_size never wraps) or a string would
+ * take the module's strings and long names (those over 12 bytes) past
+ * 4 GiB - 2 bytes in all; KL_ERR_INVALID for a bad kind, type or symbol
+ * (bytes NULL with len > 0 included). */
 kl_status kl_data_append(kl_module *m, kl_sym data, const kl_data_item *item);
 uint32_t kl_data_num_items(const kl_module *m, kl_sym data);
 kl_data_item kl_data_item_at(const kl_module *m, kl_sym data, uint32_t i);
@@ -350,6 +375,7 @@ void kl_module_get_stats(const kl_module *m, kl_module_stats *st);
  */
 kl_module *kl_func_module(const kl_func *f);
 kl_sym kl_func_sym(const kl_func *f);
+/* The arrays are valid while f's module lives. */
 kl_signature kl_func_signature(const kl_func *f);
 
 /* Layout order of blocks; the first block is the entry block. */
@@ -421,13 +447,22 @@ typedef struct kl_block_call {
 kl_block kl_func_new_block(kl_func *f); /* not yet in the layout */
 /* Put new block b in the layout, last or after block `after`:
  * KL_ERR_INVALID if b is no block or is placed already, KL_ERR_POSITION
- * if `after` is not in the layout. */
+ * if `after` is not in the layout (KL_NO_BLOCK and numbers that are no
+ * block included). */
 kl_status kl_func_append_block(kl_func *f, kl_block b);
 kl_status kl_func_insert_block_after(kl_func *f, kl_block b, kl_block after);
+/* A new parameter of type t at the end of b's; KL_NO_VALUE if b is no
+ * block, t is not one of the module's types or b has 2^27 - 2 already. */
 kl_value kl_block_append_param(kl_func *f, kl_block b, kl_type t);
-/* Make v an alias of target (v must be unused as a definition). */
+/* Make v an alias of target (v must be unused as a definition, or an
+ * alias already). KL_ERR_INVALID if either is no value, they are the
+ * same, v is a result or a parameter, or the alias would close a cycle;
+ * nothing changes then. */
 kl_status kl_value_set_alias(kl_func *f, kl_value v, kl_value target);
-/* Add `sigN = SIG` to the function's preamble. */
+/* Add `sigN = SIG` to the function's preamble (sig is copied; NULL is
+ * `()`). A sigref whose id is KL_NONE if an array is NULL where its count
+ * is not 0 or a type is not one of the module's (as kl_module_declare's
+ * KL_ERR_INVALID). */
 kl_sigref kl_func_add_sigref(kl_func *f, const kl_signature *sig);
 
 void kl_builder_init(kl_builder *b, kl_func *f);
@@ -474,7 +509,8 @@ void kl_inst_remove(kl_func *f, kl_inst i);
  * Text: parsing and printing.
  */
 typedef struct kl_parse_options {
-	const char *filename;      /* for messages only; may be NULL */
+	/* (There is no file name here: a diagnostic carries a line and a
+	 * column, and kl_diag_render takes the file's name.) */
 	/*
 	 * Test files hold several versions of one function under one name:
 	 * with this set, a later definition of a taken name is kept as a
@@ -847,10 +883,13 @@ typedef struct kl_verify_ctx {
 kl_verify_scratch *kl_verify_scratch_new(void);
 void kl_verify_scratch_free(kl_verify_scratch *s); /* NULL is allowed */
 
-/* ctx may be NULL: no cached analyses, no stats, no scratch. */
+/* ctx may be NULL: no cached analyses, no stats, no scratch. out may be
+ * NULL: the errors are found and dropped, and the status still says
+ * whether there were any. */
 kl_status kl_verify_func(const kl_func *f, const kl_verify_ctx *ctx,
 			 kl_diags *out);
-/* Every function with a body, in symbol order (with one scratch). */
+/* Every function with a body, in symbol order (with one scratch); out may
+ * be NULL, as for kl_verify_func. */
 kl_status kl_verify_module(const kl_module *m, kl_diags *out);
 
 /*
@@ -1048,7 +1087,7 @@ typedef struct kl_pass_report {
  * which the library stops (an assertion, as for its other bugs). */
 void kl_pass_report_count(kl_pass_report *r, const char *name, uint64_t n);
 uint64_t kl_pass_report_get(const kl_pass_report *r, const char *name);
-void kl_pass_report_free(kl_pass_report *r);
+void kl_pass_report_free(kl_pass_report *r); /* NULL is allowed */
 
 /* A pass: report may be NULL. */
 typedef kl_status (*kl_pass_fn)(kl_func *f, kl_pass_report *report);
@@ -1059,6 +1098,7 @@ typedef struct kl_pass {
 	kl_pass_fn run;
 } kl_pass;
 
+/* The pass named name[0..len), or NULL if there is none. */
 const kl_pass *kl_pass_find(const char *name, size_t len);
 /* The whole registry, in a fixed order. */
 const kl_pass *kl_passes(uint32_t *n);
@@ -1131,5 +1171,9 @@ size_t kl_filecheck_count(const kl_filecheck *fc);
  */
 bool kl_filecheck_run(const kl_filecheck *fc, const char *out, size_t len,
 		      kl_buf *report);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* KEEL_H */

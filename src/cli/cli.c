@@ -248,7 +248,7 @@ kl_module *
 cli_parse(const cli_file *f, bool allow_redefinition)
 {
 	kl_diags diags = { 0 };
-	kl_parse_options opts = { f->name, allow_redefinition };
+	kl_parse_options opts = { .allow_redefinition = allow_redefinition };
 	kl_module *m = NULL;
 	/* A test file parses with its `test` lines blanked. */
 	char *copy = NULL;

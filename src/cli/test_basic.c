@@ -252,7 +252,7 @@ test_cmd_parse_error(test_file *tf, const char *args, kl_buf *report)
 	/* Parse again as a module is normally parsed: no redefinitions. */
 	kl_diags diags = { 0 };
 	kl_module *m = NULL;
-	kl_parse_options opts = { tf->path, false };
+	kl_parse_options opts = { .allow_redefinition = false };
 	kl_parse_module(tf->parse_text, tf->len, &opts, &m, &diags);
 	int failures = 0;
 	if (m) {

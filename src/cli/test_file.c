@@ -860,7 +860,7 @@ reparse(test_file *tf, const char *blanked, size_t len,
 	free(tf->funcs);
 	tf->funcs = NULL;
 	tf->nfuncs = 0;
-	kl_parse_options opts = { tf->path, true };
+	kl_parse_options opts = { .allow_redefinition = true };
 	kl_parse_module(blanked, len, &opts, &tf->module, &tf->parse_diags);
 	if (tf->module) /* (it parsed the first time, so it does) */
 		attach_comments(tf, comments, ncomments);
@@ -910,7 +910,7 @@ run_file_once(const char *path, bool bless, bool *blessed, kl_buf *report)
 		}
 	}
 
-	kl_parse_options opts = { path, true };
+	kl_parse_options opts = { .allow_redefinition = true };
 	kl_parse_module(blanked, file.len, &opts, &tf.module, &tf.parse_diags);
 	bool all_handle_errors = true;
 	for (uint32_t i = 0; i < nheader; i++)

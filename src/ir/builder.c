@@ -39,10 +39,12 @@ kl_func_append_block(kl_func *f, kl_block b)
 kl_status
 kl_func_insert_block_after(kl_func *f, kl_block b, kl_block after)
 {
-	if (!block_exists(f, b) || (f->blocks[b.id].flags & BLOCK_PLACED) ||
-	    !block_exists(f, after))
+	if (!block_exists(f, b) || (f->blocks[b.id].flags & BLOCK_PLACED))
 		return KL_ERR_INVALID;
-	if (!(f->blocks[after.id].flags & BLOCK_PLACED))
+	/* (none, or a number that is no block, is not in the layout either:
+	 * keel.h promises one answer for every `after` that is not) */
+	if (!block_exists(f, after) ||
+	    !(f->blocks[after.id].flags & BLOCK_PLACED))
 		return KL_ERR_POSITION;
 	layout_insert_block_after(f, b.id, after.id);
 	return KL_OK;
@@ -87,14 +89,8 @@ kl_value_set_alias(kl_func *f, kl_value v, kl_value target)
 kl_sigref
 kl_func_add_sigref(kl_func *f, const kl_signature *sig)
 {
-	for (uint32_t i = 0; sig && i < sig->num_params + sig->num_results;
-	     i++) {
-		kl_type t = i < sig->num_params
-				    ? sig->params[i]
-				    : sig->results[i - sig->num_params];
-		if (kl_type_class(f->module, t) == KL_TYPE_NONE)
-			return (kl_sigref){ KL_NONE };
-	}
+	if (!module_sig_ok(f->module, sig))
+		return (kl_sigref){ KL_NONE };
 	uint32_t s = sig ? module_add_sig(f->module, sig->params,
 					  sig->num_params, sig->results,
 					  sig->num_results, sig->variadic)

@@ -143,14 +143,11 @@ uint32_t list_slots(const kl_pool *p, uint32_t list);
 /* Make room for n elements at the end; returns a pointer to them. */
 uint32_t *list_extend(kl_pool *p, uint32_t *list, uint32_t n);
 
-/* A global name: bytes, inline when short, else in the module's byte store. */
-#define NAME_INLINE 12
+/* A global name: its bytes in the module's byte store, which never moves
+ * a byte once stored (kl_sym_name hands out pointers to them). */
 typedef struct kl_name {
 	uint32_t len;
-	union {
-		char small[NAME_INLINE];
-		uint32_t off;
-	} u;
+	uint32_t off;
 } kl_name;
 
 typedef struct kl_sig_data {
@@ -175,6 +172,8 @@ typedef struct kl_sym_data {
 	uint32_t align;   /* data */
 	uint32_t line;    /* source line, 0 if built */
 	uint32_t hash;    /* of the name: rehashing reads it, probes test it */
+	uint32_t items_cap; /* data: slots at items it may fill (see
+			     * module_add_item) */
 } kl_sym_data;
 
 typedef struct kl_item_data {
@@ -216,8 +215,13 @@ struct kl_module {
 	kl_item_data *items;
 	uint32_t nitems, items_cap;
 
-	char *bytes; /* long names and data strings */
+	char *bytes; /* names and data strings */
 	uint32_t nbytes, bytes_cap;
+
+	/* Old copies of bytes and sigtypes, freed with the module: both are
+	 * written once, so a pointer into an old copy stays right. */
+	void **kept;
+	uint32_t nkept, kept_cap;
 
 	/* Function structs, and the tables of parsed functions until they
 	 * grow (see func_take_tables); freed with the module. */
@@ -307,6 +311,9 @@ module_sig(const kl_module *m, uint32_t sig)
 	return r;
 }
 bool sig_equal(const kl_module *m, uint32_t a, uint32_t b);
+/* Can a caller's signature be made (NULL is `()`): its arrays are there
+ * for its counts and every type is one of m's? */
+bool module_sig_ok(const kl_module *m, const kl_signature *sig);
 /*
  * Does a call to symbol sym return twice (setjmp and friends)? Most
  * modules have no such symbol: then the answer costs no look at the
@@ -322,6 +329,12 @@ module_returns_twice(const kl_module *m, uint32_t sym)
 uint32_t module_add_sym(kl_module *m, const char *name, size_t len,
 			kl_sym_kind kind, bool allow_redefinition,
 			kl_status *status);
+/* Would n more bytes fit the byte store (names, data strings)? Its
+ * offsets are 32 bits: a module holds less than 4 GiB of them. */
+bool module_bytes_fit(const kl_module *m, uint64_t n);
+/* Copy n bytes into the store; their offset. Past the limit the process
+ * ends (kl_fatal): a caller with an error to return checks
+ * module_bytes_fit first. */
 uint32_t module_store_bytes(kl_module *m, const char *s, size_t n);
 /* The most bytes one data object's items may take (the text format's
  * bound on a zero item too): sizes then never wrap, and an interpreter
@@ -610,6 +623,9 @@ void layout_insert_block_after(kl_func *f, uint32_t b, uint32_t after);
 void layout_remove_block(kl_func *f, uint32_t b);
 /* Gap between the sequence numbers of appended instructions (layout.c). */
 #define SEQ_STRIDE 16
+/* Number i, linked in between neighbours whose numbers leave no room,
+ * renumbering some of the instructions around it (layout.c). */
+void layout_relabel(kl_func *f, uint32_t i);
 /* Inline: the parser appends every instruction it reads. i is unplaced. */
 static inline void
 layout_append_inst(kl_func *f, uint32_t i, uint32_t b)
@@ -618,17 +634,18 @@ layout_append_inst(kl_func *f, uint32_t i, uint32_t b)
 	uint32_t last = d->last;
 	uint32_t seq = SEQ_STRIDE;
 	KL_ASSERT(f->nodes[i].block == KL_NONE);
+	bool full = false;
 	if (last == KL_NONE) {
 		d->first = i;
 	} else {
 		f->nodes[last].next = i;
-		if (f->nodes[last].seq > UINT32_MAX - SEQ_STRIDE)
-			kl_fatal(__FILE__, __LINE__, __func__,
-				 "block too long");
+		full = f->nodes[last].seq > UINT32_MAX - SEQ_STRIDE;
 		seq = f->nodes[last].seq + SEQ_STRIDE;
 	}
 	f->nodes[i] = (kl_inst_node){ last, KL_NONE, b, seq };
 	d->last = i;
+	if (KL_UNLIKELY(full))
+		layout_relabel(f, i);
 }
 void layout_insert_inst_before(kl_func *f, uint32_t i, uint32_t before);
 

@@ -7,10 +7,10 @@
  * number that increases along its block, so "does a come before b" is one
  * comparison. Appending leaves gaps of SEQ_STRIDE; inserting between two
  * neighbours takes the midpoint of the gap, and only when the gap is gone
- * are the following instructions renumbered, stopping as soon as the old
- * numbers are already large enough (a local repair; each renumbering
- * reopens gaps, so the amortised cost stays small). Appending is inline in
- * ir.h: the parser does it once per instruction.
+ * are the instructions around renumbered (layout_relabel: the smallest
+ * range of numbers around the insert that is sparse enough is spread out
+ * again, amortised O(log) an insert whatever the order of inserts).
+ * Appending is inline in ir.h: the parser does it once per instruction.
  */
 #include "ir.h"
 
@@ -63,23 +63,69 @@ layout_remove_block(kl_func *f, uint32_t b)
 }
 
 /*
- * Give i (just linked in) a number above its predecessor's, then push the
- * following instructions up until one already lies above its new
- * predecessor.
+ * Number the count instructions from first on, in list order, evenly
+ * inside the open range (base, base + size).
  */
 static void
-renumber_from(kl_func *f, uint32_t i)
+spread(kl_func *f, uint32_t first, uint64_t count, uint64_t base,
+       uint64_t size)
 {
-	uint32_t prev = f->nodes[i].prev;
-	uint32_t seq = prev == KL_NONE ? 0 : f->nodes[prev].seq;
-	for (uint32_t cur = i; cur != KL_NONE; cur = f->nodes[cur].next) {
-		if (cur != i && f->nodes[cur].seq > seq)
+	uint32_t cur = first;
+	for (uint64_t k = 1; k <= count; k++, cur = f->nodes[cur].next)
+		f->nodes[cur].seq = (uint32_t)(base + k * size / (count + 1));
+}
+
+/*
+ * Give i, just linked in where its neighbours leave no free number, a
+ * number: the order-maintenance relabelling of Bender, Cole, Demaine,
+ * Farach-Colton and Zito (2002). Numbers are 32-bit; consider the
+ * aligned ranges of 2, 4, ..., 2^32 numbers around i's predecessor (its
+ * successor at the front of the block), count the instructions inside
+ * each by walking out from i, and spread those of the smallest range
+ * holding fewer than size / RELABEL_T^level of them evenly over it. A
+ * range spread so has room for a share of inserts proportional to its
+ * size before it is spread again, so an insert costs amortised
+ * O(log size) renumberings whatever the pattern of inserts; renumbering
+ * the rest of the block, as before, cost O(block) an insert once
+ * repeated inserts at one place had used up its gap. RELABEL_T^32 stays
+ * below SEQ_STRIDE, so that a block numbered by appending is sparse
+ * enough at every level.
+ */
+#define RELABEL_T 1.08
+
+void
+layout_relabel(kl_func *f, uint32_t i)
+{
+	kl_inst_node *nd = f->nodes;
+	uint32_t p = nd[i].prev, n = nd[i].next;
+	if (p == KL_NONE && n == KL_NONE) {
+		nd[i].seq = SEQ_STRIDE;
+		return;
+	}
+	uint64_t at = p != KL_NONE ? nd[p].seq : nd[n].seq;
+	uint32_t left = i, right = i;
+	uint64_t count = 1;
+	double limit = 1.0;
+	for (unsigned level = 1; level <= 32; level++) {
+		uint64_t size = (uint64_t)1 << level;
+		uint64_t base = at & ~(size - 1);
+		limit *= 2.0 / RELABEL_T;
+		while (nd[left].prev != KL_NONE &&
+		       nd[nd[left].prev].seq >= base) {
+			left = nd[left].prev;
+			count++;
+		}
+		while (nd[right].next != KL_NONE &&
+		       nd[nd[right].next].seq < base + size) {
+			right = nd[right].next;
+			count++;
+		}
+		/* (the whole number space takes any block: count is below
+		 * 2^32 as instruction numbers are) */
+		if ((count < size && (double)count <= limit) || level == 32) {
+			spread(f, left, count, base, size);
 			return;
-		if (seq > UINT32_MAX - SEQ_STRIDE)
-			kl_fatal(__FILE__, __LINE__, __func__,
-				 "block too long");
-		seq += SEQ_STRIDE;
-		f->nodes[cur].seq = seq;
+		}
 	}
 }
 
@@ -103,7 +149,7 @@ layout_insert_inst_before(kl_func *f, uint32_t i, uint32_t before)
 	if (hi - lo >= 2)
 		n->seq = lo + (hi - lo) / 2;
 	else
-		renumber_from(f, i);
+		layout_relabel(f, i);
 }
 
 void

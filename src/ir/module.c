@@ -6,10 +6,12 @@
  * addressing, linear probing over symbol indices) serves lookups by name
  * only, so no output ever depends on hash order.
  *
- * Names are arbitrary byte strings. Up to NAME_INLINE bytes live inside the
- * symbol itself; longer ones, and the bytes of data strings, go to the
- * module's byte store and are referred to by offset (offsets survive the
- * store's reallocation, pointers would not).
+ * Names are arbitrary byte strings. They, and the bytes of data strings,
+ * go to the module's byte store and are referred to by offset. The store
+ * and the signatures' types are written once and keep their old copies
+ * when they grow (grow_kept), so that the pointers keel.h hands out
+ * (kl_sym_name, a string item's bytes, a signature's arrays) stay valid
+ * while the module lives.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -42,16 +44,53 @@ kl_module_free(kl_module *m)
 	free(m->htab);
 	free(m->items);
 	free(m->bytes);
+	for (uint32_t i = 0; i < m->nkept; i++)
+		free(m->kept[i]);
+	free(m->kept);
 	kl_arena_free(&m->arena);
 	free(m);
+}
+
+bool
+module_bytes_fit(const kl_module *m, uint64_t n)
+{
+	/* offsets are 32 bits, and the store keeps a byte past its end */
+	return n < UINT32_MAX - 1 - (uint64_t)m->nbytes;
+}
+
+/*
+ * Grow the write-once table *p, of which used elements are filled, to
+ * hold need: as kl_grow does, but the old copy is kept until the module
+ * is freed instead of freed now. Each copy is at most half the next, so
+ * the kept ones together take less than the table itself.
+ */
+static void
+grow_kept(kl_module *m, void *p, uint32_t *cap, size_t elem_size,
+	  uint32_t used, uint64_t need)
+{
+	if (need <= *cap)
+		return;
+	void **pp = p;
+	uint32_t c = kl_grown_cap(*cap, need);
+	void *q = kl_malloc((size_t)c * elem_size);
+	if (used)
+		memcpy(q, *pp, (size_t)used * elem_size);
+	if (*pp) {
+		kl_grow(&m->kept, &m->kept_cap, sizeof *m->kept,
+			(uint64_t)m->nkept + 1);
+		m->kept[m->nkept++] = *pp;
+	}
+	*pp = q;
+	*cap = c;
 }
 
 uint32_t
 module_store_bytes(kl_module *m, const char *s, size_t n)
 {
-	if ((uint64_t)m->nbytes + n >= UINT32_MAX - 1)
+	if (!module_bytes_fit(m, n))
 		kl_fatal(__FILE__, __LINE__, __func__, "module too large");
-	kl_grow(&m->bytes, &m->bytes_cap, 1, (uint64_t)m->nbytes + n + 1);
+	grow_kept(m, &m->bytes, &m->bytes_cap, 1, m->nbytes,
+		  (uint64_t)m->nbytes + n + 1);
 	uint32_t off = m->nbytes;
 	if (n)
 		memcpy(m->bytes + off, s, n);
@@ -62,7 +101,7 @@ module_store_bytes(kl_module *m, const char *s, size_t n)
 const char *
 name_bytes(const kl_module *m, const kl_name *n)
 {
-	return n->len <= NAME_INLINE ? n->u.small : m->bytes + n->u.off;
+	return m->bytes + n->off;
 }
 
 bool
@@ -220,6 +259,10 @@ module_add_sym(kl_module *m, const char *name, size_t len, kl_sym_kind kind,
 		*status = KL_ERR_EXISTS;
 		return KL_NONE;
 	}
+	if (!module_bytes_fit(m, len)) {
+		*status = KL_ERR_RANGE;
+		return KL_NONE;
+	}
 	kl_grow(&m->syms, &m->syms_cap, sizeof *m->syms, m->nsyms + 1);
 	uint32_t id = m->nsyms++;
 	kl_sym_data *s = &m->syms[id];
@@ -230,10 +273,7 @@ module_add_sym(kl_module *m, const char *name, size_t len, kl_sym_kind kind,
 	s->hash = hash;
 	s->returns_twice = name_returns_twice(name, len);
 	m->nreturns_twice += s->returns_twice;
-	if (len <= NAME_INLINE)
-		memcpy(s->name.u.small, name, len);
-	else
-		s->name.u.off = module_store_bytes(m, name, len);
+	s->name.off = module_store_bytes(m, name, len);
 	if (found)
 		s->hidden = 1;
 	else
@@ -370,8 +410,8 @@ module_add_sig(kl_module *m, const kl_type *params, uint32_t np,
 	if (m->sig_htab[h])
 		return m->sig_htab[h] - 1;
 	kl_grow(&m->sigs, &m->sigs_cap, sizeof *m->sigs, m->nsigs + 1);
-	kl_grow(&m->sigtypes, &m->sigtypes_cap, sizeof *m->sigtypes,
-		(uint64_t)m->nsigtypes + np + nr);
+	grow_kept(m, &m->sigtypes, &m->sigtypes_cap, sizeof *m->sigtypes,
+		  m->nsigtypes, (uint64_t)m->nsigtypes + np + nr);
 	kl_sig_data *s = &m->sigs[m->nsigs];
 	s->types = m->nsigtypes;
 	s->nparams = np;
@@ -403,8 +443,8 @@ sig_equal(const kl_module *m, uint32_t a, uint32_t b)
 	return true;
 }
 
-static bool
-sig_types_ok(const kl_module *m, const kl_signature *sig)
+bool
+module_sig_ok(const kl_module *m, const kl_signature *sig)
 {
 	if (!sig)
 		return true;
@@ -442,7 +482,7 @@ kl_module_declare(kl_module *m, const char *name, size_t len,
 		  const kl_signature *sig, kl_sym *out)
 {
 	*out = KL_NO_SYM;
-	if (!sig_types_ok(m, sig))
+	if (!module_sig_ok(m, sig))
 		return KL_ERR_INVALID;
 	kl_status st;
 	uint32_t id = module_add_sym(m, name, len, KL_SYM_FUNC, false, &st);
@@ -458,7 +498,7 @@ kl_module_add_func(kl_module *m, const char *name, size_t len,
 		   const kl_signature *sig, kl_func **out)
 {
 	*out = NULL;
-	if (!sig_types_ok(m, sig))
+	if (!module_sig_ok(m, sig))
 		return KL_ERR_INVALID;
 	kl_status st;
 	uint32_t id = module_add_sym(m, name, len, KL_SYM_FUNC, false, &st);
@@ -492,12 +532,6 @@ kl_module_add_data(kl_module *m, const char *name, size_t len, bool is_const,
 	return KL_OK;
 }
 
-/*
- * Items of one data object are contiguous in the item table. Appending to an
- * object that is not the last one to receive items moves its items to the
- * end (the old ones become garbage); the parser and typical front ends fill
- * one object at a time, so this never happens to them.
- */
 static uint64_t
 item_bytes(const kl_module *m, const kl_item_data *it)
 {
@@ -508,6 +542,16 @@ item_bytes(const kl_module *m, const kl_item_data *it)
 	}
 }
 
+/*
+ * Items of one data object are contiguous in the item table (the printer
+ * and the parser's fixups index them so). The object written last grows
+ * at the end of the table, as the parser and most front ends fill one
+ * object at a time. An append to another object goes into the room it
+ * has, or moves it to the end with room for as many items again: a
+ * front end filling objects in any order pays amortised O(1) an item,
+ * and the places left behind are each at most half the object's next
+ * place, so the table stays within a constant factor of the items.
+ */
 bool
 module_add_item(kl_module *m, uint32_t sym, const kl_item_data *it)
 {
@@ -516,15 +560,26 @@ module_add_item(kl_module *m, uint32_t sym, const kl_item_data *it)
 	if (bytes > DATA_MAX_BYTES - s->size)
 		return false;
 	s->size += bytes;
-	kl_grow(&m->items, &m->items_cap, sizeof *m->items,
-		(uint64_t)m->nitems + s->nitems + 1);
-	if (s->items + s->nitems != m->nitems) {
-		memmove(m->items + m->nitems, m->items + s->items,
-			s->nitems * sizeof *m->items);
+	uint32_t end = s->items + s->nitems;
+	if (end == m->nitems) {
+		kl_grow(&m->items, &m->items_cap, sizeof *m->items,
+			(uint64_t)m->nitems + 1);
+		m->nitems++;
+		if (s->items_cap < s->nitems + 1)
+			s->items_cap = s->nitems + 1;
+	} else if (s->nitems == s->items_cap) {
+		uint64_t cap = 2 * (uint64_t)s->nitems + 4;
+		kl_grow(&m->items, &m->items_cap, sizeof *m->items,
+			(uint64_t)m->nitems + cap);
+		if (s->nitems)
+			memcpy(m->items + m->nitems, m->items + s->items,
+			       s->nitems * sizeof *m->items);
 		s->items = m->nitems;
-		m->nitems += s->nitems;
+		s->items_cap = (uint32_t)cap;
+		m->nitems += (uint32_t)cap;
+		end = s->items + s->nitems;
 	}
-	m->items[m->nitems++] = *it;
+	m->items[end] = *it;
 	s->nitems++;
 	return true;
 }
@@ -556,6 +611,10 @@ kl_data_append(kl_module *m, kl_sym data, const kl_data_item *item)
 	case KL_DATA_STRING:
 		if (item->len && !item->bytes)
 			return KL_ERR_INVALID;
+		/* checked before the bytes are stored, which cannot be undone */
+		if (!module_bytes_fit(m, item->len) ||
+		    item->len > DATA_MAX_BYTES - d->size)
+			return KL_ERR_RANGE;
 		it.type = KL_TYPE_I8;
 		it.str = module_store_bytes(m, item->bytes, item->len);
 		it.len = item->len;

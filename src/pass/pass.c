@@ -61,6 +61,8 @@ kl_pass_report_get(const kl_pass_report *r, const char *name)
 void
 kl_pass_report_free(kl_pass_report *r)
 {
+	if (!r)
+		return;
 	kl_buf_free(&r->notes);
 	r->num_counters = 0;
 	if (r->state && r->state_free)

@@ -18,6 +18,8 @@
 void
 kl_buf_free(kl_buf *b)
 {
+	if (!b)
+		return;
 	free(b->data);
 	b->data = NULL;
 	b->len = b->cap = 0;

@@ -12,6 +12,8 @@
 void
 kl_diags_free(kl_diags *d)
 {
+	if (!d)
+		return;
 	for (uint32_t i = 0; i < d->len; i++)
 		free(d->items[i].message);
 	free(d->items);

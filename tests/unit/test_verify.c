@@ -30,7 +30,7 @@ parse(const char *text)
 {
 	kl_module *m = NULL;
 	kl_diags d = { 0 };
-	kl_parse_options opts = { "t.kl", false };
+	kl_parse_options opts = { .allow_redefinition = false };
 	if (kl_parse_module(text, strlen(text), &opts, &m, &d) != KL_OK) {
 		for (uint32_t i = 0; i < d.len; i++)
 			fprintf(stderr, "parse error: %u: %s\n",
@@ -1294,7 +1294,7 @@ test_listing_reparses(void)
 		}
 		kl_module *m = NULL;
 		kl_diags d = { 0 };
-		kl_parse_options opts = { "m.kl", false };
+		kl_parse_options opts = { .allow_redefinition = false };
 		if (kl_parse_module(text, strlen(text), &opts, &m, &d) !=
 		    KL_OK) {
 			kl_diags_free(&d);

@@ -1,0 +1,425 @@
+/*
+ * test_api.c -- unit tests of the public API's promises: error values
+ * where keel.h names them, NULL where it allows it, pointers that stay
+ * valid as long as it says, and costs that stay linear whatever order a
+ * front end builds in.
+ */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "../../src/ir/ir.h"
+#include "keel.h"
+#include "unit.h"
+#include "onefunc.h"
+
+/* ---- blocks ---- */
+
+/* keel.h: KL_ERR_POSITION when `after` is not in the layout, none and a
+ * number that is no block included; KL_ERR_INVALID is for b itself. */
+static void
+test_insert_block_after_unplaced(void)
+{
+	kl_func *f;
+	kl_block b0;
+	kl_builder bld;
+	kl_module *m = one_block_func(&f, &b0, &bld);
+	kl_block nb = kl_func_new_block(f);
+	kl_block loose = kl_func_new_block(f);
+	CHECK_EQ_INT(kl_func_insert_block_after(f, nb, KL_NO_BLOCK),
+		     KL_ERR_POSITION);
+	CHECK_EQ_INT(kl_func_insert_block_after(f, nb, (kl_block){ 999 }),
+		     KL_ERR_POSITION);
+	CHECK_EQ_INT(kl_func_insert_block_after(f, nb, loose),
+		     KL_ERR_POSITION);
+	CHECK_EQ_INT(kl_func_insert_block_after(f, KL_NO_BLOCK, b0),
+		     KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_func_insert_block_after(f, nb, b0), KL_OK);
+	CHECK_EQ_INT(kl_func_insert_block_after(f, nb, b0), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_block_next(f, b0).id, nb.id);
+	kl_module_free(m);
+}
+
+/* ---- signatures ---- */
+
+/* A signature whose arrays are missing is refused as kl_module_declare
+ * refuses it, not read through NULL. */
+static void
+test_sigref_checks_arrays(void)
+{
+	kl_func *f;
+	kl_block b0;
+	kl_builder bld;
+	kl_module *m = one_block_func(&f, &b0, &bld);
+	kl_signature no_params = { NULL, NULL, 2, 0, false };
+	kl_signature no_results = { NULL, NULL, 0, 1, false };
+	kl_type bad_type[] = { 77 };
+	kl_signature bad = { bad_type, NULL, 1, 0, false };
+	CHECK_EQ_INT(kl_func_add_sigref(f, &no_params).id, KL_NONE);
+	CHECK_EQ_INT(kl_func_add_sigref(f, &no_results).id, KL_NONE);
+	CHECK_EQ_INT(kl_func_add_sigref(f, &bad).id, KL_NONE);
+	kl_sym s;
+	CHECK_EQ_INT(kl_module_declare(m, "g", 1, &no_params, &s),
+		     KL_ERR_INVALID);
+	kl_type i32[] = { KL_TYPE_I32 };
+	kl_signature good = { i32, i32, 1, 1, false };
+	CHECK_EQ_INT(kl_func_add_sigref(f, &good).id, 0);
+	CHECK_EQ_INT(kl_func_add_sigref(f, NULL).id, 1); /* () */
+	kl_module_free(m);
+}
+
+/* ---- NULL where keel.h allows it ---- */
+
+/* A function that does not verify: its block has no terminator. */
+static kl_module *
+broken_module(kl_func **f)
+{
+	kl_block b0;
+	kl_builder bld;
+	kl_module *m = one_block_func(f, &b0, &bld);
+	kl_build_iconst(&bld, KL_TYPE_I32, 1);
+	return m;
+}
+
+static void
+test_null_sinks(void)
+{
+	kl_func *f;
+	kl_module *m = broken_module(&f);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_ERR_VERIFY);
+	CHECK_EQ_INT(kl_verify_module(m, NULL), KL_ERR_VERIFY);
+	kl_diags d = { 0 };
+	CHECK_EQ_INT(kl_verify_func(f, NULL, &d), KL_ERR_VERIFY);
+	CHECK(kl_diags_errors(&d) >= 1);
+	kl_diags_free(&d);
+	kl_module_free(m);
+	/* The frees are no-ops on NULL, as free(NULL) is. */
+	kl_diags_free(NULL);
+	kl_buf_free(NULL);
+	kl_pass_report_free(NULL);
+	kl_module_free(NULL);
+}
+
+/* ---- the byte store's 4 GiB ---- */
+
+/* A string the module cannot hold is KL_ERR_RANGE, not the end of the
+ * process. The 4 GiB - 1 bytes are a mapping that is never touched: the
+ * check must come before any copy. */
+static void
+test_huge_string_is_range(void)
+{
+	size_t n = UINT32_MAX;
+	void *big = mmap(NULL, n, PROT_READ,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (big == MAP_FAILED) {
+		fprintf(stderr, "test_huge_string_is_range: no 4 GiB "
+			"mapping, skipped\n");
+		return;
+	}
+	kl_module *m = kl_module_new();
+	kl_sym d;
+	CHECK_EQ_INT(kl_module_add_data(m, "d", 1, true, 1, &d), KL_OK);
+	kl_data_item it = { KL_DATA_STRING, KL_TYPE_I8, 0, KL_NO_SYM, big,
+			    UINT32_MAX };
+	CHECK_EQ_INT(kl_data_append(m, d, &it), KL_ERR_RANGE);
+	CHECK_EQ_INT(kl_data_num_items(m, d), 0);
+	CHECK_EQ_INT(kl_data_size(m, d), 0);
+	/* Module-wide: what is stored already counts. */
+	kl_data_item small = { KL_DATA_STRING, KL_TYPE_I8, 0, KL_NO_SYM,
+			       "hello", 5 };
+	CHECK_EQ_INT(kl_data_append(m, d, &small), KL_OK);
+	it.len = UINT32_MAX - 4; /* would fit an empty store */
+	CHECK_EQ_INT(kl_data_append(m, d, &it), KL_ERR_RANGE);
+	CHECK_EQ_INT(kl_data_num_items(m, d), 1);
+	CHECK_EQ_INT(kl_data_size(m, d), 5);
+	kl_module_free(m);
+	munmap(big, n);
+}
+
+/* The same for names: a long name that would take the store past its
+ * limit is refused with KL_ERR_RANGE. The store is made to look nearly
+ * full rather than filled. */
+static void
+test_name_past_store_is_range(void)
+{
+	kl_module *m = kl_module_new();
+	kl_sym d;
+	const char *name = "a_name_longer_than_the_inline_twelve_bytes";
+	uint32_t saved = m->nbytes;
+	m->nbytes = UINT32_MAX - 16;
+	CHECK_EQ_INT(kl_module_add_data(m, name, strlen(name), false, 1, &d),
+		     KL_ERR_RANGE);
+	kl_func *f = NULL;
+	CHECK_EQ_INT(kl_module_add_func(m, name, strlen(name), NULL, &f),
+		     KL_ERR_RANGE);
+	CHECK(f == NULL);
+	CHECK_EQ_INT(kl_module_declare(m, name, strlen(name), NULL, &d),
+		     KL_ERR_RANGE);
+	CHECK_EQ_INT(kl_module_num_syms(m), 0);
+	CHECK_EQ_INT(kl_module_lookup(m, name, strlen(name)).id, KL_NONE);
+	m->nbytes = saved;
+	CHECK_EQ_INT(kl_module_add_data(m, name, strlen(name), false, 1, &d),
+		     KL_OK);
+	kl_module_free(m);
+}
+
+/* ---- data objects filled in any order ---- */
+
+/* Two objects filled alternately: each keeps its items in order, and the
+ * module's item table stays within a constant factor of the items (the
+ * table once grew by a copy of an object per append: quadratic). */
+static void
+test_alternate_data_appends(void)
+{
+	kl_module *m = kl_module_new();
+	kl_sym a, b;
+	CHECK_EQ_INT(kl_module_add_data(m, "a", 1, false, 1, &a), KL_OK);
+	CHECK_EQ_INT(kl_module_add_data(m, "b", 1, false, 1, &b), KL_OK);
+	const uint32_t n = 1500;
+	for (uint32_t k = 0; k < n; k++) {
+		kl_data_item x = { KL_DATA_VALUE, KL_TYPE_I32, k, KL_NO_SYM,
+				   NULL, 0 };
+		CHECK_EQ_INT(kl_data_append(m, a, &x), KL_OK);
+		x.value = 100000 + k;
+		x.type = KL_TYPE_I64;
+		CHECK_EQ_INT(kl_data_append(m, b, &x), KL_OK);
+	}
+	CHECK(m->nitems <= 4 * 2 * n + 64);
+	CHECK(m->items_cap <= 8 * 2 * n + 64);
+	CHECK_EQ_INT(kl_data_num_items(m, a), n);
+	CHECK_EQ_INT(kl_data_num_items(m, b), n);
+	CHECK_EQ_INT(kl_data_size(m, a), 4 * n);
+	CHECK_EQ_INT(kl_data_size(m, b), 8 * n);
+	uint32_t bad = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		kl_data_item x = kl_data_item_at(m, a, k);
+		kl_data_item y = kl_data_item_at(m, b, k);
+		bad += x.value != k || x.type != KL_TYPE_I32;
+		bad += y.value != 100000 + k || y.type != KL_TYPE_I64;
+	}
+	CHECK_EQ_INT(bad, 0);
+	kl_module_free(m);
+
+	/* Three objects, appended in a rotating order, print in order. */
+	m = kl_module_new();
+	kl_sym s[3];
+	for (int i = 0; i < 3; i++)
+		CHECK_EQ_INT(kl_module_add_data(m, i == 0 ? "x" : i == 1 ? "y"
+							      : "z",
+					       1, false, 1, &s[i]), KL_OK);
+	for (uint32_t k = 0; k < 4; k++)
+		for (int i = 0; i < 3; i++) {
+			kl_data_item x = { KL_DATA_VALUE, KL_TYPE_I8,
+					   10 * (uint32_t)i + k, KL_NO_SYM,
+					   NULL, 0 };
+			CHECK_EQ_INT(kl_data_append(m, s[(i + k) % 3], &x),
+				     KL_OK);
+		}
+	kl_buf out = { 0 };
+	kl_print_module(m, NULL, &out);
+	CHECK_EQ_STR(out.data, "data %x = { i8 0, i8 21, i8 12, i8 3 }\n\n"
+			       "data %y = { i8 10, i8 1, i8 22, i8 13 }\n\n"
+			       "data %z = { i8 20, i8 11, i8 2, i8 23 }\n");
+	kl_buf_free(&out);
+	kl_module_free(m);
+}
+
+/* ---- pointers that stay valid while the module lives ---- */
+
+/* keel.h: kl_sym_name's bytes, a string item's bytes and a signature's
+ * arrays stay valid while the module lives, however much it grows after.
+ * Under AddressSanitizer a pointer into a freed table is caught at once. */
+static void
+test_pointers_outlive_growth(void)
+{
+	kl_module *m = kl_module_new();
+	kl_func *f = NULL;
+	kl_type i64[] = { KL_TYPE_I64, KL_TYPE_I32 };
+	kl_signature sig = { i64, i64 + 1, 1, 1, false };
+	CHECK_EQ_INT(kl_module_add_func(m, "f", 1, &sig, &f), KL_OK);
+	const char *longname = "a_name_too_long_to_fit_in_the_symbol";
+	kl_sym lng;
+	CHECK_EQ_INT(kl_module_declare(m, longname, strlen(longname), NULL,
+				       &lng), KL_OK);
+	kl_sym d;
+	CHECK_EQ_INT(kl_module_add_data(m, "d", 1, true, 1, &d), KL_OK);
+	kl_data_item str = { KL_DATA_STRING, KL_TYPE_I8, 0, KL_NO_SYM,
+			     "hello", 5 };
+	CHECK_EQ_INT(kl_data_append(m, d, &str), KL_OK);
+
+	size_t n1, n2;
+	const char *short_name = kl_sym_name(m, kl_func_sym(f), &n1);
+	const char *long_name = kl_sym_name(m, lng, &n2);
+	const char *bytes = kl_data_item_at(m, d, 0).bytes;
+	kl_signature fs = kl_func_signature(f);
+	kl_signature ds = kl_sym_signature(m, kl_func_sym(f));
+
+	/* Grow every table these point into: symbols with short and long
+	 * names, strings, signatures (through sigrefs, as the report that
+	 * found this did). */
+	char name[64];
+	kl_type types[40];
+	for (uint32_t k = 0; k < 40; k++)
+		types[k] = KL_TYPE_I8 + k % 4;
+	for (uint32_t k = 0; k < 2000; k++) {
+		snprintf(name, sizeof name, k % 2 ? "s%u" : "long_name_%u_x",
+			 k);
+		kl_sym s;
+		CHECK_EQ_INT(kl_module_declare(m, name, strlen(name), NULL,
+					       &s), KL_OK);
+		kl_data_item more = { KL_DATA_STRING, KL_TYPE_I8, 0, KL_NO_SYM,
+				      name, (uint32_t)strlen(name) };
+		CHECK_EQ_INT(kl_data_append(m, d, &more), KL_OK);
+		kl_signature grow = { types, types, k % 40, k % 7, false };
+		CHECK(kl_func_add_sigref(f, &grow).id != KL_NONE);
+	}
+
+	CHECK(n1 == 1 && memcmp(short_name, "f", 1) == 0);
+	CHECK(n2 == strlen(longname) && memcmp(long_name, longname, n2) == 0);
+	CHECK(memcmp(bytes, "hello", 5) == 0);
+	CHECK(fs.num_params == 1 && fs.params[0] == KL_TYPE_I64);
+	CHECK(fs.num_results == 1 && fs.results[0] == KL_TYPE_I32);
+	CHECK(ds.params[0] == KL_TYPE_I64 && ds.results[0] == KL_TYPE_I32);
+	kl_module_free(m);
+}
+
+/* ---- inserting instructions ---- */
+
+/* Sequence numbers increase along the block, following its list. */
+static bool
+seq_in_order(const kl_func *f, kl_block b)
+{
+	uint32_t prev = KL_NONE;
+	for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
+	     i = kl_inst_next(f, i)) {
+		if (prev != KL_NONE && f->nodes[prev].seq >= f->nodes[i.id].seq)
+			return false;
+		prev = i.id;
+	}
+	return true;
+}
+
+enum { LONG_BLOCK = 20000, INSERTS = 2000 };
+
+/*
+ * Insert INSERTS instructions into a block of LONG_BLOCK, each placed by
+ * where(k, ...), and count the instructions already there whose sequence
+ * number changed, summed over the inserts. Renumbering the rest of the
+ * block whenever a gap closes made that O(block) per insert once the
+ * first gap of 16 was used up: hoisting into the top of a long entry
+ * block took O(n * k).
+ */
+typedef kl_inst (*where_fn)(kl_func *f, kl_block b, kl_inst fixed, uint32_t k,
+			   kl_inst last);
+
+static uint64_t
+renumbered_by_inserts(where_fn where)
+{
+	kl_func *f;
+	kl_block b;
+	kl_builder bld;
+	kl_module *m = one_block_func(&f, &b, &bld);
+	for (uint32_t k = 0; k < LONG_BLOCK; k++)
+		kl_build_iconst(&bld, KL_TYPE_I32, k);
+	kl_inst fixed = kl_inst_next(f, kl_block_first_inst(f, b));
+	uint32_t *seen = calloc(LONG_BLOCK + INSERTS, sizeof *seen);
+	uint64_t changed = 0;
+	kl_inst last = fixed;
+	uint32_t placed = LONG_BLOCK;
+	for (uint32_t k = 0; k < INSERTS; k++) {
+		for (uint32_t i = 0; i < placed; i++)
+			seen[i] = f->nodes[i].seq;
+		kl_builder_before(&bld, where(f, b, fixed, k, last));
+		kl_value v = kl_build_iconst(&bld, KL_TYPE_I64, k);
+		last = kl_value_def_inst(f, v);
+		for (uint32_t i = 0; i < placed; i++)
+			changed += seen[i] != f->nodes[i].seq;
+		placed++;
+	}
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_OK);
+	CHECK(seq_in_order(f, b));
+	free(seen);
+	kl_module_free(m);
+	return changed;
+}
+
+static kl_inst
+at_one_place(kl_func *f, kl_block b, kl_inst fixed, uint32_t k, kl_inst last)
+{
+	(void)f, (void)b, (void)k, (void)last;
+	return fixed; /* each new one right before the same instruction */
+}
+
+static kl_inst
+before_the_last(kl_func *f, kl_block b, kl_inst fixed, uint32_t k,
+		kl_inst last)
+{
+	(void)f, (void)b, (void)fixed, (void)k;
+	return last; /* each new one before the one inserted just before */
+}
+
+static kl_inst
+at_the_top(kl_func *f, kl_block b, kl_inst fixed, uint32_t k, kl_inst last)
+{
+	(void)fixed, (void)k, (void)last;
+	return kl_block_first_inst(f, b);
+}
+
+static kl_inst
+spread_out(kl_func *f, kl_block b, kl_inst fixed, uint32_t k, kl_inst last)
+{
+	(void)f, (void)b, (void)fixed, (void)last;
+	/* a fixed pseudo-random walk over the instructions first built */
+	return (kl_inst){ (uint32_t)((k * 2654435761u) % LONG_BLOCK) };
+}
+
+static void
+test_insert_cost_is_bounded(void)
+{
+	where_fn patterns[] = { at_one_place, before_the_last, at_the_top,
+				spread_out };
+	for (size_t p = 0; p < sizeof patterns / sizeof patterns[0]; p++) {
+		uint64_t changed = renumbered_by_inserts(patterns[p]);
+		/* O(log) an insert, well below the O(block) of before */
+		if (changed > 64 * INSERTS) {
+			fprintf(stderr, "pattern %zu: %llu renumbered\n", p,
+				(unsigned long long)changed);
+			CHECK(changed <= 64 * INSERTS);
+		}
+	}
+}
+
+/* An append after the last number renumbers instead of stopping. */
+static void
+test_append_past_last_number(void)
+{
+	kl_func *f;
+	kl_block b;
+	kl_builder bld;
+	kl_module *m = one_block_func(&f, &b, &bld);
+	for (uint32_t k = 0; k < 3; k++)
+		kl_build_iconst(&bld, KL_TYPE_I32, k);
+	f->nodes[kl_block_last_inst(f, b).id].seq = UINT32_MAX - 2;
+	for (uint32_t k = 0; k < 100; k++)
+		kl_build_iconst(&bld, KL_TYPE_I32, k);
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_OK);
+	CHECK(seq_in_order(f, b));
+	kl_module_free(m);
+}
+
+int
+main(void)
+{
+	UNIT_RUN(test_insert_block_after_unplaced);
+	UNIT_RUN(test_sigref_checks_arrays);
+	UNIT_RUN(test_null_sinks);
+	UNIT_RUN(test_huge_string_is_range);
+	UNIT_RUN(test_name_past_store_is_range);
+	UNIT_RUN(test_alternate_data_appends);
+	UNIT_RUN(test_pointers_outlive_growth);
+	UNIT_RUN(test_insert_cost_is_bounded);
+	UNIT_RUN(test_append_past_last_number);
+	return unit_report("api");
+}
