@@ -523,7 +523,8 @@ typedef struct kl_parse_options {
 /*
  * Parse a whole module. On success *out is the module. On errors, the
  * diagnostics are appended to diags, *out is NULL and KL_ERR_PARSE is
- * returned. opts may be NULL.
+ * returned. opts may be NULL, and so may diags when only the status
+ * matters.
  */
 kl_status kl_parse_module(const char *text, size_t len,
 			  const kl_parse_options *opts, kl_module **out,
@@ -1029,8 +1030,9 @@ void kl_run_describe(const kl_interp *it, const kl_run_result *res,
  * Values as text, in the text format's spelling. Scanning reads a literal
  * of type t from s[0..n): integers in decimal or hex with '_' separators,
  * '-' allowed, range-checked against the width (-2^(w-1) .. 2^w - 1);
- * floats as 1.5, 0x1.8p1, -0.0, inf, -inf, nan, nan:0xPAYLOAD. Returns the
- * number of bytes used (leading blanks included), 0 if there is no valid
+ * floats as 1.5, 0x1.8p1, -0.0, inf, -inf, nan, nan:0xPAYLOAD (a hex
+ * float must be exact in t; a decimal one rounds). Returns the number of
+ * bytes used (leading blanks included), 0 if there is no valid
  * literal. Formatting writes integers in signed decimal at their width and
  * floats exactly as the printer does, and "?" for a type that is none.
  */

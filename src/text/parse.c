@@ -1462,6 +1462,10 @@ parse_data_item(parser *p, uint32_t s)
 			fail_at(p, s0 - 1, "unterminated string");
 		}
 		p->p++;
+		if (!module_bytes_fit(p->m, bytes->len)) {
+			fail_at(p, s0 - 1, "the module's strings and names "
+				"pass 4 GiB");
+		}
 		it.kind = KL_DATA_STRING;
 		it.str = module_store_bytes(p->m, bytes->data ? bytes->data : "",
 					    bytes->len);
@@ -1632,6 +1636,9 @@ kl_status
 kl_parse_module(const char *text, size_t len, const kl_parse_options *opts,
 		kl_module **out, kl_diags *diags)
 {
+	kl_diags dropped = { 0 };
+	if (!diags)
+		diags = &dropped;
 	parser *p = kl_calloc(1, sizeof *p);
 	p->src = text ? text : "";
 	p->end = p->src + (text ? len : 0);
@@ -1674,5 +1681,6 @@ kl_parse_module(const char *text, size_t len, const kl_parse_options *opts,
 	*out = p->m;
 	parser_free(p);
 	free(p);
+	kl_diags_free(&dropped);
 	return st;
 }

@@ -95,6 +95,19 @@ test_null_sinks(void)
 	CHECK(kl_diags_errors(&d) >= 1);
 	kl_diags_free(&d);
 	kl_module_free(m);
+	/* Parsing with nowhere to put diagnostics: the status still tells,
+	 * for good text and bad (errors and the giving-up note). */
+	static const char good[] = "function %f() {\nblock0:\n  return\n}\n";
+	kl_module *pm = NULL;
+	CHECK_EQ_INT(kl_parse_module(good, sizeof good - 1, NULL, &pm, NULL),
+		     KL_OK);
+	CHECK(pm != NULL);
+	kl_module_free(pm);
+	static const char bad[] = "function %f() {\nblock0:\n  nonsense\n}\n"
+				  "x\ny\nz\n";
+	CHECK_EQ_INT(kl_parse_module(bad, sizeof bad - 1, NULL, &pm, NULL),
+		     KL_ERR_PARSE);
+	CHECK(pm == NULL);
 	/* The frees are no-ops on NULL, as free(NULL) is. */
 	kl_diags_free(NULL);
 	kl_buf_free(NULL);
