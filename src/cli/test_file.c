@@ -198,14 +198,27 @@ option_number(const char *word, size_t n, uint64_t *v)
 	return cli_parse_count(digits, v);
 }
 
+const char *
+test_option_word(const char *args, const char *key, size_t *len)
+{
+	size_t k = strlen(key), n;
+	const char *last = NULL;
+	for (const char *b; (b = next_word(&args, &n));)
+		if (n > k && memcmp(b, key, k) == 0 && b[k] == '=') {
+			last = b;
+			*len = n;
+		}
+	return last;
+}
+
 uint64_t
 test_number_option(const char *args, const char *key, uint64_t def)
 {
-	size_t k = strlen(key), len;
+	size_t len;
 	uint64_t v = def;
-	for (const char *b; (b = next_word(&args, &len));)
-		if (len > k && memcmp(b, key, k) == 0 && b[k] == '=')
-			option_number(b, len, &v); /* checked by check_args */
+	const char *b = test_option_word(args, key, &len);
+	if (b)
+		option_number(b, len, &v); /* checked by check_args */
 	return v;
 }
 

@@ -515,14 +515,32 @@ test_cmd_interpret(test_file *tf, const char *args, kl_buf *report)
 	rn.report = report;
 	kl_interp_options io = { 0 };
 	io.fuel = test_number_option(args, "fuel", DEFAULT_FUEL);
+	/* 0 would be the library's default, not a limit of none as fuel=0
+	 * is: an error, as keel run's --max-depth 0 is. */
+	size_t word_len;
+	const char *depth_at = test_option_word(args, "depth", &word_len);
+	const char *memory_at = test_option_word(args, "memory", &word_len);
 	uint64_t depth = test_number_option(args, "depth", 0);
+	uint64_t memory = test_number_option(args, "memory", 0);
+	const char *zero = NULL;
+	if (depth_at && depth == 0)
+		zero = depth_at;
+	else if (memory_at && memory == 0)
+		zero = memory_at;
+	if (zero) {
+		test_args_error(tf, zero, report,
+				"'%.*s' needs a positive number (fuel=0 "
+				"alone means no limit)",
+				(int)(strchr(zero, '=') - zero) + 1, zero);
+		return 1;
+	}
 	if (depth > UINT32_MAX) {
-		test_args_error(tf, strstr(args, "depth="), report,
+		test_args_error(tf, depth_at, report,
 				"'depth=' is at most %u", UINT32_MAX);
 		return 1;
 	}
 	io.max_depth = (uint32_t)depth;
-	io.max_memory = test_number_option(args, "memory", 0);
+	io.max_memory = memory;
 	io.output = collect_output;
 	io.output_ctx = &rn;
 	rn.it = kl_interp_new(rn.m, &io);

@@ -120,7 +120,11 @@ int test_check_output(test_file *tf, const test_func *tfn, bool precise,
 /* Does args contain the word w? */
 bool test_has_option(const char *args, const char *w);
 
-/* The number N of the option "key=N" in args, or def if it is absent. */
+/* The last word "key=..." in args and its length, or NULL. */
+const char *test_option_word(const char *args, const char *key, size_t *len);
+
+/* The number N of the option "key=N" in args (the last one if it is given
+ * twice), or def if it is absent. */
 uint64_t test_number_option(const char *args, const char *key, uint64_t def);
 
 /*
