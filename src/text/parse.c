@@ -63,8 +63,16 @@ line_of(const parser *p, const char *pos)
 static void
 add_diag(parser *p, uint32_t line, uint32_t col, const char *fmt, va_list ap)
 {
-	p->errors++;
 	p->func_errors++;
+	/* Recovery may try the line an error was found on as the next
+	 * statement; failing again where the last error was says nothing
+	 * new. */
+	if (p->errors && line == p->last_error_line &&
+	    col == p->last_error_col)
+		return;
+	p->errors++;
+	p->last_error_line = line;
+	p->last_error_col = col;
 	if (p->errors > MAX_ERRORS)
 		return;
 	char small[512];

@@ -75,6 +75,7 @@ typedef struct parser {
 	kl_diags *diags;
 	uint32_t errors;
 	uint32_t func_errors; /* in the current function body */
+	uint32_t last_error_line, last_error_col; /* of the latest error */
 	jmp_buf jb;
 
 	kl_module *m;
