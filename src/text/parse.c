@@ -1498,15 +1498,17 @@ parse_data_item(parser *p, uint32_t s)
 			off = parse_signed_offset(p);
 		it.value = (uint64_t)off;
 		it.sym = KL_NONE;
-		/* The fixup only once the item exists: an error above must not
-		 * leave it pointing at nothing. */
+		/* The fixup only once the item exists: an error above, or
+		 * add_item's (an object past 2^40 bytes), must not leave it
+		 * pointing at nothing. */
+		add_item(p, s, &it, pos);
+		const kl_sym_data *d = &p->m->syms[s];
 		kl_grow(&p->fixups, &p->fixups_cap, sizeof *p->fixups,
 			p->nfixups + 1);
 		p->fixups[p->nfixups++] = (data_fixup){
-			p->m->nitems, off_in_names, len, text_len,
+			d->items + d->nitems - 1, off_in_names, len, text_len,
 			(size_t)(npos - p->src), line, col
 		};
-		add_item(p, s, &it, pos);
 		return;
 	}
 	it.kind = KL_DATA_VALUE;
