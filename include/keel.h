@@ -343,9 +343,9 @@ kl_status kl_module_add_data(kl_module *m, const char *name, size_t len,
 /* Append an item to a data object (strings are copied). KL_ERR_RANGE,
  * nothing appended, if a VALUE's bits do not fit its type, the object
  * would pass 2^40 bytes (so kl_data_size never wraps) or a string would
- * take the module's strings and long names (those over 12 bytes) past
- * 4 GiB - 2 bytes in all; KL_ERR_INVALID for a bad kind, type or symbol
- * (bytes NULL with len > 0 included). */
+ * take the module's names and strings past 4 GiB - 2 bytes in all;
+ * KL_ERR_INVALID for a bad kind, type or symbol (bytes NULL with len > 0
+ * included). */
 kl_status kl_data_append(kl_module *m, kl_sym data, const kl_data_item *item);
 uint32_t kl_data_num_items(const kl_module *m, kl_sym data);
 kl_data_item kl_data_item_at(const kl_module *m, kl_sym data, uint32_t i);
