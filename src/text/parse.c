@@ -1345,7 +1345,10 @@ define_sym(parser *p, const char *pos, const char *name, size_t len,
 		fail_at(p, pos, "%.*s is already defined", (int)(p->p - pos),
 			pos);
 	if (st != KL_OK)
-		fail_at(p, pos, "name too long");
+		fail_at(p, pos, len > UINT32_MAX / 2
+					? "name too long"
+					: "the module's strings and names pass "
+					  "4 GiB");
 	p->m->syms[s].line = line_of(p, pos);
 	return s;
 }
