@@ -87,10 +87,17 @@ typedef struct kl_inst { uint32_t id; } kl_inst;     /* instruction */
 typedef struct kl_sigref { uint32_t id; } kl_sigref; /* sigN of a function */
 typedef struct kl_sym { uint32_t id; } kl_sym;       /* module symbol */
 
-#define KL_NO_VALUE ((kl_value){ KL_NONE })
-#define KL_NO_BLOCK ((kl_block){ KL_NONE })
-#define KL_NO_INST ((kl_inst){ KL_NONE })
-#define KL_NO_SYM ((kl_sym){ KL_NONE })
+/* An entity of type T that is none: a compound literal in C, which C++
+ * spells as a braced temporary. */
+#ifdef __cplusplus
+#define KL_NONE_OF(T) (T{ KL_NONE })
+#else
+#define KL_NONE_OF(T) ((T){ KL_NONE })
+#endif
+#define KL_NO_VALUE KL_NONE_OF(kl_value)
+#define KL_NO_BLOCK KL_NONE_OF(kl_block)
+#define KL_NO_INST KL_NONE_OF(kl_inst)
+#define KL_NO_SYM KL_NONE_OF(kl_sym)
 
 /* Which kind of entity a diagnostic or annotation points at. */
 typedef enum kl_entity_kind {
@@ -733,7 +740,7 @@ uint32_t kl_domfront_iterated(const kl_domfront *df, kl_idf *ws,
 typedef struct kl_loops kl_loops;
 typedef struct kl_loop { uint32_t id; } kl_loop;
 
-#define KL_NO_LOOP ((kl_loop){ KL_NONE })
+#define KL_NO_LOOP KL_NONE_OF(kl_loop)
 
 kl_loops *kl_loops_new(void);
 void kl_loops_free(kl_loops *lf); /* NULL is allowed */

@@ -504,6 +504,21 @@ if command -v nm >/dev/null 2>&1; then
 	others=$(nm -g --defined-only "$build"/libkeel.a | grep -E '^[0-9a-f]+ [A-Z] ' | grep -v ' kl_')
 	if [ -z "$others" ]; then ok; else bad "libkeel.a exports names without kl_: $(echo "$others" | head -n 3)"; fi
 fi
+# keel.h is usable from C++ (extern "C", and the none entities are no C
+# compound literals, which C++ has only as an extension)
+if command -v g++ >/dev/null 2>&1; then
+	cat >"$dir/cxx.cc" <<'EOF'
+#include "keel.h"
+static_assert(KL_NONE == UINT32_MAX, "none");
+bool none(kl_value v, kl_block b, kl_inst i, kl_sym s, kl_loop l) {
+	return v.id == KL_NO_VALUE.id && b.id == KL_NO_BLOCK.id && i.id == KL_NO_INST.id &&
+	       s.id == KL_NO_SYM.id && l.id == KL_NO_LOOP.id && kl_status_name(KL_OK);
+}
+EOF
+	# compiled, not linked: a sanitized libkeel.a needs its runtime
+	if g++ -std=c++11 -pedantic -Wall -Wextra -Werror -Iinclude -c "$dir/cxx.cc" -o "$dir/cxx.o" 2>"$dir/cxx.err"; then ok; else
+		bad "keel.h as C++: $(head -n 3 "$dir/cxx.err")"; fi
+fi
 # keel help COMMAND is the command's help; help and version take no
 # stray arguments
 if [ "$("$build"/keel help cat)" = "$("$build"/keel cat --help)" ]; then ok; else
