@@ -316,7 +316,7 @@ kl_signature kl_sym_signature(const kl_module *m, kl_sym s);
  * name is taken; KL_ERR_INVALID if name is NULL with len > 0 or sig has
  * a NULL array for a nonzero count or a type that is not one of m's;
  * KL_ERR_RANGE if the name is longer than 2^31 - 1 bytes or would take
- * the module's names and strings past 4 GiB - 2 bytes in all.
+ * the module's names and strings past 4 GiB - 3 bytes in all.
  */
 /* Add `declare NAME SIG`. */
 kl_status kl_module_declare(kl_module *m, const char *name, size_t len,
@@ -350,7 +350,7 @@ kl_status kl_module_add_data(kl_module *m, const char *name, size_t len,
 /* Append an item to a data object (strings are copied). KL_ERR_RANGE,
  * nothing appended, if a VALUE's bits do not fit its type, the object
  * would pass 2^40 bytes (so kl_data_size never wraps) or a string would
- * take the module's names and strings past 4 GiB - 2 bytes in all;
+ * take the module's names and strings past 4 GiB - 3 bytes in all;
  * KL_ERR_INVALID for a bad kind, type or symbol (bytes NULL with len > 0
  * included). */
 kl_status kl_data_append(kl_module *m, kl_sym data, const kl_data_item *item);

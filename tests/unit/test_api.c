@@ -172,6 +172,11 @@ test_name_past_store_is_range(void)
 		     KL_ERR_RANGE);
 	CHECK_EQ_INT(kl_module_num_syms(m), 0);
 	CHECK_EQ_INT(kl_module_lookup(m, name, strlen(name)).id, KL_NONE);
+	/* The limit is keel.h's: 4 GiB - 3 bytes in all (a table holds
+	 * at most 2^32 - 2 elements, and the store one byte past its end). */
+	m->nbytes = 1000;
+	CHECK(module_bytes_fit(m, UINT32_MAX - 2 - 1000));
+	CHECK(!module_bytes_fit(m, UINT32_MAX - 1 - 1000));
 	m->nbytes = saved;
 	CHECK_EQ_INT(kl_module_add_data(m, name, strlen(name), false, 1, &d),
 		     KL_OK);
