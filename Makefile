@@ -50,9 +50,11 @@ LIB := $(BUILD)/libkeel.a
 LIB_INTERNAL := $(BUILD)/libkeel-internal.a
 KEEL := $(BUILD)/keel
 GEN := $(BUILD)/keel-gen
+# examples/embed.c: the library used from C through keel.h alone
+EMBED := $(BUILD)/embed
 
 .PHONY: all check clean fuzz fuzz-promote bench bench-scaling
-all: $(KEEL) $(GEN)
+all: $(KEEL) $(GEN) $(EMBED)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -85,6 +87,10 @@ $(GEN): $(GEN_OBJ)
 	@echo "  LD      $@"
 	@$(CC) $(LDFLAGS_ALL) $(GEN_OBJ) -lm -o $@
 
+$(EMBED): examples/embed.c $(LIB)
+	@echo "  LD      $@"
+	@$(CC) $(CFLAGS_ALL) $< $(LIB) -lm -o $@
+
 $(BUILD)/unit/%: tests/unit/%.c $(LIB_INTERNAL)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
@@ -92,7 +98,7 @@ $(BUILD)/unit/%: tests/unit/%.c $(LIB_INTERNAL)
 
 # Every test: unit programs, then the file tests. tests/check.sh sums the
 # "N passed, N failed" lines into the final one.
-check: $(KEEL) $(GEN) $(UNIT_BIN)
+check: $(KEEL) $(GEN) $(EMBED) $(UNIT_BIN)
 	@sh tests/check.sh $(BUILD)
 
 # Benchmarks against LLVM 19 when installed (bench/bench.sh explains the

@@ -40,6 +40,20 @@ for f in examples/*.kl; do
 	if "$build"/keel verify "$f" >/dev/null 2>&1; then ok; else
 		bad "$f does not verify"; fi
 done
+# examples/embed.c, the library through keel.h alone: the same sum
+# before and after promote, in half the steps, and no alloca left
+out=$("$build"/embed 100)
+st=$?
+sums=$(printf '%s\n' "$out" | grep -c '^sum(100) = 5050 ')
+after=$(printf '%s\n' "$out" | sed -n '/^promote:/,$p')
+if [ "$st" = 0 ] && [ "$sums" = 2 ] &&
+	printf '%s\n' "$out" | grep -q '^promote: 2 allocas promoted, 2 block parameters made$' &&
+	! printf '%s\n' "$after" | grep -q 'alloca [0-9]\|load\|store' &&
+	printf '%s\n' "$after" | grep -q '^sum(100) = 5050 (506 instructions executed)$'; then ok; else
+	bad "examples/embed.c: exit $st, output: $out"; fi
+"$build"/embed x >/dev/null 2>&1
+st=$?
+if [ "$st" = 2 ]; then ok; else bad "embed x: exit $st, not 2"; fi
 
 # ---- 0b. the timer lines bench/bench.sh reads keep their format ----
 t=$("$build"/keel verify --time examples/sieve.kl 2>&1 >/dev/null |
