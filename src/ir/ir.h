@@ -301,13 +301,13 @@ module_sig(const kl_module *m, uint32_t sig)
 	if (sig >= m->nsigs)
 		return r;
 	const kl_sig_data *s = &m->sigs[sig];
+	r.variadic = s->variadic != 0;
 	if (!m->sigtypes)
 		return r; /* no signature in the module has any type */
 	r.params = m->sigtypes + s->types;
 	r.results = m->sigtypes + s->types + s->nparams;
 	r.num_params = s->nparams;
 	r.num_results = s->nresults;
-	r.variadic = s->variadic != 0;
 	return r;
 }
 bool sig_equal(const kl_module *m, uint32_t a, uint32_t b);

@@ -46,6 +46,22 @@ test_insert_block_after_unplaced(void)
 
 /* A signature whose arrays are missing is refused as kl_module_declare
  * refuses it, not read through NULL. */
+/* A signature of no types may still be variadic: `(...)` in a module
+ * where no signature has a type came back as `()`. */
+static void
+test_variadic_without_types(void)
+{
+	kl_module *m = kl_module_new();
+	kl_signature sig = { .variadic = true };
+	kl_sym v;
+	CHECK_EQ_INT(kl_module_declare(m, "v", 1, &sig, &v), KL_OK);
+	kl_signature got = kl_sym_signature(m, v);
+	CHECK(got.variadic);
+	CHECK_EQ_INT(got.num_params, 0);
+	CHECK_EQ_INT(got.num_results, 0);
+	kl_module_free(m);
+}
+
 static void
 test_sigref_checks_arrays(void)
 {
@@ -431,6 +447,7 @@ int
 main(void)
 {
 	UNIT_RUN(test_insert_block_after_unplaced);
+	UNIT_RUN(test_variadic_without_types);
 	UNIT_RUN(test_sigref_checks_arrays);
 	UNIT_RUN(test_null_sinks);
 	UNIT_RUN(test_huge_string_is_range);
