@@ -311,7 +311,8 @@ kl_signature kl_sym_signature(const kl_module *m, kl_sym s);
 
 /*
  * Symbols are named by the bytes name[0..len) (copied; name may be NULL
- * when len is 0); sig may be NULL for `()` and is copied. Each returns
+ * when len is 0); sig may be NULL for `()` and is copied; out may be NULL
+ * (kl_module_lookup finds the symbol later). Each returns
  * KL_OK or, with nothing added and *out none (NULL): KL_ERR_EXISTS if the
  * name is taken; KL_ERR_INVALID if name is NULL with len > 0 or sig has
  * a NULL array for a nonzero count or a type that is not one of m's;
@@ -343,7 +344,7 @@ typedef struct kl_data_item {
 	uint32_t len;      /* STRING */
 } kl_data_item;
 
-/* Add an empty data object. As kl_module_declare for the name, and
+/* Add an empty data object. As kl_module_declare for the name and out, and
  * KL_ERR_RANGE when align is not a power of two (0 included). */
 kl_status kl_module_add_data(kl_module *m, const char *name, size_t len,
 			     bool is_const, uint32_t align, kl_sym *out);

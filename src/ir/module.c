@@ -481,6 +481,9 @@ kl_status
 kl_module_declare(kl_module *m, const char *name, size_t len,
 		  const kl_signature *sig, kl_sym *out)
 {
+	kl_sym none;
+	if (!out)
+		out = &none; /* the caller looks it up later, or never */
 	*out = KL_NO_SYM;
 	if (!module_sig_ok(m, sig))
 		return KL_ERR_INVALID;
@@ -497,6 +500,9 @@ kl_status
 kl_module_add_func(kl_module *m, const char *name, size_t len,
 		   const kl_signature *sig, kl_func **out)
 {
+	kl_func *ignored;
+	if (!out)
+		out = &ignored;
 	*out = NULL;
 	if (!module_sig_ok(m, sig))
 		return KL_ERR_INVALID;
@@ -518,6 +524,9 @@ kl_status
 kl_module_add_data(kl_module *m, const char *name, size_t len, bool is_const,
 		   uint32_t align, kl_sym *out)
 {
+	kl_sym none;
+	if (!out)
+		out = &none;
 	*out = KL_NO_SYM;
 	if (align == 0 || (align & (align - 1)) != 0)
 		return KL_ERR_RANGE;

@@ -62,6 +62,27 @@ test_variadic_without_types(void)
 	kl_module_free(m);
 }
 
+/* A front end declaring what the interpreter provides may not want the
+ * symbol back: out is NULL (it crashed). */
+static void
+test_null_out(void)
+{
+	kl_module *m = kl_module_new();
+	kl_type i32 = KL_TYPE_I32;
+	kl_signature sig = { .params = &i32, .num_params = 1,
+			     .results = &i32, .num_results = 1 };
+	CHECK_EQ_INT(kl_module_declare(m, "putchar", 7, &sig, NULL), KL_OK);
+	CHECK_EQ_INT(kl_module_declare(m, "putchar", 7, &sig, NULL),
+		     KL_ERR_EXISTS);
+	CHECK_EQ_INT(kl_module_add_func(m, "f", 1, NULL, NULL), KL_OK);
+	CHECK(kl_sym_func(m, kl_module_lookup(m, "f", 1)) != NULL);
+	CHECK_EQ_INT(kl_module_add_data(m, "d", 1, false, 4, NULL), KL_OK);
+	CHECK_EQ_INT(kl_module_add_data(m, "e", 1, false, 3, NULL),
+		     KL_ERR_RANGE);
+	CHECK_EQ_INT(kl_module_num_syms(m), 3);
+	kl_module_free(m);
+}
+
 static void
 test_sigref_checks_arrays(void)
 {
@@ -448,6 +469,7 @@ main(void)
 {
 	UNIT_RUN(test_insert_block_after_unplaced);
 	UNIT_RUN(test_variadic_without_types);
+	UNIT_RUN(test_null_out);
 	UNIT_RUN(test_sigref_checks_arrays);
 	UNIT_RUN(test_null_sinks);
 	UNIT_RUN(test_huge_string_is_range);
