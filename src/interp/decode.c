@@ -292,8 +292,9 @@ edge_copies(decoder *dc, uint32_t dest, uint32_t *block, uint32_t *at)
 	}
 	uint32_t np = list_len(&f->pool, f->blocks[b].params);
 	if (np != n) {
-		fail(dc, "passes %u arguments to block%u, which has %u "
-			 "parameters", n, b, np);
+		fail(dc, "passes %u argument%s to block%u, which has %u "
+			 "parameter%s", n, n == 1 ? "" : "s", b, np,
+		     np == 1 ? "" : "s");
 		return 0;
 	}
 	pcopy_reserve(dc, np);
@@ -606,14 +607,15 @@ decode_call(decoder *dc, uint32_t i, const kl_inst_data *d)
 	}
 	if (nargs < sig.num_params ||
 	    (nargs > sig.num_params && !sig.variadic)) {
-		fail(dc, "passes %u arguments for %u parameters", nargs,
-		     sig.num_params);
+		fail(dc, "passes %u argument%s for %u parameter%s", nargs,
+		     nargs == 1 ? "" : "s", sig.num_params,
+		     sig.num_params == 1 ? "" : "s");
 		return;
 	}
 	uint32_t nres = inst_num_results(f, i);
 	if (nres != sig.num_results) {
-		fail(dc, "has %u results, the callee returns %u", nres,
-		     sig.num_results);
+		fail(dc, "has %u result%s, the callee returns %u", nres,
+		     nres == 1 ? "" : "s", sig.num_results);
 		return;
 	}
 	c.nargs = nargs;
@@ -640,8 +642,8 @@ decode_return(decoder *dc, uint32_t i)
 	uint32_t n = inst_args(dc->f, i, &vals);
 	kl_signature sig = module_sig(dc->m, dc->f->sig);
 	if (n != sig.num_results) {
-		fail(dc, "returns %u values, the signature has %u", n,
-		     sig.num_results);
+		fail(dc, "returns %u value%s, the signature has %u", n,
+		     n == 1 ? "" : "s", sig.num_results);
 		return;
 	}
 	emit(dc, D_RETURN, 0, 0, 0, reg_list(dc, vals, n), n, 0);
@@ -927,8 +929,8 @@ decode_entry(decoder *dc)
 	}
 	uint32_t np = list_len(&f->pool, f->blocks[entry].params);
 	if (np != sig.num_params) {
-		fail(dc, "entry block has %u parameters, the signature %u", np,
-		     sig.num_params);
+		fail(dc, "entry block has %u parameter%s, the signature %u",
+		     np, np == 1 ? "" : "s", sig.num_params);
 		return;
 	}
 	dc->fn->nparams = np;

@@ -169,11 +169,12 @@ kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 			      func.id);
 	kl_signature sig = kl_sym_signature(it->m, func);
 	if (nargs < sig.num_params || (nargs > sig.num_params && !sig.variadic))
-		return refuse(it, res, "%u arguments given, the function "
-				       "takes %u", nargs, sig.num_params);
+		return refuse(it, res, "%u argument%s given, the function "
+				       "takes %u", nargs,
+			      nargs == 1 ? "" : "s", sig.num_params);
 	if (nargs && !args)
-		return refuse(it, res, "%u arguments given without an array",
-			      nargs);
+		return refuse(it, res, "%u argument%s given without an array",
+			      nargs, nargs == 1 ? "" : "s");
 	if (!it->data_ready && !mem_setup(it)) {
 		result_from_pend(it, res);
 		return KL_OK;

@@ -160,7 +160,8 @@ check_imm(verifier *vf, uint32_t i, kl_type c)
 		size_t dec = b.len;
 		kl_buf_puts(&b, " (");
 		fmt_int(&b, imm, 64);
-		if (strcmp(b.data + dec + 2, b.data) == 0)
+		if (b.len - dec - 2 == dec &&
+		    memcmp(b.data + dec + 2, b.data, dec) == 0)
 			b.data[dec] = 0;
 		else
 			kl_buf_putc(&b, ')');

@@ -198,6 +198,31 @@ test_trap_result(void)
 	kl_module_free(m);
 }
 
+/* Unverified IR the interpreter cannot run is refused with a message
+ * whose counts read right in the singular. */
+static void
+test_malformed_counts(void)
+{
+	static const char text[] = "function %f() -> i32 {\n"
+				   "block0:\n"
+				   "    jump block1\n"
+				   "\n"
+				   "block1(v0: i32):\n"
+				   "    return v0\n"
+				   "}\n";
+	kl_module *m = NULL;
+	CHECK(kl_parse_module(text, sizeof text - 1, NULL, &m, NULL) == KL_OK);
+	kl_interp *it = kl_interp_new(m, NULL);
+	kl_run_result r;
+	CHECK(kl_interp_call(it, sym(m, "f"), NULL, 0, &r) == KL_OK);
+	CHECK(r.status == KL_RUN_FAILED);
+	CHECK(strstr(r.message, "passes 0 arguments to block1, which has 1 "
+				"parameter") != NULL);
+	CHECK(strstr(r.message, "parameters") == NULL);
+	kl_interp_free(it);
+	kl_module_free(m);
+}
+
 static void
 test_invalid_calls(void)
 {
@@ -209,6 +234,10 @@ test_invalid_calls(void)
 	      KL_ERR_INVALID);
 	CHECK(r.status == KL_RUN_FAILED);
 	CHECK(strstr(r.message, "3 arguments given") != NULL);
+	CHECK(kl_interp_call(it, sym(m, "add"), args, 1, &r) ==
+	      KL_ERR_INVALID);
+	CHECK(strstr(r.message, "1 argument given, the function takes 2") !=
+	      NULL);
 	CHECK(kl_interp_call(it, sym(m, "putchar"), args, 1, &r) ==
 	      KL_ERR_INVALID);
 	CHECK(kl_interp_call(it, sym(m, "counter"), args, 0, &r) ==
@@ -576,6 +605,7 @@ main(void)
 	UNIT_RUN(test_many_calls);
 	UNIT_RUN(test_many_interpreters);
 	UNIT_RUN(test_trap_result);
+	UNIT_RUN(test_malformed_counts);
 	UNIT_RUN(test_invalid_calls);
 	UNIT_RUN(test_data_bounds);
 	UNIT_RUN(test_data_items_checked);

@@ -827,6 +827,7 @@ test_types_built(void)
 	kl_value fc = kl_build_f32const(&b, 0);
 	kl_value al = kl_build_alloca(&b, 8, 8);
 	kl_value sa = kl_build_symbol_addr(&b, kl_func_sym(f));
+	kl_build_iconst(&b, KL_TYPE_I8, 300);
 	kl_build_return(&b, &p, 1);
 	CHECK(kl_builder_status(&b) == KL_OK);
 	(void)a2;
@@ -845,6 +846,8 @@ test_types_built(void)
 	CHECK_ERROR(&d, KL_ENT_INST, "immediate -40000 (0xffff_ffff_ffff_63c0) "
 		    "does not fit in i16");
 	CHECK(!has_error(&d, KL_ENT_INST, "immediate 65535"));
+	/* The listing's spelling only when it is another one. */
+	CHECK_ERROR(&d, KL_ENT_INST, "immediate 300 does not fit in i8");
 	CHECK_ERROR(&d, KL_ENT_INST, "result (v5) has type i64, must be "
 					 "i16 like arg 0 (v0)");
 	CHECK_ERROR(&d, KL_ENT_INST, "result (v6) has type i32, must be "
@@ -855,7 +858,7 @@ test_types_built(void)
 					 "i64 (the pointer type)");
 	CHECK_ERROR(&d, KL_ENT_INST, "result (v9) has type f64, must be "
 					 "i64 (the pointer type)");
-	CHECK_EQ_INT(d.len, 8);
+	CHECK_EQ_INT(d.len, 9);
 	(void)c1;
 	(void)c2;
 	(void)a1;
