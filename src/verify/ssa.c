@@ -294,21 +294,56 @@ report_undefined(verifier *vf, uint32_t i, uint32_t r)
 			 r);
 }
 
+static bool
+in_list(const uint32_t *list, uint32_t len, uint32_t v)
+{
+	for (uint32_t j = 0; j < len; j++)
+		if (list[j] == v)
+			return true;
+	return false;
+}
+
+/* Does v appear among the operands of iv before ops[k] (the value
+ * arguments first, then each destination's)? Then what is wrong with it
+ * has been said. Asked only on the way to an error. */
+static bool
+used_before(const kl_func *f, const inst_view *iv, const uint32_t *ops,
+	    uint32_t k, uint32_t v)
+{
+	if (ops == iv->args)
+		return in_list(ops, k, v);
+	if (in_list(iv->args, iv->nargs, v))
+		return true;
+	for (uint32_t d = 0; d < iv->ndests; d++) {
+		uint32_t b, len;
+		const uint32_t *list;
+		if (!dest_get(f, iv, d, &b, &list, &len))
+			continue;
+		if (list == ops)
+			return in_list(list, k, v);
+		if (in_list(list, len, v))
+			return true;
+	}
+	return false;
+}
+
 /*
  * Operands of instruction i (at sequence number seq of block blk, which
  * is reachable when dom is set) are defined and, if dom, available: the
  * definition comes earlier in blk or its block strictly dominates blk.
+ * A value used twice is reported once.
  */
 static void
-check_operands(verifier *vf, uint32_t i, uint32_t blk, uint32_t seq,
-	       bool dom, const uint32_t *ops, uint32_t n)
+check_operands(verifier *vf, uint32_t i, const inst_view *iv, uint32_t blk,
+	       uint32_t seq, bool dom, const uint32_t *ops, uint32_t n)
 {
 	const kl_func *f = vf->f;
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t v = ops[k];
 		if (v >= f->nvalues) {
-			err_inst(vf, i, "use of v%u, which is out of range (%u "
-				 "values)", v, f->nvalues);
+			if (!used_before(f, iv, ops, k, v))
+				err_inst(vf, i, "use of v%u, which is out of "
+					 "range (%u values)", v, f->nvalues);
 			continue;
 		}
 		uint32_t r = resolved(vf, v);
@@ -316,21 +351,23 @@ check_operands(verifier *vf, uint32_t i, uint32_t blk, uint32_t seq,
 			continue; /* a broken alias chain, reported there */
 		const vinfo *vi = &vf->vals[r];
 		if (vi->state != DEF_OK) {
-			report_undefined(vf, i, r);
+			if (!used_before(f, iv, ops, k, v))
+				report_undefined(vf, i, r);
 			continue;
 		}
 		if (!dom)
 			continue;
-		if (vi->block != blk) {
-			if (!dt_dominates(vf->dt, vi->block, blk))
-				report_dominance(vf, i, v, r);
-		} else if (f->values[r].kind == VK_RESULT &&
-			   f->nodes[f->values[r].def].seq >= seq) {
-			/* A result in the same block must come earlier (a
-			 * parameter always does). The definition is near i,
-			 * so these reads are cheap. */
+		/* A result in the same block must come earlier (a parameter
+		 * always does). The definition is near i, so these reads are
+		 * cheap. */
+		bool available;
+		if (vi->block != blk)
+			available = dt_dominates(vf->dt, vi->block, blk);
+		else
+			available = f->values[r].kind != VK_RESULT ||
+				    f->nodes[f->values[r].def].seq < seq;
+		if (!available && !used_before(f, iv, ops, k, v))
 			report_dominance(vf, i, v, r);
-		}
 	}
 }
 
@@ -339,11 +376,12 @@ check_uses(verifier *vf, uint32_t i, const inst_view *iv)
 {
 	const kl_inst_node *n = &vf->f->nodes[i];
 	bool dom = vf->dt && dt_reachable(vf->dt, n->block);
-	check_operands(vf, i, n->block, n->seq, dom, iv->args, iv->nargs);
+	check_operands(vf, i, iv, n->block, n->seq, dom, iv->args, iv->nargs);
 	for (uint32_t k = 0; k < iv->ndests; k++) {
 		uint32_t b, na;
 		const uint32_t *args;
 		if (dest_get(vf->f, iv, k, &b, &args, &na))
-			check_operands(vf, i, n->block, n->seq, dom, args, na);
+			check_operands(vf, i, iv, n->block, n->seq, dom, args,
+				       na);
 	}
 }
