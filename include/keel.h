@@ -462,10 +462,14 @@ kl_status kl_func_insert_block_after(kl_func *f, kl_block b, kl_block after);
 /* A new parameter of type t at the end of b's; KL_NO_VALUE if b is no
  * block, t is not one of the module's types or b has 2^27 - 2 already. */
 kl_value kl_block_append_param(kl_func *f, kl_block b, kl_type t);
-/* Make v an alias of target (v must be unused as a definition, or an
- * alias already). KL_ERR_INVALID if either is no value, they are the
- * same, v is a result or a parameter, or the alias would close a cycle;
- * nothing changes then. */
+/* Make v an alias of target: every use of v then means target, as the
+ * printer shows with a line `v -> target`. This is how a pass replaces
+ * all uses of a value: remove its instruction (kl_inst_remove), then
+ * alias the result. v must be unused as a definition, an alias already or
+ * a result of an instruction that is not in the layout. KL_ERR_INVALID if
+ * either is no value, they are the same, v is a parameter or the result
+ * of a placed instruction, or the alias would close a cycle; nothing
+ * changes then. */
 kl_status kl_value_set_alias(kl_func *f, kl_value v, kl_value target);
 /* Add `sigN = SIG` to the function's preamble (sig is copied; NULL is
  * `()`). A sigref whose id is KL_NONE if an array is NULL where its count

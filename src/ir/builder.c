@@ -68,7 +68,11 @@ kl_value_set_alias(kl_func *f, kl_value v, kl_value target)
 	if (v.id >= f->nvalues || target.id >= f->nvalues || v.id == target.id)
 		return KL_ERR_INVALID;
 	kl_value_data *d = &f->values[v.id];
-	if (d->kind != VK_UNUSED && d->kind != VK_ALIAS)
+	/* A result of a removed instruction may become an alias: that is
+	 * how a pass replaces every use of a value by another. */
+	bool removed_result = d->kind == VK_RESULT && d->def < f->ninsts &&
+			      f->nodes[d->def].block == KL_NONE;
+	if (d->kind != VK_UNUSED && d->kind != VK_ALIAS && !removed_result)
 		return KL_ERR_INVALID;
 	/* A cycle if the target's chain passes through v (v may be an
 	 * alias already, on the way to the end), or has one of its own. */

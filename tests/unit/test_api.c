@@ -46,6 +46,51 @@ test_insert_block_after_unplaced(void)
 
 /* A signature whose arrays are missing is refused as kl_module_declare
  * refuses it, not read through NULL. */
+/* Replacing every use of a value, through the public API alone: remove
+ * the instruction, alias its result. A placed instruction's result may
+ * not be aliased. */
+static void
+test_replace_uses(void)
+{
+	kl_module *m = kl_module_new();
+	kl_type i32 = KL_TYPE_I32;
+	kl_signature sig = { .results = &i32, .num_results = 1 };
+	kl_func *f;
+	CHECK_EQ_INT(kl_module_add_func(m, "f", 1, &sig, &f), KL_OK);
+	kl_block b0 = kl_func_new_block(f);
+	CHECK_EQ_INT(kl_func_append_block(f, b0), KL_OK);
+	kl_builder b;
+	kl_builder_init(&b, f);
+	kl_builder_at_end(&b, b0);
+	kl_value one = kl_build_iconst(&b, i32, 1);
+	kl_value two = kl_build_binary(&b, KL_OP_IADD, one, one);
+	kl_value three = kl_build_binary(&b, KL_OP_IADD, two, one);
+	kl_build_return(&b, &three, 1);
+	CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
+	/* two is still computed by a placed iadd */
+	CHECK_EQ_INT(kl_value_set_alias(f, two, one), KL_ERR_INVALID);
+	kl_inst add = kl_value_def_inst(f, two);
+	kl_inst_remove(f, add);
+	CHECK_EQ_INT(kl_value_set_alias(f, two, one), KL_OK);
+	CHECK(kl_value_resolve(f, two).id == one.id);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	kl_interp *it = kl_interp_new(m, NULL);
+	kl_run_result res;
+	CHECK_EQ_INT(kl_interp_call(it, kl_func_sym(f), NULL, 0, &res), KL_OK);
+	CHECK(res.status == KL_RUN_RETURNED && res.results[0] == 2);
+	kl_interp_free(it);
+	/* printed and parsed back, the alias stays */
+	kl_buf text = { 0 };
+	kl_print_module(m, NULL, &text);
+	CHECK(strstr(text.data, "v1 -> v0") != NULL);
+	kl_module *again = NULL;
+	CHECK_EQ_INT(kl_parse_module(text.data, text.len, NULL, &again, NULL),
+		     KL_OK);
+	kl_module_free(again);
+	kl_buf_free(&text);
+	kl_module_free(m);
+}
+
 /* A signature of no types may still be variadic: `(...)` in a module
  * where no signature has a type came back as `()`. */
 static void
@@ -468,6 +513,7 @@ int
 main(void)
 {
 	UNIT_RUN(test_insert_block_after_unplaced);
+	UNIT_RUN(test_replace_uses);
 	UNIT_RUN(test_variadic_without_types);
 	UNIT_RUN(test_null_out);
 	UNIT_RUN(test_sigref_checks_arrays);
