@@ -348,8 +348,10 @@ typedef struct kl_data_item {
  * KL_ERR_RANGE when align is not a power of two (0 included). */
 kl_status kl_module_add_data(kl_module *m, const char *name, size_t len,
 			     bool is_const, uint32_t align, kl_sym *out);
-/* Append an item to a data object (strings are copied). KL_ERR_RANGE,
- * nothing appended, if a VALUE's bits do not fit its type, the object
+/* Append an item to a data object (strings are copied). An integer
+ * VALUE may be given zero- or sign-extended (255 or -1 for an i8) and is
+ * kept at its width. KL_ERR_RANGE, nothing appended, if a VALUE's bits
+ * do not fit its type that way (a float's only zero-extended), the object
  * would pass 2^40 bytes (so kl_data_size never wraps) or a string would
  * take the module's names and strings past 4 GiB - 3 bytes in all;
  * KL_ERR_INVALID for a bad kind, type or symbol (bytes NULL with len > 0
@@ -1044,9 +1046,10 @@ void kl_run_describe(const kl_interp *it, const kl_run_result *res,
  * '-' allowed, range-checked against the width (-2^(w-1) .. 2^w - 1);
  * floats as 1.5, 0x1.8p1, -0.0, inf, -inf, nan, nan:0xPAYLOAD (a hex
  * float must be exact in t; a decimal one rounds). Returns the number of
- * bytes used (leading blanks included), 0 if there is no valid
- * literal. Formatting writes integers in signed decimal at their width and
- * floats exactly as the printer does, and "?" for a type that is none.
+ * bytes used (leading blanks included), or 0, leaving *bits as it was, if
+ * there is no valid literal. Formatting writes integers in signed decimal
+ * at their width and floats exactly as the printer does, and "?" for a
+ * type that is none.
  */
 size_t kl_interp_scan_value(const kl_module *m, kl_type t, const char *s,
 			    size_t n, uint64_t *bits);

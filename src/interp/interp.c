@@ -296,12 +296,13 @@ kl_interp_scan_value(const kl_module *m, kl_type t, const char *s, size_t n,
 	n -= lead;
 	kl_type c = kl_type_class(m, t);
 	size_t used = 0;
+	uint64_t value = 0; /* *bits is written only for a valid literal */
 	if (c == KL_TYPE_F32) {
 		uint32_t b;
 		used = scan_f32(s, n, &b);
-		*bits = b;
+		value = b;
 	} else if (c == KL_TYPE_F64) {
-		used = scan_f64(s, n, bits);
+		used = scan_f64(s, n, &value);
 	} else if (c != KL_TYPE_NONE) {
 		bool neg, overflow;
 		uint64_t mag = 0;
@@ -313,7 +314,7 @@ kl_interp_scan_value(const kl_module *m, kl_type t, const char *s, size_t n,
 		uint64_t hi = mask_of(64 - w);
 		if (used && ((neg && mag > lo) || (!neg && mag > hi)))
 			used = 0;
-		*bits = (neg ? 0 - mag : mag) & hi;
+		value = (neg ? 0 - mag : mag) & hi;
 	}
 	/* a hex float names its bits: one the type cannot hold is no
 	 * value of it (as in the text format) */
@@ -322,6 +323,7 @@ kl_interp_scan_value(const kl_module *m, kl_type t, const char *s, size_t n,
 		return 0;
 	if (!used || !ends_literal(s, n, used))
 		return 0;
+	*bits = value;
 	return lead + used;
 }
 

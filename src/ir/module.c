@@ -611,11 +611,21 @@ kl_data_append(kl_module *m, kl_sym data, const kl_data_item *item)
 			return KL_ERR_INVALID;
 		if (item->kind == KL_DATA_SYMREF && item->sym.id >= m->nsyms)
 			return KL_ERR_INVALID;
-		/* a value's bits fit its type, as the text writes them */
+		/* A value's bits fit its type: an integer's zero- or
+		 * sign-extended (-1 is an i8, as kl_build_iconst takes it),
+		 * a float's zero-extended; kept as the width's bits, as the
+		 * text writes them. */
 		if (item->kind == KL_DATA_VALUE &&
-		    kl_type_bytes(m, item->type) < 8 &&
-		    item->value >> (8 * kl_type_bytes(m, item->type)))
-			return KL_ERR_RANGE;
+		    kl_type_bytes(m, item->type) < 8) {
+			unsigned w = 8 * kl_type_bytes(m, item->type);
+			uint64_t above = item->value >> w;
+			bool sign_extended =
+				kl_type_is_int(m, item->type) &&
+				item->value >> (w - 1) == UINT64_MAX >> (w - 1);
+			if (above && !sign_extended)
+				return KL_ERR_RANGE;
+			it.value = item->value & ((1ull << w) - 1);
+		}
 		break;
 	case KL_DATA_STRING:
 		if (item->len && !item->bytes)

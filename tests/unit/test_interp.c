@@ -293,11 +293,22 @@ test_data_items_checked(void)
 	kl_data_item i8 = { KL_DATA_VALUE, KL_TYPE_I8, 4660, KL_NO_SYM, NULL,
 			    0 };
 	CHECK(kl_data_append(m, d, &i8) == KL_ERR_RANGE);
+	/* an integer's bits may come sign-extended, as iconst's do; they
+	 * are kept at the type's width */
+	kl_sym e;
+	CHECK(kl_module_add_data(m, "e", 1, false, 1, &e) == KL_OK);
+	i8.value = (uint64_t)-128;
+	CHECK(kl_data_append(m, e, &i8) == KL_OK);
+	CHECK(kl_data_item_at(m, e, 0).value == 0x80);
+	i8.value = (uint64_t)-129;
+	CHECK(kl_data_append(m, e, &i8) == KL_ERR_RANGE);
 	i8.value = 255;
 	CHECK(kl_data_append(m, d, &i8) == KL_OK);
 	kl_data_item f32 = { KL_DATA_VALUE, KL_TYPE_F32, (uint64_t)1 << 32,
 			     KL_NO_SYM, NULL, 0 };
 	CHECK(kl_data_append(m, d, &f32) == KL_ERR_RANGE);
+	f32.value = UINT64_MAX; /* a float's bits are not sign-extended */
+	CHECK(kl_data_append(m, e, &f32) == KL_ERR_RANGE);
 	kl_data_item zero = { KL_DATA_ZERO, 0, UINT64_MAX, KL_NO_SYM, NULL, 0 };
 	CHECK(kl_data_append(m, d, &zero) == KL_ERR_RANGE);
 	zero.value = ((uint64_t)1 << 40) - 1; /* with the i8: 2^40 bytes */
@@ -507,6 +518,13 @@ test_values_text(void)
 	CHECK_EQ_INT(kl_interp_scan_value(m, KL_TYPE_I8, " 255,", 5, &b), 4);
 	CHECK_EQ_INT(b, 0xff);
 	CHECK_EQ_INT(kl_interp_scan_value(m, KL_TYPE_I8, "256", 3, &b), 0);
+	/* a failed scan leaves *bits alone */
+	b = 42;
+	CHECK_EQ_INT(kl_interp_scan_value(m, KL_TYPE_I8, "-129", 4, &b), 0);
+	CHECK_EQ_INT(kl_interp_scan_value(m, KL_TYPE_F32, "0x1.000001p0", 12,
+					  &b), 0);
+	CHECK_EQ_INT(kl_interp_scan_value(m, KL_TYPE_F64, "1.5x", 4, &b), 0);
+	CHECK_EQ_INT(b, 42);
 	CHECK_EQ_INT(kl_interp_scan_value(m, KL_TYPE_I8, "-129", 4, &b), 0);
 	const char *big = "0x8000_0000_0000_0000";
 	CHECK_EQ_INT(kl_interp_scan_value(m, KL_TYPE_I64, big, 21, &b), 21);
