@@ -301,6 +301,8 @@ void kl_module_free(kl_module *m); /* NULL is allowed */
 uint32_t kl_module_num_syms(const kl_module *m);
 /* The symbol named by the bytes name[0..len), or KL_NO_SYM. */
 kl_sym kl_module_lookup(const kl_module *m, const char *name, size_t len);
+/* KL_SYM_FUNC also for a number that is no symbol: ask kl_module_lookup
+ * or compare with kl_module_num_syms first. */
 kl_sym_kind kl_sym_get_kind(const kl_module *m, kl_sym s);
 /* The name's bytes (not NUL-terminated) and length; valid while m lives. */
 const char *kl_sym_name(const kl_module *m, kl_sym s, size_t *len);
@@ -381,7 +383,12 @@ typedef struct kl_module_stats {
 void kl_module_get_stats(const kl_module *m, kl_module_stats *st);
 
 /* ------------------------------------------------------------------------
- * Functions, blocks, values, instructions (read access).
+ * Functions, blocks, values, instructions (read access). Asked about an
+ * entity that is none or out of range, these never read out of bounds:
+ * they answer none (KL_NO_*), 0, false, KL_TYPE_NONE, or KL_OP_COUNT for
+ * an opcode. Entities are numbers within one function: a value of %a
+ * given to %b's functions means %b's value of that number, which nothing
+ * can detect.
  */
 kl_module *kl_func_module(const kl_func *f);
 kl_sym kl_func_sym(const kl_func *f);

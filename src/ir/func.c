@@ -704,7 +704,7 @@ kl_value_type(const kl_func *f, kl_value v)
 kl_value
 kl_value_resolve(const kl_func *f, kl_value v)
 {
-	return value_ok(f, v) ? (kl_value){ value_resolve(f, v.id) } : v;
+	return value_ok(f, v) ? (kl_value){ value_resolve(f, v.id) } : KL_NO_VALUE;
 }
 
 bool

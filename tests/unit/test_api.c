@@ -91,6 +91,73 @@ test_replace_uses(void)
 	kl_module_free(m);
 }
 
+/* keel.h: queries about none, out-of-range numbers and indexes past the
+ * end answer none, 0 or KL_OP_COUNT, never read out of bounds (the
+ * sanitizers watch this test). Each is asked about none, a number past
+ * the tables, and a real entity with an index past its end. */
+static void
+test_queries_on_none(void)
+{
+	kl_func *f;
+	kl_block b0;
+	kl_builder b;
+	kl_module *m = one_block_func(&f, &b0, &b);
+	kl_value c = kl_build_iconst(&b, KL_TYPE_I32, 7);
+	kl_inst ret = kl_build_jump(&b, (kl_block_call){ b0, NULL, 0 });
+	kl_inst ci = kl_value_def_inst(f, c);
+	const uint32_t bad[] = { KL_NONE, 1000000 };
+	for (int k = 0; k < 2; k++) {
+		kl_block nb = { bad[k] };
+		kl_inst ni = { bad[k] };
+		kl_value nv = { bad[k] };
+		CHECK_EQ_INT(kl_block_next(f, nb).id, KL_NONE);
+		CHECK_EQ_INT(kl_block_prev(f, nb).id, KL_NONE);
+		CHECK_EQ_INT(kl_block_num_params(f, nb), 0);
+		CHECK_EQ_INT(kl_block_param(f, nb, 0).id, KL_NONE);
+		CHECK_EQ_INT(kl_block_first_inst(f, nb).id, KL_NONE);
+		CHECK_EQ_INT(kl_block_last_inst(f, nb).id, KL_NONE);
+		CHECK_EQ_INT(kl_inst_next(f, ni).id, KL_NONE);
+		CHECK_EQ_INT(kl_inst_prev(f, ni).id, KL_NONE);
+		CHECK_EQ_INT(kl_inst_block(f, ni).id, KL_NONE);
+		CHECK(!kl_inst_precedes(f, ni, ci));
+		CHECK_EQ_INT(kl_value_type(f, nv), KL_TYPE_NONE);
+		CHECK_EQ_INT(kl_value_resolve(f, nv).id, KL_NONE);
+		CHECK(!kl_value_is_alias(f, nv));
+		CHECK_EQ_INT(kl_value_def_inst(f, nv).id, KL_NONE);
+		CHECK_EQ_INT(kl_value_def_block(f, nv).id, KL_NONE);
+		CHECK_EQ_INT(kl_inst_opcode(f, ni), KL_OP_COUNT);
+		CHECK_EQ_INT(kl_inst_num_results(f, ni), 0);
+		CHECK_EQ_INT(kl_inst_result(f, ni, 0).id, KL_NONE);
+		CHECK_EQ_INT(kl_inst_num_args(f, ni), 0);
+		CHECK_EQ_INT(kl_inst_arg(f, ni, 0).id, KL_NONE);
+		CHECK_EQ_INT(kl_inst_imm(f, ni), 0);
+		CHECK_EQ_INT(kl_inst_offset(f, ni), 0);
+		CHECK_EQ_INT(kl_inst_callee(f, ni).id, KL_NONE);
+		CHECK_EQ_INT(kl_inst_sigref(f, ni).id, KL_NONE);
+		CHECK_EQ_INT(kl_inst_num_dests(f, ni), 0);
+		CHECK_EQ_INT(kl_inst_dest(f, ni, 0).id, KL_NONE);
+		CHECK_EQ_INT(kl_inst_dest_num_args(f, ni, 0), 0);
+		CHECK_EQ_INT(kl_inst_dest_arg(f, ni, 0, 0).id, KL_NONE);
+		CHECK_EQ_INT(kl_sym_get_kind(m, (kl_sym){ bad[k] }),
+			     KL_SYM_FUNC);
+		CHECK(kl_sym_func(m, (kl_sym){ bad[k] }) == NULL);
+		size_t len = 99;
+		kl_sym_name(m, (kl_sym){ bad[k] }, &len);
+		CHECK_EQ_INT(len, 0);
+	}
+	/* real entities, indexes past the end */
+	CHECK_EQ_INT(kl_block_param(f, b0, 5).id, KL_NONE);
+	CHECK_EQ_INT(kl_inst_result(f, ci, 1).id, KL_NONE);
+	CHECK_EQ_INT(kl_inst_arg(f, ci, 0).id, KL_NONE);
+	CHECK_EQ_INT(kl_inst_dest(f, ret, 1).id, KL_NONE);
+	CHECK_EQ_INT(kl_inst_dest_num_args(f, ret, 1), 0);
+	CHECK_EQ_INT(kl_inst_dest_arg(f, ret, 0, 0).id, KL_NONE);
+	CHECK_EQ_INT(kl_inst_dest_arg(f, ret, 3, 0).id, KL_NONE);
+	CHECK_EQ_INT(kl_inst_num_dests(f, ci), 0);
+	CHECK_EQ_INT(kl_inst_callee(f, ci).id, KL_NONE);
+	kl_module_free(m);
+}
+
 /* A signature of no types may still be variadic: `(...)` in a module
  * where no signature has a type came back as `()`. */
 static void
@@ -514,6 +581,7 @@ main(void)
 {
 	UNIT_RUN(test_insert_block_after_unplaced);
 	UNIT_RUN(test_replace_uses);
+	UNIT_RUN(test_queries_on_none);
 	UNIT_RUN(test_variadic_without_types);
 	UNIT_RUN(test_null_out);
 	UNIT_RUN(test_sigref_checks_arrays);
