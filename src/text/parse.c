@@ -60,6 +60,10 @@ line_of(const parser *p, const char *pos)
 	return line;
 }
 
+/* What a name or string that the module's byte store cannot take gets
+ * (only input of several GiB gets there). */
+#define STORE_FULL "the module's strings and names pass 4 GiB"
+
 static void
 add_diag(parser *p, uint32_t line, uint32_t col, const char *fmt, va_list ap)
 {
@@ -1345,10 +1349,8 @@ define_sym(parser *p, const char *pos, const char *name, size_t len,
 		fail_at(p, pos, "%.*s is already defined", (int)(p->p - pos),
 			pos);
 	if (st != KL_OK)
-		fail_at(p, pos, len > UINT32_MAX / 2
-					? "name too long"
-					: "the module's strings and names pass "
-					  "4 GiB");
+		fail_at(p, pos, "%s", len > UINT32_MAX / 2 ? "name too long"
+							      : STORE_FULL);
 	p->m->syms[s].line = line_of(p, pos);
 	return s;
 }
@@ -1473,10 +1475,8 @@ parse_data_item(parser *p, uint32_t s)
 			fail_at(p, s0 - 1, "unterminated string");
 		}
 		p->p++;
-		if (!module_bytes_fit(p->m, bytes->len)) {
-			fail_at(p, s0 - 1, "the module's strings and names "
-				"pass 4 GiB");
-		}
+		if (!module_bytes_fit(p->m, bytes->len))
+			fail_at(p, s0 - 1, "%s", STORE_FULL);
 		it.kind = KL_DATA_STRING;
 		it.str = module_store_bytes(p->m, bytes->data ? bytes->data : "",
 					    bytes->len);
