@@ -194,7 +194,8 @@ typedef enum kl_opcode {
 	KL_OP_COUNT
 } kl_opcode;
 
-/* Operand layouts; see src/ir/ir.h for what each stores. */
+/* Operand layouts: which operands an opcode has (docs/ir.md gives each
+ * opcode's). */
 typedef enum kl_format {
 	KL_FMT_CONST, KL_FMT_UNARY, KL_FMT_BINARY, KL_FMT_BINARY_IMM,
 	KL_FMT_ICMP, KL_FMT_ICMP_IMM, KL_FMT_FCMP, KL_FMT_TERNARY,
@@ -257,6 +258,9 @@ bool kl_op_can_trap(kl_opcode op);
 bool kl_op_can_load(kl_opcode op);
 bool kl_op_can_store(kl_opcode op);
 bool kl_op_has_side_effects(kl_opcode op);
+/* No effects and no trap: an instruction whose results nothing uses can
+ * go (alloca is not among them: it takes memory, and may trap). */
+bool kl_op_is_pure(kl_opcode op);
 
 /* Condition codes of icmp/icmp_imm and fcmp; trap codes. */
 typedef enum kl_intcc {
@@ -428,9 +432,19 @@ kl_value kl_inst_result(const kl_func *f, kl_inst i, uint32_t n);
 /* Value operands in text order, excluding branch arguments. */
 uint32_t kl_inst_num_args(const kl_func *f, kl_inst i);
 kl_value kl_inst_arg(const kl_func *f, kl_inst i, uint32_t n);
-int64_t kl_inst_imm(const kl_func *f, kl_inst i); /* CONST, _IMM, ALLOCA size */
+/* The immediate: iconst's value, f32const's and f64const's bits, an _imm
+ * instruction's operand, alloca's size; 0 for others. */
+int64_t kl_inst_imm(const kl_func *f, kl_inst i);
 int32_t kl_inst_offset(const kl_func *f, kl_inst i); /* loads, stores */
-uint32_t kl_inst_cond(const kl_func *f, kl_inst i); /* kl_intcc/kl_floatcc */
+/* icmp, icmp_imm: a kl_intcc; fcmp: a kl_floatcc; 0 for others. */
+uint32_t kl_inst_cond(const kl_func *f, kl_inst i);
+/* alloca, alloca_dyn: the alignment in bytes; 0 for others. */
+uint32_t kl_inst_align(const kl_func *f, kl_inst i);
+/* trap: its code, and in *user_code (may be NULL) the N of `trap user N`
+ * (0 for the other codes); KL_TRAP_COUNT for an instruction that is no
+ * trap. */
+kl_trapcode kl_inst_trap_code(const kl_func *f, kl_inst i,
+			      uint32_t *user_code);
 kl_sym kl_inst_callee(const kl_func *f, kl_inst i); /* call, symbol_addr */
 kl_sigref kl_inst_sigref(const kl_func *f, kl_inst i);
 /* Branch destinations: jump 1, brif 2, br_table 1 + table (default first). */
@@ -477,8 +491,12 @@ kl_value kl_block_append_param(kl_func *f, kl_block b, kl_type t);
  * alias the result. v must be unused as a definition, an alias already or
  * a result of an instruction that is not in the layout. KL_ERR_INVALID if
  * either is no value, they are the same, v is a parameter or the result
- * of a placed instruction, or the alias would close a cycle; nothing
- * changes then. */
+ * of a placed instruction, the alias would close a cycle, target does not
+ * lead to a parameter or a placed instruction's result, or it leads to a
+ * value of another type than v's (when v has one); nothing changes then.
+ * An alias nothing uses is left out of the printed text, and the verifier
+ * holds it to nothing more than that, so a pass may remove the
+ * instruction an unused alias leads to. */
 kl_status kl_value_set_alias(kl_func *f, kl_value v, kl_value target);
 /* Add `sigN = SIG` to the function's preamble (sig is copied; NULL is
  * `()`). A sigref whose id is KL_NONE if an array is NULL where its count
@@ -523,7 +541,10 @@ kl_inst kl_build_br_table(kl_builder *b, kl_value index, kl_block_call def,
 kl_inst kl_build_return(kl_builder *b, const kl_value *args, uint32_t n);
 kl_inst kl_build_trap(kl_builder *b, kl_trapcode code, uint32_t user_code);
 
-/* Remove an instruction from the layout (its results stay defined by it). */
+/* Remove an instruction from the layout. Its results keep their numbers
+ * and types but no longer count as defined: a use of one left behind is
+ * a verifier error, unless the result is made an alias
+ * (kl_value_set_alias). There is no way back into the layout. */
 void kl_inst_remove(kl_func *f, kl_inst i);
 
 /* ------------------------------------------------------------------------
@@ -536,7 +557,8 @@ typedef struct kl_parse_options {
 	 * Test files hold several versions of one function under one name:
 	 * with this set, a later definition of a taken name is kept as a
 	 * function of its own instead of being an error (lookups find the
-	 * first).
+	 * first). The parser reads IR only: a test file's `test ...` lines
+	 * are keel test's, which blanks them before parsing.
 	 */
 	bool allow_redefinition;
 } kl_parse_options;
@@ -629,7 +651,7 @@ void kl_cfg_free(kl_cfg *cfg); /* NULL is allowed */
 void kl_cfg_compute(kl_cfg *cfg, const kl_func *f);
 /*
  * Repair the edges of block b after its instructions changed, or after b
- * was inserted into (or removed from) the layout: b's old edges (as the
+ * was inserted into the layout: b's old edges (as the
  * CFG has them) are dropped, b is scanned again. Edges into b stay. The
  * rest of the layout must keep its order (else: kl_cfg_compute).
  */

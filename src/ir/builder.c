@@ -86,6 +86,18 @@ kl_value_set_alias(kl_func *f, kl_value v, kl_value target)
 	}
 	if (r == v.id)
 		return KL_ERR_INVALID;
+	/* Every use of v must keep its type: a value that has one (a
+	 * result, an alias) may stand only for one of the same type. */
+	if (d->kind != VK_UNUSED && d->type != value_type(f, r))
+		return KL_ERR_INVALID;
+	/* The end must be defined: a parameter or a placed instruction's
+	 * result (an unplaced one's is what is being replaced). */
+	const kl_value_data *rd = &f->values[r];
+	bool defined = rd->kind == VK_PARAM ||
+		       (rd->kind == VK_RESULT && rd->def < f->ninsts &&
+			f->nodes[rd->def].block != KL_NONE);
+	if (!defined)
+		return KL_ERR_INVALID;
 	value_define(f, v.id, VK_ALIAS, value_type(f, r), target.id);
 	return KL_OK;
 }

@@ -788,7 +788,36 @@ kl_inst_offset(const kl_func *f, kl_inst i)
 uint32_t
 kl_inst_cond(const kl_func *f, kl_inst i)
 {
-	return inst_ok(f, i) ? f->insts[i.id].aux : 0;
+	if (!inst_ok(f, i))
+		return 0;
+	kl_format fmt = inst_info(f, i.id)->format;
+	bool compare = fmt == KL_FMT_ICMP || fmt == KL_FMT_ICMP_IMM ||
+		       fmt == KL_FMT_FCMP;
+	return compare ? f->insts[i.id].aux : 0;
+}
+
+uint32_t
+kl_inst_align(const kl_func *f, kl_inst i)
+{
+	if (!inst_ok(f, i))
+		return 0;
+	kl_format fmt = inst_info(f, i.id)->format;
+	if (fmt != KL_FMT_ALLOCA && fmt != KL_FMT_ALLOCA_DYN)
+		return 0;
+	return (uint32_t)1 << f->insts[i.id].aux;
+}
+
+kl_trapcode
+kl_inst_trap_code(const kl_func *f, kl_inst i, uint32_t *user_code)
+{
+	if (user_code)
+		*user_code = 0;
+	if (!inst_ok(f, i) || inst_info(f, i.id)->format != KL_FMT_TRAP)
+		return KL_TRAP_COUNT;
+	const kl_inst_data *d = &f->insts[i.id];
+	if (user_code && d->aux == KL_TRAP_USER)
+		*user_code = d->w[0];
+	return (kl_trapcode)d->aux;
 }
 
 kl_sym

@@ -82,6 +82,12 @@ kl_op_has_side_effects(kl_opcode op)
 	return has_flag(op, KL_OPF_SIDE_EFFECTS);
 }
 
+bool
+kl_op_is_pure(kl_opcode op)
+{
+	return has_flag(op, KL_OPF_PURE);
+}
+
 const char *const kl_intcc_names[KL_ICC_COUNT] = {
 	"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge",
 };

@@ -7,7 +7,8 @@
  * walk are marked busy (a busy value met again is a cycle), and when the
  * walk ends every value on the stack gets the root, so no value is walked
  * twice. A chain must end in a defined value and every alias must have
- * its root's type.
+ * its root's type; a chain nothing uses is held to what the printer
+ * writes of it (only a cycle or an end that is no value at all).
  *
  * Dominance uses src/analysis/: a CFG and a dominator tree computed afresh
  * (never trusting the caller's), with O(1) queries (the inline ones of
@@ -117,8 +118,16 @@ resolve_chain(verifier *vf, uint8_t *state, uint32_t v)
 	} else if (f->values[w].kind == VK_ALIAS) {
 		root = vf->alias_root[w]; /* KL_NONE if broken (reported) */
 	} else if (vf->vals[w].state == DEF_NONE) {
-		err_value(vf, last, user_of(vf, last), "alias v%u -> v%u: "
-			  "v%u is not defined", last, w, w);
+		/* Nothing uses a chain whose last alias has no user. The
+		 * printer leaves such a chain out when it ends in a result or
+		 * a parameter (a pass removed the instruction it stood for):
+		 * so does the verifier, which would otherwise reject what
+		 * prints as valid text. */
+		unsigned kind = f->values[w].kind;
+		if (user_of(vf, last) != KL_NONE ||
+		    (kind != VK_RESULT && kind != VK_PARAM))
+			err_value(vf, last, user_of(vf, last), "alias v%u -> "
+				  "v%u: v%u is not defined", last, w, w);
 	} else if (vf->vals[w].state == DEF_OK) {
 		root = w;
 	} /* else defined twice: reported at the definitions */
@@ -127,7 +136,8 @@ resolve_chain(verifier *vf, uint8_t *state, uint32_t v)
 		uint32_t a = vf->s->stack[--n];
 		vf->alias_root[a] = root;
 		state[a] = ALIAS_DONE;
-		if (root != KL_NONE && value_type(f, a) != rt)
+		if (root != KL_NONE && value_type(f, a) != rt &&
+		    user_of(vf, a) != KL_NONE) /* (unused: not printed) */
 			err_value(vf, a, user_of(vf, a), "alias v%u has type "
 				  "%s, but the value it stands for (v%u) has "
 				  "type %s", a, tname(vf, value_type(f, a)),

@@ -79,6 +79,15 @@ test_replace_uses(void)
 	CHECK_EQ_INT(kl_interp_call(it, kl_func_sym(f), NULL, 0, &res), KL_OK);
 	CHECK(res.status == KL_RUN_RETURNED && res.results[0] == 2);
 	kl_interp_free(it);
+	/* an alias keeps its users' type, and leads to a defined value */
+	kl_value wide = kl_build_iconst(&b, KL_TYPE_I64, 1);
+	CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
+	CHECK_EQ_INT(kl_value_set_alias(f, two, wide), KL_ERR_INVALID);
+	kl_inst_remove(f, kl_value_def_inst(f, wide));
+	kl_value two_again = kl_build_iconst(&b, KL_TYPE_I64, 2);
+	kl_inst_remove(f, kl_value_def_inst(f, two_again));
+	CHECK_EQ_INT(kl_value_set_alias(f, two_again, wide), KL_ERR_INVALID);
+	CHECK(kl_value_resolve(f, two).id == one.id);
 	/* printed and parsed back, the alias stays */
 	kl_buf text = { 0 };
 	kl_print_module(m, NULL, &text);
@@ -87,6 +96,51 @@ test_replace_uses(void)
 	CHECK_EQ_INT(kl_parse_module(text.data, text.len, NULL, &again, NULL),
 		     KL_OK);
 	kl_module_free(again);
+	kl_buf_free(&text);
+	kl_module_free(m);
+}
+
+/* Folding, then removing what the folded value no longer needs: an alias
+ * nothing uses may lead to a removed instruction's result. The verifier
+ * rejected it while the printer left it out (the text verified). */
+static void
+test_unused_alias_to_removed(void)
+{
+	kl_module *m = kl_module_new();
+	kl_type i32 = KL_TYPE_I32;
+	kl_signature sig = { .results = &i32, .num_results = 1 };
+	kl_func *f;
+	CHECK_EQ_INT(kl_module_add_func(m, "f", 1, &sig, &f), KL_OK);
+	kl_block b0 = kl_func_new_block(f);
+	CHECK_EQ_INT(kl_func_append_block(f, b0), KL_OK);
+	kl_builder b;
+	kl_builder_init(&b, f);
+	kl_builder_at_end(&b, b0);
+	kl_value x = kl_build_iconst(&b, i32, 2);
+	kl_value sum = kl_build_binary(&b, KL_OP_IADD, x, x);
+	kl_value twice = kl_build_binary(&b, KL_OP_IADD, sum, sum);
+	kl_inst ret = kl_build_return(&b, &twice, 1);
+	/* fold sum to 4: twice now uses an alias of the new constant */
+	kl_builder_before(&b, kl_value_def_inst(f, sum));
+	kl_value four = kl_build_iconst(&b, i32, 4);
+	kl_inst_remove(f, kl_value_def_inst(f, sum));
+	CHECK_EQ_INT(kl_value_set_alias(f, sum, four), KL_OK);
+	/* fold twice to 8, then remove what nothing uses: x and four */
+	kl_builder_before(&b, ret);
+	kl_value eight = kl_build_iconst(&b, i32, 8);
+	kl_inst_remove(f, kl_value_def_inst(f, twice));
+	CHECK_EQ_INT(kl_value_set_alias(f, twice, eight), KL_OK);
+	kl_inst_remove(f, kl_value_def_inst(f, x));
+	kl_inst_remove(f, kl_value_def_inst(f, four));
+	CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
+	kl_diags d = { 0 };
+	CHECK_EQ_INT(kl_verify_func(f, NULL, &d), KL_OK);
+	for (uint32_t k = 0; k < d.len; k++)
+		fprintf(stderr, "  %s\n", d.items[k].message);
+	kl_diags_free(&d);
+	kl_buf text = { 0 };
+	kl_print_func(f, NULL, &text);
+	CHECK(strstr(text.data, "v1 ->") == NULL); /* sum's alias: unused */
 	kl_buf_free(&text);
 	kl_module_free(m);
 }
@@ -155,6 +209,46 @@ test_queries_on_none(void)
 	CHECK_EQ_INT(kl_inst_dest_arg(f, ret, 3, 0).id, KL_NONE);
 	CHECK_EQ_INT(kl_inst_num_dests(f, ci), 0);
 	CHECK_EQ_INT(kl_inst_callee(f, ci).id, KL_NONE);
+	kl_module_free(m);
+}
+
+/* What an instruction holds besides values: every field the text shows
+ * can be read back (an alloca's alignment and a trap's user code could
+ * not). */
+static void
+test_inst_fields(void)
+{
+	kl_func *f;
+	kl_block b0;
+	kl_builder b;
+	kl_module *m = one_block_func(&f, &b0, &b);
+	kl_value a = kl_build_alloca(&b, 24, 8);
+	kl_value n = kl_build_iconst(&b, KL_TYPE_I32, 5);
+	kl_value d = kl_build_alloca_dyn(&b, n, 32);
+	kl_value c = kl_build_icmp_imm(&b, KL_ICC_UGE, n, 3);
+	kl_value fc = kl_build_f64const(&b, 0x3ff8000000000000ull);
+	kl_inst t = kl_build_trap(&b, KL_TRAP_USER, 77);
+	CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
+	kl_inst ai = kl_value_def_inst(f, a), di = kl_value_def_inst(f, d);
+	kl_inst ci = kl_value_def_inst(f, c);
+	CHECK_EQ_INT(kl_inst_align(f, ai), 8);
+	CHECK_EQ_INT(kl_inst_imm(f, ai), 24);
+	CHECK_EQ_INT(kl_inst_align(f, di), 32);
+	CHECK_EQ_INT(kl_inst_align(f, ci), 0);
+	CHECK_EQ_INT(kl_inst_cond(f, ci), KL_ICC_UGE);
+	CHECK_EQ_INT(kl_inst_imm(f, ci), 3);
+	CHECK_EQ_INT(kl_inst_cond(f, ai), 0); /* (its aux is the alignment) */
+	CHECK(kl_inst_imm(f, kl_value_def_inst(f, fc)) ==
+	      (int64_t)0x3ff8000000000000ull);
+	uint32_t user = 0;
+	CHECK_EQ_INT(kl_inst_trap_code(f, t, &user), KL_TRAP_USER);
+	CHECK_EQ_INT(user, 77);
+	CHECK_EQ_INT(kl_inst_trap_code(f, ai, &user), KL_TRAP_COUNT);
+	CHECK_EQ_INT(user, 0);
+	CHECK_EQ_INT(kl_inst_trap_code(f, KL_NO_INST, NULL), KL_TRAP_COUNT);
+	CHECK(kl_op_is_pure(KL_OP_IADD) && kl_op_is_pure(KL_OP_ICONST));
+	CHECK(!kl_op_is_pure(KL_OP_SDIV) && !kl_op_is_pure(KL_OP_LOAD) &&
+	      !kl_op_is_pure(KL_OP_ALLOCA) && !kl_op_is_pure(KL_OP_CALL));
 	kl_module_free(m);
 }
 
@@ -581,6 +675,8 @@ main(void)
 {
 	UNIT_RUN(test_insert_block_after_unplaced);
 	UNIT_RUN(test_replace_uses);
+	UNIT_RUN(test_inst_fields);
+	UNIT_RUN(test_unused_alias_to_removed);
 	UNIT_RUN(test_queries_on_none);
 	UNIT_RUN(test_variadic_without_types);
 	UNIT_RUN(test_null_out);
