@@ -42,26 +42,34 @@ test_insert_block_after_unplaced(void)
 	kl_module_free(m);
 }
 
-/* ---- signatures ---- */
+/* ---- rewriting through the public API ---- */
 
-/* A signature whose arrays are missing is refused as kl_module_declare
- * refuses it, not read through NULL. */
+/* A module holding %f() -> i32 with one placed block, and a builder at
+ * its end. */
+static kl_module *
+i32_func(kl_func **f, kl_builder *b)
+{
+	kl_module *m = kl_module_new();
+	const kl_type i32 = KL_TYPE_I32;
+	kl_signature sig = { .results = &i32, .num_results = 1 };
+	CHECK_EQ_INT(kl_module_add_func(m, "f", 1, &sig, f), KL_OK);
+	kl_block b0 = kl_func_new_block(*f);
+	CHECK_EQ_INT(kl_func_append_block(*f, b0), KL_OK);
+	kl_builder_init(b, *f);
+	kl_builder_at_end(b, b0);
+	return m;
+}
+
 /* Replacing every use of a value, through the public API alone: remove
  * the instruction, alias its result. A placed instruction's result may
  * not be aliased. */
 static void
 test_replace_uses(void)
 {
-	kl_module *m = kl_module_new();
-	kl_type i32 = KL_TYPE_I32;
-	kl_signature sig = { .results = &i32, .num_results = 1 };
+	const kl_type i32 = KL_TYPE_I32;
 	kl_func *f;
-	CHECK_EQ_INT(kl_module_add_func(m, "f", 1, &sig, &f), KL_OK);
-	kl_block b0 = kl_func_new_block(f);
-	CHECK_EQ_INT(kl_func_append_block(f, b0), KL_OK);
 	kl_builder b;
-	kl_builder_init(&b, f);
-	kl_builder_at_end(&b, b0);
+	kl_module *m = i32_func(&f, &b);
 	kl_value one = kl_build_iconst(&b, i32, 1);
 	kl_value two = kl_build_binary(&b, KL_OP_IADD, one, one);
 	kl_value three = kl_build_binary(&b, KL_OP_IADD, two, one);
@@ -106,16 +114,10 @@ test_replace_uses(void)
 static void
 test_unused_alias_to_removed(void)
 {
-	kl_module *m = kl_module_new();
-	kl_type i32 = KL_TYPE_I32;
-	kl_signature sig = { .results = &i32, .num_results = 1 };
+	const kl_type i32 = KL_TYPE_I32;
 	kl_func *f;
-	CHECK_EQ_INT(kl_module_add_func(m, "f", 1, &sig, &f), KL_OK);
-	kl_block b0 = kl_func_new_block(f);
-	CHECK_EQ_INT(kl_func_append_block(f, b0), KL_OK);
 	kl_builder b;
-	kl_builder_init(&b, f);
-	kl_builder_at_end(&b, b0);
+	kl_module *m = i32_func(&f, &b);
 	kl_value x = kl_build_iconst(&b, i32, 2);
 	kl_value sum = kl_build_binary(&b, KL_OP_IADD, x, x);
 	kl_value twice = kl_build_binary(&b, KL_OP_IADD, sum, sum);
@@ -252,6 +254,8 @@ test_inst_fields(void)
 	kl_module_free(m);
 }
 
+/* ---- signatures ---- */
+
 /* A signature of no types may still be variadic: `(...)` in a module
  * where no signature has a type came back as `()`. */
 static void
@@ -289,6 +293,8 @@ test_null_out(void)
 	kl_module_free(m);
 }
 
+/* A signature whose arrays are missing is refused as kl_module_declare
+ * refuses it, not read through NULL. */
 static void
 test_sigref_checks_arrays(void)
 {
