@@ -541,6 +541,16 @@ kl_inst kl_build_br_table(kl_builder *b, kl_value index, kl_block_call def,
 kl_inst kl_build_return(kl_builder *b, const kl_value *args, uint32_t n);
 kl_inst kl_build_trap(kl_builder *b, kl_trapcode code, uint32_t user_code);
 
+/*
+ * Operand setters: value operand n of instruction i (in kl_inst_arg's
+ * order), or argument k of destination d (kl_inst_dest_arg's) becomes v.
+ * KL_ERR_INVALID, nothing changed, if i, v, n, d or k is out of range.
+ * Types are the verifier's question, as for the builder.
+ */
+kl_status kl_inst_set_arg(kl_func *f, kl_inst i, uint32_t n, kl_value v);
+kl_status kl_inst_set_dest_arg(kl_func *f, kl_inst i, uint32_t d, uint32_t k,
+			       kl_value v);
+
 /* Remove an instruction from the layout. Its results keep their numbers
  * and types but no longer count as defined: a use of one left behind is
  * a verifier error, unless the result is made an alias
@@ -1038,7 +1048,9 @@ typedef struct kl_run_result {
 	uint64_t executed;           /* IR instructions executed */
 } kl_run_result;
 
-/* A new interpreter for m (opts may be NULL). Free with kl_interp_free. */
+/* A new interpreter for m (opts may be NULL). Free with kl_interp_free.
+ * It decodes each function the first time it runs and keeps that: a
+ * function changed afterwards needs a new interpreter. */
 kl_interp *kl_interp_new(const kl_module *m, const kl_interp_options *opts);
 void kl_interp_free(kl_interp *it); /* NULL is allowed */
 

@@ -1,7 +1,8 @@
 /*
  * rewrite.c -- small in-place edits that passes share: turning a value
  * into an alias, appending branch arguments, changing an instruction into
- * another of the UNARY format, and resolving aliases in every operand.
+ * another of the UNARY format, resolving aliases in every operand, and
+ * the public API's operand setters.
  *
  * Invariant kept by all of them: pool handles stored in instructions are
  * re-read after any pool allocation, since growing a list may move it and
@@ -117,4 +118,37 @@ func_resolve_aliases(kl_func *f)
 			}
 		}
 	}
+}
+
+/* ---- the public operand setters ---- */
+
+kl_status
+kl_inst_set_arg(kl_func *f, kl_inst i, uint32_t n, kl_value v)
+{
+	if (i.id >= f->ninsts || v.id >= f->nvalues)
+		return KL_ERR_INVALID;
+	uint32_t count;
+	uint32_t *args = inst_args_mut(f, i.id, &count);
+	if (n >= count)
+		return KL_ERR_INVALID;
+	args[n] = v.id;
+	return KL_OK;
+}
+
+kl_status
+kl_inst_set_dest_arg(kl_func *f, kl_inst i, uint32_t d, uint32_t k,
+		     kl_value v)
+{
+	const uint32_t *dests;
+	if (i.id >= f->ninsts || v.id >= f->nvalues ||
+	    d >= inst_dests(f, i.id, &dests))
+		return KL_ERR_INVALID;
+	uint32_t block, nargs;
+	const uint32_t *args;
+	if (!dest_read(&f->pool, dests[d], &block, &args, &nargs) ||
+	    k >= nargs)
+		return KL_ERR_INVALID;
+	/* the pool is the function's own: the list may be written */
+	f->pool.data[dests[d] + 1 + k] = v.id;
+	return KL_OK;
 }

@@ -108,6 +108,53 @@ test_replace_uses(void)
 	kl_module_free(m);
 }
 
+/* Operands and branch arguments set in place: a use replaced without an
+ * alias. */
+static void
+test_operand_setters(void)
+{
+	const kl_type i32 = KL_TYPE_I32;
+	kl_func *f;
+	kl_builder b;
+	kl_module *m = i32_func(&f, &b);
+	kl_block b1 = kl_func_new_block(f);
+	CHECK_EQ_INT(kl_func_append_block(f, b1), KL_OK);
+	kl_value p = kl_block_append_param(f, b1, i32);
+	kl_value one = kl_build_iconst(&b, i32, 1);
+	kl_value ten = kl_build_iconst(&b, i32, 10);
+	kl_value sum = kl_build_binary(&b, KL_OP_IADD, one, one);
+	kl_inst br = kl_build_jump(&b, (kl_block_call){ b1, &sum, 1 });
+	kl_builder_at_end(&b, b1);
+	kl_inst ret = kl_build_return(&b, &p, 1);
+	CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
+	kl_inst add = kl_value_def_inst(f, sum);
+	CHECK_EQ_INT(kl_inst_set_arg(f, add, 1, ten), KL_OK);
+	CHECK_EQ_INT(kl_inst_arg(f, add, 1).id, ten.id);
+	CHECK_EQ_INT(kl_inst_set_arg(f, add, 2, ten), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_inst_set_arg(f, add, 0, (kl_value){ 999 }),
+		     KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_inst_set_arg(f, KL_NO_INST, 0, ten), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_inst_set_arg(f, ret, 0, p), KL_OK);
+	/* the jump's argument: 1 + 10 */
+	kl_interp *it = kl_interp_new(m, NULL);
+	kl_run_result res;
+	CHECK_EQ_INT(kl_interp_call(it, kl_func_sym(f), NULL, 0, &res), KL_OK);
+	CHECK(res.status == KL_RUN_RETURNED && res.results[0] == 11);
+	kl_interp_free(it);
+	CHECK_EQ_INT(kl_inst_set_dest_arg(f, br, 0, 0, ten), KL_OK);
+	CHECK_EQ_INT(kl_inst_dest_arg(f, br, 0, 0).id, ten.id);
+	CHECK_EQ_INT(kl_inst_set_dest_arg(f, br, 0, 1, ten), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_inst_set_dest_arg(f, br, 1, 0, ten), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_inst_set_dest_arg(f, add, 0, 0, ten), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	/* a fresh interpreter sees the change (a kept one decoded before) */
+	it = kl_interp_new(m, NULL);
+	CHECK_EQ_INT(kl_interp_call(it, kl_func_sym(f), NULL, 0, &res), KL_OK);
+	CHECK(res.status == KL_RUN_RETURNED && res.results[0] == 10);
+	kl_interp_free(it);
+	kl_module_free(m);
+}
+
 /* Folding, then removing what the folded value no longer needs: an alias
  * nothing uses may lead to a removed instruction's result. The verifier
  * rejected it while the printer left it out (the text verified). */
@@ -683,6 +730,7 @@ main(void)
 	UNIT_RUN(test_replace_uses);
 	UNIT_RUN(test_inst_fields);
 	UNIT_RUN(test_unused_alias_to_removed);
+	UNIT_RUN(test_operand_setters);
 	UNIT_RUN(test_queries_on_none);
 	UNIT_RUN(test_variadic_without_types);
 	UNIT_RUN(test_null_out);
