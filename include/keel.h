@@ -482,6 +482,12 @@ kl_block kl_func_new_block(kl_func *f); /* not yet in the layout */
  * block included). */
 kl_status kl_func_append_block(kl_func *f, kl_block b);
 kl_status kl_func_insert_block_after(kl_func *f, kl_block b, kl_block after);
+/* Take block b, and its instructions, out of the layout (a pass dropping
+ * unreachable code). Its parameters and results no longer count as
+ * defined, and branches to it are verifier errors: remove those first.
+ * KL_ERR_INVALID if b is not in the layout or is the entry block. b may
+ * be placed again, empty. */
+kl_status kl_func_remove_block(kl_func *f, kl_block b);
 /* A new parameter of type t at the end of b's; KL_NO_VALUE if b is no
  * block, t is not one of the module's types or b has 2^27 - 2 already. */
 kl_value kl_block_append_param(kl_func *f, kl_block b, kl_type t);
@@ -661,7 +667,7 @@ void kl_cfg_free(kl_cfg *cfg); /* NULL is allowed */
 void kl_cfg_compute(kl_cfg *cfg, const kl_func *f);
 /*
  * Repair the edges of block b after its instructions changed, or after b
- * was inserted into the layout: b's old edges (as the
+ * was inserted into (or removed from) the layout: b's old edges (as the
  * CFG has them) are dropped, b is scanned again. Edges into b stay. The
  * rest of the layout must keep its order (else: kl_cfg_compute).
  */

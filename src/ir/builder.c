@@ -37,6 +37,23 @@ kl_func_append_block(kl_func *f, kl_block b)
 }
 
 kl_status
+kl_func_remove_block(kl_func *f, kl_block b)
+{
+	if (!block_exists(f, b) || !(f->blocks[b.id].flags & BLOCK_PLACED) ||
+	    b.id == f->first_block)
+		return KL_ERR_INVALID;
+	/* Its instructions leave the layout with it, one by one, so that
+	 * "placed" keeps one meaning: in a placed block's list. */
+	for (uint32_t i = f->blocks[b.id].first; i != KL_NONE;) {
+		uint32_t next = f->nodes[i].next;
+		layout_remove_inst(f, i);
+		i = next;
+	}
+	layout_remove_block(f, b.id);
+	return KL_OK;
+}
+
+kl_status
 kl_func_insert_block_after(kl_func *f, kl_block b, kl_block after)
 {
 	if (!block_exists(f, b) || (f->blocks[b.id].flags & BLOCK_PLACED))
@@ -90,10 +107,11 @@ kl_value_set_alias(kl_func *f, kl_value v, kl_value target)
 	 * result, an alias) may stand only for one of the same type. */
 	if (d->kind != VK_UNUSED && d->type != value_type(f, r))
 		return KL_ERR_INVALID;
-	/* The end must be defined: a parameter or a placed instruction's
-	 * result (an unplaced one's is what is being replaced). */
+	/* The end must be defined: a placed block's parameter or a placed
+	 * instruction's result (an unplaced one's is what is replaced). */
 	const kl_value_data *rd = &f->values[r];
-	bool defined = rd->kind == VK_PARAM ||
+	bool defined = (rd->kind == VK_PARAM && rd->def < f->nblocks &&
+			(f->blocks[rd->def].flags & BLOCK_PLACED)) ||
 		       (rd->kind == VK_RESULT && rd->def < f->ninsts &&
 			f->nodes[rd->def].block != KL_NONE);
 	if (!defined)

@@ -155,6 +155,68 @@ test_operand_setters(void)
 	kl_module_free(m);
 }
 
+/* Branch folding: a brif on a constant becomes a jump, and the block
+ * no branch reaches any more leaves the layout with its instructions. */
+static void
+test_remove_block(void)
+{
+	const kl_type i32 = KL_TYPE_I32;
+	kl_func *f;
+	kl_builder b;
+	kl_module *m = i32_func(&f, &b);
+	kl_block b0 = kl_func_first_block(f);
+	kl_block b1 = kl_func_new_block(f), b2 = kl_func_new_block(f);
+	CHECK_EQ_INT(kl_func_append_block(f, b1), KL_OK);
+	CHECK_EQ_INT(kl_func_append_block(f, b2), KL_OK);
+	kl_value yes = kl_build_iconst(&b, KL_TYPE_I8, 1);
+	kl_inst br = kl_build_brif(&b, yes, (kl_block_call){ b1, NULL, 0 },
+				   (kl_block_call){ b2, NULL, 0 });
+	kl_builder_at_end(&b, b1);
+	kl_value one = kl_build_iconst(&b, i32, 1);
+	kl_build_return(&b, &one, 1);
+	kl_builder_at_end(&b, b2);
+	kl_value two = kl_build_iconst(&b, i32, 2);
+	kl_inst ret2 = kl_build_return(&b, &two, 1);
+	CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
+	kl_cfg *cfg = kl_cfg_new(), *fresh = kl_cfg_new();
+	kl_cfg_compute(cfg, f);
+	/* the fold */
+	kl_builder_before(&b, br);
+	kl_build_jump(&b, (kl_block_call){ b1, NULL, 0 });
+	kl_inst_remove(f, br);
+	CHECK_EQ_INT(kl_func_remove_block(f, b2), KL_OK);
+	CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
+	CHECK_EQ_INT(kl_block_next(f, b1).id, KL_NONE);
+	CHECK_EQ_INT(kl_inst_block(f, ret2).id, KL_NONE);
+	CHECK_EQ_INT(kl_func_remove_block(f, b2), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_func_remove_block(f, b0), KL_ERR_INVALID); /* entry */
+	CHECK_EQ_INT(kl_func_remove_block(f, KL_NO_BLOCK), KL_ERR_INVALID);
+	/* what it defined is not there to stand for another value */
+	kl_builder_at_end(&b, b1);
+	kl_builder_before(&b, kl_block_last_inst(f, b1));
+	kl_value spare = kl_build_iconst(&b, i32, 3);
+	kl_inst_remove(f, kl_value_def_inst(f, spare));
+	CHECK_EQ_INT(kl_value_set_alias(f, spare, two), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_value_set_alias(f, spare, one), KL_OK);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	kl_cfg_recompute_block(cfg, f, b0);
+	kl_cfg_recompute_block(cfg, f, b2);
+	kl_cfg_compute(fresh, f);
+	kl_block differs;
+	CHECK(kl_cfg_equal(cfg, fresh, &differs));
+	kl_buf text = { 0 };
+	kl_print_func(f, NULL, &text);
+	CHECK(strstr(text.data, "block2") == NULL);
+	CHECK(strstr(text.data, "jump block1") != NULL);
+	kl_buf_free(&text);
+	/* placed again, it is empty */
+	CHECK_EQ_INT(kl_func_append_block(f, b2), KL_OK);
+	CHECK_EQ_INT(kl_block_first_inst(f, b2).id, KL_NONE);
+	kl_cfg_free(cfg);
+	kl_cfg_free(fresh);
+	kl_module_free(m);
+}
+
 /* Folding, then removing what the folded value no longer needs: an alias
  * nothing uses may lead to a removed instruction's result. The verifier
  * rejected it while the printer left it out (the text verified). */
@@ -731,6 +793,7 @@ main(void)
 	UNIT_RUN(test_inst_fields);
 	UNIT_RUN(test_unused_alias_to_removed);
 	UNIT_RUN(test_operand_setters);
+	UNIT_RUN(test_remove_block);
 	UNIT_RUN(test_queries_on_none);
 	UNIT_RUN(test_variadic_without_types);
 	UNIT_RUN(test_null_out);
