@@ -860,6 +860,32 @@ bool kl_liveness_is_live_in(const kl_liveness *lv, kl_block b, kl_value v);
 bool kl_liveness_is_live_out(const kl_liveness *lv, kl_block b, kl_value v);
 
 /*
+ * Uses of values: for each value, the operands that use it, in layout
+ * order (an instruction's value operands before its branch arguments).
+ * A use names its instruction and, for a value operand, dest KL_NONE and
+ * the operand's index (kl_inst_arg, kl_inst_set_arg); for a branch
+ * argument, the destination and the argument's index (kl_inst_dest_arg,
+ * kl_inst_set_dest_arg). Only placed instructions count. A use through
+ * an alias counts for the value the alias resolves to, and asking about
+ * an alias answers for that value. O(instructions + uses); valid until
+ * the function changes.
+ */
+typedef struct kl_uses kl_uses;
+
+typedef struct kl_use {
+	kl_inst inst;
+	uint32_t dest;  /* KL_NONE: a value operand */
+	uint32_t index; /* the operand's, or the argument's in dest */
+} kl_use;
+
+kl_uses *kl_uses_new(void);
+void kl_uses_free(kl_uses *u); /* NULL is allowed */
+void kl_uses_compute(kl_uses *u, const kl_func *f);
+/* The uses of v (f is the function computed), *n of them; NULL if none. */
+const kl_use *kl_uses_of(const kl_uses *u, const kl_func *f, kl_value v,
+			 uint32_t *n);
+
+/*
  * The analyses as text (the formats of `keel cfg`, `keel domtree` and the
  * print-cfg / domtree / loops file tests; docs/analyses.md). Each appends
  * to out: a first line "cfg %name" (or domtree, loops, liveness), then one

@@ -217,6 +217,81 @@ test_remove_block(void)
 	kl_module_free(m);
 }
 
+/* Use lists: each use where it is, through aliases too, in layout order;
+ * then every use replaced through them with the operand setters. */
+static void
+test_uses(void)
+{
+	const kl_type i32 = KL_TYPE_I32;
+	kl_func *f;
+	kl_builder b;
+	kl_module *m = i32_func(&f, &b);
+	kl_block b1 = kl_func_new_block(f);
+	CHECK_EQ_INT(kl_func_append_block(f, b1), KL_OK);
+	kl_value p = kl_block_append_param(f, b1, i32);
+	kl_value x = kl_build_iconst(&b, i32, 6);
+	kl_value y = kl_build_iconst(&b, i32, 7);
+	kl_value dead = kl_build_iconst(&b, i32, 0);
+	kl_value sq = kl_build_binary(&b, KL_OP_IMUL, x, x);
+	kl_value alias_src = kl_build_iconst(&b, i32, 99);
+	kl_inst gone = kl_value_def_inst(f, alias_src);
+	kl_inst_remove(f, gone);
+	CHECK_EQ_INT(kl_value_set_alias(f, alias_src, x), KL_OK);
+	kl_value sum = kl_build_binary(&b, KL_OP_IADD, sq, alias_src);
+	kl_value args[] = { x };
+	kl_inst br = kl_build_jump(&b, (kl_block_call){ b1, args, 1 });
+	kl_builder_at_end(&b, b1);
+	kl_value both = kl_build_binary(&b, KL_OP_IADD, p, sum);
+	kl_inst ret = kl_build_return(&b, &both, 1);
+	CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
+	kl_uses *u = kl_uses_new();
+	kl_uses_compute(u, f);
+	uint32_t n;
+	const kl_use *use = kl_uses_of(u, f, x, &n);
+	/* x: twice in the imul, once through the alias in the iadd, once
+	 * as the jump's argument */
+	CHECK_EQ_INT(n, 4);
+	kl_inst mul = kl_value_def_inst(f, sq), add = kl_value_def_inst(f, sum);
+	CHECK(use[0].inst.id == mul.id && use[0].dest == KL_NONE &&
+	      use[0].index == 0);
+	CHECK(use[1].inst.id == mul.id && use[1].index == 1);
+	CHECK(use[2].inst.id == add.id && use[2].index == 1);
+	CHECK(use[3].inst.id == br.id && use[3].dest == 0 &&
+	      use[3].index == 0);
+	/* asking about the alias answers for x */
+	CHECK(kl_uses_of(u, f, alias_src, &n) == use && n == 4);
+	CHECK(kl_uses_of(u, f, dead, &n) == NULL && n == 0);
+	CHECK(kl_uses_of(u, f, both, &n) != NULL && n == 1);
+	CHECK(kl_uses_of(u, f, KL_NO_VALUE, &n) == NULL && n == 0);
+	use = kl_uses_of(u, f, p, &n);
+	CHECK(n == 1 && use[0].inst.id == kl_value_def_inst(f, both).id &&
+	      use[0].index == 0);
+	CHECK(kl_uses_of(u, f, both, &n)[0].inst.id == ret.id);
+	/* replace every use of x by y */
+	use = kl_uses_of(u, f, x, &n);
+	for (uint32_t k = 0; k < n; k++) {
+		kl_status st = use[k].dest == KL_NONE
+				       ? kl_inst_set_arg(f, use[k].inst,
+							 use[k].index, y)
+				       : kl_inst_set_dest_arg(f, use[k].inst,
+							      use[k].dest,
+							      use[k].index, y);
+		CHECK_EQ_INT(st, KL_OK);
+	}
+	kl_uses_compute(u, f);
+	CHECK(kl_uses_of(u, f, x, &n) == NULL && n == 0);
+	CHECK(kl_uses_of(u, f, y, &n) != NULL && n == 4);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	kl_interp *it = kl_interp_new(m, NULL);
+	kl_run_result res;
+	CHECK_EQ_INT(kl_interp_call(it, kl_func_sym(f), NULL, 0, &res), KL_OK);
+	CHECK(res.status == KL_RUN_RETURNED && res.results[0] == 49 + 7 + 7);
+	kl_interp_free(it);
+	kl_uses_free(u);
+	kl_uses_free(NULL);
+	kl_module_free(m);
+}
+
 /* Folding, then removing what the folded value no longer needs: an alias
  * nothing uses may lead to a removed instruction's result. The verifier
  * rejected it while the printer left it out (the text verified). */
@@ -794,6 +869,7 @@ main(void)
 	UNIT_RUN(test_unused_alias_to_removed);
 	UNIT_RUN(test_operand_setters);
 	UNIT_RUN(test_remove_block);
+	UNIT_RUN(test_uses);
 	UNIT_RUN(test_queries_on_none);
 	UNIT_RUN(test_variadic_without_types);
 	UNIT_RUN(test_null_out);
