@@ -202,6 +202,35 @@ insts_next(const kl_func *f, uint32_t i, uint32_t *steps)
 	return ++*steps < f->ninsts && n < f->ninsts ? n : KL_NONE;
 }
 
+/*
+ * Every use in instruction i, in order: fn(ctx, v, dest, index) for each
+ * value operand (dest KL_NONE, index as kl_inst_arg counts) and then each
+ * branch argument (its destination and index). Broken destination lists
+ * are skipped.
+ */
+typedef void (*use_fn)(void *ctx, uint32_t v, uint32_t dest, uint32_t index);
+
+static inline void
+inst_each_use(const kl_func *f, uint32_t i, use_fn fn, void *ctx)
+{
+	const uint32_t *a;
+	uint32_t na = inst_args(f, i, &a);
+	for (uint32_t k = 0; k < na; k++)
+		fn(ctx, a[k], KL_NONE, k);
+	if (!(inst_info(f, i)->flags & KL_OPF_BRANCH))
+		return;
+	const uint32_t *d;
+	uint32_t nd = inst_dests(f, i, &d);
+	for (uint32_t k = 0; k < nd; k++) {
+		const uint32_t *args;
+		uint32_t t, n;
+		if (!dest_read(&f->pool, d[k], &t, &args, &n))
+			continue;
+		for (uint32_t j = 0; j < n; j++)
+			fn(ctx, args[j], k, j);
+	}
+}
+
 /* Is block b of f in the layout? */
 static inline bool
 ana_block_placed(const kl_func *f, uint32_t b)

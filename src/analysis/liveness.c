@@ -155,31 +155,33 @@ note_use(kl_liveness *lv, const kl_func *f, uint32_t v, uint32_t b,
 		lv->uses[lv->use_start[r]++] = b | flag;
 }
 
+/* What scan_uses hands each use to. */
+typedef struct use_walk {
+	kl_liveness *lv;
+	const kl_func *f;
+	uint32_t block;
+	int pass;
+} use_walk;
+
+static void
+walk_use(void *ctx, uint32_t v, uint32_t dest, uint32_t index)
+{
+	use_walk *w = ctx;
+	(void)index;
+	note_use(w->lv, w->f, v, w->block, dest == KL_NONE ? 0 : PHI_USE,
+		 w->pass);
+}
+
 static void
 scan_uses(kl_liveness *lv, const kl_func *f, int pass)
 {
+	use_walk w = { lv, f, KL_NONE, pass };
 	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;
 	     b = layout_next(f, b, &st)) {
+		w.block = b;
 		for (uint32_t ist, i = insts_first(f, b, &ist); i != KL_NONE;
-		     i = insts_next(f, i, &ist)) {
-			const uint32_t *a;
-			uint32_t na = inst_args(f, i, &a);
-			for (uint32_t k = 0; k < na; k++)
-				note_use(lv, f, a[k], b, 0, pass);
-			if (!(inst_info(f, i)->flags & KL_OPF_BRANCH))
-				continue;
-			const uint32_t *d;
-			uint32_t nd = inst_dests(f, i, &d);
-			for (uint32_t k = 0; k < nd; k++) {
-				const uint32_t *args;
-				uint32_t t, n;
-				if (!dest_read(&f->pool, d[k], &t, &args, &n))
-					continue;
-				for (uint32_t j = 0; j < n; j++)
-					note_use(lv, f, args[j], b, PHI_USE,
-						 pass);
-			}
-		}
+		     i = insts_next(f, i, &ist))
+			inst_each_use(f, i, walk_use, &w);
 	}
 }
 

@@ -56,44 +56,40 @@ used_value(const kl_uses *u, const kl_func *f, uint32_t v)
 	return k == VK_ALIAS || k == VK_UNUSED ? KL_NONE : r;
 }
 
+/* What walk hands each use to. */
+typedef struct use_walk {
+	kl_uses *u;
+	const kl_func *f;
+	uint32_t inst;
+	bool fill;
+} use_walk;
+
 /* Count (fill false) or store (fill true) one use of v. */
 static void
-note(kl_uses *u, const kl_func *f, uint32_t v, kl_use use, bool fill)
+note(void *ctx, uint32_t v, uint32_t dest, uint32_t index)
 {
-	uint32_t r = used_value(u, f, v);
+	use_walk *w = ctx;
+	uint32_t r = used_value(w->u, w->f, v);
 	if (r == KL_NONE)
 		return;
-	if (fill)
-		u->uses[u->start[r]++] = use;
+	if (w->fill)
+		w->u->uses[w->u->start[r]++] =
+			(kl_use){ { w->inst }, dest, index };
 	else
-		u->start[r + 1]++;
+		w->u->start[r + 1]++;
 }
 
 static void
 walk(kl_uses *u, const kl_func *f, bool fill)
 {
+	use_walk w = { u, f, KL_NONE, fill };
 	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;
-	     b = layout_next(f, b, &st)) {
+	     b = layout_next(f, b, &st))
 		for (uint32_t ist, i = insts_first(f, b, &ist); i != KL_NONE;
 		     i = insts_next(f, i, &ist)) {
-			const uint32_t *a;
-			uint32_t na = inst_args(f, i, &a);
-			for (uint32_t k = 0; k < na; k++)
-				note(u, f, a[k], (kl_use){ { i }, KL_NONE, k },
-				     fill);
-			const uint32_t *d;
-			uint32_t nd = inst_dests(f, i, &d);
-			for (uint32_t k = 0; k < nd; k++) {
-				const uint32_t *args;
-				uint32_t t, n;
-				if (!dest_read(&f->pool, d[k], &t, &args, &n))
-					continue;
-				for (uint32_t j = 0; j < n; j++)
-					note(u, f, args[j],
-					     (kl_use){ { i }, k, j }, fill);
-			}
+			w.inst = i;
+			inst_each_use(f, i, note, &w);
 		}
-	}
 }
 
 void

@@ -60,6 +60,16 @@ i32_func(kl_func **f, kl_builder *b)
 	return m;
 }
 
+/* A second placed block of f, with one i32 parameter in *p. */
+static kl_block
+join_block(kl_func *f, kl_value *p)
+{
+	kl_block b1 = kl_func_new_block(f);
+	CHECK_EQ_INT(kl_func_append_block(f, b1), KL_OK);
+	*p = kl_block_append_param(f, b1, KL_TYPE_I32);
+	return b1;
+}
+
 /* Replacing every use of a value, through the public API alone: remove
  * the instruction, alias its result. A placed instruction's result may
  * not be aliased. */
@@ -117,9 +127,8 @@ test_operand_setters(void)
 	kl_func *f;
 	kl_builder b;
 	kl_module *m = i32_func(&f, &b);
-	kl_block b1 = kl_func_new_block(f);
-	CHECK_EQ_INT(kl_func_append_block(f, b1), KL_OK);
-	kl_value p = kl_block_append_param(f, b1, i32);
+	kl_value p;
+	kl_block b1 = join_block(f, &p);
 	kl_value one = kl_build_iconst(&b, i32, 1);
 	kl_value ten = kl_build_iconst(&b, i32, 10);
 	kl_value sum = kl_build_binary(&b, KL_OP_IADD, one, one);
@@ -226,9 +235,8 @@ test_uses(void)
 	kl_func *f;
 	kl_builder b;
 	kl_module *m = i32_func(&f, &b);
-	kl_block b1 = kl_func_new_block(f);
-	CHECK_EQ_INT(kl_func_append_block(f, b1), KL_OK);
-	kl_value p = kl_block_append_param(f, b1, i32);
+	kl_value p;
+	kl_block b1 = join_block(f, &p);
 	kl_value x = kl_build_iconst(&b, i32, 6);
 	kl_value y = kl_build_iconst(&b, i32, 7);
 	kl_value dead = kl_build_iconst(&b, i32, 0);
