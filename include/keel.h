@@ -491,6 +491,12 @@ kl_status kl_func_remove_block(kl_func *f, kl_block b);
 /* A new parameter of type t at the end of b's; KL_NO_VALUE if b is no
  * block, t is not one of the module's types or b has 2^27 - 2 already. */
 kl_value kl_block_append_param(kl_func *f, kl_block b, kl_type t);
+/* Remove parameter k of block b, and argument k from every branch to b
+ * in the layout, in O(instructions). The parameter's value is then
+ * defined nowhere: replace its uses first (kl_uses, kl_inst_set_arg).
+ * KL_ERR_INVALID if b is no block, is the entry block (whose parameters
+ * are the function's) or has no parameter k. */
+kl_status kl_block_remove_param(kl_func *f, kl_block b, uint32_t k);
 /* Make v an alias of target: every use of v then means target, as the
  * printer shows with a line `v -> target`. This is how a pass replaces
  * all uses of a value: remove its instruction (kl_inst_remove), then

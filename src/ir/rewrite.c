@@ -152,3 +152,65 @@ kl_inst_set_dest_arg(kl_func *f, kl_inst i, uint32_t d, uint32_t k,
 	f->pool.data[dests[d] + 1 + k] = v.id;
 	return KL_OK;
 }
+
+/* Drop argument k from destination d of branch i, which targets a block
+ * that is losing its parameter k. */
+static void
+dest_drop_arg(kl_func *f, uint32_t i, uint32_t d, uint32_t k)
+{
+	uint32_t at = 0;
+	uint32_t *word = dest_word(f, i, d, &at);
+	uint32_t list = word ? *word : f->pool.data[at];
+	if (list & DEST_BLOCK)
+		return; /* no arguments: a broken branch, left to the verifier */
+	uint32_t n = list_len(&f->pool, list);
+	if (k + 1 >= n)
+		return; /* too few: the same */
+	if (n == 2) { /* the block alone is left: its one-word form */
+		uint32_t b = f->pool.data[list];
+		list_free(&f->pool, list);
+		list = dest_word_of_block(b);
+	} else {
+		list_remove(&f->pool, &list, k + 1);
+	}
+	if (word)
+		*word = list;
+	else
+		f->pool.data[at] = list;
+}
+
+kl_status
+kl_block_remove_param(kl_func *f, kl_block b, uint32_t k)
+{
+	if (b.id >= f->nblocks || !(f->blocks[b.id].flags & BLOCK_EXISTS) ||
+	    b.id == f->first_block ||
+	    k >= list_len(&f->pool, f->blocks[b.id].params))
+		return KL_ERR_INVALID;
+	uint32_t v = list_get(&f->pool, f->blocks[b.id].params, k);
+	list_remove(&f->pool, &f->blocks[b.id].params, k);
+	f->values[v] = value_hole();
+	/* Every placed branch to b passes one argument fewer. (The step
+	 * counts end the walk even on a layout with a cycle.) */
+	uint32_t blk = f->first_block;
+	for (uint32_t sb = 0; blk < f->nblocks && sb < f->nblocks; sb++) {
+		uint32_t i = f->blocks[blk].first;
+		for (uint32_t si = 0; i < f->ninsts && si < f->ninsts; si++) {
+			const uint32_t *dests;
+			uint32_t nd = 0;
+			if (kl_op_table[f->insts[i].op].flags & KL_OPF_BRANCH)
+				nd = inst_dests(f, i, &dests);
+			for (uint32_t d = 0; d < nd; d++) {
+				uint32_t target, nargs;
+				const uint32_t *args;
+				inst_dests(f, i, &dests); /* (fresh after edits) */
+				if (dest_read(&f->pool, dests[d], &target,
+					      &args, &nargs) &&
+				    target == b.id)
+					dest_drop_arg(f, i, d, k);
+			}
+			i = f->nodes[i].next;
+		}
+		blk = f->blocks[blk].next;
+	}
+	return KL_OK;
+}

@@ -300,6 +300,75 @@ test_uses(void)
 	kl_module_free(m);
 }
 
+/* A parameter that every predecessor passes the same value: its uses
+ * take that value, then the parameter and its arguments go, including a
+ * br_table's (whose destinations live in the pool) and a jump left with
+ * no arguments at all. */
+static void
+test_remove_param(void)
+{
+	const kl_type i32 = KL_TYPE_I32;
+	kl_module *m = kl_module_new();
+	kl_signature sig = { .params = &i32, .num_params = 1,
+			     .results = &i32, .num_results = 1 };
+	kl_func *f;
+	CHECK_EQ_INT(kl_module_add_func(m, "f", 1, &sig, &f), KL_OK);
+	kl_block b0 = kl_func_new_block(f);
+	CHECK_EQ_INT(kl_func_append_block(f, b0), KL_OK);
+	kl_value sel = kl_block_append_param(f, b0, i32);
+	kl_builder b;
+	kl_builder_init(&b, f);
+	kl_builder_at_end(&b, b0);
+	kl_value p;
+	kl_block b1 = join_block(f, &p);
+	kl_value q = kl_block_append_param(f, b1, i32);
+	kl_block b2 = kl_func_new_block(f);
+	CHECK_EQ_INT(kl_func_append_block(f, b2), KL_OK);
+	kl_value c = kl_build_iconst(&b, i32, 5);
+	kl_value two[] = { c, sel };
+	kl_block_call to_b1 = { b1, two, 2 };
+	kl_block_call table[] = { to_b1, { b2, NULL, 0 }, to_b1 };
+	kl_build_br_table(&b, sel, to_b1, table, 3);
+	kl_builder_at_end(&b, b2);
+	kl_build_jump(&b, to_b1);
+	kl_builder_at_end(&b, b1);
+	kl_value r = kl_build_binary(&b, KL_OP_IADD, p, q);
+	kl_build_return(&b, &r, 1);
+	CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	/* p is always c */
+	kl_inst add = kl_value_def_inst(f, r);
+	CHECK_EQ_INT(kl_inst_set_arg(f, add, 0, c), KL_OK);
+	CHECK_EQ_INT(kl_block_remove_param(f, b1, 0), KL_OK);
+	CHECK_EQ_INT(kl_block_num_params(f, b1), 1);
+	CHECK_EQ_INT(kl_block_param(f, b1, 0).id, q.id);
+	CHECK_EQ_INT(kl_value_type(f, p), KL_TYPE_NONE);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	/* and q, which leaves the branches without arguments */
+	CHECK_EQ_INT(kl_inst_set_arg(f, add, 1, sel), KL_OK);
+	CHECK_EQ_INT(kl_block_remove_param(f, b1, 0), KL_OK);
+	CHECK_EQ_INT(kl_block_num_params(f, b1), 0);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	CHECK_EQ_INT(kl_block_remove_param(f, b1, 0), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_block_remove_param(f, b0, 0), KL_ERR_INVALID);
+	kl_buf text = { 0 };
+	kl_print_func(f, NULL, &text);
+	CHECK(strstr(text.data, "block1(") == NULL);
+	CHECK(strstr(text.data, "jump block1\n") != NULL);
+	kl_module *again = NULL;
+	CHECK_EQ_INT(kl_parse_module(text.data, text.len, NULL, &again, NULL),
+		     KL_OK);
+	kl_module_free(again);
+	kl_buf_free(&text);
+	kl_interp *it = kl_interp_new(m, NULL);
+	kl_run_result res;
+	uint64_t arg = 1;
+	CHECK_EQ_INT(kl_interp_call(it, kl_func_sym(f), &arg, 1, &res), KL_OK);
+	CHECK(res.status == KL_RUN_RETURNED && res.results[0] == 6);
+	kl_interp_free(it);
+	kl_module_free(m);
+}
+
 /* Folding, then removing what the folded value no longer needs: an alias
  * nothing uses may lead to a removed instruction's result. The verifier
  * rejected it while the printer left it out (the text verified). */
@@ -878,6 +947,7 @@ main(void)
 	UNIT_RUN(test_operand_setters);
 	UNIT_RUN(test_remove_block);
 	UNIT_RUN(test_uses);
+	UNIT_RUN(test_remove_param);
 	UNIT_RUN(test_queries_on_none);
 	UNIT_RUN(test_variadic_without_types);
 	UNIT_RUN(test_null_out);
