@@ -369,6 +369,38 @@ test_remove_param(void)
 	kl_module_free(m);
 }
 
+/* A removed parameter has no type, but an alias that led to it still has
+ * one: making the parameter an alias of a value of another type would give
+ * that alias a chain of another type (the verifier rejects it; the printed
+ * text, whose alias lines take their targets' types, verified). */
+static void
+test_alias_through_removed_param_keeps_type(void)
+{
+	const kl_type i64 = KL_TYPE_I64;
+	kl_func *f;
+	kl_builder b;
+	kl_module *m = i32_func(&f, &b);
+	kl_value wide = kl_build_iconst(&b, i64, 2);
+	kl_value c = kl_build_iconst(&b, KL_TYPE_I32, 1);
+	kl_value p;
+	kl_block b1 = join_block(f, &p);
+	kl_block_call to_b1 = { b1, &c, 1 };
+	kl_build_jump(&b, to_b1);
+	kl_builder_at_end(&b, b1);
+	kl_value dup = kl_build_binary(&b, KL_OP_IADD, p, p);
+	kl_build_return(&b, &c, 1);
+	CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
+	kl_inst_remove(f, kl_value_def_inst(f, dup));
+	CHECK_EQ_INT(kl_value_set_alias(f, dup, p), KL_OK);
+	CHECK_EQ_INT(kl_block_remove_param(f, b1, 0), KL_OK);
+	/* dup (i32) -> p: p may not become an alias of an i64 */
+	CHECK_EQ_INT(kl_value_set_alias(f, p, wide), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_value_is_alias(f, p), false);
+	CHECK_EQ_INT(kl_value_set_alias(f, p, c), KL_OK);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	kl_module_free(m);
+}
+
 /* Folding, then removing what the folded value no longer needs: an alias
  * nothing uses may lead to a removed instruction's result. The verifier
  * rejected it while the printer left it out (the text verified). */
@@ -948,6 +980,7 @@ main(void)
 	UNIT_RUN(test_remove_block);
 	UNIT_RUN(test_uses);
 	UNIT_RUN(test_remove_param);
+	UNIT_RUN(test_alias_through_removed_param_keeps_type);
 	UNIT_RUN(test_queries_on_none);
 	UNIT_RUN(test_variadic_without_types);
 	UNIT_RUN(test_null_out);
