@@ -505,7 +505,9 @@ kl_status kl_block_remove_param(kl_func *f, kl_block b, uint32_t k);
  * either is no value, they are the same, v is a parameter or the result
  * of a placed instruction, the alias would close a cycle, target does not
  * lead to a parameter or a placed instruction's result, or it leads to a
- * value of another type than v's (when v has one); nothing changes then.
+ * value of another type than v's (when v has one) or than that of an alias
+ * leading to v (a removed parameter's; finding them costs O(values));
+ * nothing changes then.
  * An alias nothing uses is left out of the printed text, and the verifier
  * holds it to nothing more than that, so a pass may remove the
  * instruction an unused alias leads to. */

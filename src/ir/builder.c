@@ -107,6 +107,15 @@ kl_value_set_alias(kl_func *f, kl_value v, kl_value target)
 	 * result, an alias) may stand only for one of the same type. */
 	if (d->kind != VK_UNUSED && d->type != value_type(f, r))
 		return KL_ERR_INVALID;
+	/* A value that is none (a removed parameter) has no type, but an
+	 * alias may still lead to it, and keeps its own: the new end must
+	 * have it. Only such a v costs a look at every value. */
+	if (d->kind == VK_UNUSED)
+		for (uint32_t a = 0; a < f->nvalues; a++)
+			if (f->values[a].kind == VK_ALIAS &&
+			    f->values[a].def == v.id &&
+			    value_type(f, a) != value_type(f, r))
+				return KL_ERR_INVALID;
 	/* The end must be defined: a placed block's parameter or a placed
 	 * instruction's result (an unplaced one's is what is replaced). */
 	const kl_value_data *rd = &f->values[r];
