@@ -493,24 +493,25 @@ kl_status kl_func_remove_block(kl_func *f, kl_block b);
 kl_value kl_block_append_param(kl_func *f, kl_block b, kl_type t);
 /* Remove parameter k of block b, and argument k from every branch to b
  * in the layout, in O(instructions). The parameter's value is then
- * defined nowhere: replace its uses first (kl_uses, kl_inst_set_arg).
+ * defined nowhere (it keeps its type, as a removed instruction's result
+ * does; kl_value_def_block gives none): replace its uses first (kl_uses,
+ * kl_inst_set_arg), or make it an alias (kl_value_set_alias).
  * KL_ERR_INVALID if b is no block, is the entry block (whose parameters
  * are the function's) or has no parameter k. */
 kl_status kl_block_remove_param(kl_func *f, kl_block b, uint32_t k);
 /* Make v an alias of target: every use of v then means target, as the
  * printer shows with a line `v -> target`. This is how a pass replaces
  * all uses of a value: remove its instruction (kl_inst_remove), then
- * alias the result. v must be unused as a definition, an alias already or
- * a result of an instruction that is not in the layout. KL_ERR_INVALID if
- * either is no value, they are the same, v is a parameter or the result
- * of a placed instruction, the alias would close a cycle, target does not
- * lead to a parameter or a placed instruction's result, or it leads to a
- * value of another type than v's (when v has one) or than that of an alias
- * leading to v (a removed parameter's; finding them costs O(values));
- * nothing changes then.
+ * alias the result. v must define nothing (a number never defined, a
+ * removed parameter, a result of an instruction not in the layout) or be
+ * an alias already. KL_ERR_INVALID if either is no value, they are the
+ * same, v is a parameter or the result of a placed instruction, the alias
+ * would close a cycle, target does not lead to a parameter or a placed
+ * instruction's result, or it leads to a value of another type than v's
+ * (when v has one); nothing changes then.
  * An alias nothing uses is left out of the printed text, and the verifier
  * holds it to nothing more than that, so a pass may remove the
- * instruction an unused alias leads to. */
+ * instruction or parameter an unused alias leads to. */
 kl_status kl_value_set_alias(kl_func *f, kl_value v, kl_value target);
 /* Add `sigN = SIG` to the function's preamble (sig is copied; NULL is
  * `()`). A sigref whose id is KL_NONE if an array is NULL where its count

@@ -53,7 +53,7 @@ used_value(const kl_uses *u, const kl_func *f, uint32_t v)
 	if (r >= f->nvalues)
 		return KL_NONE;
 	uint8_t k = f->values[r].kind;
-	return k == VK_ALIAS || k == VK_UNUSED ? KL_NONE : r;
+	return k == VK_RESULT || k == VK_PARAM ? r : KL_NONE;
 }
 
 /* What walk hands each use to. */

@@ -87,9 +87,10 @@ kl_value_set_alias(kl_func *f, kl_value v, kl_value target)
 	kl_value_data *d = &f->values[v.id];
 	/* A result of a removed instruction may become an alias: that is
 	 * how a pass replaces every use of a value by another. */
-	bool removed_result = d->kind == VK_RESULT && d->def < f->ninsts &&
-			      f->nodes[d->def].block == KL_NONE;
-	if (d->kind != VK_UNUSED && d->kind != VK_ALIAS && !removed_result)
+	bool removed = d->kind == VK_REMOVED ||
+		       (d->kind == VK_RESULT && d->def < f->ninsts &&
+			f->nodes[d->def].block == KL_NONE);
+	if (d->kind != VK_UNUSED && d->kind != VK_ALIAS && !removed)
 		return KL_ERR_INVALID;
 	/* A cycle if the target's chain passes through v (v may be an
 	 * alias already, on the way to the end), or has one of its own. */
@@ -104,18 +105,10 @@ kl_value_set_alias(kl_func *f, kl_value v, kl_value target)
 	if (r == v.id)
 		return KL_ERR_INVALID;
 	/* Every use of v must keep its type: a value that has one (a
-	 * result, an alias) may stand only for one of the same type. */
+	 * result, a removed parameter, an alias) may stand only for one of
+	 * the same type. (Aliases leading to v have v's.) */
 	if (d->kind != VK_UNUSED && d->type != value_type(f, r))
 		return KL_ERR_INVALID;
-	/* A value that is none (a removed parameter) has no type, but an
-	 * alias may still lead to it, and keeps its own: the new end must
-	 * have it. Only such a v costs a look at every value. */
-	if (d->kind == VK_UNUSED)
-		for (uint32_t a = 0; a < f->nvalues; a++)
-			if (f->values[a].kind == VK_ALIAS &&
-			    f->values[a].def == v.id &&
-			    value_type(f, a) != value_type(f, r))
-				return KL_ERR_INVALID;
 	/* The end must be defined: a placed block's parameter or a placed
 	 * instruction's result (an unplaced one's is what is replaced). */
 	const kl_value_data *rd = &f->values[r];
@@ -223,7 +216,8 @@ static bool
 check_value(kl_builder *b, kl_value v)
 {
 	kl_func *f = b->func;
-	if (v.id >= f->nvalues || f->values[v.id].kind == VK_UNUSED)
+	if (v.id >= f->nvalues || f->values[v.id].kind == VK_UNUSED ||
+	    f->values[v.id].kind == VK_REMOVED)
 		return fail(b, KL_ERR_INVALID, "operand is not a value");
 	/* (text can make a cycle; the verifier reports it, and a result's
 	 * type cannot be read off one) */

@@ -70,6 +70,8 @@ enum value_kind {
 	VK_RESULT,     /* def: instruction */
 	VK_PARAM,      /* def: block */
 	VK_ALIAS,      /* def: the value it stands for */
+	VK_REMOVED,    /* a block parameter a pass removed (def: KL_NONE);
+			* it keeps its type, as aliases leading to it do */
 };
 
 /* Types are limited to 2^28 handles so a value fits in 8 bytes. */

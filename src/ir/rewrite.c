@@ -188,7 +188,7 @@ kl_block_remove_param(kl_func *f, kl_block b, uint32_t k)
 		return KL_ERR_INVALID;
 	uint32_t v = list_get(&f->pool, f->blocks[b.id].params, k);
 	list_remove(&f->pool, &f->blocks[b.id].params, k);
-	f->values[v] = value_hole();
+	value_define(f, v, VK_REMOVED, f->values[v].type, KL_NONE);
 	/* Every placed branch to b passes one argument fewer. (The step
 	 * counts end the walk even on a layout with a cycle.) */
 	uint32_t blk = f->first_block;

@@ -570,7 +570,8 @@ write_broken_aliases(printer *p)
 		uint32_t end = resolve_with(f, p->resolved, v);
 		unsigned kind = end < f->nvalues ? f->values[end].kind
 						 : VK_UNUSED;
-		if (kind != VK_RESULT && kind != VK_PARAM)
+		if (kind != VK_RESULT && kind != VK_PARAM &&
+		    kind != VK_REMOVED)
 			write_alias_chain(p, v);
 	}
 }

@@ -953,7 +953,8 @@ check_values(fast *fs)
 		return true;
 	for (uint32_t v = 0, r; v < fs->nvalues; v++) {
 		const kl_value_data *vd = &fs->values[v];
-		if (fs->vdefs[v].cls || vd->kind == VK_UNUSED)
+		if (fs->vdefs[v].cls || vd->kind == VK_UNUSED ||
+		    vd->kind == VK_REMOVED)
 			continue;
 		if (vd->kind == VK_RESULT && listed(fs, vd->def))
 			return false;
@@ -963,7 +964,7 @@ check_values(fast *fs)
 		if (vd->kind == VK_ALIAS &&
 		    (!root_of(fs, v, &r) || !fs->vdefs[r].cls))
 			return false;
-		if (vd->kind > VK_ALIAS)
+		if (vd->kind > VK_REMOVED)
 			return false;
 	}
 	return true;

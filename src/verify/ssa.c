@@ -120,14 +120,17 @@ resolve_chain(verifier *vf, uint8_t *state, uint32_t v)
 	} else if (vf->vals[w].state == DEF_NONE) {
 		/* Nothing uses a chain whose last alias has no user. The
 		 * printer leaves such a chain out when it ends in a result or
-		 * a parameter (a pass removed the instruction it stood for):
-		 * so does the verifier, which would otherwise reject what
-		 * prints as valid text. */
+		 * a parameter (a pass removed the instruction or parameter
+		 * it stood for): so does the verifier, which would otherwise
+		 * reject what prints as valid text. */
 		unsigned kind = f->values[w].kind;
 		if (user_of(vf, last) != KL_NONE ||
-		    (kind != VK_RESULT && kind != VK_PARAM))
+		    (kind != VK_RESULT && kind != VK_PARAM &&
+		     kind != VK_REMOVED))
 			err_value(vf, last, user_of(vf, last), "alias v%u -> "
-				  "v%u: v%u is not defined", last, w, w);
+				  "v%u: v%u is %s", last, w, w,
+				  kind == VK_REMOVED ? "a removed block "
+				  "parameter" : "not defined");
 	} else if (vf->vals[w].state == DEF_OK) {
 		root = w;
 	} /* else defined twice: reported at the definitions */
@@ -299,6 +302,8 @@ report_undefined(verifier *vf, uint32_t i, uint32_t r)
 			 "not in the layout", r, d->def);
 	else if (d->kind == VK_UNUSED)
 		err_inst(vf, i, "use of undefined value v%u", r);
+	else if (d->kind == VK_REMOVED)
+		err_inst(vf, i, "use of v%u, a removed block parameter", r);
 	else
 		err_inst(vf, i, "use of v%u, which is not properly defined",
 			 r);

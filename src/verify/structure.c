@@ -126,6 +126,9 @@ what_value_is(const kl_func *f, uint32_t v, char *buf, size_t cap)
 	case VK_ALIAS:
 		snprintf(buf, cap, "an alias of v%u", d->def);
 		break;
+	case VK_REMOVED:
+		snprintf(buf, cap, "a removed parameter");
+		break;
 	default:
 		snprintf(buf, cap, "of invalid kind %u", (unsigned)d->kind);
 		break;
@@ -495,6 +498,7 @@ check_value_table(verifier *vf)
 	for (uint32_t v = 0; v < f->nvalues; v++) {
 		const kl_value_data *d = &f->values[v];
 		if (d->kind == VK_UNUSED || d->kind == VK_ALIAS ||
+		    d->kind == VK_REMOVED ||
 		    vf->vals[v].state != DEF_NONE)
 			continue;
 		if (d->kind == VK_RESULT) {
