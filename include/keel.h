@@ -890,7 +890,9 @@ typedef struct kl_use {
 kl_uses *kl_uses_new(void);
 void kl_uses_free(kl_uses *u); /* NULL is allowed */
 void kl_uses_compute(kl_uses *u, const kl_func *f);
-/* The uses of v (f is the function computed), *n of them; NULL if none. */
+/* The uses v had when u was computed (through the aliases of then: a value
+ * made an alias since keeps its own), *n of them; NULL if none. f is the
+ * function computed. */
 const kl_use *kl_uses_of(const kl_uses *u, const kl_func *f, kl_value v,
 			 uint32_t *n);
 

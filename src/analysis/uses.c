@@ -25,6 +25,8 @@ struct kl_uses {
 	uint32_t uses_cap;
 	uint32_t *resolved_buf; /* func_resolve_table's */
 	uint32_t resolved_cap;
+	/* Where each value resolved at compute (NULL: no aliases, each to
+	 * itself), so that answers stay those of the function computed. */
 	const uint32_t *resolved;
 };
 
@@ -92,6 +94,24 @@ walk(kl_uses *u, const kl_func *f, bool fill)
 		}
 }
 
+/* Where each value resolves when no alias leads to another (so
+ * func_resolve_table made no table); NULL if there are no aliases. */
+static const uint32_t *
+one_step_table(kl_uses *u, const kl_func *f)
+{
+	uint32_t nv = f->nvalues, v = 0;
+	while (v < nv && f->values[v].kind != VK_ALIAS)
+		v++;
+	if (v == nv)
+		return NULL;
+	kl_grow(&u->resolved_buf, &u->resolved_cap, sizeof *u->resolved_buf,
+		nv);
+	for (v = 0; v < nv; v++)
+		u->resolved_buf[v] = f->values[v].kind == VK_ALIAS
+					     ? f->values[v].def : v;
+	return u->resolved_buf;
+}
+
 void
 kl_uses_compute(kl_uses *u, const kl_func *f)
 {
@@ -105,6 +125,8 @@ kl_uses_compute(kl_uses *u, const kl_func *f)
 	memset(u->start, 0, (size_t)(nv + 1) * sizeof *u->start);
 	u->resolved = func_resolve_table(f, &u->resolved_buf,
 					 &u->resolved_cap);
+	if (!u->resolved)
+		u->resolved = one_step_table(u, f);
 	walk(u, f, false);
 	/* A use is an operand word of a placed instruction, and those are
 	 * fewer than 2^32 (the pool's and the tables' own limits) as long as
@@ -128,8 +150,9 @@ kl_uses_of(const kl_uses *u, const kl_func *f, kl_value v, uint32_t *n)
 	*n = 0;
 	if (v.id >= u->nvalues || v.id >= f->nvalues)
 		return NULL;
-	uint32_t r = used_value(u, f, v.id);
-	if (r == KL_NONE || r >= u->nvalues)
+	/* Resolved as at compute: what is no value has no uses listed. */
+	uint32_t r = u->resolved ? u->resolved[v.id] : v.id;
+	if (r >= u->nvalues)
 		return NULL;
 	*n = u->start[r + 1] - u->start[r];
 	return *n ? u->uses + u->start[r] : NULL;

@@ -295,6 +295,14 @@ test_uses(void)
 	CHECK_EQ_INT(kl_interp_call(it, kl_func_sym(f), NULL, 0, &res), KL_OK);
 	CHECK(res.status == KL_RUN_RETURNED && res.results[0] == 49 + 7 + 7);
 	kl_interp_free(it);
+	/* The lists describe the function as computed: a value made an
+	 * alias since then still lists its own uses (which a worklist pass
+	 * revisits), not those of its new target. */
+	kl_inst_remove(f, kl_value_def_inst(f, both));
+	CHECK_EQ_INT(kl_value_set_alias(f, both, y), KL_OK);
+	use = kl_uses_of(u, f, both, &n);
+	CHECK(n == 1 && use[0].inst.id == ret.id);
+	CHECK(kl_uses_of(u, f, y, &n) != NULL && n == 4);
 	kl_uses_free(u);
 	kl_uses_free(NULL);
 	kl_module_free(m);
