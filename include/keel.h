@@ -259,7 +259,9 @@ bool kl_op_can_load(kl_opcode op);
 bool kl_op_can_store(kl_opcode op);
 bool kl_op_has_side_effects(kl_opcode op);
 /* No effects and no trap: an instruction whose results nothing uses can
- * go (alloca is not among them: it takes memory, and may trap). */
+ * go. alloca is not among them: it takes stack memory, and running out
+ * traps (stack_overflow), a limit of the machine that kl_op_can_trap,
+ * which is about the operation itself, does not count. */
 bool kl_op_is_pure(kl_opcode op);
 
 /* Condition codes of icmp/icmp_imm and fcmp; trap codes. */
