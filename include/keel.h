@@ -571,8 +571,18 @@ kl_status kl_inst_set_dest_arg(kl_func *f, kl_inst i, uint32_t d, uint32_t k,
 /* Remove an instruction from the layout. Its results keep their numbers
  * and types but no longer count as defined: a use of one left behind is
  * a verifier error, unless the result is made an alias
- * (kl_value_set_alias). There is no way back into the layout. */
+ * (kl_value_set_alias). kl_inst_move_* place it again. */
 void kl_inst_remove(kl_func *f, kl_inst i);
+/* Move instruction i, placed or removed, to just before instruction
+ * `before` or to the end of block b (hoisting, sinking, splitting a
+ * block); its results go with it, defined where it now is. O(1)
+ * amortised. KL_ERR_INVALID, nothing changed, if i is no instruction,
+ * `before` is no placed instruction or is i, b is no block in the
+ * layout, or a result of i has been made an alias since its removal
+ * (the value would be defined twice). Dominance is the verifier's
+ * question. */
+kl_status kl_inst_move_before(kl_func *f, kl_inst i, kl_inst before);
+kl_status kl_inst_move_to_end(kl_func *f, kl_inst i, kl_block b);
 
 /* ------------------------------------------------------------------------
  * Text: parsing and printing.

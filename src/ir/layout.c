@@ -158,3 +158,46 @@ kl_inst_remove(kl_func *f, kl_inst i)
 	if (i.id < f->ninsts && f->nodes[i.id].block != KL_NONE)
 		layout_remove_inst(f, i.id);
 }
+
+/* May instruction i be placed (again)? Not once a pass has made one of
+ * its results an alias: that value would then be defined twice. */
+static bool
+movable(const kl_func *f, uint32_t i)
+{
+	if (i >= f->ninsts)
+		return false;
+	for (uint32_t n = 0, nr = inst_num_results(f, i); n < nr; n++) {
+		uint32_t r = inst_result(f, i, n);
+		if (r >= f->nvalues || f->values[r].kind != VK_RESULT ||
+		    f->values[r].def != i)
+			return false;
+	}
+	return true;
+}
+
+static bool
+placed_block(const kl_func *f, uint32_t b)
+{
+	return b < f->nblocks && (f->blocks[b].flags & BLOCK_PLACED);
+}
+
+kl_status
+kl_inst_move_before(kl_func *f, kl_inst i, kl_inst before)
+{
+	if (!movable(f, i.id) || before.id >= f->ninsts || before.id == i.id ||
+	    !placed_block(f, f->nodes[before.id].block))
+		return KL_ERR_INVALID;
+	kl_inst_remove(f, i);
+	layout_insert_inst_before(f, i.id, before.id);
+	return KL_OK;
+}
+
+kl_status
+kl_inst_move_to_end(kl_func *f, kl_inst i, kl_block b)
+{
+	if (!movable(f, i.id) || !placed_block(f, b.id))
+		return KL_ERR_INVALID;
+	kl_inst_remove(f, i);
+	layout_append_inst(f, i.id, b.id);
+	return KL_OK;
+}

@@ -308,6 +308,86 @@ test_uses(void)
 	kl_module_free(m);
 }
 
+/* Moving instructions: a loop-invariant constant hoisted to the block
+ * before the loop, a removed instruction placed back, and the refusals. */
+static void
+test_move_inst(void)
+{
+	static const char src[] =
+		"function %f() -> i32 {\n"
+		"block0:\n"
+		"    v0 = iconst.i32 0\n"
+		"    jump block1(v0)\n"
+		"\n"
+		"block1(v1: i32):\n"
+		"    v2 = iconst.i32 3\n"
+		"    v3 = iadd v1, v2\n"
+		"    v4 = icmp_imm slt v3, 30\n"
+		"    brif v4, block1(v3), block2\n"
+		"\n"
+		"block2:\n"
+		"    return v3\n"
+		"}\n";
+	kl_module *m = NULL;
+	CHECK_EQ_INT(kl_parse_module(src, sizeof src - 1, NULL, &m, NULL),
+		     KL_OK);
+	kl_func *f = kl_sym_func(m, kl_module_lookup(m, "f", 1));
+	kl_block b0 = kl_func_first_block(f);
+	kl_block b1 = kl_block_next(f, b0);
+	kl_block b2 = kl_block_next(f, b1);
+	kl_inst three = kl_block_first_inst(f, b1);
+	kl_inst add = kl_inst_next(f, three);
+	kl_inst jump = kl_block_last_inst(f, b0);
+	/* hoisted: before block0's jump */
+	CHECK_EQ_INT(kl_inst_move_before(f, three, jump), KL_OK);
+	CHECK_EQ_INT(kl_block_first_inst(f, b1).id, add.id);
+	CHECK_EQ_INT(kl_inst_next(f, three).id, jump.id);
+	CHECK_EQ_INT(kl_value_def_block(f, kl_inst_result(f, three, 0)).id,
+		     b0.id);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	kl_buf text = { 0 };
+	kl_print_func(f, NULL, &text);
+	CHECK(strstr(text.data, "    v2 = iconst.i32 3\n    jump block1(v0)")
+	      != NULL);
+	kl_buf_free(&text);
+	kl_interp *it = kl_interp_new(m, NULL);
+	kl_run_result res;
+	CHECK_EQ_INT(kl_interp_call(it, kl_func_sym(f), NULL, 0, &res), KL_OK);
+	CHECK(res.status == KL_RUN_RETURNED && res.results[0] == 30);
+	kl_interp_free(it);
+	/* removed, then placed back at the end of a block */
+	kl_inst ret = kl_block_last_inst(f, b2);
+	kl_inst_remove(f, ret);
+	CHECK_EQ_INT(kl_block_first_inst(f, b2).id, KL_NONE);
+	CHECK_EQ_INT(kl_inst_move_to_end(f, ret, b2), KL_OK);
+	CHECK_EQ_INT(kl_block_first_inst(f, b2).id, ret.id);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	/* moved into the place it has: nothing changes */
+	CHECK_EQ_INT(kl_inst_move_to_end(f, ret, b2), KL_OK);
+	CHECK_EQ_INT(kl_inst_prev(f, ret).id, KL_NONE);
+	/* refused: before itself, before an unplaced instruction, into a
+	 * block not in the layout, out of range */
+	CHECK_EQ_INT(kl_inst_move_before(f, add, add), KL_ERR_INVALID);
+	kl_inst_remove(f, ret);
+	CHECK_EQ_INT(kl_inst_move_before(f, add, ret), KL_ERR_INVALID);
+	kl_block loose = kl_func_new_block(f);
+	CHECK_EQ_INT(kl_inst_move_to_end(f, ret, loose), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_inst_move_to_end(f, (kl_inst){ 99 }, b2),
+		     KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_inst_move_before(f, add, (kl_inst){ 99 }),
+		     KL_ERR_INVALID);
+	/* a removed instruction whose result stands for another value now
+	 * would define it twice: refused, and left where it was */
+	kl_inst_remove(f, three);
+	CHECK_EQ_INT(kl_value_set_alias(f, kl_inst_result(f, three, 0),
+					kl_inst_result(f, add, 0)),
+		     KL_OK);
+	CHECK_EQ_INT(kl_inst_move_before(f, three, add), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_inst_next(f, three).id, KL_NONE);
+	CHECK_EQ_INT(kl_block_first_inst(f, b1).id, add.id);
+	kl_module_free(m);
+}
+
 /* A parameter that every predecessor passes the same value: its uses
  * take that value, then the parameter and its arguments go, including a
  * br_table's (whose destinations live in the pool) and a jump left with
@@ -1029,6 +1109,7 @@ main(void)
 	UNIT_RUN(test_remove_block);
 	UNIT_RUN(test_uses);
 	UNIT_RUN(test_remove_param);
+	UNIT_RUN(test_move_inst);
 	UNIT_RUN(test_alias_through_removed_param_keeps_type);
 	UNIT_RUN(test_unused_alias_to_removed_param);
 	UNIT_RUN(test_queries_on_none);
