@@ -583,6 +583,13 @@ void kl_inst_remove(kl_func *f, kl_inst i);
  * question. */
 kl_status kl_inst_move_before(kl_func *f, kl_inst i, kl_inst before);
 kl_status kl_inst_move_to_end(kl_func *f, kl_inst i, kl_block b);
+/* A copy of instruction i (placed or not), not placed: the same opcode,
+ * operands and destinations, in lists of its own, and new results of the
+ * same types (numbered after every value before). Set its operands
+ * (kl_inst_set_arg, kl_inst_set_dest_arg), then place it
+ * (kl_inst_move_*): duplicating a block, unrolling a loop. KL_NO_INST if
+ * i is no instruction. */
+kl_inst kl_inst_clone(kl_func *f, kl_inst i);
 
 /* ------------------------------------------------------------------------
  * Text: parsing and printing.

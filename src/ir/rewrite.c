@@ -2,7 +2,8 @@
  * rewrite.c -- small in-place edits that passes share: turning a value
  * into an alias, appending branch arguments, changing an instruction into
  * another of the UNARY format, resolving aliases in every operand, and
- * the public API's operand setters.
+ * the public API's operand setters, block parameters' removal and copies
+ * of instructions.
  *
  * Invariant kept by all of them: pool handles stored in instructions are
  * re-read after any pool allocation, since growing a list may move it and
@@ -213,4 +214,82 @@ kl_block_remove_param(kl_func *f, kl_block b, uint32_t k)
 		blk = f->blocks[blk].next;
 	}
 	return KL_OK;
+}
+
+/* ---- copies of instructions ---- */
+
+/* A new list with list l's elements (0, the empty list, stays 0). */
+static uint32_t
+copy_list(kl_pool *p, uint32_t l)
+{
+	uint32_t n = list_len(p, l);
+	uint32_t c = list_make(p, NULL, n); /* may move p->data */
+	if (n)
+		memcpy(p->data + c, p->data + l, (size_t)n * sizeof *p->data);
+	return c;
+}
+
+/* A destination word of its own: a list is copied, a lone block is one. */
+static uint32_t
+copy_dest(kl_pool *p, uint32_t d)
+{
+	return d & DEST_BLOCK ? d : copy_list(p, d);
+}
+
+/* A fresh result of instruction c, of the type of old result r. */
+static uint32_t
+fresh_result(kl_func *f, uint32_t c, uint32_t r)
+{
+	kl_type t = r < f->nvalues ? f->values[r].type : KL_TYPE_NONE;
+	uint32_t v = func_new_value(f);
+	value_define(f, v, VK_RESULT, t, c);
+	return v;
+}
+
+kl_inst
+kl_inst_clone(kl_func *f, kl_inst i)
+{
+	if (i.id >= f->ninsts)
+		return KL_NO_INST;
+	uint32_t c = func_new_inst(f, (kl_opcode)f->insts[i.id].op);
+	kl_inst_data d = f->insts[i.id];
+	kl_pool *p = &f->pool;
+	/* The lists first (each copy may move the pool, so d holds words,
+	 * never pointers), then the results, which are c's own. */
+	switch (kl_op_table[d.op].format) {
+	case KL_FMT_TERNARY:
+		d.w[1] = copy_list(p, d.w[1]);
+		break;
+	case KL_FMT_CALL:
+	case KL_FMT_CALL_INDIRECT:
+		d.w[0] = copy_list(p, d.w[0]);
+		d.w[2] = copy_list(p, d.w[2]);
+		for (uint32_t k = 0, n = list_len(p, d.w[0]); k < n; k++)
+			p->data[d.w[0] + k] =
+				fresh_result(f, c, p->data[d.w[0] + k]);
+		break;
+	case KL_FMT_JUMP:
+		d.w[0] = copy_dest(p, d.w[0]);
+		break;
+	case KL_FMT_BRIF:
+		d.w[1] = copy_dest(p, d.w[1]);
+		d.w[2] = copy_dest(p, d.w[2]);
+		break;
+	case KL_FMT_BR_TABLE:
+		d.w[1] = copy_list(p, d.w[1]);
+		for (uint32_t k = 0, n = list_len(p, d.w[1]); k < n; k++) {
+			uint32_t w = copy_dest(p, p->data[d.w[1] + k]);
+			p->data[d.w[1] + k] = w;
+		}
+		break;
+	case KL_FMT_RETURN:
+		d.w[0] = copy_list(p, d.w[0]);
+		break;
+	default:
+		break;
+	}
+	if (kl_op_table[d.op].nres == 1)
+		d.w[0] = fresh_result(f, c, d.w[0]);
+	f->insts[c] = d;
+	return (kl_inst){ c };
 }

@@ -388,6 +388,87 @@ test_move_inst(void)
 	kl_module_free(m);
 }
 
+/* Copies of instructions: each with results of its own and lists of its
+ * own (changing the copy leaves the original as it was), placed where a
+ * pass wants them, as in duplicating a block's tail. */
+static void
+test_clone_inst(void)
+{
+	static const char src[] =
+		"declare %two(i32) -> i32, i64\n"
+		"\n"
+		"function %f(i32) -> i32 {\n"
+		"block0(v0: i32):\n"
+		"    v1 = iconst.i32 7\n"
+		"    v2 = select v0, v1, v0\n"
+		"    v3, v4 = call %two(v2)\n"
+		"    v5 = iadd_imm v3, 5\n"
+		"    br_table v0, block1(v5), [block1(v1), block2]\n"
+		"\n"
+		"block1(v6: i32):\n"
+		"    return v6\n"
+		"\n"
+		"block2:\n"
+		"    return v5\n"
+		"}\n";
+	kl_module *m = NULL;
+	CHECK_EQ_INT(kl_parse_module(src, sizeof src - 1, NULL, &m, NULL),
+		     KL_OK);
+	kl_func *f = kl_sym_func(m, kl_module_lookup(m, "f", 1));
+	kl_block b0 = kl_func_first_block(f);
+	kl_block b2 = kl_block_next(f, kl_block_next(f, b0));
+	kl_inst sel = kl_inst_next(f, kl_block_first_inst(f, b0));
+	kl_inst call = kl_inst_next(f, sel);
+	kl_inst add = kl_inst_next(f, call);
+	kl_inst table = kl_inst_next(f, add);
+	kl_inst ret2 = kl_block_first_inst(f, b2);
+	kl_value v0 = kl_block_param(f, b0, 0);
+	/* block2 gets its own select, call and add */
+	kl_inst c_sel = kl_inst_clone(f, sel);
+	kl_inst c_call = kl_inst_clone(f, call);
+	kl_inst c_add = kl_inst_clone(f, add);
+	CHECK(c_sel.id != KL_NONE && c_call.id != KL_NONE &&
+	      c_add.id != KL_NONE);
+	CHECK_EQ_INT(kl_inst_prev(f, c_sel).id, KL_NONE); /* unplaced */
+	CHECK_EQ_INT(kl_inst_num_results(f, c_call), 2);
+	kl_value sel2 = kl_inst_result(f, c_sel, 0);
+	CHECK(sel2.id != kl_inst_result(f, sel, 0).id);
+	CHECK_EQ_INT(kl_value_type(f, sel2), KL_TYPE_I32);
+	CHECK_EQ_INT(kl_value_type(f, kl_inst_result(f, c_call, 1)),
+		     KL_TYPE_I64);
+	CHECK(kl_inst_result(f, c_call, 0).id != kl_inst_result(f, call, 0).id);
+	CHECK_EQ_INT(kl_inst_set_arg(f, c_sel, 2, kl_inst_result(f, sel, 0)),
+		     KL_OK);
+	CHECK_EQ_INT(kl_inst_arg(f, sel, 2).id, v0.id); /* its own list */
+	CHECK_EQ_INT(kl_inst_set_arg(f, c_call, 0, sel2), KL_OK);
+	CHECK_EQ_INT(kl_inst_arg(f, call, 0).id, kl_inst_result(f, sel, 0).id);
+	CHECK_EQ_INT(kl_inst_set_arg(f, c_add, 0, kl_inst_result(f, c_call, 0)),
+		     KL_OK);
+	CHECK_EQ_INT(kl_inst_move_before(f, c_sel, ret2), KL_OK);
+	CHECK_EQ_INT(kl_inst_move_before(f, c_call, ret2), KL_OK);
+	CHECK_EQ_INT(kl_inst_move_before(f, c_add, ret2), KL_OK);
+	CHECK_EQ_INT(kl_inst_set_arg(f, ret2, 0, kl_inst_result(f, c_add, 0)),
+		     KL_OK);
+	/* a copy of the br_table, changed, leaves the original's lists */
+	kl_inst c_table = kl_inst_clone(f, table);
+	CHECK_EQ_INT(kl_inst_set_dest_arg(f, c_table, 1, 0, v0), KL_OK);
+	CHECK_EQ_INT(kl_inst_dest_arg(f, table, 1, 0).id,
+		     kl_inst_result(f, kl_block_first_inst(f, b0), 0).id);
+	CHECK_EQ_INT(kl_inst_dest_arg(f, c_table, 1, 0).id, v0.id);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	kl_buf text = { 0 };
+	kl_print_func(f, NULL, &text);
+	CHECK(strstr(text.data, "block2:\n"
+				"    v7 = select.i32 v0, v1, v2\n"
+				"    v8, v9 = call %two(v7)\n"
+				"    v10 = iadd_imm v8, 5\n"
+				"    return v10\n") != NULL);
+	kl_buf_free(&text);
+	/* out of range: none */
+	CHECK_EQ_INT(kl_inst_clone(f, (kl_inst){ 999 }).id, KL_NONE);
+	kl_module_free(m);
+}
+
 /* A parameter that every predecessor passes the same value: its uses
  * take that value, then the parameter and its arguments go, including a
  * br_table's (whose destinations live in the pool) and a jump left with
@@ -1110,6 +1191,7 @@ main(void)
 	UNIT_RUN(test_uses);
 	UNIT_RUN(test_remove_param);
 	UNIT_RUN(test_move_inst);
+	UNIT_RUN(test_clone_inst);
 	UNIT_RUN(test_alias_through_removed_param_keeps_type);
 	UNIT_RUN(test_unused_alias_to_removed_param);
 	UNIT_RUN(test_queries_on_none);
