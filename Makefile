@@ -50,11 +50,13 @@ LIB := $(BUILD)/libkeel.a
 LIB_INTERNAL := $(BUILD)/libkeel-internal.a
 KEEL := $(BUILD)/keel
 GEN := $(BUILD)/keel-gen
-# examples/embed.c: the library used from C through keel.h alone
+# examples/embed.c: the library used from C through keel.h alone;
+# examples/fold.c: a pass written the same way
 EMBED := $(BUILD)/embed
+FOLD := $(BUILD)/fold
 
 .PHONY: all check clean fuzz fuzz-promote bench bench-scaling
-all: $(KEEL) $(GEN) $(EMBED)
+all: $(KEEL) $(GEN) $(EMBED) $(FOLD)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -87,7 +89,7 @@ $(GEN): $(GEN_OBJ)
 	@echo "  LD      $@"
 	@$(CC) $(LDFLAGS_ALL) $(GEN_OBJ) -lm -o $@
 
-$(EMBED): examples/embed.c $(LIB)
+$(EMBED) $(FOLD): $(BUILD)/%: examples/%.c $(LIB)
 	@echo "  LD      $@"
 	@$(CC) $(CFLAGS_ALL) $< $(LIB) -lm -o $@
 
@@ -98,7 +100,7 @@ $(BUILD)/unit/%: tests/unit/%.c $(LIB_INTERNAL)
 
 # Every test: unit programs, then the file tests. tests/check.sh sums the
 # "N passed, N failed" lines into the final one.
-check: $(KEEL) $(GEN) $(EMBED) $(UNIT_BIN)
+check: $(KEEL) $(GEN) $(EMBED) $(FOLD) $(UNIT_BIN)
 	@sh tests/check.sh $(BUILD)
 
 # Benchmarks against LLVM 19 when installed (bench/bench.sh explains the

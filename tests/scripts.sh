@@ -54,6 +54,29 @@ if [ "$st" = 0 ] && [ "$sums" = 2 ] &&
 "$build"/embed x >/dev/null 2>&1
 st=$?
 if [ "$st" = 2 ]; then ok; else bad "embed x: exit $st, not 2"; fi
+# examples/fold.c, a pass through keel.h alone: consts.kl folds to a
+# constant branch-free function that still returns 48 ...
+out=$("$build"/fold examples/consts.kl 2>"$dir/fold.err")
+st=$?
+if [ "$st" = 0 ] &&
+	grep -qx 'fold: instructions folded 4, branches made jumps 2, blocks dropped 2, block parameters replaced 1, dead instructions removed 5' "$dir/fold.err" &&
+	! printf '%s\n' "$out" | grep -q 'alloca\|load\|store\|brif\|imul' &&
+	printf '%s\n' "$out" | grep -q '^    v20 = iconst.i32 40$' &&
+	printf '%s\n' "$out" > "$dir/folded.kl" &&
+	"$build"/keel run "$dir/folded.kl" >/dev/null; [ $? = 48 ]; then ok; else
+	bad "examples/fold.c on consts.kl: exit $st, output: $out $(cat "$dir/fold.err")"; fi
+# ... and generated programs compute what they did (their output and exit)
+for seed in 1 2 3 4 5 6 7 8; do
+	"$build"/keel-gen --seed "$seed" --size 3000 -o "$dir/gen.kl"
+	before=$("$build"/keel run "$dir/gen.kl" 2>&1; echo "exit $?")
+	if "$build"/fold "$dir/gen.kl" >"$dir/gen-folded.kl" 2>"$dir/fold.err" &&
+		after=$("$build"/keel run "$dir/gen-folded.kl" 2>&1; echo "exit $?") &&
+		[ "$before" = "$after" ] && grep -q 'folded [1-9]' "$dir/fold.err"; then ok; else
+		bad "examples/fold.c on keel-gen --seed $seed: $before / $after $(cat "$dir/fold.err")"; fi
+done
+"$build"/fold >/dev/null 2>&1
+st=$?
+if [ "$st" = 2 ]; then ok; else bad "fold without a file: exit $st, not 2"; fi
 
 # ---- 0b. the timer lines bench/bench.sh reads keep their format ----
 t=$("$build"/keel verify --time examples/sieve.kl 2>&1 >/dev/null |
