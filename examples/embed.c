@@ -85,12 +85,10 @@ verified(const kl_func *f)
 	kl_diags diags = { 0 };
 	bool ok = kl_verify_func(f, NULL, &diags) == KL_OK;
 	if (!ok) {
-		kl_buf headers = { 0 }, listing = { 0 };
-		kl_verify_render(f, &diags, "embed", false, &headers, &listing);
-		fprintf(stderr, "%s%s", headers.data ? headers.data : "",
-			listing.data ? listing.data : "");
-		kl_buf_free(&headers);
-		kl_buf_free(&listing);
+		kl_buf text = { 0 }; /* the error lines, then the listing */
+		kl_verify_render(f, &diags, "embed", false, &text, &text);
+		fputs(text.data ? text.data : "", stderr);
+		kl_buf_free(&text);
 	}
 	kl_diags_free(&diags);
 	return ok;

@@ -308,6 +308,15 @@ test_uses(void)
 	kl_module_free(m);
 }
 
+/* Function %f of the module src holds (which must parse), in *m. */
+static kl_func *
+parsed_f(const char *src, kl_module **m)
+{
+	*m = NULL;
+	CHECK_EQ_INT(kl_parse_module(src, strlen(src), NULL, m, NULL), KL_OK);
+	return *m ? kl_sym_func(*m, kl_module_lookup(*m, "f", 1)) : NULL;
+}
+
 /* Moving instructions: a loop-invariant constant hoisted to the block
  * before the loop, a removed instruction placed back, and the refusals. */
 static void
@@ -328,10 +337,8 @@ test_move_inst(void)
 		"block2:\n"
 		"    return v3\n"
 		"}\n";
-	kl_module *m = NULL;
-	CHECK_EQ_INT(kl_parse_module(src, sizeof src - 1, NULL, &m, NULL),
-		     KL_OK);
-	kl_func *f = kl_sym_func(m, kl_module_lookup(m, "f", 1));
+	kl_module *m;
+	kl_func *f = parsed_f(src, &m);
 	kl_block b0 = kl_func_first_block(f);
 	kl_block b1 = kl_block_next(f, b0);
 	kl_block b2 = kl_block_next(f, b1);
@@ -411,10 +418,8 @@ test_clone_inst(void)
 		"block2:\n"
 		"    return v5\n"
 		"}\n";
-	kl_module *m = NULL;
-	CHECK_EQ_INT(kl_parse_module(src, sizeof src - 1, NULL, &m, NULL),
-		     KL_OK);
-	kl_func *f = kl_sym_func(m, kl_module_lookup(m, "f", 1));
+	kl_module *m;
+	kl_func *f = parsed_f(src, &m);
 	kl_block b0 = kl_func_first_block(f);
 	kl_block b2 = kl_block_next(f, kl_block_next(f, b0));
 	kl_inst sel = kl_inst_next(f, kl_block_first_inst(f, b0));
@@ -539,6 +544,25 @@ test_remove_param(void)
 	kl_module_free(m);
 }
 
+/* A second block whose parameter p (passed c) an alias dup led to, and
+ * which is then removed; the builder is left at the block's end. */
+static kl_block
+removed_param_behind_alias(kl_func *f, kl_builder *b, kl_value c,
+			   kl_value *p, kl_value *dup)
+{
+	kl_block b1 = join_block(f, p);
+	kl_block_call to_b1 = { b1, &c, 1 };
+	kl_build_jump(b, to_b1);
+	kl_builder_at_end(b, b1);
+	*dup = kl_build_binary(b, KL_OP_IADD, *p, *p);
+	kl_build_return(b, &c, 1);
+	CHECK_EQ_INT(kl_builder_status(b), KL_OK);
+	kl_inst_remove(f, kl_value_def_inst(f, *dup));
+	CHECK_EQ_INT(kl_value_set_alias(f, *dup, *p), KL_OK);
+	CHECK_EQ_INT(kl_block_remove_param(f, b1, 0), KL_OK);
+	return b1;
+}
+
 /* An alias nothing uses may lead to a parameter a pass then removes, as
  * it may to a removed instruction's result: the printer left the alias
  * out, but the verifier reported its end as undefined. */
@@ -549,17 +573,8 @@ test_unused_alias_to_removed_param(void)
 	kl_builder b;
 	kl_module *m = i32_func(&f, &b);
 	kl_value c = kl_build_iconst(&b, KL_TYPE_I32, 1);
-	kl_value p;
-	kl_block b1 = join_block(f, &p);
-	kl_block_call to_b1 = { b1, &c, 1 };
-	kl_build_jump(&b, to_b1);
-	kl_builder_at_end(&b, b1);
-	kl_value dup = kl_build_binary(&b, KL_OP_IADD, p, p);
-	kl_build_return(&b, &c, 1);
-	CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
-	kl_inst_remove(f, kl_value_def_inst(f, dup));
-	CHECK_EQ_INT(kl_value_set_alias(f, dup, p), KL_OK);
-	CHECK_EQ_INT(kl_block_remove_param(f, b1, 0), KL_OK);
+	kl_value p, dup;
+	kl_block b1 = removed_param_behind_alias(f, &b, c, &p, &dup);
 	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
 	kl_buf text = { 0 };
 	kl_print_func(f, NULL, &text);
@@ -592,17 +607,8 @@ test_alias_through_removed_param_keeps_type(void)
 	kl_module *m = i32_func(&f, &b);
 	kl_value wide = kl_build_iconst(&b, i64, 2);
 	kl_value c = kl_build_iconst(&b, KL_TYPE_I32, 1);
-	kl_value p;
-	kl_block b1 = join_block(f, &p);
-	kl_block_call to_b1 = { b1, &c, 1 };
-	kl_build_jump(&b, to_b1);
-	kl_builder_at_end(&b, b1);
-	kl_value dup = kl_build_binary(&b, KL_OP_IADD, p, p);
-	kl_build_return(&b, &c, 1);
-	CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
-	kl_inst_remove(f, kl_value_def_inst(f, dup));
-	CHECK_EQ_INT(kl_value_set_alias(f, dup, p), KL_OK);
-	CHECK_EQ_INT(kl_block_remove_param(f, b1, 0), KL_OK);
+	kl_value p, dup;
+	removed_param_behind_alias(f, &b, c, &p, &dup);
 	/* dup (i32) -> p: p may not become an alias of an i64 */
 	CHECK_EQ_INT(kl_value_set_alias(f, p, wide), KL_ERR_INVALID);
 	CHECK_EQ_INT(kl_value_is_alias(f, p), false);
