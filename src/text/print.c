@@ -204,6 +204,20 @@ operand_type(const printer *p, uint32_t v)
 	return r >= f->nvalues ? KL_TYPE_NONE : value_type(f, r);
 }
 
+/* The type of i's result where the parser gives the result the
+ * controlling type (not a compare's), else none. */
+static kl_type
+ctrl_result_type(const printer *p, uint32_t i)
+{
+	const kl_func *f = p->f;
+	kl_format fmt = (kl_format)inst_info(f, i)->format;
+	if ((fmt == KL_FMT_UNARY || fmt == KL_FMT_BINARY ||
+	     fmt == KL_FMT_BINARY_IMM || fmt == KL_FMT_TERNARY) &&
+	    inst_num_results(f, i) > 0)
+		return operand_type(p, inst_result(f, i, 0));
+	return KL_TYPE_NONE;
+}
+
 /*
  * The type controlling operand v gives instruction i. When v's alias
  * chain is broken (a cycle) it has none: then the type the parser took
@@ -217,16 +231,8 @@ ctrl_operand_type(const printer *p, uint32_t i, uint32_t v)
 	kl_type t = operand_type(p, v);
 	if (t != KL_TYPE_NONE)
 		return t;
-	const kl_func *f = p->f;
-	kl_format fmt = (kl_format)inst_info(f, i)->format;
-	if ((fmt == KL_FMT_UNARY || fmt == KL_FMT_BINARY ||
-	     fmt == KL_FMT_BINARY_IMM || fmt == KL_FMT_TERNARY) &&
-	    inst_num_results(f, i) > 0) {
-		t = operand_type(p, inst_result(f, i, 0));
-		if (t != KL_TYPE_NONE)
-			return t;
-	}
-	return KL_TYPE_I64;
+	t = ctrl_result_type(p, i);
+	return t != KL_TYPE_NONE ? t : KL_TYPE_I64;
 }
 
 /* The `.T` suffix, when the opcode needs one here. */
@@ -248,6 +254,19 @@ put_ctrl_type(printer *p, uint32_t i)
 		nargs = inst_args(f, i, &args);
 		if (k >= nargs) {
 			buf_adds(p->out, ".?");
+			return;
+		}
+		/* A result of another class than the operand (an operand
+		 * replaced through kl_inst_set_arg) shows its own type: the
+		 * parser, which gives the result the operand's, then rejects
+		 * the text as the verifier rejects the IR, where the text
+		 * without it would verify. */
+		kl_type rt = ctrl_result_type(p, i);
+		kl_type ot = operand_type(p, args[k]);
+		if (rt != KL_TYPE_NONE && ot != KL_TYPE_NONE &&
+		    kl_type_class(p->m, rt) != kl_type_class(p->m, ot)) {
+			buf_addc(p->out, '.');
+			put_type(p, rt);
 			return;
 		}
 		if (defined_earlier_in_block(p, args[k], i))

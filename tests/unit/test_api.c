@@ -164,6 +164,68 @@ test_operand_setters(void)
 	kl_module_free(m);
 }
 
+/* Does f's printed module parse and verify? */
+static bool
+printed_verifies(const kl_module *m)
+{
+	kl_buf text = { 0 };
+	kl_print_module(m, NULL, &text);
+	kl_module *again = NULL;
+	bool ok = kl_parse_module(text.data, text.len, NULL, &again, NULL) ==
+			  KL_OK &&
+		  kl_verify_module(again, NULL) == KL_OK;
+	kl_module_free(again);
+	kl_buf_free(&text);
+	return ok;
+}
+
+/* An operand set to a value of another type than the instruction's
+ * result: the verifier rejects the function, and its printed text must
+ * not verify either. The printer left the suffix out, or wrote the
+ * operand's type, and the parser gave the result the operand's type:
+ * the text verified, hiding the error the verifier reported. */
+static void
+test_set_arg_of_other_type(void)
+{
+	const kl_type i32 = KL_TYPE_I32;
+	kl_func *f;
+	kl_builder b;
+	kl_module *m = i32_func(&f, &b);
+	kl_value p;
+	kl_block b1 = join_block(f, &p);
+	kl_value one = kl_build_iconst(&b, i32, 1);
+	kl_value wide = kl_build_iconst(&b, KL_TYPE_I64, 2);
+	kl_value c = kl_build_icmp_imm(&b, KL_ICC_EQ, one, 1);
+	kl_value r[5];
+	r[0] = kl_build_binary(&b, KL_OP_IADD, one, one);
+	r[1] = kl_build_unary(&b, KL_OP_INEG, KL_TYPE_NONE, one);
+	r[2] = kl_build_binary_imm(&b, KL_OP_IADD_IMM, one, 1);
+	r[3] = kl_build_select(&b, c, one, one);
+	kl_build_jump(&b, (kl_block_call){ b1, &one, 1 });
+	kl_builder_at_end(&b, b1);
+	/* (its operands are not defined in its block: a suffix is written) */
+	r[4] = kl_build_binary(&b, KL_OP_ISUB, one, one);
+	kl_build_return(&b, &p, 1);
+	CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
+	CHECK(printed_verifies(m));
+	for (int k = 0; k < 5; k++) {
+		kl_inst i = kl_value_def_inst(f, r[k]);
+		uint32_t n = kl_inst_num_args(f, i);
+		for (uint32_t a = k == 3; a < n; a++) /* (not select's c) */
+			CHECK_EQ_INT(kl_inst_set_arg(f, i, a, wide), KL_OK);
+		CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_ERR_VERIFY);
+		bool ok = printed_verifies(m);
+		if (ok)
+			fprintf(stderr, "  r[%d]: the printed text verifies\n", k);
+		CHECK(!ok);
+		for (uint32_t a = k == 3; a < n; a++)
+			CHECK_EQ_INT(kl_inst_set_arg(f, i, a, one), KL_OK);
+	}
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	CHECK(printed_verifies(m));
+	kl_module_free(m);
+}
+
 /* Branch folding: a brif on a constant becomes a jump, and the block
  * no branch reaches any more leaves the layout with its instructions. */
 static void
@@ -1193,6 +1255,7 @@ main(void)
 	UNIT_RUN(test_inst_fields);
 	UNIT_RUN(test_unused_alias_to_removed);
 	UNIT_RUN(test_operand_setters);
+	UNIT_RUN(test_set_arg_of_other_type);
 	UNIT_RUN(test_remove_block);
 	UNIT_RUN(test_uses);
 	UNIT_RUN(test_remove_param);
