@@ -291,7 +291,13 @@ simplify_params(kl_func *f, fold_counts *n)
 		for (uint32_t k = kl_block_num_params(f, b); k-- > 0;) {
 			kl_value p = kl_block_param(f, b, k);
 			uint32_t s = same[p.id];
-			if (s == UNSEEN || s == MANY)
+			/* (Not an alloca's address: a load or store at a
+			 * constant offset from an alloca must lie inside it,
+			 * even where it never runs, and one through p was
+			 * not checked so.) */
+			if (s == UNSEEN || s == MANY ||
+			    kl_inst_opcode(f, kl_value_def_inst(
+				    f, (kl_value){ s })) == KL_OP_ALLOCA)
 				continue;
 			if (kl_block_remove_param(f, b, k) != KL_OK ||
 			    kl_value_set_alias(f, p, (kl_value){ s }) != KL_OK)

@@ -424,7 +424,9 @@ kl_type kl_value_type(const kl_func *f, kl_value v);
 /* Follow alias links to the value that is really defined. */
 kl_value kl_value_resolve(const kl_func *f, kl_value v);
 bool kl_value_is_alias(const kl_func *f, kl_value v);
-/* The defining instruction (results) or block (parameters). */
+/* The defining instruction (results: placed or not), and the block in the
+ * layout where v is defined: the instruction's, or the block whose
+ * parameter v is; none when that is out of the layout. */
 kl_inst kl_value_def_inst(const kl_func *f, kl_value v);
 kl_block kl_value_def_block(const kl_func *f, kl_value v);
 
@@ -507,8 +509,10 @@ kl_status kl_block_remove_param(kl_func *f, kl_block b, uint32_t k);
  * alias the result. v must define nothing (a number never defined, a
  * removed parameter, a result of an instruction not in the layout) or be
  * an alias already. KL_ERR_INVALID if either is no value, they are the
- * same, v is a parameter or the result of a placed instruction, the alias
- * would close a cycle, target does not lead to a parameter or a placed
+ * same, v is a parameter (of any block, even one out of the layout, which
+ * still lists it: remove it with kl_block_remove_param first) or the
+ * result of a placed instruction, the alias would close a cycle, target
+ * does not lead to a parameter of a block in the layout or a placed
  * instruction's result, or it leads to a value of another type than v's
  * (when v has one); nothing changes then.
  * An alias nothing uses is left out of the printed text, and the verifier
@@ -567,6 +571,12 @@ kl_inst kl_build_trap(kl_builder *b, kl_trapcode code, uint32_t user_code);
 kl_status kl_inst_set_arg(kl_func *f, kl_inst i, uint32_t n, kl_value v);
 kl_status kl_inst_set_dest_arg(kl_func *f, kl_inst i, uint32_t d, uint32_t k,
 			       kl_value v);
+/* Append v to the arguments of destination d of branch i: the argument
+ * for a parameter just added to the target (kl_block_append_param), on
+ * every branch to it. O(1) amortised. KL_ERR_INVALID, nothing changed,
+ * if i, d or v is out of range; KL_ERR_RANGE at 2^27 - 2 arguments. */
+kl_status kl_inst_append_dest_arg(kl_func *f, kl_inst i, uint32_t d,
+				  kl_value v);
 
 /* Remove an instruction from the layout. Its results keep their numbers
  * and types but no longer count as defined: a use of one left behind is

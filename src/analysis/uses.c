@@ -55,7 +55,9 @@ used_value(const kl_uses *u, const kl_func *f, uint32_t v)
 	if (r >= f->nvalues)
 		return KL_NONE;
 	uint8_t k = f->values[r].kind;
-	return k == VK_RESULT || k == VK_PARAM ? r : KL_NONE;
+	/* (A removed result or parameter still has its uses listed: those
+	 * a pass has yet to replace.) */
+	return k == VK_ALIAS || k == VK_UNUSED ? KL_NONE : r;
 }
 
 /* What walk hands each use to. */

@@ -216,8 +216,7 @@ static bool
 check_value(kl_builder *b, kl_value v)
 {
 	kl_func *f = b->func;
-	if (v.id >= f->nvalues || f->values[v.id].kind == VK_UNUSED ||
-	    f->values[v.id].kind == VK_REMOVED)
+	if (v.id >= f->nvalues || f->values[v.id].kind == VK_UNUSED)
 		return fail(b, KL_ERR_INVALID, "operand is not a value");
 	/* (text can make a cycle; the verifier reports it, and a result's
 	 * type cannot be read off one) */

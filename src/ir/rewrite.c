@@ -154,6 +154,23 @@ kl_inst_set_dest_arg(kl_func *f, kl_inst i, uint32_t d, uint32_t k,
 	return KL_OK;
 }
 
+kl_status
+kl_inst_append_dest_arg(kl_func *f, kl_inst i, uint32_t d, kl_value v)
+{
+	const uint32_t *dests;
+	if (i.id >= f->ninsts || v.id >= f->nvalues ||
+	    d >= inst_dests(f, i.id, &dests))
+		return KL_ERR_INVALID;
+	uint32_t block, nargs;
+	const uint32_t *args;
+	if (!dest_read(&f->pool, dests[d], &block, &args, &nargs))
+		return KL_ERR_INVALID;
+	if (nargs + 1 >= LIST_MAX_LEN) /* the list holds the block too */
+		return KL_ERR_RANGE;
+	inst_dest_append_args(f, i.id, d, &v.id, 1);
+	return KL_OK;
+}
+
 /* Drop argument k from destination d of branch i, which targets a block
  * that is losing its parameter k. */
 static void

@@ -239,9 +239,11 @@ test_remove_block(void)
 	kl_block b1 = kl_func_new_block(f), b2 = kl_func_new_block(f);
 	CHECK_EQ_INT(kl_func_append_block(f, b1), KL_OK);
 	CHECK_EQ_INT(kl_func_append_block(f, b2), KL_OK);
+	kl_value unused = kl_block_append_param(f, b2, i32);
+	CHECK_EQ_INT(kl_value_def_block(f, unused).id, b2.id);
 	kl_value yes = kl_build_iconst(&b, KL_TYPE_I8, 1);
 	kl_inst br = kl_build_brif(&b, yes, (kl_block_call){ b1, NULL, 0 },
-				   (kl_block_call){ b2, NULL, 0 });
+				   (kl_block_call){ b2, &unused, 1 });
 	kl_builder_at_end(&b, b1);
 	kl_value one = kl_build_iconst(&b, i32, 1);
 	kl_build_return(&b, &one, 1);
@@ -259,6 +261,9 @@ test_remove_block(void)
 	CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
 	CHECK_EQ_INT(kl_block_next(f, b1).id, KL_NONE);
 	CHECK_EQ_INT(kl_inst_block(f, ret2).id, KL_NONE);
+	/* as its instructions' results, its parameters are nowhere now */
+	CHECK_EQ_INT(kl_value_def_block(f, unused).id, KL_NONE);
+	CHECK_EQ_INT(kl_value_def_block(f, two).id, KL_NONE);
 	CHECK_EQ_INT(kl_func_remove_block(f, b2), KL_ERR_INVALID);
 	CHECK_EQ_INT(kl_func_remove_block(f, b0), KL_ERR_INVALID); /* entry */
 	CHECK_EQ_INT(kl_func_remove_block(f, KL_NO_BLOCK), KL_ERR_INVALID);
@@ -378,6 +383,67 @@ parsed_f(const char *src, kl_module **m)
 	CHECK_EQ_INT(kl_parse_module(src, strlen(src), NULL, m, NULL), KL_OK);
 	return *m ? kl_sym_func(*m, kl_module_lookup(*m, "f", 1)) : NULL;
 }
+
+/* A parameter added to a block that has predecessors needs an argument
+ * on every branch to it: appended in place, to a destination with
+ * arguments or without (a lone block, which becomes a list), in a
+ * br_table's pool as in a jump. */
+static void
+test_append_dest_arg(void)
+{
+	kl_module *m;
+	kl_func *f = parsed_f("function %f(i32) -> i32 {\n"
+			      "block0(v0: i32):\n"
+			      "    br_table v0, block1(v0), [block2, block1(v0)]\n"
+			      "\n"
+			      "block1(v1: i32):\n"
+			      "    jump block2\n"
+			      "\n"
+			      "block2:\n"
+			      "    v2 = iconst.i32 5\n"
+			      "    return v2\n"
+			      "}\n",
+			      &m);
+	kl_block b0 = kl_func_first_block(f);
+	kl_block b2 = kl_block_next(f, kl_block_next(f, b0));
+	kl_inst table = kl_block_last_inst(f, b0);
+	kl_inst jump = kl_block_last_inst(f, kl_block_next(f, b0));
+	kl_value v0 = kl_block_param(f, b0, 0);
+	kl_value q = kl_block_append_param(f, b2, KL_TYPE_I32);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_ERR_VERIFY);
+	CHECK_EQ_INT(kl_inst_append_dest_arg(f, table, 1, v0), KL_OK);
+	CHECK_EQ_INT(kl_inst_append_dest_arg(f, jump, 0, kl_block_param(
+			     f, kl_block_next(f, b0), 0)), KL_OK);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	CHECK_EQ_INT(kl_inst_dest_num_args(f, table, 1), 1);
+	CHECK_EQ_INT(kl_inst_dest_num_args(f, table, 2), 1); /* untouched */
+	/* then the parameter is the result */
+	kl_inst ret = kl_block_last_inst(f, b2);
+	CHECK_EQ_INT(kl_inst_set_arg(f, ret, 0, q), KL_OK);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	kl_buf text = { 0 };
+	kl_print_func(f, NULL, &text);
+	CHECK(strstr(text.data, "br_table v0, block1(v0), [block2(v0), "
+				"block1(v0)]\n") != NULL);
+	CHECK(strstr(text.data, "jump block2(v1)\n") != NULL);
+	kl_buf_free(&text);
+	kl_interp *it = kl_interp_new(m, NULL);
+	kl_run_result res;
+	uint64_t arg = 1;
+	CHECK_EQ_INT(kl_interp_call(it, kl_func_sym(f), &arg, 1, &res), KL_OK);
+	CHECK(res.status == KL_RUN_RETURNED && res.results[0] == 1);
+	kl_interp_free(it);
+	/* refused: no such destination, no branch, no value */
+	CHECK_EQ_INT(kl_inst_append_dest_arg(f, jump, 1, v0), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_inst_append_dest_arg(f, ret, 0, v0), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_inst_append_dest_arg(f, jump, 0, KL_NO_VALUE),
+		     KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_inst_append_dest_arg(f, KL_NO_INST, 0, v0),
+		     KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_inst_dest_num_args(f, jump, 0), 1);
+	kl_module_free(m);
+}
+
 
 /* Moving instructions: a loop-invariant constant hoisted to the block
  * before the loop, a removed instruction placed back, and the refusals. */
@@ -642,17 +708,30 @@ test_unused_alias_to_removed_param(void)
 	kl_print_func(f, NULL, &text);
 	CHECK(strstr(text.data, "v2 -> ") == NULL);
 	kl_buf_free(&text);
-	/* A use left behind is reported as what it is. */
+	/* A use left behind is reported as what it is, and listed among
+	 * the parameter's uses as a removed result's are. The builder takes
+	 * it (definitions are the verifier's question), as it takes a
+	 * removed instruction's result. */
 	kl_builder_at_end(&b, b1);
 	kl_inst ret = kl_block_last_inst(f, b1);
 	kl_inst_remove(f, ret);
-	kl_build_binary(&b, KL_OP_IADD, c, c);
+	kl_value twice = kl_build_binary(&b, KL_OP_IADD, p, p);
+	CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
+	CHECK_EQ_INT(kl_value_type(f, twice), KL_TYPE_I32);
+	kl_inst_remove(f, kl_value_def_inst(f, twice));
 	kl_build_return(&b, &dup, 1);
 	kl_diags d = { 0 };
 	CHECK_EQ_INT(kl_verify_func(f, NULL, &d), KL_ERR_VERIFY);
 	CHECK(d.len == 1 &&
 	      strstr(d.items[0].message, "a removed block parameter"));
 	kl_diags_free(&d);
+	kl_uses *u = kl_uses_new();
+	kl_uses_compute(u, f);
+	uint32_t n;
+	const kl_use *use = kl_uses_of(u, f, p, &n);
+	CHECK(n == 1 && use[0].inst.id == kl_block_last_inst(f, b1).id);
+	CHECK(kl_uses_of(u, f, dup, &n) == use && n == 1);
+	kl_uses_free(u);
 	kl_module_free(m);
 }
 
@@ -1260,6 +1339,7 @@ main(void)
 	UNIT_RUN(test_uses);
 	UNIT_RUN(test_remove_param);
 	UNIT_RUN(test_move_inst);
+	UNIT_RUN(test_append_dest_arg);
 	UNIT_RUN(test_clone_inst);
 	UNIT_RUN(test_alias_through_removed_param_keeps_type);
 	UNIT_RUN(test_unused_alias_to_removed_param);
