@@ -171,15 +171,13 @@ put_offset(printer *p, int32_t off)
 	}
 }
 
-/* Is value v (through aliases) defined before instruction i in its block? */
+/* Is value r (resolved: KL_NONE or out of range for a broken chain)
+ * defined before instruction i in its block? */
 static bool
-defined_earlier_in_block(const printer *p, uint32_t v, uint32_t i)
+defined_earlier_in_block(const printer *p, uint32_t r, uint32_t i)
 {
 	const kl_func *f = p->f;
-	if (v >= f->nvalues)
-		return false;
-	uint32_t r = resolve_with(f, p->resolved, v);
-	if (r >= f->nvalues) /* a broken alias chain */
+	if (r >= f->nvalues)
 		return false;
 	uint32_t blk = f->nodes[i].block;
 	if (blk == KL_NONE)
@@ -261,18 +259,29 @@ put_ctrl_type(printer *p, uint32_t i)
 		 * parser, which gives the result the operand's, then rejects
 		 * the text as the verifier rejects the IR, where the text
 		 * without it would verify. */
-		kl_type rt = ctrl_result_type(p, i);
-		kl_type ot = operand_type(p, args[k]);
-		if (rt != KL_TYPE_NONE && ot != KL_TYPE_NONE &&
+		uint32_t r = f->insts[i].w[0]; /* these formats' result */
+		bool typed = info->format == KL_FMT_UNARY ||
+			     info->format == KL_FMT_BINARY ||
+			     info->format == KL_FMT_BINARY_IMM ||
+			     info->format == KL_FMT_TERNARY;
+		kl_type rt = typed && r < f->nvalues ? value_type(f, r)
+						     : KL_TYPE_NONE;
+		uint32_t a = args[k] < f->nvalues
+				     ? resolve_with(f, p->resolved, args[k])
+				     : KL_NONE;
+		kl_type ot = a < f->nvalues ? value_type(f, a) : KL_TYPE_NONE;
+		if (KL_UNLIKELY(rt != ot) && rt != KL_TYPE_NONE &&
+		    ot != KL_TYPE_NONE &&
 		    kl_type_class(p->m, rt) != kl_type_class(p->m, ot)) {
 			buf_addc(p->out, '.');
 			put_type(p, rt);
 			return;
 		}
-		if (defined_earlier_in_block(p, args[k], i))
+		if (defined_earlier_in_block(p, a, i))
 			return;
 		buf_addc(p->out, '.');
-		put_type(p, ctrl_operand_type(p, i, args[k]));
+		put_type(p, ot != KL_TYPE_NONE ? ot
+					       : ctrl_operand_type(p, i, args[k]));
 		return;
 	}
 	default:
