@@ -115,10 +115,12 @@ bench-scaling:
 	@sh bench/bench.sh build scaling
 
 # libFuzzer targets (clang): the parser on any bytes, print/parse agreement,
-# the verifier (and promote, and the interpreter) on any parsed module, and
-# promote checked by running code (fuzz_promote: difftest's checks).
+# the verifier (and promote, and the interpreter) on any parsed module,
+# promote checked by running code (fuzz_promote: difftest's checks), and
+# random edits through the rewriting API (fuzz_rewrite: the checks of
+# tests/unit/rewrite_random.h).
 # Seeds come from the file tests and examples; crashes land in build/fuzz/.
-FUZZ_TARGETS := parse roundtrip verify promote
+FUZZ_TARGETS := parse roundtrip verify promote rewrite
 FUZZ_FLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Iinclude \
 	     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 # runs.c: difftest's calls and comparisons, which fuzz_promote shares.

@@ -1,0 +1,257 @@
+/*
+ * rewrite_random.h -- random edits through the rewriting API, and the
+ * agreements that must hold after every one of them. Shared by the unit
+ * test test_rewrite_random.c (fixed seeds, in make check) and the
+ * libFuzzer target fuzz/fuzz_rewrite.c (any seeds).
+ *
+ * Each edit is a call of the public API with entities picked at random,
+ * out of range ones included: remove, move or copy an instruction, set an
+ * operand or a branch argument, append one, make a value an alias, add or
+ * remove a block parameter, take a block out, build an instruction. Most
+ * edits leave IR that does not verify, which is the point: whatever the
+ * IR, the library must not crash, and
+ *   - IR that verifies prints as text that parses, verifies, prints the
+ *     same bytes and runs (a little way) to the same outcome;
+ *   - IR that does not verify prints as text that fails to parse or to
+ *     verify: the printer never turns a broken function into a good one;
+ *   - every use kl_uses lists names an operand that stands for its value.
+ * A failed agreement is reported through rr_fail, which the includer
+ * defines (a unit test's failure, or abort() for the fuzzer).
+ */
+#ifndef KEEL_REWRITE_RANDOM_H
+#define KEEL_REWRITE_RANDOM_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "keel.h"
+
+static void rr_fail(const char *what, const char *text);
+
+typedef struct rr_rng {
+	uint64_t s;
+} rr_rng;
+
+/* A number below n (0 when n is 0): xorshift64*. */
+static uint32_t
+rr_below(rr_rng *r, uint32_t n)
+{
+	r->s ^= r->s >> 12;
+	r->s ^= r->s << 25;
+	r->s ^= r->s >> 27;
+	uint64_t x = r->s * 0x2545F4914F6CDD1Dull;
+	return n ? (uint32_t)((x >> 32) % n) : 0;
+}
+
+/* Entities to edit: nearly always in range, now and then one past. */
+static kl_value
+rr_value(const kl_func *f, rr_rng *r)
+{
+	return (kl_value){ rr_below(r, kl_func_value_bound(f) + 1) };
+}
+
+static kl_inst
+rr_inst(const kl_func *f, rr_rng *r)
+{
+	return (kl_inst){ rr_below(r, kl_func_inst_bound(f) + 1) };
+}
+
+static kl_block
+rr_block(const kl_func *f, rr_rng *r)
+{
+	return (kl_block){ rr_below(r, kl_func_block_bound(f) + 1) };
+}
+
+/* One random edit of f. */
+static void
+rr_edit(kl_func *f, rr_rng *r)
+{
+	kl_inst i = rr_inst(f, r);
+	kl_block blk = rr_block(f, r);
+	kl_value v = rr_value(f, r);
+	uint32_t nd = kl_inst_num_dests(f, i);
+	switch (rr_below(r, 13)) {
+	case 0:
+		kl_inst_remove(f, i);
+		break;
+	case 1:
+		kl_value_set_alias(f, v, rr_value(f, r));
+		break;
+	case 2:
+		kl_inst_set_arg(f, i, rr_below(r, kl_inst_num_args(f, i) + 1),
+				v);
+		break;
+	case 3: {
+		uint32_t d = rr_below(r, nd + 1);
+		kl_inst_set_dest_arg(f, i, d,
+				     rr_below(r, kl_inst_dest_num_args(f, i,
+								       d) + 1),
+				     v);
+		break;
+	}
+	case 4:
+		kl_inst_append_dest_arg(f, i, rr_below(r, nd + 1), v);
+		break;
+	case 5:
+		kl_inst_move_before(f, i, rr_inst(f, r));
+		break;
+	case 6:
+		kl_inst_move_to_end(f, i, blk);
+		break;
+	case 7: {
+		kl_inst c = kl_inst_clone(f, i);
+		if (c.id != KL_NONE && rr_below(r, 2))
+			kl_inst_move_before(f, c, rr_inst(f, r));
+		break;
+	}
+	case 8:
+		kl_func_remove_block(f, blk);
+		break;
+	case 9:
+		kl_block_remove_param(f, blk,
+				      rr_below(r, kl_block_num_params(f, blk) +
+							  1));
+		break;
+	case 10:
+		kl_block_append_param(f, blk, rr_below(r, KL_TYPE_BUILTIN_COUNT +
+							      1));
+		break;
+	case 11: {
+		kl_builder b;
+		kl_builder_init(&b, f);
+		kl_builder_before(&b, i);
+		if (rr_below(r, 2))
+			kl_build_iconst(&b, KL_TYPE_I32, (int64_t)rr_below(r, 9));
+		else
+			kl_build_binary(&b, KL_OP_IADD, v, rr_value(f, r));
+		break;
+	}
+	default: {
+		/* (a removed block placed again, empty) */
+		kl_func_append_block(f, blk);
+		break;
+	}
+	}
+}
+
+/* Every use listed stands where it says, for the value it is listed
+ * under. */
+static void
+rr_check_uses(const kl_func *f, kl_uses *u)
+{
+	kl_uses_compute(u, f);
+	for (uint32_t v = 0, nv = kl_func_value_bound(f); v < nv; v++) {
+		uint32_t n;
+		const kl_use *use = kl_uses_of(u, f, (kl_value){ v }, &n);
+		kl_value want = kl_value_resolve(f, (kl_value){ v });
+		for (uint32_t k = 0; k < n; k++) {
+			kl_value at = use[k].dest == KL_NONE
+					      ? kl_inst_arg(f, use[k].inst,
+							    use[k].index)
+					      : kl_inst_dest_arg(f, use[k].inst,
+								 use[k].dest,
+								 use[k].index);
+			if (kl_value_resolve(f, at).id != want.id)
+				rr_fail("a use listed for another value", NULL);
+		}
+	}
+}
+
+/* The outcome of calling each function with zero arguments, briefly, as
+ * text (the same module gives the same bytes). */
+static void
+rr_runs(const kl_module *m, kl_buf *out)
+{
+	kl_interp_options opts = { 0 };
+	opts.fuel = 2000;
+	opts.max_memory = 1 << 20;
+	kl_interp *it = kl_interp_new(m, &opts);
+	for (uint32_t s = 0, ns = kl_module_num_syms(m); s < ns; s++) {
+		const kl_func *f = kl_sym_func(m, (kl_sym){ s });
+		if (!f)
+			continue;
+		uint64_t args[8] = { 0 };
+		kl_signature sig = kl_func_signature(f);
+		kl_run_result res;
+		if (sig.num_params > 8 ||
+		    kl_interp_call(it, (kl_sym){ s }, args, sig.num_params,
+				   &res) != KL_OK)
+			continue;
+		kl_buf_printf(out, "%u: status %d, %llu executed", s,
+			      (int)res.status,
+			      (unsigned long long)res.executed);
+		if (res.status == KL_RUN_RETURNED)
+			for (uint32_t k = 0; k < res.num_results; k++)
+				kl_buf_printf(out, " %llx",
+					      (unsigned long long)res.results[k]);
+		kl_buf_printf(out, "\n");
+		kl_interp_reset(it);
+	}
+	kl_interp_free(it);
+}
+
+/* The agreements of the opening comment, for module m as it is now. */
+static void
+rr_check(const kl_module *m, kl_uses *u)
+{
+	bool ok = kl_verify_module(m, NULL) == KL_OK;
+	kl_buf text = { 0 };
+	kl_print_module(m, NULL, &text);
+	kl_module *again = NULL;
+	bool parsed = kl_parse_module(text.data ? text.data : "", text.len,
+				      NULL, &again, NULL) == KL_OK;
+	bool again_ok = parsed && kl_verify_module(again, NULL) == KL_OK;
+	if (ok && !again_ok)
+		rr_fail("IR that verifies printed as text that does not "
+			"parse or verify", text.data);
+	if (!ok && again_ok)
+		rr_fail("IR that does not verify printed as text that does",
+			text.data);
+	if (ok && again_ok) {
+		kl_buf text2 = { 0 }, run1 = { 0 }, run2 = { 0 };
+		kl_print_module(again, NULL, &text2);
+		if (text2.len != text.len ||
+		    memcmp(text2.data, text.data, text.len) != 0)
+			rr_fail("text printed again differs", text.data);
+		rr_runs(m, &run1);
+		rr_runs(again, &run2);
+		if (run1.len != run2.len ||
+		    (run1.len && memcmp(run1.data, run2.data, run1.len)))
+			rr_fail("the text runs otherwise than the IR",
+				text.data);
+		kl_buf_free(&text2);
+		kl_buf_free(&run1);
+		kl_buf_free(&run2);
+	}
+	for (uint32_t s = 0, ns = kl_module_num_syms(m); s < ns; s++) {
+		const kl_func *f = kl_sym_func(m, (kl_sym){ s });
+		if (f)
+			rr_check_uses(f, u);
+	}
+	kl_module_free(again);
+	kl_buf_free(&text);
+}
+
+/* Parse text, then edit its functions at random from seed, checking after
+ * every edit; up to nedits edits. Text that does not parse is skipped. */
+static void
+rr_run(const char *text, size_t len, uint64_t seed, uint32_t nedits)
+{
+	kl_module *m = NULL;
+	if (kl_parse_module(text, len, NULL, &m, NULL) != KL_OK)
+		return;
+	rr_rng r = { seed * 0x9E3779B97F4A7C15ull + 1 };
+	kl_uses *u = kl_uses_new();
+	uint32_t ns = kl_module_num_syms(m);
+	for (uint32_t e = 0; e < nedits && ns; e++) {
+		kl_func *f = kl_sym_func(m, (kl_sym){ rr_below(&r, ns) });
+		if (!f)
+			continue;
+		rr_edit(f, &r);
+		rr_check(m, u);
+	}
+	kl_uses_free(u);
+	kl_module_free(m);
+}
+
+#endif
