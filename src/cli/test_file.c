@@ -345,8 +345,8 @@ test_func_name(const test_func *tfn, kl_buf *tmp)
 	kl_module *m = kl_func_module(tfn->func);
 	size_t n;
 	const char *name = kl_sym_name(m, kl_func_sym(tfn->func), &n);
-	kl_buf_append(tmp, name, n);
-	return tmp->data ? tmp->data : "";
+	cli_put_name(tmp, name, n);
+	return tmp->data;
 }
 
 /* ---- FileCheck ---- */
@@ -372,7 +372,7 @@ test_filecheck(test_file *tf, const test_func *tfn, const char *output,
 		kl_buf rep = { 0 };
 		if (!kl_filecheck_run(fc, output, len, &rep)) {
 			kl_buf name = { 0 };
-			kl_buf_printf(report, "%s:%u: checks failed in %%%s:\n",
+			kl_buf_printf(report, "%s:%u: checks failed in %s:\n",
 				      tf->path, tfn->first_line,
 				      test_func_name(tfn, &name));
 			kl_buf_append(report, rep.data, rep.len);
@@ -435,7 +435,7 @@ test_precise(test_file *tf, const test_func *tfn, const char *output,
 				   !same)) {
 			kl_buf name = { 0 };
 			kl_buf_printf(report, "%s:%u: two 'precise' commands print "
-				      "%%%s differently, and its one expected "
+				      "%s differently, and its one expected "
 				      "block cannot hold both (give them files "
 				      "of their own)\n", tf->path,
 				      tfn->first_line, test_func_name(tfn, &name));
@@ -446,7 +446,7 @@ test_precise(test_file *tf, const test_func *tfn, const char *output,
 		kl_buf_free(&text);
 	} else if (!same) {
 		kl_buf name = { 0 };
-		kl_buf_printf(report, "%s:%u: output of %%%s differs from the "
+		kl_buf_printf(report, "%s:%u: output of %s differs from the "
 			      "expected block (run with --bless to update):\n",
 			      tf->path, first, test_func_name(tfn, &name));
 		kl_buf_free(&name);

@@ -434,9 +434,11 @@ run_line(runner *rn, uint32_t k, const char *line, size_t len)
 	}
 	s = callee(rn, c, &name);
 	if (s.id == KL_NONE || !kl_sym_func(rn->m, s)) {
-		kl_buf_printf(rn->report, "%s:%u: run: no function %%%.*s "
-			      "defined\n", path, c->line, (int)name.len,
-			      name.data ? name.data : "");
+		kl_buf spelt = { 0 };
+		cli_put_name(&spelt, name.data, name.len);
+		kl_buf_printf(rn->report, "%s:%u: run: no function %s "
+			      "defined\n", path, c->line, spelt.data);
+		kl_buf_free(&spelt);
 		goto out;
 	}
 	kl_signature sig = kl_sym_signature(rn->m, s);

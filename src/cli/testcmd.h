@@ -147,7 +147,8 @@ void test_comment_error(const test_file *tf, const test_comment *c,
 bool test_add_edit(test_file *tf, uint32_t first, uint32_t count,
 		   const char *text, bool changes);
 
-/* The function's name (bytes as stored), NUL-terminated in tmp. */
+/* The function's name as the text writes it (%f, #hex or noname),
+ * NUL-terminated in tmp. */
 const char *test_func_name(const test_func *tfn, kl_buf *tmp);
 
 /* Run every command of one file; returns the number of failures. */
