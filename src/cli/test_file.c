@@ -277,6 +277,17 @@ test_comment_error(const test_file *tf, const test_comment *c,
 	va_end(ap);
 }
 
+void
+test_comment_error_at(const test_file *tf, const test_comment *c,
+		      const char *at, kl_buf *report, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	error_at_v(tf, c->line, c->col + 1 + (uint32_t)(at - c->text), report,
+		   fmt, ap);
+	va_end(ap);
+}
+
 /* Does the command take the option word[0, n) (up to its '=', if any)? */
 static bool
 takes_option(const test_command *cmd, const char *word, size_t n)

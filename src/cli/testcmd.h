@@ -141,6 +141,12 @@ void test_comment_error(const test_file *tf, const test_comment *c,
 			kl_buf *report, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* The same, the caret under at, which points into c's text. */
+void test_comment_error_at(const test_file *tf, const test_comment *c,
+			   const char *at, kl_buf *report, const char *fmt,
+			   ...)
+	__attribute__((format(printf, 5, 6)));
+
 /* Record that --bless replaces lines [first, first + count) by text
  * (changes: the lines hold something else now). False if an edit of the
  * same lines with another text was recorded (by another command). */
