@@ -658,6 +658,7 @@ write_blessed(test_file *tf, kl_buf *report)
 
 typedef struct header_line {
 	uint32_t line, name_col, args_col;
+	uint32_t nul_col; /* of a NUL in the command or its args, or 0 */
 	char *name;
 	char *args;
 } header_line;
@@ -676,9 +677,12 @@ add_header(void *ctx, uint32_t line, const char *name, size_t nlen,
 	const char *start = args;
 	while (start > l->text && start[-1] != '\n')
 		start--;
+	/* (the copies below would end at it, silently) */
+	const char *nul = memchr(name, 0, (size_t)(args + alen - name));
 	cli_grow((void **)&l->h, &l->cap, sizeof *l->h, l->n + 1);
 	l->h[l->n++] = (header_line){ line, (uint32_t)(name - start) + 1,
 				      (uint32_t)(args - start) + 1,
+				      nul ? (uint32_t)(nul - start) + 1 : 0,
 				      strndup(name, nlen), strndup(args, alen) };
 }
 
@@ -921,6 +925,12 @@ run_file_once(const char *path, bool bless, bool *blessed, kl_buf *report)
 	}
 	cmds = calloc(nheader, sizeof *cmds);
 	for (uint32_t i = 0; i < nheader; i++) {
+		if (header[i].nul_col) {
+			error_at(&tf, header[i].line, header[i].nul_col, report,
+				 "a NUL byte in a 'test' line");
+			failures = 1;
+			goto done;
+		}
 		cmds[i] = find_command(header[i].name, strlen(header[i].name));
 		if (!cmds[i]) {
 			kl_buf known = { 0 };
