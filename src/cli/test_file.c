@@ -831,12 +831,39 @@ list_readers(const char *key, kl_buf *report)
 	kl_buf_puts(report, n > 1 ? " read it" : " reads it");
 }
 
+/* The key of an annotation written in capitals ("; RUN:"), which no
+ * command reads, in lower case in key; NULL if c is no such comment.
+ * *word is the key as written, *n its length. */
+static const char *
+capital_annotation(const test_comment *c, char *key, size_t cap,
+		   const char **word, size_t *n)
+{
+	const char *s = c->text, *e = c->text + c->len;
+	while (s < e && (*s == ' ' || *s == '\t'))
+		s++;
+	const char *w = s;
+	while (w < e && *w >= 'A' && *w <= 'Z')
+		w++;
+	if (w == s || w == e || *w != ':' || (size_t)(w - s) >= cap)
+		return NULL;
+	for (size_t k = 0; k < (size_t)(w - s); k++)
+		key[k] = (char)(s[k] - 'A' + 'a');
+	key[w - s] = '\0';
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (test_has_option(commands[i].annotations, key)) {
+			*word = s;
+			*n = (size_t)(w - s);
+			return key;
+		}
+	return NULL;
+}
+
 /*
  * Annotations (`; error:`, `; run:`, `; dominates:` ...) that none of the
  * file's commands reads are errors, as unrun check directives are: a test
  * must not pass while checking nothing. So is one before the first
- * function when the commands that read it read a function's comments.
- * Returns the failures.
+ * function when the commands that read it read a function's comments,
+ * and one written in capitals, which none reads. Returns the failures.
  */
 static int
 annotations_not_read(const test_file *tf, const test_command **cmds,
@@ -848,6 +875,15 @@ annotations_not_read(const test_file *tf, const test_command **cmds,
 	for (uint32_t i = 0; i < tf->ncomments; i++) {
 		const test_comment *c = &tf->comments[i];
 		const char *key = annotation_key(c, buf, sizeof buf);
+		const char *word;
+		size_t n;
+		if (!key && capital_annotation(c, buf, sizeof buf, &word, &n)) {
+			/* as a directive in capitals: read by no one */
+			test_comment_error(tf, c, report, "'%.*s:' looks like a "
+					   "misspelt annotation (keel's is "
+					   "'%s:')", (int)n, word, buf);
+			failures++;
+		}
 		if (!key)
 			continue;
 		bool read = false, owned = false;
