@@ -212,6 +212,20 @@ if [ -L "$dir/bw/link.kl" ] &&
 if ! grep -q "in 'test" "$dir/one.out" && grep -q "no match" "$dir/one.out"; then ok; else
 	bad "keel test: a one-command report names its command"; fi
 
+# a NUL byte in a 'test' line is an error at its column: the line's text
+# ended there, and what came after it (a misspelt option) went unread
+for hdr in '9 test cat\000junk' '18 test pass promote\000,bogus'; do
+	col=${hdr%% *}
+	# shellcheck disable=SC2059 # the test line is the format: its \000
+	printf "${hdr#* }"'\n\nfunction %%f() {\nblock0:\n    return\n}\n; check: return\n' >"$dir/nul.kl"
+	out=$("$build"/keel test "$dir/nul.kl" 2>&1)
+	st=$?
+	case "$out" in *"nul.kl:1:$col: error: a NUL byte in a 'test' line"*"0 passed, 1 failed")
+		if [ "$st" = 1 ]; then ok; else bad "keel test, a NUL in '$hdr': exit $st"; fi ;;
+	*) bad "keel test, a NUL in '$hdr': $out" ;;
+	esac
+done
+
 # ---- 0c2. keel test: the report's order, time limits, odd trees ----
 # The report is in sorted order whatever finishes first: a00 hangs past
 # the time limit while the others fail at once.

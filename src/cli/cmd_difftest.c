@@ -169,14 +169,16 @@ compare(const cli_file *file, kl_module *before, kl_module *after,
 				continue;
 			size_t n;
 			const char *fn = kl_sym_name(before, (kl_sym){ s }, &n);
-			kl_buf da = { 0 }, db = { 0 };
+			kl_buf da = { 0 }, db = { 0 }, spelt = { 0 };
+			cli_put_name(&spelt, fn, n);
 			run_describe(&db, &ob);
 			run_describe(&da, &oa);
-			printf("FAIL %s: %%%.*s, argument vector %u: before the "
-			       "passes %s, after %s\n", file->name, (int)n, fn,
+			printf("FAIL %s: %s, argument vector %u: before the "
+			       "passes %s, after %s\n", file->name, spelt.data,
 			       v, db.data, da.data);
 			kl_buf_free(&da);
 			kl_buf_free(&db);
+			kl_buf_free(&spelt);
 			ok = false;
 		}
 	}

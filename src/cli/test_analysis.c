@@ -237,7 +237,7 @@ typedef struct dom_check {
 static int
 fail_at(dom_check *c, uint32_t line, const char *what)
 {
-	kl_buf_printf(c->report, "%s:%u: in %%%s: %s\n", c->tf->path, line,
+	kl_buf_printf(c->report, "%s:%u: in %s: %s\n", c->tf->path, line,
 		      test_func_name(c->tfn, &c->name), what);
 	return 1;
 }

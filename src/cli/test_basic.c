@@ -166,7 +166,7 @@ test_cmd_roundtrip(test_file *tf, const char *args, kl_buf *report)
 		if (want.len == got.len &&
 		    (want.len == 0 || memcmp(want.data, got.data, want.len) == 0))
 			continue;
-		kl_buf_printf(report, "%s:%u: printing %%%s does not give %s\n",
+		kl_buf_printf(report, "%s:%u: printing %s does not give %s\n",
 			      tf->path, t->first_line, test_func_name(t, &name),
 			      model == t ? "its source text"
 					 : "the next function's text");

@@ -277,6 +277,17 @@ test_comment_error(const test_file *tf, const test_comment *c,
 	va_end(ap);
 }
 
+void
+test_comment_error_at(const test_file *tf, const test_comment *c,
+		      const char *at, kl_buf *report, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	error_at_v(tf, c->line, c->col + 1 + (uint32_t)(at - c->text), report,
+		   fmt, ap);
+	va_end(ap);
+}
+
 /* Does the command take the option word[0, n) (up to its '=', if any)? */
 static bool
 takes_option(const test_command *cmd, const char *word, size_t n)
@@ -345,8 +356,8 @@ test_func_name(const test_func *tfn, kl_buf *tmp)
 	kl_module *m = kl_func_module(tfn->func);
 	size_t n;
 	const char *name = kl_sym_name(m, kl_func_sym(tfn->func), &n);
-	kl_buf_append(tmp, name, n);
-	return tmp->data ? tmp->data : "";
+	cli_put_name(tmp, name, n);
+	return tmp->data;
 }
 
 /* ---- FileCheck ---- */
@@ -372,7 +383,7 @@ test_filecheck(test_file *tf, const test_func *tfn, const char *output,
 		kl_buf rep = { 0 };
 		if (!kl_filecheck_run(fc, output, len, &rep)) {
 			kl_buf name = { 0 };
-			kl_buf_printf(report, "%s:%u: checks failed in %%%s:\n",
+			kl_buf_printf(report, "%s:%u: checks failed in %s:\n",
 				      tf->path, tfn->first_line,
 				      test_func_name(tfn, &name));
 			kl_buf_append(report, rep.data, rep.len);
@@ -435,7 +446,7 @@ test_precise(test_file *tf, const test_func *tfn, const char *output,
 				   !same)) {
 			kl_buf name = { 0 };
 			kl_buf_printf(report, "%s:%u: two 'precise' commands print "
-				      "%%%s differently, and its one expected "
+				      "%s differently, and its one expected "
 				      "block cannot hold both (give them files "
 				      "of their own)\n", tf->path,
 				      tfn->first_line, test_func_name(tfn, &name));
@@ -446,7 +457,7 @@ test_precise(test_file *tf, const test_func *tfn, const char *output,
 		kl_buf_free(&text);
 	} else if (!same) {
 		kl_buf name = { 0 };
-		kl_buf_printf(report, "%s:%u: output of %%%s differs from the "
+		kl_buf_printf(report, "%s:%u: output of %s differs from the "
 			      "expected block (run with --bless to update):\n",
 			      tf->path, first, test_func_name(tfn, &name));
 		kl_buf_free(&name);
@@ -647,6 +658,7 @@ write_blessed(test_file *tf, kl_buf *report)
 
 typedef struct header_line {
 	uint32_t line, name_col, args_col;
+	uint32_t nul_col; /* of a NUL in the command or its args, or 0 */
 	char *name;
 	char *args;
 } header_line;
@@ -665,9 +677,12 @@ add_header(void *ctx, uint32_t line, const char *name, size_t nlen,
 	const char *start = args;
 	while (start > l->text && start[-1] != '\n')
 		start--;
+	/* (the copies below would end at it, silently) */
+	const char *nul = memchr(name, 0, (size_t)(args + alen - name));
 	cli_grow((void **)&l->h, &l->cap, sizeof *l->h, l->n + 1);
 	l->h[l->n++] = (header_line){ line, (uint32_t)(name - start) + 1,
 				      (uint32_t)(args - start) + 1,
+				      nul ? (uint32_t)(nul - start) + 1 : 0,
 				      strndup(name, nlen), strndup(args, alen) };
 }
 
@@ -816,12 +831,39 @@ list_readers(const char *key, kl_buf *report)
 	kl_buf_puts(report, n > 1 ? " read it" : " reads it");
 }
 
+/* The key of an annotation written in capitals ("; RUN:"), which no
+ * command reads, in lower case in key; NULL if c is no such comment.
+ * *word is the key as written, *n its length. */
+static const char *
+capital_annotation(const test_comment *c, char *key, size_t cap,
+		   const char **word, size_t *n)
+{
+	const char *s = c->text, *e = c->text + c->len;
+	while (s < e && (*s == ' ' || *s == '\t'))
+		s++;
+	const char *w = s;
+	while (w < e && *w >= 'A' && *w <= 'Z')
+		w++;
+	if (w == s || w == e || *w != ':' || (size_t)(w - s) >= cap)
+		return NULL;
+	for (size_t k = 0; k < (size_t)(w - s); k++)
+		key[k] = (char)(s[k] - 'A' + 'a');
+	key[w - s] = '\0';
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (test_has_option(commands[i].annotations, key)) {
+			*word = s;
+			*n = (size_t)(w - s);
+			return key;
+		}
+	return NULL;
+}
+
 /*
  * Annotations (`; error:`, `; run:`, `; dominates:` ...) that none of the
  * file's commands reads are errors, as unrun check directives are: a test
  * must not pass while checking nothing. So is one before the first
- * function when the commands that read it read a function's comments.
- * Returns the failures.
+ * function when the commands that read it read a function's comments,
+ * and one written in capitals, which none reads. Returns the failures.
  */
 static int
 annotations_not_read(const test_file *tf, const test_command **cmds,
@@ -833,6 +875,15 @@ annotations_not_read(const test_file *tf, const test_command **cmds,
 	for (uint32_t i = 0; i < tf->ncomments; i++) {
 		const test_comment *c = &tf->comments[i];
 		const char *key = annotation_key(c, buf, sizeof buf);
+		const char *word;
+		size_t n;
+		if (!key && capital_annotation(c, buf, sizeof buf, &word, &n)) {
+			/* as a directive in capitals: read by no one */
+			test_comment_error(tf, c, report, "'%.*s:' looks like a "
+					   "misspelt annotation (keel's is "
+					   "'%s:')", (int)n, word, buf);
+			failures++;
+		}
 		if (!key)
 			continue;
 		bool read = false, owned = false;
@@ -910,6 +961,12 @@ run_file_once(const char *path, bool bless, bool *blessed, kl_buf *report)
 	}
 	cmds = calloc(nheader, sizeof *cmds);
 	for (uint32_t i = 0; i < nheader; i++) {
+		if (header[i].nul_col) {
+			error_at(&tf, header[i].line, header[i].nul_col, report,
+				 "a NUL byte in a 'test' line");
+			failures = 1;
+			goto done;
+		}
 		cmds[i] = find_command(header[i].name, strlen(header[i].name));
 		if (!cmds[i]) {
 			kl_buf known = { 0 };

@@ -236,15 +236,17 @@ scan_expect(const kl_module *m, cursor *c, const kl_signature *sig,
 
 /* ---- output lines ---- */
 
-/* Decode the C escapes of s[0..n) into out; false if one is malformed. */
+/* Decode the C escapes of s[0..n) into out; false if one is malformed,
+ * *bad then the offset of its '\\'. */
 static bool
-unescape(const char *s, size_t n, kl_buf *out)
+unescape(const char *s, size_t n, kl_buf *out, size_t *bad)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] != '\\') {
 			kl_buf_putc(out, s[i]);
 			continue;
 		}
+		*bad = i;
 		if (++i >= n)
 			return false;
 		switch (s[i]) {
@@ -387,9 +389,10 @@ expected_output(runner *rn, uint32_t k, bool *have)
 		if (!test_comment_directive(c, "output", &rest, &len))
 			continue;
 		*have = true;
-		if (!unescape(rest, len, &rn->expected)) {
-			kl_buf_printf(rn->report, "%s:%u: bad escape in "
-				      "output line\n", tf->path, c->line);
+		size_t bad = 0;
+		if (!unescape(rest, len, &rn->expected, &bad)) {
+			test_comment_error_at(tf, c, rest + bad, rn->report,
+					      "bad escape in an output line");
 			return false;
 		}
 	}
@@ -427,16 +430,21 @@ run_line(runner *rn, uint32_t k, const char *line, size_t len)
 	memset(&x, 0, sizeof x);
 	int fail = 1;
 	kl_sym s = KL_NO_SYM;
+	/* An error's caret goes where the reading stopped. */
+	skip_blanks(&cur);
+	const char *name_at = cur.s;
 	if (!scan_name(&cur, &name) || !accept(&cur, "(")) {
-		kl_buf_printf(rn->report, "%s:%u: run: expected a call like "
-			      "%%f(1, 2)\n", path, c->line);
+		test_comment_error_at(rn->tf, c, cur.s, rn->report, "run: "
+				      "expected a call like %%f(1, 2)");
 		goto out;
 	}
 	s = callee(rn, c, &name);
 	if (s.id == KL_NONE || !kl_sym_func(rn->m, s)) {
-		kl_buf_printf(rn->report, "%s:%u: run: no function %%%.*s "
-			      "defined\n", path, c->line, (int)name.len,
-			      name.data ? name.data : "");
+		kl_buf spelt = { 0 };
+		cli_put_name(&spelt, name.data, name.len);
+		test_comment_error_at(rn->tf, c, name_at, rn->report, "run: no "
+				      "function %s defined", spelt.data);
+		kl_buf_free(&spelt);
 		goto out;
 	}
 	kl_signature sig = kl_sym_signature(rn->m, s);
@@ -444,11 +452,14 @@ run_line(runner *rn, uint32_t k, const char *line, size_t len)
 	    !scan_values(rn->m, &cur, sig.params, sig.num_params, args, ")") ||
 	    !scan_expect(rn->m, &cur, &sig, &x) || (skip_blanks(&cur),
 						     cur.s != cur.e)) {
-		kl_buf_printf(rn->report, "%s:%u: run: malformed line (the "
-			      "call takes %u argument%s and gives %u result%s)"
-			      ": %.*s\n", path, c->line, sig.num_params,
-			      sig.num_params == 1 ? "" : "s", sig.num_results,
-			      sig.num_results == 1 ? "" : "s", (int)len, line);
+		skip_blanks(&cur);
+		test_comment_error_at(rn->tf, c, cur.s, rn->report, "run: "
+				      "malformed line (the call takes %u "
+				      "argument%s and gives %u result%s)",
+				      sig.num_params,
+				      sig.num_params == 1 ? "" : "s",
+				      sig.num_results,
+				      sig.num_results == 1 ? "" : "s");
 		goto out;
 	}
 	bool have_output;

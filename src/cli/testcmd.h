@@ -141,13 +141,20 @@ void test_comment_error(const test_file *tf, const test_comment *c,
 			kl_buf *report, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* The same, the caret under at, which points into c's text. */
+void test_comment_error_at(const test_file *tf, const test_comment *c,
+			   const char *at, kl_buf *report, const char *fmt,
+			   ...)
+	__attribute__((format(printf, 5, 6)));
+
 /* Record that --bless replaces lines [first, first + count) by text
  * (changes: the lines hold something else now). False if an edit of the
  * same lines with another text was recorded (by another command). */
 bool test_add_edit(test_file *tf, uint32_t first, uint32_t count,
 		   const char *text, bool changes);
 
-/* The function's name (bytes as stored), NUL-terminated in tmp. */
+/* The function's name as the text writes it (%f, #hex or noname),
+ * NUL-terminated in tmp. */
 const char *test_func_name(const test_func *tfn, kl_buf *tmp);
 
 /* Run every command of one file; returns the number of failures. */
