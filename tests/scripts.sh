@@ -211,6 +211,16 @@ if [ -L "$dir/bw/link.kl" ] &&
 "$build"/keel test tests/failing/check-miss.kl >"$dir/one.out" 2>&1
 if ! grep -q "in 'test" "$dir/one.out" && grep -q "no match" "$dir/one.out"; then ok; else
 	bad "keel test: a one-command report names its command"; fi
+# --expect-fail: an empty '; expect-fail:' line expects nothing, which
+# matched any report; and text after a NUL byte is read, not dropped
+printf 'test cat\n; expect-fail:\nfunction %%f() {\nblock0:\n    v0 = bogus\n}\n' >"$dir/ef-empty.kl"
+printf 'test cat\n; \000 expect-fail: not in the report\nfunction %%f() {\nblock0:\n    v0 = bogus\n}\n' >"$dir/ef-nul.kl"
+out=$("$build"/keel test --expect-fail "$dir/ef-empty.kl" "$dir/ef-nul.kl" 2>&1)
+st=$?
+case "$out" in *"an empty '; expect-fail:' line expects nothing"*"expected in the report: not in the report"*"0 passed, 2 failed")
+	if [ "$st" = 1 ]; then ok; else bad "keel test --expect-fail, an empty line: exit $st"; fi ;;
+*) bad "keel test --expect-fail, an empty line or a NUL: $out" ;;
+esac
 
 # a NUL byte in a 'test' line is an error at its column: the line's text
 # ended there, and what came after it (a misspelt option) went unread
