@@ -1425,7 +1425,11 @@ parse_args(int argc, char **argv, struct opts *o, bool *stats)
 		memcpy(name, a, n);
 		name[n] = 0;
 		if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
-			fputs(usage, stdout);
+			/* (Help that cannot be written is an error too.) */
+			if (fputs(usage, stdout) < 0 || fflush(stdout)) {
+				perror("keel-gen: write");
+				exit(1);
+			}
 			exit(0);
 		} else if (!strcmp(name, "-o") || !strcmp(name, "--output")) {
 			o->out = optval(argc, argv, &i, v, name);
@@ -1528,8 +1532,10 @@ resolve(struct gen *g, const struct opts *o)
 		g->escape = false;
 		break;
 	}
+	/* A count the preset derived from --size is --size's fault. */
 	g->nfunc = u32(o->functions >= 0 ? o->functions : fn < 1 ? 1 : fn, 1,
-		       10000000, "--functions");
+		       10000000, o->functions >= 0 ? "--functions"
+				 : "--functions (as --size sets it)");
 	if (o->shape == S_NEST || o->shape == S_LOOP)
 		g->nfunc = 1;
 	/* merged: --functions counts the small functions it merges */
@@ -1537,10 +1543,12 @@ resolve(struct gen *g, const struct opts *o)
 	if (o->shape == S_MERGED)
 		g->nfunc = 1;
 	g->blocks = u32(o->blocks >= 0 ? o->blocks : bl < 1 ? 1 : bl, 1,
-			10000000, "--blocks");
+			10000000, o->blocks >= 0 ? "--blocks"
+				  : "--blocks (as --size sets it)");
 	g->insts = u32(o->insts >= 0 ? o->insts : in, 0, 1000000, "--insts");
 	g->allocas = u32(o->allocas >= 0 ? o->allocas : al, 0, 10000000,
-			 "--allocas");
+			 o->allocas >= 0 ? "--allocas"
+					 : "--allocas (as --size sets it)");
 	/* merged: every region's allocas are in the entry block, up to
 	 * 1.5x --allocas each (jitter) */
 	if (o->shape == S_MERGED &&
@@ -1548,7 +1556,8 @@ resolve(struct gen *g, const struct opts *o)
 		bad("merged: --functions times --allocas must be at most "
 		    "about 6.6M (10M allocas in one function)", NULL);
 	g->depth = u32(o->depth >= 0 ? o->depth : de, 0, 10000000,
-		       "--loop-depth");
+		       o->depth >= 0 ? "--loop-depth"
+				     : "--loop-depth (as --size sets it)");
 	g->calls = u32(o->calls >= 0 ? o->calls : ca, 0, 100,
 		       "--call-density");
 	g->budget = (uint64_t)(o->budget >= 0 ? o->budget : 2000000);

@@ -1014,6 +1014,19 @@ if [ -w /dev/full ]; then
 			"keel: error writing output: No space left on device" ]; then ok; else
 			bad "keel $args >/dev/full: exit $st, stderr:"; cat "$dir/full.err"; fi
 	done
+	# keel-gen's help and programs too (its help exited 0); a count
+	# --size gives past the limits blames --size
+	out=$("$build"/keel-gen --shape huge --size 999999999999 2>&1 >/dev/null)
+	if [ "$out" = "keel-gen: --blocks (as --size sets it) must be in 1..10000000
+Try 'keel-gen --help'." ]; then ok; else bad "keel-gen --size too big: $out"; fi
+	for args in "--help" "--size 100"; do
+		# shellcheck disable=SC2086
+		"$build"/keel-gen $args >/dev/full 2>"$dir/full.err"
+		st=$?
+		if [ "$st" = 1 ] && [ "$(cat "$dir/full.err")" = \
+			"keel-gen: write: No space left on device" ]; then ok; else
+			bad "keel-gen $args >/dev/full: exit $st, stderr:"; cat "$dir/full.err"; fi
+	done
 	# a program's output lost, then exit(3): said, and the status kept
 	cat >"$dir/exit3.kl" <<'KL'
 declare %putchar(i32) -> i32
