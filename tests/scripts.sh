@@ -995,6 +995,28 @@ st=$?
 if [ "$st" = 1 ] && [ "$(cat "$dir/dir2.err")" = "keel: cannot read -: Is a directory
 keel: cannot read -: Is a directory" ]; then ok; else
 	bad "keel cat - - <DIRECTORY: exit $st, stderr:"; cat "$dir/dir2.err"; fi
+# A trap or exit after output that ended mid-line: its message starts a
+# line of its own where both streams go to one place (a terminal, 2>&1),
+# and the streams stay as they are where they do not
+cat >"$dir/mid.kl" <<'KL'
+declare %putchar(i32) -> i32
+
+function %main() {
+block0:
+    v1 = iconst.i32 65
+    v2 = call %putchar(v1)
+    trap user 3
+}
+KL
+out=$("$build"/keel run "$dir/mid.kl" 2>&1)
+st=$?
+"$build"/keel run "$dir/mid.kl" >"$dir/mid.out" 2>"$dir/mid.err"
+if [ "$st" = 1 ] && [ "$(printf '%s\n' "$out" | head -n 2)" = "A
+trap user 3: trap instruction" ] &&
+	[ "$(od -c "$dir/mid.out" | head -n 1)" = "0000000   A" ] &&
+	[ "$(head -c 5 "$dir/mid.err")" = "trap " ]; then ok; else
+	bad "keel run, a trap after 'A': $out"; cat "$dir/mid.err"; fi
+
 # Output that cannot be written is an error, not lost in silence.
 if [ -w /dev/full ]; then
 	for cmd in cat "opt -p promote"; do

@@ -396,6 +396,18 @@ cli_flush_stdout(void)
 }
 
 bool
+cli_stdout_is_stderr(void)
+{
+	struct stat out, err;
+	if (fstat(1, &out) != 0 || fstat(2, &err) != 0)
+		return false;
+	/* (Two terminals of one session count as one place.) */
+	if (isatty(1) && isatty(2))
+		return true;
+	return out.st_dev == err.st_dev && out.st_ino == err.st_ino;
+}
+
+bool
 cli_is_help(const char *arg)
 {
 	return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;

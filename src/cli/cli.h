@@ -79,6 +79,9 @@ extern bool cli_output_lost_said;
 /* Flush stdout (before a message on stderr that must follow it); false,
  * reported once, if what was written is lost. */
 bool cli_flush_stdout(void);
+/* Do stdout and stderr go to one place (a terminal, a file or pipe taken
+ * twice as by 2>&1), where their lines show interleaved? */
+bool cli_stdout_is_stderr(void);
 
 /* Grow *pp (an array of *cap elements) to hold need; exits on OOM. */
 void cli_grow(void *pp, uint32_t *cap, size_t elem, uint32_t need);

@@ -122,6 +122,10 @@ report(const kl_interp *it, const kl_module *m, const kl_run_result *res,
 	}
 	cli_flush_stdout(); /* (a loss is said; the run's status stays) */
 	kl_buf msg = { 0 };
+	/* On a line of its own after output that did not end one, where
+	 * both streams show together ("A" then a trap is not "Atrap"). */
+	if (mid_line && cli_stdout_is_stderr())
+		kl_buf_putc(&msg, '\n');
 	/* A failure is keel's to say (the program did not trap): named as
 	 * its other errors are. */
 	if (res->status == KL_RUN_FAILED)
