@@ -250,11 +250,10 @@ drop_unreachable(kl_func *f, fold_counts *n)
 /*
  * A block parameter that every branch to its block passes the same value
  * (or the parameter itself, round a loop) is that value: the parameter
- * and its arguments go (kl_block_remove_param), and the parameter becomes
+ * and its arguments go (kl_func_remove_params), and the parameter becomes
  * an alias of the value, which dominates the block since it reaches every
- * predecessor. One walk over the branches finds them; each removal walks
- * the function again, which is fine for an example and quadratic on a
- * function with very many such parameters.
+ * predecessor. One walk over the branches finds them, one more removes
+ * them all.
  */
 static void
 simplify_params(kl_func *f, fold_counts *n)
@@ -285,26 +284,46 @@ simplify_params(kl_func *f, fold_counts *n)
 			}
 		}
 	}
+	/* The parameters that go, all at once (kl_func_remove_params walks
+	 * the function once for them all). Not one whose value is another
+	 * going too: that waits for the next round, when the other is an
+	 * alias of what it stands for. */
+	kl_value *go = malloc((nv ? nv : 1) * sizeof *go);
+	uint8_t *going = calloc(nv ? nv : 1, 1);
+	if (!go || !going)
+		abort();
+	uint32_t ngo = 0;
 	kl_block entry = kl_func_first_block(f);
-	for (kl_block b = kl_block_next(f, entry); b.id != KL_NONE;
-	     b = kl_block_next(f, b)) {
-		for (uint32_t k = kl_block_num_params(f, b); k-- > 0;) {
-			kl_value p = kl_block_param(f, b, k);
-			uint32_t s = same[p.id];
-			/* (Not an alloca's address: a load or store at a
-			 * constant offset from an alloca must lie inside it,
-			 * even where it never runs, and one through p was
-			 * not checked so.) */
-			if (s == UNSEEN || s == MANY ||
-			    kl_inst_opcode(f, kl_value_def_inst(
-				    f, (kl_value){ s })) == KL_OP_ALLOCA)
-				continue;
-			if (kl_block_remove_param(f, b, k) != KL_OK ||
-			    kl_value_set_alias(f, p, (kl_value){ s }) != KL_OK)
-				abort(); /* checked above: cannot be refused */
-			n->params++;
+	for (int round = 0; round < 2; round++) {
+		for (kl_block b = kl_block_next(f, entry); b.id != KL_NONE;
+		     b = kl_block_next(f, b)) {
+			for (uint32_t k = 0; k < kl_block_num_params(f, b); k++) {
+				kl_value p = kl_block_param(f, b, k);
+				uint32_t s = same[p.id];
+				/* (Not an alloca's address: a load or store
+				 * at a constant offset from an alloca must lie
+				 * inside it, even where it never runs, and one
+				 * through p was not checked so.) */
+				if (s == UNSEEN || s == MANY ||
+				    kl_inst_opcode(f, kl_value_def_inst(
+					    f, (kl_value){ s })) == KL_OP_ALLOCA)
+					continue;
+				if (round == 0)
+					going[p.id] = 1;
+				else if (!going[s])
+					go[ngo++] = p;
+			}
 		}
 	}
+	if (kl_func_remove_params(f, go, ngo) != KL_OK)
+		abort(); /* parameters of blocks past the entry: not refused */
+	for (uint32_t k = 0; k < ngo; k++)
+		if (kl_value_set_alias(f, go[k], (kl_value){ same[go[k].id] }) !=
+		    KL_OK)
+			abort(); /* the same type, defined: not refused */
+	n->params += ngo;
+	free(go);
+	free(going);
 	free(same);
 }
 

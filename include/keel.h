@@ -503,6 +503,13 @@ kl_value kl_block_append_param(kl_func *f, kl_block b, kl_type t);
  * KL_ERR_INVALID if b is no block, is the entry block (whose parameters
  * are the function's) or has no parameter k. */
 kl_status kl_block_remove_param(kl_func *f, kl_block b, uint32_t k);
+/* Remove n parameters at once, of any blocks (a value may come twice),
+ * and their arguments from every branch, in one walk: O(instructions +
+ * arguments + values) however many go, where one kl_block_remove_param
+ * each would walk the function each time. KL_ERR_INVALID, nothing
+ * changed, if one is not a parameter of a block other than the entry. */
+kl_status kl_func_remove_params(kl_func *f, const kl_value *params,
+				uint32_t n);
 /* Make v an alias of target: every use of v then means target, as the
  * printer shows with a line `v -> target`. This is how a pass replaces
  * all uses of a value: remove its instruction (kl_inst_remove), then

@@ -139,6 +139,8 @@ uint32_t list_make(kl_pool *p, const uint32_t *elems, uint32_t n);
 void list_push(kl_pool *p, uint32_t *list, uint32_t v);
 void list_insert(kl_pool *p, uint32_t *list, uint32_t i, uint32_t v);
 void list_remove(kl_pool *p, uint32_t *list, uint32_t i);
+/* Keep the first n elements (n at most the length; 0 frees the list). */
+void list_truncate(kl_pool *p, uint32_t *list, uint32_t n);
 void list_free(kl_pool *p, uint32_t list);
 /* Slots the list's block takes, header included (0 for the empty list). */
 uint32_t list_slots(const kl_pool *p, uint32_t list);

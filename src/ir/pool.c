@@ -232,6 +232,21 @@ list_remove(kl_pool *p, uint32_t *list, uint32_t i)
 }
 
 void
+list_truncate(kl_pool *p, uint32_t *list, uint32_t n)
+{
+	uint32_t len = list_len(p, *list);
+	KL_ASSERT(n <= len);
+	if (n == len)
+		return;
+	if (n == 0) {
+		free_block(p, *list, header_bin(p, *list));
+		*list = 0;
+		return;
+	}
+	set_header(p, *list, n, header_bin(p, *list));
+}
+
+void
 list_free(kl_pool *p, uint32_t list)
 {
 	if (list)

@@ -9,6 +9,7 @@
  * re-read after any pool allocation, since growing a list may move it and
  * growing the pool may move every list.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir.h"
@@ -171,25 +172,48 @@ kl_inst_append_dest_arg(kl_func *f, kl_inst i, uint32_t d, kl_value v)
 	return KL_OK;
 }
 
-/* Drop argument k from destination d of branch i, which targets a block
- * that is losing its parameter k. */
+/*
+ * Of list's elements from index first on, keep those whose name is not
+ * marked in gone and move them down in one pass; return how many the
+ * list holds then (the caller sets the length). Element first + j is
+ * named names[j]: for a destination's arguments, the target's parameter
+ * at the same index; for a parameter list, itself. Elements past nnames
+ * names stay.
+ */
+static uint32_t
+compact(kl_pool *p, uint32_t list, uint32_t first, const uint32_t *names,
+	uint32_t nnames, const uint8_t *gone)
+{
+	uint32_t len = list_len(p, list), out = first;
+	uint32_t *e = p->data + list;
+	for (uint32_t k = first; k < len; k++) {
+		uint32_t j = k - first;
+		if (j < nnames && gone[names[j]])
+			continue;
+		e[out++] = e[k];
+	}
+	return out;
+}
+
+/* Branch i's destination d, which targets a block losing the parameters
+ * gone marks: the matching arguments go (a destination left without any
+ * takes its one-word form). params: the target's list before. */
 static void
-dest_drop_arg(kl_func *f, uint32_t i, uint32_t d, uint32_t k)
+dest_drop_args(kl_func *f, uint32_t i, uint32_t d, const uint32_t *params,
+	       uint32_t nparams, const uint8_t *gone)
 {
 	uint32_t at = 0;
 	uint32_t *word = dest_word(f, i, d, &at);
 	uint32_t list = word ? *word : f->pool.data[at];
 	if (list & DEST_BLOCK)
 		return; /* no arguments: a broken branch, left to the verifier */
-	uint32_t n = list_len(&f->pool, list);
-	if (k + 1 >= n)
-		return; /* too few: the same */
-	if (n == 2) { /* the block alone is left: its one-word form */
+	uint32_t n = compact(&f->pool, list, 1, params, nparams, gone);
+	if (n == 1) { /* the block alone is left */
 		uint32_t b = f->pool.data[list];
 		list_free(&f->pool, list);
 		list = dest_word_of_block(b);
 	} else {
-		list_remove(&f->pool, &list, k + 1);
+		list_truncate(&f->pool, &list, n);
 	}
 	if (word)
 		*word = list;
@@ -197,18 +221,34 @@ dest_drop_arg(kl_func *f, uint32_t i, uint32_t d, uint32_t k)
 		f->pool.data[at] = list;
 }
 
-kl_status
-kl_block_remove_param(kl_func *f, kl_block b, uint32_t k)
+/* Is v a parameter kl_func_remove_params may take out? */
+static bool
+removable_param(const kl_func *f, kl_value v)
 {
-	if (b.id >= f->nblocks || !(f->blocks[b.id].flags & BLOCK_EXISTS) ||
-	    b.id == f->first_block ||
-	    k >= list_len(&f->pool, f->blocks[b.id].params))
-		return KL_ERR_INVALID;
-	uint32_t v = list_get(&f->pool, f->blocks[b.id].params, k);
-	list_remove(&f->pool, &f->blocks[b.id].params, k);
-	value_define(f, v, VK_REMOVED, f->values[v].type, KL_NONE);
-	/* Every placed branch to b passes one argument fewer. (The step
-	 * counts end the walk even on a layout with a cycle.) */
+	if (v.id >= f->nvalues || f->values[v.id].kind != VK_PARAM)
+		return false;
+	uint32_t b = f->values[v.id].def;
+	return b < f->nblocks && (f->blocks[b].flags & BLOCK_EXISTS) &&
+	       b != f->first_block;
+}
+
+kl_status
+kl_func_remove_params(kl_func *f, const kl_value *params, uint32_t n)
+{
+	for (uint32_t j = 0; j < n; j++)
+		if (!removable_param(f, params[j]))
+			return KL_ERR_INVALID;
+	if (n == 0)
+		return KL_OK;
+	uint8_t *gone = kl_calloc(f->nvalues, 1);
+	uint8_t *hit = kl_calloc(f->nblocks, 1);
+	for (uint32_t j = 0; j < n; j++) {
+		gone[params[j].id] = 1;
+		hit[f->values[params[j].id].def] = 1;
+	}
+	/* Every placed branch to a block hit passes the arguments of the
+	 * parameters that stay, read against the block's list as it was.
+	 * (The step counts end the walk even on a layout with a cycle.) */
 	uint32_t blk = f->first_block;
 	for (uint32_t sb = 0; blk < f->nblocks && sb < f->nblocks; sb++) {
 		uint32_t i = f->blocks[blk].first;
@@ -221,16 +261,45 @@ kl_block_remove_param(kl_func *f, kl_block b, uint32_t k)
 				uint32_t target, nargs;
 				const uint32_t *args;
 				inst_dests(f, i, &dests); /* (fresh after edits) */
-				if (dest_read(&f->pool, dests[d], &target,
-					      &args, &nargs) &&
-				    target == b.id)
-					dest_drop_arg(f, i, d, k);
+				if (!dest_read(&f->pool, dests[d], &target,
+					       &args, &nargs) ||
+				    target >= f->nblocks || !hit[target])
+					continue;
+				uint32_t pl = f->blocks[target].params;
+				dest_drop_args(f, i, d, list_elems(&f->pool, pl),
+					       list_len(&f->pool, pl), gone);
 			}
 			i = f->nodes[i].next;
 		}
 		blk = f->blocks[blk].next;
 	}
+	for (uint32_t b = 0; b < f->nblocks; b++) {
+		if (!hit[b])
+			continue;
+		uint32_t *pl = &f->blocks[b].params;
+		uint32_t left = compact(&f->pool, *pl, 0,
+					list_elems(&f->pool, *pl),
+					list_len(&f->pool, *pl), gone);
+		list_truncate(&f->pool, pl, left);
+	}
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t v = params[j].id;
+		value_define(f, v, VK_REMOVED, f->values[v].type, KL_NONE);
+	}
+	free(gone);
+	free(hit);
 	return KL_OK;
+}
+
+kl_status
+kl_block_remove_param(kl_func *f, kl_block b, uint32_t k)
+{
+	if (b.id >= f->nblocks || !(f->blocks[b.id].flags & BLOCK_EXISTS) ||
+	    b.id == f->first_block ||
+	    k >= list_len(&f->pool, f->blocks[b.id].params))
+		return KL_ERR_INVALID;
+	kl_value v = { list_get(&f->pool, f->blocks[b.id].params, k) };
+	return kl_func_remove_params(f, &v, 1);
 }
 
 /* ---- copies of instructions ---- */

@@ -445,6 +445,67 @@ test_append_dest_arg(void)
 }
 
 
+/* Many parameters at once, from several blocks, in one walk over the
+ * branches: each branch to a block keeps the arguments of the parameters
+ * that stay, in order (jump, brif and br_table destinations alike). */
+static void
+test_remove_params(void)
+{
+	kl_module *m;
+	kl_func *f = parsed_f("function %f(i32) -> i32 {\n"
+			      "block0(v0: i32):\n"
+			      "    v1 = iconst.i32 1\n"
+			      "    v2 = iconst.i32 2\n"
+			      "    brif v0, block1(v1, v2, v0), block2(v2, v1)\n"
+			      "\n"
+			      "block1(v3: i32, v4: i32, v5: i32):\n"
+			      "    br_table v5, block2(v3, v4), [block2(v4, v4)]\n"
+			      "\n"
+			      "block2(v6: i32, v7: i32):\n"
+			      "    v8 = imul_imm v7, 10\n"
+			      "    v9 = iadd v6, v8\n"
+			      "    return v9\n"
+			      "}\n",
+			      &m);
+	kl_block b0 = kl_func_first_block(f);
+	kl_block b1 = kl_block_next(f, b0), b2 = kl_block_next(f, b1);
+	kl_value v[10];
+	for (uint32_t k = 0; k < 10; k++)
+		v[k] = (kl_value){ k };
+	/* v4 and v6 are used: replace them first (by v2, v1: what the
+	 * branches pass on the path taken for argument 1) */
+	kl_inst mul = kl_block_first_inst(f, b2);
+	kl_inst add = kl_inst_next(f, mul);
+	CHECK_EQ_INT(kl_inst_set_arg(f, mul, 0, v[1]), KL_OK); /* v7 */
+	CHECK_EQ_INT(kl_inst_set_arg(f, add, 0, v[2]), KL_OK); /* v6 */
+	/* refused, nothing changed: a non-parameter, an entry parameter */
+	kl_value bad1[] = { v[6], v[1] }, bad2[] = { v[0] };
+	CHECK_EQ_INT(kl_func_remove_params(f, bad1, 2), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_func_remove_params(f, bad2, 1), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_block_num_params(f, b2), 2);
+	kl_value gone[] = { v[6], v[4], v[7], v[6] }; /* (v6 twice) */
+	CHECK_EQ_INT(kl_func_remove_params(f, gone, 4), KL_OK);
+	CHECK_EQ_INT(kl_block_num_params(f, b1), 2);
+	CHECK_EQ_INT(kl_block_param(f, b1, 1).id, 5);
+	CHECK_EQ_INT(kl_block_num_params(f, b2), 0);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	kl_buf text = { 0 };
+	kl_print_func(f, NULL, &text);
+	CHECK(strstr(text.data, "brif v0, block1(v1, v0), block2\n"));
+	CHECK(strstr(text.data, "br_table v5, block2, [block2]\n"));
+	CHECK(strstr(text.data, "block1(v3: i32, v5: i32):\n"));
+	kl_buf_free(&text);
+	kl_interp *it = kl_interp_new(m, NULL);
+	kl_run_result res;
+	uint64_t arg = 1;
+	CHECK_EQ_INT(kl_interp_call(it, kl_func_sym(f), &arg, 1, &res), KL_OK);
+	CHECK(res.status == KL_RUN_RETURNED && res.results[0] == 12);
+	kl_interp_free(it);
+	CHECK_EQ_INT(kl_value_type(f, v[6]), KL_TYPE_I32);
+	CHECK_EQ_INT(kl_func_remove_params(f, NULL, 0), KL_OK);
+	kl_module_free(m);
+}
+
 /* Moving instructions: a loop-invariant constant hoisted to the block
  * before the loop, a removed instruction placed back, and the refusals. */
 static void
@@ -1339,6 +1400,7 @@ main(void)
 	UNIT_RUN(test_uses);
 	UNIT_RUN(test_remove_param);
 	UNIT_RUN(test_move_inst);
+	UNIT_RUN(test_remove_params);
 	UNIT_RUN(test_append_dest_arg);
 	UNIT_RUN(test_clone_inst);
 	UNIT_RUN(test_alias_through_removed_param_keeps_type);
