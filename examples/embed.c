@@ -72,7 +72,8 @@ build_sum(kl_module *m)
 
 	/* Errors are sticky: one check at the end covers every call. */
 	if (kl_builder_status(&b) != KL_OK) {
-		fprintf(stderr, "embed: building failed: %s\n", b.error);
+		fprintf(stderr, "embed: building failed at %s: %s\n",
+			kl_op_name(b.error_op), b.error);
 		return NULL;
 	}
 	return f;

@@ -471,6 +471,10 @@ typedef struct kl_builder {
 	kl_inst before;   /* insert before this instruction, or none: append */
 	kl_status status;
 	const char *error; /* static text describing the first failure */
+	/* With a status other than KL_OK: the opcode of the call that failed
+	 * first (kl_op_name gives its name; for a call with an opcode
+	 * argument, the one given, which may be no opcode). */
+	kl_opcode error_op;
 } kl_builder;
 
 typedef struct kl_block_call {

@@ -155,6 +155,7 @@ kl_builder_init(kl_builder *b, kl_func *f)
 	b->func = f;
 	b->block = KL_NO_BLOCK;
 	b->before = KL_NO_INST;
+	b->error_op = KL_OP_COUNT;
 }
 
 void
@@ -189,11 +190,13 @@ fail(kl_builder *b, kl_status st, const char *why)
 	return false;
 }
 
+/* May the builder build (op) here? An error from here on names op. */
 static bool
-ready(kl_builder *b)
+ready(kl_builder *b, kl_opcode op)
 {
 	if (b->status != KL_OK)
 		return false;
+	b->error_op = op;
 	kl_func *f = b->func;
 	if (b->before.id != KL_NONE) {
 		if (b->before.id >= f->ninsts ||
@@ -303,7 +306,7 @@ normalize_imm(const kl_module *m, kl_type t, int64_t imm)
 kl_value
 kl_build_iconst(kl_builder *b, kl_type t, int64_t imm)
 {
-	if (!ready(b) || !check_type(b, t))
+	if (!ready(b, KL_OP_ICONST) || !check_type(b, t))
 		return KL_NO_VALUE;
 	uint32_t i = emit(b, KL_OP_ICONST);
 	inst_set_imm(b->func, i, normalize_imm(b->func->module, t, imm));
@@ -313,7 +316,7 @@ kl_build_iconst(kl_builder *b, kl_type t, int64_t imm)
 kl_value
 kl_build_f32const(kl_builder *b, uint32_t bits)
 {
-	if (!ready(b))
+	if (!ready(b, KL_OP_F32CONST))
 		return KL_NO_VALUE;
 	uint32_t i = emit(b, KL_OP_F32CONST);
 	inst_set_imm(b->func, i, bits);
@@ -323,7 +326,7 @@ kl_build_f32const(kl_builder *b, uint32_t bits)
 kl_value
 kl_build_f64const(kl_builder *b, uint64_t bits)
 {
-	if (!ready(b))
+	if (!ready(b, KL_OP_F64CONST))
 		return KL_NO_VALUE;
 	uint32_t i = emit(b, KL_OP_F64CONST);
 	inst_set_imm(b->func, i, (int64_t)bits);
@@ -367,7 +370,7 @@ result_type(kl_builder *b, kl_opcode op, kl_type explicit_type,
 kl_value
 kl_build_unary(kl_builder *b, kl_opcode op, kl_type t, kl_value a)
 {
-	if (!ready(b) || !check_format(b, op, KL_FMT_UNARY) ||
+	if (!ready(b, op) || !check_format(b, op, KL_FMT_UNARY) ||
 	    !check_value(b, a))
 		return KL_NO_VALUE;
 	if (kl_op_info(op)->ctrl == KL_CTRL_EXPLICIT && !check_type(b, t))
@@ -381,7 +384,7 @@ static kl_value
 build_two(kl_builder *b, kl_opcode op, kl_format fmt, uint8_t aux, kl_value x,
 	  kl_value y)
 {
-	if (!ready(b) || !check_format(b, op, fmt) || !check_value(b, x) ||
+	if (!ready(b, op) || !check_format(b, op, fmt) || !check_value(b, x) ||
 	    !check_value(b, y))
 		return KL_NO_VALUE;
 	uint32_t i = emit(b, op);
@@ -422,7 +425,7 @@ static kl_value
 build_imm(kl_builder *b, kl_opcode op, kl_format fmt, uint8_t aux, kl_value x,
 	  int64_t imm)
 {
-	if (!ready(b) || !check_format(b, op, fmt) || !check_value(b, x))
+	if (!ready(b, op) || !check_format(b, op, fmt) || !check_value(b, x))
 		return KL_NO_VALUE;
 	kl_func *f = b->func;
 	uint32_t i = emit(b, op);
@@ -454,7 +457,7 @@ kl_value
 kl_build_select(kl_builder *b, kl_value c, kl_value x, kl_value y)
 {
 	kl_value ops[3] = { c, x, y };
-	if (!ready(b) || !check_values(b, ops, 3))
+	if (!ready(b, KL_OP_SELECT) || !check_values(b, ops, 3))
 		return KL_NO_VALUE;
 	kl_func *f = b->func;
 	uint32_t i = emit(b, KL_OP_SELECT);
@@ -467,7 +470,7 @@ kl_value
 kl_build_load(kl_builder *b, kl_opcode op, kl_type t, kl_value ptr,
 	      int32_t offset)
 {
-	if (!ready(b) || !check_format(b, op, KL_FMT_LOAD) ||
+	if (!ready(b, op) || !check_format(b, op, KL_FMT_LOAD) ||
 	    !check_type(b, t) || !check_value(b, ptr))
 		return KL_NO_VALUE;
 	uint32_t i = emit(b, op);
@@ -480,7 +483,7 @@ kl_inst
 kl_build_store(kl_builder *b, kl_opcode op, kl_value v, kl_value ptr,
 	       int32_t offset)
 {
-	if (!ready(b) || !check_format(b, op, KL_FMT_STORE) ||
+	if (!ready(b, op) || !check_format(b, op, KL_FMT_STORE) ||
 	    !check_value(b, v) || !check_value(b, ptr))
 		return KL_NO_INST;
 	uint32_t i = emit(b, op);
@@ -511,7 +514,7 @@ log2_of(uint32_t pow2)
 kl_value
 kl_build_alloca(kl_builder *b, uint32_t size, uint32_t align)
 {
-	if (!ready(b) || !check_align(b, align))
+	if (!ready(b, KL_OP_ALLOCA) || !check_align(b, align))
 		return KL_NO_VALUE;
 	uint32_t i = emit(b, KL_OP_ALLOCA);
 	b->func->insts[i].aux = log2_of(align);
@@ -522,7 +525,7 @@ kl_build_alloca(kl_builder *b, uint32_t size, uint32_t align)
 kl_value
 kl_build_alloca_dyn(kl_builder *b, kl_value size, uint32_t align)
 {
-	if (!ready(b) || !check_align(b, align) || !check_value(b, size))
+	if (!ready(b, KL_OP_ALLOCA_DYN) || !check_align(b, align) || !check_value(b, size))
 		return KL_NO_VALUE;
 	uint32_t i = emit(b, KL_OP_ALLOCA_DYN);
 	b->func->insts[i].aux = log2_of(align);
@@ -533,7 +536,7 @@ kl_build_alloca_dyn(kl_builder *b, kl_value size, uint32_t align)
 kl_value
 kl_build_symbol_addr(kl_builder *b, kl_sym sym)
 {
-	if (!ready(b))
+	if (!ready(b, KL_OP_SYMBOL_ADDR))
 		return KL_NO_VALUE;
 	if (sym.id >= b->func->module->nsyms) {
 		fail(b, KL_ERR_INVALID, "no such symbol");
@@ -575,7 +578,7 @@ kl_build_call(kl_builder *b, kl_sym callee, const kl_value *args,
 	      uint32_t num_args)
 {
 	kl_func *f = b->func;
-	if (!ready(b) || !check_values(b, args, num_args))
+	if (!ready(b, KL_OP_CALL) || !check_values(b, args, num_args))
 		return KL_NO_INST;
 	if (callee.id >= f->module->nsyms ||
 	    f->module->syms[callee.id].kind != KL_SYM_FUNC) {
@@ -595,7 +598,7 @@ kl_build_call_indirect(kl_builder *b, kl_sigref sig, kl_value callee,
 		       const kl_value *args, uint32_t num_args)
 {
 	kl_func *f = b->func;
-	if (!ready(b) || !check_value(b, callee) ||
+	if (!ready(b, KL_OP_CALL_INDIRECT) || !check_value(b, callee) ||
 	    !check_values(b, args, num_args))
 		return KL_NO_INST;
 	if (sig.id >= f->nsigrefs || f->sigrefs[sig.id] == KL_NONE) {
@@ -631,7 +634,7 @@ dest_word(kl_func *f, const kl_block_call *d)
 kl_inst
 kl_build_jump(kl_builder *b, kl_block_call dest)
 {
-	if (!ready(b) || !check_dest(b, &dest))
+	if (!ready(b, KL_OP_JUMP) || !check_dest(b, &dest))
 		return KL_NO_INST;
 	uint32_t i = emit(b, KL_OP_JUMP);
 	b->func->insts[i].w[0] = dest_word(b->func, &dest);
@@ -642,7 +645,7 @@ kl_inst
 kl_build_brif(kl_builder *b, kl_value c, kl_block_call then_dest,
 	      kl_block_call else_dest)
 {
-	if (!ready(b) || !check_value(b, c) || !check_dest(b, &then_dest) ||
+	if (!ready(b, KL_OP_BRIF) || !check_value(b, c) || !check_dest(b, &then_dest) ||
 	    !check_dest(b, &else_dest))
 		return KL_NO_INST;
 	kl_func *f = b->func;
@@ -659,7 +662,7 @@ kl_inst
 kl_build_br_table(kl_builder *b, kl_value index, kl_block_call def,
 		  const kl_block_call *table, uint32_t n)
 {
-	if (!ready(b) || !check_value(b, index) || !check_dest(b, &def))
+	if (!ready(b, KL_OP_BR_TABLE) || !check_value(b, index) || !check_dest(b, &def))
 		return KL_NO_INST;
 	if (n && !table) {
 		fail(b, KL_ERR_INVALID, "missing jump table");
@@ -689,7 +692,7 @@ kl_build_br_table(kl_builder *b, kl_value index, kl_block_call def,
 kl_inst
 kl_build_return(kl_builder *b, const kl_value *args, uint32_t n)
 {
-	if (!ready(b) || !check_values(b, args, n))
+	if (!ready(b, KL_OP_RETURN) || !check_values(b, args, n))
 		return KL_NO_INST;
 	uint32_t i = emit(b, KL_OP_RETURN);
 	b->func->insts[i].w[0] = make_list(b->func, NULL, args, n);
@@ -699,7 +702,7 @@ kl_build_return(kl_builder *b, const kl_value *args, uint32_t n)
 kl_inst
 kl_build_trap(kl_builder *b, kl_trapcode code, uint32_t user_code)
 {
-	if (!ready(b))
+	if (!ready(b, KL_OP_TRAP))
 		return KL_NO_INST;
 	if ((unsigned)code >= KL_TRAP_COUNT) {
 		fail(b, KL_ERR_RANGE, "bad trap code");

@@ -500,11 +500,15 @@ test_builder_errors_are_values(void)
 	/* No block yet. */
 	CHECK_EQ_INT(kl_build_iconst(&bld, KL_TYPE_I32, 1).id, KL_NONE);
 	CHECK_EQ_INT(kl_builder_status(&bld), KL_ERR_POSITION);
-	/* Sticky: later calls fail too, even with a block. */
+	CHECK_EQ_INT(bld.error_op, KL_OP_ICONST);
+	/* Sticky: later calls fail too, even with a block, and the error
+	 * still names the call that failed first. */
 	kl_block b = kl_func_new_block(f);
 	kl_func_append_block(f, b);
 	kl_builder_at_end(&bld, b);
 	CHECK_EQ_INT(kl_build_iconst(&bld, KL_TYPE_I32, 1).id, KL_NONE);
+	kl_build_jump(&bld, (kl_block_call){ b, NULL, 0 });
+	CHECK_EQ_INT(bld.error_op, KL_OP_ICONST);
 
 	kl_builder_init(&bld, f);
 	kl_builder_at_end(&bld, b);
@@ -516,8 +520,11 @@ test_builder_errors_are_values(void)
 
 	kl_builder_init(&bld, f);
 	kl_builder_at_end(&bld, b);
+	kl_build_store(&bld, KL_OP_STORE, one, one, 0);
 	kl_build_binary(&bld, KL_OP_IADD, one, (kl_value){ 12345 });
 	CHECK_EQ_INT(kl_builder_status(&bld), KL_ERR_INVALID);
+	CHECK_EQ_INT(bld.error_op, KL_OP_IADD); /* (not the store before) */
+	CHECK_EQ_STR(kl_op_name(bld.error_op), "iadd");
 
 	kl_builder_init(&bld, f);
 	kl_builder_at_end(&bld, b);
@@ -533,6 +540,7 @@ test_builder_errors_are_values(void)
 	kl_builder_at_end(&bld, b);
 	kl_build_call(&bld, (kl_sym){ 99 }, NULL, 0);
 	CHECK_EQ_INT(kl_builder_status(&bld), KL_ERR_INVALID);
+	CHECK_EQ_INT(bld.error_op, KL_OP_CALL);
 
 	kl_builder_init(&bld, f);
 	kl_builder_before(&bld, (kl_inst){ 999 });
