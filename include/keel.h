@@ -582,6 +582,13 @@ kl_inst kl_build_trap(kl_builder *b, kl_trapcode code, uint32_t user_code);
 kl_status kl_inst_set_arg(kl_func *f, kl_inst i, uint32_t n, kl_value v);
 kl_status kl_inst_set_dest_arg(kl_func *f, kl_inst i, uint32_t d, uint32_t k,
 			       kl_value v);
+/* Replace destination d of branch i whole, block and arguments (a jump's
+ * 0, a brif's 0 and 1, a br_table's default 0 and entry k at k + 1):
+ * retargeting a branch, splitting an edge. KL_ERR_INVALID, nothing
+ * changed, if i is no branch, d or a value is out of range or the block
+ * does not exist; KL_ERR_RANGE at 2^27 - 2 arguments. */
+kl_status kl_inst_set_dest(kl_func *f, kl_inst i, uint32_t d,
+			   kl_block_call dest);
 /* Append v to the arguments of destination d of branch i: the argument
  * for a parameter just added to the target (kl_block_append_param), on
  * every branch to it. O(1) amortised. KL_ERR_INVALID, nothing changed,

@@ -621,9 +621,8 @@ check_dest(kl_builder *b, const kl_block_call *d)
 	return check_values(b, d->args, d->num_args);
 }
 
-/* The destination word of d (ir.h, DEST_BLOCK). */
-static uint32_t
-dest_word(kl_func *f, const kl_block_call *d)
+uint32_t
+dest_make(kl_func *f, const kl_block_call *d)
 {
 	if (d->num_args == 0)
 		return dest_word_of_block(d->block.id);
@@ -637,7 +636,7 @@ kl_build_jump(kl_builder *b, kl_block_call dest)
 	if (!ready(b, KL_OP_JUMP) || !check_dest(b, &dest))
 		return KL_NO_INST;
 	uint32_t i = emit(b, KL_OP_JUMP);
-	b->func->insts[i].w[0] = dest_word(b->func, &dest);
+	b->func->insts[i].w[0] = dest_make(b->func, &dest);
 	return (kl_inst){ i };
 }
 
@@ -651,8 +650,8 @@ kl_build_brif(kl_builder *b, kl_value c, kl_block_call then_dest,
 	kl_func *f = b->func;
 	uint32_t i = emit(b, KL_OP_BRIF);
 	f->insts[i].w[0] = c.id;
-	uint32_t t = dest_word(f, &then_dest);
-	uint32_t e = dest_word(f, &else_dest);
+	uint32_t t = dest_make(f, &then_dest);
+	uint32_t e = dest_make(f, &else_dest);
 	f->insts[i].w[1] = t;
 	f->insts[i].w[2] = e;
 	return (kl_inst){ i };
@@ -679,10 +678,10 @@ kl_build_br_table(kl_builder *b, kl_value index, kl_block_call def,
 	uint32_t i = emit(b, KL_OP_BR_TABLE);
 	f->insts[i].w[0] = index.id;
 	uint32_t l = 0;
-	uint32_t d = dest_word(f, &def);
+	uint32_t d = dest_make(f, &def);
 	list_push(&f->pool, &l, d);
 	for (uint32_t k = 0; k < n; k++) {
-		d = dest_word(f, &table[k]);
+		d = dest_make(f, &table[k]);
 		list_push(&f->pool, &l, d);
 	}
 	f->insts[i].w[1] = l;

@@ -610,6 +610,10 @@ dest_read(const kl_pool *p, uint32_t d, uint32_t *block,
 	return true;
 }
 
+/* A new destination word for d (a list, or the block alone without
+ * arguments); builder.c. */
+uint32_t dest_make(kl_func *f, const kl_block_call *d);
+
 /* ---- rewriting (rewrite.c) ---- */
 /* Turn value v (any kind) into an alias of target. */
 void value_make_alias(kl_func *f, uint32_t v, uint32_t target);

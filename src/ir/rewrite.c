@@ -156,6 +156,33 @@ kl_inst_set_dest_arg(kl_func *f, kl_inst i, uint32_t d, uint32_t k,
 }
 
 kl_status
+kl_inst_set_dest(kl_func *f, kl_inst i, uint32_t d, kl_block_call dest)
+{
+	const uint32_t *dests;
+	if (i.id >= f->ninsts || d >= inst_dests(f, i.id, &dests) ||
+	    dest.block.id >= f->nblocks ||
+	    !(f->blocks[dest.block.id].flags & BLOCK_EXISTS) ||
+	    (dest.num_args && !dest.args))
+		return KL_ERR_INVALID;
+	if (dest.num_args >= LIST_MAX_LEN) /* the list holds the block too */
+		return KL_ERR_RANGE;
+	for (uint32_t k = 0; k < dest.num_args; k++)
+		if (dest.args[k].id >= f->nvalues)
+			return KL_ERR_INVALID;
+	uint32_t old = dests[d];
+	uint32_t word = dest_make(f, &dest); /* (may move the pool) */
+	uint32_t at = 0;
+	uint32_t *in_inst = dest_word(f, i.id, d, &at);
+	if (in_inst)
+		*in_inst = word;
+	else
+		f->pool.data[at] = word;
+	if (!(old & DEST_BLOCK))
+		list_free(&f->pool, old);
+	return KL_OK;
+}
+
+kl_status
 kl_inst_append_dest_arg(kl_func *f, kl_inst i, uint32_t d, kl_value v)
 {
 	const uint32_t *dests;

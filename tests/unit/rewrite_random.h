@@ -6,7 +6,8 @@
  *
  * Each edit is a call of the public API with entities picked at random,
  * out of range ones included: remove, move or copy an instruction, set an
- * operand or a branch argument, append one, make a value an alias, add or
+ * operand, a branch argument or a whole destination, append an argument,
+ * make a value an alias, add or
  * remove a block parameter, take a block out, build an instruction. Most
  * edits leave IR that does not verify, which is the point: whatever the
  * IR, the library must not crash, and
@@ -70,7 +71,7 @@ rr_edit(kl_func *f, rr_rng *r)
 	kl_block blk = rr_block(f, r);
 	kl_value v = rr_value(f, r);
 	uint32_t nd = kl_inst_num_dests(f, i);
-	switch (rr_below(r, 13)) {
+	switch (rr_below(r, 14)) {
 	case 0:
 		kl_inst_remove(f, i);
 		break;
@@ -124,6 +125,12 @@ rr_edit(kl_func *f, rr_rng *r)
 			kl_build_iconst(&b, KL_TYPE_I32, (int64_t)rr_below(r, 9));
 		else
 			kl_build_binary(&b, KL_OP_IADD, v, rr_value(f, r));
+		break;
+	}
+	case 12: {
+		kl_value args[2] = { v, rr_value(f, r) };
+		kl_inst_set_dest(f, i, rr_below(r, nd + 1),
+				 (kl_block_call){ blk, args, rr_below(r, 3) });
 		break;
 	}
 	default: {

@@ -506,6 +506,77 @@ test_remove_params(void)
 	kl_module_free(m);
 }
 
+/* A destination replaced whole: the critical edge from a brif to a join
+ * split by a block of its own (the edge's arguments move to its jump),
+ * and a br_table entry retargeted. */
+static void
+test_set_dest(void)
+{
+	kl_module *m;
+	kl_func *f = parsed_f("function %f(i32) -> i32 {\n"
+			      "block0(v0: i32):\n"
+			      "    v1 = iconst.i32 10\n"
+			      "    v2 = iconst.i32 20\n"
+			      "    brif v0, block1(v1), block2\n"
+			      "\n"
+			      "block2:\n"
+			      "    br_table v0, block1(v2), [block1(v1)]\n"
+			      "\n"
+			      "block1(v3: i32):\n"
+			      "    return v3\n"
+			      "}\n",
+			      &m);
+	kl_block b0 = kl_func_first_block(f), b2 = kl_block_next(f, b0);
+	kl_block b1 = kl_block_next(f, b2);
+	kl_inst br = kl_block_last_inst(f, b0);
+	kl_inst table = kl_block_last_inst(f, b2);
+	kl_value v1 = { 1 }, v2 = { 2 };
+	kl_block edge = kl_func_new_block(f);
+	CHECK_EQ_INT(kl_func_insert_block_after(f, edge, b0), KL_OK);
+	kl_builder b;
+	kl_builder_init(&b, f);
+	kl_builder_at_end(&b, edge);
+	kl_build_jump(&b, (kl_block_call){ b1, &v1, 1 });
+	CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
+	CHECK_EQ_INT(kl_inst_set_dest(f, br, 0, (kl_block_call){ edge, NULL, 0 }),
+		     KL_OK);
+	/* the br_table's table entry 0 (destination 1) passes v2 now */
+	CHECK_EQ_INT(kl_inst_set_dest(f, table, 1, (kl_block_call){ b1, &v2, 1 }),
+		     KL_OK);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	kl_buf text = { 0 };
+	kl_print_func(f, NULL, &text);
+	CHECK(strstr(text.data, "brif v0, block3, block2\n"));
+	CHECK(strstr(text.data, "block3:\n    jump block1(v1)\n"));
+	CHECK(strstr(text.data, "br_table v0, block1(v2), [block1(v2)]\n"));
+	kl_buf_free(&text);
+	kl_interp *it = kl_interp_new(m, NULL);
+	kl_run_result res;
+	uint64_t arg = 1;
+	CHECK_EQ_INT(kl_interp_call(it, kl_func_sym(f), &arg, 1, &res), KL_OK);
+	CHECK(res.status == KL_RUN_RETURNED && res.results[0] == 10);
+	arg = 0;
+	CHECK_EQ_INT(kl_interp_call(it, kl_func_sym(f), &arg, 1, &res), KL_OK);
+	CHECK(res.status == KL_RUN_RETURNED && res.results[0] == 20);
+	kl_interp_free(it);
+	/* refused, nothing changed */
+	kl_block_call to_b1 = { b1, &v1, 1 }, no_args = { b1, NULL, 1 };
+	kl_inst ret = kl_block_last_inst(f, b1);
+	CHECK_EQ_INT(kl_inst_set_dest(f, ret, 0, to_b1), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_inst_set_dest(f, br, 2, to_b1), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_inst_set_dest(f, br, 0, no_args), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_inst_set_dest(f, br, 0, (kl_block_call){ { 99 }, NULL,
+								0 }),
+		     KL_ERR_INVALID);
+	kl_value nothing = KL_NO_VALUE;
+	CHECK_EQ_INT(kl_inst_set_dest(f, br, 0, (kl_block_call){ b1, &nothing,
+								1 }),
+		     KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_inst_dest(f, br, 0).id, edge.id);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	kl_module_free(m);
+}
+
 /* Moving instructions: a loop-invariant constant hoisted to the block
  * before the loop, a removed instruction placed back, and the refusals. */
 static void
@@ -1400,6 +1471,7 @@ main(void)
 	UNIT_RUN(test_uses);
 	UNIT_RUN(test_remove_param);
 	UNIT_RUN(test_move_inst);
+	UNIT_RUN(test_set_dest);
 	UNIT_RUN(test_remove_params);
 	UNIT_RUN(test_append_dest_arg);
 	UNIT_RUN(test_clone_inst);
