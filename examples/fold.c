@@ -248,6 +248,28 @@ drop_unreachable(kl_func *f, fold_counts *n)
 }
 
 /*
+ * Is v an address whose accesses the verifier checks where they run or
+ * not: an alloca's or a symbol_addr's, or an iadd_imm chain over one (a
+ * load or store at a constant offset from an alloca must lie inside it,
+ * none may store into const data)? One made through a parameter is not
+ * checked so, and may not become one made through v.
+ */
+static bool
+followed_address(const kl_func *f, kl_value v)
+{
+	for (uint32_t steps = 0; steps <= kl_func_inst_bound(f); steps++) {
+		kl_inst def = kl_value_def_inst(f, kl_value_resolve(f, v));
+		kl_opcode op = kl_inst_opcode(f, def);
+		if (op == KL_OP_ALLOCA || op == KL_OP_SYMBOL_ADDR)
+			return true;
+		if (op != KL_OP_IADD_IMM)
+			return false;
+		v = kl_inst_arg(f, def, 0);
+	}
+	return false;
+}
+
+/*
  * A block parameter that every branch to its block passes the same value
  * (or the parameter itself, round a loop) is that value: the parameter
  * and its arguments go (kl_func_remove_params), and the parameter becomes
@@ -300,13 +322,8 @@ simplify_params(kl_func *f, fold_counts *n)
 			for (uint32_t k = 0; k < kl_block_num_params(f, b); k++) {
 				kl_value p = kl_block_param(f, b, k);
 				uint32_t s = same[p.id];
-				/* (Not an alloca's address: a load or store
-				 * at a constant offset from an alloca must lie
-				 * inside it, even where it never runs, and one
-				 * through p was not checked so.) */
 				if (s == UNSEEN || s == MANY ||
-				    kl_inst_opcode(f, kl_value_def_inst(
-					    f, (kl_value){ s })) == KL_OP_ALLOCA)
+				    followed_address(f, (kl_value){ s }))
 					continue;
 				if (round == 0)
 					going[p.id] = 1;
