@@ -500,7 +500,8 @@ kl_status kl_func_remove_block(kl_func *f, kl_block b);
  * block, t is not one of the module's types or b has 2^27 - 2 already. */
 kl_value kl_block_append_param(kl_func *f, kl_block b, kl_type t);
 /* Remove parameter k of block b, and argument k from every branch to b
- * in the layout, in O(instructions). The parameter's value is then
+ * in the layout, in O(instructions) (a branch not placed then, a clone
+ * or one in a block out of the layout, keeps its arguments). The parameter's value is then
  * defined nowhere (it keeps its type, as a removed instruction's result
  * does; kl_value_def_block gives none): replace its uses first (kl_uses,
  * kl_inst_set_arg), or make it an alias (kl_value_set_alias).

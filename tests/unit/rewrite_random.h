@@ -141,12 +141,35 @@ rr_edit(kl_func *f, rr_rng *r)
 	}
 }
 
+/* Does operand a stand for a value a use list has a place for (through
+ * aliases, to a value with a type: not a hole, a cycle or a number out
+ * of range)? */
+static bool
+rr_listed(const kl_func *f, kl_value a)
+{
+	kl_value r = kl_value_resolve(f, a);
+	return r.id != KL_NONE && kl_value_type(f, r) != KL_TYPE_NONE;
+}
+
 /* Every use listed stands where it says, for the value it is listed
- * under. */
+ * under, and every operand of a placed instruction is listed. */
 static void
 rr_check_uses(const kl_func *f, kl_uses *u)
 {
 	kl_uses_compute(u, f);
+	uint64_t operands = 0, listed = 0;
+	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
+	     b = kl_block_next(f, b))
+		for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
+		     i = kl_inst_next(f, i)) {
+			for (uint32_t k = 0; k < kl_inst_num_args(f, i); k++)
+				operands += rr_listed(f, kl_inst_arg(f, i, k));
+			for (uint32_t d = 0; d < kl_inst_num_dests(f, i); d++)
+				for (uint32_t k = 0;
+				     k < kl_inst_dest_num_args(f, i, d); k++)
+					operands += rr_listed(
+						f, kl_inst_dest_arg(f, i, d, k));
+		}
 	for (uint32_t v = 0, nv = kl_func_value_bound(f); v < nv; v++) {
 		uint32_t n;
 		const kl_use *use = kl_uses_of(u, f, (kl_value){ v }, &n);
@@ -161,7 +184,11 @@ rr_check_uses(const kl_func *f, kl_uses *u)
 			if (kl_value_resolve(f, at).id != want.id)
 				rr_fail("a use listed for another value", NULL);
 		}
+		if (want.id == v) /* (an alias answers for its end) */
+			listed += n;
 	}
+	if (listed != operands)
+		rr_fail("use lists miss operands or list too many", NULL);
 }
 
 /* The outcome of calling each function with zero arguments, briefly, as
@@ -248,6 +275,8 @@ rr_run(const char *text, size_t len, uint64_t seed, uint32_t nedits)
 	if (kl_parse_module(text, len, NULL, &m, NULL) != KL_OK)
 		return;
 	rr_rng r = { seed * 0x9E3779B97F4A7C15ull + 1 };
+	if (r.s == 0) /* (xorshift's one fixed point) */
+		r.s = 1;
 	kl_uses *u = kl_uses_new();
 	uint32_t ns = kl_module_num_syms(m);
 	for (uint32_t e = 0; e < nedits && ns; e++) {
