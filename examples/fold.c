@@ -249,19 +249,24 @@ drop_unreachable(kl_func *f, fold_counts *n)
 
 /*
  * Is v an address whose accesses the verifier checks where they run or
- * not: an alloca's or a symbol_addr's, or an iadd_imm chain over one (a
- * load or store at a constant offset from an alloca must lie inside it,
- * none may store into const data)? One made through a parameter is not
- * checked so, and may not become one made through v.
+ * not: an alloca's or a const data object's, or an iadd_imm chain over
+ * one (a load or store at a constant offset from an alloca must lie
+ * inside it, none may store into const data)? One made through a
+ * parameter is not checked so, and may not become one made through v.
  */
 static bool
-followed_address(const kl_func *f, kl_value v)
+followed_address(const kl_module *m, const kl_func *f, kl_value v)
 {
 	for (uint32_t steps = 0; steps <= kl_func_inst_bound(f); steps++) {
 		kl_inst def = kl_value_def_inst(f, kl_value_resolve(f, v));
 		kl_opcode op = kl_inst_opcode(f, def);
-		if (op == KL_OP_ALLOCA || op == KL_OP_SYMBOL_ADDR)
+		if (op == KL_OP_ALLOCA)
 			return true;
+		if (op == KL_OP_SYMBOL_ADDR) {
+			kl_sym s = kl_inst_callee(f, def);
+			return kl_sym_get_kind(m, s) == KL_SYM_DATA &&
+			       kl_data_is_const(m, s);
+		}
 		if (op != KL_OP_IADD_IMM)
 			return false;
 		v = kl_inst_arg(f, def, 0);
@@ -278,7 +283,7 @@ followed_address(const kl_func *f, kl_value v)
  * them all.
  */
 static void
-simplify_params(kl_func *f, fold_counts *n)
+simplify_params(const kl_module *m, kl_func *f, fold_counts *n)
 {
 	const uint32_t UNSEEN = KL_NONE, MANY = KL_NONE - 1;
 	uint32_t nv = kl_func_value_bound(f);
@@ -323,7 +328,7 @@ simplify_params(kl_func *f, fold_counts *n)
 				kl_value p = kl_block_param(f, b, k);
 				uint32_t s = same[p.id];
 				if (s == UNSEEN || s == MANY ||
-				    followed_address(f, (kl_value){ s }))
+				    followed_address(m, f, (kl_value){ s }))
 					continue;
 				if (round == 0)
 					going[p.id] = 1;
@@ -494,7 +499,7 @@ main(int argc, char **argv)
 				before = n.folded + n.jumps + n.params;
 				fold_constants(m, f, uses, &n);
 				drop_unreachable(f, &n);
-				simplify_params(f, &n);
+				simplify_params(m, f, &n);
 			} while (n.folded + n.jumps + n.params != before);
 			remove_dead(f, uses, &n);
 			ok = verified(f, argv[1]);

@@ -77,6 +77,7 @@ done
 # ... and a parameter holding an address the verifier follows (an
 # iadd_imm over an alloca, const data) is left alone: the module verifies
 if "$build"/fold tests/fold/address-params.kl >"$dir/addr-folded.kl" 2>"$dir/fold.err" &&
+	grep -q 'block parameters replaced 1,' "$dir/fold.err" &&
 	"$build"/keel run "$dir/addr-folded.kl" >/dev/null; [ $? = 5 ]; then ok; else
 	bad "examples/fold.c on tests/fold/address-params.kl: $(cat "$dir/fold.err")"; fi
 "$build"/fold >/dev/null 2>&1
