@@ -137,21 +137,30 @@ kl_inst_set_arg(kl_func *f, kl_inst i, uint32_t n, kl_value v)
 	return KL_OK;
 }
 
+/* Destination d of instruction i, for an operand v to go in it: its word
+ * and its number of arguments; false if i, d or v is out of range. */
+static bool
+dest_for_value(const kl_func *f, kl_inst i, uint32_t d, kl_value v,
+	       uint32_t *word, uint32_t *nargs)
+{
+	const uint32_t *dests, *args;
+	uint32_t block;
+	if (i.id >= f->ninsts || v.id >= f->nvalues ||
+	    d >= inst_dests(f, i.id, &dests))
+		return false;
+	*word = dests[d];
+	return dest_read(&f->pool, dests[d], &block, &args, nargs);
+}
+
 kl_status
 kl_inst_set_dest_arg(kl_func *f, kl_inst i, uint32_t d, uint32_t k,
 		     kl_value v)
 {
-	const uint32_t *dests;
-	if (i.id >= f->ninsts || v.id >= f->nvalues ||
-	    d >= inst_dests(f, i.id, &dests))
+	uint32_t word, nargs;
+	if (!dest_for_value(f, i, d, v, &word, &nargs) || k >= nargs)
 		return KL_ERR_INVALID;
-	uint32_t block, nargs;
-	const uint32_t *args;
-	if (!dest_read(&f->pool, dests[d], &block, &args, &nargs) ||
-	    k >= nargs)
-		return KL_ERR_INVALID;
-	/* the pool is the function's own: the list may be written */
-	f->pool.data[dests[d] + 1 + k] = v.id;
+	/* (a list, having arguments; the function's own, to write) */
+	f->pool.data[word + 1 + k] = v.id;
 	return KL_OK;
 }
 
@@ -185,13 +194,8 @@ kl_inst_set_dest(kl_func *f, kl_inst i, uint32_t d, kl_block_call dest)
 kl_status
 kl_inst_append_dest_arg(kl_func *f, kl_inst i, uint32_t d, kl_value v)
 {
-	const uint32_t *dests;
-	if (i.id >= f->ninsts || v.id >= f->nvalues ||
-	    d >= inst_dests(f, i.id, &dests))
-		return KL_ERR_INVALID;
-	uint32_t block, nargs;
-	const uint32_t *args;
-	if (!dest_read(&f->pool, dests[d], &block, &args, &nargs))
+	uint32_t word, nargs;
+	if (!dest_for_value(f, i, d, v, &word, &nargs))
 		return KL_ERR_INVALID;
 	if (nargs + 1 >= LIST_MAX_LEN) /* the list holds the block too */
 		return KL_ERR_RANGE;

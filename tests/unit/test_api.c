@@ -60,6 +60,21 @@ i32_func(kl_func **f, kl_builder *b)
 	return m;
 }
 
+/* The first result of f called (in a fresh interpreter) with nargs
+ * arguments, each arg; UINT64_MAX if it did not return one. */
+static uint64_t
+result_of(kl_func *f, uint32_t nargs, uint64_t arg)
+{
+	uint64_t args[1] = { arg }, r = UINT64_MAX;
+	kl_interp *it = kl_interp_new(kl_func_module(f), NULL);
+	kl_run_result res;
+	if (kl_interp_call(it, kl_func_sym(f), args, nargs, &res) == KL_OK &&
+	    res.status == KL_RUN_RETURNED && res.num_results)
+		r = res.results[0];
+	kl_interp_free(it);
+	return r;
+}
+
 /* A second placed block of f, with one i32 parameter in *p. */
 static kl_block
 join_block(kl_func *f, kl_value *p)
@@ -92,11 +107,7 @@ test_replace_uses(void)
 	CHECK_EQ_INT(kl_value_set_alias(f, two, one), KL_OK);
 	CHECK(kl_value_resolve(f, two).id == one.id);
 	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
-	kl_interp *it = kl_interp_new(m, NULL);
-	kl_run_result res;
-	CHECK_EQ_INT(kl_interp_call(it, kl_func_sym(f), NULL, 0, &res), KL_OK);
-	CHECK(res.status == KL_RUN_RETURNED && res.results[0] == 2);
-	kl_interp_free(it);
+	CHECK_EQ_INT(result_of(f, 0, 0), 2);
 	/* an alias keeps its users' type, and leads to a defined value */
 	kl_value wide = kl_build_iconst(&b, KL_TYPE_I64, 1);
 	CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
@@ -145,11 +156,7 @@ test_operand_setters(void)
 	CHECK_EQ_INT(kl_inst_set_arg(f, KL_NO_INST, 0, ten), KL_ERR_INVALID);
 	CHECK_EQ_INT(kl_inst_set_arg(f, ret, 0, p), KL_OK);
 	/* the jump's argument: 1 + 10 */
-	kl_interp *it = kl_interp_new(m, NULL);
-	kl_run_result res;
-	CHECK_EQ_INT(kl_interp_call(it, kl_func_sym(f), NULL, 0, &res), KL_OK);
-	CHECK(res.status == KL_RUN_RETURNED && res.results[0] == 11);
-	kl_interp_free(it);
+	CHECK_EQ_INT(result_of(f, 0, 0), 11);
 	CHECK_EQ_INT(kl_inst_set_dest_arg(f, br, 0, 0, ten), KL_OK);
 	CHECK_EQ_INT(kl_inst_dest_arg(f, br, 0, 0).id, ten.id);
 	CHECK_EQ_INT(kl_inst_set_dest_arg(f, br, 0, 1, ten), KL_ERR_INVALID);
@@ -157,10 +164,7 @@ test_operand_setters(void)
 	CHECK_EQ_INT(kl_inst_set_dest_arg(f, add, 0, 0, ten), KL_ERR_INVALID);
 	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
 	/* a fresh interpreter sees the change (a kept one decoded before) */
-	it = kl_interp_new(m, NULL);
-	CHECK_EQ_INT(kl_interp_call(it, kl_func_sym(f), NULL, 0, &res), KL_OK);
-	CHECK(res.status == KL_RUN_RETURNED && res.results[0] == 10);
-	kl_interp_free(it);
+	CHECK_EQ_INT(result_of(f, 0, 0), 10);
 	kl_module_free(m);
 }
 
@@ -357,11 +361,7 @@ test_uses(void)
 	CHECK(kl_uses_of(u, f, x, &n) == NULL && n == 0);
 	CHECK(kl_uses_of(u, f, y, &n) != NULL && n == 4);
 	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
-	kl_interp *it = kl_interp_new(m, NULL);
-	kl_run_result res;
-	CHECK_EQ_INT(kl_interp_call(it, kl_func_sym(f), NULL, 0, &res), KL_OK);
-	CHECK(res.status == KL_RUN_RETURNED && res.results[0] == 49 + 7 + 7);
-	kl_interp_free(it);
+	CHECK_EQ_INT(result_of(f, 0, 0), 49 + 7 + 7);
 	/* The lists describe the function as computed: a value made an
 	 * alias since then still lists its own uses (which a worklist pass
 	 * revisits), not those of its new target. */
@@ -427,12 +427,7 @@ test_append_dest_arg(void)
 				"block1(v0)]\n") != NULL);
 	CHECK(strstr(text.data, "jump block2(v1)\n") != NULL);
 	kl_buf_free(&text);
-	kl_interp *it = kl_interp_new(m, NULL);
-	kl_run_result res;
-	uint64_t arg = 1;
-	CHECK_EQ_INT(kl_interp_call(it, kl_func_sym(f), &arg, 1, &res), KL_OK);
-	CHECK(res.status == KL_RUN_RETURNED && res.results[0] == 1);
-	kl_interp_free(it);
+	CHECK_EQ_INT(result_of(f, 1, 1), 1);
 	/* refused: no such destination, no branch, no value */
 	CHECK_EQ_INT(kl_inst_append_dest_arg(f, jump, 1, v0), KL_ERR_INVALID);
 	CHECK_EQ_INT(kl_inst_append_dest_arg(f, ret, 0, v0), KL_ERR_INVALID);
@@ -495,12 +490,7 @@ test_remove_params(void)
 	CHECK(strstr(text.data, "br_table v5, block2, [block2]\n"));
 	CHECK(strstr(text.data, "block1(v3: i32, v5: i32):\n"));
 	kl_buf_free(&text);
-	kl_interp *it = kl_interp_new(m, NULL);
-	kl_run_result res;
-	uint64_t arg = 1;
-	CHECK_EQ_INT(kl_interp_call(it, kl_func_sym(f), &arg, 1, &res), KL_OK);
-	CHECK(res.status == KL_RUN_RETURNED && res.results[0] == 12);
-	kl_interp_free(it);
+	CHECK_EQ_INT(result_of(f, 1, 1), 12);
 	CHECK_EQ_INT(kl_value_type(f, v[6]), KL_TYPE_I32);
 	CHECK_EQ_INT(kl_func_remove_params(f, NULL, 0), KL_OK);
 	kl_module_free(m);
@@ -550,15 +540,8 @@ test_set_dest(void)
 	CHECK(strstr(text.data, "block3:\n    jump block1(v1)\n"));
 	CHECK(strstr(text.data, "br_table v0, block1(v2), [block1(v2)]\n"));
 	kl_buf_free(&text);
-	kl_interp *it = kl_interp_new(m, NULL);
-	kl_run_result res;
-	uint64_t arg = 1;
-	CHECK_EQ_INT(kl_interp_call(it, kl_func_sym(f), &arg, 1, &res), KL_OK);
-	CHECK(res.status == KL_RUN_RETURNED && res.results[0] == 10);
-	arg = 0;
-	CHECK_EQ_INT(kl_interp_call(it, kl_func_sym(f), &arg, 1, &res), KL_OK);
-	CHECK(res.status == KL_RUN_RETURNED && res.results[0] == 20);
-	kl_interp_free(it);
+	CHECK_EQ_INT(result_of(f, 1, 1), 10);
+	CHECK_EQ_INT(result_of(f, 1, 0), 20);
 	/* refused, nothing changed */
 	kl_block_call to_b1 = { b1, &v1, 1 }, no_args = { b1, NULL, 1 };
 	kl_inst ret = kl_block_last_inst(f, b1);
@@ -617,11 +600,7 @@ test_move_inst(void)
 	CHECK(strstr(text.data, "    v2 = iconst.i32 3\n    jump block1(v0)")
 	      != NULL);
 	kl_buf_free(&text);
-	kl_interp *it = kl_interp_new(m, NULL);
-	kl_run_result res;
-	CHECK_EQ_INT(kl_interp_call(it, kl_func_sym(f), NULL, 0, &res), KL_OK);
-	CHECK(res.status == KL_RUN_RETURNED && res.results[0] == 30);
-	kl_interp_free(it);
+	CHECK_EQ_INT(result_of(f, 0, 0), 30);
 	/* removed, then placed back at the end of a block */
 	kl_inst ret = kl_block_last_inst(f, b2);
 	kl_inst_remove(f, ret);
@@ -795,12 +774,7 @@ test_remove_param(void)
 		     KL_OK);
 	kl_module_free(again);
 	kl_buf_free(&text);
-	kl_interp *it = kl_interp_new(m, NULL);
-	kl_run_result res;
-	uint64_t arg = 1;
-	CHECK_EQ_INT(kl_interp_call(it, kl_func_sym(f), &arg, 1, &res), KL_OK);
-	CHECK(res.status == KL_RUN_RETURNED && res.results[0] == 6);
-	kl_interp_free(it);
+	CHECK_EQ_INT(result_of(f, 1, 1), 6);
 	kl_module_free(m);
 }
 
