@@ -542,6 +542,23 @@ test_builder_errors_are_values(void)
 	CHECK_EQ_INT(kl_builder_status(&bld), KL_ERR_INVALID);
 	CHECK_EQ_INT(bld.error_op, KL_OP_CALL);
 
+	/* A bad condition code is the compare's error, not the call's
+	 * before it. */
+	kl_builder_init(&bld, f);
+	kl_builder_at_end(&bld, b);
+	kl_build_iconst(&bld, KL_TYPE_I32, 2);
+	kl_build_icmp(&bld, (kl_intcc)99, one, one);
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_ERR_RANGE);
+	CHECK_EQ_INT(bld.error_op, KL_OP_ICMP);
+	kl_builder_init(&bld, f);
+	kl_builder_at_end(&bld, b);
+	kl_build_icmp_imm(&bld, (kl_intcc)99, one, 1);
+	CHECK_EQ_INT(bld.error_op, KL_OP_ICMP_IMM);
+	kl_builder_init(&bld, f);
+	kl_builder_at_end(&bld, b);
+	kl_build_fcmp(&bld, (kl_floatcc)99, one, one);
+	CHECK_EQ_INT(bld.error_op, KL_OP_FCMP);
+
 	kl_builder_init(&bld, f);
 	kl_builder_before(&bld, (kl_inst){ 999 });
 	kl_build_iconst(&bld, KL_TYPE_I8, 0);
