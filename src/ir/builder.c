@@ -190,6 +190,15 @@ fail(kl_builder *b, kl_status st, const char *why)
 	return false;
 }
 
+/* A failure found before ready() is called: it names op too. */
+static void
+fail_op(kl_builder *b, kl_opcode op, kl_status st, const char *why)
+{
+	if (b->status == KL_OK)
+		b->error_op = op;
+	fail(b, st, why);
+}
+
 /* May the builder build (op) here? An error from here on names op. */
 static bool
 ready(kl_builder *b, kl_opcode op)
@@ -405,7 +414,7 @@ kl_value
 kl_build_icmp(kl_builder *b, kl_intcc cc, kl_value x, kl_value y)
 {
 	if ((unsigned)cc >= KL_ICC_COUNT) {
-		fail(b, KL_ERR_RANGE, "bad condition code");
+		fail_op(b, KL_OP_ICMP, KL_ERR_RANGE, "bad condition code");
 		return KL_NO_VALUE;
 	}
 	return build_two(b, KL_OP_ICMP, KL_FMT_ICMP, (uint8_t)cc, x, y);
@@ -415,7 +424,7 @@ kl_value
 kl_build_fcmp(kl_builder *b, kl_floatcc cc, kl_value x, kl_value y)
 {
 	if ((unsigned)cc >= KL_FCC_COUNT) {
-		fail(b, KL_ERR_RANGE, "bad condition code");
+		fail_op(b, KL_OP_FCMP, KL_ERR_RANGE, "bad condition code");
 		return KL_NO_VALUE;
 	}
 	return build_two(b, KL_OP_FCMP, KL_FMT_FCMP, (uint8_t)cc, x, y);
@@ -446,7 +455,7 @@ kl_value
 kl_build_icmp_imm(kl_builder *b, kl_intcc cc, kl_value x, int64_t imm)
 {
 	if ((unsigned)cc >= KL_ICC_COUNT) {
-		fail(b, KL_ERR_RANGE, "bad condition code");
+		fail_op(b, KL_OP_ICMP_IMM, KL_ERR_RANGE, "bad condition code");
 		return KL_NO_VALUE;
 	}
 	return build_imm(b, KL_OP_ICMP_IMM, KL_FMT_ICMP_IMM, (uint8_t)cc, x,
