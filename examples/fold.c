@@ -280,7 +280,8 @@ followed_address(const kl_module *m, const kl_func *f, kl_value v)
  * and its arguments go (kl_func_remove_params), and the parameter becomes
  * an alias of the value, which dominates the block since it reaches every
  * predecessor. One walk over the branches finds them, one more removes
- * them all.
+ * them all, chains of them (a parameter passed only another that goes)
+ * included.
  */
 static void
 simplify_params(const kl_module *m, kl_func *f, fold_counts *n)
@@ -312,39 +313,63 @@ simplify_params(const kl_module *m, kl_func *f, fold_counts *n)
 		}
 	}
 	/* The parameters that go, all at once (kl_func_remove_params walks
-	 * the function once for them all). Not one whose value is another
-	 * going too: that waits for the next round, when the other is an
-	 * alias of what it stands for. */
-	kl_value *go = malloc((nv ? nv : 1) * sizeof *go);
+	 * the function once for them all). One whose value is another going
+	 * too stands for what that one stands for: the end of the chain,
+	 * found once for each parameter on it (a chain that loops back has
+	 * no value from outside, and its parameters stay). */
+	const uint32_t ON_PATH = KL_NONE - 1, LOOPS = KL_NONE - 2;
 	uint8_t *going = calloc(nv ? nv : 1, 1);
-	if (!go || !going)
+	uint32_t *root = malloc((nv ? nv : 1) * sizeof *root);
+	uint32_t *path = malloc((nv ? nv : 1) * sizeof *path);
+	kl_value *go = malloc((nv ? nv : 1) * sizeof *go);
+	if (!going || !root || !path || !go)
 		abort();
-	uint32_t ngo = 0;
 	kl_block entry = kl_func_first_block(f);
-	for (int round = 0; round < 2; round++) {
-		for (kl_block b = kl_block_next(f, entry); b.id != KL_NONE;
-		     b = kl_block_next(f, b)) {
-			for (uint32_t k = 0; k < kl_block_num_params(f, b); k++) {
-				kl_value p = kl_block_param(f, b, k);
-				uint32_t s = same[p.id];
-				if (s == UNSEEN || s == MANY ||
-				    followed_address(m, f, (kl_value){ s }))
-					continue;
-				if (round == 0)
-					going[p.id] = 1;
-				else if (!going[s])
-					go[ngo++] = p;
-			}
+	for (kl_block b = kl_block_next(f, entry); b.id != KL_NONE;
+	     b = kl_block_next(f, b))
+		for (uint32_t k = 0; k < kl_block_num_params(f, b); k++) {
+			uint32_t p = kl_block_param(f, b, k).id, s = same[p];
+			going[p] = s != UNSEEN && s != MANY &&
+				   !followed_address(m, f, (kl_value){ s });
 		}
-	}
+	for (uint32_t v = 0; v < nv; v++)
+		root[v] = UNSEEN;
+	uint32_t ngo = 0;
+	for (kl_block b = kl_block_next(f, entry); b.id != KL_NONE;
+	     b = kl_block_next(f, b))
+		for (uint32_t k = 0; k < kl_block_num_params(f, b); k++) {
+			uint32_t p = kl_block_param(f, b, k).id, x = p, r;
+			if (!going[p])
+				continue;
+			uint32_t len = 0;
+			for (;;) {
+				if (!going[x]) {
+					r = x;
+					break;
+				}
+				if (root[x] != UNSEEN) {
+					r = root[x] == ON_PATH ? LOOPS : root[x];
+					break;
+				}
+				root[x] = ON_PATH;
+				path[len++] = x;
+				x = same[x];
+			}
+			while (len)
+				root[path[--len]] = r;
+			if (root[p] != LOOPS)
+				go[ngo++] = (kl_value){ p };
+		}
 	if (kl_func_remove_params(f, go, ngo) != KL_OK)
 		abort(); /* parameters of blocks past the entry: not refused */
 	for (uint32_t k = 0; k < ngo; k++)
-		if (kl_value_set_alias(f, go[k], (kl_value){ same[go[k].id] }) !=
+		if (kl_value_set_alias(f, go[k], (kl_value){ root[go[k].id] }) !=
 		    KL_OK)
 			abort(); /* the same type, defined: not refused */
 	n->params += ngo;
 	free(go);
+	free(path);
+	free(root);
 	free(going);
 	free(same);
 }
