@@ -312,6 +312,9 @@ kl_sym kl_module_lookup(const kl_module *m, const char *name, size_t len);
 kl_sym_kind kl_sym_get_kind(const kl_module *m, kl_sym s);
 /* The name's bytes (not NUL-terminated) and length; valid while m lives. */
 const char *kl_sym_name(const kl_module *m, kl_sym s, size_t *len);
+/* Append the bytes name[0..len) as the text format writes a global name
+ * (for messages): %name, # and the bytes in hex, or noname when empty. */
+void kl_name_format(const char *name, size_t len, kl_buf *out);
 /* The function's body, or NULL for a declaration or a data object. */
 kl_func *kl_sym_func(const kl_module *m, kl_sym s);
 /* The signature of a function symbol; its arrays are valid while m lives. */

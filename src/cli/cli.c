@@ -624,28 +624,6 @@ cli_lookup(const kl_module *m, const char *name)
 	return s;
 }
 
-void
-cli_put_name(kl_buf *out, const char *name, size_t len)
-{
-	/* (as the printer decides: not isalnum, which asks the locale) */
-	bool plain = len > 0;
-	for (size_t k = 0; k < len && plain; k++) {
-		unsigned char c = (unsigned char)name[k];
-		plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			(c >= '0' && c <= '9') || c == '_' || c == '.';
-	}
-	if (len == 0) {
-		kl_buf_puts(out, "noname");
-	} else if (plain) {
-		kl_buf_putc(out, '%');
-		kl_buf_append(out, name, len);
-	} else {
-		kl_buf_putc(out, '#');
-		for (size_t k = 0; k < len; k++)
-			kl_buf_printf(out, "%02x", (unsigned char)name[k]);
-	}
-}
-
 bool
 cli_parse_count(const char *s, uint64_t *out)
 {

@@ -59,10 +59,6 @@ kl_module *cli_parse_then_free_text(cli_file *f);
  * "noname"; KL_NO_SYM if none. */
 kl_sym cli_lookup(const kl_module *m, const char *name);
 
-/* Append a global name as the text writes it, for messages: %name,
- * #hex or noname. */
-void cli_put_name(kl_buf *out, const char *name, size_t len);
-
 /* Verify every function of m; false, with "keel CMD: FILE does not
  * verify:" and the verifier's listing of each broken one on stderr, if
  * any is. */

@@ -170,7 +170,7 @@ compare(const cli_file *file, kl_module *before, kl_module *after,
 			size_t n;
 			const char *fn = kl_sym_name(before, (kl_sym){ s }, &n);
 			kl_buf da = { 0 }, db = { 0 }, spelt = { 0 };
-			cli_put_name(&spelt, fn, n);
+			kl_name_format(fn, n, &spelt);
 			run_describe(&db, &ob);
 			run_describe(&da, &oa);
 			printf("FAIL %s: %s, argument vector %u: before the "

@@ -356,7 +356,7 @@ test_func_name(const test_func *tfn, kl_buf *tmp)
 	kl_module *m = kl_func_module(tfn->func);
 	size_t n;
 	const char *name = kl_sym_name(m, kl_func_sym(tfn->func), &n);
-	cli_put_name(tmp, name, n);
+	kl_name_format(name, n, tmp);
 	return tmp->data;
 }
 

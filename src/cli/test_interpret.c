@@ -441,7 +441,7 @@ run_line(runner *rn, uint32_t k, const char *line, size_t len)
 	s = callee(rn, c, &name);
 	if (s.id == KL_NONE || !kl_sym_func(rn->m, s)) {
 		kl_buf spelt = { 0 };
-		cli_put_name(&spelt, name.data, name.len);
+		kl_name_format(name.data, name.len, &spelt);
 		test_comment_error_at(rn->tf, c, name_at, rn->report, "run: no "
 				      "function %s defined", spelt.data);
 		kl_buf_free(&spelt);

@@ -141,6 +141,12 @@ fmt_name(kl_buf *out, const char *s, size_t n)
 }
 
 void
+kl_name_format(const char *name, size_t len, kl_buf *out)
+{
+	fmt_name(out, name, len);
+}
+
+void
 fmt_sym(kl_buf *out, const kl_module *m, uint32_t sym)
 {
 	if (sym >= m->nsyms) {

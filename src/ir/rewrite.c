@@ -50,12 +50,34 @@ dest_word(kl_func *f, uint32_t i, uint32_t k, uint32_t *at)
 	}
 }
 
+/* The word of destination k of instruction i, and a new one in its place
+ * (each looks where it is now: a list's growth may have moved the pool). */
+static uint32_t
+get_dest_word(kl_func *f, uint32_t i, uint32_t k)
+{
+	uint32_t at = 0;
+	uint32_t *word = dest_word(f, i, k, &at);
+	return word ? *word : f->pool.data[at];
+}
+
+static void
+put_dest_word(kl_func *f, uint32_t i, uint32_t k, uint32_t w)
+{
+	uint32_t at = 0;
+	uint32_t *word = dest_word(f, i, k, &at);
+	if (word)
+		*word = w;
+	else
+		f->pool.data[at] = w;
+}
+
 void
 inst_dest_append_args(kl_func *f, uint32_t i, uint32_t k, const uint32_t *vals,
 		      uint32_t n)
 {
 	if (n == 0)
 		return;
+	/* (promote's path, an edge at a time: the word found once) */
 	uint32_t at = 0;
 	uint32_t *word = dest_word(f, i, k, &at);
 	uint32_t list = word ? *word : f->pool.data[at];
@@ -180,12 +202,7 @@ kl_inst_set_dest(kl_func *f, kl_inst i, uint32_t d, kl_block_call dest)
 			return KL_ERR_INVALID;
 	uint32_t old = dests[d];
 	uint32_t word = dest_make(f, &dest); /* (may move the pool) */
-	uint32_t at = 0;
-	uint32_t *in_inst = dest_word(f, i.id, d, &at);
-	if (in_inst)
-		*in_inst = word;
-	else
-		f->pool.data[at] = word;
+	put_dest_word(f, i.id, d, word);
 	if (!(old & DEST_BLOCK))
 		list_free(&f->pool, old);
 	return KL_OK;
@@ -233,9 +250,7 @@ static void
 dest_drop_args(kl_func *f, uint32_t i, uint32_t d, const uint32_t *params,
 	       uint32_t nparams, const uint8_t *gone)
 {
-	uint32_t at = 0;
-	uint32_t *word = dest_word(f, i, d, &at);
-	uint32_t list = word ? *word : f->pool.data[at];
+	uint32_t list = get_dest_word(f, i, d);
 	if (list & DEST_BLOCK)
 		return; /* no arguments: a broken branch, left to the verifier */
 	uint32_t n = compact(&f->pool, list, 1, params, nparams, gone);
@@ -246,10 +261,7 @@ dest_drop_args(kl_func *f, uint32_t i, uint32_t d, const uint32_t *params,
 	} else {
 		list_truncate(&f->pool, &list, n);
 	}
-	if (word)
-		*word = list;
-	else
-		f->pool.data[at] = list;
+	put_dest_word(f, i, d, list);
 }
 
 /* Is v a parameter kl_func_remove_params may take out? */

@@ -560,6 +560,18 @@ test_set_dest(void)
 	kl_module_free(m);
 }
 
+/* Names for messages, spelt as the text format writes them. */
+static void
+test_name_format(void)
+{
+	kl_buf out = { 0 };
+	kl_name_format("main.1_x", 8, &out);
+	kl_name_format("a b", 3, &out);
+	kl_name_format("", 0, &out);
+	CHECK_EQ_STR(out.data, "%main.1_x#612062noname");
+	kl_buf_free(&out);
+}
+
 /* Moving instructions: a loop-invariant constant hoisted to the block
  * before the loop, a removed instruction placed back, and the refusals. */
 static void
@@ -1445,6 +1457,7 @@ main(void)
 	UNIT_RUN(test_uses);
 	UNIT_RUN(test_remove_param);
 	UNIT_RUN(test_move_inst);
+	UNIT_RUN(test_name_format);
 	UNIT_RUN(test_set_dest);
 	UNIT_RUN(test_remove_params);
 	UNIT_RUN(test_append_dest_arg);
