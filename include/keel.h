@@ -504,15 +504,16 @@ kl_status kl_func_remove_block(kl_func *f, kl_block b);
 kl_value kl_block_append_param(kl_func *f, kl_block b, kl_type t);
 /* Remove parameter k of block b, and argument k from every branch to b
  * in the layout, in O(instructions) (a branch not placed then, a clone
- * or one in a block out of the layout, keeps its arguments). The parameter's value is then
- * defined nowhere (it keeps its type, as a removed instruction's result
- * does; kl_value_def_block gives none): replace its uses first (kl_uses,
- * kl_inst_set_arg), or make it an alias (kl_value_set_alias).
+ * or one in a block out of the layout, keeps its arguments). The
+ * parameter's value is then defined nowhere (it keeps its type, as a
+ * removed instruction's result does; kl_value_def_block gives none):
+ * replace its uses first (kl_uses, kl_inst_set_arg), or make it an alias
+ * (kl_value_set_alias).
  * KL_ERR_INVALID if b is no block, is the entry block (whose parameters
  * are the function's) or has no parameter k. */
 kl_status kl_block_remove_param(kl_func *f, kl_block b, uint32_t k);
 /* Remove n parameters at once, of any blocks (a value may come twice),
- * and their arguments from every branch, in one walk: O(instructions +
+ * and their arguments from every branch in the layout, in one walk: O(instructions +
  * arguments + values) however many go, where one kl_block_remove_param
  * each would walk the function each time. KL_ERR_INVALID, nothing
  * changed, if one is not a parameter of a block other than the entry. */

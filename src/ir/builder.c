@@ -534,7 +534,8 @@ kl_build_alloca(kl_builder *b, uint32_t size, uint32_t align)
 kl_value
 kl_build_alloca_dyn(kl_builder *b, kl_value size, uint32_t align)
 {
-	if (!ready(b, KL_OP_ALLOCA_DYN) || !check_align(b, align) || !check_value(b, size))
+	if (!ready(b, KL_OP_ALLOCA_DYN) || !check_align(b, align) ||
+	    !check_value(b, size))
 		return KL_NO_VALUE;
 	uint32_t i = emit(b, KL_OP_ALLOCA_DYN);
 	b->func->insts[i].aux = log2_of(align);
@@ -653,8 +654,8 @@ kl_inst
 kl_build_brif(kl_builder *b, kl_value c, kl_block_call then_dest,
 	      kl_block_call else_dest)
 {
-	if (!ready(b, KL_OP_BRIF) || !check_value(b, c) || !check_dest(b, &then_dest) ||
-	    !check_dest(b, &else_dest))
+	if (!ready(b, KL_OP_BRIF) || !check_value(b, c) ||
+	    !check_dest(b, &then_dest) || !check_dest(b, &else_dest))
 		return KL_NO_INST;
 	kl_func *f = b->func;
 	uint32_t i = emit(b, KL_OP_BRIF);
@@ -670,7 +671,8 @@ kl_inst
 kl_build_br_table(kl_builder *b, kl_value index, kl_block_call def,
 		  const kl_block_call *table, uint32_t n)
 {
-	if (!ready(b, KL_OP_BR_TABLE) || !check_value(b, index) || !check_dest(b, &def))
+	if (!ready(b, KL_OP_BR_TABLE) || !check_value(b, index) ||
+	    !check_dest(b, &def))
 		return KL_NO_INST;
 	if (n && !table) {
 		fail(b, KL_ERR_INVALID, "missing jump table");

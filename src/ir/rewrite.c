@@ -309,7 +309,8 @@ kl_func_remove_params(kl_func *f, const kl_value *params, uint32_t n)
 				    target >= f->nblocks || !hit[target])
 					continue;
 				uint32_t pl = f->blocks[target].params;
-				dest_drop_args(f, i, d, list_elems(&f->pool, pl),
+				dest_drop_args(f, i, d,
+					       list_elems(&f->pool, pl),
 					       list_len(&f->pool, pl), gone);
 			}
 			i = f->nodes[i].next;
@@ -337,9 +338,8 @@ kl_func_remove_params(kl_func *f, const kl_value *params, uint32_t n)
 kl_status
 kl_block_remove_param(kl_func *f, kl_block b, uint32_t k)
 {
-	if (b.id >= f->nblocks || !(f->blocks[b.id].flags & BLOCK_EXISTS) ||
-	    b.id == f->first_block ||
-	    k >= list_len(&f->pool, f->blocks[b.id].params))
+	/* (the entry block's parameters: refused as removable_param says) */
+	if (b.id >= f->nblocks || k >= list_len(&f->pool, f->blocks[b.id].params))
 		return KL_ERR_INVALID;
 	kl_value v = { list_get(&f->pool, f->blocks[b.id].params, k) };
 	return kl_func_remove_params(f, &v, 1);

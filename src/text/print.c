@@ -280,8 +280,9 @@ put_ctrl_type(printer *p, uint32_t i)
 		if (defined_earlier_in_block(p, a, i))
 			return;
 		buf_addc(p->out, '.');
-		put_type(p, ot != KL_TYPE_NONE ? ot
-					       : ctrl_operand_type(p, i, args[k]));
+		if (ot == KL_TYPE_NONE) /* (a broken chain) */
+			ot = ctrl_operand_type(p, i, args[k]);
+		put_type(p, ot);
 		return;
 	}
 	default:
