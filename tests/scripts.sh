@@ -84,6 +84,51 @@ if "$build"/fold tests/fold/address-params.kl >"$dir/addr-folded.kl" 2>"$dir/fol
 st=$?
 if [ "$st" = 2 ]; then ok; else bad "fold without a file: exit $st, not 2"; fi
 
+# ---- 0a. the docs' examples are true ----
+# Every fenced block of README.md and docs/*.md that is a whole test file
+# (its first line `test NAME`, no grammar brackets) passes `keel test`, and
+# every one that is a whole module (it starts with function, declare or
+# data, and shows no grammar or error output) verifies: an example the
+# code has moved away from fails here, not in a reader's hands.
+awk -v dir="$dir" '
+	/^```/ {
+		if (!inside) { inside = 1; n = 0; start = FNR; next }
+		inside = 0
+		kind = ""
+		if (first ~ /^test [a-z-]+( [a-z=0-9]+)*$/) kind = "test"
+		else if (first ~ /^(function|declare|data) / && !odd) kind = "module"
+		if (kind != "") {
+			name = FILENAME; gsub(/[\/.]/, "_", name)
+			out = dir "/doc-" name "-" start "." kind ".kl"
+			printf "%s", body > out
+			close(out)
+		}
+		body = ""; odd = 0
+		next
+	}
+	inside {
+		if (n++ == 0) first = $0
+		if ($0 ~ /:=|error:|^[a-z._]+:[0-9]+:/) odd = 1
+		body = body $0 "\n"
+	}
+' README.md docs/*.md
+ndocs=0
+for f in "$dir"/doc-*.kl; do
+	[ -e "$f" ] || continue
+	ndocs=$((ndocs + 1))
+	case $f in
+	*.test.kl)
+		if "$build"/keel test "$f" >"$dir/doc.out" 2>&1; then ok; else
+			bad "docs example $(basename "$f") fails keel test: $(cat "$dir/doc.out")"; fi ;;
+	*)
+		if "$build"/keel verify "$f" >"$dir/doc.out" 2>&1; then ok; else
+			bad "docs example $(basename "$f") does not verify: $(cat "$dir/doc.out")"; fi ;;
+	esac
+done
+# (the README and docs hold seven of them: fewer means the extraction
+# broke)
+if [ "$ndocs" -ge 7 ]; then ok; else bad "only $ndocs docs examples found"; fi
+
 # ---- 0b. the timer lines bench/bench.sh reads keep their format ----
 t=$("$build"/keel verify --time examples/sieve.kl 2>&1 >/dev/null |
 	sed -n 's/.*; verify \([0-9.]*\) ms (structure .*M instructions\/s$/\1/p')
