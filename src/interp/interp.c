@@ -186,6 +186,20 @@ kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 		result_from_pend(it, res);
 		return KL_OK;
 	}
+	/* The entry frame's registers count against max_memory as every
+	 * callee's do (push_frame, exec.c): no instruction runs, and the
+	 * stack is the entry function alone. */
+	if ((uint64_t)fn->nregs * sizeof *it->regs > it->opts.max_memory) {
+		raise_trap(it, KL_TRAP_STACK_OVERFLOW,
+			   "register stack limit of %llu bytes reached",
+			   (unsigned long long)it->opts.max_memory);
+		result_from_pend(it, res);
+		kl_grow(&it->stack, &it->stack_cap, sizeof *it->stack, 1);
+		it->stack[0] = (kl_run_frame){ func, { KL_NONE } };
+		res->stack = it->stack;
+		res->stack_depth = 1;
+		return KL_OK;
+	}
 	if (fn->nregs > it->regs_cap)
 		kl_grow(&it->regs, &it->regs_cap, sizeof *it->regs, fn->nregs);
 	memset(it->regs, 0, fn->nregs * sizeof *it->regs);
