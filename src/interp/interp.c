@@ -168,7 +168,10 @@ kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 		return refuse(it, res, "symbol %u is not a defined function",
 			      func.id);
 	kl_signature sig = kl_sym_signature(it->m, func);
-	if (nargs < sig.num_params || (nargs > sig.num_params && !sig.variadic))
+	/* A variadic function too takes exactly its fixed parameters here:
+	 * bare bit patterns say no types for extra arguments, and its
+	 * entry block could not receive them. */
+	if (nargs != sig.num_params)
 		return refuse(it, res, "%u argument%s given, the function "
 				       "takes %u", nargs,
 			      nargs == 1 ? "" : "s", sig.num_params);
