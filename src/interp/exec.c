@@ -262,18 +262,19 @@ push_frame(kl_interp *it, dfunc *fn, const dinst *i, const dcall *c,
 		return NULL;
 	}
 	uint64_t need = (uint64_t)*base + fn->nregs + callee->nregs;
-	if (need > it->regs_cap) {
-		/* Registers and frame records count against max_memory. */
-		uint64_t bytes = need * sizeof *it->regs +
-				 (uint64_t)(it->nframes + 1) * sizeof(frame);
-		if (bytes > it->opts.max_memory) {
-			raise_trap(it, KL_TRAP_STACK_OVERFLOW,
-				   "register stack limit of %llu bytes reached",
-				   (unsigned long long)it->opts.max_memory);
-			return NULL;
-		}
-		kl_grow(&it->regs, &it->regs_cap, sizeof *it->regs, need);
+	/* Registers and frame records in use count against max_memory, on
+	 * every call: the register array grows by doubling, so a check made
+	 * only when it grows let a recursion use up to twice the limit. */
+	uint64_t bytes = need * sizeof *it->regs +
+			 (uint64_t)(it->nframes + 1) * sizeof(frame);
+	if (bytes > it->opts.max_memory) {
+		raise_trap(it, KL_TRAP_STACK_OVERFLOW,
+			   "register stack limit of %llu bytes reached",
+			   (unsigned long long)it->opts.max_memory);
+		return NULL;
 	}
+	if (need > it->regs_cap)
+		kl_grow(&it->regs, &it->regs_cap, sizeof *it->regs, need);
 	if (it->nframes == it->frames_cap)
 		kl_grow(&it->frames, &it->frames_cap, sizeof *it->frames,
 			it->nframes + 1);

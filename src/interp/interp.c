@@ -168,7 +168,10 @@ kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 		return refuse(it, res, "symbol %u is not a defined function",
 			      func.id);
 	kl_signature sig = kl_sym_signature(it->m, func);
-	if (nargs < sig.num_params || (nargs > sig.num_params && !sig.variadic))
+	/* A variadic function too takes exactly its fixed parameters here:
+	 * bare bit patterns say no types for extra arguments, and its
+	 * entry block could not receive them. */
+	if (nargs != sig.num_params)
 		return refuse(it, res, "%u argument%s given, the function "
 				       "takes %u", nargs,
 			      nargs == 1 ? "" : "s", sig.num_params);
@@ -184,6 +187,20 @@ kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 		fn = it->funcs[func.id] = decode_func(it, func.id);
 	if (!fn) {
 		result_from_pend(it, res);
+		return KL_OK;
+	}
+	/* The entry frame's registers count against max_memory as every
+	 * callee's do (push_frame, exec.c): no instruction runs, and the
+	 * stack is the entry function alone. */
+	if ((uint64_t)fn->nregs * sizeof *it->regs > it->opts.max_memory) {
+		raise_trap(it, KL_TRAP_STACK_OVERFLOW,
+			   "register stack limit of %llu bytes reached",
+			   (unsigned long long)it->opts.max_memory);
+		result_from_pend(it, res);
+		kl_grow(&it->stack, &it->stack_cap, sizeof *it->stack, 1);
+		it->stack[0] = (kl_run_frame){ func, { KL_NONE } };
+		res->stack = it->stack;
+		res->stack_depth = 1;
 		return KL_OK;
 	}
 	if (fn->nregs > it->regs_cap)

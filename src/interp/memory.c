@@ -356,7 +356,7 @@ mem_alloca(kl_interp *it, uint64_t n, uint32_t sym, uint32_t inst)
 			      inst);
 	if (!id) {
 		raise_trap(it, KL_TRAP_STACK_OVERFLOW,
-			   "all 2^32 object numbers are used");
+			   "all object numbers (1 to 2^32 - 2) are used");
 		return 0;
 	}
 	it->mem_used += obj_charge(n);

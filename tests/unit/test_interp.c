@@ -248,6 +248,33 @@ test_invalid_calls(void)
 	kl_module_free(m);
 }
 
+/* A variadic function is called with its fixed parameters only, as
+ * keel.h says (extra bit patterns were accepted and dropped). This is
+ * the one check no file test can reach: `keel run` and the test command
+ * already refuse extra arguments. */
+static void
+test_variadic_arg_count(void)
+{
+	static const char text[] = "function %v(i32, ...) -> i32 {\n"
+				   "block0(v0: i32):\n"
+				   "    return v0\n"
+				   "}\n";
+	kl_module *m = NULL;
+	CHECK(kl_parse_module(text, sizeof text - 1, NULL, &m, NULL) == KL_OK);
+	kl_interp *it = kl_interp_new(m, NULL);
+	kl_run_result r;
+	uint64_t args[2] = { 5, 6 };
+	CHECK(kl_interp_call(it, sym(m, "v"), args, 2, &r) == KL_ERR_INVALID);
+	CHECK(r.status == KL_RUN_FAILED);
+	CHECK(strstr(r.message, "2 arguments given, the function takes 1") !=
+	      NULL);
+	CHECK(kl_interp_call(it, sym(m, "v"), args, 1, &r) == KL_OK);
+	CHECK(r.status == KL_RUN_RETURNED);
+	CHECK_EQ_INT(r.results[0], 5);
+	kl_interp_free(it);
+	kl_module_free(m);
+}
+
 /* Data the API accepts must not make the interpreter write outside an
  * object: items whose sizes sum past 2^64 once wrapped to a small size,
  * and a string was copied to the offset before the buffer. */
@@ -625,6 +652,7 @@ main(void)
 	UNIT_RUN(test_trap_result);
 	UNIT_RUN(test_malformed_counts);
 	UNIT_RUN(test_invalid_calls);
+	UNIT_RUN(test_variadic_arg_count);
 	UNIT_RUN(test_data_bounds);
 	UNIT_RUN(test_data_items_checked);
 	UNIT_RUN(test_null_args);
