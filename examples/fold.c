@@ -1,19 +1,27 @@
 /*
- * fold.c -- a pass of your own, through keel.h alone: constant folding,
- * branches on constants made jumps, unreachable blocks dropped, and dead
- * code removed, the first optimisations a course has students write.
+ * fold.c -- a pass of your own, through keel.h alone: sparse conditional
+ * constant propagation (Wegman and Zadeck), the optimisation a course
+ * builds after its first constant folder. It finds the values that are
+ * constants and the block parameters that always receive one value, only
+ * along the paths that can run, then folds them, makes branches on
+ * constants jumps, drops the blocks that cannot run and removes dead code.
  *
  *   make build/fold && ./build/fold FILE.kl
  *
  * reads a module, promotes its locals to SSA values (as `keel opt -p
- * promote` does), runs the four steps over every function, verifies the
- * result and prints it; stderr gets what each step did. docs/api.md
- * ("Writing a pass") walks through this file.
+ * promote` does), runs the pass over every function, verifies the result
+ * and prints it; stderr gets what it did. docs/api.md ("Writing a pass")
+ * walks through this file.
  *
- * The steps use the rewriting API as any pass does: a value is replaced
- * everywhere by removing the instruction that computes it and making its
- * result an alias of the replacement (kl_inst_remove, kl_value_set_alias);
- * the use lists (kl_uses) say which instructions to look at again.
+ * The pass looks first and changes afterwards. The looking runs on two
+ * worklists, of blocks found to run and of values whose facts changed, and
+ * takes time linear in the function: a value's fact only goes down (not
+ * known yet, then a constant or a copy of another value, then varying),
+ * and each time it does, only its uses (kl_uses) are looked at again. The
+ * changes then use the rewriting API as any pass does: a value is
+ * replaced everywhere by removing the instruction that computes it and
+ * making its result an alias of the replacement (kl_inst_remove,
+ * kl_value_set_alias).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -22,14 +30,28 @@
 
 #include "keel.h"
 
-/* A growable stack of instructions: the worklists. */
-typedef struct inst_stack {
-	kl_inst *items;
+/* A growable stack of ids (instructions, blocks or values): the
+ * worklists. */
+typedef struct id_stack {
+	uint32_t *items;
 	uint32_t len, cap;
-} inst_stack;
+} id_stack;
+
+/* Memory for n things of size bytes, or a message and exit: an example
+ * keeps its error paths short. */
+static void *
+must_alloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+	if (!p) {
+		fputs("fold: out of memory\n", stderr);
+		exit(1);
+	}
+	return p;
+}
 
 static void
-push(inst_stack *s, kl_inst i)
+push(id_stack *s, uint32_t id)
 {
 	if (s->len == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 64;
@@ -39,24 +61,13 @@ push(inst_stack *s, kl_inst i)
 			exit(1);
 		}
 	}
-	s->items[s->len++] = i;
+	s->items[s->len++] = id;
 }
 
 static bool
 placed(const kl_func *f, kl_inst i)
 {
 	return kl_inst_block(f, i).id != KL_NONE;
-}
-
-/* Is v (through aliases) the result of an iconst? Its value in *c. */
-static bool
-constant_of(const kl_func *f, kl_value v, uint64_t *c)
-{
-	kl_inst def = kl_value_def_inst(f, kl_value_resolve(f, v));
-	if (def.id == KL_NONE || kl_inst_opcode(f, def) != KL_OP_ICONST)
-		return false;
-	*c = (uint64_t)kl_inst_imm(f, def);
-	return true;
 }
 
 /* x cut to its type's width and sign-extended, as iconst holds it. */
@@ -70,14 +81,19 @@ wrap(uint64_t x, unsigned bits)
 	return (x ^ sign) - sign;
 }
 
+/* The low bits of x, as an unsigned number of that width. */
+static uint64_t
+low_bits(uint64_t x, unsigned bits)
+{
+	return bits >= 64 ? x : x & (((uint64_t)1 << bits) - 1);
+}
+
 static bool
 compare(kl_intcc cc, uint64_t x, uint64_t y, unsigned bits)
 {
 	/* Signed: the sign-extended values; unsigned: the low bits. */
 	int64_t sx = (int64_t)wrap(x, bits), sy = (int64_t)wrap(y, bits);
-	uint64_t mask = bits >= 64 ? ~(uint64_t)0
-				   : ((uint64_t)1 << bits) - 1;
-	uint64_t ux = x & mask, uy = y & mask;
+	uint64_t ux = low_bits(x, bits), uy = low_bits(y, bits);
 	switch (cc) {
 	case KL_ICC_EQ: return ux == uy;
 	case KL_ICC_NE: return ux != uy;
@@ -94,28 +110,176 @@ compare(kl_intcc cc, uint64_t x, uint64_t y, unsigned bits)
 }
 
 /*
- * The value instruction i computes, if its operands are constants and it
- * is one this pass knows (integer arithmetic that cannot trap, compares).
- * Unsigned arithmetic: it wraps as the IR's does, with no undefined
- * behaviour in C.
+ * What is known of a value, a point of the lattice each value only goes
+ * down in: nothing yet (no path that runs has reached it), a constant, a
+ * copy of another value (a block parameter every branch that runs passes
+ * that value), or varying. A varying value is a copy of itself to its
+ * users.
+ */
+enum { UNKNOWN, CONSTANT, COPY, VARYING };
+
+typedef struct fact {
+	uint8_t kind;
+	uint32_t copy; /* COPY: the value, itself varying */
+	uint64_t k;    /* CONSTANT: the bits, sign-extended as iconst's */
+} fact;
+
+static bool
+same_fact(fact a, fact b)
+{
+	return a.kind == b.kind && (a.kind != CONSTANT || a.k == b.k) &&
+	       (a.kind != COPY || a.copy == b.copy);
+}
+
+/* The state of one function's propagation. */
+typedef struct sccp {
+	const kl_module *m;
+	kl_func *f;
+	kl_uses *uses;
+	fact *facts;          /* by value (resolved) */
+	bool *runs;           /* by block: some path that runs reaches it */
+	uint32_t *first_edge; /* by instruction: its first destination's edge */
+	bool *taken;          /* by edge: a branch that runs may take it */
+	uint8_t *address;     /* by value: followed_address, 0 if not asked */
+	uint32_t *path;       /* followed_address's walk */
+	id_stack blocks;      /* found to run, not yet visited */
+	id_stack values;      /* their fact went down, their uses not seen */
+} sccp;
+
+/* The value's fact as its users see it. */
+static fact
+fact_of(const sccp *s, kl_value v)
+{
+	uint32_t r = kl_value_resolve(s->f, v).id;
+	fact x = s->facts[r];
+	return x.kind == VARYING ? (fact){ COPY, r, 0 } : x;
+}
+
+/* Lower v's fact to next, if that is lower: the lattice has no other
+ * point between two different known facts than varying. */
+static void
+lower(sccp *s, uint32_t v, fact next)
+{
+	fact *cur = &s->facts[v];
+	if (next.kind == UNKNOWN || same_fact(*cur, next) ||
+	    cur->kind == VARYING)
+		return;
+	*cur = cur->kind == UNKNOWN ? next : (fact){ VARYING, 0, 0 };
+	push(&s->values, v);
+}
+
+/*
+ * Is v an address whose accesses the verifier checks where they run or
+ * not: an alloca's or a const data object's, or an iadd_imm chain over
+ * one (a load or store at a constant offset from an alloca must lie
+ * inside it, none may store into const data)? One made through a
+ * parameter is not checked so, and may not become one made through v.
+ * Each value on a chain is looked at once (the answer is kept).
  */
 static bool
-fold_value(const kl_module *m, const kl_func *f, kl_inst i, uint64_t *out)
+followed_address(sccp *s, uint32_t v)
 {
-	kl_opcode op = kl_inst_opcode(f, i);
-	uint64_t x, y;
-	uint32_t nargs = kl_inst_num_args(f, i);
-	if (nargs == 0 || nargs > 2 || kl_inst_num_results(f, i) != 1 ||
-	    !constant_of(f, kl_inst_arg(f, i, 0), &x))
-		return false;
-	if (nargs == 2 && !constant_of(f, kl_inst_arg(f, i, 1), &y))
-		return false;
-	if (nargs == 1)
-		y = (uint64_t)kl_inst_imm(f, i); /* the _imm forms */
+	enum { NOT_ASKED, NO, YES };
+	const kl_func *f = s->f;
+	uint32_t n = 0;
+	uint8_t answer = NO;
+	for (;;) {
+		v = kl_value_resolve(f, (kl_value){ v }).id;
+		if (s->address[v] != NOT_ASKED) {
+			answer = s->address[v];
+			break;
+		}
+		s->path[n++] = v;
+		s->address[v] = NO; /* (a chain cannot loop: strict SSA) */
+		kl_inst def = kl_value_def_inst(f, (kl_value){ v });
+		kl_opcode op = kl_inst_opcode(f, def);
+		if (op == KL_OP_ALLOCA) {
+			answer = YES;
+		} else if (op == KL_OP_SYMBOL_ADDR) {
+			kl_sym sym = kl_inst_callee(f, def);
+			answer = kl_sym_get_kind(s->m, sym) == KL_SYM_DATA &&
+					 kl_data_is_const(s->m, sym)
+				 ? YES : NO;
+		} else if (op == KL_OP_IADD_IMM) {
+			v = kl_inst_arg(f, def, 0).id;
+			continue;
+		}
+		break;
+	}
+	while (n)
+		s->address[s->path[--n]] = answer;
+	return answer == YES;
+}
+
+/*
+ * Argument arg reaches parameter p on an edge that may be taken: p's fact
+ * goes down to meet it. p passed to itself round a loop says nothing, and
+ * a parameter holding an address the verifier follows stays itself.
+ */
+static void
+meet_param(sccp *s, kl_value p, kl_value arg)
+{
+	fact x = fact_of(s, arg);
+	if (x.kind == COPY && x.copy == p.id)
+		return;
+	if (x.kind == COPY && followed_address(s, x.copy))
+		x = (fact){ VARYING, 0, 0 };
+	lower(s, p.id, x);
+}
+
+/* The edge from destination d of branch i may be taken: its arguments
+ * meet the target's parameters, and the target runs. */
+static void
+take_edge(sccp *s, kl_inst i, uint32_t d)
+{
+	uint32_t e = s->first_edge[i.id] + d;
+	if (s->taken[e])
+		return;
+	s->taken[e] = true;
+	kl_block to = kl_inst_dest(s->f, i, d);
+	for (uint32_t k = 0; k < kl_inst_dest_num_args(s->f, i, d); k++)
+		meet_param(s, kl_block_param(s->f, to, k),
+			   kl_inst_dest_arg(s->f, i, d, k));
+	if (!s->runs[to.id]) {
+		s->runs[to.id] = true;
+		push(&s->blocks, to.id);
+	}
+}
+
+/*
+ * The destination a brif or br_table on a known constant takes, or
+ * KL_NONE when it is not known to be one (then all may be taken, or none
+ * yet while nothing is known).
+ */
+static uint32_t
+known_dest(const sccp *s, kl_inst i, fact c)
+{
+	kl_opcode op = kl_inst_opcode(s->f, i);
+	if (c.kind != CONSTANT || op == KL_OP_JUMP)
+		return KL_NONE;
+	if (op == KL_OP_BRIF)
+		return c.k != 0 ? 0 : 1;
+	/* br_table: the index unsigned; the default (0) when out of range. */
+	kl_type t = kl_value_type(s->f, kl_inst_arg(s->f, i, 0));
+	uint64_t index = low_bits(c.k, 8 * kl_type_bytes(s->m, t));
+	uint32_t table = kl_inst_num_dests(s->f, i) - 1;
+	return index < table ? (uint32_t)index + 1 : 0;
+}
+
+/*
+ * The constant instruction i computes from constant operands x and y (y
+ * the immediate of the _imm forms), if it is one this pass knows:
+ * integer arithmetic that cannot trap, compares. Unsigned arithmetic: it
+ * wraps as the IR's does, with no undefined behaviour in C.
+ */
+static bool
+fold_op(const sccp *s, kl_inst i, uint64_t x, uint64_t y, uint64_t *out)
+{
+	const kl_func *f = s->f;
 	kl_type operand = kl_value_type(f, kl_inst_arg(f, i, 0));
-	unsigned bits = 8 * kl_type_bytes(m, operand);
+	unsigned bits = 8 * kl_type_bytes(s->m, operand);
 	uint64_t r;
-	switch (op) {
+	switch (kl_inst_opcode(f, i)) {
 	case KL_OP_IADD: case KL_OP_IADD_IMM: r = x + y; break;
 	case KL_OP_ISUB: r = x - y; break;
 	case KL_OP_IRSUB_IMM: r = y - x; break;
@@ -133,245 +297,239 @@ fold_value(const kl_module *m, const kl_func *f, kl_inst i, uint64_t *out)
 	return true;
 }
 
-/* `brif c, A(args), B(args)` with c a constant: `jump A(args)` (or B). */
-static bool
-fold_branch(kl_builder *b, kl_inst i)
+/* The fact of the one result of instruction i, from its operands'. */
+static fact
+result_fact(const sccp *s, kl_inst i)
 {
-	kl_func *f = b->func;
+	const kl_func *f = s->f;
+	const fact varying = { VARYING, 0, 0 };
+	kl_value r = kl_inst_result(f, i, 0);
+	if (kl_inst_opcode(f, i) == KL_OP_ICONST) {
+		kl_type t = kl_value_type(f, r);
+		return (fact){ CONSTANT, 0,
+			       wrap((uint64_t)kl_inst_imm(f, i),
+				    8 * kl_type_bytes(s->m, t)) };
+	}
+	uint32_t nargs = kl_inst_num_args(f, i);
+	if (nargs == 0 || nargs > 2)
+		return varying;
+	fact x = fact_of(s, kl_inst_arg(f, i, 0));
+	fact y = nargs == 2 ? fact_of(s, kl_inst_arg(f, i, 1))
+			    : (fact){ CONSTANT, 0, (uint64_t)kl_inst_imm(f, i) };
+	if (x.kind == UNKNOWN || y.kind == UNKNOWN)
+		return (fact){ UNKNOWN, 0, 0 };
 	uint64_t c;
-	if (kl_inst_opcode(f, i) != KL_OP_BRIF ||
-	    !constant_of(f, kl_inst_arg(f, i, 0), &c))
-		return false;
-	uint32_t taken = c != 0 ? 0 : 1;
-	uint32_t n = kl_inst_dest_num_args(f, i, taken);
-	kl_value *args = calloc(n ? n : 1, sizeof *args);
-	if (!args)
-		return false;
-	for (uint32_t k = 0; k < n; k++)
-		args[k] = kl_inst_dest_arg(f, i, taken, k);
-	kl_builder_before(b, i);
-	kl_build_jump(b, (kl_block_call){ kl_inst_dest(f, i, taken), args, n });
-	free(args);
-	kl_inst_remove(f, i);
-	return true;
+	if (x.kind == CONSTANT && y.kind == CONSTANT && fold_op(s, i, x.k, y.k, &c))
+		return (fact){ CONSTANT, 0, c };
+	return varying;
+}
+
+/* Instruction i, in a block that runs, has more known of its operands. */
+static void
+visit(sccp *s, kl_inst i)
+{
+	const kl_func *f = s->f;
+	uint32_t nd = kl_inst_num_dests(f, i);
+	if (nd) {
+		fact c = kl_inst_num_args(f, i) ? fact_of(s, kl_inst_arg(f, i, 0))
+						: (fact){ VARYING, 0, 0 };
+		if (c.kind == UNKNOWN && kl_inst_opcode(f, i) != KL_OP_JUMP)
+			return; /* not yet known which way */
+		uint32_t d = known_dest(s, i, c);
+		for (uint32_t k = 0; k < nd; k++)
+			if (d == KL_NONE || d == k)
+				take_edge(s, i, k);
+		return;
+	}
+	uint32_t nr = kl_inst_num_results(f, i);
+	if (nr == 1) {
+		lower(s, kl_inst_result(f, i, 0).id, result_fact(s, i));
+		return;
+	}
+	for (uint32_t k = 0; k < nr; k++)
+		lower(s, kl_inst_result(f, i, k).id, (fact){ VARYING, 0, 0 });
+}
+
+/*
+ * The looking: from the entry block (whose parameters vary), each block
+ * found to run has its instructions visited once; a value whose fact went
+ * down has its uses seen again: an operand's instruction, if its block
+ * runs, and an argument's parameter, if its edge may be taken.
+ */
+static void
+propagate(sccp *s)
+{
+	kl_func *f = s->f;
+	kl_block entry = kl_func_first_block(f);
+	for (uint32_t k = 0; k < kl_block_num_params(f, entry); k++)
+		lower(s, kl_block_param(f, entry, k).id, (fact){ VARYING, 0, 0 });
+	s->runs[entry.id] = true;
+	push(&s->blocks, entry.id);
+	while (s->blocks.len || s->values.len) {
+		if (s->blocks.len) {
+			kl_block b = { s->blocks.items[--s->blocks.len] };
+			for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
+			     i = kl_inst_next(f, i))
+				visit(s, i);
+			continue;
+		}
+		kl_value v = { s->values.items[--s->values.len] };
+		uint32_t nu;
+		const kl_use *u = kl_uses_of(s->uses, f, v, &nu);
+		for (uint32_t k = 0; k < nu; k++) {
+			kl_inst i = u[k].inst;
+			if (!s->runs[kl_inst_block(f, i).id])
+				continue;
+			if (u[k].dest == KL_NONE)
+				visit(s, i);
+			else if (s->taken[s->first_edge[i.id] + u[k].dest])
+				meet_param(s, kl_block_param(f, kl_inst_dest(f, i, u[k].dest),
+							     u[k].index),
+					   kl_inst_dest_arg(f, i, u[k].dest, u[k].index));
+		}
+	}
 }
 
 typedef struct fold_counts {
 	unsigned folded, jumps, blocks, params, dead;
 } fold_counts;
 
+/* An iconst of v's type and fact, built where b stands. */
+static kl_value
+constant_like(kl_builder *b, kl_value v, fact x)
+{
+	return kl_build_iconst(b, kl_value_type(b->func, v), (int64_t)x.k);
+}
+
+/* A branch on a constant becomes a jump to the destination it takes,
+ * with that destination's arguments, built before it. */
+static void
+make_jump(kl_builder *b, kl_inst i, uint32_t d)
+{
+	kl_func *f = b->func;
+	uint32_t n = kl_inst_dest_num_args(f, i, d);
+	kl_value *args = must_alloc(n, sizeof *args);
+	for (uint32_t k = 0; k < n; k++)
+		args[k] = kl_inst_dest_arg(f, i, d, k);
+	kl_builder_before(b, i);
+	kl_build_jump(b, (kl_block_call){ kl_inst_dest(f, i, d), args, n });
+	free(args);
+	kl_inst_remove(f, i);
+}
+
 /*
- * Folding with a worklist: every instruction once, then again each user
- * of a value just folded. The use lists are computed once, before any
- * change; they keep describing the function as it was then, so a result
- * made an alias still lists the users it had, which are the ones to visit.
+ * The changes, once all is known: branches on constants become jumps;
+ * the blocks that cannot run leave the layout (all of them at once: what
+ * branches to one is another, after the jumps); parameters known to be a
+ * constant or a copy go, with their arguments, in one walk
+ * (kl_func_remove_params) and become aliases of it (a constant is built
+ * at the top of their block; a copied value reaches every predecessor,
+ * so it dominates the block); and instructions that compute a constant
+ * become an iconst.
  */
 static void
-fold_constants(const kl_module *m, kl_func *f, kl_uses *uses,
-	       fold_counts *n)
+rewrite(sccp *s, fold_counts *n)
 {
-	kl_uses_compute(uses, f);
-	inst_stack work = { 0 };
-	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
-	     b = kl_block_next(f, b))
-		for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
-		     i = kl_inst_next(f, i))
-			push(&work, i);
-	/* Taken from the top of the stack: in layout order. */
-	for (uint32_t lo = 0, hi = work.len; lo + 1 < hi; lo++, hi--) {
-		kl_inst t = work.items[lo];
-		work.items[lo] = work.items[hi - 1];
-		work.items[hi - 1] = t;
-	}
+	kl_func *f = s->f;
 	kl_builder b;
 	kl_builder_init(&b, f);
-	while (work.len) {
-		kl_inst i = work.items[--work.len];
-		uint64_t c;
-		if (!placed(f, i))
+	kl_block entry = kl_func_first_block(f);
+	for (kl_block bl = entry; bl.id != KL_NONE; bl = kl_block_next(f, bl)) {
+		kl_inst t = kl_block_last_inst(f, bl);
+		if (!s->runs[bl.id] || kl_inst_num_dests(f, t) < 2)
 			continue;
-		if (fold_branch(&b, i)) {
+		uint32_t d = known_dest(s, t, fact_of(s, kl_inst_arg(f, t, 0)));
+		if (d != KL_NONE) {
+			make_jump(&b, t, d);
 			n->jumps++;
-			continue;
-		}
-		if (!fold_value(m, f, i, &c))
-			continue;
-		kl_value r = kl_inst_result(f, i, 0);
-		kl_builder_before(&b, i);
-		kl_value known = kl_build_iconst(&b, kl_value_type(f, r),
-						 (int64_t)c);
-		kl_inst_remove(f, i);
-		if (kl_value_set_alias(f, r, known) != KL_OK)
-			abort(); /* same type, defined: cannot be refused */
-		n->folded++;
-		uint32_t nu;
-		const kl_use *u = kl_uses_of(uses, f, r, &nu);
-		for (uint32_t k = 0; k < nu; k++)
-			push(&work, u[k].inst);
-	}
-	free(work.items);
-}
-
-/* Blocks no path from the entry reaches any more leave the layout (all
- * of them: branches to one come only from others). */
-static void
-drop_unreachable(kl_func *f, fold_counts *n)
-{
-	uint32_t nb = kl_func_block_bound(f);
-	bool *seen = calloc(nb ? nb : 1, 1);
-	kl_block *stack = calloc(nb ? nb : 1, sizeof *stack);
-	if (!seen || !stack)
-		abort();
-	uint32_t top = 0;
-	kl_block entry = kl_func_first_block(f);
-	seen[entry.id] = true;
-	stack[top++] = entry;
-	while (top) {
-		kl_inst t = kl_block_last_inst(f, stack[--top]);
-		for (uint32_t d = 0; d < kl_inst_num_dests(f, t); d++) {
-			kl_block s = kl_inst_dest(f, t, d);
-			if (!seen[s.id]) {
-				seen[s.id] = true;
-				stack[top++] = s;
-			}
 		}
 	}
-	kl_block b = kl_func_first_block(f);
-	while (b.id != KL_NONE) {
-		kl_block next = kl_block_next(f, b);
-		if (!seen[b.id] && kl_func_remove_block(f, b) == KL_OK)
+	kl_block bl = entry;
+	while (bl.id != KL_NONE) {
+		kl_block next = kl_block_next(f, bl);
+		if (!s->runs[bl.id] && kl_func_remove_block(f, bl) == KL_OK)
 			n->blocks++;
-		b = next;
+		bl = next;
 	}
-	free(seen);
-	free(stack);
-}
-
-/*
- * Is v an address whose accesses the verifier checks where they run or
- * not: an alloca's or a const data object's, or an iadd_imm chain over
- * one (a load or store at a constant offset from an alloca must lie
- * inside it, none may store into const data)? One made through a
- * parameter is not checked so, and may not become one made through v.
- */
-static bool
-followed_address(const kl_module *m, const kl_func *f, kl_value v)
-{
-	for (uint32_t steps = 0; steps <= kl_func_inst_bound(f); steps++) {
-		kl_inst def = kl_value_def_inst(f, kl_value_resolve(f, v));
-		kl_opcode op = kl_inst_opcode(f, def);
-		if (op == KL_OP_ALLOCA)
-			return true;
-		if (op == KL_OP_SYMBOL_ADDR) {
-			kl_sym s = kl_inst_callee(f, def);
-			return kl_sym_get_kind(m, s) == KL_SYM_DATA &&
-			       kl_data_is_const(m, s);
-		}
-		if (op != KL_OP_IADD_IMM)
-			return false;
-		v = kl_inst_arg(f, def, 0);
-	}
-	return false;
-}
-
-/*
- * A block parameter that every branch to its block passes the same value
- * (or the parameter itself, round a loop) is that value: the parameter
- * and its arguments go (kl_func_remove_params), and the parameter becomes
- * an alias of the value, which dominates the block since it reaches every
- * predecessor. One walk over the branches finds them, one more removes
- * them all, chains of them (a parameter passed only another that goes)
- * included.
- */
-static void
-simplify_params(const kl_module *m, kl_func *f, fold_counts *n)
-{
-	const uint32_t UNSEEN = KL_NONE, MANY = KL_NONE - 1;
-	uint32_t nv = kl_func_value_bound(f);
-	uint32_t *same = malloc((nv ? nv : 1) * sizeof *same);
-	if (!same)
-		abort();
-	for (uint32_t v = 0; v < nv; v++)
-		same[v] = UNSEEN;
-	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
-	     b = kl_block_next(f, b)) {
-		kl_inst t = kl_block_last_inst(f, b);
-		for (uint32_t d = 0; d < kl_inst_num_dests(f, t); d++) {
-			kl_block to = kl_inst_dest(f, t, d);
-			for (uint32_t k = 0; k < kl_inst_dest_num_args(f, t, d);
-			     k++) {
-				kl_value p = kl_block_param(f, to, k);
-				kl_value a = kl_value_resolve(
-					f, kl_inst_dest_arg(f, t, d, k));
-				if (a.id == p.id)
-					continue;
-				if (same[p.id] == UNSEEN)
-					same[p.id] = a.id;
-				else if (same[p.id] != a.id)
-					same[p.id] = MANY;
-			}
-		}
-	}
-	/* The parameters that go, all at once (kl_func_remove_params walks
-	 * the function once for them all). One whose value is another going
-	 * too stands for what that one stands for: the end of the chain,
-	 * found once for each parameter on it (a chain that loops back has
-	 * no value from outside, and its parameters stay). */
-	const uint32_t ON_PATH = KL_NONE - 1, LOOPS = KL_NONE - 2;
-	uint8_t *going = calloc(nv ? nv : 1, 1);
-	uint32_t *root = malloc((nv ? nv : 1) * sizeof *root);
-	uint32_t *path = malloc((nv ? nv : 1) * sizeof *path);
-	kl_value *go = malloc((nv ? nv : 1) * sizeof *go);
-	if (!going || !root || !path || !go)
-		abort();
-	kl_block entry = kl_func_first_block(f);
-	for (kl_block b = kl_block_next(f, entry); b.id != KL_NONE;
-	     b = kl_block_next(f, b))
-		for (uint32_t k = 0; k < kl_block_num_params(f, b); k++) {
-			uint32_t p = kl_block_param(f, b, k).id, s = same[p];
-			going[p] = s != UNSEEN && s != MANY &&
-				   !followed_address(m, f, (kl_value){ s });
-		}
-	for (uint32_t v = 0; v < nv; v++)
-		root[v] = UNSEEN;
-	uint32_t ngo = 0;
-	for (kl_block b = kl_block_next(f, entry); b.id != KL_NONE;
-	     b = kl_block_next(f, b))
-		for (uint32_t k = 0; k < kl_block_num_params(f, b); k++) {
-			uint32_t p = kl_block_param(f, b, k).id, x = p, r;
-			if (!going[p])
+	uint32_t nv = kl_func_value_bound(f), ngo = 0;
+	kl_value *go = must_alloc(nv, sizeof *go);
+	kl_value *to = must_alloc(nv, sizeof *to);
+	for (bl = kl_block_next(f, entry); bl.id != KL_NONE;
+	     bl = kl_block_next(f, bl))
+		for (uint32_t k = 0; k < kl_block_num_params(f, bl); k++) {
+			kl_value p = kl_block_param(f, bl, k);
+			fact x = s->facts[p.id];
+			if (x.kind == COPY) {
+				to[ngo] = (kl_value){ x.copy };
+			} else if (x.kind == CONSTANT) {
+				kl_builder_before(&b, kl_block_first_inst(f, bl));
+				to[ngo] = constant_like(&b, p, x);
+			} else {
 				continue;
-			uint32_t len = 0;
-			for (;;) {
-				if (!going[x]) {
-					r = x;
-					break;
-				}
-				if (root[x] != UNSEEN) {
-					r = root[x] == ON_PATH ? LOOPS : root[x];
-					break;
-				}
-				root[x] = ON_PATH;
-				path[len++] = x;
-				x = same[x];
 			}
-			while (len)
-				root[path[--len]] = r;
-			if (root[p] != LOOPS)
-				go[ngo++] = (kl_value){ p };
+			go[ngo++] = p;
 		}
 	if (kl_func_remove_params(f, go, ngo) != KL_OK)
 		abort(); /* parameters of blocks past the entry: not refused */
 	for (uint32_t k = 0; k < ngo; k++)
-		if (kl_value_set_alias(f, go[k], (kl_value){ root[go[k].id] }) !=
-		    KL_OK)
+		if (kl_value_set_alias(f, go[k], to[k]) != KL_OK)
 			abort(); /* the same type, defined: not refused */
 	n->params += ngo;
+	free(to);
 	free(go);
-	free(path);
-	free(root);
-	free(going);
-	free(same);
+	for (bl = entry; bl.id != KL_NONE; bl = kl_block_next(f, bl)) {
+		kl_inst i = kl_block_first_inst(f, bl);
+		while (i.id != KL_NONE) {
+			kl_inst next = kl_inst_next(f, i);
+			if (kl_inst_num_results(f, i) == 1 &&
+			    kl_inst_opcode(f, i) != KL_OP_ICONST) {
+				kl_value r = kl_inst_result(f, i, 0);
+				fact x = s->facts[r.id];
+				if (x.kind == CONSTANT) {
+					kl_builder_before(&b, i);
+					kl_value c = constant_like(&b, r, x);
+					kl_inst_remove(f, i);
+					if (kl_value_set_alias(f, r, c) != KL_OK)
+						abort(); /* as above */
+					n->folded++;
+				}
+			}
+			i = next;
+		}
+	}
+}
+
+/* Sparse conditional constant propagation over f: look, then change. */
+static void
+fold_function(const kl_module *m, kl_func *f, kl_uses *uses, fold_counts *n)
+{
+	uint32_t nv = kl_func_value_bound(f), ni = kl_func_inst_bound(f);
+	sccp s = { .m = m, .f = f, .uses = uses };
+	kl_uses_compute(uses, f);
+	s.facts = must_alloc(nv, sizeof *s.facts);
+	s.address = must_alloc(nv, 1);
+	s.path = must_alloc(nv, sizeof *s.path);
+	s.runs = must_alloc(kl_func_block_bound(f), 1);
+	/* Edges numbered branch by branch, destination by destination. */
+	s.first_edge = must_alloc(ni, sizeof *s.first_edge);
+	uint32_t nedges = 0;
+	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
+	     b = kl_block_next(f, b)) {
+		kl_inst t = kl_block_last_inst(f, b);
+		s.first_edge[t.id] = nedges;
+		nedges += kl_inst_num_dests(f, t);
+	}
+	s.taken = must_alloc(nedges, 1);
+	propagate(&s);
+	rewrite(&s, n);
+	free(s.blocks.items);
+	free(s.values.items);
+	free(s.taken);
+	free(s.first_edge);
+	free(s.runs);
+	free(s.path);
+	free(s.address);
+	free(s.facts);
 }
 
 /* Does pure instruction i compute only values nothing uses? */
@@ -394,20 +552,18 @@ remove_dead(kl_func *f, kl_uses *uses, fold_counts *n)
 {
 	kl_uses_compute(uses, f);
 	uint32_t nv = kl_func_value_bound(f);
-	uint32_t *count = calloc(nv ? nv : 1, sizeof *count);
-	if (!count)
-		abort();
+	uint32_t *count = must_alloc(nv, sizeof *count);
 	for (uint32_t v = 0; v < nv; v++)
 		kl_uses_of(uses, f, (kl_value){ v }, &count[v]);
-	inst_stack work = { 0 };
+	id_stack work = { 0 };
 	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
 	     b = kl_block_next(f, b))
 		for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
 		     i = kl_inst_next(f, i))
 			if (dead(f, i, count))
-				push(&work, i);
+				push(&work, i.id);
 	while (work.len) {
-		kl_inst i = work.items[--work.len];
+		kl_inst i = { work.items[--work.len] };
 		if (!placed(f, i) || !dead(f, i, count))
 			continue;
 		kl_inst_remove(f, i);
@@ -417,7 +573,7 @@ remove_dead(kl_func *f, kl_uses *uses, fold_counts *n)
 			if (a.id < nv && count[a.id] && --count[a.id] == 0) {
 				kl_inst def = kl_value_def_inst(f, a);
 				if (def.id != KL_NONE && placed(f, def))
-					push(&work, def);
+					push(&work, def.id);
 			}
 		}
 	}
@@ -518,14 +674,7 @@ main(int argc, char **argv)
 			kl_func *f = kl_sym_func(m, (kl_sym){ s });
 			if (!f)
 				continue;
-			/* Each step may give the others more to do. */
-			unsigned before;
-			do {
-				before = n.folded + n.jumps + n.params;
-				fold_constants(m, f, uses, &n);
-				drop_unreachable(f, &n);
-				simplify_params(m, f, &n);
-			} while (n.folded + n.jumps + n.params != before);
+			fold_function(m, f, uses, &n);
 			remove_dead(f, uses, &n);
 			ok = verified(f, argv[1]);
 		}
