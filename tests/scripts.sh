@@ -88,6 +88,13 @@ if "$build"/fold tests/fold/loop-constant.kl >"$dir/loop-folded.kl" 2>"$dir/fold
 	! grep -q 'block2\|iconst.i32 2$\|icmp_imm ne' "$dir/loop-folded.kl" &&
 	"$build"/keel run "$dir/loop-folded.kl" >/dev/null; [ $? = 11 ]; then ok; else
 	bad "examples/fold.c on tests/fold/loop-constant.kl: $(cat "$dir/fold.err" "$dir/loop-folded.kl")"; fi
+# ... and a br_table on a constant takes its entry, or its default when
+# the index, read unsigned, is past the table
+if "$build"/fold tests/fold/switch.kl >"$dir/switch-folded.kl" 2>"$dir/fold.err" &&
+	grep -q 'branches made jumps 2, blocks dropped 3,' "$dir/fold.err" &&
+	! grep -q 'br_table\|iconst.i32 [13]0$\|99' "$dir/switch-folded.kl" &&
+	"$build"/keel run "$dir/switch-folded.kl" >/dev/null; [ $? = 23 ]; then ok; else
+	bad "examples/fold.c on tests/fold/switch.kl: $(cat "$dir/fold.err" "$dir/switch-folded.kl")"; fi
 # ... and a loop nest, whose parameters pass each other's values level
 # by level, computes what it did
 "$build"/keel-gen --shape nest --size 30000 --seed 1 -o "$dir/nest.kl"
