@@ -88,7 +88,8 @@ typedef struct analyses {
 	kl_domfront *df;
 	kl_loops *lf;
 	kl_liveness *lv;
-	bool too_large; /* liveness stopped at its limit for some function */
+	bool too_large; /* liveness stopped at its limit for some function
+			 * of the file being timed */
 } analyses;
 
 enum { PH_CFG, PH_DOM, PH_DF, PH_LOOPS, PH_LIVE, NPHASES };
@@ -204,6 +205,9 @@ time_module(const options *o, analyses *a, const char *file,
 	}
 	for (int p = 0; p < NPHASES; p++)
 		best[p] = 1e30;
+	/* The note about the limit is this file's: an earlier file that
+	 * passed it (timed or printed) says nothing about this one. */
+	a->too_large = false;
 	for (long r = 0; r < o->repeat; r++) {
 		double t[NPHASES] = { 0 };
 		for (uint32_t s = 0; s < kl_module_num_syms(m); s++) {
