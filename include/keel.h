@@ -743,10 +743,10 @@ kl_cfg_edge kl_cfg_pred(const kl_cfg *cfg, kl_block b, uint32_t i);
 bool kl_cfg_equal(const kl_cfg *a, const kl_cfg *b, kl_block *differs);
 
 /*
- * Dominator tree over the reachable blocks (semi-NCA). Unreachable blocks
- * have no immediate dominator, dominate nothing and are dominated by
- * nothing, except that every block dominates itself. The entry block's
- * idom is none too.
+ * Dominator tree over the reachable blocks (Lengauer and Tarjan).
+ * Unreachable blocks have no immediate dominator, dominate nothing and are
+ * dominated by nothing, except that every block dominates itself. The
+ * entry block's idom is none too.
  */
 typedef struct kl_domtree kl_domtree;
 

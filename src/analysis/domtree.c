@@ -3,10 +3,9 @@
  * queries for blocks and instructions, and the repair of the tree after a
  * block split.
  *
- * Algorithm: semi-NCA (Georgiadis, "Linear-Time Algorithms for Dominators
- * and Related Problems", PhD thesis, Princeton 2005; the variant LLVM uses
- * since 2017), a simplification of Lengauer and Tarjan, "A Fast Algorithm
- * for Finding Dominators in a Flowgraph" (TOPLAS 1979):
+ * Algorithm: Lengauer and Tarjan, "A Fast Algorithm for Finding
+ * Dominators in a Flowgraph" (TOPLAS 1979), the simple version with path
+ * compression:
  *
  *  1. An iterative depth-first search from the entry numbers the reachable
  *     blocks in preorder (1..n), records each one's DFS-tree parent, and
@@ -15,16 +14,19 @@
  *     lists the then-arm first, as the layout usually does.
  *  2. The predecessors of each reached block are gathered as preorder
  *     numbers, and ana_semi_nca (seminca.c, shared with the verifier's
- *     fast path) finds semidominators, in decreasing preorder, with
- *     Lengauer-Tarjan's eval and path compression (never recursion), then
- *     idom(w) = the nearest common ancestor of sdom(w) and parent(w) in
- *     the tree built so far.
+ *     fast path and promote's compact facts) finds semidominators, in
+ *     decreasing preorder, with eval and path compression (never
+ *     recursion); in the same sweep each vertex's bucket gives its
+ *     relative dominator, and a last pass in increasing preorder turns
+ *     those into immediate dominators. (It ended with semi-NCA's walk up
+ *     the tree until 2026-12-02, quadratic at worst; seminca.c says why
+ *     the name stayed.)
  *
  * This is correct on every flowgraph, irreducible ones included (unlike
  * dataflow formulations it needs no iteration to a fixed point), and runs
- * in O(m log n) (eval) plus the NCA walks, which are short in practice; it
- * is what LLVM uses. Unreachable blocks get no number: they have no idom,
- * dominate nothing and are dominated by nothing but themselves.
+ * in O(m log n) on every graph. Unreachable blocks get no number: they
+ * have no idom, dominate nothing and are dominated by nothing but
+ * themselves.
  *
  * Queries: the tree children are chained in layout order (first child,
  * next sibling). An Euler tour of the tree gives every block an entry and
@@ -280,7 +282,7 @@ number_tree(kl_domtree *dt)
 
 /*
  * Euler-tour times (and the idoms, by block) from the preorder numbers of
- * the semi-NCA (dom[i] < i: an idom comes before in the DFS), with
+ * dominator kernel (dom[i] < i: an idom comes before in the DFS), with
  * sequential passes over arrays instead of a walk of the linked tree.
  * Subtree sizes bottom-up and depths top-down; then each block's place
  * in a preorder of the tree (children in DFS order), pre; then enter =

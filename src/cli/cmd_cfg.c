@@ -88,8 +88,26 @@ typedef struct analyses {
 	kl_domfront *df;
 	kl_loops *lf;
 	kl_liveness *lv;
-	bool too_large; /* liveness stopped at its limit for some function */
+	bool too_large; /* liveness stopped at its limit for some function
+			 * of the file being timed */
 } analyses;
+
+static analyses
+analyses_new(void)
+{
+	return (analyses){ kl_cfg_new(), kl_domtree_new(), kl_domfront_new(),
+			   kl_loops_new(), kl_liveness_new(), false };
+}
+
+static void
+analyses_free(analyses *a)
+{
+	kl_cfg_free(a->cfg);
+	kl_domtree_free(a->dt);
+	kl_domfront_free(a->df);
+	kl_loops_free(a->lf);
+	kl_liveness_free(a->lv);
+}
 
 enum { PH_CFG, PH_DOM, PH_DF, PH_LOOPS, PH_LIVE, NPHASES };
 static const char *const phase_name[NPHASES] = {
@@ -204,6 +222,9 @@ time_module(const options *o, analyses *a, const char *file,
 	}
 	for (int p = 0; p < NPHASES; p++)
 		best[p] = 1e30;
+	/* The note about the limit is this file's: an earlier file that
+	 * passed it (timed or printed) says nothing about this one. */
+	a->too_large = false;
 	for (long r = 0; r < o->repeat; r++) {
 		double t[NPHASES] = { 0 };
 		for (uint32_t s = 0; s < kl_module_num_syms(m); s++) {
@@ -319,19 +340,22 @@ run(int argc, char **argv, bool domtree)
 		return cli_usage_error(cmd, "--dot prints no %s",
 				       o.loops ? "--loops (the digraph has them)"
 					       : "--liveness");
-	analyses an = { kl_cfg_new(), kl_domtree_new(), kl_domfront_new(),
-			kl_loops_new(), kl_liveness_new(), false };
+	analyses an = analyses_new();
 	int status = EXIT_OK;
 	for (int i = 1; i <= nfiles; i++) {
+		if (o.timing && i > 1) {
+			/* The first run of each file is reported as the one
+			 * on fresh memory: objects kept from the file before
+			 * made it as fast as the best (19 ms -> 3 ms for
+			 * huge-200k timed twice). */
+			analyses_free(&an);
+			an = analyses_new();
+		}
 		int st = run_file(&o, &an, argv[i]);
 		if (st != EXIT_OK)
 			status = st;
 	}
-	kl_cfg_free(an.cfg);
-	kl_domtree_free(an.dt);
-	kl_domfront_free(an.df);
-	kl_loops_free(an.lf);
-	kl_liveness_free(an.lv);
+	analyses_free(&an);
 	return status;
 }
 
