@@ -602,8 +602,12 @@ for fuel in 99999999999999999999 " 5" "-1" "0x" "5x" "0x0x10" "0x-1" "0x 1" "k" 
 	if [ "$st" = 2 ]; then ok; else bad "keel run --fuel '$fuel': exit $st, not 2"; fi
 done
 # cfg: --dot with what it does not print is bad usage, --repeat reads
-# counts as the other options do, --time on no blocks gives no rate
-for opts in "--dot --loops" "--dot --liveness" "--repeat 0" "--repeat 100001" "--repeat=+3" "--repeat 1e1"; do
+# counts as the other options do, an option that would change nothing
+# (--repeat without --time, --live-limit without --liveness) is bad
+# usage, --time on no blocks gives no rate
+for opts in "--dot --loops" "--dot --liveness" "--time --repeat 0" "--time --repeat 100001" \
+	"--time --repeat=+3" "--time --repeat 1e1" "--repeat 3" "--live-limit 5" \
+	"--liveness --live-limit 0" "--liveness --live-limit"; do
 	# shellcheck disable=SC2086
 	"$build"/keel cfg $opts examples/max.kl >/dev/null 2>&1
 	st=$?
@@ -615,23 +619,30 @@ printf 'declare %%g()\n' >"$dir/noblocks.kl"
 if "$build"/keel cfg --time "$dir/noblocks.kl" 2>&1 | grep -q 'no blocks: nothing timed'; then ok; else
 	bad "keel cfg --time on no blocks: $("$build"/keel cfg --time "$dir/noblocks.kl" 2>&1)"; fi
 # the note that liveness stopped at its size limit is the timed file's:
-# it was kept from file to file, so max.kl, timed after a file whose 4,200
-# values live across 8,000 blocks, said its sets were too large too
+# it was kept from file to file, so max.kl, timed after a file whose 40
+# values live across 80 blocks (past a limit of 1,000 entries), said its
+# sets were too large too
 awk 'BEGIN {
 	print "function %wide(i32) -> i32 {\nblock0(v0: i32):"
-	for (i = 1; i <= 4200; i++) print "    v" i " = iconst.i32 " i
+	for (i = 1; i <= 40; i++) print "    v" i " = iconst.i32 " i
 	print "    jump block1"
-	for (b = 1; b < 8000; b++) print "block" b ":\n    jump block" b + 1
-	print "block8000:"
-	for (i = 2; i <= 4200; i++) print "    v" 4200 + i " = iadd v" (i > 2 ? 4199 + i : 1) ", v" i
-	print "    return v8400\n}"
+	for (b = 1; b < 80; b++) print "block" b ":\n    jump block" b + 1
+	print "block80:"
+	for (i = 2; i <= 40; i++) print "    v" 40 + i " = iadd v" (i > 2 ? 39 + i : 1) ", v" i
+	print "    return v80\n}"
 }' >"$dir/wide.kl"
-"$build"/keel cfg --time --liveness --repeat 1 "$dir/wide.kl" examples/max.kl \
+"$build"/keel cfg --time --liveness --live-limit 1000 --repeat 1 "$dir/wide.kl" examples/max.kl \
 	2>"$dir/wide.err" >/dev/null
 if [ "$(grep -c 'liveness stopped at its size limit' "$dir/wide.err")" = 1 ] &&
 	sed -n '/^examples/,$p' "$dir/wide.err" | grep -q '^  liveness ' &&
 	! sed -n '/^examples/,$p' "$dir/wide.err" | grep -q 'size limit'
 then ok; else bad "keel cfg --time --liveness: the size limit note"; cat "$dir/wide.err"; fi
+# --live-limit bounds the listing's sets too: wide.kl's are left out at
+# 1,000 entries and printed at the default
+if "$build"/keel cfg --liveness --live-limit 1000 "$dir/wide.kl" |
+	grep -q 'not computed: the live sets would pass the size limit' &&
+	"$build"/keel cfg --liveness "$dir/wide.kl" | grep -q '^    block80 in: .*v40'
+then ok; else bad "keel cfg --live-limit: $("$build"/keel cfg --liveness --live-limit 1000 "$dir/wide.kl" | tail -3)"; fi
 # difftest names on standard output every file that failed, -q or not
 printf 'function %%f( {\n' >"$dir/noparse.kl"
 out=$("$build"/keel difftest -q -p promote "$dir/nowhere.kl" "$dir/noparse.kl" examples/max.kl 2>/dev/null)
