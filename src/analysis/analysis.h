@@ -88,7 +88,7 @@ struct kl_domtree {
 	uint32_t *vertex, *parent, *anc, *label, *semi, *dom, *stack;
 	uint32_t *stack_i;
 	void *region;       /* holds every array above (domtree.c) */
-	uint32_t *preds;    /* predecessors as preorder numbers (seminca.h) */
+	uint32_t *preds;    /* predecessors as preorder numbers (idoms.h) */
 	uint32_t preds_cap;
 };
 

@@ -13,13 +13,13 @@
  *     Successors are visited last first, so that the RPO of an if/else
  *     lists the then-arm first, as the layout usually does.
  *  2. The predecessors of each reached block are gathered as preorder
- *     numbers, and ana_semi_nca (seminca.c, shared with the verifier's
+ *     numbers, and ana_idoms (idoms.c, shared with the verifier's
  *     fast path and promote's compact facts) finds semidominators, in
  *     decreasing preorder, with eval and path compression (never
  *     recursion); in the same sweep each vertex's bucket gives its
  *     relative dominator, and a last pass in increasing preorder turns
  *     those into immediate dominators. (It ended with semi-NCA's walk up
- *     the tree until 2026-12-02, quadratic at worst; seminca.c says why
+ *     the tree until 2026-12-02, quadratic at worst; idoms.c says why
  *     the name stayed.)
  *
  * This is correct on every flowgraph, irreducible ones included (unlike
@@ -61,7 +61,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "seminca.h"
+#include "idoms.h"
 
 /* Gap between consecutive Euler-tour times and RPO keys. With at most 2^24
  * blocks (the parser caps entity numbers at 10 million) 2 * 2^24 * 2^32
@@ -193,7 +193,7 @@ cover_po(kl_domtree *dt, uint32_t n)
 
 /*
  * Depth-first search from the entry: preorder numbers (dfnum, vertex),
- * DFS-tree parents (in anc, where ana_semi_nca wants them) and the
+ * DFS-tree parents (in anc, where ana_idoms wants them) and the
  * post-order. Returns the number of reachable
  * blocks.
  */
@@ -229,7 +229,7 @@ dfs(kl_domtree *dt, const kl_cfg *cfg, uint32_t entry)
 
 /*
  * The predecessors of every reached block, as preorder numbers: the CSR
- * form ana_semi_nca reads, preds[start[i] .. start[i + 1]) for number i,
+ * form ana_idoms reads, preds[start[i] .. start[i + 1]) for number i,
  * in the CFG's predecessor order. start lives in the stack (free after
  * the search, n + 2 words).
  */
@@ -344,7 +344,7 @@ kl_domtree_compute(kl_domtree *dt, const kl_func *f, const kl_cfg *cfg)
 	cover_po(dt, nb);
 	uint32_t n = dfs(dt, cfg, dt->entry);
 	gather_preds(dt, cfg, n);
-	ana_semi_nca(n, dt->stack, dt->preds, dt->dom, dt->anc, dt->semi,
+	ana_idoms(n, dt->stack, dt->preds, dt->dom, dt->anc, dt->semi,
 		     dt->label);
 	number_tree_fast(dt, n);
 

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "../analysis/analysis.h"
-#include "../analysis/seminca.h"
+#include "../analysis/idoms.h"
 
 enum kept_reason {
 	PROMOTED,
@@ -370,7 +370,7 @@ void promote_tiny_compute(tiny_cfg *t, const kl_func *f);
 /*
  * The dominance facts of a bigger function (promote_dom.c), in arrays per
  * block kept from one function to the next. A block's span is its
- * dom_span (src/analysis/seminca.h): {0, 0} for a block not reachable,
+ * dom_span (src/analysis/idoms.h): {0, 0} for a block not reachable,
  * which has no tree links either.
  */
 typedef struct dom_facts {

@@ -16,14 +16,14 @@
  * them from one function to the next.
  *
  * The steps are the verifier's fast path's (src/verify/fastdom.c), the
- * same code for all but the first (src/analysis/seminca.c): the
+ * same code for all but the first (src/analysis/idoms.c): the
  * successors of each block of the layout (off the terminators of a
  * verified function -- by the pass's walk as it leaves each block, when
  * the entry block has allocas, the terminator then in the cache, else
  * here -- or from the generic CFG, which the strict SSA check computed),
  * a depth-first search numbering the reachable blocks
  * in preorder, their predecessors as those numbers, the immediate
- * dominators from the semi-NCA kernel the generic tree uses too, then
+ * dominators from the Lengauer-Tarjan kernel the generic tree uses too, then
  * preorder spans of the tree. The frontiers come from walking up the
  * tree from each predecessor of a block to the block's immediate
  * dominator (Cooper, Harvey and Kennedy), stopping where an earlier walk
@@ -235,7 +235,7 @@ promote_dom_compute(dom_facts *d, const kl_func *f, const kl_cfg *cfg)
 	uint32_t *preds = room_whole(&d->preds, (uint64_t)d->nedges + 1);
 	ana_dfs_preds(n, d->out, d->succ.a, d->span, d->vertex, d->pstart,
 		      preds);
-	ana_semi_nca(n, d->pstart, preds, d->didom, d->anc, d->semi, d->label);
+	ana_idoms(n, d->pstart, preds, d->didom, d->anc, d->semi, d->label);
 	ana_dom_spans(n, d->didom, d->vertex, d->span, d->label, d->anc);
 	link_tree(d, n, nb);
 	return frontiers(d, n, nb);

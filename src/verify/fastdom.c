@@ -16,9 +16,9 @@
  *
  * A depth-first search numbers the reachable blocks in preorder and
  * gathers their predecessors as DFS numbers; the immediate dominators
- * come from the semi-NCA kernel that kl_domtree_compute uses too, and the
+ * come from the Lengauer-Tarjan kernel that kl_domtree_compute uses too, and the
  * search, the predecessors and the tree's spans from the steps the
- * promote pass's compact facts use too (src/analysis/seminca.c), so
+ * promote pass's compact facts use too (src/analysis/idoms.c), so
  * none of them can disagree by algorithm. Everything is in DFS-number
  * space (1 .. n; 0 is none), without recursion or stacks. Finally a pass
  * over the tree gives every block its preorder span [lo, hi] (dom_span);
@@ -128,11 +128,11 @@ fast_domtree(fast *fs)
 	ana_dfs_preds(n, fs->sspan, fs->succ, fs->dom, fs->vertex, fs->pstart,
 		      fs->preds);
 	/* The successors are not needed any more: their memory takes the
-	 * semi-NCA arrays (arena_setup sized it for them). */
+	 * kernel's arrays (arena_setup sized it for them). */
 	fs->semi = (uint32_t *)fs->sspan;
 	fs->label = fs->semi + fs->nblocks + 1;
 	fs->idom = fs->succ;
-	ana_semi_nca(n, fs->pstart, fs->preds, fs->idom, fs->anc, fs->semi,
+	ana_idoms(n, fs->pstart, fs->preds, fs->idom, fs->anc, fs->semi,
 		     fs->label);
 	/* This replaces the numbers and cursors of the reached blocks; the
 	 * others keep [0, 0]. */

@@ -19,7 +19,7 @@
 #ifndef KEEL_VERIFY_H
 #define KEEL_VERIFY_H
 
-#include "../analysis/seminca.h"
+#include "../analysis/idoms.h"
 #include "../ir/ir.h"
 
 /* vinfo.state: how a value is defined. */
@@ -351,7 +351,7 @@ void check_memory(verifier *vf, uint32_t i, const inst_view *iv); /* memory.c */
  * must never say yes where they would report anything (it may be
  * stricter: that only costs time), so it makes every check they make,
  * in one pass over the instructions, reading the IR in place.
- * Dominance is a block's dom_span (src/analysis/seminca.h).
+ * Dominance is a block's dom_span (src/analysis/idoms.h).
  */
 
 /*

@@ -1146,7 +1146,7 @@ test_fuzz(void)
 
 /*
  * Random control flow (irreducible loops, unreachable blocks, br_table
- * edges) with random uses: the fast path's dominator tree (semi-NCA,
+ * edges) with random uses: the fast path's dominator tree (Lengauer-Tarjan,
  * src/verify/fastdom.c) and the careful phases' (src/analysis/) must
  * agree on every use. Block k > 0 defines v(k+1) from two operands: the
  * entry's v0 or v1 (always available where reachable) or any block's.

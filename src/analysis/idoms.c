@@ -1,5 +1,5 @@
 /*
- * seminca.c -- immediate dominators by Lengauer and Tarjan, "A Fast
+ * idoms.c -- immediate dominators by Lengauer and Tarjan, "A Fast
  * Algorithm for Finding Dominators in a Flowgraph" (TOPLAS 1979), the
  * simple version (path compression, no balancing):
  *
@@ -18,10 +18,9 @@
  * chain first: 160,000 blocks took 5 s); step 2 here costs one eval a
  * vertex, 1.5% more instructions on promote's huge-1M, and is O(m log n)
  * on every flowgraph, irreducible ones included. Nothing is recursive
- * and eval needs no stack. (The name stays: the semidominators are the
- * common part.)
+ * and eval needs no stack.
  */
-#include "seminca.h"
+#include "idoms.h"
 
 /*
  * The label of least semidominator on v's path in the forest of the
@@ -60,7 +59,7 @@ eval(uint32_t *anc, uint32_t *label, const uint32_t *semi, uint32_t v,
 }
 
 void
-ana_semi_nca(uint32_t n, const uint32_t *start, const uint32_t *preds,
+ana_idoms(uint32_t n, const uint32_t *start, const uint32_t *preds,
 	     uint32_t *idom, uint32_t *anc, uint32_t *semi, uint32_t *label)
 {
 	anc[1] = 0;

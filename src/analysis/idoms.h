@@ -1,6 +1,6 @@
 /*
- * seminca.h -- the dominator kernel (Lengauer and Tarjan; seminca.c says
- * why the name), on depth-first numbers, and the steps around it that
+ * idoms.h -- the dominator kernel (Lengauer and Tarjan; idoms.c says
+ * how), on depth-first numbers, and the steps around it that
  * compact dominator trees share.
  *
  * kl_domtree_compute (domtree.c) numbers the blocks and gathers their
@@ -12,8 +12,8 @@
  * the immediate dominators here, so there is one implementation of each
  * step to trust.
  */
-#ifndef KEEL_SEMINCA_H
-#define KEEL_SEMINCA_H
+#ifndef KEEL_IDOMS_H
+#define KEEL_IDOMS_H
 
 #include <stdint.h>
 
@@ -62,7 +62,7 @@ void ana_dfs_preds(uint32_t n, const succ_span *out, const uint32_t *succ,
  * anc, semi and label (n + 1 words each) are clobbered; idom may not
  * share memory with any of them.
  */
-void ana_semi_nca(uint32_t n, const uint32_t *start, const uint32_t *preds,
+void ana_idoms(uint32_t n, const uint32_t *start, const uint32_t *preds,
 		  uint32_t *idom, uint32_t *anc, uint32_t *semi,
 		  uint32_t *label);
 
