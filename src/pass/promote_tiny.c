@@ -3,9 +3,10 @@
  *
  * Most functions have a handful of blocks. For them the generic analyses
  * (src/analysis: a CFG of edge lists, a dominator tree by Lengauer and
- * Tarjan with Euler-tour times, frontier sets) cost more than everything else the
- * pass does per block: about 2,000 instructions for a function of four
- * blocks, mostly per-call setup and results the pass never reads. With at
+ * Tarjan with Euler-tour times, frontier sets) cost more than
+ * everything else the pass does per block: about 2,000 instructions for
+ * a function of four blocks, mostly per-call setup and results the pass
+ * never reads. With at
  * most 64 blocks, a set of blocks is one 64-bit word, and every fact the
  * pass needs comes from a few passes over the blocks:
  *

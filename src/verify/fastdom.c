@@ -16,8 +16,8 @@
  *
  * A depth-first search numbers the reachable blocks in preorder and
  * gathers their predecessors as DFS numbers; the immediate dominators
- * come from the Lengauer-Tarjan kernel that kl_domtree_compute uses too, and the
- * search, the predecessors and the tree's spans from the steps the
+ * come from the Lengauer-Tarjan kernel that kl_domtree_compute uses
+ * too, and the search, the predecessors and the tree's spans from the steps the
  * promote pass's compact facts use too (src/analysis/idoms.c), so
  * none of them can disagree by algorithm. Everything is in DFS-number
  * space (1 .. n; 0 is none), without recursion or stacks. Finally a pass
