@@ -6,9 +6,9 @@
  * Tarjan with Euler-tour times, frontier sets) cost more than
  * everything else the pass does per block: about 2,000 instructions for
  * a function of four blocks, mostly per-call setup and results the pass
- * never reads. With at
- * most 64 blocks, a set of blocks is one 64-bit word, and every fact the
- * pass needs comes from a few passes over the blocks:
+ * never reads. With at most 64 blocks, a set of blocks is one 64-bit
+ * word, and every fact the pass needs comes from a few passes over the
+ * blocks:
  *
  *   successors and predecessors  one word each, read off the terminators
  *   reachability, dominators     the dataflow equations on the words,
