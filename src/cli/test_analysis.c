@@ -166,12 +166,13 @@ terminator_before(const test_file *tf, const test_func *tfn,
 
 /*
  * Parse "block3 block7" into a set (marks in seen[], which must be all
- * zero for the blocks named). Returns false with a message on bad syntax
- * or a repeated block.
+ * zero for the blocks named). Returns false with a message on bad syntax,
+ * a block not in the layout (placed[], bound entries: a number past the
+ * last block, or one the text skipped) or a repeated block.
  */
 static bool
-parse_blocks(const char *s, size_t n, uint32_t bound, uint8_t *seen,
-	     kl_buf *why)
+parse_blocks(const char *s, size_t n, uint32_t bound, const uint8_t *placed,
+	     uint8_t *seen, kl_buf *why)
 {
 	size_t i = 0;
 	while (i < n) {
@@ -194,7 +195,7 @@ parse_blocks(const char *s, size_t n, uint32_t bound, uint8_t *seen,
 				      (int)(j - i), s + i);
 			return false;
 		}
-		if (num >= bound) {
+		if (num >= bound || !placed[num]) {
 			kl_buf_printf(why, "block%llu does not exist",
 				      (unsigned long long)num);
 			return false;
@@ -228,6 +229,7 @@ typedef struct dom_check {
 	const kl_func *f;
 	const kl_domtree *dt;
 	uint32_t bound;
+	uint8_t *placed;    /* per block: in the layout */
 	uint8_t *seen;      /* per block: named by the annotation in hand */
 	uint8_t *annotated; /* per block: its terminator has an annotation */
 	kl_buf *report;
@@ -263,7 +265,7 @@ check_annotation(dom_check *c, const test_comment *cm, const char *rest,
 				       "for the same block");
 	c->annotated[b.id] = 1;
 	memset(c->seen, 0, c->bound);
-	if (!parse_blocks(rest, len, c->bound, c->seen, &c->why))
+	if (!parse_blocks(rest, len, c->bound, c->placed, c->seen, &c->why))
 		return fail_at(c, cm->line, c->why.data);
 	bool same = true;
 	for (uint32_t x = 0; x < c->bound; x++) {
@@ -286,9 +288,17 @@ check_domtree_annotations(test_file *tf, const test_func *tfn,
 {
 	const kl_func *f = tfn->func;
 	dom_check c = { tf, tfn, f, dt, kl_func_block_bound(f), NULL, NULL,
-			report, { 0 }, { 0 }, { 0 } };
+			NULL, report, { 0 }, { 0 }, { 0 } };
+	c.placed = calloc(c.bound + 1, 1);
 	c.seen = calloc(c.bound + 1, 1);
 	c.annotated = calloc(c.bound + 1, 1);
+	if (!c.placed || !c.seen || !c.annotated) {
+		fprintf(stderr, "keel test: out of memory\n");
+		exit(EXIT_BAD_INPUT);
+	}
+	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
+	     b = kl_block_next(f, b))
+		c.placed[b.id] = 1;
 	int failures = 0;
 	for (uint32_t k = 0; k < tfn->ncomments; k++) {
 		const char *rest;
@@ -315,6 +325,7 @@ check_domtree_annotations(test_file *tf, const test_func *tfn,
 			line = kl_block_source_line(f, b);
 		failures += fail_at(&c, line, c.why.data);
 	}
+	free(c.placed);
 	free(c.seen);
 	free(c.annotated);
 	kl_buf_free(&c.name);
