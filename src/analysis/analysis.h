@@ -73,7 +73,8 @@ typedef struct dt_span {
  * between its neighbours' without renumbering everything.
  */
 struct kl_domtree {
-	uint32_t nblocks, blocks_cap;
+	uint32_t nblocks, blocks_cap; /* (nblocks: what the arrays cover) */
+	uint32_t func_blocks; /* the function's block bound at compute */
 	uint32_t entry;     /* entry block, KL_NONE for an empty function */
 	uint32_t *idom;     /* per block */
 	uint32_t *child;    /* per block: first child in the tree */

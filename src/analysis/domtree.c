@@ -336,6 +336,7 @@ kl_domtree_compute(kl_domtree *dt, const kl_func *f, const kl_cfg *cfg)
 	reset_blocks(dt);
 	dt->nblocks = 0;
 	cover_blocks(dt, nb);
+	dt->func_blocks = f->nblocks;
 	uint32_t st;
 	dt->entry = layout_first(f, &st);
 	if (dt->entry == KL_NONE || dt->entry >= cfg->nblocks)
@@ -416,6 +417,7 @@ kl_domtree_recompute_split(kl_domtree *dt, const kl_func *f,
 {
 	uint32_t old = old_block.id, nw = new_block.id;
 	cover_blocks(dt, f->nblocks);
+	dt->func_blocks = f->nblocks;
 	if (old >= dt->nblocks || nw >= dt->nblocks ||
 	    !is_split(dt, cfg, old, nw)) {
 		kl_domtree_compute(dt, f, cfg);
@@ -500,8 +502,8 @@ kl_domtree_next_sibling(const kl_domtree *dt, kl_block b)
 bool
 kl_domtree_dominates(const kl_domtree *dt, kl_block a, kl_block b)
 {
-	if (a.id == b.id)
-		return a.id != KL_NONE;
+	if (a.id == b.id) /* reachable or not, but a block of the function */
+		return a.id < dt->func_blocks;
 	return dt_reachable(dt, a.id) && dt_reachable(dt, b.id) &&
 	       dt_dominates(dt, a.id, b.id);
 }

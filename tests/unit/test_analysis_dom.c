@@ -511,6 +511,9 @@ test_tiny(void)
 	CHECK(kl_domtree_idom(dt, b).id == KL_NONE);
 	CHECK(kl_domtree_dominates(dt, b, b));
 	CHECK(!kl_domtree_dominates(dt, b, (kl_block){ 7 }));
+	/* a number that is no block of the function is no block that
+	 * dominates itself */
+	CHECK(!kl_domtree_dominates(dt, (kl_block){ 7 }, (kl_block){ 7 }));
 	CHECK_EQ_INT(kl_cfg_num_succs(cfg, b), 0);
 	CHECK_EQ_INT(kl_cfg_num_preds(cfg, (kl_block){ 100 }), 0);
 	CHECK(kl_cfg_succ(cfg, b, 0).id == KL_NONE);
