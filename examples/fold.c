@@ -375,6 +375,11 @@ visit(sccp *s, kl_inst i)
 		lower(s, kl_inst_result(f, i, 0).id, result_fact(s, i));
 		return;
 	}
+	/* Several results (a call's) all vary, from the first visit on: seen
+	 * again as each operand changes, it has nothing to add, and going
+	 * over its results each time would cost operands x results. */
+	if (nr == 0 || s->facts[kl_inst_result(f, i, 0).id].kind == VARYING)
+		return;
 	for (uint32_t k = 0; k < nr; k++)
 		lower(s, kl_inst_result(f, i, k).id, (fact){ VARYING, 0, 0 });
 }
