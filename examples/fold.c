@@ -184,8 +184,9 @@ fact_of(const sccp *s, kl_value v)
 	return x.kind == VARYING ? (fact){ COPY, r, 0 } : x;
 }
 
-/* Lower v's fact to next, if that is lower: the lattice has no other
- * point between two different known facts than varying. */
+/* v's fact meets next: it stays if next is unknown or the same, becomes
+ * next if it was unknown, else varying (the lattice has no point between
+ * two different known facts but varying); it is pushed if it went down. */
 static void
 lower(sccp *s, uint32_t v, fact next)
 {
@@ -242,15 +243,14 @@ followed_address(sccp *s, uint32_t v)
 
 /*
  * Argument arg reaches parameter p on an edge that may be taken: p's fact
- * goes down to meet it. p passed to itself round a loop says nothing, and
- * a parameter holding an address the verifier follows stays itself.
+ * meets arg's. p passed to itself round a loop needs no special case: it
+ * meets its own fact, which changes nothing. A parameter holding an
+ * address the verifier follows stays itself.
  */
 static void
 meet_param(sccp *s, kl_value p, kl_value arg)
 {
 	fact x = fact_of(s, arg);
-	if (x.kind == COPY && x.copy == p.id)
-		return;
 	if (x.kind == COPY && followed_address(s, x.copy))
 		x = (fact){ VARYING, 0, 0 };
 	lower(s, p.id, x);
@@ -457,9 +457,11 @@ make_jump(kl_builder *b, kl_inst i, uint32_t d)
  * branches to one is another, after the jumps); parameters known to be a
  * constant or a copy go, with their arguments, in one walk
  * (kl_func_remove_params) and become aliases of it (a constant is built
- * at the top of their block; a copied value reaches every predecessor,
- * so it dominates the block); and instructions that compute a constant
- * become an iconst.
+ * at the top of their block); and instructions that compute a constant
+ * become an iconst. A copied value z dominates its parameter's block:
+ * every edge left into the block passes z, or a parameter that is itself
+ * a copy of z, so going back along any path from the entry to the block
+ * one meets a branch passing z itself, which z's definition dominates.
  */
 static void
 rewrite(sccp *s, fold_counts *n)
