@@ -26,7 +26,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "keel.h"
 
@@ -68,6 +67,34 @@ static bool
 placed(const kl_func *f, kl_inst i)
 {
 	return kl_inst_block(f, i).id != KL_NONE;
+}
+
+/*
+ * What each value resolves to, by value, for the operands of placed
+ * instructions (the others, to themselves): read from the use lists,
+ * which file a use made through an alias under the value the alias leads
+ * to. kl_value_resolve would walk an alias's whole chain each time it is
+ * asked, quadratic down a long chain whose links are all used.
+ */
+static void
+resolve_operands(const kl_func *f, const kl_uses *uses, uint32_t *resolved)
+{
+	uint32_t nv = kl_func_value_bound(f);
+	for (uint32_t v = 0; v < nv; v++)
+		resolved[v] = v;
+	for (uint32_t v = 0; v < nv; v++) {
+		if (kl_value_is_alias(f, (kl_value){ v }))
+			continue; /* its list is the value it leads to */
+		uint32_t n;
+		const kl_use *u = kl_uses_of(uses, f, (kl_value){ v }, &n);
+		for (uint32_t k = 0; k < n; k++) {
+			kl_inst i = u[k].inst;
+			kl_value used = u[k].dest == KL_NONE
+				? kl_inst_arg(f, i, u[k].index)
+				: kl_inst_dest_arg(f, i, u[k].dest, u[k].index);
+			resolved[used.id] = v;
+		}
+	}
 }
 
 /* x cut to its type's width and sign-extended, as iconst holds it. */
@@ -136,6 +163,7 @@ typedef struct sccp {
 	const kl_module *m;
 	kl_func *f;
 	kl_uses *uses;
+	uint32_t *resolved;   /* by value: resolve_operands' */
 	fact *facts;          /* by value (resolved) */
 	bool *runs;           /* by block: some path that runs reaches it */
 	uint32_t *first_edge; /* by instruction: its first destination's edge */
@@ -150,13 +178,14 @@ typedef struct sccp {
 static fact
 fact_of(const sccp *s, kl_value v)
 {
-	uint32_t r = kl_value_resolve(s->f, v).id;
+	uint32_t r = s->resolved[v.id];
 	fact x = s->facts[r];
 	return x.kind == VARYING ? (fact){ COPY, r, 0 } : x;
 }
 
-/* Lower v's fact to next, if that is lower: the lattice has no other
- * point between two different known facts than varying. */
+/* v's fact meets next: it stays if next is unknown or the same, becomes
+ * next if it was unknown, else varying (the lattice has no point between
+ * two different known facts but varying); it is pushed if it went down. */
 static void
 lower(sccp *s, uint32_t v, fact next)
 {
@@ -184,7 +213,7 @@ followed_address(sccp *s, uint32_t v)
 	uint32_t n = 0;
 	uint8_t answer = NO;
 	for (;;) {
-		v = kl_value_resolve(f, (kl_value){ v }).id;
+		v = s->resolved[v];
 		if (s->address[v] != NOT_ASKED) {
 			answer = s->address[v];
 			break;
@@ -213,15 +242,14 @@ followed_address(sccp *s, uint32_t v)
 
 /*
  * Argument arg reaches parameter p on an edge that may be taken: p's fact
- * goes down to meet it. p passed to itself round a loop says nothing, and
- * a parameter holding an address the verifier follows stays itself.
+ * meets arg's. p passed to itself round a loop needs no special case: it
+ * meets its own fact, which changes nothing. A parameter holding an
+ * address the verifier follows stays itself.
  */
 static void
 meet_param(sccp *s, kl_value p, kl_value arg)
 {
 	fact x = fact_of(s, arg);
-	if (x.kind == COPY && x.copy == p.id)
-		return;
 	if (x.kind == COPY && followed_address(s, x.copy))
 		x = (fact){ VARYING, 0, 0 };
 	lower(s, p.id, x);
@@ -346,6 +374,11 @@ visit(sccp *s, kl_inst i)
 		lower(s, kl_inst_result(f, i, 0).id, result_fact(s, i));
 		return;
 	}
+	/* Several results (a call's) all vary, from the first visit on: seen
+	 * again as each operand changes, it has nothing to add, and going
+	 * over its results each time would cost operands x results. */
+	if (nr == 0 || s->facts[kl_inst_result(f, i, 0).id].kind == VARYING)
+		return;
 	for (uint32_t k = 0; k < nr; k++)
 		lower(s, kl_inst_result(f, i, k).id, (fact){ VARYING, 0, 0 });
 }
@@ -423,9 +456,11 @@ make_jump(kl_builder *b, kl_inst i, uint32_t d)
  * branches to one is another, after the jumps); parameters known to be a
  * constant or a copy go, with their arguments, in one walk
  * (kl_func_remove_params) and become aliases of it (a constant is built
- * at the top of their block; a copied value reaches every predecessor,
- * so it dominates the block); and instructions that compute a constant
- * become an iconst.
+ * at the top of their block); and instructions that compute a constant
+ * become an iconst. A copied value z dominates its parameter's block:
+ * every edge left into the block passes z, or a parameter that is itself
+ * a copy of z, so going back along any path from the entry to the block
+ * one meets a branch passing z itself, which z's definition dominates.
  */
 static void
 rewrite(sccp *s, fold_counts *n)
@@ -506,6 +541,8 @@ fold_function(const kl_module *m, kl_func *f, kl_uses *uses, fold_counts *n)
 	uint32_t nv = kl_func_value_bound(f), ni = kl_func_inst_bound(f);
 	sccp s = { .m = m, .f = f, .uses = uses };
 	kl_uses_compute(uses, f);
+	s.resolved = must_alloc(nv, sizeof *s.resolved);
+	resolve_operands(f, uses, s.resolved);
 	s.facts = must_alloc(nv, sizeof *s.facts);
 	s.address = must_alloc(nv, 1);
 	s.path = must_alloc(nv, sizeof *s.path);
@@ -530,6 +567,7 @@ fold_function(const kl_module *m, kl_func *f, kl_uses *uses, fold_counts *n)
 	free(s.path);
 	free(s.address);
 	free(s.facts);
+	free(s.resolved);
 }
 
 /* Does pure instruction i compute only values nothing uses? */
@@ -553,6 +591,8 @@ remove_dead(kl_func *f, kl_uses *uses, fold_counts *n)
 	kl_uses_compute(uses, f);
 	uint32_t nv = kl_func_value_bound(f);
 	uint32_t *count = must_alloc(nv, sizeof *count);
+	uint32_t *resolved = must_alloc(nv, sizeof *resolved);
+	resolve_operands(f, uses, resolved);
 	for (uint32_t v = 0; v < nv; v++)
 		kl_uses_of(uses, f, (kl_value){ v }, &count[v]);
 	id_stack work = { 0 };
@@ -569,8 +609,8 @@ remove_dead(kl_func *f, kl_uses *uses, fold_counts *n)
 		kl_inst_remove(f, i);
 		n->dead++;
 		for (uint32_t k = 0, na = kl_inst_num_args(f, i); k < na; k++) {
-			kl_value a = kl_value_resolve(f, kl_inst_arg(f, i, k));
-			if (a.id < nv && count[a.id] && --count[a.id] == 0) {
+			kl_value a = { resolved[kl_inst_arg(f, i, k).id] };
+			if (count[a.id] && --count[a.id] == 0) {
 				kl_inst def = kl_value_def_inst(f, a);
 				if (def.id != KL_NONE && placed(f, def))
 					push(&work, def.id);
@@ -578,6 +618,7 @@ remove_dead(kl_func *f, kl_uses *uses, fold_counts *n)
 		}
 	}
 	free(work.items);
+	free(resolved);
 	free(count);
 }
 

@@ -103,6 +103,41 @@ if "$build"/fold "$dir/nest.kl" >"$dir/nest-folded.kl" 2>"$dir/fold.err" &&
 	after=$("$build"/keel run "$dir/nest-folded.kl" 2>&1; echo "exit $?") &&
 	[ "$before" = "$after" ] && grep -q 'replaced [1-9]' "$dir/fold.err"; then ok; else
 	bad "examples/fold.c on keel-gen --shape nest: $before / $after $(cat "$dir/fold.err")"; fi
+# ... and down a chain of 100,000 aliases, each used once, it takes
+# linear time: kl_value_resolve walks a chain each time it is asked, and
+# asked once per link here it took 20 s
+awk -v n=100000 'BEGIN {
+	print "function %f(i32) -> i32 {\nblock0(v0: i32):\n    v1 = iadd_imm v0, 1"
+	for (i = 2; i <= n; i++) {
+		print "    v" (n + i) " -> v" (i > 2 ? n + i - 1 : 1)
+		print "    v" i " = iadd v" (i - 1) ", v" (n + i)
+	}
+	print "    return v" n "\n}"
+}' >"$dir/alias-chain.kl"
+before=$("$build"/keel run "$dir/alias-chain.kl" %f 3 2>&1; echo "exit $?")
+if timeout 10 "$build"/fold "$dir/alias-chain.kl" >"$dir/alias-folded.kl" 2>"$dir/fold.err" &&
+	after=$("$build"/keel run "$dir/alias-folded.kl" %f 3 2>&1; echo "exit $?") &&
+	[ "$before" = "$after" ]; then ok; else
+	bad "examples/fold.c on a chain of 100,000 aliases: $before / $after $(cat "$dir/fold.err")"; fi
+# ... and a call of 60,000 arguments and results, whose arguments each
+# become known in turn, is looked at again in constant time (it lowered
+# every result each time: 60,000 x 60,000 steps)
+awk -v n=60000 'BEGIN {
+	printf "declare %%g("
+	for (i = 1; i <= n; i++) printf "%si32", (i > 1 ? ", " : "")
+	printf ") -> "
+	for (i = 1; i <= n; i++) printf "%si32", (i > 1 ? ", " : "")
+	print "\nfunction %f(i32) -> i32 {\nblock0(v0: i32):"
+	for (i = 1; i <= n; i++) print "    v" i " = iadd_imm v0, " i
+	printf "    "
+	for (i = 1; i <= n; i++) printf "%sv%d", (i > 1 ? ", " : ""), n + i
+	printf " = call %%g("
+	for (i = 1; i <= n; i++) printf "%sv%d", (i > 1 ? ", " : ""), i
+	print ")\n    return v" 2 * n "\n}"
+}' >"$dir/wide-call.kl"
+if timeout 10 "$build"/fold "$dir/wide-call.kl" >"$dir/wide-folded.kl" 2>"$dir/fold.err" &&
+	"$build"/keel verify "$dir/wide-folded.kl"; then ok; else
+	bad "examples/fold.c on a call of 60,000 arguments and results: $(cat "$dir/fold.err")"; fi
 "$build"/fold >/dev/null 2>&1
 st=$?
 if [ "$st" = 2 ]; then ok; else bad "fold without a file: exit $st, not 2"; fi
