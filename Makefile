@@ -98,6 +98,14 @@ $(BUILD)/unit/%: tests/unit/%.c $(LIB_INTERNAL)
 	@echo "  LD      $@"
 	@$(CC) $(CFLAGS_ALL) -Itests/unit $< $(LIB_INTERNAL) -lm -o $@
 
+# test_runs: difftest's calls and comparisons, which live beside the CLI
+$(BUILD)/unit/test_runs: tests/unit/test_runs.c $(BUILD)/obj/src/cli/runs.o \
+		$(LIB_INTERNAL)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	@$(CC) $(CFLAGS_ALL) -Itests/unit $< $(BUILD)/obj/src/cli/runs.o \
+		$(LIB_INTERNAL) -lm -o $@
+
 # Every test: unit programs, then the file tests. tests/check.sh sums the
 # "N passed, N failed" lines into the final one.
 check: $(KEEL) $(GEN) $(EMBED) $(FOLD) $(UNIT_BIN)

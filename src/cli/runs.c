@@ -117,11 +117,13 @@ run_call(runner *r, kl_sym s, uint32_t vec, run_outcome *o)
 	o->trap = trapped ? res.trap : 0;
 	o->user_code = trapped ? res.user_code : 0;
 	o->exit_code = res.status == KL_RUN_EXITED ? res.exit_code : 0;
+	/* Every result, however many: one left out would let a pass that
+	 * changes it through. */
 	o->nres = res.status == KL_RUN_RETURNED ? res.num_results : 0;
-	if (o->nres > RUN_MAX_RES)
-		o->nres = RUN_MAX_RES;
-	for (uint32_t k = 0; k < o->nres; k++)
-		o->res[k] = res.results[k];
+	kl_buf_reset(&o->res);
+	if (o->nres)
+		kl_buf_append(&o->res, (const char *)res.results,
+			      (size_t)o->nres * sizeof res.results[0]);
 }
 
 bool
@@ -149,10 +151,8 @@ run_same(const run_outcome *a, const run_outcome *b)
 		return false;
 	switch (a->status) {
 	case KL_RUN_RETURNED:
-		for (uint32_t k = 0; k < a->nres; k++)
-			if (a->res[k] != b->res[k])
-				return false;
-		return true;
+		return a->nres == 0 ||
+		       memcmp(a->res.data, b->res.data, a->res.len) == 0;
 	case KL_RUN_TRAPPED:
 		return a->trap == b->trap && a->user_code == b->user_code;
 	case KL_RUN_EXITED:
@@ -168,9 +168,11 @@ run_describe(kl_buf *out, const run_outcome *o)
 	switch (o->status) {
 	case KL_RUN_RETURNED:
 		kl_buf_puts(out, "returned");
-		for (uint32_t k = 0; k < o->nres; k++)
-			kl_buf_printf(out, " 0x%llx",
-				      (unsigned long long)o->res[k]);
+		for (uint32_t k = 0; k < o->nres; k++) {
+			uint64_t bits;
+			memcpy(&bits, o->res.data + 8 * (size_t)k, 8);
+			kl_buf_printf(out, " 0x%llx", (unsigned long long)bits);
+		}
 		break;
 	case KL_RUN_TRAPPED:
 		kl_buf_printf(out, "trapped %s", kl_run_trap_name(o->trap));
@@ -192,6 +194,7 @@ void
 run_outcome_free(run_outcome *o)
 {
 	kl_buf_free(&o->output);
+	kl_buf_free(&o->res);
 }
 
 kl_status

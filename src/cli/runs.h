@@ -14,7 +14,6 @@
 
 enum {
 	RUN_MAX_PARAMS = 16, /* functions with more are not called */
-	RUN_MAX_RES = 16,    /* results compared per call */
 	RUN_NVEC = 4,        /* argument vectors per function with parameters */
 	/* Fuel after a pass, as a multiple of the fuel before: promote
 	 * adds up to a zero per type at the top of a function, so a call
@@ -30,7 +29,7 @@ typedef struct run_outcome {
 	kl_run_status status;
 	uint32_t trap, user_code, nres;
 	int32_t exit_code;
-	uint64_t res[RUN_MAX_RES];
+	kl_buf res;    /* RETURNED: each result's bits, 8 bytes each */
 	kl_buf output; /* what the program printed */
 } run_outcome;
 
