@@ -684,6 +684,12 @@ out=$("$build"/keel difftest -q -p promote "$dir/nowhere.kl" "$dir/noparse.kl" e
 if [ "$out" = "FAIL $dir/nowhere.kl: cannot read it
 FAIL $dir/noparse.kl: does not parse
 1 passed, 2 failed" ]; then ok; else bad "keel difftest on unreadable files: $out"; fi
+# standard input is read once: a second '-' would be an empty module that
+# passes, not the file given
+out=$("$build"/keel difftest -p promote - - <examples/max.kl 2>"$dir/stdin2.err")
+st=$?
+if [ "$st" = 2 ] && [ -z "$out" ] && grep -q "'-'" "$dir/stdin2.err"; then ok; else
+	bad "keel difftest - -: exit $st, $out"; fi
 # the results start a line of their own after unended program output
 cat >"$dir/pc.kl" <<'KL'
 declare %putchar(i32) -> i32

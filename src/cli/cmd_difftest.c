@@ -26,12 +26,13 @@
 static const char difftest_help[] =
 	"usage: keel difftest -p PASS[,PASS...] [options] FILE...\n"
 	"\n"
-	"Run every function of each FILE ('-' for standard input) in the\n"
-	"interpreter, before and after the passes, on several argument\n"
-	"vectors (zeros, ones, small and large values), and require the\n"
-	"same results, traps and output. A file that cannot be read or\n"
-	"parsed fails (a FAIL line, the error on standard error).\n"
-	"Not called: functions of more than 16 parameters. Not compared:\n"
+	"Run every function of each FILE ('-' for standard input, named\n"
+	"once) in the interpreter, before and after the passes, on several\n"
+	"argument vectors (zeros, ones, small and large values), and\n"
+	"require the same results, traps and output. A file that cannot be\n"
+	"read or parsed fails (a FAIL line, the error on standard error).\n"
+	"Not called: functions of more than 16 parameters, or with a\n"
+	"parameter of a type with no sample values. Not compared:\n"
 	"calls the interpreter cannot run before the passes (a call to an\n"
 	"external function it does not provide), calls that run out of fuel\n"
 	"or over the call depth or memory limit before the passes (or over\n"
@@ -349,6 +350,7 @@ cmd_difftest(int argc, char **argv)
 	uint64_t fuel = 10000000;
 	bool quiet = false;
 	int nfiles = 0;
+	bool stdin_named = false;
 	cli_args args;
 	cli_args_init(&args, argc, argv);
 	while (cli_args_next(&args)) {
@@ -383,6 +385,12 @@ cmd_difftest(int argc, char **argv)
 			return cli_usage_error("difftest", "unknown option '%s'",
 					       args.arg);
 		} else {
+			/* a second read of standard input would find it
+			 * empty, and an empty module passes */
+			if (strcmp(args.arg, "-") == 0 && stdin_named)
+				return cli_usage_error("difftest", "'-' (standard "
+						       "input) can be named once");
+			stdin_named |= strcmp(args.arg, "-") == 0;
 			nfiles = cli_args_keep(&args);
 		}
 	}
