@@ -1250,6 +1250,10 @@ typedef struct kl_pass {
 	const char *name;
 	const char *description;
 	kl_pass_fn run;
+	/* The names of the counters run reports, in its order, ending with
+	 * NULL: what `keel opt --stats` prints, zeros too, even for a module
+	 * with no function to run on. */
+	const char *const *counters;
 } kl_pass;
 
 /* The pass named name[0..len), or NULL if there is none. */

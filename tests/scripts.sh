@@ -554,6 +554,14 @@ KL
 printf 'function %%g() {\nblock0:\n    return\n}\n' >"$dir/noalloca.kl"
 "$build"/keel opt -p promote --stats "$dir/stats.kl" 2>"$dir/stats.err" >/dev/null
 "$build"/keel opt -p promote --stats "$dir/noalloca.kl" 2>"$dir/noalloca.err" >/dev/null
+# the same lines with no function to run on (declarations only, or
+# nothing at all)
+printf 'declare %%use(i64)\n' >"$dir/nofunc.kl"
+for f in "$dir/nofunc.kl" /dev/null; do
+	"$build"/keel opt -p promote --stats "$f" 2>"$dir/nofunc.err" >/dev/null
+	if cmp -s "$dir/nofunc.err" "$dir/noalloca.err"; then ok; else
+		bad "keel opt --stats on $f: '$(cat "$dir/nofunc.err")'"; fi
+done
 if [ "$(cat "$dir/stats.err")" = "promote: slots 1
 promote: params 0
 promote: promoted 1

@@ -52,12 +52,25 @@ parse_pass_list(opt_options *o, const char *list)
 	return st;
 }
 
+/* The registry's counters first, zeros too, so that the lines are the
+ * same whatever the module holds (no function at all included); then
+ * any the registry does not name, as the pass reported them. */
 static void
 print_stats(const kl_pass *p, const kl_pass_report *r)
 {
-	for (uint32_t i = 0; i < r->num_counters; i++)
-		fprintf(stderr, "%s: %s %llu\n", p->name, r->counters[i].name,
-			(unsigned long long)r->counters[i].value);
+	const char *const *names = p->counters;
+	for (uint32_t i = 0; names && names[i]; i++)
+		fprintf(stderr, "%s: %s %llu\n", p->name, names[i],
+			(unsigned long long)kl_pass_report_get(r, names[i]));
+	for (uint32_t i = 0; i < r->num_counters; i++) {
+		bool named = false;
+		for (uint32_t k = 0; names && names[k] && !named; k++)
+			named = strcmp(names[k], r->counters[i].name) == 0;
+		if (!named)
+			fprintf(stderr, "%s: %s %llu\n", p->name,
+				r->counters[i].name,
+				(unsigned long long)r->counters[i].value);
+	}
 }
 
 /* Verify f after pass p; print the listing and return false if broken. */

@@ -8,9 +8,13 @@
 
 #include "../util/util.h"
 
+/* in the order promote.c reports them (test_promote checks) */
+static const char *const promote_counters[] = { "slots", "params",
+						"promoted", "kept", NULL };
+
 static const kl_pass passes[] = {
 	{ "promote", "promote stack slots (allocas) to SSA values and block "
-		     "parameters (mem2reg)", kl_promote_func },
+		     "parameters (mem2reg)", kl_promote_func, promote_counters },
 };
 
 const kl_pass *

@@ -360,6 +360,39 @@ test_out_of_bounds_keeps_the_alloca(void)
 	kl_module_free(m);
 }
 
+/* The registry names promote's counters in the order it reports them
+ * (keel opt --stats prints the registry's list, also when no function
+ * ran), on a function with nothing to promote and one with an alloca. */
+static void
+test_registry_names_the_counters(void)
+{
+	const kl_pass *pass = kl_pass_find("promote", 7);
+	CHECK(pass && pass->counters);
+	if (!pass || !pass->counters)
+		return;
+	for (int with_alloca = 0; with_alloca < 2; with_alloca++) {
+		kl_module *m = kl_module_new();
+		kl_builder b;
+		kl_value p;
+		kl_func *f = func_with_entry(m, "f", &b, &p);
+		if (with_alloca) {
+			kl_value slot = kl_build_alloca(&b, 4, 4);
+			kl_build_store(&b, KL_OP_STORE, p, slot, 0);
+		}
+		kl_build_return(&b, &p, 1);
+		kl_pass_report rep = { 0 };
+		CHECK(pass->run(f, &rep) == KL_OK);
+		uint32_t n = 0;
+		while (pass->counters[n])
+			n++;
+		CHECK_EQ_INT(rep.num_counters, n);
+		for (uint32_t i = 0; i < n && i < rep.num_counters; i++)
+			CHECK_EQ_STR(rep.counters[i].name, pass->counters[i]);
+		kl_pass_report_free(&rep);
+		kl_module_free(m);
+	}
+}
+
 static void
 test_module_count_and_verified_result(void)
 {
@@ -630,6 +663,7 @@ main(void)
 	UNIT_RUN(test_cross_block_uses_not_dominated_are_left_alone);
 	UNIT_RUN(test_malformed_control_flow_is_left_alone);
 	UNIT_RUN(test_out_of_bounds_keeps_the_alloca);
+	UNIT_RUN(test_registry_names_the_counters);
 	UNIT_RUN(test_module_count_and_verified_result);
 	UNIT_RUN(test_budget_keeps_what_it_cannot_afford);
 	UNIT_RUN(test_budget_keeps_whole_allocas);
