@@ -19,6 +19,14 @@ enum {
 	 * adds up to a zero per type at the top of a function, so a call
 	 * that finished before may need more after. */
 	RUN_AFTER_FUEL_FACTOR = 8,
+	/* Memory for the calls (the interpreter's default), and after a
+	 * pass, for a call that ran over it: registers share the limit
+	 * with allocas, and a pass may trade one for the other (promote
+	 * adds block parameters, under half as many again as a function
+	 * had values in keel-gen's programs). Not 8 times: a pass that
+	 * makes a big function recurse for ever would take 2 GB to show. */
+	RUN_MEMORY = 256 << 20,
+	RUN_AFTER_MEMORY_FACTOR = 2,
 	/* Fuel on the probe (run_make_probe): an instruction more for each
 	 * alloca. */
 	RUN_PROBE_FUEL_FACTOR = 2,
@@ -66,8 +74,9 @@ void run_call(runner *r, kl_sym s, uint32_t vec, run_outcome *o);
 bool run_finished(const run_outcome *o);
 
 /* Did the call run over the call depth or memory limit? After a pass
- * that is no fault of the pass: it may trade memory for registers,
- * which share the limit. */
+ * that may be no fault of the pass, which may trade memory for
+ * registers (they share the limit): difftest runs it again with more
+ * memory, not more depth. */
 bool run_over_limit(const run_outcome *o);
 
 /* The same status, results, trap, exit code and output? */
