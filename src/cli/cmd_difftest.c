@@ -213,8 +213,17 @@ run_pass(const kl_pass *p, kl_module *m, bool as_opt, const char *path)
 	uint32_t nsyms = kl_module_num_syms(m);
 	for (uint32_t s = 0; s < nsyms && ok; s++) {
 		kl_func *fn = kl_sym_func(m, (kl_sym){ s });
-		if (fn && p->run(fn, as_opt ? &rep : NULL) != KL_OK) {
-			printf("FAIL %s: pass %s failed\n", path, p->name);
+		kl_status st = fn ? p->run(fn, as_opt ? &rep : NULL) : KL_OK;
+		if (st != KL_OK) {
+			size_t n;
+			const char *name = kl_sym_name(m, (kl_sym){ s }, &n);
+			kl_buf spelt = { 0 };
+			kl_name_format(name, n, &spelt);
+			printf("FAIL %s: pass %s failed on %s (%s): %s\n", path,
+			       p->name, spelt.data,
+			       as_opt ? "as keel opt runs it" : "alone",
+			       kl_status_name(st));
+			kl_buf_free(&spelt);
 			ok = false;
 		}
 	}

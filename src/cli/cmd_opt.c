@@ -107,9 +107,18 @@ run_passes(const opt_options *o, kl_module *m, const cli_file *file)
 			kl_func *f = kl_sym_func(m, (kl_sym){ s });
 			if (!f)
 				continue;
-			if (p->run(f, &rep) != KL_OK) {
-				fprintf(stderr, "keel opt: pass '%s' failed\n",
-					p->name);
+			kl_status st = p->run(f, &rep);
+			if (st != KL_OK) {
+				/* which function, and what the pass said */
+				size_t n;
+				const char *name = kl_sym_name(m, (kl_sym){ s },
+							       &n);
+				kl_buf spelt = { 0 };
+				kl_name_format(name, n, &spelt);
+				fprintf(stderr, "keel opt: pass '%s' failed on "
+					"%s: %s\n", p->name, spelt.data,
+					kl_status_name(st));
+				kl_buf_free(&spelt);
 				kl_pass_report_free(&rep);
 				return EXIT_BAD_INPUT;
 			}

@@ -58,10 +58,13 @@ test_cmd_pass(test_file *tf, const char *args, kl_buf *report)
 			kl_pass_report rep = { 0 };
 			rep.verbose = notes;
 			rep.input_verified = true; /* verified before */
-			if (passes[i]->run(f, &rep) != KL_OK) {
-				kl_buf_printf(report, "%s:%u: pass '%s' failed\n",
-					      tf->path, tf->funcs[k].first_line,
-					      passes[i]->name);
+			kl_status st = passes[i]->run(f, &rep);
+			if (st != KL_OK) {
+				kl_buf_printf(report, "%s:%u: pass '%s' failed: "
+					      "%s\n", tf->path,
+					      tf->funcs[k].first_line,
+					      passes[i]->name,
+					      kl_status_name(st));
 				ok = false;
 			} else if (kl_verify_func(f, NULL, &d) != KL_OK) {
 				kl_buf_printf(report, "%s:%u: the IR is broken "
