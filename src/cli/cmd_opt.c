@@ -22,7 +22,8 @@ static const char opt_help[] =
 	"  -p, --passes LIST      comma-separated passes to run\n"
 	"  --verify-each          verify every function after every pass\n"
 	"  --print-after PASS     print the module to standard error after\n"
-	"                         PASS (or after every pass: 'all')\n"
+	"                         PASS, one of the list (or after every\n"
+	"                         pass: 'all')\n"
 	"  --time-passes          report the time of each pass (stderr)\n"
 	"  --stats                report the passes' counters (stderr)\n"
 	"  -v, --verbose          report the passes' notes (why an alloca\n"
@@ -205,6 +206,13 @@ cmd_opt(int argc, char **argv)
 		return cli_usage_error("opt", "no input file");
 	if (o.npasses == 0)
 		return cli_usage_error("opt", "no passes given (-p)");
+	/* a pass that never runs would print nothing, and say nothing */
+	bool listed = !o.print_after || strcmp(o.print_after, "all") == 0;
+	for (uint32_t k = 0; k < o.npasses && !listed; k++)
+		listed = strcmp(o.passes[k]->name, o.print_after) == 0;
+	if (!listed)
+		return cli_usage_error("opt", "--print-after: pass '%s' is not "
+				       "in the list (-p)", o.print_after);
 	cli_file f;
 	if (!cli_read_file(o.file, &f))
 		return EXIT_BAD_INPUT;
