@@ -7,7 +7,7 @@
  * the same program output. The transformed module must also verify. This
  * is how `make check` tests mem2reg on generated programs. Calls that say
  * nothing about the program (out of fuel, over a limit) or whose outcome
- * depends on object ids are not compared (runs.h; `excused` below).
+ * depends on object ids are not compared (runs.h, run_judge_excuse).
  *
  * The passes run twice, on two copies: as `keel opt` runs them (the
  * input verified, one report and its state for all the functions of the
@@ -60,20 +60,12 @@ static const char difftest_help[] =
 	"Ends with 'N passed, N failed' (one per file). Exit status 0 if\n"
 	"every file passed, 1 otherwise, 2 on bad usage.\n";
 
-static uint64_t
-times(uint64_t fuel, uint64_t k)
-{
-	return fuel > UINT64_MAX / k ? UINT64_MAX : fuel * k;
-}
-
 /* Why a call was not compared. */
 enum skip {
 	SKIP_LIMIT_BEFORE, /* out of fuel or over a limit before the passes */
 	SKIP_FAILED_BEFORE, /* the interpreter could not run it before */
 	SKIP_OBJECT_IDS,   /* its outcome depends on object ids */
 	NSKIPS,
-	SAME_AFTER_ALL = NSKIPS, /* with more fuel: the same outcome */
-	NOT_EXCUSED,
 };
 
 static const char *const skip_text[NSKIPS] = {
@@ -83,53 +75,11 @@ static const char *const skip_text[NSKIPS] = {
 	"depending on object ids",
 };
 
-/* What the comparison of one file needs besides the two modules: the
- * runners it makes only when a call differs. */
-typedef struct comparison {
-	const cli_file *file;
-	kl_module *after;
-	uint64_t fuel;
-	runner longer;     /* after, with more fuel */
-	kl_module *probe;  /* before with an alloca before each alloca */
-	runner on_probe;
-} comparison;
-
-/*
- * Call s on vector v differs after the passes (*after): is there a
- * reason that is not the passes' fault? A call that ran out of fuel or
- * over the memory limit after runs again with more of both: a pass may
- * add instructions (promote's zeros) or trade memory for registers,
- * which share the limit. Not more call depth, which no pass should
- * need: a pass that made a function call itself for ever once passed
- * every file, its calls excused as "over a limit after them". One that
- * does something else on the probe depends on object ids, which a pass
- * that removes allocas changes (runs.h). The longer run and the probe
- * are made only here: a right pass pays nothing for them.
- */
-static enum skip
-excused(comparison *c, kl_sym s, uint32_t v, const run_outcome *before,
-	run_outcome *after, run_outcome *scratch)
+/* The probe's module: the file parsed again (runs.h). */
+static kl_module *
+parse_again(void *file)
 {
-	if ((after->status == KL_RUN_TRAPPED &&
-	     after->trap == KL_TRAP_OUT_OF_FUEL && c->fuel) ||
-	    run_over_limit(after)) {
-		if (!c->longer.it)
-			runner_init(&c->longer, c->after,
-				    times(c->fuel, RUN_AFTER_FUEL_FACTOR),
-				    times(RUN_MEMORY, RUN_AFTER_MEMORY_FACTOR));
-		run_call(&c->longer, s, v, after);
-		if (run_same(before, after))
-			return SAME_AFTER_ALL;
-	}
-	if (!c->on_probe.it) {
-		c->probe = cli_parse(c->file, false);
-		if (!c->probe || run_make_probe(c->probe) != KL_OK)
-			return NOT_EXCUSED;
-		runner_init(&c->on_probe, c->probe,
-			    times(c->fuel, RUN_PROBE_FUEL_FACTOR), 0);
-	}
-	run_call(&c->on_probe, s, v, scratch);
-	return run_same(before, scratch) ? NOT_EXCUSED : SKIP_OBJECT_IDS;
+	return cli_parse(file, false);
 }
 
 /* Run every function of both modules on every vector; report the first
@@ -139,11 +89,12 @@ compare(const cli_file *file, kl_module *before, kl_module *after,
 	uint64_t fuel, uint32_t *skipped, uint32_t *not_called,
 	uint32_t *calls)
 {
-	comparison c = { file, after, fuel, { 0 }, NULL, { 0 } };
+	run_judge judge;
+	run_judge_init(&judge, after, fuel, parse_again, (void *)file);
 	runner rb, ra;
 	runner_init(&rb, before, fuel, RUN_MEMORY);
 	runner_init(&ra, after, fuel, RUN_MEMORY);
-	run_outcome ob = { 0 }, oa = { 0 }, scratch = { 0 };
+	run_outcome ob = { 0 }, oa = { 0 };
 	bool ok = true;
 	uint32_t nsyms = kl_module_num_syms(before);
 	for (uint32_t s = 0; s < nsyms && ok; s++) {
@@ -166,11 +117,11 @@ compare(const cli_file *file, kl_module *before, kl_module *after,
 			run_call(&ra, (kl_sym){ s }, v, &oa);
 			if (run_same(&ob, &oa))
 				continue;
-			enum skip why = excused(&c, (kl_sym){ s }, v, &ob, &oa,
-						&scratch);
-			if (why < NSKIPS)
-				skipped[why]++;
-			if (why != NOT_EXCUSED)
+			enum run_excuse why = run_judge_excuse(&judge, (kl_sym){ s },
+							       v, &ob, &oa);
+			if (why == RUN_EXCUSE_OBJECT_IDS)
+				skipped[SKIP_OBJECT_IDS]++;
+			if (why != RUN_NOT_EXCUSED)
 				continue;
 			size_t n;
 			const char *fn = kl_sym_name(before, (kl_sym){ s }, &n);
@@ -189,14 +140,9 @@ compare(const cli_file *file, kl_module *before, kl_module *after,
 	}
 	runner_free(&rb);
 	runner_free(&ra);
-	if (c.longer.it)
-		runner_free(&c.longer);
-	if (c.on_probe.it)
-		runner_free(&c.on_probe);
-	kl_module_free(c.probe);
+	run_judge_free(&judge);
 	run_outcome_free(&ob);
 	run_outcome_free(&oa);
-	run_outcome_free(&scratch);
 	return ok;
 }
 

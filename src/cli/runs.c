@@ -224,3 +224,61 @@ run_make_probe(kl_module *m)
 	}
 	return KL_OK;
 }
+
+static uint64_t
+times(uint64_t n, uint64_t k)
+{
+	return n > UINT64_MAX / k ? UINT64_MAX : n * k;
+}
+
+void
+run_judge_init(run_judge *j, const kl_module *after, uint64_t fuel,
+	       kl_module *(*copy_before)(void *ctx), void *ctx)
+{
+	memset(j, 0, sizeof *j);
+	j->after = after;
+	j->fuel = fuel;
+	j->copy_before = copy_before;
+	j->ctx = ctx;
+}
+
+enum run_excuse
+run_judge_excuse(run_judge *j, kl_sym s, uint32_t v,
+		 const run_outcome *before, run_outcome *after)
+{
+	if ((after->status == KL_RUN_TRAPPED &&
+	     after->trap == KL_TRAP_OUT_OF_FUEL && j->fuel) ||
+	    run_over_limit(after)) {
+		if (!j->longer.it)
+			runner_init(&j->longer, j->after,
+				    times(j->fuel, RUN_AFTER_FUEL_FACTOR),
+				    times(RUN_MEMORY, RUN_AFTER_MEMORY_FACTOR));
+		run_call(&j->longer, s, v, after);
+		if (run_same(before, after))
+			return RUN_EXCUSE_MORE;
+	}
+	if (!j->on_probe.it) {
+		kl_module *probe = j->copy_before(j->ctx);
+		if (!probe || run_make_probe(probe) != KL_OK) {
+			kl_module_free(probe);
+			return RUN_NOT_EXCUSED;
+		}
+		j->probe = probe;
+		runner_init(&j->on_probe, j->probe,
+			    times(j->fuel, RUN_PROBE_FUEL_FACTOR), RUN_MEMORY);
+	}
+	run_call(&j->on_probe, s, v, &j->scratch);
+	return run_same(before, &j->scratch) ? RUN_NOT_EXCUSED
+					     : RUN_EXCUSE_OBJECT_IDS;
+}
+
+void
+run_judge_free(run_judge *j)
+{
+	if (j->longer.it)
+		runner_free(&j->longer);
+	if (j->on_probe.it)
+		runner_free(&j->on_probe);
+	kl_module_free(j->probe);
+	run_outcome_free(&j->scratch);
+}

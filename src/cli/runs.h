@@ -100,4 +100,43 @@ void run_outcome_free(run_outcome *o);
  */
 kl_status run_make_probe(kl_module *m);
 
+/*
+ * Is a call that differs after the passes no fault of theirs? A call
+ * that ran out of fuel or over the memory limit after runs again with
+ * more of both (RUN_AFTER_*_FACTOR): a pass may add instructions
+ * (promote's zeros) or trade memory for registers, which share the
+ * limit. Not with more call depth, which no pass should need: a pass
+ * that made a function call itself for ever once passed every file, its
+ * calls excused as over a limit after the passes. A call that does
+ * something else on the probe depends on object ids. The longer run and
+ * the probe are made only when a call differs: a right pass pays
+ * nothing for them.
+ */
+enum run_excuse {
+	RUN_EXCUSE_MORE,       /* with more fuel and memory: the same */
+	RUN_EXCUSE_OBJECT_IDS, /* the outcome depends on object ids */
+	RUN_NOT_EXCUSED,       /* the passes changed what the call does */
+};
+
+typedef struct run_judge {
+	const kl_module *after;
+	uint64_t fuel;
+	/* a copy of the module before the passes, to make the probe of */
+	kl_module *(*copy_before)(void *ctx);
+	void *ctx;
+	runner longer;    /* after, with more fuel and memory */
+	kl_module *probe; /* before with an alloca before each alloca */
+	runner on_probe;
+	run_outcome scratch;
+} run_judge;
+
+void run_judge_init(run_judge *j, const kl_module *after, uint64_t fuel,
+		    kl_module *(*copy_before)(void *ctx), void *ctx);
+/* Call s on vector v did *before before the passes and *after after them,
+ * with the fuel given and RUN_MEMORY, and they differ. *after may be
+ * replaced by the longer run's outcome. */
+enum run_excuse run_judge_excuse(run_judge *j, kl_sym s, uint32_t v,
+				 const run_outcome *before, run_outcome *after);
+void run_judge_free(run_judge *j);
+
 #endif

@@ -61,9 +61,108 @@ test_every_result_compared(void)
 	kl_module_free(m);
 }
 
+/* The same functions before and after a pass, as a pass might leave
+ * them: %rec calls itself for ever, %slow takes more instructions, %wrong
+ * returns something else, %addr returns an address that an alloca the
+ * pass added moved. */
+static const char before_text[] =
+	"function %rec(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    return v0\n"
+	"}\n"
+	"function %slow(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    return v0\n"
+	"}\n"
+	"function %wrong(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    return v0\n"
+	"}\n"
+	"function %addr(i32) -> i64 {\n"
+	"block0(v0: i32):\n"
+	"    v1 = alloca 4\n"
+	"    return v1\n"
+	"}\n";
+
+static const char after_text[] =
+	"function %rec(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    v1 = call %rec(v0)\n"
+	"    return v0\n"
+	"}\n"
+	"function %slow(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    v1 = iadd v0, v0\n"
+	"    v2 = iadd v1, v1\n"
+	"    v3 = iadd v2, v2\n"
+	"    return v0\n"
+	"}\n"
+	"function %wrong(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    v1 = iadd_imm v0, 1\n"
+	"    return v1\n"
+	"}\n"
+	"function %addr(i32) -> i64 {\n"
+	"block0(v0: i32):\n"
+	"    v2 = alloca 4\n"
+	"    v1 = alloca 4\n"
+	"    return v1\n"
+	"}\n";
+
+static kl_module *
+copy_before(void *ctx)
+{
+	(void)ctx;
+	kl_module *m = NULL;
+	kl_parse_module(before_text, sizeof before_text - 1, NULL, &m, NULL);
+	return m;
+}
+
+static enum run_excuse
+judge(const char *name, uint64_t fuel)
+{
+	kl_module *before = copy_before(NULL), *after = NULL;
+	CHECK(kl_parse_module(after_text, sizeof after_text - 1, NULL, &after,
+			      NULL) == KL_OK);
+	if (!before || !after)
+		return RUN_NOT_EXCUSED;
+	kl_sym s = kl_module_lookup(before, name, strlen(name));
+	runner rb, ra;
+	runner_init(&rb, before, fuel, RUN_MEMORY);
+	runner_init(&ra, after, fuel, RUN_MEMORY);
+	run_outcome ob = { 0 }, oa = { 0 };
+	run_call(&rb, s, 1, &ob);
+	run_call(&ra, s, 1, &oa);
+	CHECK(run_finished(&ob));
+	CHECK(!run_same(&ob, &oa));
+	run_judge j;
+	run_judge_init(&j, after, fuel, copy_before, NULL);
+	enum run_excuse why = run_judge_excuse(&j, s, 1, &ob, &oa);
+	run_judge_free(&j);
+	run_outcome_free(&ob);
+	run_outcome_free(&oa);
+	runner_free(&rb);
+	runner_free(&ra);
+	kl_module_free(before);
+	kl_module_free(after);
+	return why;
+}
+
+static void
+test_what_is_excused(void)
+{
+	/* over the call depth after: the pass's fault, not a limit's */
+	CHECK_EQ_INT(judge("rec", 1000000), RUN_NOT_EXCUSED);
+	/* out of fuel only after, done with more */
+	CHECK_EQ_INT(judge("slow", 2), RUN_EXCUSE_MORE);
+	CHECK_EQ_INT(judge("wrong", 1000), RUN_NOT_EXCUSED);
+	CHECK_EQ_INT(judge("addr", 1000), RUN_EXCUSE_OBJECT_IDS);
+}
+
 int
 main(void)
 {
 	UNIT_RUN(test_every_result_compared);
+	UNIT_RUN(test_what_is_excused);
 	return unit_report("runs");
 }
