@@ -217,6 +217,18 @@ compare_cfg(verifier *vf, const kl_cfg *cached)
 	kl_buf_free(&want);
 }
 
+/* Where b comes in dt's post-order, or KL_NONE (only for a message). */
+static uint32_t
+postorder_place(const kl_domtree *dt, uint32_t b)
+{
+	uint32_t n;
+	const kl_block *po = kl_domtree_postorder(dt, &n);
+	for (uint32_t k = 0; k < n; k++)
+		if (po[k].id == b)
+			return k;
+	return KL_NONE;
+}
+
 static void
 compare_domtree(verifier *vf, const kl_domtree *cached)
 {
@@ -228,8 +240,31 @@ compare_domtree(verifier *vf, const kl_domtree *cached)
 			 "function's at block%u", b.id);
 		return;
 	}
+	/* kl_domtree_equal compares reachability and the post-order as well
+	 * as the idoms: say which of them differs, or the message would read
+	 * "immediate dominator block0, should be block0". */
+	bool have_r = kl_domtree_is_reachable(cached, b);
+	bool want_r = kl_domtree_is_reachable(vf->dt, b);
 	kl_block have = kl_domtree_idom(cached, b);
 	kl_block want = kl_domtree_idom(vf->dt, b);
+	if (have_r != want_r && have.id == want.id) {
+		err_block(vf, b.id, "the cached dominator tree is stale at "
+			  "block%u: it is %s there, should be %s", b.id,
+			  have_r ? "reachable" : "unreachable",
+			  want_r ? "reachable" : "unreachable");
+		return;
+	}
+	if (have.id == want.id) {
+		uint32_t hp = postorder_place(cached, b.id);
+		uint32_t wp = postorder_place(vf->dt, b.id);
+		char hs[32], ws[32];
+		snprintf(hs, sizeof hs, hp == KL_NONE ? "none" : "%u", hp);
+		snprintf(ws, sizeof ws, wp == KL_NONE ? "none" : "%u", wp);
+		err_block(vf, b.id, "the cached dominator tree is stale at "
+			  "block%u: its place in the post-order is %s, should "
+			  "be %s", b.id, hs, ws);
+		return;
+	}
 	char hs[32], ws[32];
 	snprintf(hs, sizeof hs, have.id == KL_NONE ? "none" : "block%u",
 		 have.id);
