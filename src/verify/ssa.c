@@ -172,17 +172,22 @@ check_aliases(verifier *vf)
 
 /*
  * "successors [block2, block3], predecessors [block0/inst4]": a block's
- * edges in a CFG, for messages (long lists are cut).
+ * edges in a CFG, for messages (long lists are cut). With by_inst, each
+ * successor names its branch too, "block2 by inst4": for two CFGs whose
+ * edges differ only in the branch that makes them.
  */
 static void
-describe_edges(const kl_cfg *cfg, uint32_t b, kl_buf *out)
+describe_edges(const kl_cfg *cfg, uint32_t b, bool by_inst, kl_buf *out)
 {
 	kl_block blk = { b };
 	uint32_t n = kl_cfg_num_succs(cfg, blk);
 	kl_buf_puts(out, "successors [");
-	for (uint32_t k = 0; k < n && k < 6; k++)
-		kl_buf_printf(out, "%sblock%u", k ? ", " : "",
-			      kl_cfg_succ(cfg, blk, k).id);
+	for (uint32_t k = 0; k < n && k < 6; k++) {
+		kl_cfg_edge e = kl_cfg_succ_edge(cfg, blk, k);
+		kl_buf_printf(out, "%sblock%u", k ? ", " : "", e.block.id);
+		if (by_inst)
+			kl_buf_printf(out, " by inst%u", e.inst.id);
+	}
 	if (n > 6)
 		kl_buf_printf(out, ", ... %u in all", n);
 	n = kl_cfg_num_preds(cfg, blk);
@@ -209,8 +214,16 @@ compare_cfg(verifier *vf, const kl_cfg *cached)
 		return;
 	}
 	kl_buf have = { 0 }, want = { 0 };
-	describe_edges(cached, b.id, &have);
-	describe_edges(vf->cfg, b.id, &want);
+	describe_edges(cached, b.id, false, &have);
+	describe_edges(vf->cfg, b.id, false, &want);
+	if (have.len == want.len && !memcmp(have.data, want.data, have.len)) {
+		/* The same blocks, by another branch (a terminator replaced
+		 * by an equal one): the message must show what differs. */
+		kl_buf_reset(&have);
+		kl_buf_reset(&want);
+		describe_edges(cached, b.id, true, &have);
+		describe_edges(vf->cfg, b.id, true, &want);
+	}
 	err_block(vf, b.id, "the cached CFG is stale at block%u: it has %s; "
 		  "the function has %s", b.id, have.data, want.data);
 	kl_buf_free(&have);

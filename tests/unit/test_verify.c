@@ -934,9 +934,10 @@ test_cached_analyses(void)
  * A cached tree that differs only in reachability or in its post-order
  * (kl_domtree_equal compares both) is named for what differs: the idoms
  * agree, and "immediate dominator block0, should be block0" said nothing.
+ * So is a cached CFG whose edges differ only in their branch.
  */
 static void
-test_cached_domtree_messages(void)
+test_cached_analyses_messages(void)
 {
 	kl_module *m = parse("function %f(i32) -> i32 {\n"
 			     "block0(v0: i32):\n"
@@ -977,6 +978,21 @@ test_cached_domtree_messages(void)
 	kl_diags_free(&d);
 
 	kl_domtree_free(empty);
+
+	/* The brif (inst0) replaced by a copy of itself, inst4: the edges
+	 * join the same blocks, the cached ones by the old branch. */
+	kl_cfg_compute(cfg, f);
+	kl_inst copy = kl_inst_clone(f, br);
+	CHECK(copy.id == 4 && kl_inst_move_before(f, copy, br) == KL_OK);
+	kl_inst_remove(f, br);
+	kl_verify_ctx only_cfg = { .cfg = cfg };
+	CHECK(verify(f, &only_cfg, &d) == 1);
+	CHECK_ERROR(&d, KL_ENT_BLOCK, "the cached CFG is stale at block0: it "
+		    "has successors [block2 by inst0, block1 by inst0], "
+		    "predecessors []; the function has successors [block2 by "
+		    "inst4, block1 by inst4], predecessors []");
+	kl_diags_free(&d);
+
 	kl_cfg_free(cfg);
 	kl_domtree_free(dt);
 	kl_module_free(m);
@@ -1416,7 +1432,7 @@ main(void)
 	UNIT_RUN(test_types_built);
 	UNIT_RUN(test_call_results);
 	UNIT_RUN(test_cached_analyses);
-	UNIT_RUN(test_cached_domtree_messages);
+	UNIT_RUN(test_cached_analyses_messages);
 	UNIT_RUN(test_stats);
 	UNIT_RUN(test_fuzz);
 	UNIT_RUN(test_fast_dominance);
