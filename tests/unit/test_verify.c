@@ -996,6 +996,34 @@ test_cached_analyses_messages(void)
 	kl_cfg_free(cfg);
 	kl_domtree_free(dt);
 	kl_module_free(m);
+
+	/* A br_table's last entry retargeted: the lists differ past the
+	 * edges a message shows, which then start near the difference. */
+	m = parse("function %f(i32) -> i32 {\n"
+		  "block0(v0: i32):\n"
+		  "    br_table v0, block9, [block1, block2, block3, block4, "
+		  "block5, block6, block7, block8]\n"
+		  "block1:\n    return v0\nblock2:\n    return v0\n"
+		  "block3:\n    return v0\nblock4:\n    return v0\n"
+		  "block5:\n    return v0\nblock6:\n    return v0\n"
+		  "block7:\n    return v0\nblock8:\n    return v0\n"
+		  "block9:\n    return v0\n"
+		  "}\n");
+	f = func_named(m, "f");
+	cfg = kl_cfg_new();
+	kl_cfg_compute(cfg, f);
+	br = kl_block_last_inst(f, kl_func_first_block(f));
+	CHECK(kl_inst_set_dest(f, br, 8, (kl_block_call){ { 7 }, NULL, 0 }) ==
+	      KL_OK);
+	only_cfg.cfg = cfg;
+	CHECK(verify(f, &only_cfg, &d) == 1);
+	CHECK_ERROR(&d, KL_ENT_BLOCK, "the cached CFG is stale at block0: it "
+		    "has successors [... block6, block7, block8], predecessors "
+		    "[]; the function has successors [... block6, block7, "
+		    "block7], predecessors []");
+	kl_diags_free(&d);
+	kl_cfg_free(cfg);
+	kl_module_free(m);
 }
 
 static void
