@@ -170,31 +170,76 @@ check_aliases(verifier *vf)
 
 /* ---- analyses ---- */
 
+/* At most this many edges of a list are shown in a message. */
+enum { EDGES_SHOWN = 6 };
+
 /*
- * "successors [block2, block3], predecessors [block0/inst4]": a block's
- * edges in a CFG, for messages (long lists are cut).
+ * One edge list of a block for messages: "[block2, block3]", successors
+ * as their target ("block2", with by_inst "block2 by inst4"),
+ * predecessors as "block0/inst4". A long list shows EDGES_SHOWN edges
+ * from the first that differs (`from`, found by edges_differ), so that
+ * two lists differing at their tenth edge do not read the same.
  */
 static void
-describe_edges(const kl_cfg *cfg, uint32_t b, kl_buf *out)
+describe_list(const kl_cfg *cfg, kl_block b, bool succs, bool by_inst,
+	      uint32_t from, kl_buf *out)
 {
-	kl_block blk = { b };
-	uint32_t n = kl_cfg_num_succs(cfg, blk);
-	kl_buf_puts(out, "successors [");
-	for (uint32_t k = 0; k < n && k < 6; k++)
-		kl_buf_printf(out, "%sblock%u", k ? ", " : "",
-			      kl_cfg_succ(cfg, blk, k).id);
-	if (n > 6)
-		kl_buf_printf(out, ", ... %u in all", n);
-	n = kl_cfg_num_preds(cfg, blk);
-	kl_buf_puts(out, "], predecessors [");
-	for (uint32_t k = 0; k < n && k < 6; k++) {
-		kl_cfg_edge e = kl_cfg_pred(cfg, blk, k);
-		kl_buf_printf(out, "%sblock%u/inst%u", k ? ", " : "",
-			      e.block.id, e.inst.id);
+	uint32_t n = succs ? kl_cfg_num_succs(cfg, b)
+			   : kl_cfg_num_preds(cfg, b);
+	uint32_t k = from >= EDGES_SHOWN && from < n ? from - 2 : 0;
+	uint32_t end = k + EDGES_SHOWN < n ? k + EDGES_SHOWN : n;
+	kl_buf_puts(out, "[");
+	if (k)
+		kl_buf_puts(out, "... ");
+	for (uint32_t first = k; k < end; k++) {
+		kl_cfg_edge e = succs ? kl_cfg_succ_edge(cfg, b, k)
+				      : kl_cfg_pred(cfg, b, k);
+		kl_buf_printf(out, "%sblock%u", k > first ? ", " : "",
+			      e.block.id);
+		if (!succs)
+			kl_buf_printf(out, "/inst%u", e.inst.id);
+		else if (by_inst)
+			kl_buf_printf(out, " by inst%u", e.inst.id);
 	}
-	if (n > 6)
+	if (end < n)
 		kl_buf_printf(out, ", ... %u in all", n);
 	kl_buf_putc(out, ']');
+}
+
+/* The first index at which b's successor (or predecessor) lists in a
+ * and c differ, 0 if they do not. */
+static uint32_t
+edges_differ(const kl_cfg *a, const kl_cfg *c, kl_block b, bool succs)
+{
+	uint32_t na = succs ? kl_cfg_num_succs(a, b) : kl_cfg_num_preds(a, b);
+	uint32_t nc = succs ? kl_cfg_num_succs(c, b) : kl_cfg_num_preds(c, b);
+	uint32_t k = 0;
+	for (; k < na && k < nc; k++) {
+		kl_cfg_edge x = succs ? kl_cfg_succ_edge(a, b, k)
+				      : kl_cfg_pred(a, b, k);
+		kl_cfg_edge y = succs ? kl_cfg_succ_edge(c, b, k)
+				      : kl_cfg_pred(c, b, k);
+		if (x.block.id != y.block.id || x.inst.id != y.inst.id)
+			return k;
+	}
+	return na == nc ? 0 : k;
+}
+
+/*
+ * "successors [block2, block3], predecessors [block0/inst4]": block b's
+ * edges in cfg, for a message comparing cfg with other.
+ */
+static void
+describe_edges(const kl_cfg *cfg, const kl_cfg *other, uint32_t b,
+	       bool by_inst, kl_buf *out)
+{
+	kl_block blk = { b };
+	kl_buf_puts(out, "successors ");
+	describe_list(cfg, blk, true, by_inst,
+		      edges_differ(cfg, other, blk, true), out);
+	kl_buf_puts(out, ", predecessors ");
+	describe_list(cfg, blk, false, by_inst,
+		      edges_differ(cfg, other, blk, false), out);
 }
 
 static void
@@ -209,12 +254,32 @@ compare_cfg(verifier *vf, const kl_cfg *cached)
 		return;
 	}
 	kl_buf have = { 0 }, want = { 0 };
-	describe_edges(cached, b.id, &have);
-	describe_edges(vf->cfg, b.id, &want);
+	describe_edges(cached, vf->cfg, b.id, false, &have);
+	describe_edges(vf->cfg, cached, b.id, false, &want);
+	if (have.len == want.len && !memcmp(have.data, want.data, have.len)) {
+		/* The same blocks, by another branch (a terminator replaced
+		 * by an equal one): the message must show what differs. */
+		kl_buf_reset(&have);
+		kl_buf_reset(&want);
+		describe_edges(cached, vf->cfg, b.id, true, &have);
+		describe_edges(vf->cfg, cached, b.id, true, &want);
+	}
 	err_block(vf, b.id, "the cached CFG is stale at block%u: it has %s; "
 		  "the function has %s", b.id, have.data, want.data);
 	kl_buf_free(&have);
 	kl_buf_free(&want);
+}
+
+/* Where b comes in dt's post-order, or KL_NONE (only for a message). */
+static uint32_t
+postorder_place(const kl_domtree *dt, uint32_t b)
+{
+	uint32_t n;
+	const kl_block *po = kl_domtree_postorder(dt, &n);
+	for (uint32_t k = 0; k < n; k++)
+		if (po[k].id == b)
+			return k;
+	return KL_NONE;
 }
 
 static void
@@ -228,8 +293,31 @@ compare_domtree(verifier *vf, const kl_domtree *cached)
 			 "function's at block%u", b.id);
 		return;
 	}
+	/* kl_domtree_equal compares reachability and the post-order as well
+	 * as the idoms: say which of them differs, or the message would read
+	 * "immediate dominator block0, should be block0". */
+	bool have_r = kl_domtree_is_reachable(cached, b);
+	bool want_r = kl_domtree_is_reachable(vf->dt, b);
 	kl_block have = kl_domtree_idom(cached, b);
 	kl_block want = kl_domtree_idom(vf->dt, b);
+	if (have_r != want_r && have.id == want.id) {
+		err_block(vf, b.id, "the cached dominator tree is stale at "
+			  "block%u: it is %s there, should be %s", b.id,
+			  have_r ? "reachable" : "unreachable",
+			  want_r ? "reachable" : "unreachable");
+		return;
+	}
+	if (have.id == want.id) {
+		uint32_t hp = postorder_place(cached, b.id);
+		uint32_t wp = postorder_place(vf->dt, b.id);
+		char hs[32], ws[32];
+		snprintf(hs, sizeof hs, hp == KL_NONE ? "none" : "%u", hp);
+		snprintf(ws, sizeof ws, wp == KL_NONE ? "none" : "%u", wp);
+		err_block(vf, b.id, "the cached dominator tree is stale at "
+			  "block%u: its place in the post-order is %s, should "
+			  "be %s", b.id, hs, ws);
+		return;
+	}
 	char hs[32], ws[32];
 	snprintf(hs, sizeof hs, have.id == KL_NONE ? "none" : "block%u",
 		 have.id);

@@ -930,6 +930,102 @@ test_cached_analyses(void)
 	kl_module_free(m);
 }
 
+/*
+ * A cached tree that differs only in reachability or in its post-order
+ * (kl_domtree_equal compares both) is named for what differs: the idoms
+ * agree, and "immediate dominator block0, should be block0" said nothing.
+ * So is a cached CFG whose edges differ only in their branch.
+ */
+static void
+test_cached_analyses_messages(void)
+{
+	kl_module *m = parse("function %f(i32) -> i32 {\n"
+			     "block0(v0: i32):\n"
+			     "    brif v0, block1, block2\n"
+			     "block1:\n"
+			     "    jump block3\n"
+			     "block2:\n"
+			     "    jump block3\n"
+			     "block3:\n"
+			     "    return v0\n"
+			     "}\n");
+	kl_func *f = func_named(m, "f");
+	kl_cfg *cfg = kl_cfg_new();
+	kl_domtree *dt = kl_domtree_new();
+	kl_cfg_compute(cfg, f);
+	kl_domtree_compute(dt, f, cfg);
+	kl_diags d = { 0 };
+
+	/* The arms swapped: same idoms, another depth-first order. */
+	kl_inst br = kl_block_last_inst(f, kl_func_first_block(f));
+	CHECK(kl_inst_set_dest(f, br, 0, (kl_block_call){ { 2 }, NULL, 0 }) ==
+	      KL_OK);
+	CHECK(kl_inst_set_dest(f, br, 1, (kl_block_call){ { 1 }, NULL, 0 }) ==
+	      KL_OK);
+	kl_verify_ctx only_dt = { .domtree = dt };
+	CHECK(verify(f, &only_dt, &d) == 1);
+	CHECK_ERROR(&d, KL_ENT_BLOCK, "the cached dominator tree is stale at "
+		    "block2: its place in the post-order is 1, should be 2");
+	CHECK(!has_error(&d, KL_ENT_BLOCK, "block0, should be block0"));
+	kl_diags_free(&d);
+
+	/* A tree never computed: the entry is unreachable in it. */
+	kl_domtree *empty = kl_domtree_new();
+	kl_verify_ctx never = { .domtree = empty };
+	CHECK(verify(f, &never, &d) == 1);
+	CHECK_ERROR(&d, KL_ENT_BLOCK, "the cached dominator tree is stale at "
+		    "block0: it is unreachable there, should be reachable");
+	kl_diags_free(&d);
+
+	kl_domtree_free(empty);
+
+	/* The brif (inst0) replaced by a copy of itself, inst4: the edges
+	 * join the same blocks, the cached ones by the old branch. */
+	kl_cfg_compute(cfg, f);
+	kl_inst copy = kl_inst_clone(f, br);
+	CHECK(copy.id == 4 && kl_inst_move_before(f, copy, br) == KL_OK);
+	kl_inst_remove(f, br);
+	kl_verify_ctx only_cfg = { .cfg = cfg };
+	CHECK(verify(f, &only_cfg, &d) == 1);
+	CHECK_ERROR(&d, KL_ENT_BLOCK, "the cached CFG is stale at block0: it "
+		    "has successors [block2 by inst0, block1 by inst0], "
+		    "predecessors []; the function has successors [block2 by "
+		    "inst4, block1 by inst4], predecessors []");
+	kl_diags_free(&d);
+
+	kl_cfg_free(cfg);
+	kl_domtree_free(dt);
+	kl_module_free(m);
+
+	/* A br_table's last entry retargeted: the lists differ past the
+	 * edges a message shows, which then start near the difference. */
+	m = parse("function %f(i32) -> i32 {\n"
+		  "block0(v0: i32):\n"
+		  "    br_table v0, block9, [block1, block2, block3, block4, "
+		  "block5, block6, block7, block8]\n"
+		  "block1:\n    return v0\nblock2:\n    return v0\n"
+		  "block3:\n    return v0\nblock4:\n    return v0\n"
+		  "block5:\n    return v0\nblock6:\n    return v0\n"
+		  "block7:\n    return v0\nblock8:\n    return v0\n"
+		  "block9:\n    return v0\n"
+		  "}\n");
+	f = func_named(m, "f");
+	cfg = kl_cfg_new();
+	kl_cfg_compute(cfg, f);
+	br = kl_block_last_inst(f, kl_func_first_block(f));
+	CHECK(kl_inst_set_dest(f, br, 8, (kl_block_call){ { 7 }, NULL, 0 }) ==
+	      KL_OK);
+	only_cfg.cfg = cfg;
+	CHECK(verify(f, &only_cfg, &d) == 1);
+	CHECK_ERROR(&d, KL_ENT_BLOCK, "the cached CFG is stale at block0: it "
+		    "has successors [... block6, block7, block8], predecessors "
+		    "[]; the function has successors [... block6, block7, "
+		    "block7], predecessors []");
+	kl_diags_free(&d);
+	kl_cfg_free(cfg);
+	kl_module_free(m);
+}
+
 static void
 test_stats(void)
 {
@@ -1364,6 +1460,7 @@ main(void)
 	UNIT_RUN(test_types_built);
 	UNIT_RUN(test_call_results);
 	UNIT_RUN(test_cached_analyses);
+	UNIT_RUN(test_cached_analyses_messages);
 	UNIT_RUN(test_stats);
 	UNIT_RUN(test_fuzz);
 	UNIT_RUN(test_fast_dominance);
