@@ -101,16 +101,21 @@ static const char program[] =
 	"    return v1, v2\n"
 	"}\n";
 
+/* A module from text that must parse. */
 static kl_module *
-parse(void)
+parse_text(const char *text, size_t len)
 {
 	kl_module *m = NULL;
 	kl_diags d = { 0 };
-	kl_status st = kl_parse_module(program, sizeof program - 1, NULL, &m,
-				       &d);
-	CHECK(st == KL_OK);
+	CHECK(kl_parse_module(text, len, NULL, &m, &d) == KL_OK);
 	kl_diags_free(&d);
 	return m;
+}
+
+static kl_module *
+parse(void)
+{
+	return parse_text(program, sizeof program - 1);
 }
 
 static kl_sym
@@ -210,8 +215,7 @@ test_malformed_counts(void)
 				   "block1(v0: i32):\n"
 				   "    return v0\n"
 				   "}\n";
-	kl_module *m = NULL;
-	CHECK(kl_parse_module(text, sizeof text - 1, NULL, &m, NULL) == KL_OK);
+	kl_module *m = parse_text(text, sizeof text - 1);
 	kl_interp *it = kl_interp_new(m, NULL);
 	kl_run_result r;
 	CHECK(kl_interp_call(it, sym(m, "f"), NULL, 0, &r) == KL_OK);
@@ -259,8 +263,7 @@ test_variadic_arg_count(void)
 				   "block0(v0: i32):\n"
 				   "    return v0\n"
 				   "}\n";
-	kl_module *m = NULL;
-	CHECK(kl_parse_module(text, sizeof text - 1, NULL, &m, NULL) == KL_OK);
+	kl_module *m = parse_text(text, sizeof text - 1);
 	kl_interp *it = kl_interp_new(m, NULL);
 	kl_run_result r;
 	uint64_t args[2] = { 5, 6 };
