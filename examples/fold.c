@@ -69,34 +69,6 @@ placed(const kl_func *f, kl_inst i)
 	return kl_inst_block(f, i).id != KL_NONE;
 }
 
-/*
- * What each value resolves to, by value, for the operands of placed
- * instructions (the others, to themselves): read from the use lists,
- * which file a use made through an alias under the value the alias leads
- * to. kl_value_resolve would walk an alias's whole chain each time it is
- * asked, quadratic down a long chain whose links are all used.
- */
-static void
-resolve_operands(const kl_func *f, const kl_uses *uses, uint32_t *resolved)
-{
-	uint32_t nv = kl_func_value_bound(f);
-	for (uint32_t v = 0; v < nv; v++)
-		resolved[v] = v;
-	for (uint32_t v = 0; v < nv; v++) {
-		if (kl_value_is_alias(f, (kl_value){ v }))
-			continue; /* its list is the value it leads to */
-		uint32_t n;
-		const kl_use *u = kl_uses_of(uses, f, (kl_value){ v }, &n);
-		for (uint32_t k = 0; k < n; k++) {
-			kl_inst i = u[k].inst;
-			kl_value used = u[k].dest == KL_NONE
-				? kl_inst_arg(f, i, u[k].index)
-				: kl_inst_dest_arg(f, i, u[k].dest, u[k].index);
-			resolved[used.id] = v;
-		}
-	}
-}
-
 /* x cut to its type's width and sign-extended, as iconst holds it. */
 static uint64_t
 wrap(uint64_t x, unsigned bits)
@@ -163,7 +135,6 @@ typedef struct sccp {
 	const kl_module *m;
 	kl_func *f;
 	kl_uses *uses;
-	uint32_t *resolved;   /* by value: resolve_operands' */
 	fact *facts;          /* by value (resolved) */
 	bool *runs;           /* by block: some path that runs reaches it */
 	uint32_t *first_edge; /* by instruction: its first destination's edge */
@@ -178,7 +149,9 @@ typedef struct sccp {
 static fact
 fact_of(const sccp *s, kl_value v)
 {
-	uint32_t r = s->resolved[v.id];
+	/* (kl_uses_resolve: O(1); kl_value_resolve would walk an alias's
+	 * chain each time, quadratic down a long chain of used links) */
+	uint32_t r = kl_uses_resolve(s->uses, s->f, v).id;
 	fact x = s->facts[r];
 	return x.kind == VARYING ? (fact){ COPY, r, 0 } : x;
 }
@@ -213,7 +186,7 @@ followed_address(sccp *s, uint32_t v)
 	uint32_t n = 0;
 	uint8_t answer = NO;
 	for (;;) {
-		v = s->resolved[v];
+		v = kl_uses_resolve(s->uses, f, (kl_value){ v }).id;
 		if (s->address[v] != NOT_ASKED) {
 			answer = s->address[v];
 			break;
@@ -541,8 +514,6 @@ fold_function(const kl_module *m, kl_func *f, kl_uses *uses, fold_counts *n)
 	uint32_t nv = kl_func_value_bound(f), ni = kl_func_inst_bound(f);
 	sccp s = { .m = m, .f = f, .uses = uses };
 	kl_uses_compute(uses, f);
-	s.resolved = must_alloc(nv, sizeof *s.resolved);
-	resolve_operands(f, uses, s.resolved);
 	s.facts = must_alloc(nv, sizeof *s.facts);
 	s.address = must_alloc(nv, 1);
 	s.path = must_alloc(nv, sizeof *s.path);
@@ -567,7 +538,6 @@ fold_function(const kl_module *m, kl_func *f, kl_uses *uses, fold_counts *n)
 	free(s.path);
 	free(s.address);
 	free(s.facts);
-	free(s.resolved);
 }
 
 /* Does pure instruction i compute only values nothing uses? */
@@ -591,8 +561,6 @@ remove_dead(kl_func *f, kl_uses *uses, fold_counts *n)
 	kl_uses_compute(uses, f);
 	uint32_t nv = kl_func_value_bound(f);
 	uint32_t *count = must_alloc(nv, sizeof *count);
-	uint32_t *resolved = must_alloc(nv, sizeof *resolved);
-	resolve_operands(f, uses, resolved);
 	for (uint32_t v = 0; v < nv; v++)
 		kl_uses_of(uses, f, (kl_value){ v }, &count[v]);
 	id_stack work = { 0 };
@@ -609,8 +577,9 @@ remove_dead(kl_func *f, kl_uses *uses, fold_counts *n)
 		kl_inst_remove(f, i);
 		n->dead++;
 		for (uint32_t k = 0, na = kl_inst_num_args(f, i); k < na; k++) {
-			kl_value a = { resolved[kl_inst_arg(f, i, k).id] };
-			if (count[a.id] && --count[a.id] == 0) {
+			kl_value a = kl_uses_resolve(uses, f,
+						     kl_inst_arg(f, i, k));
+			if (a.id < nv && count[a.id] && --count[a.id] == 0) {
 				kl_inst def = kl_value_def_inst(f, a);
 				if (def.id != KL_NONE && placed(f, def))
 					push(&work, def.id);
@@ -618,7 +587,6 @@ remove_dead(kl_func *f, kl_uses *uses, fold_counts *n)
 		}
 	}
 	free(work.items);
-	free(resolved);
 	free(count);
 }
 

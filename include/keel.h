@@ -948,6 +948,10 @@ void kl_uses_compute(kl_uses *u, const kl_func *f);
  * function computed. */
 const kl_use *kl_uses_of(const kl_uses *u, const kl_func *f, kl_value v,
 			 uint32_t *n);
+/* The value v stood for when u was computed (kl_value_resolve's answer
+ * then), in O(1) where kl_value_resolve walks the alias chain each time;
+ * a value made since is resolved by kl_value_resolve. */
+kl_value kl_uses_resolve(const kl_uses *u, const kl_func *f, kl_value v);
 
 /*
  * The analyses as text (the formats of `keel cfg`, `keel domtree` and the

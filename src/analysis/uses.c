@@ -159,3 +159,12 @@ kl_uses_of(const kl_uses *u, const kl_func *f, kl_value v, uint32_t *n)
 	*n = u->start[r + 1] - u->start[r];
 	return *n ? u->uses + u->start[r] : NULL;
 }
+
+kl_value
+kl_uses_resolve(const kl_uses *u, const kl_func *f, kl_value v)
+{
+	if (v.id >= u->nvalues || v.id >= f->nvalues)
+		return kl_value_resolve(f, v);
+	/* (no table: no alias existed, each value stood for itself) */
+	return (kl_value){ u->resolved ? u->resolved[v.id] : v.id };
+}

@@ -342,6 +342,10 @@ test_uses(void)
 	CHECK(kl_uses_of(u, f, dead, &n) == NULL && n == 0);
 	CHECK(kl_uses_of(u, f, both, &n) != NULL && n == 1);
 	CHECK(kl_uses_of(u, f, KL_NO_VALUE, &n) == NULL && n == 0);
+	/* resolving through the table of the compute */
+	CHECK(kl_uses_resolve(u, f, alias_src).id == x.id);
+	CHECK(kl_uses_resolve(u, f, x).id == x.id);
+	CHECK(kl_uses_resolve(u, f, KL_NO_VALUE).id == KL_NO_VALUE.id);
 	use = kl_uses_of(u, f, p, &n);
 	CHECK(n == 1 && use[0].inst.id == kl_value_def_inst(f, both).id &&
 	      use[0].index == 0);
@@ -370,6 +374,10 @@ test_uses(void)
 	use = kl_uses_of(u, f, both, &n);
 	CHECK(n == 1 && use[0].inst.id == ret.id);
 	CHECK(kl_uses_of(u, f, y, &n) != NULL && n == 4);
+	CHECK(kl_uses_resolve(u, f, both).id == both.id); /* as computed */
+	kl_builder_before(&b, ret);
+	kl_value later = kl_build_iconst(&b, i32, 3); /* made since */
+	CHECK(kl_uses_resolve(u, f, later).id == later.id);
 	kl_uses_free(u);
 	kl_uses_free(NULL);
 	kl_module_free(m);
