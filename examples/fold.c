@@ -36,12 +36,11 @@ typedef struct id_stack {
 	uint32_t len, cap;
 } id_stack;
 
-/* Memory for n things of size bytes, or a message and exit: an example
- * keeps its error paths short. */
+/* p, unless the allocation that gave it failed: then a message and
+ * exit (an example keeps its error paths short). */
 static void *
-must_alloc(size_t n, size_t size)
+must(void *p)
 {
-	void *p = calloc(n ? n : 1, size);
 	if (!p) {
 		fputs("fold: out of memory\n", stderr);
 		exit(1);
@@ -49,16 +48,19 @@ must_alloc(size_t n, size_t size)
 	return p;
 }
 
+/* Memory for n things of size bytes, zeroed. */
+static void *
+must_alloc(size_t n, size_t size)
+{
+	return must(calloc(n ? n : 1, size));
+}
+
 static void
 push(id_stack *s, uint32_t id)
 {
 	if (s->len == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 64;
-		s->items = realloc(s->items, s->cap * sizeof *s->items);
-		if (!s->items) {
-			fputs("fold: out of memory\n", stderr);
-			exit(1);
-		}
+		s->items = must(realloc(s->items, s->cap * sizeof *s->items));
 	}
 	s->items[s->len++] = id;
 }
