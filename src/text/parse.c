@@ -1340,14 +1340,25 @@ skip_body(parser *p)
 
 static uint32_t
 define_sym(parser *p, const char *pos, const char *name, size_t len,
-	   kl_sym_kind kind)
+	   kl_sym_kind kind, bool body)
 {
 	kl_status st;
 	bool redef = p->opts && p->opts->allow_redefinition;
 	uint32_t s = module_add_sym(p->m, name, len, kind, redef, &st);
-	if (st == KL_ERR_EXISTS)
-		fail_at(p, pos, "%.*s is already defined", (int)(p->p - pos),
-			pos);
+	if (st == KL_ERR_EXISTS) {
+		/* Front ends that write C-style prototypes meet this one
+		 * first: say where the other item is, and that a function
+		 * the module defines needs no declare. */
+		const kl_sym_data *old =
+			&p->m->syms[kl_module_lookup(p->m, name, len).id];
+		int n = (int)(p->p - pos);
+		if (body && old->kind == KL_SYM_FUNC && !old->defined)
+			fail_at(p, pos, "%.*s is already declared on line %u; a "
+				"function defined in the module needs no "
+				"declare", n, pos, old->line);
+		fail_at(p, pos, "%.*s is already defined on line %u", n, pos,
+			old->line);
+	}
 	if (st != KL_OK)
 		fail_at(p, pos, "%s", len > UINT32_MAX / 2 ? "name too long"
 							      : STORE_FULL);
@@ -1357,7 +1368,7 @@ define_sym(parser *p, const char *pos, const char *name, size_t len,
 
 /* A name being defined: its bytes are copied out of tmp. */
 static uint32_t
-parse_defined_name(parser *p, kl_sym_kind kind)
+parse_defined_name(parser *p, kl_sym_kind kind, bool body)
 {
 	skip_ws(p);
 	const char *pos = p->p;
@@ -1365,13 +1376,13 @@ parse_defined_name(parser *p, kl_sym_kind kind)
 	size_t len;
 	kl_buf_reset(&p->names);
 	parse_name(p, &p->names, &name, &len);
-	return define_sym(p, pos, name, len, kind);
+	return define_sym(p, pos, name, len, kind, body);
 }
 
 static void
 parse_declare(parser *p)
 {
-	uint32_t s = parse_defined_name(p, KL_SYM_FUNC);
+	uint32_t s = parse_defined_name(p, KL_SYM_FUNC, false);
 	p->m->syms[s].sig = parse_signature(p);
 }
 
@@ -1379,7 +1390,7 @@ static void
 parse_function(parser *p)
 {
 	uint32_t line = p->line;
-	uint32_t s = parse_defined_name(p, KL_SYM_FUNC);
+	uint32_t s = parse_defined_name(p, KL_SYM_FUNC, true);
 	kl_sym_data *sd = &p->m->syms[s];
 	sd->sig = parse_signature(p);
 	expect(p, '{', "'{' to open the function body");
@@ -1537,7 +1548,7 @@ parse_data_item(parser *p, uint32_t s)
 static void
 parse_data(parser *p)
 {
-	uint32_t s = parse_defined_name(p, KL_SYM_DATA);
+	uint32_t s = parse_defined_name(p, KL_SYM_DATA, false);
 	p->m->syms[s].align = 1;
 	p->m->syms[s].items = p->m->nitems;
 	expect(p, '=', "'='");
