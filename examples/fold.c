@@ -215,6 +215,20 @@ followed_address(sccp *s, uint32_t v)
 	return answer == YES;
 }
 
+/* What a user of v learns through a copy of it (a copy instruction, or a
+ * block parameter passed v): v's fact, except that an address the
+ * verifier follows stays behind its copy. Accesses through the copy are
+ * not checked against the object, and in a block that may run but never
+ * does they may lie outside it. */
+static fact
+copied_fact(sccp *s, kl_value v)
+{
+	fact x = fact_of(s, v);
+	if (x.kind == COPY && followed_address(s, x.copy))
+		x = (fact){ VARYING, 0, 0 };
+	return x;
+}
+
 /*
  * Argument arg reaches parameter p on an edge that may be taken: p's fact
  * meets arg's. p passed to itself round a loop needs no special case: it
@@ -224,10 +238,7 @@ followed_address(sccp *s, uint32_t v)
 static void
 meet_param(sccp *s, kl_value p, kl_value arg)
 {
-	fact x = fact_of(s, arg);
-	if (x.kind == COPY && followed_address(s, x.copy))
-		x = (fact){ VARYING, 0, 0 };
-	lower(s, p.id, x);
+	lower(s, p.id, copied_fact(s, arg));
 }
 
 /* The edge from destination d of branch i may be taken: its arguments
@@ -272,8 +283,9 @@ known_dest(const sccp *s, kl_inst i, fact c)
 /*
  * The constant instruction i computes from constant operands x and y (y
  * the immediate of the _imm forms), if it is one this pass knows:
- * integer arithmetic that cannot trap, compares. Unsigned arithmetic: it
- * wraps as the IR's does, with no undefined behaviour in C.
+ * integer arithmetic that cannot trap, shifts, compares, extensions and
+ * reductions. Unsigned arithmetic: it wraps as the IR's does, with no
+ * undefined behaviour in C.
  */
 static bool
 fold_op(const sccp *s, kl_inst i, uint64_t x, uint64_t y, uint64_t *out)
@@ -281,6 +293,7 @@ fold_op(const sccp *s, kl_inst i, uint64_t x, uint64_t y, uint64_t *out)
 	const kl_func *f = s->f;
 	kl_type operand = kl_value_type(f, kl_inst_arg(f, i, 0));
 	unsigned bits = 8 * kl_type_bytes(s->m, operand);
+	unsigned amount = (unsigned)(y & (bits - 1)); /* modulo the width */
 	uint64_t r;
 	switch (kl_inst_opcode(f, i)) {
 	case KL_OP_IADD: case KL_OP_IADD_IMM: r = x + y; break;
@@ -290,19 +303,31 @@ fold_op(const sccp *s, kl_inst i, uint64_t x, uint64_t y, uint64_t *out)
 	case KL_OP_BAND: case KL_OP_BAND_IMM: r = x & y; break;
 	case KL_OP_BOR: case KL_OP_BOR_IMM: r = x | y; break;
 	case KL_OP_BXOR: case KL_OP_BXOR_IMM: r = x ^ y; break;
+	case KL_OP_ISHL: case KL_OP_ISHL_IMM: r = x << amount; break;
+	case KL_OP_USHR: case KL_OP_USHR_IMM:
+		r = low_bits(x, bits) >> amount;
+		break;
+	case KL_OP_SSHR: case KL_OP_SSHR_IMM: /* x is sign-extended */
+		r = x >> 63 ? ~(~x >> amount) : x >> amount;
+		break;
+	case KL_OP_UEXTEND: r = low_bits(x, bits); break;
+	case KL_OP_SEXTEND: case KL_OP_IREDUCE: r = x; break;
 	case KL_OP_ICMP: case KL_OP_ICMP_IMM:
 		*out = compare((kl_intcc)kl_inst_cond(f, i), x, y, bits);
 		return true; /* an i8, 0 or 1 */
 	default:
 		return false;
 	}
-	*out = wrap(r, bits);
+	/* Cut to the result's width (an extension's or reduction's is not
+	 * its operand's). */
+	kl_type result = kl_value_type(f, kl_inst_result(f, i, 0));
+	*out = wrap(r, 8 * kl_type_bytes(s->m, result));
 	return true;
 }
 
 /* The fact of the one result of instruction i, from its operands'. */
 static fact
-result_fact(const sccp *s, kl_inst i)
+result_fact(sccp *s, kl_inst i)
 {
 	const kl_func *f = s->f;
 	const fact varying = { VARYING, 0, 0 };
@@ -313,6 +338,8 @@ result_fact(const sccp *s, kl_inst i)
 			       wrap((uint64_t)kl_inst_imm(f, i),
 				    8 * kl_type_bytes(s->m, t)) };
 	}
+	if (kl_inst_opcode(f, i) == KL_OP_COPY)
+		return copied_fact(s, kl_inst_arg(f, i, 0));
 	uint32_t nargs = kl_inst_num_args(f, i);
 	if (nargs == 0 || nargs > 2)
 		return varying;
@@ -495,14 +522,18 @@ rewrite(sccp *s, fold_counts *n)
 			    kl_inst_opcode(f, i) != KL_OP_ICONST) {
 				kl_value r = kl_inst_result(f, i, 0);
 				fact x = s->facts[r.id];
+				kl_value same = { x.copy }; /* of a copy */
 				if (x.kind == CONSTANT) {
 					kl_builder_before(&b, i);
-					kl_value c = constant_like(&b, r, x);
-					kl_inst_remove(f, i);
-					if (kl_value_set_alias(f, r, c) != KL_OK)
-						abort(); /* as above */
-					n->folded++;
+					same = constant_like(&b, r, x);
+				} else if (x.kind != COPY) {
+					i = next;
+					continue;
 				}
+				kl_inst_remove(f, i);
+				if (kl_value_set_alias(f, r, same) != KL_OK)
+					abort(); /* as above */
+				n->folded++;
 			}
 			i = next;
 		}

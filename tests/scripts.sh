@@ -95,6 +95,16 @@ if "$build"/fold tests/fold/switch.kl >"$dir/switch-folded.kl" 2>"$dir/fold.err"
 	! grep -q 'br_table\|iconst.i32 [13]0$\|99' "$dir/switch-folded.kl" &&
 	"$build"/keel run "$dir/switch-folded.kl" >/dev/null; [ $? = 23 ]; then ok; else
 	bad "examples/fold.c on tests/fold/switch.kl: $(cat "$dir/fold.err" "$dir/switch-folded.kl")"; fi
+# ... and shifts, extensions, reductions and copies of constants fold
+# (to the value %main returned before), a copy of a varying value becomes
+# an alias, and a copy of an alloca's address stays, so that an access
+# through it that may run is not checked against the alloca
+if "$build"/fold tests/fold/casts.kl >"$dir/casts-folded.kl" 2>"$dir/fold.err" &&
+	! grep -q 'sh[lr]\|extend\|ireduce.i8\|copy v4\|v3 = copy' "$dir/casts-folded.kl" &&
+	grep -q 'v2 = copy v1$' "$dir/casts-folded.kl" &&
+	[ "$("$build"/keel run "$dir/casts-folded.kl")" = 2747049 ] &&
+	[ "$("$build"/keel run "$dir/casts-folded.kl" %copies 21)" = 42 ]; then ok; else
+	bad "examples/fold.c on tests/fold/casts.kl: $(cat "$dir/fold.err" "$dir/casts-folded.kl")"; fi
 # ... and a loop nest, whose parameters pass each other's values level
 # by level, computes what it did
 "$build"/keel-gen --shape nest --size 30000 --seed 1 -o "$dir/nest.kl"
