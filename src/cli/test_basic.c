@@ -4,7 +4,10 @@
  *
  *   test cat [precise]   print each function; run its check directives on
  *                        the text, or (precise) compare with the comment
- *                        block after it, which --bless rewrites.
+ *                        block after it, which --bless rewrites. `cat
+ *                        module` prints the whole module instead, against
+ *                        every directive of the file, or (precise) the
+ *                        comment block after the last item.
  *   test roundtrip       printing a function gives back its source text,
  *                        comments and blank lines aside; when two
  *                        functions in a row share a name, printing the
@@ -22,12 +25,45 @@
 
 #include "testcmd.h"
 
+/* The line of the last item's end: the last line with text other than a
+ * comment (a ';' in a string is none). */
+static uint32_t
+last_item_line(const test_file *tf)
+{
+	uint32_t line = 0, last = 0;
+	const char *s = tf->parse_text, *end = s + tf->len;
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *e = nl ? nl : end;
+		const char *c = cli_comment_start(s, e);
+		line++;
+		for (const char *t = s; t < (c ? c : e); t++)
+			if (*t != ' ' && *t != '\t' && *t != '\r') {
+				last = line;
+				break;
+			}
+		s = e + 1;
+	}
+	return last;
+}
+
 int
 test_cmd_cat(test_file *tf, const char *args, kl_buf *report)
 {
 	bool precise = test_has_option(args, "precise");
 	int failures = 0;
 	kl_buf out = { 0 };
+	if (test_has_option(args, "module")) {
+		/* The module as one "function" (func NULL) that owns every
+		 * comment of the file and ends with the last item. */
+		test_func whole = { NULL, 1, last_item_line(tf), tf->comments,
+				    tf->ncomments };
+		kl_print_module(tf->module, NULL, &out);
+		failures = test_check_output(tf, &whole, precise, out.data,
+					     out.len, report);
+		kl_buf_free(&out);
+		return failures;
+	}
 	for (uint32_t k = 0; k < tf->nfuncs; k++) {
 		kl_buf_reset(&out);
 		kl_print_func(tf->funcs[k].func, NULL, &out);

@@ -29,30 +29,31 @@ struct bless_edit {
 };
 
 static const test_command commands[] = {
-	{ "cat", test_cmd_cat, true, NULL, "precise", false, "", false },
-	{ "roundtrip", test_cmd_roundtrip, true, NULL, "module", false, "",
+	{ "cat", test_cmd_cat, true, NULL, "precise module", false, true, "",
 	  false },
-	{ "parse-error", test_cmd_parse_error, false, NULL, "", false,
-	  "error ^error", false },
-	{ "verifier", test_cmd_verifier, true, NULL, "precise", false, "error",
-	  true },
-	{ "print-cfg", test_cmd_print_cfg, true, NULL, "loops liveness", false,
+	{ "roundtrip", test_cmd_roundtrip, true, NULL, "module", false, true,
 	  "", false },
-	{ "domtree", test_cmd_domtree, true, NULL, "", false, "dominates",
+	{ "parse-error", test_cmd_parse_error, false, NULL, "", false, false,
+	  "error ^error", false },
+	{ "verifier", test_cmd_verifier, true, NULL, "precise", false, false,
+	  "error", true },
+	{ "print-cfg", test_cmd_print_cfg, true, NULL, "loops liveness", false,
+	  true, "", false },
+	{ "domtree", test_cmd_domtree, true, NULL, "", false, true, "dominates",
 	  true },
-	{ "loops", test_cmd_loops, true, NULL, "", false, "", false },
+	{ "loops", test_cmd_loops, true, NULL, "", false, true, "", false },
 	{ "interpret", test_cmd_interpret, true, NULL, "fuel= depth= memory=",
-	  false, "run output", false },
+	  false, false, "run output", false },
 	{ "pass", test_cmd_pass, true, "the passes to run (PASS[,PASS...])",
-	  "precise notes stats", true, "", false },
+	  "precise notes stats", true, true, "", false },
 };
 
 static const test_command hidden_commands[] = {
 	/* Hooks for testing the runner itself: a crash and a hang. */
-	{ "debug-crash", test_cmd_debug_crash, false, NULL, "", false, "",
-	  false },
-	{ "debug-hang", test_cmd_debug_hang, false, NULL, "", false, "",
-	  false },
+	{ "debug-crash", test_cmd_debug_crash, false, NULL, "", false, false,
+	  "", false },
+	{ "debug-hang", test_cmd_debug_hang, false, NULL, "", false, false,
+	  "", false },
 };
 
 static const test_command *
@@ -353,6 +354,10 @@ const char *
 test_func_name(const test_func *tfn, kl_buf *tmp)
 {
 	kl_buf_reset(tmp);
+	if (!tfn->func) { /* `cat module`'s whole module */
+		kl_buf_puts(tmp, "the module");
+		return tmp->data;
+	}
 	kl_module *m = kl_func_module(tfn->func);
 	size_t n;
 	const char *name = kl_sym_name(m, kl_func_sym(tfn->func), &n);
@@ -999,7 +1004,15 @@ run_file_once(const char *path, bool bless, bool *blessed, kl_buf *report)
 	tf.ncomments = ncomments;
 	if (tf.module) {
 		attach_comments(&tf, comments, ncomments);
-		failures += directives_not_run(&tf, false, report);
+		/* `cat module` runs every directive of the file, functions'
+		 * or not. */
+		bool module_directives = false;
+		for (uint32_t i = 0; i < nheader; i++)
+			module_directives |= cmds[i]->run == test_cmd_cat &&
+					     test_has_option(header[i].args,
+							     "module");
+		if (!module_directives)
+			failures += directives_not_run(&tf, false, report);
 	}
 	failures += annotations_not_read(&tf, cmds, nheader, report);
 	kl_buf one = { 0 };
@@ -1009,10 +1022,18 @@ run_file_once(const char *path, bool bless, bool *blessed, kl_buf *report)
 		tf.args = header[i].args;
 		kl_buf_reset(&one);
 		int f = 0;
-		if (check_args(&tf, cmds[i], &one))
-			f = cmds[i]->run(&tf, header[i].args, &one);
-		else
+		if (!check_args(&tf, cmds[i], &one)) {
 			f = 1;
+		} else if (cmds[i]->needs_function && tf.module &&
+			   !tf.nfuncs &&
+			   !test_has_option(header[i].args, "module")) {
+			error_at(&tf, header[i].line, header[i].name_col, &one,
+				 "'test %s' checks each function, and the file "
+				 "has none", header[i].name);
+			f = 1;
+		} else {
+			f = cmds[i]->run(&tf, header[i].args, &one);
+		}
 		/* With several commands, which one failed. */
 		if (f && nheader > 1)
 			kl_buf_printf(report, "%s:%u: in 'test %s%s%s':\n", path,

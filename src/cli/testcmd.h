@@ -73,6 +73,10 @@ typedef struct test_command {
 	const char *operand; /* what the required first word is, or NULL */
 	const char *options; /* the option words, or "" */
 	bool changes_module; /* the commands after it get a fresh parse */
+	/* It checks each function, so a file with none would pass having
+	 * checked nothing (unless the args say "module": roundtrip's whole
+	 * module check). */
+	bool needs_function;
 	/* The annotations it reads ("; KEY: ..." comments other than check
 	 * directives), space-separated keys; "^error" names a caret
 	 * annotation ("; ^ error: ..."). The runner reports an annotation
