@@ -10,7 +10,8 @@
  * and pads the caret line with one blank per character, not per byte;
  * any other byte that is not printable ASCII (a stray CR, a lone byte of
  * a broken sequence, a sequence cut by the long-line window) is shown as
- * '?', one column. Wide characters (CJK, emoji) take two columns on most
+ * '?', one column. Lines over 200 bytes are shown in a window around the
+ * column, "..." marking each end that is cut. Wide characters (CJK, emoji) take two columns on most
  * terminals and get one blank: telling them apart needs the locale's
  * width tables, which a library that never reads the locale lacks.
  * The column in the message counts bytes (docs/ir.md), not characters.
@@ -112,6 +113,9 @@ kl_diag_render(const kl_diag *d, const char *file, const char *src,
 						 ? (char)c : '?');
 		i += n ? n : 1;
 	}
+	/* Without the mark, a line cut here would look whole. */
+	if (stop < end)
+		kl_buf_puts(out, "...");
 	kl_buf_putc(out, '\n');
 	if (!d->col)
 		return;
