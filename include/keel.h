@@ -146,7 +146,8 @@ void kl_diags_sort(kl_diags *d);
 /*
  * Render one diagnostic as "FILE:LINE:COL: error: MESSAGE", followed, when
  * the source text is given and the line is known, by the source line and a
- * caret under the column. file may be NULL ("<input>").
+ * caret under the column (the line's tabs repeated before it, one blank per
+ * UTF-8 character; docs/ir.md). file may be NULL ("<input>").
  */
 void kl_diag_render(const kl_diag *d, const char *file, const char *src,
 		    size_t src_len, kl_buf *out);

@@ -1052,6 +1052,29 @@ printf 'function %%f() {\r\nblock0:\r\n    v1 = bogus v0\r\n    return\r\n}\r\n'
 if [ "$(sed -n 2p "$dir/crlf.err")" = "    v1 = bogus v0" ]; then ok; else
 	bad "keel cat on a CRLF file quotes: $(sed -n 2p "$dir/crlf.err" | od -c | head -n 2)"; fi
 
+# ---- 0e15. errors quote UTF-8 as it is, the caret under the character ----
+# (one blank per character before it: a terminal shows "\303\251" as one
+# column, and a byte that is no UTF-8, "\351" alone, as '?')
+printf 'data %%s = { i8 "\303\251\t\351", i8 bogus }\n' >"$dir/utf8.kl"
+"$build"/keel cat "$dir/utf8.kl" >/dev/null 2>"$dir/utf8.err"
+want=$(printf 'utf8.kl:1:27: error: expected an integer, found '"'bogus'"'\ndata %%s = { i8 "\303\251\t?", i8 bogus }\n                 \t       ^')
+if [ "$(sed 's|^.*/||' "$dir/utf8.err")" = "$want" ]; then ok; else
+	bad "keel cat, an error after UTF-8: $(od -c "$dir/utf8.err" | head -n 8)"; fi
+
+# ---- 0e16. a long line is quoted in a window, "..." where it is cut ----
+x300=$(printf '%300s' '' | tr ' ' x)
+printf 'function %%f() {\nblock0:\n    v0 = bogus ; %s\n    return ; %s\n    v1 = %s\n}\n' \
+	"$x300" "$x300" "$(printf '%150s' '')bogus ; $x300" >"$dir/long.kl"
+"$build"/keel cat "$dir/long.kl" >/dev/null 2>"$dir/long.err"
+# first: cut at its end only; second: at both ends, the caret still under
+want1="    v0 = bogus ; $(printf '%183s' '' | tr ' ' x)..."
+want2="...$(printf '%80s' '')bogus ; $(printf '%112s' '' | tr ' ' x)..."
+if [ "$(sed -n 2p "$dir/long.err")" = "$want1" ] &&
+	[ "$(sed -n 3p "$dir/long.err")" = "         ^" ] &&
+	[ "$(sed -n 5p "$dir/long.err")" = "$want2" ] &&
+	[ "$(sed -n 6p "$dir/long.err")" = "$(printf '%83s' '')^" ]; then ok; else
+	bad "keel cat, errors on long lines: $(cut -c 1-220 "$dir/long.err")"; fi
+
 # ---- 0e3. keel filecheck reads what keel test reads, and sees NULs ----
 printf 'not: secret\n' >"$dir/fc-not"
 printf 'x\0secret\n' | "$build"/keel filecheck "$dir/fc-not" >/dev/null 2>"$dir/fc.err"

@@ -149,6 +149,10 @@ parse_cond(parser *p, const char *const *names, int count, const char *what)
 {
 	const char *s;
 	size_t n = scan_ident(p, &s);
+	/* Not a word at all: say what is there ('-', ',', end of file)
+	 * rather than quote an empty word. */
+	if (n == 0)
+		expect_failed(p, what);
 	for (int k = 0; k < count; k++)
 		if (name_equals(names[k], s, n))
 			return (uint8_t)k;

@@ -6,7 +6,15 @@
  *            ^
  *
  * Tabs in the source line are kept in the caret line so the caret lines up
- * whatever the terminal's tab width; other bytes become spaces.
+ * whatever the terminal's tab width. Well-formed UTF-8 is shown as it is
+ * and pads the caret line with one blank per character, not per byte;
+ * any other byte that is not printable ASCII (a stray CR, a lone byte of
+ * a broken sequence, a sequence cut by the long-line window) is shown as
+ * '?', one column. Lines over 200 bytes are shown in a window around the
+ * column, "..." marking each end that is cut. Wide characters (CJK, emoji) take two columns on most
+ * terminals and get one blank: telling them apart needs the locale's
+ * width tables, which a library that never reads the locale lacks.
+ * The column in the message counts bytes (docs/ir.md), not characters.
  */
 #include "../util/util.h"
 
@@ -18,6 +26,41 @@ severity_name(kl_severity s)
 	case KL_SEV_NOTE: return "note";
 	default: return "error";
 	}
+}
+
+/*
+ * The length of the well-formed UTF-8 sequence of two to four bytes that
+ * starts s (n bytes available), or 0. Strict (RFC 3629: no overlong
+ * forms, surrogates or code points past U+10FFFF), since a terminal shows
+ * each byte of a malformed sequence as a character of its own.
+ */
+static size_t
+utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len;
+	unsigned char lo = 0x80, hi = 0xbf; /* range of the second byte */
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
 }
 
 void
@@ -60,17 +103,30 @@ kl_diag_render(const kl_diag *d, const char *file, const char *src,
 		kl_buf_puts(out, "...");
 	}
 	size_t stop = end - start > 200 ? start + 200 : end;
-	for (size_t i = start; i < stop; i++) {
+	for (size_t i = start; i < stop;) {
+		size_t n = utf8_len((const unsigned char *)src + i, stop - i);
 		unsigned char c = (unsigned char)src[i];
-		kl_buf_putc(out, (c >= 32 && c < 127) || c == '\t' ? (char)c
-								  : '?');
+		if (n)
+			kl_buf_append(out, src + i, n);
+		else
+			kl_buf_putc(out, (c >= 32 && c < 127) || c == '\t'
+						 ? (char)c : '?');
+		i += n ? n : 1;
 	}
+	/* Without the mark, a line cut here would look whole. */
+	if (stop < end)
+		kl_buf_puts(out, "...");
 	kl_buf_putc(out, '\n');
 	if (!d->col)
 		return;
 	if (start != pos)
 		kl_buf_puts(out, "   ");
-	for (size_t i = start; i < pos + col && i < stop; i++)
+	/* A tab for a tab, one blank per character shown before the
+	 * column, whatever its bytes. */
+	for (size_t i = start; i < pos + col && i < stop;) {
+		size_t n = utf8_len((const unsigned char *)src + i, stop - i);
 		kl_buf_putc(out, src[i] == '\t' ? '\t' : ' ');
+		i += n ? n : 1;
+	}
 	kl_buf_puts(out, "^\n");
 }
