@@ -16,6 +16,8 @@
  * width tables, which a library that never reads the locale lacks.
  * The column in the message counts bytes (docs/ir.md), not characters.
  */
+#include <string.h>
+
 #include "../util/util.h"
 
 static const char *
@@ -77,13 +79,16 @@ kl_diag_render(const kl_diag *d, const char *file, const char *src,
 		      d->message);
 	if (!src || d->line == 0)
 		return;
-	/* Find the line. */
+	/* Find the line (memchr: each error of a big file looks from its
+	 * start, so this is the cost of showing many of them). */
 	size_t pos = 0;
 	uint32_t l = 1;
 	while (l < d->line && pos < src_len) {
-		if (src[pos] == '\n')
-			l++;
-		pos++;
+		const char *nl = memchr(src + pos, '\n', src_len - pos);
+		if (!nl)
+			return;
+		pos = (size_t)(nl - src) + 1;
+		l++;
 	}
 	if (l < d->line)
 		return;
