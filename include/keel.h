@@ -98,6 +98,7 @@ typedef struct kl_sym { uint32_t id; } kl_sym;       /* module symbol */
 #define KL_NO_BLOCK KL_NONE_OF(kl_block)
 #define KL_NO_INST KL_NONE_OF(kl_inst)
 #define KL_NO_SYM KL_NONE_OF(kl_sym)
+#define KL_NO_SIGREF KL_NONE_OF(kl_sigref)
 
 /* Which kind of entity a diagnostic or annotation points at. */
 typedef enum kl_entity_kind {
@@ -536,7 +537,7 @@ kl_status kl_func_remove_params(kl_func *f, const kl_value *params,
  * instruction or parameter an unused alias leads to. */
 kl_status kl_value_set_alias(kl_func *f, kl_value v, kl_value target);
 /* Add `sigN = SIG` to the function's preamble (sig is copied; NULL is
- * `()`). A sigref whose id is KL_NONE if an array is NULL where its count
+ * `()`). KL_NO_SIGREF if an array is NULL where its count
  * is not 0 or a type is not one of the module's (as kl_module_declare's
  * KL_ERR_INVALID). */
 kl_sigref kl_func_add_sigref(kl_func *f, const kl_signature *sig);
