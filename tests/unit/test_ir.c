@@ -610,6 +610,19 @@ test_builder_immediates(void)
 	kl_value small = kl_build_binary_imm(&bld, KL_OP_IADD_IMM, w, -5);
 	CHECK_EQ_INT(kl_inst_imm(f, kl_value_def_inst(f, small)), -5);
 	CHECK_EQ_INT(f->nconsts, 1);
+	/* docs/api.md: an i32 immediate given unsigned is kept
+	 * sign-extended; one that fits no i32 is built, and the verifier
+	 * refuses it */
+	kl_value u = kl_build_iconst(&bld, KL_TYPE_I32, 0xffffffffll);
+	CHECK_EQ_INT(kl_inst_imm(f, kl_value_def_inst(f, u)), -1);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_ERR_VERIFY); /* no return */
+	kl_build_return(&bld, NULL, 0);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	kl_builder_before(&bld, kl_block_last_inst(f, b));
+	kl_value wide = kl_build_iconst(&bld, KL_TYPE_I32, 1ll << 40);
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_OK);
+	CHECK_EQ_INT(kl_inst_imm(f, kl_value_def_inst(f, wide)), 1ll << 40);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_ERR_VERIFY);
 	kl_module_free(m);
 }
 
