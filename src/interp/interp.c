@@ -184,7 +184,8 @@ kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 	res->message = "";
 	if (func.id >= it->nsyms)
 		return refuse(it, res, "symbol %u does not exist (the module "
-				       "has %u)", func.id, it->nsyms);
+				       "had %u when this interpreter was made)",
+			      func.id, it->nsyms);
 	if (!kl_sym_func(it->m, func))
 		return refuse_sym(it, res, func);
 	kl_signature sig = kl_sym_signature(it->m, func);

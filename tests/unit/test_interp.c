@@ -255,6 +255,13 @@ test_invalid_calls(void)
 	CHECK(kl_interp_call(it, (kl_sym){ 999 }, args, 0, &r) ==
 	      KL_ERR_INVALID);
 	CHECK(strstr(r.message, "symbol 999 does not exist") != NULL);
+	/* a function added after the interpreter was made is not one of
+	 * its symbols (it must be made again), and the message says so */
+	kl_func *late;
+	CHECK(kl_module_add_func(m, "late", 4, NULL, &late) == KL_OK);
+	CHECK(kl_interp_call(it, kl_func_sym(late), args, 0, &r) ==
+	      KL_ERR_INVALID);
+	CHECK(strstr(r.message, "when this interpreter was made") != NULL);
 	kl_interp_free(it);
 	kl_module_free(m);
 }
