@@ -98,6 +98,7 @@ typedef struct kl_sym { uint32_t id; } kl_sym;       /* module symbol */
 #define KL_NO_BLOCK KL_NONE_OF(kl_block)
 #define KL_NO_INST KL_NONE_OF(kl_inst)
 #define KL_NO_SYM KL_NONE_OF(kl_sym)
+#define KL_NO_SIGREF KL_NONE_OF(kl_sigref)
 
 /* Which kind of entity a diagnostic or annotation points at. */
 typedef enum kl_entity_kind {
@@ -144,10 +145,12 @@ void kl_diags_add(kl_diags *d, kl_severity sev, uint32_t line, uint32_t col,
 /* Sort by (line, column), keeping the order of equal positions. */
 void kl_diags_sort(kl_diags *d);
 /*
- * Render one diagnostic as "FILE:LINE:COL: error: MESSAGE", followed, when
- * the source text is given and the line is known, by the source line and a
- * caret under the column (the line's tabs repeated before it, one blank per
- * UTF-8 character; docs/ir.md). file may be NULL ("<input>").
+ * Render one diagnostic as "FILE:LINE:COL: error: MESSAGE" (":COL" left
+ * out when col is 0, and ":LINE:COL" when line is 0, as for the verifier's
+ * errors in built IR), followed, when the source text is given and the
+ * line is known, by the source line and a caret under the column (the
+ * line's tabs repeated before it, one blank per UTF-8 character;
+ * docs/ir.md). file may be NULL ("<input>").
  */
 void kl_diag_render(const kl_diag *d, const char *file, const char *src,
 		    size_t src_len, kl_buf *out);
@@ -537,7 +540,7 @@ kl_status kl_func_remove_params(kl_func *f, const kl_value *params,
  * instruction or parameter an unused alias leads to. */
 kl_status kl_value_set_alias(kl_func *f, kl_value v, kl_value target);
 /* Add `sigN = SIG` to the function's preamble (sig is copied; NULL is
- * `()`). A sigref whose id is KL_NONE if an array is NULL where its count
+ * `()`). KL_NO_SIGREF if an array is NULL where its count
  * is not 0 or a type is not one of the module's (as kl_module_declare's
  * KL_ERR_INVALID). */
 kl_sigref kl_func_add_sigref(kl_func *f, const kl_signature *sig);
@@ -564,6 +567,10 @@ kl_value kl_build_load(kl_builder *b, kl_opcode op, kl_type t, kl_value ptr,
 		       int32_t offset);
 kl_inst kl_build_store(kl_builder *b, kl_opcode op, kl_value v, kl_value ptr,
 		       int32_t offset);
+/* align is a power of two (KL_ERR_RANGE otherwise, 0 included: the text
+ * format's default alignment, the size's natural one, is the text's, so a
+ * front end writes it out). A size of 0 is built, and the verifier
+ * rejects it. */
 kl_value kl_build_alloca(kl_builder *b, uint32_t size, uint32_t align);
 kl_value kl_build_alloca_dyn(kl_builder *b, kl_value size, uint32_t align);
 kl_value kl_build_symbol_addr(kl_builder *b, kl_sym sym);
@@ -661,8 +668,9 @@ uint32_t kl_sym_source_line(const kl_module *m, kl_sym s);
 /*
  * Printing. The annotate callback, when set, is called after each printed
  * line of a function body with the entity the line shows (the function
- * header, a sigref, a block header, an instruction) and the text of that
- * line; whatever it appends to out appears below the line. Used to put
+ * header, a sigref, a block header, an instruction, or for an alias line
+ * `v3 -> v1` the value v3, as KL_ENT_VALUE) and the text of that line;
+ * whatever it appends to out appears below the line. Used to put
  * verifier errors inside the listing.
  */
 typedef struct kl_print_options {
@@ -1187,9 +1195,11 @@ void kl_run_describe(const kl_interp *it, const kl_run_result *res,
  * of type t from s[0..n): integers in decimal or hex with '_' separators,
  * '-' allowed, range-checked against the width (-2^(w-1) .. 2^w - 1);
  * floats as 1.5, 0x1.8p1, -0.0, inf, -inf, nan, nan:0xPAYLOAD (a hex
- * float must be exact in t; a decimal one rounds). Returns the number of
- * bytes used (leading blanks included), or 0, leaving *bits as it was, if
- * there is no valid literal. Formatting writes integers in signed decimal
+ * float must be exact in t; a decimal one rounds). The literal must end
+ * s or be followed by a byte that cannot continue a word (not a letter,
+ * digit, '_' or '.'): " 5," reads 5 in 2 bytes, "5x" nothing. Returns the
+ * number of bytes used (leading blanks included), or 0, leaving *bits as
+ * it was, if there is no valid literal. Formatting writes integers in signed decimal
  * at their width and floats exactly as the printer does, and "?" for a
  * type that is none.
  */

@@ -733,9 +733,10 @@ if command -v g++ >/dev/null 2>&1; then
 	cat >"$dir/cxx.cc" <<'EOF'
 #include "keel.h"
 static_assert(KL_NONE == UINT32_MAX, "none");
-bool none(kl_value v, kl_block b, kl_inst i, kl_sym s, kl_loop l) {
+bool none(kl_value v, kl_block b, kl_inst i, kl_sym s, kl_loop l, kl_sigref g) {
 	return v.id == KL_NO_VALUE.id && b.id == KL_NO_BLOCK.id && i.id == KL_NO_INST.id &&
-	       s.id == KL_NO_SYM.id && l.id == KL_NO_LOOP.id && kl_status_name(KL_OK);
+	       s.id == KL_NO_SYM.id && l.id == KL_NO_LOOP.id && g.id == KL_NO_SIGREF.id &&
+	       kl_status_name(KL_OK);
 }
 EOF
 	# compiled, not linked: a sanitized libkeel.a needs its runtime

@@ -154,6 +154,24 @@ refuse(kl_interp *it, kl_run_result *res, const char *fmt, ...)
 	return KL_ERR_INVALID;
 }
 
+/* Refuse to call symbol s, which has no body: a front end that called a
+ * declaration or a data object by mistake is told which, by name. */
+static kl_status
+refuse_sym(kl_interp *it, kl_run_result *res, kl_sym s)
+{
+	size_t len;
+	const char *name = kl_sym_name(it->m, s, &len);
+	kl_buf spelt = { 0 };
+	kl_name_format(name, len, &spelt);
+	kl_status st = kl_sym_get_kind(it->m, s) == KL_SYM_DATA
+		? refuse(it, res, "%s is a data object, not a function",
+			 spelt.data)
+		: refuse(it, res, "%s is only declared: it has no body to run",
+			 spelt.data);
+	kl_buf_free(&spelt);
+	return st;
+}
+
 kl_status
 kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 	       uint32_t nargs, kl_run_result *res)
@@ -164,9 +182,12 @@ kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 	it->pend.exit_code = 0;
 	kl_buf_reset(&it->pend.msg);
 	res->message = "";
-	if (func.id >= it->nsyms || !kl_sym_func(it->m, func))
-		return refuse(it, res, "symbol %u is not a defined function",
-			      func.id);
+	if (func.id >= it->nsyms)
+		return refuse(it, res, "symbol %u does not exist (the module "
+				       "had %u when this interpreter was made)",
+			      func.id, it->nsyms);
+	if (!kl_sym_func(it->m, func))
+		return refuse_sym(it, res, func);
 	kl_signature sig = kl_sym_signature(it->m, func);
 	/* A variadic function too takes exactly its fixed parameters here:
 	 * bare bit patterns say no types for extra arguments, and its

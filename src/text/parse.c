@@ -857,7 +857,8 @@ parse_block_header(parser *p)
 	f->block_lines[b] = line_of(p, pos);
 	layout_append_block(f, b);
 	p->in_block = true;
-	if (accept(p, '(')) {
+	/* `block1():` is `block1:`, as `jump block1()` is `jump block1`. */
+	if (accept(p, '(') && !accept(p, ')')) {
 		/* The list is made once at the end, not grown per parameter
 		 * (an error throws the whole module away). */
 		p->nscratch = 0;

@@ -966,6 +966,9 @@ test_queries_on_none(void)
 		CHECK_EQ_INT(kl_inst_offset(f, ni), 0);
 		CHECK_EQ_INT(kl_inst_callee(f, ni).id, KL_NONE);
 		CHECK_EQ_INT(kl_inst_sigref(f, ni).id, KL_NONE);
+		/* every entity kind has its none constant, sigrefs too (a
+		 * front end compares kl_func_add_sigref's answer with it) */
+		CHECK_EQ_INT(kl_inst_sigref(f, ni).id, KL_NO_SIGREF.id);
 		CHECK_EQ_INT(kl_inst_num_dests(f, ni), 0);
 		CHECK_EQ_INT(kl_inst_dest(f, ni, 0).id, KL_NONE);
 		CHECK_EQ_INT(kl_inst_dest_num_args(f, ni, 0), 0);

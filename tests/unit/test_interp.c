@@ -242,12 +242,26 @@ test_invalid_calls(void)
 	      KL_ERR_INVALID);
 	CHECK(strstr(r.message, "1 argument given, the function takes 2") !=
 	      NULL);
+	/* The message names the symbol and says what it is, so that a
+	 * front end that called a declaration by mistake learns why. */
 	CHECK(kl_interp_call(it, sym(m, "putchar"), args, 1, &r) ==
 	      KL_ERR_INVALID);
+	CHECK(r.status == KL_RUN_FAILED);
+	CHECK_EQ_STR(r.message, "%putchar is only declared: it has no body "
+				"to run");
 	CHECK(kl_interp_call(it, sym(m, "counter"), args, 0, &r) ==
 	      KL_ERR_INVALID);
+	CHECK_EQ_STR(r.message, "%counter is a data object, not a function");
 	CHECK(kl_interp_call(it, (kl_sym){ 999 }, args, 0, &r) ==
 	      KL_ERR_INVALID);
+	CHECK(strstr(r.message, "symbol 999 does not exist") != NULL);
+	/* a function added after the interpreter was made is not one of
+	 * its symbols (it must be made again), and the message says so */
+	kl_func *late;
+	CHECK(kl_module_add_func(m, "late", 4, NULL, &late) == KL_OK);
+	CHECK(kl_interp_call(it, kl_func_sym(late), args, 0, &r) ==
+	      KL_ERR_INVALID);
+	CHECK(strstr(r.message, "when this interpreter was made") != NULL);
 	kl_interp_free(it);
 	kl_module_free(m);
 }

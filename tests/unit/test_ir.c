@@ -610,6 +610,19 @@ test_builder_immediates(void)
 	kl_value small = kl_build_binary_imm(&bld, KL_OP_IADD_IMM, w, -5);
 	CHECK_EQ_INT(kl_inst_imm(f, kl_value_def_inst(f, small)), -5);
 	CHECK_EQ_INT(f->nconsts, 1);
+	/* docs/api.md: an i32 immediate given unsigned is kept
+	 * sign-extended; one that fits no i32 is built, and the verifier
+	 * refuses it */
+	kl_value u = kl_build_iconst(&bld, KL_TYPE_I32, 0xffffffffll);
+	CHECK_EQ_INT(kl_inst_imm(f, kl_value_def_inst(f, u)), -1);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_ERR_VERIFY); /* no return */
+	kl_build_return(&bld, NULL, 0);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	kl_builder_before(&bld, kl_block_last_inst(f, b));
+	kl_value wide = kl_build_iconst(&bld, KL_TYPE_I32, 1ll << 40);
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_OK);
+	CHECK_EQ_INT(kl_inst_imm(f, kl_value_def_inst(f, wide)), 1ll << 40);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_ERR_VERIFY);
 	kl_module_free(m);
 }
 
@@ -1125,6 +1138,62 @@ note_insts(void *ctx, const kl_func *f, kl_entity what, const char *line,
 		kl_buf_printf(out, "; %zu bytes\n", len);
 }
 
+/* Tags every annotated line with the kind and number of its entity. */
+static void
+note_entities(void *ctx, const kl_func *f, kl_entity what, const char *line,
+	      size_t len, kl_buf *out)
+{
+	(void)ctx;
+	(void)f;
+	(void)line;
+	(void)len;
+	kl_buf_printf(out, "; %d %u\n", (int)what.kind, what.id);
+}
+
+/* keel.h lists what the annotate callback is called with: an alias line
+ * too (as its value), which the list left out, and a diagnostic without
+ * a line renders as "FILE: error: ...", without ":0:0". */
+static void
+test_annotate_and_render_as_documented(void)
+{
+	static const char text[] = "function %f(i32) -> i32 {\n"
+				   "block0(v0: i32):\n"
+				   "    v1 = iadd v0, v0\n"
+				   "    v3 -> v1\n"
+				   "    return v3\n"
+				   "}\n";
+	kl_module *m = NULL;
+	CHECK(kl_parse_module(text, sizeof text - 1, NULL, &m, NULL) == KL_OK);
+	if (!m)
+		return;
+	kl_print_options o = { .annotate = note_entities };
+	kl_buf out = { 0 };
+	kl_print_func(kl_sym_func(m, kl_module_lookup(m, "f", 1)), &o, &out);
+	CHECK_EQ_STR(out.data, "function %f(i32) -> i32 {\n; 1 0\n"
+			       "block0(v0: i32):\n; 2 0\n"
+			       "    v1 = iadd v0, v0\n; 3 0\n"
+			       "    v3 -> v1\n; 4 3\n"
+			       "    return v3\n; 3 1\n}\n");
+	kl_diags d = { 0 };
+	kl_diags_add(&d, KL_SEV_ERROR, 0, 0, "no line");
+	kl_diags_add(&d, KL_SEV_ERROR, 2, 0, "no column");
+	kl_buf_reset(&out);
+	kl_diag_render(&d.items[0], "f.kl", text, sizeof text - 1, &out);
+	kl_diag_render(&d.items[1], NULL, NULL, 0, &out);
+	CHECK_EQ_STR(out.data, "f.kl: error: no line\n"
+			       "<input>:2: error: no column\n");
+	kl_diags_free(&d);
+	kl_buf_free(&out);
+	/* kl_build_alloca has no default alignment: 0 is refused */
+	kl_func *f = kl_sym_func(m, kl_module_lookup(m, "f", 1));
+	kl_builder b;
+	kl_builder_init(&b, f);
+	kl_builder_at_end(&b, kl_func_first_block(f));
+	CHECK_EQ_INT(kl_build_alloca(&b, 4, 0).id, KL_NONE);
+	CHECK_EQ_INT(kl_builder_status(&b), KL_ERR_RANGE);
+	kl_module_free(m);
+}
+
 /*
  * With a flush, the printer hands out the same text as without, in
  * pieces of at least KL_PRINT_CHUNK bytes that end lines (the last may
@@ -1241,6 +1310,7 @@ main(void)
 	UNIT_RUN(test_realloc_table_keeps_contents);
 	UNIT_RUN(test_numbers_past_ten_million);
 	UNIT_RUN(test_print_in_pieces);
+	UNIT_RUN(test_annotate_and_render_as_documented);
 	UNIT_RUN(test_fmt_int_widths);
 	UNIT_RUN(test_alias_cycles);
 	UNIT_RUN(test_buf_reserve_huge);
