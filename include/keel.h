@@ -567,10 +567,9 @@ kl_value kl_build_load(kl_builder *b, kl_opcode op, kl_type t, kl_value ptr,
 		       int32_t offset);
 kl_inst kl_build_store(kl_builder *b, kl_opcode op, kl_value v, kl_value ptr,
 		       int32_t offset);
-/* align is a power of two (KL_ERR_RANGE otherwise, 0 included: the text
- * format's default alignment, the size's natural one, is the text's, so a
- * front end writes it out). A size of 0 is built, and the verifier
- * rejects it. */
+/* align is a power of two (KL_ERR_RANGE otherwise), or 0 for the text
+ * format's default: the least power of two not below size, at most 16
+ * (alloca_dyn: 16). A size of 0 is built, and the verifier rejects it. */
 kl_value kl_build_alloca(kl_builder *b, uint32_t size, uint32_t align);
 kl_value kl_build_alloca_dyn(kl_builder *b, kl_value size, uint32_t align);
 kl_value kl_build_symbol_addr(kl_builder *b, kl_sym sym);

@@ -506,7 +506,7 @@ kl_build_store(kl_builder *b, kl_opcode op, kl_value v, kl_value ptr,
 static bool
 check_align(kl_builder *b, uint32_t align)
 {
-	if (align == 0 || (align & (align - 1)) != 0)
+	if (align & (align - 1))
 		return fail(b, KL_ERR_RANGE, "alignment is not a power of two");
 	return true;
 }
@@ -526,7 +526,8 @@ kl_build_alloca(kl_builder *b, uint32_t size, uint32_t align)
 	if (!ready(b, KL_OP_ALLOCA) || !check_align(b, align))
 		return KL_NO_VALUE;
 	uint32_t i = emit(b, KL_OP_ALLOCA);
-	b->func->insts[i].aux = log2_of(align);
+	b->func->insts[i].aux = align ? log2_of(align)
+				      : alloca_default_align_log2(size, true);
 	b->func->insts[i].w[1] = size;
 	return add_result(b, i, b->func->module->ptr_type);
 }
@@ -538,7 +539,8 @@ kl_build_alloca_dyn(kl_builder *b, kl_value size, uint32_t align)
 	    !check_value(b, size))
 		return KL_NO_VALUE;
 	uint32_t i = emit(b, KL_OP_ALLOCA_DYN);
-	b->func->insts[i].aux = log2_of(align);
+	b->func->insts[i].aux = align ? log2_of(align)
+				      : alloca_default_align_log2(0, false);
 	b->func->insts[i].w[1] = size.id;
 	return add_result(b, i, b->func->module->ptr_type);
 }

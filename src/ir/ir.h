@@ -684,4 +684,16 @@ void fmt_name(kl_buf *out, const char *s, size_t n);
 /* The same for a symbol of m (something visibly wrong if out of range). */
 void fmt_sym(kl_buf *out, const kl_module *m, uint32_t sym);
 
+/* The log2 of an alloca's default alignment, the text format's and the
+ * builder's (align 0): the least power of two not below size, at most
+ * 16; 16 for alloca_dyn, whose size is not known (have_size false). */
+static inline uint8_t
+alloca_default_align_log2(uint32_t size, bool have_size)
+{
+	uint8_t k = 0;
+	while (have_size && k < 4 && (1u << k) < size)
+		k++;
+	return have_size ? k : 4;
+}
+
 #endif /* KEEL_IR_H */

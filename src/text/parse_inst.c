@@ -218,13 +218,8 @@ parse_align(parser *p, uint32_t size, bool have_size)
 			return (uint8_t)kl_ctz64(a);
 		}
 	}
-	if (!accept(p, ',')) {
-		/* Default: natural alignment of the size, at most 16. */
-		uint8_t k = 0;
-		while (have_size && k < 4 && (1u << k) < size)
-			k++;
-		return have_size ? k : 4;
-	}
+	if (!accept(p, ','))
+		return alloca_default_align_log2(size, have_size);
 	if (!at_word(p, "align"))
 		fail_at(p, p->p, "expected 'align'");
 	p->p += 5;

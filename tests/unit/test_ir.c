@@ -1184,13 +1184,53 @@ test_annotate_and_render_as_documented(void)
 			       "<input>:2: error: no column\n");
 	kl_diags_free(&d);
 	kl_buf_free(&out);
-	/* kl_build_alloca has no default alignment: 0 is refused */
-	kl_func *f = kl_sym_func(m, kl_module_lookup(m, "f", 1));
+	kl_buf_free(&out);
+	kl_module_free(m);
+}
+
+/* Alignment 0 builds the text format's default, as the parser gives it to
+ * an alloca written without one (it was refused, so a front end had to
+ * work the default out); 3 is no power of two. */
+static void
+test_build_alloca_default_align(void)
+{
+	kl_module *m = kl_module_new();
+	kl_type i32 = KL_TYPE_I32;
+	kl_signature sig = { 0 };
+	kl_func *f = NULL;
+	CHECK_EQ_INT(kl_module_add_func(m, "f", 1, &sig, &f), KL_OK);
+	if (!f)
+		return;
 	kl_builder b;
 	kl_builder_init(&b, f);
-	kl_builder_at_end(&b, kl_func_first_block(f));
-	CHECK_EQ_INT(kl_build_alloca(&b, 4, 0).id, KL_NONE);
+	kl_block entry = kl_func_new_block(f);
+	kl_func_append_block(f, entry);
+	kl_builder_at_end(&b, entry);
+	kl_value size = kl_build_iconst(&b, i32, 8);
+	const uint32_t sizes[] = { 1, 3, 4, 12, 16, 100 };
+	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+		CHECK(kl_build_alloca(&b, sizes[k], 0).id != KL_NONE);
+	CHECK(kl_build_alloca_dyn(&b, size, 0).id != KL_NONE);
+	kl_build_return(&b, NULL, 0);
+	CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
+	kl_buf out = { 0 };
+	kl_print_func(f, NULL, &out);
+	CHECK_EQ_STR(out.data, "function %f() {\n"
+			       "block0:\n"
+			       "    v0 = iconst.i32 8\n"
+			       "    v1 = alloca 1, align 1\n"
+			       "    v2 = alloca 3, align 4\n"
+			       "    v3 = alloca 4, align 4\n"
+			       "    v4 = alloca 12, align 16\n"
+			       "    v5 = alloca 16, align 16\n"
+			       "    v6 = alloca 100, align 16\n"
+			       "    v7 = alloca_dyn v0, align 16\n"
+			       "    return\n"
+			       "}\n");
+	kl_builder_at_end(&b, entry);
+	CHECK_EQ_INT(kl_build_alloca(&b, 4, 3).id, KL_NONE);
 	CHECK_EQ_INT(kl_builder_status(&b), KL_ERR_RANGE);
+	kl_buf_free(&out);
 	kl_module_free(m);
 }
 
@@ -1309,6 +1349,7 @@ main(void)
 	UNIT_RUN(test_prefault_keeps_contents);
 	UNIT_RUN(test_realloc_table_keeps_contents);
 	UNIT_RUN(test_numbers_past_ten_million);
+	UNIT_RUN(test_build_alloca_default_align);
 	UNIT_RUN(test_print_in_pieces);
 	UNIT_RUN(test_annotate_and_render_as_documented);
 	UNIT_RUN(test_fmt_int_widths);
