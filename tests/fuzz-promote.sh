@@ -36,11 +36,20 @@ while [ $(( $(date +%s) - start )) -lt "$secs" ]; do
 	done
 	# shellcheck disable=SC2086
 	out=$("$build"/keel difftest -q -p promote $batch)
+	st=$?
+	runs=$((runs + 10))
+	# A status past 1 is no verdict (a crash, a keel that could not
+	# run): the whole batch counts as failed, is kept, and the run
+	# stops there.
+	if [ "$st" -gt 1 ]; then
+		echo "keel difftest exited with status $st on:$batch"
+		fails=$((fails + 10))
+		break
+	fi
 	echo "$out" | grep '^FAIL' && fails=$((fails + $(echo "$out" | grep -c '^FAIL')))
 	for f in $batch; do
 		echo "$out" | grep -q "FAIL $f" || rm -f "$f"
 	done
-	runs=$((runs + 10))
 done
 echo "fuzz-promote: $runs programs, $fails failures (kept in $dir)"
 [ "$fails" -eq 0 ]

@@ -1288,6 +1288,19 @@ KL
 	if [ "$st" = 1 ]; then ok; else bad "keel opt --print-after=all 2>/dev/full: exit $st"; fi
 fi
 
+# ---- 0h. the harness: a program failing after its summary fails ----
+# (a leak found at exit, after "N passed, 0 failed": tests/check.sh took
+# the line alone, and make check SAN=1 passed)
+mkdir -p "$dir/harness/build/unit" "$dir/harness/cwd"
+printf '#!/bin/sh\necho "leaky: 3 passed, 0 failed"\nexit 23\n' \
+	>"$dir/harness/build/unit/test_leaky"
+chmod +x "$dir/harness/build/unit/test_leaky"
+here=$(pwd)
+(cd "$dir/harness/cwd" && sh "$here/tests/check.sh" ../build) >"$dir/harness.out" 2>&1
+st=$?
+if [ "$st" = 1 ] && [ "$(tail -n 1 "$dir/harness.out")" = "3 passed, 1 failed" ]
+then ok; else bad "tests/check.sh on a test exiting 23 after '0 failed': exit $st"; cat "$dir/harness.out"; fi
+
 # ---- 1. the generator's programs ----
 n=0
 for shape in random small chain nest promote huge merged; do
