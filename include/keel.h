@@ -360,7 +360,8 @@ typedef struct kl_data_item {
 } kl_data_item;
 
 /* Add an empty data object. As kl_module_declare for the name and out, and
- * KL_ERR_RANGE when align is not a power of two (0 included). */
+ * KL_ERR_RANGE when align is not a power of two; 0 is the text format's
+ * default, 1 (as for kl_build_alloca, whose default is the size's). */
 kl_status kl_module_add_data(kl_module *m, const char *name, size_t len,
 			     bool is_const, uint32_t align, kl_sym *out);
 /* Append an item to a data object (strings are copied). An integer

@@ -534,14 +534,14 @@ kl_module_add_data(kl_module *m, const char *name, size_t len, bool is_const,
 	if (!out)
 		out = &none;
 	*out = KL_NO_SYM;
-	if (align == 0 || (align & (align - 1)) != 0)
+	if (align & (align - 1))
 		return KL_ERR_RANGE;
 	kl_status st;
 	uint32_t id = module_add_sym(m, name, len, KL_SYM_DATA, false, &st);
 	if (st != KL_OK)
 		return st;
 	m->syms[id].is_const = is_const;
-	m->syms[id].align = align;
+	m->syms[id].align = align ? align : 1; /* 0: the text's default */
 	m->syms[id].items = m->nitems;
 	*out = (kl_sym){ id };
 	return KL_OK;

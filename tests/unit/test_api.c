@@ -1068,7 +1068,12 @@ test_null_out(void)
 	CHECK_EQ_INT(kl_module_add_data(m, "d", 1, false, 4, NULL), KL_OK);
 	CHECK_EQ_INT(kl_module_add_data(m, "e", 1, false, 3, NULL),
 		     KL_ERR_RANGE);
-	CHECK_EQ_INT(kl_module_num_syms(m), 3);
+	/* 0: the text's default alignment, 1, as a data object written
+	 * without `align` has (it was refused) */
+	kl_sym z = KL_NO_SYM;
+	CHECK_EQ_INT(kl_module_add_data(m, "z", 1, false, 0, &z), KL_OK);
+	CHECK_EQ_INT(kl_data_align(m, z), 1);
+	CHECK_EQ_INT(kl_module_num_syms(m), 4);
 	kl_module_free(m);
 }
 
