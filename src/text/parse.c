@@ -125,7 +125,14 @@ describe(const parser *p, const char *pos, char *buf, size_t cap)
 	if (c == '\n')
 		return "end of line";
 	if (c < 32 || c >= 127) {
-		snprintf(buf, cap, "byte 0x%02x", c);
+		/* A character typed by mistake (a smart quote, an accented
+		 * letter) is quoted as the user sees it. */
+		size_t n = kl_utf8_len((const unsigned char *)pos,
+				       (size_t)(p->end - pos));
+		if (n)
+			snprintf(buf, cap, "'%.*s'", (int)n, pos);
+		else
+			snprintf(buf, cap, "byte 0x%02x", c);
 		return buf;
 	}
 	size_t n = 0;

@@ -30,40 +30,6 @@ severity_name(kl_severity s)
 	}
 }
 
-/*
- * The length of the well-formed UTF-8 sequence of two to four bytes that
- * starts s (n bytes available), or 0. Strict (RFC 3629: no overlong
- * forms, surrogates or code points past U+10FFFF), since a terminal shows
- * each byte of a malformed sequence as a character of its own.
- */
-static size_t
-utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len;
-	unsigned char lo = 0x80, hi = 0xbf; /* range of the second byte */
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4;
-	else
-		return 0;
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	if (n < len || s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
-}
 
 void
 kl_diag_render(const kl_diag *d, const char *file, const char *src,
@@ -109,7 +75,7 @@ kl_diag_render(const kl_diag *d, const char *file, const char *src,
 	}
 	size_t stop = end - start > 200 ? start + 200 : end;
 	for (size_t i = start; i < stop;) {
-		size_t n = utf8_len((const unsigned char *)src + i, stop - i);
+		size_t n = kl_utf8_len((const unsigned char *)src + i, stop - i);
 		unsigned char c = (unsigned char)src[i];
 		if (n)
 			kl_buf_append(out, src + i, n);
@@ -129,7 +95,7 @@ kl_diag_render(const kl_diag *d, const char *file, const char *src,
 	/* A tab for a tab, one blank per character shown before the
 	 * column, whatever its bytes. */
 	for (size_t i = start; i < pos + col && i < stop;) {
-		size_t n = utf8_len((const unsigned char *)src + i, stop - i);
+		size_t n = kl_utf8_len((const unsigned char *)src + i, stop - i);
 		kl_buf_putc(out, src[i] == '\t' ? '\t' : ' ');
 		i += n ? n : 1;
 	}

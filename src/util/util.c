@@ -220,3 +220,38 @@ kl_pow2_ceil(uint32_t x)
 		p <<= 1;
 	return p;
 }
+
+/*
+ * The length of the well-formed UTF-8 sequence of two to four bytes that
+ * starts s (n bytes available), or 0. Strict (RFC 3629: no overlong
+ * forms, surrogates or code points past U+10FFFF), since a terminal shows
+ * each byte of a malformed sequence as a character of its own.
+ */
+size_t
+kl_utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len;
+	unsigned char lo = 0x80, hi = 0xbf; /* range of the second byte */
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}

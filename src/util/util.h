@@ -204,4 +204,8 @@ kl_clz64(uint64_t x)
 /* Round up to a power of two (x >= 1, x <= 2^31). */
 uint32_t kl_pow2_ceil(uint32_t x);
 
+/* The length of the well-formed UTF-8 sequence of two to four bytes that
+ * starts s (n bytes available), or 0 (strict: RFC 3629). */
+size_t kl_utf8_len(const unsigned char *s, size_t n);
+
 #endif /* KEEL_UTIL_H */
