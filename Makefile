@@ -160,4 +160,7 @@ fuzz-promote: $(KEEL) $(GEN)
 clean:
 	rm -rf build
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(GEN_OBJ:.o=.d)
+# (the unit tests and examples are compiled and linked in one step: their
+# dependency files sit beside the programs)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(GEN_OBJ:.o=.d) \
+	$(UNIT_BIN:=.d) $(EMBED).d $(FOLD).d

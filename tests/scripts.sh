@@ -1301,6 +1301,19 @@ st=$?
 if [ "$st" = 1 ] && [ "$(tail -n 1 "$dir/harness.out")" = "3 passed, 1 failed" ]
 then ok; else bad "tests/check.sh on a test exiting 23 after '0 failed': exit $st"; cat "$dir/harness.out"; fi
 
+# A header a unit test includes rebuilds it: the unit tests' dependency
+# files (and the examples') were written but not read, so a change to
+# tests/unit/unit.h alone left every test as it was built (make -W: as if
+# the header changed, without touching it)
+if command -v make >/dev/null 2>&1; then
+	for pair in unit.h:test_api rewrite_random.h:test_rewrite_random; do
+		t="$build/unit/${pair#*:}"
+		if MAKEFLAGS='' make -n -W "tests/unit/${pair%%:*}" BUILD="$build" "$t" 2>&1 |
+			grep -q -- "-o $t\$"; then ok; else
+			bad "make: tests/unit/${pair%%:*} changed does not rebuild $t"; fi
+	done
+fi
+
 # ---- 1. the generator's programs ----
 n=0
 for shape in random small chain nest promote huge merged; do
