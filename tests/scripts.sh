@@ -21,6 +21,25 @@ failed=0
 
 ok() { passed=$((passed + 1)); }
 bad() { failed=$((failed + 1)); echo "FAIL $*"; }
+# add_summary LOG STATUS: add the "N passed, M failed" last line of LOG
+# (a program's, which exited with STATUS) to the totals; no such line, or
+# a status not 0 with no failure counted (a crash, a leak found at exit),
+# is one failure more
+add_summary() {
+	line=$(tail -n 1 "$1")
+	case $line in
+	[0-9]*" passed, "[0-9]*" failed")
+		p=${line%% *} f=${line#*, }
+		f=${f%% *} ;;
+	*) bad "no 'N passed, M failed' line last in $1 (exit $2): '$line'"
+		return ;;
+	esac
+	if [ "$2" != 0 ] && [ "$f" = 0 ]; then
+		bad "exit status $2 after '$line' in $1"
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+}
 
 llvm=0
 if command -v opt-19 >/dev/null 2>&1 && command -v lli-19 >/dev/null 2>&1; then
@@ -1301,6 +1320,19 @@ st=$?
 if [ "$st" = 1 ] && [ "$(tail -n 1 "$dir/harness.out")" = "3 passed, 1 failed" ]
 then ok; else bad "tests/check.sh on a test exiting 23 after '0 failed': exit $st"; cat "$dir/harness.out"; fi
 
+# ... and scripts.sh's own sum of keel difftest's line (section 2): a
+# crash after a FAIL line read 'FAIL' and a word as numbers, 0 failed;
+# a status past the summary line (a leak found at exit) was not read
+printf 'FAIL p3.kl: does not verify after the passes:\n' >"$dir/sum1.log"
+printf '300 passed, 0 failed\n' >"$dir/sum2.log"
+printf '299 passed, 1 failed\n' >"$dir/sum3.log"
+sums() { # (in a subshell: the totals of its logs alone)
+	passed=0 failed=0
+	for a in "$@"; do add_summary "$dir/${a%:*}" "${a#*:}" >/dev/null; done
+	echo "$passed $failed"
+}
+out=$(sums sum1.log:139 sum2.log:23 sum2.log:0 sum3.log:1)
+if [ "$out" = "899 3" ]; then ok; else bad "scripts.sh add_summary: '$out', not '899 3'"; fi
 # A header a unit test includes rebuilds it: the unit tests' dependency
 # files (and the examples') were written but not read, so a change to
 # tests/unit/unit.h alone left every test as it was built (make -W: as if
@@ -1397,12 +1429,9 @@ done
 "$build"/keel-gen --shape merged --size 8k --seed 2 --mixed-widths \
 	-o "$dir/pm2.kl" || bad "keel-gen --shape merged seed 2"
 "$build"/keel difftest -q -p promote "$dir"/p*.kl >"$dir/difftest.log"
+st=$?
 grep '^FAIL' "$dir/difftest.log"
-line=$(tail -n 1 "$dir/difftest.log")
-p=$(echo "$line" | awk '{ print $1 }')
-f=$(echo "$line" | awk '{ print $3 }')
-passed=$((passed + ${p:-0}))
-failed=$((failed + ${f:-1}))
+add_summary "$dir/difftest.log" "$st"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
