@@ -7,6 +7,16 @@ failed=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
+# Sanitizer reports go to files here, and each is a failure: a report
+# from a program whose status a test does not read (a pipeline, a check
+# of its output alone) fails the run all the same. (clang's UBSan and
+# both compilers' ASan and LSan write there; gcc's UBSan keeps stderr.)
+reports=$(mkdir -p "$build/sanitizer" && cd "$build/sanitizer" && pwd) || exit 1
+rm -f "$reports"/report.*
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$reports/report"
+UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}log_path=$reports/report"
+export ASAN_OPTIONS UBSAN_OPTIONS
+
 count() { # exit-status
 	# Add the last "N passed, M failed" line of $log to the totals.
 	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
@@ -58,6 +68,13 @@ if [ -f tests/scripts.sh ]; then
 	tail -n 1 "$log" | sed 's/^/  scripts: /'
 	count "$st"
 fi
+
+for r in "$reports"/report.*; do
+	[ -e "$r" ] || continue
+	echo "  sanitizer report $r: counted as 1 failure"
+	cat "$r"
+	failed=$((failed + 1))
+done
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

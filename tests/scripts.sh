@@ -1320,6 +1320,23 @@ st=$?
 if [ "$st" = 1 ] && [ "$(tail -n 1 "$dir/harness.out")" = "3 passed, 1 failed" ]
 then ok; else bad "tests/check.sh on a test exiting 23 after '0 failed': exit $st"; cat "$dir/harness.out"; fi
 
+# ... and a sanitizer's report from a program whose status a test lost
+# (here in a pipeline) fails the run: make check SAN=1 passed with one
+printf '#include <stdio.h>\n#include <stdlib.h>\nint main(void) { char *p = malloc(8); p[0] = 0; printf("%%d\\n", p[0]); p = NULL; return 0; }\n' \
+	>"$dir/harness/leak.c"
+if ! cc -fsanitize=address -g "$dir/harness/leak.c" -o "$dir/harness/leak" 2>/dev/null; then
+	echo "cc -fsanitize=address does not build: skipping the check of sanitizer reports"
+else
+	mkdir -p "$dir/harness/san/unit"
+	printf '#!/bin/sh\n"%s" | cat >/dev/null\necho "quiet: 1 passed, 0 failed"\n' \
+		"$(cd "$dir/harness" && pwd)/leak" >"$dir/harness/san/unit/test_quiet"
+	chmod +x "$dir/harness/san/unit/test_quiet"
+	(cd "$dir/harness/cwd" && sh "$here/tests/check.sh" ../san) >"$dir/harness.out" 2>&1
+	st=$?
+	if [ "$st" = 1 ] && [ "$(tail -n 1 "$dir/harness.out")" = "1 passed, 1 failed" ] &&
+		grep -q 'LeakSanitizer' "$dir/harness.out"
+	then ok; else bad "tests/check.sh on a leak reported in a pipeline: exit $st"; cat "$dir/harness.out"; fi
+fi
 # ... and scripts.sh's own sum of keel difftest's line (section 2): a
 # crash after a FAIL line read 'FAIL' and a word as numbers, 0 failed;
 # a status past the summary line (a leak found at exit) was not read
