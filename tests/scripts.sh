@@ -486,9 +486,11 @@ done
 difftest_says() { # expected-line args...
 	want=$1
 	shift
-	got=$("$build"/keel difftest -p promote "$@" | head -n 1)
-	if [ "$got" = "$want" ]; then ok; else
-		bad "keel difftest $*: '$got', not '$want'"; fi
+	"$build"/keel difftest -p promote "$@" >"$dir/says.out"
+	st=$?
+	got=$(head -n 1 "$dir/says.out")
+	if [ "$st" = 0 ] && [ "$got" = "$want" ]; then ok; else
+		bad "keel difftest $*: exit $st, '$got', not '$want'"; fi
 }
 difftest_says "PASS tests/difftest/pointer.kl (not compared: 1 call depending on object ids)" \
 	tests/difftest/pointer.kl
