@@ -745,8 +745,12 @@ if [ "$("$build"/keel run "$dir/pc.kl" %f)" = "A
 # libkeel.a names nothing global but kl_ ones: a program's own
 # list_push or parse_int must not clash with the library's insides
 if command -v nm >/dev/null 2>&1; then
-	others=$(nm -g --defined-only "$build"/libkeel.a | grep -E '^[0-9a-f]+ [A-Z] ' | grep -v ' kl_')
-	if [ -z "$others" ]; then ok; else bad "libkeel.a exports names without kl_: $(echo "$others" | head -n 3)"; fi
+	# (nm's status read: a missing library listed nothing, and passed)
+	if nm -g --defined-only "$build"/libkeel.a >"$dir/nm.out"; then
+		others=$(grep -E '^[0-9a-f]+ [A-Z] ' "$dir/nm.out" | grep -v ' kl_')
+		if [ -z "$others" ] && grep -q ' T kl_module_new$' "$dir/nm.out"; then ok; else
+			bad "libkeel.a exports names without kl_: $(echo "$others" | head -n 3)"; fi
+	else bad "nm $build/libkeel.a: exit $?"; fi
 fi
 # keel.h is usable from C++ (extern "C", and the none entities are no C
 # compound literals, which C++ has only as an extension)
