@@ -1343,6 +1343,15 @@ else
 		grep -q 'LeakSanitizer' "$dir/harness.out"
 	then ok; else bad "tests/check.sh on a leak reported in a pipeline: exit $st"; cat "$dir/harness.out"; fi
 fi
+# ... and CI installs what checks here skip without (g++ for keel.h as
+# C++, llvm-19 for the comparisons with lli-19) and shellcheck, which it
+# runs on the scripts: on a fresh machine they were skipped in silence
+pkgs=$(sed -n 's/^[[:space:]]*for p in \(.*\); do$/ \1 /p' .ci/run)
+for p in g++ llvm-19 shellcheck; do
+	case $pkgs in *" $p "*) ok ;; *) bad ".ci/run does not install $p" ;; esac
+done
+if grep -q '^shellcheck .*tests/scripts.sh' .ci/run; then ok; else
+	bad ".ci/run does not run shellcheck on tests/scripts.sh"; fi
 # ... and scripts.sh's own sum of keel difftest's line (section 2): a
 # crash after a FAIL line read 'FAIL' and a word as numbers, 0 failed;
 # a status past the summary line (a leak found at exit) was not read
