@@ -1352,6 +1352,17 @@ for p in g++ llvm-19 shellcheck; do
 done
 if grep -q '^shellcheck .*tests/scripts.sh' .ci/run; then ok; else
 	bad ".ci/run does not run shellcheck on tests/scripts.sh"; fi
+# ... and a test that hangs fails at a time limit (KEEL_CHECK_TIMEOUT
+# seconds each step, 1800 unless set): it stalled make check, and CI,
+# for ever
+mkdir -p "$dir/harness/hang/unit"
+printf '#!/bin/sh\nexec sleep 300\n' >"$dir/harness/hang/unit/test_hang"
+chmod +x "$dir/harness/hang/unit/test_hang"
+(cd "$dir/harness/cwd" && KEEL_CHECK_TIMEOUT=1 timeout 60 sh "$here/tests/check.sh" ../hang) \
+	>"$dir/harness.out" 2>&1
+st=$?
+if [ "$st" = 1 ] && [ "$(tail -n 1 "$dir/harness.out")" = "0 passed, 1 failed" ]
+then ok; else bad "tests/check.sh on a unit test that hangs: exit $st"; cat "$dir/harness.out"; fi
 # ... and scripts.sh's own sum of keel difftest's line (section 2): a
 # crash after a FAIL line read 'FAIL' and a word as numbers, 0 failed;
 # a status past the summary line (a leak found at exit) was not read
