@@ -129,7 +129,7 @@ bench-scaling:
 # tests/unit/rewrite_random.h).
 # Seeds come from the file tests and examples; crashes land in build/fuzz/.
 FUZZ_TARGETS := parse roundtrip verify promote rewrite
-FUZZ_FLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Iinclude \
+FUZZ_FLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -O1 -g -Iinclude \
 	     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 # runs.c: difftest's calls and comparisons, which fuzz_promote shares.
 FUZZ_LIB_SRC := $(LIB_SRC) src/cli/runs.c

@@ -1363,6 +1363,16 @@ chmod +x "$dir/harness/hang/unit/test_hang"
 st=$?
 if [ "$st" = 1 ] && [ "$(tail -n 1 "$dir/harness.out")" = "0 passed, 1 failed" ]
 then ok; else bad "tests/check.sh on a unit test that hangs: exit $st"; cat "$dir/harness.out"; fi
+# ... and every compile of a C file warns as an error, the fuzz targets'
+# too (make fuzz compiled them, and the library again, without -W flags)
+if command -v make >/dev/null 2>&1; then
+	MAKEFLAGS='' make -n -B BUILD="$dir/mk" all "$dir/mk/unit/test_api" \
+		build/fuzz/fuzz_parse build/fuzz/fuzz_rewrite >"$dir/make-n.out" 2>&1
+	st=$?
+	lax=$(grep -E '^[^ ]*(cc|clang|gcc)(-[0-9]+)? .*\.c( |$)' "$dir/make-n.out" | grep -v -- ' -Werror')
+	if [ "$st" = 0 ] && [ "$(grep -cE '\.c( |$)' "$dir/make-n.out")" -gt 20 ] && [ -z "$lax" ]
+	then ok; else bad "make -n: exit $st, compiles without -Werror: $(echo "$lax" | cut -c 1-100)"; fi
+fi
 # ... and scripts.sh's own sum of keel difftest's line (section 2): a
 # crash after a FAIL line read 'FAIL' and a word as numbers, 0 failed;
 # a status past the summary line (a leak found at exit) was not read
