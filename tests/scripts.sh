@@ -1373,6 +1373,21 @@ if command -v make >/dev/null 2>&1; then
 	if [ "$st" = 0 ] && [ "$(grep -cE '\.c( |$)' "$dir/make-n.out")" -gt 20 ] && [ -z "$lax" ]
 	then ok; else bad "make -n: exit $st, compiles without -Werror: $(echo "$lax" | cut -c 1-100)"; fi
 fi
+# ... and make fuzz fails when a fuzzer does: its recipe (make -n, the
+# targets taken as built) run on a stub fuzzer that reports a crash and
+# exits 1 (the fuzzer's status was lost in '| grep', and make fuzz passed)
+if command -v make >/dev/null 2>&1; then
+	mkdir -p "$dir/fz/build/fuzz"
+	printf '#!/bin/sh\necho "==1==ERROR: AddressSanitizer: heap-buffer-overflow"\nexit 1\n' \
+		>"$dir/fz/build/fuzz/fuzz_parse"
+	chmod +x "$dir/fz/build/fuzz/fuzz_parse"
+	MAKEFLAGS='' make -n -o build/fuzz/fuzz_parse -o build/fuzz/corpus fuzz \
+		FUZZ_TARGETS=parse FUZZ_TIME=1 >"$dir/fz/recipe.sh" 2>&1
+	(cd "$dir/fz" && sh ./recipe.sh) >"$dir/fz/out" 2>&1
+	st=$?
+	if [ "$st" != 0 ] && grep -q 'ERROR: AddressSanitizer' "$dir/fz/out"; then ok; else
+		bad "make fuzz with a fuzzer that fails: exit $st"; cat "$dir/fz/out"; fi
+fi
 # ... and scripts.sh's own sum of keel difftest's line (section 2): a
 # crash after a FAIL line read 'FAIL' and a word as numbers, 0 failed;
 # a status past the summary line (a leak found at exit) was not read
