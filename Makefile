@@ -129,7 +129,7 @@ bench-scaling:
 # tests/unit/rewrite_random.h).
 # Seeds come from the file tests and examples; crashes land in build/fuzz/.
 FUZZ_TARGETS := parse roundtrip verify promote rewrite
-FUZZ_FLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Iinclude \
+FUZZ_FLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -O1 -g -Iinclude \
 	     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 # runs.c: difftest's calls and comparisons, which fuzz_promote shares.
 FUZZ_LIB_SRC := $(LIB_SRC) src/cli/runs.c
@@ -142,15 +142,21 @@ build/fuzz/corpus: $(wildcard tests/filetests/*/*.kl examples/*.kl)
 	@rm -rf $@ && mkdir -p $@
 	@for f in $^; do sed '/^test /d' $$f > $@/$$(echo $$f | tr / _); done
 
+# A fuzzer that fails (a crash found) fails make fuzz, after the others
+# ran; its whole output stays in build/fuzz/log-TARGET.
 fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%) build/fuzz/corpus
-	@for t in $(FUZZ_TARGETS); do \
+	@failed=""; for t in $(FUZZ_TARGETS); do \
 		mkdir -p build/fuzz/corpus-$$t; \
 		echo "== fuzz_$$t for $(FUZZ_TIME) s"; \
 		(cd build/fuzz && ./fuzz_$$t -max_total_time=$(FUZZ_TIME) \
 			-max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-			-print_final_stats=1 corpus-$$t corpus 2>&1 | \
-			grep -E "stat::number_of_executed_units|ERROR|SUMMARY|Done|crash-" ); \
-	done
+			-print_final_stats=1 corpus-$$t corpus >log-$$t 2>&1); \
+		st=$$?; \
+		grep -E "stat::number_of_executed_units|ERROR|SUMMARY|Done|crash-" \
+			build/fuzz/log-$$t; \
+		[ $$st = 0 ] || { echo "fuzz_$$t: exit $$st"; failed="$$failed $$t"; }; \
+	done; \
+	[ -z "$$failed" ] || { echo "make fuzz: failed:$$failed"; exit 1; }
 
 # The differential test of promote with new seeds, for FUZZ_TIME seconds.
 FUZZ_TIME ?= 60
@@ -160,4 +166,7 @@ fuzz-promote: $(KEEL) $(GEN)
 clean:
 	rm -rf build
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(GEN_OBJ:.o=.d)
+# (the unit tests and examples are compiled and linked in one step: their
+# dependency files sit beside the programs)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(GEN_OBJ:.o=.d) \
+	$(UNIT_BIN:=.d) $(EMBED).d $(FOLD).d

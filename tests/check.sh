@@ -7,6 +7,27 @@ failed=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
+# Sanitizer reports go to files here, and each is a failure: a report
+# from a program whose status a test does not read (a pipeline, a check
+# of its output alone) fails the run all the same. (clang's UBSan and
+# both compilers' ASan and LSan write there; gcc's UBSan keeps stderr.)
+reports=$(mkdir -p "$build/sanitizer" && cd "$build/sanitizer" && pwd) || exit 1
+rm -f "$reports"/report.*
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$reports/report"
+UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}log_path=$reports/report"
+export ASAN_OPTIONS UBSAN_OPTIONS
+
+# Each step runs under a time limit: a hang fails it (status 124)
+# instead of stalling the run, and CI, for ever.
+limit=${KEEL_CHECK_TIMEOUT:-1800}
+limited() {
+	if command -v timeout >/dev/null 2>&1; then
+		timeout -k 10 "$limit" "$@"
+	else
+		"$@"
+	fi
+}
+
 count() { # exit-status
 	# Add the last "N passed, M failed" line of $log to the totals.
 	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
@@ -30,14 +51,14 @@ count() { # exit-status
 for t in "$build"/unit/test_*; do
 	[ -x "$t" ] || continue
 	st=0
-	"$t" >"$log" 2>&1 || { st=$?; cat "$log"; }
+	limited "$t" >"$log" 2>&1 || { st=$?; cat "$log"; }
 	grep -E '[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1 | sed 's/^/  unit /'
 	count "$st"
 done
 
 if [ -d tests/filetests ]; then
 	st=0
-	"$build"/keel test tests/filetests >"$log" 2>&1 || { st=$?; cat "$log"; }
+	limited "$build"/keel test tests/filetests >"$log" 2>&1 || { st=$?; cat "$log"; }
 	tail -n 1 "$log" | sed 's/^/  filetests: /'
 	count "$st"
 fi
@@ -46,7 +67,7 @@ if [ -d tests/failing ]; then
 	# Tests of the checkers themselves: every file here must fail, with
 	# the failure its '; expect-fail:' lines name.
 	st=0
-	"$build"/keel test --expect-fail --timeout 1 tests/failing >"$log" 2>&1 ||
+	limited "$build"/keel test --expect-fail --timeout 1 tests/failing >"$log" 2>&1 ||
 		{ st=$?; cat "$log"; }
 	tail -n 1 "$log" | sed 's/^/  failing (expected to fail): /'
 	count "$st"
@@ -54,10 +75,17 @@ fi
 
 if [ -f tests/scripts.sh ]; then
 	st=0
-	sh tests/scripts.sh "$build" >"$log" 2>&1 || { st=$?; cat "$log"; }
+	limited sh tests/scripts.sh "$build" >"$log" 2>&1 || { st=$?; cat "$log"; }
 	tail -n 1 "$log" | sed 's/^/  scripts: /'
 	count "$st"
 fi
+
+for r in "$reports"/report.*; do
+	[ -e "$r" ] || continue
+	echo "  sanitizer report $r: counted as 1 failure"
+	cat "$r"
+	failed=$((failed + 1))
+done
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -21,6 +21,25 @@ failed=0
 
 ok() { passed=$((passed + 1)); }
 bad() { failed=$((failed + 1)); echo "FAIL $*"; }
+# add_summary LOG STATUS: add the "N passed, M failed" last line of LOG
+# (a program's, which exited with STATUS) to the totals; no such line, or
+# a status not 0 with no failure counted (a crash, a leak found at exit),
+# is one failure more
+add_summary() {
+	line=$(tail -n 1 "$1")
+	case $line in
+	[0-9]*" passed, "[0-9]*" failed")
+		p=${line%% *} f=${line#*, }
+		f=${f%% *} ;;
+	*) bad "no 'N passed, M failed' line last in $1 (exit $2): '$line'"
+		return ;;
+	esac
+	if [ "$2" != 0 ] && [ "$f" = 0 ]; then
+		bad "exit status $2 after '$line' in $1"
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+}
 
 llvm=0
 if command -v opt-19 >/dev/null 2>&1 && command -v lli-19 >/dev/null 2>&1; then
@@ -467,9 +486,11 @@ done
 difftest_says() { # expected-line args...
 	want=$1
 	shift
-	got=$("$build"/keel difftest -p promote "$@" | head -n 1)
-	if [ "$got" = "$want" ]; then ok; else
-		bad "keel difftest $*: '$got', not '$want'"; fi
+	"$build"/keel difftest -p promote "$@" >"$dir/says.out"
+	st=$?
+	got=$(head -n 1 "$dir/says.out")
+	if [ "$st" = 0 ] && [ "$got" = "$want" ]; then ok; else
+		bad "keel difftest $*: exit $st, '$got', not '$want'"; fi
 }
 difftest_says "PASS tests/difftest/pointer.kl (not compared: 1 call depending on object ids)" \
 	tests/difftest/pointer.kl
@@ -724,8 +745,12 @@ if [ "$("$build"/keel run "$dir/pc.kl" %f)" = "A
 # libkeel.a names nothing global but kl_ ones: a program's own
 # list_push or parse_int must not clash with the library's insides
 if command -v nm >/dev/null 2>&1; then
-	others=$(nm -g --defined-only "$build"/libkeel.a | grep -E '^[0-9a-f]+ [A-Z] ' | grep -v ' kl_')
-	if [ -z "$others" ]; then ok; else bad "libkeel.a exports names without kl_: $(echo "$others" | head -n 3)"; fi
+	# (nm's status read: a missing library listed nothing, and passed)
+	if nm -g --defined-only "$build"/libkeel.a >"$dir/nm.out"; then
+		others=$(grep -E '^[0-9a-f]+ [A-Z] ' "$dir/nm.out" | grep -v ' kl_')
+		if [ -z "$others" ] && grep -q ' T kl_module_new$' "$dir/nm.out"; then ok; else
+			bad "libkeel.a exports names without kl_: $(echo "$others" | head -n 3)"; fi
+	else bad "nm $build/libkeel.a: exit $?"; fi
 fi
 # keel.h is usable from C++ (extern "C", and the none entities are no C
 # compound literals, which C++ has only as an extension)
@@ -1301,7 +1326,104 @@ st=$?
 if [ "$st" = 1 ] && [ "$(tail -n 1 "$dir/harness.out")" = "3 passed, 1 failed" ]
 then ok; else bad "tests/check.sh on a test exiting 23 after '0 failed': exit $st"; cat "$dir/harness.out"; fi
 
+# ... and a sanitizer's report from a program whose status a test lost
+# (here in a pipeline) fails the run: make check SAN=1 passed with one
+printf '#include <stdio.h>\n#include <stdlib.h>\nint main(void) { char *p = malloc(8); p[0] = 0; printf("%%d\\n", p[0]); p = NULL; return 0; }\n' \
+	>"$dir/harness/leak.c"
+if ! cc -fsanitize=address -g "$dir/harness/leak.c" -o "$dir/harness/leak" 2>/dev/null; then
+	echo "cc -fsanitize=address does not build: skipping the check of sanitizer reports"
+else
+	mkdir -p "$dir/harness/san/unit"
+	printf '#!/bin/sh\n"%s" | cat >/dev/null\necho "quiet: 1 passed, 0 failed"\n' \
+		"$(cd "$dir/harness" && pwd)/leak" >"$dir/harness/san/unit/test_quiet"
+	chmod +x "$dir/harness/san/unit/test_quiet"
+	(cd "$dir/harness/cwd" && sh "$here/tests/check.sh" ../san) >"$dir/harness.out" 2>&1
+	st=$?
+	if [ "$st" = 1 ] && [ "$(tail -n 1 "$dir/harness.out")" = "1 passed, 1 failed" ] &&
+		grep -q 'LeakSanitizer' "$dir/harness.out"
+	then ok; else bad "tests/check.sh on a leak reported in a pipeline: exit $st"; cat "$dir/harness.out"; fi
+fi
+# ... and CI installs what checks here skip without (g++ for keel.h as
+# C++, llvm-19 for the comparisons with lli-19) and shellcheck, which it
+# runs on the scripts: on a fresh machine they were skipped in silence
+pkgs=$(sed -n 's/^[[:space:]]*for p in \(.*\); do$/ \1 /p' .ci/run)
+for p in g++ llvm-19 shellcheck; do
+	case $pkgs in *" $p "*) ok ;; *) bad ".ci/run does not install $p" ;; esac
+done
+if grep -q '^shellcheck .*tests/scripts.sh' .ci/run; then ok; else
+	bad ".ci/run does not run shellcheck on tests/scripts.sh"; fi
+# ... and a test that hangs fails at a time limit (KEEL_CHECK_TIMEOUT
+# seconds each step, 1800 unless set): it stalled make check, and CI,
+# for ever
+mkdir -p "$dir/harness/hang/unit"
+printf '#!/bin/sh\nexec sleep 300\n' >"$dir/harness/hang/unit/test_hang"
+chmod +x "$dir/harness/hang/unit/test_hang"
+(cd "$dir/harness/cwd" && KEEL_CHECK_TIMEOUT=1 timeout 60 sh "$here/tests/check.sh" ../hang) \
+	>"$dir/harness.out" 2>&1
+st=$?
+if [ "$st" = 1 ] && [ "$(tail -n 1 "$dir/harness.out")" = "0 passed, 1 failed" ]
+then ok; else bad "tests/check.sh on a unit test that hangs: exit $st"; cat "$dir/harness.out"; fi
+# ... and every compile of a C file warns as an error, the fuzz targets'
+# too (make fuzz compiled them, and the library again, without -W flags)
+if command -v make >/dev/null 2>&1; then
+	MAKEFLAGS='' make -n -B BUILD="$dir/mk" all "$dir/mk/unit/test_api" \
+		build/fuzz/fuzz_parse build/fuzz/fuzz_rewrite >"$dir/make-n.out" 2>&1
+	st=$?
+	lax=$(grep -E '^[^ ]*(cc|clang|gcc)(-[0-9]+)? .*\.c( |$)' "$dir/make-n.out" | grep -v -- ' -Werror')
+	if [ "$st" = 0 ] && [ "$(grep -cE '\.c( |$)' "$dir/make-n.out")" -gt 20 ] && [ -z "$lax" ]
+	then ok; else bad "make -n: exit $st, compiles without -Werror: $(echo "$lax" | cut -c 1-100)"; fi
+fi
+# ... and make fuzz fails when a fuzzer does: its recipe (make -n, the
+# targets taken as built) run on a stub fuzzer that reports a crash and
+# exits 1 (the fuzzer's status was lost in '| grep', and make fuzz passed)
+if command -v make >/dev/null 2>&1; then
+	mkdir -p "$dir/fz/build/fuzz"
+	printf '#!/bin/sh\necho "==1==ERROR: AddressSanitizer: heap-buffer-overflow"\nexit 1\n' \
+		>"$dir/fz/build/fuzz/fuzz_parse"
+	chmod +x "$dir/fz/build/fuzz/fuzz_parse"
+	MAKEFLAGS='' make -n -o build/fuzz/fuzz_parse -o build/fuzz/corpus fuzz \
+		FUZZ_TARGETS=parse FUZZ_TIME=1 >"$dir/fz/recipe.sh" 2>&1
+	(cd "$dir/fz" && sh ./recipe.sh) >"$dir/fz/out" 2>&1
+	st=$?
+	if [ "$st" != 0 ] && grep -q 'ERROR: AddressSanitizer' "$dir/fz/out"; then ok; else
+		bad "make fuzz with a fuzzer that fails: exit $st"; cat "$dir/fz/out"; fi
+fi
+# ... and scripts.sh's own sum of keel difftest's line (section 2): a
+# crash after a FAIL line read 'FAIL' and a word as numbers, 0 failed;
+# a status past the summary line (a leak found at exit) was not read
+printf 'FAIL p3.kl: does not verify after the passes:\n' >"$dir/sum1.log"
+printf '300 passed, 0 failed\n' >"$dir/sum2.log"
+printf '299 passed, 1 failed\n' >"$dir/sum3.log"
+sums() { # (in a subshell: the totals of its logs alone)
+	passed=0 failed=0
+	for a in "$@"; do add_summary "$dir/${a%:*}" "${a#*:}" >/dev/null; done
+	echo "$passed $failed"
+}
+out=$(sums sum1.log:139 sum2.log:23 sum2.log:0 sum3.log:1)
+if [ "$out" = "899 3" ]; then ok; else bad "scripts.sh add_summary: '$out', not '899 3'"; fi
+# A header a unit test includes rebuilds it: the unit tests' dependency
+# files (and the examples') were written but not read, so a change to
+# tests/unit/unit.h alone left every test as it was built (make -W: as if
+# the header changed, without touching it)
+if command -v make >/dev/null 2>&1; then
+	for pair in unit.h:test_api rewrite_random.h:test_rewrite_random; do
+		t="$build/unit/${pair#*:}"
+		if MAKEFLAGS='' make -n -W "tests/unit/${pair%%:*}" BUILD="$build" "$t" 2>&1 |
+			grep -q -- "-o $t\$"; then ok; else
+			bad "make: tests/unit/${pair%%:*} changed does not rebuild $t"; fi
+	done
+fi
+
 # ---- 1. the generator's programs ----
+# ran_to_end OUT STATUS: keel run's output OUT ends with a result whose
+# low byte is STATUS (a run that crashed or trapped has no such line)
+ran_to_end() {
+	r=$(tail -n 1 "$1")
+	case $r in
+	'' | - | *[!0-9-]* | ?*-*) return 1 ;;
+	esac
+	[ $(((r % 256 + 256) % 256)) = "$2" ]
+}
 n=0
 for shape in random small chain nest promote huge merged; do
 	for seed in 1 2 3 4; do
@@ -1324,8 +1446,11 @@ for shape in random small chain nest promote huge merged; do
 			bad "$f.kl does not verify"; continue; fi
 		"$build"/keel run --fuel 100M "$f.kl" >"$f.out" 2>"$f.err"
 		kst=$?
-		if [ "$kst" -ne 1 ] || ! grep -q trap "$f.err"; then ok; else
-			bad "$f.kl traps in keel run: $(head -n 1 "$f.err")"; fi
+		# ran to the end: its result the last line, and the status
+		# that result's low byte (a crash, status 139, is no trap but
+		# no result either, and without llvm-19 nothing else saw it)
+		if ran_to_end "$f.out" "$kst"; then ok; else
+			bad "$f.kl does not run to its end in keel run: exit $kst, $(tail -n 1 "$f.out") $(head -n 1 "$f.err")"; fi
 		if [ "$llvm" = 1 ]; then
 			# shellcheck disable=SC2086
 			"$build"/keel-gen --shape "$shape" --seed "$seed" $opts \
@@ -1352,9 +1477,11 @@ for seed in 1 2; do
 	"$build"/keel-gen --shape merged --allocas 0 --blocks 1 --seed $seed \
 		-o "$dir/m0-$seed.kl"
 	"$build"/keel run "$dir/m0-$seed.kl" >"$dir/m0-$seed.out"
+	# (each run to its end: a crash's output, or none, differed too)
+	ran_to_end "$dir/m0-$seed.out" $? || m0ended=no
 done
-if ! cmp -s "$dir/m0-1.out" "$dir/m0-2.out"; then ok; else
-	bad "merged --allocas 0: seeds 1 and 2 return the same"; fi
+if [ "${m0ended:-yes}" = yes ] && ! cmp -s "$dir/m0-1.out" "$dir/m0-2.out"; then ok; else
+	bad "merged --allocas 0: seeds 1 and 2 return the same, or a run failed"; fi
 
 # ---- 2. promote, before and after ----
 seeds=${PROMOTE_SEEDS:-300}
@@ -1384,12 +1511,9 @@ done
 "$build"/keel-gen --shape merged --size 8k --seed 2 --mixed-widths \
 	-o "$dir/pm2.kl" || bad "keel-gen --shape merged seed 2"
 "$build"/keel difftest -q -p promote "$dir"/p*.kl >"$dir/difftest.log"
+st=$?
 grep '^FAIL' "$dir/difftest.log"
-line=$(tail -n 1 "$dir/difftest.log")
-p=$(echo "$line" | awk '{ print $1 }')
-f=$(echo "$line" | awk '{ print $3 }')
-passed=$((passed + ${p:-0}))
-failed=$((failed + ${f:-1}))
+add_summary "$dir/difftest.log" "$st"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
