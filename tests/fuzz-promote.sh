@@ -1,7 +1,8 @@
 #!/bin/sh
 # make fuzz-promote: the differential test of promote with fresh seeds,
 # for FUZZ_TIME seconds (default 60). Failing programs are kept in
-# BUILD/fuzz-promote/ with the seed in their name.
+# BUILD/fuzz-promote/ with the seed in their name. A batch of ten that
+# takes over KEEL_FUZZ_BATCH_TIMEOUT seconds (default 600) fails.
 build=${1:-build}
 secs=${2:-60}
 dir="$build/fuzz-promote"
@@ -34,13 +35,15 @@ while [ $(( $(date +%s) - start )) -lt "$secs" ]; do
 		"$build"/keel-gen --seed "$seed" $opts -o "$f"
 		batch="$batch $f"
 	done
+	# (a time limit: a pass that hangs is a failure, not a stalled run;
+	# timeout's 124 is a status past 1 like a crash's)
 	# shellcheck disable=SC2086
-	out=$("$build"/keel difftest -q -p promote $batch)
+	out=$(timeout -k 10 "${KEEL_FUZZ_BATCH_TIMEOUT:-600}" "$build"/keel difftest -q -p promote $batch)
 	st=$?
 	runs=$((runs + 10))
-	# A status past 1 is no verdict (a crash, a keel that could not
-	# run): the whole batch counts as failed, is kept, and the run
-	# stops there.
+	# A status past 1 is no verdict (a crash, a hang, a keel that
+	# could not run): the whole batch counts as failed, is kept, and
+	# the run stops there.
 	if [ "$st" -gt 1 ]; then
 		echo "keel difftest exited with status $st on:$batch"
 		fails=$((fails + 10))
