@@ -215,6 +215,23 @@ followed_address(sccp *s, uint32_t v)
 	return answer == YES;
 }
 
+/* The constant instruction i computes from two operands that are one
+ * value, whatever that value is: v - v, v ^ v, v compared with itself. */
+static bool
+fold_same(const sccp *s, kl_inst i, uint64_t *out)
+{
+	switch (kl_inst_opcode(s->f, i)) {
+	case KL_OP_ISUB: case KL_OP_BXOR:
+		*out = 0;
+		return true;
+	case KL_OP_ICMP: /* as any two equal operands compare */
+		*out = compare((kl_intcc)kl_inst_cond(s->f, i), 0, 0, 64);
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* What a user of v learns through a copy of it (a copy instruction, or a
  * block parameter passed v): v's fact, except that an address the
  * verifier follows stays behind its copy. Accesses through the copy are
@@ -350,6 +367,10 @@ result_fact(sccp *s, kl_inst i)
 		return (fact){ UNKNOWN, 0, 0 };
 	uint64_t c;
 	if (x.kind == CONSTANT && y.kind == CONSTANT && fold_op(s, i, x.k, y.k, &c))
+		return (fact){ CONSTANT, 0, c };
+	/* (two copies of one value: a parameter that is always v, and v) */
+	if (nargs == 2 && x.kind == COPY && y.kind == COPY && x.copy == y.copy &&
+	    fold_same(s, i, &c))
 		return (fact){ CONSTANT, 0, c };
 	return varying;
 }

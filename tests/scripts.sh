@@ -117,12 +117,16 @@ if "$build"/fold tests/fold/switch.kl >"$dir/switch-folded.kl" 2>"$dir/fold.err"
 # ... and shifts, extensions, reductions and copies of constants fold
 # (to the value %main returned before), a copy of a varying value becomes
 # an alias, and a copy of an alloca's address stays, so that an access
-# through it that may run is not checked against the alloca
+# through it that may run is not checked against the alloca; and a value
+# against itself (v - v, v ^ v, icmp v, v) folds, also through a
+# parameter that is always that value
 if "$build"/fold tests/fold/casts.kl >"$dir/casts-folded.kl" 2>"$dir/fold.err" &&
 	! grep -q 'sh[lr]\|extend\|ireduce.i8\|copy v4\|v3 = copy' "$dir/casts-folded.kl" &&
 	grep -q 'v2 = copy v1$' "$dir/casts-folded.kl" &&
 	[ "$("$build"/keel run "$dir/casts-folded.kl")" = 2747049 ] &&
-	[ "$("$build"/keel run "$dir/casts-folded.kl" %copies 21)" = 42 ]; then ok; else
+	[ "$("$build"/keel run "$dir/casts-folded.kl" %copies 21)" = 42 ] &&
+	! grep -q 'isub \|bxor \|icmp ' "$dir/casts-folded.kl" &&
+	[ "$("$build"/keel run "$dir/casts-folded.kl" %same 5)" = 106 ]; then ok; else
 	bad "examples/fold.c on tests/fold/casts.kl: $(cat "$dir/fold.err" "$dir/casts-folded.kl")"; fi
 # ... and a loop nest, whose parameters pass each other's values level
 # by level, computes what it did
