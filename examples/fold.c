@@ -473,6 +473,31 @@ make_jump(kl_builder *b, kl_inst i, uint32_t d)
 	kl_inst_remove(f, i);
 }
 
+/* Instruction i's one result, found a constant or a copy, becomes an
+ * alias of an iconst built before i, or of the copied value, and i goes.
+ * Returns whether it did. */
+static bool
+replace_result(sccp *s, kl_builder *b, kl_inst i)
+{
+	kl_func *f = s->f;
+	if (kl_inst_num_results(f, i) != 1 ||
+	    kl_inst_opcode(f, i) == KL_OP_ICONST)
+		return false;
+	kl_value r = kl_inst_result(f, i, 0);
+	fact x = s->facts[r.id];
+	kl_value same = { x.copy };
+	if (x.kind == CONSTANT) {
+		kl_builder_before(b, i);
+		same = constant_like(b, r, x);
+	} else if (x.kind != COPY) {
+		return false;
+	}
+	kl_inst_remove(f, i);
+	if (kl_value_set_alias(f, r, same) != KL_OK)
+		abort(); /* the same type, defined: not refused */
+	return true;
+}
+
 /*
  * The changes, once all is known: branches on constants become jumps;
  * the blocks that cannot run leave the layout (all of them at once: what
@@ -480,10 +505,11 @@ make_jump(kl_builder *b, kl_inst i, uint32_t d)
  * constant or a copy go, with their arguments, in one walk
  * (kl_func_remove_params) and become aliases of it (a constant is built
  * at the top of their block); and instructions that compute a constant
- * become an iconst. A copied value z dominates its parameter's block:
- * every edge left into the block passes z, or a parameter that is itself
- * a copy of z, so going back along any path from the entry to the block
- * one meets a branch passing z itself, which z's definition dominates.
+ * become an iconst, and copies the value they copy (replace_result). A
+ * copied value z dominates its parameter's block: every edge left into
+ * the block passes z, or a parameter that is itself a copy of z, so
+ * going back along any path from the entry to the block one meets a
+ * branch passing z itself, which z's definition dominates.
  */
 static void
 rewrite(sccp *s, fold_counts *n)
@@ -536,27 +562,11 @@ rewrite(sccp *s, fold_counts *n)
 	free(to);
 	free(go);
 	for (bl = entry; bl.id != KL_NONE; bl = kl_block_next(f, bl)) {
-		kl_inst i = kl_block_first_inst(f, bl);
-		while (i.id != KL_NONE) {
-			kl_inst next = kl_inst_next(f, i);
-			if (kl_inst_num_results(f, i) == 1 &&
-			    kl_inst_opcode(f, i) != KL_OP_ICONST) {
-				kl_value r = kl_inst_result(f, i, 0);
-				fact x = s->facts[r.id];
-				kl_value same = { x.copy }; /* of a copy */
-				if (x.kind == CONSTANT) {
-					kl_builder_before(&b, i);
-					same = constant_like(&b, r, x);
-				} else if (x.kind != COPY) {
-					i = next;
-					continue;
-				}
-				kl_inst_remove(f, i);
-				if (kl_value_set_alias(f, r, same) != KL_OK)
-					abort(); /* as above */
-				n->folded++;
-			}
-			i = next;
+		kl_inst next;
+		for (kl_inst i = kl_block_first_inst(f, bl); i.id != KL_NONE;
+		     i = next) {
+			next = kl_inst_next(f, i);
+			n->folded += replace_result(s, &b, i);
 		}
 	}
 }
