@@ -1367,6 +1367,22 @@ chmod +x "$dir/harness/hang/unit/test_hang"
 st=$?
 if [ "$st" = 1 ] && [ "$(tail -n 1 "$dir/harness.out")" = "0 passed, 1 failed" ]
 then ok; else bad "tests/check.sh on a unit test that hangs: exit $st"; cat "$dir/harness.out"; fi
+# ... and make fuzz-promote fails, keeping the batch, when keel difftest
+# gives no verdict: a crash (it counted as no failure), or a hang past
+# KEEL_FUZZ_BATCH_TIMEOUT (it outlasted FUZZ_TIME)
+for stub in 'exit 139' 'exec sleep 300'; do
+	rm -rf "$dir/harness/fz" && mkdir -p "$dir/harness/fz"
+	ln -s "$(cd "$build" && pwd)/keel-gen" "$dir/harness/fz/keel-gen"
+	printf '#!/bin/sh\n%s\n' "$stub" >"$dir/harness/fz/keel"
+	chmod +x "$dir/harness/fz/keel"
+	KEEL_FUZZ_BATCH_TIMEOUT=1 timeout 60 sh tests/fuzz-promote.sh \
+		"$dir/harness/fz" 1 >"$dir/harness.out" 2>&1
+	st=$?
+	if [ "$st" = 1 ] && grep -q '^keel difftest exited with status' "$dir/harness.out" &&
+		[ "$(tail -n 1 "$dir/harness.out")" = "fuzz-promote: 10 programs, 10 failures (kept in $dir/harness/fz/fuzz-promote)" ] &&
+		[ "$(find "$dir/harness/fz/fuzz-promote" -name '*.kl' | wc -l)" = 10 ]
+	then ok; else bad "fuzz-promote with a keel that does '$stub': exit $st"; cat "$dir/harness.out"; fi
+done
 # ... and every compile of a C file warns as an error, the fuzz targets'
 # too (make fuzz compiled them, and the library again, without -W flags)
 if command -v make >/dev/null 2>&1; then
