@@ -64,19 +64,22 @@ line_of(const parser *p, const char *pos)
  * (only input of several GiB gets there). */
 #define STORE_FULL "the module's strings and names pass 4 GiB"
 
+/* An error shown at line:col, found where the scan stopped, at
+ * stop_line:stop_col (the same place but for fail_expected's). */
 static void
-add_diag(parser *p, uint32_t line, uint32_t col, const char *fmt, va_list ap)
+add_diag(parser *p, uint32_t line, uint32_t col, uint32_t stop_line,
+	 uint32_t stop_col, const char *fmt, va_list ap)
 {
 	p->func_errors++;
 	/* Recovery may try the line an error was found on as the next
 	 * statement; failing again where the last error was says nothing
 	 * new. */
-	if (p->errors && line == p->last_error_line &&
-	    col == p->last_error_col)
+	if (p->errors && stop_line == p->last_error_line &&
+	    stop_col == p->last_error_col)
 		return;
 	p->errors++;
-	p->last_error_line = line;
-	p->last_error_col = col;
+	p->last_error_line = stop_line;
+	p->last_error_col = stop_col;
 	if (p->errors > MAX_ERRORS)
 		return;
 	char small[512];
@@ -92,7 +95,7 @@ perr_at(parser *p, uint32_t line, uint32_t col, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	add_diag(p, line, col, fmt, ap);
+	add_diag(p, line, col, line, col, fmt, ap);
 	va_end(ap);
 }
 
@@ -101,7 +104,21 @@ fail_at(parser *p, const char *pos, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	add_diag(p, line_of(p, pos), col_of(p, pos), fmt, ap);
+	uint32_t line = line_of(p, pos), col = col_of(p, pos);
+	add_diag(p, line, col, line, col, fmt, ap);
+	va_end(ap);
+	longjmp(p->jb, 1);
+}
+
+/* fail_at, shown at another place than where the scan stopped. */
+static KL_NORETURN void
+fail_shown_at(parser *p, const char *shown, const char *stop,
+	      const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	add_diag(p, line_of(p, shown), col_of(p, shown), line_of(p, stop),
+		 col_of(p, stop), fmt, ap);
 	va_end(ap);
 	longjmp(p->jb, 1);
 }
@@ -203,12 +220,80 @@ skip_ws_slow(parser *p)
 	skip_blanks(p);
 }
 
+/* The end of the code on the line before pos's (its comment and
+ * trailing blanks left out; lines of only blanks and comments skipped),
+ * or NULL if no such line follows the statement's first. A ';' inside a
+ * string is no comment. */
+static const char *
+end_of_previous_code(const parser *p, const char *pos)
+{
+	const char *ls = pos;
+	while (ls > p->src && ls[-1] != '\n')
+		ls--;
+	for (uint32_t line = line_of(p, pos); line > p->stmt_line; line--) {
+		const char *prev = ls - 1; /* the '\n' ending the line before */
+		ls = prev;
+		while (ls > p->src && ls[-1] != '\n')
+			ls--;
+		const char *code_end = ls;
+		bool in_string = false;
+		for (const char *q = ls; q < prev; q++) {
+			if (in_string) {
+				if (*q == '\\' && q + 1 < prev)
+					q++;
+				else if (*q == '"')
+					in_string = false;
+				code_end = q + 1;
+			} else if (*q == ';') {
+				break;
+			} else if (*q == '"') {
+				in_string = true;
+				code_end = q + 1;
+			} else if (*q != ' ' && *q != '\t' && *q != '\r') {
+				code_end = q + 1;
+			}
+		}
+		if (code_end > ls)
+			return code_end;
+	}
+	return NULL;
+}
+
+/*
+ * "expected WHAT, found ..." for what is at pos. A statement in a body is
+ * one line (the printer writes it so, and recovery counts on it), so when
+ * pos is the first token of a later line and could start a statement (a
+ * word or '}'), what is missing was missing at the end of the line
+ * before: the error goes there, naming the token the scan went on to and
+ * its line (v1 = iadd v0, <- here, not at the next line's 'return'). Other
+ * bytes there are a continuation line's mistake, and headers and data
+ * may span lines: those keep pos.
+ */
+void
+fail_expected(parser *p, const char *pos, const char *what)
+{
+	char buf[64];
+	const char *found = describe(p, pos, buf, sizeof buf);
+	const char *at = NULL;
+	if (p->f && pos < p->end &&
+	    (is_ident_char((unsigned char)*pos) || *pos == '}')) {
+		const char *q = pos;
+		while (q > p->src && (q[-1] == ' ' || q[-1] == '\t' ||
+				      q[-1] == '\r'))
+			q--;
+		if (q == p->src || q[-1] == '\n')
+			at = end_of_previous_code(p, pos);
+	}
+	if (at)
+		fail_shown_at(p, at, pos, "expected %s, found %s on line %u",
+			      what, found, line_of(p, pos));
+	fail_at(p, pos, "expected %s, found %s", what, found);
+}
+
 void
 expect_failed(parser *p, const char *what)
 {
-	char buf[64];
-	fail_at(p, p->p, "expected %s, found %s", what,
-		describe(p, p->p, buf, sizeof buf));
+	fail_expected(p, p->p, what);
 }
 
 #define R4(x) x, x, x, x
@@ -272,9 +357,7 @@ scan_ident(parser *p, const char **start)
 void
 type_expected(parser *p)
 {
-	char buf[64];
-	fail_at(p, p->p, "expected a type (i8 i16 i32 i64 f32 f64), found %s",
-		describe(p, p->p, buf, sizeof buf));
+	fail_expected(p, p->p, "a type (i8 i16 i32 i64 f32 f64)");
 }
 
 /* The value of a decimal digit, above 9 for any other byte. */
@@ -349,11 +432,8 @@ parse_int_slow(parser *p, const char *what)
 	uint64_t v;
 	size_t used = scan_int(start, (size_t)(p->end - start), &neg, &v,
 			       &overflow);
-	if (!used) {
-		char buf[64];
-		fail_at(p, start, "expected %s, found %s", what,
-			describe(p, start, buf, sizeof buf));
-	}
+	if (!used)
+		fail_expected(p, start, what);
 	const char *s = start + used;
 	if (s < p->end && (is_ident_char((unsigned char)*s) || *s == '.'))
 		fail_at(p, start, "malformed number");
@@ -477,9 +557,7 @@ parse_name(parser *p, kl_buf *tmp, const char **bytes, size_t *len)
 		*len = 0;
 		return;
 	}
-	char buf[64];
-	fail_at(p, s, "expected a name (%%name, #hex or noname), found %s",
-		describe(p, s, buf, sizeof buf));
+	fail_expected(p, s, "a name (%name, #hex or noname)");
 }
 
 uint32_t
@@ -545,11 +623,8 @@ static KL_NOINLINE uint32_t
 value_number_slow(parser *p, const char *pos)
 {
 	if (p->p >= p->end || *p->p != 'v' || p->p + 1 >= p->end ||
-	    p->p[1] < '0' || p->p[1] > '9') {
-		char buf[64];
-		fail_at(p, p->p, "expected a value, found %s",
-			describe(p, p->p, buf, sizeof buf));
-	}
+	    p->p[1] < '0' || p->p[1] > '9')
+		fail_expected(p, p->p, "a value");
 	uint32_t v = entity_number(p, p->p, 1);
 	spend_budget(p, p->f->nvalues, v + 1, pos);
 	func_reserve_values(p->f, v + 1);
@@ -681,11 +756,8 @@ static KL_NOINLINE uint32_t
 block_number_slow(parser *p, const char *pos)
 {
 	if ((size_t)(p->end - pos) < 6 || memcmp(pos, "block", 5) != 0 ||
-	    pos[5] < '0' || pos[5] > '9') {
-		char buf[64];
-		fail_at(p, pos, "expected a block, found %s",
-			describe(p, pos, buf, sizeof buf));
-	}
+	    pos[5] < '0' || pos[5] > '9')
+		fail_expected(p, pos, "a block");
 	uint32_t b = entity_number(p, pos, 5);
 	new_block_numbers(p, b, pos);
 	return b;

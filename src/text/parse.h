@@ -184,6 +184,9 @@ accept(parser *p, char c)
 	}
 	return false;
 }
+/* "expected WHAT, found ..." at pos, or at the end of the line before
+ * when pos starts a later line of a body's statement. */
+KL_NORETURN void fail_expected(parser *p, const char *pos, const char *what);
 KL_NORETURN void expect_failed(parser *p, const char *what);
 static inline void
 expect(parser *p, char c, const char *what)

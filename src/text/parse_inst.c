@@ -156,8 +156,10 @@ parse_cond(parser *p, const char *const *names, int count, const char *what)
 	for (int k = 0; k < count; k++)
 		if (name_equals(names[k], s, n))
 			return (uint8_t)k;
-	fail_at(p, s, "expected %s, found '%.*s'", what,
-		(int)(n > 20 ? 20 : n), s);
+	/* Back before the word: when it starts a later line, recovery
+	 * reads that line as the next statement. */
+	p->p = s;
+	fail_expected(p, s, what);
 }
 
 /* An immediate for an integer type: range-checked, sign-normalised. */
