@@ -58,7 +58,18 @@ FOLD := $(BUILD)/fold
 .PHONY: all check clean fuzz fuzz-promote bench bench-scaling
 all: $(KEEL) $(GEN) $(EMBED) $(FOLD)
 
-$(BUILD)/obj/%.o: %.c
+# What everything in BUILD is compiled and linked with. When it differs
+# from what BUILD/flags holds (make OPT=-O0, CFLAGS=..., another CC into
+# the same BUILD), the file is rewritten and, as everything compiled
+# depends on it, everything is built again instead of mixing objects.
+FLAGS_STAMP := $(BUILD)/flags
+FLAGS_NOW := $(CC) $(CFLAGS_ALL) | $(LDFLAGS_ALL)
+ifneq ($(FLAGS_NOW),$(file <$(FLAGS_STAMP)))
+$(shell mkdir -p $(BUILD))
+$(file >$(FLAGS_STAMP),$(FLAGS_NOW))
+endif
+
+$(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS_ALL) -c $< -o $@
@@ -89,18 +100,18 @@ $(GEN): $(GEN_OBJ)
 	@echo "  LD      $@"
 	@$(CC) $(LDFLAGS_ALL) $(GEN_OBJ) -lm -o $@
 
-$(EMBED) $(FOLD): $(BUILD)/%: examples/%.c $(LIB)
+$(EMBED) $(FOLD): $(BUILD)/%: examples/%.c $(LIB) $(FLAGS_STAMP)
 	@echo "  LD      $@"
 	@$(CC) $(CFLAGS_ALL) $< $(LIB) -lm -o $@
 
-$(BUILD)/unit/%: tests/unit/%.c $(LIB_INTERNAL)
+$(BUILD)/unit/%: tests/unit/%.c $(LIB_INTERNAL) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	@$(CC) $(CFLAGS_ALL) -Itests/unit $< $(LIB_INTERNAL) -lm -o $@
 
 # test_runs: difftest's calls and comparisons, which live beside the CLI
 $(BUILD)/unit/test_runs: tests/unit/test_runs.c $(BUILD)/obj/src/cli/runs.o \
-		$(LIB_INTERNAL)
+		$(LIB_INTERNAL) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	@$(CC) $(CFLAGS_ALL) -Itests/unit $< $(BUILD)/obj/src/cli/runs.o \

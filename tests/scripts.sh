@@ -1395,6 +1395,18 @@ if command -v make >/dev/null 2>&1; then
 	if [ "$st" = 0 ] && [ "$(grep -cE '\.c( |$)' "$dir/make-n.out")" -gt 20 ] && [ -z "$lax" ]
 	then ok; else bad "make -n: exit $st, compiles without -Werror: $(echo "$lax" | cut -c 1-100)"; fi
 fi
+# ... and an object compiled with other flags is compiled again: OPT or
+# CFLAGS changed into the same BUILD used to leave the old objects
+if command -v make >/dev/null 2>&1; then
+	o="$dir/mkf/obj/src/util/buf.o"
+	MAKEFLAGS='' make -s BUILD="$dir/mkf" "$o" >"$dir/make-f.out" 2>&1
+	st=$?
+	MAKEFLAGS='' make -n BUILD="$dir/mkf" "$o" >"$dir/make-same.out" 2>&1
+	MAKEFLAGS='' make -n BUILD="$dir/mkf" OPT=-O0 "$o" >"$dir/make-other.out" 2>&1
+	if [ "$st" = 0 ] && ! grep -q 'buf\.c' "$dir/make-same.out" &&
+		grep -q -- '-O0 .*src/util/buf\.c' "$dir/make-other.out"
+	then ok; else bad "make with other flags into the same BUILD: exit $st"; cat "$dir/make-f.out" "$dir/make-other.out"; fi
+fi
 # ... and make fuzz fails when a fuzzer does: its recipe (make -n, the
 # targets taken as built) run on a stub fuzzer that reports a crash and
 # exits 1 (the fuzzer's status was lost in '| grep', and make fuzz passed)
