@@ -21,7 +21,9 @@
 # A pass LLVM runs for longer than BENCH_LLVM_LIMIT seconds (default 60;
 # its mem2reg takes minutes on promote-1M) is stopped, not run again,
 # and shown as ">LIMIT" with the ratio as a lower bound; an LLVM tool that
-# fails is shown as "failed" (no ratio), with its message on stderr.
+# fails is shown as "failed" (no ratio), with its message on stderr. A
+# keel run that gives no time is shown as "failed" too, and makes the
+# script exit 1 at the end, after every table.
 # keel's and LLVM's runs alternate, so that both meet the same spells of
 # a shared machine. The huge/small ratio of promote (its issue asks at
 # most 1.5x) is also measured from keel's runs of both back to back, and
@@ -201,6 +203,21 @@ warm_then() {
 	"$@"
 }
 
+# keel_figure OP FILE: warm_then keel_OP FILE; when keel gives no figure
+# (it failed, or its timer lines changed), says so on stderr and marks the
+# run failed: the table shows "failed" and the script exits 1 at the end,
+# instead of a blank or 0 ms taken for a time.
+keel_failed="$dir/keel-failed"
+rm -f "$keel_failed"
+keel_figure() {
+	fig=$(warm_then keel_"$1" "$2")
+	if [ -z "$fig" ]; then
+		echo "bench: keel gave no $1 time for $2 (run keel on it to see why)" >&2
+		echo "$1 $2" >>"$keel_failed"
+	fi
+	echo "$fig"
+}
+
 # measure OP FILE_BASE: prints "keel_ms [keel's other figures] llvm_ms",
 # each the median of RUNS runs (keel's line of median time), keel's and
 # LLVM's alternating. LLVM's is ">LIMIT_MS" when a run printed no time
@@ -211,7 +228,7 @@ measure() {
 	ks="" ls="" stop="" llvm_slow=""
 	for _ in $(seq "$runs"); do
 		ks="$ks
-$(warm_then keel_"$op" "$base.kl")"
+$(keel_figure "$op" "$base.kl")"
 		if [ "$have_llvm" != 1 ] || [ -n "$stop" ]; then
 			continue
 		fi
@@ -232,6 +249,11 @@ $(warm_then keel_"$op" "$base.kl")"
 		done
 	done
 	k=$(echo "$ks" | median_line)
+	# (a failed run counts as no run; none left is a failure)
+	if [ -z "$k" ]; then
+		k=failed
+		[ "$op" = interp ] && k="failed 0"
+	fi
 	l=""
 	if [ "$have_llvm" = 1 ]; then
 		l=${stop:-$(echo "$ls" | tr ' ' '\n' | median)}
@@ -292,6 +314,10 @@ table() { # op shapes sizes
 $shape-$size $(echo "$k $n" | awk '{ printf "%.3f", ($2 > 0 ? $1 * 1e6 / $2 : 0) }')"
 			echo "$shape-$size $n $b $k ${l:--} ${pk:-0}" | awk '{
 				mb = $3 / 1e6; ms = $4; llvm = $5; pk = $6
+				if (ms == "failed") {
+					printf "| %s | %d | %.1f | failed | - | - | - | - | %s | - |\n", $1, $2, mb, llvm
+					next
+				}
 				ips = ms > 0 ? $2 / ms / 1000 : 0
 				mbs = ms > 0 ? mb / ms * 1000 : 0
 				if (llvm == "") llvm = "-"
@@ -359,11 +385,11 @@ paired_ratio() {
 	pairs=$((runs > 5 ? runs : 5))
 	for k in $(seq "$pairs"); do
 		if [ $((k % 2)) = 1 ]; then
-			pr_s=$(warm_then keel_promote "$pr_small.kl")
-			pr_b=$(warm_then keel_promote "$pr_big.kl")
+			pr_s=$(keel_figure promote "$pr_small.kl")
+			pr_b=$(keel_figure promote "$pr_big.kl")
 		else
-			pr_b=$(warm_then keel_promote "$pr_big.kl")
-			pr_s=$(warm_then keel_promote "$pr_small.kl")
+			pr_b=$(keel_figure promote "$pr_big.kl")
+			pr_s=$(keel_figure promote "$pr_small.kl")
 		fi
 		echo "$pr_s $pr_b"
 	done | awk -v ns="$pr_ns" -v nb="$pr_nb" '$1 > 0 && $2 > 0 { print ($2 / nb) / ($1 / ns) }' |
@@ -420,6 +446,10 @@ interp_table() {
 		r="$1 ${2:-0}" l=${3:--}
 		echo "loop-$size $r $l" | awk '{
 			ms = $2; ex = $3; llvm = $4
+			if (ms == "failed") {
+				printf "| %s | - | failed | - | %s | - |\n", $1, llvm
+				next
+			}
 			ratio = (llvm ~ /^[0-9.]+$/ && ms > 0) ? sprintf("%.1fx", llvm / ms) : "-"
 			printf "| %s | %d | %.1f | %.1f | %s | %s |\n", $1, ex, ms, (ms > 0 ? ex / ms / 1000 : 0), llvm, ratio
 		}'
@@ -439,7 +469,7 @@ scaling() {
 			for size in 10k 100k 1M 4M; do
 				base=$(workload "$shape" "$size")
 				n=$(insts "$base.kl")
-				k=$(for _ in $(seq "$runs"); do warm_then keel_"$op" "$base.kl"; done | median)
+				k=$(for _ in $(seq "$runs"); do keel_figure "$op" "$base.kl"; done | median)
 				ns=$(echo "$k $n" | awk '{ printf "%.1f", $2 ? $1 * 1e6 / $2 : 0 }')
 				flag=""
 				if [ -n "$prev" ]; then
@@ -482,3 +512,7 @@ scaling() {
 } | tee "$results"
 echo
 echo "(written to $results)"
+if [ -s "$keel_failed" ]; then
+	echo "bench: keel failed on: $(sort -u "$keel_failed" | tr '\n' ' ')" >&2
+	exit 1
+fi
