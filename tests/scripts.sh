@@ -1090,6 +1090,12 @@ printf 'data %%s = { i8 "\303\251\t\351", i8 bogus }\n' >"$dir/utf8.kl"
 want=$(printf 'utf8.kl:1:27: error: expected an integer, found '"'bogus'"'\ndata %%s = { i8 "\303\251\t?", i8 bogus }\n                 \t       ^')
 if [ "$(sed 's|^.*/||' "$dir/utf8.err")" = "$want" ]; then ok; else
 	bad "keel cat, an error after UTF-8: $(od -c "$dir/utf8.err" | head -n 8)"; fi
+# wide characters take two blanks (CJK, an emoji), a combining accent none
+# (they all took one)
+printf 'data %%s = { i8 "\346\227\245e\314\201\360\237\230\200", i8 bogus }\n' >"$dir/wide.kl"
+"$build"/keel cat "$dir/wide.kl" >/dev/null 2>"$dir/wide.err"
+if [ "$(sed -n 3p "$dir/wide.err")" = "$(printf '%27s' '')^" ]; then ok; else
+	bad "keel cat, an error after wide characters: $(cat "$dir/wide.err")"; fi
 
 # ---- 0e16. a long line is quoted in a window, "..." where it is cut ----
 x300=$(printf '%300s' '' | tr ' ' x)
