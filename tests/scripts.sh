@@ -772,6 +772,14 @@ EOF
 	if g++ -std=c++11 -pedantic -Wall -Wextra -Werror -Iinclude -c "$dir/cxx.cc" -o "$dir/cxx.o" 2>"$dir/cxx.err"; then ok; else
 		bad "keel.h as C++: $(head -n 3 "$dir/cxx.err")"; fi
 fi
+# every function keel.h declares is named in docs/api.md (its index of
+# keel.h), so that a function added to the header cannot go undocumented
+api_missing=""
+for fn in $(sed 's|/\*.*\*/||' include/keel.h | grep -v '^ \*\|^/\*' |
+	grep -oE '\bkl_[a-z0-9_]+\(' | tr -d '(' | sort -u); do
+	grep -q "\b$fn\b" docs/api.md || api_missing="$api_missing $fn"
+done
+if [ -z "$api_missing" ]; then ok; else bad "keel.h functions not in docs/api.md:$api_missing"; fi
 # keel help COMMAND is the command's help; help and version take no
 # stray arguments
 if [ "$("$build"/keel help cat)" = "$("$build"/keel cat --help)" ]; then ok; else
