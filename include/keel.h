@@ -1086,12 +1086,16 @@ uint32_t kl_verify_render(const kl_func *f, const kl_diags *d,
  *
  * Runs the functions of a verified module, so that every transformation
  * can be checked by running code (docs/interpreter.md has the semantics).
- * An interpreter is made for one module, which must stay unchanged while
- * the interpreter lives (functions are decoded once, on their first call,
- * and the decoded form is kept); it owns all memory the program uses.
- * Everything is reentrant: two interpreters share nothing, so several can
- * run at once on different threads (on the same module too, as they only
- * read it).
+ * An interpreter is made for one module and owns all memory the program
+ * uses. It decodes a function on its first call and keeps the decoding;
+ * the module's functions may change between calls (the builder, the
+ * rewriting calls, a pass), and each call runs them as they are then: a
+ * function changed since its decoding is decoded again. Symbols added to
+ * the module after the interpreter was made are not its: it refuses to
+ * call them, and a function that refers to one fails to run (make a new
+ * interpreter). Everything is reentrant: two interpreters share nothing,
+ * so several can run at once on different threads (on the same module
+ * too, as they only read it, as long as nothing changes it meanwhile).
  *
  * Values cross the API as 64-bit bit patterns: an integer zero-extended
  * from its width, a float as its IEEE bits (f32 in the low 32 bits), a
@@ -1158,8 +1162,14 @@ typedef struct kl_run_result {
 } kl_run_result;
 
 /* A new interpreter for m (opts may be NULL). Free with kl_interp_free.
- * It decodes each function the first time it runs and keeps that: a
- * function changed afterwards needs a new interpreter. */
+ * It decodes each function the first time it runs and keeps that until
+ * the function changes: every library call that can change a function's
+ * code (kl_build_*, the kl_inst_*, kl_block_* and kl_func_* calls that
+ * take a non-const kl_func, kl_value_set_alias, passes) marks it
+ * changed, and the next kl_interp_call decodes it again before it runs.
+ * The module must not change during a call (from an output callback).
+ * Data objects are made from the module at the first call and at
+ * kl_interp_reset; items appended to one afterwards are not seen. */
 kl_interp *kl_interp_new(const kl_module *m, const kl_interp_options *opts);
 void kl_interp_free(kl_interp *it); /* NULL is allowed */
 
@@ -1177,8 +1187,8 @@ kl_status kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 
 /* Forget all memory: heap objects, allocas, data (re-initialised from the
  * module); the next objects get the ids a new interpreter would give.
- * Decoded functions are kept. Costs what was made since, not the module's
- * size. */
+ * Decoded functions are kept (while they do not change). Costs what was
+ * made since, not the module's size. */
 void kl_interp_reset(kl_interp *it);
 
 /*

@@ -1,6 +1,7 @@
 /*
  * decode.c -- turn an IR function into the interpreter's decoded form
- * (interp.h), once, the first time the function is called.
+ * (interp.h), the first time the function is called, and again when it
+ * has changed since (kl_interp_call compares change counters).
  *
  * Algorithm: two walks over the blocks in layout order.
  *  1. Count, for every value, its uses that will stay register reads:
@@ -92,6 +93,21 @@ fail(decoder *dc, const char *fmt, ...)
 		kl_print_inst(dc->f, (kl_inst){ dc->cur_inst }, b);
 		kl_buf_putc(b, ')');
 	}
+}
+
+/*
+ * Is symbol s one added to the module after the interpreter was made?
+ * It has no object then (the symbols' ids were given when memory was
+ * made), so the function cannot run: fail, saying so.
+ */
+static bool
+late_symbol(decoder *dc, uint32_t s)
+{
+	if (s < dc->it->nsyms || s >= dc->m->nsyms)
+		return false;
+	fail(dc, "refers to a symbol added to the module after this "
+		 "interpreter was made (a new interpreter runs it)");
+	return true;
 }
 
 /* ---- registers and types ---- */
@@ -598,6 +614,8 @@ decode_call(decoder *dc, uint32_t i, const kl_inst_data *d)
 		sig = module_sig(dc->m, c.sig);
 	} else {
 		c.callee = d->w[1];
+		if (late_symbol(dc, c.callee))
+			return;
 		if (c.callee >= dc->m->nsyms ||
 		    dc->m->syms[c.callee].kind != KL_SYM_FUNC) {
 			fail(dc, "calls a symbol that is not a function");
@@ -718,6 +736,8 @@ decode_inst(decoder *dc, uint32_t i)
 		     0, 0);
 		return;
 	case KL_FMT_SYMBOL:
+		if (late_symbol(dc, d->w[1]))
+			return;
 		if (d->w[1] >= dc->m->nsyms) {
 			fail(dc, "symbol_addr of an unknown symbol");
 			return;
@@ -951,6 +971,8 @@ decode_func(kl_interp *it, uint32_t sym)
 	dc.fn = kl_calloc(1, sizeof *dc.fn);
 	dc.fn->f = f;
 	dc.fn->sym = sym;
+	dc.fn->edits = f->edits;
+	it->decoded++;
 	/* Never a NULL slot table: operand lists point into it even when
 	 * they are empty (a function without a single value). */
 	kl_grow(&dc.fn->slots, &dc.slots_cap, sizeof *dc.fn->slots, 1);

@@ -93,6 +93,7 @@ kl_interp_new(const kl_module *m, const kl_interp_options *opts)
 	if (!it->opts.max_memory)
 		it->opts.max_memory = DEFAULT_MEMORY;
 	it->nsyms = kl_module_num_syms(m);
+	it->edits_seen = m->edits;
 	it->funcs = kl_calloc(it->nsyms ? it->nsyms : 1, sizeof *it->funcs);
 	it->bids = kl_calloc(it->nsyms ? it->nsyms : 1, 1);
 	mem_init(it);
@@ -128,6 +129,26 @@ kl_interp_reset(kl_interp *it)
 }
 
 /* ---- calls ---- */
+
+/*
+ * Forget the decoding of every function changed since it was decoded
+ * (its change counter moved: func_edited, src/ir/ir.h); the next call of
+ * it decodes it again. Called only between runs, when no frame uses any
+ * decoded code. The module's counter moves with every function's, so
+ * while it is what was seen last, nothing changed: one comparison a call.
+ */
+static void
+drop_stale(kl_interp *it)
+{
+	for (uint32_t s = 0; s < it->nsyms; s++) {
+		dfunc *fn = it->funcs[s];
+		if (fn && fn->edits != fn->f->edits) {
+			dfunc_free(fn);
+			it->funcs[s] = NULL;
+		}
+	}
+	it->edits_seen = it->m->edits;
+}
 
 static void
 result_from_pend(kl_interp *it, kl_run_result *res)
@@ -203,6 +224,8 @@ kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 		result_from_pend(it, res);
 		return KL_OK;
 	}
+	if (KL_UNLIKELY(it->m->edits != it->edits_seen))
+		drop_stale(it);
 	dfunc *fn = it->funcs[func.id];
 	if (!fn)
 		fn = it->funcs[func.id] = decode_func(it, func.id);

@@ -2,7 +2,8 @@
  * interp.h -- what the interpreter's files share: the decoded form of a
  * function, the memory of a running program, and the interpreter state.
  *
- *   decode.c    IR function -> decoded function (once, on its first call)
+ *   decode.c    IR function -> decoded function (on its first call, and
+ *               again after it changed)
  *   exec.c      the dispatch loop, calls and returns, fuel
  *   memory.c    objects, pointers, the alloca stack, data initialisation
  *   builtins.c  the external functions the interpreter provides
@@ -113,6 +114,7 @@ typedef struct dcall {
 
 typedef struct dfunc {
 	const kl_func *f;
+	uint64_t edits;      /* f->edits when this was decoded */
 	uint32_t sym;
 	uint32_t nregs;      /* registers of a frame, the scratch included */
 	uint32_t entry_cost; /* length of the entry block's first segment */
@@ -193,6 +195,10 @@ struct kl_interp {
 	kl_interp_options opts;
 	uint32_t nsyms;
 	dfunc **funcs;       /* by symbol, decoded on first call */
+	/* m->edits when every decoded function was last found current:
+	 * while it is unchanged, none of them needs decoding again */
+	uint64_t edits_seen;
+	uint64_t decoded;    /* decodings made (for tests) */
 	uint8_t *bids;       /* by symbol: built-in number, 0 = not looked up */
 
 	/* memory */

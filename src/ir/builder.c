@@ -18,6 +18,7 @@
 kl_block
 kl_func_new_block(kl_func *f)
 {
+	func_edited(f);
 	return (kl_block){ func_new_block_id(f) };
 }
 
@@ -30,6 +31,7 @@ block_exists(const kl_func *f, kl_block b)
 kl_status
 kl_func_append_block(kl_func *f, kl_block b)
 {
+	func_edited(f);
 	if (!block_exists(f, b) || (f->blocks[b.id].flags & BLOCK_PLACED))
 		return KL_ERR_INVALID;
 	layout_append_block(f, b.id);
@@ -39,6 +41,7 @@ kl_func_append_block(kl_func *f, kl_block b)
 kl_status
 kl_func_remove_block(kl_func *f, kl_block b)
 {
+	func_edited(f);
 	if (!block_exists(f, b) || !(f->blocks[b.id].flags & BLOCK_PLACED) ||
 	    b.id == f->first_block)
 		return KL_ERR_INVALID;
@@ -56,6 +59,7 @@ kl_func_remove_block(kl_func *f, kl_block b)
 kl_status
 kl_func_insert_block_after(kl_func *f, kl_block b, kl_block after)
 {
+	func_edited(f);
 	if (!block_exists(f, b) || (f->blocks[b.id].flags & BLOCK_PLACED))
 		return KL_ERR_INVALID;
 	/* (none, or a number that is no block, is not in the layout either:
@@ -70,6 +74,7 @@ kl_func_insert_block_after(kl_func *f, kl_block b, kl_block after)
 kl_value
 kl_block_append_param(kl_func *f, kl_block b, kl_type t)
 {
+	func_edited(f);
 	if (!block_exists(f, b) || kl_type_class(f->module, t) == KL_TYPE_NONE ||
 	    list_len(&f->pool, f->blocks[b.id].params) >= LIST_MAX_LEN)
 		return KL_NO_VALUE;
@@ -82,6 +87,7 @@ kl_block_append_param(kl_func *f, kl_block b, kl_type t)
 kl_status
 kl_value_set_alias(kl_func *f, kl_value v, kl_value target)
 {
+	func_edited(f);
 	if (v.id >= f->nvalues || target.id >= f->nvalues || v.id == target.id)
 		return KL_ERR_INVALID;
 	kl_value_data *d = &f->values[v.id];
@@ -125,6 +131,7 @@ kl_value_set_alias(kl_func *f, kl_value v, kl_value target)
 kl_sigref
 kl_func_add_sigref(kl_func *f, const kl_signature *sig)
 {
+	func_edited(f);
 	if (!module_sig_ok(f->module, sig))
 		return (kl_sigref){ KL_NONE };
 	uint32_t s = sig ? module_add_sig(f->module, sig->params,
@@ -262,11 +269,14 @@ check_format(kl_builder *b, kl_opcode op, kl_format fmt)
 	return true;
 }
 
-/* Create the instruction and place it at the builder's position. */
+/* Create the instruction and place it at the builder's position. Every
+ * kl_build_* call that builds comes here: the one place they record the
+ * change (func_edited). */
 static uint32_t
 emit(kl_builder *b, kl_opcode op)
 {
 	kl_func *f = b->func;
+	func_edited(f);
 	uint32_t i = func_new_inst(f, op);
 	if (b->before.id != KL_NONE)
 		layout_insert_inst_before(f, i, b->before.id);

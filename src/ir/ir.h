@@ -230,6 +230,11 @@ struct kl_module {
 	/* Function structs, and the tables of parsed functions until they
 	 * grow (see func_take_tables); freed with the module. */
 	kl_arena arena;
+
+	/* Bumped with every function's edits (func_edited): an interpreter
+	 * that has seen this number knows that none of its decoded
+	 * functions changed, in one comparison. */
+	uint64_t edits;
 };
 
 struct kl_func {
@@ -266,6 +271,10 @@ struct kl_func {
 	/* Some value may be an alias: set whenever one is made (never
 	 * cleared), so that a pass can skip looking for them. */
 	bool has_aliases;
+	/* Changes made to the function since it was made (func_edited):
+	 * an interpreter decodes a function again when this is not what it
+	 * was at the last decoding. */
+	uint64_t edits;
 };
 
 /*
@@ -362,6 +371,21 @@ void func_take_tables(kl_func *f, kl_func *from);
 /* Grow table (a TAB_* bit) *p of *cap elements to hold need elements. */
 void func_grow(kl_func *f, uint32_t table, void *p, uint32_t *cap,
 	       size_t elem_size, uint64_t need);
+
+/*
+ * Record that f's code may change: every public call that can change a
+ * function (the builder, the rewriting and layout calls, passes) calls
+ * this first, failing or not; the interpreter compares the counters to
+ * know which decoded functions are stale (src/interp/interp.c). Internal
+ * helpers (layout_*, value_define, ...) do not: the parser uses them,
+ * before any interpreter can exist, and passes bump once at their entry.
+ */
+static inline void
+func_edited(kl_func *f)
+{
+	f->edits++;
+	f->module->edits++;
+}
 
 /* ---- function internals ---- */
 /* The opcode table (opcodes.c); internal code indexes it directly. */

@@ -155,6 +155,7 @@ layout_insert_inst_before(kl_func *f, uint32_t i, uint32_t before)
 void
 kl_inst_remove(kl_func *f, kl_inst i)
 {
+	func_edited(f);
 	if (i.id < f->ninsts && f->nodes[i.id].block != KL_NONE)
 		layout_remove_inst(f, i.id);
 }
@@ -184,6 +185,7 @@ placed_block(const kl_func *f, uint32_t b)
 kl_status
 kl_inst_move_before(kl_func *f, kl_inst i, kl_inst before)
 {
+	func_edited(f);
 	if (!movable(f, i.id) || before.id >= f->ninsts || before.id == i.id ||
 	    !placed_block(f, f->nodes[before.id].block))
 		return KL_ERR_INVALID;
@@ -195,6 +197,7 @@ kl_inst_move_before(kl_func *f, kl_inst i, kl_inst before)
 kl_status
 kl_inst_move_to_end(kl_func *f, kl_inst i, kl_block b)
 {
+	func_edited(f);
 	if (!movable(f, i.id) || !placed_block(f, b.id))
 		return KL_ERR_INVALID;
 	kl_inst_remove(f, i);

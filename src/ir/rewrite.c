@@ -149,6 +149,7 @@ func_resolve_aliases(kl_func *f)
 kl_status
 kl_inst_set_arg(kl_func *f, kl_inst i, uint32_t n, kl_value v)
 {
+	func_edited(f);
 	if (i.id >= f->ninsts || v.id >= f->nvalues)
 		return KL_ERR_INVALID;
 	uint32_t count;
@@ -178,6 +179,7 @@ kl_status
 kl_inst_set_dest_arg(kl_func *f, kl_inst i, uint32_t d, uint32_t k,
 		     kl_value v)
 {
+	func_edited(f);
 	uint32_t word, nargs;
 	if (!dest_for_value(f, i, d, v, &word, &nargs) || k >= nargs)
 		return KL_ERR_INVALID;
@@ -189,6 +191,7 @@ kl_inst_set_dest_arg(kl_func *f, kl_inst i, uint32_t d, uint32_t k,
 kl_status
 kl_inst_set_dest(kl_func *f, kl_inst i, uint32_t d, kl_block_call dest)
 {
+	func_edited(f);
 	const uint32_t *dests;
 	if (i.id >= f->ninsts || d >= inst_dests(f, i.id, &dests) ||
 	    dest.block.id >= f->nblocks ||
@@ -211,6 +214,7 @@ kl_inst_set_dest(kl_func *f, kl_inst i, uint32_t d, kl_block_call dest)
 kl_status
 kl_inst_append_dest_arg(kl_func *f, kl_inst i, uint32_t d, kl_value v)
 {
+	func_edited(f);
 	uint32_t word, nargs;
 	if (!dest_for_value(f, i, d, v, &word, &nargs))
 		return KL_ERR_INVALID;
@@ -278,6 +282,7 @@ removable_param(const kl_func *f, kl_value v)
 kl_status
 kl_func_remove_params(kl_func *f, const kl_value *params, uint32_t n)
 {
+	func_edited(f);
 	for (uint32_t j = 0; j < n; j++)
 		if (!removable_param(f, params[j]))
 			return KL_ERR_INVALID;
@@ -338,6 +343,7 @@ kl_func_remove_params(kl_func *f, const kl_value *params, uint32_t n)
 kl_status
 kl_block_remove_param(kl_func *f, kl_block b, uint32_t k)
 {
+	func_edited(f);
 	/* (the entry block's parameters: refused as removable_param says) */
 	if (b.id >= f->nblocks || k >= list_len(&f->pool, f->blocks[b.id].params))
 		return KL_ERR_INVALID;
@@ -378,6 +384,7 @@ fresh_result(kl_func *f, uint32_t c, uint32_t r)
 kl_inst
 kl_inst_clone(kl_func *f, kl_inst i)
 {
+	func_edited(f);
 	if (i.id >= f->ninsts)
 		return KL_NO_INST;
 	uint32_t c = func_new_inst(f, (kl_opcode)f->insts[i.id].op);

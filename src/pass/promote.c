@@ -1072,6 +1072,7 @@ need_dominance(promoter *p)
 kl_status
 kl_promote_func(kl_func *f, kl_pass_report *rep)
 {
+	func_edited(f);
 	if (f->first_block == KL_NONE)
 		return KL_OK;
 	promoter *p = rep ? rep->state : NULL;
