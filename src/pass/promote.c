@@ -678,6 +678,28 @@ place_params(promoter *p)
 
 /* ---- the pass ---- */
 
+/*
+ * Another run may promote what this one kept: an alloca whose address was
+ * stored into a slot this run promoted (int *p = &x) escaped through
+ * that store, which renaming removed, and the load of p became x's
+ * address. Only the first escape of an alloca is known; when another one
+ * follows, the next run keeps it and promotes nothing, and runs stop
+ * there.
+ */
+/* At most this many runs over one function: a chain of pointers n levels
+ * deep takes n runs, and a long one would make the pass quadratic. */
+#define MAX_RUNS 8
+
+static bool
+stored_into_promoted(const promoter *p, const alloca_info *a)
+{
+	if (a->reason != KEPT_ESCAPES || a->why_inst == KL_NONE)
+		return false;
+	const kl_func *f = p->f;
+	return kl_op_table[f->insts[a->why_inst].op].format == KL_FMT_STORE &&
+	       f->nodes[a->why_inst].block == KL_NONE;
+}
+
 static void
 note_kept(promoter *p, const alloca_info *a)
 {
@@ -697,6 +719,10 @@ note_kept(promoter *p, const alloca_info *a)
 		if (line)
 			kl_buf_printf(out, " (line %u)", line);
 	}
+	if (stored_into_promoted(p, a))
+		kl_buf_printf(out, ", a store that the last of the pass's %u "
+			      "runs over the function removed: promote again "
+			      "may promote it", MAX_RUNS);
 	kl_buf_putc(out, '\n');
 }
 
@@ -1069,21 +1095,17 @@ need_dominance(promoter *p)
 	return ok;
 }
 
-kl_status
-kl_promote_func(kl_func *f, kl_pass_report *rep)
+/*
+ * One run of the rules over f: adds to count what it promoted (slots,
+ * params, promoted) and sets count's kept to what it kept. Returns
+ * whether another run may promote more (stored_into_promoted), never
+ * after the last (MAX_RUNS); the kept allocas get their notes only in the
+ * last run.
+ */
+static bool
+promote_run(promoter *p, kl_func *f, kl_pass_report *rep, uint32_t *count,
+	    bool last)
 {
-	func_edited(f);
-	if (f->first_block == KL_NONE)
-		return KL_OK;
-	promoter *p = rep ? rep->state : NULL;
-	if (!p) {
-		p = promoter_new();
-		if (rep) {
-			KL_ASSERT(!rep->state_free);
-			rep->state = p;
-			rep->state_free = promoter_free;
-		}
-	}
 	promoter_begin(p, f, rep);
 	/* Verified IR is walked once (scan); anything else is checked for
 	 * strict SSA before its accesses are looked at. */
@@ -1105,11 +1127,8 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 	func_prefetch_next_layout(f);
 	if (p->nallocas == 0) {
 		func_prefetch_next_rest(f);
-		static const uint32_t none[NCOUNTS] = { 0 };
-		report_counts(p, none);
-		if (!rep)
-			promoter_free(p);
-		return KL_OK;
+		count[COUNT_KEPT] = 0;
+		return false;
 	}
 
 	enum kept_reason whole = PROMOTED;
@@ -1135,37 +1154,70 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 	}
 
 	func_prefetch_next_rest(f);
-	uint32_t count[NCOUNTS] = { 0 };
+	uint32_t slots = 0, params = 0;
 	/* Frontiers past their limit (quadratic, in a pathological
 	 * function): every slot's alloca is kept, saying so. */
 	if (p->nslots && !need_dominance(p))
 		give_up_from(p, 0, 0, KEPT_FRONTIERS);
 	if (p->nslots) {
 		place_params(p); /* may keep allocas past its budget */
-		count[COUNT_SLOTS] = p->nslots;
+		slots = p->nslots;
 		p->defs_first = defs_before_uses(p);
 		promote_rename_all(p);
-		count[COUNT_PARAMS] = promote_prune_params(p);
+		params = promote_prune_params(p);
 	}
+	uint32_t promoted = 0, kept = 0;
+	bool again = false;
 	for (uint32_t a = 0; a < p->nallocas; a++) {
-		if (p->allocas[a].reason == PROMOTED) {
-			count[COUNT_PROMOTED]++;
-		} else {
-			count[COUNT_KEPT]++;
-			if (rep && rep->verbose)
+		if (p->allocas[a].reason == PROMOTED)
+			promoted++;
+		else
+			again |= stored_into_promoted(p, &p->allocas[a]);
+	}
+	again = again && !last && kl_builder_status(&p->b) == KL_OK;
+	for (uint32_t a = 0; a < p->nallocas; a++) {
+		if (p->allocas[a].reason != PROMOTED) {
+			kept++;
+			if (!again && rep && rep->verbose)
 				note_kept(p, &p->allocas[a]);
 		}
 	}
+	count[COUNT_SLOTS] += slots;
+	count[COUNT_PARAMS] += params;
+	count[COUNT_PROMOTED] += promoted;
+	count[COUNT_KEPT] = kept;
 	/* Also when no slot was made: an alloca nothing reads or writes is
 	 * promoted all the same, and must go. */
-	if (count[COUNT_PROMOTED])
+	if (promoted)
 		finish(p);
+	return again;
+}
+
+kl_status
+kl_promote_func(kl_func *f, kl_pass_report *rep)
+{
+	func_edited(f);
+	if (f->first_block == KL_NONE)
+		return KL_OK;
+	promoter *p = rep ? rep->state : NULL;
+	if (!p) {
+		p = promoter_new();
+		if (rep) {
+			KL_ASSERT(!rep->state_free);
+			rep->state = p;
+			rep->state_free = promoter_free;
+		}
+	}
+	uint32_t count[NCOUNTS] = { 0 };
+	for (int run = 1; promote_run(p, f, rep, count, run == MAX_RUNS); run++)
+		;
 	report_counts(p, count);
 	kl_status st = kl_builder_status(&p->b);
 	if (!rep)
 		promoter_free(p);
 	return st;
 }
+
 
 uint32_t
 kl_promote_module(kl_module *m, kl_pass_report *rep)
