@@ -1324,8 +1324,10 @@ mkdir -p "$dir/harness/build/unit" "$dir/harness/cwd"
 printf '#!/bin/sh\necho "leaky: 3 passed, 0 failed"\nexit 23\n' \
 	>"$dir/harness/build/unit/test_leaky"
 chmod +x "$dir/harness/build/unit/test_leaky"
+# (and with a TMPDIR that does not exist: its log went there, and every
+# step counted as one failure with no summary)
 here=$(pwd)
-(cd "$dir/harness/cwd" && sh "$here/tests/check.sh" ../build) >"$dir/harness.out" 2>&1
+(cd "$dir/harness/cwd" && TMPDIR=/nonexistent sh "$here/tests/check.sh" ../build) >"$dir/harness.out" 2>&1
 st=$?
 if [ "$st" = 1 ] && [ "$(tail -n 1 "$dir/harness.out")" = "3 passed, 1 failed" ]
 then ok; else bad "tests/check.sh on a test exiting 23 after '0 failed': exit $st"; cat "$dir/harness.out"; fi
