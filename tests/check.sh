@@ -1,7 +1,13 @@
 #!/bin/sh
 # Run every test of keel and finish with one line "N passed, N failed".
-# Usage: tests/check.sh BUILD_DIR
+# Usage: tests/check.sh BUILD_DIR [UNIT_PROGRAM...]
+# The unit programs are those named (make check names those its sources
+# build: one left in BUILD/unit by a test since removed or renamed is not
+# run, and cannot fail a run here that passes on a clean clone); with none
+# named, every BUILD/unit/test_*.
 build=${1:-build}
+[ $# -gt 0 ] && shift
+[ $# -gt 0 ] || set -- "$build"/unit/test_*
 passed=0
 failed=0
 
@@ -50,7 +56,7 @@ count() { # exit-status
 	failed=$((failed + f))
 }
 
-for t in "$build"/unit/test_*; do
+for t in "$@"; do
 	[ -x "$t" ] || continue
 	st=0
 	limited "$t" >"$log" 2>&1 || { st=$?; cat "$log"; }

@@ -1331,6 +1331,21 @@ here=$(pwd)
 st=$?
 if [ "$st" = 1 ] && [ "$(tail -n 1 "$dir/harness.out")" = "3 passed, 1 failed" ]
 then ok; else bad "tests/check.sh on a test exiting 23 after '0 failed': exit $st"; cat "$dir/harness.out"; fi
+# ... and runs the unit programs named (make check names those of
+# tests/unit/*.c), not one an older tree left in the build directory:
+# a test since removed, or renamed, failed make check here and not on a
+# clean clone
+mkdir -p "$dir/harness/stale/unit"
+printf '#!/bin/sh\necho "ok: 1 passed, 0 failed"\n' >"$dir/harness/stale/unit/test_ok"
+printf '#!/bin/sh\necho "gone: 0 passed, 1 failed"\nexit 1\n' >"$dir/harness/stale/unit/test_gone"
+chmod +x "$dir/harness/stale/unit/test_ok" "$dir/harness/stale/unit/test_gone"
+(cd "$dir/harness/cwd" && sh "$here/tests/check.sh" ../stale ../stale/unit/test_ok) >"$dir/harness.out" 2>&1
+st=$?
+if [ "$st" = 0 ] && [ "$(tail -n 1 "$dir/harness.out")" = "1 passed, 0 failed" ]
+then ok; else bad "tests/check.sh ran a unit program it was not given: exit $st"; cat "$dir/harness.out"; fi
+# shellcheck disable=SC2016 # the Makefile's own $(NAME)s
+if grep -q '^	@sh tests/check.sh $(BUILD) $(UNIT_BIN)$' Makefile; then ok; else
+	bad "make check does not name the unit programs to tests/check.sh"; fi
 
 # ... and a sanitizer's report from a program whose status a test lost
 # (here in a pipeline) fails the run: make check SAN=1 passed with one
