@@ -5,12 +5,15 @@
 # takes over KEEL_FUZZ_BATCH_TIMEOUT seconds (default 600) fails. At least
 # one batch runs, whatever FUZZ_TIME says (a clock that ticked between the
 # start and the first test used to leave a run of 0 programs that passed).
+# The seeds follow the clock unless KEEL_FUZZ_SEED gives the one before
+# the first (make check's run of this script gives one: what it generates
+# must not change from run to run).
 build=${1:-build}
 secs=${2:-60}
 dir="$build/fuzz-promote"
 mkdir -p "$dir"
 start=$(date +%s)
-seed=$(( $(date +%s) % 1000000 * 1000 ))
+seed=${KEEL_FUZZ_SEED:-$(( $(date +%s) % 1000000 * 1000 ))}
 runs=0
 fails=0
 while :; do

@@ -1338,11 +1338,28 @@ mkdir -p "$dir/harness/build/unit" "$dir/harness/cwd"
 printf '#!/bin/sh\necho "leaky: 3 passed, 0 failed"\nexit 23\n' \
 	>"$dir/harness/build/unit/test_leaky"
 chmod +x "$dir/harness/build/unit/test_leaky"
+# (and with a TMPDIR that does not exist: its log went there, and every
+# step counted as one failure with no summary)
 here=$(pwd)
-(cd "$dir/harness/cwd" && sh "$here/tests/check.sh" ../build) >"$dir/harness.out" 2>&1
+(cd "$dir/harness/cwd" && TMPDIR=/nonexistent sh "$here/tests/check.sh" ../build) >"$dir/harness.out" 2>&1
 st=$?
 if [ "$st" = 1 ] && [ "$(tail -n 1 "$dir/harness.out")" = "3 passed, 1 failed" ]
 then ok; else bad "tests/check.sh on a test exiting 23 after '0 failed': exit $st"; cat "$dir/harness.out"; fi
+# ... and runs the unit programs named (make check names those of
+# tests/unit/*.c), not one an older tree left in the build directory:
+# a test since removed, or renamed, failed make check here and not on a
+# clean clone
+mkdir -p "$dir/harness/stale/unit"
+printf '#!/bin/sh\necho "ok: 1 passed, 0 failed"\n' >"$dir/harness/stale/unit/test_ok"
+printf '#!/bin/sh\necho "gone: 0 passed, 1 failed"\nexit 1\n' >"$dir/harness/stale/unit/test_gone"
+chmod +x "$dir/harness/stale/unit/test_ok" "$dir/harness/stale/unit/test_gone"
+(cd "$dir/harness/cwd" && sh "$here/tests/check.sh" ../stale ../stale/unit/test_ok) >"$dir/harness.out" 2>&1
+st=$?
+if [ "$st" = 0 ] && [ "$(tail -n 1 "$dir/harness.out")" = "1 passed, 0 failed" ]
+then ok; else bad "tests/check.sh ran a unit program it was not given: exit $st"; cat "$dir/harness.out"; fi
+# shellcheck disable=SC2016 # the Makefile's own $(NAME)s
+if grep -q '^	@sh tests/check.sh $(BUILD) $(UNIT_BIN)$' Makefile; then ok; else
+	bad "make check does not name the unit programs to tests/check.sh"; fi
 
 # ... and a sanitizer's report from a program whose status a test lost
 # (here in a pipeline) fails the run: make check SAN=1 passed with one
@@ -1391,12 +1408,15 @@ for stub in 'exit 139' 'exec sleep 300'; do
 	ln -s "$(cd "$build" && pwd)/keel-gen" "$dir/harness/fz/keel-gen"
 	printf '#!/bin/sh\n%s\n' "$stub" >"$dir/harness/fz/keel"
 	chmod +x "$dir/harness/fz/keel"
-	KEEL_FUZZ_BATCH_TIMEOUT=1 timeout 60 sh tests/fuzz-promote.sh \
+	# (seeds 1..10, each of the script's shapes: not the clock's, so
+	# that keel-gen makes the same programs every run)
+	KEEL_FUZZ_SEED=0 KEEL_FUZZ_BATCH_TIMEOUT=1 timeout 60 sh tests/fuzz-promote.sh \
 		"$dir/harness/fz" 0 >"$dir/harness.out" 2>&1
 	st=$?
 	if [ "$st" = 1 ] && grep -q '^keel difftest exited with status' "$dir/harness.out" &&
 		[ "$(tail -n 1 "$dir/harness.out")" = "fuzz-promote: 10 programs, 10 failures (kept in $dir/harness/fz/fuzz-promote)" ] &&
-		[ "$(find "$dir/harness/fz/fuzz-promote" -name '*.kl' | wc -l)" = 10 ]
+		[ "$(find "$dir/harness/fz/fuzz-promote" -name 'seed*.kl' | sort -V | tr '\n' ' ')" = \
+			"$(seq 1 10 | sed "s|.*|$dir/harness/fz/fuzz-promote/seed&.kl|" | tr '\n' ' ')" ]
 	then ok; else bad "fuzz-promote with a keel that does '$stub': exit $st"; cat "$dir/harness.out"; fi
 done
 # ... and every compile of a C file warns as an error, the fuzz targets'
