@@ -1166,7 +1166,7 @@ promote_run(promoter *p, kl_func *f, kl_pass_report *rep, uint32_t *count,
 		promote_rename_all(p);
 		params = promote_prune_params(p);
 	}
-	uint32_t promoted = 0, kept = 0;
+	uint32_t promoted = 0;
 	bool again = false;
 	for (uint32_t a = 0; a < p->nallocas; a++) {
 		if (p->allocas[a].reason == PROMOTED)
@@ -1175,17 +1175,14 @@ promote_run(promoter *p, kl_func *f, kl_pass_report *rep, uint32_t *count,
 			again |= stored_into_promoted(p, &p->allocas[a]);
 	}
 	again = again && !last && kl_builder_status(&p->b) == KL_OK;
-	for (uint32_t a = 0; a < p->nallocas; a++) {
-		if (p->allocas[a].reason != PROMOTED) {
-			kept++;
-			if (!again && rep && rep->verbose)
+	if (!again && rep && rep->verbose)
+		for (uint32_t a = 0; a < p->nallocas; a++)
+			if (p->allocas[a].reason != PROMOTED)
 				note_kept(p, &p->allocas[a]);
-		}
-	}
 	count[COUNT_SLOTS] += slots;
 	count[COUNT_PARAMS] += params;
 	count[COUNT_PROMOTED] += promoted;
-	count[COUNT_KEPT] = kept;
+	count[COUNT_KEPT] = p->nallocas - promoted;
 	/* Also when no slot was made: an alloca nothing reads or writes is
 	 * promoted all the same, and must go. */
 	if (promoted)
