@@ -1090,12 +1090,14 @@ uint32_t kl_verify_render(const kl_func *f, const kl_diags *d,
  * uses. It decodes a function on its first call and keeps the decoding;
  * the module's functions may change between calls (the builder, the
  * rewriting calls, a pass), and each call runs them as they are then: a
- * function changed since its decoding is decoded again. Symbols added to
- * the module after the interpreter was made are not its: it refuses to
- * call them, and a function that refers to one fails to run (make a new
- * interpreter). Everything is reentrant: two interpreters share nothing,
- * so several can run at once on different threads (on the same module
- * too, as they only read it, as long as nothing changes it meanwhile).
+ * function changed since its decoding is decoded again. Memory (an
+ * object for each symbol, data objects filled from their items) is made
+ * from the module at the first call and made again by kl_interp_reset
+ * when symbols were added or data items appended since, so that after a
+ * reset the interpreter is what a new one would be. Everything is
+ * reentrant: two interpreters share nothing, so several can run at once
+ * on different threads (on the same module too, as they only read it, as
+ * long as nothing changes it meanwhile).
  *
  * Values cross the API as 64-bit bit patterns: an integer zero-extended
  * from its width, a float as its IEEE bits (f32 in the low 32 bits), a
@@ -1168,8 +1170,8 @@ typedef struct kl_run_result {
  * take a non-const kl_func, kl_value_set_alias, passes) marks it
  * changed, and the next kl_interp_call decodes it again before it runs.
  * The module must not change during a call (from an output callback).
- * Data objects are made from the module at the first call and at
- * kl_interp_reset; items appended to one afterwards are not seen. */
+ * Memory is made from the module as it is at the first call, symbols
+ * added until then included. */
 kl_interp *kl_interp_new(const kl_module *m, const kl_interp_options *opts);
 void kl_interp_free(kl_interp *it); /* NULL is allowed */
 
@@ -1177,18 +1179,30 @@ void kl_interp_free(kl_interp *it); /* NULL is allowed */
  * Call a defined function with nargs argument bit patterns (nargs must be
  * its parameter count). Memory (data objects, heap) persists from call to
  * call, like one process calling several functions; kl_interp_reset
- * starts over. Returns KL_OK when *res describes the run (whatever its
- * status), KL_ERR_INVALID when func is not a defined function of the
- * module, nargs is wrong or args is NULL with nargs > 0 (*res is then
- * FAILED with a message).
+ * starts over. Memory does not change under a program by itself: after
+ * items were appended to a data object that memory was made with, every
+ * call is refused until kl_interp_reset (memory made from the old items
+ * would give the old answers; dropping what earlier calls left in memory
+ * unasked would be as surprising). Symbols added to the module since
+ * memory was made have no object until kl_interp_reset: calling one is
+ * refused, and a function that refers to one fails to run (FAILED), while
+ * the others run as before. Returns KL_OK when *res describes the run
+ * (whatever its status), KL_ERR_INVALID when func is not a defined
+ * function the interpreter's memory has, nargs is wrong, args is NULL
+ * with nargs > 0, or data changed since memory was made (*res is then
+ * FAILED with a message, naming kl_interp_reset where it helps).
  */
 kl_status kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 			 uint32_t nargs, kl_run_result *res);
 
 /* Forget all memory: heap objects, allocas, data (re-initialised from the
  * module); the next objects get the ids a new interpreter would give.
- * Decoded functions are kept (while they do not change). Costs what was
- * made since, not the module's size. */
+ * When symbols were added to the module or items appended to its data
+ * since memory was made, memory is made again from the whole module at
+ * the next call: the interpreter is then what a new one would be (the
+ * same object ids, the same contents). Decoded functions are kept (while
+ * they do not change). When nothing was added, it costs what was made
+ * since, not the module's size. */
 void kl_interp_reset(kl_interp *it);
 
 /*

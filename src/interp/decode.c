@@ -96,9 +96,10 @@ fail(decoder *dc, const char *fmt, ...)
 }
 
 /*
- * Is symbol s one added to the module after the interpreter was made?
- * It has no object then (the symbols' ids were given when memory was
- * made), so the function cannot run: fail, saying so.
+ * Is symbol s one added to the module after the interpreter's memory was
+ * made? It has no object then (the symbols' ids were given when memory
+ * was made, and the ids after them may be in use), so the function
+ * cannot run: fail, saying so. A reset makes memory again, with it.
  */
 static bool
 late_symbol(decoder *dc, uint32_t s)
@@ -106,7 +107,8 @@ late_symbol(decoder *dc, uint32_t s)
 	if (s < dc->it->nsyms || s >= dc->m->nsyms)
 		return false;
 	fail(dc, "refers to a symbol added to the module after this "
-		 "interpreter was made (a new interpreter runs it)");
+		 "interpreter's memory was made (kl_interp_reset makes it "
+		 "again, with the symbol)");
 	return true;
 }
 

@@ -10,6 +10,14 @@
  * breakpoint planted in the decoded code is removed, so the interpreter is
  * ready for the next call. Traps are raised by raise_trap/raise_fail into
  * it->pend, from wherever they are detected.
+ *
+ * Following the module. Decoded functions follow their functions' change
+ * counters (drop_stale). Memory (an object for each symbol, data filled
+ * from its items) follows the module's data counter, which every added
+ * symbol and appended item moves: memory is made at the first call from
+ * the module as it is then, and kl_interp_reset makes it again when the
+ * counter moved, or only refills it when not. Between, a call refuses
+ * to run on memory made from data that has changed since (data_current).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -94,10 +102,33 @@ kl_interp_new(const kl_module *m, const kl_interp_options *opts)
 		it->opts.max_memory = DEFAULT_MEMORY;
 	it->nsyms = kl_module_num_syms(m);
 	it->edits_seen = m->edits;
+	it->data_seen = m->data_edits;
 	it->funcs = kl_calloc(it->nsyms ? it->nsyms : 1, sizeof *it->funcs);
 	it->bids = kl_calloc(it->nsyms ? it->nsyms : 1, 1);
 	mem_init(it);
 	return it;
+}
+
+/*
+ * Take in the symbols added to the module since the tables were made
+ * (their decodings and built-in numbers: none yet). Only while there is
+ * no memory, before the first call or after a reset that found the
+ * module changed: the symbols' object ids follow the module's symbols,
+ * and with memory the ids after them may be in use.
+ */
+static void
+follow_syms(kl_interp *it)
+{
+	uint32_t n = kl_module_num_syms(it->m);
+	if (n > it->nsyms) {
+		it->funcs = kl_realloc(it->funcs, (size_t)n * sizeof *it->funcs);
+		memset(it->funcs + it->nsyms, 0,
+		       (size_t)(n - it->nsyms) * sizeof *it->funcs);
+		it->bids = kl_realloc(it->bids, n);
+		memset(it->bids + it->nsyms, 0, n - it->nsyms);
+		it->nsyms = n;
+	}
+	it->data_seen = it->m->data_edits;
 }
 
 void
@@ -122,10 +153,21 @@ kl_interp_free(kl_interp *it)
 	free(it);
 }
 
+/*
+ * With the module's data as memory was made from it, refill the writable
+ * data and forget what the calls made (mem_reset: the cost of what was
+ * made, not of the module). When a symbol was added or an item appended
+ * since, memory is freed, to be made from the whole module at the next
+ * call (which takes in the new symbols first), as a new interpreter's.
+ */
 void
 kl_interp_reset(kl_interp *it)
 {
-	mem_reset(it);
+	if (it->m->data_edits != it->data_seen ||
+	    kl_module_num_syms(it->m) != it->nsyms)
+		mem_free(it);
+	else
+		mem_reset(it);
 }
 
 /* ---- calls ---- */
@@ -175,6 +217,34 @@ refuse(kl_interp *it, kl_run_result *res, const char *fmt, ...)
 	return KL_ERR_INVALID;
 }
 
+/*
+ * Is memory still what the module's data makes? Called when the data
+ * counter moved since that was last known: a symbol was added (its
+ * object waits for a reset, and nothing refers to it yet: the old
+ * memory is right) or an item appended. An object whose size is not its
+ * data's now was made from old items: refuse the call, as running it
+ * would give answers from data the module no longer has (a reset or a
+ * new interpreter makes memory again). Items of no bytes change nothing.
+ */
+static bool
+data_current(kl_interp *it, kl_run_result *res)
+{
+	uint32_t s = mem_stale_data(it);
+	if (s == KL_NONE) {
+		it->data_seen = it->m->data_edits;
+		return true;
+	}
+	kl_buf_reset(&it->scratch);
+	put_sym(it, s, &it->scratch);
+	obj_info *info = obj_info_get(it, s + 1);
+	refuse(it, res, "the module's data changed since this interpreter's "
+			"memory was made (data %s: %u bytes then, %llu now): "
+			"kl_interp_reset makes it again",
+	       it->scratch.data, info->size,
+	       (unsigned long long)kl_data_size(it->m, (kl_sym){ s }));
+	return false;
+}
+
 /* Refuse to call symbol s, which has no body: a front end that called a
  * declaration or a data object by mistake is told which, by name. */
 static kl_status
@@ -193,6 +263,23 @@ refuse_sym(kl_interp *it, kl_run_result *res, kl_sym s)
 	return st;
 }
 
+/* Refuse to call symbol s, past the interpreter's tables: one the
+ * module does not have, or one added after memory was made. */
+static kl_status
+refuse_late(kl_interp *it, kl_run_result *res, kl_sym s)
+{
+	uint32_t n = kl_module_num_syms(it->m);
+	if (s.id >= n)
+		return refuse(it, res, "symbol %u does not exist (the module "
+				       "has %u)", s.id, n);
+	kl_buf_reset(&it->scratch);
+	put_sym(it, s.id, &it->scratch);
+	return refuse(it, res, "%s was added to the module after this "
+			       "interpreter's memory was made: "
+			       "kl_interp_reset makes it again, with it",
+		      it->scratch.data);
+}
+
 kl_status
 kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 	       uint32_t nargs, kl_run_result *res)
@@ -203,10 +290,13 @@ kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 	it->pend.exit_code = 0;
 	kl_buf_reset(&it->pend.msg);
 	res->message = "";
+	if (!it->data_ready)
+		follow_syms(it);
+	else if (KL_UNLIKELY(it->m->data_edits != it->data_seen) &&
+		 !data_current(it, res))
+		return KL_ERR_INVALID;
 	if (func.id >= it->nsyms)
-		return refuse(it, res, "symbol %u does not exist (the module "
-				       "had %u when this interpreter was made)",
-			      func.id, it->nsyms);
+		return refuse_late(it, res, func);
 	if (!kl_sym_func(it->m, func))
 		return refuse_sym(it, res, func);
 	kl_signature sig = kl_sym_signature(it->m, func);

@@ -198,7 +198,13 @@ struct kl_interp {
 	/* m->edits when every decoded function was last found current:
 	 * while it is unchanged, none of them needs decoding again */
 	uint64_t edits_seen;
+	/* m->data_edits when memory was last found to be what the module
+	 * makes (each data object of a symbol below nsyms of its size now),
+	 * or when the symbols were last taken in (follow_syms): while it is
+	 * unchanged, no data changed since; one comparison a call */
+	uint64_t data_seen;
 	uint64_t decoded;    /* decodings made (for tests) */
+	uint64_t setups;     /* memories made from the module (for tests) */
 	uint8_t *bids;       /* by symbol: built-in number, 0 = not looked up */
 
 	/* memory */
@@ -271,10 +277,15 @@ void exec_run(kl_interp *it, dfunc *fn, kl_run_result *res);
 /* ---- memory.c ---- */
 void mem_init(kl_interp *it);
 void mem_free(kl_interp *it);
-/* Memory as mem_setup leaves it (or none, when it has not run). */
+/* Memory as mem_setup leaves it (or none, when it has not run), when
+ * the module's data is still what mem_setup made it from. */
 void mem_reset(kl_interp *it);
-/* Create the symbol objects and fill data; false with it->pend set. */
+/* Create the symbol objects and fill data; false with it->pend set (and
+ * no memory: the next mem_setup starts from scratch). */
 bool mem_setup(kl_interp *it);
+/* The first symbol whose data object's size is not the module's size of
+ * it now (items were appended since mem_setup), or KL_NONE. */
+uint32_t mem_stale_data(const kl_interp *it);
 static inline obj *
 obj_get(const kl_interp *it, uint32_t id)
 {

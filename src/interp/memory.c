@@ -199,6 +199,7 @@ mem_setup(kl_interp *it)
 {
 	const kl_module *m = it->m;
 	it->nwdata = 0;
+	it->setups++;
 	for (uint32_t s = 0; s < it->nsyms; s++) {
 		if (kl_sym_get_kind(m, (kl_sym){ s }) == KL_SYM_FUNC) {
 			obj_new(it, OK_FUNC, NULL, 0, false, s, KL_NONE);
@@ -213,6 +214,7 @@ mem_setup(kl_interp *it)
 				   it->scratch.data,
 				   (unsigned long long)size,
 				   (unsigned long long)it->opts.max_memory);
+			mem_free(it);
 			return false;
 		}
 		uint8_t *mem = kl_calloc(size ? size : 1, 1);
@@ -222,6 +224,7 @@ mem_setup(kl_interp *it)
 			put_sym(it, s, &it->scratch);
 			raise_fail(it, "data %s has malformed items",
 				   it->scratch.data);
+			mem_free(it);
 			return false;
 		}
 		it->mem_used += obj_charge(size);
@@ -246,7 +249,10 @@ mem_setup(kl_interp *it)
  * symbols') is freed, so the next ids are the same as after a fresh
  * setup. A module of many functions called once each with a reset
  * between (keel difftest, the interpret test command) paid for every
- * symbol at every call.
+ * symbol at every call. The caller (kl_interp_reset) has checked that
+ * no symbol was added and no data item appended since mem_setup, or
+ * only items of no bytes: each object is filled from items of exactly
+ * its size, which cannot fail.
  */
 void
 mem_reset(kl_interp *it)
@@ -284,10 +290,24 @@ mem_reset(kl_interp *it)
 		uint32_t j = id & (OBJ_PAGE - 1);
 		uint32_t sym = p->cold[j].sym, size = p->cold[j].size;
 		memset(p->hot[j].base, 0, size ? size : 1);
-		fill_data(it, sym, p->hot[j].base, size);
+		bool filled = fill_data(it, sym, p->hot[j].base, size);
+		KL_ASSERT(filled);
 	}
 	it->next_id = first;
 	it->mem_used = it->setup_mem_used;
+}
+
+uint32_t
+mem_stale_data(const kl_interp *it)
+{
+	for (uint32_t s = 0; s < it->nsyms; s++) {
+		if (kl_sym_get_kind(it->m, (kl_sym){ s }) != KL_SYM_DATA)
+			continue;
+		const obj_info *info = obj_info_get(it, s + 1);
+		if (info->size != kl_data_size(it->m, (kl_sym){ s }))
+			return s;
+	}
+	return KL_NONE;
 }
 
 uint32_t

@@ -235,6 +235,13 @@ struct kl_module {
 	 * that has seen this number knows that none of its decoded
 	 * functions changed, in one comparison. */
 	uint64_t edits;
+	/* Bumped by every public call that adds a symbol or appends a data
+	 * item, when it succeeds (kl_module_declare, kl_module_add_func,
+	 * kl_module_add_data, kl_data_append): what an interpreter's memory
+	 * is made from (an object for each symbol, data filled from its
+	 * items) changed. The parser's internal calls do not bump it: no
+	 * interpreter can exist yet. */
+	uint64_t data_edits;
 };
 
 struct kl_func {

@@ -12,6 +12,11 @@
  * when they grow (grow_kept), so that the pointers keel.h hands out
  * (kl_sym_name, a string item's bytes, a signature's arrays) stay valid
  * while the module lives.
+ *
+ * The public calls that add a symbol or append a data item move the
+ * module's data_edits counter when they succeed (ir.h): an interpreter
+ * makes its memory from these, and compares the counter to know whether
+ * its memory is still the module's. The parser's internal calls do not.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -498,6 +503,7 @@ kl_module_declare(kl_module *m, const char *name, size_t len,
 	if (st != KL_OK)
 		return st;
 	m->syms[id].sig = add_sig_of(m, sig);
+	m->data_edits++;
 	*out = (kl_sym){ id };
 	return KL_OK;
 }
@@ -520,6 +526,7 @@ kl_module_add_func(kl_module *m, const char *name, size_t len,
 	s->sig = add_sig_of(m, sig);
 	s->defined = 1;
 	s->func = func_new(m, id, s->sig);
+	m->data_edits++;
 	*out = s->func;
 	return KL_OK;
 }
@@ -543,6 +550,7 @@ kl_module_add_data(kl_module *m, const char *name, size_t len, bool is_const,
 	m->syms[id].is_const = is_const;
 	m->syms[id].align = align ? align : 1; /* 0: the text's default */
 	m->syms[id].items = m->nitems;
+	m->data_edits++;
 	*out = (kl_sym){ id };
 	return KL_OK;
 }
@@ -649,7 +657,10 @@ kl_data_append(kl_module *m, kl_sym data, const kl_data_item *item)
 	default:
 		return KL_ERR_INVALID;
 	}
-	return module_add_item(m, data.id, &it) ? KL_OK : KL_ERR_RANGE;
+	if (!module_add_item(m, data.id, &it))
+		return KL_ERR_RANGE;
+	m->data_edits++;
+	return KL_OK;
 }
 
 uint32_t

@@ -8,7 +8,7 @@
  * the old answer silently). Also: a function that did not change is not
  * decoded again, a callee changed under an unchanged caller is, a
  * function made to refer to a symbol added after the interpreter fails
- * cleanly, and every public call that can change a function bumps its
+ * cleanly until a reset, and every public call that can change a function bumps its
  * change counter (the list the interpreter relies on).
  */
 #include <stdlib.h>
@@ -371,8 +371,9 @@ test_unchanged_not_decoded(void)
 }
 
 /* A function changed to call one added to the module after the
- * interpreter was made: the interpreter has no object for it, so the
- * run fails, saying so (it read past its tables before). */
+ * interpreter's memory was made: the interpreter has no object for it,
+ * so the run fails, saying so (it read past its tables before), until a
+ * reset makes memory again. */
 static void
 test_new_symbol(void)
 {
@@ -407,12 +408,18 @@ test_new_symbol(void)
 	kl_run_result r;
 	CHECK(kl_interp_call(it, sym(m, "caller"), &one, 1, &r) == KL_OK);
 	CHECK_EQ_INT(r.status, KL_RUN_FAILED);
-	CHECK(strstr(r.message, "after this interpreter was made") != NULL);
+	CHECK(strstr(r.message, "after this interpreter's memory was made") !=
+	      NULL);
 	/* and the new function itself cannot be called */
 	CHECK(kl_interp_call(it, sym(m, "late"), &one, 1, &r) ==
 	      KL_ERR_INVALID);
+	CHECK(strstr(r.message, "kl_interp_reset") != NULL);
+	/* a reset takes the new symbol in (tests/unit/test_interp_data.c) */
+	kl_interp_reset(it);
+	CHECK_EQ_INT(run1(it, m, "caller", 1), 1);
+	CHECK_EQ_INT(run1(it, m, "late", 5), 5);
 	kl_interp_free(it);
-	/* a new interpreter runs it all */
+	/* as a new interpreter runs it all */
 	it = kl_interp_new(m, NULL);
 	CHECK_EQ_INT(run1(it, m, "caller", 1), 1);
 	kl_interp_free(it);
