@@ -74,7 +74,7 @@ typedef struct decoder {
 	bool failed;
 } decoder;
 
-static void
+static KL_PRINTF(2, 3) void
 fail(decoder *dc, const char *fmt, ...)
 {
 	if (dc->failed)

@@ -205,7 +205,7 @@ result_from_pend(kl_interp *it, kl_run_result *res)
 	res->message = it->message.data ? it->message.data : "";
 }
 
-static kl_status
+static KL_PRINTF(3, 4) kl_status
 refuse(kl_interp *it, kl_run_result *res, const char *fmt, ...)
 {
 	va_list ap;

@@ -111,7 +111,7 @@ fail_at(parser *p, const char *pos, const char *fmt, ...)
 }
 
 /* fail_at, shown at another place than where the scan stopped. */
-static KL_NORETURN void
+static KL_NORETURN KL_PRINTF(4, 5) void
 fail_shown_at(parser *p, const char *shown, const char *stop,
 	      const char *fmt, ...)
 {

@@ -118,15 +118,9 @@ typedef struct parser {
 
 /* Diagnostics. perr_at records and continues; fail_at records and unwinds. */
 void perr_at(parser *p, uint32_t line, uint32_t col, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 4, 5)))
-#endif
-	;
+	KL_PRINTF(4, 5);
 KL_NORETURN void fail_at(parser *p, const char *pos, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 3, 4)))
-#endif
-	;
+	KL_PRINTF(3, 4);
 uint32_t col_of(const parser *p, const char *pos);
 /* Unwinds without a message, for a statement whose only fault is an
  * earlier error (a call of a function whose signature did not parse). */

@@ -22,6 +22,9 @@
  * which would otherwise pay for the rare path's stack frame. */
 #if defined(__GNUC__)
 #define KL_NORETURN __attribute__((noreturn))
+/* KL_PRINTF(f, a): argument f is a printf format for the arguments
+ * from a on, which the compiler then checks. */
+#define KL_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define KL_NOINLINE __attribute__((noinline))
 /* KL_ALWAYS_INLINE: inline whatever the compiler's estimate -- a body
  * made once per constant argument, or a hot one called from a few places
@@ -34,6 +37,7 @@
 #define KL_PREFETCH_WRITE(addr) __builtin_prefetch(addr, 1)
 #else
 #define KL_NORETURN
+#define KL_PRINTF(f, a)
 #define KL_NOINLINE
 #define KL_ALWAYS_INLINE inline
 #define KL_LIKELY(x) (x)
