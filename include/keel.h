@@ -360,8 +360,10 @@ typedef struct kl_data_item {
 } kl_data_item;
 
 /* Add an empty data object. As kl_module_declare for the name and out, and
- * KL_ERR_RANGE when align is not a power of two; 0 is the text format's
- * default, 1 (as for kl_build_alloca, whose default is the size's). */
+ * KL_ERR_RANGE when align is not a power of two. align 0 means what a data
+ * object written without `align` gets in the text format: 1. (0 means the
+ * text format's default for kl_build_alloca too, where it depends on the
+ * size.) */
 kl_status kl_module_add_data(kl_module *m, const char *name, size_t len,
 			     bool is_const, uint32_t align, kl_sym *out);
 /* Append an item to a data object (strings are copied). An integer
