@@ -1196,7 +1196,7 @@ gen_loop(struct gen *g)
 {
 	uint64_t inner = g->iterations < 1000 ? g->iterations : 1000;
 	uint64_t outer = inner ? g->iterations / inner : 0;
-	uint8_t ty[MAXBP];
+	uint8_t ty[MAXBP + 1];	/* the sum, then join_types's */
 	struct mark m1, m2, m3;
 	struct edge e[2];
 	uint32_t c, n, i, x, t, y;
@@ -1229,7 +1229,12 @@ gen_loop(struct gen *g)
 	begin_block(g, 4, NULL, 0);
 	g->mult = outer * inner;
 	c = hot_core(g, i, &x, &t);
+	/* The running sum first, then join_types's up to MAXBP, of which
+	 * an edge holds only MAXBP - 1 more: the last one drawn is dropped
+	 * (it was written past ty and past the edge's arguments). */
 	n = join_types(g, ty + 1) + 1;
+	if (n > MAXBP)
+		n = MAXBP;
 	ty[0] = T_I64;
 	term_brif(g, c, 5, NULL, 6, NULL);
 	save(g, &m3);

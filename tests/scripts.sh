@@ -1540,6 +1540,22 @@ for shape in random small chain nest promote huge merged pointers; do
 	done
 done
 
+# The loop shape's join of four parameters: the fourth was written past
+# its arrays (ASan: stack-buffer-overflow), and seed 6's LLVM had a phi
+# of a block number as a ptr; now the join takes three
+f="$dir/gen-loop-6"
+"$build"/keel-gen --shape loop --size 20k --seed 6 -o "$f.kl"
+"$build"/keel run "$f.kl" >"$f.out" 2>&1
+kst=$?
+if ran_to_end "$f.out" "$kst"; then ok; else bad "$f.kl does not run to its end: exit $kst"; fi
+if [ "$llvm" = 1 ]; then
+	"$build"/keel-gen --shape loop --size 20k --seed 6 --format ll -o "$f.ll"
+	timeout 120 lli-19 -force-interpreter "$f.ll" >/dev/null 2>&1
+	lst=$?
+	if opt-19 -passes=verify -disable-output "$f.ll" 2>/dev/null && [ "$lst" -eq "$kst" ]
+	then ok; else bad "loop seed 6: $f.ll does not verify, or keel run exits $kst, lli-19 $lst"; fi
+fi
+
 # keel-gen refuses what it cannot write: a merged function of more than
 # 10M allocas (the count once overflowed an assertion)
 "$build"/keel-gen --shape merged --functions 10M --allocas 1000 -o /dev/null \
