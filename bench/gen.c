@@ -93,7 +93,7 @@ struct opts {
 	const char *out;
 	int shape;
 	int64_t size, functions, blocks, insts, allocas, depth, calls;
-	int64_t budget, iterations, aliases;
+	int64_t budget, iterations, aliases, ptrlocals;
 };
 
 /* ---- choosing operands -------------------------------------------------- */
@@ -215,23 +215,52 @@ rand_off(struct gen *g, uint32_t size, unsigned n)
 	return rnd(g, size - n + 1);
 }
 
+/* The address to access slot s through: s->ptr, or with
+ * --pointer-locals, half the time when s has pointer allocas, the pointer
+ * read from them (one load.i64 a level, starting at a random level),
+ * which is s->ptr + s->poff. *adj is then -s->poff: an offset into s
+ * plus *adj is the offset from the address returned. Draws nothing for a
+ * slot without pointer allocas, so output without the option stays as
+ * it was. */
+static uint32_t
+slot_addr(struct gen *g, const struct slot *s, int64_t *adj)
+{
+	uint32_t p, k;
+
+	*adj = 0;
+	if (!s->plevels || !chance(g, 50))
+		return s->ptr;
+	k = rnd(g, s->plevels);
+	p = s->pp[k];
+	do {
+		p = emit_load(g, M_LOAD, T_PTR, p, 0);
+		g->val[p].align = 8;
+	} while (k-- > 0);
+	g->val[p].align = s->palign;
+	*adj = -(int64_t)s->poff;
+	return p;
+}
+
 static uint32_t pick(struct gen *g, int t);
 
 /* A fresh value of type t: a load, a conversion or a constant. */
 static uint32_t
 make(struct gen *g, int t)
 {
-	uint32_t r = rnd(g, 100), i;
+	uint32_t r = rnd(g, 100), i, p;
 	struct slot *s;
+	int64_t adj;
 	int u;
 
 	/* without --mixed-widths, slots hold only i64 and i32 */
 	if ((r < 35 && (g->mixed || t == T_I64 || t == T_I32)) || !is_int(t)) {
 		s = find_slot(g, tbytes[t], t);
-		if (s)
-			return emit_load(g, M_LOAD, t, s->ptr,
-					 g->mixed ? rand_off(g, s->size,
-							     tbytes[t]) : 0);
+		if (s) {
+			p = slot_addr(g, s, &adj);
+			if (g->mixed)
+				adj += rand_off(g, s->size, tbytes[t]);
+			return emit_load(g, M_LOAD, t, p, adj);
+		}
 		GEN_ASSERT(is_int(t));
 	}
 	if (r < 70) {
@@ -302,18 +331,23 @@ static void
 gen_mem(struct gen *g, bool st)
 {
 	struct slot *s = rand_slot(g);
-	uint32_t a, b;
+	uint32_t a, b, p;
+	int64_t adj;
 
 	if (!s) {
 		a = pick(g, T_I64);
 		b = pick(g, T_I64);
 		emit_bin(g, OP_IADD, a, b);
-	} else if (g->mixed) {
-		mixed_access(g, st, s->ptr, 0, s->size);
+		return;
+	}
+	p = slot_addr(g, s, &adj);
+	if (g->mixed) {
+		mixed_access(g, st, p, adj, s->size);
 	} else if (st) {
-		emit_store(g, M_STORE, pick(g, s->type), s->ptr, 0);
+		a = pick(g, s->type);
+		emit_store(g, M_STORE, a, p, adj);
 	} else {
-		emit_load(g, M_LOAD, s->type, s->ptr, 0);
+		emit_load(g, M_LOAD, s->type, p, adj);
 	}
 }
 
@@ -323,19 +357,23 @@ static void
 gen_derive(struct gen *g)
 {
 	struct slot *s = rand_slot(g);
-	uint32_t k, d, a;
+	uint32_t k, d, a, p;
 	unsigned i, n = 1 + rnd(g, 2);
+	int64_t adj, lo;
 
 	if (!s)
 		return;
 	k = 1 + rnd(g, s->size);
 	a = g->val[s->ptr].align;
-	while (a > 1 && k % a)
+	p = slot_addr(g, s, &adj);
+	/* d is s->ptr + k + (-adj): the pointer's offset counts too */
+	lo = adj - (int64_t)k;
+	while (a > 1 && lo % (int64_t)a)
 		a >>= 1;
-	d = emit_binimm(g, OP_IADD, s->ptr, k);
+	d = emit_binimm(g, OP_IADD, p, k);
 	g->val[d].align = (uint8_t)a;
 	for (i = 0; i < n; i++)
-		mixed_access(g, chance(g, 50), d, -(int64_t)k, s->size);
+		mixed_access(g, chance(g, 50), d, lo, s->size);
 }
 
 /* One instruction of kind k (a few for divisions and conversions).
@@ -456,6 +494,7 @@ gen_call(struct gen *g)
 	const struct sig *s = NULL;
 	struct slot *sl;
 	uint64_t c = 0;
+	int64_t adj;
 
 	for (i = 0; i < 4 && n; i++) {
 		k = chance(g, 50) ? n - 1 - rnd(g, n < 8 ? n : 8) : rnd(g, n);
@@ -476,6 +515,9 @@ gen_call(struct gen *g)
 		if (!sl || sl->size < 8 || g->val[sl->ptr].align < 8)
 			return;
 		args[i] = sl->ptr;
+		/* (the callee needs the slot's own address: no offset) */
+		if (!sl->poff)
+			args[i] = slot_addr(g, sl, &adj);
 	}
 	emit_call(g, k, args, s->np);
 	g->callspent = satadd(g->callspent, c);
@@ -838,6 +880,57 @@ init_value(struct gen *g, int t)
 	return emit_iconst(g, t, rand_imm(g, t));
 }
 
+/*
+ * --pointer-locals P: P% of the first n slots are also reached through
+ * pointers kept in allocas, as C's `int x; int *p = &x;` is: a pointer
+ * alloca (8 bytes) holds the slot's address, or the address plus a
+ * constant (an iadd_imm, up to one past the end); in one case of four a
+ * second pointer alloca holds the first one's address, and in one of
+ * eight a third holds the second's. Each is stored exactly once, here,
+ * in the entry block right after the allocas, so it holds the same on
+ * every path, and that store is the first escape of what it points to;
+ * later accesses to the slot then go through the chain of load.i64 now
+ * and then (slot_addr), and calls may still take the slot's address.
+ * promote removes the outer pointer alloca in its first run and the one
+ * it points to in the next (a run a level: docs/passes.md).
+ */
+static void
+pointer_locals(struct gen *g, uint32_t n)
+{
+	struct slot *s;
+	uint32_t i, k, a, x;
+
+	for (i = 0; i < n; i++) {
+		s = &g->slot[i];
+		if (!chance(g, g->ptrlocals))
+			continue;
+		s->plevels = 1;
+		if (chance(g, 25))
+			s->plevels = chance(g, 50) ? 3 : 2;
+		if (chance(g, 25))
+			s->poff = 1 + rnd(g, s->size);
+		a = g->val[s->ptr].align;
+		while (a > 1 && s->poff % a)
+			a >>= 1;
+		s->palign = (uint8_t)a;
+		for (k = 0; k < s->plevels; k++)
+			s->pp[k] = emit_alloca(g, 8, 8, T_PTR);
+	}
+	for (i = 0; i < n; i++) {
+		s = &g->slot[i];
+		if (!s->plevels)
+			continue;
+		x = s->ptr;
+		if (s->poff) {
+			x = emit_binimm(g, OP_IADD, x, s->poff);
+			g->val[x].align = s->palign;
+		}
+		emit_store(g, M_STORE, x, s->pp[0], 0);
+		for (k = 1; k < s->plevels; k++)
+			emit_store(g, M_STORE, s->pp[k - 1], s->pp[k], 0);
+	}
+}
+
 /* The allocas of the entry block, each fully initialised, since LLVM
  * makes a load of uninitialised memory undef. */
 static void
@@ -865,11 +958,15 @@ setup_entry(struct gen *g, uint32_t nslot, uint32_t nctr)
 		s->ptr = emit_alloca(g, size, al, g->mixed ? -1 : t);
 		s->size = size;
 		s->type = (uint8_t)t;
+		s->plevels = 0;
+		s->poff = 0;
 	}
 	for (i = 0; i < nctr; i++) {
 		g->ctr = grow(g->ctr, &g->capctr, g->nctr, sizeof *g->ctr);
 		g->ctr[g->nctr++] = emit_alloca(g, 8, 8, T_I64);
 	}
+	if (g->ptrlocals)
+		pointer_locals(g, nslot);
 	for (i = 0; i < nslot; i++) {
 		s = &g->slot[i];
 		size = s->size < 8 ? s->size : 8;
@@ -889,6 +986,8 @@ setup_entry(struct gen *g, uint32_t nslot, uint32_t nctr)
 		s->ptr = i;
 		s->size = 8;
 		s->type = T_I64;
+		s->plevels = 0;
+		s->poff = 0;
 	}
 }
 
@@ -898,12 +997,14 @@ slot_value(struct gen *g, const struct slot *s, int t)
 {
 	static const int uload[] = { 0, M_ULOAD8, M_ULOAD16, 0, M_ULOAD32 };
 	unsigned n = s->size < tbytes[t] ? s->size : tbytes[t];
+	int64_t adj;
+	uint32_t p = slot_addr(g, s, &adj);
 
 	if (!g->mixed)
-		return convert(g, emit_load(g, M_LOAD, s->type, s->ptr, 0), t);
+		return convert(g, emit_load(g, M_LOAD, s->type, p, adj), t);
 	if (n == tbytes[t])
-		return emit_load(g, M_LOAD, t, s->ptr, 0);
-	return emit_load(g, uload[n], t, s->ptr, 0);
+		return emit_load(g, M_LOAD, t, p, adj);
+	return emit_load(g, uload[n], t, p, adj);
 }
 
 /* Ends the function: the result mixes a live value with some slots, so
@@ -1095,7 +1196,7 @@ gen_loop(struct gen *g)
 {
 	uint64_t inner = g->iterations < 1000 ? g->iterations : 1000;
 	uint64_t outer = inner ? g->iterations / inner : 0;
-	uint8_t ty[MAXBP];
+	uint8_t ty[MAXBP + 1];	/* the sum, then join_types's */
 	struct mark m1, m2, m3;
 	struct edge e[2];
 	uint32_t c, n, i, x, t, y;
@@ -1128,7 +1229,12 @@ gen_loop(struct gen *g)
 	begin_block(g, 4, NULL, 0);
 	g->mult = outer * inner;
 	c = hot_core(g, i, &x, &t);
+	/* The running sum first, then join_types's up to MAXBP, of which
+	 * an edge holds only MAXBP - 1 more: the last one drawn is dropped
+	 * (it was written past ty and past the edge's arguments). */
 	n = join_types(g, ty + 1) + 1;
+	if (n > MAXBP)
+		n = MAXBP;
 	ty[0] = T_I64;
 	term_brif(g, c, 5, NULL, 6, NULL);
 	save(g, &m3);
@@ -1342,6 +1448,10 @@ static const char usage[] =
 "  --no-escape         never pass an alloca's address to a call\n"
 "  --aliases P         read P% of operands through alias lines\n"
 "                      (vW -> vV; keel output only)\n"
+"  --pointer-locals P  reach P% of allocas through pointers kept in other\n"
+"                      allocas too (int *p = &x; chains of up to 3,\n"
+"                      each stored once in the entry block); accesses\n"
+"                      go through them half the time (default 0)\n"
 "  --budget N          bound on executed instructions (estimate, default\n"
 "                      2M): limits trip counts and calls; not for loop\n"
 "  --iterations N      hot-loop iterations of the loop shape\n"
@@ -1399,12 +1509,12 @@ parse_args(int argc, char **argv, struct opts *o, bool *stats)
 	static const char *const numopt[] = {
 		"--seed", "--size", "--functions", "--blocks", "--insts",
 		"--allocas", "--loop-depth", "--call-density", "--budget",
-		"--iterations", "--aliases"
+		"--iterations", "--aliases", "--pointer-locals"
 	};
 	int64_t *const numdst[] = {
 		NULL, &o->size, &o->functions, &o->blocks, &o->insts,
 		&o->allocas, &o->depth, &o->calls, &o->budget, &o->iterations,
-		&o->aliases
+		&o->aliases, &o->ptrlocals
 	};
 	const unsigned nnum = sizeof numopt / sizeof *numopt;
 	unsigned k;
@@ -1562,6 +1672,8 @@ resolve(struct gen *g, const struct opts *o)
 		       "--call-density");
 	g->budget = (uint64_t)(o->budget >= 0 ? o->budget : 2000000);
 	g->aliases = u32(o->aliases >= 0 ? o->aliases : 0, 0, 100, "--aliases");
+	g->ptrlocals = u32(o->ptrlocals >= 0 ? o->ptrlocals : 0, 0, 100,
+			   "--pointer-locals");
 	if (g->ll && g->aliases)
 		bad("--aliases is for keel output only (LLVM has no aliases)",
 		    NULL);
@@ -1579,7 +1691,7 @@ int
 main(int argc, char **argv)
 {
 	struct opts o = { 1, false, false, false, false, NULL, S_RANDOM,
-			  -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
+			  -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
 	struct gen g;
 	bool stats = false;
 	unsigned i;

@@ -56,6 +56,13 @@ struct slot {
 	uint32_t ptr;
 	uint32_t size;
 	uint8_t type;   /* without --mixed-widths: T_I64 or T_I32 */
+	/* --pointer-locals: pp[0] is a pointer alloca holding ptr + poff,
+	 * pp[k] one holding pp[k - 1]'s address; plevels of them (0: none).
+	 * Each is stored once, in the entry block. */
+	uint8_t plevels;
+	uint8_t palign; /* alignment of ptr + poff */
+	uint32_t poff;
+	uint32_t pp[3];
 };
 
 struct sig {
@@ -85,6 +92,8 @@ struct gen {
 	uint32_t nfunc, blocks, insts, allocas, depth, calls, chunk;
 	uint32_t regions; /* merged: the small functions it holds */
 	uint32_t aliases; /* percent of operands read through an alias */
+	uint32_t ptrlocals; /* percent of slots reached through pointer
+			       allocas too (--pointer-locals) */
 	uint64_t budget, iterations;
 	const unsigned *kw, *cw; /* weights of instruction kinds, constructs */
 

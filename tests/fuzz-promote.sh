@@ -23,18 +23,22 @@ while :; do
 		f="$dir/seed$seed.kl"
 		# (with --blocks 100, functions of more than 64 blocks:
 		# promote's compact dominance arrays instead of bit sets)
+		# (--pointer-locals: allocas reached through pointers kept
+		# in other allocas, which promote takes a level a run)
 		case $((seed % 5)) in
 		0) opts="--mixed-widths --irreducible" ;;
-		1) opts="--mixed-widths --call-density 40 --loop-depth 3" ;;
+		1) opts="--mixed-widths --call-density 40 --loop-depth 3 --pointer-locals 40" ;;
 		2) opts="--mixed-widths --allocas 12 --blocks 40" ;;
-		3) opts="--mixed-widths --aliases 40 --irreducible" ;;
+		3) opts="--mixed-widths --aliases 40 --irreducible --pointer-locals 30" ;;
 		4) opts="--mixed-widths --allocas 12 --blocks 100 --irreducible" ;;
 		esac
 		# one in ten: a function of a hundred regions, each with its
-		# own allocas (hundreds of slots, placed one by one)
+		# own allocas (hundreds of slots, placed one by one); one in
+		# twenty: whole-slot accesses, through pointers
 		case $((seed % 20)) in
+		2) opts="--allocas 12 --blocks 40 --call-density 30 --pointer-locals 60" ;;
 		9) opts="--shape merged --size 4k --irreducible" ;;
-		19) opts="--shape merged --size 4k --mixed-widths --aliases 20" ;;
+		19) opts="--shape merged --size 4k --mixed-widths --aliases 20 --pointer-locals 30" ;;
 		esac
 		# shellcheck disable=SC2086
 		"$build"/keel-gen --seed "$seed" $opts -o "$f"
