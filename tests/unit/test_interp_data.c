@@ -16,6 +16,7 @@
 
 #include "keel.h"
 #include "../../src/interp/interp.h"
+#include "parsed.h"
 #include "unit.h"
 
 static const char program[] =
@@ -39,21 +40,11 @@ static const char program[] =
 	"    return\n"
 	"}\n";
 
+/* The module of program (free it). */
 static kl_module *
 parse(void)
 {
-	kl_module *m = NULL;
-	kl_diags d = { 0 };
-	CHECK(kl_parse_module(program, sizeof program - 1, NULL, &m, &d) ==
-	      KL_OK);
-	kl_diags_free(&d);
-	return m;
-}
-
-static kl_sym
-sym(const kl_module *m, const char *name)
-{
-	return kl_module_lookup(m, name, strlen(name));
+	return parse_text(program, sizeof program - 1);
 }
 
 /* Call name(args), which must return one result; that result. */

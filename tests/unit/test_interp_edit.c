@@ -15,6 +15,7 @@
 
 #include "keel.h"
 #include "../../src/interp/interp.h"
+#include "parsed.h"
 #include "unit.h"
 
 static const char program[] =
@@ -81,21 +82,11 @@ static const char program[] =
 	"    return v7\n"
 	"}\n";
 
+/* The module of program (free it). */
 static kl_module *
 parse(void)
 {
-	kl_module *m = NULL;
-	kl_diags d = { 0 };
-	CHECK(kl_parse_module(program, sizeof program - 1, NULL, &m, &d) ==
-	      KL_OK);
-	kl_diags_free(&d);
-	return m;
-}
-
-static kl_sym
-sym(const kl_module *m, const char *name)
-{
-	return kl_module_lookup(m, name, strlen(name));
+	return parse_text(program, sizeof program - 1);
 }
 
 static kl_func *

@@ -1,0 +1,31 @@
+/*
+ * parsed.h -- for unit tests that start from IR text: the module it
+ * parses to, and its symbols by name.
+ */
+#ifndef KEEL_PARSED_H
+#define KEEL_PARSED_H
+
+#include <string.h>
+
+#include "keel.h"
+#include "unit.h"
+
+/* The module text[0..len) parses to (free it); the text must parse. */
+static inline kl_module *
+parse_text(const char *text, size_t len)
+{
+	kl_module *m = NULL;
+	kl_diags d = { 0 };
+	CHECK(kl_parse_module(text, len, NULL, &m, &d) == KL_OK);
+	kl_diags_free(&d);
+	return m;
+}
+
+/* The symbol called name (KL_NO_SYM if there is none). */
+static inline kl_sym
+sym(const kl_module *m, const char *name)
+{
+	return kl_module_lookup(m, name, strlen(name));
+}
+
+#endif
