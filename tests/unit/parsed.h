@@ -1,10 +1,12 @@
 /*
  * parsed.h -- for unit tests that start from IR text: the module it
- * parses to, and its symbols by name.
+ * parses to, its symbols by name, and whether a function still verifies
+ * after the test changed it.
  */
 #ifndef KEEL_PARSED_H
 #define KEEL_PARSED_H
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "keel.h"
@@ -26,6 +28,16 @@ static inline kl_sym
 sym(const kl_module *m, const char *name)
 {
 	return kl_module_lookup(m, name, strlen(name));
+}
+
+/* Does f verify (after the test changed it)? */
+static inline bool
+verifies(const kl_func *f)
+{
+	kl_diags d = { 0 };
+	bool ok = kl_verify_func(f, NULL, &d) == KL_OK;
+	kl_diags_free(&d);
+	return ok;
 }
 
 #endif

@@ -102,15 +102,6 @@ refused(kl_interp *it, const kl_module *m, const char *name,
 	}
 }
 
-static bool
-verifies(const kl_func *f)
-{
-	kl_diags d = { 0 };
-	bool ok = kl_verify_func(f, NULL, &d) == KL_OK;
-	kl_diags_free(&d);
-	return ok;
-}
-
 /* Items appended to %tab after the first call: a reset makes %tab
  * again with them, as a new interpreter would. */
 static void

@@ -120,15 +120,6 @@ run1(kl_interp *it, const kl_module *m, const char *name, uint64_t arg)
 	return r.results[0];
 }
 
-static bool
-verifies(const kl_func *f)
-{
-	kl_diags d = { 0 };
-	bool ok = kl_verify_func(f, NULL, &d) == KL_OK;
-	kl_diags_free(&d);
-	return ok;
-}
-
 /* A constant operand replaced: iadd v0, 1 becomes iadd v0, 10 (the
  * decoder folds constants into the instruction, so the old constant
  * would be baked into the kept decoding). */
