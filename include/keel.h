@@ -1066,18 +1066,21 @@ void kl_verify_location(const kl_func *f, const kl_diag *d, bool detail,
 			kl_buf *out);
 
 /*
- * Render the verifier's errors in d that are about f (func is f's symbol,
- * loc an entity; other diagnostics are skipped) as `keel verify` shows
- * them. To headers, one line per error:
- *   FILE:LINE: error: LOCATION: MESSAGE
+ * Render the verifier's errors and warnings in d that are about f (func
+ * is f's symbol, loc an entity; other diagnostics are skipped) as `keel
+ * verify` shows them. To headers, one line per error or warning:
+ *   FILE:LINE: error: LOCATION: MESSAGE     (or warning:)
  * To listing (may be the same buffer), f printed with every offending line
  * underlined (";   ^~~~") and followed by "; error: LOCATION (TEXT):
- * MESSAGE" comment lines, then "; N verifier error(s) in %f". Everything
- * in the listing is a comment or IR, so it re-parses. An error whose
- * entity is not printed (an unplaced instruction, an unused alias) is
- * shown under the function header. file may be NULL ("<input>");
- * inst_numbers adds "; instN" to every instruction line. Returns the
- * number of errors rendered; renders nothing when it is 0.
+ * MESSAGE" (or "; warning: ...") comment lines, then "; N verifier
+ * error(s) in %f" ("; N verifier error(s) and M verifier warning(s) in
+ * %f", "; M verifier warning(s) in %f"). Everything in the listing is a
+ * comment or IR, so it re-parses. An error whose entity is not printed (an
+ * unplaced instruction, an unused alias) is shown under the function
+ * header. file may be NULL ("<input>"); inst_numbers adds "; instN" to
+ * every instruction line. Returns the number of errors and warnings
+ * rendered; renders nothing when it is 0. (Warnings do not make
+ * kl_verify_func fail: docs/verifier.md, "Memory".)
  */
 uint32_t kl_verify_render(const kl_func *f, const kl_diags *d,
 			  const char *file, bool inst_numbers, kl_buf *headers,

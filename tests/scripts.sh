@@ -613,16 +613,16 @@ cat >"$dir/bad.kl" <<'KL'
 function %f(i32) -> i32 {
 block0(v0: i32):
     v1 = alloca 4
-    v2 = load.i64 v1
-    return v0
+    v2 = load.i32 v1
+    return v1
 }
 KL
 "$build"/keel opt -p promote "$dir/bad.kl" >"$dir/bad.out" 2>"$dir/bad.err"
 st=$?
 if [ "$st" = 1 ] && [ ! -s "$dir/bad.out" ] &&
 	[ "$(head -n 1 "$dir/bad.err")" = "keel opt: $dir/bad.kl does not verify:" ] &&
-	grep -q "^$dir/bad.kl:4: error: inst1: load of 8 bytes" "$dir/bad.err" &&
-	grep -q "^; error: inst1 (v2 = load.i64 v1)" "$dir/bad.err"; then ok; else
+	grep -q "^$dir/bad.kl:5: error: inst2: arg 0 (v1) has type i64" "$dir/bad.err" &&
+	grep -q "^; error: inst2 (return v1)" "$dir/bad.err"; then ok; else
 	bad "keel opt on IR that does not verify: exit $st, stderr:"; cat "$dir/bad.err"; fi
 
 half=$(printf 'promote,%.0s' $(seq 39))promote

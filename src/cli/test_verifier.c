@@ -5,7 +5,8 @@
  *
  * Every function is verified. A function without `; error:` annotations
  * must verify. A function with annotations must give exactly the
- * annotated errors, each on its annotated line:
+ * annotated errors, each on its annotated line (and the verifier's
+ * warnings, which the memory rules give, `; warning:` annotations):
  *
  *       return v0            ; error: must match function signature of i32
  *   block3:                  ; error: /block3 is (empty|unreachable)/
@@ -43,6 +44,7 @@ typedef struct annotation {
 	size_t len;
 	bool is_regex;
 	bool bad_regex;
+	bool warning;      /* a `; warning:` annotation, for a warning */
 	regex_t re;
 	bool used;
 } annotation;
@@ -98,9 +100,14 @@ collect(const test_file *tf, const test_func *tfn, const size_t *starts,
 		const test_comment *c = &tfn->comments[k];
 		const char *rest;
 		size_t len;
-		if (!test_comment_directive(c, "error", &rest, &len))
-			continue;
+		bool warning = false;
+		if (!test_comment_directive(c, "error", &rest, &len)) {
+			if (!test_comment_directive(c, "warning", &rest, &len))
+				continue;
+			warning = true;
+		}
 		annotation *x = &a[(*n)++];
+		x->warning = warning;
 		x->at = c->line;
 		x->line = c->own_line ? code_line_above(tf, starts, c->line,
 							 tfn->first_line)
@@ -141,7 +148,8 @@ static bool
 matches(const annotation *a, const kl_func *f, const kl_diag *d,
 	kl_buf *tmp)
 {
-	if (a->used || a->line != d->line)
+	if (a->used || a->line != d->line ||
+	    a->warning != (d->severity == KL_SEV_WARNING))
 		return false;
 	if (text_matches(a, d->message))
 		return true;
@@ -203,17 +211,19 @@ check_func(test_file *tf, const test_func *tfn, const size_t *starts,
 		}
 		if (precise) /* the block below the function states it */
 			continue;
-		kl_buf_printf(&problems, "%s:%u: unexpected verifier error: ",
-			      tf->path, d->line);
+		kl_buf_printf(&problems, "%s:%u: unexpected verifier %s: ",
+			      tf->path, d->line,
+			      d->severity == KL_SEV_WARNING ? "warning"
+							    : "error");
 		kl_verify_location(tfn->func, d, false, &problems);
 		kl_buf_printf(&problems, ": %s\n", d->message);
 	}
 	for (uint32_t j = 0; j < na; j++)
 		if (!a[j].used && !a[j].bad_regex)
-			kl_buf_printf(&problems, "%s:%u: expected error on "
+			kl_buf_printf(&problems, "%s:%u: expected %s on "
 				      "line %u not reported: %.*s\n", tf->path,
-				      a[j].at, a[j].line, (int)a[j].len,
-				      a[j].text);
+				      a[j].at, a[j].warning ? "warning" : "error",
+				      a[j].line, (int)a[j].len, a[j].text);
 	kl_verify_render(tfn->func, &diags, precise ? base_name(tf->path)
 						      : tf->path,
 			 false, &rendered, &rendered);

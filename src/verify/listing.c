@@ -14,7 +14,8 @@
  * Shared by `keel verify` and `keel test` (command verifier). The listing
  * is kl_print_func's output with the annotate callback adding, below each
  * line whose entity has errors, an underline and one "; error:" comment
- * per error; so the listing is still IR that parses.
+ * per error ("; warning:" for the memory rules' warnings, which are
+ * listed the same way); so the listing is still IR that parses.
  *
  * Each error is attached to one printed line: its entity's line when the
  * printer shows that entity (instruction, block header, alias line, sigref
@@ -163,7 +164,8 @@ annotate(void *ctx, const kl_func *f, kl_entity what, const char *line,
 		bool again = d->loc.kind == detailed.kind &&
 			     d->loc.id == detailed.id;
 		detailed = d->loc;
-		kl_buf_puts(out, "; error: ");
+		kl_buf_puts(out, d->severity == KL_SEV_WARNING ? "; warning: "
+							  : "; error: ");
 		put_location(f, d, !again, r->resolved, out);
 		kl_buf_puts(out, ": ");
 		kl_buf_puts(out, d->message);
@@ -222,7 +224,8 @@ print_headers(const render *r, const char *file, kl_buf *out)
 		kl_buf_puts(out, file ? file : "<input>");
 		if (d->line)
 			kl_buf_printf(out, ":%u", d->line);
-		kl_buf_puts(out, ": error: ");
+		kl_buf_puts(out, d->severity == KL_SEV_WARNING ? ": warning: "
+							  : ": error: ");
 		kl_verify_location(r->f, d, false, out);
 		kl_buf_printf(out, ": %s\n", d->message);
 	}
@@ -236,7 +239,8 @@ kl_verify_render(const kl_func *f, const kl_diags *d, const char *file,
 	r.mine = kl_malloc(((size_t)d->len + 1) * sizeof *r.mine);
 	for (uint32_t k = 0; k < d->len; k++)
 		if (d->items[k].func.id == f->sym &&
-		    d->items[k].severity == KL_SEV_ERROR &&
+		    (d->items[k].severity == KL_SEV_ERROR ||
+		     d->items[k].severity == KL_SEV_WARNING) &&
 		    d->items[k].loc.kind != KL_ENT_NONE)
 			r.mine[r.n++] = k;
 	if (r.n == 0) {
@@ -287,8 +291,20 @@ kl_verify_render(const kl_func *f, const kl_diags *d, const char *file,
 	}
 	r.resolved = func_resolve_table(f, &r.resolved_buf, &r.resolved_cap);
 	kl_print_func(f, &opts, listing);
-	kl_buf_printf(listing, "; %u verifier error%s in ", r.n,
-		      r.n == 1 ? "" : "s");
+	uint32_t warnings = 0;
+	for (uint32_t k = 0; k < r.n; k++)
+		warnings += d->items[r.mine[k]].severity == KL_SEV_WARNING;
+	uint32_t errors = r.n - warnings;
+	if (errors)
+		kl_buf_printf(listing, "; %u verifier error%s", errors,
+			      errors == 1 ? "" : "s");
+	if (errors && warnings)
+		kl_buf_puts(listing, " and");
+	if (warnings)
+		kl_buf_printf(listing, "%s%u verifier warning%s",
+			      errors ? " " : "; ", warnings,
+			      warnings == 1 ? "" : "s");
+	kl_buf_puts(listing, " in ");
 	fmt_sym(listing, f->module, f->sym);
 	kl_buf_putc(listing, '\n');
 	uint32_t n = r.n;

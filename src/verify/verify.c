@@ -34,8 +34,8 @@
 /* ---- reporting ---- */
 
 static void
-add_error(verifier *vf, kl_entity loc, uint32_t inst, uint32_t line,
-	  const char *fmt, va_list ap)
+add_diag(verifier *vf, kl_severity sev, kl_entity loc, uint32_t inst,
+	 uint32_t line, const char *fmt, va_list ap)
 {
 	char small[256];
 	va_list ap2;
@@ -49,13 +49,20 @@ add_error(verifier *vf, kl_entity loc, uint32_t inst, uint32_t line,
 		msg = big;
 	}
 	va_end(ap2);
-	kl_diags_add(vf->out, KL_SEV_ERROR, line, 0, msg);
+	kl_diags_add(vf->out, sev, line, 0, msg);
 	free(big);
 	kl_diag *d = &vf->out->items[vf->out->len - 1];
 	d->func = (kl_sym){ vf->f->sym };
 	d->loc = loc;
 	d->inst = (kl_inst){ inst };
-	vf->errors++;
+	vf->errors += sev == KL_SEV_ERROR;
+}
+
+static void
+add_error(verifier *vf, kl_entity loc, uint32_t inst, uint32_t line,
+	  const char *fmt, va_list ap)
+{
+	add_diag(vf, KL_SEV_ERROR, loc, inst, line, fmt, ap);
 }
 
 static uint32_t
@@ -77,6 +84,16 @@ err_inst(verifier *vf, uint32_t i, const char *fmt, ...)
 	va_start(ap, fmt);
 	add_error(vf, (kl_entity){ KL_ENT_INST, i }, i, inst_line(vf->f, i),
 		  fmt, ap);
+	va_end(ap);
+}
+
+void
+warn_inst(verifier *vf, uint32_t i, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	add_diag(vf, KL_SEV_WARNING, (kl_entity){ KL_ENT_INST, i }, i,
+		 inst_line(vf->f, i), fmt, ap);
 	va_end(ap);
 }
 

@@ -141,6 +141,11 @@ void err_inst(verifier *vf, uint32_t i, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)))
 #endif
 	;
+/* A warning about instruction i: reported, listed, but the function
+ * still verifies (the memory rules: what would trap if it ran, which a
+ * pass may expose in code that never runs; docs/verifier.md). */
+void warn_inst(verifier *vf, uint32_t i, const char *fmt, ...)
+	KL_PRINTF(3, 4);
 void err_block(verifier *vf, uint32_t b, const char *fmt, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 3, 4)))
