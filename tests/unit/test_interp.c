@@ -13,6 +13,7 @@
 
 #include "keel.h"
 #include "../../src/interp/interp.h"
+#include "parsed.h"
 #include "unit.h"
 
 static const char program[] =
@@ -101,27 +102,10 @@ static const char program[] =
 	"    return v1, v2\n"
 	"}\n";
 
-/* A module from text that must parse. */
-static kl_module *
-parse_text(const char *text, size_t len)
-{
-	kl_module *m = NULL;
-	kl_diags d = { 0 };
-	CHECK(kl_parse_module(text, len, NULL, &m, &d) == KL_OK);
-	kl_diags_free(&d);
-	return m;
-}
-
 static kl_module *
 parse(void)
 {
 	return parse_text(program, sizeof program - 1);
-}
-
-static kl_sym
-sym(const kl_module *m, const char *name)
-{
-	return kl_module_lookup(m, name, strlen(name));
 }
 
 static void
