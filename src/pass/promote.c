@@ -678,6 +678,10 @@ place_params(promoter *p)
 
 /* ---- the pass ---- */
 
+/* At most this many runs over one function: a chain of pointers n levels
+ * deep takes n runs, and a long one would make the pass quadratic. */
+#define MAX_RUNS 8
+
 /*
  * Another run may promote what this one kept: an alloca whose address was
  * stored into a slot this run promoted (int *p = &x) escaped through
@@ -686,10 +690,6 @@ place_params(promoter *p)
  * follows, the next run keeps it and promotes nothing, and runs stop
  * there.
  */
-/* At most this many runs over one function: a chain of pointers n levels
- * deep takes n runs, and a long one would make the pass quadratic. */
-#define MAX_RUNS 8
-
 static bool
 stored_into_promoted(const promoter *p, const alloca_info *a)
 {
@@ -1154,17 +1154,16 @@ promote_run(promoter *p, kl_func *f, kl_pass_report *rep, uint32_t *count,
 	}
 
 	func_prefetch_next_rest(f);
-	uint32_t slots = 0, params = 0;
 	/* Frontiers past their limit (quadratic, in a pathological
 	 * function): every slot's alloca is kept, saying so. */
 	if (p->nslots && !need_dominance(p))
 		give_up_from(p, 0, 0, KEPT_FRONTIERS);
 	if (p->nslots) {
 		place_params(p); /* may keep allocas past its budget */
-		slots = p->nslots;
+		count[COUNT_SLOTS] += p->nslots;
 		p->defs_first = defs_before_uses(p);
 		promote_rename_all(p);
-		params = promote_prune_params(p);
+		count[COUNT_PARAMS] += promote_prune_params(p);
 	}
 	uint32_t promoted = 0;
 	bool again = false;
@@ -1179,8 +1178,6 @@ promote_run(promoter *p, kl_func *f, kl_pass_report *rep, uint32_t *count,
 		for (uint32_t a = 0; a < p->nallocas; a++)
 			if (p->allocas[a].reason != PROMOTED)
 				note_kept(p, &p->allocas[a]);
-	count[COUNT_SLOTS] += slots;
-	count[COUNT_PARAMS] += params;
 	count[COUNT_PROMOTED] += promoted;
 	count[COUNT_KEPT] = p->nallocas - promoted;
 	/* Also when no slot was made: an alloca nothing reads or writes is

@@ -220,6 +220,16 @@ skip_ws_slow(parser *p)
 	skip_blanks(p);
 }
 
+/* Is pos the first token of its line (only blanks before it)? */
+static bool
+starts_line(const parser *p, const char *pos)
+{
+	const char *q = pos;
+	while (q > p->src && (q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\r'))
+		q--;
+	return q == p->src || q[-1] == '\n';
+}
+
 /* The end of the code on the line before pos's (its comment and
  * trailing blanks left out; lines of only blanks and comments skipped),
  * or NULL if no such line follows the statement's first. A ';' inside a
@@ -276,14 +286,9 @@ fail_expected(parser *p, const char *pos, const char *what)
 	const char *found = describe(p, pos, buf, sizeof buf);
 	const char *at = NULL;
 	if (p->f && pos < p->end &&
-	    (is_ident_char((unsigned char)*pos) || *pos == '}')) {
-		const char *q = pos;
-		while (q > p->src && (q[-1] == ' ' || q[-1] == '\t' ||
-				      q[-1] == '\r'))
-			q--;
-		if (q == p->src || q[-1] == '\n')
-			at = end_of_previous_code(p, pos);
-	}
+	    (is_ident_char((unsigned char)*pos) || *pos == '}') &&
+	    starts_line(p, pos))
+		at = end_of_previous_code(p, pos);
 	if (at)
 		fail_shown_at(p, at, pos, "expected %s, found %s on line %u",
 			      what, found, line_of(p, pos));
@@ -1085,12 +1090,7 @@ skip_line(parser *p)
 static bool
 cursor_starts_later_line(const parser *p)
 {
-	if (p->line <= p->stmt_line)
-		return false;
-	for (const char *q = p->line_start; q < p->p; q++)
-		if (*q != ' ' && *q != '\t' && *q != '\r')
-			return false;
-	return true;
+	return p->line > p->stmt_line && starts_line(p, p->p);
 }
 
 static void
