@@ -24,16 +24,6 @@
 
 #include "../util/util.h"
 
-static const char *
-severity_name(kl_severity s)
-{
-	switch (s) {
-	case KL_SEV_WARNING: return "warning";
-	case KL_SEV_NOTE: return "note";
-	default: return "error";
-	}
-}
-
 /* The code point of the well-formed UTF-8 sequence s[0..n). */
 static uint32_t
 utf8_decode(const unsigned char *s, size_t n)
@@ -129,7 +119,7 @@ kl_diag_render(const kl_diag *d, const char *file, const char *src,
 		if (d->col)
 			kl_buf_printf(out, ":%u", d->col);
 	}
-	kl_buf_printf(out, ": %s: %s\n", severity_name(d->severity),
+	kl_buf_printf(out, ": %s: %s\n", kl_severity_name(d->severity),
 		      d->message);
 	if (!src || d->line == 0)
 		return;

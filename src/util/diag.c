@@ -29,6 +29,16 @@ kl_diags_errors(const kl_diags *d)
 	return n;
 }
 
+const char *
+kl_severity_name(kl_severity s)
+{
+	switch (s) {
+	case KL_SEV_WARNING: return "warning";
+	case KL_SEV_NOTE: return "note";
+	default: return "error";
+	}
+}
+
 void
 kl_diags_add(kl_diags *d, kl_severity sev, uint32_t line, uint32_t col,
 	     const char *message)

@@ -108,6 +108,8 @@ void *kl_realloc_table(void *p, size_t old, size_t n);
  * Released with free(). */
 void *kl_alloc_table(size_t n);
 char *kl_strndup(const char *s, size_t n);
+/* "error", "warning" or "note", as diagnostics spell them (diag.c). */
+const char *kl_severity_name(kl_severity s);
 
 /* The capacity a table of cap entries grows to so that it holds need: at
  * least twice cap (so appends stay amortised O(1)), at least 8, and

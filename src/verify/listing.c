@@ -164,8 +164,7 @@ annotate(void *ctx, const kl_func *f, kl_entity what, const char *line,
 		bool again = d->loc.kind == detailed.kind &&
 			     d->loc.id == detailed.id;
 		detailed = d->loc;
-		kl_buf_puts(out, d->severity == KL_SEV_WARNING ? "; warning: "
-							  : "; error: ");
+		kl_buf_printf(out, "; %s: ", kl_severity_name(d->severity));
 		put_location(f, d, !again, r->resolved, out);
 		kl_buf_puts(out, ": ");
 		kl_buf_puts(out, d->message);
@@ -224,8 +223,7 @@ print_headers(const render *r, const char *file, kl_buf *out)
 		kl_buf_puts(out, file ? file : "<input>");
 		if (d->line)
 			kl_buf_printf(out, ":%u", d->line);
-		kl_buf_puts(out, d->severity == KL_SEV_WARNING ? ": warning: "
-							  : ": error: ");
+		kl_buf_printf(out, ": %s: ", kl_severity_name(d->severity));
 		kl_verify_location(r->f, d, false, out);
 		kl_buf_printf(out, ": %s\n", d->message);
 	}
