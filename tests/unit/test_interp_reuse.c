@@ -54,8 +54,12 @@
 #include "parsed.h"
 #include "unit.h"
 
+#ifndef ROUNDS
 #define ROUNDS 200
+#endif
+#ifndef EDITS
 #define EDITS 12
+#endif
 
 static const char program[] =
 	"data %tab = { i32 10, i32 20, i32 30, i32 40 }\n"
@@ -797,6 +801,18 @@ edit_move_call(round *r)
 	}
 }
 
+/* Is v used outside block b? */
+static bool
+used_outside(const kl_uses *u, const kl_func *f, kl_value v, kl_block b)
+{
+	uint32_t n;
+	const kl_use *us = kl_uses_of(u, f, v, &n);
+	for (uint32_t j = 0; j < n; j++)
+		if (kl_inst_block(f, us[j].inst).id != b.id)
+			return true;
+	return false;
+}
+
 /* A brif made to go to its then-block both ways; its old else-block,
  * when nothing else branches to it and nothing outside uses what it
  * defines, taken out of the layout. */
@@ -821,15 +837,13 @@ edit_remove_block(round *r)
 	kl_uses *u = kl_uses_new();
 	kl_uses_compute(u, f);
 	bool used = false;
+	for (uint32_t k = 0; k < kl_block_num_params(f, gone); k++)
+		used |= used_outside(u, f, kl_block_param(f, gone, k), gone);
 	for (kl_inst x = kl_block_first_inst(f, gone); x.id != KL_NONE;
 	     x = kl_inst_next(f, x))
-		for (uint32_t k = 0; k < kl_inst_num_results(f, x); k++) {
-			uint32_t n;
-			const kl_use *us = kl_uses_of(u, f, kl_inst_result(f, x, k),
-						      &n);
-			for (uint32_t j = 0; j < n; j++)
-				used |= kl_inst_block(f, us[j].inst).id != gone.id;
-		}
+		for (uint32_t k = 0; k < kl_inst_num_results(f, x); k++)
+			used |= used_outside(u, f, kl_inst_result(f, x, k),
+					     gone);
 	kl_uses_free(u);
 	if (edges != 1 || used)
 		return;
