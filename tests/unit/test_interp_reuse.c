@@ -1059,6 +1059,9 @@ call_into(const round *r, kl_interp *it, kl_buf *out, const char *name,
 	kl_buf_printf(log, " (%llu executed) [%.*s]\n",
 		      (unsigned long long)res.executed, (int)out->len,
 		      out->data ? out->data : "");
+	/* and the stack, as kl_run_describe shows it */
+	if (st == KL_OK)
+		kl_run_describe(it, &res, log);
 }
 
 /* Every function with a body, each argument, in symbol order; %bump
