@@ -901,8 +901,20 @@ edit_add_data(round *r)
 	CHECK(kl_module_add_data(r->m, name, strlen(name), below(2), 4, &d) ==
 	      KL_OK);
 	uint32_t n = 1 + below(4);
-	for (uint32_t k = 0; k < n; k++)
-		append_i32(r, d, below(1000));
+	for (uint32_t k = 0; k < n; k++) {
+		if (below(4)) {
+			append_i32(r, d, below(1000));
+			continue;
+		}
+		/* the address of any symbol: an i32 load of its upper half
+		 * reads the object id, which a reset must give again */
+		kl_data_item item = { 0 };
+		item.kind = KL_DATA_SYMREF;
+		item.type = KL_TYPE_I64;
+		item.sym = (kl_sym){ below(kl_module_num_syms(r->m)) };
+		item.value = below(8);
+		CHECK(kl_data_append(r->m, d, &item) == KL_OK);
+	}
 	if (below(2)) {
 		/* an item of no bytes: nothing changes in memory */
 		kl_data_item z = { 0 };
