@@ -24,6 +24,8 @@
  * by the rule's NaN so results do not depend on the host's NaN choices.
  */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "interp.h"
@@ -149,6 +151,34 @@ to_uint(double x, unsigned sh, uint64_t *out)
 		return false;
 	*out = (uint64_t)trunc(x);
 	return true;
+}
+
+/* The trap of a float to integer conversion i that to_sint or to_uint
+ * refused: which operand, and NaN or the range it left. */
+static KL_NOINLINE void
+conversion_trap(kl_interp *it, const dinst *i, const uint64_t *r)
+{
+	bool from_f32 = i->op == D_F32TOS || i->op == D_F32TOU;
+	bool is_signed = i->op == D_F32TOS || i->op == D_F64TOS;
+	double x = from_f32 ? f32_of(r[i->a]) : f64_of(r[i->a]);
+	const char *from = from_f32 ? "f32" : "f64";
+	if (x != x) {
+		raise_trap(it, KL_TRAP_INT_OVF,
+			   "float to integer conversion of %s NaN", from);
+		return;
+	}
+	/* The fewest digits that read back as the operand. */
+	char text[40];
+	for (int digits = 1; digits <= 17; digits++) {
+		snprintf(text, sizeof text, "%.*g", digits, x);
+		double back = strtod(text, NULL);
+		if (from_f32 ? (float)back == (float)x : back == x)
+			break;
+	}
+	raise_trap(it, KL_TRAP_INT_OVF,
+		   "float to integer conversion of %s %s: out of range for "
+		   "%s i%u", from, text, is_signed ? "signed" : "unsigned",
+		   64u - i->sh);
 }
 
 /*
@@ -959,8 +989,7 @@ divz:
 	raise_trap(it, KL_TRAP_INT_DIVZ, "integer division by zero");
 	goto trap;
 cvt_ovf:
-	raise_trap(it, KL_TRAP_INT_OVF,
-		   "float to integer conversion of NaN or out of range");
+	conversion_trap(it, ip - 1, r);
 	goto trap;
 bad_access:
 	fault(it, ip - 1, addr);

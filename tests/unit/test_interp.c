@@ -10,6 +10,7 @@
  * through the callback. Under `make SAN=1` they also check for leaks.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "keel.h"
 #include "../../src/interp/interp.h"
@@ -651,6 +652,63 @@ test_pcopy(void)
 	}
 }
 
+/* A refused float to integer conversion names its operand and the
+ * range it left, or NaN. */
+static void
+test_conversion_trap_text(void)
+{
+	static const char text[] =
+		"function %s(f64) -> i32 {\n"
+		"block0(v0: f64):\n"
+		"    v1 = fcvt_to_sint.i32 v0\n"
+		"    return v1\n"
+		"}\n"
+		"function %u(f32) -> i8 {\n"
+		"block0(v0: f32):\n"
+		"    v1 = fcvt_to_uint.i8 v0\n"
+		"    return v1\n"
+		"}\n";
+	static const struct {
+		const char *func;
+		uint64_t arg;
+		const char *first_line;
+	} cases[] = {
+		{ "s", 0x41e0000000000000ull, /* 2^31 */
+		  "trap int_ovf: float to integer conversion of f64 "
+		  "2147483648: out of range for signed i32\n" },
+		{ "s", 0xc1e0000000200000ull, /* -2^31 - 1 */
+		  "trap int_ovf: float to integer conversion of f64 "
+		  "-2147483649: out of range for signed i32\n" },
+		{ "s", 0x7ff8000000000000ull,
+		  "trap int_ovf: float to integer conversion of f64 NaN\n" },
+		{ "u", 0xbfc00000ull, /* -1.5f */
+		  "trap int_ovf: float to integer conversion of f32 -1.5: "
+		  "out of range for unsigned i8\n" },
+		{ "u", 0x43805a1dull, /* 256.704f: as few digits as read back */
+		  "trap int_ovf: float to integer conversion of f32 256.704: "
+		  "out of range for unsigned i8\n" },
+	};
+	kl_module *m = parse_text(text, sizeof text - 1);
+	if (!m)
+		return;
+	kl_interp *it = kl_interp_new(m, NULL);
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		kl_run_result r;
+		CHECK(kl_interp_call(it, sym(m, cases[k].func), &cases[k].arg,
+				     1, &r) == KL_OK);
+		CHECK_EQ_INT(r.trap, KL_TRAP_INT_OVF);
+		kl_buf b = { 0 };
+		kl_run_describe(it, &r, &b);
+		const char *nl = b.data ? strchr(b.data, '\n') : NULL;
+		if (nl)
+			b.data[nl - b.data + 1] = '\0';
+		CHECK_EQ_STR(b.data ? b.data : "", cases[k].first_line);
+		kl_buf_free(&b);
+	}
+	kl_interp_free(it);
+	kl_module_free(m);
+}
+
 int
 main(void)
 {
@@ -672,5 +730,6 @@ main(void)
 	UNIT_RUN(test_many_allocas);
 	UNIT_RUN(test_values_text);
 	UNIT_RUN(test_pcopy);
+	UNIT_RUN(test_conversion_trap_text);
 	return unit_report("interp");
 }
