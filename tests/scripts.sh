@@ -243,6 +243,14 @@ for opts in "-jx" "-j1.5" "--timeout=" "-j"; do
 	st=$?
 	if [ "$st" = 2 ]; then ok; else bad "keel test $opts: exit $st, not 2"; fi
 done
+# --bless with --expect-fail is bad usage: blessing rewrote the failure a
+# file of tests/failing exists to show (precise-mismatch.kl then passed)
+cp tests/failing/precise-mismatch.kl "$dir/bless-fail.kl"
+"$build"/keel test --bless --expect-fail "$dir/bless-fail.kl" >/dev/null 2>"$dir/bless-fail.err"
+st=$?
+if [ "$st" = 2 ] && cmp -s tests/failing/precise-mismatch.kl "$dir/bless-fail.kl" &&
+	grep -q -- "--bless" "$dir/bless-fail.err"; then ok; else
+	bad "keel test --bless --expect-fail: exit $st, or the file was rewritten"; fi
 
 # no test file found is an error (a mistyped directory must not pass),
 # and a file named twice runs once
