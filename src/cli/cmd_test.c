@@ -54,6 +54,7 @@ static const char test_help[] =
 	"  --bless         rewrite 'precise' expectations from the output\n"
 	"  --expect-fail   every file must fail, with each of its\n"
 	"                  '; expect-fail: TEXT' texts in its report\n"
+	"                  (not with --bless)\n"
 	"  -v, --verbose   also name the files that pass\n"
 	"  -h, --help      show this help\n"
 	"\n"
@@ -677,6 +678,10 @@ cmd_test(int argc, char **argv)
 	}
 	if (npaths == 0)
 		return cli_usage_error("test", "no files or directories given");
+	/* blessing a file that must fail rewrites the failure it shows */
+	if (bless && rs.expect_fail)
+		return cli_usage_error("test", "--bless and --expect-fail do "
+				       "not go together");
 	if (jobs < 1)
 		jobs = 1;
 	/* The arguments in sorted order too: a directory named twice, or
