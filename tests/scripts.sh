@@ -1113,6 +1113,13 @@ printf 'data %%s = { i8 "\346\227\245e\314\201\360\237\230\200", i8 bogus }\n' >
 "$build"/keel cat "$dir/wide.kl" >/dev/null 2>"$dir/wide.err"
 if [ "$(sed -n 3p "$dir/wide.err")" = "$(printf '%27s' '')^" ]; then ok; else
 	bad "keel cat, an error after wide characters: $(cat "$dir/wide.err")"; fi
+# a byte order mark an editor put before the text is named, not quoted
+# (the message read "found ''", the mark between the quotes unseen)
+printf '\357\273\277function %%f() {\nblock0:\n    return\n}\n' >"$dir/bom.kl"
+"$build"/keel cat "$dir/bom.kl" >/dev/null 2>"$dir/bom.err"
+st=$?
+if [ "$st" = 1 ] && sed -n 1p "$dir/bom.err" | grep -q "bom.kl:1:1: error: .*, found U+FEFF (a byte order mark)$"; then ok; else
+	bad "keel cat, a byte order mark: exit $st, $(cat "$dir/bom.err")"; fi
 
 # ---- 0e16. a long line is quoted in a window, "..." where it is cut ----
 x300=$(printf '%300s' '' | tr ' ' x)
