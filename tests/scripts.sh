@@ -564,6 +564,19 @@ if grep -q "v2 = alloca 8" "$dir/opt.out" && ! grep -q "v1 = alloca" "$dir/opt.o
 if [ "$(head -n 1 "$dir/opt.err2")" = "; after pass promote" ] &&
 	[ "$(tail -n +2 "$dir/opt.err2")" = "$(cat "$dir/opt.out2")" ]; then ok; else
 	bad "keel opt --print-after=promote: not the module after the pass"; fi
+# --list lists the passes and does nothing else: with a file or another
+# option it is bad usage (the list came out, exit 0, the file not read)
+for args in "--list $dir/opt.kl" "--list -p promote $dir/opt.kl" "-p promote --list" \
+	"--list --stats"; do
+	# shellcheck disable=SC2086
+	"$build"/keel opt $args >"$dir/opt-list.out" 2>"$dir/opt-list.err"
+	st=$?
+	if [ "$st" = 2 ] && [ ! -s "$dir/opt-list.out" ] &&
+		grep -q -- "--list" "$dir/opt-list.err"; then ok; else
+		bad "keel opt $args: exit $st, $(cat "$dir/opt-list.out" "$dir/opt-list.err")"; fi
+done
+if [ "$("$build"/keel opt --list | cut -d' ' -f1)" = promote ]; then ok; else
+	bad "keel opt --list does not list promote"; fi
 # one reading of a pass list everywhere: no empty names, at most 64
 many=$(printf 'promote,%.0s' $(seq 64))promote
 for args in "-p promot $dir/opt.kl" "$dir/opt.kl" "-p promote --print-after=x $dir/opt.kl" \
