@@ -396,6 +396,26 @@ for k in 01 02 03 04 05 06; do printf 'test bogus\n' >"$dir/ord/f$k.kl"; done
 "$build"/keel test -j4 --timeout 2 "$dir/ord" 2>/dev/null | grep '^FAIL' | cut -d: -f1 >"$dir/ord.out"
 if [ "$(tr '\n' ' ' <"$dir/ord.out")" = "FAIL $dir/ord/a00.kl FAIL $dir/ord/f01.kl FAIL $dir/ord/f02.kl FAIL $dir/ord/f03.kl FAIL $dir/ord/f04.kl FAIL $dir/ord/f05.kl FAIL $dir/ord/f06.kl " ]
 then ok; else bad "keel test -j4: the report is not in sorted order: $(cat "$dir/ord.out")"; fi
+# a runner stopped from outside (timeout(1) at a step's limit, a CI job
+# cancelled, kill) takes its files' processes with it: a hanging file's
+# ran on, orphaned, for ever (Linux, where /proc shows them)
+if [ -r /proc/self/cmdline ]; then
+	cp tests/failing/hang.kl "$dir/orphan.kl"
+	"$build"/keel test --timeout 600 "$dir/orphan.kl" >/dev/null 2>&1 &
+	pid=$!
+	sleep 1
+	kill -TERM "$pid"
+	wait "$pid" 2>/dev/null
+	sleep 1
+	# ('[.]': grep's own command line does not match)
+	left=$(grep -l -a "$dir/orphan[.]kl" /proc/[0-9]*/cmdline 2>/dev/null |
+		cut -d/ -f3)
+	if [ -z "$left" ]; then ok; else
+		bad "keel test killed: its file's process runs on ($left)"
+		# shellcheck disable=SC2086
+		kill -KILL $left 2>/dev/null
+	fi
+fi
 # a time limit that is not a number, or no limit at all, is refused
 for opts in "--timeout nan" "--timeout=-nan" "--timeout inf" "-j nan" "-j inf" \
 	"--timeout 1e1" "--timeout 0x10" "--timeout=.5" "-j 1e1" "-j=+2" "-j 0"; do
