@@ -243,6 +243,14 @@ for opts in "-jx" "-j1.5" "--timeout=" "-j"; do
 	st=$?
 	if [ "$st" = 2 ]; then ok; else bad "keel test $opts: exit $st, not 2"; fi
 done
+# --bless with --expect-fail is bad usage: blessing rewrote the failure a
+# file of tests/failing exists to show (precise-mismatch.kl then passed)
+cp tests/failing/precise-mismatch.kl "$dir/bless-fail.kl"
+"$build"/keel test --bless --expect-fail "$dir/bless-fail.kl" >/dev/null 2>"$dir/bless-fail.err"
+st=$?
+if [ "$st" = 2 ] && cmp -s tests/failing/precise-mismatch.kl "$dir/bless-fail.kl" &&
+	grep -q -- "--bless" "$dir/bless-fail.err"; then ok; else
+	bad "keel test --bless --expect-fail: exit $st, or the file was rewritten"; fi
 
 # no test file found is an error (a mistyped directory must not pass),
 # and a file named twice runs once
@@ -388,6 +396,26 @@ for k in 01 02 03 04 05 06; do printf 'test bogus\n' >"$dir/ord/f$k.kl"; done
 "$build"/keel test -j4 --timeout 2 "$dir/ord" 2>/dev/null | grep '^FAIL' | cut -d: -f1 >"$dir/ord.out"
 if [ "$(tr '\n' ' ' <"$dir/ord.out")" = "FAIL $dir/ord/a00.kl FAIL $dir/ord/f01.kl FAIL $dir/ord/f02.kl FAIL $dir/ord/f03.kl FAIL $dir/ord/f04.kl FAIL $dir/ord/f05.kl FAIL $dir/ord/f06.kl " ]
 then ok; else bad "keel test -j4: the report is not in sorted order: $(cat "$dir/ord.out")"; fi
+# a runner stopped from outside (timeout(1) at a step's limit, a CI job
+# cancelled, kill) takes its files' processes with it: a hanging file's
+# ran on, orphaned, for ever (Linux, where /proc shows them)
+if [ -r /proc/self/cmdline ]; then
+	cp tests/failing/hang.kl "$dir/orphan.kl"
+	"$build"/keel test --timeout 600 "$dir/orphan.kl" >/dev/null 2>&1 &
+	pid=$!
+	sleep 1
+	kill -TERM "$pid"
+	wait "$pid" 2>/dev/null
+	sleep 1
+	# ('[.]': grep's own command line does not match)
+	left=$(grep -l -a "$dir/orphan[.]kl" /proc/[0-9]*/cmdline 2>/dev/null |
+		cut -d/ -f3)
+	if [ -z "$left" ]; then ok; else
+		bad "keel test killed: its file's process runs on ($left)"
+		# shellcheck disable=SC2086
+		kill -KILL $left 2>/dev/null
+	fi
+fi
 # a time limit that is not a number, or no limit at all, is refused
 for opts in "--timeout nan" "--timeout=-nan" "--timeout inf" "-j nan" "-j inf" \
 	"--timeout 1e1" "--timeout 0x10" "--timeout=.5" "-j 1e1" "-j=+2" "-j 0"; do
@@ -556,6 +584,19 @@ if grep -q "v2 = alloca 8" "$dir/opt.out" && ! grep -q "v1 = alloca" "$dir/opt.o
 if [ "$(head -n 1 "$dir/opt.err2")" = "; after pass promote" ] &&
 	[ "$(tail -n +2 "$dir/opt.err2")" = "$(cat "$dir/opt.out2")" ]; then ok; else
 	bad "keel opt --print-after=promote: not the module after the pass"; fi
+# --list lists the passes and does nothing else: with a file or another
+# option it is bad usage (the list came out, exit 0, the file not read)
+for args in "--list $dir/opt.kl" "--list -p promote $dir/opt.kl" "-p promote --list" \
+	"--list --stats"; do
+	# shellcheck disable=SC2086
+	"$build"/keel opt $args >"$dir/opt-list.out" 2>"$dir/opt-list.err"
+	st=$?
+	if [ "$st" = 2 ] && [ ! -s "$dir/opt-list.out" ] &&
+		grep -q -- "--list" "$dir/opt-list.err"; then ok; else
+		bad "keel opt $args: exit $st, $(cat "$dir/opt-list.out" "$dir/opt-list.err")"; fi
+done
+if [ "$("$build"/keel opt --list | cut -d' ' -f1)" = promote ]; then ok; else
+	bad "keel opt --list does not list promote"; fi
 # one reading of a pass list everywhere: no empty names, at most 64
 many=$(printf 'promote,%.0s' $(seq 64))promote
 for args in "-p promot $dir/opt.kl" "$dir/opt.kl" "-p promote --print-after=x $dir/opt.kl" \
@@ -1105,6 +1146,13 @@ printf 'data %%s = { i8 "\346\227\245e\314\201\360\237\230\200", i8 bogus }\n' >
 "$build"/keel cat "$dir/wide.kl" >/dev/null 2>"$dir/wide.err"
 if [ "$(sed -n 3p "$dir/wide.err")" = "$(printf '%27s' '')^" ]; then ok; else
 	bad "keel cat, an error after wide characters: $(cat "$dir/wide.err")"; fi
+# a byte order mark an editor put before the text is named, not quoted
+# (the message read "found ''", the mark between the quotes unseen)
+printf '\357\273\277function %%f() {\nblock0:\n    return\n}\n' >"$dir/bom.kl"
+"$build"/keel cat "$dir/bom.kl" >/dev/null 2>"$dir/bom.err"
+st=$?
+if [ "$st" = 1 ] && sed -n 1p "$dir/bom.err" | grep -q "bom.kl:1:1: error: .*, found U+FEFF (a byte order mark)$"; then ok; else
+	bad "keel cat, a byte order mark: exit $st, $(cat "$dir/bom.err")"; fi
 
 # ---- 0e16. a long line is quoted in a window, "..." where it is cut ----
 x300=$(printf '%300s' '' | tr ' ' x)

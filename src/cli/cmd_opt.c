@@ -28,7 +28,7 @@ static const char opt_help[] =
 	"  --stats                report the passes' counters (stderr)\n"
 	"  -v, --verbose          report the passes' notes (why an alloca\n"
 	"                         was kept, ...) on standard error\n"
-	"  --list                 list the passes\n"
+	"  --list                 list the passes (alone)\n"
 	"  -h, --help             show this help\n"
 	"\n"
 	"exit status: 0 on success, 1 if the input is bad or a pass broke\n"
@@ -196,6 +196,10 @@ cmd_opt(int argc, char **argv)
 		}
 	}
 	if (list) {
+		/* nothing else runs: a file or option beside it is a mistake */
+		if (argc > 2)
+			return cli_usage_error("opt", "--list takes no file or "
+					       "other options");
 		uint32_t n;
 		const kl_pass *all = kl_passes(&n);
 		for (uint32_t i = 0; i < n; i++)

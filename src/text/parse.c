@@ -132,6 +132,39 @@ fail_quietly(parser *p)
 	longjmp(p->jb, 1);
 }
 
+/* The code point of the well-formed UTF-8 sequence s of n bytes. */
+static unsigned
+utf8_code(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned c = u[0] & (0x7fu >> n);
+	for (size_t i = 1; i < n; i++)
+		c = c << 6 | (u[i] & 0x3fu);
+	return c;
+}
+
+/* What a character that a screen shows as a blank, or not at all, is;
+ * NULL for one that shows. Quoted, it would read "found ''" (a byte order
+ * mark an editor put before the text) or "found ' '" (a no-break space
+ * pasted from a web page). */
+static const char *
+unseen(const char *s, size_t n)
+{
+	unsigned c = utf8_code(s, n);
+	if (c == 0xfeff)
+		return "a byte order mark";
+	if (c == 0xa0 || c == 0x202f)
+		return "a no-break space";
+	if (c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x205f ||
+	    c == 0x3000 || c == 0x2028 || c == 0x2029)
+		return "a blank that is not ASCII";
+	if (c == 0xad || c == 0x180e || (c >= 0x200b && c <= 0x200f) ||
+	    (c >= 0x202a && c <= 0x202e) || (c >= 0x2060 && c <= 0x2064) ||
+	    (c >= 0x2066 && c <= 0x2069))
+		return "an invisible character";
+	return NULL;
+}
+
 /* A short, printable description of what is at pos, for messages. */
 static const char *
 describe(const parser *p, const char *pos, char *buf, size_t cap)
@@ -146,7 +179,11 @@ describe(const parser *p, const char *pos, char *buf, size_t cap)
 		 * letter) is quoted as the user sees it. */
 		size_t n = kl_utf8_len((const unsigned char *)pos,
 				       (size_t)(p->end - pos));
-		if (n)
+		const char *what = n ? unseen(pos, n) : NULL;
+		if (what)
+			snprintf(buf, cap, "U+%04X (%s)", utf8_code(pos, n),
+				 what);
+		else if (n)
 			snprintf(buf, cap, "'%.*s'", (int)n, pos);
 		else
 			snprintf(buf, cap, "byte 0x%02x", c);
