@@ -26,6 +26,7 @@
  * item, which may be the cursor's. Diagnostics are sorted by position at
  * the end, since headers are read before bodies.
  */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,17 +133,6 @@ fail_quietly(parser *p)
 	longjmp(p->jb, 1);
 }
 
-/* The code point of the well-formed UTF-8 sequence s of n bytes. */
-static unsigned
-utf8_code(const char *s, size_t n)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	unsigned c = u[0] & (0x7fu >> n);
-	for (size_t i = 1; i < n; i++)
-		c = c << 6 | (u[i] & 0x3fu);
-	return c;
-}
-
 /* What a character that a screen shows as a blank, or not at all, is;
  * NULL for one that shows. Quoted, it would read "found ''" (a byte order
  * mark an editor put before the text) or "found ' '" (a no-break space
@@ -150,7 +140,7 @@ utf8_code(const char *s, size_t n)
 static const char *
 unseen(const char *s, size_t n)
 {
-	unsigned c = utf8_code(s, n);
+	uint32_t c = kl_utf8_decode((const unsigned char *)s, n);
 	if (c == 0xfeff)
 		return "a byte order mark";
 	if (c == 0xa0 || c == 0x202f)
@@ -181,7 +171,8 @@ describe(const parser *p, const char *pos, char *buf, size_t cap)
 				       (size_t)(p->end - pos));
 		const char *what = n ? unseen(pos, n) : NULL;
 		if (what)
-			snprintf(buf, cap, "U+%04X (%s)", utf8_code(pos, n),
+			snprintf(buf, cap, "U+%04" PRIX32 " (%s)",
+				 kl_utf8_decode((const unsigned char *)pos, n),
 				 what);
 		else if (n)
 			snprintf(buf, cap, "'%.*s'", (int)n, pos);

@@ -24,16 +24,6 @@
 
 #include "../util/util.h"
 
-/* The code point of the well-formed UTF-8 sequence s[0..n). */
-static uint32_t
-utf8_decode(const unsigned char *s, size_t n)
-{
-	uint32_t c = s[0] & (0xffu >> (n + 1));
-	for (size_t i = 1; i < n; i++)
-		c = c << 6 | (s[i] & 0x3fu);
-	return c;
-}
-
 /* Ranges of code points, first and last. */
 typedef struct {
 	uint32_t first, last;
@@ -101,7 +91,7 @@ in_ranges(uint32_t c, const cp_range *r, size_t n)
 static unsigned
 char_columns(const unsigned char *s, size_t n)
 {
-	uint32_t c = utf8_decode(s, n);
+	uint32_t c = kl_utf8_decode(s, n);
 	if (in_ranges(c, zero_width, sizeof zero_width / sizeof *zero_width))
 		return 0;
 	if (in_ranges(c, wide, sizeof wide / sizeof *wide))

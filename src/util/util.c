@@ -255,3 +255,12 @@ kl_utf8_len(const unsigned char *s, size_t n)
 			return 0;
 	return len;
 }
+
+uint32_t
+kl_utf8_decode(const unsigned char *s, size_t n)
+{
+	uint32_t c = s[0] & (0xffu >> (n + 1)); /* the lead byte's bits */
+	for (size_t i = 1; i < n; i++)
+		c = c << 6 | (s[i] & 0x3fu);
+	return c;
+}

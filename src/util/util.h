@@ -213,5 +213,7 @@ uint32_t kl_pow2_ceil(uint32_t x);
 /* The length of the well-formed UTF-8 sequence of two to four bytes that
  * starts s (n bytes available), or 0 (strict: RFC 3629). */
 size_t kl_utf8_len(const unsigned char *s, size_t n);
+/* The code point of the well-formed sequence s[0..n) (n from kl_utf8_len). */
+uint32_t kl_utf8_decode(const unsigned char *s, size_t n);
 
 #endif /* KEEL_UTIL_H */
