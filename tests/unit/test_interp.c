@@ -652,6 +652,26 @@ test_pcopy(void)
 	}
 }
 
+/* The first line of what a call of name(args) describes, under the
+ * limits opts sets (NULL: the defaults). */
+static void
+check_first_line(kl_module *m, const kl_interp_options *opts,
+		 const char *name, const uint64_t *args, uint32_t nargs,
+		 const char *want)
+{
+	kl_interp *it = kl_interp_new(m, opts);
+	kl_run_result r;
+	CHECK(kl_interp_call(it, sym(m, name), args, nargs, &r) == KL_OK);
+	kl_buf b = { 0 };
+	kl_run_describe(it, &r, &b);
+	const char *nl = b.data ? strchr(b.data, '\n') : NULL;
+	if (nl)
+		b.data[nl - b.data + 1] = '\0';
+	CHECK_EQ_STR(b.data ? b.data : "", want);
+	kl_buf_free(&b);
+	kl_interp_free(it);
+}
+
 /* A refused float to integer conversion names its operand and the
  * range it left, or NaN. */
 static void
@@ -691,21 +711,47 @@ test_conversion_trap_text(void)
 	kl_module *m = parse_text(text, sizeof text - 1);
 	if (!m)
 		return;
-	kl_interp *it = kl_interp_new(m, NULL);
-	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-		kl_run_result r;
-		CHECK(kl_interp_call(it, sym(m, cases[k].func), &cases[k].arg,
-				     1, &r) == KL_OK);
-		CHECK_EQ_INT(r.trap, KL_TRAP_INT_OVF);
-		kl_buf b = { 0 };
-		kl_run_describe(it, &r, &b);
-		const char *nl = b.data ? strchr(b.data, '\n') : NULL;
-		if (nl)
-			b.data[nl - b.data + 1] = '\0';
-		CHECK_EQ_STR(b.data ? b.data : "", cases[k].first_line);
-		kl_buf_free(&b);
-	}
-	kl_interp_free(it);
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+		check_first_line(m, NULL, cases[k].func, &cases[k].arg, 1,
+				 cases[k].first_line);
+	kl_module_free(m);
+}
+
+/* A limit of one is not spelt as a plural. */
+static void
+test_limit_texts(void)
+{
+	static const char text[] =
+		"function %two() -> i32 {\n"
+		"block0:\n"
+		"    v0 = iconst.i32 1\n"
+		"    v1 = iadd v0, v0\n"
+		"    return v1\n"
+		"}\n"
+		"function %deep() {\n"
+		"block0:\n"
+		"    call %deep()\n"
+		"    return\n"
+		"}\n";
+	kl_module *m = parse_text(text, sizeof text - 1);
+	if (!m)
+		return;
+	kl_interp_options o = { .fuel = 1 };
+	check_first_line(m, &o, "two", NULL, 0,
+			 "trap out_of_fuel: the budget of 1 instruction "
+			 "ran out\n");
+	o.fuel = 2;
+	check_first_line(m, &o, "two", NULL, 0,
+			 "trap out_of_fuel: the budget of 2 instructions "
+			 "ran out\n");
+	o = (kl_interp_options){ .max_depth = 1 };
+	check_first_line(m, &o, "deep", NULL, 0,
+			 "trap stack_overflow: call depth limit of 1 "
+			 "frame reached\n");
+	o.max_depth = 3;
+	check_first_line(m, &o, "deep", NULL, 0,
+			 "trap stack_overflow: call depth limit of 3 "
+			 "frames reached\n");
 	kl_module_free(m);
 }
 
@@ -731,5 +777,6 @@ main(void)
 	UNIT_RUN(test_values_text);
 	UNIT_RUN(test_pcopy);
 	UNIT_RUN(test_conversion_trap_text);
+	UNIT_RUN(test_limit_texts);
 	return unit_report("interp");
 }
