@@ -1177,7 +1177,8 @@ typedef struct kl_run_result {
  * code (kl_build_*, the kl_inst_*, kl_block_* and kl_func_* calls that
  * take a non-const kl_func, kl_value_set_alias, passes) marks it
  * changed, and the next kl_interp_call decodes it again before it runs.
- * The module must not change during a call (from an output callback).
+ * The module must not change during a call: a change from the output
+ * callback stops the run when the callback returns (KL_RUN_FAILED).
  * Memory is made from the module as it is at the first call, symbols
  * added until then included. */
 kl_interp *kl_interp_new(const kl_module *m, const kl_interp_options *opts);

@@ -176,11 +176,21 @@ cstring(kl_interp *it, const char *what, uint64_t p, size_t *len)
 	return (const char *)h;
 }
 
-static void
+/* Hand s to the output callback. false, the run failed, when the
+ * callback changed the module: the code running may no longer be the
+ * module's, and its tables may have moved. */
+static bool
 output(kl_interp *it, const char *s, size_t n)
 {
-	if (it->opts.output && n)
-		it->opts.output(it->opts.output_ctx, s, n);
+	if (!it->opts.output || !n)
+		return true;
+	it->opts.output(it->opts.output_ctx, s, n);
+	if (KL_LIKELY(it->m->edits == it->edits_seen &&
+		      it->m->data_edits == it->data_seen))
+		return true;
+	raise_fail(it, "the module changed during the call (in the output "
+		       "callback), which is not allowed: the run stops here");
+	return false;
 }
 
 /* ---- printf ---- */
@@ -407,7 +417,7 @@ do_printf(const args *a, uint64_t *ret)
 		ok = format_one(a, &k, &s, ++num, &out);
 	}
 	if (ok) {
-		output(it, out.data, out.len);
+		ok = output(it, out.data, out.len);
 		*ret = out.len;
 	}
 	kl_buf_free(&out);
@@ -427,17 +437,14 @@ run(int b, const args *a, uint64_t *ret)
 	switch (b) {
 	case B_PUTCHAR: {
 		char ch = (char)(uint8_t)arg(a, 0);
-		output(it, &ch, 1);
 		*ret = (uint8_t)arg(a, 0);
-		return true;
+		return output(it, &ch, 1);
 	}
 	case B_PUTS:
 		if (!(str = cstring(it, "puts", arg(a, 0), &n)))
 			return false;
-		output(it, str, n);
-		output(it, "\n", 1);
 		*ret = n + 1;
-		return true;
+		return output(it, str, n) && output(it, "\n", 1);
 	case B_PRINTF:
 		return do_printf(a, ret);
 	case B_MALLOC:

@@ -8,8 +8,9 @@
  * the old answer silently). Also: a function that did not change is not
  * decoded again, a callee changed under an unchanged caller is, a
  * function made to refer to a symbol added after the interpreter fails
- * cleanly until a reset, and every public call that can change a function bumps its
- * change counter (the list the interpreter relies on).
+ * cleanly until a reset, every public call that can change a function bumps its
+ * change counter (the list the interpreter relies on), and a change made
+ * from the output callback during a call stops the run.
  */
 #include <stdlib.h>
 
@@ -513,6 +514,86 @@ test_every_mutator_bumps(void)
 	kl_module_free(m);
 }
 
+/* What the output callback of test_change_in_callback does: change %inc
+ * (the builder, then the setter) or add a data object, once. */
+typedef struct {
+	kl_module *m;
+	bool add_data;
+	int calls;
+} changer;
+
+static void
+change_on_output(void *ctx, const char *data, size_t len)
+{
+	(void)data;
+	(void)len;
+	changer *c = ctx;
+	if (c->calls++)
+		return;
+	if (c->add_data) {
+		kl_sym d;
+		CHECK(kl_module_add_data(c->m, "late", 4, false, 0, &d) ==
+		      KL_OK);
+		return;
+	}
+	kl_func *f = func(c->m, "inc");
+	kl_inst add = find(f, KL_OP_IADD);
+	kl_builder b;
+	kl_builder_init(&b, f);
+	kl_builder_before(&b, add);
+	kl_value ten = kl_build_iconst(&b, KL_TYPE_I32, 10);
+	CHECK(kl_inst_set_arg(f, add, 1, ten) == KL_OK);
+}
+
+/* A change to the module from the output callback, during a call, stops
+ * the run there with a failure that says so (before, the run went on in
+ * code the module no longer had, without a word); the next call runs
+ * the new code. */
+static void
+test_change_in_callback(void)
+{
+	static const char text[] =
+		"declare %putchar(i32) -> i32\n"
+		"\n"
+		"function %inc(i32) -> i32 {\n"
+		"block0(v0: i32):\n"
+		"    v1 = iconst.i32 1\n"
+		"    v2 = iadd v0, v1\n"
+		"    return v2\n"
+		"}\n"
+		"\n"
+		"function %shout(i32) -> i32 {\n"
+		"block0(v0: i32):\n"
+		"    v1 = call %putchar(v0)\n"
+		"    v2 = call %putchar(v0)\n"
+		"    v3 = call %inc(v0)\n"
+		"    return v3\n"
+		"}\n";
+	for (int add_data = 0; add_data < 2; add_data++) {
+		kl_module *m = parse_text(text, sizeof text - 1);
+		if (!m)
+			return;
+		changer c = { .m = m, .add_data = add_data };
+		kl_interp_options o = { .output = change_on_output,
+					.output_ctx = &c };
+		kl_interp *it = kl_interp_new(m, &o);
+		uint64_t arg = 65;
+		kl_run_result r;
+		kl_interp_call(it, sym(m, "shout"), &arg, 1, &r);
+		CHECK_EQ_INT(r.status, KL_RUN_FAILED);
+		CHECK_EQ_INT(r.num_results, 0);
+		CHECK_EQ_STR(r.message, "the module changed during the call "
+					"(in the output callback), which is "
+					"not allowed: the run stops here");
+		CHECK_EQ_INT(c.calls, 1); /* the second putchar never ran */
+		if (add_data)
+			kl_interp_reset(it);
+		CHECK_EQ_INT(run1(it, m, "shout", 5), add_data ? 6 : 15);
+		kl_interp_free(it);
+		kl_module_free(m);
+	}
+}
+
 int
 main(void)
 {
@@ -525,5 +606,6 @@ main(void)
 	UNIT_RUN(test_unchanged_not_decoded);
 	UNIT_RUN(test_new_symbol);
 	UNIT_RUN(test_every_mutator_bumps);
+	UNIT_RUN(test_change_in_callback);
 	return unit_report("interp_edit");
 }
