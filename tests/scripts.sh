@@ -514,6 +514,18 @@ for c in "run --fuel" "cfg --func" "opt -p" "difftest -p promote --fuel" "opt -p
 	st=$?
 	if [ "$st" = 2 ]; then ok; else bad "keel $c (no value): exit $st, not 2"; fi
 done
+# a flag given a value is bad usage that says the flag takes none (it
+# said "unknown option"), for every command alike
+for c in "cfg --dot=1" "domtree --frontiers=yes" "cat --time=1" "verify --inst-numbers=" \
+	"opt -p promote --verify-each=1" "difftest -p promote -q=1" "run --time=1" \
+	"test -v=1" "test --bless=x" "filecheck --help=1"; do
+	# shellcheck disable=SC2086
+	"$build"/keel $c examples/max.kl >/dev/null 2>"$dir/flag.err"
+	st=$?
+	flag=${c#* }; flag=${flag##* }; flag=${flag%%=*}
+	if [ "$st" = 2 ] && grep -q "^keel ${c%% *}: option '$flag' takes no value: '$flag=" "$dir/flag.err"; then ok; else
+		bad "keel $c: exit $st, $(cat "$dir/flag.err")"; fi
+done
 
 # ---- 0d. what keel difftest does not compare, and says so ----
 difftest_says() { # expected-line args...

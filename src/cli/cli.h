@@ -122,6 +122,7 @@ typedef struct cli_args {
 	const char *value;  /* the value cli_args_option found */
 	bool operands_only; /* past "--" (or set by the command) */
 	int kept;           /* operands kept: argv[1 .. kept] */
+	const char *flag_given_value; /* a flag asked for, as FLAG=VALUE */
 } cli_args;
 
 /* Start before argv[1] (argv[0] is the command's name). */
@@ -132,9 +133,11 @@ bool cli_args_next(cli_args *a);
 /* Is the current argument an option (not an operand)? */
 bool cli_args_is_option(const cli_args *a);
 /* Is the current argument "-h" or "--help" (cli_is_help)? */
-bool cli_args_help(const cli_args *a);
-/* Is the current argument the option name, or alt (may be NULL)? */
-bool cli_args_flag(const cli_args *a, const char *name, const char *alt);
+bool cli_args_help(cli_args *a);
+/* Is the current argument the option name, or alt (may be NULL), that
+ * takes no value? (Given one, "--name=VALUE", it is not, and
+ * cli_args_unknown says the option takes no value.) */
+bool cli_args_flag(cli_args *a, const char *name, const char *alt);
 /* Is it the option name (or alt) that takes a value? 1: yes, the value
  * in a->value; -1: yes, but no value follows; 0: no. */
 int cli_args_option(cli_args *a, const char *name, const char *alt);
@@ -142,6 +145,11 @@ int cli_args_option(cli_args *a, const char *name, const char *alt);
  * kept ones go to argv[1 .. n] in order, over arguments already read.
  * Returns n. */
 int cli_args_keep(cli_args *a);
+
+/* The current argument is an option the command does not know: report
+ * it ("unknown option", or "takes no value" for a flag given one) and
+ * return EXIT_USAGE. */
+int cli_args_unknown(const cli_args *a, const char *cmd);
 
 /* Report a usage error for a subcommand and return EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)

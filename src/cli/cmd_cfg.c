@@ -349,8 +349,7 @@ run(int argc, char **argv, bool domtree)
 			o.repeat = (long)n;
 			repeat_given = true;
 		} else if (cli_args_is_option(&args)) {
-			return cli_usage_error(cmd, "unknown option '%s'",
-					       args.arg);
+			return cli_args_unknown(&args, cmd);
 		} else {
 			nfiles = cli_args_keep(&args);
 		}

@@ -341,8 +341,7 @@ cmd_difftest(int argc, char **argv)
 		} else if (cli_args_flag(&args, "--quiet", "-q")) {
 			quiet = true;
 		} else if (cli_args_is_option(&args)) {
-			return cli_usage_error("difftest", "unknown option '%s'",
-					       args.arg);
+			return cli_args_unknown(&args, "difftest");
 		} else {
 			/* a second read of standard input would find it
 			 * empty, and an empty module passes */

@@ -225,8 +225,7 @@ cmd_run(int argc, char **argv)
 			else
 				ro.io.max_memory = v;
 		} else if (cli_args_is_option(&args)) {
-			return cli_usage_error("run", "unknown option '%s'",
-					       args.arg);
+			return cli_args_unknown(&args, "run");
 		} else {
 			break; /* the file; after it, the function and its
 				  arguments, which may start with '-' */

@@ -684,8 +684,7 @@ cmd_test(int argc, char **argv)
 		} else if (cli_args_flag(&args, "--verbose", "-v")) {
 			rs.verbose = true;
 		} else if (cli_args_is_option(&args)) {
-			return cli_usage_error("test", "unknown option '%s'",
-					       args.arg);
+			return cli_args_unknown(&args, "test");
 		} else {
 			npaths = cli_args_keep(&args);
 		}

@@ -147,8 +147,7 @@ cmd_verify(int argc, char **argv)
 		} else if (cli_args_flag(&args, "--time", NULL)) {
 			timing = true;
 		} else if (cli_args_is_option(&args)) {
-			return cli_usage_error("verify", "unknown option '%s'",
-					       args.arg);
+			return cli_args_unknown(&args, "verify");
 		} else {
 			nfiles = cli_args_keep(&args);
 		}
