@@ -705,6 +705,18 @@ block0:
     return
 }
 KL
+# an empty function name is bad usage, said so (it gave "no function
+# defined", with two spaces); the function without a name is noname
+for c in "run $dir/names.kl ''" "cfg --func= $dir/names.kl" "domtree --func '' $dir/names.kl"; do
+	eval "\"\$build\"/keel $c" >/dev/null 2>"$dir/empty.err"
+	st=$?
+	if [ "$st" = 2 ] && grep -q "^keel ${c%% *}: an empty function name (the function without a name is 'noname')$" "$dir/empty.err"; then ok; else
+		bad "keel $c: exit $st, $(cat "$dir/empty.err")"; fi
+done
+for c in "run $dir/names.kl noname" "cfg --func=noname $dir/names.kl"; do
+	# shellcheck disable=SC2086
+	if "$build"/keel $c >/dev/null 2>&1; then ok; else bad "keel $c: exit $?"; fi
+done
 # an empty argument is no number
 "$build"/keel run "$dir/names.kl" %i8 "" >/dev/null 2>"$dir/run.err"
 st=$?

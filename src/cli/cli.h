@@ -59,6 +59,11 @@ kl_module *cli_parse_then_free_text(cli_file *f);
  * "noname"; KL_NO_SYM if none. */
 kl_sym cli_lookup(const kl_module *m, const char *name);
 
+/* The usage error for an empty function name on the command line (it
+ * would name the function without a name, spelt "noname"). */
+#define CLI_EMPTY_FUNC_NAME \
+	"an empty function name (the function without a name is 'noname')"
+
 /* Verify every function of m; false, with "keel CMD: FILE does not
  * verify:" and the verifier's listing of each broken one on stderr, if
  * any is. */

@@ -336,6 +336,9 @@ run(int argc, char **argv, bool domtree)
 						       func ? "--func"
 							    : "--repeat");
 			if (func) {
+				if (!args.value[0])
+					return cli_usage_error(cmd, "%s",
+							       CLI_EMPTY_FUNC_NAME);
 				o.func = args.value;
 				continue;
 			}

@@ -22,8 +22,9 @@ static const char run_help[] =
 	"usage: keel run [options] FILE [%FUNC [ARGS...]]\n"
 	"\n"
 	"Verify FILE ('-' for standard input), then run %FUNC (default\n"
-	"%main) in the interpreter with ARGS parsed as its parameter types\n"
-	"(integers in decimal or hex, floats as 1.5, 0x1.8p1, inf, nan...).\n"
+	"%main; the unnamed function is noname) in the interpreter with\n"
+	"ARGS parsed as its parameter types (integers in decimal or hex,\n"
+	"floats as 1.5, 0x1.8p1, inf, nan...).\n"
 	"Program output goes to standard output, then the results on a\n"
 	"line of their own, separated by \", \" (integers in signed\n"
 	"decimal, floats in the text format's exact spelling). A trap is\n"
@@ -233,6 +234,8 @@ cmd_run(int argc, char **argv)
 	}
 	if (!args.arg)
 		return cli_usage_error("run", "no input file");
+	if (args.next < argc && !argv[args.next][0])
+		return cli_usage_error("run", "%s", CLI_EMPTY_FUNC_NAME);
 	ro.io.output = write_stdout;
 	ro.io.output_ctx = &ro.mid_line;
 	return run_file(args.arg, argc - args.next, argv + args.next, &ro);
