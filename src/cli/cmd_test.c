@@ -244,8 +244,9 @@ collect(file_list *l, const char *path, bool top)
 		fprintf(stderr, "keel test: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
+	/* joined with one '/': "dir/" and "/" too ("/" is plen 0) */
 	size_t plen = strlen(path);
-	while (plen > 1 && path[plen - 1] == '/')
+	while (plen > 0 && path[plen - 1] == '/')
 		plen--;
 	entry *subs = NULL;
 	uint32_t nsubs = 0, subs_cap = 0;
