@@ -1323,9 +1323,31 @@ done
 # A directory as standard input, twice: stdin stays open for the second.
 "$build"/keel cat - - <"$dir/adir" >/dev/null 2>"$dir/dir2.err"
 st=$?
-if [ "$st" = 1 ] && [ "$(cat "$dir/dir2.err")" = "keel: cannot read -: Is a directory
-keel: cannot read -: Is a directory" ]; then ok; else
+if [ "$st" = 1 ] && [ "$(cat "$dir/dir2.err")" = "keel: cannot read standard input: Is a directory
+keel: cannot read standard input: Is a directory" ]; then ok; else
 	bad "keel cat - - <DIRECTORY: exit $st, stderr:"; cat "$dir/dir2.err"; fi
+# '-' is named "standard input" in every message (it was "-:1:14:",
+# "keel run: -:"), and keel test, which has no test on standard input,
+# says so as bad usage (it said "-: No such file or directory")
+printf 'function %%f( {\n' | "$build"/keel verify - 2>"$dir/stdin.err"
+if grep -q "^standard input:1:14: error: expected a type" "$dir/stdin.err"; then ok; else
+	bad "keel verify - on bad text: $(cat "$dir/stdin.err")"; fi
+"$build"/keel run - <"$dir/names.kl" 2>"$dir/stdin.err"
+if [ "$(cat "$dir/stdin.err")" = "keel run: standard input: no function %main defined" ]; then ok; else
+	bad "keel run - without %main: $(cat "$dir/stdin.err")"; fi
+"$build"/keel cfg --func g - <examples/max.kl 2>"$dir/stdin.err"
+if [ "$(cat "$dir/stdin.err")" = "keel cfg: standard input: no function g defined" ]; then ok; else
+	bad "keel cfg --func g -: $(cat "$dir/stdin.err")"; fi
+out=$("$build"/keel difftest -p promote - <examples/max.kl)
+if [ "$out" = "PASS standard input
+1 passed, 0 failed" ]; then ok; else bad "keel difftest -p promote -: $out"; fi
+for c in "test -" "test -- -" "test tests/filetests/text -"; do
+	# shellcheck disable=SC2086
+	"$build"/keel $c <examples/max.kl >/dev/null 2>"$dir/stdin.err"
+	st=$?
+	if [ "$st" = 2 ] && grep -q "^keel test: '-' (standard input) is not a PATH" "$dir/stdin.err"; then ok; else
+		bad "keel $c: exit $st, $(cat "$dir/stdin.err")"; fi
+done
 # A trap or exit after output that ended mid-line: its message starts a
 # line of its own where both streams go to one place (a terminal, 2>&1),
 # and the streams stay as they are where they do not

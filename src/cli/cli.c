@@ -75,12 +75,19 @@ map_file(FILE *fp, const struct stat *st, cli_file *out)
 #endif
 }
 
+const char *
+cli_input_name(const char *path)
+{
+	return strcmp(path, "-") == 0 ? "standard input" : path;
+}
+
 bool
-cli_read_file(const char *name, cli_file *out)
+cli_read_file(const char *path, cli_file *out)
 {
 	memset(out, 0, sizeof *out);
+	const char *name = cli_input_name(path);
 	out->name = name;
-	FILE *fp = strcmp(name, "-") == 0 ? stdin : fopen(name, "rb");
+	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	if (!fp) {
 		fprintf(stderr, "keel: cannot open %s: %s\n", name,
 			strerror(errno));

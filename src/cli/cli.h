@@ -18,11 +18,14 @@ extern const char *cli_argv0;
 enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
 
 typedef struct cli_file {
-	const char *name; /* as given; "-" is stdin */
+	const char *name; /* as given, "standard input" for "-" */
 	char *text;       /* len bytes and a NUL; not to be written */
 	size_t len;
 	size_t mapped;    /* bytes mapped from the file, or 0: malloc'd */
 } cli_file;
+
+/* A path as messages name it: "standard input" for "-". */
+const char *cli_input_name(const char *path);
 
 /* Read a whole file ("-" = stdin). Prints an error and returns false. */
 bool cli_read_file(const char *name, cli_file *out);

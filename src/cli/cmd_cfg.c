@@ -279,7 +279,7 @@ run_file(const options *o, analyses *a, const char *name)
 	int status = EXIT_OK;
 	if (o->func && !found) {
 		fprintf(stderr, "keel %s: %s: no function %s defined\n",
-			o->domtree ? "domtree" : "cfg", name, o->func);
+			o->domtree ? "domtree" : "cfg", file.name, o->func);
 		status = EXIT_BAD_INPUT;
 	}
 	if (!cli_write_stdout(&out))

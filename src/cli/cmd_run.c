@@ -145,6 +145,7 @@ run_file(const char *file, int argc, char **argv, const run_opts *ro)
 	cli_file f;
 	if (!cli_read_file(file, &f))
 		return EXIT_BAD_INPUT;
+	file = f.name; /* "standard input" for "-" */
 	kl_module *m = cli_parse_then_free_text(&f);
 	int status = EXIT_BAD_INPUT;
 	if (!m || !cli_verify_module(m, file, "run"))

@@ -90,6 +90,7 @@ verify_file(const char *name, bool inst_numbers, bool timing)
 	cli_file file;
 	if (!cli_read_file(name, &file))
 		return EXIT_BAD_INPUT;
+	name = file.name; /* "standard input" for "-" */
 	kl_module *m = cli_parse_then_free_text(&file);
 	double t1 = cli_now();
 	if (!m)
