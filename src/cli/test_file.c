@@ -958,6 +958,17 @@ run_file_once(const char *path, bool bless, bool *blessed, kl_buf *report)
 	int failures = 0;
 	const test_command **cmds = NULL;
 
+	if (nheader == 0 && file.len >= 3 &&
+	    memcmp(file.text, "\xef\xbb\xbf", 3) == 0) {
+		/* an editor's byte order mark hides the first 'test' line;
+		 * not skipped: the text format takes none (kl_parse says
+		 * U+FEFF too), and a test must be a file keel reads */
+		error_at(&tf, 1, 1, report, "the file starts with U+FEFF (a "
+			 "byte order mark), which keel's text does not "
+			 "accept: save it without one");
+		failures = 1;
+		goto done;
+	}
 	if (nheader == 0) {
 		kl_buf_printf(report, "%s: no 'test' lines at the top of the "
 			      "file\n", path);
