@@ -303,6 +303,19 @@ takes_option(const test_command *cmd, const char *word, size_t n)
 	return false;
 }
 
+/* Is word[0, n) the name of an option of the command that takes a
+ * number ("fuel" of "fuel=")? */
+static bool
+takes_number(const test_command *cmd, const char *word, size_t n)
+{
+	const char *opts = cmd->options, *o;
+	size_t len;
+	while ((o = next_word(&opts, &len)))
+		if (len == n + 1 && o[n] == '=' && memcmp(o, word, n) == 0)
+			return true;
+	return false;
+}
+
 /* The command's options for a message: "fuel=N, depth=N". */
 static void
 list_options(const test_command *cmd, kl_buf *out)
@@ -333,6 +346,13 @@ check_args(const test_file *tf, const test_command *cmd, kl_buf *report)
 				continue;
 			test_args_error(tf, eq + 1, report, "'%.*s' needs a "
 					"number", (int)(eq - w) + 1, w);
+		} else if (eq && takes_option(cmd, w, (size_t)(eq - w))) {
+			test_args_error(tf, w, report, "'%.*s' takes no value, "
+					"not '%.*s'", (int)(eq - w), w, (int)n,
+					w);
+		} else if (!eq && takes_number(cmd, w, n)) {
+			test_args_error(tf, w, report, "'%.*s' needs a number: "
+					"%.*s=N", (int)n, w, (int)n, w);
 		} else if (!*cmd->options) {
 			test_args_error(tf, w, report, "'test %s' takes no "
 					"options, not '%.*s'", cmd->name, (int)n,
