@@ -267,6 +267,35 @@ n=$(find tests/filetests/text -name '*.kl' | wc -l)
 if [ "$("$build"/keel test tests/filetests/text/ tests/filetests//text tests/filetests/text/max.kl)" = \
 	"$n passed, 0 failed" ]; then ok; else bad "keel test: a directory named twice ran twice"; fi
 
+# a directory named with a trailing '/' joins its entries with one '/'
+# ("/" gave "//t/a.kl"): dir/ and dir// here, and / in a root of its own
+# (a chroot in a user namespace, where there is one; not under the
+# sanitizers, whose runtime wants /proc)
+mkdir -p "$dir/slash/t"
+cp tests/filetests/text/max.kl "$dir/slash/t/a.kl"
+ln -sf missing.kl "$dir/slash/t/gone.kl"
+for d in "$dir/slash/" "$dir/slash//"; do
+	"$build"/keel test -v "$d" >"$dir/slash.out" 2>"$dir/slash.err"
+	if grep -q "^PASS $dir/slash/t/a.kl$" "$dir/slash.out" &&
+		[ "$(cat "$dir/slash.err")" = "keel test: $dir/slash/t/gone.kl: No such file or directory" ]
+	then ok; else bad "keel test $d: $(cat "$dir/slash.out" "$dir/slash.err")"; fi
+done
+if command -v unshare >/dev/null 2>&1 && command -v chroot >/dev/null 2>&1 &&
+	! ldd "$build"/keel 2>/dev/null | grep -q 'libasan\|libubsan' &&
+	unshare -r true 2>/dev/null; then
+	cp "$build"/keel "$dir/slash/keel"
+	for lib in $(ldd "$build"/keel | grep -o '/[^ ]*'); do
+		mkdir -p "$dir/slash${lib%/*}"
+		cp "$lib" "$dir/slash$lib"
+	done
+	unshare -r chroot "$dir/slash" /keel test -v / >"$dir/slash.out" 2>"$dir/slash.err"
+	if grep -q "^PASS /t/a.kl$" "$dir/slash.out" &&
+		[ "$(cat "$dir/slash.err")" = "keel test: /t/gone.kl: No such file or directory" ]
+	then ok; else bad "keel test / (in a chroot): $(cat "$dir/slash.out" "$dir/slash.err")"; fi
+else
+	echo "no unshare -r and chroot here (or a sanitized build): skipping keel test /"
+fi
+
 # --bless settles in one command even when blessing one function moves
 # the line numbers another's expectation quotes (promote's notes do)
 cp tests/filetests/promote/wrap.kl "$dir/bless.kl"
@@ -514,6 +543,18 @@ for c in "run --fuel" "cfg --func" "opt -p" "difftest -p promote --fuel" "opt -p
 	st=$?
 	if [ "$st" = 2 ]; then ok; else bad "keel $c (no value): exit $st, not 2"; fi
 done
+# a flag given a value is bad usage that says the flag takes none (it
+# said "unknown option"), for every command alike
+for c in "cfg --dot=1" "domtree --frontiers=yes" "cat --time=1" "verify --inst-numbers=" \
+	"opt -p promote --verify-each=1" "difftest -p promote -q=1" "run --time=1" \
+	"test -v=1" "test --bless=x" "filecheck --help=1"; do
+	# shellcheck disable=SC2086
+	"$build"/keel $c examples/max.kl >/dev/null 2>"$dir/flag.err"
+	st=$?
+	flag=${c#* }; flag=${flag##* }; flag=${flag%%=*}
+	if [ "$st" = 2 ] && grep -q "^keel ${c%% *}: option '$flag' takes no value: '$flag=" "$dir/flag.err"; then ok; else
+		bad "keel $c: exit $st, $(cat "$dir/flag.err")"; fi
+done
 
 # ---- 0d. what keel difftest does not compare, and says so ----
 difftest_says() { # expected-line args...
@@ -693,6 +734,18 @@ block0:
     return
 }
 KL
+# an empty function name is bad usage, said so (it gave "no function
+# defined", with two spaces); the function without a name is noname
+for c in "run $dir/names.kl ''" "cfg --func= $dir/names.kl" "domtree --func '' $dir/names.kl"; do
+	eval "\"\$build\"/keel $c" >/dev/null 2>"$dir/empty.err"
+	st=$?
+	if [ "$st" = 2 ] && grep -q "^keel ${c%% *}: an empty function name (the function without a name is 'noname')$" "$dir/empty.err"; then ok; else
+		bad "keel $c: exit $st, $(cat "$dir/empty.err")"; fi
+done
+for c in "run $dir/names.kl noname" "cfg --func=noname $dir/names.kl"; do
+	# shellcheck disable=SC2086
+	if "$build"/keel $c >/dev/null 2>&1; then ok; else bad "keel $c: exit $?"; fi
+done
 # an empty argument is no number
 "$build"/keel run "$dir/names.kl" %i8 "" >/dev/null 2>"$dir/run.err"
 st=$?
@@ -1270,9 +1323,31 @@ done
 # A directory as standard input, twice: stdin stays open for the second.
 "$build"/keel cat - - <"$dir/adir" >/dev/null 2>"$dir/dir2.err"
 st=$?
-if [ "$st" = 1 ] && [ "$(cat "$dir/dir2.err")" = "keel: cannot read -: Is a directory
-keel: cannot read -: Is a directory" ]; then ok; else
+if [ "$st" = 1 ] && [ "$(cat "$dir/dir2.err")" = "keel: cannot read standard input: Is a directory
+keel: cannot read standard input: Is a directory" ]; then ok; else
 	bad "keel cat - - <DIRECTORY: exit $st, stderr:"; cat "$dir/dir2.err"; fi
+# '-' is named "standard input" in every message (it was "-:1:14:",
+# "keel run: -:"), and keel test, which has no test on standard input,
+# says so as bad usage (it said "-: No such file or directory")
+printf 'function %%f( {\n' | "$build"/keel verify - 2>"$dir/stdin.err"
+if grep -q "^standard input:1:14: error: expected a type" "$dir/stdin.err"; then ok; else
+	bad "keel verify - on bad text: $(cat "$dir/stdin.err")"; fi
+"$build"/keel run - <"$dir/names.kl" 2>"$dir/stdin.err"
+if [ "$(cat "$dir/stdin.err")" = "keel run: standard input: no function %main defined" ]; then ok; else
+	bad "keel run - without %main: $(cat "$dir/stdin.err")"; fi
+"$build"/keel cfg --func g - <examples/max.kl 2>"$dir/stdin.err"
+if [ "$(cat "$dir/stdin.err")" = "keel cfg: standard input: no function g defined" ]; then ok; else
+	bad "keel cfg --func g -: $(cat "$dir/stdin.err")"; fi
+out=$("$build"/keel difftest -p promote - <examples/max.kl)
+if [ "$out" = "PASS standard input
+1 passed, 0 failed" ]; then ok; else bad "keel difftest -p promote -: $out"; fi
+for c in "test -" "test -- -" "test tests/filetests/text -"; do
+	# shellcheck disable=SC2086
+	"$build"/keel $c <examples/max.kl >/dev/null 2>"$dir/stdin.err"
+	st=$?
+	if [ "$st" = 2 ] && grep -q "^keel test: '-' (standard input) is not a PATH" "$dir/stdin.err"; then ok; else
+		bad "keel $c: exit $st, $(cat "$dir/stdin.err")"; fi
+done
 # A trap or exit after output that ended mid-line: its message starts a
 # line of its own where both streams go to one place (a terminal, 2>&1),
 # and the streams stay as they are where they do not

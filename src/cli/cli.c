@@ -75,12 +75,19 @@ map_file(FILE *fp, const struct stat *st, cli_file *out)
 #endif
 }
 
+const char *
+cli_input_name(const char *path)
+{
+	return strcmp(path, "-") == 0 ? "standard input" : path;
+}
+
 bool
-cli_read_file(const char *name, cli_file *out)
+cli_read_file(const char *path, cli_file *out)
 {
 	memset(out, 0, sizeof *out);
+	const char *name = cli_input_name(path);
 	out->name = name;
-	FILE *fp = strcmp(name, "-") == 0 ? stdin : fopen(name, "rb");
+	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	if (!fp) {
 		fprintf(stderr, "keel: cannot open %s: %s\n", name,
 			strerror(errno));
@@ -423,6 +430,7 @@ bool
 cli_args_next(cli_args *a)
 {
 	a->value = NULL;
+	a->flag_given_value = NULL;
 	if (a->next < a->argc && !a->operands_only &&
 	    strcmp(a->argv[a->next], "--") == 0) {
 		a->operands_only = true;
@@ -442,17 +450,39 @@ cli_args_is_option(const cli_args *a)
 	return !a->operands_only && a->arg[0] == '-' && a->arg[1] != '\0';
 }
 
-bool
-cli_args_help(const cli_args *a)
+/* Is arg the flag name, or name=VALUE (then noted in a, for
+ * cli_args_unknown: a flag takes no value)? */
+static bool
+is_flag(cli_args *a, const char *name)
 {
-	return cli_args_is_option(a) && cli_is_help(a->arg);
+	size_t n = strlen(name);
+	if (strncmp(a->arg, name, n) != 0)
+		return false;
+	if (a->arg[n] == '=')
+		a->flag_given_value = name;
+	return a->arg[n] == '\0';
 }
 
 bool
-cli_args_flag(const cli_args *a, const char *name, const char *alt)
+cli_args_help(cli_args *a)
+{
+	return cli_args_flag(a, "--help", "-h");
+}
+
+bool
+cli_args_flag(cli_args *a, const char *name, const char *alt)
 {
 	return cli_args_is_option(a) &&
-	       (strcmp(a->arg, name) == 0 || (alt && strcmp(a->arg, alt) == 0));
+	       (is_flag(a, name) || (alt && is_flag(a, alt)));
+}
+
+int
+cli_args_unknown(const cli_args *a, const char *cmd)
+{
+	if (a->flag_given_value)
+		return cli_usage_error(cmd, "option '%s' takes no value: '%s'",
+				       a->flag_given_value, a->arg);
+	return cli_usage_error(cmd, "unknown option '%s'", a->arg);
 }
 
 /* Does arg spell the option name with a value: name alone (the value

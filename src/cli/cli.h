@@ -18,11 +18,14 @@ extern const char *cli_argv0;
 enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
 
 typedef struct cli_file {
-	const char *name; /* as given; "-" is stdin */
+	const char *name; /* as given, "standard input" for "-" */
 	char *text;       /* len bytes and a NUL; not to be written */
 	size_t len;
 	size_t mapped;    /* bytes mapped from the file, or 0: malloc'd */
 } cli_file;
+
+/* A path as messages name it: "standard input" for "-". */
+const char *cli_input_name(const char *path);
 
 /* Read a whole file ("-" = stdin). Prints an error and returns false. */
 bool cli_read_file(const char *name, cli_file *out);
@@ -58,6 +61,11 @@ kl_module *cli_parse_then_free_text(cli_file *f);
  * uses or a bare name: "%f", "f", "#6869" (hex digits, two a byte) or
  * "noname"; KL_NO_SYM if none. */
 kl_sym cli_lookup(const kl_module *m, const char *name);
+
+/* The usage error for an empty function name on the command line (it
+ * would name the function without a name, spelt "noname"). */
+#define CLI_EMPTY_FUNC_NAME \
+	"an empty function name (the function without a name is 'noname')"
 
 /* Verify every function of m; false, with "keel CMD: FILE does not
  * verify:" and the verifier's listing of each broken one on stderr, if
@@ -122,6 +130,7 @@ typedef struct cli_args {
 	const char *value;  /* the value cli_args_option found */
 	bool operands_only; /* past "--" (or set by the command) */
 	int kept;           /* operands kept: argv[1 .. kept] */
+	const char *flag_given_value; /* a flag asked for, as FLAG=VALUE */
 } cli_args;
 
 /* Start before argv[1] (argv[0] is the command's name). */
@@ -132,9 +141,11 @@ bool cli_args_next(cli_args *a);
 /* Is the current argument an option (not an operand)? */
 bool cli_args_is_option(const cli_args *a);
 /* Is the current argument "-h" or "--help" (cli_is_help)? */
-bool cli_args_help(const cli_args *a);
-/* Is the current argument the option name, or alt (may be NULL)? */
-bool cli_args_flag(const cli_args *a, const char *name, const char *alt);
+bool cli_args_help(cli_args *a);
+/* Is the current argument the option name, or alt (may be NULL), that
+ * takes no value? (Given one, "--name=VALUE", it is not, and
+ * cli_args_unknown says the option takes no value.) */
+bool cli_args_flag(cli_args *a, const char *name, const char *alt);
 /* Is it the option name (or alt) that takes a value? 1: yes, the value
  * in a->value; -1: yes, but no value follows; 0: no. */
 int cli_args_option(cli_args *a, const char *name, const char *alt);
@@ -142,6 +153,11 @@ int cli_args_option(cli_args *a, const char *name, const char *alt);
  * kept ones go to argv[1 .. n] in order, over arguments already read.
  * Returns n. */
 int cli_args_keep(cli_args *a);
+
+/* The current argument is an option the command does not know: report
+ * it ("unknown option", or "takes no value" for a flag given one) and
+ * return EXIT_USAGE. */
+int cli_args_unknown(const cli_args *a, const char *cmd);
 
 /* Report a usage error for a subcommand and return EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)

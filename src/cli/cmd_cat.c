@@ -78,8 +78,7 @@ cmd_cat(int argc, char **argv)
 		} else if (cli_args_flag(&args, "--time", NULL)) {
 			timing = true;
 		} else if (cli_args_is_option(&args)) {
-			return cli_usage_error("cat", "unknown option '%s'",
-					       args.arg);
+			return cli_args_unknown(&args, "cat");
 		} else {
 			nfiles = cli_args_keep(&args);
 		}

@@ -279,7 +279,7 @@ run_file(const options *o, analyses *a, const char *name)
 	int status = EXIT_OK;
 	if (o->func && !found) {
 		fprintf(stderr, "keel %s: %s: no function %s defined\n",
-			o->domtree ? "domtree" : "cfg", name, o->func);
+			o->domtree ? "domtree" : "cfg", file.name, o->func);
 		status = EXIT_BAD_INPUT;
 	}
 	if (!cli_write_stdout(&out))
@@ -336,6 +336,9 @@ run(int argc, char **argv, bool domtree)
 						       func ? "--func"
 							    : "--repeat");
 			if (func) {
+				if (!args.value[0])
+					return cli_usage_error(cmd, "%s",
+							       CLI_EMPTY_FUNC_NAME);
 				o.func = args.value;
 				continue;
 			}
@@ -349,8 +352,7 @@ run(int argc, char **argv, bool domtree)
 			o.repeat = (long)n;
 			repeat_given = true;
 		} else if (cli_args_is_option(&args)) {
-			return cli_usage_error(cmd, "unknown option '%s'",
-					       args.arg);
+			return cli_args_unknown(&args, cmd);
 		} else {
 			nfiles = cli_args_keep(&args);
 		}

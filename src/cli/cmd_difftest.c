@@ -240,7 +240,9 @@ check_file(const char *path, const kl_pass *const *passes, uint32_t npasses,
 	   uint64_t fuel, tally *t)
 {
 	cli_file f;
-	if (!cli_read_file(path, &f)) {
+	bool read = cli_read_file(path, &f);
+	path = cli_input_name(path);
+	if (!read) {
 		/* standard output names every file that failed */
 		printf("FAIL %s: cannot read it\n", path);
 		return false;
@@ -341,8 +343,7 @@ cmd_difftest(int argc, char **argv)
 		} else if (cli_args_flag(&args, "--quiet", "-q")) {
 			quiet = true;
 		} else if (cli_args_is_option(&args)) {
-			return cli_usage_error("difftest", "unknown option '%s'",
-					       args.arg);
+			return cli_args_unknown(&args, "difftest");
 		} else {
 			/* a second read of standard input would find it
 			 * empty, and an empty module passes */
@@ -364,7 +365,7 @@ cmd_difftest(int argc, char **argv)
 		if (check_file(a, passes, npasses, fuel, &t)) {
 			passed++;
 			if (!quiet)
-				print_pass(a, &t);
+				print_pass(cli_input_name(a), &t);
 		} else {
 			failed++;
 		}

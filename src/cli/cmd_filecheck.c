@@ -34,8 +34,7 @@ cmd_filecheck(int argc, char **argv)
 			fputs(filecheck_help, stdout);
 			return EXIT_OK;
 		} else if (cli_args_is_option(&args)) {
-			return cli_usage_error("filecheck", "unknown option '%s'",
-					       args.arg);
+			return cli_args_unknown(&args, "filecheck");
 		} else if (checkfile) {
 			return cli_usage_error("filecheck", "one check file only");
 		} else {

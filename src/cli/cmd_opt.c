@@ -187,8 +187,7 @@ cmd_opt(int argc, char **argv)
 		} else if (cli_args_flag(&args, "--list", NULL)) {
 			list = true;
 		} else if (cli_args_is_option(&args)) {
-			return cli_usage_error("opt", "unknown option '%s'",
-					       args.arg);
+			return cli_args_unknown(&args, "opt");
 		} else if (o.file) {
 			return cli_usage_error("opt", "one input file only");
 		} else {

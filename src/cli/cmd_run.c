@@ -22,8 +22,9 @@ static const char run_help[] =
 	"usage: keel run [options] FILE [%FUNC [ARGS...]]\n"
 	"\n"
 	"Verify FILE ('-' for standard input), then run %FUNC (default\n"
-	"%main) in the interpreter with ARGS parsed as its parameter types\n"
-	"(integers in decimal or hex, floats as 1.5, 0x1.8p1, inf, nan...).\n"
+	"%main; the unnamed function is noname) in the interpreter with\n"
+	"ARGS parsed as its parameter types (integers in decimal or hex,\n"
+	"floats as 1.5, 0x1.8p1, inf, nan...).\n"
 	"Program output goes to standard output, then the results on a\n"
 	"line of their own, separated by \", \" (integers in signed\n"
 	"decimal, floats in the text format's exact spelling). A trap is\n"
@@ -144,6 +145,7 @@ run_file(const char *file, int argc, char **argv, const run_opts *ro)
 	cli_file f;
 	if (!cli_read_file(file, &f))
 		return EXIT_BAD_INPUT;
+	file = f.name; /* "standard input" for "-" */
 	kl_module *m = cli_parse_then_free_text(&f);
 	int status = EXIT_BAD_INPUT;
 	if (!m || !cli_verify_module(m, file, "run"))
@@ -225,8 +227,7 @@ cmd_run(int argc, char **argv)
 			else
 				ro.io.max_memory = v;
 		} else if (cli_args_is_option(&args)) {
-			return cli_usage_error("run", "unknown option '%s'",
-					       args.arg);
+			return cli_args_unknown(&args, "run");
 		} else {
 			break; /* the file; after it, the function and its
 				  arguments, which may start with '-' */
@@ -234,6 +235,8 @@ cmd_run(int argc, char **argv)
 	}
 	if (!args.arg)
 		return cli_usage_error("run", "no input file");
+	if (args.next < argc && !argv[args.next][0])
+		return cli_usage_error("run", "%s", CLI_EMPTY_FUNC_NAME);
 	ro.io.output = write_stdout;
 	ro.io.output_ctx = &ro.mid_line;
 	return run_file(args.arg, argc - args.next, argv + args.next, &ro);

@@ -41,12 +41,13 @@ static const char test_help[] =
 	"usage: keel test [options] PATH...\n"
 	"\n"
 	"Run file tests: every .kl file given, and every .kl file under the\n"
-	"directories given (recursively). A test file starts with lines\n"
-	"'test COMMAND [args]'; the commands are cat, roundtrip, parse-error,\n"
-	"verifier, print-cfg, domtree, loops, interpret, pass; an unknown\n"
-	"command or option is an error. Expectations are comments:\n"
-	"FileCheck directives (check:, sameln:, nextln:, unordered:, not:,\n"
-	"regex:), '; error:' and '; run:' lines.\n"
+	"directories given (recursively; not '-': there is no test on\n"
+	"standard input). A test file starts with lines 'test COMMAND\n"
+	"[args]'; the commands are cat, roundtrip, parse-error, verifier,\n"
+	"print-cfg, domtree, loops, interpret, pass; an unknown command or\n"
+	"option is an error. Expectations are comments: FileCheck\n"
+	"directives (check:, sameln:, nextln:, unordered:, not:, regex:),\n"
+	"'; error:' and '; run:' lines.\n"
 	"Each file runs in its own process; one line per failing file, then\n"
 	"a final line 'N passed, N failed'.\n"
 	"\n"
@@ -244,8 +245,9 @@ collect(file_list *l, const char *path, bool top)
 		fprintf(stderr, "keel test: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
+	/* joined with one '/': "dir/" and "/" too ("/" is plen 0) */
 	size_t plen = strlen(path);
-	while (plen > 1 && path[plen - 1] == '/')
+	while (plen > 0 && path[plen - 1] == '/')
 		plen--;
 	entry *subs = NULL;
 	uint32_t nsubs = 0, subs_cap = 0;
@@ -684,8 +686,14 @@ cmd_test(int argc, char **argv)
 		} else if (cli_args_flag(&args, "--verbose", "-v")) {
 			rs.verbose = true;
 		} else if (cli_args_is_option(&args)) {
-			return cli_usage_error("test", "unknown option '%s'",
-					       args.arg);
+			return cli_args_unknown(&args, "test");
+		} else if (strcmp(args.arg, "-") == 0) {
+			/* each file runs by its path (and --bless rewrites
+			 * it): there is no test file on standard input */
+			return cli_usage_error("test", "'-' (standard input) "
+					       "is not a PATH: keel test reads "
+					       "files by name (a file named "
+					       "'-' is ./-)");
 		} else {
 			npaths = cli_args_keep(&args);
 		}

@@ -90,6 +90,7 @@ verify_file(const char *name, bool inst_numbers, bool timing)
 	cli_file file;
 	if (!cli_read_file(name, &file))
 		return EXIT_BAD_INPUT;
+	name = file.name; /* "standard input" for "-" */
 	kl_module *m = cli_parse_then_free_text(&file);
 	double t1 = cli_now();
 	if (!m)
@@ -147,8 +148,7 @@ cmd_verify(int argc, char **argv)
 		} else if (cli_args_flag(&args, "--time", NULL)) {
 			timing = true;
 		} else if (cli_args_is_option(&args)) {
-			return cli_usage_error("verify", "unknown option '%s'",
-					       args.arg);
+			return cli_args_unknown(&args, "verify");
 		} else {
 			nfiles = cli_args_keep(&args);
 		}

@@ -303,6 +303,19 @@ takes_option(const test_command *cmd, const char *word, size_t n)
 	return false;
 }
 
+/* Is word[0, n) the name of an option of the command that takes a
+ * number ("fuel" of "fuel=")? */
+static bool
+takes_number(const test_command *cmd, const char *word, size_t n)
+{
+	const char *opts = cmd->options, *o;
+	size_t len;
+	while ((o = next_word(&opts, &len)))
+		if (len == n + 1 && o[n] == '=' && memcmp(o, word, n) == 0)
+			return true;
+	return false;
+}
+
 /* The command's options for a message: "fuel=N, depth=N". */
 static void
 list_options(const test_command *cmd, kl_buf *out)
@@ -333,6 +346,13 @@ check_args(const test_file *tf, const test_command *cmd, kl_buf *report)
 				continue;
 			test_args_error(tf, eq + 1, report, "'%.*s' needs a "
 					"number", (int)(eq - w) + 1, w);
+		} else if (eq && takes_option(cmd, w, (size_t)(eq - w))) {
+			test_args_error(tf, w, report, "'%.*s' takes no value, "
+					"not '%.*s'", (int)(eq - w), w, (int)n,
+					w);
+		} else if (!eq && takes_number(cmd, w, n)) {
+			test_args_error(tf, w, report, "'%.*s' needs a number: "
+					"%.*s=N", (int)n, w, (int)n, w);
 		} else if (!*cmd->options) {
 			test_args_error(tf, w, report, "'test %s' takes no "
 					"options, not '%.*s'", cmd->name, (int)n,
@@ -958,6 +978,17 @@ run_file_once(const char *path, bool bless, bool *blessed, kl_buf *report)
 	int failures = 0;
 	const test_command **cmds = NULL;
 
+	if (nheader == 0 && file.len >= 3 &&
+	    memcmp(file.text, "\xef\xbb\xbf", 3) == 0) {
+		/* an editor's byte order mark hides the first 'test' line;
+		 * not skipped: the text format takes none (kl_parse says
+		 * U+FEFF too), and a test must be a file keel reads */
+		error_at(&tf, 1, 1, report, "the file starts with U+FEFF (a "
+			 "byte order mark), which keel's text does not "
+			 "accept: save it without one");
+		failures = 1;
+		goto done;
+	}
 	if (nheader == 0) {
 		kl_buf_printf(report, "%s: no 'test' lines at the top of the "
 			      "file\n", path);
