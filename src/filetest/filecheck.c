@@ -13,9 +13,11 @@
  * then. A pattern without captured-variable uses is concatenated and
  * compiled right away, once (the common case). The others are compiled when
  * a run reaches them, with the captured text spliced in as an escaped
- * literal: that text differs from run to run, and splicing keeps one regex
- * per directive instead of matching piece by piece. Either way a directive
- * is compiled at most once per run. The subexpression number of each
+ * literal whose blanks are turned as the pattern's own are (a capture of
+ * "a  b" then matches "a\tb", as LLVM FileCheck's does): that text
+ * differs from run to run, and splicing keeps one regex per directive
+ * instead of matching piece by piece. Either way a directive is compiled
+ * at most once per run. The subexpression number of each
  * $(X=RE) group is fixed when its line is added, because regcomp tells how
  * many groups every RE opens (re_nsub) and a spliced literal opens none.
  * Back-references are rejected: splicing would renumber their groups.
@@ -538,7 +540,7 @@ build(const struct directive *d, const struct run *cx, kl_buf *src)
 			kl_buf_puts(src, p->src);
 		else if (b && b->bound)
 			put_literal(src, cx->text + b->start, b->end - b->start,
-				    false);
+				    true);
 		else
 			return p->name;
 	}

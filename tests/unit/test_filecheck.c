@@ -331,6 +331,12 @@ test_whitespace(void)
 	/* inside a regex the blanks are the regex's own */
 	CHECK(fails("check: $(=a  b)", "a b\n"));
 	CHECK(passes("check: $(=a  b)", "a  b\n"));
+	/* the text a variable captured is a pattern's text when used:
+	 * its blanks match any run of blanks, as LLVM's FileCheck does */
+	CHECK(passes("check: $(x=a.*b)\ncheck: <$x>", "a  b\n<a\tb>\n"));
+	CHECK(fails("check: $(x=a.*b)\ncheck: <$x>", "a b\n<ab>\n"));
+	CHECK(passes("check: $(x=a.*b)\nnot: <$x>", "a \tb\n<ab>\n"));
+	CHECK(fails("check: $(x=a.*b)\nnot: <$x>", "a \tb\n<a b>\n"));
 }
 
 static void
