@@ -13,6 +13,7 @@
 #    accessed at mixed widths (and some through pointers kept in other
 #    allocas), each run before and after the pass on several inputs by
 #    `keel difftest`.
+set -u
 build=${1:-build}
 dir="$build/scripts"
 rm -rf "$dir"
