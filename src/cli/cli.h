@@ -66,6 +66,9 @@ kl_sym cli_lookup(const kl_module *m, const char *name);
  * would name the function without a name, spelt "noname"). */
 #define CLI_EMPTY_FUNC_NAME \
 	"an empty function name (the function without a name is 'noname')"
+/* Is name empty in cli_lookup's spellings: "", "%" or "#" (which the
+ * text format and test files refuse too)? */
+bool cli_empty_func_name(const char *name);
 
 /* Verify every function of m; false, with "keel CMD: FILE does not
  * verify:" and the verifier's listing of each broken one on stderr, if
