@@ -429,15 +429,18 @@ then ok; else bad "keel test -j4: the report is not in sorted order: $(cat "$dir
 # cancelled, kill) takes its files' processes with it: a hanging file's
 # ran on, orphaned, for ever (Linux, where /proc shows them)
 if [ -r /proc/self/cmdline ]; then
-	cp tests/failing/hang.kl "$dir/orphan.kl"
-	"$build"/keel test --timeout 600 "$dir/orphan.kl" >/dev/null 2>&1 &
+	# (named by this shell's pid: another checkout's run of this test,
+	# on the same machine at the same time, must not be found, and
+	# killed, as this one's)
+	cp tests/failing/hang.kl "$dir/orphan-$$.kl"
+	"$build"/keel test --timeout 600 "$dir/orphan-$$.kl" >/dev/null 2>&1 &
 	pid=$!
 	sleep 1
 	kill -TERM "$pid"
 	wait "$pid" 2>/dev/null
 	sleep 1
 	# ('[.]': grep's own command line does not match)
-	left=$(grep -l -a "$dir/orphan[.]kl" /proc/[0-9]*/cmdline 2>/dev/null |
+	left=$(grep -l -a "$dir/orphan-$$[.]kl" /proc/[0-9]*/cmdline 2>/dev/null |
 		cut -d/ -f3)
 	if [ -z "$left" ]; then ok; else
 		bad "keel test killed: its file's process runs on ($left)"
