@@ -623,6 +623,13 @@ cli_cpu_seconds(void)
 	return clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
 }
 
+bool
+cli_empty_func_name(const char *name)
+{
+	return name[0] == '\0' ||
+	       ((name[0] == '%' || name[0] == '#') && name[1] == '\0');
+}
+
 kl_sym
 cli_lookup(const kl_module *m, const char *name)
 {

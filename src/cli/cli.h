@@ -27,8 +27,9 @@ typedef struct cli_file {
 /* A path as messages name it: "standard input" for "-". */
 const char *cli_input_name(const char *path);
 
-/* Read a whole file ("-" = stdin). Prints an error and returns false. */
-bool cli_read_file(const char *name, cli_file *out);
+/* Read a whole file ("-" = stdin, out->name "standard input"). Prints
+ * an error and returns false. */
+bool cli_read_file(const char *path, cli_file *out);
 void cli_file_free(cli_file *f);
 
 /* Render every diagnostic to stderr with source lines and carets. */
@@ -66,6 +67,9 @@ kl_sym cli_lookup(const kl_module *m, const char *name);
  * would name the function without a name, spelt "noname"). */
 #define CLI_EMPTY_FUNC_NAME \
 	"an empty function name (the function without a name is 'noname')"
+/* Is name empty in cli_lookup's spellings: "", "%" or "#" (which the
+ * text format and test files refuse too)? */
+bool cli_empty_func_name(const char *name);
 
 /* Verify every function of m; false, with "keel CMD: FILE does not
  * verify:" and the verifier's listing of each broken one on stderr, if
@@ -140,7 +144,7 @@ void cli_args_init(cli_args *a, int argc, char **argv);
 bool cli_args_next(cli_args *a);
 /* Is the current argument an option (not an operand)? */
 bool cli_args_is_option(const cli_args *a);
-/* Is the current argument "-h" or "--help" (cli_is_help)? */
+/* Is the current argument "-h" or "--help" (a flag: cli_args_flag)? */
 bool cli_args_help(cli_args *a);
 /* Is the current argument the option name, or alt (may be NULL), that
  * takes no value? (Given one, "--name=VALUE", it is not, and

@@ -336,7 +336,7 @@ run(int argc, char **argv, bool domtree)
 						       func ? "--func"
 							    : "--repeat");
 			if (func) {
-				if (!args.value[0])
+				if (cli_empty_func_name(args.value))
 					return cli_usage_error(cmd, "%s",
 							       CLI_EMPTY_FUNC_NAME);
 				o.func = args.value;

@@ -235,7 +235,7 @@ cmd_run(int argc, char **argv)
 	}
 	if (!args.arg)
 		return cli_usage_error("run", "no input file");
-	if (args.next < argc && !argv[args.next][0])
+	if (args.next < argc && cli_empty_func_name(argv[args.next]))
 		return cli_usage_error("run", "%s", CLI_EMPTY_FUNC_NAME);
 	ro.io.output = write_stdout;
 	ro.io.output_ctx = &ro.mid_line;

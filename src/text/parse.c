@@ -143,6 +143,8 @@ unseen(const char *s, size_t n)
 	uint32_t c = kl_utf8_decode((const unsigned char *)s, n);
 	if (c == 0xfeff)
 		return "a byte order mark";
+	if (c >= 0x80 && c <= 0x9f) /* C1: nothing, or a terminal's command */
+		return "a control character";
 	if (c == 0xa0 || c == 0x202f)
 		return "a no-break space";
 	if (c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x205f ||
