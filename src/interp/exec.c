@@ -154,7 +154,8 @@ to_uint(double x, unsigned sh, uint64_t *out)
 }
 
 /* The trap of a float to integer conversion i that to_sint or to_uint
- * refused: which operand, and NaN or the range it left. */
+ * refused: which operand (spelt as the text format spells floats in
+ * decimal: nan, inf), and NaN or the range it left. */
 static KL_NOINLINE void
 conversion_trap(kl_interp *it, const dinst *i, const uint64_t *r)
 {
@@ -164,7 +165,7 @@ conversion_trap(kl_interp *it, const dinst *i, const uint64_t *r)
 	const char *from = from_f32 ? "f32" : "f64";
 	if (x != x) {
 		raise_trap(it, KL_TRAP_INT_OVF,
-			   "float to integer conversion of %s NaN", from);
+			   "float to integer conversion of %s nan", from);
 		return;
 	}
 	/* The fewest digits that read back as the operand. */

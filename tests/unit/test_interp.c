@@ -700,7 +700,10 @@ test_conversion_trap_text(void)
 		  "trap int_ovf: float to integer conversion of f64 "
 		  "-2147483649: out of range for signed i32\n" },
 		{ "s", 0x7ff8000000000000ull,
-		  "trap int_ovf: float to integer conversion of f64 NaN\n" },
+		  "trap int_ovf: float to integer conversion of f64 nan\n" },
+		{ "s", 0xfff0000000000000ull,
+		  "trap int_ovf: float to integer conversion of f64 -inf: "
+		  "out of range for signed i32\n" },
 		{ "u", 0xbfc00000ull, /* -1.5f */
 		  "trap int_ovf: float to integer conversion of f32 -1.5: "
 		  "out of range for unsigned i8\n" },
