@@ -1206,6 +1206,13 @@ printf 'data %%s = { i8 "\346\227\245e\314\201\360\237\230\200", i8 bogus }\n' >
 "$build"/keel cat "$dir/wide.kl" >/dev/null 2>"$dir/wide.err"
 if [ "$(sed -n 3p "$dir/wide.err")" = "$(printf '%27s' '')^" ]; then ok; else
 	bad "keel cat, an error after wide characters: $(cat "$dir/wide.err")"; fi
+# a C1 control character (U+009B, a terminal's CSI) in the quoted line is
+# shown as '?', as ASCII's controls are (it went to the terminal as it was)
+printf 'data %%s = { i8 "\302\23331m\302\240", i8 bogus }\n' >"$dir/c1.kl"
+"$build"/keel cat "$dir/c1.kl" >/dev/null 2>"$dir/c1.err"
+if [ "$(sed -n 2p "$dir/c1.err")" = "$(printf 'data %%s = { i8 "?31m\302\240", i8 bogus }')" ] &&
+	[ "$(sed -n 3p "$dir/c1.err")" = "$(printf '%27s' '')^" ]; then ok; else
+	bad "keel cat, a C1 control in the quoted line: $(od -c "$dir/c1.err" | head -n 8)"; fi
 # a byte order mark an editor put before the text is named, not quoted
 # (the message read "found ''", the mark between the quotes unseen)
 printf '\357\273\277function %%f() {\nblock0:\n    return\n}\n' >"$dir/bom.kl"

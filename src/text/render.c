@@ -9,8 +9,8 @@
  * whatever the terminal's tab width. Well-formed UTF-8 is shown as it is
  * and pads the caret line with one blank per character, not per byte;
  * any other byte that is not printable ASCII (a stray CR, a lone byte of
- * a broken sequence, a sequence cut by the long-line window) is shown as
- * '?', one column. Lines over 200 bytes are shown in a window around the
+ * a broken sequence, a sequence cut by the long-line window), and a C1
+ * control character, is shown as '?', one column. Lines over 200 bytes are shown in a window around the
  * column, "..." marking each end that is cut. The blanks follow the
  * character's width on a terminal: two for the wide ones (CJK, Hangul,
  * full-width forms, emoji), none for combining marks and zero-width
@@ -145,7 +145,11 @@ kl_diag_render(const kl_diag *d, const char *file, const char *src,
 	for (size_t i = start; i < stop;) {
 		size_t n = kl_utf8_len((const unsigned char *)src + i, stop - i);
 		unsigned char c = (unsigned char)src[i];
-		if (n)
+		/* C1 controls (U+0080-U+009F, C2 80-9F) are controls as
+		 * much as ASCII's: a terminal may act on them. */
+		if (n == 2 && c == 0xc2 && (unsigned char)src[i + 1] < 0xa0)
+			kl_buf_putc(out, '?');
+		else if (n)
 			kl_buf_append(out, src + i, n);
 		else
 			kl_buf_putc(out, (c >= 32 && c < 127) || c == '\t'
