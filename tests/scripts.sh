@@ -1306,16 +1306,21 @@ if [ "$st" = 1 ] && grep -q "^$dir/cut.kl:$lines:15: error: expected a type" "$d
 	bad "an error at the end of a mapped file: exit $st"; cat "$dir/cut.out"; fi
 
 # Standard input is read from where it stands, big or not: a shell that
-# read its first line leaves the rest to keel, and `- -` reads it once.
+# read its first line leaves the rest to keel.
 { echo "garbage line"; cat "$dir/big.kl"; } >"$dir/behind.kl"
 { read -r _; "$build"/keel cat - >"$dir/behind.out" 2>&1; } <"$dir/behind.kl"
 st=$?
 if [ "$st" = 0 ] && cmp -s "$dir/behind.out" "$dir/big.read"; then ok; else
 	bad "keel cat - after a line was read from a big stdin: exit $st"; fi
-"$build"/keel cat - - <"$dir/big.kl" >"$dir/twice.out" 2>&1
-st=$?
-if [ "$st" = 0 ] && cmp -s "$dir/twice.out" "$dir/big.read"; then ok; else
-	bad "keel cat - - from a big file: exit $st"; head -n 3 "$dir/twice.out"; fi
+# Standard input can be named once, by every command that reads files, as
+# by difftest (0d): the second read found it empty, a module that passes.
+for cmd in cat verify cfg domtree; do
+	"$build"/keel "$cmd" - - <"$dir/big.kl" >"$dir/twice.out" 2>&1
+	st=$?
+	if [ "$st" = 2 ] && [ "$(sed -n 1p "$dir/twice.out")" = \
+		"keel $cmd: '-' (standard input) can be named once" ]; then ok; else
+		bad "keel $cmd - -: exit $st"; head -n 3 "$dir/twice.out"; fi
+done
 
 # ---- 0g. a file that cannot be read: its name, the reason, exit 1 ----
 mkdir -p "$dir/adir"
@@ -1334,12 +1339,11 @@ for cmd in cat verify "opt -p promote" run; do
 		bad "keel $cmd MISSING: exit $st, stderr:"; cat "$dir/none.err"; fi
 done
 
-# A directory as standard input, twice: stdin stays open for the second.
-"$build"/keel cat - - <"$dir/adir" >/dev/null 2>"$dir/dir2.err"
+# A directory as standard input.
+"$build"/keel cat - <"$dir/adir" >/dev/null 2>"$dir/dir2.err"
 st=$?
-if [ "$st" = 1 ] && [ "$(cat "$dir/dir2.err")" = "keel: cannot read standard input: Is a directory
-keel: cannot read standard input: Is a directory" ]; then ok; else
-	bad "keel cat - - <DIRECTORY: exit $st, stderr:"; cat "$dir/dir2.err"; fi
+if [ "$st" = 1 ] && [ "$(cat "$dir/dir2.err")" = "keel: cannot read standard input: Is a directory" ]; then ok; else
+	bad "keel cat - <DIRECTORY: exit $st, stderr:"; cat "$dir/dir2.err"; fi
 # '-' is named "standard input" in every message (it was "-:1:14:",
 # "keel run: -:"), and keel test, which has no test on standard input,
 # says so as bad usage (it said "-: No such file or directory")

@@ -525,8 +525,16 @@ cli_args_option(cli_args *a, const char *name, const char *alt)
 }
 
 int
-cli_args_keep(cli_args *a)
+cli_args_keep(cli_args *a, const char *cmd)
 {
+	if (strcmp(a->arg, "-") == 0) {
+		if (a->stdin_kept) {
+			cli_usage_error(cmd, "'-' (standard input) can be "
+					     "named once");
+			return -1;
+		}
+		a->stdin_kept = true;
+	}
 	a->argv[++a->kept] = (char *)a->arg;
 	return a->kept;
 }

@@ -134,6 +134,7 @@ typedef struct cli_args {
 	const char *value;  /* the value cli_args_option found */
 	bool operands_only; /* past "--" (or set by the command) */
 	int kept;           /* operands kept: argv[1 .. kept] */
+	bool stdin_kept;    /* one of them is "-" */
 	const char *flag_given_value; /* a flag asked for, as FLAG=VALUE */
 } cli_args;
 
@@ -153,10 +154,12 @@ bool cli_args_flag(cli_args *a, const char *name, const char *alt);
 /* Is it the option name (or alt) that takes a value? 1: yes, the value
  * in a->value; -1: yes, but no value follows; 0: no. */
 int cli_args_option(cli_args *a, const char *name, const char *alt);
-/* Keep the current argument, an operand, for after the options: the
+/* Keep the current argument, a file operand, for after the options: the
  * kept ones go to argv[1 .. n] in order, over arguments already read.
- * Returns n. */
-int cli_args_keep(cli_args *a);
+ * Returns n; or, for a second "-", reports that standard input can be
+ * named once as a usage error of command cmd and returns -1 (a second
+ * read would find it empty, and an empty module passes every check). */
+int cli_args_keep(cli_args *a, const char *cmd);
 
 /* The current argument is an option the command does not know: report
  * it ("unknown option", or "takes no value" for a flag given one) and

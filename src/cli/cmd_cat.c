@@ -80,7 +80,8 @@ cmd_cat(int argc, char **argv)
 		} else if (cli_args_is_option(&args)) {
 			return cli_args_unknown(&args, "cat");
 		} else {
-			nfiles = cli_args_keep(&args);
+			if ((nfiles = cli_args_keep(&args, "cat")) < 0)
+				return EXIT_USAGE;
 		}
 	}
 	if (nfiles == 0)

@@ -354,7 +354,8 @@ run(int argc, char **argv, bool domtree)
 		} else if (cli_args_is_option(&args)) {
 			return cli_args_unknown(&args, cmd);
 		} else {
-			nfiles = cli_args_keep(&args);
+			if ((nfiles = cli_args_keep(&args, cmd)) < 0)
+				return EXIT_USAGE;
 		}
 	}
 	if (nfiles == 0)

@@ -311,7 +311,6 @@ cmd_difftest(int argc, char **argv)
 	uint64_t fuel = 10000000;
 	bool quiet = false;
 	int nfiles = 0;
-	bool stdin_named = false;
 	cli_args args;
 	cli_args_init(&args, argc, argv);
 	while (cli_args_next(&args)) {
@@ -345,13 +344,8 @@ cmd_difftest(int argc, char **argv)
 		} else if (cli_args_is_option(&args)) {
 			return cli_args_unknown(&args, "difftest");
 		} else {
-			/* a second read of standard input would find it
-			 * empty, and an empty module passes */
-			if (strcmp(args.arg, "-") == 0 && stdin_named)
-				return cli_usage_error("difftest", "'-' (standard "
-						       "input) can be named once");
-			stdin_named |= strcmp(args.arg, "-") == 0;
-			nfiles = cli_args_keep(&args);
+			if ((nfiles = cli_args_keep(&args, "difftest")) < 0)
+				return EXIT_USAGE;
 		}
 	}
 	if (npasses == 0)

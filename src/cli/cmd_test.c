@@ -698,7 +698,7 @@ cmd_test(int argc, char **argv)
 					       "files by name (a file named "
 					       "'-' is ./-)");
 		} else {
-			npaths = cli_args_keep(&args);
+			npaths = cli_args_keep(&args, "test"); /* never "-" */
 		}
 	}
 	if (npaths == 0)

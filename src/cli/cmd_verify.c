@@ -150,7 +150,8 @@ cmd_verify(int argc, char **argv)
 		} else if (cli_args_is_option(&args)) {
 			return cli_args_unknown(&args, "verify");
 		} else {
-			nfiles = cli_args_keep(&args);
+			if ((nfiles = cli_args_keep(&args, "verify")) < 0)
+				return EXIT_USAGE;
 		}
 	}
 	if (nfiles == 0)
