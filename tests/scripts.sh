@@ -269,9 +269,9 @@ if [ "$("$build"/keel test tests/filetests/text/ tests/filetests//text tests/fil
 	"$n passed, 0 failed" ]; then ok; else bad "keel test: a directory named twice ran twice"; fi
 
 # a directory named with a trailing '/' joins its entries with one '/'
-# ("/" gave "//t/a.kl"): dir/ and dir// here, and / in a root of its own
-# (a chroot in a user namespace, where there is one; not under the
-# sanitizers, whose runtime wants /proc)
+# ("/" gave "//t/a.kl": every trailing '/' is trimmed, as for dir// here;
+# a check of "/" itself, in a chroot, depended on the machine and was
+# dropped)
 mkdir -p "$dir/slash/t"
 cp tests/filetests/text/max.kl "$dir/slash/t/a.kl"
 ln -sf missing.kl "$dir/slash/t/gone.kl"
@@ -281,21 +281,6 @@ for d in "$dir/slash/" "$dir/slash//"; do
 		[ "$(cat "$dir/slash.err")" = "keel test: $dir/slash/t/gone.kl: No such file or directory" ]
 	then ok; else bad "keel test $d: $(cat "$dir/slash.out" "$dir/slash.err")"; fi
 done
-if command -v unshare >/dev/null 2>&1 && command -v chroot >/dev/null 2>&1 &&
-	! ldd "$build"/keel 2>/dev/null | grep -q 'libasan\|libubsan' &&
-	unshare -r true 2>/dev/null; then
-	cp "$build"/keel "$dir/slash/keel"
-	for lib in $(ldd "$build"/keel | grep -o '/[^ ]*'); do
-		mkdir -p "$dir/slash${lib%/*}"
-		cp "$lib" "$dir/slash$lib"
-	done
-	unshare -r chroot "$dir/slash" /keel test -v / >"$dir/slash.out" 2>"$dir/slash.err"
-	if grep -q "^PASS /t/a.kl$" "$dir/slash.out" &&
-		[ "$(cat "$dir/slash.err")" = "keel test: /t/gone.kl: No such file or directory" ]
-	then ok; else bad "keel test / (in a chroot): $(cat "$dir/slash.out" "$dir/slash.err")"; fi
-else
-	echo "no unshare -r and chroot here (or a sanitized build): skipping keel test /"
-fi
 
 # --bless settles in one command even when blessing one function moves
 # the line numbers another's expectation quotes (promote's notes do)
