@@ -289,29 +289,17 @@ test_comment_error_at(const test_file *tf, const test_comment *c,
 	va_end(ap);
 }
 
-/* Does the command take the option word[0, n) (up to its '=', if any)? */
+/* Does the command have the option name[0, n): a flag, or with_value an
+ * option that takes a number (spelt "fuel=" in its list)? */
 static bool
-takes_option(const test_command *cmd, const char *word, size_t n)
-{
-	const char *eq = memchr(word, '=', n);
-	size_t key = eq ? (size_t)(eq - word) + 1 : n;
-	const char *opts = cmd->options, *o;
-	size_t len;
-	while ((o = next_word(&opts, &len)))
-		if (len == key && memcmp(o, word, key) == 0)
-			return true;
-	return false;
-}
-
-/* Is word[0, n) the name of an option of the command that takes a
- * number ("fuel" of "fuel=")? */
-static bool
-takes_number(const test_command *cmd, const char *word, size_t n)
+has_option(const test_command *cmd, const char *name, size_t n,
+	   bool with_value)
 {
 	const char *opts = cmd->options, *o;
 	size_t len;
 	while ((o = next_word(&opts, &len)))
-		if (len == n + 1 && o[n] == '=' && memcmp(o, word, n) == 0)
+		if (len == n + with_value && memcmp(o, name, n) == 0 &&
+		    (!with_value || o[n] == '='))
 			return true;
 	return false;
 }
@@ -341,16 +329,17 @@ check_args(const test_file *tf, const test_command *cmd, kl_buf *report)
 	while ((w = next_word(&s, &n))) {
 		const char *eq = memchr(w, '=', n);
 		uint64_t v;
-		if (takes_option(cmd, w, n)) {
+		size_t name = eq ? (size_t)(eq - w) : n;
+		if (has_option(cmd, w, name, eq != NULL)) {
 			if (!eq || option_number(w, n, &v))
 				continue;
 			test_args_error(tf, eq + 1, report, "'%.*s' needs a "
 					"number", (int)(eq - w) + 1, w);
-		} else if (eq && takes_option(cmd, w, (size_t)(eq - w))) {
+		} else if (eq && has_option(cmd, w, name, false)) {
 			test_args_error(tf, w, report, "'%.*s' takes no value, "
 					"not '%.*s'", (int)(eq - w), w, (int)n,
 					w);
-		} else if (!eq && takes_number(cmd, w, n)) {
+		} else if (!eq && has_option(cmd, w, n, true)) {
 			test_args_error(tf, w, report, "'%.*s' needs a number: "
 					"%.*s=N", (int)n, w, (int)n, w);
 		} else if (!*cmd->options) {

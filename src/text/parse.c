@@ -133,14 +133,13 @@ fail_quietly(parser *p)
 	longjmp(p->jb, 1);
 }
 
-/* What a character that a screen shows as a blank, or not at all, is;
- * NULL for one that shows. Quoted, it would read "found ''" (a byte order
- * mark an editor put before the text) or "found ' '" (a no-break space
- * pasted from a web page). */
+/* What code point c is, when a screen shows it as a blank, or not at
+ * all; NULL for one that shows. Quoted, it would read "found ''" (a byte
+ * order mark an editor put before the text) or "found ' '" (a no-break
+ * space pasted from a web page). */
 static const char *
-unseen(const char *s, size_t n)
+unseen(uint32_t c)
 {
-	uint32_t c = kl_utf8_decode((const unsigned char *)s, n);
 	if (c == 0xfeff)
 		return "a byte order mark";
 	if (c >= 0x80 && c <= 0x9f) /* C1: nothing, or a terminal's command */
@@ -171,11 +170,11 @@ describe(const parser *p, const char *pos, char *buf, size_t cap)
 		 * letter) is quoted as the user sees it. */
 		size_t n = kl_utf8_len((const unsigned char *)pos,
 				       (size_t)(p->end - pos));
-		const char *what = n ? unseen(pos, n) : NULL;
+		uint32_t cp = n ? kl_utf8_decode((const unsigned char *)pos,
+						 n) : 0;
+		const char *what = n ? unseen(cp) : NULL;
 		if (what)
-			snprintf(buf, cap, "U+%04" PRIX32 " (%s)",
-				 kl_utf8_decode((const unsigned char *)pos, n),
-				 what);
+			snprintf(buf, cap, "U+%04" PRIX32 " (%s)", cp, what);
 		else if (n)
 			snprintf(buf, cap, "'%.*s'", (int)n, pos);
 		else

@@ -10,8 +10,9 @@
  * and pads the caret line with one blank per character, not per byte;
  * any other byte that is not printable ASCII (a stray CR, a lone byte of
  * a broken sequence, a sequence cut by the long-line window), and a C1
- * control character, is shown as '?', one column. Lines over 200 bytes are shown in a window around the
- * column, "..." marking each end that is cut. The blanks follow the
+ * control character, is shown as '?', one column. Lines over 200 bytes
+ * are shown in a window around the column, "..." marking each end that
+ * is cut. The blanks follow the
  * character's width on a terminal: two for the wide ones (CJK, Hangul,
  * full-width forms, emoji), none for combining marks and zero-width
  * characters. Those widths are Unicode's (East Asian Width W and F, and
