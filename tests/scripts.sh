@@ -1307,27 +1307,33 @@ for cmd in cat verify cfg domtree; do
 		bad "keel $cmd - -: exit $st"; head -n 3 "$dir/twice.out"; fi
 done
 
-# ---- 0g. a file that cannot be read: its name, the reason, exit 1 ----
+# ---- 0g. a file that cannot be read: the command, its name, the reason,
+# exit 1 (the command was missing: "keel: cannot open ...") ----
 mkdir -p "$dir/adir"
-for cmd in cat verify "opt -p promote" run; do
+for cmd in cat verify "opt -p promote" run cfg domtree "difftest -p promote"; do
 	# shellcheck disable=SC2086
 	"$build"/keel $cmd "$dir/adir" >/dev/null 2>"$dir/dir.err"
 	st=$?
 	if [ "$st" = 1 ] && [ "$(cat "$dir/dir.err")" = \
-		"keel: cannot read $dir/adir: Is a directory" ]; then ok; else
+		"keel ${cmd%% *}: cannot read $dir/adir: Is a directory" ]; then ok; else
 		bad "keel $cmd DIRECTORY: exit $st, stderr:"; cat "$dir/dir.err"; fi
 	# shellcheck disable=SC2086
 	"$build"/keel $cmd "$dir/none.kl" >/dev/null 2>"$dir/none.err"
 	st=$?
 	if [ "$st" = 1 ] && [ "$(cat "$dir/none.err")" = \
-		"keel: cannot open $dir/none.kl: No such file or directory" ]; then ok; else
+		"keel ${cmd%% *}: cannot open $dir/none.kl: No such file or directory" ]; then ok; else
 		bad "keel $cmd MISSING: exit $st, stderr:"; cat "$dir/none.err"; fi
 done
 
+"$build"/keel filecheck "$dir/none.kl" </dev/null 2>"$dir/none.err"
+st=$?
+if [ "$st" = 1 ] && [ "$(cat "$dir/none.err")" = \
+	"keel filecheck: cannot open $dir/none.kl: No such file or directory" ]; then ok; else
+	bad "keel filecheck MISSING: exit $st, stderr:"; cat "$dir/none.err"; fi
 # A directory as standard input.
 "$build"/keel cat - <"$dir/adir" >/dev/null 2>"$dir/dir2.err"
 st=$?
-if [ "$st" = 1 ] && [ "$(cat "$dir/dir2.err")" = "keel: cannot read standard input: Is a directory" ]; then ok; else
+if [ "$st" = 1 ] && [ "$(cat "$dir/dir2.err")" = "keel cat: cannot read standard input: Is a directory" ]; then ok; else
 	bad "keel cat - <DIRECTORY: exit $st, stderr:"; cat "$dir/dir2.err"; fi
 # '-' is named "standard input" in every message (it was "-:1:14:",
 # "keel run: -:"), and keel test, which has no test on standard input,

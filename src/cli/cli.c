@@ -82,14 +82,14 @@ cli_input_name(const char *path)
 }
 
 bool
-cli_read_file(const char *path, cli_file *out)
+cli_read_file(const char *cmd, const char *path, cli_file *out)
 {
 	memset(out, 0, sizeof *out);
 	const char *name = cli_input_name(path);
 	out->name = name;
 	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	if (!fp) {
-		fprintf(stderr, "keel: cannot open %s: %s\n", name,
+		fprintf(stderr, "keel %s: cannot open %s: %s\n", cmd, name,
 			strerror(errno));
 		return false;
 	}
@@ -110,7 +110,8 @@ cli_read_file(const char *path, cli_file *out)
 	char *buf = alloc_text(cap);
 	for (;;) {
 		if (!buf) {
-			fprintf(stderr, "keel: out of memory reading %s\n", name);
+			fprintf(stderr, "keel %s: out of memory reading %s\n", cmd,
+				name);
 			if (fp != stdin)
 				fclose(fp);
 			return false;
@@ -130,7 +131,7 @@ cli_read_file(const char *path, cli_file *out)
 	if (fp != stdin)
 		fclose(fp);
 	if (err) {
-		fprintf(stderr, "keel: cannot read %s: %s\n", name,
+		fprintf(stderr, "keel %s: cannot read %s: %s\n", cmd, name,
 			strerror(read_errno));
 		free(buf);
 		return false;

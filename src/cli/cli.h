@@ -28,8 +28,8 @@ typedef struct cli_file {
 const char *cli_input_name(const char *path);
 
 /* Read a whole file ("-" = stdin, out->name "standard input"). Prints
- * an error and returns false. */
-bool cli_read_file(const char *path, cli_file *out);
+ * "keel CMD: cannot ..." and returns false. */
+bool cli_read_file(const char *cmd, const char *path, cli_file *out);
 void cli_file_free(cli_file *f);
 
 /* Render every diagnostic to stderr with source lines and carets. */

@@ -90,7 +90,7 @@ cmd_cat(int argc, char **argv)
 	for (int i = 1; i <= nfiles; i++) {
 		const char *a = argv[i];
 		cli_file f;
-		if (!cli_read_file(a, &f)) {
+		if (!cli_read_file("cat", a, &f)) {
 			status = EXIT_BAD_INPUT;
 			continue;
 		}

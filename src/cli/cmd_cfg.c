@@ -254,7 +254,7 @@ static int
 run_file(const options *o, analyses *a, const char *name)
 {
 	cli_file file;
-	if (!cli_read_file(name, &file))
+	if (!cli_read_file(o->domtree ? "domtree" : "cfg", name, &file))
 		return EXIT_BAD_INPUT;
 	kl_module *m = cli_parse(&file, false);
 	if (!m) {

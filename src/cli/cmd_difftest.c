@@ -240,7 +240,7 @@ check_file(const char *path, const kl_pass *const *passes, uint32_t npasses,
 	   uint64_t fuel, tally *t)
 {
 	cli_file f;
-	bool read = cli_read_file(path, &f);
+	bool read = cli_read_file("difftest", path, &f);
 	path = cli_input_name(path);
 	if (!read) {
 		/* standard output names every file that failed */

@@ -48,9 +48,9 @@ cmd_filecheck(int argc, char **argv)
 				       "standard input: that is the output to "
 				       "check");
 	cli_file cf, in;
-	if (!cli_read_file(checkfile, &cf))
+	if (!cli_read_file("filecheck", checkfile, &cf))
 		return EXIT_BAD_INPUT;
-	if (!cli_read_file("-", &in)) {
+	if (!cli_read_file("filecheck", "-", &in)) {
 		cli_file_free(&cf);
 		return EXIT_BAD_INPUT;
 	}

@@ -217,7 +217,7 @@ cmd_opt(int argc, char **argv)
 		return cli_usage_error("opt", "--print-after: pass '%s' is not "
 				       "in the list (-p)", o.print_after);
 	cli_file f;
-	if (!cli_read_file(o.file, &f))
+	if (!cli_read_file("opt", o.file, &f))
 		return EXIT_BAD_INPUT;
 	kl_module *m = cli_parse_then_free_text(&f);
 	int status = EXIT_BAD_INPUT;

@@ -143,7 +143,7 @@ static int
 run_file(const char *file, int argc, char **argv, const run_opts *ro)
 {
 	cli_file f;
-	if (!cli_read_file(file, &f))
+	if (!cli_read_file("run", file, &f))
 		return EXIT_BAD_INPUT;
 	file = f.name; /* "standard input" for "-" */
 	kl_module *m = cli_parse_then_free_text(&f);

@@ -389,7 +389,7 @@ static bool
 expected_failure_seen(const char *path, const kl_buf *report, kl_buf *why)
 {
 	cli_file f;
-	if (!cli_read_file(path, &f))
+	if (!cli_read_file("test", path, &f))
 		return false;
 	bool ok = true, any = false;
 	const char *key = "expect-fail:", *end = f.text + f.len;

@@ -88,7 +88,7 @@ verify_file(const char *name, bool inst_numbers, bool timing)
 {
 	double t0 = cli_now();
 	cli_file file;
-	if (!cli_read_file(name, &file))
+	if (!cli_read_file("verify", name, &file))
 		return EXIT_BAD_INPUT;
 	name = file.name; /* "standard input" for "-" */
 	kl_module *m = cli_parse_then_free_text(&file);

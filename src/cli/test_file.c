@@ -949,7 +949,7 @@ static int
 run_file_once(const char *path, bool bless, bool *blessed, kl_buf *report)
 {
 	cli_file file;
-	if (!cli_read_file(path, &file)) {
+	if (!cli_read_file("test", path, &file)) {
 		kl_buf_printf(report, "%s: cannot read the file\n", path);
 		return 1;
 	}
