@@ -400,6 +400,10 @@ do_printf(const args *a, uint64_t *ret)
 	kl_buf out = { 0 };
 	uint32_t k = 1, num = 0;
 	bool ok = true;
+	/* As a C program prints until it calls setlocale (the callback,
+	 * the host's code, is called in the host's locale). */
+	kl_c_numbers c;
+	kl_c_numbers_begin(&c);
 	for (size_t i = 0; i < n && ok; i++) {
 		if (f[i] != '%') {
 			kl_buf_putc(&out, f[i]);
@@ -416,6 +420,7 @@ do_printf(const args *a, uint64_t *ret)
 		i += used;
 		ok = format_one(a, &k, &s, ++num, &out);
 	}
+	kl_c_numbers_end(&c);
 	if (ok) {
 		ok = output(it, out.data, out.len);
 		*ret = out.len;

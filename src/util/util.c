@@ -264,3 +264,28 @@ kl_utf8_decode(const unsigned char *s, size_t n)
 		c = c << 6 | (s[i] & 0x3fu);
 	return c;
 }
+
+void
+kl_c_numbers_begin(kl_c_numbers *s)
+{
+#if defined(LC_ALL_MASK)
+	/* (glibc makes no object for "C": its own, shared) */
+	s->c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	s->host = s->c ? uselocale(s->c) : (locale_t)0;
+#else
+	(void)s;
+#endif
+}
+
+void
+kl_c_numbers_end(kl_c_numbers *s)
+{
+#if defined(LC_ALL_MASK)
+	if (!s->c)
+		return;
+	uselocale(s->host);
+	freelocale(s->c);
+#else
+	(void)s;
+#endif
+}

@@ -12,6 +12,7 @@
 #define KEEL_UTIL_H
 
 #include <stdbool.h>
+#include <locale.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -209,6 +210,26 @@ kl_clz64(uint64_t x)
 
 /* Round up to a power of two (x >= 1, x <= 2^31). */
 uint32_t kl_pow2_ceil(uint32_t x);
+
+/*
+ * Numbers as C reads and writes them, whatever locale the program that
+ * embeds the library chose with setlocale. A decimal comma would misread
+ * "1.5" in the IR's text (strtod), and change a trap's message and what a
+ * keel program's printf prints: a C program runs in the "C" locale until
+ * it calls setlocale, which a keel program cannot. From
+ * kl_c_numbers_begin to kl_c_numbers_end, this thread converts numbers
+ * in the C locale (POSIX uselocale; where it is missing, or the locale
+ * cannot be made, in the host's).
+ */
+typedef struct kl_c_numbers {
+#if defined(LC_ALL_MASK)
+	locale_t c, host;
+#else
+	int unused;
+#endif
+} kl_c_numbers;
+void kl_c_numbers_begin(kl_c_numbers *s);
+void kl_c_numbers_end(kl_c_numbers *s);
 
 /* The length of the well-formed UTF-8 sequence of two to four bytes that
  * starts s (n bytes available), or 0 (strict: RFC 3629). */
