@@ -170,7 +170,10 @@ name_char(char c)
 static bool
 compile(regex_t *re, const char *src, kl_buf *msg)
 {
+	kl_c_locale c; /* bytes, whatever the host's locale (util.h) */
+	kl_c_locale_begin(&c);
 	int rc = regcomp(re, src, REG_EXTENDED);
+	kl_c_locale_end(&c);
 	if (rc == 0)
 		return true;
 	size_t n = regerror(rc, re, NULL, 0);
@@ -1217,6 +1220,9 @@ kl_filecheck_run(const kl_filecheck *fc, const char *out, size_t len,
 	}
 	kl_buf scratch = {0};
 	struct run cx;
+	/* regexec as regcomp ran (compile) */
+	kl_c_locale c;
+	kl_c_locale_begin(&c);
 	run_init(&cx, fc, out, len, report ? report : &scratch);
 	/* the not:s since the last positive match are dirs[nots, i) */
 	uint32_t nots = 0, i = 0;
@@ -1248,5 +1254,6 @@ kl_filecheck_run(const kl_filecheck *fc, const char *out, size_t len,
 	free(cx.binds);
 	free(cx.pm);
 	kl_buf_free(&scratch);
+	kl_c_locale_end(&c);
 	return ok;
 }

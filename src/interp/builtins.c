@@ -402,8 +402,8 @@ do_printf(const args *a, uint64_t *ret)
 	bool ok = true;
 	/* As a C program prints until it calls setlocale (the callback,
 	 * the host's code, is called in the host's locale). */
-	kl_c_numbers c;
-	kl_c_numbers_begin(&c);
+	kl_c_locale c;
+	kl_c_locale_begin(&c);
 	for (size_t i = 0; i < n && ok; i++) {
 		if (f[i] != '%') {
 			kl_buf_putc(&out, f[i]);
@@ -420,7 +420,7 @@ do_printf(const args *a, uint64_t *ret)
 		i += used;
 		ok = format_one(a, &k, &s, ++num, &out);
 	}
-	kl_c_numbers_end(&c);
+	kl_c_locale_end(&c);
 	if (ok) {
 		ok = output(it, out.data, out.len);
 		*ret = out.len;

@@ -170,15 +170,15 @@ conversion_trap(kl_interp *it, const dinst *i, const uint64_t *r)
 	}
 	/* The fewest digits that read back as the operand. */
 	char text[40];
-	kl_c_numbers c;
-	kl_c_numbers_begin(&c);
+	kl_c_locale c;
+	kl_c_locale_begin(&c);
 	for (int digits = 1; digits <= 17; digits++) {
 		snprintf(text, sizeof text, "%.*g", digits, x);
 		double back = strtod(text, NULL);
 		if (from_f32 ? (float)back == (float)x : back == x)
 			break;
 	}
-	kl_c_numbers_end(&c);
+	kl_c_locale_end(&c);
 	raise_trap(it, KL_TRAP_INT_OVF,
 		   "float to integer conversion of %s %s: out of range for "
 		   "%s i%u", from, text, is_signed ? "signed" : "unsigned",

@@ -266,7 +266,7 @@ kl_utf8_decode(const unsigned char *s, size_t n)
 }
 
 void
-kl_c_numbers_begin(kl_c_numbers *s)
+kl_c_locale_begin(kl_c_locale *s)
 {
 #if defined(LC_ALL_MASK)
 	/* (glibc makes no object for "C": its own, shared) */
@@ -278,7 +278,7 @@ kl_c_numbers_begin(kl_c_numbers *s)
 }
 
 void
-kl_c_numbers_end(kl_c_numbers *s)
+kl_c_locale_end(kl_c_locale *s)
 {
 #if defined(LC_ALL_MASK)
 	if (!s->c)

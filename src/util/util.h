@@ -212,24 +212,25 @@ kl_clz64(uint64_t x)
 uint32_t kl_pow2_ceil(uint32_t x);
 
 /*
- * Numbers as C reads and writes them, whatever locale the program that
- * embeds the library chose with setlocale. A decimal comma would misread
- * "1.5" in the IR's text (strtod), and change a trap's message and what a
- * keel program's printf prints: a C program runs in the "C" locale until
- * it calls setlocale, which a keel program cannot. From
- * kl_c_numbers_begin to kl_c_numbers_end, this thread converts numbers
- * in the C locale (POSIX uselocale; where it is missing, or the locale
- * cannot be made, in the host's).
+ * The C locale, whatever locale the program that embeds the library
+ * chose with setlocale. A decimal comma would misread "1.5" in the IR's
+ * text (strtod), and change a trap's message and what a keel program's
+ * printf prints (a C program runs in the "C" locale until it calls
+ * setlocale, which a keel program cannot); a UTF-8 locale would make a
+ * FileCheck regex's '.' match a character instead of a byte. From
+ * kl_c_locale_begin to kl_c_locale_end, this thread runs in the C
+ * locale (POSIX uselocale; where it is missing, or the locale cannot be
+ * made, in the host's). Pairs may nest.
  */
-typedef struct kl_c_numbers {
+typedef struct kl_c_locale {
 #if defined(LC_ALL_MASK)
 	locale_t c, host;
 #else
 	int unused;
 #endif
-} kl_c_numbers;
-void kl_c_numbers_begin(kl_c_numbers *s);
-void kl_c_numbers_end(kl_c_numbers *s);
+} kl_c_locale;
+void kl_c_locale_begin(kl_c_locale *s);
+void kl_c_locale_end(kl_c_locale *s);
 
 /* The length of the well-formed UTF-8 sequence of two to four bytes that
  * starts s (n bytes available), or 0 (strict: RFC 3629). */

@@ -5,8 +5,9 @@
  * A front end that calls setlocale(LC_ALL, "") for its own messages
  * may get a decimal comma. The IR's text must still read "1.5" and
  * print what reads back; the interpreter's printf must print as a C
- * program's does until it calls setlocale (in the "C" locale); and the
- * library's messages must not change with the host's locale.
+ * program's does until it calls setlocale (in the "C" locale); the
+ * library's messages must not change with the host's locale; and
+ * FileCheck's regexes match bytes, as keel test's do.
  *
  * It needs a locale whose decimal point is a comma: tests/check.sh
  * makes one with localedef when it can (LOCPATH). Without one, its
@@ -150,6 +151,29 @@ test_interpreter_numbers(void)
 	kl_module_free(m);
 }
 
+/* A check's regex matches bytes, as keel test's (which runs in the C
+ * locale) and LLVM FileCheck's do: in a UTF-8 locale, '.' would match
+ * a whole character and the same check file would pass or fail by the
+ * host's locale. */
+static void
+test_filecheck_bytes(void)
+{
+	static const char check[] = "check: <$(=a..b)>";
+	static const char out[] = "<a\xc3\xa9" "b>\n"; /* "é", two bytes */
+	kl_filecheck *fc = kl_filecheck_new();
+	kl_buf err = { 0 }, report = { 0 };
+	CHECK_EQ_INT(kl_filecheck_add_line(fc, check, sizeof check - 1, 1,
+					   &err), 1);
+	bool ok = kl_filecheck_run(fc, out, sizeof out - 1, &report);
+	kl_buf_append(&report, "", 1);
+	CHECK(ok);
+	if (!ok)
+		fprintf(stderr, "%s", report.data);
+	kl_buf_free(&err);
+	kl_buf_free(&report);
+	kl_filecheck_free(fc);
+}
+
 int
 main(void)
 {
@@ -161,6 +185,7 @@ main(void)
 	}
 	UNIT_RUN(test_float_literals);
 	UNIT_RUN(test_interpreter_numbers);
+	UNIT_RUN(test_filecheck_bytes);
 	setlocale(LC_ALL, "C");
 	return unit_report("locale");
 }
