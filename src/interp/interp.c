@@ -448,6 +448,8 @@ kl_interp_scan_value(const kl_module *m, kl_type t, const char *s, size_t n,
 	kl_type c = kl_type_class(m, t);
 	size_t used = 0;
 	uint64_t value = 0; /* *bits is written only for a valid literal */
+	kl_c_locale cl; /* numbers as C reads them (scan_f64) */
+	kl_c_locale_begin(&cl);
 	if (c == KL_TYPE_F32) {
 		uint32_t b;
 		used = scan_f32(s, n, &b);
@@ -467,6 +469,7 @@ kl_interp_scan_value(const kl_module *m, kl_type t, const char *s, size_t n,
 			used = 0;
 		value = (neg ? 0 - mag : mag) & hi;
 	}
+	kl_c_locale_end(&cl);
 	/* a hex float names its bits: one the type cannot hold is no
 	 * value of it (as in the text format) */
 	if (used && (c == KL_TYPE_F32 || c == KL_TYPE_F64) &&

@@ -387,8 +387,6 @@ scan_float(const char *s, size_t n, bool single, uint64_t *bits)
 	if (ok && digit) {
 		char *end;
 		errno = 0;
-		kl_c_locale c; /* "1.5" whatever the host's locale */
-		kl_c_locale_begin(&c);
 		if (single) {
 			float v = strtof(tmp, &end);
 			uint32_t b;
@@ -398,7 +396,6 @@ scan_float(const char *s, size_t n, bool single, uint64_t *bits)
 			double v = strtod(tmp, &end);
 			memcpy(bits, &v, 8);
 		}
-		kl_c_locale_end(&c);
 		if ((size_t)(end - tmp) == k)
 			used = len;
 	}

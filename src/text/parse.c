@@ -1790,6 +1790,8 @@ kl_parse_module(const char *text, size_t len, const kl_parse_options *opts,
 		kl_arena_reserve(&p->m->arena, 2 * len);
 	p->entity_budget = 1000000 + 2 * (uint64_t)len;
 	init_optab(p);
+	kl_c_locale c; /* numbers as C reads them (scan_f64) */
+	kl_c_locale_begin(&c);
 
 	parse_items(p);
 	if (p->errors <= MAX_ERRORS)
@@ -1797,6 +1799,7 @@ kl_parse_module(const char *text, size_t len, const kl_parse_options *opts,
 	for (uint32_t k = 0; k < p->nbodies && p->errors <= MAX_ERRORS; k++)
 		parse_body(p, &p->bodies[k]);
 	p->f = NULL;
+	kl_c_locale_end(&c);
 
 	kl_status st = KL_OK;
 	if (p->errors) {

@@ -129,6 +129,9 @@ test_interpreter_numbers(void)
 	kl_module *m = parse_text(text);
 	if (!m)
 		return;
+	uint64_t bits = 0;
+	CHECK_EQ_INT(kl_interp_scan_value(m, KL_TYPE_F64, "1.5", 3, &bits), 3);
+	CHECK_EQ_INT(bits, 0x3ff8000000000000ull);
 	kl_buf out = { 0 };
 	kl_interp_options o = { .output = collect, .output_ctx = &out };
 	kl_interp *it = kl_interp_new(m, &o);
