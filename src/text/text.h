@@ -38,8 +38,8 @@ size_t scan_int(const char *s, size_t n, bool *neg, uint64_t *mag,
  * there is no valid literal. *bits receives the IEEE bits of the width.
  * In the C locale (util.h's kl_c_locale), where strtod reads "1.5": the
  * public calls that read text switch to it once (kl_parse_module,
- * kl_interp_scan_value), not each literal (a fifth of the time of a
- * file of decimal floats).
+ * kl_interp_scan_value), not each literal (which added 13% to the
+ * parse of a file of 200,000 decimal floats).
  */
 size_t scan_f32(const char *s, size_t n, uint32_t *bits);
 size_t scan_f64(const char *s, size_t n, uint64_t *bits);
