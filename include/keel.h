@@ -1179,6 +1179,10 @@ typedef struct kl_run_result {
  * changed, and the next kl_interp_call decodes it again before it runs.
  * The module must not change during a call: a change from the output
  * callback stops the run when the callback returns (KL_RUN_FAILED).
+ * Nor may the callback use its own interpreter but to read: a
+ * kl_interp_call from there is refused (KL_ERR_INVALID, FAILED), a
+ * kl_interp_reset stops the run as a change does, and kl_interp_free
+ * is undefined.
  * Memory is made from the module as it is at the first call, symbols
  * added until then included. */
 kl_interp *kl_interp_new(const kl_module *m, const kl_interp_options *opts);

@@ -177,14 +177,21 @@ cstring(kl_interp *it, const char *what, uint64_t p, size_t *len)
 }
 
 /* Hand s to the output callback. false, the run failed, when the
- * callback changed the module: the code running may no longer be the
- * module's, and its tables may have moved. */
+ * callback changed the module (the code running may no longer be the
+ * module's, and its tables may have moved) or reset the interpreter
+ * (kl_interp_reset left that to this check). */
 static bool
 output(kl_interp *it, const char *s, size_t n)
 {
 	if (!it->opts.output || !n)
 		return true;
 	it->opts.output(it->opts.output_ctx, s, n);
+	if (KL_UNLIKELY(it->reset_in_call)) {
+		raise_fail(it, "kl_interp_reset was called during the call "
+			       "(in the output callback), which is not "
+			       "allowed: the run stops here");
+		return false;
+	}
 	if (KL_LIKELY(it->m->edits == it->edits_seen &&
 		      it->m->data_edits == it->data_seen))
 		return true;

@@ -163,6 +163,10 @@ kl_interp_free(kl_interp *it)
 void
 kl_interp_reset(kl_interp *it)
 {
+	if (it->in_call) {
+		it->reset_in_call = true;
+		return;
+	}
 	if (it->m->data_edits != it->data_seen ||
 	    kl_module_num_syms(it->m) != it->nsyms)
 		mem_free(it);
@@ -285,6 +289,14 @@ kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 	       uint32_t nargs, kl_run_result *res)
 {
 	memset(res, 0, sizeof *res);
+	if (KL_UNLIKELY(it->in_call)) {
+		/* (from the output callback: it->pend is the running call's) */
+		res->status = KL_RUN_FAILED;
+		res->message = "kl_interp_call from the output callback of a "
+			       "call of the same interpreter, which is not "
+			       "allowed";
+		return KL_ERR_INVALID;
+	}
 	it->pend.status = KL_RUN_RETURNED;
 	it->pend.trap = it->pend.user_code = 0;
 	it->pend.exit_code = 0;
@@ -353,7 +365,9 @@ kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 	uint32_t height = it->nallocas, mark = it->cur_chunk;
 	size_t used = it->nchunks ? it->chunks[mark].used : 0;
 
+	it->in_call = true;
 	exec_run(it, fn, res);
+	it->in_call = it->reset_in_call = false;
 
 	if (it->patch) {
 		*it->patch = it->patch_saved;

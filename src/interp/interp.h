@@ -232,6 +232,13 @@ struct kl_interp {
 	frame *frames;
 	uint32_t nframes, frames_cap;
 	uint64_t fuel_start; /* fuel given to the current call */
+	/* A call is running: the output callback, the one way back into
+	 * the library during a run, may not call or reset this interpreter
+	 * (the run owns its registers, frames and memory). A call from
+	 * there is refused; a reset is not done, and stops the run when
+	 * the callback returns. */
+	bool in_call;
+	bool reset_in_call;
 	/* what the segment that ran the fuel out was not charged (its
 	 * length less the fuel left): a trap before the planted stop counts
 	 * its instructions with it */

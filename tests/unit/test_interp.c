@@ -468,6 +468,94 @@ test_output(void)
 	kl_module_free(m);
 }
 
+/* The output callback calling back into its own interpreter: a call
+ * there would run on the registers, frames and allocas of the call in
+ * progress (growing them freed what the outer run was using) and a reset
+ * would free its memory. The nested call is refused, the reset stops the
+ * outer run; neither touches what the outer run uses. */
+static const char reenter_program[] =
+	"declare %putchar(i32) -> i32\n"
+	"\n"
+	"function %deep(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    brif v0, block1, block2\n"
+	"\n"
+	"block1:\n"
+	"    v1 = iadd_imm v0, -1\n"
+	"    v2 = call %deep(v1)\n"
+	"    return v2\n"
+	"\n"
+	"block2:\n"
+	"    return v0\n"
+	"}\n"
+	"\n"
+	"function %talk(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    v1 = alloca 4\n"
+	"    store v0, v1\n"
+	"    v2 = call %putchar(v0)\n"
+	"    v3 = load.i32 v1\n"
+	"    v4 = iadd v3, v2\n"
+	"    return v4\n"
+	"}\n";
+
+typedef struct reenter {
+	kl_interp *it;
+	kl_sym deep;
+	bool reset;        /* reset instead of calling */
+	kl_status status;  /* the nested call's */
+	kl_run_status run; /* its result's status */
+	bool said_why;     /* its message names the mistake */
+} reenter;
+
+static void
+reenter_output(void *ctx, const char *data, size_t len)
+{
+	(void)data;
+	(void)len;
+	reenter *re = ctx;
+	if (re->reset) {
+		kl_interp_reset(re->it);
+		return;
+	}
+	uint64_t n = 3000;
+	kl_run_result r;
+	re->status = kl_interp_call(re->it, re->deep, &n, 1, &r);
+	re->run = r.status;
+	re->said_why = r.message && strstr(r.message, "output callback");
+}
+
+static void
+test_output_reenters(void)
+{
+	kl_module *m = parse_text(reenter_program, sizeof reenter_program - 1);
+	reenter re = { 0 };
+	re.deep = sym(m, "deep");
+	kl_interp_options o = { 0 };
+	o.output = reenter_output;
+	o.output_ctx = &re;
+	re.it = kl_interp_new(m, &o);
+	uint64_t c = 'a';
+	kl_run_result r;
+	CHECK(kl_interp_call(re.it, sym(m, "talk"), &c, 1, &r) == KL_OK);
+	CHECK(re.status == KL_ERR_INVALID);
+	CHECK(re.run == KL_RUN_FAILED);
+	CHECK(re.said_why);
+	/* the outer run went on as if nothing had been asked */
+	CHECK(r.status == KL_RUN_RETURNED);
+	CHECK_EQ_INT(r.results[0], 2 * 'a');
+	/* and the interpreter works as before afterwards */
+	re.reset = true;
+	CHECK(kl_interp_call(re.it, sym(m, "talk"), &c, 1, &r) == KL_OK);
+	CHECK(r.status == KL_RUN_FAILED);
+	CHECK(strstr(r.message, "kl_interp_reset") != NULL);
+	uint64_t n = 10;
+	CHECK(kl_interp_call(re.it, re.deep, &n, 1, &r) == KL_OK);
+	CHECK(r.status == KL_RUN_RETURNED);
+	kl_interp_free(re.it);
+	kl_module_free(m);
+}
+
 static void
 test_fuel_exact(void)
 {
@@ -774,6 +862,7 @@ main(void)
 	UNIT_RUN(test_memory_persists);
 	UNIT_RUN(test_reset_is_a_fresh_start);
 	UNIT_RUN(test_output);
+	UNIT_RUN(test_output_reenters);
 	UNIT_RUN(test_fuel_exact);
 	UNIT_RUN(test_fuel_short_then_trap);
 	UNIT_RUN(test_many_allocas);
