@@ -1282,7 +1282,8 @@ typedef struct kl_pass_report {
 	uint32_t num_counters;
 	/* A pass's scratch kept from one function to the next, so running it
 	 * over a module reuses memory; freed by kl_pass_report_free. Use one
-	 * report per pass. */
+	 * report per pass: given a report that holds another pass's scratch,
+	 * promote leaves it there and makes its own for the call. */
 	void *state;
 	void (*state_free)(void *state);
 } kl_pass_report;

@@ -1193,11 +1193,15 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 	func_edited(f);
 	if (f->first_block == KL_NONE)
 		return KL_OK;
-	promoter *p = rep ? rep->state : NULL;
+	/* The report keeps this pass's scratch from one function to the
+	 * next, unless it holds another pass's (keel.h asks for one report a
+	 * pass; nothing enforces it): then the scratch is this call's. */
+	bool keep = rep && (rep->state_free == promoter_free ||
+			    (!rep->state && !rep->state_free));
+	promoter *p = keep ? rep->state : NULL;
 	if (!p) {
 		p = promoter_new();
-		if (rep) {
-			KL_ASSERT(!rep->state_free);
+		if (keep) {
 			rep->state = p;
 			rep->state_free = promoter_free;
 		}
@@ -1207,7 +1211,7 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 		;
 	report_counts(p, count);
 	kl_status st = kl_builder_status(&p->b);
-	if (!rep)
+	if (!keep)
 		promoter_free(p);
 	return st;
 }

@@ -655,6 +655,41 @@ test_verified_nest_promotes_exactly(void)
 	kl_pass_report_free(&rep);
 }
 
+static int other_state_freed;
+
+static void
+free_other_state(void *state)
+{
+	other_state_freed += *(int *)state == 42;
+}
+
+/* A report that holds another pass's scratch (keel.h asks for one report
+ * a pass, but nothing enforces it): promote must neither take that
+ * scratch for its own nor drop it, and must still promote. It took it. */
+static void
+test_report_with_another_pass_state(void)
+{
+	kl_module *m = kl_module_new();
+	kl_builder b;
+	kl_value x;
+	kl_func *f = func_with_entry(m, "f", &b, &x);
+	kl_value slot = kl_build_alloca(&b, 4, 4);
+	kl_build_store(&b, KL_OP_STORE, x, slot, 0);
+	kl_value y = kl_build_load(&b, KL_OP_LOAD, KL_TYPE_I32, slot, 0);
+	kl_build_return(&b, &y, 1);
+	int other = 42;
+	kl_pass_report rep = { .state = &other,
+			       .state_free = free_other_state };
+	CHECK_EQ_INT(kl_promote_func(f, &rep), KL_OK);
+	CHECK_EQ_INT(count_allocas(f), 0);
+	CHECK(rep.state == &other && rep.state_free == free_other_state);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	other_state_freed = 0;
+	kl_pass_report_free(&rep);
+	CHECK_EQ_INT(other_state_freed, 1);
+	kl_module_free(m);
+}
+
 int
 main(void)
 {
@@ -669,5 +704,6 @@ main(void)
 	UNIT_RUN(test_budget_keeps_whole_allocas);
 	UNIT_RUN(test_size_limit_extremes);
 	UNIT_RUN(test_verified_nest_promotes_exactly);
+	UNIT_RUN(test_report_with_another_pass_state);
 	return unit_report("promote");
 }
