@@ -693,7 +693,7 @@ uint32_t
 emit_load(struct gen *g, int op, int t, uint32_t p, int64_t off)
 {
 	unsigned n = mem_bytes[op] ? mem_bytes[op] : tbytes[t];
-	uint32_t v, a = 0, l = 0;
+	uint32_t v = 0, a = 0, l = 0;
 
 	p = via_alias(g, p);
 	if (!g->ll) {

@@ -42,7 +42,9 @@ extern "C" {
 /* ------------------------------------------------------------------------
  * Growable byte buffer, used wherever the library produces text.
  * A zeroed kl_buf is empty and valid. data is NUL-terminated whenever
- * len > 0 (the terminator is not counted in len).
+ * len > 0 (the terminator is not counted in len); while nothing has
+ * been written, data may be NULL (printing an empty module writes
+ * nothing).
  */
 typedef struct kl_buf {
 	char *data;
@@ -654,7 +656,7 @@ typedef struct kl_parse_options {
  * Parse a whole module. On success *out is the module. On errors, the
  * diagnostics are appended to diags, *out is NULL and KL_ERR_PARSE is
  * returned. opts may be NULL, and so may diags when only the status
- * matters.
+ * matters; text may be NULL when len is 0 (an empty module).
  */
 kl_status kl_parse_module(const char *text, size_t len,
 			  const kl_parse_options *opts, kl_module **out,

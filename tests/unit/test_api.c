@@ -1141,6 +1141,15 @@ test_null_sinks(void)
 	CHECK_EQ_INT(kl_parse_module(bad, sizeof bad - 1, NULL, &pm, NULL),
 		     KL_ERR_PARSE);
 	CHECK(pm == NULL);
+	/* No text at all is an empty module, which prints as nothing. */
+	CHECK_EQ_INT(kl_parse_module(NULL, 0, NULL, &pm, NULL), KL_OK);
+	CHECK(pm != NULL && kl_module_num_syms(pm) == 0);
+	kl_buf empty = { 0 };
+	if (pm)
+		kl_print_module(pm, NULL, &empty);
+	CHECK_EQ_INT(empty.len, 0);
+	kl_buf_free(&empty);
+	kl_module_free(pm);
 	/* The frees are no-ops on NULL, as free(NULL) is. */
 	kl_diags_free(NULL);
 	kl_buf_free(NULL);
