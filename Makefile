@@ -77,20 +77,26 @@ $(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 # The library a user links: one object whose only global names are the
 # kl_ ones, so that a program of its own with a list_push or a parse_int
 # still links (the internal names become local after a partial link).
+# The binutils of the compiler's target, as the compiler names them: a
+# cross compiler's own (CC=aarch64-linux-gnu-gcc builds for that machine).
+TOOL_LD := $(shell $(CC) -print-prog-name=ld)
+TOOL_OBJCOPY := $(shell $(CC) -print-prog-name=objcopy)
+TOOL_AR := $(shell $(CC) -print-prog-name=ar)
+
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	@rm -f $@
 	@echo "  AR      $@"
-	@ld -r -o $(BUILD)/obj/keel.o $^
-	@objcopy --wildcard --localize-symbol='!kl_*' \
+	@$(TOOL_LD) -r -o $(BUILD)/obj/keel.o $^
+	@$(TOOL_OBJCOPY) --wildcard --localize-symbol='!kl_*' \
 		--localize-symbol='*' $(BUILD)/obj/keel.o
-	@ar rcs $@ $(BUILD)/obj/keel.o
+	@$(TOOL_AR) rcs $@ $(BUILD)/obj/keel.o
 
 $(LIB_INTERNAL): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	@rm -f $@
 	@echo "  AR      $@"
-	@ar rcs $@ $^
+	@$(TOOL_AR) rcs $@ $^
 
 $(KEEL): $(CLI_OBJ) $(LIB)
 	@echo "  LD      $@"
