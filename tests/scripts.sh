@@ -1512,10 +1512,12 @@ else
 	then ok; else bad "tests/check.sh on a leak reported in a pipeline: exit $st"; cat "$dir/harness.out"; fi
 fi
 # ... and CI installs what checks here skip without (g++ for keel.h as
-# C++, llvm-19 for the comparisons with lli-19) and shellcheck, which it
-# runs on the scripts: on a fresh machine they were skipped in silence
+# C++, llvm-19 for the comparisons with lli-19, locales for test_locale,
+# the s390x cross compiler and qemu-user for the big-endian run) and the
+# script checker it runs on the scripts: on a fresh machine they were
+# skipped in silence
 pkgs=$(sed -n 's/^[[:space:]]*for p in \(.*\); do$/ \1 /p' .ci/run)
-for p in g++ llvm-19 shellcheck; do
+for p in g++ llvm-19 shellcheck locales gcc-s390x-linux-gnu qemu-user; do
 	case $pkgs in *" $p "*) ok ;; *) bad ".ci/run does not install $p" ;; esac
 done
 if grep -q '^shellcheck .*tests/scripts.sh' .ci/run; then ok; else
