@@ -1513,11 +1513,13 @@ else
 fi
 # ... and CI installs what checks here skip without (g++ for keel.h as
 # C++, llvm-19 for the comparisons with lli-19, locales for test_locale,
-# the s390x cross compiler and qemu-user for the big-endian run) and the
+# the s390x and armhf cross compilers and qemu-user for the big-endian
+# and 32-bit runs) and the
 # script checker it runs on the scripts: on a fresh machine they were
 # skipped in silence
 pkgs=$(sed -n 's/^[[:space:]]*for p in \(.*\); do$/ \1 /p' .ci/run)
-for p in g++ llvm-19 shellcheck locales gcc-s390x-linux-gnu qemu-user; do
+for p in g++ llvm-19 shellcheck locales gcc-s390x-linux-gnu \
+	gcc-arm-linux-gnueabihf qemu-user; do
 	case $pkgs in *" $p "*) ok ;; *) bad ".ci/run does not install $p" ;; esac
 done
 if grep -q '^shellcheck .*tests/scripts.sh' .ci/run; then ok; else

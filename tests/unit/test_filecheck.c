@@ -588,14 +588,14 @@ test_big(void)
 
 /* Deterministic pseudo-random bytes, biased towards pattern syntax. */
 static unsigned
-next_rand(unsigned long *state)
+next_rand(uint64_t *state)
 {
 	*state = *state * 6364136223846793005u + 1442695040888963407u;
 	return (unsigned)(*state >> 33);
 }
 
 static void
-random_text(unsigned long *state, char *buf, size_t n)
+random_text(uint64_t *state, char *buf, size_t n)
 {
 	static const char alphabet[] = "ab $()=[]{}\\^.*+?|x_:\n\t09";
 	for (size_t i = 0; i < n; i++) {
@@ -612,7 +612,7 @@ test_fuzz(void)
 		"check: ", "sameln: ", "nextln: ", "unordered: ", "not: ",
 		"regex: X=", "regex: Y",
 	};
-	unsigned long state = 12345;
+	uint64_t state = 12345;
 	char line[64], out[256];
 	for (int iter = 0; iter < 2000; iter++) {
 		kl_filecheck *fc = kl_filecheck_new();
