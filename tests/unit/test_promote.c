@@ -30,6 +30,24 @@ func_with_entry(kl_module *m, const char *name, kl_builder *b,
 	return f;
 }
 
+/* %name(i32) -> i32 that stores its parameter into a 4-byte alloca at
+ * offset, loads it back and returns it; *ret (may be NULL) the return,
+ * the builder before nothing (at the end of the entry block). */
+static kl_func *
+func_through_slot(kl_module *m, const char *name, kl_builder *b,
+		  int32_t offset, kl_inst *ret)
+{
+	kl_value p;
+	kl_func *f = func_with_entry(m, name, b, &p);
+	kl_value slot = kl_build_alloca(b, 4, 4);
+	kl_build_store(b, KL_OP_STORE, p, slot, offset);
+	kl_value x = kl_build_load(b, KL_OP_LOAD, KL_TYPE_I32, slot, offset);
+	kl_inst r = kl_build_return(b, &x, 1);
+	if (ret)
+		*ret = r;
+	return f;
+}
+
 static uint32_t
 count_allocas(const kl_func *f)
 {
@@ -47,12 +65,9 @@ test_not_strict_ssa_is_left_alone(void)
 {
 	kl_module *m = kl_module_new();
 	kl_builder b;
-	kl_value p;
-	kl_func *f = func_with_entry(m, "f", &b, &p);
-	kl_value slot = kl_build_alloca(&b, 4, 4);
-	kl_build_store(&b, KL_OP_STORE, p, slot, 0);
-	kl_value x = kl_build_load(&b, KL_OP_LOAD, KL_TYPE_I32, slot, 0);
-	kl_inst ret = kl_build_return(&b, &x, 1);
+	kl_inst ret;
+	kl_func *f = func_through_slot(m, "f", &b, 0, &ret);
+	kl_value x = kl_inst_arg(f, ret, 0);
 	/* A use before its definition: v9 = iadd v9, v9 is not SSA. */
 	kl_builder_before(&b, ret);
 	kl_value y = kl_build_binary(&b, KL_OP_IADD, x, x);
@@ -247,11 +262,10 @@ test_values_without_one_definition_are_left_alone(void)
 	check_left_alone(f, "not in strict SSA form");
 
 	for (int hole = 0; hole < 2; hole++) {
-		f = func_with_entry(m, hole ? "hole" : "out", &b, &p);
-		slot = kl_build_alloca(&b, 4, 4);
-		kl_build_store(&b, KL_OP_STORE, p, slot, 0);
-		x = kl_build_load(&b, KL_OP_LOAD, KL_TYPE_I32, slot, 0);
-		kl_build_return(&b, &x, 1);
+		f = func_through_slot(m, hole ? "hole" : "out", &b, 0, NULL);
+		kl_block entry = kl_func_first_block(f);
+		p = kl_block_param(f, entry, 0);
+		slot = kl_inst_result(f, kl_block_first_inst(f, entry), 0);
 		kl_block dead = kl_func_new_block(f);
 		kl_func_append_block(f, dead);
 		kl_builder_at_end(&b, dead);
@@ -329,12 +343,8 @@ test_out_of_bounds_keeps_the_alloca(void)
 {
 	kl_module *m = kl_module_new();
 	kl_builder b;
-	kl_value p;
-	kl_func *f = func_with_entry(m, "f", &b, &p);
-	kl_value slot = kl_build_alloca(&b, 4, 4);
-	kl_build_store(&b, KL_OP_STORE, p, slot, 2); /* bytes 2..5 of 4 */
-	kl_value x = kl_build_load(&b, KL_OP_LOAD, KL_TYPE_I32, slot, 2);
-	kl_build_return(&b, &x, 1);
+	/* bytes 2..5 of 4 */
+	kl_func *f = func_through_slot(m, "f", &b, 2, NULL);
 	kl_pass_report rep = { 0 };
 	rep.verbose = true;
 	kl_promote_func(f, &rep);
@@ -347,8 +357,9 @@ test_out_of_bounds_keeps_the_alloca(void)
 
 	/* A negative offset through iadd_imm is outside too. */
 	kl_module *m2 = kl_module_new();
+	kl_value p;
 	f = func_with_entry(m2, "g", &b, &p);
-	slot = kl_build_alloca(&b, 8, 4);
+	kl_value slot = kl_build_alloca(&b, 8, 4);
 	kl_value mid = kl_build_binary_imm(&b, KL_OP_IADD_IMM, slot, 4);
 	kl_build_store(&b, KL_OP_STORE, p, mid, -8);
 	kl_build_return(&b, &p, 1);
@@ -671,12 +682,7 @@ test_report_with_another_pass_state(void)
 {
 	kl_module *m = kl_module_new();
 	kl_builder b;
-	kl_value x;
-	kl_func *f = func_with_entry(m, "f", &b, &x);
-	kl_value slot = kl_build_alloca(&b, 4, 4);
-	kl_build_store(&b, KL_OP_STORE, x, slot, 0);
-	kl_value y = kl_build_load(&b, KL_OP_LOAD, KL_TYPE_I32, slot, 0);
-	kl_build_return(&b, &y, 1);
+	kl_func *f = func_through_slot(m, "f", &b, 0, NULL);
 	int other = 42;
 	kl_pass_report rep = { .state = &other,
 			       .state_free = free_other_state };
