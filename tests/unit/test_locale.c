@@ -177,6 +177,78 @@ test_filecheck_bytes(void)
 	kl_filecheck_free(fc);
 }
 
+static bool
+host_has_comma(void)
+{
+	return strcmp(localeconv()->decimal_point, ",") == 0;
+}
+
+static void
+note_callback_locale(void *ctx, const char *data, size_t len)
+{
+	(void)data;
+	(void)len;
+	*(bool *)ctx = host_has_comma();
+}
+
+/* Every call gives the host its locale back, on the paths that fail
+ * too (a parse error unwinds with longjmp inside the C locale's span,
+ * a trap ends a run), and the output callback, the host's code, runs
+ * in the host's locale: the tests above pass as well when the C locale
+ * is never left. */
+static void
+test_host_locale_restored(void)
+{
+	static const char bad[] = "function %f() {\nblock0:\n"
+				  "    v0 = f64const 1.5x\n}\n";
+	kl_module *m = NULL;
+	CHECK_EQ_INT(kl_parse_module(bad, sizeof bad - 1, NULL, &m, NULL),
+		     KL_ERR_PARSE);
+	CHECK(host_has_comma());
+
+	static const char text[] =
+		"declare %printf(i64, ...) -> i32\n"
+		"data %fmt = const { i8 \"%g\", i8 0 }\n"
+		"function %show(f64) -> i8 {\n"
+		"block0(v0: f64):\n"
+		"    v1 = symbol_addr %fmt\n"
+		"    v2 = call %printf(v1, v0)\n"
+		"    v3 = fcvt_to_sint.i8 v0\n"
+		"    return v3\n"
+		"}\n";
+	m = parse_text(text);
+	if (!m)
+		return;
+	CHECK(host_has_comma());
+	uint64_t bits = 0;
+	CHECK_EQ_INT(kl_interp_scan_value(m, KL_TYPE_F64, "1.5", 3, &bits), 3);
+	CHECK(host_has_comma());
+	bool comma_in_callback = false;
+	kl_interp_options o = { .output = note_callback_locale,
+				.output_ctx = &comma_in_callback };
+	kl_interp *it = kl_interp_new(m, &o);
+	kl_run_result r;
+	uint64_t wide = 0x4072c80000000000ull; /* 300.5: prints, then traps */
+	kl_sym show = kl_module_lookup(m, "show", 4);
+	CHECK(kl_interp_call(it, show, &wide, 1, &r) == KL_OK);
+	CHECK_EQ_INT(r.status, KL_RUN_TRAPPED);
+	CHECK(comma_in_callback);
+	CHECK(host_has_comma());
+	kl_interp_free(it);
+	kl_module_free(m);
+
+	kl_filecheck *fc = kl_filecheck_new();
+	kl_buf err = { 0 };
+	static const char check[] = "check: x$(=[0-9]+)";
+	CHECK_EQ_INT(kl_filecheck_add_line(fc, check, sizeof check - 1, 1,
+					   &err), 1);
+	CHECK(host_has_comma());
+	CHECK(!kl_filecheck_run(fc, "y\n", 2, NULL));
+	CHECK(host_has_comma());
+	kl_buf_free(&err);
+	kl_filecheck_free(fc);
+}
+
 int
 main(void)
 {
@@ -189,6 +261,7 @@ main(void)
 	UNIT_RUN(test_float_literals);
 	UNIT_RUN(test_interpreter_numbers);
 	UNIT_RUN(test_filecheck_bytes);
+	UNIT_RUN(test_host_locale_restored);
 	setlocale(LC_ALL, "C");
 	return unit_report("locale");
 }
