@@ -1204,8 +1204,9 @@ void kl_interp_free(kl_interp *it); /* NULL is allowed */
  * the others run as before. Returns KL_OK when *res describes the run
  * (whatever its status), KL_ERR_INVALID when func is not a defined
  * function the interpreter's memory has, nargs is wrong, args is NULL
- * with nargs > 0, or data changed since memory was made (*res is then
- * FAILED with a message, naming kl_interp_reset where it helps).
+ * with nargs > 0, data changed since memory was made, or a call of it
+ * is in progress (from its output callback) (*res is then FAILED with a
+ * message, naming kl_interp_reset where it helps).
  */
 kl_status kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 			 uint32_t nargs, kl_run_result *res);
@@ -1217,7 +1218,8 @@ kl_status kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
  * the next call: the interpreter is then what a new one would be (the
  * same object ids, the same contents). Decoded functions are kept (while
  * they do not change). When nothing was added, it costs what was made
- * since, not the module's size. */
+ * since, not the module's size. From the output callback during a call,
+ * it forgets nothing: the run stops when the callback returns. */
 void kl_interp_reset(kl_interp *it);
 
 /*
