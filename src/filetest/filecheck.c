@@ -1220,7 +1220,10 @@ kl_filecheck_run(const kl_filecheck *fc, const char *out, size_t len,
 	}
 	kl_buf scratch = {0};
 	struct run cx;
-	/* regexec as regcomp ran (compile) */
+	/* In the C locale as regcomp is (compile): glibc fixes the
+	 * character width at regcomp, but a libc may read the locale again
+	 * in regexec (musl's decodes the text there with mbtowc); under glibc
+	 * test_locale cannot tell this span from none. */
 	kl_c_locale c;
 	kl_c_locale_begin(&c);
 	run_init(&cx, fc, out, len, report ? report : &scratch);
