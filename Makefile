@@ -78,15 +78,15 @@ $(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS_ALL) -c $< -o $@
 
-# The library a user links: one object whose only global names are the
-# kl_ ones, so that a program of its own with a list_push or a parse_int
-# still links (the internal names become local after a partial link).
 # The binutils of the compiler's target, as the compiler names them: a
 # cross compiler's own (CC=aarch64-linux-gnu-gcc builds for that machine).
 TOOL_LD := $(shell $(CC) -print-prog-name=ld)
 TOOL_OBJCOPY := $(shell $(CC) -print-prog-name=objcopy)
 TOOL_AR := $(shell $(CC) -print-prog-name=ar)
 
+# The library a user links: one object whose only global names are the
+# kl_ ones, so that a program of its own with a list_push or a parse_int
+# still links (the internal names become local after a partial link).
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	@rm -f $@

@@ -80,6 +80,7 @@ static const char domtree_help[] =
 
 typedef struct options {
 	bool domtree;  /* `keel domtree` (else `keel cfg`) */
+	const char *cmd; /* "domtree" or "cfg", as messages name it */
 	bool dot, loops, liveness, frontiers, timing;
 	const char *func;
 	long repeat;
@@ -254,7 +255,7 @@ static int
 run_file(const options *o, analyses *a, const char *name)
 {
 	cli_file file;
-	if (!cli_read_file(o->domtree ? "domtree" : "cfg", name, &file))
+	if (!cli_read_file(o->cmd, name, &file))
 		return EXIT_BAD_INPUT;
 	kl_module *m = cli_parse(&file, false);
 	if (!m) {
@@ -279,7 +280,7 @@ run_file(const options *o, analyses *a, const char *name)
 	int status = EXIT_OK;
 	if (o->func && !found) {
 		fprintf(stderr, "keel %s: %s: no function %s defined\n",
-			o->domtree ? "domtree" : "cfg", file.name, o->func);
+			o->cmd, file.name, o->func);
 		status = EXIT_BAD_INPUT;
 	}
 	if (!cli_write_stdout(&out))
@@ -294,7 +295,7 @@ static int
 run(int argc, char **argv, bool domtree)
 {
 	const char *cmd = domtree ? "domtree" : "cfg";
-	options o = { .domtree = domtree, .repeat = 5 };
+	options o = { .domtree = domtree, .cmd = cmd, .repeat = 5 };
 	bool repeat_given = false;
 	int nfiles = 0;
 	cli_args args;
