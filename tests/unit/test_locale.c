@@ -23,14 +23,19 @@ static const char *const comma_locales[] = {
 	"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8", "nl_NL.UTF-8",
 };
 
+static bool
+host_has_comma(void)
+{
+	return strcmp(localeconv()->decimal_point, ",") == 0;
+}
+
 /* Switch to a locale with a decimal comma; false if there is none. */
 static bool
 use_comma_locale(void)
 {
 	for (size_t k = 0; k < sizeof comma_locales / sizeof *comma_locales;
 	     k++) {
-		if (setlocale(LC_ALL, comma_locales[k]) &&
-		    strcmp(localeconv()->decimal_point, ",") == 0)
+		if (setlocale(LC_ALL, comma_locales[k]) && host_has_comma())
 			return true;
 	}
 	setlocale(LC_ALL, "C");
@@ -175,12 +180,6 @@ test_filecheck_bytes(void)
 	kl_buf_free(&err);
 	kl_buf_free(&report);
 	kl_filecheck_free(fc);
-}
-
-static bool
-host_has_comma(void)
-{
-	return strcmp(localeconv()->decimal_point, ",") == 0;
 }
 
 static void
