@@ -1381,21 +1381,28 @@ trap user 3: trap instruction" ] &&
 
 # Output that cannot be written is an error, not lost in silence.
 if [ -w /dev/full ]; then
+	# (named by the command, when there is one)
 	for cmd in cat "opt -p promote"; do
 		# shellcheck disable=SC2086
 		"$build"/keel $cmd examples/sieve.kl >/dev/full 2>"$dir/full.err"
 		st=$?
 		if [ "$st" = 1 ] && [ "$(cat "$dir/full.err")" = \
-			"keel: error writing output: No space left on device" ]; then ok; else
+			"keel ${cmd%% *}: error writing output: No space left on device" ]; then ok; else
 			bad "keel $cmd >/dev/full: exit $st, stderr:"; cat "$dir/full.err"; fi
 	done
 	# help, lists and reports too, on either stream
-	for args in "--help" "opt --help" "opt --list" "test --help" "--version"; do
+	for args in "--help" "opt --help" "opt --list" "test --help" "--version" \
+		"help cat"; do
+		case $args in
+		-*) who=keel ;;
+		help\ *) who="keel ${args#help }" ;;
+		*) who="keel ${args%% *}" ;;
+		esac
 		# shellcheck disable=SC2086
 		"$build"/keel $args >/dev/full 2>"$dir/full.err"
 		st=$?
 		if [ "$st" = 1 ] && [ "$(cat "$dir/full.err")" = \
-			"keel: error writing output: No space left on device" ]; then ok; else
+			"$who: error writing output: No space left on device" ]; then ok; else
 			bad "keel $args >/dev/full: exit $st, stderr:"; cat "$dir/full.err"; fi
 	done
 	# keel-gen's help and programs too (its help exited 0); a count
@@ -1426,7 +1433,7 @@ block0(v0: i32):
 KL
 	"$build"/keel run "$dir/exit3.kl" %ex 3 >/dev/full 2>"$dir/full.err"
 	st=$?
-	if [ "$st" = 3 ] && [ "$(cat "$dir/full.err")" = "keel: error writing output: No space left on device
+	if [ "$st" = 3 ] && [ "$(cat "$dir/full.err")" = "keel run: error writing output: No space left on device
 exit 3" ]; then ok; else bad "keel run, exit(3), >/dev/full: exit $st"; cat "$dir/full.err"; fi
 	# %main's result kept as the status when its line is lost
 	cat >"$dir/ret7.kl" <<'KL'
@@ -1441,7 +1448,7 @@ KL
 		"$build"/keel run "$1" >/dev/full 2>"$dir/full.err"
 		st=$?
 		if [ "$st" = "$2" ] && [ "$(cat "$dir/full.err")" = \
-			"keel: error writing output: No space left on device" ]
+			"keel run: error writing output: No space left on device" ]
 		then ok; else bad "keel run, $3, >/dev/full: exit $st"; cat "$dir/full.err"; fi
 	}
 	run_full "$dir/ret7.kl" 7 "result 7"

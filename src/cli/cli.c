@@ -313,11 +313,7 @@ writer_done(text_writer *w)
 	if (w->err == 0 && fflush(w->to) != 0)
 		w->err = errno ? errno : EIO;
 	if (w->err) {
-		/* Once: a program's output may have been lost already. */
-		if (!cli_output_lost_said)
-			fprintf(stderr, "keel: error writing output: %s\n",
-				strerror(w->err));
-		cli_output_lost_said = true;
+		cli_say_output_lost(w->err);
 		return false;
 	}
 	return true;
@@ -388,7 +384,20 @@ cli_write_stdout(const kl_buf *b)
 	return writer_done(&w);
 }
 
-bool cli_output_lost_said;
+static bool output_lost_said;
+const char *cli_command;
+
+void
+cli_say_output_lost(int errnum)
+{
+	/* Once: a program's output may have been lost already. */
+	if (output_lost_said)
+		return;
+	output_lost_said = true;
+	fprintf(stderr, "keel%s%s: error writing output: %s\n",
+		cli_command ? " " : "", cli_command ? cli_command : "",
+		strerror(errnum));
+}
 
 bool
 cli_flush_stdout(void)
@@ -396,10 +405,7 @@ cli_flush_stdout(void)
 	errno = 0;
 	if (fflush(stdout) == 0 && !ferror(stdout))
 		return true;
-	if (!cli_output_lost_said)
-		fprintf(stderr, "keel: error writing output: %s\n",
-			strerror(errno ? errno : EIO));
-	cli_output_lost_said = true;
+	cli_say_output_lost(errno ? errno : EIO);
 	return false;
 }
 

@@ -13,6 +13,9 @@
 
 /* argv[0] of the keel process (set by main). */
 extern const char *cli_argv0;
+/* The subcommand running ("cat", "opt", ...; set by main), named by the
+ * messages of code every command shares; NULL before one is chosen. */
+extern const char *cli_command;
 
 /* Exit statuses of every subcommand. */
 enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
@@ -82,8 +85,9 @@ bool cli_print_module(const kl_module *m, const kl_print_options *opts,
 		      FILE *to);
 /* Write a buffer to stdout; false (with a message) if writing failed. */
 bool cli_write_stdout(const kl_buf *b);
-/* A failed write to stdout was reported already (main says it once). */
-extern bool cli_output_lost_said;
+/* Say on stderr, once per process, that what went to stdout was lost
+ * (errnum), naming cli_command. */
+void cli_say_output_lost(int errnum);
 /* Flush stdout (before a message on stderr that must follow it); false,
  * reported once, if what was written is lost. */
 bool cli_flush_stdout(void);

@@ -83,6 +83,7 @@ dispatch(int argc, char **argv)
 			if (strcmp(commands[i].name, argv[2]) == 0) {
 				static char help_opt[] = "--help";
 				char *args[] = { argv[2], help_opt, NULL };
+				cli_command = commands[i].name;
 				return commands[i].run(2, args);
 			}
 		fprintf(stderr, "keel: unknown command '%s'\n", argv[2]);
@@ -106,8 +107,10 @@ dispatch(int argc, char **argv)
 		return EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		if (strcmp(commands[i].name, cmd) == 0)
+		if (strcmp(commands[i].name, cmd) == 0) {
+			cli_command = commands[i].name;
 			return commands[i].run(argc - 1, argv + 1);
+		}
 	fprintf(stderr, "keel: unknown command '%s'\n", cmd);
 	usage(stderr);
 	return EXIT_USAGE;
