@@ -70,7 +70,6 @@ enum piece_kind {
 	P_DEF,   /* the group "(RE)" of $(X=RE) or $(=RE) */
 	P_REF,   /* $X while parsing, then resolved into one of the others */
 	P_USE,   /* $X of a variable captured by an earlier directive */
-	P_UNDEF, /* $X of a variable not defined before this directive */
 };
 
 struct piece {
@@ -470,7 +469,8 @@ add_var(kl_filecheck *fc, char *name, char *re, size_t nsub, uint32_t line)
 
 /*
  * Decide what each $X of a parsed pattern means, from the variables
- * defined on earlier lines, and reject definitions that clash. Changes
+ * defined on earlier lines, and reject uses of undefined ones and
+ * definitions that clash. Changes
  * nothing in fc.
  */
 static bool
@@ -501,7 +501,12 @@ resolve(const kl_filecheck *fc, struct directive *d, kl_buf *msg)
 				return false;
 			}
 		} else if (!var) {
-			p->kind = P_UNDEF;
+			/* No line before this one defines it, so no run
+			 * could bind it: say so now, not after the matches
+			 * before it (which a run may never get past). */
+			kl_buf_printf(msg, "undefined variable $%s (define it "
+				      "on an earlier line)", p->name);
+			return false;
 		} else if (var->re) {
 			p->kind = P_SRC;
 			p->src = kl_strndup(var->re, strlen(var->re));
@@ -1015,10 +1020,10 @@ get_regex(struct run *cx, uint32_t i)
 	c->live = !undef && compile_pattern(&c->re, d, &src, &msg);
 	if (!c->live) {
 		report_head(cx, d);
-		if (undef)
-			kl_buf_printf(cx->report, "undefined variable $%s "
-				      "(define it on an earlier line)\n",
-				      undef);
+		if (undef) /* (resolve saw it defined earlier, whose
+			    * match, before this one, binds it: a bug) */
+			kl_buf_printf(cx->report, "internal error: variable "
+				      "$%s has no value\n", undef);
 		else
 			kl_buf_printf(cx->report, "bad regex after "
 				      "substituting variables: %s\n", msg.data);

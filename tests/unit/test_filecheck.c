@@ -114,6 +114,35 @@ malformed(const char *line, const char *want)
 	return good;
 }
 
+/* Every line of check but the last is accepted; the last is rejected
+ * with a message containing want, and the checker keeps the others. */
+static bool
+rejects_last(const char *check, const char *want)
+{
+	const char *last = strrchr(check, '\n');
+	CHECK(last != NULL);
+	size_t n = (size_t)(last - check);
+	char *first = malloc(n + 1);
+	memcpy(first, check, n);
+	first[n] = 0;
+	kl_filecheck *fc = make(first);
+	uint32_t kept = kl_filecheck_count(fc), line = 2;
+	for (const char *c = check; c < last; c++)
+		line += *c == '\n';
+	kl_buf err = {0};
+	int rc = kl_filecheck_add_line(fc, last + 1, strlen(last + 1), line,
+				       &err);
+	bool good = rc == -1 && err.len > 0 && strstr(err.data, want) &&
+		    kl_filecheck_count(fc) == kept;
+	if (!good)
+		fprintf(stderr, "for \"%s\": rc %d, err \"%s\"\n", check, rc,
+			err.len ? err.data : "");
+	kl_buf_free(&err);
+	kl_filecheck_free(fc);
+	free(first);
+	return good;
+}
+
 static void
 test_empty(void)
 {
@@ -420,16 +449,21 @@ test_regex_var(void)
 static void
 test_undefined(void)
 {
-	CHECK(fails_with("check: a\ncheck: $y", "a y\n", "line 2: check: $y",
-			 "undefined variable $y"));
-	CHECK(fails_with("not: $nope", "a\n", "line 1:", "undefined variable"));
-	/* defined too late counts as undefined */
-	CHECK(fails_with("check: $x\ncheck: $(x=a)", "a a\n", "line 1:",
-			 "undefined variable $x"));
-	CHECK(fails_with("check: $V\nregex: V=a", "a\n", "line 1:",
-			 "undefined variable $V"));
-	CHECK(fails_with("unordered: $(a=1)\nunordered: $b", "1 2\n",
-			 "line 2:", "undefined variable $b"));
+	/* an error in the check file, at its line, before any match */
+	CHECK(rejects_last("check: a\ncheck: $y", "undefined variable $y "
+			   "(define it on an earlier line)"));
+	CHECK(malformed("not: $nope", "undefined variable $nope"));
+	CHECK(malformed("check: a $(B) c", "undefined variable $B"));
+	/* a line is judged by the lines before it: a later definition
+	 * comes too late */
+	CHECK(malformed("check: $x", "undefined variable $x"));
+	/* within a group, defined by an earlier line of it: fine */
+	CHECK(passes("unordered: $(a=1)\nunordered: $a", "1 1\n"));
+	CHECK(fails("unordered: $(a=1)\nunordered: $a", "1 2\n"));
+	CHECK(rejects_last("unordered: $(a=1)\nunordered: $b",
+			   "undefined variable $b"));
+	/* a regex: variable counts from its line on */
+	CHECK(passes("regex: V=[0-9]+\ncheck: x$V", "x42\n"));
 }
 
 static void
@@ -485,12 +519,12 @@ test_malformed(void)
 	CHECK(strstr(err.data, "NUL byte") != NULL);
 	CHECK_EQ_INT(kl_filecheck_count(fc), 2);
 	/* z was not left half-defined by the rejected line 6 */
+	kl_buf_reset(&err);
 	const char *usez = "check: $z";
-	CHECK_EQ_INT(kl_filecheck_add_line(fc, usez, strlen(usez), 8, &err), 1);
-	kl_buf report = {0};
-	CHECK(!kl_filecheck_run(fc, "a b a", 5, &report));
-	CHECK(strstr(report.data, "undefined variable $z") != NULL);
-	kl_buf_free(&report);
+	CHECK_EQ_INT(kl_filecheck_add_line(fc, usez, strlen(usez), 8, &err),
+		     -1);
+	CHECK(strstr(err.data, "undefined variable $z") != NULL);
+	CHECK_EQ_INT(kl_filecheck_count(fc), 2);
 	kl_buf_free(&err);
 	kl_filecheck_free(fc);
 }
