@@ -387,6 +387,15 @@ cli_write_stdout(const kl_buf *b)
 static bool output_lost_said;
 const char *cli_command;
 
+const char *
+cli_who(void)
+{
+	static char who[64];
+	snprintf(who, sizeof who, "keel%s%s", cli_command ? " " : "",
+		 cli_command ? cli_command : "");
+	return who;
+}
+
 void
 cli_say_output_lost(int errnum)
 {
@@ -394,8 +403,7 @@ cli_say_output_lost(int errnum)
 	if (output_lost_said)
 		return;
 	output_lost_said = true;
-	fprintf(stderr, "keel%s%s: error writing output: %s\n",
-		cli_command ? " " : "", cli_command ? cli_command : "",
+	fprintf(stderr, "%s: error writing output: %s\n", cli_who(),
 		strerror(errnum));
 }
 
@@ -606,16 +614,19 @@ cli_grow(void *pp, uint32_t *cap, size_t elem, uint32_t need)
 	void **p = pp;
 	if (need <= *cap)
 		return;
-	uint32_t c = *cap < 8 ? 8 : *cap;
+	/* (in 64 bits: doubling past 2^31 would wrap a 32-bit count to 0) */
+	uint64_t c = *cap < 8 ? 8 : *cap;
 	while (c < need)
 		c *= 2;
-	void *q = realloc(*p, (size_t)c * elem);
+	if (c > UINT32_MAX)
+		c = UINT32_MAX;
+	void *q = c <= SIZE_MAX / elem ? realloc(*p, (size_t)c * elem) : NULL;
 	if (!q) {
-		fprintf(stderr, "keel: out of memory\n");
+		fprintf(stderr, "%s: out of memory\n", cli_who());
 		exit(EXIT_BAD_INPUT);
 	}
 	*p = q;
-	*cap = c;
+	*cap = (uint32_t)c;
 }
 
 static double
