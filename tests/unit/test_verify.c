@@ -1042,6 +1042,30 @@ test_param_claim_location(void)
 	kl_module_free(m);
 }
 
+/*
+ * select takes its three operands from a list, which may hold another
+ * number: that is one error, and the instruction is not type-checked
+ * beyond it (its operands are not where the rule expects them), so
+ * [v0, v1] does not also give "result (v2) has type i32, must be i64
+ * like arg 1 (v1)".
+ */
+static void
+test_select_operand_count(void)
+{
+	kl_module *m = parse("function %f(i32, i64) -> i32 {\n"
+			     "block0(v0: i32, v1: i64):\n"
+			     "    v2 = select v0, v0, v0\n"
+			     "    return v2\n"
+			     "}\n");
+	kl_func *f = func_named(m, "f");
+	uint32_t two[] = { 0, 1 }, four[] = { 0, 1, 1, 1 };
+	f->insts[0].w[1] = list_make(&f->pool, two, 2);
+	expect_one(f, KL_ENT_INST, "select has 2 operands, must have 3");
+	f->insts[0].w[1] = list_make(&f->pool, four, 4);
+	expect_one(f, KL_ENT_INST, "select has 4 operands, must have 3");
+	kl_module_free(m);
+}
+
 /* ---- cached analyses ---- */
 
 static void
@@ -1620,6 +1644,7 @@ main(void)
 	UNIT_RUN(test_imm_bounds);
 	UNIT_RUN(test_result_types_alone);
 	UNIT_RUN(test_param_claim_location);
+	UNIT_RUN(test_select_operand_count);
 	UNIT_RUN(test_cached_analyses);
 	UNIT_RUN(test_cached_analyses_messages);
 	UNIT_RUN(test_stats);
