@@ -550,6 +550,25 @@ test_codes(void)
 	f = func_named(m, "t");
 	f->insts[0].aux = 17;
 	expect_one(f, KL_ENT_INST, "invalid trap code 17");
+	/* The first code past the last valid one. */
+	f->insts[0].aux = KL_TRAP_COUNT;
+	kl_buf want = { 0 };
+	kl_buf_printf(&want, "invalid trap code %u", (unsigned)KL_TRAP_COUNT);
+	expect_one(f, KL_ENT_INST, want.data);
+	kl_buf_free(&want);
+	kl_module_free(m);
+
+	/* An alignment is kept as its base-2 logarithm, which must be below
+	 * 32: 2^31 is fine, 2^32 is not, on both paths (expect_one and
+	 * careful_says_ok: the fast path clears a valid function alone). */
+	m = parse("function %a() {\nblock0:\n    v0 = alloca 8, align 8\n"
+		  "    return\n}\n");
+	f = func_named(m, "a");
+	f->insts[0].aux = 31;
+	CHECK(careful_says_ok(f));
+	expect_ok(f);
+	f->insts[0].aux = 32;
+	expect_one(f, KL_ENT_INST, "alignment 2^32 is too large");
 	kl_module_free(m);
 }
 
@@ -884,6 +903,166 @@ test_call_results(void)
 	CHECK_ERROR(&d, KL_ENT_INST, "result 0 (v4) has type i8, must "
 					 "match sig0's signature of i32");
 	kl_diags_free(&d);
+	kl_module_free(m);
+}
+
+/*
+ * An immediate fits a w-bit type when -2^(w-1) <= imm <= 2^w - 1. The
+ * parser and the builder store it sign-extended (255 for an i8 is kept
+ * as -1), so the top of the range is made by poking the instruction;
+ * the least value is text. Both ends must pass the careful phases (which
+ * a valid function never reaches through kl_verify_func, as the fast
+ * path clears it) and the fast path; one past each end fails on both.
+ */
+static void
+test_imm_bounds(void)
+{
+	static const struct {
+		uint32_t inst;
+		int64_t top, least;
+		const char *past_top, *past_least;
+	} cases[] = {
+		{ 0, 255, -128, "immediate 256 ", "immediate -129 " },
+		{ 1, 65535, -32768, "immediate 65536 ", "immediate -32769 " },
+		{ 2, 4294967295, -2147483648, "immediate 4294967296 ",
+		  "immediate -2147483649 " },
+	};
+	kl_module *m = parse("function %f(i8, i16, i32) -> i8 {\n"
+			     "block0(v0: i8, v1: i16, v2: i32):\n"
+			     "    v3 = iadd_imm v0, -128\n"
+			     "    v4 = icmp_imm slt v1, -32768\n"
+			     "    v5 = udiv_imm v2, -2147483648\n"
+			     "    return v3\n"
+			     "}\n");
+	kl_func *f = func_named(m, "f");
+	CHECK(careful_says_ok(f));
+	CHECK(fast_says_ok(f));
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		uint32_t i = cases[k].inst;
+		CHECK(inst_imm(f, i) == cases[k].least);
+		inst_set_imm(f, i, cases[k].top);
+		CHECK(careful_says_ok(f));
+		CHECK(fast_says_ok(f));
+		inst_set_imm(f, i, cases[k].top + 1);
+		expect_one(f, KL_ENT_INST, cases[k].past_top);
+		inst_set_imm(f, i, cases[k].least - 1);
+		expect_one(f, KL_ENT_INST, cases[k].past_least);
+		inst_set_imm(f, i, cases[k].least);
+	}
+	kl_module_free(m);
+}
+
+/*
+ * Result types the parser infers (so text cannot get them wrong), each
+ * wrong alone: in test_types_built the errors share a function, where
+ * any of them makes the fast path give up, so a rule only the fast path
+ * forgot would not show there.
+ */
+static void
+test_result_types_alone(void)
+{
+	static const struct {
+		uint32_t value;
+		kl_type type;
+		const char *error;
+	} cases[] = {
+		{ 2, KL_TYPE_I32, "result (v2) has type i32, must be i8" },
+		{ 3, KL_TYPE_I16, "result (v3) has type i16, must be i8" },
+		{ 4, KL_TYPE_I64, "result (v4) has type i64, must be i8" },
+		{ 5, KL_TYPE_I64, "result (v5) has type i64, must be i32 like "
+				  "arg 0 (v0)" },
+		{ 6, KL_TYPE_F64, "result (v6) has type f64, must be f32 like "
+				  "arg 0 (v1)" },
+	};
+	kl_module *m = parse("function %f(i32, f32) {\n"
+			     "block0(v0: i32, v1: f32):\n"
+			     "    v2 = icmp eq v0, v0\n"
+			     "    v3 = fcmp lt v1, v1\n"
+			     "    v4 = icmp_imm ne v0, 7\n"
+			     "    v5 = copy v0\n"
+			     "    v6 = fneg v1\n"
+			     "    return\n"
+			     "}\n");
+	kl_func *f = func_named(m, "f");
+	expect_ok(f);
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		uint32_t v = cases[k].value;
+		uint32_t was = f->values[v].type;
+		f->values[v].type = cases[k].type;
+		expect_one(f, KL_ENT_INST, cases[k].error);
+		f->values[v].type = was;
+	}
+	kl_module_free(m);
+}
+
+/*
+ * A value that claims to be a parameter of a block that does not list it
+ * is reported about the value, on the block's source line, and the
+ * listing shows the error under the block's header (a value has no line
+ * of its own).
+ */
+static void
+test_param_claim_location(void)
+{
+	kl_module *m = parse("function %p(i32) -> i32 {\n"
+			     "block0(v0: i32):\n"
+			     "    jump block1(v0)\n"
+			     "\n"
+			     "block1(v1: i32):\n"
+			     "    v3 = iadd v1, v1\n"
+			     "    return v3\n"
+			     "}\n");
+	kl_func *f = func_named(m, "p");
+	CHECK_EQ_INT(f->values[2].kind, VK_UNUSED); /* the hole v2 */
+	f->values[2].kind = VK_PARAM;
+	f->values[2].def = 1;
+	f->values[2].type = KL_TYPE_I32;
+	kl_diags d = { 0 };
+	CHECK_EQ_INT(verify(f, NULL, &d), 1);
+	CHECK_ERROR(&d, KL_ENT_VALUE, "v2 says it is a parameter of block1, "
+				      "which does not list it");
+	CHECK_EQ_INT(d.items[0].line, 5);
+	CHECK_EQ_INT(kl_block_source_line(f, (kl_block){ 1 }), 5);
+	kl_buf hdr = { 0 }, lst = { 0 };
+	CHECK(kl_verify_render(f, &d, "p.kl", false, &hdr, &lst) == 1);
+	bool at_line = strstr(hdr.data, "p.kl:5: error: v2: v2 says it is");
+	bool under_block = strstr(lst.data, "block1(v1: i32):\n"
+					    ";^~~~~~~~~~~~~~~\n"
+					    "; error: v2: v2 says it is a "
+					    "parameter of block1, which does "
+					    "not list it\n"
+					    "    v3 = iadd v1, v1\n");
+	CHECK(at_line);
+	CHECK(under_block);
+	if (!at_line || !under_block)
+		fprintf(stderr, "%s%s", hdr.data, lst.data);
+	kl_buf_free(&hdr);
+	kl_buf_free(&lst);
+	kl_diags_free(&d);
+	kl_module_free(m);
+}
+
+/*
+ * select takes its three operands from a list, which may hold another
+ * number: that is one error, and the instruction is not type-checked
+ * beyond it (its operands are not where the rule expects them), so
+ * [v0, v1] does not also give "result (v2) has type i32, must be i64
+ * like arg 1 (v1)".
+ */
+static void
+test_select_operand_count(void)
+{
+	kl_module *m = parse("function %f(i32, i64) -> i32 {\n"
+			     "block0(v0: i32, v1: i64):\n"
+			     "    v2 = select v0, v0, v0\n"
+			     "    return v2\n"
+			     "}\n");
+	kl_func *f = func_named(m, "f");
+	uint32_t two[] = { 0, 1 }, four[] = { 0, 1, 1, 1 };
+	f->insts[0].w[1] = list_make(&f->pool, two, 2);
+	expect_one(f, KL_ENT_INST, "select has 2 operands, must have 3");
+	f->insts[0].w[1] = list_make(&f->pool, four, 4);
+	expect_one(f, KL_ENT_INST, "select has 4 operands, must have 3");
 	kl_module_free(m);
 }
 
@@ -1462,6 +1641,10 @@ main(void)
 	UNIT_RUN(test_unused_alias_of_hole);
 	UNIT_RUN(test_types_built);
 	UNIT_RUN(test_call_results);
+	UNIT_RUN(test_imm_bounds);
+	UNIT_RUN(test_result_types_alone);
+	UNIT_RUN(test_param_claim_location);
+	UNIT_RUN(test_select_operand_count);
 	UNIT_RUN(test_cached_analyses);
 	UNIT_RUN(test_cached_analyses_messages);
 	UNIT_RUN(test_stats);
