@@ -17,7 +17,6 @@
  * cases these tests do not make: address chains deeper than 64, offsets
  * that overflow).
  */
-#include <dirent.h>
 #include <stdlib.h>
 
 #include "keel.h"
@@ -1616,93 +1615,6 @@ test_listing_reparses(void)
 	free(text);
 }
 
-/* ---- the file tests' functions, through both paths ---- */
-
-/* The text of path (free it), its leading `test` lines blanked as keel
- * test blanks them; NULL if it cannot be read. */
-static char *
-read_test_file(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
-		return NULL;
-	kl_buf b = { 0 };
-	char chunk[4096];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
-		kl_buf_append(&b, chunk, n);
-	fclose(fp);
-	for (size_t i = 0; i + 5 <= b.len && memcmp(b.data + i, "test ", 5) == 0;) {
-		while (i < b.len && b.data[i] != '\n')
-			b.data[i++] = ' ';
-		i++;
-	}
-	*len = b.len;
-	return b.data ? b.data : calloc(1, 1);
-}
-
-/* Every function of every file under dir that parses: the fast path
- * says yes exactly when the careful phases find nothing. The file tests
- * alone cannot tell: a function that passes never reaches the careful
- * phases, so one of them refusing valid IR would go unseen. */
-static void
-check_paths_agree_under(const char *dir, uint32_t *funcs)
-{
-	DIR *d = opendir(dir);
-	CHECK(d != NULL);
-	if (!d)
-		return;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.')
-			continue;
-		char path[1024];
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		size_t nl = strlen(e->d_name);
-		if (nl < 3 || strcmp(e->d_name + nl - 3, ".kl") != 0) {
-			DIR *sub = opendir(path);
-			if (sub) {
-				closedir(sub);
-				check_paths_agree_under(path, funcs);
-			}
-			continue;
-		}
-		size_t len = 0;
-		char *text = read_test_file(path, &len);
-		CHECK(text != NULL);
-		kl_module *m = NULL;
-		kl_diags diags = { 0 };
-		if (text)
-			kl_parse_module(text, len, NULL, &m, &diags);
-		kl_diags_free(&diags);
-		for (uint32_t i = 0; m && i < kl_module_num_syms(m); i++) {
-			const kl_func *f = kl_sym_func(m, (kl_sym){ i });
-			if (!f)
-				continue;
-			bool quick = fast_says_ok(f), careful = careful_says_ok(f);
-			if (quick != careful)
-				fprintf(stderr, "%s, function %u: fast path says "
-					"%s, careful phases %s\n", path, i,
-					quick ? "yes" : "maybe",
-					careful ? "nothing" : "something");
-			CHECK(quick == careful);
-			++*funcs;
-		}
-		kl_module_free(m);
-		free(text);
-	}
-	closedir(d);
-}
-
-static void
-test_file_tests_through_both_paths(void)
-{
-	uint32_t funcs = 0;
-	check_paths_agree_under("tests/filetests", &funcs);
-	check_paths_agree_under("examples", &funcs);
-	CHECK(funcs > 500); /* (the tree was found) */
-}
-
 int
 main(void)
 {
@@ -1741,6 +1653,5 @@ main(void)
 	UNIT_RUN(test_fast_own_result);
 	UNIT_RUN(test_fast_variadic_extras);
 	UNIT_RUN(test_listing_reparses);
-	UNIT_RUN(test_file_tests_through_both_paths);
 	return unit_report("verify");
 }
