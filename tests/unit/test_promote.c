@@ -11,6 +11,7 @@
 #include "../../src/ir/ir.h"
 #include "keel.h"
 #include "unit.h"
+#include "parsed.h"
 
 /* A function %name(i32) -> i32 in m, the builder at the end of its entry
  * block, its parameter in *param. */
@@ -742,13 +743,10 @@ test_aliases_of_promoted_addresses_are_dropped(void)
 		"    v6 = iadd v4, v5\n"
 		"    return v6\n"
 		"}\n";
-	kl_module *m = NULL;
-	kl_diags d = { 0 };
-	CHECK_EQ_INT(kl_parse_module(text, strlen(text), NULL, &m, &d), KL_OK);
-	kl_diags_free(&d);
+	kl_module *m = parse_text(text, strlen(text));
 	if (!m)
 		return;
-	kl_func *f = kl_sym_func(m, kl_module_lookup(m, "f", 1));
+	kl_func *f = kl_sym_func(m, sym(m, "f"));
 	for (uint32_t v = 10; v <= 13; v++)
 		CHECK(kl_value_is_alias(f, (kl_value){ v }));
 	kl_pass_report rep = { 0 };
