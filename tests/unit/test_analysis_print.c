@@ -1,0 +1,133 @@
+/*
+ * test_analysis_print.c -- the listing no file test can read: the
+ * Graphviz digraph of `keel cfg --dot` (kl_cfg_print_dot), whose marks
+ * come from the dominator tree and the loop forest: loop headers bold,
+ * back edges dashed, blocks of irreducible regions red, unreachable
+ * blocks dotted. (`test print-cfg` prints the text listing only, and
+ * tests/scripts.sh checks --dot's usage errors, not its output.)
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "keel.h"
+#include "unit.h"
+
+/*
+ * %loop: block1 heads a natural loop (bold, and a cluster holding block1
+ * and block2) whose latch block2 branches back to it (dashed); the
+ * forward edges, block1 -> block2 among them, stay plain.
+ * %irr: block1 and block2 form a cycle entered at both (red, no header,
+ * no dashed edge: neither dominates the other); block3 is unreachable
+ * (dotted) and branches into the cycle; block4 loops on itself (bold, a
+ * cluster of its own, its self-edge dashed).
+ */
+static const char text[] =
+	"function %loop(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    jump block1\n"
+	"block1:\n"
+	"    brif v0, block2, block3\n"
+	"block2:\n"
+	"    jump block1\n"
+	"block3:\n"
+	"    return v0\n"
+	"}\n"
+	"function %irr(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    brif v0, block1, block2\n"
+	"block1:\n"
+	"    jump block2\n"
+	"block2:\n"
+	"    brif v0, block1, block4\n"
+	"block3:\n"
+	"    jump block2\n"
+	"block4:\n"
+	"    brif v0, block4, block5\n"
+	"block5:\n"
+	"    return v0\n"
+	"}\n";
+
+static const char loop_dot[] =
+	"digraph \"%loop\" {\n"
+	"    node [shape=box, fontname=\"monospace\"];\n"
+	"    block0;\n"
+	"    block1 [style=bold];\n"
+	"    block2;\n"
+	"    block3;\n"
+	"    subgraph cluster_loop0 {\n"
+	"        label=\"loop0 (depth 1)\"; style=dashed; color=blue;\n"
+	"        block1;\n"
+	"        block2;\n"
+	"    }\n"
+	"    block0 -> block1;\n"
+	"    block1 -> block2;\n"
+	"    block1 -> block3;\n"
+	"    block2 -> block1 [style=dashed];\n"
+	"}\n";
+
+static const char irr_dot[] =
+	"digraph \"%irr\" {\n"
+	"    node [shape=box, fontname=\"monospace\"];\n"
+	"    block0;\n"
+	"    block1 [color=red];\n"
+	"    block2 [color=red];\n"
+	"    block3 [style=dotted];\n"
+	"    block4 [style=bold];\n"
+	"    block5;\n"
+	"    subgraph cluster_loop0 {\n"
+	"        label=\"loop0 (depth 1)\"; style=dashed; color=blue;\n"
+	"        block4;\n"
+	"    }\n"
+	"    block0 -> block1;\n"
+	"    block0 -> block2;\n"
+	"    block1 -> block2;\n"
+	"    block2 -> block1;\n"
+	"    block2 -> block4;\n"
+	"    block3 -> block2;\n"
+	"    block4 -> block4 [style=dashed];\n"
+	"    block4 -> block5;\n"
+	"}\n";
+
+/* The digraph of function name in the module parsed from text. */
+static void
+check_dot(kl_module *m, const char *name, const char *want)
+{
+	kl_func *f = kl_sym_func(m, kl_module_lookup(m, name, strlen(name)));
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	kl_cfg *cfg = kl_cfg_new();
+	kl_domtree *dt = kl_domtree_new();
+	kl_loops *lf = kl_loops_new();
+	kl_cfg_compute(cfg, f);
+	kl_domtree_compute(dt, f, cfg);
+	kl_loops_compute(lf, f, cfg, dt);
+	kl_buf out = { 0 };
+	kl_cfg_print_dot(f, cfg, dt, lf, &out);
+	CHECK_EQ_STR(out.data, want);
+	kl_buf_free(&out);
+	kl_loops_free(lf);
+	kl_domtree_free(dt);
+	kl_cfg_free(cfg);
+}
+
+static void
+test_dot(void)
+{
+	kl_module *m = NULL;
+	kl_diags d = { 0 };
+	CHECK(kl_parse_module(text, sizeof text - 1, NULL, &m, &d) == KL_OK);
+	kl_diags_free(&d);
+	if (!m)
+		return;
+	check_dot(m, "loop", loop_dot);
+	check_dot(m, "irr", irr_dot);
+	kl_module_free(m);
+}
+
+int
+main(void)
+{
+	UNIT_RUN(test_dot);
+	return unit_report("analysis_print");
+}
