@@ -388,6 +388,44 @@ case "$out" in *"an empty '; expect-fail:' line expects nothing"*"expected in th
 *) bad "keel test --expect-fail, an empty line or a NUL: $out" ;;
 esac
 
+# --expect-fail inverts the verdict and nothing else: a file that passes
+# fails, even when its text is in the runner's own "passed" line; a file
+# without a '; expect-fail:' line fails; a text is found whole, not by a
+# start it shares with the report ("no match on the same line" in a
+# report of "no match on the next line"); and each file is counted once
+printf 'test cat\n; expect-fail: passed\n\nfunction %%f() {\nblock0:\n    return\n}\n' >"$dir/ef-pass.kl"
+grep -v 'expect-fail:' tests/failing/nextln-miss.kl >"$dir/ef-none.kl"
+sed 's/^; expect-fail: .*/; expect-fail: no match on the same line/' \
+	tests/failing/nextln-miss.kl >"$dir/ef-prefix.kl"
+out=$("$build"/keel test --expect-fail "$dir/ef-pass.kl" "$dir/ef-none.kl" \
+	"$dir/ef-prefix.kl" tests/failing/check-miss.kl tests/failing/sameln-miss.kl 2>&1)
+st=$?
+case "$out" in *"FAIL $dir/ef-none.kl: failed
+  the file has no '; expect-fail:' line"*"FAIL $dir/ef-pass.kl: passed
+  the file was expected to fail, but it passed"*"FAIL $dir/ef-prefix.kl: failed
+  expected in the report: no match on the same line"*)
+	if [ "$st" = 1 ] && [ "$(echo "$out" | tail -n 1)" = "2 passed, 3 failed" ]; then ok; else
+		bad "keel test --expect-fail, the verdicts: exit $st, $(echo "$out" | tail -n 1)"; fi ;;
+*) bad "keel test --expect-fail, the verdicts: $out" ;;
+esac
+# a report longer than a pipe holds (64 KiB on Linux) reaches the runner
+# whole: the runner reads while the file runs, to its end
+{ printf 'test cat\n\nfunction %%f() {\nblock0:\n'
+  k=0; while [ $k -lt 3000 ]; do printf '    v%d = iconst.i32 %d\n' $k $k; k=$((k + 1)); done
+  printf '    return\n}\n; check: nonesuch\n'; } >"$dir/long-report.kl"
+"$build"/keel test "$dir/long-report.kl" >"$dir/long-report.out" 2>&1
+if [ "$(grep -c '^        v[0-9]* = iconst.i32' "$dir/long-report.out")" = 3000 ] &&
+	[ "$(tail -n 1 "$dir/long-report.out")" = "0 passed, 1 failed" ]; then ok; else
+	bad "keel test: a long report came back cut: $(tail -n 3 "$dir/long-report.out")"; fi
+# --bless writes an empty line of the output as ';', with no blank after
+# it (docs/testing.md), and the blessed file passes
+printf 'test cat module precise\n\nfunction %%f() {\nblock0:\n    return\n}\n\nfunction %%g() {\nblock0:\n    return\n}\n; old\n' >"$dir/bless-empty.kl"
+if "$build"/keel test --bless "$dir/bless-empty.kl" >/dev/null &&
+	[ "$(grep -c '^;$' "$dir/bless-empty.kl")" = 1 ] &&
+	[ "$(grep -c ' $' "$dir/bless-empty.kl")" = 0 ] &&
+	"$build"/keel test "$dir/bless-empty.kl" >/dev/null; then ok; else
+	bad "keel test --bless, an empty line:"; cat -A "$dir/bless-empty.kl"; fi
+
 # a NUL byte in a 'test' line is an error at its column: the line's text
 # ended there, and what came after it (a misspelt option) went unread
 for hdr in '9 test cat\000junk' '18 test pass promote\000,bogus'; do

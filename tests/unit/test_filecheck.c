@@ -327,6 +327,20 @@ test_unordered(void)
 			 "apart from the other unordered"));
 	CHECK(passes("unordered: y\nunordered: y", "y\ny\n"));
 	CHECK(passes("unordered: ab\nunordered: b", "ab b\n"));
+	/* matches that touch do not overlap: "a" ends where "b" starts */
+	CHECK(passes("unordered: a\nunordered: b", "ab\n"));
+	CHECK(passes("unordered: b\nunordered: a", "ab\n"));
+	/* a refused match is retried one byte on, not past its end: the
+	 * leftmost-longest "abc" overlaps "cd", and "b" inside it does not
+	 * (docs/testing.md's example) */
+	CHECK(passes("unordered: cd\nunordered: $(=b|abc)", "abcd\n"));
+#ifdef __GLIBC__
+	/* an empty match strictly inside another is refused too: glibc's
+	 * \> (a GNU extension) matches empty at each word's end, and both
+	 * of those in "ab cd." lie inside the match of the first line */
+	CHECK(fails("unordered: ab cd.\nunordered: $(=\\>)", "ab cd.\n"));
+	CHECK(passes("unordered: ab cd.\nunordered: $(=\\>)", "ab cd. x\n"));
+#endif
 	/* the position after the group is the end of its latest match */
 	CHECK(passes("unordered: z\nunordered: x\nnextln: end", out));
 	CHECK(fails("unordered: z\nunordered: x\ncheck: y", out));
