@@ -1286,6 +1286,99 @@ test_alternate_data_appends(void)
 	kl_module_free(m);
 }
 
+/* ---- data values and their spellings ---- */
+
+/* keel.h: an integer VALUE may be given zero- or sign-extended and is
+ * kept at its width; the printer writes it signed whichever was given
+ * (the text's canonical spelling), up to the width's largest unsigned
+ * value, which is -1. */
+static void
+test_data_values_print_signed(void)
+{
+	kl_module *m = kl_module_new();
+	kl_sym d;
+	CHECK_EQ_INT(kl_module_add_data(m, "d", 1, false, 1, &d), KL_OK);
+	const struct {
+		kl_type type;
+		uint64_t value;
+	} given[] = {
+		{ KL_TYPE_I8, 0xff },         { KL_TYPE_I8, UINT64_MAX },
+		{ KL_TYPE_I16, 0xffff },      { KL_TYPE_I16, 0x8000 },
+		{ KL_TYPE_I32, 0xffffffffu }, { KL_TYPE_I32, 0x80000000u },
+	};
+	for (size_t k = 0; k < sizeof given / sizeof *given; k++) {
+		kl_data_item x = { KL_DATA_VALUE, given[k].type,
+				   given[k].value, KL_NO_SYM, NULL, 0 };
+		CHECK_EQ_INT(kl_data_append(m, d, &x), KL_OK);
+	}
+	kl_buf out = { 0 };
+	kl_print_module(m, NULL, &out);
+	CHECK_EQ_STR(out.data, "data %d = { i8 -1, i8 -1, i16 -1, i16 0x8000, "
+			       "i32 -1, i32 0x8000_0000 }\n");
+	kl_buf_free(&out);
+	kl_module_free(m);
+}
+
+/* The parser range-checks a data value against its type, either
+ * spelling, and keeps one value for both: i8 255 and i8 -1 are the same
+ * item, as they are the same byte. */
+static void
+test_data_spellings_parse_alike(void)
+{
+	static const char text[] = "data %d = { i8 255, i8 -1, i16 65535, "
+				   "i16 -1, i32 0x8000_0000, i32 -2147483648 }\n";
+	kl_module *m = NULL;
+	kl_diags d = { 0 };
+	CHECK_EQ_INT(kl_parse_module(text, sizeof text - 1, NULL, &m, &d),
+		     KL_OK);
+	kl_diags_free(&d);
+	if (!m)
+		return;
+	kl_sym s = kl_module_lookup(m, "d", 1);
+	CHECK_EQ_INT(kl_data_num_items(m, s), 6);
+	for (uint32_t k = 0; k < 6; k += 2) {
+		kl_data_item a = kl_data_item_at(m, s, k);
+		kl_data_item b = kl_data_item_at(m, s, k + 1);
+		CHECK(a.value == b.value);
+		unsigned w = 8u << k / 2;
+		CHECK((a.value & ((1ull << w) - 1)) ==
+		      (k == 4 ? 0x80000000u : (1ull << w) - 1));
+	}
+	kl_module_free(m);
+}
+
+/* ---- rendering ---- */
+
+/* keel.h (kl_diag_render): a line over 200 bytes is shown in a window
+ * once the column passes 100 ("..." at each end cut); up to column 101 it
+ * is shown from its start, cut at its end only, the caret under the
+ * column either way. */
+static void
+test_render_long_line_window_edge(void)
+{
+	char src[251];
+	for (int i = 0; i < 250; i++)
+		src[i] = (char)('0' + i % 10);
+	src[250] = '\n';
+	kl_diags d = { 0 };
+	kl_diags_add(&d, KL_SEV_ERROR, 1, 101, "at 101");
+	kl_diags_add(&d, KL_SEV_ERROR, 1, 102, "at 102");
+	kl_buf out = { 0 }, want = { 0 };
+	kl_diag_render(&d.items[0], "w.kl", src, sizeof src, &out);
+	kl_buf_printf(&want, "w.kl:1:101: error: at 101\n%.200s...\n%100s^\n",
+		      src, "");
+	CHECK_EQ_STR(out.data, want.data);
+	kl_buf_reset(&out);
+	kl_buf_reset(&want);
+	kl_diag_render(&d.items[1], "w.kl", src, sizeof src, &out);
+	kl_buf_printf(&want, "w.kl:1:102: error: at 102\n...%.200s...\n"
+			     "   %80s^\n", src + 21, "");
+	CHECK_EQ_STR(out.data, want.data);
+	kl_buf_free(&out);
+	kl_buf_free(&want);
+	kl_diags_free(&d);
+}
+
 /* ---- pointers that stay valid while the module lives ---- */
 
 /* keel.h: kl_sym_name's bytes, a string item's bytes and a signature's
@@ -1497,6 +1590,9 @@ main(void)
 	UNIT_RUN(test_huge_string_is_range);
 	UNIT_RUN(test_name_past_store_is_range);
 	UNIT_RUN(test_alternate_data_appends);
+	UNIT_RUN(test_data_values_print_signed);
+	UNIT_RUN(test_data_spellings_parse_alike);
+	UNIT_RUN(test_render_long_line_window_edge);
 	UNIT_RUN(test_pointers_outlive_growth);
 	UNIT_RUN(test_insert_cost_is_bounded);
 	UNIT_RUN(test_append_past_last_number);
