@@ -1647,7 +1647,8 @@ parse_data_item(parser *p, uint32_t s)
 			if (v < lo || v > hi)
 				fail_at(p, npos, "%s does not fit in %s",
 					"the value", kl_type_name(p->m, t));
-			v = (int64_t)((uint64_t)v << (64 - bits)) >> (64 - bits);
+			/* the width's bits, as kl_data_append keeps them */
+			v = (int64_t)((uint64_t)v & ((1ull << bits) - 1));
 		}
 		it.value = (uint64_t)v;
 	}
