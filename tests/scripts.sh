@@ -533,6 +533,14 @@ case "$out" in
 	if [ "$st" = 1 ]; then ok; else bad "keel test on a dangling link: exit $st"; fi ;;
 *) bad "keel test on a dangling link: $out" ;;
 esac
+# a file named is run whatever its name; under a directory, only *.kl
+cp "$dir/loop/sub/a.kl" "$dir/dangling/a.test"
+out=$(timeout 20 "$build"/keel test -v "$dir/dangling/a.test" 2>&1)
+if [ "$out" = "PASS $dir/dangling/a.test
+1 passed, 0 failed" ]; then ok; else bad "keel test on a file named a.test: $out"; fi
+out=$(timeout 20 "$build"/keel test "$dir/dangling" 2>&1 | tail -n 1)
+if [ "$out" = "1 passed, 1 failed" ]; then ok; else bad "keel test on a directory with a.test: $out"; fi
+rm "$dir/dangling/a.test"
 # a path named that does not exist fails as one file; the others run
 out=$(timeout 20 "$build"/keel test "$dir/dangling/a.kl" "$dir/nowhere" 2>&1)
 st=$?

@@ -40,9 +40,9 @@
 static const char test_help[] =
 	"usage: keel test [options] PATH...\n"
 	"\n"
-	"Run file tests: every .kl file given, and every .kl file under the\n"
-	"directories given (recursively; not '-': there is no test on\n"
-	"standard input). A test file starts with lines 'test COMMAND\n"
+	"Run file tests: every file given (whatever its name), and every\n"
+	".kl file under the directories given (recursively; not '-':\n"
+	"there is no test on standard input). A test file starts with lines 'test COMMAND\n"
 	"[args]'; the commands are cat, roundtrip, parse-error, verifier,\n"
 	"print-cfg, domtree, loops, interpret, pass; an unknown command or\n"
 	"option is an error. Expectations are comments: FileCheck\n"
