@@ -1822,6 +1822,31 @@ test_data_string_null_bytes(void)
 	kl_module_free(m);
 }
 
+/* keel.h: kl_inst_set_dest is KL_ERR_INVALID for a block that does not
+ * exist, a number below kl_func_block_bound included: the text numbers
+ * blocks, so block1 and block2 here leave block0 out. */
+static void
+test_set_dest_to_missing_block(void)
+{
+	kl_module *m;
+	kl_func *f = parsed_f("function %f() {\n"
+			      "block1:\n"
+			      "    jump block2\n"
+			      "block2:\n"
+			      "    return\n"
+			      "}\n", &m);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	CHECK(kl_func_block_bound(f) > 2);
+	kl_inst jmp = kl_block_first_inst(f, kl_func_first_block(f));
+	kl_block_call to0 = { (kl_block){ 0 }, NULL, 0 };
+	CHECK_EQ_INT(kl_inst_set_dest(f, jmp, 0, to0), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_inst_dest(f, jmp, 0).id, 2);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	kl_module_free(m);
+}
+
 int
 main(void)
 {
@@ -1865,5 +1890,6 @@ main(void)
 	UNIT_RUN(test_data_symref_at_bound);
 	UNIT_RUN(test_data_value_width);
 	UNIT_RUN(test_data_string_null_bytes);
+	UNIT_RUN(test_set_dest_to_missing_block);
 	return unit_report("api");
 }
