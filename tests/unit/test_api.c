@@ -1580,6 +1580,273 @@ test_append_past_last_number(void)
 	kl_module_free(m);
 }
 
+/* ---- the builder's sticky status ---- */
+
+/* keel.h: errors are sticky and the status and text are the first
+ * failure's. A call that fails before ready() (a bad condition code)
+ * must not overwrite an earlier failure either. */
+static void
+test_builder_keeps_first_error(void)
+{
+	kl_func *f;
+	kl_block b0;
+	kl_builder bld;
+	kl_module *m = one_block_func(&f, &b0, &bld);
+	CHECK_EQ_INT(kl_build_symbol_addr(&bld, (kl_sym){ 99 }).id, KL_NONE);
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_ERR_INVALID);
+	const char *first = bld.error;
+	CHECK_EQ_INT(bld.error_op, KL_OP_SYMBOL_ADDR);
+	CHECK_EQ_INT(kl_build_icmp(&bld, KL_ICC_COUNT, KL_NO_VALUE,
+				   KL_NO_VALUE).id, KL_NONE);
+	CHECK_EQ_INT(kl_build_trap(&bld, KL_TRAP_COUNT, 0).id, KL_NONE);
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_ERR_INVALID);
+	CHECK(bld.error == first);
+	CHECK_EQ_INT(bld.error_op, KL_OP_SYMBOL_ADDR);
+	kl_module_free(m);
+}
+
+/* An operand list the pool cannot hold is KL_ERR_RANGE, at one more
+ * than 2^27 - 3 (a list holds 2^27 - 2 words and a destination or a
+ * table's default takes one). The operands are a mapping that is only
+ * read as far as the first (no value: KL_ERR_INVALID), so the count
+ * must be checked before them. */
+static void
+test_operand_count_limit(void)
+{
+	size_t n = (size_t)LIST_MAX_LEN * sizeof(kl_value);
+	kl_value *big = mmap(NULL, n, PROT_READ,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+			     0);
+	if (big == MAP_FAILED) {
+		fprintf(stderr, "test_operand_count_limit: no mapping, "
+			"skipped\n");
+		return;
+	}
+	kl_func *f;
+	kl_block b0;
+	kl_builder bld;
+	kl_module *m = one_block_func(&f, &b0, &bld);
+	CHECK_EQ_INT(kl_build_return(&bld, big, LIST_MAX_LEN).id, KL_NONE);
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_ERR_RANGE);
+	kl_builder_init(&bld, f);
+	kl_builder_at_end(&bld, b0);
+	CHECK_EQ_INT(kl_build_return(&bld, big, LIST_MAX_LEN - 1).id,
+		     KL_NONE);
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_ERR_INVALID);
+	kl_module_free(m);
+	munmap(big, n);
+}
+
+/* keel.h: kl_inst_set_dest is KL_ERR_RANGE at 2^27 - 2 arguments (the
+ * list holds the block too), before it reads any: the arguments are the
+ * same untouched mapping, whose first is no value (KL_ERR_INVALID). */
+static void
+test_set_dest_argument_limit(void)
+{
+	size_t n = (size_t)LIST_MAX_LEN * sizeof(kl_value);
+	kl_value *big = mmap(NULL, n, PROT_READ,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+			     0);
+	if (big == MAP_FAILED) {
+		fprintf(stderr, "test_set_dest_argument_limit: no mapping, "
+			"skipped\n");
+		return;
+	}
+	kl_func *f;
+	kl_block b0;
+	kl_builder bld;
+	kl_module *m = one_block_func(&f, &b0, &bld);
+	kl_inst jmp = kl_build_jump(&bld, (kl_block_call){ b0, NULL, 0 });
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_OK);
+	kl_block_call dest = { b0, big, LIST_MAX_LEN };
+	CHECK_EQ_INT(kl_inst_set_dest(f, jmp, 0, dest), KL_ERR_RANGE);
+	dest.num_args = LIST_MAX_LEN - 1;
+	CHECK_EQ_INT(kl_inst_set_dest(f, jmp, 0, dest), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_inst_dest_num_args(f, jmp, 0), 0);
+	kl_module_free(m);
+	munmap(big, n);
+}
+
+/* ---- queries at the edge of their range ---- */
+
+/* "Does a come before b?": never of an instruction and itself, also
+ * after an insert has renumbered the block. */
+static void
+test_precedes_is_strict(void)
+{
+	kl_func *f;
+	kl_block b0;
+	kl_builder bld;
+	kl_module *m = one_block_func(&f, &b0, &bld);
+	kl_value one = kl_build_iconst(&bld, KL_TYPE_I32, 1);
+	kl_inst ret = kl_build_return(&bld, &one, 1);
+	kl_inst first = kl_value_def_inst(f, one);
+	kl_builder_before(&bld, ret);
+	kl_inst last = first;
+	for (uint32_t k = 0; k < 64; k++) /* halves the gap until renumbered */
+		last = kl_value_def_inst(f, kl_build_iconst(&bld,
+							    KL_TYPE_I32, k));
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_OK);
+	for (kl_inst i = kl_block_first_inst(f, b0); i.id != KL_NONE;
+	     i = kl_inst_next(f, i)) {
+		CHECK(!kl_inst_precedes(f, i, i));
+		kl_inst n = kl_inst_next(f, i);
+		if (n.id != KL_NONE) {
+			CHECK(kl_inst_precedes(f, i, n));
+			CHECK(!kl_inst_precedes(f, n, i));
+		}
+	}
+	CHECK(kl_inst_precedes(f, first, last));
+	CHECK(kl_inst_precedes(f, last, ret));
+	kl_module_free(m);
+}
+
+/* keel.h: none or out of range "never read out of bounds": the first
+ * type number past the built-in ones (a module with no types of its
+ * own) is no type, and KL_OP_COUNT is no opcode. */
+static void
+test_type_and_opcode_past_the_tables(void)
+{
+	kl_module *m = kl_module_new();
+	kl_type t = KL_TYPE_BUILTIN_COUNT;
+	CHECK_EQ_INT(kl_type_class(m, t), KL_TYPE_NONE);
+	CHECK_EQ_INT(kl_type_bytes(m, t), 0);
+	CHECK(!kl_type_is_int(m, t) && !kl_type_is_float(m, t));
+	CHECK_EQ_STR(kl_type_name(m, t), "?");
+	CHECK_EQ_STR(kl_type_name(NULL, t), "?");
+	kl_opcode op = KL_OP_COUNT;
+	CHECK(kl_op_info(op) == NULL);
+	CHECK_EQ_STR(kl_op_name(op), "?");
+	CHECK(!kl_op_is_terminator(op) && !kl_op_is_branch(op) &&
+	      !kl_op_is_call(op) && !kl_op_is_return(op) &&
+	      !kl_op_can_trap(op) && !kl_op_can_load(op) &&
+	      !kl_op_can_store(op) && !kl_op_has_side_effects(op) &&
+	      !kl_op_is_pure(op));
+	kl_module_free(m);
+}
+
+/* ---- what kl_module_add_func, kl_module_declare and kl_data_append
+ * refuse ---- */
+
+/* keel.h: KL_ERR_INVALID, nothing added, for a signature type that is
+ * not one of m's: each parameter and each result is checked, the first
+ * of them too. */
+static void
+test_sig_types_checked(void)
+{
+	kl_module *m = kl_module_new();
+	const kl_type bad = 999, i32 = KL_TYPE_I32;
+	kl_signature only_result = { .results = &bad, .num_results = 1 };
+	kl_signature only_param = { .params = &bad, .num_params = 1 };
+	kl_func *f = NULL;
+	kl_sym s;
+	CHECK_EQ_INT(kl_module_add_func(m, "f", 1, &only_result, &f),
+		     KL_ERR_INVALID);
+	CHECK(f == NULL);
+	CHECK_EQ_INT(kl_module_declare(m, "g", 1, &only_result, &s),
+		     KL_ERR_INVALID);
+	CHECK_EQ_INT(s.id, KL_NONE);
+	CHECK_EQ_INT(kl_module_declare(m, "g", 1, &only_param, &s),
+		     KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_module_num_syms(m), 0);
+	kl_signature good = { .params = &i32, .num_params = 1,
+			      .results = &i32, .num_results = 1 };
+	CHECK_EQ_INT(kl_module_declare(m, "g", 1, &good, &s), KL_OK);
+	kl_module_free(m);
+}
+
+/* keel.h: a symbol reference to a symbol that is not there is
+ * KL_ERR_INVALID, the number just past the last one included. */
+static void
+test_data_symref_at_bound(void)
+{
+	kl_module *m = kl_module_new();
+	kl_sym d;
+	CHECK_EQ_INT(kl_module_add_data(m, "d", 1, true, 8, &d), KL_OK);
+	uint32_t n = kl_module_num_syms(m);
+	kl_data_item it = { KL_DATA_SYMREF, KL_TYPE_I64, 0, (kl_sym){ n },
+			    NULL, 0 };
+	CHECK_EQ_INT(kl_data_append(m, d, &it), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_data_num_items(m, d), 0);
+	it.sym = (kl_sym){ n - 1 };
+	CHECK_EQ_INT(kl_data_append(m, d, &it), KL_OK);
+	CHECK_EQ_INT(kl_data_num_items(m, d), 1);
+	kl_module_free(m);
+}
+
+/* keel.h: an integer VALUE is taken zero- or sign-extended (255 or -1
+ * for an i8) and kept at its width; bits that fit neither way are
+ * KL_ERR_RANGE with nothing appended, and a float takes only
+ * zero-extended bits. */
+static void
+test_data_value_width(void)
+{
+	kl_module *m = kl_module_new();
+	kl_sym d;
+	CHECK_EQ_INT(kl_module_add_data(m, "d", 1, true, 1, &d), KL_OK);
+	kl_data_item it = { KL_DATA_VALUE, KL_TYPE_I8, 0x100, KL_NO_SYM,
+			    NULL, 0 };
+	CHECK_EQ_INT(kl_data_append(m, d, &it), KL_ERR_RANGE);
+	it.value = (uint64_t)-129; /* below i8's least */
+	CHECK_EQ_INT(kl_data_append(m, d, &it), KL_ERR_RANGE);
+	it.type = KL_TYPE_F32;
+	it.value = UINT64_MAX; /* -1 sign-extended: not for a float */
+	CHECK_EQ_INT(kl_data_append(m, d, &it), KL_ERR_RANGE);
+	CHECK_EQ_INT(kl_data_num_items(m, d), 0);
+	CHECK_EQ_INT(kl_data_size(m, d), 0);
+	it.type = KL_TYPE_I8;
+	it.value = (uint64_t)-128;
+	CHECK_EQ_INT(kl_data_append(m, d, &it), KL_OK);
+	it.value = 0xff;
+	CHECK_EQ_INT(kl_data_append(m, d, &it), KL_OK);
+	CHECK_EQ_INT(kl_data_num_items(m, d), 2);
+	CHECK_EQ_INT(kl_data_item_at(m, d, 0).value, 0x80);
+	kl_module_free(m);
+}
+
+/* keel.h: a STRING whose bytes are NULL with len > 0 is KL_ERR_INVALID
+ * (not a copy from NULL); NULL with len 0 is the empty string. */
+static void
+test_data_string_null_bytes(void)
+{
+	kl_module *m = kl_module_new();
+	kl_sym d;
+	CHECK_EQ_INT(kl_module_add_data(m, "d", 1, true, 1, &d), KL_OK);
+	kl_data_item it = { KL_DATA_STRING, KL_TYPE_I8, 0, KL_NO_SYM, NULL,
+			    3 };
+	CHECK_EQ_INT(kl_data_append(m, d, &it), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_data_num_items(m, d), 0);
+	it.len = 0;
+	CHECK_EQ_INT(kl_data_append(m, d, &it), KL_OK);
+	CHECK_EQ_INT(kl_data_size(m, d), 0);
+	kl_module_free(m);
+}
+
+/* keel.h: kl_inst_set_dest is KL_ERR_INVALID for a block that does not
+ * exist, a number below kl_func_block_bound included: the text numbers
+ * blocks, so block1 and block2 here leave block0 out. */
+static void
+test_set_dest_to_missing_block(void)
+{
+	kl_module *m;
+	kl_func *f = parsed_f("function %f() {\n"
+			      "block1:\n"
+			      "    jump block2\n"
+			      "block2:\n"
+			      "    return\n"
+			      "}\n", &m);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	CHECK(kl_func_block_bound(f) > 2);
+	kl_inst jmp = kl_block_first_inst(f, kl_func_first_block(f));
+	kl_block_call to0 = { (kl_block){ 0 }, NULL, 0 };
+	CHECK_EQ_INT(kl_inst_set_dest(f, jmp, 0, to0), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_inst_dest(f, jmp, 0).id, 2);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	kl_module_free(m);
+}
+
 int
 main(void)
 {
@@ -1614,5 +1881,15 @@ main(void)
 	UNIT_RUN(test_pointers_outlive_growth);
 	UNIT_RUN(test_insert_cost_is_bounded);
 	UNIT_RUN(test_append_past_last_number);
+	UNIT_RUN(test_builder_keeps_first_error);
+	UNIT_RUN(test_operand_count_limit);
+	UNIT_RUN(test_set_dest_argument_limit);
+	UNIT_RUN(test_precedes_is_strict);
+	UNIT_RUN(test_type_and_opcode_past_the_tables);
+	UNIT_RUN(test_sig_types_checked);
+	UNIT_RUN(test_data_symref_at_bound);
+	UNIT_RUN(test_data_value_width);
+	UNIT_RUN(test_data_string_null_bytes);
+	UNIT_RUN(test_set_dest_to_missing_block);
 	return unit_report("api");
 }

@@ -1322,6 +1322,179 @@ test_fmt_int_widths(void)
 	kl_buf_free(&out);
 }
 
+/* Removing from the middle moves every element after it down, the last
+ * one included (test_pool_insert_remove removes the last element right
+ * after, which hid a short move). */
+static void
+test_pool_remove_keeps_tail(void)
+{
+	kl_pool p = { 0 };
+	uint32_t l = 0;
+	for (uint32_t i = 0; i < 10; i++)
+		list_push(&p, &l, i);
+	list_remove(&p, &l, 2);
+	uint32_t want[] = { 0, 1, 3, 4, 5, 6, 7, 8, 9 };
+	CHECK_EQ_INT(list_len(&p, l), 9);
+	for (uint32_t i = 0; i < 9; i++)
+		CHECK_EQ_INT(list_get(&p, l, i), want[i]);
+	pool_free_all(&p);
+}
+
+/* A destination whose last argument kl_block_remove_param takes away
+ * goes back to its one-word form (its list goes back to the pool), as
+ * one built without arguments has. */
+static void
+test_remove_last_param_gives_block_word(void)
+{
+	kl_module *m = kl_module_new();
+	kl_func *f = new_func(m, "f");
+	kl_block b0 = kl_func_new_block(f), b1 = kl_func_new_block(f);
+	kl_func_append_block(f, b0);
+	kl_func_append_block(f, b1);
+	kl_block_append_param(f, b1, KL_TYPE_I32);
+	kl_builder bld;
+	kl_builder_init(&bld, f);
+	kl_builder_at_end(&bld, b0);
+	kl_value c = kl_build_iconst(&bld, KL_TYPE_I32, 7);
+	kl_inst j = kl_build_jump(&bld, (kl_block_call){ b1, &c, 1 });
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_OK);
+	CHECK(!(f->insts[j.id].w[0] & DEST_BLOCK));
+	CHECK_EQ_INT(kl_block_remove_param(f, b1, 0), KL_OK);
+	CHECK_EQ_INT(f->insts[j.id].w[0], dest_word_of_block(b1.id));
+	CHECK_EQ_INT(kl_inst_dest(f, j, 0).id, b1.id);
+	CHECK_EQ_INT(kl_inst_dest_num_args(f, j, 0), 0);
+	kl_module_free(m);
+}
+
+/* keel.h: kl_inst_append_dest_arg is KL_ERR_RANGE at 2^27 - 2
+ * arguments, before the list grows (list_extend would end the process).
+ * The list's header (and the pool's length, which a list must not pass)
+ * is made to say the block and 2^27 - 3 arguments, the most there may
+ * be, rather than filled; nothing past the list's first words is read. */
+static void
+test_append_dest_arg_limit(void)
+{
+	kl_module *m = kl_module_new();
+	kl_func *f = new_func(m, "f");
+	kl_block b0 = kl_func_new_block(f);
+	kl_func_append_block(f, b0);
+	kl_builder bld;
+	kl_builder_init(&bld, f);
+	kl_builder_at_end(&bld, b0);
+	kl_value c = kl_build_iconst(&bld, KL_TYPE_I32, 7);
+	kl_inst j = kl_build_jump(&bld, (kl_block_call){ b0, &c, 1 });
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_OK);
+	uint32_t list = f->insts[j.id].w[0];
+	CHECK(!(list & DEST_BLOCK));
+	uint32_t *header = &f->pool.data[list - 1];
+	uint32_t saved = *header, pool_len = f->pool.len;
+	const uint32_t len_mask = LIST_MAX_LEN + 1; /* pool.c's LEN_MASK */
+	*header = (saved & ~len_mask) | LIST_MAX_LEN;
+	f->pool.len = list + LIST_MAX_LEN; /* (dest_read's bound) */
+	CHECK_EQ_INT(kl_inst_dest_num_args(f, j, 0), LIST_MAX_LEN - 1);
+	CHECK_EQ_INT(kl_inst_append_dest_arg(f, j, 0, c), KL_ERR_RANGE);
+	CHECK_EQ_INT(*header, (saved & ~len_mask) | LIST_MAX_LEN);
+	*header = saved;
+	f->pool.len = pool_len;
+	CHECK_EQ_INT(kl_inst_append_dest_arg(f, j, 0, c), KL_OK);
+	CHECK_EQ_INT(kl_inst_dest_num_args(f, j, 0), 2);
+	kl_module_free(m);
+}
+
+/* keel.h: kl_block_append_param gives none when b has 2^27 - 2
+ * parameters already, and adds no value (list_push would end the
+ * process). The parameter list's header is made to say so. */
+static void
+test_append_param_limit(void)
+{
+	kl_module *m = kl_module_new();
+	kl_func *f = new_func(m, "f");
+	kl_block b0 = kl_func_new_block(f);
+	kl_func_append_block(f, b0);
+	CHECK(kl_block_append_param(f, b0, KL_TYPE_I32).id != KL_NONE);
+	uint32_t list = f->blocks[b0.id].params;
+	uint32_t *header = &f->pool.data[list - 1];
+	uint32_t saved = *header, values = kl_func_value_bound(f);
+	const uint32_t len_mask = LIST_MAX_LEN + 1; /* pool.c's LEN_MASK */
+	*header = (saved & ~len_mask) | LIST_MAX_LEN;
+	CHECK_EQ_INT(kl_block_append_param(f, b0, KL_TYPE_I32).id, KL_NONE);
+	CHECK_EQ_INT(kl_func_value_bound(f), values);
+	*header = saved;
+	CHECK(kl_block_append_param(f, b0, KL_TYPE_I32).id != KL_NONE);
+	CHECK_EQ_INT(kl_block_num_params(f, b0), 2);
+	kl_module_free(m);
+}
+
+/* Interning tells signatures apart by every part, variadic and results
+ * included, also when one's probe in the table passes the other (the
+ * hash tells most apart before they are compared, so many shapes are
+ * added for some probes to meet). */
+static void
+test_signatures_differ_in_every_part(void)
+{
+	kl_module *m = kl_module_new();
+	enum { N = 64 };
+	kl_type t[N];
+	for (uint32_t k = 0; k < N; k++)
+		t[k] = KL_TYPE_I32;
+	const kl_type f64 = KL_TYPE_F64;
+	uint32_t id[N][4];
+	for (uint32_t k = 0; k < N; k++) {
+		id[k][0] = module_add_sig(m, t, k, t, 1, false);
+		id[k][1] = module_add_sig(m, t, k, t, 1, true);
+		id[k][2] = module_add_sig(m, t, k, &f64, 1, false);
+		id[k][3] = module_add_sig(m, t, k, &f64, 1, true);
+	}
+	CHECK_EQ_INT(m->nsigs, 4 * N);
+	for (uint32_t k = 0; k < N; k++) {
+		for (uint32_t v = 0; v < 4; v++) {
+			kl_signature s = module_sig(m, id[k][v]);
+			CHECK_EQ_INT(s.num_params, k);
+			CHECK_EQ_INT(s.variadic, v & 1);
+			CHECK_EQ_INT(s.results[0], v & 2 ? f64 : KL_TYPE_I32);
+		}
+		/* sig_equal (which interning makes "the same number")
+		 * compares the same parts */
+		CHECK(!sig_equal(m, id[k][0], id[k][1]));
+		CHECK(!sig_equal(m, id[k][0], id[k][2]));
+		CHECK(sig_equal(m, id[k][3], id[k][3]));
+		/* and each is found again */
+		CHECK_EQ_INT(module_add_sig(m, t, k, t, 1, true), id[k][1]);
+		CHECK_EQ_INT(module_add_sig(m, t, k, &f64, 1, false),
+			     id[k][2]);
+	}
+	kl_module_free(m);
+}
+
+/* An _imm instruction's immediate is kept inline only as far as it fits
+ * an int32_t: just past either end it goes to the pool, and every one
+ * reads back as built. */
+static void
+test_imm_inline_bounds(void)
+{
+	kl_module *m = kl_module_new();
+	kl_func *f = new_func(m, "f");
+	kl_block b = kl_func_new_block(f);
+	kl_func_append_block(f, b);
+	kl_builder bld;
+	kl_builder_init(&bld, f);
+	kl_builder_at_end(&bld, b);
+	kl_value x = kl_build_iconst(&bld, KL_TYPE_I64, 0);
+	const int64_t imms[] = { INT32_MAX, INT32_MIN,
+				 (int64_t)INT32_MAX + 1,
+				 (int64_t)INT32_MIN - 1 };
+	for (uint32_t k = 0; k < 4; k++) {
+		kl_value v = kl_build_binary_imm(&bld, KL_OP_IADD_IMM, x,
+						 imms[k]);
+		CHECK_EQ_INT(kl_inst_imm(f, kl_value_def_inst(f, v)), imms[k]);
+		kl_value c = kl_build_icmp_imm(&bld, KL_ICC_EQ, x, imms[k]);
+		CHECK_EQ_INT(kl_inst_imm(f, kl_value_def_inst(f, c)), imms[k]);
+	}
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_OK);
+	CHECK_EQ_INT(f->nconsts, 4);
+	kl_module_free(m);
+}
+
 int
 main(void)
 {
@@ -1357,5 +1530,11 @@ main(void)
 	UNIT_RUN(test_buf_reserve_huge);
 	UNIT_RUN(test_null_names);
 	UNIT_RUN(test_lists_too_long);
+	UNIT_RUN(test_pool_remove_keeps_tail);
+	UNIT_RUN(test_remove_last_param_gives_block_word);
+	UNIT_RUN(test_append_dest_arg_limit);
+	UNIT_RUN(test_append_param_limit);
+	UNIT_RUN(test_signatures_differ_in_every_part);
+	UNIT_RUN(test_imm_inline_bounds);
 	return unit_report("ir");
 }
