@@ -330,7 +330,6 @@ module_sig(const kl_module *m, uint32_t sig)
 	r.num_results = s->nresults;
 	return r;
 }
-bool sig_equal(const kl_module *m, uint32_t a, uint32_t b);
 /* Can a caller's signature be made (NULL is `()`): its arrays are there
  * for its counts and every type is one of m's? */
 bool module_sig_ok(const kl_module *m, const kl_signature *sig);

@@ -439,22 +439,6 @@ module_add_sig(kl_module *m, const kl_type *params, uint32_t np,
 }
 
 bool
-sig_equal(const kl_module *m, uint32_t a, uint32_t b)
-{
-	kl_signature x = module_sig(m, a), y = module_sig(m, b);
-	if (x.num_params != y.num_params || x.num_results != y.num_results ||
-	    x.variadic != y.variadic)
-		return false;
-	for (uint32_t i = 0; i < x.num_params; i++)
-		if (x.params[i] != y.params[i])
-			return false;
-	for (uint32_t i = 0; i < x.num_results; i++)
-		if (x.results[i] != y.results[i])
-			return false;
-	return true;
-}
-
-bool
 module_sig_ok(const kl_module *m, const kl_signature *sig)
 {
 	if (!sig)
