@@ -1610,18 +1610,28 @@ test_builder_keeps_first_error(void)
  * table's default takes one). The operands are a mapping that is only
  * read as far as the first (no value: KL_ERR_INVALID), so the count
  * must be checked before them. */
+/* LIST_MAX_LEN values that are never written: a mapping, read as zeros
+ * (no value) as far as it is read; NULL, said, where there is no room. */
+static kl_value *
+untouched_values(const char *test, size_t *n)
+{
+	*n = (size_t)LIST_MAX_LEN * sizeof(kl_value);
+	kl_value *big = mmap(NULL, *n, PROT_READ,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+			     0);
+	if (big != MAP_FAILED)
+		return big;
+	fprintf(stderr, "%s: no mapping, skipped\n", test);
+	return NULL;
+}
+
 static void
 test_operand_count_limit(void)
 {
-	size_t n = (size_t)LIST_MAX_LEN * sizeof(kl_value);
-	kl_value *big = mmap(NULL, n, PROT_READ,
-			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
-			     0);
-	if (big == MAP_FAILED) {
-		fprintf(stderr, "test_operand_count_limit: no mapping, "
-			"skipped\n");
+	size_t n;
+	kl_value *big = untouched_values(__func__, &n);
+	if (!big)
 		return;
-	}
 	kl_func *f;
 	kl_block b0;
 	kl_builder bld;
@@ -1643,15 +1653,10 @@ test_operand_count_limit(void)
 static void
 test_set_dest_argument_limit(void)
 {
-	size_t n = (size_t)LIST_MAX_LEN * sizeof(kl_value);
-	kl_value *big = mmap(NULL, n, PROT_READ,
-			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
-			     0);
-	if (big == MAP_FAILED) {
-		fprintf(stderr, "test_set_dest_argument_limit: no mapping, "
-			"skipped\n");
+	size_t n;
+	kl_value *big = untouched_values(__func__, &n);
+	if (!big)
 		return;
-	}
 	kl_func *f;
 	kl_block b0;
 	kl_builder bld;

@@ -261,13 +261,10 @@ test_layout_renumber_is_local(void)
 {
 	/* Inserting between two neighbours with a gap touches only the new
 	 * instruction: the others keep their numbers. */
-	kl_module *m = kl_module_new();
-	kl_func *f = new_func(m, "f");
-	kl_block b = kl_func_new_block(f);
-	kl_func_append_block(f, b);
+	kl_func *f;
+	kl_block b;
 	kl_builder bld;
-	kl_builder_init(&bld, f);
-	kl_builder_at_end(&bld, b);
+	kl_module *m = one_block_func(&f, &b, &bld);
 	kl_inst insts[50];
 	for (int k = 0; k < 50; k++)
 		insts[k] = kl_value_def_inst(f, kl_build_iconst(&bld, KL_TYPE_I8, k));
@@ -591,13 +588,10 @@ test_builder_errors_are_values(void)
 static void
 test_builder_immediates(void)
 {
-	kl_module *m = kl_module_new();
-	kl_func *f = new_func(m, "f");
-	kl_block b = kl_func_new_block(f);
-	kl_func_append_block(f, b);
+	kl_func *f;
+	kl_block b;
 	kl_builder bld;
-	kl_builder_init(&bld, f);
-	kl_builder_at_end(&bld, b);
+	kl_module *m = one_block_func(&f, &b, &bld);
 	kl_value v = kl_build_iconst(&bld, KL_TYPE_I8, 255);
 	CHECK_EQ_INT(kl_inst_imm(f, kl_value_def_inst(f, v)), -1);
 	kl_value w = kl_build_iconst(&bld, KL_TYPE_I64, INT64_MIN);
@@ -1374,13 +1368,10 @@ test_remove_last_param_gives_block_word(void)
 static void
 test_append_dest_arg_limit(void)
 {
-	kl_module *m = kl_module_new();
-	kl_func *f = new_func(m, "f");
-	kl_block b0 = kl_func_new_block(f);
-	kl_func_append_block(f, b0);
+	kl_func *f;
+	kl_block b0;
 	kl_builder bld;
-	kl_builder_init(&bld, f);
-	kl_builder_at_end(&bld, b0);
+	kl_module *m = one_block_func(&f, &b0, &bld);
 	kl_value c = kl_build_iconst(&bld, KL_TYPE_I32, 7);
 	kl_inst j = kl_build_jump(&bld, (kl_block_call){ b0, &c, 1 });
 	CHECK_EQ_INT(kl_builder_status(&bld), KL_OK);
@@ -1467,13 +1458,10 @@ test_signatures_differ_in_every_part(void)
 static void
 test_imm_inline_bounds(void)
 {
-	kl_module *m = kl_module_new();
-	kl_func *f = new_func(m, "f");
-	kl_block b = kl_func_new_block(f);
-	kl_func_append_block(f, b);
+	kl_func *f;
+	kl_block b;
 	kl_builder bld;
-	kl_builder_init(&bld, f);
-	kl_builder_at_end(&bld, b);
+	kl_module *m = one_block_func(&f, &b, &bld);
 	kl_value x = kl_build_iconst(&bld, KL_TYPE_I64, 0);
 	const int64_t imms[] = { INT32_MAX, INT32_MIN,
 				 (int64_t)INT32_MAX + 1,
