@@ -1157,6 +1157,34 @@ test_null_sinks(void)
 	kl_module_free(NULL);
 }
 
+/* ---- pass reports ---- */
+
+/* A counter is found by its name's text, not only its pointer (the same
+ * literal in two files need not be one object): counts under equal names
+ * add up in one counter, and a freed report starts again from none. */
+static void
+test_pass_report_counters(void)
+{
+	char copy[] = "slots";
+	kl_pass_report rep = { 0 };
+	kl_pass_report_count(&rep, "slots", 2);
+	kl_pass_report_count(&rep, copy, 3);
+	kl_pass_report_count(&rep, "kept", 0);
+	CHECK_EQ_INT(rep.num_counters, 2);
+	CHECK_EQ_INT(kl_pass_report_get(&rep, "slots"), 5);
+	CHECK_EQ_INT(kl_pass_report_get(&rep, copy), 5);
+	CHECK_EQ_INT(kl_pass_report_get(&rep, "kept"), 0);
+	CHECK_EQ_INT(kl_pass_report_get(&rep, "promoted"), 0);
+	kl_buf_puts(&rep.notes, "a note\n");
+	kl_pass_report_free(&rep);
+	CHECK_EQ_INT(rep.num_counters, 0);
+	CHECK_EQ_INT(rep.notes.len, 0);
+	kl_pass_report_count(&rep, "slots", 1);
+	CHECK_EQ_INT(kl_pass_report_get(&rep, "slots"), 1);
+	kl_pass_report_free(&rep);
+	kl_pass_report_count(NULL, "slots", 1); /* NULL: nothing counted */
+}
+
 /* ---- the byte store's 4 GiB ---- */
 
 /* A string the module cannot hold is KL_ERR_RANGE, not the end of the
@@ -1896,5 +1924,6 @@ main(void)
 	UNIT_RUN(test_data_value_width);
 	UNIT_RUN(test_data_string_null_bytes);
 	UNIT_RUN(test_set_dest_to_missing_block);
+	UNIT_RUN(test_pass_report_counters);
 	return unit_report("api");
 }

@@ -61,6 +61,88 @@ test_every_result_compared(void)
 	kl_module_free(m);
 }
 
+/* Pairs of functions whose calls differ only in a trap, a trap's user
+ * code, the program's output or the exit code: each pair must compare
+ * different, and each function the same as itself. */
+static const char outcomes[] =
+	"declare %putchar(i32) -> i32\n"
+	"declare %exit(i32)\n"
+	"function %t_divz() {\n"
+	"block0:\n"
+	"    trap int_divz\n"
+	"}\n"
+	"function %t_ovf() {\n"
+	"block0:\n"
+	"    trap int_ovf\n"
+	"}\n"
+	"function %u7() {\n"
+	"block0:\n"
+	"    trap user 7\n"
+	"}\n"
+	"function %u8() {\n"
+	"block0:\n"
+	"    trap user 8\n"
+	"}\n"
+	"function %out_a() {\n"
+	"block0:\n"
+	"    v0 = iconst.i32 97\n"
+	"    v1 = call %putchar(v0)\n"
+	"    return\n"
+	"}\n"
+	"function %out_b() {\n"
+	"block0:\n"
+	"    v0 = iconst.i32 98\n"
+	"    v1 = call %putchar(v0)\n"
+	"    return\n"
+	"}\n"
+	"function %exit1() {\n"
+	"block0:\n"
+	"    v0 = iconst.i32 1\n"
+	"    call %exit(v0)\n"
+	"    return\n"
+	"}\n"
+	"function %exit2() {\n"
+	"block0:\n"
+	"    v0 = iconst.i32 2\n"
+	"    call %exit(v0)\n"
+	"    return\n"
+	"}\n";
+
+static void
+differ(kl_module *m, runner *r, const char *x, const char *y)
+{
+	run_outcome a = { 0 }, b = { 0 }, a2 = { 0 };
+	run_call(r, kl_module_lookup(m, x, strlen(x)), 0, &a);
+	run_call(r, kl_module_lookup(m, y, strlen(y)), 0, &b);
+	run_call(r, kl_module_lookup(m, x, strlen(x)), 0, &a2);
+	CHECK(run_finished(&a) && run_finished(&b));
+	CHECK(a.status == b.status);
+	CHECK(!run_same(&a, &b));
+	CHECK(!run_same(&b, &a));
+	CHECK(run_same(&a, &a2));
+	run_outcome_free(&a);
+	run_outcome_free(&b);
+	run_outcome_free(&a2);
+}
+
+static void
+test_every_outcome_compared(void)
+{
+	kl_module *m = NULL;
+	CHECK(kl_parse_module(outcomes, sizeof outcomes - 1, NULL, &m, NULL) ==
+	      KL_OK);
+	if (!m)
+		return;
+	runner r;
+	runner_init(&r, m, 1000, 0);
+	differ(m, &r, "t_divz", "t_ovf");
+	differ(m, &r, "u7", "u8");
+	differ(m, &r, "out_a", "out_b");
+	differ(m, &r, "exit1", "exit2");
+	runner_free(&r);
+	kl_module_free(m);
+}
+
 /* The same functions before and after a pass, as a pass might leave
  * them: %rec calls itself for ever, %slow takes more instructions, %wrong
  * returns something else, %addr returns an address that an alloca the
@@ -164,5 +246,6 @@ main(void)
 {
 	UNIT_RUN(test_every_result_compared);
 	UNIT_RUN(test_what_is_excused);
+	UNIT_RUN(test_every_outcome_compared);
 	return unit_report("runs");
 }
