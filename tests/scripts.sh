@@ -677,7 +677,8 @@ if [ "$("$build"/keel opt --list | cut -d' ' -f1)" = promote ]; then ok; else
 many=$(printf 'promote,%.0s' $(seq 64))promote
 for args in "-p promot $dir/opt.kl" "$dir/opt.kl" "-p promote --print-after=x $dir/opt.kl" \
 	"-p promote --frob $dir/opt.kl" "-p promote, $dir/opt.kl" "-p ,promote $dir/opt.kl" \
-	"-p promote,,promote $dir/opt.kl" "-p $many $dir/opt.kl"; do
+	"-p promote,,promote $dir/opt.kl" "-p $many $dir/opt.kl" \
+	"-p promot,promote $dir/opt.kl" "-p promote,promot $dir/opt.kl"; do
 	# shellcheck disable=SC2086
 	"$build"/keel opt $args >/dev/null 2>&1
 	st=$?
@@ -723,6 +724,77 @@ promote: params 0
 promote: promoted 0
 promote: kept 0" ]; then ok; else
 	bad "keel opt --stats: counters missing or out of order:"; cat "$dir/stats.err" "$dir/noalloca.err"; fi
+
+# --print-after names a pass that does not exist: said so, not mistaken
+# for a pass left out of the list
+"$build"/keel opt -p promote --print-after=x "$dir/opt.kl" >/dev/null 2>"$dir/after-x.err"
+st=$?
+if [ "$st" = 2 ] && grep -q "^keel opt: --print-after: unknown pass 'x'$" "$dir/after-x.err"; then ok; else
+	bad "keel opt --print-after=x: exit $st, $(cat "$dir/after-x.err")"; fi
+
+# counters add up over the functions of the module: two functions of
+# two promoted allocas and one kept between them
+cat >"$dir/sum.kl" <<'KL'
+declare %use(i64)
+
+function %f(i32) -> i32 {
+block0(v0: i32):
+    v1 = alloca 4
+    v2 = alloca 8
+    store v0, v1
+    call %use(v2)
+    v3 = load.i32 v1
+    return v3
+}
+
+function %g(i32) -> i32 {
+block0(v0: i32):
+    v1 = alloca 4
+    store v0, v1
+    v2 = load.i32 v1
+    return v2
+}
+KL
+"$build"/keel opt -p promote --stats "$dir/sum.kl" 2>"$dir/sum.err" >/dev/null
+if [ "$(cat "$dir/sum.err")" = "promote: slots 2
+promote: params 0
+promote: promoted 2
+promote: kept 1" ]; then ok; else
+	bad "keel opt --stats: counters not summed over the functions:"; cat "$dir/sum.err"; fi
+
+# two passes in the list: both run, in order; --stats reports each, and
+# --print-after=all prints the module after each (the first promote of
+# this chain leaves two allocas that the second promotes)
+chain=tests/filetests/promote/pointer-chain-limit.kl
+"$build"/keel opt -p promote,promote --stats --print-after=all "$chain" \
+	>"$dir/twice.out" 2>"$dir/twice.err"
+st=$?
+if [ "$st" = 0 ] && [ "$(grep '^promote: ' "$dir/twice.err")" = "promote: slots 8
+promote: params 0
+promote: promoted 8
+promote: kept 2
+promote: slots 2
+promote: params 0
+promote: promoted 2
+promote: kept 0" ]; then ok; else
+	bad "keel opt -p promote,promote --stats: exit $st, stderr:"; cat "$dir/twice.err"; fi
+# the first module printed is the one after the first pass, the last
+# one (all that follows the second header) the final module
+after() { # N FILE: the lines after the Nth "; after pass promote"
+	awk -v n="$1" '/^; after pass promote$/ { k++; next } k == n' "$2"
+}
+first=$(after 1 "$dir/twice.err" | grep -c 'alloca')
+if [ "$(grep -c '^; after pass promote$' "$dir/twice.err")" = 2 ] && [ "$first" = 2 ] &&
+	[ "$(after 2 "$dir/twice.err")" = "$(cat "$dir/twice.out")" ] &&
+	! grep -q alloca "$dir/twice.out"; then ok; else
+	bad "keel opt -p promote,promote --print-after=all: not the module after each pass:"; cat "$dir/twice.err"; fi
+# --print-after=PASS with PASS twice in the list: after each run of it
+"$build"/keel opt -p promote,promote --print-after=promote "$chain" \
+	>"$dir/twice2.out" 2>"$dir/twice2.err"
+if [ "$(grep -c '^; after pass promote$' "$dir/twice2.err")" = 2 ] &&
+	[ "$(after 1 "$dir/twice2.err" | grep -c alloca)" = 2 ] &&
+	[ "$(after 2 "$dir/twice2.err")" = "$(cat "$dir/twice2.out")" ]; then ok; else
+	bad "keel opt -p promote,promote --print-after=promote: not printed after each run"; cat "$dir/twice2.err"; fi
 
 # a module that does not verify: the verifier's listing, as keel verify
 # and keel run show it, not only a pointer to them
