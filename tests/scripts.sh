@@ -725,6 +725,30 @@ promote: promoted 0
 promote: kept 0" ]; then ok; else
 	bad "keel opt --stats: counters missing or out of order:"; cat "$dir/stats.err" "$dir/noalloca.err"; fi
 
+# a pass that breaks the IR (the hidden debug-break, which removes the
+# first block's terminator): --verify-each stops after it with the
+# listing; without it the result is verified before it is printed, so
+# nothing broken reaches standard output; either way exit 1
+for args in "debug-break --verify-each" "promote,debug-break" \
+	"debug-break,promote --verify-each"; do
+	# shellcheck disable=SC2086
+	"$build"/keel opt -p $args examples/sieve.kl >"$dir/broken.out" 2>"$dir/broken.err"
+	st=$?
+	if [ "$st" = 1 ] && [ ! -s "$dir/broken.out" ] &&
+		[ "$(head -n 1 "$dir/broken.err")" = "keel opt: the IR is broken after pass 'debug-break':" ] &&
+		grep -q "error: inst.*: block0 does not end with a terminator" "$dir/broken.err"
+	then ok; else bad "keel opt -p $args: exit $st"; cat "$dir/broken.err"; fi
+done
+# it is no pass to offer: not in --list, nor among the names an error gives
+out=$("$build"/keel opt --list; "$build"/keel opt -p nope "$dir/opt.kl" 2>&1)
+case "$out" in *debug*) bad "keel opt names debug-break: $out" ;; *) ok ;; esac
+# keel difftest verifies after the passes too
+out=$("$build"/keel difftest -p debug-break examples/sieve.kl 2>&1)
+st=$?
+if [ "$st" = 1 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = "FAIL examples/sieve.kl: does not verify after the passes:" ] &&
+	[ "$(printf '%s\n' "$out" | tail -n 1)" = "0 passed, 1 failed" ]
+then ok; else bad "keel difftest -p debug-break: exit $st, $out"; fi
+
 # --print-after names a pass that does not exist: said so, not mistaken
 # for a pass left out of the list
 "$build"/keel opt -p promote --print-after=x "$dir/opt.kl" >/dev/null 2>"$dir/after-x.err"

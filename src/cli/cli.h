@@ -113,6 +113,13 @@ size_t cli_peak_rss(void);
 /* The registered passes' names, separated by ", ", into out. */
 void cli_pass_names(kl_buf *out);
 
+/* The pass called name[0..len): a registered one, or the hidden
+ * `debug-break`, which removes the terminator of each function's first
+ * block, so that the tools' checks after a pass (--verify-each, and the
+ * verification after the passes in `keel test` and `keel difftest`),
+ * which no real pass trips, can be tested. NULL if there is none. */
+const kl_pass *cli_pass_find(const char *name, size_t len);
+
 /* The most passes one list may name (`keel opt`, `keel difftest`, the
  * `pass` test command). */
 #define CLI_MAX_PASSES 64

@@ -4,7 +4,9 @@
  * The module is verified first (passes expect verified IR); then each pass
  * runs over every function in turn. --verify-each checks every function
  * after every pass and stops at the first broken one, showing the
- * verifier's listing; --print-after shows the module after a pass (on
+ * verifier's listing; without it the result is verified once at the end
+ * (as LLVM's opt does), so broken IR is never printed as if it were
+ * good; --print-after shows the module after a pass (on
  * standard error, so standard output stays the final module).
  */
 #include <stdlib.h>
@@ -21,6 +23,7 @@ static const char opt_help[] =
 	"options:\n"
 	"  -p, --passes LIST      comma-separated passes to run\n"
 	"  --verify-each          verify every function after every pass\n"
+	"                         (else the result once, before printing)\n"
 	"  --print-after PASS     print the module to standard error after\n"
 	"                         PASS, one of the list (or after every\n"
 	"                         pass: 'all')\n"
@@ -32,7 +35,7 @@ static const char opt_help[] =
 	"  -h, --help             show this help\n"
 	"\n"
 	"exit status: 0 on success, 1 if the input is bad or a pass broke\n"
-	"the IR (with --verify-each), 2 on bad usage\n";
+	"the IR (nothing is printed then), 2 on bad usage\n";
 
 typedef struct opt_options {
 	const kl_pass *passes[CLI_MAX_PASSES];
@@ -142,6 +145,12 @@ run_passes(const opt_options *o, kl_module *m, const cli_file *file)
 		}
 		kl_pass_report_free(&rep);
 	}
+	/* without --verify-each, the result once (not timed as a pass) */
+	for (uint32_t s = 0; !o->verify_each && s < nsyms; s++) {
+		kl_func *f = kl_sym_func(m, (kl_sym){ s });
+		if (f && !verify_after(o->passes[o->npasses - 1], f, file))
+			return EXIT_BAD_INPUT;
+	}
 	return EXIT_OK;
 }
 
@@ -174,7 +183,7 @@ cmd_opt(int argc, char **argv)
 						       "needs a pass (or 'all')");
 			o.print_after = args.value;
 			if (strcmp(o.print_after, "all") != 0 &&
-			    !kl_pass_find(o.print_after, strlen(o.print_after)))
+			    !cli_pass_find(o.print_after, strlen(o.print_after)))
 				return cli_usage_error("opt", "--print-after: "
 						       "unknown pass '%s'",
 						       o.print_after);
