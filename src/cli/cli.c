@@ -387,13 +387,12 @@ cli_write_stdout(const kl_buf *b)
 static bool output_lost_said;
 const char *cli_command;
 
-const char *
-cli_who(void)
+/* "keel CMD: ", or "keel: " before a command is chosen, on stderr. */
+static void
+say_who(void)
 {
-	static char who[64];
-	snprintf(who, sizeof who, "keel%s%s", cli_command ? " " : "",
-		 cli_command ? cli_command : "");
-	return who;
+	fprintf(stderr, "keel%s%s: ", cli_command ? " " : "",
+		cli_command ? cli_command : "");
 }
 
 void
@@ -403,8 +402,8 @@ cli_say_output_lost(int errnum)
 	if (output_lost_said)
 		return;
 	output_lost_said = true;
-	fprintf(stderr, "%s: error writing output: %s\n", cli_who(),
-		strerror(errnum));
+	say_who();
+	fprintf(stderr, "error writing output: %s\n", strerror(errnum));
 }
 
 bool
@@ -649,7 +648,8 @@ cli_grow(void *pp, uint32_t *cap, size_t elem, uint32_t need)
 		c = UINT32_MAX;
 	void *q = c <= SIZE_MAX / elem ? realloc(*p, (size_t)c * elem) : NULL;
 	if (!q) {
-		fprintf(stderr, "%s: out of memory\n", cli_who());
+		say_who();
+		fputs("out of memory\n", stderr);
 		exit(EXIT_BAD_INPUT);
 	}
 	*p = q;

@@ -16,9 +16,6 @@ extern const char *cli_argv0;
 /* The subcommand running ("cat", "opt", ...; set by main), named by the
  * messages of code every command shares; NULL before one is chosen. */
 extern const char *cli_command;
-/* "keel CMD", or "keel" before a command is chosen: who a message is
- * from. */
-const char *cli_who(void);
 
 /* Exit statuses of every subcommand. */
 enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };

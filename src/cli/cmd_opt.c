@@ -79,10 +79,11 @@ print_stats(const kl_pass *p, const kl_pass_report *r)
 
 /* Verify f after pass p; print the listing and return false if broken. */
 static bool
-verify_after(const kl_pass *p, kl_func *f, const cli_file *file)
+verify_after(const kl_pass *p, kl_func *f, const cli_file *file,
+	     const kl_verify_ctx *ctx)
 {
 	kl_diags d = { 0 };
-	bool ok = kl_verify_func(f, NULL, &d) == KL_OK;
+	bool ok = kl_verify_func(f, ctx, &d) == KL_OK;
 	if (!ok) {
 		kl_buf head = { 0 }, list = { 0 };
 		kl_verify_render(f, &d, file->name, false, &head, &list);
@@ -98,7 +99,8 @@ verify_after(const kl_pass *p, kl_func *f, const cli_file *file)
 }
 
 static int
-run_passes(const opt_options *o, kl_module *m, const cli_file *file)
+run_passes(const opt_options *o, kl_module *m, const cli_file *file,
+	   const kl_verify_ctx *verify)
 {
 	uint32_t nsyms = kl_module_num_syms(m);
 	for (uint32_t k = 0; k < o->npasses; k++) {
@@ -126,7 +128,8 @@ run_passes(const opt_options *o, kl_module *m, const cli_file *file)
 				kl_pass_report_free(&rep);
 				return EXIT_BAD_INPUT;
 			}
-			if (o->verify_each && !verify_after(p, f, file)) {
+			if (o->verify_each &&
+			    !verify_after(p, f, file, verify)) {
 				kl_pass_report_free(&rep);
 				return EXIT_BAD_INPUT;
 			}
@@ -148,7 +151,8 @@ run_passes(const opt_options *o, kl_module *m, const cli_file *file)
 	/* without --verify-each, the result once (not timed as a pass) */
 	for (uint32_t s = 0; !o->verify_each && s < nsyms; s++) {
 		kl_func *f = kl_sym_func(m, (kl_sym){ s });
-		if (f && !verify_after(o->passes[o->npasses - 1], f, file))
+		if (f && !verify_after(o->passes[o->npasses - 1], f, file,
+				       verify))
 			return EXIT_BAD_INPUT;
 	}
 	return EXIT_OK;
@@ -232,8 +236,13 @@ cmd_opt(int argc, char **argv)
 	int status = EXIT_BAD_INPUT;
 	if (m) {
 		/* passes need valid IR: the listing says what is wrong */
-		if (cli_verify_module(m, f.name, "opt"))
-			status = run_passes(&o, m, &f);
+		if (cli_verify_module(m, f.name, "opt")) {
+			/* one scratch for every verification after a pass */
+			kl_verify_scratch *scratch = kl_verify_scratch_new();
+			kl_verify_ctx verify = { .scratch = scratch };
+			status = run_passes(&o, m, &f, &verify);
+			kl_verify_scratch_free(scratch);
+		}
 		if (status == EXIT_OK && !cli_print_module(m, NULL, stdout))
 			status = EXIT_BAD_INPUT;
 		kl_module_free(m);
