@@ -119,12 +119,16 @@ $(BUILD)/unit/%: tests/unit/%.c $(LIB_INTERNAL) $(FLAGS_STAMP)
 	@echo "  LD      $@"
 	@$(CC) $(CFLAGS_ALL) -Itests/unit $< $(LIB_INTERNAL) -lm -o $@
 
-# test_runs: difftest's calls and comparisons, which live beside the CLI
-$(BUILD)/unit/test_runs: tests/unit/test_runs.c $(BUILD)/obj/src/cli/runs.o \
-		$(LIB_INTERNAL) $(FLAGS_STAMP)
+# Unit tests of code beside the CLI link its object too: test_runs,
+# difftest's calls and comparisons; test_corpus, the blanking of a test
+# file's `test` lines.
+$(BUILD)/unit/test_runs: $(BUILD)/obj/src/cli/runs.o
+$(BUILD)/unit/test_corpus: $(BUILD)/obj/src/cli/cli.o
+$(BUILD)/unit/test_runs $(BUILD)/unit/test_corpus: $(BUILD)/unit/%: \
+		tests/unit/%.c $(LIB_INTERNAL) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	@$(CC) $(CFLAGS_ALL) -Itests/unit $< $(BUILD)/obj/src/cli/runs.o \
+	@$(CC) $(CFLAGS_ALL) -Itests/unit $< $(filter %.o,$^) \
 		$(LIB_INTERNAL) -lm -o $@
 
 # Every test: unit programs (those of tests/unit/test_*.c alone, not

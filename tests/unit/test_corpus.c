@@ -18,6 +18,7 @@
 
 #include "keel.h"
 #include "unit.h"
+#include "../../src/cli/cli.h"
 #include "../../src/verify/verify.h"
 
 /* The text of path (free it), its leading `test` lines blanked as keel
@@ -34,21 +35,8 @@ read_test_file(const char *path, size_t *len)
 	while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
 		kl_buf_append(&b, chunk, n);
 	fclose(fp);
-	/* the header: `test` lines among comments and blank lines */
-	for (size_t i = 0; i < b.len;) {
-		size_t q = i, e = i;
-		while (e < b.len && b.data[e] != '\n')
-			e++;
-		while (q < e && strchr(" \t\r", b.data[q]))
-			q++;
-		if (q < e && b.data[q] != ';') {
-			if (e - q < 5 || memcmp(b.data + q, "test", 4) != 0 ||
-			    !strchr(" \t", b.data[q + 4]))
-				break;
-			memset(b.data + i, ' ', e - i);
-		}
-		i = e + 1;
-	}
+	if (b.data)
+		cli_blank_test_lines(b.data, b.len, NULL, NULL);
 	*len = b.len;
 	return b.data ? b.data : calloc(1, 1);
 }
