@@ -231,6 +231,12 @@ if [ "$t" = ms ]; then ok; else bad "keel cat --time: no '  parse N ms' line"; f
 t=$("$build"/keel opt -p promote --time-passes examples/sieve.kl 2>&1 >/dev/null |
 	awk '$1 == "promote:" { print $3 }')
 if [ "$t" = ms ]; then ok; else bad "keel opt --time-passes: no 'promote: N ms' line"; fi
+# with --verify-each the verifier's time has its own line, after the pass's
+# (the pass's own time does not include it)
+t=$("$build"/keel opt -p promote --time-passes --verify-each examples/sieve.kl 2>&1 >/dev/null |
+	sed 's/ [0-9][0-9]*\.[0-9][0-9][0-9] ms$/ N ms/' | tr '\n' /)
+if [ "$t" = "promote: N ms/verify after promote: N ms/" ]; then ok; else
+	bad "keel opt --time-passes --verify-each: lines '$t'"; fi
 
 # ---- 0c. keel test's option spellings ----
 for opts in "-j2" "-j 1" "--timeout=30" "--timeout 30 -j=2"; do
@@ -729,13 +735,19 @@ promote: kept 0" ]; then ok; else
 # first block's terminator): --verify-each stops after it with the
 # listing; without it the result is verified before it is printed, so
 # nothing broken reaches standard output; either way exit 1
-for args in "debug-break --verify-each" "promote,debug-break" \
+# (naming the pass with --verify-each; without it, the final check cannot
+# know which of several passes broke it, so it names them all)
+for args in "debug-break --verify-each" "debug-break" "promote,debug-break" \
 	"debug-break,promote --verify-each"; do
+	case $args in
+	*--verify-each | debug-break) after="pass 'debug-break'" ;;
+	*) after="passes '$args' (--verify-each finds the first to break it)" ;;
+	esac
 	# shellcheck disable=SC2086
 	"$build"/keel opt -p $args examples/sieve.kl >"$dir/broken.out" 2>"$dir/broken.err"
 	st=$?
 	if [ "$st" = 1 ] && [ ! -s "$dir/broken.out" ] &&
-		[ "$(head -n 1 "$dir/broken.err")" = "keel opt: the IR is broken after pass 'debug-break':" ] &&
+		[ "$(head -n 1 "$dir/broken.err")" = "keel opt: the IR is broken after $after:" ] &&
 		grep -q "error: inst.*: block0 does not end with a terminator" "$dir/broken.err"
 	then ok; else bad "keel opt -p $args: exit $st"; cat "$dir/broken.err"; fi
 done

@@ -77,9 +77,10 @@ print_stats(const kl_pass *p, const kl_pass_report *r)
 	}
 }
 
-/* Verify f after pass p; print the listing and return false if broken. */
+/* Verify f after the passes `after` names ("pass 'P'"); print the
+ * listing and return false if broken. */
 static bool
-verify_after(const kl_pass *p, kl_func *f, const cli_file *file,
+verify_after(const char *after, kl_func *f, const cli_file *file,
 	     const kl_verify_ctx *ctx)
 {
 	kl_diags d = { 0 };
@@ -87,8 +88,8 @@ verify_after(const kl_pass *p, kl_func *f, const cli_file *file,
 	if (!ok) {
 		kl_buf head = { 0 }, list = { 0 };
 		kl_verify_render(f, &d, file->name, false, &head, &list);
-		fprintf(stderr, "keel opt: the IR is broken after pass '%s':\n",
-			p->name);
+		fprintf(stderr, "keel opt: the IR is broken after %s:\n",
+			after);
 		fwrite(head.data, 1, head.len, stderr);
 		fwrite(list.data, 1, list.len, stderr);
 		kl_buf_free(&head);
@@ -98,45 +99,70 @@ verify_after(const kl_pass *p, kl_func *f, const cli_file *file,
 	return ok;
 }
 
+/*
+ * Run pass p on every function of m, verifying each after it with
+ * --verify-each (adding the verifier's time to *verifying). Returns false,
+ * having said why, when the pass fails or breaks a function.
+ */
+static bool
+run_pass(const opt_options *o, const kl_pass *p, kl_module *m,
+	 const cli_file *file, const kl_verify_ctx *verify,
+	 kl_pass_report *rep, double *verifying)
+{
+	char after[128];
+	snprintf(after, sizeof after, "pass '%s'", p->name);
+	uint32_t nsyms = kl_module_num_syms(m);
+	for (uint32_t s = 0; s < nsyms; s++) {
+		kl_func *f = kl_sym_func(m, (kl_sym){ s });
+		if (!f)
+			continue;
+		kl_status st = p->run(f, rep);
+		if (st != KL_OK) {
+			/* which function, and what the pass said */
+			size_t n;
+			const char *name = kl_sym_name(m, (kl_sym){ s }, &n);
+			kl_buf spelt = { 0 };
+			kl_name_format(name, n, &spelt);
+			fprintf(stderr, "keel opt: pass '%s' failed on %s: %s\n",
+				p->name, spelt.data, kl_status_name(st));
+			kl_buf_free(&spelt);
+			return false;
+		}
+		if (o->verify_each) {
+			double v0 = cli_now();
+			bool ok = verify_after(after, f, file, verify);
+			*verifying += cli_now() - v0;
+			if (!ok)
+				return false;
+		}
+	}
+	return true;
+}
+
 static int
 run_passes(const opt_options *o, kl_module *m, const cli_file *file,
 	   const kl_verify_ctx *verify)
 {
-	uint32_t nsyms = kl_module_num_syms(m);
 	for (uint32_t k = 0; k < o->npasses; k++) {
 		const kl_pass *p = o->passes[k];
 		kl_pass_report rep = { 0 };
 		rep.verbose = o->verbose;
 		rep.input_verified = true; /* checked before the first pass */
-		double t0 = cli_now();
-		for (uint32_t s = 0; s < nsyms; s++) {
-			kl_func *f = kl_sym_func(m, (kl_sym){ s });
-			if (!f)
-				continue;
-			kl_status st = p->run(f, &rep);
-			if (st != KL_OK) {
-				/* which function, and what the pass said */
-				size_t n;
-				const char *name = kl_sym_name(m, (kl_sym){ s },
-							       &n);
-				kl_buf spelt = { 0 };
-				kl_name_format(name, n, &spelt);
-				fprintf(stderr, "keel opt: pass '%s' failed on "
-					"%s: %s\n", p->name, spelt.data,
-					kl_status_name(st));
-				kl_buf_free(&spelt);
-				kl_pass_report_free(&rep);
-				return EXIT_BAD_INPUT;
-			}
-			if (o->verify_each &&
-			    !verify_after(p, f, file, verify)) {
-				kl_pass_report_free(&rep);
-				return EXIT_BAD_INPUT;
-			}
-		}
+		/* --verify-each's time is the verifier's, not the pass's */
+		double verifying = 0, t0 = cli_now();
+		bool ok = run_pass(o, p, m, file, verify, &rep, &verifying);
 		double t1 = cli_now();
-		if (o->time_passes)
-			fprintf(stderr, "%s: %.3f ms\n", p->name, (t1 - t0) * 1e3);
+		if (!ok) {
+			kl_pass_report_free(&rep);
+			return EXIT_BAD_INPUT;
+		}
+		if (o->time_passes) {
+			fprintf(stderr, "%s: %.3f ms\n", p->name,
+				(t1 - t0 - verifying) * 1e3);
+			if (o->verify_each)
+				fprintf(stderr, "verify after %s: %.3f ms\n",
+					p->name, verifying * 1e3);
+		}
 		if (o->stats)
 			print_stats(p, &rep);
 		if (o->verbose && rep.notes.len)
@@ -148,14 +174,25 @@ run_passes(const opt_options *o, kl_module *m, const cli_file *file,
 		}
 		kl_pass_report_free(&rep);
 	}
-	/* without --verify-each, the result once (not timed as a pass) */
-	for (uint32_t s = 0; !o->verify_each && s < nsyms; s++) {
+	if (o->verify_each)
+		return EXIT_OK;
+	/* Without --verify-each, the result once (not timed as a pass).
+	 * Any pass of several may have broken it: blame them all. */
+	kl_buf after = { 0 };
+	kl_buf_printf(&after, "pass%s '", o->npasses > 1 ? "es" : "");
+	for (uint32_t k = 0; k < o->npasses; k++)
+		kl_buf_printf(&after, "%s%s", k ? "," : "", o->passes[k]->name);
+	kl_buf_puts(&after, o->npasses > 1 ?
+			    "' (--verify-each finds the first to break it)" :
+			    "'");
+	bool broken = false;
+	uint32_t nsyms = kl_module_num_syms(m);
+	for (uint32_t s = 0; !broken && s < nsyms; s++) {
 		kl_func *f = kl_sym_func(m, (kl_sym){ s });
-		if (f && !verify_after(o->passes[o->npasses - 1], f, file,
-				       verify))
-			return EXIT_BAD_INPUT;
+		broken = f && !verify_after(after.data, f, file, verify);
 	}
-	return EXIT_OK;
+	kl_buf_free(&after);
+	return broken ? EXIT_BAD_INPUT : EXIT_OK;
 }
 
 int
