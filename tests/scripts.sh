@@ -331,6 +331,23 @@ if [ "$st" = 1 ] && grep -q "two 'precise' commands print %f differently" "$dir/
 	cmp -s "$dir/twice.kl" "$dir/twice.orig"; then ok; else
 	bad "keel test --bless with two precise commands: exit $st"; cat "$dir/twice.out"; fi
 
+# a check directive or an annotation in the expected block (read by
+# another command of the file) is not overwritten by --bless: it says
+# where and writes nothing; a block that holds the print is blessed
+for extra in "cat:; check: iadd" "interpret:; run: %f(2) == 4"; do
+	printf 'test %s\ntest cat precise\n\nfunction %%f(i32) -> i32 {\nblock0(v0: i32):\n    v1 = iadd v0, v0\n    return v1\n}\n%s\n' \
+		"${extra%%:*}" "${extra#*:}" >"$dir/keep.kl"
+	cp "$dir/keep.kl" "$dir/keep.orig"
+	"$build"/keel test --bless "$dir/keep.kl" >"$dir/keep.out" 2>&1
+	st=$?
+	if [ "$st" = 1 ] && grep -q "keep.kl:9:3: error: --bless would overwrite this comment, which a command reads" "$dir/keep.out" &&
+		cmp -s "$dir/keep.kl" "$dir/keep.orig"; then ok; else
+		bad "keel test --bless over '${extra#*:}': exit $st"; cat "$dir/keep.out"; fi
+done
+printf 'test cat precise\n\nfunction %%f() {\nblock0:\n    return\n}\n; function %%f() {\n; block0:\n;     return\n; }\n' >"$dir/keep.kl"
+if "$build"/keel test --bless "$dir/keep.kl" >/dev/null; then ok; else
+	bad "keel test --bless refused a block that holds the print"; fi
+
 # two 'precise' commands that print the same share the block: --bless
 # writes it once, in one round, and a file that is right is not rewritten
 cat >"$dir/agree.kl" <<'KL'

@@ -36,7 +36,7 @@ static const test_command commands[] = {
 	{ "parse-error", test_cmd_parse_error, false, NULL, "", false, false,
 	  "error ^error", false },
 	{ "verifier", test_cmd_verifier, true, NULL, "precise", false, false,
-	  "error", true },
+	  "error warning", true },
 	{ "print-cfg", test_cmd_print_cfg, true, NULL, "loops liveness", false,
 	  true, "", false },
 	{ "domtree", test_cmd_domtree, true, NULL, "", false, true, "dominates",
@@ -417,6 +417,57 @@ test_filecheck(test_file *tf, const test_func *tfn, const char *output,
 
 /* ---- precise expectations and --bless ---- */
 
+static const char *annotation_key(const test_comment *c, char *key,
+				  size_t cap);
+
+/* Is comment c a check directive (well formed or not) or an annotation,
+ * which some command may read? */
+static bool
+comment_is_read(const test_comment *c)
+{
+	char key[32];
+	if (annotation_key(c, key, sizeof key))
+		return true;
+	kl_filecheck *fc = kl_filecheck_new();
+	bool directive = kl_filecheck_add_line(fc, c->text, c->len, c->line,
+					       NULL) != 0;
+	kl_filecheck_free(fc);
+	return directive;
+}
+
+/*
+ * The first line of tfn's expected block (first, count lines) that is a
+ * directive or an annotation which blessing the block with `text` would
+ * delete (the new text has another line there), or NULL. A file whose
+ * `cat` reads its checks below the '}' cannot also be `cat precise`:
+ * --bless must say so, not replace the checks with the print.
+ */
+static const test_comment *
+block_loses_directive(const test_func *tfn, uint32_t first, uint32_t count,
+		      const char *text)
+{
+	for (uint32_t i = 0; i < tfn->ncomments; i++) {
+		const test_comment *c = &tfn->comments[i];
+		if (c->line < first || c->line >= first + count)
+			continue;
+		/* the new text's line at the same place, after its ';' */
+		const char *t = text;
+		for (uint32_t l = first; t && l < c->line; l++) {
+			t = strchr(t, '\n');
+			t = t ? t + 1 : NULL;
+		}
+		if (t && *t == ';') {
+			const char *e = strchr(t, '\n');
+			size_t n = e ? (size_t)(e - t - 1) : strlen(t + 1);
+			if (n == c->len && memcmp(t + 1, c->text, n) == 0)
+				continue;
+		}
+		if (comment_is_read(c))
+			return c;
+	}
+	return NULL;
+}
+
 int
 test_precise(test_file *tf, const test_func *tfn, const char *output,
 	     size_t len, kl_buf *report)
@@ -456,8 +507,20 @@ test_precise(test_file *tf, const test_func *tfn, const char *output,
 			kl_buf_putc(&text, '\n');
 			s = le + 1;
 		}
-		if (!test_add_edit(tf, first, count, text.data ? text.data : "",
-				   !same)) {
+		const test_comment *lost = same ? NULL :
+			block_loses_directive(tfn, first, count,
+					      text.data ? text.data : "");
+		if (lost) {
+			test_comment_error(tf, lost, report, "--bless would "
+					   "overwrite this comment, which a "
+					   "command reads, with the expected "
+					   "print: move it into the function, "
+					   "or below a blank line after the "
+					   "block");
+			tf->bless_conflict = true;
+			failures = 1;
+		} else if (!test_add_edit(tf, first, count,
+					  text.data ? text.data : "", !same)) {
 			kl_buf name = { 0 };
 			kl_buf_printf(report, "%s:%u: two 'precise' commands print "
 				      "%s differently, and its one expected "
@@ -1025,12 +1088,14 @@ run_file_once(const char *path, bool bless, bool *blessed, kl_buf *report)
 	if (tf.module) {
 		attach_comments(&tf, comments, ncomments);
 		/* `cat module` runs every directive of the file, functions'
-		 * or not. */
+		 * or not (`cat module precise` runs none). */
 		bool module_directives = false;
 		for (uint32_t i = 0; i < nheader; i++)
 			module_directives |= cmds[i]->run == test_cmd_cat &&
 					     test_has_option(header[i].args,
-							     "module");
+							     "module") &&
+					     !test_has_option(header[i].args,
+							      "precise");
 		if (!module_directives)
 			failures += directives_not_run(&tf, false, report);
 	}
