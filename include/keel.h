@@ -1363,8 +1363,9 @@ void kl_filecheck_free(kl_filecheck *fc);
  * added, 0 if the line is not a directive (plain comment, or some other
  * annotation like "error:", "run:", "dominates:"), -1 if it is a malformed
  * directive (bad regex, bad variable syntax...) or a misspelt one (LLVM
- * FileCheck's spellings such as "check-next:", or capitals: "CHECK:",
- * "NOT:"; a mixed-case word such as "Note:" is prose): a one-line message,
+ * FileCheck's spellings such as "check-next:", capitals: "CHECK:",
+ * "NOT:", a blank before the colon: "not :", a name spelt out:
+ * "nextline:"; a mixed-case word such as "Note:" is prose): a one-line message,
  * without a newline, is appended to err (which may be NULL; the caller, who
  * knows where the text is, says where) and the checker is left as it was.
  * `line` is the 1-based line number in the check file, used in the

@@ -431,6 +431,16 @@ case "$out" in *"FAIL $dir/ef-none.kl: failed
 		bad "keel test --expect-fail, the verdicts: exit $st, $(echo "$out" | tail -n 1)"; fi ;;
 *) bad "keel test --expect-fail, the verdicts: $out" ;;
 esac
+# a report quoting the source line that holds the expect-fail comment
+# holds its text; that is no proof the file failed that way, so such
+# lines do not count (a parse error of another kind must not pass)
+printf 'test cat\n\nfunction %%f() {\nblock0:\n    v1 = iadd2 v0, v0 ; expect-fail: division by zero\n    return\n}\n' >"$dir/ef-echo.kl"
+out=$("$build"/keel test --expect-fail "$dir/ef-echo.kl" 2>&1)
+st=$?
+case "$out" in *"expected in the report: division by zero"*"0 passed, 1 failed")
+	if [ "$st" = 1 ]; then ok; else bad "keel test --expect-fail, an echoed text: exit $st"; fi ;;
+*) bad "keel test --expect-fail, an echoed text: $out" ;;
+esac
 # a report longer than a pipe holds (64 KiB on Linux) reaches the runner
 # whole: the runner reads while the file runs, to its end
 { printf 'test cat\n\nfunction %%f() {\nblock0:\n'

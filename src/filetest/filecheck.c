@@ -710,6 +710,9 @@ misspelt_directive(const char *word, size_t n)
 		{ "check-next", "nextln" }, { "check-same", "sameln" },
 		{ "check-not", "not" },     { "check-dag", "unordered" },
 		{ "check", "check" },
+		/* and the names spelt out */
+		{ "nextline", "nextln" },  { "next-line", "nextln" },
+		{ "sameline", "sameln" },  { "same-line", "sameln" },
 	};
 	/* A long word (CHECK-COUNT-1000) is judged by its start: no
 	 * directive's name is that long, but "check-" may begin it. */
@@ -776,13 +779,17 @@ misspelt_at(const char *text, size_t len, size_t at, bool *behind_semicolon,
 			return NULL;
 		w++;
 	}
-	if (w == len || text[w] != ':')
+	/* a blank before the ':' (not : x) */
+	size_t colon = w;
+	while (colon < len && is_hspace(text[colon]))
+		colon++;
+	if (colon == len || text[colon] != ':')
 		return NULL;
-	*end = w;
-	/* keel's own spelling, as it is: not misspelt, unless behind ';;'
-	 * or with a modifier */
+	*end = colon;
+	/* keel's own spelling, as it is: not misspelt, unless behind ';;',
+	 * with a modifier or a blank before its ':' */
 	bool exact = strlen(meant) == w - i && memcmp(meant, text + i, w - i) == 0;
-	if (exact && !*behind_semicolon)
+	if (exact && !*behind_semicolon && colon == w)
 		return NULL;
 	return meant;
 }

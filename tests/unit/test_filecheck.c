@@ -169,7 +169,7 @@ test_not_directives(void)
 	const char *plain[] = {
 		"", "   ", "plain comment", "error: value v3 undefined",
 		"run: %f(1) == 2", "dominates: block1", "Check: prose",
-		"check : x", "checks: x", "nextline: x", "test cat",
+		"check this: x", "checks: x", "nextlines: x", "test cat",
 		"; error: x", "; Check: prose", "Not: really", "regex = x",
 		"x86: prose", "; note: x", "averyveryverylongword: prose",
 	};
@@ -200,6 +200,14 @@ test_not_directives(void)
 		{ "; check: x", "'; check:'", "second ';'" },
 		{ ";;  not: x", "'; not:'", "second ';'" },
 		{ " ; CHECK-NEXT: x", "'; nextln:'", "second ';'" },
+		/* a blank before the ':', the names spelt out */
+		{ "not : x", "'not:'", "misspelt directive" },
+		{ "check\t: x", "'check:'", "misspelt directive" },
+		{ "CHECK : x", "'check:'", "misspelt directive" },
+		{ "nextline: x", "'nextln:'", "misspelt directive" },
+		{ "next-line: x", "'nextln:'", "misspelt directive" },
+		{ "SAMELINE: x", "'sameln:'", "misspelt directive" },
+		{ "same-line: x", "'sameln:'", "misspelt directive" },
 	};
 	for (size_t i = 0; i < sizeof misspelt / sizeof *misspelt; i++) {
 		kl_buf err = {0};
