@@ -245,7 +245,8 @@ skip_bracket(const char *s, size_t i, size_t n)
  * '(' of its own, or at n. Escapes and bracket expressions are skipped the
  * way regcomp reads them, so "\)" and "[)]" do not end it. Returns SIZE_MAX,
  * with msg set, for a stray '\' at the end, an unterminated bracket
- * expression or a back-reference.
+ * expression, a back-reference or a '$' before a name or '(' (a
+ * variable written where none is expanded).
  */
 static size_t
 scan_re(const char *s, size_t n, kl_buf *msg)
@@ -269,6 +270,13 @@ scan_re(const char *s, size_t n, kl_buf *msg)
 				kl_buf_puts(msg, "missing ']' in regex");
 				return SIZE_MAX;
 			}
+		} else if (s[i] == '$' && i + 1 < n &&
+			   (name_char(s[i + 1]) || s[i + 1] == '(')) {
+			/* an anchor before a name matches nothing, ever */
+			kl_buf_puts(msg, "'$' in a regex is the end of the "
+					 "line, not a variable: regexes use "
+					 "none (a literal '$' is '\\$')");
+			return SIZE_MAX;
 		} else if (s[i] == '(') {
 			depth++;
 		} else if (s[i] == ')') {

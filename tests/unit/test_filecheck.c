@@ -498,6 +498,17 @@ test_malformed(void)
 	CHECK(malformed("check: $(x=)", "empty regex"));
 	CHECK(malformed("check: $(x=\\", NULL));
 	CHECK(malformed("check: $(x=(a)\\1)", "back-references"));
+	/* a regex expands no variable: '$' before a name or '(' is an
+	 * anchor that can match nothing; at the end, before ')' or '|', or
+	 * in brackets or escaped, it is as POSIX has it */
+	CHECK(malformed("regex: X=$Y", "not a variable"));
+	CHECK(malformed("regex: X=a$_b", "not a variable"));
+	CHECK(malformed("check: $(x=a$(y))", "not a variable"));
+	CHECK(malformed("check: $(x=a$1)", "not a variable"));
+	CHECK(passes("regex: X=[$a]+\ncheck: $X", "$a\n"));
+	CHECK(passes("regex: X=\\$a\ncheck: $X", "$a\n"));
+	CHECK(passes("regex: X=a$|b$\ncheck: $X", "a\n"));
+	CHECK(passes("check: $(x=(a$))", "a\n"));
 	CHECK(malformed("check: cost $", "$$"));
 	CHECK(malformed("check: $1", "$$"));
 	CHECK(malformed("check: a $ b", NULL));
