@@ -396,6 +396,13 @@ if [ -L "$dir/bw/link.kl" ] &&
 	[ "$(grep -c "$(printf '\r')\$" "$dir/bw/crlf.kl")" = "$(wc -l <"$dir/bw/crlf.kl")" ] &&
 	"$build"/keel test "$dir/bw/crlf.kl" >/dev/null; then ok; else
 	bad "keel test --bless on a CR LF file through a link:"; od -c "$dir/bw/crlf.kl" | tail -n 5; fi
+# --bless through /dev/stdin rewrites the file it reads, and its second
+# round reads the rewritten file, not the old one fd 0 still holds
+printf 'test cat precise\n\nfunction %%f() {\nblock0:\n    return\n}\n; old\n' >"$dir/bw/stdin.kl"
+if "$build"/keel test --bless /dev/stdin <"$dir/bw/stdin.kl" >"$dir/bw/stdin.out" 2>&1 &&
+	[ "$(tail -n 1 "$dir/bw/stdin.kl")" = "; }" ] &&
+	"$build"/keel test "$dir/bw/stdin.kl" >/dev/null; then ok; else
+	bad "keel test --bless /dev/stdin:"; cat "$dir/bw/stdin.out"; fi
 # a file with one command does not name it in its report; with two, it does
 "$build"/keel test tests/failing/check-miss.kl >"$dir/one.out" 2>&1
 if ! grep -q "in 'test" "$dir/one.out" && grep -q "no match" "$dir/one.out"; then ok; else

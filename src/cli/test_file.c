@@ -722,7 +722,7 @@ write_blessed(test_file *tf, kl_buf *report)
 		s = le;
 		line++;
 	}
-	bool ok = replace_file(tf->path, out.data, out.len);
+	bool ok = replace_file(tf->source, out.data, out.len);
 	if (!ok)
 		kl_buf_printf(report, "%s: cannot write the blessed file: %s "
 			      "(the file is left as it was)\n", tf->path,
@@ -1007,12 +1007,14 @@ reparse(test_file *tf, const char *blanked, size_t len,
 		attach_comments(tf, comments, ncomments);
 }
 
-/* One run of the file's commands; *blessed says whether it was rewritten. */
+/* One run of the file's commands on source, named path in messages;
+ * *blessed says whether it was rewritten. */
 static int
-run_file_once(const char *path, bool bless, bool *blessed, kl_buf *report)
+run_file_once(const char *path, const char *source, bool bless, bool *blessed,
+	      kl_buf *report)
 {
 	cli_file file;
-	if (!cli_read_file("test", path, &file)) {
+	if (!cli_read_file("test", source, &file)) {
 		kl_buf_printf(report, "%s: cannot read the file\n", path);
 		return 1;
 	}
@@ -1023,6 +1025,7 @@ run_file_once(const char *path, bool bless, bool *blessed, kl_buf *report)
 
 	test_file tf = { 0 };
 	tf.path = path;
+	tf.source = source;
 	tf.text = file.text;
 	tf.len = file.len;
 	tf.parse_text = blanked;
@@ -1162,15 +1165,19 @@ test_run_file(const char *path, bool bless, kl_buf *report)
 {
 	/* Blessing one function's block moves the lines after it, and an
 	 * expectation may quote line numbers (a pass's notes do): run again
-	 * until nothing changes, a few times at most. */
+	 * until nothing changes, a few times at most. The rounds after the
+	 * first read the file the first rewrote, not what the path named
+	 * when it began (/dev/stdin still reads the replaced file). */
+	char *real = bless ? realpath(path, NULL) : NULL;
 	for (int round = 0;; round++) {
 		bool blessed = false;
 		kl_buf one = { 0 };
-		int failures = run_file_once(path, bless && round < 4, &blessed,
-					     &one);
+		int failures = run_file_once(path, real ? real : path,
+					     bless && round < 4, &blessed, &one);
 		if (!blessed || failures) {
 			kl_buf_append(report, one.data, one.len);
 			kl_buf_free(&one);
+			free(real);
 			return failures;
 		}
 		kl_buf_free(&one);

@@ -30,7 +30,8 @@ typedef struct test_func {
 } test_func;
 
 typedef struct test_file {
-	const char *path;
+	const char *path;   /* as messages name it */
+	const char *source; /* what is read, and --bless rewrites */
 	const char *text; /* the file as read */
 	size_t len;
 	const char *parse_text; /* the same with the `test` lines blanked */
