@@ -855,13 +855,13 @@ directives_not_run(const test_file *tf, bool idle, kl_buf *report)
 				n--;
 			}
 			const char *colon = memchr(t, ':', n);
-			kl_buf_printf(report, "%s:%u: '%.*s' %s\n", tf->path,
-				      c->line, (int)(colon - t + 1), t,
-				      idle ? "is run by none of this file's "
-					     "test commands"
-					   : "belongs to no function (a "
-					     "function owns the comments inside "
-					     "it and after it)");
+			test_comment_error(tf, c, report, "'%.*s' %s",
+					   (int)(colon - t + 1), t,
+					   idle ? "is run by none of this "
+						  "file's test commands"
+						: "belongs to no function (a "
+						  "function owns the comments "
+						  "inside it and after it)");
 			failures++;
 		}
 		kl_buf_free(&err);
@@ -974,17 +974,18 @@ annotations_not_read(const test_file *tf, const test_command **cmds,
 		if (read)
 			continue;
 		const char *shown = *key == '^' ? "^ error" : key;
-		if (owned)
-			kl_buf_printf(report, "%s:%u: '%s:' belongs to no "
-				      "function (a function owns the comments "
-				      "inside it and after it)\n", tf->path,
-				      c->line, shown);
-		else {
-			kl_buf_printf(report, "%s:%u: '%s:' is read by none of "
-				      "this file's test commands (", tf->path,
-				      c->line, shown);
-			list_readers(key, report);
-			kl_buf_puts(report, ")\n");
+		if (owned) {
+			test_comment_error(tf, c, report, "'%s:' belongs to no "
+					   "function (a function owns the "
+					   "comments inside it and after it)",
+					   shown);
+		} else {
+			kl_buf readers = { 0 };
+			list_readers(key, &readers);
+			test_comment_error(tf, c, report, "'%s:' is read by none "
+					   "of this file's test commands (%s)",
+					   shown, readers.data);
+			kl_buf_free(&readers);
 		}
 		failures++;
 	}
@@ -1045,8 +1046,8 @@ run_file_once(const char *path, const char *source, bool bless, bool *blessed,
 		goto done;
 	}
 	if (nheader == 0) {
-		kl_buf_printf(report, "%s: no 'test' lines at the top of the "
-			      "file\n", path);
+		error_at(&tf, 1, 1, report, "no 'test' lines at the top of the "
+			 "file (a test file starts with 'test COMMAND' lines)");
 		failures = 1;
 		goto done;
 	}

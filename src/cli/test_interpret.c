@@ -564,10 +564,9 @@ test_cmd_interpret(test_file *tf, const char *args, kl_buf *report)
 		 * every run line would be checked by none. */
 		if (runs == 0 &&
 		    test_comment_directive(c, "output", &rest, &len)) {
-			kl_buf_printf(report, "%s:%u: 'output:' follows no "
-				      "'; run:' line (it checks the output of "
-				      "the run line above it)\n", tf->path,
-				      c->line);
+			test_comment_error(tf, c, report, "'output:' follows "
+					   "no '; run:' line (it checks the "
+					   "output of the run line above it)");
 			failures++;
 		}
 		if (!test_comment_directive(c, "run", &rest, &len))
