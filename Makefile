@@ -154,7 +154,7 @@ bench-scaling:
 # random edits through the rewriting API (fuzz_rewrite: the checks of
 # tests/unit/rewrite_random.h).
 # Seeds come from the file tests and examples; crashes land in build/fuzz/.
-FUZZ_TARGETS := parse roundtrip verify promote rewrite
+FUZZ_TARGETS := parse roundtrip verify promote rewrite filecheck
 FUZZ_FLAGS = -std=c11 $(FEATURES) $(WARN) -O1 -g -Iinclude \
 	     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 # runs.c: difftest's calls and comparisons, which fuzz_promote shares.

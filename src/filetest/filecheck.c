@@ -240,19 +240,69 @@ skip_bracket(const char *s, size_t i, size_t n)
 	return i;
 }
 
+/* How many copies of its atoms a regex may hold once glibc has expanded
+ * its repetitions ("(a{200}){200}" is 40,000), and how deep its groups
+ * may nest: regcomp's memory grows with the product, to gigabytes. */
+enum { RE_MAX_COPIES = 100000, RE_MAX_NESTING = 32 };
+
+/* The copies a repetition at s[i] adds per copy of what it repeats. */
+static uint64_t
+extra_copies(const char *s, size_t i, size_t n)
+{
+	if (s[i] != '{')
+		return 1; /* a* and a+ are a|aa*, a? is a or nothing */
+	uint64_t most = 0, v = 0;
+	for (i++; i < n && s[i] != '}'; i++) {
+		if (s[i] >= '0' && s[i] <= '9')
+			v = v > RE_MAX_COPIES ? v : v * 10 + (uint64_t)(s[i] - '0');
+		else
+			v = 0;
+		most = v > most ? v : most;
+	}
+	return most;
+}
+
 /*
  * Find where a regex starting at s ends: at the first ')' that closes no
  * '(' of its own, or at n. Escapes and bracket expressions are skipped the
  * way regcomp reads them, so "\)" and "[)]" do not end it. Returns SIZE_MAX,
  * with msg set, for a stray '\' at the end, an unterminated bracket
- * expression, a back-reference or a '$' before a name or '(' (a
- * variable written where none is expanded).
+ * expression, a back-reference, a '$' before a name or '(' (a variable
+ * written where none is expanded), a repetition repeated, or a regex
+ * too big for regcomp once expanded (RE_MAX_COPIES, RE_MAX_NESTING).
  */
 static size_t
 scan_re(const char *s, size_t n, kl_buf *msg)
 {
 	size_t depth = 0;
-	for (size_t i = 0; i < n; i++) {
+	bool repeated = false; /* the last token was a repetition */
+	/* copies of atoms in each open group, and in the last atom or group */
+	uint64_t copies[RE_MAX_NESTING + 1] = { 0 }, last = 0;
+	size_t i = 0;
+	for (; i < n; i++) {
+		bool interval = s[i] == '{' && i + 1 < n && s[i + 1] >= '0' &&
+				s[i + 1] <= '9';
+		if (s[i] == '*' || s[i] == '+' || s[i] == '?' || interval) {
+			/* POSIX leaves "a**" undefined, and glibc builds
+			 * "a++++..." as a tree doubled at each '+' */
+			if (repeated) {
+				kl_buf_puts(msg, "a repetition of a repetition "
+						 "('a**', 'a+?', 'a{2}*') is "
+						 "undefined in a POSIX regex");
+				return SIZE_MAX;
+			}
+			repeated = true;
+			copies[depth] += last * extra_copies(s, i, n);
+			while (interval && i + 1 < n && s[i] != '}')
+				i++;
+		} else {
+			repeated = false;
+			last = 1;
+		}
+		if (copies[depth] > RE_MAX_COPIES)
+			break;
+		if (repeated)
+			continue;
 		if (s[i] == '\\') {
 			if (i + 1 == n) {
 				kl_buf_puts(msg, "regex ends with '\\'");
@@ -278,14 +328,34 @@ scan_re(const char *s, size_t n, kl_buf *msg)
 					 "none (a literal '$' is '\\$')");
 			return SIZE_MAX;
 		} else if (s[i] == '(') {
-			depth++;
+			if (depth == RE_MAX_NESTING) {
+				kl_buf_printf(msg, "groups nested more than %d "
+					      "deep in a regex",
+					      RE_MAX_NESTING);
+				return SIZE_MAX;
+			}
+			copies[++depth] = 0;
+			last = 0;
+			continue;
 		} else if (s[i] == ')') {
 			if (depth == 0)
-				return i;
-			depth--;
+				break;
+			last = copies[depth--];
+			copies[depth] += last;
+			continue;
+		} else if (s[i] == '|') {
+			last = 0;
+			continue;
 		}
+		copies[depth]++;
 	}
-	return n;
+	if (copies[depth] > RE_MAX_COPIES || copies[0] > RE_MAX_COPIES) {
+		kl_buf_printf(msg, "the regex is too big once its repetitions "
+			      "are expanded (more than %d copies of its "
+			      "characters)", RE_MAX_COPIES);
+		return SIZE_MAX;
+	}
+	return i;
 }
 
 /*

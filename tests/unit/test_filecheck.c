@@ -509,6 +509,22 @@ test_malformed(void)
 	CHECK(passes("regex: X=\\$a\ncheck: $X", "$a\n"));
 	CHECK(passes("regex: X=a$|b$\ncheck: $X", "a\n"));
 	CHECK(passes("check: $(x=(a$))", "a\n"));
+	/* what glibc's regcomp would take gigabytes for: a repetition
+	 * repeated (undefined in POSIX; "a+++..." doubles at each '+'),
+	 * repetitions whose product passes 100,000 copies, groups nested
+	 * past 32; the same at the bounds is taken */
+	CHECK(malformed("regex: X=a**", "repetition of a repetition"));
+	CHECK(malformed("check: $(x=\\+++)", "repetition of a repetition"));
+	CHECK(malformed("regex: X=a{2}{3}", "repetition of a repetition"));
+	CHECK(malformed("regex: X=((a){400}){250}", "too big"));
+	CHECK(malformed("regex: X=((((((((((((((((((a)+)+)+)+)+)+)+)+)+)+)+)+)+"
+			")+)+)+)+)+", "too big"));
+	CHECK_EQ_INT(add_one("regex: X=((a){300}){300}", NULL), 1);
+	CHECK(malformed("regex: X=((((((((((((((((((((((((((((((((("
+			"a)))))))))))))))))))))))))))))))))", "nested"));
+	CHECK(passes("regex: X=(((((((((((((((((((((((((((((((("
+		     "a))))))))))))))))))))))))))))))))\ncheck: $X", "a\n"));
+	CHECK(passes("regex: X=(ab)+c*[0-9]{1,20}x?\ncheck: $X", "abab1x\n"));
 	CHECK(malformed("check: cost $", "$$"));
 	CHECK(malformed("check: $1", "$$"));
 	CHECK(malformed("check: a $ b", NULL));
