@@ -939,7 +939,8 @@ parse_signature(parser *p)
 			p->types[p->ntypes++] = t;
 			np++;
 		} while (accept(p, ','));
-		expect(p, ')', "',' or ')'");
+		/* '...' ends the list: nothing may follow it */
+		expect(p, ')', variadic ? "')' after '...'" : "',' or ')'");
 	}
 	skip_ws(p);
 	if (p->end - p->p >= 2 && p->p[0] == '-' && p->p[1] == '>') {
