@@ -123,7 +123,8 @@ run_pass(const opt_options *o, const kl_pass *p, kl_module *m,
 			const char *name = kl_sym_name(m, (kl_sym){ s }, &n);
 			kl_buf spelt = { 0 };
 			kl_name_format(name, n, &spelt);
-			fprintf(stderr, "keel opt: pass '%s' failed on %s: %s\n",
+			fprintf(stderr,
+				"keel opt: pass '%s' failed on %s: %s\n",
 				p->name, spelt.data, kl_status_name(st));
 			kl_buf_free(&spelt);
 			return false;

@@ -982,9 +982,9 @@ annotations_not_read(const test_file *tf, const test_command **cmds,
 		} else {
 			kl_buf readers = { 0 };
 			list_readers(key, &readers);
-			test_comment_error(tf, c, report, "'%s:' is read by none "
-					   "of this file's test commands (%s)",
-					   shown, readers.data);
+			test_comment_error(tf, c, report, "'%s:' is read by "
+					   "none of this file's test commands "
+					   "(%s)", shown, readers.data);
 			kl_buf_free(&readers);
 		}
 		failures++;
@@ -1174,7 +1174,8 @@ test_run_file(const char *path, bool bless, kl_buf *report)
 		bool blessed = false;
 		kl_buf one = { 0 };
 		int failures = run_file_once(path, real ? real : path,
-					     bless && round < 4, &blessed, &one);
+					     bless && round < 4, &blessed,
+					     &one);
 		if (!blessed || failures) {
 			kl_buf_append(report, one.data, one.len);
 			kl_buf_free(&one);

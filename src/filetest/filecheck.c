@@ -253,9 +253,9 @@ extra_copies(const char *s, size_t i, size_t n)
 		return 1; /* a* and a+ are a|aa*, a? is a or nothing */
 	uint64_t most = 0, v = 0;
 	for (i++; i < n && s[i] != '}'; i++) {
-		if (s[i] >= '0' && s[i] <= '9')
-			v = v > RE_MAX_COPIES ? v : v * 10 + (uint64_t)(s[i] - '0');
-		else
+		if (s[i] >= '0' && s[i] <= '9' && v <= RE_MAX_COPIES)
+			v = v * 10 + (uint64_t)(s[i] - '0');
+		else if (s[i] < '0' || s[i] > '9')
 			v = 0;
 		most = v > most ? v : most;
 	}
