@@ -280,8 +280,10 @@ scan_re(const char *s, size_t n, kl_buf *msg)
 	uint64_t copies[RE_MAX_NESTING + 1] = { 0 }, last = 0;
 	size_t i = 0;
 	for (; i < n; i++) {
-		bool interval = s[i] == '{' && i + 1 < n && s[i + 1] >= '0' &&
-				s[i + 1] <= '9';
+		/* glibc reads "{,n}" as "{0,n}" */
+		bool interval = s[i] == '{' && i + 1 < n &&
+				((s[i + 1] >= '0' && s[i + 1] <= '9') ||
+				 s[i + 1] == ',');
 		if (s[i] == '*' || s[i] == '+' || s[i] == '?' || interval) {
 			/* POSIX leaves "a**" undefined, and glibc builds
 			 * "a++++..." as a tree doubled at each '+' */

@@ -517,6 +517,8 @@ test_malformed(void)
 	CHECK(malformed("check: $(x=\\+++)", "repetition of a repetition"));
 	CHECK(malformed("regex: X=a{2}{3}", "repetition of a repetition"));
 	CHECK(malformed("regex: X=((a){400}){250}", "too big"));
+	CHECK(malformed("regex: X=((a){,400}){,250}", "too big"));
+	CHECK(malformed("regex: X=a{,4}*", "repetition of a repetition"));
 	CHECK(malformed("regex: X=((((((((((((((((((a)+)+)+)+)+)+)+)+)+)+)+)+)+"
 			")+)+)+)+)+", "too big"));
 	CHECK_EQ_INT(add_one("regex: X=((a){300}){300}", NULL), 1);
