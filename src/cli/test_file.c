@@ -446,13 +446,14 @@ static const test_comment *
 block_loses_directive(const test_func *tfn, uint32_t first, uint32_t count,
 		      const char *text)
 {
+	/* t: the new text's line at tline (comments come in line order) */
+	const char *t = text;
+	uint32_t tline = first;
 	for (uint32_t i = 0; i < tfn->ncomments; i++) {
 		const test_comment *c = &tfn->comments[i];
 		if (c->line < first || c->line >= first + count)
 			continue;
-		/* the new text's line at the same place, after its ';' */
-		const char *t = text;
-		for (uint32_t l = first; t && l < c->line; l++) {
+		for (; t && tline < c->line; tline++) {
 			t = strchr(t, '\n');
 			t = t ? t + 1 : NULL;
 		}
