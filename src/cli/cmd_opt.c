@@ -99,6 +99,19 @@ verify_after(const char *after, kl_func *f, const cli_file *file,
 	return ok;
 }
 
+/* Who broke the IR, as verify_after names it: "pass 'P'", or for
+ * several passes checked together "passes 'P,Q' (...)". */
+static void
+name_passes(const kl_pass *const *passes, uint32_t n, kl_buf *out)
+{
+	kl_buf_printf(out, "pass%s '", n > 1 ? "es" : "");
+	for (uint32_t k = 0; k < n; k++)
+		kl_buf_printf(out, "%s%s", k ? "," : "", passes[k]->name);
+	kl_buf_puts(out, n > 1 ? "' (--verify-each finds the first to break "
+				 "it)"
+			       : "'");
+}
+
 /*
  * Run pass p on every function of m, verifying each after it with
  * --verify-each (adding the verifier's time to *verifying). Returns false,
@@ -109,10 +122,11 @@ run_pass(const opt_options *o, const kl_pass *p, kl_module *m,
 	 const cli_file *file, const kl_verify_ctx *verify,
 	 kl_pass_report *rep, double *verifying)
 {
-	char after[128];
-	snprintf(after, sizeof after, "pass '%s'", p->name);
+	kl_buf after = { 0 };
+	name_passes(&p, 1, &after);
+	bool ok = true;
 	uint32_t nsyms = kl_module_num_syms(m);
-	for (uint32_t s = 0; s < nsyms; s++) {
+	for (uint32_t s = 0; ok && s < nsyms; s++) {
 		kl_func *f = kl_sym_func(m, (kl_sym){ s });
 		if (!f)
 			continue;
@@ -127,17 +141,15 @@ run_pass(const opt_options *o, const kl_pass *p, kl_module *m,
 				"keel opt: pass '%s' failed on %s: %s\n",
 				p->name, spelt.data, kl_status_name(st));
 			kl_buf_free(&spelt);
-			return false;
-		}
-		if (o->verify_each) {
+			ok = false;
+		} else if (o->verify_each) {
 			double v0 = cli_now();
-			bool ok = verify_after(after, f, file, verify);
+			ok = verify_after(after.data, f, file, verify);
 			*verifying += cli_now() - v0;
-			if (!ok)
-				return false;
 		}
 	}
-	return true;
+	kl_buf_free(&after);
+	return ok;
 }
 
 static int
@@ -180,12 +192,7 @@ run_passes(const opt_options *o, kl_module *m, const cli_file *file,
 	/* Without --verify-each, the result once (not timed as a pass).
 	 * Any pass of several may have broken it: blame them all. */
 	kl_buf after = { 0 };
-	kl_buf_printf(&after, "pass%s '", o->npasses > 1 ? "es" : "");
-	for (uint32_t k = 0; k < o->npasses; k++)
-		kl_buf_printf(&after, "%s%s", k ? "," : "", o->passes[k]->name);
-	kl_buf_puts(&after, o->npasses > 1 ?
-			    "' (--verify-each finds the first to break it)" :
-			    "'");
+	name_passes(o->passes, o->npasses, &after);
 	bool broken = false;
 	uint32_t nsyms = kl_module_num_syms(m);
 	for (uint32_t s = 0; !broken && s < nsyms; s++) {
