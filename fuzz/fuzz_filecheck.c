@@ -5,8 +5,9 @@
  * The input is check text, a NUL byte, then the output to check (no NUL:
  * the whole input is both). Each line of the check text is offered to
  * kl_filecheck_add_line. Whatever the bytes: no crash, hang or leak; a
- * line refused comes with a one-line message and leaves the checker as
- * it was (its count unchanged); a line taken adds exactly one directive;
+ * line refused comes with a one-line message, and a caret inside it or
+ * just past its end, and leaves the checker as it was (its count
+ * unchanged); a line taken adds exactly one directive;
  * running twice gives the same verdict and the same report, which is
  * empty on success and ends in a newline on failure.
  *
@@ -53,6 +54,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fail("a refused line without a one-line message");
 		if (rc < 0 && after != before)
 			fail("a refused line changed the checker");
+		if (rc < 0 && kl_filecheck_error_at(fc) > e - s)
+			fail("a refused line's caret is past its end");
 		if (rc == 0 && after != before)
 			fail("a line that is no directive changed the checker");
 		if (rc > 0 && after != before + 1)

@@ -1374,6 +1374,16 @@ void kl_filecheck_free(kl_filecheck *fc);
 int kl_filecheck_add_line(kl_filecheck *fc, const char *text, size_t len,
 			  uint32_t line, kl_buf *err);
 
+/*
+ * After kl_filecheck_add_line returned -1: the byte offset, in the text
+ * it was given, of what its message is about (the '$' of an undefined
+ * $X, the '[' of an unclosed bracket, the start of a bad regex), or of
+ * the directive's name when no finer place is known; for a caret. Not
+ * part of the checker's directives: a refused line still leaves them as
+ * they were. 0 before any line was refused.
+ */
+size_t kl_filecheck_error_at(const kl_filecheck *fc);
+
 /* The number of directives added so far, regex: definitions included. */
 size_t kl_filecheck_count(const kl_filecheck *fc);
 

@@ -1435,12 +1435,15 @@ if [ "$st" = 1 ] && grep -q "no directives" "$dir/fc.err"; then ok; else
 	bad "keel filecheck with no directives: exit $st"; fi
 
 # every bad line of a check file: file, line, column, the line, a caret
+# (at the byte at fault: the '[' left open, the regex that fails)
 # shellcheck disable=SC2016 # the check file's own $(X=...) syntax
 printf 'check: $(X=[a-\nregex: Y=(\n  v1 = x ; CHECK: y\n' >"$dir/fc-bad"
 echo foo | "$build"/keel filecheck "$dir/fc-bad" >/dev/null 2>"$dir/fc.err"
 st=$?
 if [ "$st" = 1 ] && [ "$(grep -c "^$dir/fc-bad:[123]:[0-9]*: error: " "$dir/fc.err")" = 3 ] &&
 	grep -q "^$dir/fc-bad:3:12: error: 'CHECK:' looks like a misspelt" "$dir/fc.err" &&
+	grep -q "^$dir/fc-bad:1:12: error: missing ']'" "$dir/fc.err" &&
+	grep -q "^$dir/fc-bad:2:10: error: bad regex '('" "$dir/fc.err" &&
 	[ "$(grep -c '^ *^$' "$dir/fc.err")" = 3 ]; then ok; else
 	bad "keel filecheck, three bad lines: exit $st"; cat "$dir/fc.err"; fi
 # standard input is the output to check: it cannot be the check file too

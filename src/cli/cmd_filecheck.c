@@ -79,9 +79,8 @@ cmd_filecheck(int argc, char **argv)
 						   &err);
 		}
 		if (rc < 0) {
-			/* where: the directive's first word, with a caret */
-			while (at < e && (*at == ' ' || *at == '\t'))
-				at++;
+			/* where: what the message is about, with a caret */
+			at += kl_filecheck_error_at(fc);
 			kl_diag d = { .severity = KL_SEV_ERROR, .line = line,
 				      .col = (uint32_t)(at - s) + 1,
 				      .message = err.data };

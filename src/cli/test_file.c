@@ -387,8 +387,10 @@ test_filecheck(test_file *tf, const test_func *tfn, const char *output,
 	for (uint32_t i = 0; i < tfn->ncomments; i++) {
 		const test_comment *c = &tfn->comments[i];
 		if (kl_filecheck_add_line(fc, c->text, c->len, c->line, &err) < 0) {
-			test_comment_error(tf, c, report, "bad directive: %s",
-					   err.data);
+			test_comment_error_at(tf, c,
+					      c->text + kl_filecheck_error_at(fc),
+					      report, "bad directive: %s",
+					      err.data);
 			kl_buf_reset(&err);
 			failures = 1;
 		}
@@ -845,8 +847,10 @@ directives_not_run(const test_file *tf, bool idle, kl_buf *report)
 		int rc = kl_filecheck_add_line(fc, c->text, c->len, c->line,
 					       &err);
 		if (rc < 0) {
-			test_comment_error(tf, c, report, "bad directive: %s",
-					   err.data);
+			test_comment_error_at(tf, c,
+					      c->text + kl_filecheck_error_at(fc),
+					      report, "bad directive: %s",
+					      err.data);
 			failures++;
 		} else if (rc > 0) {
 			const char *t = c->text;

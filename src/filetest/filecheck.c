@@ -79,6 +79,7 @@ struct piece {
 	size_t var;   /* P_DEF, P_USE: index into vars, or NOVAR */
 	size_t nsub;  /* groups src opens */
 	size_t group; /* P_DEF: number of its group in the directive's regex */
+	size_t at;    /* P_DEF, P_REF: where its '$' is in the pattern */
 };
 
 struct directive {
@@ -109,6 +110,7 @@ struct kl_filecheck {
 	uint32_t *var_slots;
 	uint32_t nslots;
 	size_t count;    /* lines accepted, regex: included */
+	size_t error_at; /* in the last line refused, the byte at fault */
 	size_t max_nsub; /* most groups of any directive, to size regmatch_t */
 };
 
@@ -138,6 +140,21 @@ struct run {
 	size_t base; /* where the search that filled pm started */
 	kl_buf *report;
 };
+
+/* Why a line was refused, and the byte of it the message is about (NULL:
+ * the directive as a whole), for a caret there. */
+struct fault {
+	kl_buf msg;
+	const char *at;
+};
+
+/* Say where, unless a deeper step said it first. */
+static void
+fault_at(struct fault *why, const char *at)
+{
+	if (!why->at)
+		why->at = at;
+}
 
 /* Blanks inside a pattern: a run of them matches any run in the output. */
 static bool
@@ -185,32 +202,35 @@ compile(regex_t *re, const char *src, kl_buf *msg)
 
 /*
  * The user's regex s[0, n) as the group "(RE)", checked by compiling it on
- * its own, and the number of groups it opens. NULL, with msg set, if bad.
+ * its own, and the number of groups it opens. NULL, with why set, if bad.
  */
 static char *
-group_src(const char *s, size_t n, size_t *nsub, kl_buf *msg)
+group_src(const char *s, size_t n, size_t *nsub, struct fault *why)
 {
+	kl_buf *msg = &why->msg;
 	if (n == 0) {
+		fault_at(why, s);
 		kl_buf_puts(msg, "empty regex");
 		return NULL;
 	}
-	kl_buf src = {0}, why = {0};
+	kl_buf src = {0}, why_not = {0};
 	kl_buf_putc(&src, '(');
 	kl_buf_append(&src, s, n);
 	kl_buf_putc(&src, ')');
 	regex_t re;
 	char *res = NULL;
-	if (compile(&re, src.data, &why)) {
+	if (compile(&re, src.data, &why_not)) {
 		*nsub = re.re_nsub;
 		regfree(&re);
 		res = kl_strndup(src.data, src.len);
 	} else {
+		fault_at(why, s);
 		kl_buf_puts(msg, "bad regex '");
 		kl_buf_append(msg, s, n);
-		kl_buf_printf(msg, "': %s", why.data);
+		kl_buf_printf(msg, "': %s", why_not.data);
 	}
 	kl_buf_free(&src);
-	kl_buf_free(&why);
+	kl_buf_free(&why_not);
 	return res;
 }
 
@@ -266,14 +286,15 @@ extra_copies(const char *s, size_t i, size_t n)
  * Find where a regex starting at s ends: at the first ')' that closes no
  * '(' of its own, or at n. Escapes and bracket expressions are skipped the
  * way regcomp reads them, so "\)" and "[)]" do not end it. Returns SIZE_MAX,
- * with msg set, for a stray '\' at the end, an unterminated bracket
+ * with why set, for a stray '\' at the end, an unterminated bracket
  * expression, a back-reference, a '$' before a name or '(' (a variable
  * written where none is expanded), a repetition repeated, or a regex
  * too big for regcomp once expanded (RE_MAX_COPIES, RE_MAX_NESTING).
  */
 static size_t
-scan_re(const char *s, size_t n, kl_buf *msg)
+scan_re(const char *s, size_t n, struct fault *why)
 {
+	kl_buf *msg = &why->msg;
 	size_t depth = 0;
 	bool repeated = false; /* the last token was a repetition */
 	/* copies of atoms in each open group, and in the last atom or group */
@@ -288,6 +309,7 @@ scan_re(const char *s, size_t n, kl_buf *msg)
 			/* POSIX leaves "a**" undefined, and glibc builds
 			 * "a++++..." as a tree doubled at each '+' */
 			if (repeated) {
+				fault_at(why, s + i);
 				kl_buf_puts(msg, "a repetition of a repetition "
 						 "('a**', 'a+?', 'a{2}*') is "
 						 "undefined in a POSIX regex");
@@ -307,30 +329,36 @@ scan_re(const char *s, size_t n, kl_buf *msg)
 			continue;
 		if (s[i] == '\\') {
 			if (i + 1 == n) {
+				fault_at(why, s + i);
 				kl_buf_puts(msg, "regex ends with '\\'");
 				return SIZE_MAX;
 			}
 			if (s[i + 1] >= '0' && s[i + 1] <= '9') {
+				fault_at(why, s + i);
 				kl_buf_puts(msg, "back-references are not "
 						 "supported");
 				return SIZE_MAX;
 			}
 			i++;
 		} else if (s[i] == '[') {
+			size_t open = i;
 			i = skip_bracket(s, i, n);
 			if (i == n) {
+				fault_at(why, s + open);
 				kl_buf_puts(msg, "missing ']' in regex");
 				return SIZE_MAX;
 			}
 		} else if (s[i] == '$' && i + 1 < n &&
 			   (name_char(s[i + 1]) || s[i + 1] == '(')) {
 			/* an anchor before a name matches nothing, ever */
+			fault_at(why, s + i);
 			kl_buf_puts(msg, "'$' in a regex is the end of the "
 					 "line, not a variable: regexes use "
 					 "none (a literal '$' is '\\$')");
 			return SIZE_MAX;
 		} else if (s[i] == '(') {
 			if (depth == RE_MAX_NESTING) {
+				fault_at(why, s + i);
 				kl_buf_printf(msg, "groups nested more than %d "
 					      "deep in a regex",
 					      RE_MAX_NESTING);
@@ -352,6 +380,7 @@ scan_re(const char *s, size_t n, kl_buf *msg)
 		copies[depth]++;
 	}
 	if (copies[depth] > RE_MAX_COPIES || copies[0] > RE_MAX_COPIES) {
+		fault_at(why, s);
 		kl_buf_printf(msg, "the regex is too big once its repetitions "
 			      "are expanded (more than %d copies of its "
 			      "characters)", RE_MAX_COPIES);
@@ -417,49 +446,58 @@ add_literal(struct directive *d, const char *s, size_t n)
 
 /*
  * Parse what follows "$(" (at s[i]): NAME), NAME=RE) or =RE). Returns the
- * index just after the closing ')', or SIZE_MAX with msg set.
+ * index just after the closing ')', or SIZE_MAX with why set.
  */
 static size_t
 parse_group(struct directive *d, const char *s, size_t i, size_t n,
-	    kl_buf *msg)
+	    struct fault *why)
 {
+	kl_buf *msg = &why->msg;
+	const char *group = s + i - 2; /* its "$(" */
 	size_t j = i;
 	while (j < n && name_char(s[j]))
 		j++;
 	if (j > i && !name_start(s[i])) {
+		fault_at(why, s + i);
 		kl_buf_puts(msg, "bad variable name '");
 		kl_buf_append(msg, s + i, j - i);
 		kl_buf_putc(msg, '\'');
 		return SIZE_MAX;
 	}
 	if (j > i && j < n && s[j] == ')') {
-		new_piece(d, P_REF)->name = kl_strndup(s + i, j - i);
+		struct piece *p = new_piece(d, P_REF);
+		p->name = kl_strndup(s + i, j - i);
+		p->at = (size_t)(group - s);
 		return j + 1;
 	}
 	if (j == n || s[j] != '=') {
+		fault_at(why, group);
 		kl_buf_puts(msg, "expected $(NAME), $(NAME=RE) or $(=RE)");
 		return SIZE_MAX;
 	}
-	size_t r = j + 1, end = scan_re(s + r, n - r, msg), nsub;
+	size_t r = j + 1, end = scan_re(s + r, n - r, why), nsub;
 	if (end == SIZE_MAX)
 		return SIZE_MAX;
 	if (r + end == n) {
+		fault_at(why, group);
 		kl_buf_puts(msg, "missing ')' after $(...=RE");
 		return SIZE_MAX;
 	}
-	char *src = group_src(s + r, end, &nsub, msg);
+	char *src = group_src(s + r, end, &nsub, why);
 	if (!src)
 		return SIZE_MAX;
 	struct piece *p = new_piece(d, P_DEF);
 	p->src = src;
 	p->name = j > i ? kl_strndup(s + i, j - i) : NULL;
 	p->nsub = nsub;
+	p->at = (size_t)(group - s);
 	return r + end + 1;
 }
 
 /* Split pattern s into pieces; variable names are not resolved yet. */
 static bool
-parse_pattern(struct directive *d, const char *s, size_t n, kl_buf *msg)
+parse_pattern(struct directive *d, const char *s, size_t n,
+	      struct fault *why)
 {
 	size_t i = 0, lit = 0;
 	while (i < n) {
@@ -479,15 +517,17 @@ parse_pattern(struct directive *d, const char *s, size_t n, kl_buf *msg)
 			size_t j = i + 1;
 			while (j < n && name_char(s[j]))
 				j++;
-			new_piece(d, P_REF)->name = kl_strndup(s + i + 1,
-							       j - i - 1);
+			struct piece *p = new_piece(d, P_REF);
+			p->name = kl_strndup(s + i + 1, j - i - 1);
+			p->at = i;
 			i = j;
 		} else if (i + 1 < n && s[i + 1] == '(') {
-			i = parse_group(d, s, i + 2, n, msg);
+			i = parse_group(d, s, i + 2, n, why);
 			if (i == SIZE_MAX)
 				return false;
 		} else {
-			kl_buf_puts(msg, "'$' must start $NAME, $(NAME), "
+			fault_at(why, s + i);
+			kl_buf_puts(&why->msg, "'$' must start $NAME, $(NAME), "
 					 "$(NAME=RE) or $(=RE); write $$ for "
 					 "a literal '$'");
 			return false;
@@ -550,16 +590,19 @@ add_var(kl_filecheck *fc, char *name, char *re, size_t nsub, uint32_t line)
 /*
  * Decide what each $X of a parsed pattern means, from the variables
  * defined on earlier lines, and reject uses of undefined ones and
- * definitions that clash. Changes
+ * definitions that clash, at their place in the pattern s. Changes
  * nothing in fc.
  */
 static bool
-resolve(const kl_filecheck *fc, struct directive *d, kl_buf *msg)
+resolve(const kl_filecheck *fc, struct directive *d, const char *s,
+	struct fault *why)
 {
+	kl_buf *msg = &why->msg;
 	for (uint32_t i = 0; i < d->npieces; i++) {
 		struct piece *p = &d->pieces[i];
 		if ((p->kind != P_DEF && p->kind != P_REF) || !p->name)
 			continue;
+		why->at = s + p->at; /* taken back if it resolves */
 		for (uint32_t k = 0; k < i; k++) {
 			const struct piece *q = &d->pieces[k];
 			if (q->kind != P_DEF || !q->name ||
@@ -596,6 +639,7 @@ resolve(const kl_filecheck *fc, struct directive *d, kl_buf *msg)
 			p->var = v;
 		}
 	}
+	why->at = NULL;
 	return true;
 }
 
@@ -652,16 +696,18 @@ compile_pattern(regex_t *re, const struct directive *d, const kl_buf *src,
 
 static int
 add_match(kl_filecheck *fc, enum kind kind, const char *s, size_t n,
-	  uint32_t line, kl_buf *msg)
+	  uint32_t line, struct fault *why)
 {
+	kl_buf *msg = &why->msg;
 	if (n == 0) {
 		kl_buf_printf(msg, "%s: needs a pattern", kind_names[kind]);
 		return -1;
 	}
 	struct directive d = {.kind = kind, .line = line};
-	bool ok = parse_pattern(&d, s, n, msg) && resolve(fc, &d, msg);
+	bool ok = parse_pattern(&d, s, n, why) && resolve(fc, &d, s, why);
 	for (uint32_t i = 0; ok && kind == D_NOT && i < d.npieces; i++) {
 		if (d.pieces[i].kind == P_DEF && d.pieces[i].name) {
+			fault_at(why, s + d.pieces[i].at);
 			kl_buf_puts(msg, "not: cannot define variables");
 			ok = false;
 		}
@@ -670,6 +716,8 @@ add_match(kl_filecheck *fc, enum kind kind, const char *s, size_t n,
 	kl_buf src = {0};
 	if (ok && !build(&d, NULL, &src))
 		ok = d.fixed = compile_pattern(&d.re, &d, &src, msg);
+	if (!ok)
+		fault_at(why, s);
 	kl_buf_free(&src);
 	if (!ok) {
 		free_pieces(&d);
@@ -701,8 +749,9 @@ add_match(kl_filecheck *fc, enum kind kind, const char *s, size_t n,
 /* regex: NAME=RE, with blanks allowed around the '='. */
 static int
 add_regex(kl_filecheck *fc, const char *s, size_t n, uint32_t line,
-	  kl_buf *msg)
+	  struct fault *why)
 {
+	kl_buf *msg = &why->msg;
 	size_t i = 0;
 	while (i < n && name_char(s[i]))
 		i++;
@@ -710,28 +759,31 @@ add_regex(kl_filecheck *fc, const char *s, size_t n, uint32_t line,
 	while (j < n && is_blank(s[j]))
 		j++;
 	if (i == 0 || !name_start(s[0]) || j == n || s[j] != '=') {
+		fault_at(why, s);
 		kl_buf_puts(msg, "regex: expects NAME=RE, NAME being "
 				 "[A-Za-z_][A-Za-z0-9_]*");
 		return -1;
 	}
 	for (j++; j < n && is_blank(s[j]); j++)
 		;
-	size_t end = scan_re(s + j, n - j, msg), nsub;
+	size_t end = scan_re(s + j, n - j, why), nsub;
 	if (end == SIZE_MAX)
 		return -1;
 	if (end != n - j) {
+		fault_at(why, s + j + end);
 		kl_buf_puts(msg, "unbalanced ')' in regex");
 		return -1;
 	}
 	char *name = kl_strndup(s, i);
 	size_t v = find_var(fc, name);
 	if (v != NOVAR) {
+		fault_at(why, s);
 		kl_buf_printf(msg, "variable %s is already defined on line %"
 			      PRIu32, name, fc->vars[v].line);
 		free(name);
 		return -1;
 	}
-	char *src = group_src(s + j, n - j, &nsub, msg);
+	char *src = group_src(s + j, n - j, &nsub, why);
 	if (!src) {
 		free(name);
 		return -1;
@@ -887,6 +939,7 @@ kl_filecheck_add_line(kl_filecheck *fc, const char *text, size_t len,
 	size_t w;
 	const char *meant = misspelt_at(text, len, i, &semi, &w);
 	if (meant) {
+		fc->error_at = i;
 		if (err && semi)
 			kl_buf_printf(err, "a directive after a second ';' is "
 				      "read by no one (write '; %s:')",
@@ -915,22 +968,34 @@ kl_filecheck_add_line(kl_filecheck *fc, const char *text, size_t len,
 		s++;
 	while (e > s && is_blank(text[e - 1]))
 		e--;
-	kl_buf msg = {0};
+	struct fault why = {0};
 	int rc;
-	if (memchr(text + s, 0, e - s)) {
-		kl_buf_puts(&msg, "NUL byte in directive");
+	const char *nul = memchr(text + s, 0, e - s);
+	if (nul) {
+		why.at = nul;
+		kl_buf_puts(&why.msg, "NUL byte in directive");
 		rc = -1;
 	} else if (kind == D_REGEX) {
-		rc = add_regex(fc, text + s, e - s, line, &msg);
+		rc = add_regex(fc, text + s, e - s, line, &why);
 	} else {
-		rc = add_match(fc, kind, text + s, e - s, line, &msg);
+		rc = add_match(fc, kind, text + s, e - s, line, &why);
 	}
-	if (rc > 0)
+	if (rc > 0) {
 		fc->count++;
-	else if (err)
-		kl_buf_puts(err, msg.len ? msg.data : "malformed directive");
-	kl_buf_free(&msg);
+	} else {
+		fc->error_at = why.at ? (size_t)(why.at - text) : i;
+		if (err)
+			kl_buf_puts(err, why.msg.len ? why.msg.data
+						     : "malformed directive");
+	}
+	kl_buf_free(&why.msg);
 	return rc;
+}
+
+size_t
+kl_filecheck_error_at(const kl_filecheck *fc)
+{
+	return fc ? fc->error_at : 0;
 }
 
 size_t

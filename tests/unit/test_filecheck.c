@@ -690,6 +690,66 @@ random_text(uint64_t *state, char *buf, size_t n)
 	}
 }
 
+/*
+ * A refused line's caret: under each line, a '^' at the byte
+ * kl_filecheck_error_at must name. The first line of a pair is offered
+ * after "regex: V=v" on line 1, so that a $V is defined.
+ */
+static void
+test_error_at(void)
+{
+	static const char *const cases[][2] = {
+		{ " check: a $Y b", "          ^" },
+		{ " check: a $V $(Y) b", "             ^" },
+		{ " check: $(V=x)", "        ^" },
+		{ " check: $(Y=x) $(Y=z)", "               ^" },
+		{ " check: $(Y=x) $Y", "               ^" },
+		{ " not: a $(Q=x) c", "        ^" },
+		{ " check: $(1x)", "          ^" },
+		{ " check: a $( b", "          ^" },
+		{ " check: $(=x", "        ^" },
+		{ " check: a $(=b[c) d", "              ^" },
+		{ " check: a$", "         ^" },
+		{ " check: $(=a\\1)", "            ^" },
+		{ " check: $(=a**)", "             ^" },
+		{ " regex: Z=a)", "           ^" },
+		{ " regex: Z=(a", "          ^" },
+		{ " regex: Z=", "          ^" },
+		{ " regex: 9=x", "        ^" },
+		{ " regex: V=y", "        ^" },
+		{ " regex: Z=x$Y", "           ^" },
+		{ " regex: Z=(((((((((((((((((((((((((((((((((a))))))))))))"
+		  "))))))))))))))))))))))",
+		  "                                          ^" },
+		{ " regex: Z=(a{1000}){1000}", "          ^" },
+		{ "   CHECK: x", "   ^" },
+		{ " ;; check: x", " ^" },
+		{ " check:", " ^" },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		kl_filecheck *fc = make("regex: V=v");
+		kl_buf err = {0};
+		const char *line = cases[k][0];
+		int rc = kl_filecheck_add_line(fc, line, strlen(line), 2, &err);
+		size_t want = strlen(cases[k][1]) - 1;
+		if (rc != -1 || kl_filecheck_error_at(fc) != want)
+			fprintf(stderr, "for \"%s\": rc %d, at %zu, want %zu "
+				"(%s)\n", line, rc, kl_filecheck_error_at(fc),
+				want, err.len ? err.data : "");
+		CHECK_EQ_INT(rc, -1);
+		CHECK_EQ_INT(kl_filecheck_error_at(fc), want);
+		kl_buf_free(&err);
+		kl_filecheck_free(fc);
+	}
+	/* a NUL inside the pattern: at the NUL */
+	kl_filecheck *fc = kl_filecheck_new();
+	CHECK_EQ_INT(kl_filecheck_add_line(fc, "check: ab\0c", 11, 1, NULL),
+		     -1);
+	CHECK_EQ_INT(kl_filecheck_error_at(fc), 9);
+	kl_filecheck_free(fc);
+	CHECK_EQ_INT(kl_filecheck_error_at(NULL), 0);
+}
+
 static void
 test_fuzz(void)
 {
@@ -710,6 +770,7 @@ test_fuzz(void)
 			random_text(&state, line + klen, n - klen);
 			int rc = kl_filecheck_add_line(fc, line, n, l, &err);
 			CHECK(rc >= -1 && rc <= 1);
+			CHECK(rc != -1 || kl_filecheck_error_at(fc) <= n);
 		}
 		size_t n = next_rand(&state) % sizeof out;
 		random_text(&state, out, n);
@@ -738,6 +799,7 @@ main(void)
 	UNIT_RUN(test_regex_var);
 	UNIT_RUN(test_undefined);
 	UNIT_RUN(test_malformed);
+	UNIT_RUN(test_error_at);
 	UNIT_RUN(test_report);
 	UNIT_RUN(test_odd_output);
 	UNIT_RUN(test_big);
