@@ -100,9 +100,12 @@ perr_at(parser *p, uint32_t line, uint32_t col, const char *fmt, ...)
 	va_end(ap);
 }
 
+static void fail_if_swallowed(parser *p, const char *pos);
+
 void
 fail_at(parser *p, const char *pos, const char *fmt, ...)
 {
+	fail_if_swallowed(p, pos);
 	va_list ap;
 	va_start(ap, fmt);
 	uint32_t line = line_of(p, pos), col = col_of(p, pos);
@@ -261,15 +264,15 @@ starts_line(const parser *p, const char *pos)
 
 /* The end of the code on the line before pos's (its comment and
  * trailing blanks left out; lines of only blanks and comments skipped),
- * or NULL if no such line follows the statement's first. A ';' inside a
+ * or NULL if no such line comes after line `first`. A ';' inside a
  * string is no comment. */
 static const char *
-end_of_previous_code(const parser *p, const char *pos)
+end_of_previous_code(const parser *p, const char *pos, uint32_t first)
 {
 	const char *ls = pos;
 	while (ls > p->src && ls[-1] != '\n')
 		ls--;
-	for (uint32_t line = line_of(p, pos); line > p->stmt_line; line--) {
+	for (uint32_t line = line_of(p, pos); line > first; line--) {
 		const char *prev = ls - 1; /* the '\n' ending the line before */
 		ls = prev;
 		while (ls > p->src && ls[-1] != '\n')
@@ -317,11 +320,84 @@ fail_expected(parser *p, const char *pos, const char *what)
 	if (p->f && pos < p->end &&
 	    (is_ident_char((unsigned char)*pos) || *pos == '}') &&
 	    starts_line(p, pos))
-		at = end_of_previous_code(p, pos);
+		at = end_of_previous_code(p, pos, p->stmt_line);
 	if (at)
 		fail_shown_at(p, at, pos, "expected %s, found %s on line %u",
 			      what, found, line_of(p, pos));
 	fail_at(p, pos, "expected %s, found %s", what, found);
+}
+
+/* The length of "vN" or "blockN" at s (prefix: "v" or "block"), or 0. */
+static size_t
+entity_word(const parser *p, const char *s, const char *prefix)
+{
+	size_t k = strlen(prefix), n = k;
+	if ((size_t)(p->end - s) <= k || memcmp(s, prefix, k) != 0)
+		return 0;
+	while (s + n < p->end && *(s + n) >= '0' && *(s + n) <= '9')
+		n++;
+	return n > k && (s + n == p->end || !is_ident_char((unsigned char)s[n]))
+		       ? n : 0;
+}
+
+/*
+ * An error at pos, on a line whose first word the statement before it
+ * took as its last operand: a line "v1 = iadd v0," (its operand
+ * missing) reads on into "v2 = iconst.i32 1" below, takes v2 as the
+ * operand and stops at the '='; "jump" takes the header "block1:"'s
+ * block. The mistake is at the end of the line before, which is where
+ * this reports it, as fail_expected does for a word that no operand can
+ * be. Only a definition ("vN =") or a block header ("blockN:",
+ * "blockN(...):") is taken for a statement of its own: any other word
+ * there may continue the line before (a long argument list), and the
+ * error stays where it is.
+ */
+static void
+fail_if_swallowed(parser *p, const char *pos)
+{
+	if (!p->f || !p->stmt_start || pos >= p->end)
+		return;
+	const char *ls = pos;
+	while (ls > p->src && ls[-1] != '\n')
+		ls--;
+	const char *w = ls;
+	while (w < pos && (*w == ' ' || *w == '\t' || *w == '\r'))
+		w++;
+	/* w was read, by a statement that began on an earlier line (this
+	 * one, or the one before when pos starts a statement) */
+	if (w >= pos || pos < p->stmt_start || p->stmt_start == w ||
+	    (p->stmt_start > ls && p->stmt_start < w))
+		return;
+	size_t n = entity_word(p, w, "v");
+	bool value = n > 0;
+	const char *q = w + n;
+	if (!value) {
+		n = entity_word(p, w, "block");
+		q = w + n;
+		if (n && q < p->end && *q == '(')
+			while (q < p->end && *q != ')' && *q != '\n')
+				q++;
+		if (n && q < p->end && *q == ')')
+			q++;
+	}
+	while (q < p->end && (*q == ' ' || *q == '\t'))
+		q++;
+	if (n == 0 || q >= p->end || *q != (value ? '=' : ':'))
+		return;
+	const char *at = end_of_previous_code(p, w, 0);
+	if (!at)
+		return;
+	/* Recovery reads the statement again from its start, as the next
+	 * one: the value or block it makes is not lost. */
+	uint32_t line = line_of(p, w);
+	p->stmt_line = line_of(p, at);
+	p->p = w;
+	p->line = line;
+	p->line_start = ls;
+	fail_shown_at(p, at, pos, "expected %s, found %s %.*s on line %u",
+		      value ? "a value" : "a block",
+		      value ? "the definition of" : "the header of", (int)n,
+		      w, line);
 }
 
 void
@@ -1173,6 +1249,7 @@ parse_stmts(parser *p, kl_func *dst)
 		skip_ws(p);
 		p->stmt_line = p->line;
 		const char *s = p->p;
+		p->stmt_start = s;
 		if (s >= p->end) {
 			dst->line_last = p->line;
 			fail_at(p, s, "unexpected end of file: '}' missing");
@@ -1222,6 +1299,7 @@ parse_body(parser *p, pending_body *pb)
 	f->sym = pb->f->sym;
 	f->sig = pb->f->sig;
 	p->f = f;
+	p->stmt_start = NULL;
 	p->p = p->src + pb->start;
 	p->line = pb->line;
 	p->line_start = pb->line_start;
@@ -1801,6 +1879,7 @@ kl_parse_module(const char *text, size_t len, const kl_parse_options *opts,
 	for (uint32_t k = 0; k < p->nbodies && p->errors <= MAX_ERRORS; k++)
 		parse_body(p, &p->bodies[k]);
 	p->f = NULL;
+	p->stmt_start = NULL;
 	kl_c_locale_end(&c);
 
 	kl_status st = KL_OK;

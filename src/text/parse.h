@@ -83,6 +83,8 @@ typedef struct parser {
 	kl_func work;          /* tables reused by every body (parse_body) */
 	bool in_block;         /* a block header has been seen */
 	uint32_t stmt_line;    /* where the statement or item being read starts */
+	const char *stmt_start; /* the body's statement being read: its first
+				 * byte (NULL outside bodies) */
 	uint32_t aliases;      /* vA -> vB statements in the body */
 	uint64_t entity_budget; /* value/block slots left for the module */
 
