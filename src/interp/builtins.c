@@ -207,23 +207,27 @@ typedef struct spec {
 	int width, prec; /* -1: none */
 	int len;         /* 0 none, 1 hh, 2 h, 3 l/ll/z/j/t */
 	char conv;
+	const char *text; /* the conversion as written, from its '%' */
+	int text_len;
 } spec;
 
-/* The next variadic argument, which must have machine type t. */
+/* The next variadic argument, which must have machine type t; for a '*'
+ * of the conversion (its width or precision) if star. */
 static bool
-next_arg(const args *a, uint32_t *k, kl_type t, const spec *s,
+next_arg(const args *a, uint32_t *k, kl_type t, const spec *s, bool star,
 	 uint32_t num, uint64_t *v)
 {
 	kl_interp *it = a->it;
+	const char *what = star ? "the '*' of conversion" : "conversion";
 	if (*k >= a->n) {
-		raise_fail(it, "printf: conversion %%%c (number %u) has no "
-			       "argument", s->conv, num);
+		raise_fail(it, "printf: %s %.*s (number %u) has no argument",
+			   what, s->text_len, s->text, num);
 		return false;
 	}
 	if (a->types[*k] != t) {
-		raise_fail(it, "printf: conversion %%%c (number %u) needs an "
-			       "%s argument, got %s", s->conv, num,
-			   kl_type_name(it->m, t),
+		raise_fail(it, "printf: %s %.*s (number %u) needs an %s "
+			       "argument, got %s", what, s->text_len, s->text,
+			   num, kl_type_name(it->m, t),
 			   kl_type_name(it->m, a->types[*k]));
 		return false;
 	}
@@ -309,10 +313,8 @@ format_one(const args *a, uint32_t *k, spec *s, uint32_t num, kl_buf *out)
 	uint64_t v;
 	char hs[48];
 	if (s->width == -2 || s->prec == -2) {
-		spec star = *s;
-		star.conv = '*';
 		if (s->width == -2) {
-			if (!next_arg(a, k, KL_TYPE_I32, &star, num, &v))
+			if (!next_arg(a, k, KL_TYPE_I32, s, true, num, &v))
 				return false;
 			int w = (int)sext(v, 32);
 			if (w < 0) { /* C: a negative width means '-' */
@@ -324,7 +326,7 @@ format_one(const args *a, uint32_t *k, spec *s, uint32_t num, kl_buf *out)
 			s->width = w > MAX_WIDTH ? MAX_WIDTH : w;
 		}
 		if (s->prec == -2) {
-			if (!next_arg(a, k, KL_TYPE_I32, &star, num, &v))
+			if (!next_arg(a, k, KL_TYPE_I32, s, true, num, &v))
 				return false;
 			int pr = (int)sext(v, 32);
 			s->prec = pr < 0 ? -1 : pr > MAX_WIDTH ? MAX_WIDTH : pr;
@@ -339,7 +341,7 @@ format_one(const args *a, uint32_t *k, spec *s, uint32_t num, kl_buf *out)
 	case 'o': {
 		bool sgn = s->conv == 'd' || s->conv == 'i';
 		if (!next_arg(a, k, s->len == 3 ? KL_TYPE_I64 : KL_TYPE_I32, s,
-			      num, &v))
+			      false, num, &v))
 			return false;
 		unsigned sh = s->len == 1 ? 56 : s->len == 2 ? 48 :
 			      s->len == 3 ? 0 : 32;
@@ -352,13 +354,13 @@ format_one(const args *a, uint32_t *k, spec *s, uint32_t num, kl_buf *out)
 		return true;
 	}
 	case 'c':
-		if (!next_arg(a, k, KL_TYPE_I32, s, num, &v))
+		if (!next_arg(a, k, KL_TYPE_I32, s, false, num, &v))
 			return false;
 		host_spec(s, "", 'c', hs, sizeof hs);
 		kl_buf_printf(out, hs, (int)(unsigned char)v);
 		return true;
 	case 's': {
-		if (!next_arg(a, k, KL_TYPE_I64, s, num, &v))
+		if (!next_arg(a, k, KL_TYPE_I64, s, false, num, &v))
 			return false;
 		size_t n;
 		const char *str = cstring(it, "printf %s", v, &n);
@@ -369,7 +371,7 @@ format_one(const args *a, uint32_t *k, spec *s, uint32_t num, kl_buf *out)
 		return true;
 	}
 	case 'p': {
-		if (!next_arg(a, k, KL_TYPE_I64, s, num, &v))
+		if (!next_arg(a, k, KL_TYPE_I64, s, false, num, &v))
 			return false;
 		char tmp[24];
 		snprintf(tmp, sizeof tmp, "0x%llx", (unsigned long long)v);
@@ -385,7 +387,7 @@ format_one(const args *a, uint32_t *k, spec *s, uint32_t num, kl_buf *out)
 		kl_buf_putc(out, '%');
 		return true;
 	default: { /* f F e E g G a A */
-		if (!next_arg(a, k, KL_TYPE_F64, s, num, &v))
+		if (!next_arg(a, k, KL_TYPE_F64, s, false, num, &v))
 			return false;
 		double d;
 		memcpy(&d, &v, sizeof d);
@@ -424,6 +426,8 @@ do_printf(const args *a, uint64_t *ret)
 			ok = false;
 			break;
 		}
+		s.text = f + i;
+		s.text_len = (int)used + 1;
 		i += used;
 		ok = format_one(a, &k, &s, ++num, &out);
 	}

@@ -498,6 +498,11 @@ mem_explain(const kl_interp *it, uint64_t p, uint64_t n, bool write,
 		kl_buf_puts(out, " has no bytes to access");
 	} else if (write && (uint64_t)off + n <= info->size) {
 		kl_buf_puts(out, " is read-only");
+	} else if (off < info->size && n > 0) {
+		/* starts inside: "offset 6 is out of bounds" would read as
+		 * if offset 6 were the fault */
+		kl_buf_printf(out, ": bytes %u to %llu run past its end", off,
+			      (unsigned long long)((uint64_t)off + n - 1));
 	} else {
 		kl_buf_printf(out, ": offset %u is out of bounds", off);
 	}

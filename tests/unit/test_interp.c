@@ -808,6 +808,56 @@ test_conversion_trap_text(void)
 	kl_module_free(m);
 }
 
+/* An access that starts inside its object and runs past the end names
+ * its bytes; one that starts past the end names its offset. */
+static void
+test_bounds_trap_text(void)
+{
+	static const char text[] =
+		"declare %memcpy(i64, i64, i64) -> i64\n"
+		"\n"
+		"data %src = const { i8 1, i8 2, i8 3, i8 4, i8 5, i8 6 }\n"
+		"\n"
+		"function %load(i64) -> i32 {\n"
+		"block0(v0: i64):\n"
+		"    v1 = alloca 8\n"
+		"    v2 = iadd v1, v0\n"
+		"    v3 = load.i32 v2\n"
+		"    return v3\n"
+		"}\n"
+		"\n"
+		"function %copy(i64) -> i64 {\n"
+		"block0(v0: i64):\n"
+		"    v1 = alloca 16\n"
+		"    v2 = symbol_addr %src\n"
+		"    v3 = call %memcpy(v1, v2, v0)\n"
+		"    return v3\n"
+		"}\n";
+	static const struct {
+		const char *func;
+		uint64_t arg;
+		const char *first_line;
+	} cases[] = {
+		{ "load", 6,
+		  "trap heap_oob: 4-byte load: object 5 (8-byte alloca v1 in "
+		  "%load): bytes 6 to 9 run past its end\n" },
+		{ "load", 8,
+		  "trap heap_oob: 4-byte load: object 5 (8-byte alloca v1 in "
+		  "%load): offset 8 is out of bounds\n" },
+		{ "copy", 7,
+		  "trap heap_oob: memcpy: 7 bytes at 0x0000000200000000: "
+		  "object 2 (const data %src, 6 bytes): bytes 0 to 6 run past "
+		  "its end\n" },
+	};
+	kl_module *m = parse_text(text, sizeof text - 1);
+	if (!m)
+		return;
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+		check_first_line(m, NULL, cases[k].func, &cases[k].arg, 1,
+				 cases[k].first_line);
+	kl_module_free(m);
+}
+
 /* A limit of one is not spelt as a plural. */
 static void
 test_limit_texts(void)
@@ -869,6 +919,7 @@ main(void)
 	UNIT_RUN(test_values_text);
 	UNIT_RUN(test_pcopy);
 	UNIT_RUN(test_conversion_trap_text);
+	UNIT_RUN(test_bounds_trap_text);
 	UNIT_RUN(test_limit_texts);
 	return unit_report("interp");
 }
