@@ -938,6 +938,18 @@ if [ "$st" = 1 ] && grep -q "names.kl: argument 1 of %i8 ('') is not a valid i8"
 st=$?
 if [ "$st" = 1 ] && [ "$(cat "$dir/run.err")" = "keel run: $dir/names.kl: %i8 takes 1 argument, 2 given" ]; then ok; else
 	bad "keel run with two arguments for one: exit $st, $(cat "$dir/run.err")"; fi
+# an option after FILE is bad usage that says where options go (it
+# counted as an argument: "%i8 takes 1 argument, 3 given"); a negative
+# number is an argument
+for c in "%i8 5 --fuel 10" "--time" "%i8 --max-depth=3"; do
+	# shellcheck disable=SC2086
+	"$build"/keel run "$dir/names.kl" $c >/dev/null 2>"$dir/run.err"
+	st=$?
+	if [ "$st" = 2 ] && grep -q "^keel run: option '--[a-z-]*=*[0-9]*' after FILE: options go before it" "$dir/run.err"; then ok; else
+		bad "keel run FILE $c: exit $st, $(cat "$dir/run.err")"; fi
+done
+if [ "$("$build"/keel run "$dir/names.kl" %i8 -5)" = -5 ]; then ok; else
+	bad "keel run with a negative argument: not -5"; fi
 # an argument is a literal alone: no blank before or after it, and '_'
 # only between digits
 for arg in " 5" "5 " "1_" "1__0"; do

@@ -237,6 +237,15 @@ cmd_run(int argc, char **argv)
 		return cli_usage_error("run", "no input file");
 	if (args.next < argc && cli_empty_func_name(argv[args.next]))
 		return cli_usage_error("run", "%s", CLI_EMPTY_FUNC_NAME);
+	/* No name or literal starts with "--": an option the user put
+	 * after FILE, which would otherwise count as an argument ("%fib
+	 * takes 1 argument, 3 given"). */
+	for (int k = args.next; k < argc; k++)
+		if (strncmp(argv[k], "--", 2) == 0)
+			return cli_usage_error("run", "option '%s' after FILE: "
+					       "options go before it (keel run "
+					       "[options] FILE [%%FUNC "
+					       "[ARGS...]])", argv[k]);
 	ro.io.output = write_stdout;
 	ro.io.output_ctx = &ro.mid_line;
 	return run_file(args.arg, argc - args.next, argv + args.next, &ro);
