@@ -1111,7 +1111,9 @@ uint32_t kl_verify_render(const kl_func *f, const kl_diags *d,
  *
  * Values cross the API as 64-bit bit patterns: an integer zero-extended
  * from its width, a float as its IEEE bits (f32 in the low 32 bits), a
- * pointer as (object id << 32 | offset).
+ * pointer as (object id << 32 | offset). An argument's bits above its
+ * type's width are ignored (0x1234567800000005 is an i32's 5, and all
+ * ones its -1), as an instruction reading the value would ignore them.
  *
  * Program output (putchar, puts, printf) goes to the output callback; the
  * library itself never prints.

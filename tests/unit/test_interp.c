@@ -858,6 +858,47 @@ test_bounds_trap_text(void)
 	kl_module_free(m);
 }
 
+/* An argument's bits above its type's width are ignored, as keel.h
+ * says: the callee sees the value of its type. */
+static void
+test_argument_high_bits(void)
+{
+	static const char text[] =
+		"function %wide(i32) -> i64 {\n"
+		"block0(v0: i32):\n"
+		"    v1 = sextend.i64 v0\n"
+		"    return v1\n"
+		"}\n"
+		"function %byte(i8) -> i32 {\n"
+		"block0(v0: i8):\n"
+		"    v1 = uextend.i32 v0\n"
+		"    return v1\n"
+		"}\n";
+	kl_module *m = parse_text(text, sizeof text - 1);
+	if (!m)
+		return;
+	kl_interp *it = kl_interp_new(m, NULL);
+	static const struct {
+		const char *func;
+		uint64_t arg, want;
+	} cases[] = {
+		{ "wide", 0x1234567800000005ull, 5 },
+		{ "wide", ~0ull, ~0ull },
+		{ "wide", 0xffffffff00000000ull, 0 },
+		{ "byte", 0x1ffull, 255 },
+		{ "byte", 0xabcdef0100ull, 0 },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		kl_run_result r;
+		CHECK(kl_interp_call(it, sym(m, cases[k].func), &cases[k].arg,
+				     1, &r) == KL_OK);
+		CHECK(r.status == KL_RUN_RETURNED);
+		CHECK_EQ_INT(r.results[0], cases[k].want);
+	}
+	kl_interp_free(it);
+	kl_module_free(m);
+}
+
 /* A limit of one is not spelt as a plural. */
 static void
 test_limit_texts(void)
@@ -920,6 +961,7 @@ main(void)
 	UNIT_RUN(test_pcopy);
 	UNIT_RUN(test_conversion_trap_text);
 	UNIT_RUN(test_bounds_trap_text);
+	UNIT_RUN(test_argument_high_bits);
 	UNIT_RUN(test_limit_texts);
 	return unit_report("interp");
 }
