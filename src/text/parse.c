@@ -363,10 +363,13 @@ fail_if_swallowed(parser *p, const char *pos)
 	const char *w = ls;
 	while (w < pos && (*w == ' ' || *w == '\t' || *w == '\r'))
 		w++;
-	/* w was read, by a statement that began on an earlier line (this
-	 * one, or the one before when pos starts a statement) */
-	if (w >= pos || pos < p->stmt_start || p->stmt_start == w ||
-	    (p->stmt_start > ls && p->stmt_start < w))
+	/* w was read by a statement that began on an earlier line: this
+	 * one, or, when this one began after w, the one before it */
+	if (w >= pos || pos < p->stmt_start)
+		return;
+	if (p->stmt_start >= ls &&
+	    (p->stmt_start <= w || !p->prev_stmt_start ||
+	     p->prev_stmt_start >= ls))
 		return;
 	size_t n = entity_word(p, w, "v");
 	bool value = n > 0;
@@ -1249,6 +1252,7 @@ parse_stmts(parser *p, kl_func *dst)
 		skip_ws(p);
 		p->stmt_line = p->line;
 		const char *s = p->p;
+		p->prev_stmt_start = p->stmt_start;
 		p->stmt_start = s;
 		if (s >= p->end) {
 			dst->line_last = p->line;
@@ -1299,7 +1303,7 @@ parse_body(parser *p, pending_body *pb)
 	f->sym = pb->f->sym;
 	f->sig = pb->f->sig;
 	p->f = f;
-	p->stmt_start = NULL;
+	p->stmt_start = p->prev_stmt_start = NULL;
 	p->p = p->src + pb->start;
 	p->line = pb->line;
 	p->line_start = pb->line_start;
@@ -1879,7 +1883,7 @@ kl_parse_module(const char *text, size_t len, const kl_parse_options *opts,
 	for (uint32_t k = 0; k < p->nbodies && p->errors <= MAX_ERRORS; k++)
 		parse_body(p, &p->bodies[k]);
 	p->f = NULL;
-	p->stmt_start = NULL;
+	p->stmt_start = p->prev_stmt_start = NULL;
 	kl_c_locale_end(&c);
 
 	kl_status st = KL_OK;

@@ -85,6 +85,7 @@ typedef struct parser {
 	uint32_t stmt_line;    /* where the statement or item being read starts */
 	const char *stmt_start; /* the body's statement being read: its first
 				 * byte (NULL outside bodies) */
+	const char *prev_stmt_start; /* the statement's before it */
 	uint32_t aliases;      /* vA -> vB statements in the body */
 	uint64_t entity_budget; /* value/block slots left for the module */
 
