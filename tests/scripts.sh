@@ -1384,7 +1384,7 @@ if [ "$(sed -n 2p "$dir/crlf.err")" = "    v1 = bogus v0" ]; then ok; else
 # column, and a byte that is no UTF-8, "\351" alone, as '?')
 printf 'data %%s = { i8 "\303\251\t\351", i8 bogus }\n' >"$dir/utf8.kl"
 "$build"/keel cat "$dir/utf8.kl" >/dev/null 2>"$dir/utf8.err"
-want=$(printf 'utf8.kl:1:27: error: expected an integer, found '"'bogus'"'\ndata %%s = { i8 "\303\251\t?", i8 bogus }\n                 \t       ^')
+want=$(printf 'utf8.kl:1:27: error: expected an integer, a string or a symbol, found '"'bogus'"'\ndata %%s = { i8 "\303\251\t?", i8 bogus }\n                 \t       ^')
 if [ "$(sed 's|^.*/||' "$dir/utf8.err")" = "$want" ]; then ok; else
 	bad "keel cat, an error after UTF-8: $(od -c "$dir/utf8.err" | head -n 8)"; fi
 # wide characters take two blanks (CJK, an emoji), a combining accent none

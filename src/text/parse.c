@@ -311,6 +311,8 @@ end_of_previous_code(const parser *p, const char *pos, uint32_t first)
  * bytes there are a continuation line's mistake, and headers and data
  * may span lines: those keep pos.
  */
+static bool at_line_start_keyword(const parser *p, const char *s);
+
 void
 fail_expected(parser *p, const char *pos, const char *what)
 {
@@ -320,6 +322,12 @@ fail_expected(parser *p, const char *pos, const char *what)
 	if (p->f && pos < p->end &&
 	    (is_ident_char((unsigned char)*pos) || *pos == '}') &&
 	    starts_line(p, pos))
+		at = end_of_previous_code(p, pos, p->stmt_line);
+	/* the same between items: a header may span lines, but the next
+	 * item's keyword at a line's start ends it ("declare %g" then
+	 * "function ...") */
+	else if (!p->f && starts_line(p, pos) &&
+		 at_line_start_keyword(p, pos))
 		at = end_of_previous_code(p, pos, p->stmt_line);
 	if (at)
 		fail_shown_at(p, at, pos, "expected %s, found %s on line %u",
@@ -516,9 +524,10 @@ parse_float(parser *p, bool single)
 	bool numberish = (c >= '0' && c <= '9') || c == '-' || c == '+' ||
 			 c == '.' || (n >= 3 && (memcmp(s, "nan", 3) == 0 ||
 						 memcmp(s, "inf", 3) == 0));
+	if (!used && numberish)
+		fail_at(p, s, "malformed float literal");
 	if (!used)
-		fail_at(p, s, numberish ? "malformed float literal"
-					: "expected a float literal");
+		fail_expected(p, s, "a float literal");
 	if (used < n && (is_ident_char((unsigned char)s[used]) ||
 			 s[used] == '.'))
 		fail_at(p, s, "malformed float literal");
@@ -638,8 +647,11 @@ parse_name(parser *p, kl_buf *tmp, const char **bytes, size_t *len)
 		const char *b = ++s;
 		while (s < end && (is_ident_char((unsigned char)*s) || *s == '.'))
 			s++;
-		if (s == b)
-			fail_at(p, p->p, "expected a name after '%%'");
+		if (s == b) {
+			char buf[64];
+			fail_at(p, p->p, "expected a name after '%%', found %s",
+				describe(p, s, buf, sizeof buf));
+		}
 		*bytes = b;
 		*len = (size_t)(s - b);
 		p->p = s;
@@ -657,8 +669,11 @@ parse_name(parser *p, kl_buf *tmp, const char **bytes, size_t *len)
 		if (s < end && (hex_digit((unsigned char)*s) >= 0 ||
 				is_ident_char((unsigned char)*s)))
 			fail_at(p, b - 1, "a #name needs pairs of hex digits");
-		if (s == b)
-			fail_at(p, b - 1, "expected hex digits after '#'");
+		if (s == b) {
+			char buf[64];
+			fail_at(p, b - 1, "expected hex digits after '#', found "
+				"%s", describe(p, s, buf, sizeof buf));
+		}
 		*bytes = tmp->data;
 		*len = tmp->len;
 		p->p = s;
@@ -1080,7 +1095,6 @@ parse_sigref_decl(parser *p)
 	uint32_t n = entity_number(p, p->p, 3);
 	if (p->in_block)
 		fail_at(p, pos, "signatures are declared before the first block");
-	expect(p, '=', "'='");
 	if (n >= f->nsigrefs) {
 		spend_budget(p, f->nsigrefs, n + 1, pos);
 		uint32_t cap = f->sigrefs_cap;
@@ -1098,6 +1112,7 @@ parse_sigref_decl(parser *p)
 		fail_at(p, pos, "sig%u is already defined", n);
 	f->sigrefs[n] = SIGREF_FAILED; /* until the signature has parsed */
 	f->sigref_lines[n] = line_of(p, pos);
+	expect(p, '=', "'='");
 	f->sigrefs[n] = parse_signature(p);
 }
 
@@ -1159,11 +1174,18 @@ parse_value_stmt(parser *p)
 	 * goes on from the value's line.) */
 	skip_ws(p);
 	if (p->p >= p->end || *p->p != '=') {
+		char buf[64];
+		const char *found = describe(p, p->p, buf, sizeof buf);
 		p->p = after;
 		p->line = line;
 		p->line_start = line_start;
-		fail_at(p, pos, "expected '=' or '->' after v%u",
-			p->results[nres - 1]);
+		/* after an instruction on its line ("jump block1 v0",
+		 * "return v0 v0"): it belongs to that one, most likely */
+		if (nres == 1 && !starts_line(p, pos))
+			fail_at(p, pos, "v%u after a complete instruction (a ',' "
+				"or '(' missing before it?)", v);
+		fail_at(p, pos, "expected '=' or '->' after v%u, found %s",
+			p->results[nres - 1], found);
 	}
 	p->p++;
 	parse_inst(p, p->results, p->result_pos, nres, start);
@@ -1191,6 +1213,21 @@ skip_line(parser *p)
 {
 	const char *nl = memchr(p->p, '\n', (size_t)(p->end - p->p));
 	p->p = nl ? nl : p->end;
+}
+
+/* After an error in a body: move to the end of the cursor's line, or to
+ * a '}' before it (and before any comment), which can only close the
+ * body: skipped, it would be reported missing. */
+static void
+skip_body_line(parser *p)
+{
+	const char *q = p->p;
+	while (q < p->end && *q != '\n' && *q != ';' && *q != '}')
+		q++;
+	if (q < p->end && *q == '}')
+		p->p = q;
+	else
+		skip_line(p);
 }
 
 /* After an error: is the cursor at the first token of a line after the
@@ -1246,7 +1283,7 @@ parse_stmts(parser *p, kl_func *dst)
 		if (p->errors > MAX_ERRORS || p->p >= p->end)
 			return false;
 		if (!cursor_starts_later_line(p))
-			skip_line(p);
+			skip_body_line(p);
 	}
 	for (;;) {
 		skip_ws(p);
@@ -1308,6 +1345,7 @@ parse_body(parser *p, pending_body *pb)
 	p->line = pb->line;
 	p->line_start = pb->line_start;
 	p->in_block = false;
+	p->said_no_block = false;
 	p->func_errors = 0;
 	p->nfwd_values = p->nfwd_blocks = p->nchecks = p->aliases = 0;
 	/* The line tables grow together with their tables from now on. */
@@ -1722,7 +1760,10 @@ parse_data_item(parser *p, uint32_t s)
 		it.value = parse_float(p, t == KL_TYPE_F32);
 	} else {
 		const char *npos = p->p;
-		int64_t v = parse_int(p, "an integer");
+		/* what an integer item may hold instead */
+		int64_t v = parse_int(p, t == KL_TYPE_I8
+						 ? "an integer, a string or a symbol"
+						 : "an integer or a symbol");
 		unsigned bits = kl_type_bytes(p->m, t) * 8;
 		if (bits < 64) {
 			int64_t lo = -((int64_t)1 << (bits - 1));

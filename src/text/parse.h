@@ -82,6 +82,7 @@ typedef struct parser {
 	kl_func *f;            /* function being parsed: &work */
 	kl_func work;          /* tables reused by every body (parse_body) */
 	bool in_block;         /* a block header has been seen */
+	bool said_no_block;    /* "instruction before the first block" */
 	uint32_t stmt_line;    /* where the statement or item being read starts */
 	const char *stmt_start; /* the body's statement being read: its first
 				 * byte (NULL outside bodies) */

@@ -223,7 +223,7 @@ parse_align(parser *p, uint32_t size, bool have_size)
 	if (!accept(p, ','))
 		return alloca_default_align_log2(size, have_size);
 	if (!at_word(p, "align"))
-		fail_at(p, p->p, "expected 'align'");
+		fail_expected(p, p->p, "'align'");
 	p->p += 5;
 	uint32_t a = parse_alignment(p);
 	uint8_t k = 0;
@@ -297,7 +297,10 @@ suffix_type(parser *p)
 	if (!n) {
 		int c = peek(p);
 		if (c <= ' ' || c == ';')
-			fail_at(p, p->p, "expected a type right after '.'");
+			fail_at(p, p->p, "expected a type right after '.', "
+				"found %s", c == ';' ? "a comment"
+				: c == '\n' ? "end of line"
+				: c < 0 ? "end of file" : "a blank");
 		type_expected(p);
 	}
 	p->p += n;
@@ -366,19 +369,67 @@ sig_failed(parser *p, const uint32_t *results, uint32_t nres)
 	fail_quietly(p);
 }
 
+/*
+ * A statement that starts with a word that is no opcode, in the shape of
+ * another statement: a block header misnamed ("bb0:", "block:",
+ * "Block0(v0: i32):") or a definition of something that is no value or
+ * signature ("sig = (i32)"). Says which, at the word; returns if the
+ * statement has neither shape.
+ */
+static void
+misnamed_statement(parser *p, const char *word)
+{
+	const char *e = word;
+	while (e < p->end && is_ident_char((unsigned char)*e))
+		e++;
+	int n = (int)(e - word > 32 ? 32 : e - word);
+	const char *q = e;
+	while (q < p->end && (*q == ' ' || *q == '\t'))
+		q++;
+	if (n && q < p->end && *q == '=' && (q + 1 == p->end || q[1] != '='))
+		fail_at(p, word, "expected a value (vN) or a signature (sigN) "
+			"to define, found '%.*s'", n, word);
+	if (q < p->end && *q == '(') {
+		while (q < p->end && *q != ')' && *q != '\n')
+			q++;
+		if (q < p->end && *q == ')')
+			q++;
+		while (q < p->end && (*q == ' ' || *q == '\t'))
+			q++;
+	}
+	if (n && q < p->end && *q == ':')
+		fail_at(p, word, "expected a block header (blockN: or "
+			"blockN(PARAMS):), found '%.*s'", n, word);
+}
+
 void
 parse_inst(parser *p, const uint32_t *results, const char *const *result_pos,
 	   uint32_t nres, const char *start)
 {
 	kl_func *f = p->f;
-	if (!p->in_block)
+	if (!p->in_block) {
+		/* Said once: the statements after a misnamed first block
+		 * header would each say it again. */
+		bool first = !p->said_no_block;
+		p->said_no_block = true;
+		if (nres == 0)
+			misnamed_statement(p, start);
+		if (!first)
+			fail_quietly(p);
 		fail_at(p, start, "instruction before the first block");
+	}
 	const char *opos;
 	size_t n;
 	int op = scan_opcode(p, &opos, &n);
 	if (op < 0) {
 		if (n == 0)
-			fail_at(p, opos, "expected an opcode");
+			fail_expected(p, opos, "an opcode");
+		if (nres == 0)
+			misnamed_statement(p, opos);
+		if (*opos >= '0' && *opos <= '9') /* no opcode's spelling */
+			fail_at(p, opos, "expected an instruction, a block or "
+				"'}', found '%.*s'", (int)(n > 32 ? 32 : n),
+				opos);
 		fail_at(p, opos, "unknown opcode '%.*s'", (int)(n > 32 ? 32 : n),
 			opos);
 	}
@@ -553,7 +604,7 @@ parse_inst(parser *p, const uint32_t *results, const char *const *result_pos,
 		skip_ws(p);
 		const char *spos = p->p;
 		if (p->end - p->p < 4 || memcmp(p->p, "sig", 3) != 0)
-			fail_at(p, spos, "expected a signature (sigN)");
+			fail_expected(p, spos, "a signature (sigN)");
 		/* Spelt as a declaration spells it (no leading zero). */
 		uint32_t sr = entity_number(p, spos, 3);
 		if (sr >= f->nsigrefs || f->sigrefs[sr] == KL_NONE)
