@@ -950,6 +950,34 @@ for c in "%i8 5 --fuel 10" "--time" "%i8 --max-depth=3"; do
 done
 if [ "$("$build"/keel run "$dir/names.kl" %i8 -5)" = -5 ]; then ok; else
 	bad "keel run with a negative argument: not -5"; fi
+# a verifier warning (an access that would trap) is said by keel run and
+# keel opt too, which go on (they said nothing)
+cat >"$dir/warn.kl" <<'KL'
+function %main(i64) -> i32 {
+block0(v0: i64):
+    v1 = alloca 12
+    brif v0, block1, block2
+
+block1:
+    v2 = load.i64 v1+8
+    v3 = ireduce.i32 v2
+    return v3
+
+block2:
+    v4 = iconst.i32 0
+    return v4
+}
+KL
+"$build"/keel run "$dir/warn.kl" %main 0 >"$dir/warn.out" 2>"$dir/warn.err"
+st=$?
+if [ "$st" = 0 ] && [ "$(cat "$dir/warn.out")" = 0 ] &&
+	[ "$(cat "$dir/warn.err")" = "$dir/warn.kl:7: warning: inst2: load of 8 bytes at offset 8 is outside the 12-byte alloca v1" ]; then ok; else
+	bad "keel run with a verifier warning: exit $st, $(cat "$dir/warn.err")"; fi
+"$build"/keel opt -p promote "$dir/warn.kl" >"$dir/warn.out" 2>"$dir/warn.err"
+st=$?
+if [ "$st" = 0 ] && grep -q "^function %main" "$dir/warn.out" &&
+	grep -q "^$dir/warn.kl:7: warning: inst2: load of 8 bytes" "$dir/warn.err"; then ok; else
+	bad "keel opt with a verifier warning: exit $st, $(cat "$dir/warn.err")"; fi
 # an argument is a literal alone: no blank before or after it, and '_'
 # only between digits
 for arg in " 5" "5 " "1_" "1__0"; do
