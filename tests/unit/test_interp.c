@@ -760,6 +760,27 @@ check_first_line(kl_module *m, const kl_interp_options *opts,
 	kl_interp_free(it);
 }
 
+/* A call of func(arg) and the first line that describes it. */
+typedef struct first_line_case {
+	const char *func;
+	uint64_t arg;
+	const char *first_line;
+} first_line_case;
+
+/* Each case's first line, on the module the text parses to. */
+static void
+check_first_lines(const char *text, size_t len, const first_line_case *cases,
+		  size_t n)
+{
+	kl_module *m = parse_text(text, len);
+	if (!m)
+		return;
+	for (size_t k = 0; k < n; k++)
+		check_first_line(m, NULL, cases[k].func, &cases[k].arg, 1,
+				 cases[k].first_line);
+	kl_module_free(m);
+}
+
 /* A refused float to integer conversion names its operand and the
  * range it left, or NaN. */
 static void
@@ -776,11 +797,7 @@ test_conversion_trap_text(void)
 		"    v1 = fcvt_to_uint.i8 v0\n"
 		"    return v1\n"
 		"}\n";
-	static const struct {
-		const char *func;
-		uint64_t arg;
-		const char *first_line;
-	} cases[] = {
+	static const first_line_case cases[] = {
 		{ "s", 0x41e0000000000000ull, /* 2^31 */
 		  "trap int_ovf: float to integer conversion of f64 "
 		  "2147483648: out of range for signed i32\n" },
@@ -799,13 +816,8 @@ test_conversion_trap_text(void)
 		  "trap int_ovf: float to integer conversion of f32 256.704: "
 		  "out of range for unsigned i8\n" },
 	};
-	kl_module *m = parse_text(text, sizeof text - 1);
-	if (!m)
-		return;
-	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
-		check_first_line(m, NULL, cases[k].func, &cases[k].arg, 1,
-				 cases[k].first_line);
-	kl_module_free(m);
+	check_first_lines(text, sizeof text - 1, cases,
+			  sizeof cases / sizeof cases[0]);
 }
 
 /* An access that starts inside its object and runs past the end names
@@ -833,11 +845,7 @@ test_bounds_trap_text(void)
 		"    v3 = call %memcpy(v1, v2, v0)\n"
 		"    return v3\n"
 		"}\n";
-	static const struct {
-		const char *func;
-		uint64_t arg;
-		const char *first_line;
-	} cases[] = {
+	static const first_line_case cases[] = {
 		{ "load", 6,
 		  "trap heap_oob: 4-byte load: object 5 (8-byte alloca v1 in "
 		  "%load): bytes 6 to 9 run past its end\n" },
@@ -849,13 +857,8 @@ test_bounds_trap_text(void)
 		  "object 2 (const data %src, 6 bytes): bytes 0 to 6 run past "
 		  "its end\n" },
 	};
-	kl_module *m = parse_text(text, sizeof text - 1);
-	if (!m)
-		return;
-	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
-		check_first_line(m, NULL, cases[k].func, &cases[k].arg, 1,
-				 cases[k].first_line);
-	kl_module_free(m);
+	check_first_lines(text, sizeof text - 1, cases,
+			  sizeof cases / sizeof cases[0]);
 }
 
 /* An argument's bits above its type's width are ignored, as keel.h
