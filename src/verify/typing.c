@@ -134,6 +134,45 @@ want_result_kind(verifier *vf, uint32_t i, const inst_view *iv, bool flt)
 			 flt ? "a float" : "an integer");
 }
 
+/*
+ * Arg 0 of class int (or float, flt); args 1 .. nsame-1 and, with
+ * result, the result of its type. When arg 0 is not of the class,
+ * comparing the others with it would ask for the wrong fix ("must be f32
+ * like arg 0" in an iadd), so each is held to the class alone: a second
+ * wrong operand is still reported, once per value, and a result that
+ * merely took arg 0's type (as parsed text always does) is not.
+ */
+static void
+want_class_same(verifier *vf, uint32_t i, const inst_view *iv, bool flt,
+		uint32_t nsame, bool result)
+{
+	kl_type c0 = arg_class(vf, iv, 0);
+	bool ok0 = c0 == NONE || (flt ? is_float(c0) : is_int(c0));
+	if (flt)
+		want_float_arg(vf, i, iv, 0);
+	else
+		want_int_arg(vf, i, iv, 0);
+	for (uint32_t k = 1; k < nsame && k < iv->nargs; k++) {
+		bool again = false;
+		for (uint32_t j = 0; j < k; j++)
+			again |= iv->args[j] == iv->args[k];
+		if (ok0)
+			want_same_args(vf, i, iv, k, 0);
+		else if (again)
+			continue;
+		else if (flt)
+			want_float_arg(vf, i, iv, k);
+		else
+			want_int_arg(vf, i, iv, k);
+	}
+	if (!result)
+		return;
+	if (ok0)
+		want_result_like_arg(vf, i, iv, 0);
+	else if (result_class(vf, iv, 0) != c0)
+		want_result_kind(vf, i, iv, flt);
+}
+
 /* ---- immediates ---- */
 
 static bool
@@ -471,41 +510,31 @@ check_types(verifier *vf, uint32_t i, const inst_view *iv)
 		return;
 	case KL_TY_INT_SAME:
 	case KL_TY_INT_CMP:
-		want_int_arg(vf, i, iv, 0);
-		want_same_args(vf, i, iv, 1, 0);
+		want_class_same(vf, i, iv, false, 2, ty == KL_TY_INT_SAME);
 		if (ty == KL_TY_INT_CMP)
 			want_result(vf, i, iv, KL_TYPE_I8, "");
-		else
-			want_result_like_arg(vf, i, iv, 0);
 		return;
 	case KL_TY_INT_UNARY:
 	case KL_TY_INT_SHIFT:
-		want_int_arg(vf, i, iv, 0);
+		want_class_same(vf, i, iv, false, 1, true);
 		if (ty == KL_TY_INT_SHIFT)
 			want_int_arg(vf, i, iv, 1);
-		want_result_like_arg(vf, i, iv, 0);
 		return;
 	case KL_TY_INT_IMM:
 	case KL_TY_INT_CMP_IMM:
-		want_int_arg(vf, i, iv, 0);
+		want_class_same(vf, i, iv, false, 1, ty == KL_TY_INT_IMM);
 		check_imm(vf, i, arg_class(vf, iv, 0));
 		if (ty == KL_TY_INT_CMP_IMM)
 			want_result(vf, i, iv, KL_TYPE_I8, "");
-		else
-			want_result_like_arg(vf, i, iv, 0);
 		return;
 	case KL_TY_FLOAT_SAME:
 	case KL_TY_FLOAT_CMP:
-		want_float_arg(vf, i, iv, 0);
-		want_same_args(vf, i, iv, 1, 0);
+		want_class_same(vf, i, iv, true, 2, ty == KL_TY_FLOAT_SAME);
 		if (ty == KL_TY_FLOAT_CMP)
 			want_result(vf, i, iv, KL_TYPE_I8, "");
-		else
-			want_result_like_arg(vf, i, iv, 0);
 		return;
 	case KL_TY_FLOAT_UNARY:
-		want_float_arg(vf, i, iv, 0);
-		want_result_like_arg(vf, i, iv, 0);
+		want_class_same(vf, i, iv, true, 1, true);
 		return;
 	case KL_TY_SELECT:
 		want_int_arg(vf, i, iv, 0);

@@ -996,6 +996,42 @@ test_result_types_alone(void)
 }
 
 /*
+ * When arg 0 has the wrong class, the result is not compared with it
+ * ("must be f32 like arg 0" would ask for the wrong fix): a result that
+ * is of the class is fine, one that is not is held to the class alone.
+ * The parser gives the result arg 0's type, so only built IR shows it.
+ */
+static void
+test_result_wrong_class_arg(void)
+{
+	kl_module *m = parse("function %f(f32, i32) {\n"
+			     "block0(v0: f32, v1: i32):\n"
+			     "    v2 = iadd v0, v1\n"
+			     "    v3 = fneg v1\n"
+			     "    return\n"
+			     "}\n");
+	kl_func *f = func_named(m, "f");
+	f->values[2].type = KL_TYPE_I32;
+	f->values[3].type = KL_TYPE_F32;
+	kl_diags d = { 0 };
+	CHECK_EQ_INT(verify(f, NULL, &d), 2);
+	CHECK_ERROR(&d, KL_ENT_INST, "arg 0 (v0) has type f32, must be an "
+				     "integer");
+	CHECK_ERROR(&d, KL_ENT_INST, "arg 0 (v1) has type i32, must be a "
+				     "float");
+	kl_diags_free(&d);
+	f->values[2].type = KL_TYPE_F64;
+	f->values[3].type = KL_TYPE_I64;
+	CHECK_EQ_INT(verify(f, NULL, &d), 4);
+	CHECK_ERROR(&d, KL_ENT_INST, "result (v2) has type f64, must be an "
+				     "integer");
+	CHECK_ERROR(&d, KL_ENT_INST, "result (v3) has type i64, must be a "
+				     "float");
+	kl_diags_free(&d);
+	kl_module_free(m);
+}
+
+/*
  * A value that claims to be a parameter of a block that does not list it
  * is reported about the value, on the block's source line, and the
  * listing shows the error under the block's header (a value has no line
@@ -1643,6 +1679,7 @@ main(void)
 	UNIT_RUN(test_call_results);
 	UNIT_RUN(test_imm_bounds);
 	UNIT_RUN(test_result_types_alone);
+	UNIT_RUN(test_result_wrong_class_arg);
 	UNIT_RUN(test_param_claim_location);
 	UNIT_RUN(test_select_operand_count);
 	UNIT_RUN(test_cached_analyses);
