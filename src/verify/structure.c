@@ -256,20 +256,23 @@ check_dests(verifier *vf, uint32_t i, const inst_view *iv)
 	for (uint32_t k = 0; k < iv->ndests; k++) {
 		uint32_t b, nargs;
 		const uint32_t *args;
+		char e[32];
 		if (!dest_get(f, iv, k, &b, &args, &nargs)) {
-			err_inst(vf, i, "branch destination %u is broken (bad "
-				 "value-list handle)", k);
+			err_inst(vf, i, "branch destination %u%s is broken "
+				 "(bad value-list handle)", k,
+				 dest_label(e, sizeof e, iv, k));
 			vf->cfg_ok = false;
 			return;
 		}
 		if (b >= f->nblocks || !(f->blocks[b].flags & BLOCK_EXISTS)) {
-			err_inst(vf, i, "branch to block%u, which does not "
-				 "exist", b);
+			err_inst(vf, i, "branch to block%u%s, which does not "
+				 "exist", b, dest_label(e, sizeof e, iv, k));
 		} else if (!bit_get(vf->in_layout, b)) {
-			err_inst(vf, i, "branch to block%u, which is not in "
-				 "the layout", b);
+			err_inst(vf, i, "branch to block%u%s, which is not in "
+				 "the layout", b, dest_label(e, sizeof e, iv, k));
 		} else if (b == vf->entry) {
-			err_inst(vf, i, "branch to the entry block block%u", b);
+			err_inst(vf, i, "branch to the entry block block%u%s", b,
+				 dest_label(e, sizeof e, iv, k));
 		}
 	}
 }

@@ -425,9 +425,11 @@ check_branch(verifier *vf, uint32_t i, const inst_view *iv)
 		    !(f->blocks[b].flags & BLOCK_EXISTS) ||
 		    !vlist(f, f->blocks[b].params, &ps, &np))
 			continue; /* reported by the structure phase */
+		char e[32];
 		if (n != np) {
-			err_inst(vf, i, "block%u takes %u argument%s, got %u",
-				 b, np, np == 1 ? "" : "s", n);
+			err_inst(vf, i, "block%u%s takes %u argument%s, got %u",
+				 b, dest_label(e, sizeof e, iv, k), np,
+				 np == 1 ? "" : "s", n);
 			continue;
 		}
 		for (uint32_t a = 0; a < n; a++) {
@@ -436,10 +438,12 @@ check_branch(verifier *vf, uint32_t i, const inst_view *iv)
 			if (ps[a] < f->nvalues)
 				want = tclass(vf->m, value_type(f, ps[a]));
 			if (c != NONE && want != NONE && c != want)
-				err_inst(vf, i, "block%u arg %u (v%u) has type "
-					 "%s, must match parameter v%u of type "
-					 "%s", b, a, args[a], tname(vf, c),
-					 ps[a], tname(vf, want));
+				err_inst(vf, i, "block%u%s arg %u (v%u) has "
+					 "type %s, must match parameter v%u of "
+					 "type %s", b,
+					 dest_label(e, sizeof e, iv, k), a,
+					 args[a], tname(vf, c), ps[a],
+					 tname(vf, want));
 		}
 	}
 }

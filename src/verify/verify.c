@@ -197,6 +197,19 @@ dest_get(const kl_func *f, const inst_view *iv, uint32_t k, uint32_t *block,
 	return vdest(f, iv->dests[k], block, args, nargs);
 }
 
+const char *
+dest_label(char *buf, size_t cap, const inst_view *iv, uint32_t k)
+{
+	buf[0] = 0;
+	if (iv->info->format == KL_FMT_BRIF)
+		snprintf(buf, cap, " (%s)", k == 0 ? "then" : "else");
+	else if (iv->info->format == KL_FMT_BR_TABLE && k == 0)
+		snprintf(buf, cap, " (default)");
+	else if (iv->info->format == KL_FMT_BR_TABLE)
+		snprintf(buf, cap, " (table entry %u)", k - 1);
+	return buf;
+}
+
 bool
 inst_readable(const kl_func *f, uint32_t i, inst_view *iv)
 {

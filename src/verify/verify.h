@@ -280,6 +280,14 @@ bool inst_readable(const kl_func *f, uint32_t i, inst_view *iv);
 /* Destination k of a view: block and arguments, false if broken. */
 bool dest_get(const kl_func *f, const inst_view *iv, uint32_t k,
 	      uint32_t *block, const uint32_t **args, uint32_t *nargs);
+/*
+ * How messages name destination k of a branch after its block, when the
+ * branch has more than one: " (then)", " (else)" for brif, " (default)",
+ * " (table entry N)" for br_table (docs/ir.md's words); "" for a jump,
+ * whose one edge needs no name. Written into buf, which is returned.
+ */
+const char *dest_label(char *buf, size_t cap, const inst_view *iv,
+		       uint32_t k);
 
 /*
  * Where each format keeps its operands (src/ir/ir.h): the fixed value

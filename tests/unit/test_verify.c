@@ -515,7 +515,8 @@ test_branch_targets(void)
 	/* brif's else, block2, has no arguments: its destination word is
 	 * the block itself. */
 	f->insts[S_BRIF].w[2] = dest_word_of_block(40);
-	expect_one(f, KL_ENT_INST, "branch to block40, which does not exist");
+	expect_one(f, KL_ENT_INST, "branch to block40 (else), which does not "
+				   "exist");
 	kl_block nb = kl_func_new_block(f);
 	f->insts[S_BRIF].w[2] = dest_word_of_block(nb.id);
 	expect_one(f, KL_ENT_INST, "which is not in the layout");
@@ -524,7 +525,8 @@ test_branch_targets(void)
 	inst_dests(f, S_BRIF, &dests);
 	f->insts[S_BRIF].w[2] = dest_word_of_block(2);
 	f->pool.data[dests[0]] = 40;
-	expect_one(f, KL_ENT_INST, "branch to block40, which does not exist");
+	expect_one(f, KL_ENT_INST, "branch to block40 (then), which does not "
+				   "exist");
 	kl_module_free(m);
 }
 
