@@ -3,7 +3,8 @@
  * address arithmetic:
  *   - a load or store at a constant offset from an alloca's result (the
  *     address is the alloca, or an iadd_imm chain over it) must stay
- *     inside the allocation: offset >= 0 and offset + size <= alloca size;
+ *     inside the allocation: offset >= 0 and offset + size <= alloca size
+ *     (a 0-byte alloca is an error already, and is left alone);
  *   - a store through an address made by symbol_addr of a const data
  *     object (again directly or through iadd_imm) is not allowed.
  * Both are warnings, not errors: such an access traps when it runs (the
@@ -150,7 +151,12 @@ check_memory(verifier *vf, uint32_t i, const inst_view *iv)
 		}
 		return;
 	}
-	/* An alloca: the access must lie inside it. */
+	/* An alloca: the access must lie inside it. A 0-byte one is an
+	 * error of its own (typing.c), which every access would only
+	 * repeat. */
+	uint32_t asize = bd->w[1];
+	if (asize == 0)
+		return;
 	uint32_t size = info->memw;
 	if (size == 0) {
 		kl_type c = operand_class(vf, val);
@@ -158,7 +164,6 @@ check_memory(verifier *vf, uint32_t i, const inst_view *iv)
 			return;
 		size = kl_type_bytes(vf->m, c);
 	}
-	uint32_t asize = bd->w[1];
 	if (off < 0 || off > (int64_t)asize || asize - off < size)
 		warn_inst(vf, i, "%s of %u byte%s at offset %lld is outside "
 			  "the %u-byte alloca v%u", is_store ? "store" : "load",
