@@ -992,10 +992,10 @@ void kl_liveness_print(const kl_func *f, const kl_liveness *lv,
  * chains, the caller's cached analyses and the type rule of every opcode.
  * It reports every violation, not just the first: one KL_SEV_ERROR
  * diagnostic each, appended to out. The memory rules (a constant offset
- * outside an alloca, a store into const data) give KL_SEV_WARNING
- * diagnostics instead, which do not make it fail: such an access traps
- * if it runs, and a pass may expose one in code that never runs. Each
- * diagnostic has
+ * outside an alloca or a data object, a store into const data) give
+ * KL_SEV_WARNING diagnostics instead, which do not make it fail: such an
+ * access traps if it runs, and a pass may expose one in code that never
+ * runs. Each diagnostic has
  *   loc      the entity the error is about (instruction, block, value,
  *            function or sigref),
  *   inst     the instruction concerned (for a value: the one whose line

@@ -623,9 +623,9 @@ addr_of(fast *fs, uint32_t v, uint32_t *base, int64_t *off)
 }
 
 /* An access of memw bytes (0: the size of class vcls) at offset off of
- * an alloca's bd memory lies inside it. */
+ * an object of osize bytes lies inside it. */
 HOT bool
-inside_alloca(const kl_inst_data *bd, int64_t off, unsigned memw, int vcls)
+inside(uint64_t osize, int64_t off, unsigned memw, int vcls)
 {
 	uint32_t size = memw;
 	if (size == 0) {
@@ -633,13 +633,21 @@ inside_alloca(const kl_inst_data *bd, int64_t off, unsigned memw, int vcls)
 			return false;
 		size = class_bytes[vcls];
 	}
-	uint32_t asize = bd->w[1];
-	return !(off < 0 || off > (int64_t)asize || asize - off < size);
+	return !(off < 0 || (uint64_t)off > osize ||
+		 osize - (uint64_t)off < size);
+}
+
+/* The same for an alloca's bd memory. */
+HOT bool
+inside_alloca(const kl_inst_data *bd, int64_t off, unsigned memw, int vcls)
+{
+	return inside(bd->w[1], off, memw, vcls);
 }
 
 /*
  * memory.c: check_memory. A load or store at a constant offset from an
- * alloca stays inside it; nothing is stored into const data. vcls: the
+ * alloca or a data object stays inside it; nothing is stored into const
+ * data. vcls: the
  * class of the value loaded or stored; memw: the access size, 0 for the
  * size of vcls.
  */
@@ -658,9 +666,11 @@ memory_slow(fast *fs, const kl_inst_data *d, unsigned memw, uint32_t addr,
 	const kl_inst_data *bd = &fs->insts[base];
 	if (bd->op == KL_OP_SYMBOL_ADDR) {
 		const kl_module *m = fs->m;
-		return !(is_store && bd->w[1] < m->nsyms &&
-			 m->syms[bd->w[1]].kind == KL_SYM_DATA &&
-			 m->syms[bd->w[1]].is_const);
+		uint32_t s = bd->w[1];
+		if (s >= m->nsyms || m->syms[s].kind != KL_SYM_DATA)
+			return true; /* a function's address is not followed */
+		return !(is_store && m->syms[s].is_const) &&
+		       inside(m->syms[s].size, off, memw, vcls);
 	}
 	return inside_alloca(bd, off, memw, vcls);
 }

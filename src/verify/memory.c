@@ -1,12 +1,13 @@
 /*
  * memory.c -- ad hoc memory rules that need no analysis beyond following
  * address arithmetic:
- *   - a load or store at a constant offset from an alloca's result (the
- *     address is the alloca, or an iadd_imm chain over it) must stay
- *     inside the allocation: offset >= 0 and offset + size <= alloca size
- *     (a 0-byte alloca is an error already, and is left alone);
- *   - a store through an address made by symbol_addr of a const data
- *     object (again directly or through iadd_imm) is not allowed.
+ *   - a load or store at a constant offset from an alloca's result or a
+ *     data object's address (the address is the alloca or symbol_addr,
+ *     or an iadd_imm chain over it) must stay inside the object: offset
+ *     >= 0 and offset + size <= its size (a 0-byte alloca is an error
+ *     already, and is left alone);
+ *   - a store through such an address of a const data object, inside
+ *     it, is not allowed (outside it, the first rule says what is wrong).
  * Both are warnings, not errors: such an access traps when it runs (the
  * interpreter checks every access), and a pass that forwards an address
  * (promote, given int *p = &x) can bring it to light in code that never
@@ -138,35 +139,47 @@ check_memory(verifier *vf, uint32_t i, const inst_view *iv)
 		return;
 	off += (int32_t)d->w[2];
 	const kl_inst_data *bd = &f->insts[base];
-	if (bd->op == KL_OP_SYMBOL_ADDR) {
-		const kl_module *m = vf->m;
-		if (is_store && bd->w[1] < m->nsyms &&
-		    m->syms[bd->w[1]].kind == KL_SYM_DATA &&
-		    m->syms[bd->w[1]].is_const) {
-			kl_buf name = { 0 };
-			fmt_sym(&name, m, bd->w[1]);
-			warn_inst(vf, i, "store into constant data %s",
-				  name.data);
-			kl_buf_free(&name);
-		}
-		return;
+	const kl_module *m = vf->m;
+	uint64_t osize;
+	uint32_t sym = bd->w[1];
+	bool data = bd->op == KL_OP_SYMBOL_ADDR;
+	if (data) {
+		/* Only data has bytes to check; a function's address is not
+		 * followed. */
+		if (sym >= m->nsyms || m->syms[sym].kind != KL_SYM_DATA)
+			return;
+		osize = m->syms[sym].size;
+	} else {
+		/* A 0-byte alloca is an error of its own (typing.c), which
+		 * every access would only repeat. */
+		osize = bd->w[1];
+		if (osize == 0)
+			return;
 	}
-	/* An alloca: the access must lie inside it. A 0-byte one is an
-	 * error of its own (typing.c), which every access would only
-	 * repeat. */
-	uint32_t asize = bd->w[1];
-	if (asize == 0)
-		return;
 	uint32_t size = info->memw;
 	if (size == 0) {
 		kl_type c = operand_class(vf, val);
 		if (c == KL_TYPE_NONE)
 			return;
-		size = kl_type_bytes(vf->m, c);
+		size = kl_type_bytes(m, c);
 	}
-	if (off < 0 || off > (int64_t)asize || asize - off < size)
+	/* Outside the object, the address is what is wrong, const or not;
+	 * inside const data, the store. */
+	bool outside = off < 0 || (uint64_t)off > osize ||
+		       osize - (uint64_t)off < size;
+	if (!outside && !(is_store && data && m->syms[sym].is_const))
+		return;
+	kl_buf name = { 0 };
+	if (data)
+		fmt_sym(&name, m, sym);
+	else
+		kl_buf_printf(&name, "alloca v%u", bd->w[0]);
+	if (outside)
 		warn_inst(vf, i, "%s of %u byte%s at offset %lld is outside "
-			  "the %u-byte alloca v%u", is_store ? "store" : "load",
-			  size, size == 1 ? "" : "s", (long long)off, asize,
-			  bd->w[0]);
+			  "the %llu-byte %s", is_store ? "store" : "load",
+			  size, size == 1 ? "" : "s", (long long)off,
+			  (unsigned long long)osize, name.data);
+	else
+		warn_inst(vf, i, "store into constant data %s", name.data);
+	kl_buf_free(&name);
 }
