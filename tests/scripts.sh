@@ -1010,6 +1010,11 @@ for opts in "--dot --loops" "--dot --liveness" "--time --repeat 0" "--time --rep
 done
 if "$build"/keel cfg --time --repeat 0x2 examples/max.kl >/dev/null 2>&1; then ok; else
 	bad "keel cfg --repeat 0x2 refused"; fi
+# --time counts in English: one function, one run (it said "1 functions")
+"$build"/keel cfg --time --repeat 1 --func max examples/max.kl 2>"$dir/time1.err" >/dev/null
+if [ "$(head -n 1 "$dir/time1.err")" = "examples/max.kl: 1 function, 3 blocks, 4 instructions" ] &&
+	grep -q "(best of 1 run reusing" "$dir/time1.err"; then ok; else
+	bad "keel cfg --time on one function: $(cat "$dir/time1.err")"; fi
 printf 'declare %%g()\n' >"$dir/noblocks.kl"
 if "$build"/keel cfg --time "$dir/noblocks.kl" 2>&1 | grep -q 'no blocks: nothing timed'; then ok; else
 	bad "keel cfg --time on no blocks: $("$build"/keel cfg --time "$dir/noblocks.kl" 2>&1)"; fi

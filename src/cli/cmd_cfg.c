@@ -187,14 +187,22 @@ print_func(const options *o, analyses *a, const kl_func *f, kl_buf *out)
 		kl_liveness_print(f, a->lv, out);
 }
 
+/* The ending of a count's noun: "1 block", "2 blocks". */
+static const char *
+plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
 static void
 report_times(const char *file, uint64_t nfuncs, uint64_t nblocks,
 	     uint64_t ninsts, const double *first, const double *best,
 	     long repeat, bool live, bool too_large)
 {
-	fprintf(stderr, "%s: %llu functions, %llu blocks, %llu instructions\n",
-		file, (unsigned long long)nfuncs, (unsigned long long)nblocks,
-		(unsigned long long)ninsts);
+	fprintf(stderr, "%s: %llu function%s, %llu block%s, %llu "
+		"instruction%s\n", file, (unsigned long long)nfuncs,
+		plural(nfuncs), (unsigned long long)nblocks, plural(nblocks),
+		(unsigned long long)ninsts, plural(ninsts));
 	if (nblocks == 0) {
 		/* no rate to give ("inf M blocks/s" said nothing) */
 		fprintf(stderr, "  no blocks: nothing timed\n");
@@ -216,8 +224,9 @@ report_times(const char *file, uint64_t nfuncs, uint64_t nblocks,
 	fprintf(stderr, "  %-16s %10.3f %10.3f %10.1f %12.1f\n",
 		"cfg+dom+df+loops", sum_first * 1e3, sum_best * 1e3,
 		sum_best * 1e9 / nb, nb / sum_best / 1e6);
-	fprintf(stderr, "  (best of %ld runs reusing the analysis objects; "
-		"first = first run, fresh memory)\n", repeat);
+	fprintf(stderr, "  (best of %ld run%s reusing the analysis objects; "
+		"first = first run, fresh memory)\n", repeat,
+		plural((uint64_t)repeat));
 	if (live && too_large)
 		fprintf(stderr, "  (liveness stopped at its size limit: the "
 			"live sets of this input are too large to hold)\n");
