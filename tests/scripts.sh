@@ -1015,6 +1015,12 @@ if "$build"/keel cfg --time --repeat 0x2 examples/max.kl >/dev/null 2>&1; then o
 if [ "$(head -n 1 "$dir/time1.err")" = "examples/max.kl: 1 function, 3 blocks, 4 instructions" ] &&
 	grep -q "(best of 1 run reusing" "$dir/time1.err"; then ok; else
 	bad "keel cfg --time on one function: $(cat "$dir/time1.err")"; fi
+# a --live-limit past 2^64 - 1 is said to be too large, as --max-depth
+# says it ("needs a count of at least 1, not '99999999999999999999'")
+"$build"/keel cfg --liveness --live-limit 99999999999999999999 examples/max.kl 2>"$dir/ll.err" >/dev/null
+st=$?
+if [ "$st" = 2 ] && [ "$(head -n 1 "$dir/ll.err")" = "keel cfg: --live-limit is at most 18446744073709551615" ]; then ok; else
+	bad "keel cfg --live-limit 99999999999999999999: exit $st, $(cat "$dir/ll.err")"; fi
 printf 'declare %%g()\n' >"$dir/noblocks.kl"
 if "$build"/keel cfg --time "$dir/noblocks.kl" 2>&1 | grep -q 'no blocks: nothing timed'; then ok; else
 	bad "keel cfg --time on no blocks: $("$build"/keel cfg --time "$dir/noblocks.kl" 2>&1)"; fi

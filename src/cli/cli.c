@@ -729,9 +729,12 @@ cli_lookup(const kl_module *m, const char *name)
 	return s;
 }
 
-bool
-cli_parse_count(const char *s, uint64_t *out)
+/* cli_parse_count, saying in *too_large whether s failed only by
+ * passing 2^64 - 1. */
+static bool
+parse_count(const char *s, uint64_t *out, bool *too_large)
 {
+	*too_large = false;
 	/* Decimal, or hexadecimal after one 0x; no sign or blanks, no
 	 * octal ("010" is ten), nothing past 2^64 - 1. Digits are read
 	 * here: strtoull takes signs, blanks and a second "0x". */
@@ -752,8 +755,9 @@ cli_parse_count(const char *s, uint64_t *out)
 		if (d >= base)
 			break;
 		if (v > (UINT64_MAX - d) / base)
-			return false;
-		v = v * base + d;
+			*too_large = true;
+		else
+			v = v * base + d;
 	}
 	if (end == s)
 		return false; /* no digits */
@@ -766,10 +770,31 @@ cli_parse_count(const char *s, uint64_t *out)
 		mul = 1000000000;
 	if (mul != 1)
 		end++;
-	if (*end || (v && mul > UINT64_MAX / v))
+	if (*end) {
+		*too_large = false; /* malformed, whatever its size */
+		return false;
+	}
+	if (v && mul > UINT64_MAX / v)
+		*too_large = true;
+	if (*too_large)
 		return false;
 	*out = v * mul;
 	return true;
+}
+
+bool
+cli_parse_count(const char *s, uint64_t *out)
+{
+	bool too_large;
+	return parse_count(s, out, &too_large);
+}
+
+bool
+cli_count_too_large(const char *s)
+{
+	uint64_t v;
+	bool too_large;
+	return !parse_count(s, &v, &too_large) && too_large;
 }
 
 size_t

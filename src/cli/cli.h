@@ -104,6 +104,9 @@ double cli_cpu_seconds(void);
 /* A count, decimal or 0x-hexadecimal, with an optional k, M or G suffix
  * ("10M"); false if malformed or past 2^64 - 1. */
 bool cli_parse_count(const char *s, uint64_t *out);
+/* Is s a count cli_parse_count refuses only for passing 2^64 - 1 (so
+ * that a message can say it is too large, not malformed)? */
+bool cli_count_too_large(const char *s);
 /* Peak resident memory of the process in bytes (0 if unknown). */
 size_t cli_peak_rss(void);
 

@@ -350,6 +350,11 @@ run(int argc, char **argv, bool domtree)
 			if (limit < 0)
 				return cli_usage_error(cmd, "--live-limit needs "
 						       "a value");
+			if (cli_count_too_large(args.value))
+				return cli_usage_error(cmd, "--live-limit is at "
+						       "most %llu",
+						       (unsigned long long)
+							       UINT64_MAX);
 			if (!cli_parse_count(args.value, &n) || n < 1)
 				return cli_usage_error(cmd, "--live-limit needs "
 						       "a count of at least 1, "
