@@ -1021,6 +1021,10 @@ if [ "$(head -n 1 "$dir/time1.err")" = "examples/max.kl: 1 function, 3 blocks, 4
 st=$?
 if [ "$st" = 2 ] && [ "$(head -n 1 "$dir/ll.err")" = "keel cfg: --live-limit is at most 18446744073709551615" ]; then ok; else
 	bad "keel cfg --live-limit 99999999999999999999: exit $st, $(cat "$dir/ll.err")"; fi
+# --live-limit counts live-in and live-out entries together, and --help
+# says so (it said "the most (block, value) entries")
+if "$build"/keel cfg --help | tr -s " \n" "  " | grep -q "live-in and live-out entries together"; then ok; else
+	bad "keel cfg --help: what --live-limit counts"; fi
 printf 'declare %%g()\n' >"$dir/noblocks.kl"
 if "$build"/keel cfg --time "$dir/noblocks.kl" 2>&1 | grep -q 'no blocks: nothing timed'; then ok; else
 	bad "keel cfg --time on no blocks: $("$build"/keel cfg --time "$dir/noblocks.kl" 2>&1)"; fi
