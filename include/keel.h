@@ -921,6 +921,8 @@ kl_status kl_liveness_compute(kl_liveness *lv, const kl_func *f,
 			      const kl_cfg *cfg);
 /* The limit for later computes; 0 restores the default. */
 void kl_liveness_set_limit(kl_liveness *lv, uint64_t max_entries);
+/* The limit in force (the default unless set). */
+uint64_t kl_liveness_limit(const kl_liveness *lv);
 /* Entries in all the sets (live-in plus live-out) after a compute. */
 uint64_t kl_liveness_size(const kl_liveness *lv);
 /* Did the last compute stop at the limit (KL_ERR_RANGE)? */

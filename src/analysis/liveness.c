@@ -365,6 +365,12 @@ kl_liveness_too_large(const kl_liveness *lv)
 }
 
 uint64_t
+kl_liveness_limit(const kl_liveness *lv)
+{
+	return lv->limit;
+}
+
+uint64_t
 kl_liveness_size(const kl_liveness *lv)
 {
 	return (uint64_t)lv->nin + lv->nout;

@@ -286,8 +286,12 @@ kl_liveness_print(const kl_func *f, const kl_liveness *lv, kl_buf *out)
 {
 	header(out, "liveness", f);
 	if (kl_liveness_too_large(lv)) {
-		kl_buf_puts(out, "    (not computed: the live sets would pass "
-			    "the size limit)\n");
+		/* The limit, so that a user raising it (keel cfg
+		 * --live-limit) knows from where; how many entries the sets
+		 * would need is unknown: the computation stopped there. */
+		kl_buf_printf(out, "    (not computed: the live sets would "
+			      "pass the size limit of %llu entries)\n",
+			      (unsigned long long)kl_liveness_limit(lv));
 		return;
 	}
 	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;

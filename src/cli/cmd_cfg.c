@@ -197,7 +197,7 @@ plural(uint64_t n)
 static void
 report_times(const char *file, uint64_t nfuncs, uint64_t nblocks,
 	     uint64_t ninsts, const double *first, const double *best,
-	     long repeat, bool live, bool too_large)
+	     long repeat, bool live, bool too_large, uint64_t live_limit)
 {
 	fprintf(stderr, "%s: %llu function%s, %llu block%s, %llu "
 		"instruction%s\n", file, (unsigned long long)nfuncs,
@@ -228,8 +228,9 @@ report_times(const char *file, uint64_t nfuncs, uint64_t nblocks,
 		"first = first run, fresh memory)\n", repeat,
 		plural((uint64_t)repeat));
 	if (live && too_large)
-		fprintf(stderr, "  (liveness stopped at its size limit: the "
-			"live sets of this input are too large to hold)\n");
+		fprintf(stderr, "  (liveness stopped at its size limit of %llu "
+			"entries: the live sets of this input are too large "
+			"to hold)\n", (unsigned long long)live_limit);
 }
 
 /* Time every analysis over all functions of m: first run and best run. */
@@ -272,7 +273,7 @@ time_module(const options *o, analyses *a, const char *file,
 		}
 	}
 	report_times(file, nfuncs, nblocks, ninsts, first, best, o->repeat,
-		     o->liveness, a->too_large);
+		     o->liveness, a->too_large, kl_liveness_limit(a->lv));
 }
 
 static int
