@@ -973,7 +973,9 @@ kl_value kl_uses_resolve(const kl_uses *u, const kl_func *f, kl_value v);
  * print-cfg / domtree / loops file tests; docs/analyses.md). Each appends
  * to out: a first line "cfg %name" (or domtree, loops, liveness), then one
  * indented line per block or loop. kl_cfg_print_dot writes a Graphviz
- * digraph; dt and lf may be NULL (no back-edge styling, no loop clusters).
+ * digraph, a brif's edges labelled then and else, a br_table's default
+ * and 0, 1, ...; dt and lf may be NULL (no back-edge styling, no loop
+ * clusters).
  * kl_domtree_print adds the frontiers when df is not NULL.
  */
 void kl_cfg_print(const kl_func *f, const kl_cfg *cfg, kl_buf *out);

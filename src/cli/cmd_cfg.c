@@ -7,7 +7,8 @@
  * kl_*_print functions, the formats the print-cfg, domtree and loops file
  * tests check (docs/analyses.md). `keel cfg --dot` writes Graphviz
  * instead, with loops as nested clusters, loop headers bold, back edges
- * dashed, irreducible blocks red and unreachable blocks dotted.
+ * dashed, irreducible blocks red, unreachable blocks dotted and branch
+ * arms labelled.
  *
  * --time measures, inside the process, each analysis over the whole file:
  * the first run (which pays for fresh memory) and the best of --repeat
@@ -36,9 +37,11 @@ static const char cfg_help[] =
 	"  --dot            write a Graphviz digraph per function instead:\n"
 	"                   loops as nested clusters (headers bold), back\n"
 	"                   edges dashed, irreducible blocks red,\n"
-	"                   unreachable blocks dotted (dot -Tsvg makes\n"
-	"                   one SVG document of each: --func NAME for one\n"
-	"                   image, or dot -Tsvg -O FILE.gv for a file each)\n"
+	"                   unreachable blocks dotted, branch edges\n"
+	"                   labelled (brif: then, else; br_table: default,\n"
+	"                   0, 1, ...); dot -Tsvg makes one SVG document\n"
+	"                   of each: --func NAME for one image, or\n"
+	"                   dot -Tsvg -O FILE.gv for a file each\n"
 	"  --loops          also print the loop forest\n"
 	"  --liveness       also print live-in and live-out sets\n"
 	"  --live-limit N   with --liveness: the most entries the sets of\n"

@@ -3,7 +3,8 @@
  * Graphviz digraph of `keel cfg --dot` (kl_cfg_print_dot), whose marks
  * come from the dominator tree and the loop forest: loop headers bold,
  * back edges dashed, blocks of irreducible regions red, unreachable
- * blocks dotted. (`test print-cfg` prints the text listing only, and
+ * blocks dotted; the edges of a brif labelled then and else, a br_table's
+ * default and entry index. (`test print-cfg` prints the text listing only, and
  * tests/scripts.sh checks --dot's usage errors, not its output.)
  */
 #include <stdlib.h>
@@ -45,6 +46,14 @@ static const char text[] =
 	"    brif v0, block4, block5\n"
 	"block5:\n"
 	"    return v0\n"
+	"}\n"
+	"function %table(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    br_table v0, block2, [block1, block2, block1]\n"
+	"block1:\n"
+	"    return v0\n"
+	"block2:\n"
+	"    return v0\n"
 	"}\n";
 
 static const char loop_dot[] =
@@ -60,8 +69,8 @@ static const char loop_dot[] =
 	"        block2;\n"
 	"    }\n"
 	"    block0 -> block1;\n"
-	"    block1 -> block2;\n"
-	"    block1 -> block3;\n"
+	"    block1 -> block2 [label=\"then\"];\n"
+	"    block1 -> block3 [label=\"else\"];\n"
 	"    block2 -> block1 [style=dashed];\n"
 	"}\n";
 
@@ -78,14 +87,28 @@ static const char irr_dot[] =
 	"        label=\"loop0 (depth 1)\"; style=dashed; color=blue;\n"
 	"        block4;\n"
 	"    }\n"
-	"    block0 -> block1;\n"
-	"    block0 -> block2;\n"
+	"    block0 -> block1 [label=\"then\"];\n"
+	"    block0 -> block2 [label=\"else\"];\n"
 	"    block1 -> block2;\n"
-	"    block2 -> block1;\n"
-	"    block2 -> block4;\n"
+	"    block2 -> block1 [label=\"then\"];\n"
+	"    block2 -> block4 [label=\"else\"];\n"
 	"    block3 -> block2;\n"
-	"    block4 -> block4 [style=dashed];\n"
-	"    block4 -> block5;\n"
+	"    block4 -> block4 [label=\"then\", style=dashed];\n"
+	"    block4 -> block5 [label=\"else\"];\n"
+	"}\n";
+
+/* A br_table's edges are told apart by their labels: the default, then
+ * the index of each table entry, one edge per entry as the CFG has them. */
+static const char table_dot[] =
+	"digraph \"%table\" {\n"
+	"    node [shape=box, fontname=\"monospace\"];\n"
+	"    block0;\n"
+	"    block1;\n"
+	"    block2;\n"
+	"    block0 -> block2 [label=\"default\"];\n"
+	"    block0 -> block1 [label=\"0\"];\n"
+	"    block0 -> block2 [label=\"1\"];\n"
+	"    block0 -> block1 [label=\"2\"];\n"
 	"}\n";
 
 /* The digraph of function name in the module parsed from text. */
@@ -122,6 +145,7 @@ test_dot(void)
 		return;
 	check_dot(m, "loop", loop_dot);
 	check_dot(m, "irr", irr_dot);
+	check_dot(m, "table", table_dot);
 	kl_module_free(m);
 }
 
