@@ -1025,6 +1025,34 @@ if [ "$st" = 2 ] && [ "$(head -n 1 "$dir/ll.err")" = "keel cfg: --live-limit is 
 # says so (it said "the most (block, value) entries")
 if "$build"/keel cfg --help | tr -s " \n" "  " | grep -q "live-in and live-out entries together"; then ok; else
 	bad "keel cfg --help: what --live-limit counts"; fi
+# several files: each file's listing under its name (they ran together,
+# with nothing to say where one file ended); --dot names it in a comment,
+# which dot reads past; one file stays unlabelled
+cp examples/max.kl "$dir/max.kl"
+out=$("$build"/keel domtree --func max examples/max.kl - <"$dir/max.kl")
+if [ "$out" = "examples/max.kl:
+domtree %max
+    block0
+        block1
+        block2
+    rpo: block0 block1 block2
+
+standard input:
+domtree %max
+    block0
+        block1
+        block2
+    rpo: block0 block1 block2" ]; then ok; else bad "keel domtree on two files: $out"; fi
+out=$("$build"/keel cfg --dot --func max examples/max.kl examples/max.kl | grep -v '^    ')
+if [ "$out" = '// examples/max.kl
+digraph "%max" {
+}
+
+// examples/max.kl
+digraph "%max" {
+}' ]; then ok; else bad "keel cfg --dot on two files: $out"; fi
+if [ "$("$build"/keel cfg examples/max.kl | head -n 1)" = "cfg %max" ]; then ok; else
+	bad "keel cfg on one file labels it"; fi
 printf 'declare %%g()\n' >"$dir/noblocks.kl"
 if "$build"/keel cfg --time "$dir/noblocks.kl" 2>&1 | grep -q 'no blocks: nothing timed'; then ok; else
 	bad "keel cfg --time on no blocks: $("$build"/keel cfg --time "$dir/noblocks.kl" 2>&1)"; fi

@@ -33,6 +33,9 @@ static const char cfg_help[] =
 	"        block1 <- block0 -> block2\n"
 	"        block2 <- block0 block1\n"
 	"\n"
+	"With several FILEs, each file's listing starts with a line 'FILE:'\n"
+	"('// FILE' with --dot), after a blank line but for the first.\n"
+	"\n"
 	"options:\n"
 	"  --dot            write a Graphviz digraph per function instead:\n"
 	"                   loops as nested clusters (headers bold), back\n"
@@ -71,6 +74,9 @@ static const char domtree_help[] =
 	"            block1\n"
 	"            block2\n"
 	"        rpo: block0 block1 block2\n"
+	"\n"
+	"With several FILEs, each file's listing starts with a line 'FILE:',\n"
+	"after a blank line but for the first.\n"
 	"\n"
 	"options:\n"
 	"  --frontiers      also print the dominance frontiers\n"
@@ -279,8 +285,15 @@ time_module(const options *o, analyses *a, const char *file,
 		     o->liveness, a->too_large, kl_liveness_limit(a->lv));
 }
 
+/*
+ * Print the analyses of the file name (and time them). With several files
+ * (label), the listing of each starts with a line naming it, as --time's
+ * lines do ("FILE:"; in a digraph, which has no such line, the comment
+ * "// FILE"), after a blank line if one came before (*printed).
+ */
 static int
-run_file(const options *o, analyses *a, const char *name)
+run_file(const options *o, analyses *a, const char *name, bool label,
+	 bool *printed)
 {
 	cli_file file;
 	if (!cli_read_file(o->cmd, name, &file))
@@ -304,6 +317,21 @@ run_file(const options *o, analyses *a, const char *name)
 			kl_buf_putc(&out, '\n');
 		found = true;
 		print_func(o, a, f, &out);
+	}
+	if (label && found) {
+		kl_buf head = { 0 };
+		kl_buf_printf(&head, "%s%s%s%s\n", *printed ? "\n" : "",
+			      o->dot ? "// " : "", file.name,
+			      o->dot ? "" : ":");
+		bool ok = cli_write_stdout(&head);
+		kl_buf_free(&head);
+		if (!ok) {
+			kl_buf_free(&out);
+			kl_module_free(m);
+			cli_file_free(&file);
+			return EXIT_BAD_INPUT;
+		}
+		*printed = true;
 	}
 	int status = EXIT_OK;
 	if (o->func && !found) {
@@ -409,6 +437,7 @@ run(int argc, char **argv, bool domtree)
 					       : "--liveness");
 	analyses an = analyses_new(&o);
 	int status = EXIT_OK;
+	bool printed = false; /* a file's listing is out */
 	for (int i = 1; i <= nfiles; i++) {
 		if (o.timing && i > 1) {
 			/* The first run of each file is reported as the one
@@ -418,7 +447,7 @@ run(int argc, char **argv, bool domtree)
 			analyses_free(&an);
 			an = analyses_new(&o);
 		}
-		int st = run_file(&o, &an, argv[i]);
+		int st = run_file(&o, &an, argv[i], nfiles > 1, &printed);
 		if (st != EXIT_OK)
 			status = st;
 	}
