@@ -831,6 +831,8 @@ kl_status kl_domfront_compute(kl_domfront *df, const kl_func *f,
 			      const kl_cfg *cfg, const kl_domtree *dt);
 /* The limit for later computes (at most 2^31); 0 restores the default. */
 void kl_domfront_set_limit(kl_domfront *df, uint64_t max_entries);
+/* The limit in force (the default unless set). */
+uint64_t kl_domfront_limit(const kl_domfront *df);
 /* Did the last compute stop at the limit (KL_ERR_RANGE)? */
 bool kl_domfront_too_large(const kl_domfront *df);
 uint32_t kl_domfront_size(const kl_domfront *df, kl_block b);

@@ -66,6 +66,12 @@ kl_domfront_set_limit(kl_domfront *df, uint64_t max_entries)
 					 : most;
 }
 
+uint64_t
+kl_domfront_limit(const kl_domfront *df)
+{
+	return df->limit;
+}
+
 bool
 kl_domfront_too_large(const kl_domfront *df)
 {

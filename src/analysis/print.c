@@ -268,8 +268,9 @@ kl_domtree_print(const kl_func *f, const kl_domtree *dt,
 		return;
 	kl_buf_puts(out, "    frontiers:\n");
 	if (kl_domfront_too_large(df)) {
-		kl_buf_puts(out, "        (not computed: the frontiers would "
-			    "pass the size limit)\n");
+		kl_buf_printf(out, "        (not computed: the frontiers would "
+			      "pass the size limit of %llu entries)\n",
+			      (unsigned long long)kl_domfront_limit(df));
 		return;
 	}
 	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;
