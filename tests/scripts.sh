@@ -996,6 +996,15 @@ for fuel in 99999999999999999999 " 5" "-1" "0x" "5x" "0x0x10" "0x-1" "0x 1" "k" 
 	st=$?
 	if [ "$st" = 2 ]; then ok; else bad "keel run --fuel '$fuel': exit $st, not 2"; fi
 done
+# a count past 2^64 - 1 is said to be too large by every option, as
+# --max-depth says it (--fuel said it "needs a positive number (or 0)")
+for c in "run --fuel" "run --max-memory" "difftest -p promote --fuel"; do
+	# shellcheck disable=SC2086
+	"$build"/keel $c 0x10000000000000000 examples/max.kl >/dev/null 2>"$dir/big.err"
+	st=$?
+	if [ "$st" = 2 ] && [ "$(head -n 1 "$dir/big.err")" = "keel ${c%% *}: --${c##*--} is at most 18446744073709551615" ]; then ok; else
+		bad "keel $c 0x10000000000000000: exit $st, $(cat "$dir/big.err")"; fi
+done
 # cfg: --dot with what it does not print is bad usage, --repeat reads
 # counts as the other options do, an option that would change nothing
 # (--repeat without --time, --live-limit without --liveness) is bad
@@ -1181,9 +1190,12 @@ st=$?
 if [ "$st" = 1 ] && [ "$(head -n 1 "$dir/ad.err")" = "trap stack_overflow: alloca of 4294967296 bytes is larger than an object can be (2^32 - 1 bytes)" ]
 then ok; else bad "keel run, alloca_dyn of 2^32 bytes: exit $st, $(cat "$dir/ad.err")"; fi
 # a depth past what the interpreter counts is refused, not cut down
-"$build"/keel run --max-depth 5G "$dir/names.kl" %i8 5 >/dev/null 2>&1
-st=$?
-if [ "$st" = 2 ]; then ok; else bad "keel run --max-depth 5G: exit $st, not 2"; fi
+for d in 5G 0x10000000000000000; do
+	"$build"/keel run --max-depth $d "$dir/names.kl" %i8 5 >/dev/null 2>"$dir/md.err"
+	st=$?
+	if [ "$st" = 2 ] && [ "$(head -n 1 "$dir/md.err")" = "keel run: --max-depth is at most 4294967295" ]; then ok; else
+		bad "keel run --max-depth $d: exit $st, $(cat "$dir/md.err")"; fi
+done
 if "$build"/keel run --fuel 010 examples/sieve.kl 2>&1 >/dev/null |
 	grep -q "the budget of 10 instructions ran out"; then ok; else
 	bad "keel run --fuel 010 is not ten"; fi

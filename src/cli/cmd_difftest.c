@@ -335,6 +335,11 @@ cmd_difftest(int argc, char **argv)
 			if (fuel_given < 0)
 				return cli_usage_error("difftest", "--fuel needs "
 						       "a number");
+			if (cli_count_too_large(args.value))
+				return cli_usage_error("difftest", "--fuel is at "
+						       "most %llu",
+						       (unsigned long long)
+							       UINT64_MAX);
 			if (!cli_parse_count(args.value, &fuel))
 				return cli_usage_error("difftest", "--fuel needs "
 						       "a number, not '%s'",

@@ -210,6 +210,14 @@ cmd_run(int argc, char **argv)
 		} else if (cli_args_flag(&args, "--time", NULL)) {
 			ro.timing = true;
 		} else if (r) {
+			if (r > 0 && cli_count_too_large(args.value))
+				return cli_usage_error(
+					"run", "%s is at most %llu",
+					limit_name[which],
+					which == 1 ? (unsigned long long)
+							     UINT32_MAX
+						   : (unsigned long long)
+							     UINT64_MAX);
 			/* --fuel 0: no limit, as fuel=0 in a test file */
 			if (r < 0 || !cli_parse_count(args.value, &v) ||
 			    (v == 0 && which != 0))
