@@ -1024,6 +1024,16 @@ if "$build"/keel cfg --time --repeat 0x2 examples/max.kl >/dev/null 2>&1; then o
 if [ "$(head -n 1 "$dir/time1.err")" = "examples/max.kl: 1 function, 3 blocks, 4 instructions" ] &&
 	grep -q "(best of 1 run reusing" "$dir/time1.err"; then ok; else
 	bad "keel cfg --time on one function: $(cat "$dir/time1.err")"; fi
+# and so do keel verify's, keel cat's and keel run's
+printf 'function %%main() -> i32 {\nblock0:\n    v0 = iconst.i32 0\n    return v0\n}\n' >"$dir/one.kl"
+"$build"/keel verify --time "$dir/one.kl" 2>"$dir/time1.err"
+"$build"/keel cat --time "$dir/one.kl" 2>>"$dir/time1.err" >/dev/null
+printf 'function %%main() {\nblock0:\n    return\n}\n' >"$dir/one-inst.kl"
+"$build"/keel run --time "$dir/one-inst.kl" 2>>"$dir/time1.err" >/dev/null
+if grep -q "; 1 function, 1 block, 2 instructions; " "$dir/time1.err" &&
+	grep -q "one.kl: 0.0 MB, 2 instructions$" "$dir/time1.err" &&
+	grep -q "^executed 1 instruction in " "$dir/time1.err"; then ok; else
+	bad "keel verify/cat/run --time counts: $(cat "$dir/time1.err")"; fi
 # a --live-limit past 2^64 - 1 is said to be too large, as --max-depth
 # says it ("needs a count of at least 1, not '99999999999999999999'")
 "$build"/keel cfg --liveness --live-limit 99999999999999999999 examples/max.kl 2>"$dir/ll.err" >/dev/null

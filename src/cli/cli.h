@@ -107,6 +107,12 @@ bool cli_parse_count(const char *s, uint64_t *out);
 /* Is s a count cli_parse_count refuses only for passing 2^64 - 1 (so
  * that a message can say it is too large, not malformed)? */
 bool cli_count_too_large(const char *s);
+/* The ending of a count's noun: "1 block", "2 blocks". */
+static inline const char *
+cli_plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
 /* Peak resident memory of the process in bytes (0 if unknown). */
 size_t cli_peak_rss(void);
 

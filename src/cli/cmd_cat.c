@@ -29,8 +29,8 @@ cli_report_times(const cli_file *f, const kl_module *m, double parse,
 	kl_module_stats st;
 	kl_module_get_stats(m, &st);
 	double mb = (double)f->len / 1e6;
-	fprintf(stderr, "%s: %.1f MB, %llu instructions\n", f->name, mb,
-		(unsigned long long)st.insts);
+	fprintf(stderr, "%s: %.1f MB, %llu instruction%s\n", f->name, mb,
+		(unsigned long long)st.insts, cli_plural(st.insts));
 	fprintf(stderr, "  parse   %8.2f ms  %7.1f MB/s  %6.2f M inst/s\n",
 		parse * 1e3, mb / parse, (double)st.insts / parse / 1e6);
 	fprintf(stderr, "  print   %8.2f ms  %7.1f MB/s\n", print * 1e3,

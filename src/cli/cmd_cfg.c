@@ -196,13 +196,6 @@ print_func(const options *o, analyses *a, const kl_func *f, kl_buf *out)
 		kl_liveness_print(f, a->lv, out);
 }
 
-/* The ending of a count's noun: "1 block", "2 blocks". */
-static const char *
-plural(uint64_t n)
-{
-	return n == 1 ? "" : "s";
-}
-
 static void
 report_times(const char *file, uint64_t nfuncs, uint64_t nblocks,
 	     uint64_t ninsts, const double *first, const double *best,
@@ -210,8 +203,8 @@ report_times(const char *file, uint64_t nfuncs, uint64_t nblocks,
 {
 	fprintf(stderr, "%s: %llu function%s, %llu block%s, %llu "
 		"instruction%s\n", file, (unsigned long long)nfuncs,
-		plural(nfuncs), (unsigned long long)nblocks, plural(nblocks),
-		(unsigned long long)ninsts, plural(ninsts));
+		cli_plural(nfuncs), (unsigned long long)nblocks, cli_plural(nblocks),
+		(unsigned long long)ninsts, cli_plural(ninsts));
 	if (nblocks == 0) {
 		/* no rate to give ("inf M blocks/s" said nothing) */
 		fprintf(stderr, "  no blocks: nothing timed\n");
@@ -235,7 +228,7 @@ report_times(const char *file, uint64_t nfuncs, uint64_t nblocks,
 		sum_best * 1e9 / nb, nb / sum_best / 1e6);
 	fprintf(stderr, "  (best of %ld run%s reusing the analysis objects; "
 		"first = first run, fresh memory)\n", repeat,
-		plural((uint64_t)repeat));
+		cli_plural((uint64_t)repeat));
 	if (live && too_large)
 		fprintf(stderr, "  (liveness stopped at its size limit of %llu "
 			"entries: the live sets of this input are too large "

@@ -173,10 +173,11 @@ run_file(const char *file, int argc, char **argv, const run_opts *ro)
 	double c = cli_cpu_seconds() - c0;
 	cli_flush_stdout(); /* the program's output before our lines */
 	if (ro->timing)
-		fprintf(stderr, "executed %llu instructions in %.3f s "
+		fprintf(stderr, "executed %llu instruction%s in %.3f s "
 				"(%.1f M instructions/s; CPU time %.3f s, "
 				"%.1f M/s)\n",
-			(unsigned long long)res.executed, t,
+			(unsigned long long)res.executed,
+			cli_plural(res.executed), t,
 			t > 0 ? (double)res.executed / t / 1e6 : 0.0, c,
 			c > 0 ? (double)res.executed / c / 1e6 : 0.0);
 	size_t len;

@@ -72,13 +72,14 @@ print_times(const char *name, double read_parse, double cpu,
 	 * under a millisecond. */
 	fprintf(stderr,
 		"%s: read+parse %.3f ms; verify %.3f ms (structure %.3f, "
-		"analyses %.3f, checks %.3f; cpu %.3f); %llu functions, "
-		"%llu blocks, %llu instructions; %.1f M instructions/s\n",
+		"analyses %.3f, checks %.3f; cpu %.3f); %llu function%s, "
+		"%llu block%s, %llu instruction%s; %.1f M instructions/s\n",
 		name, read_parse * 1e3, total * 1e3,
 		st->structure_seconds * 1e3, st->analysis_seconds * 1e3,
 		st->check_seconds * 1e3, cpu * 1e3,
-		(unsigned long long)st->funcs, (unsigned long long)st->blocks,
-		(unsigned long long)st->insts,
+		(unsigned long long)st->funcs, cli_plural(st->funcs),
+		(unsigned long long)st->blocks, cli_plural(st->blocks),
+		(unsigned long long)st->insts, cli_plural(st->insts),
 		total > 0 ? (double)st->insts / total / 1e6 : 0.0);
 }
 
