@@ -115,7 +115,7 @@ keel_promote() {
 }
 keel_interp() { # prints "ms executed"
 	"$keel" run --time "$1" 2>&1 >/dev/null |
-		sed -n 's/.*executed \([0-9]*\) instructions in \([0-9.]*\) s.*/\2 \1/p' |
+		sed -n 's/.*executed \([0-9]*\) instructions* in \([0-9.]*\) s.*/\2 \1/p' |
 		awk '{ print $1 * 1000, $2 }'
 }
 
