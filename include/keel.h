@@ -558,7 +558,10 @@ kl_status kl_builder_status(const kl_builder *b);
 kl_value kl_build_iconst(kl_builder *b, kl_type t, int64_t imm);
 kl_value kl_build_f32const(kl_builder *b, uint32_t bits);
 kl_value kl_build_f64const(kl_builder *b, uint64_t bits);
-/* UNARY format; t is the result type for opcodes with an explicit type. */
+/* UNARY format; t is the result type for opcodes with an explicit type
+ * (sextend.T); for others the operand (ineg) or the opcode (fpromote)
+ * gives it, and t is KL_TYPE_NONE or that type (another is refused,
+ * KL_ERR_INVALID). */
 kl_value kl_build_unary(kl_builder *b, kl_opcode op, kl_type t, kl_value a);
 kl_value kl_build_binary(kl_builder *b, kl_opcode op, kl_value x, kl_value y);
 kl_value kl_build_binary_imm(kl_builder *b, kl_opcode op, kl_value x,

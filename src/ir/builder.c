@@ -394,9 +394,20 @@ kl_build_unary(kl_builder *b, kl_opcode op, kl_type t, kl_value a)
 		return KL_NO_VALUE;
 	if (kl_op_info(op)->ctrl == KL_CTRL_EXPLICIT && !check_type(b, t))
 		return KL_NO_VALUE;
+	/* Another opcode's result type follows from the operand (ineg)
+	 * or the opcode (fpromote): a t that says otherwise would be
+	 * dropped without a word, and the front end would go on with a
+	 * value of a type it did not ask for. */
+	kl_type rt = result_type(b, op, t, &a.id);
+	if (t != KL_TYPE_NONE && t != rt) {
+		fail(b, KL_ERR_INVALID, "type differs from the result's, which "
+					"the operand or the opcode gives "
+					"(pass KL_TYPE_NONE)");
+		return KL_NO_VALUE;
+	}
 	uint32_t i = emit(b, op);
 	b->func->insts[i].w[1] = a.id;
-	return add_result(b, i, result_type(b, op, t, &a.id));
+	return add_result(b, i, rt);
 }
 
 static kl_value

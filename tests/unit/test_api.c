@@ -1633,6 +1633,48 @@ test_builder_keeps_first_error(void)
 	kl_module_free(m);
 }
 
+/* keel.h: kl_build_unary's t is the result type of an opcode with an
+ * explicit type; for another, the operand or the opcode gives it, and a
+ * t that says otherwise is refused (it was dropped without a word:
+ * ineg given f64 built an i32). KL_TYPE_NONE and the type it would have
+ * anyway are taken. */
+static void
+test_builder_unary_type(void)
+{
+	static const struct {
+		kl_opcode op;
+		kl_type operand, t;
+		bool ok;
+	} cases[] = {
+		{ KL_OP_INEG, KL_TYPE_I32, KL_TYPE_NONE, true },
+		{ KL_OP_INEG, KL_TYPE_I32, KL_TYPE_I32, true },
+		{ KL_OP_INEG, KL_TYPE_I32, KL_TYPE_F64, false },
+		{ KL_OP_INEG, KL_TYPE_I32, KL_TYPE_I64, false },
+		{ KL_OP_FPROMOTE, KL_TYPE_F32, KL_TYPE_F64, true },
+		{ KL_OP_FPROMOTE, KL_TYPE_F32, KL_TYPE_F32, false },
+		{ KL_OP_SEXTEND, KL_TYPE_I8, KL_TYPE_I64, true },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		kl_func *f;
+		kl_block b0;
+		kl_builder bld;
+		kl_module *m = one_block_func(&f, &b0, &bld);
+		kl_value x = cases[k].operand == KL_TYPE_F32
+				     ? kl_build_f32const(&bld, 0x3f800000u)
+				     : kl_build_iconst(&bld, cases[k].operand, 1);
+		kl_value r = kl_build_unary(&bld, cases[k].op, cases[k].t, x);
+		if (cases[k].ok) {
+			CHECK_EQ_INT(kl_builder_status(&bld), KL_OK);
+			CHECK(r.id != KL_NONE);
+		} else {
+			CHECK_EQ_INT(r.id, KL_NONE);
+			CHECK_EQ_INT(kl_builder_status(&bld), KL_ERR_INVALID);
+			CHECK_EQ_INT(bld.error_op, cases[k].op);
+		}
+		kl_module_free(m);
+	}
+}
+
 /* An operand list the pool cannot hold is KL_ERR_RANGE, at one more
  * than 2^27 - 3 (a list holds 2^27 - 2 words and a destination or a
  * table's default takes one). The operands are a mapping that is only
@@ -1915,6 +1957,7 @@ main(void)
 	UNIT_RUN(test_insert_cost_is_bounded);
 	UNIT_RUN(test_append_past_last_number);
 	UNIT_RUN(test_builder_keeps_first_error);
+	UNIT_RUN(test_builder_unary_type);
 	UNIT_RUN(test_operand_count_limit);
 	UNIT_RUN(test_set_dest_argument_limit);
 	UNIT_RUN(test_precedes_is_strict);
