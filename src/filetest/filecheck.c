@@ -602,7 +602,6 @@ resolve(const kl_filecheck *fc, struct directive *d, const char *s,
 		struct piece *p = &d->pieces[i];
 		if ((p->kind != P_DEF && p->kind != P_REF) || !p->name)
 			continue;
-		why->at = s + p->at; /* taken back if it resolves */
 		for (uint32_t k = 0; k < i; k++) {
 			const struct piece *q = &d->pieces[k];
 			if (q->kind != P_DEF || !q->name ||
@@ -612,6 +611,7 @@ resolve(const kl_filecheck *fc, struct directive *d, const char *s,
 				"$(%s=...) is defined twice in one directive" :
 				"$%s is used in the directive that defines it",
 				p->name);
+			fault_at(why, s + p->at);
 			return false;
 		}
 		size_t v = find_var(fc, p->name);
@@ -621,6 +621,7 @@ resolve(const kl_filecheck *fc, struct directive *d, const char *s,
 				kl_buf_printf(msg, "variable %s is already "
 					      "defined by regex: on line %"
 					      PRIu32, p->name, var->line);
+				fault_at(why, s + p->at);
 				return false;
 			}
 		} else if (!var) {
@@ -629,6 +630,7 @@ resolve(const kl_filecheck *fc, struct directive *d, const char *s,
 			 * before it (which a run may never get past). */
 			kl_buf_printf(msg, "undefined variable $%s (define it "
 				      "on an earlier line)", p->name);
+			fault_at(why, s + p->at);
 			return false;
 		} else if (var->re) {
 			p->kind = P_SRC;
@@ -639,7 +641,6 @@ resolve(const kl_filecheck *fc, struct directive *d, const char *s,
 			p->var = v;
 		}
 	}
-	why->at = NULL;
 	return true;
 }
 

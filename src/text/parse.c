@@ -335,6 +335,28 @@ fail_expected(parser *p, const char *pos, const char *what)
 	fail_at(p, pos, "expected %s, found %s", what, found);
 }
 
+const char *
+skip_blanks_at(const parser *p, const char *q)
+{
+	while (q < p->end && (*q == ' ' || *q == '\t'))
+		q++;
+	return q;
+}
+
+bool
+ends_like_block_header(const parser *p, const char *q)
+{
+	q = skip_blanks_at(p, q);
+	if (q < p->end && *q == '(') {
+		while (q < p->end && *q != ')' && *q != '\n')
+			q++;
+		if (q < p->end && *q == ')')
+			q++;
+		q = skip_blanks_at(p, q);
+	}
+	return q < p->end && *q == ':';
+}
+
 /* The length of "vN" or "blockN" at s (prefix: "v" or "block"), or 0. */
 static size_t
 entity_word(const parser *p, const char *s, const char *prefix)
@@ -381,20 +403,15 @@ fail_if_swallowed(parser *p, const char *pos)
 		return;
 	size_t n = entity_word(p, w, "v");
 	bool value = n > 0;
-	const char *q = w + n;
-	if (!value) {
+	if (value) {
+		const char *q = skip_blanks_at(p, w + n);
+		if (q >= p->end || *q != '=')
+			return;
+	} else {
 		n = entity_word(p, w, "block");
-		q = w + n;
-		if (n && q < p->end && *q == '(')
-			while (q < p->end && *q != ')' && *q != '\n')
-				q++;
-		if (n && q < p->end && *q == ')')
-			q++;
+		if (n == 0 || !ends_like_block_header(p, w + n))
+			return;
 	}
-	while (q < p->end && (*q == ' ' || *q == '\t'))
-		q++;
-	if (n == 0 || q >= p->end || *q != (value ? '=' : ':'))
-		return;
 	const char *at = end_of_previous_code(p, w, 0);
 	if (!at)
 		return;

@@ -185,6 +185,12 @@ accept(parser *p, char c)
 /* "expected WHAT, found ..." at pos, or at the end of the line before
  * when pos starts a later line of a body's statement. */
 KL_NORETURN void fail_expected(parser *p, const char *pos, const char *what);
+/* Past the spaces and tabs at q. */
+const char *skip_blanks_at(const parser *p, const char *q);
+/* Does the text at q, just after a word, go on as a block header's does:
+ * blanks, "(...)" on the line if any, then ':'? (For messages about a
+ * misnamed or swallowed header.) */
+bool ends_like_block_header(const parser *p, const char *q);
 KL_NORETURN void expect_failed(parser *p, const char *what);
 static inline void
 expect(parser *p, char c, const char *what)

@@ -383,21 +383,11 @@ misnamed_statement(parser *p, const char *word)
 	while (e < p->end && is_ident_char((unsigned char)*e))
 		e++;
 	int n = (int)(e - word > 32 ? 32 : e - word);
-	const char *q = e;
-	while (q < p->end && (*q == ' ' || *q == '\t'))
-		q++;
+	const char *q = skip_blanks_at(p, e);
 	if (n && q < p->end && *q == '=' && (q + 1 == p->end || q[1] != '='))
 		fail_at(p, word, "expected a value (vN) or a signature (sigN) "
 			"to define, found '%.*s'", n, word);
-	if (q < p->end && *q == '(') {
-		while (q < p->end && *q != ')' && *q != '\n')
-			q++;
-		if (q < p->end && *q == ')')
-			q++;
-		while (q < p->end && (*q == ' ' || *q == '\t'))
-			q++;
-	}
-	if (n && q < p->end && *q == ':')
+	if (n && ends_like_block_header(p, e))
 		fail_at(p, word, "expected a block header (blockN: or "
 			"blockN(PARAMS):), found '%.*s'", n, word);
 }
