@@ -306,25 +306,16 @@ run_file(const options *o, analyses *a, const char *name, bool label,
 		if (!f || !wanted(o, only, s))
 			continue;
 		run_analyses(a, f, o, NULL);
+		if (label && !found) {
+			kl_buf_printf(&out, "%s%s%s%s\n", *printed ? "\n" : "",
+				      o->dot ? "// " : "", file.name,
+				      o->dot ? "" : ":");
+			*printed = true;
+		}
 		if (found && !o->dot)
 			kl_buf_putc(&out, '\n');
 		found = true;
 		print_func(o, a, f, &out);
-	}
-	if (label && found) {
-		kl_buf head = { 0 };
-		kl_buf_printf(&head, "%s%s%s%s\n", *printed ? "\n" : "",
-			      o->dot ? "// " : "", file.name,
-			      o->dot ? "" : ":");
-		bool ok = cli_write_stdout(&head);
-		kl_buf_free(&head);
-		if (!ok) {
-			kl_buf_free(&out);
-			kl_module_free(m);
-			cli_file_free(&file);
-			return EXIT_BAD_INPUT;
-		}
-		*printed = true;
 	}
 	int status = EXIT_OK;
 	if (o->func && !found) {
