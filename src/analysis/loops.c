@@ -412,7 +412,10 @@ find_sccs(kl_loops *lf, const kl_cfg *cfg, const kl_domtree *dt)
 	return nreg;
 }
 
-/* Is block b (in region r) entered from outside the region? */
+/* Is block b (in region r) entered from outside the region? The
+ * function's entry block needs no case of its own: it dominates every
+ * block, so every edge into it is a back edge, which find_sccs does not
+ * follow, and it is never in a region. */
 static bool
 is_entry(const kl_loops *lf, const kl_cfg *cfg, const kl_domtree *dt,
 	 uint32_t b)
@@ -423,7 +426,7 @@ is_entry(const kl_loops *lf, const kl_cfg *cfg, const kl_domtree *dt,
 		if (dt_reachable(dt, p) && lf->irr_of[p] != lf->irr_of[b])
 			return true;
 	}
-	return b == dt->entry;
+	return false;
 }
 
 /* Number the regions by the layout order of their first block and lay
