@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../text/text.h"
 #include "interp.h"
 
 /* ---- bits ---- */
@@ -154,8 +155,9 @@ to_uint(double x, unsigned sh, uint64_t *out)
 }
 
 /* The trap of a float to integer conversion i that to_sint or to_uint
- * refused: which operand (spelt as the text format spells floats in
- * decimal: nan, inf), and NaN or the range it left. */
+ * refused: which operand, and the range it left. A number is spelt in
+ * decimal, in as few digits as read back as it; a NaN as the text format
+ * spells it (nan, -nan:0x1), so that its sign and payload show. */
 static KL_NOINLINE void
 conversion_trap(kl_interp *it, const dinst *i, const uint64_t *r)
 {
@@ -164,8 +166,15 @@ conversion_trap(kl_interp *it, const dinst *i, const uint64_t *r)
 	double x = from_f32 ? f32_of(r[i->a]) : f64_of(r[i->a]);
 	const char *from = from_f32 ? "f32" : "f64";
 	if (x != x) {
+		kl_buf nan = { 0 };
+		if (from_f32)
+			fmt_f32(&nan, (uint32_t)r[i->a]);
+		else
+			fmt_f64(&nan, r[i->a]);
 		raise_trap(it, KL_TRAP_INT_OVF,
-			   "float to integer conversion of %s nan", from);
+			   "float to integer conversion of %s %s", from,
+			   nan.data);
+		kl_buf_free(&nan);
 		return;
 	}
 	/* The fewest digits that read back as the operand. */

@@ -806,6 +806,14 @@ test_conversion_trap_text(void)
 		  "-2147483649: out of range for signed i32\n" },
 		{ "s", 0x7ff8000000000000ull,
 		  "trap int_ovf: float to integer conversion of f64 nan\n" },
+		/* Any other NaN as the text format spells it: "nan" alone
+		 * would read back as the default NaN. */
+		{ "s", 0xfff0000000000001ull,
+		  "trap int_ovf: float to integer conversion of f64 "
+		  "-nan:0x1\n" },
+		{ "u", 0x7fa00000ull,
+		  "trap int_ovf: float to integer conversion of f32 "
+		  "nan:0x200000\n" },
 		{ "s", 0xfff0000000000000ull,
 		  "trap int_ovf: float to integer conversion of f64 -inf: "
 		  "out of range for signed i32\n" },
