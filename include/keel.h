@@ -151,8 +151,10 @@ void kl_diags_sort(kl_diags *d);
  * out when col is 0, and ":LINE:COL" when line is 0, as for the verifier's
  * errors in built IR), followed, when the source text is given and the
  * line is known, by the source line and a caret under the column (the
- * line's tabs repeated before it, one blank per UTF-8 character;
- * docs/ir.md). file may be NULL ("<input>").
+ * line's tabs repeated before it, and for each other character the
+ * blanks a terminal gives it: one, two for a wide character such as CJK
+ * or an emoji, none for a combining mark; docs/ir.md). file may be NULL
+ * ("<input>").
  */
 void kl_diag_render(const kl_diag *d, const char *file, const char *src,
 		    size_t src_len, kl_buf *out);
@@ -479,7 +481,10 @@ kl_value kl_inst_dest_arg(const kl_func *f, kl_inst i, uint32_t n, uint32_t k);
  */
 typedef struct kl_builder {
 	kl_func *func;
-	kl_block block;   /* block to append to, or the block of `before` */
+	/* The block to append to, or the block `before` was in when the
+	 * builder was positioned (moving `before` later moves where new
+	 * instructions go, not this field). */
+	kl_block block;
 	kl_inst before;   /* insert before this instruction, or none: append */
 	kl_status status;
 	const char *error; /* static text describing the first failure */
@@ -1011,7 +1016,10 @@ void kl_liveness_print(const kl_func *f, const kl_liveness *lv,
  *            shows it), or none,
  *   func     the function's symbol,
  *   line     the source line of that entity if the function was parsed
- *            (0 for built IR); col is 0,
+ *            (0 for built IR); col is 0. An alias (v3 -> v1) keeps no
+ *            line of its own: its errors take the line of the first
+ *            instruction that uses it, above which the printer writes
+ *            it,
  *   message  the text, without the location ("arg 0 (v0) has type i16,
  *            must match function signature of i32").
  * The new diagnostics are sorted by line (stable). Nothing is printed.
@@ -1089,7 +1097,9 @@ void kl_verify_location(const kl_func *f, const kl_diag *d, bool detail,
  * MESSAGE" (or "; warning: ...") comment lines, then "; N verifier
  * error(s) in %f" ("; N verifier error(s) and M verifier warning(s) in
  * %f", "; M verifier warning(s) in %f"). Everything in the listing is a
- * comment or IR, so it re-parses. An error whose entity is not printed (an
+ * comment or IR, so it re-parses when the function's text does (built IR
+ * may not: a branch to a block not in the layout, or a use of a removed
+ * parameter, has no text that parses). An error whose entity is not printed (an
  * unplaced instruction, an unused alias) is shown under the function
  * header. file may be NULL ("<input>"); inst_numbers adds "; instN" to
  * every instruction line. Returns the number of errors and warnings
@@ -1379,8 +1389,10 @@ void kl_filecheck_free(kl_filecheck *fc);
  * "nextline:"; a mixed-case word such as "Note:" is prose): a one-line message,
  * without a newline, is appended to err (which may be NULL; the caller, who
  * knows where the text is, says where) and the checker is left as it was.
- * `line` is the 1-based line number in the check file, used in the
- * reports of kl_filecheck_run.
+ * The text is one line: a line break inside the pattern is refused
+ * (-1), one at either end is trimmed with the blanks. `line` is the
+ * 1-based line number in the check file, used in the reports of
+ * kl_filecheck_run.
  */
 int kl_filecheck_add_line(kl_filecheck *fc, const char *text, size_t len,
 			  uint32_t line, kl_buf *err);

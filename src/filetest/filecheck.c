@@ -972,9 +972,19 @@ kl_filecheck_add_line(kl_filecheck *fc, const char *text, size_t len,
 	struct fault why = {0};
 	int rc;
 	const char *nul = memchr(text + s, 0, e - s);
+	size_t brk = s;
+	while (brk < e && text[brk] != '\n' && text[brk] != '\r')
+		brk++;
 	if (nul) {
 		why.at = nul;
 		kl_buf_puts(&why.msg, "NUL byte in directive");
+		rc = -1;
+	} else if (brk < e) {
+		/* patterns match within one line of output: this one never
+		 * could, and its report would break the report's lines */
+		why.at = text + brk;
+		kl_buf_puts(&why.msg, "line break in directive (a directive "
+				      "is one line)");
 		rc = -1;
 	} else if (kind == D_REGEX) {
 		rc = add_regex(fc, text + s, e - s, line, &why);

@@ -569,13 +569,26 @@ test_malformed(void)
 	CHECK_EQ_INT(kl_filecheck_add_line(fc, nul, 10, 7, &err), -1);
 	CHECK(strstr(err.data, "NUL byte") != NULL);
 	CHECK_EQ_INT(kl_filecheck_count(fc), 2);
+	/* a pattern never matches across lines, so one with a line break
+	 * inside could never match; one at either end is a blank */
+	kl_buf_reset(&err);
+	const char *brk = " check: x\ny";
+	CHECK_EQ_INT(kl_filecheck_add_line(fc, brk, strlen(brk), 7, &err), -1);
+	CHECK(strstr(err.data, "line break") != NULL);
+	CHECK_EQ_INT(kl_filecheck_error_at(fc), 9);
+	const char *cr = "check: x\ry";
+	CHECK_EQ_INT(kl_filecheck_add_line(fc, cr, strlen(cr), 7, &err), -1);
+	const char *ends = "check: x\r\n";
+	CHECK_EQ_INT(kl_filecheck_add_line(fc, ends, strlen(ends), 7, &err),
+		     1);
+	CHECK_EQ_INT(kl_filecheck_count(fc), 3);
 	/* z was not left half-defined by the rejected line 6 */
 	kl_buf_reset(&err);
 	const char *usez = "check: $z";
 	CHECK_EQ_INT(kl_filecheck_add_line(fc, usez, strlen(usez), 8, &err),
 		     -1);
 	CHECK(strstr(err.data, "undefined variable $z") != NULL);
-	CHECK_EQ_INT(kl_filecheck_count(fc), 2);
+	CHECK_EQ_INT(kl_filecheck_count(fc), 3);
 	kl_buf_free(&err);
 	kl_filecheck_free(fc);
 }
