@@ -19,8 +19,7 @@
  *     recursion); in the same sweep each vertex's bucket gives its
  *     relative dominator, and a last pass in increasing preorder turns
  *     those into immediate dominators. (It ended with semi-NCA's walk up
- *     the tree until 2026-12-02, quadratic at worst; idoms.c says why
- *     the name stayed.)
+ *     the tree until 2026-12-02, quadratic at worst.)
  *
  * This is correct on every flowgraph, irreducible ones included (unlike
  * dataflow formulations it needs no iteration to a fixed point), and runs
@@ -63,9 +62,9 @@
 #include "analysis.h"
 #include "idoms.h"
 
-/* Gap between consecutive Euler-tour times and RPO keys. With at most 2^24
- * blocks (the parser caps entity numbers at 10 million) 2 * 2^24 * 2^32
- * stays far below 2^64. */
+/* Gap between consecutive Euler-tour times and RPO keys. A function has
+ * fewer than 2^31 blocks (func_reserve_blocks), so the last time, 2n
+ * strides, stays below 2^64. */
 #define KEY_STRIDE ((uint64_t)1 << 32)
 
 /* Up to this many blocks, per-block arrays are cleared by a loop. */
@@ -129,7 +128,7 @@ reset_blocks(kl_domtree *dt)
  * All of them live in one region: a first computation over 100,000
  * blocks writes some 8 MB of fresh memory, and on this project's machines
  * each 4 KB page costs about 10 us to fault in -- more than the algorithm.
- * A large region goes on huge pages (kl_realloc_table), a few faults in
+ * A large region goes on huge pages (kl_alloc_table), a few faults in
  * all. Growing copies the per-block arrays (a split repair keeps them);
  * the scratch is rewritten by every computation.
  */
@@ -341,7 +340,7 @@ kl_domtree_compute(kl_domtree *dt, const kl_func *f, const kl_cfg *cfg)
 	dt->entry = layout_first(f, &st);
 	if (dt->entry == KL_NONE || dt->entry >= cfg->nblocks)
 		return;
-	/* The stack of the DFS holds each block once: n + 1 is enough. */
+	/* The post-order holds each reachable block once. */
 	cover_po(dt, nb);
 	uint32_t n = dfs(dt, cfg, dt->entry);
 	gather_preds(dt, cfg, n);

@@ -70,7 +70,6 @@ struct kl_loops {
 	uint32_t scratch_cap;
 
 	kl_block *blocks;   /* loop blocks, see loop_info.start */
-	uint32_t nblk_cap;
 
 	irr_info *irr;
 	uint32_t nirr, irr_cap;
@@ -213,10 +212,6 @@ discover(kl_loops *lf, const kl_cfg *cfg, const kl_domtree *dt)
 	}
 }
 
-/*
- * Renumber the loops in preorder of the forest, children in the layout
- * order of their headers, and fill in depth, end and the block ranges.
- */
 /* Append loop l to its parent's list of children (or to the roots). */
 static void
 append_child(kl_loops *lf, uint32_t l, uint32_t *roots, uint32_t *rtail)
@@ -356,8 +351,9 @@ find_sccs(kl_loops *lf, const kl_cfg *cfg, const kl_domtree *dt)
 {
 	uint32_t *idx = lf->sa, *low = lf->sb, nreg = 0;
 	memset(idx, 0, lf->nblocks * sizeof *idx);
-	if (dt->entry == KL_NONE || !dt_reachable(dt, dt->entry))
-		return 0;
+	/* Called only when reducible() met an edge it refused, so the
+	 * entry exists and is reachable. */
+	KL_ASSERT(dt->entry != KL_NONE && dt_reachable(dt, dt->entry));
 	uint32_t counter = 0, csp = 0;
 	lf->nwork = 0; /* the SCC stack */
 	uint32_t v = dt->entry;

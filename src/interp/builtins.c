@@ -58,12 +58,6 @@ builtin_lookup(const char *name, size_t len)
 	return B_NONE;
 }
 
-bool
-builtin_known(const char *name, size_t len)
-{
-	return builtin_lookup(name, len) != B_NONE;
-}
-
 /* The arguments of one call. */
 typedef struct args {
 	kl_interp *it;

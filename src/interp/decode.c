@@ -30,8 +30,10 @@
  * IR instructions exactly.
  *
  * The decoder relies on the function being verified, but checks every
- * index it follows (values, blocks, symbols, signatures, operand counts):
- * a malformed function is refused with a message instead of crashing.
+ * index an instruction holds (values, blocks, symbols, signatures,
+ * operand counts): a malformed function is refused with a message
+ * instead of crashing. The layout's links it follows as they are: only
+ * the library writes them, and every edit keeps them whole.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -945,7 +947,7 @@ decode_entry(decoder *dc)
 	const kl_func *f = dc->f;
 	uint32_t entry = f->first_block;
 	kl_signature sig = module_sig(dc->m, f->sig);
-	if (entry == KL_NONE || entry >= f->nblocks) {
+	if (entry == KL_NONE) {
 		fail(dc, "has no entry block");
 		return;
 	}

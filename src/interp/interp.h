@@ -330,8 +330,6 @@ bool mem_free_obj(kl_interp *it, uint64_t p); /* false: not a heap object */
 uint32_t mem_func_of(const kl_interp *it, uint64_t p);
 
 /* ---- builtins.c ---- */
-/* Is this the name of a built-in external function? */
-bool builtin_known(const char *name, size_t len);
 /*
  * Call the external function of call c (from function fn, registers r).
  * Returns false with it->pend set (a trap, exit or failure).
@@ -342,15 +340,8 @@ bool builtin_call(kl_interp *it, uint32_t sym, const dfunc *fn,
 /* ---- interp.c ---- */
 /* Set it->pend to a trap / failure; the message is printf-formatted. */
 void raise_trap(kl_interp *it, uint32_t trap, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 3, 4)))
-#endif
-	;
-void raise_fail(kl_interp *it, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 2, 3)))
-#endif
-	;
+	KL_PRINTF(3, 4);
+void raise_fail(kl_interp *it, const char *fmt, ...) KL_PRINTF(2, 3);
 /* Append a symbol's name as the text format writes it ("%f"). */
 void put_sym(const kl_interp *it, uint32_t sym, kl_buf *out);
 

@@ -492,8 +492,9 @@ func_reserve_blocks(kl_func *f, uint32_t n)
 {
 	if (n <= f->nblocks)
 		return;
-	/* A block number must fit a destination word beside DEST_BLOCK. */
-	if (n > DEST_BLOCK)
+	/* A block number must fit a destination word beside DEST_BLOCK;
+	 * and the dominator tree's keys (domtree.c) need n < 2^31. */
+	if (n >= DEST_BLOCK)
 		kl_fatal(__FILE__, __LINE__, __func__, "too many blocks");
 	uint32_t cap = f->blocks_cap;
 	func_grow(f, TAB_BLOCKS, &f->blocks, &cap, sizeof *f->blocks, n);

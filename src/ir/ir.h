@@ -645,8 +645,6 @@ dest_read(const kl_pool *p, uint32_t d, uint32_t *block,
 uint32_t dest_make(kl_func *f, const kl_block_call *d);
 
 /* ---- rewriting (rewrite.c) ---- */
-/* Turn value v (any kind) into an alias of target. */
-void value_make_alias(kl_func *f, uint32_t v, uint32_t target);
 /* Append n values to the arguments of destination k of branch i. */
 void inst_dest_append_args(kl_func *f, uint32_t i, uint32_t k,
 			   const uint32_t *vals, uint32_t n);

@@ -1,7 +1,6 @@
 /*
- * rewrite.c -- small in-place edits that passes share: turning a value
- * into an alias, appending branch arguments, changing an instruction into
- * another of the UNARY format, resolving aliases in every operand, and
+ * rewrite.c -- small in-place edits that passes share: appending branch
+ * arguments, changing an instruction into another of the UNARY format, resolving aliases in every operand, and
  * the public API's operand setters, block parameters' removal and copies
  * of instructions.
  *
@@ -13,16 +12,6 @@
 #include <string.h>
 
 #include "ir.h"
-
-void
-value_make_alias(kl_func *f, uint32_t v, uint32_t target)
-{
-	KL_ASSERT(v < f->nvalues && target < f->nvalues && v != target);
-	kl_value_data *d = &f->values[v];
-	d->kind = VK_ALIAS;
-	d->def = target;
-	f->has_aliases = true;
-}
 
 /*
  * Where the word of destination k of instruction i is: in the

@@ -18,7 +18,6 @@ typedef struct arena_chunk {
 } arena_chunk;
 
 #define CHUNK_HEAD ((sizeof(arena_chunk) + 15) & ~(size_t)15)
-#define HUGE_PAGE ((size_t)2 << 20)
 
 /*
  * A chunk of at least *cap bytes (the usable size is written back). A big
@@ -31,9 +30,9 @@ new_chunk(size_t *cap)
 {
 	size_t n = CHUNK_HEAD + *cap;
 	void *c;
-	if (n >= 2 * HUGE_PAGE) {
-		n = (n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-		c = aligned_alloc(HUGE_PAGE, n);
+	if (n >= 2 * KL_HUGE_PAGE) {
+		n = (n + KL_HUGE_PAGE - 1) & ~(KL_HUGE_PAGE - 1);
+		c = aligned_alloc(KL_HUGE_PAGE, n);
 		if (!c)
 			kl_fatal(__FILE__, __LINE__, __func__, "out of memory");
 		kl_advise_huge(c, n);

@@ -12,8 +12,7 @@
 
 #include "util.h"
 
-#define HUGE_PAGE ((size_t)2 << 20)
-#define BIG_BUF (2 * HUGE_PAGE)
+#define BIG_BUF (2 * KL_HUGE_PAGE)
 
 void
 kl_buf_free(kl_buf *b)
@@ -51,8 +50,8 @@ kl_buf_reserve(kl_buf *b, size_t extra)
 	} else {
 		/* Whole huge pages, so that no part of a big buffer is filled
 		 * 4 KB page fault by 4 KB page fault. */
-		c = (c + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-		char *q = aligned_alloc(HUGE_PAGE, c);
+		c = (c + KL_HUGE_PAGE - 1) & ~(KL_HUGE_PAGE - 1);
+		char *q = aligned_alloc(KL_HUGE_PAGE, c);
 		if (!q)
 			kl_fatal(__FILE__, __LINE__, __func__, "out of memory");
 		kl_advise_huge(q, c);

@@ -26,7 +26,7 @@ void
 kl_advise_huge(void *p, size_t n)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-	const uintptr_t huge = (uintptr_t)2 << 20;
+	const uintptr_t huge = KL_HUGE_PAGE;
 	if (n < huge)
 		return;
 	uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
@@ -68,7 +68,7 @@ kl_prefault(void *p, size_t n)
 void *
 kl_alloc_table(size_t n)
 {
-	const size_t huge = (size_t)2 << 20;
+	const size_t huge = KL_HUGE_PAGE;
 	if (n < huge / 2) {
 		/* Filled at once: faulted in by one call (from 8 KB). */
 		void *q = kl_malloc(n);
@@ -88,7 +88,7 @@ kl_alloc_table(size_t n)
 void *
 kl_realloc_table(void *p, size_t old, size_t n)
 {
-	const size_t huge = (size_t)2 << 20;
+	const size_t huge = KL_HUGE_PAGE;
 	if (n <= old)
 		return kl_realloc(p, n);
 	if (n < huge / 2) {
@@ -210,15 +210,6 @@ kl_hash_bytes(const void *data, size_t n)
 		h *= 0x100000001b3u;
 	}
 	return h;
-}
-
-uint32_t
-kl_pow2_ceil(uint32_t x)
-{
-	uint32_t p = 1;
-	while (p < x)
-		p <<= 1;
-	return p;
 }
 
 /*

@@ -134,6 +134,10 @@ void kl_grow(void *p, uint32_t *cap, size_t elem_size, uint64_t need);
  */
 void kl_grow_out(void *p, uint32_t *cap, size_t elem_size, uint64_t need);
 
+/* The size of a huge page (x86-64 and most others: 2 MB), to which big
+ * tables and chunks are rounded and aligned. */
+#define KL_HUGE_PAGE ((size_t)2 << 20)
+
 /* Hint that a large allocation will be filled (huge pages on Linux). */
 void kl_advise_huge(void *p, size_t n);
 /* n bytes at p are about to be written whole: fault their fresh pages in
@@ -207,9 +211,6 @@ kl_clz64(uint64_t x)
 	return n;
 #endif
 }
-
-/* Round up to a power of two (x >= 1, x <= 2^31). */
-uint32_t kl_pow2_ceil(uint32_t x);
 
 /*
  * The C locale, whatever locale the program that embeds the library

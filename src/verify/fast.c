@@ -69,8 +69,6 @@ enum { ALIASES_UNKNOWN, ALIASES_OK, ALIASES_BROKEN };
 
 /* ---- the arena ---- */
 
-#define HUGE_PAGE ((size_t)2 << 20)
-
 /*
  * Room for `bytes` in the scratch's arena. A large arena starts on a
  * huge-page boundary and is advised as huge (kl_advise_huge needs two
@@ -84,16 +82,16 @@ arena_get(kl_verify_scratch *s, size_t bytes)
 		return s->arena;
 	free(s->arena_mem);
 	size_t cap = bytes > 2 * s->arena_cap ? bytes : 2 * s->arena_cap;
-	if (cap < HUGE_PAGE / 2) {
+	if (cap < KL_HUGE_PAGE / 2) {
 		s->arena_mem = kl_malloc(cap);
 		s->arena = s->arena_mem;
 	} else {
-		cap = (cap + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-		if (cap < 2 * HUGE_PAGE)
-			cap = 2 * HUGE_PAGE;
-		s->arena_mem = kl_malloc(cap + HUGE_PAGE);
-		uintptr_t p = ((uintptr_t)s->arena_mem + HUGE_PAGE - 1) &
-			      ~(uintptr_t)(HUGE_PAGE - 1);
+		cap = (cap + KL_HUGE_PAGE - 1) & ~(KL_HUGE_PAGE - 1);
+		if (cap < 2 * KL_HUGE_PAGE)
+			cap = 2 * KL_HUGE_PAGE;
+		s->arena_mem = kl_malloc(cap + KL_HUGE_PAGE);
+		uintptr_t p = ((uintptr_t)s->arena_mem + KL_HUGE_PAGE - 1) &
+			      ~(uintptr_t)(KL_HUGE_PAGE - 1);
 		s->arena = (char *)p;
 		kl_advise_huge(s->arena, cap);
 	}
@@ -440,16 +438,6 @@ callee(const fast *fs, const kl_inst_data *d)
 							    : KL_NONE;
 }
 
-/* -2^(w-1) <= imm <= 2^w - 1 (it fits w bits, signed or unsigned), for
- * w of 8 to 64, without branches (the widths of consecutive
- * instructions are unrelated). */
-HOT bool
-imm_fits(int64_t imm, uint32_t bits)
-{
-	uint64_t u = (uint64_t)imm;
-	return imm < 0 ? (~u >> (bits - 1)) == 0 : (u >> (bits - 1) >> 1) == 0;
-}
-
 /* The immediate fits class c, and no division is by zero (typing.c:
  * check_imm; the immediate as func.c's inst_imm reads it). Inlined in
  * each opcode's case, where the format and whether it divides are
@@ -466,12 +454,7 @@ imm_ok(const fast *fs, const kl_inst_data *d, kl_format fmt, int c)
 	else if (fmt == KL_FMT_ALLOCA)
 		imm = d->w[1];
 	uint32_t bits = class_bytes[c] * 8u;
-	if (!imm_fits(imm, bits))
-		return false;
-	bool divides = d->op == KL_OP_SDIV_IMM || d->op == KL_OP_UDIV_IMM ||
-		       d->op == KL_OP_SREM_IMM || d->op == KL_OP_UREM_IMM;
-	uint64_t mask = bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
-	return !divides || ((uint64_t)imm & mask) != 0;
+	return imm_fits(imm, bits) && !imm_divides_by_zero(d->op, imm, bits);
 }
 
 /*
@@ -1011,21 +994,13 @@ check_header(const kl_func *f)
 	return true;
 }
 
-static double
-now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Time since *since goes to *into (when timing). */
 static void
 lap(const kl_verify_stats *st, double *since, double *into)
 {
 	if (!st)
 		return;
-	double t = now();
+	double t = verify_now();
 	*into += t - *since;
 	*since = t;
 }
@@ -1061,7 +1036,7 @@ verify_fast(const kl_func *f, const kl_verify_ctx *ctx, kl_verify_scratch *s,
 	fs.ptr = tclass_of(&fs, kl_module_pointer_type(fs.m));
 	fs.sig = module_sig(fs.m, f->sig);
 	kl_verify_stats t = { 0 };
-	double since = st ? now() : 0;
+	double since = st ? verify_now() : 0;
 	func_prefetch(f); /* cold, on a module of small functions */
 	bool ok = check_header(f);
 	if (ok) {
@@ -1084,9 +1059,5 @@ verify_fast(const kl_func *f, const kl_verify_ctx *ctx, kl_verify_scratch *s,
 			st->insts += fs.nplaced_insts;
 		}
 	}
-	if (ok)
-		s->fast_ok++;
-	else
-		s->fast_failed++;
 	return ok;
 }

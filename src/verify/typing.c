@@ -175,16 +175,6 @@ want_class_same(verifier *vf, uint32_t i, const inst_view *iv, bool flt,
 
 /* ---- immediates ---- */
 
-static bool
-imm_fits(int64_t imm, uint32_t bits)
-{
-	if (bits >= 64 || bits == 0)
-		return true;
-	int64_t lo = -((int64_t)1 << (bits - 1));
-	int64_t hi = ((int64_t)1 << bits) - 1;
-	return imm >= lo && imm <= hi;
-}
-
 static void
 check_imm(verifier *vf, uint32_t i, kl_type c)
 {
@@ -209,11 +199,7 @@ check_imm(verifier *vf, uint32_t i, kl_type c)
 		kl_buf_free(&b);
 		return;
 	}
-	uint16_t op = vf->f->insts[i].op;
-	bool divides = op == KL_OP_SDIV_IMM || op == KL_OP_UDIV_IMM ||
-		       op == KL_OP_SREM_IMM || op == KL_OP_UREM_IMM;
-	uint64_t mask = bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
-	if (divides && ((uint64_t)imm & mask) == 0)
+	if (imm_divides_by_zero(vf->f->insts[i].op, imm, bits))
 		err_inst(vf, i, "%s by zero", opname(vf, i));
 }
 

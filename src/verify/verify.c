@@ -242,16 +242,16 @@ opname(const verifier *vf, uint32_t i)
 /* ---- the run ---- */
 
 /*
- * Phase times are wall clock. Building with
- * -DVERIFY_CLOCK=CLOCK_THREAD_CPUTIME_ID gives CPU time per phase instead
- * (a system call per reading: for measuring big functions only).
+ * Phase times, the fast path's (fast.c) too, are wall clock. Building
+ * with -DVERIFY_CLOCK=CLOCK_THREAD_CPUTIME_ID gives CPU time per phase
+ * instead (a system call per reading: for measuring big functions only).
  */
 #ifndef VERIFY_CLOCK
 #define VERIFY_CLOCK CLOCK_MONOTONIC
 #endif
 
-static double
-now(void)
+double
+verify_now(void)
 {
 	struct timespec ts;
 	clock_gettime(VERIFY_CLOCK, &ts);
@@ -342,7 +342,7 @@ verify_careful(const kl_func *f, const kl_verify_ctx *ctx,
 	vf.entry = KL_NONE;
 	uint32_t start = out->len;
 	kl_verify_stats *st = ctx->stats;
-	double t0 = st ? now() : 0;
+	double t0 = st ? verify_now() : 0;
 
 	size_t iwords = ((size_t)f->ninsts / 64 + 1) * sizeof(uint64_t);
 	vf.placed = scratch_get(vf.s, S_PLACED, iwords, 0);
@@ -354,12 +354,12 @@ verify_careful(const kl_func *f, const kl_verify_ctx *ctx,
 	vf.ops = kl_op_table;
 	check_structure(&vf);
 	check_aliases(&vf);
-	double t1 = st ? now() : 0;
+	double t1 = st ? verify_now() : 0;
 	check_analyses(&vf);
-	double t2 = st ? now() : 0;
+	double t2 = st ? verify_now() : 0;
 	run_checks(&vf);
 	if (st) {
-		double t3 = now();
+		double t3 = verify_now();
 		st->funcs++;
 		st->blocks += vf.nplaced_blocks;
 		st->insts += vf.nplaced_insts;

@@ -75,7 +75,6 @@ struct kl_verify_scratch {
 	void *arena_mem;       /* the fast path's arrays, as allocated */
 	char *arena;           /* ... from a huge-page boundary when large */
 	size_t arena_cap;      /* usable bytes at arena */
-	uint64_t fast_ok, fast_failed; /* fast path outcomes (for tests) */
 };
 
 /*
@@ -133,40 +132,28 @@ block_in_layout(const verifier *vf, uint32_t b)
 	return b < vf->f->nblocks && bit_get(vf->in_layout, b);
 }
 
-/* ---- reporting (verify.c) ---- */
+/* ---- reporting and timing (verify.c) ---- */
+
+/* Seconds on the clock the phase times use (see verify.c). */
+double verify_now(void);
 
 /* Report an error about instruction i (line: i's source line). */
 void err_inst(verifier *vf, uint32_t i, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 3, 4)))
-#endif
-	;
+	KL_PRINTF(3, 4);
 /* A warning about instruction i: reported, listed, but the function
  * still verifies (the memory rules: what would trap if it ran, which a
  * pass may expose in code that never runs; docs/verifier.md). */
 void warn_inst(verifier *vf, uint32_t i, const char *fmt, ...)
 	KL_PRINTF(3, 4);
 void err_block(verifier *vf, uint32_t b, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 3, 4)))
-#endif
-	;
+	KL_PRINTF(3, 4);
 /* About value v, shown at instruction i (may be KL_NONE). */
 void err_value(verifier *vf, uint32_t v, uint32_t i, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 4, 5)))
-#endif
-	;
+	KL_PRINTF(4, 5);
 void err_func(verifier *vf, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 2, 3)))
-#endif
-	;
+	KL_PRINTF(2, 3);
 void err_sigref(verifier *vf, uint32_t s, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 3, 4)))
-#endif
-	;
+	KL_PRINTF(3, 4);
 
 /* ---- safe access ---- */
 
@@ -338,6 +325,28 @@ static inline bool
 add_overflows(int64_t a, int64_t b)
 {
 	return (b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b);
+}
+
+/* -2^(w-1) <= imm <= 2^w - 1: the immediate fits w bits (8 to 64),
+ * signed or unsigned (typing.c and fast.c, which must agree). Without
+ * branches, and inlined: in fast.c's loop over instructions the widths
+ * of consecutive ones are unrelated. */
+static KL_ALWAYS_INLINE bool
+imm_fits(int64_t imm, uint32_t bits)
+{
+	uint64_t u = (uint64_t)imm;
+	return imm < 0 ? (~u >> (bits - 1)) == 0 : (u >> (bits - 1) >> 1) == 0;
+}
+
+/* Is op an immediate division or remainder whose immediate, read in
+ * w bits (8 to 64), is zero? */
+static KL_ALWAYS_INLINE bool
+imm_divides_by_zero(uint16_t op, int64_t imm, uint32_t bits)
+{
+	bool divides = op == KL_OP_SDIV_IMM || op == KL_OP_UDIV_IMM ||
+		       op == KL_OP_SREM_IMM || op == KL_OP_UREM_IMM;
+	uint64_t mask = bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
+	return divides && ((uint64_t)imm & mask) == 0;
 }
 
 /* Names for messages. */
