@@ -1040,6 +1040,26 @@ if grep -q "; 1 function, 1 block, 2 instructions; " "$dir/time1.err" &&
 st=$?
 if [ "$st" = 2 ] && [ "$(head -n 1 "$dir/ll.err")" = "keel cfg: --live-limit is at most 18446744073709551615" ]; then ok; else
 	bad "keel cfg --live-limit 99999999999999999999: exit $st, $(cat "$dir/ll.err")"; fi
+# every count option says a bad value the same way (cli_option_count):
+# each had its own words ("needs a positive number (or 0)", "bad value
+# for -j", "needs a number from 1 to 100000")
+while IFS='|' read -r args want; do
+	# shellcheck disable=SC2086
+	"$build"/keel $args examples/max.kl >/dev/null 2>"$dir/count.err"
+	st=$?
+	if [ "$st" = 2 ] && [ "$(head -n 1 "$dir/count.err")" = "$want" ]; then ok; else
+		bad "keel $args: exit $st, $(head -n 1 "$dir/count.err"), not $want"; fi
+done <<'EOF'
+run --fuel x|keel run: --fuel needs a count, not 'x'
+run --max-depth 0|keel run: --max-depth needs a count from 1 to 4294967295, not '0'
+run --max-memory 1.5|keel run: --max-memory needs a count of at least 1, not '1.5'
+difftest -p promote --fuel -1|keel difftest: --fuel needs a count, not '-1'
+cfg --liveness --live-limit 0|keel cfg: --live-limit needs a count of at least 1, not '0'
+domtree --time --repeat 100001|keel domtree: --repeat is at most 100000
+test -j 0|keel test: -j needs a count from 1 to 1000000, not '0'
+test -j 1000001|keel test: -j is at most 1000000
+test --timeout 0|keel test: --timeout needs seconds (more than 0, at most 1000000), not '0'
+EOF
 # --live-limit counts live-in and live-out entries together, and --help
 # says so (it said "the most (block, value) entries")
 if "$build"/keel cfg --help | tr -s " \n" "  " | grep -q "live-in and live-out entries together"; then ok; else

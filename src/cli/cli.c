@@ -790,11 +790,36 @@ cli_parse_count(const char *s, uint64_t *out)
 }
 
 bool
-cli_count_too_large(const char *s)
+cli_option_count(const char *cmd, const char *name, int given,
+		 const char *value, uint64_t min, uint64_t max, uint64_t *out)
 {
-	uint64_t v;
-	bool too_large;
-	return !parse_count(s, &v, &too_large) && too_large;
+	if (given < 0) {
+		cli_usage_error(cmd, "%s needs a value", name);
+		return false;
+	}
+	bool too_large = false;
+	bool read = parse_count(value, out, &too_large);
+	if (too_large || (read && *out > max)) {
+		cli_usage_error(cmd, "%s is at most %llu", name,
+				(unsigned long long)max);
+		return false;
+	}
+	if (!read || *out < min) {
+		if (min == 0 && max == UINT64_MAX)
+			cli_usage_error(cmd, "%s needs a count, not '%s'", name,
+					value);
+		else if (max == UINT64_MAX)
+			cli_usage_error(cmd, "%s needs a count of at least %llu, "
+				       "not '%s'", name,
+				       (unsigned long long)min, value);
+		else
+			cli_usage_error(cmd, "%s needs a count from %llu to "
+				       "%llu, not '%s'", name,
+				       (unsigned long long)min,
+				       (unsigned long long)max, value);
+		return false;
+	}
+	return true;
 }
 
 size_t

@@ -11,8 +11,6 @@
 
 #include "keel.h"
 
-/* argv[0] of the keel process (set by main). */
-extern const char *cli_argv0;
 /* The subcommand running ("cat", "opt", ...; set by main), named by the
  * messages of code every command shares; NULL before one is chosen. */
 extern const char *cli_command;
@@ -104,9 +102,17 @@ double cli_cpu_seconds(void);
 /* A count, decimal or 0x-hexadecimal, with an optional k, M or G suffix
  * ("10M"); false if malformed or past 2^64 - 1. */
 bool cli_parse_count(const char *s, uint64_t *out);
-/* Is s a count cli_parse_count refuses only for passing 2^64 - 1 (so
- * that a message can say it is too large, not malformed)? */
-bool cli_count_too_large(const char *s);
+/*
+ * The value of count option `name` of command cmd (given: what
+ * cli_args_option returned; value: the args' value) into *out, a count
+ * from min to max. Every count option says a mistake the same way: "NAME
+ * needs a value", "NAME is at most MAX" (past 2^64 - 1 too), "NAME needs
+ * a count of at least MIN, not 'V'" ("a count" when MIN is 0, "a count
+ * from MIN to MAX" when MAX is below 2^64 - 1). Returns false after printing the usage error.
+ */
+bool cli_option_count(const char *cmd, const char *name, int given,
+		      const char *value, uint64_t min, uint64_t max,
+		      uint64_t *out);
 /* The ending of a count's noun: "1 block", "2 blocks". */
 static inline const char *
 cli_plural(uint64_t n)

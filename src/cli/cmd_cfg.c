@@ -363,38 +363,23 @@ run(int argc, char **argv, bool domtree)
 			o.timing = true;
 		} else if (limit) {
 			uint64_t n;
-			if (limit < 0)
-				return cli_usage_error(cmd, "--live-limit needs "
-						       "a value");
-			if (cli_count_too_large(args.value))
-				return cli_usage_error(cmd, "--live-limit is at "
-						       "most %llu",
-						       (unsigned long long)
-							       UINT64_MAX);
-			if (!cli_parse_count(args.value, &n) || n < 1)
-				return cli_usage_error(cmd, "--live-limit needs "
-						       "a count of at least 1, "
-						       "not '%s'", args.value);
+			if (!cli_option_count(cmd, "--live-limit", limit,
+					      args.value, 1, UINT64_MAX, &n))
+				return EXIT_USAGE;
 			o.live_limit = n;
-		} else if (func || repeat) {
-			if (func < 0 || repeat < 0)
-				return cli_usage_error(cmd, "%s needs a value",
-						       func ? "--func"
-							    : "--repeat");
-			if (func) {
-				if (cli_empty_func_name(args.value))
-					return cli_usage_error(cmd, "%s",
-							       CLI_EMPTY_FUNC_NAME);
-				o.func = args.value;
-				continue;
-			}
+		} else if (func) {
+			if (func < 0)
+				return cli_usage_error(cmd, "--func needs a "
+						       "value");
+			if (cli_empty_func_name(args.value))
+				return cli_usage_error(cmd, "%s",
+						       CLI_EMPTY_FUNC_NAME);
+			o.func = args.value;
+		} else if (repeat) {
 			uint64_t n;
-			if (!cli_parse_count(args.value, &n) || n < 1 ||
-			    n > 100000)
-				return cli_usage_error(cmd, "--repeat needs a "
-						       "number from 1 to "
-						       "100000, not '%s'",
-						       args.value);
+			if (!cli_option_count(cmd, "--repeat", repeat,
+					      args.value, 1, 100000, &n))
+				return EXIT_USAGE;
 			o.repeat = (long)n;
 			repeat_given = true;
 		} else if (cli_args_is_option(&args)) {

@@ -28,9 +28,9 @@ static const char difftest_help[] =
 	"\n"
 	"Run every function of each FILE ('-' for standard input, named\n"
 	"once) in the interpreter, before and after the passes, on several\n"
-	"argument vectors (zeros, ones, small and large values), and\n"
-	"require the same results, traps and output. A file that cannot be\n"
-	"read or parsed fails (a FAIL line, the error on standard error).\n"
+	"argument vectors (zeros; 1, 2, 3...; mixes of signs and sizes),\n"
+	"and require the same results, traps and output. A file that cannot\n"
+	"be read or parsed fails (a FAIL line, the error on standard error).\n"
 	"Not called: functions of more than 16 parameters, or with a\n"
 	"parameter of a type with no sample values. Not compared:\n"
 	"calls the interpreter cannot run before the passes (a call to an\n"
@@ -332,18 +332,9 @@ cmd_difftest(int argc, char **argv)
 				return st;
 			}
 		} else if (fuel_given) {
-			if (fuel_given < 0)
-				return cli_usage_error("difftest", "--fuel needs "
-						       "a number");
-			if (cli_count_too_large(args.value))
-				return cli_usage_error("difftest", "--fuel is at "
-						       "most %llu",
-						       (unsigned long long)
-							       UINT64_MAX);
-			if (!cli_parse_count(args.value, &fuel))
-				return cli_usage_error("difftest", "--fuel needs "
-						       "a number, not '%s'",
-						       args.value);
+			if (!cli_option_count("difftest", "--fuel", fuel_given,
+					      args.value, 0, UINT64_MAX, &fuel))
+				return EXIT_USAGE;
 		} else if (cli_args_flag(&args, "--quiet", "-q")) {
 			quiet = true;
 		} else if (cli_args_is_option(&args)) {

@@ -211,24 +211,14 @@ cmd_run(int argc, char **argv)
 		} else if (cli_args_flag(&args, "--time", NULL)) {
 			ro.timing = true;
 		} else if (r) {
-			if (r > 0 && cli_count_too_large(args.value))
-				return cli_usage_error(
-					"run", "%s is at most %llu",
-					limit_name[which],
-					which == 1 ? (unsigned long long)
-							     UINT32_MAX
-						   : (unsigned long long)
-							     UINT64_MAX);
 			/* --fuel 0: no limit, as fuel=0 in a test file */
-			if (r < 0 || !cli_parse_count(args.value, &v) ||
-			    (v == 0 && which != 0))
-				return cli_usage_error("run", "%s needs a "
-						       "positive number%s",
-						       limit_name[which],
-						       which ? "" : " (or 0)");
-			if (which == 1 && v > UINT32_MAX)
-				return cli_usage_error("run", "--max-depth is "
-						       "at most %u", UINT32_MAX);
+			static const uint64_t least[] = { 0, 1, 1 };
+			static const uint64_t most[] = { UINT64_MAX, UINT32_MAX,
+							 UINT64_MAX };
+			if (!cli_option_count("run", limit_name[which], r,
+					      args.value, least[which],
+					      most[which], &v))
+				return EXIT_USAGE;
 			if (which == 0)
 				ro.io.fuel = v;
 			else if (which == 1)

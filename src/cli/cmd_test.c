@@ -15,7 +15,7 @@
  * depends neither on the directory's order on disk nor on which child
  * finishes first. A symbolic link back to a directory being read is not
  * followed, so a link cycle ends (a directory reached through two links
- * is read twice; its files still run once).
+ * is read once, under the least of its spellings).
  *
  * --expect-fail turns the verdict around, for testing keel's own checkers:
  * every file must fail, and every `; expect-fail: TEXT` comment in it must
@@ -677,29 +677,26 @@ cmd_test(int argc, char **argv)
 		if (cli_args_help(&args)) {
 			fputs(test_help, stdout);
 			return EXIT_OK;
-		} else if (jobs_given || timeout_given) {
-			const char *name = jobs_given ? "-j" : "--timeout";
-			if (jobs_given < 0 || timeout_given < 0)
-				return cli_usage_error("test", "%s needs a value",
-						       name);
-			const char *val = args.value;
-			uint64_t n = 0;
-			double v = 0;
-			/* -j a count as other options read one; --timeout
-			 * seconds as digits with perhaps a fraction (strtod
+		} else if (jobs_given) {
+			uint64_t n;
+			if (!cli_option_count("test", "-j", jobs_given,
+					      args.value, 1, 1000000, &n))
+				return EXIT_USAGE;
+			jobs = (long)n;
+		} else if (timeout_given) {
+			if (timeout_given < 0)
+				return cli_usage_error("test", "--timeout needs "
+						       "a value");
+			/* seconds as digits with perhaps a fraction (strtod
 			 * alone took blanks, hex, exponents and nan) */
-			bool good = jobs_given
-					    ? cli_parse_count(val, &n) && n >= 1 &&
-						      n <= 1000000
-					    : plain_seconds(val, &v) && v > 0 &&
-						      v <= 1e6;
-			if (!good)
-				return cli_usage_error("test", "bad value for "
-						       "%s: '%s'", name, val);
-			if (jobs_given)
-				jobs = (long)n;
-			else
-				timeout = v;
+			double v = 0;
+			if (!plain_seconds(args.value, &v) || v <= 0 ||
+			    v > 1e6)
+				return cli_usage_error("test", "--timeout needs "
+						       "seconds (more than 0, "
+						       "at most 1000000), not "
+						       "'%s'", args.value);
+			timeout = v;
 		} else if (cli_args_flag(&args, "--bless", NULL)) {
 			bless = true;
 		} else if (cli_args_flag(&args, "--expect-fail", NULL)) {
@@ -725,8 +722,6 @@ cmd_test(int argc, char **argv)
 	if (bless && rs.expect_fail)
 		return cli_usage_error("test", "--bless and --expect-fail do "
 				       "not go together");
-	if (jobs < 1)
-		jobs = 1;
 	/* The arguments in sorted order too: a directory named twice, or
 	 * through a link, is read under the least of its spellings. */
 	entry *tops = calloc((size_t)npaths, sizeof *tops);

@@ -44,8 +44,6 @@ usage(FILE *out)
 	      out);
 }
 
-const char *cli_argv0 = "keel";
-
 /*
  * A command's status, made 1 if what it wrote was lost: help, lists,
  * reports and a program's output go through stdio, and a full disk or a
@@ -68,7 +66,6 @@ finish(int status)
 static int
 dispatch(int argc, char **argv)
 {
-	cli_argv0 = argv[0];
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

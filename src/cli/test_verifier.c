@@ -51,7 +51,7 @@ typedef struct annotation {
 
 /* Start offsets of every line of the file (1-based: starts[1] = 0). */
 static size_t *
-line_starts(const test_file *tf, uint32_t *nlines)
+line_starts(const test_file *tf)
 {
 	uint32_t n = 1;
 	for (size_t k = 0; k < tf->len; k++)
@@ -63,7 +63,6 @@ line_starts(const test_file *tf, uint32_t *nlines)
 		if (tf->text[k] == '\n')
 			s[++line] = k + 1;
 	s[n + 1] = tf->len;
-	*nlines = n;
 	return s;
 }
 
@@ -263,8 +262,7 @@ int
 test_cmd_verifier(test_file *tf, const char *args, kl_buf *report)
 {
 	bool precise = test_has_option(args, "precise");
-	uint32_t nlines;
-	size_t *starts = line_starts(tf, &nlines);
+	size_t *starts = line_starts(tf);
 	int failures = 0;
 	for (uint32_t k = 0; k < tf->nfuncs; k++)
 		failures += check_func(tf, &tf->funcs[k], starts, precise,

@@ -14,7 +14,8 @@
  * are resolved once; a frame is a zeroed array of 64-bit registers. An
  * integer register holds its value zero-extended from its width (the
  * "canonical" form every operation keeps), a float register its IEEE bits.
- * Each IR instruction becomes at most one 24-byte dinst whose opcode
+ * Each IR instruction becomes at most one 24-byte dinst (plus, for a brif
+ * or br_table, a D_COPYGO stub per edge that copies arguments) whose opcode
  * (enum dop) already says what to do at which width: immediates are
  * pre-masked, constant operands of binary operations are folded into the
  * instruction, and an iconst all of whose uses were folded disappears.

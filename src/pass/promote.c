@@ -595,7 +595,9 @@ place_params(promoter *p)
 	 * into a block could take them past their budget. */
 	bool count_args = false;
 	for (uint32_t b = 0; b < nb && !at_once && !count_args; b++)
-		count_args = npreds(p, b) > arg_budget / budget; /* (>= 1) */
+		count_args = npreds(p, b) > arg_budget / budget;
+	/* (arg_budget / budget is 0 past ARG_CAP: then every candidate's
+	 * arguments are counted) */
 	uint64_t nargs = 0;
 	if (!p->tiny && !at_once) {
 		mark = (uint32_t(*)[2])spare_array(p, SPARE_MARKS);
@@ -1107,7 +1109,7 @@ promote_run(promoter *p, kl_func *f, kl_pass_report *rep, uint32_t *count,
 	    bool last)
 {
 	promoter_begin(p, f, rep);
-	/* Verified IR is walked once (scan); anything else is checked for
+	/* Verified IR is walked once (promote_walk); anything else is checked for
 	 * strict SSA before its accesses are looked at. */
 	bool verified = rep && rep->input_verified;
 	if (verified) {
@@ -1139,7 +1141,7 @@ promote_run(promoter *p, kl_func *f, kl_pass_report *rep, uint32_t *count,
 		whole = promote_check_form(p);
 	}
 	if (whole != PROMOTED) {
-		/* What scan found about escapes does not count then. */
+		/* What promote_walk found about escapes does not count then. */
 		for (uint32_t a = 0; a < p->nallocas; a++) {
 			alloca_info *ai = &p->allocas[a];
 			ai->reason = ai->own_reason;

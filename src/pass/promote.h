@@ -496,7 +496,7 @@ typedef struct promoter {
 	uint32_t nfixups, fixups_cap;
 	edge *edges;
 	uint32_t nedges, edges_cap;
-	loan edges_loan, incoming_loan; /* from slot_site, cands */
+	loan edges_loan, incoming_loan; /* from slot_site; cands or bsets */
 	loan work_loan;        /* pruning's worklist, from the undo log */
 	uint64_t nedges_in;    /* the edges into blocks with candidates */
 	/* The arguments the edges pass to the candidates, block by block

@@ -360,8 +360,9 @@ check_dest_escapes(promoter *p, uint32_t dest, uint32_t inst)
 	return marked;
 }
 
-/* iadd_imm i of block b: its result is an address if its operand is one.
- * False if that happens outside the entry block (see walk). */
+/* iadd_imm i (entry: it is in the entry block): its result is an address
+ * if its operand is one. False if that happens outside the entry block
+ * (see promote_walk). */
 static bool
 derive(promoter *p, uint32_t i, bool entry)
 {
