@@ -121,10 +121,11 @@ $(BUILD)/unit/%: tests/unit/%.c $(LIB_INTERNAL) $(FLAGS_STAMP)
 
 # Unit tests of code beside the CLI link its object too: test_runs,
 # difftest's calls and comparisons; test_corpus, the blanking of a test
-# file's `test` lines.
+# file's `test` lines; test_cli, the helpers the commands share.
 $(BUILD)/unit/test_runs: $(BUILD)/obj/src/cli/runs.o
-$(BUILD)/unit/test_corpus: $(BUILD)/obj/src/cli/cli.o
-$(BUILD)/unit/test_runs $(BUILD)/unit/test_corpus: $(BUILD)/unit/%: \
+$(BUILD)/unit/test_corpus $(BUILD)/unit/test_cli: $(BUILD)/obj/src/cli/cli.o
+$(BUILD)/unit/test_runs $(BUILD)/unit/test_corpus $(BUILD)/unit/test_cli: \
+		$(BUILD)/unit/%: \
 		tests/unit/%.c $(LIB_INTERNAL) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"

@@ -789,6 +789,38 @@ cli_parse_count(const char *s, uint64_t *out)
 	return parse_count(s, out, &too_large);
 }
 
+/* Line [start, next newline or n) of s, "(end)" when start is past it;
+ * returns where the line ends. */
+static size_t
+line_at(const char *s, size_t n, size_t start, cli_line *out)
+{
+	size_t end = start;
+	while (end < n && s[end] != '\n')
+		end++;
+	*out = start < n ? (cli_line){ s + start, (int)(end - start) }
+			 : (cli_line){ "(end)", 5 };
+	return end;
+}
+
+bool
+cli_first_difference(const char *a, size_t na, const char *b, size_t nb,
+		     uint32_t *line, cli_line *la, cli_line *lb)
+{
+	size_t ia = 0, ib = 0;
+	for (uint32_t k = 1; ia < na || ib < nb; k++) {
+		size_t ea = line_at(a, na, ia, la);
+		size_t eb = line_at(b, nb, ib, lb);
+		if (ia >= na || ib >= nb || ea - ia != eb - ib ||
+		    (ea < na) != (eb < nb) || memcmp(a + ia, b + ib, ea - ia)) {
+			*line = k;
+			return true;
+		}
+		ia = ea + 1;
+		ib = eb + 1;
+	}
+	return false;
+}
+
 bool
 cli_option_count(const char *cmd, const char *name, int given,
 		 const char *value, uint64_t min, uint64_t max, uint64_t *out)

@@ -113,6 +113,19 @@ bool cli_parse_count(const char *s, uint64_t *out);
 bool cli_option_count(const char *cmd, const char *name, int given,
 		      const char *value, uint64_t min, uint64_t max,
 		      uint64_t *out);
+/* One line of a text, without its newline, to show a difference:
+ * "(end)" for a text that ended before it. */
+typedef struct cli_line {
+	const char *text;
+	int len;
+} cli_line;
+/* Where texts a (na bytes) and b (nb bytes) first differ: false if they
+ * are the same; else the 1-based number of the first line that differs
+ * (its bytes or its newline) in *line, and that line of each. */
+bool cli_first_difference(const char *a, size_t na, const char *b,
+			  size_t nb, uint32_t *line, cli_line *la,
+			  cli_line *lb);
+
 /* The ending of a count's noun: "1 block", "2 blocks". */
 static inline const char *
 cli_plural(uint64_t n)

@@ -188,25 +188,14 @@ same_text(const char *path, kl_module *a, kl_module *b)
 	/* (an empty module prints nothing, and its buffers stay NULL) */
 	bool ok = ta.len == tb.len &&
 		  (ta.len == 0 || memcmp(ta.data, tb.data, ta.len) == 0);
-	if (!ok) {
-		size_t i = 0, line = 1, start = 0;
-		while (i < ta.len && i < tb.len && ta.data[i] == tb.data[i]) {
-			if (ta.data[i++] == '\n') {
-				line++;
-				start = i;
-			}
-		}
-		size_t ea = start, eb = start;
-		while (ea < ta.len && ta.data[ea] != '\n')
-			ea++;
-		while (eb < tb.len && tb.data[eb] != '\n')
-			eb++;
+	uint32_t line;
+	cli_line la, lb;
+	if (!ok && cli_first_difference(ta.data, ta.len, tb.data, tb.len, &line,
+					&la, &lb))
 		printf("FAIL %s: the passes' output differs between verified "
 		       "input with state kept across functions and each "
-		       "function alone, at line %zu:\n  %.*s\n  %.*s\n",
-		       path, line, (int)(ea - start), ta.data + start,
-		       (int)(eb - start), tb.data + start);
-	}
+		       "function alone, at line %u:\n  %.*s\n  %.*s\n",
+		       path, line, la.len, la.text, lb.len, lb.text);
 	kl_buf_free(&ta);
 	kl_buf_free(&tb);
 	return ok;

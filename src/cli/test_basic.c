@@ -136,22 +136,14 @@ same_name(const test_func *a, const test_func *b)
 static void
 report_difference(kl_buf *report, const kl_buf *want, const kl_buf *got)
 {
-	const char *a = want->data ? want->data : "";
-	const char *b = got->data ? got->data : "";
-	for (uint32_t line = 1;; line++) {
-		const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
-		if (!ea || !eb || ea - a != eb - b ||
-		    memcmp(a, b, (size_t)(ea - a)) != 0) {
-			kl_buf_printf(report, "  first difference, line %u "
-				      "(comments and blank lines ignored):\n  expected: %.*s\n  printed:  "
-				      "%.*s\n", line,
-				      ea ? (int)(ea - a) : 5, ea ? a : "(end)",
-				      eb ? (int)(eb - b) : 5, eb ? b : "(end)");
-			return;
-		}
-		a = ea + 1;
-		b = eb + 1;
-	}
+	uint32_t line;
+	cli_line a, b;
+	if (cli_first_difference(want->data, want->len, got->data, got->len,
+				 &line, &a, &b))
+		kl_buf_printf(report, "  first difference, line %u (comments "
+			      "and blank lines ignored):\n  expected: %.*s\n"
+			      "  printed:  %.*s\n", line, a.len, a.text, b.len,
+			      b.text);
 }
 
 /* `roundtrip module`: the whole printed module against the whole file. */

@@ -541,33 +541,13 @@ test_precise(test_file *tf, const test_func *tfn, const char *output,
 			      "expected block (run with --bless to update):\n",
 			      tf->path, first, test_func_name(tfn, &name));
 		kl_buf_free(&name);
-		/* Show the first differing line. */
-		const char *a = expected.data ? expected.data : "";
-		const char *b = output;
-		size_t na = expected.len, nb = len, ia = 0, ib = 0;
-		for (uint32_t line = 0;; line++) {
-			size_t ea = ia, eb = ib;
-			while (ea < na && a[ea] != '\n')
-				ea++;
-			while (eb < nb && b[eb] != '\n')
-				eb++;
-			bool enda = ia >= na, endb = ib >= nb;
-			if (enda && endb)
-				break;
-			if (enda || endb || ea - ia != eb - ib ||
-			    memcmp(a + ia, b + ib, ea - ia) != 0) {
-				kl_buf_printf(report, "  line %u of the block:\n"
-					      "  expected: %.*s\n  actual:   "
-					      "%.*s\n", line + 1,
-					      enda ? 5 : (int)(ea - ia),
-					      enda ? "(end)" : a + ia,
-					      endb ? 5 : (int)(eb - ib),
-					      endb ? "(end)" : b + ib);
-				break;
-			}
-			ia = ea + 1;
-			ib = eb + 1;
-		}
+		uint32_t line;
+		cli_line a, b;
+		if (cli_first_difference(expected.data, expected.len, output,
+					 len, &line, &a, &b))
+			kl_buf_printf(report, "  line %u of the block:\n"
+				      "  expected: %.*s\n  actual:   %.*s\n",
+				      line, a.len, a.text, b.len, b.text);
 		failures = 1;
 	}
 	kl_buf_free(&expected);
