@@ -109,14 +109,20 @@ kl_arena_reset(kl_arena *a)
 {
 	if (!a->chunk)
 		return;
-	/* The newest chunk is the largest: keep it, free the others. */
-	arena_chunk *c = a->chunk->prev;
-	while (c) {
+	/* Keep the largest chunk, free the others. (The newest is the
+	 * largest, unless kl_arena_reserve made a smaller one after it.) */
+	arena_chunk *keep = a->chunk;
+	for (arena_chunk *c = keep->prev; c; c = c->prev)
+		if (c->cap > keep->cap)
+			keep = c;
+	for (arena_chunk *c = a->chunk; c;) {
 		arena_chunk *prev = c->prev;
-		free(c);
+		if (c != keep)
+			free(c);
 		c = prev;
 	}
-	a->chunk->prev = NULL;
+	keep->prev = NULL;
+	a->chunk = keep;
 	a->used = 0;
 }
 

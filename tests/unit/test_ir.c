@@ -869,6 +869,22 @@ test_has_aliases(void)
  * they are small, then moves them out to malloc; the contents survive
  * both moves, and freeing the module frees each table once (ASan).
  */
+/* Reset keeps the largest chunk, also when kl_arena_reserve made a
+ * smaller one after it (it kept the newest, 128 bytes here, and the next
+ * big allocation went back to malloc). */
+static void
+test_arena_reset_keeps_largest(void)
+{
+	kl_arena a = { 0 };
+	kl_arena_alloc(&a, 128 * 1024); /* fills a chunk of 128 KB */
+	kl_arena_reserve(&a, 128);      /* a new chunk, of 128 bytes */
+	kl_arena_reset(&a);
+	struct arena_chunk *kept = a.chunk;
+	kl_arena_alloc(&a, 100000);
+	CHECK(a.chunk == kept);
+	kl_arena_free(&a);
+}
+
 static void
 test_arena_tables_grow(void)
 {
@@ -1482,6 +1498,7 @@ int
 main(void)
 {
 	UNIT_RUN(test_pool_bin_sizes);
+	UNIT_RUN(test_arena_reset_keeps_largest);
 	UNIT_RUN(test_pool_bins_and_growth);
 	UNIT_RUN(test_pool_reuse_after_free);
 	UNIT_RUN(test_pool_free_lists);
