@@ -187,7 +187,7 @@ bool kl_type_is_float(const kl_module *m, kl_type t);
 uint32_t kl_type_bytes(const kl_module *m, kl_type t); /* 0 if bad */
 /* Name of a type as the text format spells it ("i32"). */
 const char *kl_type_name(const kl_module *m, kl_type t);
-/* The integer type pointers have (i64 unless changed). */
+/* The integer type pointers have (i64). */
 kl_type kl_module_pointer_type(const kl_module *m);
 
 /* ------------------------------------------------------------------------
@@ -429,7 +429,8 @@ kl_block kl_inst_block(const kl_func *f, kl_inst i); /* none if not placed */
 /* Does a come before b? Both must be in the same block. O(1). */
 bool kl_inst_precedes(const kl_func *f, kl_inst a, kl_inst b);
 
-/* Capacity of the entity tables (valid ids are below these). */
+/* How many entities of each kind a function numbers, holes included
+ * (valid ids are below these). */
 uint32_t kl_func_value_bound(const kl_func *f);
 uint32_t kl_func_block_bound(const kl_func *f);
 uint32_t kl_func_inst_bound(const kl_func *f);

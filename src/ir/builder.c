@@ -310,14 +310,9 @@ static int64_t
 normalize_imm(const kl_module *m, kl_type t, int64_t imm)
 {
 	uint32_t bits = kl_type_bytes(m, t) * 8;
-	if (bits == 0 || bits >= 64)
+	if (bits == 0 || bits >= 64 || !kl_int_fits(imm, bits))
 		return imm;
-	int64_t lo = -((int64_t)1 << (bits - 1));
-	int64_t hi = ((int64_t)1 << bits) - 1;
-	if (imm < lo || imm > hi)
-		return imm;
-	uint64_t u = (uint64_t)imm << (64 - bits);
-	return (int64_t)u >> (64 - bits);
+	return kl_sign_narrow(imm, bits);
 }
 
 /* ---- instructions ---- */

@@ -569,8 +569,6 @@ inst_set_imm(kl_func *f, uint32_t i, int64_t imm)
 	}
 }
 
-/* ---- results, arguments, destinations ---- */
-
 /* ---- public read accessors ---- */
 
 kl_module *

@@ -285,7 +285,8 @@ struct kl_func {
 };
 
 /*
- * Tables that live in the module arena are sized exactly by the parser.
+ * Tables that live in the module arena are sized by the parser: exactly,
+ * but for the value table's spare eighth (func.c, value_capacity).
  * Arena memory can be neither realloc'd nor freed, so growing one copies
  * it: to a grown copy in the arena while it is small (ARENA_TABLE_MAX),
  * then out to a malloc'd array (and its bit is cleared). A pass over a
@@ -368,9 +369,9 @@ void func_init(kl_func *f, kl_module *m, uint32_t sym, uint32_t sig);
 void func_free(kl_func *f);
 /*
  * Give f, which has no tables yet, the contents of from's tables and leave
- * from empty, ready to be filled again. Small tables are copied, exact
- * size, into the module arena and from keeps its arrays for reuse; big ones
- * are handed over. This is how the parser builds a function: in tables
+ * from empty, ready to be filled again. Small tables are copied into the
+ * module arena (at their exact size, the values with a spare eighth) and
+ * from keeps its arrays for reuse; big ones are handed over. This is how the parser builds a function: in tables
  * that stay warm in the cache from one function to the next.
  */
 void func_take_tables(kl_func *f, kl_func *from);
@@ -380,8 +381,9 @@ void func_grow(kl_func *f, uint32_t table, void *p, uint32_t *cap,
 
 /*
  * Record that f's code may change: every public call that can change a
- * function (the builder, the rewriting and layout calls, passes) calls
- * this first, failing or not; the interpreter compares the counters to
+ * function (the rewriting and layout calls, passes) calls this first,
+ * failing or not, and the builder's calls when they build (builder.c,
+ * emit); the interpreter compares the counters to
  * know which decoded functions are stale (src/interp/interp.c). Internal
  * helpers (layout_*, value_define, ...) do not: the parser uses them,
  * before any interpreter can exist, and passes bump once at their entry.

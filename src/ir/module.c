@@ -616,11 +616,10 @@ kl_data_append(kl_module *m, kl_sym data, const kl_data_item *item)
 		if (item->kind == KL_DATA_VALUE &&
 		    kl_type_bytes(m, item->type) < 8) {
 			unsigned w = 8 * kl_type_bytes(m, item->type);
-			uint64_t above = item->value >> w;
-			bool sign_extended =
-				kl_type_is_int(m, item->type) &&
-				item->value >> (w - 1) == UINT64_MAX >> (w - 1);
-			if (above && !sign_extended)
+			bool fits = kl_type_is_int(m, item->type)
+					    ? kl_int_fits((int64_t)item->value, w)
+					    : item->value >> w == 0;
+			if (!fits)
 				return KL_ERR_RANGE;
 			it.value = item->value & ((1ull << w) - 1);
 		}

@@ -102,15 +102,10 @@ fmt_int(kl_buf *out, int64_t v, unsigned bits)
 {
 	uint64_t u = (uint64_t)v;
 	int64_t s = v;
-	if (bits > 0 && bits < 64) {
-		int64_t lo = -((int64_t)1 << (bits - 1));
-		int64_t hi = (int64_t)(((uint64_t)1 << bits) - 1);
-		if (v >= lo && v <= hi) {
-			u &= ((uint64_t)1 << bits) - 1;
-			s = (int64_t)(u << (64 - bits)) >> (64 - bits);
-		} else {
-			bits = 64;
-		}
+	/* A value that does not fit the width prints as its 64 bits. */
+	if (bits > 0 && bits < 64 && kl_int_fits(v, bits)) {
+		u &= ((uint64_t)1 << bits) - 1;
+		s = kl_sign_narrow(v, bits);
 	}
 	if (s > -10000 && s < 10000)
 		fmt_small(out, (int32_t)s);

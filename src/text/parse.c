@@ -505,8 +505,8 @@ digit_value(char c)
 	return (uint32_t)(unsigned char)c - '0';
 }
 
-/* A hex digit's value plus one, 0 for any other byte: one load per digit
- * of a 64-bit constant, which has up to 16 of them. */
+/* A hex digit's value plus one, 0 for any other byte (the digits of
+ * #hex names and \x string escapes). */
 static const uint8_t hex_value1[256] = {
 	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
 	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
@@ -1345,8 +1345,9 @@ parse_stmts(parser *p, kl_func *dst)
 /*
  * A body is built in the parser's working function, whose tables stay
  * allocated (and warm in the cache) from one body to the next, and then
- * moves into its own function: copied to the module arena at its exact
- * size when small, handed over when big (func_take_tables). A module of
+ * moves into its own function: copied to the module arena when small (at
+ * its exact size, the values with a spare eighth), handed over when big
+ * (func_take_tables). A module of
  * many small functions thus costs no allocation per function and touches
  * each new page of memory once.
  */
@@ -1783,9 +1784,7 @@ parse_data_item(parser *p, uint32_t s)
 						 : "an integer or a symbol");
 		unsigned bits = kl_type_bytes(p->m, t) * 8;
 		if (bits < 64) {
-			int64_t lo = -((int64_t)1 << (bits - 1));
-			int64_t hi = ((int64_t)1 << bits) - 1;
-			if (v < lo || v > hi)
+			if (!kl_int_fits(v, bits))
 				fail_at(p, npos, "%s does not fit in %s",
 					"the value", kl_type_name(p->m, t));
 			/* the width's bits, as kl_data_append keeps them */

@@ -181,12 +181,10 @@ parse_imm(parser *p, kl_type t)
 		return v; /* the verifier reports the type */
 	if (bits >= 64)
 		return v;
-	int64_t lo = -((int64_t)1 << (bits - 1));
-	int64_t hi = ((int64_t)1 << bits) - 1;
-	if (v < lo || v > hi)
+	if (!kl_int_fits(v, bits))
 		fail_at(p, pos, "immediate does not fit in %s",
 			kl_type_name(p->m, t));
-	return (int64_t)((uint64_t)v << (64 - bits)) >> (64 - bits);
+	return kl_sign_narrow(v, bits);
 }
 
 /* "+N" / "-N" after an address, or nothing. */
@@ -265,8 +263,7 @@ parse_dest(parser *p)
 	uint32_t l = 0;
 	uint32_t *e = list_extend(&p->f->pool, &l, p->nscratch + 1);
 	e[0] = b;
-	if (p->nscratch)
-		memcpy(e + 1, p->scratch, p->nscratch * sizeof *e);
+	memcpy(e + 1, p->scratch, p->nscratch * sizeof *e);
 	return l;
 }
 

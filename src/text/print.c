@@ -1,7 +1,7 @@
 /*
  * print.c -- the canonical text form of modules and functions.
  *
- * The form (docs/ir.md, "Canonical form") is chosen so that parse -> print
+ * The form (docs/ir.md, "The canonical text form") is chosen so that parse -> print
  * is the identity on canonical text: four-space indentation, one blank
  * line between top-level items and before every block after the first,
  * ", " between operands, `.T` written exactly when the parser could not
@@ -10,7 +10,8 @@
  *
  * Alias lines "vA -> vB" are written just before the first instruction
  * that uses the alias (the target chain first); aliases nothing uses are
- * not written.
+ * not written, unless their chain is broken (then after the last
+ * instruction, so that the text keeps the error; write_broken_aliases).
  *
  * The printer must survive broken IR, since the verifier prints functions
  * it has just found broken: every index is checked before it is followed,
@@ -489,10 +490,6 @@ put_inst(printer *p, uint32_t i)
 		/* A comment, so that the listing still parses. */
 		kl_buf_printf(p->out, "; unprintable instruction (opcode %u)",
 			      f->insts[i].op);
-		return;
-	}
-	if (f->insts[i].op >= KL_OP_COUNT) {
-		kl_buf_printf(p->out, "invalid_opcode_%u", f->insts[i].op);
 		return;
 	}
 	uint32_t nres = inst_num_results(f, i);

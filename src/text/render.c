@@ -7,7 +7,8 @@
  *
  * Tabs in the source line are kept in the caret line so the caret lines up
  * whatever the terminal's tab width. Well-formed UTF-8 is shown as it is
- * and pads the caret line with one blank per character, not per byte;
+ * and pads the caret line by character, not by byte (see below for how
+ * many blanks each);
  * any other byte that is not printable ASCII (a stray CR, a lone byte of
  * a broken sequence, a sequence cut by the long-line window), and a C1
  * control character, is shown as '?', one column. Lines over 200 bytes

@@ -34,7 +34,7 @@ size_t scan_int(const char *s, size_t n, bool *neg, uint64_t *mag,
 
 /*
  * Parse a float literal (hex float, decimal, inf, nan, nan:0xPAYLOAD, with
- * an optional sign) from s[0..n). Returns the number of bytes used, 0 if
+ * an optional '-') from s[0..n). Returns the number of bytes used, 0 if
  * there is no valid literal. *bits receives the IEEE bits of the width.
  * In the C locale (util.h's kl_c_locale), where strtod reads "1.5": the
  * public calls that read text switch to it once (kl_parse_module,

@@ -19,13 +19,13 @@
 
 #include "keel.h"
 
-/* KL_NOINLINE: for the rare path of a function with a small common path,
- * which would otherwise pay for the rare path's stack frame. */
 #if defined(__GNUC__)
 #define KL_NORETURN __attribute__((noreturn))
 /* KL_PRINTF(f, a): argument f is a printf format for the arguments
  * from a on, which the compiler then checks. */
 #define KL_PRINTF(f, a) __attribute__((format(printf, f, a)))
+/* KL_NOINLINE: for the rare path of a function with a small common path,
+ * which would otherwise pay for the rare path's stack frame. */
 #define KL_NOINLINE __attribute__((noinline))
 /* KL_ALWAYS_INLINE: inline whatever the compiler's estimate -- a body
  * made once per constant argument, or a hot one called from a few places
@@ -113,8 +113,8 @@ char *kl_strndup(const char *s, size_t n);
 const char *kl_severity_name(kl_severity s);
 
 /* The capacity a table of cap entries grows to so that it holds need: at
- * least twice cap (so appends stay amortised O(1)), at least 8, and
- * exactly need when that is more -- a table sized from a bound is not
+ * least 8, at least twice cap when it must grow past that (so appends
+ * stay amortised O(1)), and exactly need when that is more -- a table sized from a bound is not
  * rounded up to a power of two, which for a table cleared in full (a
  * dominator tree's per-block arrays, say) would be up to twice the fresh
  * memory. What kl_grow uses. */
@@ -169,6 +169,25 @@ void kl_arena_free(kl_arena *a);
 
 /* 64-bit FNV-1a over bytes, for lookup tables only (never for output order). */
 uint64_t kl_hash_bytes(const void *data, size_t n);
+
+/* Does v fit `bits` bits (1 to 64), read as signed or unsigned:
+ * -2^(bits-1) <= v <= 2^bits - 1? The rule for every integer written
+ * for a type (immediates, constants, data items). Without branches: the
+ * verifier's fast path meets unrelated widths one after another. */
+static KL_ALWAYS_INLINE bool
+kl_int_fits(int64_t v, unsigned bits)
+{
+	uint64_t u = (uint64_t)v;
+	return v < 0 ? (~u >> (bits - 1)) == 0 : (u >> (bits - 1) >> 1) == 0;
+}
+
+/* The low `bits` bits of v (1 to 64), sign-extended. */
+static inline int64_t
+kl_sign_narrow(int64_t v, unsigned bits)
+{
+	unsigned sh = 64 - bits;
+	return (int64_t)((uint64_t)v << sh) >> sh;
+}
 
 /* Bit counts of 64-bit words; ctz and clz need x != 0. */
 static inline unsigned

@@ -454,7 +454,7 @@ imm_ok(const fast *fs, const kl_inst_data *d, kl_format fmt, int c)
 	else if (fmt == KL_FMT_ALLOCA)
 		imm = d->w[1];
 	uint32_t bits = class_bytes[c] * 8u;
-	return imm_fits(imm, bits) && !imm_divides_by_zero(d->op, imm, bits);
+	return kl_int_fits(imm, bits) && !imm_divides_by_zero(d->op, imm, bits);
 }
 
 /*

@@ -182,7 +182,7 @@ check_imm(verifier *vf, uint32_t i, kl_type c)
 	if (c == NONE || !is_int(c))
 		return;
 	uint32_t bits = bits_of(vf, c);
-	if (!imm_fits(imm, bits)) {
+	if (!kl_int_fits(imm, bits)) {
 		/* Decimal, and as the listing shows it when that differs. */
 		kl_buf b = { 0 };
 		kl_buf_printf(&b, "%lld", (long long)imm);

@@ -327,17 +327,6 @@ add_overflows(int64_t a, int64_t b)
 	return (b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b);
 }
 
-/* -2^(w-1) <= imm <= 2^w - 1: the immediate fits w bits (8 to 64),
- * signed or unsigned (typing.c and fast.c, which must agree). Without
- * branches, and inlined: in fast.c's loop over instructions the widths
- * of consecutive ones are unrelated. */
-static KL_ALWAYS_INLINE bool
-imm_fits(int64_t imm, uint32_t bits)
-{
-	uint64_t u = (uint64_t)imm;
-	return imm < 0 ? (~u >> (bits - 1)) == 0 : (u >> (bits - 1) >> 1) == 0;
-}
-
 /* Is op an immediate division or remainder whose immediate, read in
  * w bits (8 to 64), is zero? */
 static KL_ALWAYS_INLINE bool
