@@ -134,10 +134,7 @@ kl_func_add_sigref(kl_func *f, const kl_signature *sig)
 	func_edited(f);
 	if (!module_sig_ok(f->module, sig))
 		return (kl_sigref){ KL_NONE };
-	uint32_t s = sig ? module_add_sig(f->module, sig->params,
-					  sig->num_params, sig->results,
-					  sig->num_results, sig->variadic)
-			 : module_add_sig(f->module, NULL, 0, NULL, 0, false);
+	uint32_t s = module_add_sig_of(f->module, sig);
 	uint32_t cap = f->sigrefs_cap;
 	func_grow(f, TAB_SIGREFS, &f->sigrefs, &cap, sizeof *f->sigrefs,
 		  f->nsigrefs + 1);
@@ -527,22 +524,13 @@ check_align(kl_builder *b, uint32_t align)
 	return true;
 }
 
-static uint8_t
-log2_of(uint32_t pow2)
-{
-	uint8_t k = 0;
-	while ((1u << k) < pow2)
-		k++;
-	return k;
-}
-
 kl_value
 kl_build_alloca(kl_builder *b, uint32_t size, uint32_t align)
 {
 	if (!ready(b, KL_OP_ALLOCA) || !check_align(b, align))
 		return KL_NO_VALUE;
 	uint32_t i = emit(b, KL_OP_ALLOCA);
-	b->func->insts[i].aux = align ? log2_of(align)
+	b->func->insts[i].aux = align ? (uint8_t)kl_ctz64(align)
 				      : alloca_default_align_log2(size, true);
 	b->func->insts[i].w[1] = size;
 	return add_result(b, i, b->func->module->ptr_type);
@@ -555,7 +543,7 @@ kl_build_alloca_dyn(kl_builder *b, kl_value size, uint32_t align)
 	    !check_value(b, size))
 		return KL_NO_VALUE;
 	uint32_t i = emit(b, KL_OP_ALLOCA_DYN);
-	b->func->insts[i].aux = align ? log2_of(align)
+	b->func->insts[i].aux = align ? (uint8_t)kl_ctz64(align)
 				      : alloca_default_align_log2(0, false);
 	b->func->insts[i].w[1] = size.id;
 	return add_result(b, i, b->func->module->ptr_type);

@@ -313,6 +313,8 @@ void module_init_types(kl_module *m);
 const char *name_bytes(const kl_module *m, const kl_name *n);
 uint32_t module_add_sig(kl_module *m, const kl_type *params, uint32_t np,
 			const kl_type *results, uint32_t nr, bool variadic);
+/* The same for a public kl_signature (NULL: no parameters or results). */
+uint32_t module_add_sig_of(kl_module *m, const kl_signature *sig);
 /* Signature sig's view (all zero if out of range). Inline: the verifier
  * reads one per call instruction. */
 static inline kl_signature

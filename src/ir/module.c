@@ -455,8 +455,8 @@ module_sig_ok(const kl_module *m, const kl_signature *sig)
 	return true;
 }
 
-static uint32_t
-add_sig_of(kl_module *m, const kl_signature *sig)
+uint32_t
+module_add_sig_of(kl_module *m, const kl_signature *sig)
 {
 	if (!sig)
 		return module_add_sig(m, NULL, 0, NULL, 0, false);
@@ -486,7 +486,7 @@ kl_module_declare(kl_module *m, const char *name, size_t len,
 	uint32_t id = module_add_sym(m, name, len, KL_SYM_FUNC, false, &st);
 	if (st != KL_OK)
 		return st;
-	m->syms[id].sig = add_sig_of(m, sig);
+	m->syms[id].sig = module_add_sig_of(m, sig);
 	m->data_edits++;
 	*out = (kl_sym){ id };
 	return KL_OK;
@@ -500,17 +500,13 @@ kl_module_add_func(kl_module *m, const char *name, size_t len,
 	if (!out)
 		out = &ignored;
 	*out = NULL;
-	if (!module_sig_ok(m, sig))
-		return KL_ERR_INVALID;
-	kl_status st;
-	uint32_t id = module_add_sym(m, name, len, KL_SYM_FUNC, false, &st);
+	kl_sym sym;
+	kl_status st = kl_module_declare(m, name, len, sig, &sym);
 	if (st != KL_OK)
 		return st;
-	kl_sym_data *s = &m->syms[id];
-	s->sig = add_sig_of(m, sig);
+	kl_sym_data *s = &m->syms[sym.id];
 	s->defined = 1;
-	s->func = func_new(m, id, s->sig);
-	m->data_edits++;
+	s->func = func_new(m, sym.id, s->sig);
 	*out = s->func;
 	return KL_OK;
 }

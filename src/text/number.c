@@ -278,17 +278,13 @@ scan_special(const char *s, size_t n, bool *neg, int *kind, uint64_t *payload,
 			}
 			i += 2;
 			size_t start = i;
-			while (i < n && ((s[i] >= '0' && s[i] <= '9') ||
-					 (s[i] >= 'a' && s[i] <= 'f') ||
-					 (s[i] >= 'A' && s[i] <= 'F'))) {
+			int d;
+			while (i < n && (d = digit_in(s[i], 16)) >= 0) {
 				if (i - start >= 16) {
 					*bad = true;
 					return 0;
 				}
-				char c = s[i];
-				unsigned d = c <= '9' ? (unsigned)(c - '0')
-					     : (unsigned)((c | 32) - 'a' + 10);
-				*payload = *payload << 4 | d;
+				*payload = *payload << 4 | (unsigned)d;
 				i++;
 			}
 			if (i == start || *payload == 0) {

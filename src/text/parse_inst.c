@@ -223,11 +223,7 @@ parse_align(parser *p, uint32_t size, bool have_size)
 	if (!at_word(p, "align"))
 		fail_expected(p, p->p, "'align'");
 	p->p += 5;
-	uint32_t a = parse_alignment(p);
-	uint8_t k = 0;
-	while ((1u << k) < a)
-		k++;
-	return k;
+	return (uint8_t)kl_ctz64(parse_alignment(p)); /* a power of two */
 }
 
 /* Values separated by commas, into the scratch list. */

@@ -120,21 +120,24 @@ put_signature(kl_buf *out, const kl_module *m, kl_signature sig)
 	}
 }
 
+/* A list handle whose elements lie inside the pool (or the empty list). */
+static bool
+list_ok(const kl_func *f, uint32_t l)
+{
+	return l == 0 || (l < f->pool.len &&
+			  (uint64_t)l + list_len(&f->pool, l) <= f->pool.len);
+}
+
 /* A pool list, if the handle is plausible, else an empty one. */
 static uint32_t
 safe_list(const kl_func *f, uint32_t l, const uint32_t **elems)
 {
-	if (l == 0 || l >= f->pool.len) {
-		*elems = NULL;
-		return 0;
-	}
-	uint32_t n = list_len(&f->pool, l);
-	if ((uint64_t)l + n > f->pool.len) {
+	if (l == 0 || !list_ok(f, l)) {
 		*elems = NULL;
 		return 0;
 	}
 	*elems = list_elems(&f->pool, l);
-	return n;
+	return list_len(&f->pool, l);
 }
 
 static void
@@ -443,14 +446,6 @@ put_operands(printer *p, uint32_t i)
 		}
 		break;
 	}
-}
-
-/* A list handle whose elements lie inside the pool (or the empty list). */
-static bool
-list_ok(const kl_func *f, uint32_t l)
-{
-	return l == 0 || (l < f->pool.len &&
-			  (uint64_t)l + list_len(&f->pool, l) <= f->pool.len);
 }
 
 /*
