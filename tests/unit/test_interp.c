@@ -852,13 +852,39 @@ test_bounds_trap_text(void)
 		"    v2 = symbol_addr %src\n"
 		"    v3 = call %memcpy(v1, v2, v0)\n"
 		"    return v3\n"
+		"}\n"
+		"\n"
+		"function %store(i64) {\n"
+		"block0(v0: i64):\n"
+		"    v1 = symbol_addr %src\n"
+		"    v2 = iadd v1, v0\n"
+		"    v3 = iconst.i32 0\n"
+		"    store v3, v2\n"
+		"    return\n"
 		"}\n";
 	static const first_line_case cases[] = {
+		/* inside const data, up to its last byte: read-only */
+		{ "store", 2,
+		  "trap heap_oob: 4-byte store: object 2 (const data %src, 6 "
+		  "bytes) is read-only\n" },
+		{ "store", 3,
+		  "trap heap_oob: 4-byte store: object 2 (const data %src, 6 "
+		  "bytes): bytes 3 to 6 run past its end\n" },
+		/* below the alloca (object 6): the offset borrowed from the
+		 * id, which the message says it may have been */
+		{ "load", (uint64_t)-4,
+		  "trap heap_oob: 4-byte load: object 5 (the address of "
+		  "function %store) has no bytes to access (or offset -4 from "
+		  "object 6)\n" },
+		{ "load", (uint64_t)-2147483648ll,
+		  "trap heap_oob: 4-byte load: object 5 (the address of "
+		  "function %store) has no bytes to access (or offset "
+		  "-2147483648 from object 6)\n" },
 		{ "load", 6,
-		  "trap heap_oob: 4-byte load: object 5 (8-byte alloca v1 in "
+		  "trap heap_oob: 4-byte load: object 6 (8-byte alloca v1 in "
 		  "%load): bytes 6 to 9 run past its end\n" },
 		{ "load", 8,
-		  "trap heap_oob: 4-byte load: object 5 (8-byte alloca v1 in "
+		  "trap heap_oob: 4-byte load: object 6 (8-byte alloca v1 in "
 		  "%load): offset 8 is out of bounds\n" },
 		{ "copy", 7,
 		  "trap heap_oob: memcpy: 7 bytes at 0x0000000200000000: "
