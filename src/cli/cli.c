@@ -811,7 +811,8 @@ cli_first_difference(const char *a, size_t na, const char *b, size_t nb,
 		size_t ea = line_at(a, na, ia, la);
 		size_t eb = line_at(b, nb, ib, lb);
 		if (ia >= na || ib >= nb || ea - ia != eb - ib ||
-		    (ea < na) != (eb < nb) || memcmp(a + ia, b + ib, ea - ia)) {
+		    (ea < na) != (eb < nb) ||
+		    memcmp(a + ia, b + ib, ea - ia) != 0) {
 			*line = k;
 			return true;
 		}

@@ -108,7 +108,8 @@ bool cli_parse_count(const char *s, uint64_t *out);
  * from min to max. Every count option says a mistake the same way: "NAME
  * needs a value", "NAME is at most MAX" (past 2^64 - 1 too), "NAME needs
  * a count of at least MIN, not 'V'" ("a count" when MIN is 0, "a count
- * from MIN to MAX" when MAX is below 2^64 - 1). Returns false after printing the usage error.
+ * from MIN to MAX" when MAX is below 2^64 - 1). Returns false after
+ * printing the usage error.
  */
 bool cli_option_count(const char *cmd, const char *name, int given,
 		      const char *value, uint64_t min, uint64_t max,

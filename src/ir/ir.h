@@ -373,8 +373,9 @@ void func_free(kl_func *f);
  * Give f, which has no tables yet, the contents of from's tables and leave
  * from empty, ready to be filled again. Small tables are copied into the
  * module arena (at their exact size, the values with a spare eighth) and
- * from keeps its arrays for reuse; big ones are handed over. This is how the parser builds a function: in tables
- * that stay warm in the cache from one function to the next.
+ * from keeps its arrays for reuse; big ones are handed over. This is how
+ * the parser builds a function: in tables that stay warm in the cache
+ * from one function to the next.
  */
 void func_take_tables(kl_func *f, kl_func *from);
 /* Grow table (a TAB_* bit) *p of *cap elements to hold need elements. */
@@ -385,9 +386,8 @@ void func_grow(kl_func *f, uint32_t table, void *p, uint32_t *cap,
  * Record that f's code may change: every public call that can change a
  * function (the rewriting and layout calls, passes) calls this first,
  * failing or not, and the builder's calls when they build (builder.c,
- * emit); the interpreter compares the counters to
- * know which decoded functions are stale (src/interp/interp.c). Internal
- * helpers (layout_*, value_define, ...) do not: the parser uses them,
+ * emit); the interpreter compares the counters to know which decoded
+ * functions are stale (src/interp/interp.c). Internal helpers (layout_*, value_define, ...) do not: the parser uses them,
  * before any interpreter can exist, and passes bump once at their entry.
  */
 static inline void

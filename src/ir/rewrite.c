@@ -1,8 +1,8 @@
 /*
  * rewrite.c -- small in-place edits that passes share: appending branch
- * arguments, changing an instruction into another of the UNARY format, resolving aliases in every operand, and
- * the public API's operand setters, block parameters' removal and copies
- * of instructions.
+ * arguments, changing an instruction into another of the UNARY format,
+ * resolving aliases in every operand, and the public API's operand
+ * setters, block parameters' removal and copies of instructions.
  *
  * Invariant kept by all of them: pool handles stored in instructions are
  * re-read after any pool allocation, since growing a list may move it and
