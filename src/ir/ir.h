@@ -387,8 +387,9 @@ void func_grow(kl_func *f, uint32_t table, void *p, uint32_t *cap,
  * function (the rewriting and layout calls, passes) calls this first,
  * failing or not, and the builder's calls when they build (builder.c,
  * emit); the interpreter compares the counters to know which decoded
- * functions are stale (src/interp/interp.c). Internal helpers (layout_*, value_define, ...) do not: the parser uses them,
- * before any interpreter can exist, and passes bump once at their entry.
+ * functions are stale (src/interp/interp.c). Internal helpers (layout_*,
+ * value_define, ...) do not: the parser uses them, before any interpreter
+ * can exist, and passes bump once at their entry.
  */
 static inline void
 func_edited(kl_func *f)
