@@ -657,6 +657,9 @@ difftest_says "PASS tests/difftest/zeros.kl" tests/difftest/zeros.kl
 difftest_says "PASS $dir/empty.kl (not compared: no function to call)" "$dir/empty.kl"
 difftest_says "PASS tests/difftest/many-params.kl (not compared: 1 function not called (more than 16 parameters, or one of a type with no sample values))" \
 	tests/difftest/many-params.kl
+difftest_says "PASS tests/difftest/sixteen-params.kl" tests/difftest/sixteen-params.kl
+difftest_says "PASS tests/difftest/overflow.kl (not compared: 1 call out of fuel or over a limit before the passes)" \
+	tests/difftest/overflow.kl
 difftest_says "PASS tests/difftest/external.kl (not compared: 4 calls that the interpreter could not run before the passes (such as a call to an external function it does not provide))" \
 	tests/difftest/external.kl
 "$build"/keel difftest -p promote tests/difftest/unverified.kl >"$dir/unverified.out" 2>&1
@@ -986,6 +989,39 @@ for arg in " 5" "5 " "1_" "1__0"; do
 	if [ "$st" = 1 ] && grep -q "is not a valid i8" "$dir/run.err"; then ok; else
 		bad "keel run with argument '$arg': exit $st"; fi
 done
+# only %main's result is the exit status: not that of a function whose
+# name merely starts with "main"
+cat >"$dir/mainly.kl" <<'KL'
+function %mainly() -> i32 {
+block0:
+    v0 = iconst.i32 7
+    return v0
+}
+KL
+out=$("$build"/keel run "$dir/mainly.kl" %mainly)
+st=$?
+if [ "$st" = 0 ] && [ "$out" = 7 ]; then ok; else
+	bad "keel run %mainly: exit $st (not 0), output '$out'"; fi
+# a tab before an argument is a blank too
+"$build"/keel run "$dir/names.kl" %i8 "	5" >/dev/null 2>"$dir/run.err"
+st=$?
+if [ "$st" = 1 ] && grep -q "is not a valid i8" "$dir/run.err"; then ok; else
+	bad "keel run with a tab before the argument: exit $st"; fi
+# exit(N) gives N as the status, all 8 bits of it
+cat >"$dir/exit200.kl" <<'KL'
+declare %exit(i32)
+
+function %main() -> i32 {
+block0:
+    v0 = iconst.i32 200
+    call %exit(v0)
+    return v0
+}
+KL
+"$build"/keel run "$dir/exit200.kl" >/dev/null 2>"$dir/exit.err"
+st=$?
+if [ "$st" = 200 ] && [ "$(cat "$dir/exit.err")" = "exit 200" ]; then ok; else
+	bad "keel run of exit(200): exit $st, $(cat "$dir/exit.err")"; fi
 # counts are decimal (or 0x), and past 2^64 is an error, not the maximum
 for fuel in 010 0x8; do
 	out=$("$build"/keel run --fuel "$fuel" "$dir/names.kl" %i8 5)

@@ -429,8 +429,9 @@ kl_run_describe(const kl_interp *it, const kl_run_result *res, kl_buf *out)
 	uint32_t n = res->stack_depth;
 	for (uint32_t k = 0; k < n; k++) {
 		if (n > 2 * STACK_SHOWN && k == STACK_SHOWN) {
-			kl_buf_printf(out, "  ... %u more frames ...\n",
-				      n - 2 * STACK_SHOWN);
+			uint32_t more = n - 2 * STACK_SHOWN;
+			kl_buf_printf(out, "  ... %u more frame%s ...\n", more,
+				      more == 1 ? "" : "s");
 			k = n - STACK_SHOWN - 1;
 			continue;
 		}

@@ -974,6 +974,137 @@ test_limit_texts(void)
 	kl_module_free(m);
 }
 
+/* A dead object's trap says how it died: freed, or its frame returned. */
+static void
+test_dead_trap_text(void)
+{
+	static const char text[] =
+		"declare %malloc(i64) -> i64\n"
+		"\n"
+		"declare %free(i64)\n"
+		"\n"
+		"function %freed(i64) -> i32 {\n"
+		"block0(v0: i64):\n"
+		"    v1 = call %malloc(v0)\n"
+		"    call %free(v1)\n"
+		"    v2 = load.i32 v1\n"
+		"    return v2\n"
+		"}\n"
+		"\n"
+		"function %frame() -> i64 {\n"
+		"block0:\n"
+		"    v0 = alloca 8\n"
+		"    return v0\n"
+		"}\n"
+		"\n"
+		"function %dangling(i64) -> i32 {\n"
+		"block0(v0: i64):\n"
+		"    v1 = call %frame()\n"
+		"    v2 = load.i32 v1\n"
+		"    return v2\n"
+		"}\n";
+	static const first_line_case cases[] = {
+		{ "freed", 8,
+		  "trap heap_oob: 4-byte load: object 6 (8-byte heap object) "
+		  "is dead: it was freed (offset 0)\n" },
+		{ "dangling", 0,
+		  "trap heap_oob: 4-byte load: object 6 (8-byte alloca v0 in "
+		  "%frame) is dead: its frame returned (offset 0)\n" },
+	};
+	check_first_lines(text, sizeof text - 1, cases,
+			  sizeof cases / sizeof cases[0]);
+}
+
+/* A frame of a function built without source lines names no line. */
+static void
+test_describe_without_lines(void)
+{
+	kl_module *m = kl_module_new();
+	kl_signature s_void = { NULL, NULL, 0, 0, false };
+	kl_func *f;
+	CHECK(kl_module_add_func(m, "built", 5, &s_void, &f) == KL_OK);
+	kl_block e = kl_func_new_block(f);
+	kl_func_append_block(f, e);
+	kl_builder b;
+	kl_builder_init(&b, f);
+	kl_builder_at_end(&b, e);
+	kl_build_trap(&b, KL_TRAP_USER, 3);
+	CHECK(kl_builder_status(&b) == KL_OK);
+	kl_interp *it = kl_interp_new(m, NULL);
+	kl_run_result r;
+	CHECK(kl_interp_call(it, sym(m, "built"), NULL, 0, &r) == KL_OK);
+	kl_buf out = { 0 };
+	kl_run_describe(it, &r, &out);
+	CHECK_EQ_STR(out.data ? out.data : "",
+		     "trap user 3: trap instruction\n"
+		     "  in %built at inst0: trap user 3\n");
+	kl_buf_free(&out);
+	kl_interp_free(it);
+	kl_module_free(m);
+}
+
+/* A trap built with a code other than user keeps no user code, whatever
+ * the builder was given: the IR and a run's result say 0. */
+static void
+test_built_trap_user_code(void)
+{
+	kl_module *m = kl_module_new();
+	kl_signature s_void = { NULL, NULL, 0, 0, false };
+	kl_func *f;
+	CHECK(kl_module_add_func(m, "divz", 4, &s_void, &f) == KL_OK);
+	kl_block e = kl_func_new_block(f);
+	kl_func_append_block(f, e);
+	kl_builder b;
+	kl_builder_init(&b, f);
+	kl_builder_at_end(&b, e);
+	kl_inst t = kl_build_trap(&b, KL_TRAP_INT_DIVZ, 9);
+	CHECK(kl_builder_status(&b) == KL_OK);
+	uint32_t code = 1;
+	CHECK(kl_inst_trap_code(f, t, &code) == KL_TRAP_INT_DIVZ);
+	CHECK_EQ_INT(code, 0);
+	kl_interp *it = kl_interp_new(m, NULL);
+	kl_run_result r;
+	CHECK(kl_interp_call(it, sym(m, "divz"), NULL, 0, &r) == KL_OK);
+	CHECK(r.status == KL_RUN_TRAPPED);
+	CHECK_EQ_INT(r.trap, KL_TRAP_INT_DIVZ);
+	CHECK_EQ_INT(r.user_code, 0);
+	kl_interp_free(it);
+	kl_module_free(m);
+}
+
+/* A pointer to the next object to be made, which does not exist yet, is
+ * no pointer, as one past it is not; an 8-byte store says it is one. */
+static void
+test_next_object_trap_text(void)
+{
+	static const char text[] =
+		"function %beyond(i64) -> i32 {\n"
+		"block0(v0: i64):\n"
+		"    v1 = load.i32 v0\n"
+		"    return v1\n"
+		"}\n"
+		"\n"
+		"function %store8(i64) {\n"
+		"block0(v0: i64):\n"
+		"    v1 = iconst.i64 0\n"
+		"    store v1, v0\n"
+		"    return\n"
+		"}\n";
+	static const first_line_case cases[] = {
+		{ "beyond", 0x300000000ull,
+		  "trap heap_oob: 4-byte load: 0x0000000300000000 is not a "
+		  "pointer: object 3 does not exist\n" },
+		{ "beyond", 0x400000000ull,
+		  "trap heap_oob: 4-byte load: 0x0000000400000000 is not a "
+		  "pointer: object 4 does not exist\n" },
+		{ "store8", 0x300000000ull,
+		  "trap heap_oob: 8-byte store: 0x0000000300000000 is not a "
+		  "pointer: object 3 does not exist\n" },
+	};
+	check_first_lines(text, sizeof text - 1, cases,
+			  sizeof cases / sizeof cases[0]);
+}
+
 int
 main(void)
 {
@@ -1000,5 +1131,9 @@ main(void)
 	UNIT_RUN(test_bounds_trap_text);
 	UNIT_RUN(test_argument_high_bits);
 	UNIT_RUN(test_limit_texts);
+	UNIT_RUN(test_dead_trap_text);
+	UNIT_RUN(test_describe_without_lines);
+	UNIT_RUN(test_built_trap_user_code);
+	UNIT_RUN(test_next_object_trap_text);
 	return unit_report("interp");
 }
