@@ -1015,21 +1015,32 @@ test_dead_trap_text(void)
 			  sizeof cases / sizeof cases[0]);
 }
 
+/* A module with one function, %NAME() of one block, built (so without
+ * source lines) to trap with code (and user code user); *t is the trap. */
+static kl_module *
+built_trap(const char *name, kl_trapcode code, uint32_t user, kl_func **f,
+	   kl_inst *t)
+{
+	kl_module *m = kl_module_new();
+	kl_signature s_void = { NULL, NULL, 0, 0, false };
+	CHECK(kl_module_add_func(m, name, strlen(name), &s_void, f) == KL_OK);
+	kl_block e = kl_func_new_block(*f);
+	kl_func_append_block(*f, e);
+	kl_builder b;
+	kl_builder_init(&b, *f);
+	kl_builder_at_end(&b, e);
+	*t = kl_build_trap(&b, code, user);
+	CHECK(kl_builder_status(&b) == KL_OK);
+	return m;
+}
+
 /* A frame of a function built without source lines names no line. */
 static void
 test_describe_without_lines(void)
 {
-	kl_module *m = kl_module_new();
-	kl_signature s_void = { NULL, NULL, 0, 0, false };
 	kl_func *f;
-	CHECK(kl_module_add_func(m, "built", 5, &s_void, &f) == KL_OK);
-	kl_block e = kl_func_new_block(f);
-	kl_func_append_block(f, e);
-	kl_builder b;
-	kl_builder_init(&b, f);
-	kl_builder_at_end(&b, e);
-	kl_build_trap(&b, KL_TRAP_USER, 3);
-	CHECK(kl_builder_status(&b) == KL_OK);
+	kl_inst t;
+	kl_module *m = built_trap("built", KL_TRAP_USER, 3, &f, &t);
 	kl_interp *it = kl_interp_new(m, NULL);
 	kl_run_result r;
 	CHECK(kl_interp_call(it, sym(m, "built"), NULL, 0, &r) == KL_OK);
@@ -1048,17 +1059,9 @@ test_describe_without_lines(void)
 static void
 test_built_trap_user_code(void)
 {
-	kl_module *m = kl_module_new();
-	kl_signature s_void = { NULL, NULL, 0, 0, false };
 	kl_func *f;
-	CHECK(kl_module_add_func(m, "divz", 4, &s_void, &f) == KL_OK);
-	kl_block e = kl_func_new_block(f);
-	kl_func_append_block(f, e);
-	kl_builder b;
-	kl_builder_init(&b, f);
-	kl_builder_at_end(&b, e);
-	kl_inst t = kl_build_trap(&b, KL_TRAP_INT_DIVZ, 9);
-	CHECK(kl_builder_status(&b) == KL_OK);
+	kl_inst t;
+	kl_module *m = built_trap("divz", KL_TRAP_INT_DIVZ, 9, &f, &t);
 	uint32_t code = 1;
 	CHECK(kl_inst_trap_code(f, t, &code) == KL_TRAP_INT_DIVZ);
 	CHECK_EQ_INT(code, 0);
