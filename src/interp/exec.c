@@ -28,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../text/text.h"
 #include "interp.h"
 
 /* ---- bits ---- */
@@ -167,10 +166,9 @@ conversion_trap(kl_interp *it, const dinst *i, const uint64_t *r)
 	const char *from = from_f32 ? "f32" : "f64";
 	if (x != x) {
 		kl_buf nan = { 0 };
-		if (from_f32)
-			fmt_f32(&nan, (uint32_t)r[i->a]);
-		else
-			fmt_f64(&nan, r[i->a]);
+		kl_interp_format_value(it->m,
+				       from_f32 ? KL_TYPE_F32 : KL_TYPE_F64,
+				       r[i->a], &nan);
 		raise_trap(it, KL_TRAP_INT_OVF,
 			   "float to integer conversion of %s %s", from,
 			   nan.data);

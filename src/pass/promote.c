@@ -592,12 +592,11 @@ place_params(promoter *p)
 	bool at_once = !p->tiny && p->nslots <= p->most_set_slots &&
 		       place_all_sets(p, budget, arg_budget, p->nphi);
 	/* Counting them per candidate is needed only where the most edges
-	 * into a block could take them past their budget. */
+	 * into a block could take them past their budget (arg_budget /
+	 * budget is 0 past ARG_CAP: then they are counted everywhere). */
 	bool count_args = false;
 	for (uint32_t b = 0; b < nb && !at_once && !count_args; b++)
 		count_args = npreds(p, b) > arg_budget / budget;
-	/* (arg_budget / budget is 0 past ARG_CAP: then every candidate's
-	 * arguments are counted) */
 	uint64_t nargs = 0;
 	if (!p->tiny && !at_once) {
 		mark = (uint32_t(*)[2])spare_array(p, SPARE_MARKS);
@@ -1109,8 +1108,8 @@ promote_run(promoter *p, kl_func *f, kl_pass_report *rep, uint32_t *count,
 	    bool last)
 {
 	promoter_begin(p, f, rep);
-	/* Verified IR is walked once (promote_walk); anything else is checked for
-	 * strict SSA before its accesses are looked at. */
+	/* Verified IR is walked once (promote_walk); anything else is
+	 * checked for strict SSA before its accesses are looked at. */
 	bool verified = rep && rep->input_verified;
 	if (verified) {
 		promote_clear_addresses(p);
