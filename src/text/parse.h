@@ -1,6 +1,7 @@
 /*
- * parse.h -- state shared by the parser's files: parse.c (scanning,
- * modules, function bodies, diagnostics) and parse_inst.c (instructions).
+ * parse.h -- state shared by the parser's files: parse.c (diagnostics,
+ * scanning, function bodies), parse_inst.c (instructions) and
+ * parse_module.c (the module level: item headers, data, the entry point).
  *
  * Errors unwind with longjmp to the statement loop of the function body
  * (or the item loop of the module), which skips the rest of the line and
@@ -126,6 +127,9 @@ void perr_at(parser *p, uint32_t line, uint32_t col, const char *fmt, ...)
 KL_NORETURN void fail_at(parser *p, const char *pos, const char *fmt, ...)
 	KL_PRINTF(3, 4);
 uint32_t col_of(const parser *p, const char *pos);
+uint32_t line_of(const parser *p, const char *pos);
+/* A short, printable description of what is at pos, for messages. */
+const char *describe(const parser *p, const char *pos, char *buf, size_t cap);
 /* Unwinds without a message, for a statement whose only fault is an
  * earlier error (a call of a function whose signature did not parse). */
 KL_NORETURN void fail_quietly(parser *p);
@@ -145,6 +149,13 @@ uint32_t parse_alignment(parser *p);
 
 /* Scanning. */
 extern const unsigned char ident_class[256];
+extern const uint8_t hex_value1[256];
+/* The value of a hex digit, -1 for any other byte. */
+static inline int
+hex_digit(unsigned char c)
+{
+	return hex_value1[c] - 1;
+}
 static inline bool
 is_ident_char(int c)
 {
@@ -299,6 +310,21 @@ value_type_known(parser *p, uint32_t v, kl_type *t)
 	return *t != KL_TYPE_NONE;
 }
 void add_type_check(parser *p, uint32_t v, kl_type t, const char *pos);
+
+/* Signatures and bodies, for the module level. */
+/* "(T, T, ...) -> T, T"; returns a module signature. */
+uint32_t parse_signature(parser *p);
+/* Parse the body the first pass found, into its function. */
+void parse_body(parser *p, pending_body *pb);
+/* Does the line at s start an item ("function", "declare", "data" and a
+ * blank)? */
+bool at_line_start_keyword(const parser *p, const char *s);
+/* After an error: move to the end of the cursor's line. */
+void skip_line(parser *p);
+/* After an error: is the cursor at the first token of a line after the
+ * one where the statement (or item) starts? Then the statement ended
+ * before it, and that line is the next one's. */
+bool cursor_starts_later_line(const parser *p);
 
 /* Instructions (parse_inst.c). */
 void init_optab(parser *p);
