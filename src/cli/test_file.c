@@ -993,6 +993,98 @@ reparse(test_file *tf, const char *blanked, size_t len,
 		attach_comments(tf, comments, ncomments);
 }
 
+/*
+ * The test commands the header names, or NULL (reported) when the header
+ * is missing or names a command that does not exist.
+ */
+static const test_command **
+header_commands(test_file *tf, const header_line *header, uint32_t nheader,
+		kl_buf *report)
+{
+	if (nheader == 0 && tf->len >= 3 &&
+	    memcmp(tf->text, "\xef\xbb\xbf", 3) == 0) {
+		/* an editor's byte order mark hides the first 'test' line;
+		 * not skipped: the text format takes none (kl_parse says
+		 * U+FEFF too), and a test must be a file keel reads */
+		error_at(tf, 1, 1, report, "the file starts with U+FEFF (a "
+			 "byte order mark), which keel's text does not "
+			 "accept: save it without one");
+		return NULL;
+	}
+	if (nheader == 0) {
+		error_at(tf, 1, 1, report, "no 'test' lines at the top of the "
+			 "file (a test file starts with 'test COMMAND' lines)");
+		return NULL;
+	}
+	const test_command **cmds = calloc(nheader, sizeof *cmds);
+	for (uint32_t i = 0; i < nheader; i++) {
+		if (header[i].nul_col) {
+			error_at(tf, header[i].line, header[i].nul_col, report,
+				 "a NUL byte in a 'test' line");
+			free(cmds);
+			return NULL;
+		}
+		cmds[i] = find_command(header[i].name, strlen(header[i].name));
+		if (!cmds[i]) {
+			kl_buf known = { 0 };
+			list_commands(&known);
+			error_at(tf, header[i].line, header[i].name_col, report,
+				 "unknown test command '%s' (known: %s)",
+				 header[i].name, known.data);
+			kl_buf_free(&known);
+			free(cmds);
+			return NULL;
+		}
+	}
+	return cmds;
+}
+
+/*
+ * Run the header's commands in order, each reporting into report under
+ * the name of the command when there are several; returns the failures.
+ */
+static int
+run_commands(test_file *tf, const header_line *header,
+	     const test_command **cmds, uint32_t nheader, char *blanked,
+	     test_comment *comments, uint32_t ncomments, kl_buf *report)
+{
+	int failures = 0;
+	kl_buf one = { 0 };
+	for (uint32_t i = 0; i < nheader; i++) {
+		tf->header_line = header[i].line;
+		tf->args_col = header[i].args_col;
+		tf->args = header[i].args;
+		kl_buf_reset(&one);
+		int f = 0;
+		if (!check_args(tf, cmds[i], &one)) {
+			f = 1;
+		} else if (cmds[i]->needs_function && tf->module &&
+			   !tf->nfuncs &&
+			   !test_has_option(header[i].args, "module")) {
+			error_at(tf, header[i].line, header[i].name_col, &one,
+				 "'test %s' checks each function, and the file "
+				 "has none", header[i].name);
+			f = 1;
+		} else {
+			f = cmds[i]->run(tf, header[i].args, &one);
+		}
+		/* With several commands, which one failed. */
+		if (f && nheader > 1)
+			kl_buf_printf(report, "%s:%u: in 'test %s%s%s':\n",
+				      tf->path, header[i].line, header[i].name,
+				      *header[i].args ? " " : "",
+				      header[i].args);
+		kl_buf_append(report, one.data, one.len);
+		failures += f;
+		/* The commands after one that changed the module (a pass)
+		 * see it as the file has it. */
+		if (cmds[i]->changes_module && i + 1 < nheader && tf->module)
+			reparse(tf, blanked, tf->len, comments, ncomments);
+	}
+	kl_buf_free(&one);
+	return failures;
+}
+
 /* One run of the file's commands on source, named path in messages;
  * *blessed says whether it was rewritten. */
 static int
@@ -1017,46 +1109,12 @@ run_file_once(const char *path, const char *source, bool bless, bool *blessed,
 	tf.parse_text = blanked;
 	tf.bless = bless;
 	int failures = 0;
-	const test_command **cmds = NULL;
-
-	if (nheader == 0 && file.len >= 3 &&
-	    memcmp(file.text, "\xef\xbb\xbf", 3) == 0) {
-		/* an editor's byte order mark hides the first 'test' line;
-		 * not skipped: the text format takes none (kl_parse says
-		 * U+FEFF too), and a test must be a file keel reads */
-		error_at(&tf, 1, 1, report, "the file starts with U+FEFF (a "
-			 "byte order mark), which keel's text does not "
-			 "accept: save it without one");
+	const test_command **cmds = header_commands(&tf, header, nheader,
+						    report);
+	if (!cmds) {
 		failures = 1;
 		goto done;
 	}
-	if (nheader == 0) {
-		error_at(&tf, 1, 1, report, "no 'test' lines at the top of the "
-			 "file (a test file starts with 'test COMMAND' lines)");
-		failures = 1;
-		goto done;
-	}
-	cmds = calloc(nheader, sizeof *cmds);
-	for (uint32_t i = 0; i < nheader; i++) {
-		if (header[i].nul_col) {
-			error_at(&tf, header[i].line, header[i].nul_col, report,
-				 "a NUL byte in a 'test' line");
-			failures = 1;
-			goto done;
-		}
-		cmds[i] = find_command(header[i].name, strlen(header[i].name));
-		if (!cmds[i]) {
-			kl_buf known = { 0 };
-			list_commands(&known);
-			error_at(&tf, header[i].line, header[i].name_col, report,
-				 "unknown test command '%s' (known: %s)",
-				 header[i].name, known.data);
-			kl_buf_free(&known);
-			failures = 1;
-			goto done;
-		}
-	}
-
 	kl_parse_options opts = { .allow_redefinition = true };
 	kl_parse_module(blanked, file.len, &opts, &tf.module, &tf.parse_diags);
 	bool all_handle_errors = true;
@@ -1089,39 +1147,8 @@ run_file_once(const char *path, const char *source, bool bless, bool *blessed,
 			failures += directives_not_run(&tf, false, report);
 	}
 	failures += annotations_not_read(&tf, cmds, nheader, report);
-	kl_buf one = { 0 };
-	for (uint32_t i = 0; i < nheader; i++) {
-		tf.header_line = header[i].line;
-		tf.args_col = header[i].args_col;
-		tf.args = header[i].args;
-		kl_buf_reset(&one);
-		int f = 0;
-		if (!check_args(&tf, cmds[i], &one)) {
-			f = 1;
-		} else if (cmds[i]->needs_function && tf.module &&
-			   !tf.nfuncs &&
-			   !test_has_option(header[i].args, "module")) {
-			error_at(&tf, header[i].line, header[i].name_col, &one,
-				 "'test %s' checks each function, and the file "
-				 "has none", header[i].name);
-			f = 1;
-		} else {
-			f = cmds[i]->run(&tf, header[i].args, &one);
-		}
-		/* With several commands, which one failed. */
-		if (f && nheader > 1)
-			kl_buf_printf(report, "%s:%u: in 'test %s%s%s':\n", path,
-				      header[i].line, header[i].name,
-				      *header[i].args ? " " : "",
-				      header[i].args);
-		kl_buf_append(report, one.data, one.len);
-		failures += f;
-		/* The commands after one that changed the module (a pass)
-		 * see it as the file has it. */
-		if (cmds[i]->changes_module && i + 1 < nheader && tf.module)
-			reparse(&tf, blanked, file.len, comments, ncomments);
-	}
-	kl_buf_free(&one);
+	failures += run_commands(&tf, header, cmds, nheader, blanked, comments,
+				 ncomments, report);
 	if (!tf.directives_run)
 		failures += directives_not_run(&tf, true, report);
 	if (bless && !tf.bless_conflict && edits_change(&tf)) {
