@@ -493,6 +493,20 @@ test_missing_entities(void)
 	expect_some(f, KL_ENT_SIGREF, "sig0 names module signature 12345");
 	kl_module_free(m);
 
+	/* call_indirect's operand list without the callee */
+	m = parse(simple);
+	f = func_named(m, "f");
+	f->insts[S_CALLIND].w[2] = list_make(&f->pool, NULL, 0);
+	expect_some(f, KL_ENT_INST, "call_indirect has no callee operand");
+	kl_module_free(m);
+
+	/* %g's module signature gone */
+	m = parse(simple);
+	f = func_named(m, "f");
+	m->syms[kl_module_lookup(m, "g", 1).id].sig = 999;
+	expect_some(f, KL_ENT_INST, "the callee's signature does not exist");
+	kl_module_free(m);
+
 	m = parse(simple);
 	f = func_named(m, "f");
 	f->insts[S_SYMADDR].w[1] = 4000;
@@ -754,6 +768,29 @@ test_params(void)
 	f->values[0].kind = 9;
 	expect_some(f, KL_ENT_BLOCK, "parameter v0 of block0 is of invalid "
 				     "kind 9");
+	kl_module_free(m);
+
+	m = parse(simple);
+	f = func_named(m, "f");
+	f->values[5].type = 4000;
+	expect_some(f, KL_ENT_BLOCK, "parameter v5 has no valid type");
+	kl_module_free(m);
+
+	/* a value no instruction or block defines, of no kind there is */
+	m = parse(simple);
+	f = func_named(m, "f");
+	func_reserve_values(f, 9);
+	f->values[8] = (kl_value_data){ KL_TYPE_I32, 9, 0 };
+	expect_one(f, KL_ENT_VALUE, "v8 has invalid kind 9");
+	kl_module_free(m);
+
+	/* block1's parameter list names a value past the table */
+	m = parse(simple);
+	f = func_named(m, "f");
+	uint32_t far[] = { 90 };
+	f->blocks[1].params = list_make(&f->pool, far, 1);
+	expect_some(f, KL_ENT_BLOCK, "parameter 0 is v90, which is out of "
+				     "range (8 values)");
 	kl_module_free(m);
 }
 
