@@ -212,6 +212,30 @@ test_malformed_counts(void)
 	kl_module_free(m);
 }
 
+/* A use the value table has no definition for (a hole: the decoder
+ * checks only what it needs to run safely) fails the run, naming it. */
+static void
+test_use_of_hole(void)
+{
+	static const char text[] = "function %f(i32) -> i32 {\n"
+				   "block0(v0: i32):\n"
+				   "    v1 = iadd_imm v0, 1\n"
+				   "    v2 = iadd_imm v1, 1\n"
+				   "    return v2\n"
+				   "}\n";
+	kl_module *m = parse_text(text, sizeof text - 1);
+	kl_func *f = kl_sym_func(m, sym(m, "f"));
+	f->values[1].kind = VK_UNUSED;
+	kl_interp *it = kl_interp_new(m, NULL);
+	kl_run_result r;
+	uint64_t arg = 5;
+	CHECK(kl_interp_call(it, sym(m, "f"), &arg, 1, &r) == KL_OK);
+	CHECK(r.status == KL_RUN_FAILED);
+	CHECK(strstr(r.message, "uses v1, which is not defined") != NULL);
+	kl_interp_free(it);
+	kl_module_free(m);
+}
+
 static void
 test_invalid_calls(void)
 {
@@ -1114,6 +1138,7 @@ main(void)
 	UNIT_RUN(test_many_calls);
 	UNIT_RUN(test_many_interpreters);
 	UNIT_RUN(test_trap_result);
+	UNIT_RUN(test_use_of_hole);
 	UNIT_RUN(test_malformed_counts);
 	UNIT_RUN(test_invalid_calls);
 	UNIT_RUN(test_variadic_arg_count);
