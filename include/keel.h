@@ -110,7 +110,7 @@ typedef enum kl_entity_kind {
 	KL_ENT_INST,
 	KL_ENT_VALUE,
 	KL_ENT_SIGREF,
-	KL_ENT_SYM,
+	KL_ENT_SYM, /* for a caller's own diagnostics: the library makes none */
 } kl_entity_kind;
 
 typedef struct kl_entity {
@@ -121,6 +121,8 @@ typedef struct kl_entity {
 /* ------------------------------------------------------------------------
  * Diagnostics: a caller-owned list the parser and verifier append to.
  */
+/* The parser makes errors, the verifier errors and warnings; a note is
+ * for a caller's own diagnostics (kl_diags_errors does not count it). */
 typedef enum kl_severity { KL_SEV_ERROR, KL_SEV_WARNING, KL_SEV_NOTE } kl_severity;
 
 typedef struct kl_diag {
@@ -212,7 +214,8 @@ typedef enum kl_format {
 	KL_FMT_BRIF, KL_FMT_BR_TABLE, KL_FMT_RETURN, KL_FMT_TRAP,
 } kl_format;
 
-/* Type rules, one per opcode column TYPING; docs/ir.md explains each. */
+/* Type rules, one per opcode column TYPING; docs/verifier.md ("Types")
+ * explains each. */
 typedef enum kl_typing {
 	KL_TY_NONE, KL_TY_ICONST, KL_TY_F32CONST, KL_TY_F64CONST,
 	KL_TY_INT_SAME, KL_TY_INT_UNARY, KL_TY_INT_SHIFT, KL_TY_INT_IMM,
@@ -241,7 +244,7 @@ enum {
 	KL_OPF_CAN_LOAD = 1 << 5,
 	KL_OPF_CAN_STORE = 1 << 6,
 	KL_OPF_SIDE_EFFECTS = 1 << 7,
-	KL_OPF_PURE = 1 << 8,        /* no effects: removable when unused */
+	KL_OPF_PURE = 1 << 8,        /* no effects, no trap: removable when unused */
 	KL_OPF_COMMUTATIVE = 1 << 9,
 };
 
@@ -380,6 +383,8 @@ kl_status kl_module_add_data(kl_module *m, const char *name, size_t len,
  * included). */
 kl_status kl_data_append(kl_module *m, kl_sym data, const kl_data_item *item);
 uint32_t kl_data_num_items(const kl_module *m, kl_sym data);
+/* Item i; an all-zero item (which reads as i8 0) when i is not below
+ * kl_data_num_items or data is no data object. */
 kl_data_item kl_data_item_at(const kl_module *m, kl_sym data, uint32_t i);
 bool kl_data_is_const(const kl_module *m, kl_sym data);
 uint32_t kl_data_align(const kl_module *m, kl_sym data);
@@ -682,8 +687,9 @@ uint32_t kl_sym_source_line(const kl_module *m, kl_sym s);
  * Printing. The annotate callback, when set, is called after each printed
  * line of a function body with the entity the line shows (the function
  * header, a sigref, a block header, an instruction, or for an alias line
- * `v3 -> v1` the value v3, as KL_ENT_VALUE) and the text of that line;
- * whatever it appends to out appears below the line. Used to put
+ * `v3 -> v1` the value v3, as KL_ENT_VALUE) and the text of that line
+ * (" ; instN" included when numbered); whatever it appends to out appears
+ * below the line. The closing brace gets no call. Used to put
  * verifier errors inside the listing.
  */
 typedef struct kl_print_options {
@@ -1159,7 +1165,8 @@ enum {
 	KL_TRAP_RUN_COUNT
 };
 
-/* "int_divz", ..., "stack_overflow", "out_of_fuel", "abort", "bad_sig". */
+/* "unreachable", "int_divz", ..., "stack_overflow", "out_of_fuel",
+ * "abort", "bad_sig"; "?" from KL_TRAP_RUN_COUNT on. */
 const char *kl_run_trap_name(uint32_t trap);
 
 typedef enum kl_run_status {
