@@ -840,11 +840,7 @@ promote: kept 1" ]; then ok; else
 # two passes in the list: both run, in order; --stats reports each, and
 # --print-after=all prints the module after each (the first promote of
 # this chain leaves two allocas that the second promotes)
-# (its function alone: the redefinitions after it, which keel opt
-# refuses, hold promote's output for its run lines)
-chain=$dir/chain.kl
-sed '/^; The run line above calls the input/,$d' \
-	tests/filetests/promote/pointer-chain-limit.kl >"$chain"
+chain=tests/filetests/promote/pointer-chain-limit.kl
 "$build"/keel opt -p promote,promote --stats --print-after=all "$chain" \
 	>"$dir/twice.out" 2>"$dir/twice.err"
 st=$?

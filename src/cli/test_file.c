@@ -29,31 +29,31 @@ struct bless_edit {
 };
 
 static const test_command commands[] = {
-	{ "cat", test_cmd_cat, true, NULL, "precise module", false, true, "",
+	{ "cat", test_cmd_cat, true, NULL, "precise module", true, "", false },
+	{ "roundtrip", test_cmd_roundtrip, true, NULL, "module", true, "",
 	  false },
-	{ "roundtrip", test_cmd_roundtrip, true, NULL, "module", false, true,
-	  "", false },
-	{ "parse-error", test_cmd_parse_error, false, NULL, "", false, false,
+	{ "parse-error", test_cmd_parse_error, false, NULL, "", false,
 	  "error ^error", false },
-	{ "verifier", test_cmd_verifier, true, NULL, "precise", false, false,
+	{ "verifier", test_cmd_verifier, true, NULL, "precise", false,
 	  "error warning", true },
-	{ "print-cfg", test_cmd_print_cfg, true, NULL, "loops liveness", false,
-	  true, "", false },
-	{ "domtree", test_cmd_domtree, true, NULL, "", false, true, "dominates",
+	{ "print-cfg", test_cmd_print_cfg, true, NULL, "loops liveness", true,
+	  "", false },
+	{ "domtree", test_cmd_domtree, true, NULL, "", true, "dominates",
 	  true },
-	{ "loops", test_cmd_loops, true, NULL, "", false, true, "", false },
-	{ "interpret", test_cmd_interpret, true, NULL, "fuel= depth= memory=",
-	  false, false, "run output", false },
+	{ "loops", test_cmd_loops, true, NULL, "", true, "", false },
+	{ "interpret", test_cmd_interpret, true, NULL,
+	  "fuel= depth= memory= after=PASS[,PASS...]", false, "run output",
+	  false },
 	{ "pass", test_cmd_pass, true, "the passes to run (PASS[,PASS...])",
-	  "precise notes stats", true, true, "", false },
+	  "precise notes stats", true, "", false },
 };
 
 static const test_command hidden_commands[] = {
 	/* Hooks for testing the runner itself: a crash and a hang. */
-	{ "debug-crash", test_cmd_debug_crash, false, NULL, "", false, false,
-	  "", false },
-	{ "debug-hang", test_cmd_debug_hang, false, NULL, "", false, false,
-	  "", false },
+	{ "debug-crash", test_cmd_debug_crash, false, NULL, "", false, "",
+	  false },
+	{ "debug-hang", test_cmd_debug_hang, false, NULL, "", false, "",
+	  false },
 };
 
 static const test_command *
@@ -289,22 +289,33 @@ test_comment_error_at(const test_file *tf, const test_comment *c,
 	va_end(ap);
 }
 
-/* Does the command have the option name[0, n): a flag, or with_value an
- * option that takes a number (spelt "fuel=" in its list)? */
-static bool
-has_option(const test_command *cmd, const char *name, size_t n,
-	   bool with_value)
+/*
+ * How the command takes the option name[0, n): a flag, or with_value an
+ * option with a value, spelt "fuel=" in its list for a number and
+ * "after=PASS[,PASS...]" for a word the command reads itself.
+ */
+typedef enum option_kind { OPT_NONE, OPT_FLAG, OPT_NUMBER, OPT_WORD } option_kind;
+
+static option_kind
+find_option(const test_command *cmd, const char *name, size_t n,
+	    bool with_value, const char **spelling)
 {
 	const char *opts = cmd->options, *o;
 	size_t len;
-	while ((o = next_word(&opts, &len)))
-		if (len == n + with_value && memcmp(o, name, n) == 0 &&
-		    (!with_value || o[n] == '='))
-			return true;
-	return false;
+	while ((o = next_word(&opts, &len))) {
+		if (len < n || memcmp(o, name, n) != 0)
+			continue;
+		if (spelling)
+			*spelling = o;
+		if (!with_value && len == n)
+			return OPT_FLAG;
+		if (with_value && len > n && o[n] == '=')
+			return len == n + 1 ? OPT_NUMBER : OPT_WORD;
+	}
+	return OPT_NONE;
 }
 
-/* The command's options for a message: "fuel=N, depth=N". */
+/* The command's options for a message: "fuel=N, after=PASS[,PASS...]". */
 static void
 list_options(const test_command *cmd, kl_buf *out)
 {
@@ -330,18 +341,31 @@ check_args(const test_file *tf, const test_command *cmd, kl_buf *report)
 		const char *eq = memchr(w, '=', n);
 		uint64_t v;
 		size_t name = eq ? (size_t)(eq - w) : n;
-		if (has_option(cmd, w, name, eq != NULL)) {
-			if (!eq || option_number(w, n, &v))
-				continue;
+		const char *spelt = "";
+		option_kind kind = find_option(cmd, w, name, eq != NULL, NULL);
+		if (kind == OPT_FLAG || (kind == OPT_WORD && eq + 1 < w + n) ||
+		    (kind == OPT_NUMBER && option_number(w, n, &v)))
+			continue;
+		if (kind == OPT_WORD) {
+			test_args_error(tf, eq + 1, report, "'%.*s' needs a "
+					"value", (int)(eq - w) + 1, w);
+		} else if (kind == OPT_NUMBER) {
 			test_args_error(tf, eq + 1, report, "'%.*s' needs a "
 					"number", (int)(eq - w) + 1, w);
-		} else if (eq && has_option(cmd, w, name, false)) {
+		} else if (eq && find_option(cmd, w, name, false, NULL)) {
 			test_args_error(tf, w, report, "'%.*s' takes no value, "
 					"not '%.*s'", (int)(eq - w), w, (int)n,
 					w);
-		} else if (!eq && has_option(cmd, w, n, true)) {
+		} else if (!eq && find_option(cmd, w, n, true, NULL) ==
+					  OPT_NUMBER) {
 			test_args_error(tf, w, report, "'%.*s' needs a number: "
 					"%.*s=N", (int)n, w, (int)n, w);
+		} else if (!eq && find_option(cmd, w, n, true, &spelt) ==
+					  OPT_WORD) {
+			size_t spelt_len = strcspn(spelt, " \t");
+			test_args_error(tf, w, report, "'%.*s' needs a value: "
+					"%.*s", (int)n, w, (int)spelt_len,
+					spelt);
 		} else if (!*cmd->options) {
 			test_args_error(tf, w, report, "'test %s' takes no "
 					"options, not '%.*s'", cmd->name, (int)n,
@@ -1078,8 +1102,9 @@ run_commands(test_file *tf, const header_line *header,
 		failures += f;
 		/* The commands after one that changed the module (a pass)
 		 * see it as the file has it. */
-		if (cmds[i]->changes_module && i + 1 < nheader && tf->module)
+		if (tf->module_changed && i + 1 < nheader && tf->module)
 			reparse(tf, blanked, tf->len, comments, ncomments);
+		tf->module_changed = false;
 	}
 	kl_buf_free(&one);
 	return failures;

@@ -3,7 +3,7 @@
  * check what they compute (docs/interpreter.md, "The interpret test
  * command").
  *
- *   test interpret [fuel=N] [depth=N] [memory=N]
+ *   test interpret [fuel=N] [depth=N] [memory=N] [after=PASS[,PASS...]]
  *
  * Every `; run:` comment of the file is one check:
  *
@@ -36,6 +36,11 @@
  * Each run starts from fresh memory (kl_interp_reset) with a fuel budget
  * (default 100M instructions, so a runaway loop fails instead of hanging)
  * and the interpreter's default limits. The module must verify first.
+ *
+ * With after=PASSES, the passes run over every function first (as `test
+ * pass` runs them, verifying before and after each), and the run lines
+ * run what they made: `test interpret` and `test interpret after=promote`
+ * in one file check that promote keeps every result.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -514,10 +519,36 @@ verify(test_file *tf, kl_buf *report)
 	return failures;
 }
 
+/* after=PASSES: run them over every function; the number of functions
+ * they failed on (reported), or -1 for a bad list. */
+static int
+run_passes_first(test_file *tf, const char *args, kl_buf *report)
+{
+	size_t len;
+	const char *word = test_option_word(args, "after", &len);
+	if (!word)
+		return 0;
+	const kl_pass *passes[CLI_MAX_PASSES];
+	uint32_t npasses;
+	if (!test_parse_passes(tf, word + 6, len - 6, passes, &npasses,
+			       report))
+		return -1;
+	int failures = 0;
+	kl_buf notes = { 0 };
+	for (uint32_t k = 0; k < tf->nfuncs; k++)
+		failures += !test_run_passes(tf, &tf->funcs[k], passes, npasses,
+					     false, false, &notes, report);
+	kl_buf_free(&notes);
+	return failures;
+}
+
 int
 test_cmd_interpret(test_file *tf, const char *args, kl_buf *report)
 {
-	int failures = verify(tf, report);
+	int failures = run_passes_first(tf, args, report);
+	if (failures)
+		return failures < 0 ? 1 : failures;
+	failures = verify(tf, report);
 	if (failures)
 		return failures;
 	runner rn = { 0 };

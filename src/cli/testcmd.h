@@ -52,6 +52,9 @@ typedef struct test_file {
 	uint32_t nedits, edits_cap;
 	bool bless_conflict; /* two commands' blocks differ: write nothing */
 	bool directives_run; /* a command ran functions' check directives */
+	/* The command being run changed the module (ran passes): the
+	   commands after it get a fresh parse. */
+	bool module_changed;
 } test_file;
 
 /*
@@ -65,7 +68,9 @@ typedef int (*test_cmd_fn)(test_file *tf, const char *args, kl_buf *report);
 /*
  * The runner checks a command's arguments before running it: an operand,
  * if the command takes one, comes first; every other word must be one of
- * options, a space-separated list where "key=" takes a number ("key=N").
+ * options, a space-separated list where "key=" takes a number ("key=N")
+ * and "key=WORD" ("after=PASS[,PASS...]") a non-empty word that the command
+ * reads and checks.
  */
 typedef struct test_command {
 	const char *name;
@@ -73,7 +78,6 @@ typedef struct test_command {
 	bool needs_module;   /* false: the command handles parse errors itself */
 	const char *operand; /* what the required first word is, or NULL */
 	const char *options; /* the option words, or "" */
-	bool changes_module; /* the commands after it get a fresh parse */
 	/* It checks each function, so a file with none would pass having
 	 * checked nothing (unless the args say "module": roundtrip's whole
 	 * module check). */
@@ -161,6 +165,24 @@ bool test_add_edit(test_file *tf, uint32_t first, uint32_t count,
 /* The function's name as the text writes it (%f, #hex or noname),
  * NUL-terminated in tmp. */
 const char *test_func_name(const test_func *tfn, kl_buf *tmp);
+
+/* Read the pass list "PASS[,PASS...]" in s[0, len) into passes (room for
+ * CLI_MAX_PASSES); false, reported with a caret, if it is not one. */
+bool test_parse_passes(test_file *tf, const char *s, size_t len,
+		       const kl_pass **passes, uint32_t *npasses,
+		       kl_buf *report);
+
+/*
+ * Run the passes over the function (test_pass.c): verified before (the
+ * passes take verified IR) and after each pass. Appends each pass's notes,
+ * and with stats its counters, to extra as "; note:" and "; stat:" lines.
+ * False, with the failure reported, if the function does not verify
+ * before, a pass fails, or a pass leaves broken IR. Marks the module
+ * changed, so the commands after get a fresh parse.
+ */
+bool test_run_passes(test_file *tf, const test_func *tfn,
+		     const kl_pass *const *passes, uint32_t npasses,
+		     bool notes, bool stats, kl_buf *extra, kl_buf *report);
 
 /* Run every command of one file; returns the number of failures. */
 int test_run_file(const char *path, bool bless, kl_buf *report);
