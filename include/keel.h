@@ -1116,6 +1116,14 @@ void kl_verify_location(const kl_func *f, const kl_diag *d, bool detail,
 uint32_t kl_verify_render(const kl_func *f, const kl_diags *d,
 			  const char *file, bool inst_numbers, kl_buf *headers,
 			  kl_buf *listing);
+/* kl_verify_render for every function of m that d has diagnostics about,
+ * in symbol order (what kl_verify_module found, say). With one buffer for
+ * both, each function's header lines come before its listing, as keel
+ * verify shows them; with two, all the header lines go to headers.
+ * Returns the number of errors and warnings rendered. */
+uint32_t kl_verify_render_module(const kl_module *m, const kl_diags *d,
+				 const char *file, bool inst_numbers,
+				 kl_buf *headers, kl_buf *listing);
 
 /* ------------------------------------------------------------------------
  * Interpreter. (section owned by src/interp/)

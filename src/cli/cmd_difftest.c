@@ -206,13 +206,10 @@ fail_verify(const char *path, const char *when, kl_module *m,
 	    const kl_diags *d)
 {
 	printf("FAIL %s: does not verify %s the passes:\n", path, when);
-	for (uint32_t s = 0; s < kl_module_num_syms(m); s++) {
-		kl_func *fn = kl_sym_func(m, (kl_sym){ s });
-		kl_buf h = { 0 };
-		if (fn && kl_verify_render(fn, d, path, false, &h, &h))
-			fwrite(h.data, 1, h.len, stdout);
-		kl_buf_free(&h);
-	}
+	kl_buf h = { 0 };
+	kl_verify_render_module(m, d, path, false, &h, &h);
+	fwrite(h.data, 1, h.len, stdout);
+	kl_buf_free(&h);
 }
 
 /* What one file's comparison left out, for its PASS line. */

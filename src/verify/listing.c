@@ -309,3 +309,43 @@ kl_verify_render(const kl_func *f, const kl_diags *d, const char *file,
 	render_free(&r);
 	return n;
 }
+
+/*
+ * Every function's diagnostics are gathered once, by a counting sort on
+ * the symbol, so that a module with many broken functions costs time
+ * linear in its diagnostics, not in their number times the functions'.
+ */
+uint32_t
+kl_verify_render_module(const kl_module *m, const kl_diags *d,
+			const char *file, bool inst_numbers, kl_buf *headers,
+			kl_buf *listing)
+{
+	uint32_t nsyms = kl_module_num_syms(m);
+	uint32_t *start = kl_calloc((size_t)nsyms + 2, sizeof *start);
+	for (uint32_t k = 0; k < d->len; k++)
+		if (d->items[k].func.id < nsyms)
+			start[d->items[k].func.id + 2]++;
+	for (uint32_t s = 2; s <= nsyms + 1; s++)
+		start[s] += start[s - 1];
+	/* start[s + 1] is now where symbol s's diagnostics go; each place
+	 * taken moves it on, so it ends where s's end. */
+	kl_diag *sorted = kl_malloc(((size_t)start[nsyms + 1] + 1) *
+				    sizeof *sorted);
+	for (uint32_t k = 0; k < d->len; k++)
+		if (d->items[k].func.id < nsyms)
+			sorted[start[d->items[k].func.id + 1]++] = d->items[k];
+	uint32_t shown = 0;
+	for (uint32_t s = 0; s < nsyms; s++) {
+		const kl_func *f = kl_sym_func(m, (kl_sym){ s });
+		uint32_t n = start[s + 1] - start[s];
+		if (!f || n == 0)
+			continue;
+		/* a view of s's diagnostics: the messages stay d's */
+		kl_diags mine = { sorted + start[s], n, n };
+		shown += kl_verify_render(f, &mine, file, inst_numbers, headers,
+					  listing);
+	}
+	free(sorted);
+	free(start);
+	return shown;
+}

@@ -1615,6 +1615,58 @@ test_fast_variadic_extras(void)
 }
 
 /*
+ * A module's diagnostics rendered at once: each broken function's header
+ * lines, then its listing, in symbol order; a function that verifies is
+ * not shown. The same as rendering each function alone.
+ */
+static void
+test_render_module(void)
+{
+	kl_module *m = parse("function %a() -> i32 {\n"
+			     "block0:\n"
+			     "    v0 = iconst.i64 1\n"
+			     "    return v0\n"
+			     "}\n"
+			     "function %ok() {\n"
+			     "block0:\n"
+			     "    return\n"
+			     "}\n"
+			     "function %b(i32) {\n"
+			     "block0(v0: i64):\n"
+			     "    return\n"
+			     "}\n");
+	kl_diags d = { 0 };
+	CHECK(kl_verify_module(m, &d) == KL_ERR_VERIFY);
+	kl_buf all = { 0 }, heads = { 0 }, lists = { 0 }, alone = { 0 };
+	CHECK_EQ_INT(kl_verify_render_module(m, &d, "t.kl", false, &all, &all),
+		     2);
+	const char *names[] = { "a", "b" };
+	for (int k = 0; k < 2; k++)
+		kl_verify_render(func_named(m, names[k]), &d, "t.kl", false,
+				 &alone, &alone);
+	CHECK_EQ_STR(all.data, alone.data);
+	CHECK(strstr(all.data, "%ok") == NULL);
+	CHECK(strstr(all.data, "in %a") < strstr(all.data, "t.kl:11"));
+	/* two buffers: the headers of both functions, then both listings */
+	CHECK_EQ_INT(kl_verify_render_module(m, &d, "t.kl", false, &heads,
+					     &lists),
+		     2);
+	CHECK_EQ_STR(heads.data,
+		     "t.kl:4: error: inst1: arg 0 (v0) has type i64, must "
+		     "match function signature of i32\n"
+		     "t.kl:11: error: block0: parameter 0 (v0) has type "
+		     "i64, must match function signature of i32\n");
+	CHECK(strstr(lists.data, "; 1 verifier error in %a\n") != NULL);
+	CHECK(strstr(lists.data, "; 1 verifier error in %b\n") != NULL);
+	kl_buf_free(&all);
+	kl_buf_free(&heads);
+	kl_buf_free(&lists);
+	kl_buf_free(&alone);
+	kl_diags_free(&d);
+	kl_module_free(m);
+}
+
+/*
  * Text mutations that still parse (another value, block or type in one
  * place) make IR with type, SSA and structure errors. Whatever the
  * errors, the listing must parse again (with the module's declarations):
@@ -1729,5 +1781,6 @@ main(void)
 	UNIT_RUN(test_fast_own_result);
 	UNIT_RUN(test_fast_variadic_extras);
 	UNIT_RUN(test_listing_reparses);
+	UNIT_RUN(test_render_module);
 	return unit_report("verify");
 }
