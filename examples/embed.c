@@ -115,8 +115,8 @@ print_and_run(const kl_module *m, const kl_func *f, int32_t n)
 		printf("sum(%d) = %s (%llu instructions executed)\n", (int)n,
 		       out.data, (unsigned long long)res.executed);
 	} else {
-		kl_run_describe(it, &res, &out);
-		fprintf(stderr, "embed: %s\n", out.data ? out.data : "");
+		kl_run_describe(it, &res, &out); /* its lines end in '\n' */
+		fprintf(stderr, "embed: %s", out.data ? out.data : "");
 	}
 	kl_interp_free(it);
 	kl_buf_free(&out);

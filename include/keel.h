@@ -1263,7 +1263,8 @@ void kl_interp_reset(kl_interp *it);
  * Describe a trap or failure: "trap int_divz: MESSAGE" (or "error:
  * MESSAGE", "exit N"), then one line per frame, innermost first:
  * "  in %f at inst3 (line 7): v2 = sdiv v0, v1". Long stacks show their
- * first and last frames. Appends to out; nothing for RETURNED.
+ * first and last frames. Every line ends with a newline, the first too
+ * when there are no frames. Appends to out; nothing for RETURNED.
  */
 void kl_run_describe(const kl_interp *it, const kl_run_result *res,
 		     kl_buf *out);
@@ -1362,10 +1363,15 @@ const kl_pass *kl_passes(uint32_t *n);
  * SSA; docs/passes.md gives the exact rules). Functions that are not in
  * strict SSA form or that call setjmp are left alone. Counters: promoted,
  * kept (allocas), slots, params. Verbose notes say why each kept alloca
- * was kept.
+ * was kept. Returns KL_OK: the pass builds only conversions of values it
+ * has (the builder does not check types), so another status, like IR
+ * that does not verify after the pass, is a bug of the pass. Input that
+ * does not verify is not refused, but what the pass makes of it is
+ * unspecified (not a crash): verify first.
  */
 kl_status kl_promote_func(kl_func *f, kl_pass_report *report);
-/* Promote in every function; returns the number of allocas that remain. */
+/* Promote in every function; returns the number of allocas that remain
+ * (the statuses are kl_promote_func's, always KL_OK but for a bug). */
 uint32_t kl_promote_module(kl_module *m, kl_pass_report *report);
 
 /* ------------------------------------------------------------------------
