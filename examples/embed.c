@@ -72,8 +72,11 @@ build_sum(kl_module *m)
 
 	/* Errors are sticky: one check at the end covers every call. */
 	if (kl_builder_status(&b) != KL_OK) {
-		fprintf(stderr, "embed: building failed at %s: %s\n",
+		fprintf(stderr, "embed: building failed at %s: %s",
 			kl_op_name(b.error_op), b.error);
+		if (b.error_value.id != KL_NONE)
+			fprintf(stderr, " (v%u)", b.error_value.id);
+		fputc('\n', stderr);
 		return NULL;
 	}
 	return f;

@@ -498,6 +498,11 @@ typedef struct kl_builder {
 	 * first (kl_op_name gives its name; for a call with an opcode
 	 * argument, the one given, which may be no opcode). */
 	kl_opcode error_op;
+	/* The operand the first failure is about, when it is one that is no
+	 * value ("operand is not a value": its number, which may be past
+	 * the function's values) or whose alias chain has a cycle; else
+	 * KL_NO_VALUE. */
+	kl_value error_value;
 } kl_builder;
 
 typedef struct kl_block_call {

@@ -160,6 +160,7 @@ kl_builder_init(kl_builder *b, kl_func *f)
 	b->block = KL_NO_BLOCK;
 	b->before = KL_NO_INST;
 	b->error_op = KL_OP_COUNT;
+	b->error_value = KL_NO_VALUE;
 }
 
 void
@@ -232,14 +233,19 @@ static bool
 check_value(kl_builder *b, kl_value v)
 {
 	kl_func *f = b->func;
+	const char *why = NULL;
 	if (v.id >= f->nvalues || f->values[v.id].kind == VK_UNUSED)
-		return fail(b, KL_ERR_INVALID, "operand is not a value");
+		why = "operand is not a value";
 	/* (text can make a cycle; the verifier reports it, and a result's
 	 * type cannot be read off one) */
-	if (f->values[v.id].kind == VK_ALIAS && value_resolve(f, v.id) == KL_NONE)
-		return fail(b, KL_ERR_INVALID, "operand's alias chain has a "
-			    "cycle");
-	return true;
+	else if (f->values[v.id].kind == VK_ALIAS &&
+		 value_resolve(f, v.id) == KL_NONE)
+		why = "operand's alias chain has a cycle";
+	if (!why)
+		return true;
+	if (b->status == KL_OK)
+		b->error_value = v;
+	return fail(b, KL_ERR_INVALID, why);
 }
 
 static bool

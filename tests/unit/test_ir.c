@@ -522,6 +522,15 @@ test_builder_errors_are_values(void)
 	CHECK_EQ_INT(kl_builder_status(&bld), KL_ERR_INVALID);
 	CHECK_EQ_INT(bld.error_op, KL_OP_IADD); /* (not the store before) */
 	CHECK_EQ_STR(kl_op_name(bld.error_op), "iadd");
+	CHECK_EQ_INT(bld.error_value.id, 12345); /* which operand */
+	/* a later bad operand does not replace the first */
+	kl_build_binary(&bld, KL_OP_IADD, (kl_value){ 777 }, one);
+	CHECK_EQ_INT(bld.error_value.id, 12345);
+	/* a failure about no operand leaves it none */
+	kl_builder_init(&bld, f);
+	kl_build_iconst(&bld, KL_TYPE_I32, 1);
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_ERR_POSITION);
+	CHECK_EQ_INT(bld.error_value.id, KL_NONE);
 
 	kl_builder_init(&bld, f);
 	kl_builder_at_end(&bld, b);
