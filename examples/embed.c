@@ -19,6 +19,20 @@
  * int sum(int n) { int total = 0; for (int i = 1; i <= n; i++) total += i;
  *                  return total; }
  */
+/* Did every call of builder b succeed? If not, say which failed first. */
+static bool
+built(const kl_builder *b)
+{
+	if (kl_builder_status(b) == KL_OK)
+		return true;
+	fprintf(stderr, "embed: building failed at %s: %s",
+		kl_op_name(b->error_op), b->error);
+	if (b->error_value.id != KL_NONE)
+		fprintf(stderr, " (v%u)", b->error_value.id);
+	fputc('\n', stderr);
+	return false;
+}
+
 static kl_func *
 build_sum(kl_module *m)
 {
@@ -30,22 +44,35 @@ build_sum(kl_module *m)
 		return NULL;
 
 	/* Blocks are made first and placed in the layout in print order;
-	 * the first one placed is the entry block. */
-	kl_block entry = kl_func_new_block(f), head = kl_func_new_block(f),
-		 body = kl_func_new_block(f), done = kl_func_new_block(f);
+	 * the first one placed is the entry block. It holds only the
+	 * locals' allocas (promote takes those of the entry block) and a
+	 * jump to where the code starts. */
+	kl_block entry = kl_func_new_block(f), start = kl_func_new_block(f),
+		 head = kl_func_new_block(f), body = kl_func_new_block(f),
+		 done = kl_func_new_block(f);
 	kl_func_append_block(f, entry);
+	kl_func_append_block(f, start);
 	kl_func_append_block(f, head);
 	kl_func_append_block(f, body);
 	kl_func_append_block(f, done);
 	/* The entry block's parameters are the function's. */
 	kl_value n = kl_block_append_param(f, entry, i32);
 
-	kl_builder b;
+	/* A second builder, `locals`, inserts before the entry block's
+	 * jump: a local declared anywhere in the code gets its alloca there,
+	 * in the order declared, while b goes on where the code is. */
+	kl_builder locals, b;
+	kl_builder_init(&locals, f);
+	kl_builder_at_end(&locals, entry);
+	kl_inst into_code = kl_build_jump(&locals,
+					  (kl_block_call){ start, NULL, 0 });
+	kl_builder_before(&locals, into_code);
 	kl_builder_init(&b, f);
-	kl_builder_at_end(&b, entry);
-	kl_value total = kl_build_alloca(&b, 4, 4);
-	kl_value i = kl_build_alloca(&b, 4, 4);
+	kl_builder_at_end(&b, start);
+
+	kl_value total = kl_build_alloca(&locals, 4, 4);
 	kl_build_store(&b, KL_OP_STORE, kl_build_iconst(&b, i32, 0), total, 0);
+	kl_value i = kl_build_alloca(&locals, 4, 4); /* the for's int i */
 	kl_build_store(&b, KL_OP_STORE, kl_build_iconst(&b, i32, 1), i, 0);
 	kl_build_jump(&b, (kl_block_call){ head, NULL, 0 });
 
@@ -71,15 +98,7 @@ build_sum(kl_module *m)
 	kl_build_return(&b, &result, 1);
 
 	/* Errors are sticky: one check at the end covers every call. */
-	if (kl_builder_status(&b) != KL_OK) {
-		fprintf(stderr, "embed: building failed at %s: %s",
-			kl_op_name(b.error_op), b.error);
-		if (b.error_value.id != KL_NONE)
-			fprintf(stderr, " (v%u)", b.error_value.id);
-		fputc('\n', stderr);
-		return NULL;
-	}
-	return f;
+	return built(&locals) && built(&b) ? f : NULL;
 }
 
 /* Verify f; on errors print them inside the function's listing. */

@@ -428,6 +428,10 @@ uint32_t kl_block_num_params(const kl_func *f, kl_block b);
 kl_value kl_block_param(const kl_func *f, kl_block b, uint32_t i);
 kl_inst kl_block_first_inst(const kl_func *f, kl_block b);
 kl_inst kl_block_last_inst(const kl_func *f, kl_block b);
+/* Does block b end with a terminator (is it closed, so that code after a
+ * `return` needs a block of its own)? False for an empty block and for
+ * no block. */
+bool kl_block_is_terminated(const kl_func *f, kl_block b);
 kl_inst kl_inst_next(const kl_func *f, kl_inst i);
 kl_inst kl_inst_prev(const kl_func *f, kl_inst i);
 kl_block kl_inst_block(const kl_func *f, kl_inst i); /* none if not placed */

@@ -651,6 +651,13 @@ kl_block_last_inst(const kl_func *f, kl_block b)
 	return block_ok(f, b) ? (kl_inst){ f->blocks[b.id].last } : KL_NO_INST;
 }
 
+bool
+kl_block_is_terminated(const kl_func *f, kl_block b)
+{
+	/* (an empty block's KL_NONE is no opcode: KL_OP_COUNT) */
+	return kl_op_is_terminator(kl_inst_opcode(f, kl_block_last_inst(f, b)));
+}
+
 kl_inst
 kl_inst_next(const kl_func *f, kl_inst i)
 {

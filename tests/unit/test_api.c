@@ -1922,6 +1922,41 @@ test_set_dest_to_missing_block(void)
 	kl_module_free(m);
 }
 
+/* Closed: a terminator last. Open: empty, code without one, or code
+ * after one moved away; and no block at all. */
+static void
+test_block_is_terminated(void)
+{
+	kl_module *m;
+	kl_func *f = parsed_f("function %f(i32) -> i32 {\n"
+			      "block0(v0: i32):\n"
+			      "    v1 = iadd_imm v0, 1\n"
+			      "    return v1\n"
+			      "}\n", &m);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	kl_block b0 = kl_func_first_block(f);
+	CHECK(kl_block_is_terminated(f, b0));
+	kl_block fresh = kl_func_new_block(f);
+	CHECK(!kl_block_is_terminated(f, fresh));
+	kl_func_append_block(f, fresh);
+	kl_builder b;
+	kl_builder_init(&b, f);
+	kl_builder_at_end(&b, fresh);
+	kl_build_iconst(&b, KL_TYPE_I32, 3);
+	CHECK(!kl_block_is_terminated(f, fresh));
+	kl_value r = kl_build_iconst(&b, KL_TYPE_I32, 4);
+	kl_build_return(&b, &r, 1);
+	CHECK(kl_block_is_terminated(f, fresh));
+	/* code appended after the terminator leaves the block open */
+	kl_build_iconst(&b, KL_TYPE_I32, 5);
+	CHECK(!kl_block_is_terminated(f, fresh));
+	CHECK(!kl_block_is_terminated(f, KL_NO_BLOCK));
+	CHECK(!kl_block_is_terminated(f, (kl_block){ 999 }));
+	kl_module_free(m);
+}
+
 int
 main(void)
 {
@@ -1967,6 +2002,7 @@ main(void)
 	UNIT_RUN(test_data_value_width);
 	UNIT_RUN(test_data_string_null_bytes);
 	UNIT_RUN(test_set_dest_to_missing_block);
+	UNIT_RUN(test_block_is_terminated);
 	UNIT_RUN(test_pass_report_counters);
 	return unit_report("api");
 }
