@@ -1243,6 +1243,13 @@ if [ "$("$build"/keel run "$dir/fid.kl" %fid 0x1.000002p0)" = "0x1.000002p0" ]; 
 st=$?
 if [ "$st" = 1 ] && [ "$(cat "$dir/nf.err")" = "keel domtree: examples/max.kl: no function nope defined" ]
 then ok; else bad "keel domtree --func nope: exit $st, $(cat "$dir/nf.err")"; fi
+# --func given twice shows both functions, in the file's order; a name
+# that is none is said, and the others are still shown
+out=$("$build"/keel domtree --func main --func nope --func max examples/max.kl 2>"$dir/nf.err")
+st=$?
+if [ "$st" = 1 ] && [ "$(printf '%s\n' "$out" | grep '^domtree')" = "domtree %max
+domtree %main" ] && [ "$(cat "$dir/nf.err")" = "keel domtree: examples/max.kl: no function nope defined" ]
+then ok; else bad "keel domtree --func main --func nope --func max: exit $st, $out, $(cat "$dir/nf.err")"; fi
 # an alloca_dyn past an object's most is not said to pass the limit
 cat >"$dir/ad.kl" <<'KL'
 function %g(i64) -> i64 {

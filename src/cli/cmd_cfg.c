@@ -51,7 +51,9 @@ static const char cfg_help[] =
 	"                   a function may hold, live-in and live-out\n"
 	"                   entries together (default 67108864); past it\n"
 	"                   they are not computed, and the listing says so\n"
-	"  --func NAME      only the function NAME (%f or f, #hex, noname)\n"
+	"  --func NAME      only the function NAME (%f or f, #hex, noname);\n"
+	"                   given again, those functions, in the file's\n"
+	"                   order\n"
 	"  --time           report the time of each analysis on standard\n"
 	"                   error (cfg, domtree, frontiers, loops; with\n"
 	"                   --liveness, liveness too)\n"
@@ -80,7 +82,9 @@ static const char domtree_help[] =
 	"\n"
 	"options:\n"
 	"  --frontiers      also print the dominance frontiers\n"
-	"  --func NAME      only the function NAME (%f or f, #hex, noname)\n"
+	"  --func NAME      only the function NAME (%f or f, #hex, noname);\n"
+	"                   given again, those functions, in the file's\n"
+	"                   order\n"
 	"  --time           report the time of each analysis on standard\n"
 	"                   error (cfg, domtree, frontiers, loops)\n"
 	"  --repeat N       with --time: best of N runs (default 5, at\n"
@@ -93,7 +97,8 @@ typedef struct options {
 	bool domtree;  /* `keel domtree` (else `keel cfg`) */
 	const char *cmd; /* "domtree" or "cfg", as messages name it */
 	bool dot, loops, liveness, frontiers, timing;
-	const char *func;
+	const char **funcs; /* the names --func gave, if any */
+	uint32_t nfuncs;
 	long repeat;
 	uint64_t live_limit; /* 0: the library's default */
 } options;
@@ -170,12 +175,12 @@ run_analyses(analyses *a, const kl_func *f, const options *o, double *t)
 	}
 }
 
-/* Whether symbol s is to be shown: all, or the one --func named
- * (looked up once per module, in run_file). */
+/* Whether symbol s is to be shown: all, or one --func named (only, a
+ * flag per symbol, set once per module in run_file). */
 static bool
-wanted(const options *o, kl_sym only, uint32_t s)
+wanted(const bool *only, uint32_t s)
 {
-	return !o->func || only.id == s;
+	return !only || only[s];
 }
 
 static void
@@ -238,13 +243,13 @@ report_times(const char *file, uint64_t nfuncs, uint64_t nblocks,
 /* Time every analysis over all functions of m: first run and best run. */
 static void
 time_module(const options *o, analyses *a, const char *file,
-	    const kl_module *m, kl_sym only)
+	    const kl_module *m, const bool *only)
 {
 	double first[NPHASES] = { 0 }, best[NPHASES];
 	uint64_t nfuncs = 0, nblocks = 0, ninsts = 0;
 	for (uint32_t s = 0; s < kl_module_num_syms(m); s++) {
 		kl_func *f = kl_sym_func(m, (kl_sym){ s });
-		if (!f || !wanted(o, only, s))
+		if (!f || !wanted(only, s))
 			continue;
 		nfuncs++;
 		for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
@@ -264,7 +269,7 @@ time_module(const options *o, analyses *a, const char *file,
 		double t[NPHASES] = { 0 };
 		for (uint32_t s = 0; s < kl_module_num_syms(m); s++) {
 			kl_func *f = kl_sym_func(m, (kl_sym){ s });
-			if (f && wanted(o, only, s))
+			if (f && wanted(only, s))
 				run_analyses(a, f, o, t);
 		}
 		for (int p = 0; p < NPHASES; p++) {
@@ -296,14 +301,28 @@ run_file(const options *o, analyses *a, const char *name, bool label,
 		cli_file_free(&file);
 		return EXIT_BAD_INPUT;
 	}
-	kl_sym only = o->func ? cli_lookup(m, o->func) : KL_NO_SYM;
+	int status = EXIT_OK;
+	bool *only = NULL;
+	if (o->nfuncs) {
+		only = calloc(kl_module_num_syms(m) + 1, sizeof *only);
+		for (uint32_t k = 0; k < o->nfuncs; k++) {
+			kl_sym s = cli_lookup(m, o->funcs[k]);
+			if (s.id != KL_NONE && kl_sym_func(m, s)) {
+				only[s.id] = true;
+				continue;
+			}
+			fprintf(stderr, "keel %s: %s: no function %s defined\n",
+				o->cmd, file.name, o->funcs[k]);
+			status = EXIT_BAD_INPUT;
+		}
+	}
 	if (o->timing)
 		time_module(o, a, file.name, m, only);
 	kl_buf out = { 0 };
 	bool found = false;
 	for (uint32_t s = 0; s < kl_module_num_syms(m); s++) {
 		kl_func *f = kl_sym_func(m, (kl_sym){ s });
-		if (!f || !wanted(o, only, s))
+		if (!f || !wanted(only, s))
 			continue;
 		run_analyses(a, f, o, NULL);
 		if (label && !found) {
@@ -317,25 +336,22 @@ run_file(const options *o, analyses *a, const char *name, bool label,
 		found = true;
 		print_func(o, a, f, &out);
 	}
-	int status = EXIT_OK;
-	if (o->func && !found) {
-		fprintf(stderr, "keel %s: %s: no function %s defined\n",
-			o->cmd, file.name, o->func);
-		status = EXIT_BAD_INPUT;
-	}
 	if (!cli_write_stdout(&out))
 		status = EXIT_BAD_INPUT;
 	kl_buf_free(&out);
+	free(only);
 	kl_module_free(m);
 	cli_file_free(&file);
 	return status;
 }
 
+/* funcs has room for every argument as a --func name. */
 static int
-run(int argc, char **argv, bool domtree)
+run_with(int argc, char **argv, bool domtree, const char **funcs)
 {
 	const char *cmd = domtree ? "domtree" : "cfg";
-	options o = { .domtree = domtree, .cmd = cmd, .repeat = 5 };
+	options o = { .domtree = domtree, .cmd = cmd, .repeat = 5,
+		      .funcs = funcs };
 	bool repeat_given = false;
 	int nfiles = 0;
 	cli_args args;
@@ -374,7 +390,7 @@ run(int argc, char **argv, bool domtree)
 			if (cli_empty_func_name(args.value))
 				return cli_usage_error(cmd, "%s",
 						       CLI_EMPTY_FUNC_NAME);
-			o.func = args.value;
+			o.funcs[o.nfuncs++] = args.value;
 		} else if (repeat) {
 			uint64_t n;
 			if (!cli_option_count(cmd, "--repeat", repeat,
@@ -421,6 +437,15 @@ run(int argc, char **argv, bool domtree)
 			status = st;
 	}
 	analyses_free(&an);
+	return status;
+}
+
+static int
+run(int argc, char **argv, bool domtree)
+{
+	const char **funcs = calloc((size_t)argc + 1, sizeof *funcs);
+	int status = run_with(argc, argv, domtree, funcs);
+	free(funcs);
 	return status;
 }
 
