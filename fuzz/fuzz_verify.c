@@ -3,12 +3,13 @@
  * it) on any module the parser accepts.
  *
  * The verifier must report, never crash, on anything; its listing must
- * render. A module that verifies must survive promote and still verify,
+ * render, for the whole module as for each function. A module that verifies must survive promote and still verify,
  * and must run in the interpreter (with a small fuel budget) without
  * crashing keel.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "keel.h"
 
@@ -23,7 +24,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	kl_diags_free(&d);
 	if (!m)
 		return 0;
-	kl_buf out = { 0 };
+	kl_buf out = { 0 }, all = { 0 };
 	bool ok = kl_verify_module(m, &d) == KL_OK;
 	uint32_t nsyms = kl_module_num_syms(m);
 	for (uint32_t s = 0; s < nsyms; s++) {
@@ -31,6 +32,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (f)
 			kl_verify_render(f, &d, "fuzz.kl", true, &out, &out);
 	}
+	/* the module at once renders what the functions one by one do */
+	kl_verify_render_module(m, &d, "fuzz.kl", true, &all, &all);
+	if (out.len != all.len ||
+	    (out.len && memcmp(out.data, all.data, out.len) != 0)) {
+		fprintf(stderr, "kl_verify_render_module differs:\n%s\n--- "
+			"one by one:\n%s\n", all.data, out.data);
+		abort();
+	}
+	kl_buf_free(&all);
 	kl_diags_free(&d);
 	if (ok) {
 		kl_interp_options opts = { 0 };
