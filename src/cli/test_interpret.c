@@ -520,19 +520,29 @@ verify(test_file *tf, kl_buf *report)
 }
 
 /* after=PASSES: run them over every function; the number of functions
- * they failed on (reported), or -1 for a bad list. */
+ * they failed on (reported), or -1 for a bad list. Every after= given is
+ * checked, as every other option is, and the last one runs. */
 static int
 run_passes_first(test_file *tf, const char *args, kl_buf *report)
 {
-	size_t len;
-	const char *word = test_option_word(args, "after", &len);
-	if (!word)
-		return 0;
+	static const char key[] = "after=";
+	const size_t key_len = sizeof key - 1;
 	const kl_pass *passes[CLI_MAX_PASSES];
-	uint32_t npasses;
-	if (!test_parse_passes(tf, word + 6, len - 6, passes, &npasses,
-			       report))
-		return -1;
+	uint32_t npasses = 0;
+	bool given = false;
+	for (const char *w = args; *w;) {
+		size_t len = strcspn(w, " \t");
+		if (len > key_len && memcmp(w, key, key_len) == 0) {
+			if (!test_parse_passes(tf, w + key_len, len - key_len,
+					       passes, &npasses, report))
+				return -1;
+			given = true;
+		}
+		w += len;
+		w += strspn(w, " \t");
+	}
+	if (!given)
+		return 0;
 	int failures = 0;
 	kl_buf notes = { 0 };
 	for (uint32_t k = 0; k < tf->nfuncs; k++)
