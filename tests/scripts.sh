@@ -1344,6 +1344,26 @@ if ! grep -q __asan_init "$build"/keel &&
 else
 	echo "keel is built with ASan or does not run in 100 MB: skipping the nest's memory checks"
 fi
+# Running out of memory is said as what it is, not as a bug of keel's
+# ("internal error"), wherever it happens.
+"$build"/keel-gen --size 100000 --seed 3 -o "$dir/oom.kl"
+# shellcheck disable=SC3045
+if ! grep -q __asan_init "$build"/keel &&
+	(ulimit -v 12000 && "$build"/keel cat examples/max.kl) >/dev/null 2>&1; then
+	for c in "cat" "opt -p promote" "cfg --liveness"; do
+		# shellcheck disable=SC2086,SC3045
+		# (the subshell waits for keel, so that its "Aborted" goes
+		# to oom.err too, not to this script's output)
+		(ulimit -v 12000 && "$build"/keel $c "$dir/oom.kl"; exit $?) \
+			>/dev/null 2>"$dir/oom.err"
+		st=$?
+		if [ "$st" != 0 ] && grep -q '^keel: out of memory (' "$dir/oom.err" &&
+			! grep -q 'internal error' "$dir/oom.err"; then ok; else
+			bad "keel $c in 12 MB: exit $st, $(cat "$dir/oom.err")"; fi
+	done
+else
+	echo "keel is built with ASan or does not run in 12 MB: skipping the out-of-memory messages"
+fi
 
 # ---- 0e5. long alias chains cost linear time ----
 # Chains of 200,000 aliases, backward and forward, used 200,000 times,

@@ -495,7 +495,7 @@ func_reserve_blocks(kl_func *f, uint32_t n)
 	/* A block number must fit a destination word beside DEST_BLOCK;
 	 * and the dominator tree's keys (domtree.c) need n < 2^31. */
 	if (n >= DEST_BLOCK)
-		kl_fatal(__FILE__, __LINE__, __func__, "too many blocks");
+		kl_out_of_room(__FILE__, __LINE__, __func__, "too many blocks");
 	uint32_t cap = f->blocks_cap;
 	func_grow(f, TAB_BLOCKS, &f->blocks, &cap, sizeof *f->blocks, n);
 	if (f->block_lines && cap != f->blocks_cap) {

@@ -93,7 +93,8 @@ uint32_t
 module_store_bytes(kl_module *m, const char *s, size_t n)
 {
 	if (!module_bytes_fit(m, n))
-		kl_fatal(__FILE__, __LINE__, __func__, "module too large");
+		kl_out_of_room(__FILE__, __LINE__, __func__,
+			       "module too large");
 	grow_kept(m, &m->bytes, &m->bytes_cap, 1, m->nbytes,
 		  (uint64_t)m->nbytes + n + 1);
 	uint32_t off = m->nbytes;

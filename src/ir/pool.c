@@ -91,7 +91,8 @@ grow(kl_pool *p, uint64_t need)
 	/* Handles stay below DEST_BLOCK, which marks a destination word
 	 * holding a block instead (ir.h). */
 	if (need > DEST_BLOCK)
-		kl_fatal(__FILE__, __LINE__, __func__, "value list pool full");
+		kl_out_of_room(__FILE__, __LINE__, __func__,
+			       "value list pool full");
 	if (p->arena) {
 		if (!kl_arena_grow(p->arena, &p->data, &p->cap,
 				   sizeof *p->data, need, ARENA_TABLE_MAX))
@@ -158,7 +159,8 @@ list_make(kl_pool *p, const uint32_t *elems, uint32_t n)
 	if (n == 0)
 		return 0;
 	if (n > LEN_MASK - 1)
-		kl_fatal(__FILE__, __LINE__, __func__, "value list too long");
+		kl_out_of_room(__FILE__, __LINE__, __func__,
+			       "value list too long");
 	uint32_t bin = bin_for(n);
 	uint32_t h = alloc_block(p, bin);
 	set_header(p, h, n, bin);
@@ -174,7 +176,8 @@ list_extend(kl_pool *p, uint32_t *list, uint32_t n)
 	if (n == 0)
 		return NULL;
 	if ((uint64_t)len + n > LEN_MASK - 1)
-		kl_fatal(__FILE__, __LINE__, __func__, "value list too long");
+		kl_out_of_room(__FILE__, __LINE__, __func__,
+			       "value list too long");
 	if (*list == 0) {
 		*list = list_make(p, NULL, n);
 		return p->data + *list;

@@ -660,8 +660,8 @@ place_params(promoter *p)
 		p->nincoming += (uint64_t)cnt[b] * np;
 		p->nedges_in += np;
 		if (KL_UNLIKELY(p->nincoming > UINT32_MAX - 1))
-			kl_fatal(__FILE__, __LINE__, __func__,
-				 "too many branch arguments");
+			kl_out_of_room(__FILE__, __LINE__, __func__,
+				       "too many branch arguments");
 	}
 	if (!at_once) {
 		for (uint32_t k = 0; k < p->nphis; k++) {

@@ -34,7 +34,8 @@ new_chunk(size_t *cap)
 		n = (n + KL_HUGE_PAGE - 1) & ~(KL_HUGE_PAGE - 1);
 		c = aligned_alloc(KL_HUGE_PAGE, n);
 		if (!c)
-			kl_fatal(__FILE__, __LINE__, __func__, "out of memory");
+			kl_out_of_room(__FILE__, __LINE__, __func__,
+				       "out of memory");
 		kl_advise_huge(c, n);
 	} else {
 		c = kl_malloc(n);

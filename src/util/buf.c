@@ -41,7 +41,7 @@ kl_buf_reserve(kl_buf *b, size_t extra)
 	/* (a size no allocation can give: the sum or the doubling would
 	 * wrap, and the loop below would not end) */
 	if (extra > SIZE_MAX / 4 - b->len)
-		kl_fatal(__FILE__, __LINE__, __func__, "out of memory");
+		kl_out_of_room(__FILE__, __LINE__, __func__, "out of memory");
 	size_t c = b->cap < 64 ? 64 : b->cap;
 	while (c < need)
 		c *= 2;
@@ -53,7 +53,8 @@ kl_buf_reserve(kl_buf *b, size_t extra)
 		c = (c + KL_HUGE_PAGE - 1) & ~(KL_HUGE_PAGE - 1);
 		char *q = aligned_alloc(KL_HUGE_PAGE, c);
 		if (!q)
-			kl_fatal(__FILE__, __LINE__, __func__, "out of memory");
+			kl_out_of_room(__FILE__, __LINE__, __func__,
+				       "out of memory");
 		kl_advise_huge(q, c);
 		if (b->cap)
 			memcpy(q, b->data, b->len + 1);

@@ -80,7 +80,7 @@ kl_alloc_table(size_t n)
 	size_t cap = (n + huge - 1) & ~(huge - 1);
 	void *q = aligned_alloc(huge, cap);
 	if (!q)
-		kl_fatal(__FILE__, __LINE__, __func__, "out of memory");
+		kl_out_of_room(__FILE__, __LINE__, __func__, "out of memory");
 	kl_advise_huge(q, cap);
 	return q;
 }
@@ -108,7 +108,7 @@ kl_realloc_table(void *p, size_t old, size_t n)
 	size_t cap = (n + huge - 1) & ~(huge - 1);
 	void *q = aligned_alloc(huge, cap);
 	if (!q)
-		kl_fatal(__FILE__, __LINE__, __func__, "out of memory");
+		kl_out_of_room(__FILE__, __LINE__, __func__, "out of memory");
 	kl_advise_huge(q, cap);
 	if (old)
 		memcpy(q, p, old);
@@ -124,12 +124,19 @@ kl_fatal(const char *file, int line, const char *func, const char *msg)
 	abort();
 }
 
+void
+kl_out_of_room(const char *file, int line, const char *func, const char *what)
+{
+	fprintf(stderr, "keel: %s (%s at %s:%d)\n", what, func, file, line);
+	abort();
+}
+
 void *
 kl_malloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
 	if (!p)
-		kl_fatal(__FILE__, __LINE__, __func__, "out of memory");
+		kl_out_of_room(__FILE__, __LINE__, __func__, "out of memory");
 	return p;
 }
 
@@ -138,7 +145,7 @@ kl_calloc(size_t count, size_t size)
 {
 	void *p = calloc(count ? count : 1, size ? size : 1);
 	if (!p)
-		kl_fatal(__FILE__, __LINE__, __func__, "out of memory");
+		kl_out_of_room(__FILE__, __LINE__, __func__, "out of memory");
 	return p;
 }
 
@@ -147,7 +154,7 @@ kl_realloc(void *p, size_t n)
 {
 	void *q = realloc(p, n ? n : 1);
 	if (!q)
-		kl_fatal(__FILE__, __LINE__, __func__, "out of memory");
+		kl_out_of_room(__FILE__, __LINE__, __func__, "out of memory");
 	return q;
 }
 
@@ -164,7 +171,7 @@ uint32_t
 kl_grown_cap(uint32_t cap, uint64_t need)
 {
 	if (need > UINT32_MAX - 1)
-		kl_fatal(__FILE__, __LINE__, __func__, "table too large");
+		kl_out_of_room(__FILE__, __LINE__, __func__, "table too large");
 	uint64_t c = cap < 8 ? 8 : cap;
 	if (c < need)
 		c = 2 * c > need ? 2 * c : need;

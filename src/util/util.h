@@ -2,9 +2,9 @@
  * util.h -- the lowest layer: allocation, internal assertions, hashing and
  * growable arrays shared by every other layer of libkeel.
  *
- * Allocation failure is fatal (kl_fatal): the library has no way to report
- * it usefully and no caller handles it, so every allocation either succeeds
- * or ends the process with a message. Internal invariants are checked with
+ * Allocation failure is fatal (kl_out_of_room): the library has no way to
+ * report it usefully and no caller handles it, so every allocation either
+ * succeeds or ends the process with a message. Internal invariants are checked with
  * KL_ASSERT, which stays on in release builds; it is for bugs in keel, never
  * for bad input, which always comes back as a diagnostic.
  */
@@ -47,8 +47,15 @@
 #define KL_PREFETCH_WRITE(addr) ((void)(addr))
 #endif
 
+/* A bug in keel: "keel: internal error at FILE:LINE (FUNC): MSG", then
+ * abort. */
 KL_NORETURN void kl_fatal(const char *file, int line, const char *func,
 			  const char *msg);
+/* Memory, or one of the library's size limits (docs/ir.md, "Limits"), ran
+ * out: not a bug, so said as what it is, "keel: out of memory (FUNC at
+ * FILE:LINE)", then abort. */
+KL_NORETURN void kl_out_of_room(const char *file, int line, const char *func,
+				const char *what);
 
 /* An internal invariant of keel; failing it is a bug in keel. */
 #define KL_ASSERT(cond)                                                      \
