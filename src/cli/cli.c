@@ -649,6 +649,30 @@ cli_parse_passes(const char *s, size_t len, const kl_pass **out, uint32_t *n,
 	}
 }
 
+static _Noreturn void
+out_of_memory(void)
+{
+	say_who();
+	fputs("out of memory\n", stderr);
+	exit(EXIT_BAD_INPUT);
+}
+
+void *
+cli_alloc(size_t count, size_t size)
+{
+	void *p = calloc(count ? count : 1, size ? size : 1);
+	if (!p)
+		out_of_memory();
+	return p;
+}
+
+char *
+cli_strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	return memcpy(cli_alloc(n, 1), s, n);
+}
+
 void
 cli_grow(void *pp, uint32_t *cap, size_t elem, uint32_t need)
 {
@@ -662,11 +686,8 @@ cli_grow(void *pp, uint32_t *cap, size_t elem, uint32_t need)
 	if (c > UINT32_MAX)
 		c = UINT32_MAX;
 	void *q = c <= SIZE_MAX / elem ? realloc(*p, (size_t)c * elem) : NULL;
-	if (!q) {
-		say_who();
-		fputs("out of memory\n", stderr);
-		exit(EXIT_BAD_INPUT);
-	}
+	if (!q)
+		out_of_memory();
 	*p = q;
 	*cap = (uint32_t)c;
 }

@@ -95,6 +95,11 @@ bool cli_stdout_is_stderr(void);
 
 /* Grow *pp (an array of *cap elements) to hold need; exits on OOM. */
 void cli_grow(void *pp, uint32_t *cap, size_t elem, uint32_t need);
+/* count zeroed elements of size bytes (at least one byte), or "keel CMD:
+ * out of memory" and exit status 1, as the library says it and stops. */
+void *cli_alloc(size_t count, size_t size);
+/* A copy of s, or out of memory as cli_alloc says it. */
+char *cli_strdup(const char *s);
 
 /* Monotonic time, and CPU time of the process, in seconds (--time). */
 double cli_now(void);

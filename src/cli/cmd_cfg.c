@@ -304,7 +304,7 @@ run_file(const options *o, analyses *a, const char *name, bool label,
 	int status = EXIT_OK;
 	bool *only = NULL;
 	if (o->nfuncs) {
-		only = calloc(kl_module_num_syms(m) + 1, sizeof *only);
+		only = cli_alloc(kl_module_num_syms(m) + 1, sizeof *only);
 		for (uint32_t k = 0; k < o->nfuncs; k++) {
 			kl_sym s = cli_lookup(m, o->funcs[k]);
 			if (s.id != KL_NONE && kl_sym_func(m, s)) {
@@ -443,7 +443,7 @@ run_with(int argc, char **argv, bool domtree, const char **funcs)
 static int
 run(int argc, char **argv, bool domtree)
 {
-	const char **funcs = calloc((size_t)argc + 1, sizeof *funcs);
+	const char **funcs = cli_alloc((size_t)argc + 1, sizeof *funcs);
 	int status = run_with(argc, argv, domtree, funcs);
 	free(funcs);
 	return status;

@@ -158,9 +158,8 @@ run_file(const char *file, int argc, char **argv, const run_opts *ro)
 		goto out;
 	}
 	int nargs = argc > 0 ? argc - 1 : 0;
-	uint64_t *args = calloc((size_t)nargs + 1, sizeof *args);
-	if (!args || !parse_args(m, file, name, func, nargs, argv + 1,
-					 args)) {
+	uint64_t *args = cli_alloc((size_t)nargs + 1, sizeof *args);
+	if (!parse_args(m, file, name, func, nargs, argv + 1, args)) {
 		free(args);
 		goto out;
 	}

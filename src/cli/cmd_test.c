@@ -89,7 +89,7 @@ add_path(file_list *l, const char *p, const struct stat *st)
 	cli_grow(&l->paths, &l->cap, sizeof *l->paths, l->n + 1);
 	cli_grow(&l->ids, &l->ids_cap, sizeof *l->ids, l->n + 1);
 	l->ids[l->n] = (file_id){ st->st_dev, st->st_ino, l->n };
-	l->paths[l->n++] = strdup(p);
+	l->paths[l->n++] = cli_strdup(p);
 }
 
 static bool
@@ -167,7 +167,7 @@ first_visit(file_list *l, const struct stat *st)
 {
 	if (2 * ((uint64_t)l->ndirs + 1) > l->dirs_cap) {
 		uint32_t cap = l->dirs_cap ? 2 * l->dirs_cap : 64;
-		file_id *set = calloc(cap, sizeof *set);
+		file_id *set = cli_alloc(cap, sizeof *set);
 		for (uint32_t k = 0; k < l->dirs_cap; k++)
 			if (l->dirs[k].at)
 				set[dir_slot(set, cap, l->dirs[k].dev,
@@ -257,7 +257,7 @@ collect(file_list *l, const char *path, bool top)
 		if (e->d_name[0] == '.')
 			continue;
 		size_t n = plen + strlen(e->d_name) + 2;
-		char *sub = malloc(n);
+		char *sub = cli_alloc(n, 1);
 		snprintf(sub, n, "%.*s/%s", (int)plen, path, e->d_name);
 		struct stat sst;
 		bool found = stat(sub, &sst) == 0;
@@ -577,14 +577,12 @@ default_jobs(void)
 static int
 run_all(run_state *rs, long jobs, bool bless)
 {
-	child *kids = calloc((size_t)jobs, sizeof *kids);
-	struct pollfd *pfd = calloc((size_t)jobs, sizeof *pfd);
-	rs->reports = calloc((size_t)rs->files->n + 1, sizeof *rs->reports);
-	rs->finished = calloc((size_t)rs->files->n + 1, sizeof *rs->finished);
-	if (!kids || !pfd || !rs->reports || !rs->finished) {
-		fprintf(stderr, "keel test: out of memory\n");
-		exit(EXIT_BAD_INPUT);
-	}
+	child *kids = cli_alloc((size_t)jobs, sizeof *kids);
+	struct pollfd *pfd = cli_alloc((size_t)jobs, sizeof *pfd);
+	rs->reports = cli_alloc((size_t)rs->files->n + 1,
+				sizeof *rs->reports);
+	rs->finished = cli_alloc((size_t)rs->files->n + 1,
+				 sizeof *rs->finished);
 	runner_roots.kids = kids;
 	runner_roots.pollfds = pfd;
 	runner_roots.files = rs->files;
@@ -724,7 +722,7 @@ cmd_test(int argc, char **argv)
 				       "not go together");
 	/* The arguments in sorted order too: a directory named twice, or
 	 * through a link, is read under the least of its spellings. */
-	entry *tops = calloc((size_t)npaths, sizeof *tops);
+	entry *tops = cli_alloc((size_t)npaths, sizeof *tops);
 	for (int i = 0; i < npaths; i++) {
 		struct stat st;
 		tops[i] = (entry){ argv[i + 1], stat(argv[i + 1], &st) == 0 &&

@@ -289,13 +289,9 @@ check_domtree_annotations(test_file *tf, const test_func *tfn,
 	const kl_func *f = tfn->func;
 	dom_check c = { tf, tfn, f, dt, kl_func_block_bound(f), NULL, NULL,
 			NULL, report, { 0 }, { 0 }, { 0 } };
-	c.placed = calloc(c.bound + 1, 1);
-	c.seen = calloc(c.bound + 1, 1);
-	c.annotated = calloc(c.bound + 1, 1);
-	if (!c.placed || !c.seen || !c.annotated) {
-		fprintf(stderr, "keel test: out of memory\n");
-		exit(EXIT_BAD_INPUT);
-	}
+	c.placed = cli_alloc(c.bound + 1, 1);
+	c.seen = cli_alloc(c.bound + 1, 1);
+	c.annotated = cli_alloc(c.bound + 1, 1);
 	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
 	     b = kl_block_next(f, b))
 		c.placed[b.id] = 1;

@@ -234,7 +234,7 @@ int
 test_cmd_parse_error(test_file *tf, const char *args, kl_buf *report)
 {
 	(void)args;
-	expected_error *exp = calloc(tf->ncomments + 1, sizeof *exp);
+	expected_error *exp = cli_alloc(tf->ncomments + 1, sizeof *exp);
 	uint32_t nexp = 0, code_line = 0;
 	/* Caret annotations point into the nearest code line above (a
 	 * line with something besides blanks); one after code expects an

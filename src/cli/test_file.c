@@ -231,7 +231,7 @@ error_at_v(const test_file *tf, uint32_t line, uint32_t col, kl_buf *report,
 	va_list again;
 	va_copy(again, ap);
 	int n = vsnprintf(NULL, 0, fmt, ap);
-	char *msg = malloc(n > 0 ? (size_t)n + 1 : 1);
+	char *msg = cli_alloc(n > 0 ? (size_t)n + 1 : 1, 1);
 	vsnprintf(msg, n > 0 ? (size_t)n + 1 : 1, fmt, again);
 	va_end(again);
 	kl_diag d = { 0 };
@@ -598,7 +598,7 @@ test_add_edit(test_file *tf, uint32_t first, uint32_t count, const char *text,
 	cli_grow((void **)&tf->edits, &tf->edits_cap, sizeof *tf->edits,
 		      tf->nedits + 1);
 	tf->edits[tf->nedits++] =
-		(struct bless_edit){ first, count, strdup(text), changes };
+		(struct bless_edit){ first, count, cli_strdup(text), changes };
 	return true;
 }
 
@@ -651,12 +651,7 @@ replace_file(const char *path, const char *data, size_t len)
 		return false;
 	}
 	size_t n = strlen(real) + sizeof ".bless-XXXXXX";
-	char *tmp = malloc(n);
-	if (!tmp) {
-		free(real);
-		errno = ENOMEM;
-		return false;
-	}
+	char *tmp = cli_alloc(n, 1);
 	snprintf(tmp, n, "%s.bless-XXXXXX", real);
 	int fd = mkstemp(tmp);
 	if (fd < 0) {
@@ -797,7 +792,7 @@ attach_comments(test_file *tf, test_comment *all, uint32_t nall)
 {
 	kl_module *m = tf->module;
 	uint32_t nsyms = kl_module_num_syms(m);
-	tf->funcs = calloc(nsyms ? nsyms : 1, sizeof *tf->funcs);
+	tf->funcs = cli_alloc(nsyms, sizeof *tf->funcs);
 	for (uint32_t s = 0; s < nsyms; s++) {
 		kl_func *f = kl_sym_func(m, (kl_sym){ s });
 		if (!f)
@@ -1040,7 +1035,7 @@ header_commands(test_file *tf, const header_line *header, uint32_t nheader,
 			 "file (a test file starts with 'test COMMAND' lines)");
 		return NULL;
 	}
-	const test_command **cmds = calloc(nheader, sizeof *cmds);
+	const test_command **cmds = cli_alloc(nheader, sizeof *cmds);
 	for (uint32_t i = 0; i < nheader; i++) {
 		if (header[i].nul_col) {
 			error_at(tf, header[i].line, header[i].nul_col, report,
@@ -1121,7 +1116,7 @@ run_file_once(const char *path, const char *source, bool bless, bool *blessed,
 		kl_buf_printf(report, "%s: cannot read the file\n", path);
 		return 1;
 	}
-	char *blanked = malloc(file.len + 1);
+	char *blanked = cli_alloc(file.len + 1, 1);
 	memcpy(blanked, file.text, file.len + 1);
 	uint32_t nheader;
 	header_line *header = read_header(blanked, file.len, &nheader);

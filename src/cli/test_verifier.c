@@ -56,7 +56,7 @@ line_starts(const test_file *tf)
 	uint32_t n = 1;
 	for (size_t k = 0; k < tf->len; k++)
 		n += tf->text[k] == '\n';
-	size_t *s = malloc(((size_t)n + 2) * sizeof *s);
+	size_t *s = cli_alloc((size_t)n + 2, sizeof *s);
 	uint32_t line = 1;
 	s[1] = 0;
 	for (size_t k = 0; k < tf->len; k++)
@@ -93,7 +93,7 @@ static annotation *
 collect(const test_file *tf, const test_func *tfn, const size_t *starts,
 	uint32_t *n, kl_buf *report)
 {
-	annotation *a = calloc(tfn->ncomments ? tfn->ncomments : 1, sizeof *a);
+	annotation *a = cli_alloc(tfn->ncomments, sizeof *a);
 	*n = 0;
 	for (uint32_t k = 0; k < tfn->ncomments; k++) {
 		const test_comment *c = &tfn->comments[k];
@@ -187,7 +187,7 @@ check_func(test_file *tf, const test_func *tfn, const size_t *starts,
 	annotation *a = collect(tf, tfn, starts, &na, &problems);
 	/* Each error looks only at the annotations of its line: all of
 	 * them for each error was quadratic in a long function. */
-	uint64_t *by_line = malloc((na ? na : 1) * sizeof *by_line);
+	uint64_t *by_line = cli_alloc(na, sizeof *by_line);
 	for (uint32_t j = 0; j < na; j++)
 		by_line[j] = (uint64_t)a[j].line << 32 | j;
 	qsort(by_line, na, sizeof *by_line, cmp_key);
