@@ -294,8 +294,11 @@ test_comment_error_at(const test_file *tf, const test_comment *c,
  * option with a value, spelt "fuel=" in its list for a number and
  * "after=PASS[,PASS...]" for a word the command reads itself.
  */
-typedef enum option_kind { OPT_NONE, OPT_FLAG, OPT_NUMBER, OPT_WORD } option_kind;
+typedef enum option_kind {
+	OPT_NONE, OPT_FLAG, OPT_NUMBER, OPT_WORD
+} option_kind;
 
+/* (*spelling, when asked for, is the option as the list spells it) */
 static option_kind
 find_option(const test_command *cmd, const char *name, size_t n,
 	    bool with_value, const char **spelling)
@@ -305,12 +308,13 @@ find_option(const test_command *cmd, const char *name, size_t n,
 	while ((o = next_word(&opts, &len))) {
 		if (len < n || memcmp(o, name, n) != 0)
 			continue;
-		if (spelling)
-			*spelling = o;
 		if (!with_value && len == n)
 			return OPT_FLAG;
-		if (with_value && len > n && o[n] == '=')
+		if (with_value && len > n && o[n] == '=') {
+			if (spelling)
+				*spelling = o;
 			return len == n + 1 ? OPT_NUMBER : OPT_WORD;
+		}
 	}
 	return OPT_NONE;
 }
