@@ -230,15 +230,16 @@ contains(const char *hay, const char *needle, size_t n)
 	return false;
 }
 
-int
-test_cmd_parse_error(test_file *tf, const char *args, kl_buf *report)
+/*
+ * The file's error annotations into exp (room for one per comment); their
+ * number. Caret annotations point into the nearest code line above (a
+ * line with something besides blanks); one after code expects an error
+ * on its own line, one on a line of its own an error anywhere.
+ */
+static uint32_t
+read_expectations(const test_file *tf, expected_error *exp)
 {
-	(void)args;
-	expected_error *exp = cli_alloc(tf->ncomments + 1, sizeof *exp);
 	uint32_t nexp = 0, code_line = 0;
-	/* Caret annotations point into the nearest code line above (a
-	 * line with something besides blanks); one after code expects an
-	 * error on its own line. */
 	const char *s = tf->text, *end = tf->text + tf->len;
 	uint32_t ci = 0;
 	for (uint32_t line = 1; s < end; line++) {
@@ -277,6 +278,54 @@ test_cmd_parse_error(test_file *tf, const char *args, kl_buf *report)
 		}
 		s = e + 1;
 	}
+	return nexp;
+}
+
+/* The most precise expectation not yet matched that fits d, the first of
+ * them: at the column (2), on the line (1), anywhere (0); or NULL. */
+static expected_error *
+best_expectation(expected_error *exp, uint32_t nexp, const kl_diag *d)
+{
+	expected_error *hit = NULL;
+	int best = -1;
+	for (uint32_t k = 0; k < nexp; k++) {
+		expected_error *x = &exp[k];
+		bool fits = x->col ? x->line == d->line && x->col == d->col
+				   : !x->line || x->line == d->line;
+		int rank = (x->line != 0) + (x->col != 0);
+		if (!x->matched && fits && rank > best &&
+		    contains(d->message, x->text, x->len)) {
+			hit = x;
+			best = rank;
+		}
+	}
+	return hit;
+}
+
+/* An expectation no error matched, said with where it expected one. */
+static void
+report_unmatched(const test_file *tf, const expected_error *x,
+		 kl_buf *report)
+{
+	if (x->col)
+		kl_buf_printf(report, "%s:%u: expected error at %u:%u not "
+			      "reported: %.*s\n", tf->path, x->at, x->line,
+			      x->col, (int)x->len, x->text);
+	else if (x->line)
+		kl_buf_printf(report, "%s:%u: expected error on line %u not "
+			      "reported: %.*s\n", tf->path, x->at, x->line,
+			      (int)x->len, x->text);
+	else
+		kl_buf_printf(report, "%s:%u: expected error not reported: "
+			      "%.*s\n", tf->path, x->at, (int)x->len, x->text);
+}
+
+int
+test_cmd_parse_error(test_file *tf, const char *args, kl_buf *report)
+{
+	(void)args;
+	expected_error *exp = cli_alloc(tf->ncomments + 1, sizeof *exp);
+	uint32_t nexp = read_expectations(tf, exp);
 	/* Parse again as a module is normally parsed: no redefinitions. */
 	kl_diags diags = { 0 };
 	kl_module *m = NULL;
@@ -291,22 +340,7 @@ test_cmd_parse_error(test_file *tf, const char *args, kl_buf *report)
 	}
 	for (uint32_t i = 0; i < diags.len; i++) {
 		const kl_diag *d = &diags.items[i];
-		/* The most precise expectation that fits, the first of
-		 * them: at the column (2), on the line (1), anywhere (0). */
-		expected_error *hit = NULL;
-		int best = -1;
-		for (uint32_t k = 0; k < nexp; k++) {
-			expected_error *x = &exp[k];
-			bool fits = x->col ? x->line == d->line &&
-						     x->col == d->col
-					   : !x->line || x->line == d->line;
-			int rank = (x->line != 0) + (x->col != 0);
-			if (!x->matched && fits && rank > best &&
-			    contains(d->message, x->text, x->len)) {
-				hit = x;
-				best = rank;
-			}
-		}
+		expected_error *hit = best_expectation(exp, nexp, d);
 		if (hit) {
 			hit->matched = true;
 			continue;
@@ -316,23 +350,10 @@ test_cmd_parse_error(test_file *tf, const char *args, kl_buf *report)
 		failures++;
 	}
 	for (uint32_t k = 0; k < nexp; k++) {
-		if (exp[k].matched)
-			continue;
-		if (exp[k].col)
-			kl_buf_printf(report, "%s:%u: expected error at %u:%u "
-				      "not reported: %.*s\n", tf->path,
-				      exp[k].at, exp[k].line, exp[k].col,
-				      (int)exp[k].len, exp[k].text);
-		else if (exp[k].line)
-			kl_buf_printf(report, "%s:%u: expected error on line "
-				      "%u not reported: %.*s\n", tf->path,
-				      exp[k].at, exp[k].line, (int)exp[k].len,
-				      exp[k].text);
-		else
-			kl_buf_printf(report, "%s:%u: expected error not "
-				      "reported: %.*s\n", tf->path, exp[k].at,
-				      (int)exp[k].len, exp[k].text);
-		failures++;
+		if (!exp[k].matched) {
+			report_unmatched(tf, &exp[k], report);
+			failures++;
+		}
 	}
 	if (nexp == 0) {
 		kl_buf_printf(report, "%s: a parse-error test needs error "
