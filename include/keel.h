@@ -453,6 +453,10 @@ bool kl_value_is_alias(const kl_func *f, kl_value v);
  * parameter v is; none when that is out of the layout. */
 kl_inst kl_value_def_inst(const kl_func *f, kl_value v);
 kl_block kl_value_def_block(const kl_func *f, kl_value v);
+/* If v is a parameter of a block, placed or not, its position in the
+ * block's parameters (kl_block_param's index), and that block in *block
+ * (may be NULL); else KL_NONE. O(the block's parameters). */
+uint32_t kl_value_param_index(const kl_func *f, kl_value v, kl_block *block);
 
 kl_opcode kl_inst_opcode(const kl_func *f, kl_inst i);
 uint32_t kl_inst_num_results(const kl_func *f, kl_inst i);
@@ -970,8 +974,11 @@ bool kl_liveness_is_live_out(const kl_liveness *lv, kl_block b, kl_value v);
  * argument, the destination and the argument's index (kl_inst_dest_arg,
  * kl_inst_set_dest_arg). Only placed instructions count. A use through
  * an alias counts for the value the alias resolves to, and asking about
- * an alias answers for that value. O(instructions + uses); valid until
- * the function changes.
+ * an alias answers for that value. O(instructions + uses). The lists
+ * describe the function as it was computed: after changes they are
+ * stale, not dangling, so a pass may go on reading them for the uses
+ * that were there (as fold.c's dead-code removal does), knowing that
+ * uses added since are not in them.
  */
 typedef struct kl_uses kl_uses;
 
@@ -991,7 +998,9 @@ const kl_use *kl_uses_of(const kl_uses *u, const kl_func *f, kl_value v,
 			 uint32_t *n);
 /* The value v stood for when u was computed (kl_value_resolve's answer
  * then), in O(1) where kl_value_resolve walks the alias chain each time;
- * a value made since is resolved by kl_value_resolve. */
+ * a value made since is resolved by kl_value_resolve. A value made an
+ * alias after the compute still answers itself here: after such changes
+ * ask kl_value_resolve. */
 kl_value kl_uses_resolve(const kl_uses *u, const kl_func *f, kl_value v);
 
 /*

@@ -743,6 +743,23 @@ kl_value_def_block(const kl_func *f, kl_value v)
 	return KL_NO_BLOCK;
 }
 
+uint32_t
+kl_value_param_index(const kl_func *f, kl_value v, kl_block *block)
+{
+	if (!value_ok(f, v) || f->values[v.id].kind != VK_PARAM ||
+	    f->values[v.id].def >= f->nblocks)
+		return KL_NONE;
+	kl_block b = { f->values[v.id].def };
+	/* (a removed parameter may keep its block: it is in no list) */
+	for (uint32_t k = 0, n = kl_block_num_params(f, b); k < n; k++)
+		if (kl_block_param(f, b, k).id == v.id) {
+			if (block)
+				*block = b;
+			return k;
+		}
+	return KL_NONE;
+}
+
 kl_opcode
 kl_inst_opcode(const kl_func *f, kl_inst i)
 {

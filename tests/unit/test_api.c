@@ -1922,6 +1922,43 @@ test_set_dest_to_missing_block(void)
 	kl_module_free(m);
 }
 
+/* A parameter's place in its block, placed or not; none for a result, a
+ * removed parameter or no value. */
+static void
+test_value_param_index(void)
+{
+	kl_module *m;
+	kl_func *f = parsed_f("function %f(i32, i64) -> i32 {\n"
+			      "block0(v0: i32, v1: i64):\n"
+			      "    jump block1(v0, v1)\n"
+			      "block1(v2: i32, v3: i64):\n"
+			      "    v4 = iadd_imm v2, 1\n"
+			      "    return v4\n"
+			      "}\n", &m);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	kl_block b = KL_NO_BLOCK;
+	CHECK_EQ_INT(kl_value_param_index(f, (kl_value){ 1 }, &b), 1);
+	CHECK_EQ_INT(b.id, 0);
+	CHECK_EQ_INT(kl_value_param_index(f, (kl_value){ 3 }, &b), 1);
+	CHECK_EQ_INT(b.id, 1);
+	CHECK_EQ_INT(kl_value_param_index(f, (kl_value){ 2 }, NULL), 0);
+	CHECK_EQ_INT(kl_value_param_index(f, (kl_value){ 4 }, NULL), KL_NONE);
+	CHECK_EQ_INT(kl_value_param_index(f, (kl_value){ 99 }, NULL), KL_NONE);
+	/* a block taken out of the layout keeps its parameters */
+	kl_block fresh = kl_func_new_block(f);
+	kl_value p = kl_block_append_param(f, fresh, KL_TYPE_I8);
+	CHECK_EQ_INT(kl_value_param_index(f, p, &b), 0);
+	CHECK_EQ_INT(b.id, fresh.id);
+	/* a removed parameter is in no list */
+	kl_value gone = { 3 };
+	CHECK_EQ_INT(kl_func_remove_params(f, &gone, 1), KL_OK);
+	CHECK_EQ_INT(kl_value_param_index(f, gone, NULL), KL_NONE);
+	CHECK_EQ_INT(kl_value_param_index(f, (kl_value){ 2 }, NULL), 0);
+	kl_module_free(m);
+}
+
 /* Closed: a terminator last. Open: empty, code without one, or code
  * after one moved away; and no block at all. */
 static void
@@ -2003,6 +2040,7 @@ main(void)
 	UNIT_RUN(test_data_string_null_bytes);
 	UNIT_RUN(test_set_dest_to_missing_block);
 	UNIT_RUN(test_block_is_terminated);
+	UNIT_RUN(test_value_param_index);
 	UNIT_RUN(test_pass_report_counters);
 	return unit_report("api");
 }
