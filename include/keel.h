@@ -707,6 +707,13 @@ uint32_t kl_sym_source_line(const kl_module *m, kl_sym s);
  */
 typedef struct kl_print_options {
 	bool inst_numbers; /* append " ; instN" to every instruction line */
+	/* Write values, blocks and sigrefs numbered from 0: blocks in layout
+	 * order, values and sigrefs in the order they first appear. The IR
+	 * keeps its numbers; the text is what the parser reads back to an
+	 * equal function numbered so. For IR that verifies: after a pass
+	 * that deleted most values, the text with its own numbers can be too
+	 * sparse to parse back (docs/ir.md, "Entity names"). */
+	bool renumber;
 	void (*annotate)(void *ctx, const kl_func *f, kl_entity what,
 			 const char *line, size_t line_len, kl_buf *out);
 	void *annotate_ctx;

@@ -1344,6 +1344,32 @@ if ! grep -q __asan_init "$build"/keel &&
 else
 	echo "keel is built with ASan or does not run in 100 MB: skipping the nest's memory checks"
 fi
+# --renumber: the text reads back to the same function numbered from 0,
+# renumbering that again changes nothing, and the program computes the
+# same; keel opt --renumber prints its result so
+"$build"/keel-gen --size 3000 --seed 11 -o "$dir/rn.kl"
+"$build"/keel opt -p promote --renumber "$dir/rn.kl" >"$dir/rn1.kl"
+"$build"/keel cat --renumber "$dir/rn1.kl" >"$dir/rn2.kl"
+if cmp -s "$dir/rn1.kl" "$dir/rn2.kl" && "$build"/keel verify "$dir/rn1.kl" &&
+	[ "$("$build"/keel run "$dir/rn.kl")" = "$("$build"/keel run "$dir/rn1.kl")" ] &&
+	[ "$(sed -n 's/^block\([0-9]*\).*/\1/p' "$dir/rn1.kl" | sort -n | head -1)" = 0 ]
+then ok; else bad "keel opt --renumber / keel cat --renumber: not a fixed point, or not the same program"; fi
+# an alias, and a use before its definition, take the numbers of where
+# they first appear
+out=$("$build"/keel cat --renumber tests/filetests/text/alias-forward.kl 2>&1)
+if [ "$out" = "function %f(i32) -> i32 {
+block0(v0: i32):
+    jump block2
+
+block1:
+    v1 -> v2
+    v3 = iadd.i32 v1, v0
+    return v3
+
+block2:
+    v2 = iadd.i32 v0, v0
+    jump block1
+}" ]; then ok; else bad "keel cat --renumber of alias-forward.kl: $out"; fi
 # Running out of memory is said as what it is, not as a bug of keel's
 # ("internal error"), wherever it happens.
 "$build"/keel-gen --size 100000 --seed 3 -o "$dir/oom.kl"

@@ -14,6 +14,10 @@ static const char cat_help[] =
 	"\n"
 	"options:\n"
 	"  --inst-numbers   append '; instN' to every instruction line\n"
+	"  --renumber       number values, blocks and signature references\n"
+	"                   from 0 (blocks in layout order, the others as\n"
+	"                   they first appear), so that text left sparse by\n"
+	"                   a pass reads back\n"
 	"  --time           report parse and print times on standard error\n"
 	"                   (print includes writing the text out, which\n"
 	"                   happens as it is printed)\n"
@@ -75,6 +79,8 @@ cmd_cat(int argc, char **argv)
 			return EXIT_OK;
 		} else if (cli_args_flag(&args, "--inst-numbers", NULL)) {
 			popts.inst_numbers = true;
+		} else if (cli_args_flag(&args, "--renumber", NULL)) {
+			popts.renumber = true;
 		} else if (cli_args_flag(&args, "--time", NULL)) {
 			timing = true;
 		} else if (cli_args_is_option(&args)) {

@@ -31,6 +31,9 @@ static const char opt_help[] =
 	"  --stats                report the passes' counters (stderr)\n"
 	"  -v, --verbose          report the passes' notes (why an alloca\n"
 	"                         was kept, ...) on standard error\n"
+	"  --renumber             print the result with values, blocks and\n"
+	"                         signature references numbered from 0, as\n"
+	"                         keel cat --renumber does\n"
 	"  --list                 list the passes (alone)\n"
 	"  -h, --help             show this help\n"
 	"\n"
@@ -40,7 +43,7 @@ static const char opt_help[] =
 typedef struct opt_options {
 	const kl_pass *passes[CLI_MAX_PASSES];
 	uint32_t npasses;
-	bool verify_each, time_passes, stats, verbose;
+	bool verify_each, time_passes, stats, verbose, renumber;
 	const char *print_after; /* pass name, "all" or NULL */
 	const char *file;
 } opt_options;
@@ -224,6 +227,8 @@ cmd_opt(int argc, char **argv)
 			int st = parse_pass_list(&o, args.value);
 			if (st != EXIT_OK)
 				return st;
+		} else if (cli_args_flag(&args, "--renumber", NULL)) {
+			o.renumber = true;
 		} else if (cli_args_flag(&args, "--verify-each", NULL)) {
 			o.verify_each = true;
 		} else if (after) {
@@ -288,7 +293,8 @@ cmd_opt(int argc, char **argv)
 			status = run_passes(&o, m, &f, &verify);
 			kl_verify_scratch_free(scratch);
 		}
-		if (status == EXIT_OK && !cli_print_module(m, NULL, stdout))
+		kl_print_options popts = { .renumber = o.renumber };
+		if (status == EXIT_OK && !cli_print_module(m, &popts, stdout))
 			status = EXIT_BAD_INPUT;
 		kl_module_free(m);
 	}

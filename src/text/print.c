@@ -37,7 +37,28 @@ typedef struct printer {
 	uint32_t resolved_cap;
 	kl_buf line;          /* the current line, when annotating */
 	size_t line_start;
+	/* With the renumber option: the number each value, block and sigref
+	 * is written with (KL_NONE: none yet), and the next to give; the
+	 * maps are NULL otherwise. */
+	uint32_t *renum[3];
+	uint32_t renum_bound[3], renum_next[3];
 } printer;
+
+enum { RN_VALUE, RN_BLOCK, RN_SIGREF };
+
+/* The number entity id of the kind is written with: its own, or with
+ * renumbering the next one free when it first appears. (A number past
+ * the tables, in IR that does not verify, is written as it is.) */
+static uint32_t
+shown(printer *p, int kind, uint32_t id)
+{
+	uint32_t *map = p->renum[kind];
+	if (!map || id >= p->renum_bound[kind])
+		return id;
+	if (map[id] == KL_NONE)
+		map[id] = p->renum_next[kind]++;
+	return map[id];
+}
 
 static bool
 annotating(const printer *p)
@@ -89,7 +110,7 @@ put_value(printer *p, uint32_t v)
 	if (v == KL_NONE)
 		buf_adds(p->out, "v?");
 	else
-		fmt_entity(p->out, "v", 1, v);
+		fmt_entity(p->out, "v", 1, shown(p, RN_VALUE, v));
 }
 
 static void
@@ -149,7 +170,7 @@ put_dest(printer *p, uint32_t dest)
 		buf_adds(p->out, "block?");
 		return;
 	}
-	fmt_entity(p->out, "block", 5, b);
+	fmt_entity(p->out, "block", 5, shown(p, RN_BLOCK, b));
 	if (n > 0) {
 		buf_addc(p->out, '(');
 		put_values(p, args, n);
@@ -395,7 +416,7 @@ put_operands(printer *p, uint32_t i)
 		break;
 	case KL_FMT_CALL_INDIRECT:
 		buf_addc(out, ' ');
-		fmt_entity(out, "sig", 3, d->w[1]);
+		fmt_entity(out, "sig", 3, shown(p, RN_SIGREF, d->w[1]));
 		buf_adds(out, ", ");
 		n = safe_list(f, d->w[2], &e);
 		put_value(p, n ? e[0] : KL_NONE);
@@ -545,9 +566,9 @@ write_alias_chain(printer *p, uint32_t v)
 		p->alias_state[a] = 1;
 		line_begin(p);
 		buf_adds(p->out, "    ");
-		fmt_entity(p->out, "v", 1, a);
+		put_value(p, a);
 		buf_adds(p->out, " -> ");
-		fmt_entity(p->out, "v", 1, f->values[a].def);
+		put_value(p, f->values[a].def);
 		line_end(p, (kl_entity){ KL_ENT_VALUE, a });
 	}
 }
@@ -613,7 +634,7 @@ put_block_header(printer *p, uint32_t b)
 {
 	const kl_func *f = p->f;
 	line_begin(p);
-	fmt_entity(p->out, "block", 5, b);
+	fmt_entity(p->out, "block", 5, shown(p, RN_BLOCK, b));
 	const uint32_t *e;
 	uint32_t n = safe_list(f, f->blocks[b].params, &e);
 	if (n) {
@@ -648,7 +669,9 @@ print_func(printer *p)
 		if (f->sigrefs[s] == KL_NONE)
 			continue;
 		line_begin(p);
-		kl_buf_printf(out, "    sig%u = ", s);
+		buf_adds(out, "    ");
+		fmt_entity(out, "sig", 3, shown(p, RN_SIGREF, s));
+		buf_adds(out, " = ");
 		put_signature(out, p->m, module_sig(p->m, f->sigrefs[s]));
 		line_end(p, (kl_entity){ KL_ENT_SIGREF, s });
 		preamble = true;
@@ -690,6 +713,31 @@ print_func(printer *p)
 	buf_adds(out, "}\n");
 }
 
+/*
+ * Renumbering: blocks in layout order, so that the text reads as the
+ * layout does; values and sigrefs as they first appear, which for values
+ * is mostly the order of their definitions (a use before its definition,
+ * round a loop, takes the next number there).
+ */
+static void
+start_renumbering(printer *p)
+{
+	const kl_func *f = p->f;
+	uint32_t bound[3] = { f->nvalues, f->nblocks, f->nsigrefs };
+	for (int k = 0; k < 3; k++) {
+		p->renum_bound[k] = bound[k];
+		p->renum[k] = kl_malloc(((size_t)bound[k] + 1) *
+					sizeof *p->renum[k]);
+		memset(p->renum[k], 0xff, ((size_t)bound[k] + 1) *
+					  sizeof *p->renum[k]);
+	}
+	uint32_t steps = 0;
+	for (uint32_t b = f->first_block; b != KL_NONE && b < f->nblocks &&
+					  steps++ <= f->nblocks;
+	     b = f->blocks[b].next)
+		shown(p, RN_BLOCK, b);
+}
+
 /* A function's text, left in out (but for what a flush took). */
 static void
 print_func_text(const kl_func *f, const kl_print_options *opts, kl_buf *out)
@@ -701,7 +749,11 @@ print_func_text(const kl_func *f, const kl_print_options *opts, kl_buf *out)
 	size_t chunk = KL_PRINT_CHUNK + 4096;
 	kl_buf_reserve(out, opts && opts->flush && whole > chunk ? chunk
 								 : whole);
+	if (opts && opts->renumber)
+		start_renumbering(&p);
 	print_func(&p);
+	for (int k = 0; k < 3; k++)
+		free(p.renum[k]);
 	free(p.chain);
 	free(p.resolved_buf);
 	kl_buf_free(&p.line);

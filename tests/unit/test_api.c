@@ -1922,6 +1922,65 @@ test_set_dest_to_missing_block(void)
 	kl_module_free(m);
 }
 
+/*
+ * A function whose numbers a pass left sparse: its only block is
+ * block1100000, past the parser's budget for so short a text. As it is,
+ * the text does not read back; renumbered it does, as block0, and
+ * renumbering that text again changes nothing.
+ */
+static void
+test_print_renumbered(void)
+{
+	kl_module *m = kl_module_new();
+	const kl_type i32 = KL_TYPE_I32;
+	kl_signature sig = { .params = &i32, .num_params = 1,
+			     .results = &i32, .num_results = 1 };
+	kl_func *f;
+	CHECK_EQ_INT(kl_module_add_func(m, "f", 1, &sig, &f), KL_OK);
+	for (uint32_t k = 0; k < 1100000; k++)
+		kl_func_new_block(f); /* never placed: never printed */
+	kl_block b = kl_func_new_block(f);
+	kl_func_append_block(f, b);
+	kl_value x = kl_block_append_param(f, b, i32);
+	kl_builder bld;
+	kl_builder_init(&bld, f);
+	kl_builder_at_end(&bld, b);
+	kl_value y = kl_build_binary_imm(&bld, KL_OP_IADD_IMM, x, 1);
+	kl_build_return(&bld, &y, 1);
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_OK);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+
+	kl_buf plain = { 0 }, renumbered = { 0 }, again = { 0 };
+	kl_print_module(m, NULL, &plain);
+	CHECK(strstr(plain.data, "block1100000(v0: i32):") != NULL);
+	kl_module *back = NULL;
+	kl_diags d = { 0 };
+	CHECK_EQ_INT(kl_parse_module(plain.data, plain.len, NULL, &back, &d),
+		     KL_ERR_PARSE);
+	kl_diags_free(&d);
+
+	kl_print_options ro = { .renumber = true };
+	kl_print_module(m, &ro, &renumbered);
+	CHECK_EQ_STR(renumbered.data, "function %f(i32) -> i32 {\n"
+				      "block0(v0: i32):\n"
+				      "    v1 = iadd_imm v0, 1\n"
+				      "    return v1\n"
+				      "}\n");
+	CHECK_EQ_INT(kl_parse_module(renumbered.data, renumbered.len, NULL,
+				     &back, &d),
+		     KL_OK);
+	if (back) {
+		kl_print_module(back, &ro, &again);
+		CHECK_EQ_STR(again.data, renumbered.data);
+	}
+	kl_diags_free(&d);
+	kl_module_free(back);
+	kl_buf_free(&plain);
+	kl_buf_free(&renumbered);
+	kl_buf_free(&again);
+	kl_module_free(m);
+}
+
 /* A parameter's place in its block, placed or not; none for a result, a
  * removed parameter or no value. */
 static void
@@ -2041,6 +2100,7 @@ main(void)
 	UNIT_RUN(test_set_dest_to_missing_block);
 	UNIT_RUN(test_block_is_terminated);
 	UNIT_RUN(test_value_param_index);
+	UNIT_RUN(test_print_renumbered);
 	UNIT_RUN(test_pass_report_counters);
 	return unit_report("api");
 }
