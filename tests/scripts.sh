@@ -633,6 +633,53 @@ for c in "cfg --dot=1" "domtree --frontiers=yes" "cat --time=1" "verify --inst-n
 		bad "keel $c: exit $st, $(cat "$dir/flag.err")"; fi
 done
 
+# ---- 0c2. keel difftest --against: a pass of one's own, its output in a
+# file of its own ----
+cat >"$dir/da.kl" <<'KL'
+function %f(i32) -> i32 {
+block0(v0: i32):
+    v1 = iadd_imm v0, 1
+    return v1
+}
+
+function %g(i32) -> i32 {
+block0(v0: i32):
+    return v0
+}
+KL
+sed 's/iadd_imm v0, 1/iadd_imm v0, 2/' "$dir/da.kl" >"$dir/wrong.kl"
+sed '/^function %g/,$d' "$dir/da.kl" >"$dir/nog.kl"
+cat "$dir/nog.kl" - >"$dir/sig.kl" <<'KL'
+
+function %g(i64) -> i32 {
+block0(v0: i64):
+    v1 = ireduce.i32 v0
+    return v1
+}
+KL
+"$build"/keel opt -p promote examples/sieve.kl >"$dir/sieve-after.kl"
+# (file, after, exit status, the output's first line)
+for c in "examples/sieve.kl|$dir/sieve-after.kl|0|PASS examples/sieve.kl" \
+	"$dir/da.kl|$dir/da.kl|0|PASS $dir/da.kl" \
+	"$dir/da.kl|$dir/wrong.kl|1|FAIL $dir/da.kl: %f, argument vector 0: returned 0x1 in $dir/da.kl, returned 0x2 in $dir/wrong.kl" \
+	"$dir/da.kl|$dir/nog.kl|1|FAIL $dir/da.kl: %g is not a function of $dir/nog.kl" \
+	"$dir/da.kl|$dir/sig.kl|1|FAIL $dir/da.kl: %g has another signature in $dir/sig.kl"; do
+	file=${c%%|*}; rest=${c#*|}
+	after=${rest%%|*}; rest=${rest#*|}
+	want_st=${rest%%|*}; want=${rest#*|}
+	got=$("$build"/keel difftest --against "$after" "$file" | head -n 1)
+	st=$("$build"/keel difftest --against "$after" "$file" >/dev/null; echo $?)
+	if [ "$st" = "$want_st" ] && [ "$got" = "$want" ]; then ok; else
+		bad "keel difftest --against $after $file: exit $st, '$got', not '$want'"; fi
+done
+# -p with --against, two files, neither: bad usage
+for c in "-p promote --against $dir/da.kl $dir/da.kl" "--against $dir/da.kl $dir/da.kl $dir/da.kl" "$dir/da.kl"; do
+	# shellcheck disable=SC2086
+	"$build"/keel difftest $c >/dev/null 2>&1
+	st=$?
+	if [ "$st" = 2 ]; then ok; else bad "keel difftest $c: exit $st, not 2"; fi
+done
+
 # ---- 0d. what keel difftest does not compare, and says so ----
 difftest_says() { # expected-line args...
 	want=$1

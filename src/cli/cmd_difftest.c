@@ -16,6 +16,10 @@
  * which: the two results must print the same, which checks the paths a
  * pass takes only for verified IR, and whatever it keeps from one
  * function to the next, against the others.
+ *
+ * With --against, the module after is another file, what a pass of
+ * one's own (outside the registry) made: each function is compared with
+ * the function of the same name there.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +29,7 @@
 
 static const char difftest_help[] =
 	"usage: keel difftest -p PASS[,PASS...] [options] FILE...\n"
+	"       keel difftest --against AFTER [options] FILE\n"
 	"\n"
 	"Run every function of each FILE ('-' for standard input, named\n"
 	"once) in the interpreter, before and after the passes, on several\n"
@@ -45,9 +50,15 @@ static const char difftest_help[] =
 	"'keel opt' runs them (on verified input, with their state kept from\n"
 	"one function to the next) and on each function alone as on unverified\n"
 	"input; both results must print the same.\n"
+	"With --against AFTER, the module after is the file AFTER, as a\n"
+	"pass of one's own left FILE: each function of FILE is compared with\n"
+	"the function of the same name and signature in AFTER, which must\n"
+	"verify too.\n"
 	"\n"
 	"options:\n"
 	"  -p, --passes LIST   the passes to check\n"
+	"  --against AFTER     compare FILE with AFTER instead of with what\n"
+	"                      passes make of it\n"
 	"  --fuel N            instruction budget per call (default 10M; 0: no\n"
 	"                      limit); a call that ran out of it, or over the\n"
 	"                      memory limit, only after the passes runs again\n"
@@ -82,12 +93,47 @@ parse_again(void *file)
 	return cli_parse(file, false);
 }
 
+/* The function of after that stands for symbol s of before: the one of
+ * the same name and signature; none (said) if there is no such one. */
+static kl_sym
+counterpart(const char *path, const char *after_path, kl_module *before,
+	    kl_module *after, uint32_t s)
+{
+	size_t n;
+	const char *name = kl_sym_name(before, (kl_sym){ s }, &n);
+	kl_sym t = kl_module_lookup(after, name, n);
+	const char *why = NULL;
+	if (t.id == KL_NONE || !kl_sym_func(after, t)) {
+		why = "is not a function of";
+	} else {
+		kl_signature a = kl_sym_signature(before, (kl_sym){ s });
+		kl_signature b = kl_sym_signature(after, t);
+		bool same = a.num_params == b.num_params &&
+			    a.num_results == b.num_results &&
+			    a.variadic == b.variadic;
+		for (uint32_t k = 0; same && k < a.num_params; k++)
+			same = a.params[k] == b.params[k];
+		for (uint32_t k = 0; same && k < a.num_results; k++)
+			same = a.results[k] == b.results[k];
+		if (!same)
+			why = "has another signature in";
+	}
+	if (!why)
+		return t;
+	kl_buf spelt = { 0 };
+	kl_name_format(name, n, &spelt);
+	printf("FAIL %s: %s %s %s\n", path, spelt.data, why, after_path);
+	kl_buf_free(&spelt);
+	return KL_NO_SYM;
+}
+
 /* Run every function of both modules on every vector; report the first
- * call that differs. */
+ * call that differs. after_path names the module after when it is a
+ * file of its own (--against), else NULL: the passes made it. */
 static bool
-compare(const cli_file *file, kl_module *before, kl_module *after,
-	uint64_t fuel, uint32_t *skipped, uint32_t *not_called,
-	uint32_t *calls)
+compare(const cli_file *file, const char *after_path, kl_module *before,
+	kl_module *after, uint64_t fuel, uint32_t *skipped,
+	uint32_t *not_called, uint32_t *calls)
 {
 	run_judge judge;
 	run_judge_init(&judge, after, fuel, parse_again, (void *)file);
@@ -101,6 +147,15 @@ compare(const cli_file *file, kl_module *before, kl_module *after,
 		kl_func *f = kl_sym_func(before, (kl_sym){ s });
 		if (!f)
 			continue;
+		kl_sym s_after = counterpart(file->name,
+					     after_path ? after_path
+							: "the module after the "
+							  "passes",
+					     before, after, s);
+		if (s_after.id == KL_NONE) {
+			ok = false;
+			break;
+		}
 		if (!run_callable(before, f)) {
 			(*not_called)++;
 			continue;
@@ -114,11 +169,11 @@ compare(const cli_file *file, kl_module *before, kl_module *after,
 						: SKIP_LIMIT_BEFORE]++;
 				continue;
 			}
-			run_call(&ra, (kl_sym){ s }, v, &oa);
+			run_call(&ra, s_after, v, &oa);
 			if (run_same(&ob, &oa))
 				continue;
-			enum run_excuse why = run_judge_excuse(&judge, (kl_sym){ s },
-							       v, &ob, &oa);
+			enum run_excuse why = run_judge_excuse(
+				&judge, (kl_sym){ s }, s_after, v, &ob, &oa);
 			if (why == RUN_EXCUSE_OBJECT_IDS)
 				skipped[SKIP_OBJECT_IDS]++;
 			if (why != RUN_NOT_EXCUSED)
@@ -129,9 +184,16 @@ compare(const cli_file *file, kl_module *before, kl_module *after,
 			kl_name_format(fn, n, &spelt);
 			run_describe(&db, &ob);
 			run_describe(&da, &oa);
-			printf("FAIL %s: %s, argument vector %u: before the "
-			       "passes %s, after %s\n", file->name, spelt.data,
-			       v, db.data, da.data);
+			if (after_path)
+				printf("FAIL %s: %s, argument vector %u: %s "
+				       "in %s, %s in %s\n", file->name,
+				       spelt.data, v, db.data, file->name,
+				       da.data, after_path);
+			else
+				printf("FAIL %s: %s, argument vector %u: "
+				       "before the passes %s, after %s\n",
+				       file->name, spelt.data, v, db.data,
+				       da.data);
 			kl_buf_free(&da);
 			kl_buf_free(&db);
 			kl_buf_free(&spelt);
@@ -199,13 +261,13 @@ same_text(const char *path, kl_module *a, kl_module *b)
 	return ok;
 }
 
-/* "FAIL path: does not verify WHEN the passes:" and the listings of
- * the functions d has errors in. */
+/* "FAIL path: does not verify WHEN:" and the listings of the functions
+ * d has errors in. */
 static void
 fail_verify(const char *path, const char *when, kl_module *m,
 	    const kl_diags *d)
 {
-	printf("FAIL %s: does not verify %s the passes:\n", path, when);
+	printf("FAIL %s: does not verify%s:\n", path, when);
 	kl_buf h = { 0 };
 	kl_verify_render_module(m, d, path, false, &h, &h);
 	fwrite(h.data, 1, h.len, stdout);
@@ -219,46 +281,83 @@ typedef struct tally {
 	uint32_t calls;      /* calls made before the passes */
 } tally;
 
-static bool
-check_file(const char *path, const kl_pass *const *passes, uint32_t npasses,
-	   uint64_t fuel, tally *t)
+/* File path read and parsed, or NULL with a FAIL line. */
+static kl_module *
+read_module(const char *path, cli_file *f)
 {
-	cli_file f;
-	bool read = cli_read_file("difftest", path, &f);
-	path = cli_input_name(path);
-	if (!read) {
+	if (!cli_read_file("difftest", path, f)) {
 		/* standard output names every file that failed */
-		printf("FAIL %s: cannot read it\n", path);
-		return false;
+		printf("FAIL %s: cannot read it\n", cli_input_name(path));
+		return NULL;
 	}
-	kl_module *before = cli_parse(&f, false);
-	kl_module *after = before ? cli_parse(&f, false) : NULL;
-	kl_module *alone = after ? cli_parse(&f, false) : NULL;
-	bool ok = before && after && alone;
-	if (!ok)
-		printf("FAIL %s: does not parse\n", path);
-	kl_diags d = { 0 };
-	if (ok && kl_verify_module(before, &d) != KL_OK) {
-		fail_verify(path, "before", before, &d);
-		ok = false;
-	}
+	kl_module *m = cli_parse(f, false);
+	if (!m)
+		printf("FAIL %s: does not parse\n", cli_input_name(path));
+	return m;
+}
+
+/* The module after: the passes run over a copy of the file (twice, the
+ * two ways, which must agree), or the file against names; NULL with a
+ * FAIL line if it cannot be had. */
+static kl_module *
+module_after(const char *path, cli_file *f, const char *against,
+	     cli_file *af, const kl_pass *const *passes, uint32_t npasses)
+{
+	if (against)
+		return read_module(against, af);
+	kl_module *after = cli_parse(f, false);
+	kl_module *alone = cli_parse(f, false);
+	bool ok = after && alone;
 	for (uint32_t k = 0; ok && k < npasses; k++)
 		ok = run_pass(passes[k], after, true, path) &&
 		     run_pass(passes[k], alone, false, path);
 	if (ok)
 		ok = same_text(path, after, alone);
+	kl_module_free(alone);
+	if (!ok) {
+		kl_module_free(after);
+		return NULL;
+	}
+	return after;
+}
+
+static bool
+check_file(const char *path, const char *against,
+	   const kl_pass *const *passes, uint32_t npasses, uint64_t fuel,
+	   tally *t)
+{
+	cli_file f = { 0 }, af = { 0 };
+	kl_module *before = read_module(path, &f);
+	if (!before) {
+		cli_file_free(&f);
+		return false;
+	}
+	path = cli_input_name(path);
+	const char *after_path = against ? cli_input_name(against) : NULL;
+	kl_diags d = { 0 };
+	bool ok = true;
+	if (kl_verify_module(before, &d) != KL_OK) {
+		fail_verify(path, against ? "" : " before the passes", before,
+			    &d);
+		ok = false;
+	}
+	kl_module *after = ok ? module_after(path, &f, against, &af, passes,
+					     npasses)
+			      : NULL;
+	ok = ok && after;
 	if (ok && kl_verify_module(after, &d) != KL_OK) {
-		fail_verify(path, "after", after, &d);
+		fail_verify(against ? after_path : path,
+			    against ? "" : " after the passes", after, &d);
 		ok = false;
 	}
 	if (ok)
-		ok = compare(&f, before, after, fuel, t->skipped,
+		ok = compare(&f, after_path, before, after, fuel, t->skipped,
 			     &t->not_called, &t->calls);
 	kl_diags_free(&d);
 	kl_module_free(before);
 	kl_module_free(after);
-	kl_module_free(alone);
 	cli_file_free(&f);
+	cli_file_free(&af);
 	return ok;
 }
 
@@ -293,6 +392,7 @@ cmd_difftest(int argc, char **argv)
 	const kl_pass *passes[CLI_MAX_PASSES];
 	uint32_t npasses = 0;
 	uint64_t fuel = 10000000;
+	const char *against = NULL;
 	bool quiet = false;
 	int nfiles = 0;
 	cli_args args;
@@ -300,6 +400,10 @@ cmd_difftest(int argc, char **argv)
 	while (cli_args_next(&args)) {
 		int list = cli_args_option(&args, "--passes", "-p");
 		int fuel_given = list ? 0 : cli_args_option(&args, "--fuel", NULL);
+		int against_given = list || fuel_given
+					    ? 0
+					    : cli_args_option(&args, "--against",
+							      NULL);
 		if (cli_args_help(&args)) {
 			fputs(difftest_help, stdout);
 			return EXIT_OK;
@@ -315,6 +419,11 @@ cmd_difftest(int argc, char **argv)
 				kl_buf_free(&err);
 				return st;
 			}
+		} else if (against_given) {
+			if (against_given < 0)
+				return cli_usage_error("difftest", "--against "
+						       "needs a file");
+			against = args.value;
 		} else if (fuel_given) {
 			if (!cli_option_count("difftest", "--fuel", fuel_given,
 					      args.value, 0, UINT64_MAX, &fuel))
@@ -328,15 +437,27 @@ cmd_difftest(int argc, char **argv)
 				return EXIT_USAGE;
 		}
 	}
-	if (npasses == 0)
-		return cli_usage_error("difftest", "no passes given (-p)");
+	if (npasses == 0 && !against)
+		return cli_usage_error("difftest", "no passes given (-p), and "
+				       "no file to compare with (--against)");
+	if (npasses && against)
+		return cli_usage_error("difftest", "-p runs passes, --against "
+				       "names their result: give one of them");
 	if (nfiles == 0)
 		return cli_usage_error("difftest", "no input files");
+	if (against && nfiles > 1)
+		return cli_usage_error("difftest", "--against compares one "
+				       "file with AFTER, not %d", nfiles);
+	if (against && strcmp(against, "-") == 0 &&
+	    strcmp(argv[1], "-") == 0)
+		return cli_usage_error("difftest", "standard input can be "
+				       "read once: FILE and AFTER are both "
+				       "'-'");
 	uint32_t passed = 0, failed = 0;
 	for (int i = 1; i <= nfiles; i++) {
 		const char *a = argv[i];
 		tally t = { 0 };
-		if (check_file(a, passes, npasses, fuel, &t)) {
+		if (check_file(a, against, passes, npasses, fuel, &t)) {
 			passed++;
 			if (!quiet)
 				print_pass(cli_input_name(a), &t);

@@ -243,7 +243,7 @@ run_judge_init(run_judge *j, const kl_module *after, uint64_t fuel,
 }
 
 enum run_excuse
-run_judge_excuse(run_judge *j, kl_sym s, uint32_t v,
+run_judge_excuse(run_judge *j, kl_sym s, kl_sym s_after, uint32_t v,
 		 const run_outcome *before, run_outcome *after)
 {
 	if ((after->status == KL_RUN_TRAPPED &&
@@ -253,7 +253,7 @@ run_judge_excuse(run_judge *j, kl_sym s, uint32_t v,
 			runner_init(&j->longer, j->after,
 				    times(j->fuel, RUN_AFTER_FUEL_FACTOR),
 				    times(RUN_MEMORY, RUN_AFTER_MEMORY_FACTOR));
-		run_call(&j->longer, s, v, after);
+		run_call(&j->longer, s_after, v, after);
 		if (run_same(before, after))
 			return RUN_EXCUSE_MORE;
 	}

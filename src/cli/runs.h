@@ -132,11 +132,13 @@ typedef struct run_judge {
 
 void run_judge_init(run_judge *j, const kl_module *after, uint64_t fuel,
 		    kl_module *(*copy_before)(void *ctx), void *ctx);
-/* Call s on vector v did *before before the passes and *after after them,
- * with the fuel given and RUN_MEMORY, and they differ. *after may be
- * replaced by the longer run's outcome. */
-enum run_excuse run_judge_excuse(run_judge *j, kl_sym s, uint32_t v,
-				 const run_outcome *before, run_outcome *after);
+/* Call s on vector v did *before before the passes and *after after them
+ * (the same function, symbol s_after of the module after), with the fuel
+ * given and RUN_MEMORY, and they differ. *after may be replaced by the
+ * longer run's outcome. */
+enum run_excuse run_judge_excuse(run_judge *j, kl_sym s, kl_sym s_after,
+				 uint32_t v, const run_outcome *before,
+				 run_outcome *after);
 void run_judge_free(run_judge *j);
 
 #endif

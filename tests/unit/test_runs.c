@@ -219,7 +219,7 @@ judge(const char *name, uint64_t fuel)
 	CHECK(!run_same(&ob, &oa));
 	run_judge j;
 	run_judge_init(&j, after, fuel, copy_before, NULL);
-	enum run_excuse why = run_judge_excuse(&j, s, 1, &ob, &oa);
+	enum run_excuse why = run_judge_excuse(&j, s, s, 1, &ob, &oa);
 	run_judge_free(&j);
 	run_outcome_free(&ob);
 	run_outcome_free(&oa);
