@@ -274,6 +274,27 @@ n=$(find tests/filetests/text -name '*.kl' | wc -l)
 if [ "$("$build"/keel test tests/filetests/text/ tests/filetests//text tests/filetests/text/max.kl)" = \
 	"$n passed, 0 failed" ]; then ok; else bad "keel test: a directory named twice ran twice"; fi
 
+# a file of nothing, or of a byte order mark and nothing else, is no
+# test: each fails, saying why
+: >"$dir/empty.kl"
+"$build"/keel test "$dir/empty.kl" >"$dir/empty.out" 2>&1
+st=$?
+if [ "$st" = 1 ] && grep -q "empty.kl:1:1: error: no 'test' lines" "$dir/empty.out"
+then ok; else bad "keel test on an empty file: exit $st, $(cat "$dir/empty.out")"; fi
+printf '\357\273\277' >"$dir/bom-only.kl"
+"$build"/keel test "$dir/bom-only.kl" >"$dir/bom-only.out" 2>&1
+st=$?
+if [ "$st" = 1 ] && grep -q "bom-only.kl:1:1: error: the file starts with U+FEFF" "$dir/bom-only.out"
+then ok; else bad "keel test on a file of a byte order mark: exit $st, $(cat "$dir/bom-only.out")"; fi
+# a pass that breaks the IR stops the list: the passes after it do not
+# run on the broken function
+printf 'test pass debug-break,promote\n\nfunction %%f(i32) -> i32 {\nblock0(v0: i32):\n    return v0\n}\n; check: block0\n' >"$dir/break-stops.kl"
+"$build"/keel test "$dir/break-stops.kl" >"$dir/break-stops.out" 2>&1
+st=$?
+if [ "$st" = 1 ] && grep -q "the IR is broken after pass 'debug-break'" "$dir/break-stops.out" &&
+	! grep -q "pass 'promote'" "$dir/break-stops.out"
+then ok; else bad "keel test, passes after one that broke the IR: exit $st, $(cat "$dir/break-stops.out")"; fi
+
 # a directory named with a trailing '/' joins its entries with one '/'
 # ("/" gave "//t/a.kl": every trailing '/' is trimmed, as for dir// here;
 # a check of "/" itself, in a chroot, depended on the machine and was
@@ -1297,6 +1318,14 @@ st=$?
 if [ "$st" = 1 ] && [ "$(printf '%s\n' "$out" | grep '^domtree')" = "domtree %max
 domtree %main" ] && [ "$(cat "$dir/nf.err")" = "keel domtree: examples/max.kl: no function nope defined" ]
 then ok; else bad "keel domtree --func main --func nope --func max: exit $st, $out, $(cat "$dir/nf.err")"; fi
+# a --func that names a data object names no function
+printf 'data %%tab = { i32 1 }\n\nfunction %%f() {\nblock0:\n    return\n}\n' >"$dir/datafunc.kl"
+for c in cfg domtree; do
+	"$build"/keel $c --func tab "$dir/datafunc.kl" >/dev/null 2>"$dir/datafunc.err"
+	st=$?
+	if [ "$st" = 1 ] && [ "$(cat "$dir/datafunc.err")" = "keel $c: $dir/datafunc.kl: no function tab defined" ]
+	then ok; else bad "keel $c --func on a data object: exit $st, $(cat "$dir/datafunc.err")"; fi
+done
 # an alloca_dyn past an object's most is not said to pass the limit
 cat >"$dir/ad.kl" <<'KL'
 function %g(i64) -> i64 {
@@ -1436,6 +1465,21 @@ if ! grep -q __asan_init "$build"/keel &&
 	done
 else
 	echo "keel is built with ASan or does not run in 12 MB: skipping the out-of-memory messages"
+fi
+# The CLI's own allocations say so too, as "keel CMD: out of memory",
+# and exit 1, as for bad input: -j 1000000 asks for a table of a million
+# children, past 30 MB.
+# shellcheck disable=SC3045
+if ! grep -q __asan_init "$build"/keel &&
+	(ulimit -v 30000 && "$build"/keel test -j 1 tests/filetests/text/max.kl) >/dev/null 2>&1; then
+	# shellcheck disable=SC3045
+	(ulimit -v 30000 && "$build"/keel test -j 1000000 tests/filetests/text/max.kl) \
+		>/dev/null 2>"$dir/cli-oom.err"
+	st=$?
+	if [ "$st" = 1 ] && [ "$(cat "$dir/cli-oom.err")" = "keel test: out of memory" ]; then ok; else
+		bad "keel test -j 1000000 in 30 MB: exit $st, $(cat "$dir/cli-oom.err")"; fi
+else
+	echo "keel is built with ASan or does not run in 30 MB: skipping the CLI's out-of-memory message"
 fi
 
 # ---- 0e5. long alias chains cost linear time ----
