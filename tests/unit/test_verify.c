@@ -1615,6 +1615,46 @@ test_fast_variadic_extras(void)
 }
 
 /*
+ * A module's diagnostics rendered at once, with two of them in one
+ * function and the last symbol without any: every one is shown, each
+ * function's own, as rendering each function alone shows them.
+ */
+static void
+test_render_module_counts(void)
+{
+	kl_module *m = parse("function %two(i32) -> i32 {\n"
+			     "block0(v0: i64):\n"
+			     "    return v0\n"
+			     "}\n"
+			     "function %one() -> i32 {\n"
+			     "block0:\n"
+			     "    v0 = iconst.i64 1\n"
+			     "    return v0\n"
+			     "}\n"
+			     "function %ok() {\n"
+			     "block0:\n"
+			     "    return\n"
+			     "}\n");
+	kl_diags d = { 0 };
+	CHECK(kl_verify_module(m, &d) == KL_ERR_VERIFY);
+	CHECK_EQ_INT(d.len, 3);
+	kl_buf all = { 0 }, alone = { 0 };
+	CHECK_EQ_INT(kl_verify_render_module(m, &d, "t.kl", false, &all, &all),
+		     3);
+	const char *names[] = { "two", "one" };
+	for (int k = 0; k < 2; k++)
+		kl_verify_render(func_named(m, names[k]), &d, "t.kl", false,
+				 &alone, &alone);
+	CHECK_EQ_STR(all.data, alone.data);
+	CHECK(strstr(all.data, "; 2 verifier errors in %two\n") != NULL);
+	CHECK(strstr(all.data, "; 1 verifier error in %one\n") != NULL);
+	kl_buf_free(&all);
+	kl_buf_free(&alone);
+	kl_diags_free(&d);
+	kl_module_free(m);
+}
+
+/*
  * A module's diagnostics rendered at once: each broken function's header
  * lines, then its listing, in symbol order; a function that verifies is
  * not shown. The same as rendering each function alone.
@@ -1782,5 +1822,6 @@ main(void)
 	UNIT_RUN(test_fast_variadic_extras);
 	UNIT_RUN(test_listing_reparses);
 	UNIT_RUN(test_render_module);
+	UNIT_RUN(test_render_module_counts);
 	return unit_report("verify");
 }
