@@ -971,6 +971,40 @@ test_grown_cap(void)
 	CHECK(grows <= 15); /* 8, 16, ..., 131072 */
 }
 
+/* A need past what a table's 32-bit count holds stops keel as running
+ * out of room does ("keel: table too large (FUNC at FILE:LINE)"), not as
+ * an internal error, which is kept for bugs. (In a child: it aborts.) */
+static void
+test_grown_cap_too_large(void)
+{
+	int fds[2];
+	CHECK(pipe(fds) == 0);
+	fflush(NULL);
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		alarm(10);
+		close(fds[0]);
+		dup2(fds[1], 2);
+		kl_grown_cap(8, UINT32_MAX);
+		_exit(0); /* not reached */
+	}
+	close(fds[1]);
+	char msg[256] = { 0 };
+	size_t got = 0;
+	ssize_t r;
+	while (got < sizeof msg - 1 &&
+	       (r = read(fds[0], msg + got, sizeof msg - 1 - got)) > 0)
+		got += (size_t)r;
+	close(fds[0]);
+	int st = 0;
+	CHECK(waitpid(pid, &st, 0) == pid);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+	CHECK(strncmp(msg, "keel: table too large (kl_grown_cap at ", 39) ==
+	      0);
+	CHECK(strstr(msg, "internal error") == NULL);
+}
+
 /* pool_make_room grows the pool once: lists that fit in the room it made
  * are built without moving the pool, and keep their elements. */
 static void
@@ -1537,6 +1571,7 @@ main(void)
 	UNIT_RUN(test_fmt_int_widths);
 	UNIT_RUN(test_alias_cycles);
 	UNIT_RUN(test_buf_reserve_huge);
+	UNIT_RUN(test_grown_cap_too_large);
 	UNIT_RUN(test_null_names);
 	UNIT_RUN(test_lists_too_long);
 	UNIT_RUN(test_pool_remove_keeps_tail);
