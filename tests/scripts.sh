@@ -1466,22 +1466,6 @@ if ! grep -q __asan_init "$build"/keel &&
 else
 	echo "keel is built with ASan or does not run in 12 MB: skipping the out-of-memory messages"
 fi
-# The CLI's own allocations say so too, as "keel CMD: out of memory",
-# and exit 1, as for bad input: -j 1000000 asks for a table of a million
-# children, past 30 MB.
-# shellcheck disable=SC3045
-if ! grep -q __asan_init "$build"/keel &&
-	(ulimit -v 30000 && "$build"/keel test -j 1 tests/filetests/text/max.kl) >/dev/null 2>&1; then
-	# shellcheck disable=SC3045
-	(ulimit -v 30000 && "$build"/keel test -j 1000000 tests/filetests/text/max.kl) \
-		>/dev/null 2>"$dir/cli-oom.err"
-	st=$?
-	if [ "$st" = 1 ] && [ "$(cat "$dir/cli-oom.err")" = "keel test: out of memory" ]; then ok; else
-		bad "keel test -j 1000000 in 30 MB: exit $st, $(cat "$dir/cli-oom.err")"; fi
-else
-	echo "keel is built with ASan or does not run in 30 MB: skipping the CLI's out-of-memory message"
-fi
-
 # ---- 0e5. long alias chains cost linear time ----
 # Chains of 200,000 aliases, backward and forward, used 200,000 times,
 # and a cycle of as many: every tool resolved them alias by alias, each

@@ -577,6 +577,10 @@ default_jobs(void)
 static int
 run_all(run_state *rs, long jobs, bool bless)
 {
+	/* (no more children than files: -j 1000000 on one file needs a
+	 * table of one) */
+	if ((size_t)jobs > rs->files->n)
+		jobs = (long)rs->files->n;
 	child *kids = cli_alloc((size_t)jobs, sizeof *kids);
 	struct pollfd *pfd = cli_alloc((size_t)jobs, sizeof *pfd);
 	rs->reports = cli_alloc((size_t)rs->files->n + 1,

@@ -2,9 +2,15 @@
  * test_cli.c -- helpers of the command-line tool that its commands
  * share: how the first difference between two texts is found (the
  * reports of `keel test` roundtrip and precise blocks, and of `keel
- * difftest` when its two ways of running the passes disagree).
+ * difftest` when its two ways of running the passes disagree), and how
+ * running out of memory ends a command.
  */
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "keel.h"
 #include "unit.h"
@@ -46,9 +52,55 @@ test_first_difference(void)
 	CHECK_EQ_STR(difference("a\nb", "a\nb"), "same");
 }
 
+/* AddressSanitizer reports an allocation it cannot give as an error of
+ * its own instead of returning NULL. */
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
+/* An allocation no memory can give ends the command with "keel CMD: out
+ * of memory" and status 1, as bad input does (not 2, bad usage; not a
+ * crash on NULL). In a child, since it exits. */
+static void
+test_out_of_memory(void)
+{
+#ifdef UNDER_ASAN
+	return;
+#endif
+	int fds[2];
+	CHECK(pipe(fds) == 0);
+	fflush(NULL);
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		close(fds[0]);
+		dup2(fds[1], 2);
+		cli_command = "test";
+		cli_alloc(SIZE_MAX / 2, 16); /* past any address space */
+		_exit(0);                    /* not reached */
+	}
+	close(fds[1]);
+	char msg[128] = { 0 };
+	size_t got = 0;
+	ssize_t r;
+	while (got < sizeof msg - 1 &&
+	       (r = read(fds[0], msg + got, sizeof msg - 1 - got)) > 0)
+		got += (size_t)r;
+	close(fds[0]);
+	int st = 0;
+	CHECK(waitpid(pid, &st, 0) == pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+	CHECK_EQ_STR(msg, "keel test: out of memory\n");
+}
+
 int
 main(void)
 {
 	UNIT_RUN(test_first_difference);
+	UNIT_RUN(test_out_of_memory);
 	return unit_report("cli");
 }
