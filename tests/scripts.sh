@@ -679,17 +679,23 @@ block0(v0: i64):
 }
 KL
 "$build"/keel opt -p promote examples/sieve.kl >"$dir/sieve-after.kl"
-# (file, after, exit status, the output's first line)
+echo garbage >"$dir/garbage.kl"
+sed 's/    return v1/    return v0, v1/' "$dir/nog.kl" >"$dir/broken.kl"
+# (file, after, exit status, the output's first line: it names FILE,
+# also when AFTER is what failed)
 for c in "examples/sieve.kl|$dir/sieve-after.kl|0|PASS examples/sieve.kl" \
 	"$dir/da.kl|$dir/da.kl|0|PASS $dir/da.kl" \
 	"$dir/da.kl|$dir/wrong.kl|1|FAIL $dir/da.kl: %f, argument vector 0: returned 0x1 in $dir/da.kl, returned 0x2 in $dir/wrong.kl" \
 	"$dir/da.kl|$dir/nog.kl|1|FAIL $dir/da.kl: %g is not a function of $dir/nog.kl" \
-	"$dir/da.kl|$dir/sig.kl|1|FAIL $dir/da.kl: %g has another signature in $dir/sig.kl"; do
+	"$dir/da.kl|$dir/sig.kl|1|FAIL $dir/da.kl: %g has another signature in $dir/sig.kl" \
+	"$dir/da.kl|$dir/garbage.kl|1|FAIL $dir/da.kl: $dir/garbage.kl does not parse" \
+	"$dir/da.kl|$dir/none.kl|1|FAIL $dir/da.kl: cannot read $dir/none.kl" \
+	"$dir/da.kl|$dir/broken.kl|1|FAIL $dir/da.kl: $dir/broken.kl does not verify:"; do
 	file=${c%%|*}; rest=${c#*|}
 	after=${rest%%|*}; rest=${rest#*|}
 	want_st=${rest%%|*}; want=${rest#*|}
-	got=$("$build"/keel difftest --against "$after" "$file" | head -n 1)
-	st=$("$build"/keel difftest --against "$after" "$file" >/dev/null; echo $?)
+	got=$("$build"/keel difftest --against "$after" "$file" 2>/dev/null | head -n 1)
+	st=$("$build"/keel difftest --against "$after" "$file" >/dev/null 2>&1; echo $?)
 	if [ "$st" = "$want_st" ] && [ "$got" = "$want" ]; then ok; else
 		bad "keel difftest --against $after $file: exit $st, '$got', not '$want'"; fi
 done

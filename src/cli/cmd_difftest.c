@@ -261,15 +261,18 @@ same_text(const char *path, kl_module *a, kl_module *b)
 	return ok;
 }
 
-/* "FAIL path: does not verify WHEN:" and the listings of the functions
- * d has errors in. */
+/* "FAIL path: WHAT does not verify WHEN:" and the listings of the
+ * functions of m (the file m_path) that d has errors in. */
 static void
-fail_verify(const char *path, const char *when, kl_module *m,
-	    const kl_diags *d)
+fail_verify(const char *path, const char *m_path, const char *when,
+	    kl_module *m, const kl_diags *d)
 {
-	printf("FAIL %s: does not verify%s:\n", path, when);
+	if (strcmp(path, m_path) == 0)
+		printf("FAIL %s: does not verify%s:\n", path, when);
+	else
+		printf("FAIL %s: %s does not verify%s:\n", path, m_path, when);
 	kl_buf h = { 0 };
-	kl_verify_render_module(m, d, path, false, &h, &h);
+	kl_verify_render_module(m, d, m_path, false, &h, &h);
 	fwrite(h.data, 1, h.len, stdout);
 	kl_buf_free(&h);
 }
@@ -281,18 +284,23 @@ typedef struct tally {
 	uint32_t calls;      /* calls made before the passes */
 } tally;
 
-/* File path read and parsed, or NULL with a FAIL line. */
+/* File path read and parsed, or NULL with a FAIL line. The line names
+ * the file checked, failing: standard output names every file that
+ * failed, the module after (--against) included. */
 static kl_module *
-read_module(const char *path, cli_file *f)
+read_module(const char *failing, const char *path, cli_file *f)
 {
+	const char *name = cli_input_name(path);
+	bool other = strcmp(failing, name) != 0;
 	if (!cli_read_file("difftest", path, f)) {
-		/* standard output names every file that failed */
-		printf("FAIL %s: cannot read it\n", cli_input_name(path));
+		printf("FAIL %s: cannot read %s\n", failing,
+		       other ? name : "it");
 		return NULL;
 	}
 	kl_module *m = cli_parse(f, false);
 	if (!m)
-		printf("FAIL %s: does not parse\n", cli_input_name(path));
+		printf("FAIL %s: %s%sdoes not parse\n", failing,
+		       other ? name : "", other ? " " : "");
 	return m;
 }
 
@@ -304,7 +312,7 @@ module_after(const char *path, cli_file *f, const char *against,
 	     cli_file *af, const kl_pass *const *passes, uint32_t npasses)
 {
 	if (against)
-		return read_module(against, af);
+		return read_module(path, against, af);
 	kl_module *after = cli_parse(f, false);
 	kl_module *alone = cli_parse(f, false);
 	bool ok = after && alone;
@@ -327,7 +335,7 @@ check_file(const char *path, const char *against,
 	   tally *t)
 {
 	cli_file f = { 0 }, af = { 0 };
-	kl_module *before = read_module(path, &f);
+	kl_module *before = read_module(cli_input_name(path), path, &f);
 	if (!before) {
 		cli_file_free(&f);
 		return false;
@@ -337,8 +345,8 @@ check_file(const char *path, const char *against,
 	kl_diags d = { 0 };
 	bool ok = true;
 	if (kl_verify_module(before, &d) != KL_OK) {
-		fail_verify(path, against ? "" : " before the passes", before,
-			    &d);
+		fail_verify(path, path, against ? "" : " before the passes",
+			    before, &d);
 		ok = false;
 	}
 	kl_module *after = ok ? module_after(path, &f, against, &af, passes,
@@ -346,7 +354,7 @@ check_file(const char *path, const char *against,
 			      : NULL;
 	ok = ok && after;
 	if (ok && kl_verify_module(after, &d) != KL_OK) {
-		fail_verify(against ? after_path : path,
+		fail_verify(path, against ? after_path : path,
 			    against ? "" : " after the passes", after, &d);
 		ok = false;
 	}
