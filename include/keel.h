@@ -783,7 +783,10 @@ void kl_cfg_compute(kl_cfg *cfg, const kl_func *f);
 void kl_cfg_recompute_block(kl_cfg *cfg, const kl_func *f, kl_block b);
 uint32_t kl_cfg_num_succs(const kl_cfg *cfg, kl_block b);
 kl_block kl_cfg_succ(const kl_cfg *cfg, kl_block b, uint32_t i);
-/* Successor i as (target block, branch instruction). */
+/* Successor i as (target block, branch instruction). In verified IR it is
+ * destination i of the block's terminator (brif: then, else; br_table:
+ * the default, then the table), so kl_inst_dest_arg(f, e.inst, i, k)
+ * is the argument k it passes. */
 kl_cfg_edge kl_cfg_succ_edge(const kl_cfg *cfg, kl_block b, uint32_t i);
 uint32_t kl_cfg_num_preds(const kl_cfg *cfg, kl_block b);
 kl_cfg_edge kl_cfg_pred(const kl_cfg *cfg, kl_block b, uint32_t i);

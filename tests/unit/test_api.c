@@ -1922,6 +1922,39 @@ test_set_dest_to_missing_block(void)
 	kl_module_free(m);
 }
 
+/* Successor edge i of a block is destination i of its terminator, a
+ * br_table's default first: the arguments of each edge are read off it,
+ * and two edges to one block stay apart (keel.h promises this). */
+static void
+test_succ_edge_is_dest(void)
+{
+	kl_module *m;
+	kl_func *f = parsed_f("function %f(i32, i32) -> i32 {\n"
+			      "block0(v0: i32, v1: i32):\n"
+			      "    br_table v0, block1(v1), [block2, block1(v0)]\n"
+			      "block1(v2: i32):\n"
+			      "    return v2\n"
+			      "block2:\n"
+			      "    return v0\n"
+			      "}\n", &m);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	kl_cfg *cfg = kl_cfg_new();
+	kl_cfg_compute(cfg, f);
+	kl_block b0 = kl_func_first_block(f);
+	CHECK_EQ_INT(kl_cfg_num_succs(cfg, b0), 3);
+	const uint32_t target[] = { 1, 2, 1 }, arg[] = { 1, KL_NONE, 0 };
+	for (uint32_t i = 0; i < 3; i++) {
+		kl_cfg_edge e = kl_cfg_succ_edge(cfg, b0, i);
+		CHECK_EQ_INT(e.block.id, target[i]);
+		CHECK_EQ_INT(kl_inst_dest(f, e.inst, i).id, target[i]);
+		CHECK_EQ_INT(kl_inst_dest_arg(f, e.inst, i, 0).id, arg[i]);
+	}
+	kl_cfg_free(cfg);
+	kl_module_free(m);
+}
+
 /*
  * A function whose numbers a pass left sparse: its only block is
  * block1100000, past the parser's budget for so short a text. As it is,
@@ -2101,6 +2134,7 @@ main(void)
 	UNIT_RUN(test_block_is_terminated);
 	UNIT_RUN(test_value_param_index);
 	UNIT_RUN(test_print_renumbered);
+	UNIT_RUN(test_succ_edge_is_dest);
 	UNIT_RUN(test_pass_report_counters);
 	return unit_report("api");
 }
