@@ -12,10 +12,13 @@
  * edits leave IR that does not verify, which is the point: whatever the
  * IR, the library must not crash, and
  *   - IR that verifies prints as text that parses, verifies, prints the
- *     same bytes and runs (a little way) to the same outcome;
+ *     same bytes and runs (a little way) to the same outcome; and so
+ *     does its text renumbered (renumbering it again changes nothing);
  *   - IR that does not verify prints as text that fails to parse or to
  *     verify: the printer never turns a broken function into a good one;
- *   - every use kl_uses lists names an operand that stands for its value.
+ *   - every use kl_uses lists names an operand that stands for its value;
+ *   - every parameter of a placed block says where it is
+ *     (kl_value_param_index).
  * A failed agreement is reported through rr_fail, which the includer
  * defines (a unit test's failure, or abort() for the fuzzer).
  */
@@ -224,6 +227,48 @@ rr_runs(const kl_module *m, kl_buf *out)
 	kl_interp_free(it);
 }
 
+/* Every parameter of a placed block says where it is. */
+static void
+rr_check_params(const kl_func *f)
+{
+	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
+	     b = kl_block_next(f, b))
+		for (uint32_t k = 0; k < kl_block_num_params(f, b); k++) {
+			kl_block at = KL_NO_BLOCK;
+			if (kl_value_param_index(f, kl_block_param(f, b, k),
+						 &at) != k ||
+			    at.id != b.id)
+				rr_fail("a parameter's place is wrong", NULL);
+		}
+}
+
+/* Renumbered, verified IR prints as text that parses, verifies, prints
+ * the same renumbered again and runs as the IR does (run, its runs). */
+static void
+rr_check_renumbered(const kl_module *m, const kl_buf *run)
+{
+	kl_print_options ro = { .renumber = true };
+	kl_buf text = { 0 }, text2 = { 0 }, run2 = { 0 };
+	kl_print_module(m, &ro, &text);
+	kl_module *again = NULL;
+	if (kl_parse_module(text.data ? text.data : "", text.len, NULL,
+			    &again, NULL) != KL_OK ||
+	    kl_verify_module(again, NULL) != KL_OK)
+		rr_fail("renumbered text does not parse or verify", text.data);
+	kl_print_module(again, &ro, &text2);
+	if (text2.len != text.len || memcmp(text2.data, text.data, text.len))
+		rr_fail("renumbered text printed again differs", text.data);
+	rr_runs(again, &run2);
+	if (run2.len != run->len ||
+	    (run->len && memcmp(run2.data, run->data, run->len)))
+		rr_fail("renumbered text runs otherwise than the IR",
+			text.data);
+	kl_module_free(again);
+	kl_buf_free(&text);
+	kl_buf_free(&text2);
+	kl_buf_free(&run2);
+}
+
 /* The agreements of the opening comment, for module m as it is now. */
 static void
 rr_check(const kl_module *m, kl_uses *u)
@@ -253,14 +298,17 @@ rr_check(const kl_module *m, kl_uses *u)
 		    (run1.len && memcmp(run1.data, run2.data, run1.len)))
 			rr_fail("the text runs otherwise than the IR",
 				text.data);
+		rr_check_renumbered(m, &run1);
 		kl_buf_free(&text2);
 		kl_buf_free(&run1);
 		kl_buf_free(&run2);
 	}
 	for (uint32_t s = 0, ns = kl_module_num_syms(m); s < ns; s++) {
 		const kl_func *f = kl_sym_func(m, (kl_sym){ s });
-		if (f)
+		if (f) {
 			rr_check_uses(f, u);
+			rr_check_params(f);
+		}
 	}
 	kl_module_free(again);
 	kl_buf_free(&text);
