@@ -9,11 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "keel.h"
 #include "unit.h"
+#include "child.h"
 #include "../../src/cli/cli.h"
 
 /* "LINE|A|B" for the first difference of a and b, or "same". */
@@ -62,6 +61,14 @@ test_first_difference(void)
 #endif
 #endif
 
+static void
+allocate_too_much(void *ctx)
+{
+	(void)ctx;
+	cli_command = "test";
+	cli_alloc(SIZE_MAX / 2, 16); /* past any address space */
+}
+
 /* An allocation no memory can give ends the command with "keel CMD: out
  * of memory" and status 1, as bad input does (not 2, bad usage; not a
  * crash on NULL). In a child, since it exits. */
@@ -71,28 +78,8 @@ test_out_of_memory(void)
 #ifdef UNDER_ASAN
 	return;
 #endif
-	int fds[2];
-	CHECK(pipe(fds) == 0);
-	fflush(NULL);
-	pid_t pid = fork();
-	CHECK(pid >= 0);
-	if (pid == 0) {
-		close(fds[0]);
-		dup2(fds[1], 2);
-		cli_command = "test";
-		cli_alloc(SIZE_MAX / 2, 16); /* past any address space */
-		_exit(0);                    /* not reached */
-	}
-	close(fds[1]);
-	char msg[128] = { 0 };
-	size_t got = 0;
-	ssize_t r;
-	while (got < sizeof msg - 1 &&
-	       (r = read(fds[0], msg + got, sizeof msg - 1 - got)) > 0)
-		got += (size_t)r;
-	close(fds[0]);
-	int st = 0;
-	CHECK(waitpid(pid, &st, 0) == pid);
+	char msg[128];
+	int st = unit_in_child(allocate_too_much, NULL, msg, sizeof msg);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1);
 	CHECK_EQ_STR(msg, "keel test: out of memory\n");
 }

@@ -5,16 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "../../src/ir/ir.h"
 #include "../../src/text/text.h"
 #include "keel.h"
 #include "unit.h"
+#include "child.h"
 #include "onefunc.h"
 
 /* ---- value-list pool ---- */
@@ -724,25 +722,23 @@ test_value_room(void)
  * double past SIZE_MAX to 0 and loop forever. (In a child: it exits.)
  */
 static void
+reserve_huge(void *ctx)
+{
+	(void)ctx;
+	kl_buf b = { 0 };
+	kl_buf_putc(&b, 'x');
+	kl_buf_reserve(&b, SIZE_MAX - 10);
+}
+
+static void
 test_buf_reserve_huge(void)
 {
-	fflush(NULL);
-	pid_t pid = fork();
-	CHECK(pid >= 0);
-	if (pid == 0) {
-		alarm(10); /* a loop would be killed, not pass */
-		int devnull = open("/dev/null", O_WRONLY);
-		if (devnull >= 0)
-			dup2(devnull, 2);
-		kl_buf b = { 0 };
-		kl_buf_putc(&b, 'x');
-		kl_buf_reserve(&b, SIZE_MAX - 10);
-		_exit(0); /* not reached */
-	}
-	int st = 0;
-	CHECK(waitpid(pid, &st, 0) == pid);
-	/* kl_fatal aborts; the alarm would be SIGALRM */
+	char msg[256];
+	int st = unit_in_child(reserve_huge, NULL, msg, sizeof msg);
+	/* it aborts; a loop would end by the child's alarm, SIGALRM */
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+	CHECK(strncmp(msg, "keel: out of memory (kl_buf_reserve at ", 39) ==
+	      0);
 }
 
 /* A list longer than the pool holds is an error value from the builder,
@@ -975,30 +971,17 @@ test_grown_cap(void)
  * out of room does ("keel: table too large (FUNC at FILE:LINE)"), not as
  * an internal error, which is kept for bugs. (In a child: it aborts.) */
 static void
+grow_past_32_bits(void *ctx)
+{
+	(void)ctx;
+	kl_grown_cap(8, UINT32_MAX);
+}
+
+static void
 test_grown_cap_too_large(void)
 {
-	int fds[2];
-	CHECK(pipe(fds) == 0);
-	fflush(NULL);
-	pid_t pid = fork();
-	CHECK(pid >= 0);
-	if (pid == 0) {
-		alarm(10);
-		close(fds[0]);
-		dup2(fds[1], 2);
-		kl_grown_cap(8, UINT32_MAX);
-		_exit(0); /* not reached */
-	}
-	close(fds[1]);
-	char msg[256] = { 0 };
-	size_t got = 0;
-	ssize_t r;
-	while (got < sizeof msg - 1 &&
-	       (r = read(fds[0], msg + got, sizeof msg - 1 - got)) > 0)
-		got += (size_t)r;
-	close(fds[0]);
-	int st = 0;
-	CHECK(waitpid(pid, &st, 0) == pid);
+	char msg[256];
+	int st = unit_in_child(grow_past_32_bits, NULL, msg, sizeof msg);
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
 	CHECK(strncmp(msg, "keel: table too large (kl_grown_cap at ", 39) ==
 	      0);
