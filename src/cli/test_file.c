@@ -156,9 +156,8 @@ test_caret_annotation(const test_comment *c, uint32_t *col, const char **text,
 	return test_comment_directive(&rest, "error", text, len);
 }
 
-/* The next blank-separated word of *s (NULL at the end); *n its length. */
-static const char *
-next_word(const char **s, size_t *n)
+const char *
+test_next_word(const char **s, size_t *n)
 {
 	const char *p = *s;
 	while (*p == ' ' || *p == '\t')
@@ -177,7 +176,7 @@ bool
 test_has_option(const char *args, const char *w)
 {
 	size_t n = strlen(w), len;
-	for (const char *b; (b = next_word(&args, &len));)
+	for (const char *b; (b = test_next_word(&args, &len));)
 		if (len == n && memcmp(b, w, n) == 0)
 			return true;
 	return false;
@@ -204,7 +203,7 @@ test_option_word(const char *args, const char *key, size_t *len)
 {
 	size_t k = strlen(key), n;
 	const char *last = NULL;
-	for (const char *b; (b = next_word(&args, &n));)
+	for (const char *b; (b = test_next_word(&args, &n));)
 		if (n > k && memcmp(b, key, k) == 0 && b[k] == '=') {
 			last = b;
 			*len = n;
@@ -305,7 +304,7 @@ find_option(const test_command *cmd, const char *name, size_t n,
 {
 	const char *opts = cmd->options, *o;
 	size_t len;
-	while ((o = next_word(&opts, &len))) {
+	while ((o = test_next_word(&opts, &len))) {
 		if (len < n || memcmp(o, name, n) != 0)
 			continue;
 		if (!with_value && len == n)
@@ -325,7 +324,7 @@ list_options(const test_command *cmd, kl_buf *out)
 {
 	const char *opts = cmd->options, *o;
 	size_t len;
-	for (bool first = true; (o = next_word(&opts, &len)); first = false)
+	for (bool first = true; (o = test_next_word(&opts, &len)); first = false)
 		kl_buf_printf(out, "%s%.*s%s", first ? "" : ", ", (int)len, o,
 			      o[len - 1] == '=' ? "N" : "");
 }
@@ -336,12 +335,12 @@ check_args(const test_file *tf, const test_command *cmd, kl_buf *report)
 {
 	const char *s = tf->args, *w;
 	size_t n;
-	if (cmd->operand && !next_word(&s, &n)) {
+	if (cmd->operand && !test_next_word(&s, &n)) {
 		test_args_error(tf, s, report, "'test %s' needs %s", cmd->name,
 				cmd->operand);
 		return false;
 	}
-	while ((w = next_word(&s, &n))) {
+	while ((w = test_next_word(&s, &n))) {
 		const char *eq = memchr(w, '=', n);
 		uint64_t v;
 		size_t name = eq ? (size_t)(eq - w) : n;
@@ -891,7 +890,7 @@ annotation_key(const test_comment *c, char *key, size_t cap)
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
 		const char *keys = commands[i].annotations;
 		size_t n;
-		for (const char *w; (w = next_word(&keys, &n));) {
+		for (const char *w; (w = test_next_word(&keys, &n));) {
 			if (n >= cap || *w == '^')
 				continue;
 			memcpy(key, w, n);

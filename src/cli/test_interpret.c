@@ -530,16 +530,14 @@ run_passes_first(test_file *tf, const char *args, kl_buf *report)
 	const kl_pass *passes[CLI_MAX_PASSES];
 	uint32_t npasses = 0;
 	bool given = false;
-	for (const char *w = args; *w;) {
-		size_t len = strcspn(w, " \t");
+	size_t len;
+	for (const char *w; (w = test_next_word(&args, &len));) {
 		if (len > key_len && memcmp(w, key, key_len) == 0) {
 			if (!test_parse_passes(tf, w + key_len, len - key_len,
 					       passes, &npasses, report))
 				return -1;
 			given = true;
 		}
-		w += len;
-		w += strspn(w, " \t");
 	}
 	if (!given)
 		return 0;

@@ -94,16 +94,13 @@ test_run_passes(test_file *tf, const test_func *tfn,
 int
 test_cmd_pass(test_file *tf, const char *args, kl_buf *report)
 {
-	const char *s = args;
-	while (*s == ' ' || *s == '\t')
-		s++;
-	const char *e = s;
-	while (*e && *e != ' ' && *e != '\t')
-		e++;
+	/* (check_args made sure the list is there) */
+	const char *e = args;
+	size_t len;
+	const char *s = test_next_word(&e, &len);
 	const kl_pass *passes[CLI_MAX_PASSES];
 	uint32_t npasses;
-	if (!test_parse_passes(tf, s, (size_t)(e - s), passes, &npasses,
-			       report))
+	if (!test_parse_passes(tf, s, len, passes, &npasses, report))
 		return 1;
 	bool precise = test_has_option(e, "precise");
 	bool notes = test_has_option(e, "notes");

@@ -126,6 +126,9 @@ int test_precise(test_file *tf, const test_func *tfn, const char *output,
 int test_check_output(test_file *tf, const test_func *tfn, bool precise,
 		      const char *output, size_t len, kl_buf *report);
 
+/* The next blank-separated word of *s (NULL at the end); *n its length. */
+const char *test_next_word(const char **s, size_t *n);
+
 /* Does args contain the word w? */
 bool test_has_option(const char *args, const char *w);
 
