@@ -731,9 +731,7 @@ cli_lookup(const kl_module *m, const char *name)
 	size_t n = strlen(name + 1);
 	if (n % 2)
 		return KL_NO_SYM;
-	char *bytes = malloc(n / 2 + 1);
-	if (!bytes)
-		return KL_NO_SYM;
+	char *bytes = cli_alloc(n / 2 + 1, 1);
 	for (size_t k = 0; k < n / 2; k++) {
 		const char *h = name + 1 + 2 * k;
 		/* (isxdigit: strtoul would also take a sign or a blank) */
