@@ -1472,6 +1472,20 @@ if ! grep -q __asan_init "$build"/keel &&
 else
 	echo "keel is built with ASan or does not run in 12 MB: skipping the out-of-memory messages"
 fi
+# keel test starts no more children than files: -j 1000000 on one file
+# needs no table of a million children (56 MB and more), so it runs in
+# 30 MB of address space.
+# shellcheck disable=SC3045
+if ! grep -q __asan_init "$build"/keel &&
+	(ulimit -v 30000 && "$build"/keel test -j 1 tests/filetests/text/max.kl) >/dev/null 2>&1; then
+	# shellcheck disable=SC3045
+	out=$( (ulimit -v 30000 && "$build"/keel test -j 1000000 tests/filetests/text/max.kl) 2>&1)
+	if [ "$out" = "1 passed, 0 failed" ]; then ok; else
+		bad "keel test -j 1000000 on one file in 30 MB: $out"; fi
+else
+	echo "keel is built with ASan or does not run in 30 MB: skipping keel test -j's cap"
+fi
+
 # ---- 0e5. long alias chains cost linear time ----
 # Chains of 200,000 aliases, backward and forward, used 200,000 times,
 # and a cycle of as many: every tool resolved them alias by alias, each
