@@ -136,15 +136,11 @@ kl_func_add_sigref(kl_func *f, const kl_signature *sig)
 		return (kl_sigref){ KL_NONE };
 	uint32_t s = module_add_sig_of(f->module, sig);
 	uint32_t cap = f->sigrefs_cap;
-	func_grow(f, TAB_SIGREFS, &f->sigrefs, &cap, sizeof *f->sigrefs,
-		  f->nsigrefs + 1);
-	if (f->sigref_lines) {
-		/* Parallel to sigrefs: a built one has no source line. */
-		uint32_t c2 = f->sigrefs_cap;
-		func_grow(f, TAB_SIGREF_LINES, &f->sigref_lines, &c2,
-			  sizeof *f->sigref_lines, cap);
+	func_grow_lined(f, TAB_SIGREFS, &f->sigrefs, TAB_SIGREF_LINES,
+			&f->sigref_lines, &cap, sizeof *f->sigrefs,
+			f->nsigrefs + 1);
+	if (f->sigref_lines) /* a built sigref has no source line */
 		f->sigref_lines[f->nsigrefs] = 0;
-	}
 	f->sigrefs_cap = cap;
 	f->sigrefs[f->nsigrefs] = s;
 	return (kl_sigref){ f->nsigrefs++ };

@@ -74,6 +74,17 @@ func_grow(kl_func *f, uint32_t table, void *p, uint32_t *cap,
 	}
 }
 
+void
+func_grow_lined(kl_func *f, uint32_t table, void *p, uint32_t line_table,
+		uint32_t **lines, uint32_t *cap, size_t elem_size, uint64_t need)
+{
+	uint32_t lines_cap = *cap;
+	func_grow(f, table, p, cap, elem_size, need);
+	if (*lines)
+		func_grow(f, line_table, lines, &lines_cap, sizeof **lines,
+			  *cap);
+}
+
 /* Bytes of the tables func_take_tables moves. */
 static size_t
 table_bytes(const kl_func *f)
@@ -250,13 +261,8 @@ add_inst_grown(kl_func *f, kl_opcode op)
 	func_grow(f, TAB_INSTS, &f->insts, &cap, sizeof *f->insts,
 		  f->ninsts + 1);
 	cap = f->insts_cap;
-	func_grow(f, TAB_NODES, &f->nodes, &cap, sizeof *f->nodes,
-		  f->ninsts + 1);
-	if (f->inst_lines) {
-		cap = f->insts_cap;
-		func_grow(f, TAB_INST_LINES, &f->inst_lines, &cap,
-			  sizeof *f->inst_lines, f->ninsts + 1);
-	}
+	func_grow_lined(f, TAB_NODES, &f->nodes, TAB_INST_LINES,
+			&f->inst_lines, &cap, sizeof *f->nodes, f->ninsts + 1);
 	f->insts_cap = cap;
 	return add_inst(f, op);
 }
@@ -497,12 +503,8 @@ func_reserve_blocks(kl_func *f, uint32_t n)
 	if (n >= DEST_BLOCK)
 		kl_out_of_room(__FILE__, __LINE__, __func__, "too many blocks");
 	uint32_t cap = f->blocks_cap;
-	func_grow(f, TAB_BLOCKS, &f->blocks, &cap, sizeof *f->blocks, n);
-	if (f->block_lines && cap != f->blocks_cap) {
-		uint32_t c2 = f->blocks_cap;
-		func_grow(f, TAB_BLOCK_LINES, &f->block_lines, &c2,
-			  sizeof *f->block_lines, cap);
-	}
+	func_grow_lined(f, TAB_BLOCKS, &f->blocks, TAB_BLOCK_LINES,
+			&f->block_lines, &cap, sizeof *f->blocks, n);
 	f->blocks_cap = cap;
 	for (uint32_t b = f->nblocks; b < n; b++) {
 		f->blocks[b] = block_hole();

@@ -137,8 +137,6 @@ list_get(const kl_pool *p, uint32_t list, uint32_t i)
 }
 uint32_t list_make(kl_pool *p, const uint32_t *elems, uint32_t n);
 void list_push(kl_pool *p, uint32_t *list, uint32_t v);
-void list_insert(kl_pool *p, uint32_t *list, uint32_t i, uint32_t v);
-void list_remove(kl_pool *p, uint32_t *list, uint32_t i);
 /* Keep the first n elements (n at most the length; 0 frees the list). */
 void list_truncate(kl_pool *p, uint32_t *list, uint32_t n);
 void list_free(kl_pool *p, uint32_t list);
@@ -381,6 +379,11 @@ void func_take_tables(kl_func *f, kl_func *from);
 /* Grow table (a TAB_* bit) *p of *cap elements to hold need elements. */
 void func_grow(kl_func *f, uint32_t table, void *p, uint32_t *cap,
 	       size_t elem_size, uint64_t need);
+/* The same, and its table of source lines (line_table, *lines) too when
+ * it has one, to the same capacity: the two are indexed alike. */
+void func_grow_lined(kl_func *f, uint32_t table, void *p, uint32_t line_table,
+		     uint32_t **lines, uint32_t *cap, size_t elem_size,
+		     uint64_t need);
 
 /*
  * Record that f's code may change: every public call that can change a

@@ -209,32 +209,6 @@ list_push(kl_pool *p, uint32_t *list, uint32_t v)
 }
 
 void
-list_insert(kl_pool *p, uint32_t *list, uint32_t i, uint32_t v)
-{
-	uint32_t len = list_len(p, *list);
-	KL_ASSERT(i <= len);
-	list_extend(p, list, 1);
-	uint32_t *e = p->data + *list;
-	memmove(e + i + 1, e + i, (len - i) * sizeof *e);
-	e[i] = v;
-}
-
-void
-list_remove(kl_pool *p, uint32_t *list, uint32_t i)
-{
-	uint32_t len = list_len(p, *list);
-	KL_ASSERT(i < len);
-	uint32_t *e = p->data + *list;
-	memmove(e + i, e + i + 1, (len - i - 1) * sizeof *e);
-	if (len == 1) {
-		free_block(p, *list, header_bin(p, *list));
-		*list = 0;
-		return;
-	}
-	set_header(p, *list, len - 1, header_bin(p, *list));
-}
-
-void
 list_truncate(kl_pool *p, uint32_t *list, uint32_t n)
 {
 	uint32_t len = list_len(p, *list);

@@ -1100,9 +1100,9 @@ parse_sigref_decl(parser *p)
 	if (n >= f->nsigrefs) {
 		spend_budget(p, f->nsigrefs, n + 1, pos);
 		uint32_t cap = f->sigrefs_cap;
-		kl_grow(&f->sigrefs, &cap, sizeof *f->sigrefs, n + 1);
-		uint32_t c2 = f->sigrefs_cap;
-		kl_grow(&f->sigref_lines, &c2, sizeof *f->sigref_lines, cap);
+		func_grow_lined(f, TAB_SIGREFS, &f->sigrefs, TAB_SIGREF_LINES,
+				&f->sigref_lines, &cap, sizeof *f->sigrefs,
+				n + 1);
 		f->sigrefs_cap = cap;
 		for (uint32_t k = f->nsigrefs; k <= n; k++) {
 			f->sigrefs[k] = KL_NONE;
@@ -1355,6 +1355,10 @@ parse_body(parser *p, pending_body *pb)
 	if (!f->block_lines) {
 		KL_ASSERT(f->blocks_cap == 0);
 		f->block_lines = kl_malloc(sizeof *f->block_lines);
+	}
+	if (!f->sigref_lines) {
+		KL_ASSERT(f->sigrefs_cap == 0);
+		f->sigref_lines = kl_malloc(sizeof *f->sigref_lines);
 	}
 	/* A body has about one instruction and one value per line: size the
 	 * tables once instead of growing them by doubling. */

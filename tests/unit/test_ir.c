@@ -147,30 +147,28 @@ test_pool_free_lists(void)
 	pool_free_all(&p);
 }
 
+/* Truncating keeps the first elements; truncating to nothing gives the
+ * list's block back and makes the handle the empty list again. */
 static void
-test_pool_insert_remove(void)
+test_pool_truncate(void)
 {
 	kl_pool p = { 0 };
 	uint32_t l = 0;
 	for (uint32_t i = 0; i < 10; i++)
 		list_push(&p, &l, i);
-	list_insert(&p, &l, 0, 100);
-	list_insert(&p, &l, 5, 200);
-	list_insert(&p, &l, list_len(&p, l), 300);
-	uint32_t want[] = { 100, 0, 1, 2, 3, 200, 4, 5, 6, 7, 8, 9, 300 };
-	CHECK_EQ_INT(list_len(&p, l), 13);
-	for (uint32_t i = 0; i < 13; i++)
-		CHECK_EQ_INT(list_get(&p, l, i), want[i]);
-	list_remove(&p, &l, 0);
-	list_remove(&p, &l, 4);
-	list_remove(&p, &l, list_len(&p, l) - 1);
-	uint32_t want2[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+	list_truncate(&p, &l, 10);
 	CHECK_EQ_INT(list_len(&p, l), 10);
+	list_truncate(&p, &l, 4);
+	CHECK_EQ_INT(list_len(&p, l), 4);
+	for (uint32_t i = 0; i < 4; i++)
+		CHECK_EQ_INT(list_get(&p, l, i), i);
+	uint32_t block = l;
+	list_truncate(&p, &l, 0);
+	CHECK_EQ_INT(l, 0);
+	uint32_t again = 0;
 	for (uint32_t i = 0; i < 10; i++)
-		CHECK_EQ_INT(list_get(&p, l, i), want2[i]);
-	while (list_len(&p, l))
-		list_remove(&p, &l, 0);
-	CHECK_EQ_INT(l, 0); /* an emptied list is the empty handle again */
+		list_push(&p, &again, i);
+	CHECK_EQ_INT(again, block); /* the freed block is taken again */
 	pool_free_all(&p);
 }
 
@@ -1358,24 +1356,6 @@ test_fmt_int_widths(void)
 	kl_buf_free(&out);
 }
 
-/* Removing from the middle moves every element after it down, the last
- * one included (test_pool_insert_remove removes the last element right
- * after, which hid a short move). */
-static void
-test_pool_remove_keeps_tail(void)
-{
-	kl_pool p = { 0 };
-	uint32_t l = 0;
-	for (uint32_t i = 0; i < 10; i++)
-		list_push(&p, &l, i);
-	list_remove(&p, &l, 2);
-	uint32_t want[] = { 0, 1, 3, 4, 5, 6, 7, 8, 9 };
-	CHECK_EQ_INT(list_len(&p, l), 9);
-	for (uint32_t i = 0; i < 9; i++)
-		CHECK_EQ_INT(list_get(&p, l, i), want[i]);
-	pool_free_all(&p);
-}
-
 /* A destination whose last argument kl_block_remove_param takes away
  * goes back to its one-word form (its list goes back to the pool), as
  * one built without arguments has. */
@@ -1528,7 +1508,7 @@ main(void)
 	UNIT_RUN(test_pool_bins_and_growth);
 	UNIT_RUN(test_pool_reuse_after_free);
 	UNIT_RUN(test_pool_free_lists);
-	UNIT_RUN(test_pool_insert_remove);
+	UNIT_RUN(test_pool_truncate);
 	UNIT_RUN(test_pool_many_lists);
 	UNIT_RUN(test_layout_insert_between);
 	UNIT_RUN(test_layout_renumber_is_local);
@@ -1557,7 +1537,6 @@ main(void)
 	UNIT_RUN(test_grown_cap_too_large);
 	UNIT_RUN(test_null_names);
 	UNIT_RUN(test_lists_too_long);
-	UNIT_RUN(test_pool_remove_keeps_tail);
 	UNIT_RUN(test_remove_last_param_gives_block_word);
 	UNIT_RUN(test_append_dest_arg_limit);
 	UNIT_RUN(test_append_param_limit);

@@ -1159,11 +1159,9 @@ test_cached_analyses(void)
 	/* brif's then-arm now goes to block2 too: the cached CFG is stale
 	 * (block1 loses its predecessor, block2 gains one) and so is the
 	 * tree (block2's idom stays block0, block1 is unreachable). */
-	const uint32_t *dests;
-	inst_dests(f, S_BRIF, &dests);
-	uint32_t l = dests[0];
-	f->pool.data[l] = 2;
-	list_remove(&f->pool, &f->insts[S_BRIF].w[1], 1); /* drop (v4) */
+	CHECK_EQ_INT(kl_inst_set_dest(f, (kl_inst){ S_BRIF }, 0,
+				      (kl_block_call){ .block = { 2 } }),
+		     KL_OK);
 	CHECK(verify(f, NULL, &d) == 0);
 	CHECK(verify(f, &ctx, &d) >= 1);
 	CHECK_ERROR(&d, KL_ENT_BLOCK, "the cached CFG is stale at block0: it "
