@@ -443,6 +443,11 @@ bool kl_inst_precedes(const kl_func *f, kl_inst a, kl_inst b);
 uint32_t kl_func_value_bound(const kl_func *f);
 uint32_t kl_func_block_bound(const kl_func *f);
 uint32_t kl_func_inst_bound(const kl_func *f);
+uint32_t kl_func_sigref_bound(const kl_func *f);
+/* The signature sigref s stands for (kl_inst_sigref gives a call_indirect's);
+ * all zero if f has no sigref s. Copying a function into another: pass it
+ * to kl_func_add_sigref. The arrays are valid while f's module lives. */
+kl_signature kl_func_sigref_signature(const kl_func *f, kl_sigref s);
 
 kl_type kl_value_type(const kl_func *f, kl_value v);
 /* Follow alias links to the value that is really defined. */
@@ -528,9 +533,10 @@ kl_status kl_func_append_block(kl_func *f, kl_block b);
 kl_status kl_func_insert_block_after(kl_func *f, kl_block b, kl_block after);
 /* Take block b, and its instructions, out of the layout (a pass dropping
  * unreachable code). Its parameters and results no longer count as
- * defined, and branches to it are verifier errors: remove those first.
- * KL_ERR_INVALID if b is not in the layout or is the entry block. b may
- * be placed again, empty. */
+ * defined, and branches to it are verifier errors, not checked here:
+ * retarget or remove those first. KL_ERR_INVALID if b is not in the
+ * layout or is the entry block. b may be placed again: with its
+ * parameters, without its instructions (kl_inst_move_* puts them back). */
 kl_status kl_func_remove_block(kl_func *f, kl_block b);
 /* A new parameter of type t at the end of b's; KL_NO_VALUE if b is no
  * block, t is not one of the module's types or b has 2^27 - 2 already. */

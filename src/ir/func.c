@@ -591,6 +591,14 @@ kl_func_signature(const kl_func *f)
 	return module_sig(f->module, f->sig);
 }
 
+kl_signature
+kl_func_sigref_signature(const kl_func *f, kl_sigref s)
+{
+	/* (a hole, sigN never declared, is KL_NONE: out of range too) */
+	uint32_t sig = s.id < f->nsigrefs ? f->sigrefs[s.id] : KL_NONE;
+	return module_sig(f->module, sig);
+}
+
 static bool
 block_ok(const kl_func *f, kl_block b)
 {
@@ -701,6 +709,12 @@ uint32_t
 kl_func_inst_bound(const kl_func *f)
 {
 	return f->ninsts;
+}
+
+uint32_t
+kl_func_sigref_bound(const kl_func *f)
+{
+	return f->nsigrefs;
 }
 
 kl_type

@@ -927,6 +927,44 @@ test_unused_alias_to_removed(void)
  * end answer none, 0 or KL_OP_COUNT, never read out of bounds (the
  * sanitizers watch this test). Each is asked about none, a number past
  * the tables, and a real entity with an index past its end. */
+/* A sigref's signature can be read back, so that a function can be
+ * copied call_indirect and all; a number never declared (sig0 here) reads
+ * as no signature. */
+static void
+test_sigref_signature(void)
+{
+	kl_module *m;
+	kl_func *f = parsed_f("function %f(i64) -> i64 {\n"
+			      "    sig1 = (i32, f64, ...) -> i64\n"
+			      "block0(v0: i64):\n"
+			      "    v1 = iconst.i32 1\n"
+			      "    v2 = f64const 0x1p0\n"
+			      "    v3 = call_indirect sig1, v0(v1, v2)\n"
+			      "    return v3\n"
+			      "}\n",
+			      &m);
+	CHECK_EQ_INT(kl_func_sigref_bound(f), 2);
+	CHECK_EQ_INT(kl_func_sigref_signature(f, (kl_sigref){ 0 }).num_params,
+		     0);
+	kl_inst call = kl_value_def_inst(f, (kl_value){ 3 });
+	kl_signature s = kl_func_sigref_signature(f, kl_inst_sigref(f, call));
+	CHECK_EQ_INT(s.num_params, 2);
+	CHECK_EQ_INT(s.num_results, 1);
+	CHECK(s.variadic);
+	CHECK_EQ_INT(s.params[0], KL_TYPE_I32);
+	CHECK_EQ_INT(s.params[1], KL_TYPE_F64);
+	CHECK_EQ_INT(s.results[0], KL_TYPE_I64);
+
+	/* The copy a cloner makes: the same signature in another function. */
+	kl_func *g;
+	CHECK_EQ_INT(kl_module_add_func(m, "g", 1, &s, &g), KL_OK);
+	kl_sigref gs = kl_func_add_sigref(g, &s);
+	CHECK_EQ_INT(gs.id, 0);
+	kl_signature t = kl_func_sigref_signature(g, gs);
+	CHECK(t.num_params == 2 && t.params[1] == KL_TYPE_F64 && t.variadic);
+	kl_module_free(m);
+}
+
 static void
 test_queries_on_none(void)
 {
@@ -969,6 +1007,10 @@ test_queries_on_none(void)
 		/* every entity kind has its none constant, sigrefs too (a
 		 * front end compares kl_func_add_sigref's answer with it) */
 		CHECK_EQ_INT(kl_inst_sigref(f, ni).id, KL_NO_SIGREF.id);
+		kl_signature ns =
+			kl_func_sigref_signature(f, (kl_sigref){ bad[k] });
+		CHECK(ns.params == NULL && ns.results == NULL &&
+		      ns.num_params == 0 && ns.num_results == 0);
 		CHECK_EQ_INT(kl_inst_num_dests(f, ni), 0);
 		CHECK_EQ_INT(kl_inst_dest(f, ni, 0).id, KL_NONE);
 		CHECK_EQ_INT(kl_inst_dest_num_args(f, ni, 0), 0);
@@ -2107,6 +2149,7 @@ main(void)
 	UNIT_RUN(test_alias_through_removed_param_keeps_type);
 	UNIT_RUN(test_unused_alias_to_removed_param);
 	UNIT_RUN(test_queries_on_none);
+	UNIT_RUN(test_sigref_signature);
 	UNIT_RUN(test_variadic_without_types);
 	UNIT_RUN(test_null_out);
 	UNIT_RUN(test_sigref_checks_arrays);
