@@ -531,6 +531,16 @@ kl_block kl_func_new_block(kl_func *f); /* not yet in the layout */
  * block included). */
 kl_status kl_func_append_block(kl_func *f, kl_block b);
 kl_status kl_func_insert_block_after(kl_func *f, kl_block b, kl_block after);
+/* The same, just before block `before`: before the entry block, b becomes
+ * the entry (a lifted entry that turns out to be a loop header gets a new
+ * entry that jumps to it, passing the parameters on). */
+kl_status kl_func_insert_block_before(kl_func *f, kl_block b, kl_block before);
+/* Move placed block b, with its instructions, to just before block
+ * `before`, or to the end for KL_NO_BLOCK. b == before changes nothing.
+ * The block then first in the layout is the entry. KL_ERR_INVALID if b is
+ * not in the layout, KL_ERR_POSITION if `before` is neither in it nor
+ * none. */
+kl_status kl_func_move_block(kl_func *f, kl_block b, kl_block before);
 /* Take block b, and its instructions, out of the layout (a pass dropping
  * unreachable code). Its parameters and results no longer count as
  * defined, and branches to it are verifier errors, not checked here:

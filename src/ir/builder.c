@@ -28,6 +28,13 @@ block_exists(const kl_func *f, kl_block b)
 	return b.id < f->nblocks && (f->blocks[b.id].flags & BLOCK_EXISTS);
 }
 
+/* (none, or a number that is no block, is not in the layout either) */
+static bool
+block_placed(const kl_func *f, kl_block b)
+{
+	return block_exists(f, b) && (f->blocks[b.id].flags & BLOCK_PLACED);
+}
+
 kl_status
 kl_func_append_block(kl_func *f, kl_block b)
 {
@@ -42,8 +49,7 @@ kl_status
 kl_func_remove_block(kl_func *f, kl_block b)
 {
 	func_edited(f);
-	if (!block_exists(f, b) || !(f->blocks[b.id].flags & BLOCK_PLACED) ||
-	    b.id == f->first_block)
+	if (!block_placed(f, b) || b.id == f->first_block)
 		return KL_ERR_INVALID;
 	/* Its instructions leave the layout with it, one by one, so that
 	 * "placed" keeps one meaning: in a placed block's list. */
@@ -62,12 +68,42 @@ kl_func_insert_block_after(kl_func *f, kl_block b, kl_block after)
 	func_edited(f);
 	if (!block_exists(f, b) || (f->blocks[b.id].flags & BLOCK_PLACED))
 		return KL_ERR_INVALID;
-	/* (none, or a number that is no block, is not in the layout either:
-	 * keel.h promises one answer for every `after` that is not) */
-	if (!block_exists(f, after) ||
-	    !(f->blocks[after.id].flags & BLOCK_PLACED))
+	/* (keel.h promises one answer for every `after` not in the layout) */
+	if (!block_placed(f, after))
 		return KL_ERR_POSITION;
 	layout_insert_block_after(f, b.id, after.id);
+	return KL_OK;
+}
+
+kl_status
+kl_func_insert_block_before(kl_func *f, kl_block b, kl_block before)
+{
+	func_edited(f);
+	if (!block_exists(f, b) || (f->blocks[b.id].flags & BLOCK_PLACED))
+		return KL_ERR_INVALID;
+	if (!block_placed(f, before))
+		return KL_ERR_POSITION;
+	layout_insert_block_before(f, b.id, before.id);
+	return KL_OK;
+}
+
+kl_status
+kl_func_move_block(kl_func *f, kl_block b, kl_block before)
+{
+	func_edited(f);
+	if (!block_placed(f, b))
+		return KL_ERR_INVALID;
+	if (before.id != KL_NONE && !block_placed(f, before))
+		return KL_ERR_POSITION;
+	if (b.id == before.id)
+		return KL_OK;
+	/* The block alone leaves the layout for a moment: its instructions
+	 * stay in its list, placed again with it. */
+	layout_remove_block(f, b.id);
+	if (before.id == KL_NONE)
+		layout_append_block(f, b.id);
+	else
+		layout_insert_block_before(f, b.id, before.id);
 	return KL_OK;
 }
 

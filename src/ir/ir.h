@@ -664,6 +664,7 @@ void func_resolve_aliases(kl_func *f);
 /* ---- layout ---- */
 void layout_append_block(kl_func *f, uint32_t b);
 void layout_insert_block_after(kl_func *f, uint32_t b, uint32_t after);
+void layout_insert_block_before(kl_func *f, uint32_t b, uint32_t before);
 void layout_remove_block(kl_func *f, uint32_t b);
 /* Gap between the sequence numbers of appended instructions (layout.c). */
 #define SEQ_STRIDE 16

@@ -46,6 +46,22 @@ layout_insert_block_after(kl_func *f, uint32_t b, uint32_t after)
 }
 
 void
+layout_insert_block_before(kl_func *f, uint32_t b, uint32_t before)
+{
+	kl_block_data *d = &f->blocks[b];
+	KL_ASSERT(!(d->flags & BLOCK_PLACED));
+	uint32_t prev = f->blocks[before].prev;
+	d->prev = prev;
+	d->next = before;
+	f->blocks[before].prev = b;
+	if (prev == KL_NONE)
+		f->first_block = b;
+	else
+		f->blocks[prev].next = b;
+	d->flags |= BLOCK_PLACED;
+}
+
+void
 layout_remove_block(kl_func *f, uint32_t b)
 {
 	kl_block_data *d = &f->blocks[b];

@@ -7,8 +7,8 @@
  * Each edit is a call of the public API with entities picked at random,
  * out of range ones included: remove, move or copy an instruction, set an
  * operand, a branch argument or a whole destination, append an argument,
- * make a value an alias, add or
- * remove a block parameter, take a block out, build an instruction. Most
+ * make a value an alias, add or remove a block parameter, take a block
+ * out, place one again or move one, build an instruction. Most
  * edits leave IR that does not verify, which is the point: whatever the
  * IR, the library must not crash, and
  *   - IR that verifies prints as text that parses, verifies, prints the
@@ -74,7 +74,7 @@ rr_edit(kl_func *f, rr_rng *r)
 	kl_block blk = rr_block(f, r);
 	kl_value v = rr_value(f, r);
 	uint32_t nd = kl_inst_num_dests(f, i);
-	switch (rr_below(r, 14)) {
+	switch (rr_below(r, 16)) {
 	case 0:
 		kl_inst_remove(f, i);
 		break;
@@ -136,6 +136,14 @@ rr_edit(kl_func *f, rr_rng *r)
 				 (kl_block_call){ blk, args, rr_below(r, 3) });
 		break;
 	}
+	case 13:
+		kl_func_move_block(f, blk,
+				   rr_below(r, 4) ? rr_block(f, r) : KL_NO_BLOCK);
+		break;
+	case 14:
+		/* (a removed block placed again, empty: the entry too) */
+		kl_func_insert_block_before(f, blk, rr_block(f, r));
+		break;
 	default: {
 		/* (a removed block placed again, empty) */
 		kl_func_append_block(f, blk);

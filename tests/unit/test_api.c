@@ -85,6 +85,148 @@ join_block(kl_func *f, kl_value *p)
 	return b1;
 }
 
+/* The same answers for kl_func_insert_block_before; and a new block put
+ * before the entry is the entry. */
+static void
+test_insert_block_before(void)
+{
+	kl_func *f;
+	kl_block b0;
+	kl_builder bld;
+	kl_module *m = one_block_func(&f, &b0, &bld);
+	kl_block nb = kl_func_new_block(f);
+	kl_block loose = kl_func_new_block(f);
+	CHECK_EQ_INT(kl_func_insert_block_before(f, nb, KL_NO_BLOCK),
+		     KL_ERR_POSITION);
+	CHECK_EQ_INT(kl_func_insert_block_before(f, nb, (kl_block){ 999 }),
+		     KL_ERR_POSITION);
+	CHECK_EQ_INT(kl_func_insert_block_before(f, nb, loose),
+		     KL_ERR_POSITION);
+	CHECK_EQ_INT(kl_func_insert_block_before(f, KL_NO_BLOCK, b0),
+		     KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_func_insert_block_before(f, nb, b0), KL_OK);
+	CHECK_EQ_INT(kl_func_insert_block_before(f, nb, b0), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_func_first_block(f).id, nb.id);
+	CHECK_EQ_INT(kl_block_next(f, nb).id, b0.id);
+	CHECK_EQ_INT(kl_block_prev(f, b0).id, nb.id);
+	CHECK_EQ_INT(kl_block_prev(f, nb).id, KL_NONE);
+	/* between two blocks: both neighbours' links change */
+	CHECK_EQ_INT(kl_func_insert_block_before(f, loose, b0), KL_OK);
+	CHECK_EQ_INT(kl_block_next(f, nb).id, loose.id);
+	CHECK_EQ_INT(kl_block_next(f, loose).id, b0.id);
+	CHECK_EQ_INT(kl_block_prev(f, b0).id, loose.id);
+	CHECK_EQ_INT(kl_block_prev(f, loose).id, nb.id);
+	kl_module_free(m);
+}
+
+/* A lifted function whose first block turns out to be a loop header: a
+ * new entry goes before it, passing the parameters on, and the back edge
+ * to the old entry is then allowed. */
+static void
+test_new_entry_before_loop_header(void)
+{
+	kl_module *m = NULL;
+	const char src[] = "function %f(i32) -> i32 {\n"
+			   "block0(v0: i32):\n"
+			   "    v1 = iadd_imm v0, 1\n"
+			   "    v2 = icmp_imm slt v1, 10\n"
+			   "    brif v2, block1, block2\n"
+			   "\n"
+			   "block1:\n"
+			   "    jump block2\n"
+			   "\n"
+			   "block2:\n"
+			   "    return v1\n"
+			   "}\n";
+	CHECK_EQ_INT(kl_parse_module(src, sizeof src - 1, NULL, &m, NULL),
+		     KL_OK);
+	kl_func *f = kl_sym_func(m, kl_module_lookup(m, "f", 1));
+	kl_block old = kl_func_first_block(f);
+	kl_block entry = kl_func_new_block(f);
+	kl_value p = kl_block_append_param(f, entry, KL_TYPE_I32);
+	CHECK_EQ_INT(kl_func_insert_block_before(f, entry, old), KL_OK);
+	kl_builder b;
+	kl_builder_init(&b, f);
+	kl_builder_at_end(&b, entry);
+	kl_build_jump(&b, (kl_block_call){ old, &p, 1 });
+	/* block1 loops back: v0 becomes the loop's counter */
+	kl_inst back = kl_block_last_inst(f, (kl_block){ 1 });
+	kl_value v1 = { 1 };
+	CHECK_EQ_INT(kl_inst_set_dest(f, back, 0,
+				      (kl_block_call){ old, &v1, 1 }),
+		     KL_OK);
+	CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	CHECK_EQ_INT(result_of(f, 1, 3), 10);
+	CHECK_EQ_INT(result_of(f, 1, 20), 21);
+	kl_buf text = { 0 };
+	kl_print_module(m, NULL, &text);
+	CHECK(strstr(text.data, "function %f(i32) -> i32 {\n"
+				"block3(v3: i32):\n"
+				"    jump block0(v3)\n"
+				"\n"
+				"block0(v0: i32):\n") != NULL);
+	kl_buf_free(&text);
+	kl_module_free(m);
+}
+
+/* Moving a block keeps its instructions; none as the place means last;
+ * the entry may move, and the next block is then the entry. */
+static void
+test_move_block(void)
+{
+	kl_module *m = NULL;
+	const char src[] = "function %f(i32) -> i32 {\n"
+			   "block0(v0: i32):\n"
+			   "    brif v0, block1, block2\n"
+			   "\n"
+			   "block1:\n"
+			   "    v1 = iconst.i32 7\n"
+			   "    return v1\n"
+			   "\n"
+			   "block2:\n"
+			   "    v2 = iconst.i32 9\n"
+			   "    return v2\n"
+			   "}\n";
+	CHECK_EQ_INT(kl_parse_module(src, sizeof src - 1, NULL, &m, NULL),
+		     KL_OK);
+	kl_func *f = kl_sym_func(m, kl_module_lookup(m, "f", 1));
+	kl_block b0 = { 0 }, b1 = { 1 }, b2 = { 2 };
+	kl_block loose = kl_func_new_block(f);
+	CHECK_EQ_INT(kl_func_move_block(f, loose, b0), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_func_move_block(f, KL_NO_BLOCK, b0), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_func_move_block(f, b2, loose), KL_ERR_POSITION);
+	CHECK_EQ_INT(kl_func_move_block(f, b2, (kl_block){ 999 }),
+		     KL_ERR_POSITION);
+	CHECK_EQ_INT(kl_func_move_block(f, b2, b2), KL_OK); /* stays */
+	CHECK_EQ_INT(kl_block_prev(f, b2).id, b1.id);
+
+	CHECK_EQ_INT(kl_func_move_block(f, b2, b1), KL_OK);
+	CHECK_EQ_INT(kl_block_next(f, b0).id, b2.id);
+	CHECK_EQ_INT(kl_block_next(f, b2).id, b1.id);
+	CHECK_EQ_INT(kl_block_next(f, b1).id, KL_NONE);
+	CHECK_EQ_INT(kl_inst_block(f, kl_block_first_inst(f, b2)).id, b2.id);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	CHECK_EQ_INT(result_of(f, 1, 0), 9);
+	CHECK_EQ_INT(result_of(f, 1, 1), 7);
+
+	CHECK_EQ_INT(kl_func_move_block(f, b2, KL_NO_BLOCK), KL_OK);
+	CHECK_EQ_INT(kl_block_next(f, b1).id, b2.id);
+	CHECK_EQ_INT(kl_block_next(f, b2).id, KL_NONE);
+
+	/* the entry moved last: block1 is first, and the verifier says
+	 * what is wrong with that (an entry without the parameters) */
+	CHECK_EQ_INT(kl_func_move_block(f, b0, KL_NO_BLOCK), KL_OK);
+	CHECK_EQ_INT(kl_func_first_block(f).id, b1.id);
+	CHECK_EQ_INT(kl_block_prev(f, b1).id, KL_NONE);
+	CHECK(kl_verify_func(f, NULL, NULL) != KL_OK);
+	CHECK_EQ_INT(kl_func_move_block(f, b0, b1), KL_OK);
+	CHECK_EQ_INT(kl_func_first_block(f).id, b0.id);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	CHECK_EQ_INT(result_of(f, 1, 1), 7);
+	kl_module_free(m);
+}
+
 /* Replacing every use of a value, through the public API alone: remove
  * the instruction, alias its result. A placed instruction's result may
  * not be aliased. */
@@ -2132,6 +2274,9 @@ int
 main(void)
 {
 	UNIT_RUN(test_insert_block_after_unplaced);
+	UNIT_RUN(test_insert_block_before);
+	UNIT_RUN(test_new_entry_before_loop_header);
+	UNIT_RUN(test_move_block);
 	UNIT_RUN(test_replace_uses);
 	UNIT_RUN(test_inst_fields);
 	UNIT_RUN(test_unused_alias_to_removed);
