@@ -461,6 +461,23 @@ case "$out" in *"FAIL $dir/ef-none.kl: failed
 		bad "keel test --expect-fail, the verdicts: exit $st, $(echo "$out" | tail -n 1)"; fi ;;
 *) bad "keel test --expect-fail, the verdicts: $out" ;;
 esac
+# --expect-fail reads the file once, in the file's own process: a FIFO
+# nobody writes to times out like any file that hangs (the runner read it
+# again itself, outside the time limit, and hung), and /dev/stdin gives
+# its expectations (a second read found the pipe empty)
+mkfifo "$dir/ef-fifo.kl"
+out=$(timeout 60 "$build"/keel test --expect-fail --timeout 1 "$dir/ef-fifo.kl" 2>&1)
+st=$?
+case "$out" in *"FAIL $dir/ef-fifo.kl: timed out after 1 s
+  the file has no '; expect-fail:' line"*"0 passed, 1 failed")
+	if [ "$st" = 1 ]; then ok; else bad "keel test --expect-fail on a FIFO: exit $st"; fi ;;
+*) bad "keel test --expect-fail on a FIFO: exit $st, $out" ;;
+esac
+printf 'test cat\n; expect-fail: unknown opcode\nfunction %%f() {\nblock0:\n    bogus\n}\n' >"$dir/ef-stdin.kl"
+out=$(cat "$dir/ef-stdin.kl" | "$build"/keel test --expect-fail /dev/stdin 2>&1)
+st=$?
+if [ "$st" = 0 ] && [ "$out" = "1 passed, 0 failed" ]; then ok; else
+	bad "keel test --expect-fail /dev/stdin: exit $st, $out"; fi
 # a report quoting the source line that holds the expect-fail comment
 # holds its text; that is no proof the file failed that way, so such
 # lines do not count (a parse error of another kind must not pass)

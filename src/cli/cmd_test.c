@@ -307,14 +307,40 @@ static struct {
 	void *volatile reports, *volatile finished;
 } runner_roots;
 
-/* In the child: run the file, send the report, exit with the verdict. */
-static void
-run_child(const char *path, bool bless, int fd)
+/* Where n bytes at needle occur in [hay, hay + len), or NULL; NUL bytes
+ * are bytes like any other. */
+static const char *
+find_bytes(const char *hay, size_t len, const char *needle, size_t n)
 {
-	kl_buf report = { 0 };
-	int failures = test_run_file(path, bless, &report);
-	const char *s = report.data;
-	size_t left = report.len;
+	for (size_t k = 0; hay && n <= len && k <= len - n; k++)
+		if (memcmp(hay + k, needle, n) == 0)
+			return hay + k;
+	return NULL;
+}
+
+static const char expect_key[] = "expect-fail:";
+
+/* Each `expect-fail:` of a file's text, to the end of its line, as a line
+ * of out. */
+static void
+expectations_of(const char *text, size_t len, kl_buf *out)
+{
+	const char *end = text + len;
+	size_t nkey = strlen(expect_key);
+	for (const char *s = text;
+	     (s = find_bytes(s, (size_t)(end - s), expect_key, nkey));
+	     s += nkey) {
+		const char *e = s;
+		while (e < end && *e != '\n' && *e != '\r')
+			e++;
+		kl_buf_append(out, s, (size_t)(e - s));
+		kl_buf_putc(out, '\n');
+	}
+}
+
+static void
+write_all(int fd, const char *s, size_t left)
+{
 	while (left > 0) {
 		ssize_t w = write(fd, s, left);
 		if (w < 0 && errno == EINTR)
@@ -324,13 +350,46 @@ run_child(const char *path, bool bless, int fd)
 		s += w;
 		left -= (size_t)w;
 	}
+}
+
+/*
+ * In the child: read the file, run it, send the report, exit with the
+ * verdict. With --expect-fail the report starts with the file's
+ * `expect-fail:` lines (expectations_of), sent before anything runs: the
+ * file is read once, here, under the runner's time limit (a FIFO, or
+ * /dev/stdin, can be read only once, and may never give its text), and a
+ * file that then hangs still has its expectations checked.
+ */
+static void
+run_child(const char *path, bool bless, bool expect_fail, int fd)
+{
+	kl_buf report = { 0 };
+	cli_file text = { 0 };
+	int failures = 1;
+	if (!cli_read_file("test", path, &text)) {
+		kl_buf_printf(&report, "%s: cannot read the file\n", path);
+	} else {
+		if (expect_fail) {
+			kl_buf lines = { 0 };
+			expectations_of(text.text, text.len, &lines);
+			kl_buf_printf(&report, "%zu\n", lines.len);
+			kl_buf_append(&report, lines.data, lines.len);
+			write_all(fd, report.data, report.len);
+			kl_buf_reset(&report);
+			kl_buf_free(&lines);
+		}
+		failures = test_run_file(path, &text, bless, &report);
+		cli_file_free(&text);
+	}
+	write_all(fd, report.data, report.len);
 	kl_buf_free(&report);
 	close(fd);
 	exit(failures ? 1 : 0); /* exit, not _exit: leak checkers run at exit */
 }
 
 static bool
-start_child(child *c, const char *path, uint32_t file, bool bless)
+start_child(child *c, const char *path, uint32_t file, bool bless,
+	    bool expect_fail)
 {
 	int p[2];
 	if (pipe(p) != 0) {
@@ -362,7 +421,7 @@ start_child(child *c, const char *path, uint32_t file, bool bless)
 		(void)parent;
 #endif
 		close(p[0]);
-		run_child(path, bless, p[1]);
+		run_child(path, bless, expect_fail, p[1]);
 	}
 	close(p[1]);
 	memset(c, 0, sizeof *c);
@@ -371,17 +430,6 @@ start_child(child *c, const char *path, uint32_t file, bool bless)
 	c->file = file;
 	c->start = cli_now();
 	return true;
-}
-
-/* Where n bytes at needle occur in [hay, hay + len), or NULL; NUL bytes
- * are bytes like any other. */
-static const char *
-find_bytes(const char *hay, size_t len, const char *needle, size_t n)
-{
-	for (size_t k = 0; hay && n <= len && k <= len - n; k++)
-		if (memcmp(hay + k, needle, n) == 0)
-			return hay + k;
-	return NULL;
 }
 
 /* Is the text in a line of the report that does not quote an
@@ -403,17 +451,16 @@ in_report(const kl_buf *report, const char *text, size_t n, const char *key)
 	return false;
 }
 
-/* The `; expect-fail: TEXT` lines of a file must all be in the report. */
+/* The texts of the `expect-fail:` lines (as expectations_of gives them)
+ * must all be in the report. */
 static bool
-expected_failure_seen(const char *path, const kl_buf *report, kl_buf *why)
+expected_failure_seen(const char *lines, size_t len, const kl_buf *report,
+		      kl_buf *why)
 {
-	cli_file f;
-	if (!cli_read_file("test", path, &f))
-		return false;
 	bool ok = true, any = false;
-	const char *key = "expect-fail:", *end = f.text + f.len;
+	const char *key = expect_key, *end = lines + len;
 	size_t nkey = strlen(key);
-	for (const char *s = f.text;
+	for (const char *s = lines;
 	     (s = find_bytes(s, (size_t)(end - s), key, nkey)); s += nkey) {
 		const char *t = s + nkey;
 		while (t < end && (*t == ' ' || *t == '\t'))
@@ -441,8 +488,31 @@ expected_failure_seen(const char *path, const kl_buf *report, kl_buf *why)
 		kl_buf_puts(why, "  the file has no '; expect-fail:' line\n");
 		ok = false;
 	}
-	cli_file_free(&f);
 	return ok;
+}
+
+/* Split a child's output, with --expect-fail, into the expectations it
+ * sent first (none if it was stopped before) and the report after. */
+static void
+split_expectations(const kl_buf *out, const char **lines, size_t *nlines,
+		   const char **report, size_t *nreport)
+{
+	const char *s = out->data ? out->data : "";
+	const char *end = s + out->len, *p = s;
+	size_t n = 0;
+	while (p < end && *p >= '0' && *p <= '9' && n < SIZE_MAX / 16)
+		n = n * 10 + (size_t)(*p++ - '0');
+	if (p == s || p == end || *p != '\n' || n > (size_t)(end - p - 1)) {
+		*lines = "";
+		*nlines = 0;
+		*report = s;
+		*nreport = out->len;
+		return;
+	}
+	*lines = p + 1;
+	*nlines = n;
+	*report = p + 1 + n;
+	*nreport = (size_t)(end - *report);
 }
 
 typedef struct run_state {
@@ -496,15 +566,20 @@ finish_child(run_state *rs, child *c)
 		failed = WEXITSTATUS(status) != 0;
 		kl_buf_puts(&reason, failed ? "failed" : "passed");
 	}
+	const char *lines = "", *text = c->out.data ? c->out.data : "";
+	size_t nlines = 0, ntext = c->out.len;
+	if (rs->expect_fail)
+		split_expectations(&c->out, &lines, &nlines, &text, &ntext);
 	kl_buf full = { 0 };
 	kl_buf_append(&full, reason.data, reason.len);
 	kl_buf_putc(&full, '\n');
-	kl_buf_append(&full, c->out.data ? c->out.data : "", c->out.len);
+	kl_buf_append(&full, text, ntext);
 
 	bool ok = !failed;
 	kl_buf why = { 0 };
 	if (rs->expect_fail) {
-		ok = failed && expected_failure_seen(path, &full, &why);
+		ok = failed &&
+		     expected_failure_seen(lines, nlines, &full, &why);
 		if (!failed)
 			kl_buf_puts(&why, "  the file was expected to fail, but "
 				    "it passed\n");
@@ -519,8 +594,8 @@ finish_child(run_state *rs, child *c)
 		kl_buf_printf(out, "FAIL %s: %s\n", path, reason.data);
 		if (why.len)
 			kl_buf_puts(out, why.data);
-		if (c->out.len) {
-			const char *s = c->out.data;
+		if (ntext) {
+			const char *s = text;
 			while (*s) {
 				const char *nl = strchr(s, '\n');
 				size_t n = nl ? (size_t)(nl - s) : strlen(s);
@@ -598,7 +673,7 @@ run_all(run_state *rs, long jobs, bool bless)
 	for (;;) {
 		while (running < jobs && next < rs->files->n) {
 			if (!start_child(&kids[running], rs->files->paths[next],
-					 next, bless)) {
+					 next, bless, rs->expect_fail)) {
 				if (running > 0) {
 					jobs = running;
 					fprintf(stderr, "keel test: running %ld "

@@ -1108,17 +1108,19 @@ run_commands(test_file *tf, const header_line *header,
 	return failures;
 }
 
-/* One run of the file's commands on source, named path in messages;
- * *blessed says whether it was rewritten. */
+/* One run of the file's commands on source, named path in messages, or
+ * on given, its text read already (if not NULL); *blessed says whether
+ * it was rewritten. */
 static int
-run_file_once(const char *path, const char *source, bool bless, bool *blessed,
-	      kl_buf *report)
+run_file_once(const char *path, const char *source, const cli_file *given,
+	      bool bless, bool *blessed, kl_buf *report)
 {
-	cli_file file;
-	if (!cli_read_file("test", source, &file)) {
+	cli_file own = { 0 };
+	if (!given && !cli_read_file("test", source, &own)) {
 		kl_buf_printf(report, "%s: cannot read the file\n", path);
 		return 1;
 	}
+	const cli_file file = given ? *given : own;
 	char *blanked = cli_alloc(file.len + 1, 1);
 	memcpy(blanked, file.text, file.len + 1);
 	uint32_t nheader;
@@ -1192,12 +1194,13 @@ done:
 	kl_diags_free(&tf.parse_diags);
 	free_header(header, nheader);
 	free(blanked);
-	cli_file_free(&file);
+	cli_file_free(&own);
 	return failures;
 }
 
 int
-test_run_file(const char *path, bool bless, kl_buf *report)
+test_run_file(const char *path, const cli_file *text, bool bless,
+	      kl_buf *report)
 {
 	/* Blessing one function's block moves the lines after it, and an
 	 * expectation may quote line numbers (a pass's notes do): run again
@@ -1209,6 +1212,7 @@ test_run_file(const char *path, bool bless, kl_buf *report)
 		bool blessed = false;
 		kl_buf one = { 0 };
 		int failures = run_file_once(path, real ? real : path,
+					     round ? NULL : text,
 					     bless && round < 4, &blessed,
 					     &one);
 		if (!blessed || failures) {

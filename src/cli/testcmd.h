@@ -187,8 +187,10 @@ bool test_run_passes(test_file *tf, const test_func *tfn,
 		     const kl_pass *const *passes, uint32_t npasses,
 		     bool notes, bool stats, kl_buf *extra, kl_buf *report);
 
-/* Run every command of one file; returns the number of failures. */
-int test_run_file(const char *path, bool bless, kl_buf *report);
+/* Run every command of one file, whose text has been read (text; NULL:
+ * read it here); returns the number of failures. */
+int test_run_file(const char *path, const cli_file *text, bool bless,
+		  kl_buf *report);
 
 /* ---- the commands ---- */
 int test_cmd_cat(test_file *tf, const char *args, kl_buf *report);
