@@ -915,28 +915,35 @@ list_readers(const char *key, kl_buf *report)
 	kl_buf_puts(report, n > 1 ? " read it" : " reads it");
 }
 
-/* The key of an annotation written in capitals ("; RUN:"), which no
- * command reads, in lower case in key; NULL if c is no such comment.
- * *word is the key as written, *n its length. */
+/* The key of an annotation misspelt so that no command reads it: in
+ * capitals ("; RUN:") or with a blank before its ':' ("; run :"), in lower
+ * case in key; NULL if c is no such comment. *word is the key as written,
+ * to its ':', and *n its length. */
 static const char *
-capital_annotation(const test_comment *c, char *key, size_t cap,
-		   const char **word, size_t *n)
+misspelt_annotation(const test_comment *c, char *key, size_t cap,
+		    const char **word, size_t *n)
 {
 	const char *s = c->text, *e = c->text + c->len;
 	while (s < e && (*s == ' ' || *s == '\t'))
 		s++;
 	const char *w = s;
-	while (w < e && *w >= 'A' && *w <= 'Z')
+	bool capitals = w < e && *w >= 'A' && *w <= 'Z';
+	while (w < e && (capitals ? *w >= 'A' && *w <= 'Z'
+				  : *w >= 'a' && *w <= 'z'))
 		w++;
-	if (w == s || w == e || *w != ':' || (size_t)(w - s) >= cap)
+	const char *colon = w;
+	while (colon < e && (*colon == ' ' || *colon == '\t'))
+		colon++;
+	if (w == s || colon == e || *colon != ':' || (size_t)(w - s) >= cap ||
+	    (!capitals && colon == w))
 		return NULL;
 	for (size_t k = 0; k < (size_t)(w - s); k++)
-		key[k] = (char)(s[k] - 'A' + 'a');
+		key[k] = capitals ? (char)(s[k] - 'A' + 'a') : s[k];
 	key[w - s] = '\0';
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (test_has_option(commands[i].annotations, key)) {
 			*word = s;
-			*n = (size_t)(w - s);
+			*n = (size_t)(colon - s);
 			return key;
 		}
 	return NULL;
@@ -947,7 +954,8 @@ capital_annotation(const test_comment *c, char *key, size_t cap,
  * file's commands reads are errors, as unrun check directives are: a test
  * must not pass while checking nothing. So is one before the first
  * function when the commands that read it read a function's comments,
- * and one written in capitals, which none reads. Returns the failures.
+ * and one misspelt (capitals, a blank before the ':'), which none reads.
+ * Returns the failures.
  */
 static int
 annotations_not_read(const test_file *tf, const test_command **cmds,
@@ -961,8 +969,8 @@ annotations_not_read(const test_file *tf, const test_command **cmds,
 		const char *key = annotation_key(c, buf, sizeof buf);
 		const char *word;
 		size_t n;
-		if (!key && capital_annotation(c, buf, sizeof buf, &word, &n)) {
-			/* as a directive in capitals: read by no one */
+		if (!key && misspelt_annotation(c, buf, sizeof buf, &word, &n)) {
+			/* as a misspelt directive: read by no one */
 			test_comment_error(tf, c, report, "'%.*s:' looks like a "
 					   "misspelt annotation (keel's is "
 					   "'%s:')", (int)n, word, buf);
