@@ -1489,6 +1489,61 @@ if ! grep -q __asan_init "$build"/keel &&
 else
 	echo "keel is built with ASan or does not run in 12 MB: skipping the out-of-memory messages"
 fi
+# The interpreted program's memory is not keel's: when the system has
+# none left (the limit raised past it), the program's malloc returns null
+# (200 of 200 calls here: %main returns 1), an alloca traps and data
+# fails the run with status 1 and a message, where keel aborted (134).
+cat >"$dir/oom-malloc.kl" <<'EOF'
+declare %malloc(i64) -> i64
+
+function %main() -> i32 {
+block0:
+    v0 = iconst.i32 0
+    jump block1(v0, v0)
+
+block1(v1: i32, v2: i32):
+    v3 = iconst.i64 0xffff_fffe
+    v4 = call %malloc(v3)
+    v5 = icmp_imm eq v4, 0
+    v6 = uextend.i32 v5
+    v7 = iadd v2, v6
+    v8 = iadd_imm v1, 1
+    v9 = icmp_imm slt v8, 200
+    brif v9, block1(v8, v7), block2(v7)
+
+block2(v10: i32):
+    v11 = icmp_imm eq v10, 200
+    v12 = uextend.i32 v11
+    return v12
+}
+
+function %stack(i64) -> i32 {
+block0(v0: i64):
+    v1 = alloca_dyn v0, align 8
+    v2 = iconst.i32 1
+    return v2
+}
+EOF
+printf 'data %%big = { zero 3000000000 }\nfunction %%main() {\nblock0:\n    return\n}\n' >"$dir/oom-data.kl"
+# shellcheck disable=SC3045
+if ! grep -q __asan_init "$build"/keel &&
+	(ulimit -v 1000000 && "$build"/keel cat examples/max.kl) >/dev/null 2>&1; then
+	big=--max-memory=0xffffffffffffffff
+	# shellcheck disable=SC3045
+	out=$( (ulimit -v 1000000 && "$build"/keel run $big "$dir/oom-malloc.kl"; echo "status $?") 2>&1)
+	if [ "$out" = "1
+status 1" ]; then ok; else bad "malloc with no memory left: $out"; fi
+	# shellcheck disable=SC3045
+	out=$( (ulimit -v 1000000 && "$build"/keel run $big "$dir/oom-malloc.kl" %stack 3000000000; echo "status $?") 2>&1)
+	case "$out" in "trap stack_overflow: alloca of 3000000000 bytes: the system has no memory left for it"*"status 1") ok ;;
+	*) bad "an alloca with no memory left: $out" ;; esac
+	# shellcheck disable=SC3045
+	out=$( (ulimit -v 1000000 && "$build"/keel run $big "$dir/oom-data.kl"; echo "status $?") 2>&1)
+	case "$out" in *"error: no memory for data %big (3000000000 bytes): the system has none left"*"status 1") ok ;;
+	*) bad "data with no memory left: $out" ;; esac
+else
+	echo "keel is built with ASan or does not run in 1 GB: skipping the program's out-of-memory checks"
+fi
 # keel test starts no more children than files: -j 1000000 on one file
 # needs no table of a million children (56 MB and more), so it runs in
 # 30 MB of address space.

@@ -217,7 +217,16 @@ mem_setup(kl_interp *it)
 			mem_free(it);
 			return false;
 		}
-		uint8_t *mem = kl_calloc(size ? size : 1, 1);
+		uint8_t *mem = calloc(size ? size : 1, 1);
+		if (!mem) {
+			kl_buf_reset(&it->scratch);
+			put_sym(it, s, &it->scratch);
+			raise_fail(it, "no memory for data %s (%llu bytes): "
+				       "the system has none left",
+				   it->scratch.data, (unsigned long long)size);
+			mem_free(it);
+			return false;
+		}
 		if (!fill_data(it, s, mem, size)) {
 			free(mem);
 			kl_buf_reset(&it->scratch);
@@ -322,6 +331,7 @@ mem_func_of(const kl_interp *it, uint64_t p)
 
 /* ---- the alloca stack ---- */
 
+/* NULL, and nothing changed, when the system has no memory for it. */
 static uint8_t *
 arena_alloc(kl_interp *it, size_t n)
 {
@@ -338,13 +348,19 @@ arena_alloc(kl_interp *it, size_t n)
 	if (want < n)
 		want = n;
 	if (next < it->nchunks && it->chunks[next].size < n) {
+		uint8_t *mem = malloc(want);
+		if (!mem)
+			return NULL;
 		free(it->chunks[next].mem);
-		it->chunks[next].mem = kl_malloc(want);
+		it->chunks[next].mem = mem;
 		it->chunks[next].size = want;
 	} else if (next >= it->nchunks) {
+		uint8_t *mem = malloc(want);
+		if (!mem)
+			return NULL;
 		kl_grow(&it->chunks, &it->chunks_cap, sizeof *it->chunks,
 			it->nchunks + 1);
-		it->chunks[it->nchunks++] = (chunk){ kl_malloc(want), want, 0 };
+		it->chunks[it->nchunks++] = (chunk){ mem, want, 0 };
 	}
 	it->cur_chunk = next;
 	it->chunks[next].used = n;
@@ -371,6 +387,12 @@ mem_alloca(kl_interp *it, uint64_t n, uint32_t sym, uint32_t inst)
 		return 0;
 	}
 	uint8_t *mem = arena_alloc(it, (size_t)n);
+	if (!mem) {
+		raise_trap(it, KL_TRAP_STACK_OVERFLOW,
+			   "alloca of %llu bytes: the system has no memory "
+			   "left for it", (unsigned long long)n);
+		return 0;
+	}
 	memset(mem, 0, (size_t)n);
 	uint32_t id = obj_new(it, OK_ALLOCA, mem, (uint32_t)n, true, sym,
 			      inst);
@@ -405,7 +427,11 @@ mem_malloc(kl_interp *it, uint64_t n)
 {
 	if (!obj_fits(it, n))
 		return 0;
-	uint8_t *mem = kl_calloc(n ? (size_t)n : 1, 1);
+	/* The host out of memory is the program's malloc failing, as C's
+	 * does, not keel's: null, for the program to handle. */
+	uint8_t *mem = calloc(n ? (size_t)n : 1, 1);
+	if (!mem)
+		return 0;
 	uint32_t id = obj_new(it, OK_HEAP, mem, (uint32_t)n, true, KL_NONE,
 			      KL_NONE);
 	if (!id) {
