@@ -486,9 +486,10 @@ kl_interp_scan_value(const kl_module *m, kl_type t, const char *s, size_t n,
 	}
 	kl_c_locale_end(&cl);
 	/* a hex float names its bits: one the type cannot hold is no
-	 * value of it (as in the text format) */
+	 * value of it, nor a decimal out of its range (as in the text
+	 * format) */
 	if (used && (c == KL_TYPE_F32 || c == KL_TYPE_F64) &&
-	    !float_literal_exact(s, used, c == KL_TYPE_F32))
+	    float_literal_fit(s, used, c == KL_TYPE_F32, value) != FLOAT_FITS)
 		return 0;
 	if (!used || !ends_literal(s, n, used))
 		return 0;

@@ -472,10 +472,27 @@ hex_float_exact(const char *s, size_t n, bool single)
 	return top <= max_exp && low >= least && top - low + 1 <= precision;
 }
 
-bool
-float_literal_exact(const char *s, size_t n, bool single)
+float_fit
+float_literal_fit(const char *s, size_t n, bool single, uint64_t bits)
 {
 	size_t lead = n && s[0] == '-';
+	if (lead == n || !((s[lead] >= '0' && s[lead] <= '9') ||
+			   s[lead] == '.'))
+		return FLOAT_FITS; /* inf, nan */
 	bool hex = n > lead + 1 && s[lead] == '0' && (s[lead + 1] | 32) == 'x';
-	return !hex || hex_float_exact(s, n, single);
+	if (hex)
+		return hex_float_exact(s, n, single) ? FLOAT_FITS
+						     : FLOAT_HEX_INEXACT;
+	int fbits = single ? 23 : 52;
+	uint64_t expmax = single ? 0xff : 0x7ff;
+	uint64_t sign = (uint64_t)1 << (single ? 31 : 63);
+	uint64_t magnitude = bits & ~sign;
+	if (magnitude >> fbits == expmax)
+		return FLOAT_TOO_LARGE;
+	if (magnitude != 0)
+		return FLOAT_FITS;
+	for (size_t i = lead; i < n && (s[i] | 32) != 'e'; i++)
+		if (s[i] >= '1' && s[i] <= '9')
+			return FLOAT_TOO_SMALL;
+	return FLOAT_FITS;
 }

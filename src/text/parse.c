@@ -535,10 +535,24 @@ parse_float(parser *p, bool single)
 			 s[used] == '.'))
 		fail_at(p, s, "malformed float literal");
 	/* A hex float says its bits: one the type cannot hold is a mistake
-	 * to report, not a number to round (a decimal is rounded). */
-	if (!float_literal_exact(s, used, single))
-		fail_at(p, s, "hex float literal is not exact in %s",
-			single ? "f32" : "f64");
+	 * to report, not a number to round; a decimal is rounded, but not
+	 * to infinity or to zero. */
+	const char *type = single ? "f32" : "f64";
+	switch (float_literal_fit(s, used, single, bits)) {
+	case FLOAT_FITS:
+		break;
+	case FLOAT_HEX_INEXACT:
+		fail_at(p, s, "hex float literal is not exact in %s", type);
+		break;
+	case FLOAT_TOO_LARGE:
+		fail_at(p, s, "float literal is too large for %s (it would "
+			"round to inf)", type);
+		break;
+	case FLOAT_TOO_SMALL:
+		fail_at(p, s, "float literal is too small for %s (it would "
+			"round to 0)", type);
+		break;
+	}
 	p->p += used;
 	return bits;
 }

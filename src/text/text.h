@@ -46,9 +46,18 @@ size_t scan_f64(const char *s, size_t n, uint64_t *bits);
 /* Does the hex float literal at s, n bytes that scan_f32/scan_f64 read
  * whole, name a number f32 (single) or f64 holds exactly? */
 bool hex_float_exact(const char *s, size_t n, bool single);
-/* The same for any float literal scan_f32/scan_f64 read whole: a decimal
- * one is rounded and so always "exact"; a hex one is judged as above. */
-bool float_literal_exact(const char *s, size_t n, bool single);
+/* Does a float literal scan_f32/scan_f64 read whole (s, n bytes), read as
+ * bits, say a value of the type? A hex one must be exact; a decimal one
+ * is rounded, but not from a finite number to infinity, nor from one
+ * that is not zero to zero: those are mistakes to report, as in C. */
+typedef enum float_fit {
+	FLOAT_FITS,
+	FLOAT_HEX_INEXACT,
+	FLOAT_TOO_LARGE,
+	FLOAT_TOO_SMALL,
+} float_fit;
+float_fit float_literal_fit(const char *s, size_t n, bool single,
+			    uint64_t bits);
 
 /*
  * kl_print_inst with the operands' aliases resolved through a table from

@@ -671,7 +671,12 @@ test_values_text(void)
 	CHECK_EQ_INT(kl_interp_scan_value(m, KL_TYPE_F32, "0x1.000001p0", 12,
 					  &b), 0);
 	CHECK_EQ_INT(kl_interp_scan_value(m, KL_TYPE_F64, "1.5x", 4, &b), 0);
+	/* a decimal out of the type's range, as in the text format */
+	CHECK_EQ_INT(kl_interp_scan_value(m, KL_TYPE_F32, "1e39", 4, &b), 0);
+	CHECK_EQ_INT(kl_interp_scan_value(m, KL_TYPE_F64, "2e-324", 6, &b), 0);
 	CHECK_EQ_INT(b, 42);
+	CHECK_EQ_INT(kl_interp_scan_value(m, KL_TYPE_F64, "1e39", 4, &b), 4);
+	CHECK_EQ_INT(b, 0x48078287f49c4a1dull);
 	CHECK_EQ_INT(kl_interp_scan_value(m, KL_TYPE_I8, "-129", 4, &b), 0);
 	const char *big = "0x8000_0000_0000_0000";
 	CHECK_EQ_INT(kl_interp_scan_value(m, KL_TYPE_I64, big, 21, &b), 21);
