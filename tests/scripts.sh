@@ -1316,6 +1316,12 @@ for args in "help nope" "help cat x" "--version --bogus" "version x"; do
 	st=$?
 	if [ "$st" = 2 ]; then ok; else bad "keel $args: exit $st, not 2"; fi
 done
+# help and version, which keel's usage names, are described too (they
+# were "unknown commands")
+if [ "$("$build"/keel help help)" = "$("$build"/keel --help)" ] &&
+	"$build"/keel help version | grep -q '^usage: keel --version (or keel version)$' &&
+	[ "$("$build"/keel help --version)" = "$("$build"/keel help version)" ]; then ok; else
+	bad "keel help help / keel help version"; fi
 # a hex float argument the type cannot hold is refused, as in the text
 cat >"$dir/fid.kl" <<'KL'
 function %fid(f32) -> f32 {

@@ -202,10 +202,13 @@ cli_blank_test_lines(char *text, size_t len,
 		while (q < e && (*q == ' ' || *q == '\t' || *q == '\r'))
 			q++;
 		if (q < e && *q != ';') {
-			if ((size_t)(e - q) < 5 || memcmp(q, "test", 4) != 0 ||
-			    (q[4] != ' ' && q[4] != '\t'))
+			/* (`test` alone is a test line too, missing its
+			 * command: said so, not "no test lines") */
+			if ((size_t)(e - q) < 4 || memcmp(q, "test", 4) != 0 ||
+			    (q + 4 < e && q[4] != ' ' && q[4] != '\t' &&
+			     q[4] != '\r' && q[4] != ';'))
 				break;
-			const char *name = q + 5;
+			const char *name = q + 4;
 			while (name < e && (*name == ' ' || *name == '\t'))
 				name++;
 			const char *ne = name;

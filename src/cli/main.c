@@ -74,7 +74,21 @@ dispatch(int argc, char **argv)
 	bool help = cli_is_help(cmd) || strcmp(cmd, "help") == 0;
 	bool version = strcmp(cmd, "--version") == 0 ||
 		       strcmp(cmd, "version") == 0;
-	if (help && argc == 3 && !cli_is_help(argv[2])) {
+	if (help && argc == 3 && (strcmp(argv[2], "version") == 0 ||
+				  strcmp(argv[2], "--version") == 0)) {
+		fputs("usage: keel --version (or keel version)\n"
+		      "\n"
+		      "Prints the version of keel, as 'keel VERSION'.\n",
+		      stdout);
+		return EXIT_OK;
+	}
+	if (help && argc == 3 && (cli_is_help(argv[2]) ||
+				  strcmp(argv[2], "help") == 0)) {
+		/* `keel help --help`, `keel help help` */
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (help && argc == 3) {
 		/* `keel help cat` is `keel cat --help` */
 		for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 			if (strcmp(commands[i].name, argv[2]) == 0) {
@@ -85,10 +99,6 @@ dispatch(int argc, char **argv)
 			}
 		fprintf(stderr, "keel: unknown command '%s'\n", argv[2]);
 		return EXIT_USAGE;
-	}
-	if (help && argc == 3) { /* `keel help --help` */
-		usage(stdout);
-		return EXIT_OK;
 	}
 	if ((help || version) && argc > 2) {
 		fprintf(stderr, "keel: '%s' takes %s\n", cmd,

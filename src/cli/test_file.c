@@ -1058,9 +1058,15 @@ header_commands(test_file *tf, const header_line *header, uint32_t nheader,
 		if (!cmds[i]) {
 			kl_buf known = { 0 };
 			list_commands(&known);
-			error_at(tf, header[i].line, header[i].name_col, report,
-				 "unknown test command '%s' (known: %s)",
-				 header[i].name, known.data);
+			if (*header[i].name)
+				error_at(tf, header[i].line, header[i].name_col,
+					 report, "unknown test command '%s' "
+					 "(known: %s)", header[i].name,
+					 known.data);
+			else
+				error_at(tf, header[i].line, header[i].name_col,
+					 report, "a 'test' line without its "
+					 "command (known: %s)", known.data);
 			kl_buf_free(&known);
 			free(cmds);
 			return NULL;
