@@ -1022,6 +1022,16 @@ for c in "run $dir/names.kl noname" "cfg --func=noname $dir/names.kl"; do
 	# shellcheck disable=SC2086
 	if "$build"/keel $c >/dev/null 2>&1; then ok; else bad "keel $c: exit $?"; fi
 done
+# noname is the empty name, not %noname: said when the file has %noname
+printf 'function %%noname() {\nblock0:\n    return\n}\n' >"$dir/noname.kl"
+for c in run cfg; do
+	if [ $c = run ]; then args="$dir/noname.kl noname"; else args="--func noname $dir/noname.kl"; fi
+	# shellcheck disable=SC2086
+	"$build"/keel $c $args >/dev/null 2>"$dir/noname.err"
+	st=$?
+	if [ "$st" = 1 ] && [ "$(cat "$dir/noname.err")" = "keel $c: $dir/noname.kl: no function noname defined (noname is the function with the empty name; write %noname for this file's)" ]
+	then ok; else bad "keel $c, noname for %noname: exit $st, $(cat "$dir/noname.err")"; fi
+done
 # an empty argument is no number
 "$build"/keel run "$dir/names.kl" %i8 "" >/dev/null 2>"$dir/run.err"
 st=$?

@@ -751,6 +751,18 @@ cli_lookup(const kl_module *m, const char *name)
 	return s;
 }
 
+void
+cli_no_such_func(const char *cmd, const char *file, const kl_module *m,
+		 const char *name)
+{
+	bool named_noname = strcmp(name, "noname") == 0 &&
+			    kl_sym_func(m, kl_module_lookup(m, "noname", 6));
+	fprintf(stderr, "keel %s: %s: no function %s defined%s\n", cmd, file,
+		name, named_noname ? " (noname is the function with the "
+				     "empty name; write %noname for this "
+				     "file's)" : "");
+}
+
 /* cli_parse_count, saying in *too_large whether s failed only by
  * passing 2^64 - 1. */
 static bool

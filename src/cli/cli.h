@@ -63,6 +63,11 @@ kl_module *cli_parse_then_free_text(cli_file *f);
  * uses or a bare name: "%f", "f", "#6869" (hex digits, two a byte) or
  * "noname"; KL_NO_SYM if none. */
 kl_sym cli_lookup(const kl_module *m, const char *name);
+/* "keel CMD: FILE: no function NAME defined", for a name cli_lookup did
+ * not find a function for, with a hint when "noname" was meant as
+ * %noname (noname is the empty name). */
+void cli_no_such_func(const char *cmd, const char *file, const kl_module *m,
+		      const char *name);
 
 /* The usage error for an empty function name on the command line (it
  * would name the function without a name, spelt "noname"). */

@@ -311,8 +311,7 @@ run_file(const options *o, analyses *a, const char *name, bool label,
 				only[s.id] = true;
 				continue;
 			}
-			fprintf(stderr, "keel %s: %s: no function %s defined\n",
-				o->cmd, file.name, o->funcs[k]);
+			cli_no_such_func(o->cmd, file.name, m, o->funcs[k]);
 			status = EXIT_BAD_INPUT;
 		}
 	}

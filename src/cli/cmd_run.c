@@ -153,8 +153,7 @@ run_file(const char *file, int argc, char **argv, const run_opts *ro)
 	const char *name = argc > 0 ? argv[0] : "%main";
 	kl_sym func = cli_lookup(m, name);
 	if (func.id == KL_NONE || !kl_sym_func(m, func)) {
-		fprintf(stderr, "keel run: %s: no function %s defined\n", file,
-			name);
+		cli_no_such_func("run", file, m, name);
 		goto out;
 	}
 	int nargs = argc > 0 ? argc - 1 : 0;
