@@ -413,6 +413,17 @@ parse_inst(parser *p, const uint32_t *results, const char *const *result_pos,
 			fail_at(p, opos, "expected an instruction, a block or "
 				"'}', found '%.*s'", (int)(n > 32 ? 32 : n),
 				opos);
+		/* A word cut short by a byte no identifier holds (a NUL, an
+		 * accented letter): that byte is the mistake, not the part
+		 * before it ("unknown opcode 'ret'" for "ret\0urn"). */
+		const char *after = opos + n;
+		unsigned char c = after < p->end ? (unsigned char)*after : ' ';
+		if ((c < 32 && c != '\t' && c != '\n' && c != '\r') ||
+		    c >= 127) {
+			char buf[64];
+			fail_at(p, after, "found %s in an opcode",
+				describe(p, after, buf, sizeof buf));
+		}
 		fail_at(p, opos, "unknown opcode '%.*s'", (int)(n > 32 ? 32 : n),
 			opos);
 	}

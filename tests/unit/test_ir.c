@@ -1138,6 +1138,27 @@ test_numbers_past_ten_million(void)
 	free(text);
 }
 
+/* A NUL inside what reads as an opcode is the error, at its column: the
+ * message was "unknown opcode 'ret'" (a file test cannot hold the NUL). */
+static void
+test_parse_nul_in_opcode(void)
+{
+	const char text[] = "function %f() {\nblock0:\n    ret\0urn\n}\n";
+	kl_module *m = NULL;
+	kl_diags d = { 0 };
+	CHECK_EQ_INT(kl_parse_module(text, sizeof text - 1, NULL, &m, &d),
+		     KL_ERR_PARSE);
+	CHECK_EQ_INT(d.len, 1);
+	if (d.len) {
+		CHECK_EQ_STR(d.items[0].message,
+			     "found byte 0x00 in an opcode");
+		CHECK_EQ_INT(d.items[0].line, 3);
+		CHECK_EQ_INT(d.items[0].col, 8);
+	}
+	kl_diags_free(&d);
+	kl_module_free(m);
+}
+
 /* ---- printing in pieces ---- */
 
 typedef struct pieces {
@@ -1503,6 +1524,7 @@ test_imm_inline_bounds(void)
 int
 main(void)
 {
+	UNIT_RUN(test_parse_nul_in_opcode);
 	UNIT_RUN(test_pool_bin_sizes);
 	UNIT_RUN(test_arena_reset_keeps_largest);
 	UNIT_RUN(test_pool_bins_and_growth);
