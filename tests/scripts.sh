@@ -1229,6 +1229,14 @@ digraph "%max" {
 }' ]; then ok; else bad "keel cfg --dot on two files: $out"; fi
 if [ "$("$build"/keel cfg examples/max.kl | head -n 1)" = "cfg %max" ]; then ok; else
 	bad "keel cfg on one file labels it"; fi
+# a file without functions has its line too, with nothing under it (it
+# had none, and its listing seemed to be the next file's)
+: >"$dir/nofuncs.kl"
+out=$("$build"/keel domtree "$dir/nofuncs.kl" examples/max.kl | head -n 4)
+if [ "$out" = "$dir/nofuncs.kl:
+
+examples/max.kl:
+domtree %max" ]; then ok; else bad "keel domtree, a file without functions: $out"; fi
 printf 'declare %%g()\n' >"$dir/noblocks.kl"
 if "$build"/keel cfg --time "$dir/noblocks.kl" 2>&1 | grep -q 'no blocks: nothing timed'; then ok; else
 	bad "keel cfg --time on no blocks: $("$build"/keel cfg --time "$dir/noblocks.kl" 2>&1)"; fi
@@ -1856,8 +1864,12 @@ if [ "$st" = 0 ]; then ok; else bad "keel filecheck read a directive inside a st
 printf '; a comment\n' >"$dir/fc-none"
 echo x | "$build"/keel filecheck "$dir/fc-none" >/dev/null 2>"$dir/fc.err"
 st=$?
-if [ "$st" = 1 ] && grep -q "no directives" "$dir/fc.err"; then ok; else
-	bad "keel filecheck with no directives: exit $st"; fi
+if [ "$st" = 1 ] && [ "$(cat "$dir/fc.err")" = "keel filecheck: $dir/fc-none: no directives (check:, not:, ...) to match" ]; then ok; else
+	bad "keel filecheck with no directives: exit $st, $(cat "$dir/fc.err")"; fi
+echo y | "$build"/keel filecheck "$dir/fc-str" >/dev/null 2>"$dir/fc.err"
+st=$?
+if [ "$st" = 1 ] && [ "$(head -n 1 "$dir/fc.err")" = "keel filecheck: $dir/fc-str: checks failed:" ]; then ok; else
+	bad "keel filecheck, checks failed: exit $st, $(cat "$dir/fc.err")"; fi
 
 # every bad line of a check file: file, line, column, the line, a caret
 # (at the byte at fault: the '[' left open, the regex that fails)

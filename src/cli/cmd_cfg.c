@@ -319,17 +319,17 @@ run_file(const options *o, analyses *a, const char *name, bool label,
 		time_module(o, a, file.name, m, only);
 	kl_buf out = { 0 };
 	bool found = false;
+	if (label) { /* a file without functions too: its listing is empty */
+		kl_buf_printf(&out, "%s%s%s%s\n", *printed ? "\n" : "",
+			      o->dot ? "// " : "", file.name,
+			      o->dot ? "" : ":");
+		*printed = true;
+	}
 	for (uint32_t s = 0; s < kl_module_num_syms(m); s++) {
 		kl_func *f = kl_sym_func(m, (kl_sym){ s });
 		if (!f || !wanted(only, s))
 			continue;
 		run_analyses(a, f, o, NULL);
-		if (label && !found) {
-			kl_buf_printf(&out, "%s%s%s%s\n", *printed ? "\n" : "",
-				      o->dot ? "// " : "", file.name,
-				      o->dot ? "" : ":");
-			*printed = true;
-		}
 		if (found && !o->dot)
 			kl_buf_putc(&out, '\n');
 		found = true;

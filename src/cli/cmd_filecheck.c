@@ -94,14 +94,14 @@ cmd_filecheck(int argc, char **argv)
 		fwrite(errors.data, 1, errors.len, stderr);
 	} else if (kl_filecheck_count(fc) == 0) {
 		/* nothing to check is a mistake, not a pass */
-		fprintf(stderr, "%s: no directives (check:, not:, ...) to "
-			"match\n", checkfile);
+		fprintf(stderr, "keel filecheck: %s: no directives (check:, "
+			"not:, ...) to match\n", checkfile);
 		status = EXIT_BAD_INPUT;
 	} else {
 		kl_buf report = { 0 };
 		if (!kl_filecheck_run(fc, in.text, in.len, &report)) {
-			fprintf(stderr, "%s: checks failed:\n%s", checkfile,
-				report.data);
+			fprintf(stderr, "keel filecheck: %s: checks failed:\n%s",
+				checkfile, report.data);
 			status = EXIT_BAD_INPUT;
 		}
 		kl_buf_free(&report);
