@@ -296,15 +296,28 @@ cli_parse_then_free_text(cli_file *f)
 }
 
 /* Where the printer's pieces go, and the first error writing them. */
+static bool output_lost_said;
+const char *cli_command;
+
+/* "keel CMD: ", or "keel: " before a command is chosen, on stderr. */
+static void
+say_who(void)
+{
+	fprintf(stderr, "keel%s%s: ", cli_command ? " " : "",
+		cli_command ? cli_command : "");
+}
+
 typedef struct text_writer {
 	FILE *to;
 	int err;
+	uint64_t bytes;
 } text_writer;
 
 static void
 write_piece(void *ctx, const char *text, size_t len)
 {
 	text_writer *w = ctx;
+	w->bytes += len;
 	if (w->err == 0 && fwrite(text, 1, len, w->to) != len)
 		w->err = errno ? errno : EIO;
 }
@@ -378,39 +391,76 @@ cli_verify_module(const kl_module *m, const char *file, const char *cmd)
  * memory for its text, which cost more than printing it (docs/
  * architecture.md).
  */
+/*
+ * Warn if the text of m printed with opts (bytes long) would not parse
+ * back. The parser's budget (docs/ir.md, "Limits") takes, per function,
+ * the highest value, block and sigref numbers plus one each, and allows
+ * one million plus two a byte in all. The tables' bounds are at least
+ * those numbers: within the budget, the text reads back, and nothing
+ * more is done (nearly always). Beyond it, the text is printed again and
+ * parsed to know.
+ */
+static void
+warn_if_unreadable(const kl_module *m, const kl_print_options *opts,
+		   uint64_t bytes, const char *name)
+{
+	uint64_t entries = 0;
+	for (uint32_t s = 0, n = kl_module_num_syms(m); s < n; s++) {
+		const kl_func *f = kl_sym_func(m, (kl_sym){ s });
+		if (f)
+			entries += (uint64_t)kl_func_value_bound(f) +
+				   kl_func_block_bound(f) +
+				   kl_func_sigref_bound(f);
+	}
+	if (entries <= 1000000 + 2 * bytes)
+		return;
+	kl_buf text = { 0 };
+	kl_print_module(m, opts, &text);
+	kl_module *again = NULL;
+	kl_diags d = { 0 };
+	bool sparse = kl_parse_module(text.data, text.len, NULL, &again,
+				      &d) != KL_OK &&
+		      d.len && strstr(d.items[0].message, "too sparse");
+	if (sparse) {
+		say_who();
+		fprintf(stderr, "%s: warning: the text printed will not parse "
+			"back: its numbers are too sparse for its size (with "
+			"--renumber it will)\n", name);
+	}
+	kl_module_free(again);
+	kl_diags_free(&d);
+	kl_buf_free(&text);
+}
+
 bool
-cli_print_module(const kl_module *m, const kl_print_options *opts, FILE *to)
+cli_print_module(const kl_module *m, const kl_print_options *opts, FILE *to,
+		 const char *name)
 {
 	kl_print_options o = opts ? *opts : (kl_print_options){ 0 };
-	text_writer w = { to, 0 };
+	text_writer w = { to, 0, 0 };
 	o.flush = write_piece;
 	o.flush_ctx = &w;
 	kl_buf out = { 0 };
 	errno = 0;
 	kl_print_module(m, &o, &out);
 	kl_buf_free(&out);
-	return writer_done(&w);
+	bool written = writer_done(&w);
+	if (written && name && !o.renumber) {
+		o.flush = NULL;
+		o.flush_ctx = NULL;
+		warn_if_unreadable(m, &o, w.bytes, name);
+	}
+	return written;
 }
 
 bool
 cli_write_stdout(const kl_buf *b)
 {
-	text_writer w = { stdout, 0 };
+	text_writer w = { stdout, 0, 0 };
 	errno = 0;
 	if (b->len)
 		write_piece(&w, b->data, b->len);
 	return writer_done(&w);
-}
-
-static bool output_lost_said;
-const char *cli_command;
-
-/* "keel CMD: ", or "keel: " before a command is chosen, on stderr. */
-static void
-say_who(void)
-{
-	fprintf(stderr, "keel%s%s: ", cli_command ? " " : "",
-		cli_command ? cli_command : "");
 }
 
 void

@@ -83,9 +83,11 @@ bool cli_empty_func_name(const char *name);
 bool cli_verify_module(const kl_module *m, const char *file, const char *cmd);
 
 /* Print m to `to` as it goes (a small buffer, not the whole text); false,
- * with a message, if writing failed. */
+ * with a message, if writing failed. With a name (the file m was read
+ * from), warn if the text printed would not parse back because its
+ * numbers are too sparse for its size (docs/ir.md, "Limits"). */
 bool cli_print_module(const kl_module *m, const kl_print_options *opts,
-		      FILE *to);
+		      FILE *to, const char *name);
 /* Write a buffer to stdout; false (with a message) if writing failed. */
 bool cli_write_stdout(const kl_buf *b);
 /* Say on stderr, once per process, that what went to stdout was lost

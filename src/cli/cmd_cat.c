@@ -106,7 +106,8 @@ cmd_cat(int argc, char **argv)
 		if (!m) {
 			status = EXIT_BAD_INPUT;
 		} else {
-			bool written = cli_print_module(m, &popts, stdout);
+			bool written = cli_print_module(m, &popts, stdout,
+							f.name);
 			double t2 = cli_now();
 			if (timing)
 				cli_report_times(&f, m, t1 - t0, t2 - t1);

@@ -186,7 +186,7 @@ run_passes(const opt_options *o, kl_module *m, const cli_file *file,
 		if (o->print_after && (strcmp(o->print_after, "all") == 0 ||
 				       strcmp(o->print_after, p->name) == 0)) {
 			fprintf(stderr, "; after pass %s\n", p->name);
-			cli_print_module(m, NULL, stderr);
+			cli_print_module(m, NULL, stderr, NULL);
 		}
 		kl_pass_report_free(&rep);
 	}
@@ -294,7 +294,8 @@ cmd_opt(int argc, char **argv)
 			kl_verify_scratch_free(scratch);
 		}
 		kl_print_options popts = { .renumber = o.renumber };
-		if (status == EXIT_OK && !cli_print_module(m, &popts, stdout))
+		if (status == EXIT_OK &&
+		    !cli_print_module(m, &popts, stdout, f.name))
 			status = EXIT_BAD_INPUT;
 		kl_module_free(m);
 	}
