@@ -1908,6 +1908,19 @@ echo x | "$build"/keel filecheck - >/dev/null 2>&1
 st=$?
 if [ "$st" = 2 ]; then ok; else bad "keel filecheck -: exit $st, not 2"; fi
 
+# ---- 0e17. more shapes that were quadratic ----
+# keel cfg --dot on a br_table of 1,000,000 entries over four blocks:
+# every edge counted its branch's edges again to label itself (240,000
+# entries took over two minutes)
+awk -v n=1000000 'BEGIN {
+	printf "function %%f(i32) -> i32 {\nblock0(v0: i32):\n    br_table v0, block1, [block1"
+	for (i = 1; i < n; i++) printf ", block%d", 1 + i % 4
+	print "]"
+	for (b = 1; b <= 4; b++) print "block" b ":\n    return v0"
+	print "}"
+}' >"$dir/dot-table.kl"
+finishes_with 0 '^    block0 -> block4 \[label="999999"\];$' cfg --dot "$dir/dot-table.kl"
+
 # ---- 0f. big files are mapped, not read: the same module either way ----
 # From 1 MB, a file whose size is not a multiple of the page size is
 # mapped (cli.c); stdin and a file of whole pages are read.

@@ -125,27 +125,21 @@ dot_loops(const kl_loops *lf, kl_buf *out)
 }
 
 /*
- * The label of edge k of b, destination j of its branch, opened and not
+ * The label of an edge of branch i, its destination j, opened and not
  * closed (" [label=..."): then and else for a brif, default and the
  * table index for a br_table, so that two edges between the same blocks
- * differ. None for a jump, or for a branch some of whose destinations
- * are no blocks (unverified IR: its edges no longer match its operands
- * one to one). Returns whether it wrote one.
+ * differ. None for a jump, or for a branch whose nedges edges are not
+ * its destinations one to one (unverified IR: some destination is no
+ * block). Returns whether it wrote one.
  */
 static bool
-put_edge_label(kl_buf *out, const kl_func *f, const kl_cfg *cfg,
-	       kl_block b, uint32_t k, uint32_t j)
+put_edge_label(kl_buf *out, const kl_func *f, kl_inst i, uint32_t j,
+	       uint32_t nedges)
 {
-	kl_inst i = kl_cfg_succ_edge(cfg, b, k).inst;
 	kl_opcode op = kl_inst_opcode(f, i);
 	if (op != KL_OP_BRIF && op != KL_OP_BR_TABLE)
 		return false;
-	/* the branch's edges: k - j before this one, and those after */
-	uint32_t n = j + 1, ns = kl_cfg_num_succs(cfg, b);
-	while (k + (n - j) < ns &&
-	       kl_cfg_succ_edge(cfg, b, k + (n - j)).inst.id == i.id)
-		n++;
-	if (n != kl_inst_num_dests(f, i))
+	if (nedges != kl_inst_num_dests(f, i))
 		return false;
 	if (op == KL_OP_BRIF)
 		kl_buf_printf(out, " [label=\"%s\"", j == 0 ? "then" : "else");
@@ -187,20 +181,25 @@ kl_cfg_print_dot(const kl_func *f, const kl_cfg *cfg, const kl_domtree *dt,
 	     b = layout_next(f, b, &st)) {
 		kl_block blk = { b };
 		uint32_t ns = kl_cfg_num_succs(cfg, blk);
-		for (uint32_t k = 0, j = 0; k < ns; k++) {
+		/* j: the edge's destination in its branch, of the branch's
+		 * nedges edges (they are together, in operand order; counted
+		 * once a branch, not once an edge: a br_table's edges are
+		 * as many as its table) */
+		for (uint32_t k = 0, j = 0, nedges = 0; k < ns; k++) {
 			kl_cfg_edge e = kl_cfg_succ_edge(cfg, blk, k);
-			/* j: the edge's destination in its branch (the
-			 * edges of one branch are together, in operand
-			 * order) */
-			if (k > 0 &&
-			    kl_cfg_succ_edge(cfg, blk, k - 1).inst.id ==
-				    e.inst.id)
+			if (k > 0 && j + 1 < nedges) {
 				j++;
-			else
+			} else {
 				j = 0;
+				nedges = 1;
+				while (k + nedges < ns &&
+				       kl_cfg_succ_edge(cfg, blk, k + nedges)
+						       .inst.id == e.inst.id)
+					nedges++;
+			}
 			kl_block t = e.block;
 			kl_buf_printf(out, "    block%u -> block%u", b, t.id);
-			bool label = put_edge_label(out, f, cfg, blk, k, j);
+			bool label = put_edge_label(out, f, e.inst, j, nedges);
 			/* Back edges of natural loops, dashed. */
 			bool back = dt && kl_domtree_is_reachable(dt, blk) &&
 				    kl_domtree_dominates(dt, t, blk);
