@@ -141,19 +141,27 @@ trails_alias(const test_file *tf, const test_comment *cm)
  * comment's line, if that instruction starts at or above it too (a
  * terminator may span lines); none if the comment trails an earlier
  * instruction, an alias statement after the terminator, or the
- * function's closing brace on a line of its own.
+ * function's closing brace on a line of its own. The n blocks of the
+ * layout and their header lines are given, in layout order, which for
+ * parsed text is the order of the lines: a binary search, not a walk
+ * of the layout for every annotation.
  */
 static kl_inst
 terminator_before(const test_file *tf, const test_func *tfn,
-		  const test_comment *cm)
+		  const test_comment *cm, const kl_block *blocks,
+		  const uint32_t *lines, uint32_t n)
 {
 	const kl_func *f = tfn->func;
 	uint32_t line = cm->line;
-	kl_block at = KL_NO_BLOCK;
-	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
-	     b = kl_block_next(f, b))
-		if (kl_block_source_line(f, b) <= line)
-			at = b;
+	uint32_t lo = 0, hi = n; /* the first header below line is in [lo, hi] */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (lines[mid] <= line)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	kl_block at = lo ? blocks[lo - 1] : KL_NO_BLOCK;
 	kl_inst t = kl_block_last_inst(f, at);
 	if (t.id == KL_NONE)
 		return KL_NO_INST;
@@ -166,13 +174,14 @@ terminator_before(const test_file *tf, const test_func *tfn,
 
 /*
  * Parse "block3 block7" into a set (marks in seen[], which must be all
- * zero for the blocks named). Returns false with a message on bad syntax,
+ * zero for the blocks named, and their numbers in marked[], *nmarked of
+ * them, to clear them by). Returns false with a message on bad syntax,
  * a block not in the layout (placed[], bound entries: a number past the
  * last block, or one the text skipped) or a repeated block.
  */
 static bool
 parse_blocks(const char *s, size_t n, uint32_t bound, const uint8_t *placed,
-	     uint8_t *seen, kl_buf *why)
+	     uint8_t *seen, uint32_t *marked, uint32_t *nmarked, kl_buf *why)
 {
 	size_t i = 0;
 	while (i < n) {
@@ -206,6 +215,7 @@ parse_blocks(const char *s, size_t n, uint32_t bound, const uint8_t *placed,
 			return false;
 		}
 		seen[num] = 1;
+		marked[(*nmarked)++] = (uint32_t)num;
 		i = j;
 	}
 	return true;
@@ -232,6 +242,11 @@ typedef struct dom_check {
 	uint8_t *placed;    /* per block: in the layout */
 	uint8_t *seen;      /* per block: named by the annotation in hand */
 	uint8_t *annotated; /* per block: its terminator has an annotation */
+	uint32_t *marked;   /* the blocks seen[] marks, nmarked of them */
+	uint32_t nmarked;
+	kl_block *blocks;   /* the layout, nblocks of them, and the */
+	uint32_t *lines;    /* line of each one's header */
+	uint32_t nblocks;
 	kl_buf *report;
 	kl_buf name, why, kids;
 } dom_check;
@@ -254,7 +269,8 @@ check_annotation(dom_check *c, const test_comment *cm, const char *rest,
 	if (cm->own_line)
 		return fail_at(c, cm->line, "a dominates: annotation must "
 				       "follow a terminator on its line");
-	kl_inst i = terminator_before(c->tf, c->tfn, cm);
+	kl_inst i = terminator_before(c->tf, c->tfn, cm, c->blocks, c->lines,
+				      c->nblocks);
 	kl_block b = kl_inst_block(f, i);
 	if (i.id == KL_NONE || b.id == KL_NONE)
 		return fail_at(c, cm->line, "a dominates: annotation must "
@@ -264,15 +280,23 @@ check_annotation(dom_check *c, const test_comment *cm, const char *rest,
 		return fail_at(c, cm->line, "a second dominates: annotation "
 				       "for the same block");
 	c->annotated[b.id] = 1;
-	memset(c->seen, 0, c->bound);
-	if (!parse_blocks(rest, len, c->bound, c->placed, c->seen, &c->why))
-		return fail_at(c, cm->line, c->why.data);
-	bool same = true;
-	for (uint32_t x = 0; x < c->bound; x++) {
-		bool child = kl_domtree_is_reachable(c->dt, (kl_block){ x }) &&
-			     kl_domtree_idom(c->dt, (kl_block){ x }).id == b.id;
-		same &= child == (bool)c->seen[x];
+	/* (seen[] is clear: each annotation clears what it marked) */
+	c->nmarked = 0;
+	bool parsed = parse_blocks(rest, len, c->bound, c->placed, c->seen,
+				   c->marked, &c->nmarked, &c->why);
+	/* The same set: as many blocks, each of b's children among them. */
+	uint32_t nkids = 0;
+	bool same = parsed;
+	for (kl_block k = kl_domtree_first_child(c->dt, b);
+	     parsed && k.id != KL_NONE; k = kl_domtree_next_sibling(c->dt, k)) {
+		nkids++;
+		same &= k.id < c->bound && c->seen[k.id];
 	}
+	same &= nkids == c->nmarked;
+	for (uint32_t k = 0; k < c->nmarked; k++)
+		c->seen[c->marked[k]] = 0;
+	if (!parsed)
+		return fail_at(c, cm->line, c->why.data);
 	if (same)
 		return 0;
 	children_text(c->dt, b, &c->kids);
@@ -287,14 +311,20 @@ check_domtree_annotations(test_file *tf, const test_func *tfn,
 			  const kl_domtree *dt, kl_buf *report)
 {
 	const kl_func *f = tfn->func;
-	dom_check c = { tf, tfn, f, dt, kl_func_block_bound(f), NULL, NULL,
-			NULL, report, { 0 }, { 0 }, { 0 } };
+	dom_check c = { .tf = tf, .tfn = tfn, .f = f, .dt = dt,
+			.bound = kl_func_block_bound(f), .report = report };
 	c.placed = cli_alloc(c.bound + 1, 1);
 	c.seen = cli_alloc(c.bound + 1, 1);
 	c.annotated = cli_alloc(c.bound + 1, 1);
+	c.marked = cli_alloc(c.bound + 1, sizeof *c.marked);
+	c.blocks = cli_alloc(c.bound + 1, sizeof *c.blocks);
+	c.lines = cli_alloc(c.bound + 1, sizeof *c.lines);
 	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
-	     b = kl_block_next(f, b))
+	     b = kl_block_next(f, b)) {
 		c.placed[b.id] = 1;
+		c.blocks[c.nblocks] = b;
+		c.lines[c.nblocks++] = kl_block_source_line(f, b);
+	}
 	int failures = 0;
 	for (uint32_t k = 0; k < tfn->ncomments; k++) {
 		const char *rest;
@@ -324,6 +354,9 @@ check_domtree_annotations(test_file *tf, const test_func *tfn,
 	free(c.placed);
 	free(c.seen);
 	free(c.annotated);
+	free(c.marked);
+	free(c.blocks);
+	free(c.lines);
 	kl_buf_free(&c.name);
 	kl_buf_free(&c.why);
 	kl_buf_free(&c.kids);

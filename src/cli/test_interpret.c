@@ -57,6 +57,8 @@ typedef struct runner {
 	kl_buf expected; /* decoded output lines */
 	kl_buf tmp;
 	kl_buf *report;
+	/* The file's functions by their first line, for owner(). */
+	const test_func **by_line;
 } runner;
 
 static void
@@ -302,23 +304,47 @@ put_escaped(kl_buf *out, const char *s, size_t n)
 
 /* ---- running ---- */
 
-/* The test function a line belongs to (in it or after it), or NULL. */
-static const test_func *
-owner(const test_file *tf, uint32_t line)
+static int
+cmp_first_line(const void *a, const void *b)
 {
-	const test_func *best = NULL;
+	uint32_t x = (*(const test_func *const *)a)->first_line;
+	uint32_t y = (*(const test_func *const *)b)->first_line;
+	return (x > y) - (x < y);
+}
+
+/* The functions of tf sorted by first line, for owner(). */
+static const test_func **
+sort_by_line(const test_file *tf)
+{
+	const test_func **v = cli_alloc(tf->nfuncs + 1, sizeof *v);
 	for (uint32_t k = 0; k < tf->nfuncs; k++)
-		if (tf->funcs[k].first_line <= line &&
-		    (!best || tf->funcs[k].first_line > best->first_line))
-			best = &tf->funcs[k];
-	return best;
+		v[k] = &tf->funcs[k];
+	qsort(v, tf->nfuncs, sizeof *v, cmp_first_line);
+	return v;
+}
+
+/* The test function a line belongs to (in it or after it: the last to
+ * start at or above it), or NULL. A binary search: a file of many
+ * functions each with its run line took one walk of them all a line. */
+static const test_func *
+owner(const runner *rn, uint32_t line)
+{
+	uint32_t lo = 0, hi = rn->tf->nfuncs;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (rn->by_line[mid]->first_line <= line)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? rn->by_line[lo - 1] : NULL;
 }
 
 /* The function a run line calls. */
 static kl_sym
 callee(const runner *rn, const test_comment *c, const kl_buf *name)
 {
-	const test_func *own = owner(rn->tf, c->line);
+	const test_func *own = owner(rn, c->line);
 	if (own) {
 		size_t n;
 		kl_sym s = kl_func_sym(own->func);
@@ -594,6 +620,7 @@ test_cmd_interpret(test_file *tf, const char *args, kl_buf *report)
 	io.output = collect_output;
 	io.output_ctx = &rn;
 	rn.it = kl_interp_new(rn.m, &io);
+	rn.by_line = sort_by_line(tf);
 	uint32_t runs = 0;
 	for (uint32_t k = 0; k < tf->ncomments; k++) {
 		const char *rest;
@@ -619,6 +646,7 @@ test_cmd_interpret(test_file *tf, const char *args, kl_buf *report)
 		failures++;
 	}
 	kl_interp_free(rn.it);
+	free(rn.by_line);
 	kl_buf_free(&rn.out);
 	kl_buf_free(&rn.expected);
 	kl_buf_free(&rn.tmp);

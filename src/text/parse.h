@@ -119,6 +119,9 @@ typedef struct parser {
 	uint32_t results_cap;
 	const char **result_pos; /* where each is written */
 	uint32_t result_pos_cap;
+	/* The first '}' at or after close_from is close_at (NULL: none to
+	 * the end), known from the last search (skip_body). */
+	const char *close_from, *close_at;
 } parser;
 
 /* Diagnostics. perr_at records and continues; fail_at records and unwinds. */

@@ -199,7 +199,19 @@ skip_body(parser *p)
 {
 	const char *s = p->p, *end = p->end;
 	for (;;) {
-		const char *close = memchr(s, '}', (size_t)(end - s));
+		/* The '}' a search found is still the next one for a later
+		 * search that starts before it: bodies that lack theirs
+		 * (each stopped by the next item) searched to the end of
+		 * the file each, n times. */
+		const char *close;
+		if (p->close_from && p->close_from <= s &&
+		    (!p->close_at || s <= p->close_at)) {
+			close = p->close_at;
+		} else {
+			close = memchr(s, '}', (size_t)(end - s));
+			p->close_from = s;
+			p->close_at = close;
+		}
 		const char *item = step_lines(p, s, close ? close : end);
 		if (item) {
 			p->p = item;
