@@ -1760,6 +1760,47 @@ awk -v s=20000 -v t=10 -v e=110000 'BEGIN {
 }' >"$dir/wide-arguments.kl"
 finishes_with 0 '^promote: kept [1-9][0-9]*$' opt -p promote --stats "$dir/wide-arguments.kl"
 
+# ---- 0e11b. promote reads a loop nest's frontiers once for slots alike ----
+# 300 slots, each stored in the entry and in the body of a nest of 4,000
+# loops (no parameter survives): every slot read the frontier lists of
+# the 4,000 headers, 8 x 10^6 entries, again. Slots with the same store
+# blocks now share one reading, and all are promoted, the program still
+# computing the same. Stored instead in a latch of its own as well, each
+# slot needs its own reading: past a budget the rest are kept, saying
+# why, rather than reading on (2.4 x 10^9 entries).
+nest_slots() { # SHARED|OWN: store in the entry, the body (and a latch)
+	awk -v k=300 -v d=4000 -v mode="$1" 'BEGIN {
+		print "function %main(i32) -> i32 {\nblock0(v0: i32):"
+		for (i = 1; i <= k; i++) print "    v" i " = alloca 4"
+		for (i = 1; i <= k; i++) print "    store v0, v" i
+		print "    jump block1"
+		for (b = 1; b <= d; b++) print "block" b ":\n    jump block" (b + 1)
+		print "block" (d + 1) ":"
+		for (i = 1; i <= k; i++) print "    v" (3 * k + 10 + i) " = iadd_imm v0, " i "\n    store v" (3 * k + 10 + i) ", v" i
+		print "    brif v0, block" d ", block" (d + 2)
+		for (j = d; j >= 1; j--) {
+			b = 2 * d + 2 - j
+			print "block" b ":"
+			if (mode == "OWN" && j <= k) print "    store v0, v" j
+			print "    brif v0, block" j ", block" (b + 1)
+		}
+		print "block" (2 * d + 2) ":"
+		for (i = 1; i <= k; i++) print "    v" (5 * k + 10 + i) " = load.i32 v" i
+		print "    return v" (6 * k + 10) "\n}"
+	}'
+}
+nest_slots SHARED >"$dir/nest-shared.kl"
+finishes_with 0 '^promote: kept 0$' opt -p promote --stats "$dir/nest-shared.kl"
+"$build"/keel opt -p promote "$dir/nest-shared.kl" >"$dir/nest-shared.out"
+if [ "$("$build"/keel run "$dir/nest-shared.kl" %main 0)" = 300 ] &&
+	[ "$("$build"/keel run "$dir/nest-shared.out" %main 0)" = 300 ] &&
+	! grep -q alloca "$dir/nest-shared.out"; then ok; else
+	bad "promote on 300 slots alike in a nest of 4,000: not the same program"; fi
+nest_slots OWN >"$dir/nest-own.kl"
+finishes_with 0 'read the dominance frontiers too many times' opt -p promote --stats -v "$dir/nest-own.kl"
+if grep -q '^promote: kept [1-9][0-9]*$' "$dir/within.out"; then ok; else
+	bad "promote on 300 slots of their own in a nest of 4,000: $(grep '^promote' "$dir/within.out")"; fi
+
 # ---- 0e12. keel test reads a file of many functions once ----
 # 100,000 functions under 'test roundtrip', each with a check comment:
 # each function's source was found by reading the file from its first

@@ -33,6 +33,7 @@ enum kept_reason {
 	KEPT_MALFORMED,
 	KEPT_TOO_COSTLY,
 	KEPT_FRONTIERS,
+	KEPT_FRONTIER_WALK,
 };
 
 typedef struct alloca_info {
@@ -526,6 +527,7 @@ typedef struct promoter {
 	uint32_t chain_cap, nchain;
 	bool calls_setjmp;
 	uint32_t count_at[NCOUNTS]; /* where each counter is in the report */
+	scratch seed; /* place_slot_lists: the last slot's first worklist */
 	kl_builder b;
 } promoter;
 
