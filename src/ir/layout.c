@@ -48,16 +48,18 @@ layout_insert_block_after(kl_func *f, uint32_t b, uint32_t after)
 void
 layout_insert_block_before(kl_func *f, uint32_t b, uint32_t before)
 {
+	uint32_t prev = f->blocks[before].prev;
+	if (prev != KL_NONE) {
+		layout_insert_block_after(f, b, prev);
+		return;
+	}
+	/* the new first block: the entry */
 	kl_block_data *d = &f->blocks[b];
 	KL_ASSERT(!(d->flags & BLOCK_PLACED));
-	uint32_t prev = f->blocks[before].prev;
-	d->prev = prev;
+	d->prev = KL_NONE;
 	d->next = before;
 	f->blocks[before].prev = b;
-	if (prev == KL_NONE)
-		f->first_block = b;
-	else
-		f->blocks[prev].next = b;
+	f->first_block = b;
 	d->flags |= BLOCK_PLACED;
 }
 

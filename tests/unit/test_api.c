@@ -17,27 +17,33 @@
 
 /* ---- blocks ---- */
 
-/* keel.h: KL_ERR_POSITION when `after` is not in the layout, none and a
- * number that is no block included; KL_ERR_INVALID is for b itself. */
+/* keel.h: KL_ERR_POSITION when the block to place b beside is not in the
+ * layout, none and a number that is no block included; KL_ERR_INVALID is
+ * for b itself, and for b placed already. Both kl_func_insert_block_after
+ * and kl_func_insert_block_before: b ends up placed beside b0. */
+static void
+check_insert_errors(kl_status (*insert)(kl_func *, kl_block, kl_block),
+		    kl_func **f, kl_block *b0, kl_block *nb, kl_module **m)
+{
+	kl_builder bld;
+	*m = one_block_func(f, b0, &bld);
+	*nb = kl_func_new_block(*f);
+	kl_block loose = kl_func_new_block(*f);
+	CHECK_EQ_INT(insert(*f, *nb, KL_NO_BLOCK), KL_ERR_POSITION);
+	CHECK_EQ_INT(insert(*f, *nb, (kl_block){ 999 }), KL_ERR_POSITION);
+	CHECK_EQ_INT(insert(*f, *nb, loose), KL_ERR_POSITION);
+	CHECK_EQ_INT(insert(*f, KL_NO_BLOCK, *b0), KL_ERR_INVALID);
+	CHECK_EQ_INT(insert(*f, *nb, *b0), KL_OK);
+	CHECK_EQ_INT(insert(*f, *nb, *b0), KL_ERR_INVALID);
+}
+
 static void
 test_insert_block_after_unplaced(void)
 {
 	kl_func *f;
-	kl_block b0;
-	kl_builder bld;
-	kl_module *m = one_block_func(&f, &b0, &bld);
-	kl_block nb = kl_func_new_block(f);
-	kl_block loose = kl_func_new_block(f);
-	CHECK_EQ_INT(kl_func_insert_block_after(f, nb, KL_NO_BLOCK),
-		     KL_ERR_POSITION);
-	CHECK_EQ_INT(kl_func_insert_block_after(f, nb, (kl_block){ 999 }),
-		     KL_ERR_POSITION);
-	CHECK_EQ_INT(kl_func_insert_block_after(f, nb, loose),
-		     KL_ERR_POSITION);
-	CHECK_EQ_INT(kl_func_insert_block_after(f, KL_NO_BLOCK, b0),
-		     KL_ERR_INVALID);
-	CHECK_EQ_INT(kl_func_insert_block_after(f, nb, b0), KL_OK);
-	CHECK_EQ_INT(kl_func_insert_block_after(f, nb, b0), KL_ERR_INVALID);
+	kl_block b0, nb;
+	kl_module *m;
+	check_insert_errors(kl_func_insert_block_after, &f, &b0, &nb, &m);
 	CHECK_EQ_INT(kl_block_next(f, b0).id, nb.id);
 	kl_module_free(m);
 }
@@ -85,39 +91,29 @@ join_block(kl_func *f, kl_value *p)
 	return b1;
 }
 
-/* The same answers for kl_func_insert_block_before; and a new block put
- * before the entry is the entry. */
+/* A new block put before the entry is the entry; one put between two
+ * blocks changes both neighbours' links. */
 static void
 test_insert_block_before(void)
 {
 	kl_func *f;
-	kl_block b0;
-	kl_builder bld;
-	kl_module *m = one_block_func(&f, &b0, &bld);
-	kl_block nb = kl_func_new_block(f);
-	kl_block loose = kl_func_new_block(f);
-	CHECK_EQ_INT(kl_func_insert_block_before(f, nb, KL_NO_BLOCK),
-		     KL_ERR_POSITION);
-	CHECK_EQ_INT(kl_func_insert_block_before(f, nb, (kl_block){ 999 }),
-		     KL_ERR_POSITION);
-	CHECK_EQ_INT(kl_func_insert_block_before(f, nb, loose),
-		     KL_ERR_POSITION);
-	CHECK_EQ_INT(kl_func_insert_block_before(f, KL_NO_BLOCK, b0),
-		     KL_ERR_INVALID);
-	CHECK_EQ_INT(kl_func_insert_block_before(f, nb, b0), KL_OK);
-	CHECK_EQ_INT(kl_func_insert_block_before(f, nb, b0), KL_ERR_INVALID);
+	kl_block b0, nb;
+	kl_module *m;
+	check_insert_errors(kl_func_insert_block_before, &f, &b0, &nb, &m);
 	CHECK_EQ_INT(kl_func_first_block(f).id, nb.id);
 	CHECK_EQ_INT(kl_block_next(f, nb).id, b0.id);
 	CHECK_EQ_INT(kl_block_prev(f, b0).id, nb.id);
 	CHECK_EQ_INT(kl_block_prev(f, nb).id, KL_NONE);
-	/* between two blocks: both neighbours' links change */
-	CHECK_EQ_INT(kl_func_insert_block_before(f, loose, b0), KL_OK);
-	CHECK_EQ_INT(kl_block_next(f, nb).id, loose.id);
-	CHECK_EQ_INT(kl_block_next(f, loose).id, b0.id);
-	CHECK_EQ_INT(kl_block_prev(f, b0).id, loose.id);
-	CHECK_EQ_INT(kl_block_prev(f, loose).id, nb.id);
+	kl_block mid = kl_func_new_block(f);
+	CHECK_EQ_INT(kl_func_insert_block_before(f, mid, b0), KL_OK);
+	CHECK_EQ_INT(kl_block_next(f, nb).id, mid.id);
+	CHECK_EQ_INT(kl_block_next(f, mid).id, b0.id);
+	CHECK_EQ_INT(kl_block_prev(f, b0).id, mid.id);
+	CHECK_EQ_INT(kl_block_prev(f, mid).id, nb.id);
 	kl_module_free(m);
 }
+
+static kl_func *parsed_f(const char *src, kl_module **m);
 
 /* A lifted function whose first block turns out to be a loop header: a
  * new entry goes before it, passing the parameters on, and the back edge
@@ -125,7 +121,7 @@ test_insert_block_before(void)
 static void
 test_new_entry_before_loop_header(void)
 {
-	kl_module *m = NULL;
+	kl_module *m;
 	const char src[] = "function %f(i32) -> i32 {\n"
 			   "block0(v0: i32):\n"
 			   "    v1 = iadd_imm v0, 1\n"
@@ -138,9 +134,7 @@ test_new_entry_before_loop_header(void)
 			   "block2:\n"
 			   "    return v1\n"
 			   "}\n";
-	CHECK_EQ_INT(kl_parse_module(src, sizeof src - 1, NULL, &m, NULL),
-		     KL_OK);
-	kl_func *f = kl_sym_func(m, kl_module_lookup(m, "f", 1));
+	kl_func *f = parsed_f(src, &m);
 	kl_block old = kl_func_first_block(f);
 	kl_block entry = kl_func_new_block(f);
 	kl_value p = kl_block_append_param(f, entry, KL_TYPE_I32);
@@ -175,7 +169,7 @@ test_new_entry_before_loop_header(void)
 static void
 test_move_block(void)
 {
-	kl_module *m = NULL;
+	kl_module *m;
 	const char src[] = "function %f(i32) -> i32 {\n"
 			   "block0(v0: i32):\n"
 			   "    brif v0, block1, block2\n"
@@ -188,9 +182,7 @@ test_move_block(void)
 			   "    v2 = iconst.i32 9\n"
 			   "    return v2\n"
 			   "}\n";
-	CHECK_EQ_INT(kl_parse_module(src, sizeof src - 1, NULL, &m, NULL),
-		     KL_OK);
-	kl_func *f = kl_sym_func(m, kl_module_lookup(m, "f", 1));
+	kl_func *f = parsed_f(src, &m);
 	kl_block b0 = { 0 }, b1 = { 1 }, b2 = { 2 };
 	kl_block loose = kl_func_new_block(f);
 	CHECK_EQ_INT(kl_func_move_block(f, loose, b0), KL_ERR_INVALID);
