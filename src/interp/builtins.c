@@ -9,7 +9,8 @@
  * variadic (after its format), a result is optional. Any other declared-only function makes the run fail with a
  * message naming it. docs/interpreter.md gives each one's exact behaviour.
  *
- * Every access to program memory goes through mem_at, so a built-in
+ * Every access to program memory goes through mem_at (a write through
+ * mem_store_at, so that a reset knows the data it wrote), so a built-in
  * cannot touch anything outside the objects it is given; a bad pointer
  * traps heap_oob like a load or store would. Output goes to the caller's
  * output callback, never to the host's stdout.
@@ -145,7 +146,9 @@ range(kl_interp *it, const char *what, uint64_t p, uint64_t n, bool write,
 	*h = NULL;
 	if (n == 0)
 		return true;
-	*h = n <= UINT32_MAX ? mem_at(it, p, (uint32_t)n, write) : NULL;
+	if (n <= UINT32_MAX)
+		*h = write ? mem_store_at(it, p, (uint32_t)n)
+			   : mem_at(it, p, (uint32_t)n, false);
 	if (!*h)
 		oob(it, what, p, n, write);
 	return *h != NULL;

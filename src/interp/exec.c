@@ -814,25 +814,25 @@ exec_run(kl_interp *it, dfunc *entry, kl_run_result *res)
 			continue;
 		case D_STORE8:
 			addr = r[i->a] + i->imm;
-			if (KL_UNLIKELY(!(p = mem_at(it, addr, 1, true))))
+			if (KL_UNLIKELY(!(p = mem_store_at(it, addr, 1))))
 				goto bad_access;
 			p[0] = (uint8_t)r[i->d];
 			continue;
 		case D_STORE16:
 			addr = r[i->a] + i->imm;
-			if (KL_UNLIKELY(!(p = mem_at(it, addr, 2, true))))
+			if (KL_UNLIKELY(!(p = mem_store_at(it, addr, 2))))
 				goto bad_access;
 			store_le(p, r[i->d], 2);
 			continue;
 		case D_STORE32:
 			addr = r[i->a] + i->imm;
-			if (KL_UNLIKELY(!(p = mem_at(it, addr, 4, true))))
+			if (KL_UNLIKELY(!(p = mem_store_at(it, addr, 4))))
 				goto bad_access;
 			store_le(p, r[i->d], 4);
 			continue;
 		case D_STORE64:
 			addr = r[i->a] + i->imm;
-			if (KL_UNLIKELY(!(p = mem_at(it, addr, 8, true))))
+			if (KL_UNLIKELY(!(p = mem_store_at(it, addr, 8))))
 				goto bad_access;
 			store_le(p, r[i->d], 8);
 			continue;

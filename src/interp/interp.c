@@ -142,7 +142,7 @@ kl_interp_free(kl_interp *it)
 	free(it->bids);
 	mem_free(it);
 	free(it->allocas);
-	free(it->wdata);
+	free(it->dirty);
 	free(it->regs);
 	free(it->frames);
 	free(it->results);

@@ -147,7 +147,9 @@ typedef struct dfunc {
 typedef struct obj {
 	uint8_t *base;
 	uint32_t size;  /* readable bytes; 0 once dead */
-	uint32_t wsize; /* writable bytes: size, or 0 (const data, dead) */
+	/* writable bytes: size, or 0 (const data, dead, and writable data
+	 * not written since memory was made or reset: see mem_first_write) */
+	uint32_t wsize;
 } obj;
 
 enum obj_kind { OK_NONE, OK_DATA, OK_FUNC, OK_ALLOCA, OK_HEAP };
@@ -155,6 +157,7 @@ enum obj_kind { OK_NONE, OK_DATA, OK_FUNC, OK_ALLOCA, OK_HEAP };
 typedef struct obj_info {
 	uint8_t kind;   /* obj_kind */
 	uint8_t dead;
+	uint8_t wdata;  /* writable data (its wsize is 0 until written) */
 	uint32_t size;  /* the size it was created with */
 	uint32_t sym;   /* data/function symbol; alloca: its function */
 	uint32_t inst;  /* alloca: its instruction */
@@ -214,11 +217,12 @@ struct kl_interp {
 	uint32_t next_id;
 	uint64_t mem_used;
 	bool data_ready;
-	/* as mem_setup left them, for mem_reset: the charge of the data,
-	 * and the ids of the writable data objects */
+	/* for mem_reset: the charge of the data as mem_setup left it, and
+	 * the ids of the writable data objects written since memory was
+	 * made or reset (each once: mem_first_write) */
 	uint64_t setup_mem_used;
-	uint32_t *wdata;
-	uint32_t nwdata, wdata_cap;
+	uint32_t *dirty;
+	uint32_t ndirty, dirty_cap;
 	chunk *chunks;
 	uint32_t nchunks, chunks_cap, cur_chunk;
 	uint32_t *allocas;   /* ids of live allocas, oldest first */
@@ -304,7 +308,8 @@ obj_get(const kl_interp *it, uint32_t id)
 }
 /*
  * The host address of n bytes at pointer p, or NULL when the access is
- * not entirely inside one live object (or when writing, a writable one).
+ * not entirely inside one live object (or when writing, a writable one:
+ * writes go through mem_store_at).
  */
 static inline uint8_t *
 mem_at(const kl_interp *it, uint64_t p, uint32_t n, bool write)
@@ -314,6 +319,24 @@ mem_at(const kl_interp *it, uint64_t p, uint32_t n, bool write)
 	if (KL_LIKELY(o && off + n <= (write ? o->wsize : o->size)))
 		return o->base + off;
 	return NULL;
+}
+/* A write of n bytes at p that mem_at refused: the host address when it
+ * is the first to writable data since memory was made or reset (it is
+ * recorded, for mem_reset, and the data made writable), else NULL. */
+uint8_t *mem_first_write(kl_interp *it, uint64_t p, uint32_t n);
+/*
+ * The host address for a write of n bytes at p, or NULL (the write
+ * traps). Writable data is write-protected until its first write, which
+ * takes the slow path: the check a store makes is mem_at's, no more
+ * (the compiler sends mem_at's NULL, already tested, to the call).
+ */
+static inline uint8_t *
+mem_store_at(kl_interp *it, uint64_t p, uint32_t n)
+{
+	uint8_t *h = mem_at(it, p, n, true);
+	if (KL_UNLIKELY(!h))
+		h = mem_first_write(it, p, n);
+	return h;
 }
 obj_info *obj_info_get(const kl_interp *it, uint32_t id);
 /* Why an access of n bytes at p failed, for a message: appends to out. */

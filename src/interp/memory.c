@@ -23,6 +23,19 @@
  * released together when it returns (a mark saved at the call), and are
  * zeroed when made. Heap objects (malloc) are separate host allocations.
  * Everything counts against opts.max_memory.
+ *
+ * A reset (mem_reset) gives back memory as mem_setup made it at a cost
+ * proportional to what the runs since changed, not to the module: a
+ * caller that resets before each of N calls (keel difftest, the
+ * interpret test command) would otherwise pay N times the module's data.
+ * Writable data is made write-protected (wsize 0, the flag wdata set):
+ * its first store fails the check every store makes anyway, and the slow
+ * path (mem_first_write) records the object as dirty and lifts the
+ * protection, so stores cost nothing more. A reset refills only the
+ * dirty objects from their items (no pristine copy is kept) and clears
+ * only the object entries the runs used (ids past the symbols', below
+ * next_id): the entries at or past next_id are kept zero, so that a
+ * pointer from an earlier run names no object.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +74,7 @@ mem_init(kl_interp *it)
 	it->next_id = 1;
 	it->mem_used = 0;
 	it->data_ready = false;
+	it->ndirty = 0;
 }
 
 static obj_page *
@@ -97,7 +111,7 @@ obj_new(kl_interp *it, uint8_t kind, uint8_t *base, uint32_t size,
 	obj_page *p = it->pages[pg];
 	uint32_t k = id & (OBJ_PAGE - 1);
 	p->hot[k] = (obj){ base, size, writable ? size : 0 };
-	p->cold[k] = (obj_info){ kind, 0, size, sym, inst };
+	p->cold[k] = (obj_info){ kind, 0, 0, size, sym, inst };
 	p->live++;
 	return id;
 }
@@ -198,7 +212,7 @@ bool
 mem_setup(kl_interp *it)
 {
 	const kl_module *m = it->m;
-	it->nwdata = 0;
+	it->ndirty = 0;
 	it->setups++;
 	for (uint32_t s = 0; s < it->nsyms; s++) {
 		if (kl_sym_get_kind(m, (kl_sym){ s }) == KL_SYM_FUNC) {
@@ -237,14 +251,11 @@ mem_setup(kl_interp *it)
 			return false;
 		}
 		it->mem_used += obj_charge(size);
-		bool writable = !kl_data_is_const(m, (kl_sym){ s });
-		uint32_t id = obj_new(it, OK_DATA, mem, (uint32_t)size,
-				      writable, s, KL_NONE);
-		if (writable) {
-			kl_grow(&it->wdata, &it->wdata_cap, sizeof *it->wdata,
-				(uint64_t)it->nwdata + 1);
-			it->wdata[it->nwdata++] = id;
-		}
+		/* writable data starts write-protected: mem_first_write */
+		uint32_t id = obj_new(it, OK_DATA, mem, (uint32_t)size, false,
+				      s, KL_NONE);
+		obj_info_get(it, id)->wdata =
+			!kl_data_is_const(m, (kl_sym){ s });
 	}
 	it->setup_mem_used = it->mem_used;
 	it->data_ready = true;
@@ -252,16 +263,80 @@ mem_setup(kl_interp *it)
 }
 
 /*
+ * The first store to a writable data object since memory was made or
+ * reset: n bytes at p, which failed mem_at's check. When they lie in
+ * such an object, record it as dirty, for mem_reset to refill, and make
+ * it writable; the later stores pass the check. Else NULL: the store
+ * traps, as it would have.
+ */
+uint8_t *
+mem_first_write(kl_interp *it, uint64_t p, uint32_t n)
+{
+	uint32_t id = (uint32_t)(p >> 32);
+	uint64_t off = (uint32_t)p;
+	obj_info *info = obj_info_get(it, id);
+	if (!info || !info->wdata || off + n > info->size)
+		return NULL;
+	obj *o = obj_get(it, id);
+	if (o->wsize == 0) {
+		kl_grow(&it->dirty, &it->dirty_cap, sizeof *it->dirty,
+			(uint64_t)it->ndirty + 1);
+		it->dirty[it->ndirty++] = id;
+		o->wsize = o->size;
+	}
+	return o->base + off;
+}
+
+/*
+ * Forget the objects made since mem_setup: ids first..next_id - 1 (the
+ * ones past the symbols'). Free their heap memory, free the pages that
+ * hold only such ids, and zero their entries in the page the symbols
+ * end in: the entries past them are zero already (see the top).
+ */
+static void
+forget_made(kl_interp *it, uint32_t first)
+{
+	uint32_t end = it->next_id;
+	for (uint32_t id = first; id < end;) {
+		uint32_t pg = id >> OBJ_PAGE_BITS, from = id & (OBJ_PAGE - 1);
+		uint64_t page_end = ((uint64_t)pg + 1) << OBJ_PAGE_BITS;
+		uint32_t to = end < page_end ? end & (OBJ_PAGE - 1) : OBJ_PAGE;
+		id = end < page_end ? end : (uint32_t)page_end;
+		obj_page *p = page_of(it, pg << OBJ_PAGE_BITS);
+		if (!p)
+			continue;
+		for (uint32_t k = from; k < to; k++)
+			if (!p->cold[k].dead && p->cold[k].kind == OK_HEAP)
+				free(p->hot[k].base);
+		if (from == 0) {
+			free(p);
+			it->pages[pg] = NULL;
+			continue;
+		}
+		memset(p->hot + from, 0, (to - from) * sizeof *p->hot);
+		memset(p->cold + from, 0, (to - from) * sizeof *p->cold);
+		p->live = from - (pg == 0); /* (id 0 is null, no object) */
+	}
+	/* the pages past the symbols' are all gone: a reset does not walk
+	 * them again, however many an earlier run needed */
+	uint32_t keep = ((first - 1) >> OBJ_PAGE_BITS) + 1;
+	if (it->npages > keep)
+		it->npages = keep;
+}
+
+/*
  * Memory as mem_setup leaves it, without making it again: the symbols'
- * objects (ids 1..nsyms, which never die) stay, writable data is filled
- * again, and what was made since (allocas, heap objects: ids past the
- * symbols') is freed, so the next ids are the same as after a fresh
- * setup. A module of many functions called once each with a reset
- * between (keel difftest, the interpret test command) paid for every
- * symbol at every call. The caller (kl_interp_reset) has checked that
- * no symbol was added and no data item appended since mem_setup, or
- * only items of no bytes: each object is filled from items of exactly
- * its size, which cannot fail.
+ * objects (ids 1..nsyms, which never die) stay, the writable data
+ * written since is filled again and write-protected again, and what was
+ * made since (allocas, heap objects: ids past the symbols') is freed,
+ * so the next ids are the same as after a fresh setup. The cost is what
+ * the runs since made and wrote, not the module's symbols or data: a
+ * module of many functions called once each with a reset between (keel
+ * difftest, the interpret test command) paid for every symbol, then for
+ * all its writable data, at every call. The caller (kl_interp_reset) has
+ * checked that no symbol was added and no data item appended since
+ * mem_setup, or only items of no bytes: each object is filled from
+ * items of exactly its size, which cannot fail.
  */
 void
 mem_reset(kl_interp *it)
@@ -271,37 +346,21 @@ mem_reset(kl_interp *it)
 		return;
 	}
 	uint32_t first = it->nsyms + 1;
-	uint32_t pg0 = first >> OBJ_PAGE_BITS, k0 = first & (OBJ_PAGE - 1);
-	for (uint32_t pg = pg0; pg < it->npages; pg++) {
-		obj_page *p = it->pages[pg];
-		if (!p)
-			continue;
-		uint32_t from = pg == pg0 ? k0 : 0;
-		for (uint32_t k = from; k < OBJ_PAGE; k++)
-			if (!p->cold[k].dead && p->cold[k].kind == OK_HEAP)
-				free(p->hot[k].base);
-		if (from == 0) {
-			free(p);
-			it->pages[pg] = NULL;
-			continue;
-		}
-		memset(p->hot + from, 0, (OBJ_PAGE - from) * sizeof *p->hot);
-		memset(p->cold + from, 0, (OBJ_PAGE - from) * sizeof *p->cold);
-		p->live = from - (pg == 0); /* (id 0 is null, no object) */
-	}
+	forget_made(it, first);
 	for (uint32_t k = 0; k < it->nchunks; k++)
 		free(it->chunks[k].mem);
 	it->nchunks = it->cur_chunk = 0;
 	it->nallocas = 0;
-	for (uint32_t k = 0; k < it->nwdata; k++) {
-		uint32_t id = it->wdata[k];
-		obj_page *p = page_of(it, id);
-		uint32_t j = id & (OBJ_PAGE - 1);
-		uint32_t sym = p->cold[j].sym, size = p->cold[j].size;
-		memset(p->hot[j].base, 0, size ? size : 1);
-		bool filled = fill_data(it, sym, p->hot[j].base, size);
+	for (uint32_t k = 0; k < it->ndirty; k++) {
+		uint32_t id = it->dirty[k];
+		obj *o = obj_get(it, id);
+		const obj_info *info = obj_info_get(it, id);
+		memset(o->base, 0, info->size);
+		bool filled = fill_data(it, info->sym, o->base, info->size);
 		KL_ASSERT(filled);
+		o->wsize = 0;
 	}
+	it->ndirty = 0;
 	it->next_id = first;
 	it->mem_used = it->setup_mem_used;
 }
