@@ -11,16 +11,23 @@
  * variable captured by an earlier directive. Variables must be defined
  * before they are used, in file order, so the kind of every $X is known
  * then. A pattern without captured-variable uses is concatenated and
- * compiled right away, once (the common case). The others are compiled when
- * a run reaches them, with the captured text spliced in as an escaped
- * literal whose blanks are turned as the pattern's own are (a capture of
- * "a  b" then matches "a\tb", as LLVM FileCheck's does): that text
- * differs from run to run, and splicing keeps one regex per directive
- * instead of matching piece by piece. Either way a directive is compiled
- * at most once per run. The subexpression number of each
- * $(X=RE) group is fixed when its line is added, because regcomp tells how
- * many groups every RE opens (re_nsub) and a spliced literal opens none.
- * Back-references are rejected: splicing would renumber their groups.
+ * compiled right away, once, unless it is literal text (below). The others
+ * are compiled when a run reaches them, with the captured text spliced in as
+ * an escaped literal whose blanks are turned as the pattern's own are (a
+ * capture of "a  b" then matches "a\tb", as LLVM FileCheck's does): that
+ * text differs from run to run, and splicing keeps one regex per directive
+ * instead of matching piece by piece. Such a regex is freed as soon as its
+ * directive has matched (a not: waits with its source only, and compiles it
+ * again to search): glibc grows a regex_t by some 2 kB per byte of pattern
+ * as it searches, and keeping one per directive took gigabytes. A pattern
+ * that is literal text alone, once any captured text is spliced in, is
+ * compiled to no regex at all: lit_find searches for its tokens (bytes, a
+ * run of blanks as one) in linear time, matching exactly what regexec would,
+ * where regexec takes time quadratic in a long literal. The subexpression
+ * number of each $(X=RE) group is fixed when its line is added, because
+ * regcomp tells how many groups every RE opens (re_nsub) and a spliced
+ * literal opens none. Back-references are rejected: splicing would renumber
+ * their groups.
  *
  * Matching. The output is copied once with every '\n' replaced by NUL, so
  * each line is a C string for regexec and no pattern can match across a
@@ -75,11 +82,22 @@ enum piece_kind {
 struct piece {
 	enum piece_kind kind;
 	char *src;    /* P_SRC, P_DEF: regex source */
+	char *text;   /* P_SRC of literal text: the text itself, unescaped */
 	char *name;   /* variable name; NULL for literal text and $(=RE) */
 	size_t var;   /* P_DEF, P_USE: index into vars, or NOVAR */
 	size_t nsub;  /* groups src opens */
 	size_t group; /* P_DEF: number of its group in the directive's regex */
 	size_t at;    /* P_DEF, P_REF: where its '$' is in the pattern */
+};
+
+/*
+ * Literal text to search for (literal_of): its bytes, with each run of
+ * blanks as one ' ', which matches any run of spaces and tabs; and the
+ * Knuth-Morris-Pratt failure function of those tokens (lit_find).
+ */
+struct literal {
+	kl_buf tok;
+	size_t *fail; /* fail[k]: longest proper border of tok[0, k] */
 };
 
 struct directive {
@@ -88,9 +106,11 @@ struct directive {
 	char *text; /* "kind: pattern", for reports */
 	struct piece *pieces;
 	uint32_t npieces, cappieces;
-	size_t nsub; /* groups of the whole regex */
-	bool fixed;  /* re was compiled when the line was added */
+	size_t nsub;  /* groups of the whole regex */
+	bool fixed;   /* set when the line was added: lit, or else re */
+	bool literal; /* fixed as lit: no regex compiled */
 	regex_t re;
+	struct literal lit;
 };
 
 struct var {
@@ -119,10 +139,25 @@ struct binding {
 	bool bound;
 };
 
-/* A directive's regex compiled during a run, from the bindings of then. */
-struct compiled {
+/*
+ * A directive spliced during a run, from the bindings of when the run
+ * reached it, and kept only until the directive has been matched: glibc
+ * grows a regex_t by some 2 kB per byte of pattern as it searches with it,
+ * so one kept per directive to the end of a run took gigabytes.
+ */
+struct spliced {
+	bool done;    /* spliced (the rest is empty until then) */
+	bool literal; /* matched as lit */
+	bool live;    /* re is compiled (from src) */
 	regex_t re;
-	bool live;
+	kl_buf src; /* regex source, kept while a not: waits */
+	struct literal lit;
+};
+
+/* What find() searches for: a regex, or else literal text. */
+struct matcher {
+	const regex_t *re;
+	const struct literal *lit;
 };
 
 /* The state of one kl_filecheck_run. */
@@ -134,7 +169,7 @@ struct run {
 	size_t nlines;         /* a final '\n' does not start a line */
 	size_t last_end;       /* end of the last line */
 	struct binding *binds; /* one per variable */
-	struct compiled *own;  /* one per directive */
+	struct spliced *own;   /* one per directive */
 	regmatch_t *pm;        /* room for the most groups of any directive */
 	size_t npm;
 	size_t base; /* where the search that filled pm started */
@@ -428,6 +463,7 @@ free_pieces(struct directive *d)
 {
 	for (uint32_t i = 0; i < d->npieces; i++) {
 		free(d->pieces[i].src);
+		free(d->pieces[i].text);
 		free(d->pieces[i].name);
 	}
 	free(d->pieces);
@@ -440,7 +476,9 @@ add_literal(struct directive *d, const char *s, size_t n)
 		return;
 	kl_buf b = {0};
 	put_literal(&b, s, n, true);
-	new_piece(d, P_SRC)->src = kl_strndup(b.data, b.len);
+	struct piece *p = new_piece(d, P_SRC);
+	p->src = kl_strndup(b.data, b.len);
+	p->text = kl_strndup(s, n);
 	kl_buf_free(&b);
 }
 
@@ -680,6 +718,75 @@ build(const struct directive *d, const struct run *cx, kl_buf *src)
 	return NULL;
 }
 
+/* Append s[0, n) to literal tokens; false if a run of blanks in it meets
+ * one already there. */
+static bool
+put_tokens(kl_buf *tok, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!is_hspace(s[i])) {
+			kl_buf_putc(tok, s[i]);
+			continue;
+		}
+		if (tok->len && tok->data[tok->len - 1] == ' ')
+			return false;
+		kl_buf_putc(tok, ' ');
+		while (i + 1 < n && is_hspace(s[i + 1]))
+			i++;
+	}
+	return true;
+}
+
+static void
+literal_free(struct literal *lit)
+{
+	kl_buf_free(&lit->tok);
+	free(lit->fail);
+	*lit = (struct literal){0};
+}
+
+/*
+ * The literal text d matches, with the text cx binds to captured variables
+ * spliced in (cx is NULL while adding lines), as tokens in lit. Returns
+ * false, lit left empty, if d has a regex in it or a variable without text,
+ * or if two runs of blanks meet where pieces join ("a $X" with X bound to
+ * " b"): its regex "a[ \t]+[ \t]+b" wants two blanks there, which one ' '
+ * token does not say, so such a directive is left to the regex.
+ */
+static bool
+literal_of(const struct directive *d, const struct run *cx,
+	   struct literal *lit)
+{
+	bool ok = true;
+	for (uint32_t i = 0; ok && i < d->npieces; i++) {
+		const struct piece *p = &d->pieces[i];
+		const struct binding *b = p->kind == P_USE && cx ?
+						  &cx->binds[p->var] : NULL;
+		if (p->kind == P_SRC && p->text)
+			ok = put_tokens(&lit->tok, p->text, strlen(p->text));
+		else if (b && b->bound)
+			ok = put_tokens(&lit->tok, cx->text + b->start,
+					b->end - b->start);
+		else
+			ok = false;
+	}
+	if (!ok) {
+		literal_free(lit);
+		return false;
+	}
+	size_t n = lit->tok.len, k = 0;
+	lit->fail = kl_malloc((n + 1) * sizeof *lit->fail);
+	lit->fail[0] = 0;
+	for (size_t i = 1; i < n; i++) {
+		while (k > 0 && lit->tok.data[i] != lit->tok.data[k])
+			k = lit->fail[k - 1];
+		if (lit->tok.data[i] == lit->tok.data[k])
+			k++;
+		lit->fail[i] = k;
+	}
+	return true;
+}
+
 /* Compile d's regex from src; on failure say why in msg. */
 static bool
 compile_pattern(regex_t *re, const struct directive *d, const kl_buf *src,
@@ -715,7 +822,11 @@ add_match(kl_filecheck *fc, enum kind kind, const char *s, size_t n,
 	}
 	number_groups(&d);
 	kl_buf src = {0};
-	if (ok && !build(&d, NULL, &src))
+	/* literal text needs no regex: a search for it is linear, and
+	 * glibc's regex_t would grow by kilobytes per byte as it runs */
+	if (ok && literal_of(&d, NULL, &d.lit))
+		d.fixed = d.literal = true;
+	else if (ok && !build(&d, NULL, &src))
 		ok = d.fixed = compile_pattern(&d.re, &d, &src, msg);
 	if (!ok)
 		fault_at(why, s);
@@ -808,7 +919,9 @@ kl_filecheck_free(kl_filecheck *fc)
 		struct directive *d = &fc->dirs[i];
 		free(d->text);
 		free_pieces(d);
-		if (d->fixed)
+		if (d->literal)
+			literal_free(&d->lit);
+		else if (d->fixed)
 			regfree(&d->re);
 	}
 	for (uint32_t i = 0; i < fc->nvars; i++) {
@@ -1041,30 +1154,91 @@ line_of(const struct run *cx, size_t pos)
 }
 
 /*
- * Find the first match of re that starts at or after from and ends at or
- * before to. On success, pm holds the groups relative to cx->base.
+ * Find lit in s[0, n), as regexec would find its regex (put_literal's):
+ * the leftmost match, and of those the longest. Knuth-Morris-Pratt over
+ * tokens, the text's read as the literal's are (a byte, or a whole run of
+ * blanks as one ' '), so the search is linear where regexec's is
+ * quadratic in the literal's length. A run of blanks matches only a whole
+ * run: the token next to it is a byte that is no blank, or the end, where
+ * the longest match takes the whole run; and a match that begins inside a
+ * run (the literal starts with blanks) would begin further left at its
+ * start. Hence the leftmost match in tokens is regexec's.
  */
 static bool
-find(struct run *cx, const regex_t *re, size_t from, size_t to, size_t *ms,
-     size_t *me)
+lit_find(const struct literal *lit, const char *s, size_t n, size_t *ms,
+	 size_t *me)
 {
-	size_t nm = re->re_nsub + 1 < cx->npm ? re->re_nsub + 1 : cx->npm;
+	const char *tok = lit->tok.data;
+	size_t len = lit->tok.len, k = 0; /* tokens matched so far */
+	if (len == 0) {
+		*ms = *me = 0;
+		return true;
+	}
+	for (size_t j = 0; j < n;) {
+		char c = s[j++];
+		if (is_hspace(c)) {
+			c = ' ';
+			while (j < n && is_hspace(s[j]))
+				j++;
+		}
+		while (k > 0 && tok[k] != c)
+			k = lit->fail[k - 1];
+		if (tok[k] == c)
+			k++;
+		if (k < len)
+			continue;
+		/* matched, ending at j: walk its tokens back to its start */
+		size_t at = j;
+		for (size_t t = len; t-- > 0;) {
+			at--;
+			while (tok[t] == ' ' && at > 0 && is_hspace(s[at - 1]))
+				at--;
+		}
+		*ms = at;
+		*me = j;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Find the first match of m that starts at or after from and ends at or
+ * before to. On success, pm holds the groups relative to cx->base (of a
+ * regex: a literal has none).
+ */
+static bool
+find(struct run *cx, const struct matcher *m, size_t from, size_t to,
+     size_t *ms, size_t *me)
+{
+	const regex_t *re = m->re;
+	size_t nm = !re ? 0 : re->re_nsub + 1 < cx->npm ? re->re_nsub + 1
+							 : cx->npm;
 	for (size_t i = line_of(cx, from);
 	     from <= to && i < cx->nlines && cx->starts[i] <= to; i++) {
 		size_t b = from > cx->starts[i] ? from : cx->starts[i];
 		size_t e = end_of(cx, i) < to ? end_of(cx, i) : to;
-		int flags = b > cx->starts[i] ? REG_NOTBOL : 0;
-		char saved = cx->text[e];
-		if (e < end_of(cx, i)) {
-			flags |= REG_NOTEOL;
-			cx->text[e] = 0;
+		size_t s = 0, t = 0;
+		bool hit;
+		if (!re) {
+			hit = lit_find(m->lit, cx->text + b, e - b, &s, &t);
+		} else {
+			int flags = b > cx->starts[i] ? REG_NOTBOL : 0;
+			char saved = cx->text[e];
+			if (e < end_of(cx, i)) {
+				flags |= REG_NOTEOL;
+				cx->text[e] = 0;
+			}
+			hit = regexec(re, cx->text + b, nm, cx->pm, flags) == 0;
+			cx->text[e] = saved;
+			if (hit) {
+				s = (size_t)cx->pm[0].rm_so;
+				t = (size_t)cx->pm[0].rm_eo;
+			}
 		}
-		int rc = regexec(re, cx->text + b, nm, cx->pm, flags);
-		cx->text[e] = saved;
-		if (rc == 0) {
+		if (hit) {
 			cx->base = b;
-			*ms = b + (size_t)cx->pm[0].rm_so;
-			*me = b + (size_t)cx->pm[0].rm_eo;
+			*ms = b + s;
+			*me = b + t;
 			return true;
 		}
 	}
@@ -1167,20 +1341,25 @@ report_miss(struct run *cx, const struct directive *d, size_t from,
 }
 
 /*
- * The regex of directive i: the one compiled when it was added, or else one
- * compiled from the bindings of the first time a run asks for it. Returns
- * NULL after reporting why it cannot be had.
+ * Splice directive i, unless it was fixed when added: from the bindings
+ * of now, as literal text if it is that, else as a compiled regex.
+ * Returns false after reporting why it cannot be had.
  */
-static const regex_t *
-get_regex(struct run *cx, uint32_t i)
+static bool
+splice(struct run *cx, uint32_t i)
 {
 	const struct directive *d = &cx->fc->dirs[i];
-	struct compiled *c = &cx->own[i];
-	if (d->fixed || c->live)
-		return d->fixed ? &d->re : &c->re;
-	kl_buf src = {0}, msg = {0};
-	const char *undef = build(d, cx, &src);
-	c->live = !undef && compile_pattern(&c->re, d, &src, &msg);
+	struct spliced *c = &cx->own[i];
+	if (d->fixed || c->done)
+		return true;
+	c->done = true;
+	if (literal_of(d, cx, &c->lit)) {
+		c->literal = true;
+		return true;
+	}
+	kl_buf msg = {0};
+	const char *undef = build(d, cx, &c->src);
+	c->live = !undef && compile_pattern(&c->re, d, &c->src, &msg);
 	if (!c->live) {
 		report_head(cx, d);
 		if (undef) /* (resolve saw it defined earlier, whose
@@ -1191,9 +1370,57 @@ get_regex(struct run *cx, uint32_t i)
 			kl_buf_printf(cx->report, "bad regex after "
 				      "substituting variables: %s\n", msg.data);
 	}
-	kl_buf_free(&src);
 	kl_buf_free(&msg);
-	return c->live ? &c->re : NULL;
+	return c->live;
+}
+
+/*
+ * Free what splice made for directive i. With keep_src, the regex source
+ * stays, for a not: that waits for the next match (matcher compiles it
+ * again then): a regex_t per waiting not: would hold far more.
+ */
+static void
+unsplice(struct run *cx, uint32_t i, bool keep_src)
+{
+	struct spliced *c = &cx->own[i];
+	if (c->live)
+		regfree(&c->re);
+	c->live = false;
+	if (keep_src)
+		return;
+	literal_free(&c->lit);
+	kl_buf_free(&c->src);
+	*c = (struct spliced){0};
+}
+
+/*
+ * What to search for directive i, spliced already. Returns false after
+ * reporting why not (a not:'s regex, compiled again, fails this time).
+ */
+static bool
+matcher(struct run *cx, uint32_t i, struct matcher *m)
+{
+	const struct directive *d = &cx->fc->dirs[i];
+	struct spliced *c = &cx->own[i];
+	*m = (struct matcher){0};
+	if (d->fixed || c->literal) {
+		if (d->literal || c->literal)
+			m->lit = d->literal ? &d->lit : &c->lit;
+		else
+			m->re = &d->re;
+		return true;
+	}
+	kl_buf msg = {0};
+	if (!c->live)
+		c->live = compile_pattern(&c->re, d, &c->src, &msg);
+	if (!c->live) {
+		report_head(cx, d);
+		kl_buf_printf(cx->report, "bad regex after substituting "
+			      "variables: %s\n", msg.data);
+	}
+	kl_buf_free(&msg);
+	m->re = c->live ? &c->re : NULL;
+	return c->live;
 }
 
 /* Match one check:, sameln: or nextln:, searching from pos. */
@@ -1221,12 +1448,14 @@ match_one(struct run *cx, uint32_t i, size_t pos, bool any, size_t *ms,
 		to = end_of(cx, l);
 		what = "no match on the next line";
 	}
-	const regex_t *re = get_regex(cx, i);
-	bool found = re && find(cx, re, from, to, ms, me);
+	struct matcher m;
+	bool ready = splice(cx, i) && matcher(cx, i, &m);
+	bool found = ready && find(cx, &m, from, to, ms, me);
 	if (found)
 		bind(cx, d);
-	else if (re)
+	else if (ready)
 		report_miss(cx, d, from, what);
+	unsplice(cx, i, false);
 	return found;
 }
 
@@ -1268,14 +1497,14 @@ match_group(struct run *cx, uint32_t first, size_t pos, size_t *start,
 	bool ok = true;
 	for (uint32_t i = first; ok && i < last; i++) {
 		const struct directive *d = &fc->dirs[i];
-		const regex_t *re = get_regex(cx, i);
-		if (!re) {
+		struct matcher m;
+		if (!splice(cx, i) || !matcher(cx, i, &m)) {
 			ok = false;
 			break;
 		}
 		size_t f = pos, ms = 0, me = 0;
 		bool crowded = false; /* a match was refused for overlapping */
-		while ((ok = find(cx, re, f, cx->last_end, &ms, &me)) &&
+		while ((ok = find(cx, &m, f, cx->last_end, &ms, &me)) &&
 		       overlaps(taken, ntaken, ms, me)) {
 			crowded = true;
 			f = ms + 1;
@@ -1290,13 +1519,14 @@ match_group(struct run *cx, uint32_t first, size_t pos, size_t *start,
 				    "no match apart from the other unordered "
 				    "matches" : "no match");
 		}
+		unsplice(cx, i, false);
 	}
 	free(taken);
 	return ok;
 }
 
 /*
- * The not: directives among dirs[first, last), all compiled already, may
+ * The not: directives among dirs[first, last), all spliced already, may
  * not match in [from, to).
  */
 static bool
@@ -1306,8 +1536,14 @@ check_nots(struct run *cx, uint32_t first, uint32_t last, size_t from,
 	for (uint32_t i = first; i < last; i++) {
 		const struct directive *d = &cx->fc->dirs[i];
 		size_t ms, me;
-		if (d->kind != D_NOT || !find(cx, get_regex(cx, i), from, to,
-					      &ms, &me))
+		struct matcher mt;
+		if (d->kind != D_NOT)
+			continue;
+		if (!matcher(cx, i, &mt))
+			return false;
+		bool hit = find(cx, &mt, from, to, &ms, &me);
+		unsplice(cx, i, false);
+		if (!hit)
 			continue;
 		size_t l = line_of(cx, ms), fl = line_of(cx, from);
 		report_head(cx, d);
@@ -1401,7 +1637,9 @@ kl_filecheck_run(const kl_filecheck *fc, const char *out, size_t len,
 	bool any = false, ok = true;
 	while (ok && i < fc->ndirs) {
 		if (fc->dirs[i].kind == D_NOT) {
-			ok = get_regex(&cx, i++) != NULL;
+			/* spliced now, with the bindings of where it stands */
+			ok = splice(&cx, i);
+			unsplice(&cx, i++, true);
 			continue;
 		}
 		size_t start = 0, end = 0;
@@ -1417,8 +1655,7 @@ kl_filecheck_run(const kl_filecheck *fc, const char *out, size_t len,
 	}
 	ok = ok && check_nots(&cx, nots, i, pos, cx.last_end);
 	for (uint32_t k = 0; k < fc->ndirs; k++)
-		if (cx.own[k].live)
-			regfree(&cx.own[k].re);
+		unsplice(&cx, k, false); /* not:s a failure left waiting */
 	free(cx.own);
 	free(cx.text);
 	free(cx.starts);

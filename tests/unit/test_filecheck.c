@@ -9,9 +9,11 @@
  * it shows that no input crashes or leaks.
  */
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include "keel.h"
 #include "unit.h"
+#include "child.h"
 
 /*
  * Build a checker from a check file: lines separated by '\n', each offered
@@ -443,6 +445,191 @@ test_capture(void)
 	kl_filecheck_free(fc);
 }
 
+/*
+ * A directive using a captured variable is searched for as literal text
+ * once the capture is spliced in, without a regex (filecheck.c, lit_find):
+ * it matches and fails exactly where the regex of the text did, at the
+ * same columns.
+ */
+static void
+test_spliced(void)
+{
+	/* regex syntax in the captured text is matched as itself */
+	const char *meta = "(a|b)*[x]{2}^$\\.+?";
+	kl_buf out = {0};
+	kl_buf_printf(&out, "%s end\n<%s>\n", meta, meta);
+	CHECK(passes("check: $(x=[^ ]+) end\ncheck: <$x>", out.data));
+	CHECK(fails("check: $(x=[^ ]+) end\nnot: <$x>", out.data));
+	kl_buf_reset(&out);
+	kl_buf_printf(&out, "%s end\n<ab> <xx> <(a|b)*[x]{2}^$\\.+x>\n", meta);
+	CHECK(fails("check: $(x=[^ ]+) end\ncheck: <$x>", out.data));
+	CHECK(passes("check: $(x=[^ ]+) end\nnot: <$x>", out.data));
+	kl_buf_free(&out);
+	/* a not: that matches fails, at the match's column and length; the
+	 * text overlaps itself, so the search must fall back within it */
+	CHECK(fails_with("check: $(x=[a-z]+)!\nnot: $x",
+			 "aabaab!\nxaabaaabaabaab\n",
+			 "forbidden match on output line 2, column 6",
+			 "^~~~~~ forbidden match"));
+	CHECK(passes("check: $(x=[a-z]+)!\nnot: $x", "aabaab!\naabaaaba\n"));
+	/* an empty capture matches the empty text, where the search starts */
+	CHECK(passes("check: <$(x=[a-z]*)>\ncheck: [$x]", "<>\n[]\n"));
+	CHECK(fails("check: <$(x=[a-z]*)>\ncheck: [$x]", "<>\n[a]\n"));
+	CHECK(fails_with("check: <$(x=[a-z]*)>\nnot: $x\ncheck: end",
+			 "<>\nend\n", "forbidden match on output line 1, "
+			 "column 3", NULL));
+	/* captured blanks at either end: the leftmost match starts at the
+	 * first blank of a run, the longest takes the whole run */
+	CHECK(fails_with("check: <$(x=[^>]*)>\nnot: $x", "< \tb >\nxx  b\t\t\n",
+			 "column 3", "^~~~~ forbidden match"));
+	/* two runs of blanks meeting where text and capture join want two
+	 * blanks or more there, as their regexes do */
+	CHECK(passes("check: <$(x=[^>]*)>\ncheck: a $x", "< b>\na \tb\n"));
+	CHECK(fails("check: <$(x=[^>]*)>\ncheck: a $x", "< b>\na b\n"));
+	CHECK(passes("check: <$(x=[^>]*)>\ncheck: $x$x", "< a >\nx a \ta x\n"));
+	CHECK(fails("check: <$(x=[^>]*)>\ncheck: $x$x", "< a >\nx a a x\n"));
+	/* the end of a not:'s range cuts the literal short too */
+	CHECK(passes("check: <$(x=[a-z]+)>\nnot: $x\nsameln: cd",
+		      "<bcd> bcd\n"));
+	CHECK(fails("check: <$(x=[a-z]+)>\nnot: $x\nsameln: d",
+		    "<bc> bcd\n"));
+	/* unordered: literal overlaps are refused as regex ones are */
+	CHECK(passes("check: $(x=[a-z]+)!\nunordered: $x\nunordered: $x",
+		     "ab!\nabab\n"));
+	CHECK(fails("check: $(x=[a-z]+)!\nunordered: $x\nunordered: $x",
+		    "aba!\nababa\n"));
+}
+
+/* Regex source that matches s[0, n) as a pattern's literal text does. */
+static void
+escape(kl_buf *re, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == ' ' || s[i] == '\t') {
+			while (i + 1 < n && strchr(" \t", s[i + 1]))
+				i++;
+			kl_buf_puts(re, "[ \t]+");
+			continue;
+		}
+		if (strchr("^.[$()|*+?{\\", s[i]))
+			kl_buf_putc(re, '\\');
+		kl_buf_putc(re, s[i]);
+	}
+}
+
+/* The report without its "line N: directive" lines, which name the
+ * directive as written. */
+static void
+strip_heads(kl_buf *report)
+{
+	size_t w = 0;
+	for (size_t r = 0; r < report->len;) {
+		const char *at = report->data + r;
+		const char *nl = memchr(at, '\n', report->len - r);
+		size_t n = nl ? (size_t)(nl - at) + 1 : report->len - r;
+		if (strncmp(report->data + r, "line ", 5) != 0) {
+			memmove(report->data + w, report->data + r, n);
+			w += n;
+		}
+		r += n;
+	}
+	report->len = w;
+	if (report->data)
+		report->data[w] = 0;
+}
+
+static unsigned next_rand(uint64_t *state);
+
+/*
+ * Literal text (fixed, or with a capture spliced in) against the regex
+ * the engine used to build for it, $(=RE): on random text the two pass
+ * and fail alike, and a failure reports the same places (a not:'s
+ * match: its column and length; a check:'s: where sameln: searched on).
+ */
+static void
+test_literal_vs_regex(void)
+{
+	static const char text_bytes[] = "aab  \t\t.($";
+	static const char pat_bytes[] = "aab \t.(";
+	uint64_t state = 99;
+	for (int iter = 0; iter < 3000; iter++) {
+		char cap[8], p1[6], p2[6], out[64];
+		size_t ncap = next_rand(&state) % sizeof cap;
+		size_t n1 = next_rand(&state) % sizeof p1;
+		size_t n2 = next_rand(&state) % sizeof p2;
+		size_t nout = next_rand(&state) % sizeof out;
+		for (size_t i = 0; i < ncap; i++)
+			cap[i] = text_bytes[next_rand(&state) %
+					    (sizeof text_bytes - 1)];
+		for (size_t i = 0; i < n1; i++)
+			p1[i] = pat_bytes[next_rand(&state) %
+					  (sizeof pat_bytes - 1)];
+		for (size_t i = 0; i < n2; i++)
+			p2[i] = pat_bytes[next_rand(&state) %
+					  (sizeof pat_bytes - 1)];
+		for (size_t i = 0; i < nout; i++)
+			out[i] = next_rand(&state) % 6 == 0 ? '\n' :
+				 text_bytes[next_rand(&state) %
+					    (sizeof text_bytes - 1)];
+		/* a pattern is trimmed: no blank at its ends */
+		if (n1 && (p1[0] == ' ' || p1[0] == '\t'))
+			p1[0] = 'b';
+		if (n2 && (p2[n2 - 1] == ' ' || p2[n2 - 1] == '\t'))
+			p2[n2 - 1] = 'a';
+		bool use = next_rand(&state) % 4 != 0;
+		if (!use && n1 + n2 == 0)
+			p1[n1++] = 'a';
+		if (!use && n1 && (p1[n1 - 1] == ' ' || p1[n1 - 1] == '\t'))
+			p1[n1 - 1] = '.'; /* the pattern's end, then */
+		if (!use && n2 && (p2[0] == ' ' || p2[0] == '\t'))
+			p2[0] = '.';
+		kl_buf text = {0}, lit = {0}, re = {0};
+		kl_buf_append(&text, cap, ncap);
+		kl_buf_puts(&text, "|\n");
+		kl_buf_append(&text, out, nout);
+		for (int kind = 0; kind < 2; kind++) {
+			const char *head = kind ? "check: " : "not: ";
+			kl_buf_reset(&lit);
+			kl_buf_reset(&re);
+			kl_buf_printf(&lit, "check: $(x=[^|]*)|\n%s", head);
+			kl_buf_printf(&re, "check: $(x=[^|]*)|\n%s$(=(", head);
+			kl_buf_append(&lit, p1, n1);
+			escape(&re, p1, n1);
+			if (use) {
+				kl_buf_puts(&lit, "$(x)");
+				escape(&re, cap, ncap);
+			}
+			kl_buf_append(&lit, p2, n2);
+			escape(&re, p2, n2);
+			kl_buf_puts(&re, "))");
+			if (kind) {
+				kl_buf_puts(&lit, "\nsameln: #");
+				kl_buf_puts(&re, "\nsameln: #");
+			}
+			kl_buf got = {0}, want = {0};
+			bool ok_lit = run(lit.data, text.data, &got);
+			bool ok_re = run(re.data, text.data, &want);
+			strip_heads(&got);
+			strip_heads(&want);
+			if (ok_lit != ok_re || (got.len && strcmp(got.data,
+								  want.data))) {
+				fprintf(stderr, "%s\nvs\n%s\non\n%s\n"
+					"%s\nvs\n%s", lit.data, re.data,
+					text.data,
+					got.len ? got.data : "(pass)\n",
+					want.len ? want.data : "(pass)\n");
+				CHECK(false);
+				iter = 1 << 30;
+			}
+			kl_buf_free(&got);
+			kl_buf_free(&want);
+		}
+		kl_buf_free(&text);
+		kl_buf_free(&lit);
+		kl_buf_free(&re);
+	}
+}
+
 static void
 test_regex_var(void)
 {
@@ -684,6 +871,125 @@ test_big(void)
 	kl_buf_free(&check);
 }
 
+/* AddressSanitizer reserves terabytes of address space: no limit on it
+ * can be set under ASan. */
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
+struct bounded {
+	kl_buf check, out;
+	bool want; /* the run passes */
+};
+
+/* In a child: run b's check under 512 MB of address space; exit 0 if it
+ * gave b->want, having used under 256 MB at its peak (Linux reports it),
+ * 1 if not, 2 if it used more. */
+static void
+run_bounded(void *ctx)
+{
+	const struct bounded *b = ctx;
+	struct rlimit lim = {512u << 20, 512u << 20};
+	if (setrlimit(RLIMIT_AS, &lim) != 0)
+		_exit(3);
+	kl_filecheck *fc = kl_filecheck_new();
+	uint32_t line = 1;
+	for (const char *s = b->check.data; *s; line++) {
+		const char *e = strchr(s, '\n');
+		if (kl_filecheck_add_line(fc, s, (size_t)(e - s), line,
+					  NULL) < 0)
+			_exit(1);
+		s = e + 1;
+	}
+	bool ok = kl_filecheck_run(fc, b->out.data, b->out.len, NULL);
+	kl_filecheck_free(fc);
+#ifdef __linux__
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) == 0 && ru.ru_maxrss > 256 << 10)
+		_exit(2); /* (in kB) */
+#endif
+	_exit(ok == b->want ? 0 : 1);
+}
+
+static void
+check_bounded(struct bounded *b, const char *what)
+{
+	char msg[512];
+	int st = unit_in_child(run_bounded, b, msg, sizeof msg);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		fprintf(stderr, "%s: status %d (%s)\n", what, st, msg);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	kl_buf_free(&b->check);
+	kl_buf_free(&b->out);
+}
+
+/*
+ * Long literal text in many directives: a regex_t grows by some 2 kB per
+ * byte of its pattern as glibc searches with it, and one was kept per
+ * directive to the end of a run, so each of these took gigabytes (the
+ * first also 40 s: the search of glibc's regexec for literal text of
+ * length L is L^2 a line). Now none passes 256 MB, or 10 s.
+ */
+static void
+test_bounded(void)
+{
+#ifdef UNDER_ASAN
+	return;
+#endif
+	char v[1001];
+	for (int i = 0; i < 1000; i++)
+		v[i] = (char)('a' + i * 7 % 26);
+	v[1000] = 0;
+	/* 8000 bytes captured, 200 not:s of it (3.7 GB); then one that
+	 * does match, which must fail */
+	for (int fail = 0; fail < 2; fail++) {
+		struct bounded b = {.want = !fail};
+		kl_buf_puts(&b.out, "x = ");
+		for (int i = 0; i < 8000; i++)
+			kl_buf_putc(&b.out, 'q');
+		kl_buf_putc(&b.out, '\n');
+		for (int i = 0; i < 7999 + fail; i++)
+			kl_buf_putc(&b.out, 'q');
+		kl_buf_puts(&b.out, "r\nend\n");
+		kl_buf_puts(&b.check, "check: x = $(X=q+)\n");
+		for (int i = 0; i < 200; i++)
+			kl_buf_puts(&b.check, "not: $X\n");
+		kl_buf_puts(&b.check, "check: end\n");
+		check_bounded(&b, "not: $X");
+	}
+	/* a 1000-byte capture, then 2500 lines of check: yI $X (5.8 GB) */
+	struct bounded b = {.want = true};
+	kl_buf_printf(&b.out, "def %s\n", v);
+	kl_buf_puts(&b.check, "check: def $(X=[a-z]+)\n");
+	for (int i = 0; i < 2500; i++) {
+		kl_buf_printf(&b.out, "y%d %s\n", i, v);
+		kl_buf_printf(&b.check, "check: y%d $X\n", i);
+	}
+	check_bounded(&b, "check: yI $X");
+	/* the same without a variable: literal text each time (2.3 GB) */
+	b = (struct bounded){.want = true};
+	for (int i = 0; i < 1000; i++) {
+		kl_buf_printf(&b.out, "y%d %s\n", i, v);
+		kl_buf_printf(&b.check, "check: y%d %s\n", i, v);
+	}
+	check_bounded(&b, "check: yI <literal>");
+	/* a capture spliced into a regex: each compiled for its directive
+	 * and freed after it (a not: waits with its source only) */
+	b = (struct bounded){.want = true};
+	kl_buf_printf(&b.out, "def %s\n", v);
+	kl_buf_puts(&b.check, "check: def $(X=[a-z]+)\n");
+	for (int i = 0; i < 300; i++) {
+		kl_buf_printf(&b.out, "y%d %s\n", i, v);
+		kl_buf_printf(&b.check, "not: $(=[0-9]) $X\n"
+			      "check: $(=y[0-9]+) $X\n");
+	}
+	check_bounded(&b, "check: $(=y[0-9]+) $X");
+}
+
 /* Deterministic pseudo-random bytes, biased towards pattern syntax. */
 static unsigned
 next_rand(uint64_t *state)
@@ -809,6 +1115,8 @@ main(void)
 	UNIT_RUN(test_whitespace);
 	UNIT_RUN(test_literals);
 	UNIT_RUN(test_capture);
+	UNIT_RUN(test_spliced);
+	UNIT_RUN(test_literal_vs_regex);
 	UNIT_RUN(test_regex_var);
 	UNIT_RUN(test_undefined);
 	UNIT_RUN(test_malformed);
@@ -816,6 +1124,7 @@ main(void)
 	UNIT_RUN(test_report);
 	UNIT_RUN(test_odd_output);
 	UNIT_RUN(test_big);
+	UNIT_RUN(test_bounded);
 	UNIT_RUN(test_fuzz);
 	return unit_report("filecheck");
 }
