@@ -186,6 +186,17 @@ cli_comment_start(const char *s, const char *e)
 	return NULL;
 }
 
+/* Does the line from q (its first byte that is not blank) to e start with
+ * the word `test`? (`test` alone is a test line too, missing its command:
+ * said so by keel test, not "no test lines".) */
+static bool
+is_test_line(const char *q, const char *e)
+{
+	return e - q >= 4 && memcmp(q, "test", 4) == 0 &&
+	       (q + 4 == e || q[4] == ' ' || q[4] == '\t' || q[4] == '\r' ||
+		q[4] == ';');
+}
+
 uint32_t
 cli_blank_test_lines(char *text, size_t len,
 		     void (*each)(void *ctx, uint32_t line, const char *name,
@@ -202,11 +213,7 @@ cli_blank_test_lines(char *text, size_t len,
 		while (q < e && (*q == ' ' || *q == '\t' || *q == '\r'))
 			q++;
 		if (q < e && *q != ';') {
-			/* (`test` alone is a test line too, missing its
-			 * command: said so, not "no test lines") */
-			if ((size_t)(e - q) < 4 || memcmp(q, "test", 4) != 0 ||
-			    (q + 4 < e && q[4] != ' ' && q[4] != '\t' &&
-			     q[4] != '\r' && q[4] != ';'))
+			if (!is_test_line(q, e))
 				break;
 			const char *name = q + 4;
 			while (name < e && (*name == ' ' || *name == '\t'))
@@ -249,8 +256,8 @@ starts_with_test_line(const char *s, size_t len)
 			s = nl ? nl : end;
 			continue;
 		}
-		return end - s > 5 && memcmp(s, "test", 4) == 0 &&
-		       (s[4] == ' ' || s[4] == '\t');
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		return is_test_line(s, nl ? nl : end);
 	}
 	return false;
 }

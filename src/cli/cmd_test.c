@@ -492,8 +492,9 @@ expected_failure_seen(const char *lines, size_t len, const kl_buf *report,
 }
 
 /* Split a child's output, with --expect-fail, into the expectations it
- * sent first (none if it was stopped before) and the report after. */
-static void
+ * sent first and the report after; false, all of it the report, if it
+ * sent none (it could not read the file, or was stopped first). */
+static bool
 split_expectations(const kl_buf *out, const char **lines, size_t *nlines,
 		   const char **report, size_t *nreport)
 {
@@ -507,12 +508,13 @@ split_expectations(const kl_buf *out, const char **lines, size_t *nlines,
 		*nlines = 0;
 		*report = s;
 		*nreport = out->len;
-		return;
+		return false;
 	}
 	*lines = p + 1;
 	*nlines = n;
 	*report = p + 1 + n;
 	*nreport = (size_t)(end - *report);
+	return true;
 }
 
 typedef struct run_state {
@@ -568,8 +570,8 @@ finish_child(run_state *rs, child *c)
 	}
 	const char *lines = "", *text = c->out.data ? c->out.data : "";
 	size_t nlines = 0, ntext = c->out.len;
-	if (rs->expect_fail)
-		split_expectations(&c->out, &lines, &nlines, &text, &ntext);
+	bool sent = rs->expect_fail &&
+		    split_expectations(&c->out, &lines, &nlines, &text, &ntext);
 	kl_buf full = { 0 };
 	kl_buf_append(&full, reason.data, reason.len);
 	kl_buf_putc(&full, '\n');
@@ -577,7 +579,12 @@ finish_child(run_state *rs, child *c)
 
 	bool ok = !failed;
 	kl_buf why = { 0 };
-	if (rs->expect_fail) {
+	if (rs->expect_fail && !sent) {
+		ok = false;
+		kl_buf_puts(&why, "  its '; expect-fail:' lines were never "
+			    "read: the file could not be read, or stopped "
+			    "first\n");
+	} else if (rs->expect_fail) {
 		ok = failed &&
 		     expected_failure_seen(lines, nlines, &full, &why);
 		if (!failed)
