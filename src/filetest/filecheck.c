@@ -11,15 +11,16 @@
  * variable captured by an earlier directive. Variables must be defined
  * before they are used, in file order, so the kind of every $X is known
  * then. A pattern without captured-variable uses is concatenated and
- * compiled right away, once, unless it is literal text (below). The others
- * are compiled when a run reaches them, with the captured text spliced in as
- * an escaped literal whose blanks are turned as the pattern's own are (a
- * capture of "a  b" then matches "a\tb", as LLVM FileCheck's does): that
- * text differs from run to run, and splicing keeps one regex per directive
- * instead of matching piece by piece. Such a regex is freed as soon as its
- * directive has matched (a not: waits with its source only, and compiles it
- * again to search): glibc grows a regex_t by some 2 kB per byte of pattern
- * as it searches, and keeping one per directive took gigabytes. A pattern
+ * compiled right away, to report its errors where it is written, and
+ * freed. Every regex is compiled when a run reaches its directive, with
+ * any captured text spliced in as an escaped literal whose blanks are
+ * turned as the pattern's own are (a capture of "a  b" then matches
+ * "a\tb", as LLVM FileCheck's does): that text differs from run to run,
+ * and splicing keeps one regex per directive instead of matching piece by
+ * piece. It is freed as soon as its directive has matched (a not: waits
+ * with its source only, and compiles it again to search): glibc grows a
+ * regex_t by some 2 kB per byte of pattern as it searches, and keeping
+ * one per directive took gigabytes. A pattern
  * that is literal text alone, once any captured text is spliced in, is
  * compiled to no regex at all: lit_find searches for its tokens (bytes, a
  * run of blanks as one) in linear time, matching exactly what regexec would,
@@ -107,9 +108,7 @@ struct directive {
 	struct piece *pieces;
 	uint32_t npieces, cappieces;
 	size_t nsub;  /* groups of the whole regex */
-	bool fixed;   /* set when the line was added: lit, or else re */
-	bool literal; /* fixed as lit: no regex compiled */
-	regex_t re;
+	bool literal; /* literal text, in lit, when the line was added */
 	struct literal lit;
 };
 
@@ -824,10 +823,18 @@ add_match(kl_filecheck *fc, enum kind kind, const char *s, size_t n,
 	kl_buf src = {0};
 	/* literal text needs no regex: a search for it is linear, and
 	 * glibc's regex_t would grow by kilobytes per byte as it runs */
-	if (ok && literal_of(&d, NULL, &d.lit))
-		d.fixed = d.literal = true;
-	else if (ok && !build(&d, NULL, &src))
-		ok = d.fixed = compile_pattern(&d.re, &d, &src, msg);
+	regex_t re;
+	if (ok && literal_of(&d, NULL, &d.lit)) {
+		d.literal = true;
+	} else if (ok && !build(&d, NULL, &src)) {
+		/* A regex is compiled now for its errors, then freed: a run
+		 * compiles it again when it reaches the directive and frees
+		 * it once searched (splice), as for a pattern with captured
+		 * text. Kept, 100,000 of them took gigabytes. */
+		ok = compile_pattern(&re, &d, &src, msg);
+		if (ok)
+			regfree(&re);
+	}
 	if (!ok)
 		fault_at(why, s);
 	kl_buf_free(&src);
@@ -921,8 +928,6 @@ kl_filecheck_free(kl_filecheck *fc)
 		free_pieces(d);
 		if (d->literal)
 			literal_free(&d->lit);
-		else if (d->fixed)
-			regfree(&d->re);
 	}
 	for (uint32_t i = 0; i < fc->nvars; i++) {
 		free(fc->vars[i].name);
@@ -1341,8 +1346,9 @@ report_miss(struct run *cx, const struct directive *d, size_t from,
 }
 
 /*
- * Splice directive i, unless it was fixed when added: from the bindings
- * of now, as literal text if it is that, else as a compiled regex.
+ * Splice directive i, unless it was literal text when added: from the
+ * bindings of now, as literal text if it is that, else as a compiled
+ * regex.
  * Returns false after reporting why it cannot be had.
  */
 static bool
@@ -1350,7 +1356,7 @@ splice(struct run *cx, uint32_t i)
 {
 	const struct directive *d = &cx->fc->dirs[i];
 	struct spliced *c = &cx->own[i];
-	if (d->fixed || c->done)
+	if (d->literal || c->done)
 		return true;
 	c->done = true;
 	if (literal_of(d, cx, &c->lit)) {
@@ -1403,11 +1409,8 @@ matcher(struct run *cx, uint32_t i, struct matcher *m)
 	const struct directive *d = &cx->fc->dirs[i];
 	struct spliced *c = &cx->own[i];
 	*m = (struct matcher){0};
-	if (d->fixed || c->literal) {
-		if (d->literal || c->literal)
-			m->lit = d->literal ? &d->lit : &c->lit;
-		else
-			m->re = &d->re;
+	if (d->literal || c->literal) {
+		m->lit = d->literal ? &d->lit : &c->lit;
 		return true;
 	}
 	kl_buf msg = {0};
