@@ -51,15 +51,8 @@ test_first_difference(void)
 	CHECK_EQ_STR(difference("a\nb", "a\nb"), "same");
 }
 
-/* AddressSanitizer reports an allocation it cannot give as an error of
- * its own instead of returning NULL. */
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
+/* (AddressSanitizer reports an allocation it cannot give as an error of
+ * its own instead of returning NULL: UNDER_ASAN, child.h.) */
 
 static void
 allocate_too_much(void *ctx)

@@ -871,15 +871,8 @@ test_big(void)
 	kl_buf_free(&check);
 }
 
-/* AddressSanitizer reserves terabytes of address space: no limit on it
- * can be set under ASan. */
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
+/* (AddressSanitizer reserves terabytes of address space: no limit on it
+ * can be set under ASan, UNDER_ASAN, child.h.) */
 
 struct bounded {
 	kl_buf check, out;
