@@ -226,9 +226,9 @@ add_candidate(promoter *p, uint32_t block, uint32_t s)
 }
 
 /* The slot placed last by place_slot_lists: its first worklist (in
- * p->seed), its dominating store and its candidates' range in p->cands. */
+ * p->seed; nseed 0 before the first slot, as a worklist holds the entry
+ * at least), its dominating store and its candidates' range in p->cands. */
 typedef struct last_slot {
-	bool valid;
 	uint32_t nseed, dom, first, end;
 } last_slot;
 
@@ -255,7 +255,7 @@ place_slot_lists(promoter *p, uint32_t s, uint32_t (*mark)[2],
 	mark[entry][0] = stamp;
 	work[nwork++] = entry;
 	uint32_t dom = dominating_store(p, s, stamp, mark, work, &nwork);
-	if (last->valid && last->dom == dom && last->nseed == nwork &&
+	if (last->nseed == nwork && last->dom == dom &&
 	    memcmp(p->seed.a, work, (size_t)nwork * sizeof *work) == 0) {
 		uint32_t first = p->nphis;
 		for (uint32_t k = last->first; k < last->end; k++)
@@ -266,7 +266,7 @@ place_slot_lists(promoter *p, uint32_t s, uint32_t (*mark)[2],
 	}
 	uint32_t *seed = room(&p->seed, (uint64_t)nwork + 1);
 	memcpy(seed, work, (size_t)nwork * sizeof *work);
-	*last = (last_slot){ true, nwork, dom, p->nphis, 0 };
+	*last = (last_slot){ nwork, dom, p->nphis, 0 };
 	const uint32_t *df = p->dom.df.a, *df_start = p->dom.df_start;
 	while (nwork) {
 		uint32_t x = work[--nwork];
