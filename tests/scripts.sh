@@ -1022,6 +1022,11 @@ for c in "run $dir/names.kl noname" "cfg --func=noname $dir/names.kl"; do
 	# shellcheck disable=SC2086
 	if "$build"/keel $c >/dev/null 2>&1; then ok; else bad "keel $c: exit $?"; fi
 done
+# a test file whose first line is a bare 'test' (a command missing) is
+# read by the other commands as keel test reads it: its test lines blanked
+printf 'test\nfunction %%f() {\nblock0:\n    return\n}\n' >"$dir/bare-test.kl"
+if [ "$("$build"/keel cat "$dir/bare-test.kl" 2>&1 | head -n 1)" = "function %f() {" ]; then ok; else
+	bad "keel cat, a bare test line: $("$build"/keel cat "$dir/bare-test.kl" 2>&1 | head -n 1)"; fi
 # noname is the empty name, not %noname: said when the file has %noname
 printf 'function %%noname() {\nblock0:\n    return\n}\n' >"$dir/noname.kl"
 for c in run cfg; do
