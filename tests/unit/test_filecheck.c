@@ -447,7 +447,7 @@ test_capture(void)
 
 /*
  * A directive using a captured variable is searched for as literal text
- * once the capture is spliced in, without a regex (filecheck.c, lit_find):
+ * once the capture is spliced in, without a regex (filecheck_run.c, lit_find):
  * it matches and fails exactly where the regex of the text did, at the
  * same columns.
  */
