@@ -915,10 +915,12 @@ list_readers(const char *key, kl_buf *report)
 	kl_buf_puts(report, n > 1 ? " read it" : " reads it");
 }
 
-/* The key of an annotation misspelt so that no command reads it: in
- * capitals ("; RUN:") or with a blank before its ':' ("; run :"), in lower
- * case in key; NULL if c is no such comment. *word is the key as written,
- * to its ':', and *n its length. */
+/* The key of an annotation misspelt so that no command reads it, in
+ * lower case in key: with capitals ("; RUN:", "; Run:"), with a blank
+ * before its ':' ("; run :"), or a run line without its ':' ("; run
+ * %f() == 1"; a run line alone, as "; error" and the like begin prose
+ * as often); NULL if c is no such comment. *word is the key as written,
+ * to its ':' (or its end), and *n its length. */
 static const char *
 misspelt_annotation(const test_comment *c, char *key, size_t cap,
 		    const char **word, size_t *n)
@@ -927,23 +929,25 @@ misspelt_annotation(const test_comment *c, char *key, size_t cap,
 	while (s < e && (*s == ' ' || *s == '\t'))
 		s++;
 	const char *w = s;
-	bool capitals = w < e && *w >= 'A' && *w <= 'Z';
-	while (w < e && (capitals ? *w >= 'A' && *w <= 'Z'
-				  : *w >= 'a' && *w <= 'z'))
-		w++;
+	bool capitals = false;
+	for (; w < e && ((*w >= 'a' && *w <= 'z') || (*w >= 'A' && *w <= 'Z'));
+	     w++)
+		capitals |= *w <= 'Z';
 	const char *colon = w;
 	while (colon < e && (*colon == ' ' || *colon == '\t'))
 		colon++;
-	if (w == s || colon == e || *colon != ':' || (size_t)(w - s) >= cap ||
-	    (!capitals && colon == w))
+	if (w == s || colon == e || (size_t)(w - s) >= cap)
 		return NULL;
 	for (size_t k = 0; k < (size_t)(w - s); k++)
-		key[k] = capitals ? (char)(s[k] - 'A' + 'a') : s[k];
+		key[k] = (char)(s[k] | 0x20); /* ASCII letters: lower case */
 	key[w - s] = '\0';
+	bool no_colon = *colon == '%' && colon > w && strcmp(key, "run") == 0;
+	if (!no_colon && (*colon != ':' || (!capitals && colon == w)))
+		return NULL;
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (test_has_option(commands[i].annotations, key)) {
 			*word = s;
-			*n = (size_t)(colon - s);
+			*n = (size_t)((no_colon ? w : colon) - s);
 			return key;
 		}
 	return NULL;
@@ -971,9 +975,11 @@ annotations_not_read(const test_file *tf, const test_command **cmds,
 		size_t n;
 		if (!key && misspelt_annotation(c, buf, sizeof buf, &word, &n)) {
 			/* as a misspelt directive: read by no one */
-			test_comment_error(tf, c, report, "'%.*s:' looks like a "
+			bool colon = word[n] == ':';
+			test_comment_error(tf, c, report, "'%.*s%s' looks like a "
 					   "misspelt annotation (keel's is "
-					   "'%s:')", (int)n, word, buf);
+					   "'%s:')", (int)n, word,
+					   colon ? ":" : "", buf);
 			failures++;
 		}
 		if (!key)

@@ -197,9 +197,22 @@ scan_trap(const kl_module *m, cursor *c, expect *x)
 	return false;
 }
 
+/* " (i32, f64)": the types of a list, for messages. */
+static void
+put_types(const kl_module *m, kl_buf *b, const kl_type *types, uint32_t n)
+{
+	kl_buf_puts(b, " (");
+	for (uint32_t k = 0; k < n; k++)
+		kl_buf_printf(b, "%s%s", k ? ", " : "",
+			      kl_type_name(m, types[k]));
+	kl_buf_puts(b, ")");
+}
+
+/* The expectation after the call into x; false with what was expected
+ * in why. */
 static bool
 scan_expect(const kl_module *m, cursor *c, const kl_signature *sig,
-	    expect *x)
+	    expect *x, kl_buf *why)
 {
 	skip_blanks(c);
 	if (c->s == c->e) {
@@ -209,14 +222,27 @@ scan_expect(const kl_module *m, cursor *c, const kl_signature *sig,
 	bool eq = accept(c, "==");
 	if (eq || accept(c, "!=")) {
 		x->kind = eq ? EX_EQ : EX_NE;
-		if (sig->num_results > 64)
-			return false;
-		return scan_values(m, c, sig->results, sig->num_results,
-				   x->vals, NULL);
+		if (sig->num_results <= 64 &&
+		    scan_values(m, c, sig->results, sig->num_results, x->vals,
+				NULL))
+			return true;
+		kl_buf_printf(why, "expected the call's %u result%s after "
+			      "'%s'", sig->num_results,
+			      sig->num_results == 1 ? "" : "s",
+			      eq ? "==" : "!=");
+		put_types(m, why, sig->results, sig->num_results);
+		return false;
 	}
 	if (accept(c, "traps")) {
 		x->kind = EX_TRAP;
-		return scan_trap(m, c, x);
+		if (scan_trap(m, c, x))
+			return true;
+		kl_buf_puts(why, "expected a trap code after 'traps' (");
+		for (uint32_t k = 0; k < KL_TRAP_RUN_COUNT; k++)
+			kl_buf_printf(why, "%s%s", k ? " " : "",
+				      kl_run_trap_name(k));
+		kl_buf_puts(why, "; user takes its number, 0 or more)");
+		return false;
 	}
 	if (accept(c, "exits")) {
 		/* exit's argument is an i32: read as one */
@@ -224,8 +250,11 @@ scan_expect(const kl_module *m, cursor *c, const kl_signature *sig,
 		uint64_t v;
 		size_t used = kl_interp_scan_value(m, KL_TYPE_I32, c->s,
 						   (size_t)(c->e - c->s), &v);
-		if (!used)
+		if (!used) {
+			kl_buf_puts(why, "expected an i32 exit status after "
+				    "'exits'");
 			return false;
+		}
 		x->exit_code = (int32_t)(uint32_t)v;
 		c->s += used;
 		return true;
@@ -238,6 +267,8 @@ scan_expect(const kl_module *m, cursor *c, const kl_signature *sig,
 		c->s = c->e;
 		return true;
 	}
+	kl_buf_puts(why, "expected '==', '!=', 'traps', 'exits' or 'fails' "
+		    "after the call, or nothing");
 	return false;
 }
 
@@ -479,18 +510,22 @@ run_line(runner *rn, uint32_t k, const char *line, size_t len)
 		goto out;
 	}
 	kl_signature sig = kl_sym_signature(rn->m, s);
+	kl_buf why = { 0 };
 	if (sig.num_params > 64 ||
-	    !scan_values(rn->m, &cur, sig.params, sig.num_params, args, ")") ||
-	    !scan_expect(rn->m, &cur, &sig, &x) || (skip_blanks(&cur),
-						     cur.s != cur.e)) {
+	    !scan_values(rn->m, &cur, sig.params, sig.num_params, args, ")")) {
+		kl_buf_printf(&why, "expected the call's %u argument%s",
+			      sig.num_params, sig.num_params == 1 ? "" : "s");
+		put_types(rn->m, &why, sig.params, sig.num_params);
+		kl_buf_puts(&why, ", then ')'");
+	} else if (scan_expect(rn->m, &cur, &sig, &x, &why) &&
+		   (skip_blanks(&cur), cur.s != cur.e)) {
+		kl_buf_puts(&why, "unexpected text after the expectation");
+	}
+	if (why.len) {
 		skip_blanks(&cur);
-		test_comment_error_at(rn->tf, c, cur.s, rn->report, "run: "
-				      "malformed line (the call takes %u "
-				      "argument%s and gives %u result%s)",
-				      sig.num_params,
-				      sig.num_params == 1 ? "" : "s",
-				      sig.num_results,
-				      sig.num_results == 1 ? "" : "s");
+		test_comment_error_at(rn->tf, c, cur.s, rn->report, "run: %s",
+				      why.data);
+		kl_buf_free(&why);
 		goto out;
 	}
 	bool have_output;

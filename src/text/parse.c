@@ -296,6 +296,17 @@ end_of_previous_code(const parser *p, const char *pos, uint32_t first)
 	return NULL;
 }
 
+/* A hint for a line that starts a comment of C, C++ or a shell at s
+ * (keel's comments start with ';'), or "". */
+const char *
+comment_hint(const parser *p, const char *s)
+{
+	bool comment = s < p->end &&
+		       (*s == '#' || (*s == '/' && s + 1 < p->end &&
+				      (s[1] == '/' || s[1] == '*')));
+	return comment ? " (comments start with ';')" : "";
+}
+
 /*
  * "expected WHAT, found ..." for what is at pos. A statement in a body is
  * one line (the printer writes it so, and recovery counts on it), so when
@@ -308,6 +319,14 @@ end_of_previous_code(const parser *p, const char *pos, uint32_t first)
  */
 void
 fail_expected(parser *p, const char *pos, const char *what)
+{
+	fail_expected_hint(p, pos, what, "");
+}
+
+/* fail_expected with a hint after the message (" (one of ...)"). */
+void
+fail_expected_hint(parser *p, const char *pos, const char *what,
+		   const char *hint)
 {
 	char buf[64];
 	const char *found = describe(p, pos, buf, sizeof buf);
@@ -323,9 +342,9 @@ fail_expected(parser *p, const char *pos, const char *what)
 		 at_line_start_keyword(p, pos))
 		at = end_of_previous_code(p, pos, p->stmt_line);
 	if (at)
-		fail_shown_at(p, at, pos, "expected %s, found %s on line %u",
-			      what, found, line_of(p, pos));
-	fail_at(p, pos, "expected %s, found %s", what, found);
+		fail_shown_at(p, at, pos, "expected %s, found %s on line %u%s",
+			      what, found, line_of(p, pos), hint);
+	fail_at(p, pos, "expected %s, found %s%s", what, found, hint);
 }
 
 const char *
@@ -737,8 +756,14 @@ entity_number(parser *p, const char *start, size_t prefix)
 	}
 	if (s == digits || (s < end && is_ident_char((unsigned char)*s)))
 		fail_at(p, start, "malformed entity name");
-	if (s - digits > 1 && *digits == '0')
-		fail_at(p, start, "entity numbers have no leading zeros");
+	if (s - digits > 1 && *digits == '0') {
+		const char *nz = digits;
+		while (nz + 1 < s && *nz == '0')
+			nz++;
+		fail_at(p, start, "entity numbers have no leading zeros: "
+			"write %.*s%.*s", (int)(digits - start), start,
+			(int)(s - nz), nz);
+	}
 	p->p = s;
 	return (uint32_t)v;
 }
@@ -768,8 +793,18 @@ static KL_NOINLINE uint32_t
 value_number_slow(parser *p, const char *pos)
 {
 	if (p->p >= p->end || *p->p != 'v' || p->p + 1 >= p->end ||
-	    p->p[1] < '0' || p->p[1] > '9')
-		fail_expected(p, p->p, "a value");
+	    p->p[1] < '0' || p->p[1] > '9') {
+		/* A number where a value goes: the constant a newcomer
+		 * writes in place of the instruction that makes it. */
+		const char *d = p->p < p->end && *p->p == '-' ? p->p + 1 : p->p;
+		bool number = d < p->end && *d >= '0' && *d <= '9';
+		fail_expected_hint(p, p->p, "a value",
+				   number ? " (make the constant with iconst.T, "
+					    "f32const or f64const, or use the "
+					    "_imm form of the instruction if "
+					    "it has one)"
+					  : "");
+	}
 	uint32_t v = entity_number(p, p->p, 1);
 	spend_budget(p, p->f->nvalues, v + 1, pos);
 	func_reserve_values(p->f, v + 1);
@@ -1332,7 +1367,8 @@ parse_stmts(parser *p, kl_func *dst)
 		} else {
 			char buf[64];
 			fail_at(p, s, "expected an instruction, a block or '}', "
-				"found %s", describe(p, s, buf, sizeof buf));
+				"found %s%s", describe(p, s, buf, sizeof buf),
+				comment_hint(p, s));
 		}
 	}
 }

@@ -133,6 +133,7 @@ uint32_t col_of(const parser *p, const char *pos);
 uint32_t line_of(const parser *p, const char *pos);
 /* A short, printable description of what is at pos, for messages. */
 const char *describe(const parser *p, const char *pos, char *buf, size_t cap);
+const char *comment_hint(const parser *p, const char *s);
 /* Unwinds without a message, for a statement whose only fault is an
  * earlier error (a call of a function whose signature did not parse). */
 KL_NORETURN void fail_quietly(parser *p);
@@ -199,6 +200,8 @@ accept(parser *p, char c)
 /* "expected WHAT, found ..." at pos, or at the end of the line before
  * when pos starts a later line of a body's statement. */
 KL_NORETURN void fail_expected(parser *p, const char *pos, const char *what);
+KL_NORETURN void fail_expected_hint(parser *p, const char *pos,
+				    const char *what, const char *hint);
 /* Past the spaces and tabs at q. */
 const char *skip_blanks_at(const parser *p, const char *q);
 /* Does the text at q, just after a word, go on as a block header's does:

@@ -10,6 +10,7 @@
  * later is checked when the body ends (parse.c), so the text cannot say
  * one type while the IR holds another.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "parse.h"
@@ -143,23 +144,28 @@ name_equals(const char *name, const char *s, size_t n)
 	return i == n && name[n] == 0;
 }
 
-/* A condition code word, looked up in names[0..count). */
+/* A condition code word, looked up in names[0..count); a message that
+ * lists them, as only they are accepted ("lt" is no integer code). */
 static uint8_t
 parse_cond(parser *p, const char *const *names, int count, const char *what)
 {
 	const char *s;
 	size_t n = scan_ident(p, &s);
-	/* Not a word at all: say what is there ('-', ',', end of file)
-	 * rather than quote an empty word. */
-	if (n == 0)
-		expect_failed(p, what);
-	for (int k = 0; k < count; k++)
+	for (int k = 0; n && k < count; k++)
 		if (name_equals(names[k], s, n))
 			return (uint8_t)k;
-	/* Back before the word: when it starts a later line, recovery
-	 * reads that line as the next statement. */
-	p->p = s;
-	fail_expected(p, s, what);
+	char list[160]; /* the longest list, the float codes', takes 35 */
+	int at = snprintf(list, sizeof list, " (one of");
+	for (int k = 0; k < count && at > 0 && (size_t)at < sizeof list; k++)
+		at += snprintf(list + at, sizeof list - (size_t)at, " %s%s",
+			       names[k], k + 1 < count ? "" : ")");
+	/* Not a word at all: say what is there ('-', ',', end of file)
+	 * rather than quote an empty word. Else back before the word: when
+	 * it starts a later line, recovery reads that line as the next
+	 * statement. */
+	if (n)
+		p->p = s;
+	fail_expected_hint(p, p->p, what, list);
 }
 
 /* An immediate for an integer type: range-checked, sign-normalised. */
@@ -684,9 +690,13 @@ parse_inst(parser *p, const uint32_t *results, const char *const *result_pos,
 		KL_ASSERT(sig_results);
 		if (nres != sig.num_results)
 			fail_at(p, start, "'%s' returns %u value%s but %u %s "
-				"named", info->name, sig.num_results,
+				"named%s", info->name, sig.num_results,
 				sig.num_results == 1 ? "" : "s", nres,
-				nres == 1 ? "is" : "are");
+				nres == 1 ? "is" : "are",
+				nres < sig.num_results
+					? " (name every result, even one "
+					  "not used: v1 = call ...)"
+					: "");
 		/* All checked first: an error leaves none of them defined. */
 		for (uint32_t k = 0; k < nres; k++)
 			if (f->values[results[k]].kind != VK_UNUSED)

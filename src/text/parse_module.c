@@ -286,7 +286,16 @@ parse_function(parser *p)
 	uint32_t s = parse_defined_name(p, KL_SYM_FUNC, true);
 	kl_sym_data *sd = &p->m->syms[s];
 	sd->sig = parse_signature(p);
-	expect(p, '{', "'{' to open the function body");
+	if (!accept(p, '{')) {
+		/* "function %f(i32) i32 {": the results without their "->" */
+		kl_type t;
+		size_t n = scan_type(p->p, p->end, &t);
+		bool type = n && (p->p + n == p->end ||
+				  !is_ident_char((unsigned char)p->p[n]));
+		expect_failed(p, type ? "'{' to open the function body (or "
+				  "'->' before the results)"
+				: "'{' to open the function body");
+	}
 	sd = &p->m->syms[s];
 	sd->defined = 1;
 	sd->func = func_new(p->m, s, sd->sig);
@@ -469,7 +478,7 @@ parse_data(parser *p)
 	/* The one spelling the printer writes (a grammar of one order). */
 	if (at_word(p, "const") || at_word(p, "align"))
 		fail_at(p, p->p, "'const' and 'align' come at most once each, "
-			"in that order");
+			"in that order (data %%x = const align 8 { ... })");
 	expect(p, '{', "'{'");
 	if (accept(p, '}'))
 		return;
@@ -522,8 +531,9 @@ parse_items(parser *p)
 		} else {
 			char buf[64];
 			fail_at(p, p->p, "expected 'function', 'declare' or "
-				"'data', found %s",
-				describe(p, p->p, buf, sizeof buf));
+				"'data', found %s%s",
+				describe(p, p->p, buf, sizeof buf),
+				comment_hint(p, p->p));
 		}
 	}
 }

@@ -268,10 +268,13 @@ want_pointer_arg(verifier *vf, uint32_t i, const inst_view *iv, uint32_t k)
 {
 	kl_type c = arg_class(vf, iv, k), p = ptr_class(vf);
 	char n[48];
+	/* a store's value where its address goes, and the address first */
+	bool swapped = k == 1 && arg_class(vf, iv, 0) == p;
 	if (c != NONE && c != p)
-		err_inst(vf, i, "%s has type %s, must be the pointer type %s",
+		err_inst(vf, i, "%s has type %s, must be the pointer type %s%s",
 			 arg_name(n, sizeof n, iv, k), tname(vf, c),
-			 tname(vf, p));
+			 tname(vf, p), swapped ? " (a store takes the value, "
+						 "then the address)" : "");
 }
 
 /* A sized integer access: the value's type must be wider than memw. */
