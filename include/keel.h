@@ -20,8 +20,10 @@
  *
  * Allocation failure is the one condition the library does not turn into a
  * value: it reports "out of memory" on stderr and aborts, as compilers do.
- * Entity-number limits in the parser keep hostile input from asking for
- * absurd amounts of memory.
+ * So does passing one of the IR's size limits (docs/ir.md, "Limits": 2^31
+ * blocks in a function, 4 GiB of a module's bytes, ...), which only a
+ * program building that much could reach. Entity-number limits in the
+ * parser keep hostile input from asking for absurd amounts of memory.
  */
 #ifndef KEEL_H
 #define KEEL_H
@@ -590,6 +592,8 @@ kl_status kl_value_set_alias(kl_func *f, kl_value v, kl_value target);
  * KL_ERR_INVALID). */
 kl_sigref kl_func_add_sigref(kl_func *f, const kl_signature *sig);
 
+/* A builder holds f, not a copy: it is used only while f's module lives,
+ * and needs no freeing. */
 void kl_builder_init(kl_builder *b, kl_func *f);
 void kl_builder_at_end(kl_builder *b, kl_block blk);
 void kl_builder_before(kl_builder *b, kl_inst inst);
@@ -699,7 +703,8 @@ typedef struct kl_parse_options {
  * Parse a whole module. On success *out is the module. On errors, the
  * diagnostics are appended to diags, *out is NULL and KL_ERR_PARSE is
  * returned. opts may be NULL, and so may diags when only the status
- * matters; text may be NULL when len is 0 (an empty module).
+ * matters; text may be NULL when len is 0 (an empty module). text NULL
+ * with len > 0, or out NULL, is KL_ERR_INVALID (no diagnostic).
  */
 kl_status kl_parse_module(const char *text, size_t len,
 			  const kl_parse_options *opts, kl_module **out,
@@ -1175,7 +1180,8 @@ uint32_t kl_verify_render_module(const kl_module *m, const kl_diags *d,
  * Runs the functions of a verified module, so that every transformation
  * can be checked by running code (docs/interpreter.md has the semantics).
  * An interpreter is made for one module and owns all memory the program
- * uses. It decodes a function on its first call and keeps the decoding;
+ * uses. It reads the module at every call, so the module must outlive it
+ * (free the interpreter first). It decodes a function on its first call and keeps the decoding;
  * the module's functions may change between calls (the builder, the
  * rewriting calls, a pass), and each call runs them as they are then: a
  * function changed since its decoding is decoded again. Memory (an
@@ -1374,11 +1380,13 @@ typedef struct kl_pass_report {
 	void (*state_free)(void *state);
 } kl_pass_report;
 
-/* Add n to the counter called name (created at 0 on first use). A pass
- * names its own fixed set of counters: a report holds at most
- * KL_PASS_MAX_COUNTERS names, and a pass that uses more has a bug, on
- * which the library stops (an assertion, as for its other bugs). */
-void kl_pass_report_count(kl_pass_report *r, const char *name, uint64_t n);
+/* Add n to the counter called name (created at 0 on first use); r NULL
+ * counts nothing. A pass names its own fixed set of counters: a report
+ * holds at most KL_PASS_MAX_COUNTERS names, and a new name past them is
+ * not counted (KL_ERR_RANGE, the others unchanged); name NULL is
+ * KL_ERR_INVALID. */
+kl_status kl_pass_report_count(kl_pass_report *r, const char *name,
+			       uint64_t n);
 uint64_t kl_pass_report_get(const kl_pass_report *r, const char *name);
 void kl_pass_report_free(kl_pass_report *r); /* NULL is allowed */
 

@@ -334,6 +334,9 @@ add_result(kl_builder *b, uint32_t i, kl_type t)
 static bool
 check_type(kl_builder *b, kl_type t)
 {
+	if (t == KL_TYPE_NONE) /* sextend.T, iconst.T, load.T */
+		return fail(b, KL_ERR_INVALID, "needs its result type, "
+					       "KL_TYPE_NONE given");
 	if (kl_type_class(b->func->module, t) == KL_TYPE_NONE)
 		return fail(b, KL_ERR_INVALID, "not a type");
 	return true;

@@ -34,23 +34,27 @@ kl_passes(uint32_t *n)
 	return passes;
 }
 
-void
+kl_status
 kl_pass_report_count(kl_pass_report *r, const char *name, uint64_t n)
 {
 	if (!r)
-		return;
+		return KL_OK;
+	if (!name)
+		return KL_ERR_INVALID;
 	for (uint32_t i = 0; i < r->num_counters; i++) {
 		/* Names are a pass's literals: the pointer usually matches. */
 		if (r->counters[i].name == name ||
 		    strcmp(r->counters[i].name, name) == 0) {
 			r->counters[i].value += n;
-			return;
+			return KL_OK;
 		}
 	}
-	KL_ASSERT(r->num_counters < KL_PASS_MAX_COUNTERS);
+	if (r->num_counters == KL_PASS_MAX_COUNTERS)
+		return KL_ERR_RANGE;
 	r->counters[r->num_counters].name = name;
 	r->counters[r->num_counters].value = n;
 	r->num_counters++;
+	return KL_OK;
 }
 
 uint64_t

@@ -579,6 +579,10 @@ kl_parse_module(const char *text, size_t len, const kl_parse_options *opts,
 	kl_diags dropped = { 0 };
 	if (!diags)
 		diags = &dropped;
+	if (out)
+		*out = NULL;
+	if (!out || (!text && len > 0))
+		return KL_ERR_INVALID;
 	parser *p = kl_calloc(1, sizeof *p);
 	p->src = text ? text : "";
 	p->end = p->src + (text ? len : 0);

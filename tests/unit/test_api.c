@@ -1326,6 +1326,13 @@ test_null_sinks(void)
 	CHECK_EQ_INT(empty.len, 0);
 	kl_buf_free(&empty);
 	kl_module_free(pm);
+	/* No text but a length is a caller's mistake, not an empty module;
+	 * so is nowhere to put the module. */
+	pm = (kl_module *)&empty;
+	CHECK_EQ_INT(kl_parse_module(NULL, 5, NULL, &pm, NULL), KL_ERR_INVALID);
+	CHECK(pm == NULL);
+	CHECK_EQ_INT(kl_parse_module(good, sizeof good - 1, NULL, NULL, NULL),
+		     KL_ERR_INVALID);
 	/* The frees are no-ops on NULL, as free(NULL) is. */
 	kl_diags_free(NULL);
 	kl_buf_free(NULL);
@@ -1359,6 +1366,30 @@ test_pass_report_counters(void)
 	CHECK_EQ_INT(kl_pass_report_get(&rep, "slots"), 1);
 	kl_pass_report_free(&rep);
 	kl_pass_report_count(NULL, "slots", 1); /* NULL: nothing counted */
+}
+
+/* A report full of names refuses a new one with a status, keeping the
+ * others (a pass of one's own with one counter too many used to stop
+ * the process on an assertion). */
+static void
+test_pass_report_full(void)
+{
+	static const char *const names[KL_PASS_MAX_COUNTERS + 1] = {
+		"c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8",
+		"c9", "c10", "c11", "c12", "c13", "c14", "c15", "c16",
+	};
+	kl_pass_report rep = { 0 };
+	for (uint32_t k = 0; k < KL_PASS_MAX_COUNTERS; k++)
+		CHECK_EQ_INT(kl_pass_report_count(&rep, names[k], k), KL_OK);
+	CHECK_EQ_INT(kl_pass_report_count(&rep, names[KL_PASS_MAX_COUNTERS], 1),
+		     KL_ERR_RANGE);
+	CHECK_EQ_INT(rep.num_counters, KL_PASS_MAX_COUNTERS);
+	CHECK_EQ_INT(kl_pass_report_get(&rep, "c16"), 0);
+	/* a known name still counts */
+	CHECK_EQ_INT(kl_pass_report_count(&rep, "c15", 5), KL_OK);
+	CHECK_EQ_INT(kl_pass_report_get(&rep, "c15"), 20);
+	CHECK_EQ_INT(kl_pass_report_count(&rep, NULL, 1), KL_ERR_INVALID);
+	kl_pass_report_free(&rep);
 }
 
 /* ---- the byte store's 4 GiB ---- */
@@ -2316,5 +2347,6 @@ main(void)
 	UNIT_RUN(test_print_renumbered);
 	UNIT_RUN(test_succ_edge_is_dest);
 	UNIT_RUN(test_pass_report_counters);
+	UNIT_RUN(test_pass_report_full);
 	return unit_report("api");
 }

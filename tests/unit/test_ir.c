@@ -527,6 +527,17 @@ test_builder_errors_are_values(void)
 	kl_build_iconst(&bld, KL_TYPE_I32, 1);
 	CHECK_EQ_INT(kl_builder_status(&bld), KL_ERR_POSITION);
 	CHECK_EQ_INT(bld.error_value.id, KL_NONE);
+	/* An opcode that needs its result type, given none, says so; a
+	 * handle that is no type is "not a type". */
+	kl_builder_init(&bld, f);
+	kl_builder_at_end(&bld, b);
+	kl_build_unary(&bld, KL_OP_SEXTEND, KL_TYPE_NONE, one);
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_ERR_INVALID);
+	CHECK(bld.error && strstr(bld.error, "needs its result type"));
+	kl_builder_init(&bld, f);
+	kl_builder_at_end(&bld, b);
+	kl_build_iconst(&bld, (kl_type)999, 1);
+	CHECK(bld.error && strcmp(bld.error, "not a type") == 0);
 
 	kl_builder_init(&bld, f);
 	kl_builder_at_end(&bld, b);
