@@ -167,9 +167,13 @@ cstring(kl_interp *it, const char *what, uint64_t p, size_t *len)
 	size_t avail = o->size - (uint32_t)p;
 	const uint8_t *z = memchr(h, 0, avail);
 	if (!z) {
+		kl_buf *b = &it->scratch;
+		kl_buf_reset(b);
+		mem_describe(it, p, b);
 		raise_trap(it, KL_TRAP_HEAP_OOB,
 			   "%s: the string at 0x%016llx has no NUL before the "
-			   "end of its object", what, (unsigned long long)p);
+			   "end of %s", what,
+			   (unsigned long long)p, b->data);
 		return NULL;
 	}
 	*len = (size_t)(z - h);

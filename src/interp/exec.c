@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "interp.h"
+#include "../text/text.h"
 
 /* ---- bits ---- */
 
@@ -354,6 +355,21 @@ sig_compatible(const kl_module *m, uint32_t a, uint32_t b)
 		    kl_type_class(m, y.results[k]))
 			return false;
 	return true;
+}
+
+/* Raise bad_sig for a call_indirect of sig to function sym: both
+ * signatures, so that the message shows where they part. */
+static KL_NOINLINE void
+bad_sig(kl_interp *it, uint32_t sym, uint32_t sig)
+{
+	kl_buf *b = &it->scratch;
+	kl_buf_reset(b);
+	put_sym(it, sym, b);
+	kl_buf_puts(b, ", whose signature ");
+	fmt_signature(b, it->m, module_sig(it->m, it->m->syms[sym].sig));
+	kl_buf_puts(b, " differs from the call's ");
+	fmt_signature(b, it->m, module_sig(it->m, sig));
+	raise_trap(it, KL_TRAP_BAD_SIG, "call_indirect to %s", b->data);
 }
 
 /* The decoded function of a defined symbol, decoding it if needed. */
@@ -869,12 +885,7 @@ exec_run(kl_interp *it, dfunc *entry, kl_run_result *res)
 			}
 			if (!sig_compatible(it->m, it->m->syms[csym].sig,
 					    c->sig)) {
-				kl_buf_reset(&it->scratch);
-				put_sym(it, csym, &it->scratch);
-				raise_trap(it, KL_TRAP_BAD_SIG,
-					   "call_indirect to %s, whose "
-					   "signature differs",
-					   it->scratch.data);
+				bad_sig(it, csym, c->sig);
 				goto trap;
 			}
 			if (!it->m->syms[csym].func) {

@@ -339,6 +339,9 @@ mem_store_at(kl_interp *it, uint64_t p, uint32_t n)
 	return h;
 }
 obj_info *obj_info_get(const kl_interp *it, uint32_t id);
+/* The object p points into, for a message ("object 3 (const data %s, 6
+ * bytes)"): appends to out. */
+void mem_describe(const kl_interp *it, uint64_t p, kl_buf *out);
 /* Why an access of n bytes at p failed, for a message: appends to out. */
 void mem_explain(const kl_interp *it, uint64_t p, uint64_t n, bool write,
 		 kl_buf *out);

@@ -555,6 +555,18 @@ describe_obj(const kl_interp *it, uint32_t id, const obj_info *info,
 }
 
 void
+mem_describe(const kl_interp *it, uint64_t p, kl_buf *out)
+{
+	uint32_t id = (uint32_t)(p >> 32);
+	const obj_info *info = id && id < it->next_id ? obj_info_get(it, id)
+						      : NULL;
+	if (info)
+		describe_obj(it, id, info, out);
+	else
+		kl_buf_printf(out, "object %u", id);
+}
+
+void
 mem_explain(const kl_interp *it, uint64_t p, uint64_t n, bool write,
 	    kl_buf *out)
 {

@@ -123,8 +123,8 @@ put_values(printer *p, const uint32_t *vals, uint32_t n)
 	}
 }
 
-static void
-put_signature(kl_buf *out, const kl_module *m, kl_signature sig)
+void
+fmt_signature(kl_buf *out, const kl_module *m, kl_signature sig)
 {
 	buf_addc(out, '(');
 	for (uint32_t k = 0; k < sig.num_params; k++) {
@@ -660,7 +660,7 @@ print_func(printer *p)
 	line_begin(p);
 	buf_adds(out, "function ");
 	fmt_sym(out, p->m, f->sym);
-	put_signature(out, p->m, module_sig(p->m, f->sig));
+	fmt_signature(out, p->m, module_sig(p->m, f->sig));
 	buf_adds(out, " {");
 	line_end(p, (kl_entity){ KL_ENT_FUNC, f->sym });
 
@@ -672,7 +672,7 @@ print_func(printer *p)
 		buf_adds(out, "    ");
 		fmt_entity(out, "sig", 3, shown(p, RN_SIGREF, s));
 		buf_adds(out, " = ");
-		put_signature(out, p->m, module_sig(p->m, f->sigrefs[s]));
+		fmt_signature(out, p->m, module_sig(p->m, f->sigrefs[s]));
 		line_end(p, (kl_entity){ KL_ENT_SIGREF, s });
 		preamble = true;
 	}
@@ -844,7 +844,7 @@ kl_print_module(const kl_module *m, const kl_print_options *opts, kl_buf *out)
 		} else {
 			buf_adds(out, "declare ");
 			fmt_sym(out, m, s);
-			put_signature(out, m, module_sig(m, d->sig));
+			fmt_signature(out, m, module_sig(m, d->sig));
 			buf_addc(out, '\n');
 		}
 		flush_from(opts, out, KL_PRINT_CHUNK);

@@ -22,6 +22,8 @@ void fmt_uint(kl_buf *out, uint64_t v);
 void fmt_f32(kl_buf *out, uint32_t bits);
 void fmt_f64(kl_buf *out, uint64_t bits);
 void fmt_string(kl_buf *out, const char *s, size_t n);
+/* A signature as the text writes it: "(i32, i64) -> f64". */
+void fmt_signature(kl_buf *out, const kl_module *m, kl_signature sig);
 
 /*
  * Scan an integer literal, -?(0x)?DIGITS with '_' only between two
