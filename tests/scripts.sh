@@ -895,8 +895,13 @@ then ok; else bad "keel difftest -p debug-break: exit $st, $out"; fi
 # for a pass left out of the list
 "$build"/keel opt -p promote --print-after=x "$dir/opt.kl" >/dev/null 2>"$dir/after-x.err"
 st=$?
-if [ "$st" = 2 ] && grep -q "^keel opt: --print-after: unknown pass 'x'$" "$dir/after-x.err"; then ok; else
+if [ "$st" = 2 ] && grep -q "^keel opt: --print-after: unknown pass 'x' (known: promote)$" "$dir/after-x.err"; then ok; else
 	bad "keel opt --print-after=x: exit $st, $(cat "$dir/after-x.err")"; fi
+# another compiler's name for a pass: which of keel's it is
+"$build"/keel opt -p mem2reg "$dir/opt.kl" >/dev/null 2>"$dir/mem2reg.err"
+st=$?
+if [ "$st" = 2 ] && grep -q "^keel opt: unknown pass 'mem2reg' (known: promote); keel's promote is mem2reg$" "$dir/mem2reg.err"; then ok; else
+	bad "keel opt -p mem2reg: exit $st, $(cat "$dir/mem2reg.err")"; fi
 
 # counters add up over the functions of the module: two functions of
 # two promoted allocas and one kept between them

@@ -649,6 +649,27 @@ cli_pass_names(kl_buf *out)
 		kl_buf_printf(out, "%s%s", i ? ", " : "", all[i].name);
 }
 
+void
+cli_unknown_pass(kl_buf *out, const char *name, size_t len)
+{
+	kl_buf_printf(out, "unknown pass '%.*s' (known: ", (int)len, name);
+	cli_pass_names(out);
+	kl_buf_puts(out, ")");
+	/* Another compiler's name for a pass, as its description gives it
+	 * in parentheses: "(mem2reg)". */
+	uint32_t n;
+	const kl_pass *all = kl_passes(&n);
+	for (uint32_t i = 0; i < n && len; i++) {
+		const char *d = strstr(all[i].description, "(");
+		for (; d; d = strstr(d + 1, "("))
+			if (strncmp(d + 1, name, len) == 0 && d[len + 1] == ')')
+				break;
+		if (d)
+			kl_buf_printf(out, "; keel's %s is %.*s", all[i].name,
+				      (int)len, name);
+	}
+}
+
 static kl_status
 break_first_block(kl_func *f, kl_pass_report *report)
 {
@@ -691,10 +712,7 @@ cli_parse_passes(const char *s, size_t len, const kl_pass **out, uint32_t *n,
 			return q;
 		}
 		if (!p) {
-			kl_buf_printf(err, "unknown pass '%.*s' (known: ", (int)k,
-				      q);
-			cli_pass_names(err);
-			kl_buf_puts(err, ")");
+			cli_unknown_pass(err, q, k);
 			return q;
 		}
 		if (*n == CLI_MAX_PASSES) {

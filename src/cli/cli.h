@@ -150,6 +150,9 @@ size_t cli_peak_rss(void);
 
 /* The registered passes' names, separated by ", ", into out. */
 void cli_pass_names(kl_buf *out);
+/* "unknown pass 'NAME' (known: ...)", and which pass NAME is known as
+ * elsewhere ("mem2reg": promote). */
+void cli_unknown_pass(kl_buf *out, const char *name, size_t len);
 
 /* The pass called name[0..len): a registered one, or the hidden
  * `debug-break`, which removes the terminator of each function's first

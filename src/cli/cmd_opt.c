@@ -237,10 +237,16 @@ cmd_opt(int argc, char **argv)
 						       "needs a pass (or 'all')");
 			o.print_after = args.value;
 			if (strcmp(o.print_after, "all") != 0 &&
-			    !cli_pass_find(o.print_after, strlen(o.print_after)))
-				return cli_usage_error("opt", "--print-after: "
-						       "unknown pass '%s'",
-						       o.print_after);
+			    !cli_pass_find(o.print_after,
+					   strlen(o.print_after))) {
+				kl_buf msg = { 0 };
+				cli_unknown_pass(&msg, o.print_after,
+						 strlen(o.print_after));
+				int st = cli_usage_error("opt", "--print-after: "
+							 "%s", msg.data);
+				kl_buf_free(&msg);
+				return st;
+			}
 		} else if (cli_args_flag(&args, "--time-passes", NULL)) {
 			o.time_passes = true;
 		} else if (cli_args_flag(&args, "--stats", NULL)) {
