@@ -46,8 +46,8 @@ static const char run_help[] =
 	"option that takes a value may also be written --NAME=VALUE.\n"
 	"\n"
 	"exit status: running %main, its integer result (mod 256); after\n"
-	"exit(N), N; otherwise 0. 1 on a trap, a failure or bad input, 2 on\n"
-	"bad usage\n";
+	"exit(N), N; otherwise 0. 1 on a trap, a failure, bad input or\n"
+	"output that could not be written, 2 on bad usage\n";
 
 /* The program's output; *ctx says whether its last line is unended. */
 static void
@@ -118,10 +118,10 @@ report(const kl_interp *it, const kl_module *m, const kl_run_result *res,
 		if (is_main && res->num_results &&
 		    kl_type_is_int(m, res->result_types[0]))
 			status = (int)(res->results[0] & 255);
-		/* A lost line makes the status 1, unless the run gave one. */
-		return ok || status != EXIT_OK ? status : EXIT_BAD_INPUT;
+		/* A lost line makes the status 1, whatever the run's was. */
+		return ok ? status : EXIT_BAD_INPUT;
 	}
-	cli_flush_stdout(); /* (a loss is said; the run's status stays) */
+	cli_flush_stdout(); /* (a loss is said, and fails the command) */
 	kl_buf msg = { 0 };
 	/* On a line of its own after output that did not end one, where
 	 * both streams show together ("A" then a trap is not "Atrap"). */

@@ -58,9 +58,12 @@ finish(int status)
 {
 	bool out_lost = !cli_flush_stdout();
 	bool err_lost = fflush(stderr) != 0 || ferror(stderr);
-	if (status != EXIT_OK)
-		return status;
-	return out_lost || err_lost ? EXIT_BAD_INPUT : EXIT_OK;
+	/* Lost output fails the command whatever it gave otherwise: `keel
+	 * run`'s status is the program's, which says nothing of the loss
+	 * (a bad usage keeps its 2). */
+	if ((out_lost || err_lost) && status != EXIT_USAGE)
+		return EXIT_BAD_INPUT;
+	return status;
 }
 
 static int
