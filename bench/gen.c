@@ -1731,5 +1731,8 @@ main(int argc, char **argv)
 	free(g.ctr);
 	for (i = 0; i < NTYPES; i++)
 		free(g.avail[i].v);
+	/* --stats lost (2>/dev/full) is a failure too, said where it can */
+	if (stats && (fflush(stderr) || ferror(stderr)))
+		return 1;
 	return 0;
 }

@@ -84,13 +84,23 @@ cli_input_name(const char *path)
 bool
 cli_read_file(const char *cmd, const char *path, cli_file *out)
 {
+	kl_buf why = { 0 };
+	bool ok = cli_load_file(path, out, &why);
+	if (!ok)
+		fprintf(stderr, "keel %s: %s\n", cmd, why.data);
+	kl_buf_free(&why);
+	return ok;
+}
+
+bool
+cli_load_file(const char *path, cli_file *out, kl_buf *why)
+{
 	memset(out, 0, sizeof *out);
 	const char *name = cli_input_name(path);
 	out->name = name;
 	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	if (!fp) {
-		fprintf(stderr, "keel %s: cannot open %s: %s\n", cmd, name,
-			strerror(errno));
+		kl_buf_printf(why, "cannot open %s: %s", name, strerror(errno));
 		return false;
 	}
 	/* A regular file is read in one go at its size; pipes grow. */
@@ -110,8 +120,7 @@ cli_read_file(const char *cmd, const char *path, cli_file *out)
 	char *buf = alloc_text(cap);
 	for (;;) {
 		if (!buf) {
-			fprintf(stderr, "keel %s: out of memory reading %s\n", cmd,
-				name);
+			kl_buf_printf(why, "out of memory reading %s", name);
 			if (fp != stdin)
 				fclose(fp);
 			return false;
@@ -131,8 +140,8 @@ cli_read_file(const char *cmd, const char *path, cli_file *out)
 	if (fp != stdin)
 		fclose(fp);
 	if (err) {
-		fprintf(stderr, "keel %s: cannot read %s: %s\n", cmd, name,
-			strerror(read_errno));
+		kl_buf_printf(why, "cannot read %s: %s", name,
+			      strerror(read_errno));
 		free(buf);
 		return false;
 	}

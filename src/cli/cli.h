@@ -31,6 +31,9 @@ const char *cli_input_name(const char *path);
 /* Read a whole file ("-" = stdin, out->name "standard input"). Prints
  * "keel CMD: cannot ..." and returns false. */
 bool cli_read_file(const char *cmd, const char *path, cli_file *out);
+/* The same, with why it failed ("cannot open F: REASON") appended to why
+ * instead of printed. */
+bool cli_load_file(const char *path, cli_file *out, kl_buf *why);
 void cli_file_free(cli_file *f);
 
 /* Render every diagnostic to stderr with source lines and carets. */

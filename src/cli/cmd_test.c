@@ -220,6 +220,14 @@ cmp_entry(const void *x, const void *y)
 	}
 }
 
+/* A path that cannot be read, as a failed file of the report (on
+ * standard output: a log of the report alone shows it). */
+static void
+unreadable(const char *path)
+{
+	printf("FAIL %s: %s\n", path, strerror(errno));
+}
+
 /*
  * Gather the .kl files under path, in the walk's order (cmp_entry).
  * Returns how many paths could not be read (each reported): they count
@@ -230,7 +238,7 @@ collect(file_list *l, const char *path, bool top)
 {
 	struct stat st;
 	if (stat(path, &st) != 0) {
-		fprintf(stderr, "keel test: %s: %s\n", path, strerror(errno));
+		unreadable(path);
 		return 1;
 	}
 	if (!S_ISDIR(st.st_mode)) {
@@ -242,7 +250,7 @@ collect(file_list *l, const char *path, bool top)
 		return 0; /* its files are listed already */
 	DIR *d = opendir(path);
 	if (!d) {
-		fprintf(stderr, "keel test: %s: %s\n", path, strerror(errno));
+		unreadable(path);
 		return 1;
 	}
 	/* joined with one '/': "dir/" and "/" too ("/" is plen 0) */
@@ -265,8 +273,7 @@ collect(file_list *l, const char *path, bool top)
 		if (!found && ends_with_kl(e->d_name)) {
 			/* a test that cannot be read must not vanish from
 			 * the count (a dangling link, say) */
-			fprintf(stderr, "keel test: %s: %s\n", sub,
-				strerror(errno));
+			unreadable(sub);
 			unread++;
 		}
 		if (!found || (!dir && !ends_with_kl(e->d_name))) {
@@ -366,8 +373,11 @@ run_child(const char *path, bool bless, bool expect_fail, int fd)
 	kl_buf report = { 0 };
 	cli_file text = { 0 };
 	int failures = 1;
-	if (!cli_read_file("test", path, &text)) {
-		kl_buf_printf(&report, "%s: cannot read the file\n", path);
+	/* Why not in the report, not on stderr: the runner prints the
+	 * reports in order, where children finish in any. */
+	kl_buf why = { 0 };
+	if (!cli_load_file(path, &text, &why)) {
+		kl_buf_printf(&report, "%s\n", why.data);
 	} else {
 		if (expect_fail) {
 			kl_buf lines = { 0 };
@@ -383,6 +393,7 @@ run_child(const char *path, bool bless, bool expect_fail, int fd)
 	}
 	write_all(fd, report.data, report.len);
 	kl_buf_free(&report);
+	kl_buf_free(&why);
 	close(fd);
 	exit(failures ? 1 : 0); /* exit, not _exit: leak checkers run at exit */
 }

@@ -1136,8 +1136,10 @@ run_file_once(const char *path, const char *source, const cli_file *given,
 	      bool bless, bool *blessed, kl_buf *report)
 {
 	cli_file own = { 0 };
-	if (!given && !cli_read_file("test", source, &own)) {
-		kl_buf_printf(report, "%s: cannot read the file\n", path);
+	kl_buf why = { 0 };
+	if (!given && !cli_load_file(source, &own, &why)) {
+		kl_buf_printf(report, "%s\n", why.data);
+		kl_buf_free(&why);
 		return 1;
 	}
 	const cli_file file = given ? *given : own;
