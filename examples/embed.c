@@ -43,20 +43,18 @@ build_sum(kl_module *m)
 	if (kl_module_add_func(m, "sum", 3, &sig, &f) != KL_OK)
 		return NULL;
 
-	/* Blocks are made first and placed in the layout in print order;
-	 * the first one placed is the entry block. It holds only the
-	 * locals' allocas (promote takes those of the entry block) and a
-	 * jump to where the code starts. */
-	kl_block entry = kl_func_new_block(f), start = kl_func_new_block(f),
-		 head = kl_func_new_block(f), body = kl_func_new_block(f),
-		 done = kl_func_new_block(f);
-	kl_func_append_block(f, entry);
+	/* The entry block comes from the signature, with its parameters.
+	 * It holds only the locals' allocas (promote takes those of the
+	 * entry block) and a jump to where the code starts. The other
+	 * blocks are made first and placed in the layout in print order. */
+	kl_block entry = kl_func_make_entry(f);
+	kl_value n = kl_block_param(f, entry, 0);
+	kl_block start = kl_func_new_block(f), head = kl_func_new_block(f),
+		 body = kl_func_new_block(f), done = kl_func_new_block(f);
 	kl_func_append_block(f, start);
 	kl_func_append_block(f, head);
 	kl_func_append_block(f, body);
 	kl_func_append_block(f, done);
-	/* The entry block's parameters are the function's. */
-	kl_value n = kl_block_append_param(f, entry, i32);
 
 	/* A second builder, `locals`, inserts before the entry block's
 	 * jump: a local declared anywhere in the code gets its alloca there,

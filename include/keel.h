@@ -527,6 +527,11 @@ typedef struct kl_block_call {
 } kl_block_call;
 
 kl_block kl_func_new_block(kl_func *f); /* not yet in the layout */
+/* A new entry block, first in the layout, with a parameter for each of
+ * the signature's (kl_block_param(f, b, k) is parameter k): what every
+ * function starts with. A block already first is no longer the entry:
+ * the new one may jump to it. */
+kl_block kl_func_make_entry(kl_func *f);
 /* Put new block b in the layout, last or after block `after`:
  * KL_ERR_INVALID if b is no block or is placed already, KL_ERR_POSITION
  * if `after` is not in the layout (KL_NO_BLOCK and numbers that are no

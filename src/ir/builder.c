@@ -107,6 +107,21 @@ kl_func_move_block(kl_func *f, kl_block b, kl_block before)
 	return KL_OK;
 }
 
+kl_block
+kl_func_make_entry(kl_func *f)
+{
+	kl_block b = kl_func_new_block(f);
+	if (f->first_block == KL_NONE)
+		layout_append_block(f, b.id);
+	else
+		layout_insert_block_before(f, b.id, f->first_block);
+	/* The signature's types are the module's: each parameter is made. */
+	kl_signature sig = module_sig(f->module, f->sig);
+	for (uint32_t k = 0; k < sig.num_params; k++)
+		kl_block_append_param(f, b, sig.params[k]);
+	return b;
+}
+
 kl_value
 kl_block_append_param(kl_func *f, kl_block b, kl_type t)
 {

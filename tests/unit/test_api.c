@@ -164,6 +164,41 @@ test_new_entry_before_loop_header(void)
 	kl_module_free(m);
 }
 
+/* kl_func_make_entry: a placed first block with the signature's
+ * parameters, in an empty function or before the entry there is. */
+static void
+test_make_entry(void)
+{
+	kl_module *m = kl_module_new();
+	const kl_type ps[2] = { KL_TYPE_I32, KL_TYPE_F64 };
+	const kl_type i32 = KL_TYPE_I32;
+	kl_signature sig = { .params = ps, .num_params = 2,
+			     .results = &i32, .num_results = 1 };
+	kl_func *f;
+	CHECK_EQ_INT(kl_module_add_func(m, "f", 1, &sig, &f), KL_OK);
+	kl_block later = kl_func_make_entry(f);
+	CHECK_EQ_INT(kl_func_first_block(f).id, later.id);
+	CHECK_EQ_INT(kl_block_num_params(f, later), 2);
+	CHECK_EQ_INT(kl_value_type(f, kl_block_param(f, later, 1)),
+		     KL_TYPE_F64);
+	kl_builder b;
+	kl_builder_init(&b, f);
+	kl_builder_at_end(&b, later);
+	kl_build_return(&b, (kl_value[]){ kl_block_param(f, later, 0) }, 1);
+	/* a second one goes first: the old entry is an ordinary block,
+	 * which the new one jumps to */
+	kl_block entry = kl_func_make_entry(f);
+	CHECK_EQ_INT(kl_func_first_block(f).id, entry.id);
+	CHECK_EQ_INT(kl_block_next(f, entry).id, later.id);
+	kl_value args[2] = { kl_block_param(f, entry, 0),
+			     kl_block_param(f, entry, 1) };
+	kl_builder_at_end(&b, entry);
+	kl_build_jump(&b, (kl_block_call){ later, args, 2 });
+	CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	kl_module_free(m);
+}
+
 /* Moving a block keeps its instructions; none as the place means last;
  * the entry may move, and the next block is then the entry. */
 static void
@@ -2300,6 +2335,7 @@ main(void)
 	UNIT_RUN(test_insert_block_before);
 	UNIT_RUN(test_new_entry_before_loop_header);
 	UNIT_RUN(test_move_block);
+	UNIT_RUN(test_make_entry);
 	UNIT_RUN(test_replace_uses);
 	UNIT_RUN(test_inst_fields);
 	UNIT_RUN(test_unused_alias_to_removed);
