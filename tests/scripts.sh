@@ -649,6 +649,16 @@ else
 	echo "skipped: no user to read files as who lacks the permission"
 fi
 chmod 644 "$dir"/unreadable/*.kl
+# a FIFO named *.kl in a directory fails at once as no regular file (it
+# waited for a writer and failed as a test that timed out)
+mkdir -p "$dir/fifo"
+cp "$dir/dangling/a.kl" "$dir/fifo/a.kl"
+if mkfifo "$dir/fifo/p.kl" 2>/dev/null; then
+	out=$(timeout 20 "$build"/keel test --timeout 30 "$dir/fifo" 2>&1)
+	st=$?
+	if [ "$st" = 1 ] && [ "$out" = "FAIL $dir/fifo/p.kl: not a regular file
+1 passed, 1 failed" ]; then ok; else bad "keel test on a directory with a FIFO: exit $st, $out"; fi
+fi
 # a path named that does not exist fails as one file; the others run
 out=$(timeout 20 "$build"/keel test "$dir/dangling/a.kl" "$dir/nowhere" 2>&1)
 st=$?
