@@ -1446,7 +1446,8 @@ uint32_t kl_promote_module(kl_module *m, kl_pass_report *report);
  *
  * In a pattern, runs of blanks match any run of blanks; $X and $(X) use a
  * variable, $(X=RE) matches RE and binds X to the text, $(=RE) matches RE
- * without binding, and $$ is a literal '$'. See filecheck.c for the details.
+ * without binding, and $$ is a literal '$'. See src/filetest/filecheck.c
+ * (the patterns) and filecheck_run.c (the matching) for the details.
  *
  */
 typedef struct kl_filecheck kl_filecheck;

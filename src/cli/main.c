@@ -1,7 +1,8 @@
 /*
  * main.c -- the `keel` command: dispatch to subcommands.
  *
- * Every subcommand lives in its own cmd_*.c file, takes (argc, argv) with
+ * Every subcommand lives in a cmd_*.c file (cfg and domtree share
+ * cmd_cfg.c), takes (argc, argv) with
  * argv[0] its own name, answers --help, and returns 0 (success), 1 (bad
  * input) or 2 (bad usage).
  */
