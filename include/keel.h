@@ -668,7 +668,10 @@ kl_status kl_inst_append_dest_arg(kl_func *f, kl_inst i, uint32_t d,
 /* Remove an instruction from the layout. Its results keep their numbers
  * and types but no longer count as defined: a use of one left behind is
  * a verifier error, unless the result is made an alias
- * (kl_value_set_alias). kl_inst_move_* place it again. */
+ * (kl_value_set_alias, which takes a removed result, not a placed one).
+ * kl_inst_move_* place it again. A removed instruction has no neighbours:
+ * kl_inst_next and kl_inst_prev give none, so a loop that removes as it
+ * walks takes the next one first. */
 void kl_inst_remove(kl_func *f, kl_inst i);
 /* Move instruction i, placed or removed, to just before instruction
  * `before` or to the end of block b (hoisting, sinking, splitting a
