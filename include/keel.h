@@ -591,6 +591,12 @@ kl_status kl_func_remove_params(kl_func *f, const kl_value *params,
  * holds it to nothing more than that, so a pass may remove the
  * instruction or parameter an unused alias leads to. */
 kl_status kl_value_set_alias(kl_func *f, kl_value v, kl_value target);
+/* Rewrite every operand and branch argument of the placed instructions
+ * that names an alias to the value its chain ends in, in O(instructions +
+ * values): the aliases are then unused, and the printer leaves them out.
+ * One whose chain is broken (a cycle, an end that is no value) stays, for
+ * the verifier to report. Returns how many operands changed. */
+uint64_t kl_func_resolve_aliases(kl_func *f);
 /* Add `sigN = SIG` to the function's preamble (sig is copied; NULL is
  * `()`). KL_NO_SIGREF if an array is NULL where its count
  * is not 0 or a type is not one of the module's (as kl_module_declare's

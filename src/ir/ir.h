@@ -658,8 +658,6 @@ void inst_dest_append_args(kl_func *f, uint32_t i, uint32_t k,
 			   const uint32_t *vals, uint32_t n);
 /* Turn instruction i, keeping its result, into `op.T x` (a UNARY op). */
 void inst_rewrite_unary(kl_func *f, uint32_t i, kl_opcode op, uint32_t x);
-/* Replace every operand that is an alias by the value it resolves to. */
-void func_resolve_aliases(kl_func *f);
 
 /* ---- layout ---- */
 void layout_append_block(kl_func *f, uint32_t b);

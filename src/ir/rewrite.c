@@ -101,36 +101,53 @@ inst_rewrite_unary(kl_func *f, uint32_t i, kl_opcode op, uint32_t x)
 	d->w[2] = 0;
 }
 
-static void
-resolve_in(kl_func *f, uint32_t *vals, uint32_t n)
+/* Replace each alias in vals[0, n) by the end of its chain (table: a
+ * func_resolve_table, or NULL when every alias leads to a non-alias in
+ * one step); a chain that ends in no value stays. Returns the number
+ * replaced. */
+static uint64_t
+resolve_in(const kl_func *f, const uint32_t *table, uint32_t *vals,
+	   uint32_t n)
 {
+	uint64_t changed = 0;
 	for (uint32_t k = 0; k < n; k++) {
-		if (vals[k] >= f->nvalues || f->values[vals[k]].kind != VK_ALIAS)
+		uint32_t v = vals[k];
+		if (v >= f->nvalues || f->values[v].kind != VK_ALIAS)
 			continue;
-		uint32_t r = value_resolve(f, vals[k]);
-		if (r != KL_NONE)
-			vals[k] = r;
+		uint32_t r = table ? table[v] : f->values[v].def;
+		if (r >= f->nvalues || f->values[r].kind == VK_ALIAS ||
+		    f->values[r].kind == VK_UNUSED)
+			continue;
+		vals[k] = r;
+		changed++;
 	}
+	return changed;
 }
 
-void
-func_resolve_aliases(kl_func *f)
+uint64_t
+kl_func_resolve_aliases(kl_func *f)
 {
+	func_edited(f);
+	uint32_t *buf = NULL, cap = 0;
+	const uint32_t *table = func_resolve_table(f, &buf, &cap);
+	uint64_t changed = 0;
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
 		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
 		     i = f->nodes[i].next) {
 			uint32_t n;
 			uint32_t *args = inst_args_mut(f, i, &n);
-			resolve_in(f, args, n);
+			changed += resolve_in(f, table, args, n);
 			const uint32_t *dests;
 			uint32_t nd = inst_dests(f, i, &dests);
 			for (uint32_t k = 0; k < nd; k++) {
 				uint32_t *dargs;
 				uint32_t na = dest_args(&f->pool, dests[k], &dargs);
-				resolve_in(f, dargs, na);
+				changed += resolve_in(f, table, dargs, na);
 			}
 		}
 	}
+	free(buf);
+	return changed;
 }
 
 /* ---- the public operand setters ---- */

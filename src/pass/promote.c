@@ -1003,7 +1003,7 @@ unalias_everywhere(promoter *p)
 /*
  * Remove what the promoted allocas leave behind. When loads became
  * aliases, the operands of what remains are resolved (what
- * func_resolve_aliases does, without its walk): those of the users the
+ * kl_func_resolve_aliases does, without its walk): those of the users the
  * first walk listed, or of every instruction when that list may be
  * incomplete.
  */

@@ -164,6 +164,57 @@ test_new_entry_before_loop_header(void)
 	kl_module_free(m);
 }
 
+/* kl_func_resolve_aliases: operands and branch arguments that name an
+ * alias name the end of its chain, two steps long included; the
+ * aliases are no longer printed; a broken chain stays for the verifier. */
+static void
+test_resolve_aliases(void)
+{
+	kl_module *m;
+	const char src[] = "function %f(i32) -> i32 {\n"
+			   "block0(v0: i32):\n"
+			   "    v1 = iadd_imm v0, 1\n"
+			   "    v3 -> v1\n"
+			   "    v4 -> v3\n"
+			   "    v5 = imul v4, v3\n"
+			   "    brif v5, block1(v4), block1(v0)\n"
+			   "\n"
+			   "block1(v6: i32):\n"
+			   "    v7 -> v6\n"
+			   "    return v7\n"
+			   "}\n";
+	kl_func *f = parsed_f(src, &m);
+	CHECK_EQ_INT(result_of(f, 1, 4), 5);
+	CHECK_EQ_INT(kl_func_resolve_aliases(f), 4);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	CHECK_EQ_INT(result_of(f, 1, 4), 5);
+	kl_buf text = { 0 };
+	kl_print_module(m, NULL, &text);
+	CHECK_EQ_STR(text.data, "function %f(i32) -> i32 {\n"
+				"block0(v0: i32):\n"
+				"    v1 = iadd_imm v0, 1\n"
+				"    v5 = imul v1, v1\n"
+				"    brif v5, block1(v1), block1(v0)\n"
+				"\n"
+				"block1(v6: i32):\n"
+				"    return v6\n"
+				"}\n");
+	kl_buf_free(&text);
+	CHECK_EQ_INT(kl_func_resolve_aliases(f), 0); /* nothing left */
+	kl_module_free(m);
+	/* a cycle is no value to name: the use stays, and so does the
+	 * verifier's error */
+	f = parsed_f("function %f(i32) -> i32 {\n"
+		     "block0(v0: i32):\n"
+		     "    v1 -> v2\n"
+		     "    v2 -> v1\n"
+		     "    return v1\n"
+		     "}\n", &m);
+	CHECK_EQ_INT(kl_func_resolve_aliases(f), 0);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_ERR_VERIFY);
+	kl_module_free(m);
+}
+
 /* kl_func_make_entry: a placed first block with the signature's
  * parameters, in an empty function or before the entry there is. */
 static void
@@ -2336,6 +2387,7 @@ main(void)
 	UNIT_RUN(test_new_entry_before_loop_header);
 	UNIT_RUN(test_move_block);
 	UNIT_RUN(test_make_entry);
+	UNIT_RUN(test_resolve_aliases);
 	UNIT_RUN(test_replace_uses);
 	UNIT_RUN(test_inst_fields);
 	UNIT_RUN(test_unused_alias_to_removed);
