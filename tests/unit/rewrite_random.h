@@ -7,8 +7,9 @@
  * Each edit is a call of the public API with entities picked at random,
  * out of range ones included: remove, move or copy an instruction, set an
  * operand, a branch argument or a whole destination, append an argument,
- * make a value an alias, add or remove a block parameter, take a block
- * out, place one again or move one, build an instruction. Most
+ * make a value an alias or resolve every alias, add or remove a block
+ * parameter, take a block out, place one again or move one, make a new
+ * entry block, build an instruction. Most
  * edits leave IR that does not verify, which is the point: whatever the
  * IR, the library must not crash, and
  *   - IR that verifies prints as text that parses, verifies, prints the
@@ -74,7 +75,7 @@ rr_edit(kl_func *f, rr_rng *r)
 	kl_block blk = rr_block(f, r);
 	kl_value v = rr_value(f, r);
 	uint32_t nd = kl_inst_num_dests(f, i);
-	switch (rr_below(r, 16)) {
+	switch (rr_below(r, 18)) {
 	case 0:
 		kl_inst_remove(f, i);
 		break;
@@ -143,6 +144,20 @@ rr_edit(kl_func *f, rr_rng *r)
 	case 14:
 		/* (a removed block placed again, empty: the entry too) */
 		kl_func_insert_block_before(f, blk, rr_block(f, r));
+		break;
+	case 15: {
+		/* resolving aliases keeps IR that verifies verified */
+		bool ok = kl_verify_func(f, NULL, NULL) == KL_OK;
+		kl_func_resolve_aliases(f);
+		if (ok && kl_verify_func(f, NULL, NULL) != KL_OK)
+			rr_fail("verified IR no longer verifies after "
+				"kl_func_resolve_aliases", "");
+		break;
+	}
+	case 16:
+		/* (rarely: each is a block more, and the entry no longer is) */
+		if (rr_below(r, 4) == 0)
+			kl_func_make_entry(f);
 		break;
 	default: {
 		/* (a removed block placed again, empty) */
