@@ -15,9 +15,10 @@
 #include "../ir/ir.h"
 
 /*
- * An edge list inside a cfg_pool: pool[start .. start+len), room for cap.
- * A list that outgrows its room moves to the end of the pool; the hole it
- * leaves is counted in `dead` and squeezed out when it gets large.
+ * An edge list inside kl_cfg's pool: pool[start .. start+len), room for
+ * cap. A list that outgrows its room moves to the end of the pool; the
+ * hole it leaves is counted in `pool_dead` and squeezed out when it gets
+ * large.
  */
 typedef struct cfg_list {
 	uint32_t start, len, cap;
@@ -139,13 +140,6 @@ df_set(const kl_domfront *df, uint32_t b)
 	return df->set + df->start[b];
 }
 
-/*
- * kl_cfg_compute for a function the verifier accepted and whose branches
- * nothing changed since (cfg.c): the edges are read off each block's
- * last instruction. Same result, same order; on unverified IR, where a
- * branch may sit mid-block, edges may be missing (never a crash).
- */
-void ana_cfg_compute_terminators(kl_cfg *cfg, const kl_func *f);
 
 
 /*

@@ -326,41 +326,6 @@ kl_cfg_compute(kl_cfg *cfg, const kl_func *f)
 	memset(cfg->mark, 0, nb * sizeof *cfg->mark);
 }
 
-/*
- * The same CFG for IR the verifier accepted: there only the last
- * instruction of a block branches, so the edges are read off the
- * terminators, one walk of the layout, instead of a scan of every
- * instruction (most of kl_cfg_compute's time on a small function). The
- * edges come out in the layout order of their branches, which is both
- * lists' order: no sort, no second walk. On other IR the answer may lack
- * edges but every link is still checked.
- */
-void
-ana_cfg_compute_terminators(kl_cfg *cfg, const kl_func *f)
-{
-	uint32_t nb = f->nblocks;
-	start_afresh(cfg, nb);
-	reserve_edges(cfg, f);
-	uint32_t ne = 0;
-	uint64_t key = 0;
-	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;
-	     b = layout_next(f, b, &st)) {
-		cfg->pos[b] = (key += POS_STRIDE);
-		uint32_t i = f->blocks[b].last;
-		if (i < f->ninsts)
-			ne = add_edges(cfg, f, b, i, ne);
-	}
-	place_lists(cfg, nb, ne);
-	for (uint32_t k = 0; k < ne; k++) {
-		const uint32_t *x = cfg->tmp + 3 * (size_t)k;
-		cfg_list *s = &cfg->succ[x[0]], *p = &cfg->pred[x[2]];
-		cfg->pool[s->start + s->len++] =
-			(kl_cfg_edge){ { x[2] }, { x[1] } };
-		cfg->pool[p->start + p->len++] =
-			(kl_cfg_edge){ { x[0] }, { x[1] } };
-	}
-}
-
 /* ---- repair ---- */
 
 /* Move all lists to a fresh pool, back to back, dropping the holes. */

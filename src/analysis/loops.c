@@ -74,7 +74,7 @@ struct kl_loops {
 	irr_info *irr;
 	uint32_t nirr, irr_cap;
 	kl_block *irr_blocks, *irr_entries;
-	uint32_t nirr_blocks, nirr_entries, irr_blocks_cap, irr_entries_cap;
+	uint32_t irr_blocks_cap, irr_entries_cap;
 
 	uint32_t *work;     /* growable stack of blocks */
 	uint32_t nwork, work_cap;
@@ -432,7 +432,6 @@ collect_regions(kl_loops *lf, const kl_func *f, const kl_cfg *cfg,
 		const kl_domtree *dt, uint32_t nreg)
 {
 	lf->nirr = nreg;
-	lf->nirr_blocks = lf->nirr_entries = 0;
 	if (nreg == 0)
 		return;
 	kl_grow(&lf->irr, &lf->irr_cap, sizeof *lf->irr, nreg);
@@ -453,7 +452,6 @@ collect_regions(kl_loops *lf, const kl_func *f, const kl_cfg *cfg,
 		}
 		lf->irr_of[b] = map[r];
 		lf->irr[map[r]].n++;
-		lf->nirr_blocks++;
 	}
 	lf->nirr = id; /* fewer only if the layout is broken */
 	for (uint32_t b = 0; b < lf->nblocks; b++)
@@ -468,7 +466,6 @@ collect_regions(kl_loops *lf, const kl_func *f, const kl_cfg *cfg,
 		seen[b] = 2;
 		entry[b] = is_entry(lf, cfg, dt, b);
 		lf->irr[lf->irr_of[b]].nentries += entry[b];
-		lf->nirr_entries += entry[b];
 	}
 	uint32_t at = 0, eat = 0;
 	for (uint32_t r = 0; r < lf->nirr; r++) {

@@ -1040,8 +1040,8 @@ header_commands(test_file *tf, const header_line *header, uint32_t nheader,
 	if (nheader == 0 && tf->len >= 3 &&
 	    memcmp(tf->text, "\xef\xbb\xbf", 3) == 0) {
 		/* an editor's byte order mark hides the first 'test' line;
-		 * not skipped: the text format takes none (kl_parse says
-		 * U+FEFF too), and a test must be a file keel reads */
+		 * not skipped: the text format takes none (kl_parse_module
+		 * says U+FEFF too), and a test must be a file keel reads */
 		error_at(tf, 1, 1, report, "the file starts with U+FEFF (a "
 			 "byte order mark), which keel's text does not "
 			 "accept: save it without one");

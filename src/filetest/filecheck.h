@@ -34,9 +34,9 @@ struct piece {
 };
 
 /*
- * Literal text to search for (literal_of): its bytes, with each run of
- * blanks as one ' ', which matches any run of spaces and tabs; and the
- * Knuth-Morris-Pratt failure function of those tokens (lit_find).
+ * Literal text to search for (filecheck_literal_of): its bytes, with each
+ * run of blanks as one ' ', which matches any run of spaces and tabs; and
+ * the Knuth-Morris-Pratt failure function of those tokens (lit_find).
  */
 struct literal {
 	kl_buf tok;

@@ -583,7 +583,7 @@ place_all_sets(promoter *p, uint64_t budget, uint64_t arg_budget,
  * dominance frontier of the entry block and the reachable blocks that
  * store to it (Cytron et al. 1991), the walk skipping blocks where the
  * slot is dead by the dominating-store test. Which candidates survive is
- * decided after renaming (prune_params). Candidates are made slot by
+ * decided after renaming (promote_prune_params). Candidates are made slot by
  * slot, then sorted by block (each block's in slot order), the order in
  * which renaming and pruning read them.
  *

@@ -49,7 +49,7 @@ typedef struct alloca_info {
 	uint32_t width0;
 	bool varied;
 	uint8_t types;  /* the TY_* bits of its accesses (type_bits) */
-	uint32_t slot; /* make_slots: its first slot */
+	uint32_t slot; /* promote_make_slots: its first slot */
 } alloca_info;
 
 /* What an access does, as renaming needs it: its opcode's family. */
@@ -117,9 +117,9 @@ inside_alloca(int64_t offset, uint32_t width, uint32_t size)
 	return offset >= 0 && offset <= (int64_t)size - (int64_t)width;
 }
 
-/* An access of an alloca accessed at several offsets, as make_slots
- * sorts them: where it reads or writes, and its place among the
- * alloca's accesses in layout order. */
+/* An access of an alloca accessed at several offsets, as
+ * promote_make_slots sorts them: where it reads or writes, and its place
+ * among the alloca's accesses in layout order. */
 typedef struct access_key {
 	int64_t offset;
 	uint32_t width;
@@ -164,7 +164,6 @@ type_bits(const access *x)
 }
 
 typedef struct slot {
-	int64_t offset;
 	uint32_t width;
 	kl_type type;
 	uint32_t alloca;
@@ -461,7 +460,7 @@ typedef struct promoter {
 	scratch slot_start;    /* each slot's first in slot_site; nslots + 1 */
 	slot_sets *sets;       /* per slot of a tiny function, instead */
 	uint32_t sets_cap;
-	scratch by_alloca, alloca_start, sort_tmp; /* make_slots */
+	scratch by_alloca, alloca_start, sort_tmp; /* promote_make_slots */
 	access_key *keys, *keys_tmp;
 	uint32_t keys_cap, keys_tmp_cap;
 	cand *cands;           /* candidates as placement makes them, slot
@@ -507,7 +506,7 @@ typedef struct promoter {
 	uint32_t *incoming;
 	uint32_t incoming_cap;
 	uint64_t nincoming; /* sum over blocks of candidates x npreds */
-	scratch args; /* prune_params */
+	scratch args; /* promote_prune_params */
 
 	scratch cur;           /* per slot: current value or KL_NONE (zero) */
 	undo *log;

@@ -285,7 +285,7 @@ record_access(access *a, uint32_t i, uint32_t r, bool may_alias)
 
 /*
  * The rest of each access the walk recorded, in layout order: its alloca,
- * family, value, width and class, and what make_slots reads of its
+ * family, value, width and class, and what promote_make_slots reads of its
  * alloca (the first access's offset and width, whether others differ,
  * the types). A loop of its own, without a branch on whether the access
  * is a load or a store: they come in no order a predictor could learn.
@@ -335,8 +335,8 @@ describe_accesses(promoter *p)
 			     .form = form,
 			     .may_alias = is_store & a->may_alias };
 		*a = x;
-		/* Counted here for make_slots, which sorts only the allocas
-		 * accessed at more than one (offset, width). */
+		/* Counted here for promote_make_slots, which sorts only the
+		 * allocas accessed at more than one (offset, width). */
 		alloca_info *ai = &allocas[x.alloca];
 		ai->types |= (uint8_t)type_bits(&x);
 		bool first = ai->naccesses++ == 0;
@@ -640,8 +640,8 @@ walk_other(promoter *p, const kl_inst_data *insts, uint8_t *mark,
  * is defined before its uses in the layout: the entry block comes first,
  * and inside a block a definition comes before its uses (verified SSA).
  * An address derived in another block may be used in a block laid out
- * before it: then the walk gives up (false), and find_addresses and a
- * walk without defs take over.
+ * before it: then the walk gives up (false), and promote_find_addresses
+ * and a walk without defs take over.
  *
  * With read_succ (a big verified function: one copy of the walk of its
  * own, so that the others' loop keeps its registers), the walk also
@@ -886,12 +886,12 @@ check_slots(promoter *p, alloca_info *ai, const access_key *key,
 }
 
 static uint32_t
-new_slot(promoter *p, int64_t offset, uint32_t width, uint32_t a)
+new_slot(promoter *p, uint32_t width, uint32_t a)
 {
 	if (p->nslots == p->slots_cap)
 		kl_grow(&p->slots, &p->slots_cap, sizeof *p->slots,
 			p->nslots + 1);
-	p->slots[p->nslots] = (slot){ offset, width, KL_TYPE_NONE, a };
+	p->slots[p->nslots] = (slot){ width, KL_TYPE_NONE, a };
 	return p->nslots++;
 }
 
@@ -1021,7 +1021,7 @@ promote_make_slots(promoter *p)
 				ai->why_inst = ai->inst0;
 				continue;
 			}
-			uint32_t s = new_slot(p, ai->offset0, ai->width0, a);
+			uint32_t s = new_slot(p, ai->width0, a);
 			ai->slot = s;
 			set_slot_type(p, s, ai->types);
 			open_slot(sets, sstart, s, filled);
@@ -1049,8 +1049,7 @@ promote_make_slots(promoter *p)
 				if (j)
 					set_slot_type(p, p->nslots - 1, types);
 				open_slot(sets, sstart,
-					  new_slot(p, key[j].offset,
-						   key[j].width, a),
+					  new_slot(p, key[j].width, a),
 					  filled);
 				types = 0;
 			}

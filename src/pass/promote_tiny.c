@@ -21,8 +21,8 @@
  *                                successors of a block's subtree that
  *                                the block does not strictly dominate
  *
- * Only for verified IR, whose branches are the blocks' last instructions
- * (as ana_cfg_compute_terminators). The results agree with the generic
+ * Only for verified IR, whose branches are the blocks' last instructions.
+ * The results agree with the generic
  * analyses fact for fact, but for the preorder, which is one of the
  * tree's preorders, not necessarily theirs (tests/unit/test_promote_tiny.c
  * checks them on random functions).

@@ -259,7 +259,7 @@ define_sym(parser *p, const char *pos, const char *name, size_t len,
 	return s;
 }
 
-/* A name being defined: its bytes are copied out of tmp. */
+/* A name being defined: its bytes are copied out of p->names. */
 static uint32_t
 parse_defined_name(parser *p, kl_sym_kind kind, bool body)
 {

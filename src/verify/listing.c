@@ -179,7 +179,7 @@ shown(const render *r, int slot, uint32_t id)
 	return id < r->bound[slot] && r->head[slot][id] != KL_NONE;
 }
 
-/* The line error k is shown under, as (slot, id). */
+/* The line diagnostic d is shown under, as (slot, id). */
 static void
 attach_point(const render *r, const kl_diag *d, int *slot, uint32_t *id)
 {

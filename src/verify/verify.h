@@ -210,12 +210,6 @@ tclass(const kl_module *m, kl_type t)
 	return t < m->ntypes ? m->types[t].cls : KL_TYPE_NONE;
 }
 
-static inline bool
-value_in_range(const kl_func *f, uint32_t v)
-{
-	return v < f->nvalues;
-}
-
 /* v through its aliases (when the alias phase found them sound). */
 static inline uint32_t
 resolved(const verifier *vf, uint32_t v)

@@ -219,32 +219,6 @@ check_cfg_same(const kl_cfg *got, const kl_func *f)
 	kl_cfg_free(fresh);
 }
 
-/*
- * The CFG promote reads off the terminators of verified functions
- * (ana_cfg_compute_terminators) is kl_cfg_compute's, edge for edge and in
- * the same order, wherever branches are only at the ends of blocks --
- * holes, unplaced targets, repeated br_table targets included.
- */
-static void
-test_random_cfg_terminators(void)
-{
-	rng r = { 11 };
-	kl_cfg *cfg = kl_cfg_new();
-	int compared = 0;
-	for (int iter = 0; iter < 1000; iter++) {
-		rgraph g;
-		rg_build(&g, &r, 1 + rng_next(&r, 20));
-		if (rg_branches_only_at_ends(g.f)) {
-			ana_cfg_compute_terminators(cfg, g.f);
-			check_cfg_same(cfg, g.f);
-			compared++;
-		}
-		rg_free(&g);
-	}
-	CHECK(compared > 300); /* about half have no mid-block branch */
-	kl_cfg_free(cfg);
-}
-
 static void
 test_random_cfg_repair(void)
 {
@@ -609,7 +583,6 @@ main(void)
 	UNIT_RUN(test_tiny);
 	UNIT_RUN(test_random_domtree);
 	UNIT_RUN(test_random_cfg_repair);
-	UNIT_RUN(test_random_cfg_terminators);
 	UNIT_RUN(test_random_split);
 	UNIT_RUN(test_split_chain);
 	UNIT_RUN(test_split_fallback);

@@ -19,7 +19,7 @@ static void
 compare(const tiny_cfg *t, const kl_func *f, kl_cfg *cfg, kl_domtree *dt,
 	kl_domfront *df)
 {
-	ana_cfg_compute_terminators(cfg, f);
+	kl_cfg_compute(cfg, f);
 	kl_domtree_compute(dt, f, cfg);
 	kl_domfront_compute(df, f, cfg, dt);
 	uint32_t nb = f->nblocks;
