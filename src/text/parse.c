@@ -307,6 +307,20 @@ comment_hint(const parser *p, const char *s)
 	return comment ? " (comments start with ';')" : "";
 }
 
+/* Is the last statement of the block being read a `return` without
+ * values (whose value a line too far down is then alone)? */
+static bool
+after_bare_return(const parser *p)
+{
+	const kl_func *f = p->f;
+	if (!p->in_block || !f || f->last_block >= f->nblocks)
+		return false;
+	uint32_t i = f->blocks[f->last_block].last;
+	const uint32_t *args;
+	return i < f->ninsts && f->insts[i].op == KL_OP_RETURN &&
+	       inst_args(f, i, &args) == 0;
+}
+
 /*
  * "expected WHAT, found ..." for what is at pos. A statement in a body is
  * one line (the printer writes it so, and recovery counts on it), so when
@@ -1235,8 +1249,12 @@ parse_value_stmt(parser *p)
 		if (nres == 1 && !starts_line(p, pos))
 			fail_at(p, pos, "v%u after a complete instruction (a ',' "
 				"or '(' missing before it?)", v);
-		fail_at(p, pos, "expected '=' or '->' after v%u, found %s",
-			p->results[nres - 1], found);
+		fail_at(p, pos, "expected '=' or '->' after v%u, found %s%s",
+			p->results[nres - 1], found,
+			nres == 1 && after_bare_return(p)
+				? " (a return's first value goes on its line: "
+				  "return v0)"
+				: "");
 	}
 	p->p++;
 	parse_inst(p, p->results, p->result_pos, nres, start);
