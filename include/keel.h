@@ -1415,6 +1415,9 @@ typedef struct kl_pass {
 	 * NULL: what `keel opt --stats` prints, zeros too, even for a module
 	 * with no function to run on. */
 	const char *const *counters;
+	/* What other compilers call the pass ("mem2reg"), blank-separated,
+	 * for the message about an unknown pass; NULL if nothing. */
+	const char *other_names;
 } kl_pass;
 
 /* The pass named name[0..len), or NULL if there is none. */

@@ -938,8 +938,13 @@ if [ "$st" = 2 ] && grep -q "^keel opt: --print-after: unknown pass 'x' (known: 
 # another compiler's name for a pass: which of keel's it is
 "$build"/keel opt -p mem2reg "$dir/opt.kl" >/dev/null 2>"$dir/mem2reg.err"
 st=$?
-if [ "$st" = 2 ] && grep -q "^keel opt: unknown pass 'mem2reg' (known: promote); keel's promote is mem2reg$" "$dir/mem2reg.err"; then ok; else
+if [ "$st" = 2 ] && grep -q "^keel opt: unknown pass 'mem2reg' (known: promote); mem2reg is keel's promote$" "$dir/mem2reg.err"; then ok; else
 	bad "keel opt -p mem2reg: exit $st, $(cat "$dir/mem2reg.err")"; fi
+# (a word of a description is no other name: promote's says "(allocas)")
+"$build"/keel opt -p allocas "$dir/opt.kl" >/dev/null 2>"$dir/allocas.err"
+st=$?
+if [ "$st" = 2 ] && [ "$(head -n 1 "$dir/allocas.err")" = "keel opt: unknown pass 'allocas' (known: promote)" ]; then ok; else
+	bad "keel opt -p allocas: exit $st, $(cat "$dir/allocas.err")"; fi
 
 # counters add up over the functions of the module: two functions of
 # two promoted allocas and one kept between them
@@ -2257,6 +2262,13 @@ KL
 		then ok; else bad "keel run, $3, >/dev/full: exit $st"; cat "$dir/full.err"; fi
 	}
 	run_full "$dir/ret7.kl" 1 "result 7"
+	# exit(2), the status of a bad usage, is the program's: 1 all the same
+	"$build"/keel run "$dir/exit3.kl" %ex 2 >/dev/full 2>"$dir/full.err"
+	st=$?
+	if [ "$st" = 1 ]; then ok; else bad "keel run, exit(2), >/dev/full: exit $st"; cat "$dir/full.err"; fi
+	"$build"/keel run "$dir/exit3.kl" %ex 2 >/dev/null 2>/dev/full
+	st=$?
+	if [ "$st" = 1 ]; then ok; else bad "keel run, exit(2), 2>/dev/full: exit $st"; fi
 	# a program's output lost, then a result line lost too: said once
 	cat >"$dir/put0.kl" <<'KL'
 declare %putchar(i32) -> i32

@@ -664,18 +664,18 @@ cli_unknown_pass(kl_buf *out, const char *name, size_t len)
 	kl_buf_printf(out, "unknown pass '%.*s' (known: ", (int)len, name);
 	cli_pass_names(out);
 	kl_buf_puts(out, ")");
-	/* Another compiler's name for a pass, as its description gives it
-	 * in parentheses: "(mem2reg)". */
+	/* Another compiler's name for a pass: which of keel's it is. */
 	uint32_t n;
 	const kl_pass *all = kl_passes(&n);
 	for (uint32_t i = 0; i < n && len; i++) {
-		const char *d = strstr(all[i].description, "(");
-		for (; d; d = strstr(d + 1, "("))
-			if (strncmp(d + 1, name, len) == 0 && d[len + 1] == ')')
-				break;
-		if (d)
-			kl_buf_printf(out, "; keel's %s is %.*s", all[i].name,
-				      (int)len, name);
+		for (const char *o = all[i].other_names; o && *o;) {
+			size_t k = strcspn(o, " ");
+			if (k == len && memcmp(o, name, len) == 0)
+				kl_buf_printf(out, "; %.*s is keel's %s",
+					      (int)len, name, all[i].name);
+			o += k;
+			o += strspn(o, " ");
+		}
 	}
 }
 
@@ -693,7 +693,7 @@ break_first_block(kl_func *f, kl_pass_report *report)
 static const char *const no_counters[] = { NULL };
 static const kl_pass debug_break = {
 	"debug-break", "remove the terminator of the first block (tests)",
-	break_first_block, no_counters,
+	break_first_block, no_counters, NULL,
 };
 
 const kl_pass *

@@ -183,6 +183,11 @@ run_file(const char *file, int argc, char **argv, const run_opts *ro)
 	const char *fname = kl_sym_name(m, func, &len);
 	bool is_main = len == 4 && memcmp(fname, "main", 4) == 0;
 	status = report(it, m, &res, is_main, file, ro->mid_line);
+	/* Output lost fails the run whatever status the program gave: an
+	 * exit(2) is no usage error, which main's finish would keep. */
+	bool out_lost = !cli_flush_stdout();
+	if (out_lost || fflush(stderr) != 0 || ferror(stderr))
+		status = EXIT_BAD_INPUT;
 	kl_interp_free(it);
 	free(args);
 out:

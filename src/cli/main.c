@@ -50,18 +50,18 @@ usage(FILE *out)
  * reports and a program's output go through stdio, and a full disk or a
  * closed pipe shows only when the streams are flushed. The loss is said
  * once (a command that saw its own write fail said so already), also
- * when the command failed otherwise or a program exited with a status of
- * its own, which is kept. Nothing can be said of a lost standard error,
- * but the status tells.
+ * when the command failed otherwise. A bad usage keeps its 2; `keel run`
+ * makes a program's status 1 itself when its output was lost (the
+ * program's exit(2) is no bad usage). Nothing can be said of a lost
+ * standard error, but the status tells.
  */
 static int
 finish(int status)
 {
 	bool out_lost = !cli_flush_stdout();
 	bool err_lost = fflush(stderr) != 0 || ferror(stderr);
-	/* Lost output fails the command whatever it gave otherwise: `keel
-	 * run`'s status is the program's, which says nothing of the loss
-	 * (a bad usage keeps its 2). */
+	/* Lost output fails the command whatever it gave otherwise (a bad
+	 * usage keeps its 2). */
 	if ((out_lost || err_lost) && status != EXIT_USAGE)
 		return EXIT_BAD_INPUT;
 	return status;

@@ -222,8 +222,13 @@ scan_expect(const kl_module *m, cursor *c, const kl_signature *sig,
 	bool eq = accept(c, "==");
 	if (eq || accept(c, "!=")) {
 		x->kind = eq ? EX_EQ : EX_NE;
-		if (sig->num_results <= 64 &&
-		    scan_values(m, c, sig->results, sig->num_results, x->vals,
+		if (sig->num_results > 64) {
+			kl_buf_printf(why, "the call gives %u results: a run "
+				      "line compares at most 64",
+				      sig->num_results);
+			return false;
+		}
+		if (scan_values(m, c, sig->results, sig->num_results, x->vals,
 				NULL))
 			return true;
 		kl_buf_printf(why, "expected the call's %u result%s after "
@@ -235,13 +240,20 @@ scan_expect(const kl_module *m, cursor *c, const kl_signature *sig,
 	}
 	if (accept(c, "traps")) {
 		x->kind = EX_TRAP;
+		x->trap = KL_TRAP_RUN_COUNT; /* none yet */
 		if (scan_trap(m, c, x))
 			return true;
+		if (x->trap == KL_TRAP_USER) {
+			kl_buf_puts(why, "expected the number of the user trap "
+				    "after 'traps user', 0 or more");
+			return false;
+		}
 		kl_buf_puts(why, "expected a trap code after 'traps' (");
 		for (uint32_t k = 0; k < KL_TRAP_RUN_COUNT; k++)
-			kl_buf_printf(why, "%s%s", k ? " " : "",
-				      kl_run_trap_name(k));
-		kl_buf_puts(why, "; user takes its number, 0 or more)");
+			kl_buf_printf(why, "%s%s%s", k ? " " : "",
+				      kl_run_trap_name(k),
+				      k == KL_TRAP_USER ? " N" : "");
+		kl_buf_puts(why, ")");
 		return false;
 	}
 	if (accept(c, "exits")) {
@@ -511,8 +523,11 @@ run_line(runner *rn, uint32_t k, const char *line, size_t len)
 	}
 	kl_signature sig = kl_sym_signature(rn->m, s);
 	kl_buf why = { 0 };
-	if (sig.num_params > 64 ||
-	    !scan_values(rn->m, &cur, sig.params, sig.num_params, args, ")")) {
+	if (sig.num_params > 64) {
+		kl_buf_printf(&why, "the call takes %u arguments: a run line "
+			      "passes at most 64", sig.num_params);
+	} else if (!scan_values(rn->m, &cur, sig.params, sig.num_params, args,
+				")")) {
 		kl_buf_printf(&why, "expected the call's %u argument%s",
 			      sig.num_params, sig.num_params == 1 ? "" : "s");
 		put_types(rn->m, &why, sig.params, sig.num_params);

@@ -14,7 +14,8 @@ static const char *const promote_counters[] = { "slots", "params",
 
 static const kl_pass passes[] = {
 	{ "promote", "promote stack slots (allocas) to SSA values and block "
-		     "parameters (mem2reg)", kl_promote_func, promote_counters },
+		     "parameters (mem2reg)", kl_promote_func, promote_counters,
+	  "mem2reg" },
 };
 
 const kl_pass *

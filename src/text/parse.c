@@ -180,14 +180,18 @@ describe(const parser *p, const char *pos, char *buf, size_t cap)
 		return buf;
 	}
 	size_t n = 0;
+	/* (a negative number whole: "found '-5'", not "found '-'") */
+	bool minus = c == '-' && pos + 1 < p->end && pos[1] >= '0' &&
+		     pos[1] <= '9';
 	bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '_' || c == '%' || c == '#';
+		    (c >= '0' && c <= '9') || c == '_' || c == '%' ||
+		    c == '#' || minus;
 	if (word) {
 		while (pos + n < p->end && n < 24) {
 			char d = pos[n];
 			bool w = (d >= 'a' && d <= 'z') || (d >= 'A' && d <= 'Z') ||
 				 (d >= '0' && d <= '9') || d == '_' || d == '.' ||
-				 (n == 0 && (d == '%' || d == '#'));
+				 (n == 0 && (d == '%' || d == '#' || d == '-'));
 			if (!w)
 				break;
 			n++;

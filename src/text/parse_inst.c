@@ -693,10 +693,12 @@ parse_inst(parser *p, const uint32_t *results, const char *const *result_pos,
 				"named%s", info->name, sig.num_results,
 				sig.num_results == 1 ? "" : "s", nres,
 				nres == 1 ? "is" : "are",
-				nres < sig.num_results
+				nres >= sig.num_results ? ""
+				: sig.num_results == 1
 					? " (name every result, even one "
 					  "not used: v1 = call ...)"
-					: "");
+					: " (name every result, even one "
+					  "not used: v1, v2 = call ...)");
 		/* All checked first: an error leaves none of them defined. */
 		for (uint32_t k = 0; k < nres; k++)
 			if (f->values[results[k]].kind != VK_UNUSED)

@@ -273,8 +273,9 @@ want_pointer_arg(verifier *vf, uint32_t i, const inst_view *iv, uint32_t k)
 	if (c != NONE && c != p)
 		err_inst(vf, i, "%s has type %s, must be the pointer type %s%s",
 			 arg_name(n, sizeof n, iv, k), tname(vf, c),
-			 tname(vf, p), swapped ? " (a store takes the value, "
-						 "then the address)" : "");
+			 tname(vf, p), swapped ? " (if the two are swapped: a "
+						 "store takes the value, then "
+						 "the address)" : "");
 }
 
 /* A sized integer access: the value's type must be wider than memw. */
