@@ -371,6 +371,19 @@ done
 printf 'test cat precise\n\nfunction %%f() {\nblock0:\n    return\n}\n; function %%f() {\n; block0:\n;     return\n; }\n' >"$dir/keep.kl"
 if "$build"/keel test --bless "$dir/keep.kl" >/dev/null; then ok; else
 	bad "keel test --bless refused a block that holds the print"; fi
+# prose right after the '}' (a note on the function) is no print: the
+# failure says so, and --bless, which replaces the block as documented,
+# says what it replaced (it did in silence)
+printf 'test cat precise\n\nfunction %%f() {\nblock0:\n    return\n}\n; Note: it returns.\n' >"$dir/note.kl"
+if "$build"/keel test "$dir/note.kl" | grep -q "the block is a comment that is no print"
+then ok; else bad "keel test on a note after '}': no hint"; fi
+# --bless names the files it rewrote, -v or not, and only those
+printf 'test cat precise\n\nfunction %%f() {\nblock0:\n    return\n}\n' >"$dir/new.kl"
+out=$("$build"/keel test --bless "$dir/new.kl" "$dir/keep.kl" "$dir/note.kl")
+if [ "$out" = "BLESSED $dir/new.kl
+BLESSED $dir/note.kl
+    $dir/note.kl:7: replaced a comment that was no print: ; Note: it returns.
+3 passed, 0 failed" ]; then ok; else bad "keel test --bless, BLESSED lines: $out"; fi
 
 # two 'precise' commands that print the same share the block: --bless
 # writes it once, in one round, and a file that is right is not rewritten

@@ -610,9 +610,26 @@ finish_child(run_state *rs, child *c)
 				    "it passed\n");
 	}
 	kl_buf *out = &rs->reports[c->file];
+	/* A file --bless rewrote is named whatever -v says: the one way to
+	 * see what changed, short of a diff. */
+	bool blessed = ok && ntext >= sizeof TEST_BLESSED &&
+		       memcmp(text + ntext - sizeof TEST_BLESSED,
+			      TEST_BLESSED "\n", sizeof TEST_BLESSED) == 0;
 	if (ok) {
 		rs->passed++;
-		if (rs->verbose)
+		if (blessed) {
+			/* with what it says of the rewrite */
+			kl_buf_printf(out, "BLESSED %s\n", path);
+			for (const char *s = text, *e = text + ntext -
+				     sizeof TEST_BLESSED; s < e;) {
+				const char *nl = memchr(s, '\n',
+							(size_t)(e - s));
+				size_t n = nl ? (size_t)(nl - s)
+					      : (size_t)(e - s);
+				kl_buf_printf(out, "    %.*s\n", (int)n, s);
+				s += n + 1;
+			}
+		} else if (rs->verbose)
 			kl_buf_printf(out, "PASS %s\n", path);
 	} else {
 		rs->failed++;

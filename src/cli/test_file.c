@@ -498,6 +498,34 @@ block_loses_directive(const test_func *tfn, uint32_t first, uint32_t count,
 	return NULL;
 }
 
+/*
+ * Does the comment line s[0, n) (its ';' gone) begin a print, as a
+ * precise block does: a function, declaration or data object, or a
+ * verifier's "FILE:LINE: " line? A block that begins with anything else
+ * is prose (a note on the function), which --bless must not overwrite.
+ */
+static bool
+begins_print(const char *s, size_t n)
+{
+	if (n && *s == ' ') {
+		s++;
+		n--;
+	}
+	static const char *const items[] = { "function ", "declare ", "data " };
+	for (size_t k = 0; k < sizeof items / sizeof items[0]; k++)
+		if (n >= strlen(items[k]) &&
+		    memcmp(s, items[k], strlen(items[k])) == 0)
+			return true;
+	size_t i = 0;
+	while (i < n && s[i] != ':' && s[i] != ' ')
+		i++;
+	size_t d = i + 1;
+	while (d < n && s[d] >= '0' && s[d] <= '9')
+		d++;
+	return i > 0 && i < n && s[i] == ':' && d > i + 1 && d + 1 < n &&
+	       s[d] == ':' && s[d + 1] == ' ';
+}
+
 int
 test_precise(test_file *tf, const test_func *tfn, const char *output,
 	     size_t len, kl_buf *report)
@@ -524,6 +552,12 @@ test_precise(test_file *tf, const test_func *tfn, const char *output,
 	int failures = 0;
 	bool same = expected.len == len &&
 		    (len == 0 || memcmp(expected.data, output, len) == 0);
+	/* the block's first comment, if it is prose and not a print */
+	const test_comment *prose = NULL;
+	for (uint32_t i = 0; !same && count && i < tfn->ncomments; i++)
+		if (tfn->comments[i].line == first &&
+		    !begins_print(tfn->comments[i].text, tfn->comments[i].len))
+			prose = &tfn->comments[i];
 	if (tf->bless) {
 		kl_buf text = { 0 };
 		const char *s = output, *e = output + len;
@@ -560,21 +594,35 @@ test_precise(test_file *tf, const test_func *tfn, const char *output,
 			kl_buf_free(&name);
 			tf->bless_conflict = true;
 			failures = 1;
+		} else if (prose) {
+			/* overwritten as documented, but said: it may have
+			 * been a note on the function, not an old print */
+			kl_buf_printf(report, "%s:%u: replaced a comment that "
+				      "was no print: ;%.*s\n", tf->path,
+				      prose->line, (int)prose->len,
+				      prose->text);
 		}
 		kl_buf_free(&text);
 	} else if (!same) {
 		kl_buf name = { 0 };
 		kl_buf_printf(report, "%s:%u: output of %s differs from the "
-			      "expected block (run with --bless to update):\n",
-			      tf->path, first, test_func_name(tfn, &name));
+			      "expected block%s:\n", tf->path, first,
+			      test_func_name(tfn, &name),
+			      prose ? "" : " (run with --bless to update)");
 		kl_buf_free(&name);
 		uint32_t line;
 		cli_line a, b;
 		if (cli_first_difference(expected.data, expected.len, output,
 					 len, &line, &a, &b))
-			kl_buf_printf(report, "  line %u of the block:\n"
+			kl_buf_printf(report, "  line %u of the block (line %u "
+				      "of the file):\n"
 				      "  expected: %.*s\n  actual:   %.*s\n",
-				      line, a.len, a.text, b.len, b.text);
+				      line, first + line - 1, a.len, a.text,
+				      b.len, b.text);
+		if (prose)
+			kl_buf_puts(report, "  (the block is a comment that is "
+				    "no print: if it is a note, put a blank "
+				    "line between it and the '}')\n");
 		failures = 1;
 	}
 	kl_buf_free(&expected);
@@ -1230,6 +1278,7 @@ test_run_file(const char *path, const cli_file *text, bool bless,
 	 * first read the file the first rewrote, not what the path named
 	 * when it began (/dev/stdin still reads the replaced file). */
 	char *real = bless ? realpath(path, NULL) : NULL;
+	bool rewritten = false;
 	for (int round = 0;; round++) {
 		bool blessed = false;
 		kl_buf one = { 0 };
@@ -1237,12 +1286,19 @@ test_run_file(const char *path, const cli_file *text, bool bless,
 					     round ? NULL : text,
 					     bless && round < 4, &blessed,
 					     &one);
+		rewritten |= blessed;
 		if (!blessed || failures) {
 			kl_buf_append(report, one.data, one.len);
+			/* (the runner's cue for a BLESSED line) */
+			if (rewritten && !failures)
+				kl_buf_puts(report, TEST_BLESSED "\n");
 			kl_buf_free(&one);
 			free(real);
 			return failures;
 		}
+		/* what a round that rewrote the file said of it (a note
+		 * replaced), which the next round cannot see any more */
+		kl_buf_append(report, one.data, one.len);
 		kl_buf_free(&one);
 	}
 }

@@ -188,7 +188,10 @@ bool test_run_passes(test_file *tf, const test_func *tfn,
 		     bool notes, bool stats, kl_buf *extra, kl_buf *report);
 
 /* Run every command of one file, whose text has been read (text; NULL:
- * read it here); returns the number of failures. */
+ * read it here); returns the number of failures. A file --bless
+ * rewrote, and which then passed, ends its report with the line
+ * TEST_BLESSED, which the runner turns into "BLESSED PATH". */
+#define TEST_BLESSED "(blessed)"
 int test_run_file(const char *path, const cli_file *text, bool bless,
 		  kl_buf *report);
 
