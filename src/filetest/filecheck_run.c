@@ -203,18 +203,6 @@ bind(struct run *cx, const struct directive *d)
 	}
 }
 
-static void
-report_head(struct run *cx, const struct directive *d)
-{
-	kl_buf_printf(cx->report, "line %" PRIu32 ": %s\n", d->line, d->text);
-}
-
-/* A place in the output to point at under its line. */
-struct mark {
-	size_t pos, len;
-	const char *label;
-};
-
 /* Append n bytes of an output line, control characters made visible. */
 static void
 put_visible(kl_buf *b, const char *s, size_t n)
@@ -225,6 +213,36 @@ put_visible(kl_buf *b, const char *s, size_t n)
 								      s[i]);
 	}
 }
+
+static void
+report_head(struct run *cx, const struct directive *d)
+{
+	kl_buf_printf(cx->report, "line %" PRIu32 ": %s\n", d->line, d->text);
+	/* What its captured variables held: a capture of the wrong text
+	 * earlier is the usual cause of a miss here. */
+	for (uint32_t i = 0; i < d->npieces; i++) {
+		const struct piece *p = &d->pieces[i];
+		if (p->kind != P_USE || !cx->binds[p->var].bound)
+			continue;
+		bool seen = false;
+		for (uint32_t k = 0; k < i && !seen; k++)
+			seen = d->pieces[k].kind == P_USE &&
+			       d->pieces[k].var == p->var;
+		if (seen)
+			continue;
+		const struct binding *b = &cx->binds[p->var];
+		size_t n = b->end - b->start, shown = n > 80 ? 77 : n;
+		kl_buf_printf(cx->report, "  with $%s = \"", p->name);
+		put_visible(cx->report, cx->text + b->start, shown);
+		kl_buf_puts(cx->report, shown < n ? "...\"\n" : "\"\n");
+	}
+}
+
+/* A place in the output to point at under its line. */
+struct mark {
+	size_t pos, len;
+	const char *label;
+};
 
 /*
  * Show output lines around line `center`, numbered, each followed by the

@@ -518,7 +518,8 @@ escape(kl_buf *re, const char *s, size_t n)
 }
 
 /* The report without its "line N: directive" lines, which name the
- * directive as written. */
+ * directive as written, and the "  with $x = ..." lines under them,
+ * which only a directive that names a variable has. */
 static void
 strip_heads(kl_buf *report)
 {
@@ -527,7 +528,8 @@ strip_heads(kl_buf *report)
 		const char *at = report->data + r;
 		const char *nl = memchr(at, '\n', report->len - r);
 		size_t n = nl ? (size_t)(nl - at) + 1 : report->len - r;
-		if (strncmp(report->data + r, "line ", 5) != 0) {
+		if (strncmp(report->data + r, "line ", 5) != 0 &&
+		    strncmp(report->data + r, "  with $", 8) != 0) {
 			memmove(report->data + w, report->data + r, n);
 			w += n;
 		}
@@ -1107,10 +1109,33 @@ test_fuzz(void)
 	}
 }
 
+/* A miss names what the variables it uses held: a capture of the wrong
+ * text earlier is the usual cause. Once each, cut at 80 bytes. */
+static void
+test_report_captures(void)
+{
+	const char *out = "v0 = iconst 1\nv1 = iadd v0, v0\nv2 = imul v0, 4\n";
+	CHECK(fails_with("check: $(A=v[0-9]+) = iadd\n"
+			 "check: imul $A, $A, 4",
+			 out, "line 2: check: imul $A, $A, 4\n  with $A = \"v1\"\n"
+			 "no match", NULL));
+	kl_buf long_out = { 0 };
+	kl_buf_puts(&long_out, "x ");
+	for (int i = 0; i < 100; i++)
+		kl_buf_putc(&long_out, (char)('a' + i % 26));
+	kl_buf_puts(&long_out, "\ny\n");
+	CHECK(fails_with("check: x $(L=[a-z]+)\ncheck: y $L", long_out.data,
+			 "  with $L = \"abcdefghijklmnopqrstuvwxyzabcdefghijklm"
+			 "nopqrstuvwxyzabcdefghijklmnopqrstuvwxy...\"\n",
+			 NULL));
+	kl_buf_free(&long_out);
+}
+
 int
 main(void)
 {
 	UNIT_RUN(test_empty);
+	UNIT_RUN(test_report_captures);
 	UNIT_RUN(test_not_directives);
 	UNIT_RUN(test_check);
 	UNIT_RUN(test_sameln);
