@@ -528,7 +528,9 @@ resolve(const kl_filecheck *fc, struct directive *d, const char *s,
 			 * could bind it: say so now, not after the matches
 			 * before it (which a run may never get past). */
 			kl_buf_printf(msg, "undefined variable $%s (define it "
-				      "on an earlier line)", p->name);
+				      "on an earlier line of the same check "
+				      "block: in a test file, among the same "
+				      "function's directives)", p->name);
 			fault_at(why, s + p->at);
 			return false;
 		} else if (var->re) {

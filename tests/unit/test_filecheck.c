@@ -662,7 +662,8 @@ test_undefined(void)
 {
 	/* an error in the check file, at its line, before any match */
 	CHECK(rejects_last("check: a\ncheck: $y", "undefined variable $y "
-			   "(define it on an earlier line)"));
+			   "(define it on an earlier line of the same check "
+			   "block"));
 	CHECK(malformed("not: $nope", "undefined variable $nope"));
 	CHECK(malformed("check: a $(B) c", "undefined variable $B"));
 	/* a line is judged by the lines before it: a later definition
