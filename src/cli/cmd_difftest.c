@@ -33,7 +33,8 @@ static const char difftest_help[] =
 	"\n"
 	"Run every function of each FILE ('-' for standard input, named\n"
 	"once) in the interpreter, before and after the passes, on several\n"
-	"argument vectors (zeros; 1, 2, 3...; mixes of signs and sizes),\n"
+	"argument vectors (eight: zeros; 1, 2, 3...; mixes of signs and\n"
+	"sizes, small ones too),\n"
 	"and require the same results, traps and output. A file that cannot\n"
 	"be read or parsed fails (a FAIL line, the error on standard error).\n"
 	"Not called: functions of more than 16 parameters, or with a\n"
@@ -178,19 +179,19 @@ compare(const cli_file *file, const char *after_path, kl_module *before,
 				skipped[SKIP_OBJECT_IDS]++;
 			if (why != RUN_NOT_EXCUSED)
 				continue;
-			size_t n;
-			const char *fn = kl_sym_name(before, (kl_sym){ s }, &n);
 			kl_buf da = { 0 }, db = { 0 }, spelt = { 0 };
-			kl_name_format(fn, n, &spelt);
-			run_describe(&db, &ob);
-			run_describe(&da, &oa);
+			run_describe_call(&spelt, before, (kl_sym){ s }, v);
+			kl_signature sig = kl_func_signature(f);
+			size_t from = run_output_difference(&ob, &oa);
+			run_describe(&db, before, sig, &ob, from);
+			run_describe(&da, before, sig, &oa, from);
 			if (after_path)
-				printf("FAIL %s: %s, argument vector %u: %s "
+				printf("FAIL %s: %s (argument vector %u): %s "
 				       "in %s, %s in %s\n", file->name,
 				       spelt.data, v, db.data, file->name,
 				       da.data, after_path);
 			else
-				printf("FAIL %s: %s, argument vector %u: "
+				printf("FAIL %s: %s (argument vector %u): "
 				       "before the passes %s, after %s\n",
 				       file->name, spelt.data, v, db.data,
 				       da.data);

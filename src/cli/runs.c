@@ -52,17 +52,19 @@ run_nvectors(const kl_func *f)
 }
 
 /* Parameter i's value in vector vec, as an integer (a float parameter
- * takes a quarter of it). */
+ * takes a quarter of it). The first parameter takes 0, 1, -1, 2, 100, 7,
+ * -12345, 3: small values too, which a switch's first cases and a
+ * recursion's end need (100 alone ran a fib out of fuel). */
 static int64_t
 sample(uint32_t vec, uint32_t i)
 {
-	static const int64_t mixed[] = { -1, 7, 100, -12345, 0x7fffffff,
-					 1, -2, 3 };
+	static const int64_t mixed[] = { -1, 2, 100, 7, -12345, 3,
+					 0x7fffffff, -2 };
 	if (vec == 0)
 		return 0;
 	if (vec == 1)
 		return (int64_t)i + 1;
-	return mixed[(vec + i) % (sizeof mixed / sizeof mixed[0])];
+	return mixed[(vec - 2 + i) % (sizeof mixed / sizeof mixed[0])];
 }
 
 uint32_t
@@ -163,7 +165,8 @@ run_same(const run_outcome *a, const run_outcome *b)
 }
 
 void
-run_describe(kl_buf *out, const run_outcome *o)
+run_describe(kl_buf *out, const kl_module *m, kl_signature sig,
+	     const run_outcome *o, size_t from)
 {
 	switch (o->status) {
 	case KL_RUN_RETURNED:
@@ -171,7 +174,13 @@ run_describe(kl_buf *out, const run_outcome *o)
 		for (uint32_t k = 0; k < o->nres; k++) {
 			uint64_t bits;
 			memcpy(&bits, o->res.data + 8 * (size_t)k, 8);
-			kl_buf_printf(out, " 0x%llx", (unsigned long long)bits);
+			kl_buf_puts(out, k ? ", " : " ");
+			if (k < sig.num_results)
+				kl_interp_format_value(m, sig.results[k], bits,
+						       out);
+			else
+				kl_buf_printf(out, "0x%llx",
+					      (unsigned long long)bits);
 		}
 		break;
 	case KL_RUN_TRAPPED:
@@ -185,9 +194,50 @@ run_describe(kl_buf *out, const run_outcome *o)
 	default:
 		kl_buf_puts(out, "failed");
 	}
-	if (o->output.len)
-		kl_buf_printf(out, ", output \"%.*s\"", (int)o->output.len,
+	/* (a long output from a little before its first difference: two
+	 * of 100,000 bytes buried the line) */
+	enum { SHORT = 120, BEFORE = 20, SHOWN = 80 };
+	size_t n = o->output.len;
+	if (n && n <= SHORT) {
+		kl_buf_printf(out, ", output \"%.*s\"", (int)n,
 			      o->output.data);
+	} else if (n) {
+		size_t at = from > BEFORE ? from - BEFORE : 0;
+		at = at < n ? at : n;
+		size_t len = n - at < SHOWN ? n - at : SHOWN;
+		kl_buf_printf(out, ", output of %zu bytes, from byte %zu: "
+			      "\"%.*s\"%s", n, at, (int)len,
+			      o->output.data + at, at + len < n ? "..." : "");
+	}
+}
+
+size_t
+run_output_difference(const run_outcome *a, const run_outcome *b)
+{
+	size_t n = a->output.len < b->output.len ? a->output.len
+						  : b->output.len, k = 0;
+	while (k < n && a->output.data[k] == b->output.data[k])
+		k++;
+	return k;
+}
+
+void
+run_describe_call(kl_buf *out, const kl_module *m, kl_sym s, uint32_t vec)
+{
+	const kl_func *f = kl_sym_func(m, s);
+	size_t n;
+	const char *name = kl_sym_name(m, s, &n);
+	kl_name_format(name, n, out);
+	uint64_t args[RUN_MAX_PARAMS];
+	uint32_t na = run_args(m, f, vec, args);
+	kl_signature sig = kl_func_signature(f);
+	kl_buf_putc(out, '(');
+	for (uint32_t k = 0; k < na; k++) {
+		if (k)
+			kl_buf_puts(out, ", ");
+		kl_interp_format_value(m, sig.params[k], args[k], out);
+	}
+	kl_buf_putc(out, ')');
 }
 
 void

@@ -14,7 +14,7 @@
 
 enum {
 	RUN_MAX_PARAMS = 16, /* functions with more are not called */
-	RUN_NVEC = 4,        /* argument vectors per function with parameters */
+	RUN_NVEC = 8,        /* argument vectors per function with parameters */
 	/* Fuel after a pass, as a multiple of the fuel before: promote
 	 * adds up to a zero per type at the top of a function, so a call
 	 * that finished before may need more after. */
@@ -60,7 +60,7 @@ bool run_callable(const kl_module *m, const kl_func *f);
 /* How many argument vectors f is called on: one without parameters. */
 uint32_t run_nvectors(const kl_func *f);
 
-/* Argument vector vec of f (zeros; 1, 2, 3...; two mixes of signs and
+/* Argument vector vec of f (zeros; 1, 2, 3...; six mixes of signs and
  * sizes), into args; returns how many. */
 uint32_t run_args(const kl_module *m, const kl_func *f, uint32_t vec,
 		  uint64_t *args);
@@ -82,9 +82,18 @@ bool run_over_limit(const run_outcome *o);
 /* The same status, results, trap, exit code and output? */
 bool run_same(const run_outcome *a, const run_outcome *b);
 
-/* "returned 0x2a", "trapped int_divz", "exited 3", ... and the output
- * when there is some. */
-void run_describe(kl_buf *out, const run_outcome *o);
+/* "returned 42", "trapped int_divz", "exited 3", ... (results spelt as
+ * the types of sig in m, as keel run prints them) and the output when
+ * there is some: whole when short, else its length and the part from
+ * `from` (the first byte where it differs from the other outcome's). */
+void run_describe(kl_buf *out, const kl_module *m, kl_signature sig,
+		  const run_outcome *o, size_t from);
+/* Where the outputs of a and b first differ (the shorter's length if one
+ * is the start of the other). */
+size_t run_output_difference(const run_outcome *a, const run_outcome *b);
+/* f's argument vector vec as a call: "%f(100, -1)". */
+void run_describe_call(kl_buf *out, const kl_module *m, kl_sym s,
+		       uint32_t vec);
 
 void run_outcome_free(run_outcome *o);
 

@@ -48,10 +48,12 @@ test_every_result_compared(void)
 	CHECK(run_same(&a, &a2));
 	/* and a failure names the result that differs */
 	kl_buf da = { 0 }, db = { 0 };
-	run_describe(&da, &a);
-	run_describe(&db, &b);
-	CHECK(da.len > 4 && strcmp(da.data + da.len - 4, " 0x1") == 0);
-	CHECK(db.len > 4 && strcmp(db.data + db.len - 4, " 0x2") == 0);
+	kl_signature sig =
+		kl_func_signature(kl_sym_func(m, kl_module_lookup(m, "a", 1)));
+	run_describe(&da, m, sig, &a, 0);
+	run_describe(&db, m, sig, &b, 0);
+	CHECK(da.len > 3 && strcmp(da.data + da.len - 3, ", 1") == 0);
+	CHECK(db.len > 3 && strcmp(db.data + db.len - 3, ", 2") == 0);
 	kl_buf_free(&da);
 	kl_buf_free(&db);
 	run_outcome_free(&a);
@@ -241,10 +243,61 @@ test_what_is_excused(void)
 	CHECK_EQ_INT(judge("addr", 1000), RUN_EXCUSE_OBJECT_IDS);
 }
 
+/* A difference is said in the values' own spelling: a call as
+ * "%f(2, 0.25)", a float result as keel run prints it, and a long output
+ * from just before its first difference, not whole. */
+static void
+test_describe_values(void)
+{
+	static const char src[] =
+		"declare %putchar(i32) -> i32\n"
+		"function %f(i32, f64) -> f64 {\n"
+		"block0(v0: i32, v1: f64):\n"
+		"    v2 = iconst.i32 65\n"
+		"    v3 = iconst.i32 0\n"
+		"    jump block1(v3)\n"
+		"block1(v4: i32):\n"
+		"    v5 = call %putchar(v2)\n"
+		"    v6 = iadd_imm v4, 1\n"
+		"    v7 = icmp_imm slt v6, 300\n"
+		"    brif v7, block1(v6), block2\n"
+		"block2:\n"
+		"    return v1\n"
+		"}\n";
+	kl_module *m = NULL;
+	CHECK_EQ_INT(kl_parse_module(src, sizeof src - 1, NULL, &m, NULL),
+		     KL_OK);
+	kl_sym f = kl_module_lookup(m, "f", 1);
+	kl_buf call = { 0 };
+	run_describe_call(&call, m, f, 3); /* the fourth vector: 2, 100 */
+	CHECK_EQ_STR(call.data, "%f(2, 0x1.9p4)");
+	runner r;
+	runner_init(&r, m, 1000000, 0);
+	run_outcome o = { 0 }, p = { 0 };
+	run_call(&r, f, 3, &o);
+	run_call(&r, f, 3, &p);
+	p.output.data[200] = 'B';
+	size_t from = run_output_difference(&o, &p);
+	CHECK_EQ_INT(from, 200);
+	kl_buf d = { 0 };
+	run_describe(&d, m, kl_func_signature(kl_sym_func(m, f)), &p, from);
+	/* 80 bytes from 20 before the difference, and "..." for the rest */
+	CHECK_EQ_STR(d.data, "returned 0x1.9p4, output of 300 bytes, from byte "
+			     "180: \"AAAAAAAAAAAAAAAAAAAABAAAAAAAAAAAAAAAAAAAAAAAA"
+			     "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\"...");
+	kl_buf_free(&d);
+	kl_buf_free(&call);
+	run_outcome_free(&o);
+	run_outcome_free(&p);
+	runner_free(&r);
+	kl_module_free(m);
+}
+
 int
 main(void)
 {
 	UNIT_RUN(test_every_result_compared);
+	UNIT_RUN(test_describe_values);
 	UNIT_RUN(test_what_is_excused);
 	UNIT_RUN(test_every_outcome_compared);
 	return unit_report("runs");
