@@ -768,8 +768,11 @@ for c in "examples/sieve.kl|$dir/sieve-after.kl|0|PASS examples/sieve.kl" \
 	if [ "$st" = "$want_st" ] && [ "$got" = "$want" ]; then ok; else
 		bad "keel difftest --against $after $file: exit $st, '$got', not '$want'"; fi
 done
-# -p with --against, two files, neither: bad usage
-for c in "-p promote --against $dir/da.kl $dir/da.kl" "--against $dir/da.kl $dir/da.kl $dir/da.kl" "$dir/da.kl"; do
+# -p with --against, two files, neither, --against twice or empty: bad
+# usage (a second --against won in silence; an empty one was a file
+# that could not be read)
+for c in "-p promote --against $dir/da.kl $dir/da.kl" "--against $dir/da.kl $dir/da.kl $dir/da.kl" "$dir/da.kl" \
+	"--against $dir/da.kl --against $dir/wrong.kl $dir/da.kl" "--against= $dir/da.kl"; do
 	# shellcheck disable=SC2086
 	"$build"/keel difftest $c >/dev/null 2>&1
 	st=$?

@@ -429,9 +429,14 @@ cmd_difftest(int argc, char **argv)
 				return st;
 			}
 		} else if (against_given) {
-			if (against_given < 0)
+			if (against_given < 0 || !*args.value)
 				return cli_usage_error("difftest", "--against "
 						       "needs a file");
+			if (against)
+				return cli_usage_error("difftest", "--against "
+						       "given twice: one file "
+						       "is what the passes "
+						       "made");
 			against = args.value;
 		} else if (fuel_given) {
 			if (!cli_option_count("difftest", "--fuel", fuel_given,
