@@ -760,9 +760,12 @@ note_kept(promoter *p, const alloca_info *a)
 	if (line)
 		kl_buf_printf(out, ", line %u", line);
 	kl_buf_printf(out, "): %s", reason_text[a->reason]);
-	if (a->why_inst != KL_NONE) {
-		kl_buf_printf(out, " at inst%u", a->why_inst);
-		line = kl_inst_source_line(f, (kl_inst){ a->why_inst });
+	/* (an overlap names both accesses: either may be the mistake) */
+	uint32_t at[2] = { a->why_inst,
+			   a->reason == KEPT_OVERLAP ? a->with_inst : KL_NONE };
+	for (int k = 0; k < 2 && at[k] != KL_NONE; k++) {
+		kl_buf_printf(out, k ? " and inst%u" : " at inst%u", at[k]);
+		line = kl_inst_source_line(f, (kl_inst){ at[k] });
 		if (line)
 			kl_buf_printf(out, " (line %u)", line);
 	}

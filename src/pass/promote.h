@@ -42,6 +42,7 @@ typedef struct alloca_info {
 	uint8_t reason;
 	uint8_t own_reason; /* PROMOTED, or why it is kept whatever the rest */
 	uint32_t why_inst;  /* the escaping use or offending access */
+	uint32_t with_inst; /* KEPT_OVERLAP: the access why_inst overlaps */
 	/* counted by the walk: its accesses, the first one's offset and
 	 * width, and whether another one differs */
 	uint32_t naccesses, inst0;

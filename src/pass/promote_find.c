@@ -879,6 +879,7 @@ check_slots(promoter *p, alloca_info *ai, const access_key *key,
 			if (!same && x->offset < w->offset + w->width) {
 				ai->reason = KEPT_OVERLAP;
 				ai->why_inst = p->acc[v[x->k]].inst;
+				ai->with_inst = p->acc[v[w->k]].inst;
 				return;
 			}
 		}
