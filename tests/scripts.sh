@@ -496,6 +496,11 @@ if [ "$st" = 0 ] && [ "$out" = "1 passed, 0 failed" ]; then ok; else
 # holds its text; that is no proof the file failed that way, so such
 # lines do not count (a parse error of another kind must not pass)
 printf 'test cat\n\nfunction %%f() {\nblock0:\n    v1 = iadd2 v0, v0 ; expect-fail: division by zero\n    return\n}\n' >"$dir/ef-echo.kl"
+# without --expect-fail, such a line is an error (a must-fail file in a
+# suite that must pass would pass once its failure went)
+printf 'test cat\n; expect-fail: nothing\nfunction %%f() {\nblock0:\n    return\n}\n' >"$dir/ef-plain.kl"
+if "$build"/keel test "$dir/ef-plain.kl" | grep -q "ef-plain.kl:2:3: error: '; expect-fail:' is read by 'keel test --expect-fail' only"
+then ok; else bad "keel test on a file with an expect-fail line passed"; fi
 out=$("$build"/keel test --expect-fail "$dir/ef-echo.kl" 2>&1)
 st=$?
 case "$out" in *"expected in the report: division by zero"*"0 passed, 1 failed")

@@ -395,7 +395,8 @@ run_child(const char *path, bool bless, bool expect_fail, int fd)
 			kl_buf_reset(&report);
 			kl_buf_free(&lines);
 		}
-		failures = test_run_file(path, &text, bless, &report);
+		failures = test_run_file(path, &text, bless, expect_fail,
+					 &report);
 		cli_file_free(&text);
 	}
 	write_all(fd, report.data, report.len);

@@ -1064,6 +1064,19 @@ annotations_not_read(const test_file *tf, const test_command **cmds,
 		const char *key = annotation_key(c, buf, sizeof buf);
 		const char *word;
 		size_t n;
+		const char *rest;
+		size_t len;
+		if (!key && !tf->expect_fail &&
+		    test_comment_directive(c, "expect-fail", &rest, &len)) {
+			/* a file that must fail, run as one that must pass:
+			 * once its failure went, it would pass in silence */
+			test_comment_error(tf, c, report, "'; expect-fail:' is "
+					   "read by 'keel test --expect-fail' "
+					   "only: a file that must fail belongs "
+					   "in a run of those");
+			failures++;
+			continue;
+		}
 		if (!key && misspelt_annotation(c, buf, sizeof buf, &word, &n)) {
 			/* as a misspelt directive: read by no one */
 			bool colon = word[n] == ':';
@@ -1224,7 +1237,7 @@ run_commands(test_file *tf, const header_line *header,
  * it was rewritten. */
 static int
 run_file_once(const char *path, const char *source, const cli_file *given,
-	      bool bless, bool *blessed, kl_buf *report)
+	      bool bless, bool expect_fail, bool *blessed, kl_buf *report)
 {
 	cli_file own = { 0 };
 	kl_buf why = { 0 };
@@ -1246,6 +1259,7 @@ run_file_once(const char *path, const char *source, const cli_file *given,
 	tf.len = file.len;
 	tf.parse_text = blanked;
 	tf.bless = bless;
+	tf.expect_fail = expect_fail;
 	int failures = 0;
 	const test_command **cmds = header_commands(&tf, header, nheader,
 						    report);
@@ -1313,7 +1327,7 @@ done:
 
 int
 test_run_file(const char *path, const cli_file *text, bool bless,
-	      kl_buf *report)
+	      bool expect_fail, kl_buf *report)
 {
 	/* Blessing one function's block moves the lines after it, and an
 	 * expectation may quote line numbers (a pass's notes do): run again
@@ -1327,8 +1341,8 @@ test_run_file(const char *path, const cli_file *text, bool bless,
 		kl_buf one = { 0 };
 		int failures = run_file_once(path, real ? real : path,
 					     round ? NULL : text,
-					     bless && round < 4, &blessed,
-					     &one);
+					     bless && round < 4, expect_fail,
+					     &blessed, &one);
 		rewritten |= blessed;
 		if (!blessed || failures) {
 			kl_buf_append(report, one.data, one.len);

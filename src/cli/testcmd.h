@@ -43,6 +43,7 @@ typedef struct test_file {
 	test_comment *comments; /* every comment of the file */
 	uint32_t ncomments;
 	bool bless;        /* --bless: commands may record new expectations */
+	bool expect_fail;  /* --expect-fail: its `; expect-fail:` are read */
 	/* The `test` line being run: its line and where its args begin in
 	   text, so commands can point a caret at a bad argument. */
 	uint32_t header_line, args_col;
@@ -193,7 +194,7 @@ bool test_run_passes(test_file *tf, const test_func *tfn,
  * TEST_BLESSED, which the runner turns into "BLESSED PATH". */
 #define TEST_BLESSED "(blessed)"
 int test_run_file(const char *path, const cli_file *text, bool bless,
-		  kl_buf *report);
+		  bool expect_fail, kl_buf *report);
 
 /* ---- the commands ---- */
 int test_cmd_cat(test_file *tf, const char *args, kl_buf *report);
