@@ -613,9 +613,11 @@ finish_child(run_state *rs, child *c)
 	kl_buf *out = &rs->reports[c->file];
 	/* A file --bless rewrote is named whatever -v says: the one way to
 	 * see what changed, short of a diff. */
-	bool blessed = ok && ntext >= sizeof TEST_BLESSED &&
-		       memcmp(text + ntext - sizeof TEST_BLESSED,
-			      TEST_BLESSED "\n", sizeof TEST_BLESSED) == 0;
+	size_t mark = sizeof TEST_BLESSED; /* its text and '\n' */
+	bool blessed = ok && !rs->expect_fail && ntext >= mark &&
+		       memcmp(text + ntext - mark, TEST_BLESSED "\n",
+			      mark) == 0 &&
+		       (ntext == mark || text[ntext - mark - 1] == '\n');
 	if (ok) {
 		rs->passed++;
 		if (blessed) {

@@ -352,15 +352,12 @@ run_judge_excuse(run_judge *j, kl_sym s, kl_sym s_after, uint32_t v,
 			    times(j->fuel, RUN_PROBE_FUEL_FACTOR), RUN_MEMORY);
 	}
 	run_call(&j->on_probe, s, v, &j->scratch);
-	/* Excused only where the ids reach: a call that prints a pointer
-	 * but returns a plain number still has its number compared. */
-	const run_outcome *probe = &j->scratch;
-	bool ids_in_output = !same_output(before, probe);
-	bool ids_in_ending = !same_ending(before, probe);
-	if ((!ids_in_output && !same_output(before, after)) ||
-	    (!ids_in_ending && !same_ending(before, after)))
-		return RUN_NOT_EXCUSED;
-	return RUN_EXCUSE_OBJECT_IDS;
+	/* The whole call is excused, not only the part the probe moved:
+	 * the probe moves ids up, a pass that removes allocas moves them
+	 * down, and a part the probe left alone may still move then (a
+	 * printed id one digit shorter changes printf's result). */
+	return run_same(before, &j->scratch) ? RUN_NOT_EXCUSED
+					     : RUN_EXCUSE_OBJECT_IDS;
 }
 
 void

@@ -559,14 +559,17 @@ begins_print(const char *s, size_t n)
 		if (n >= strlen(items[k]) &&
 		    memcmp(s, items[k], strlen(items[k])) == 0)
 			return true;
-	size_t i = 0;
-	while (i < n && s[i] != ':' && s[i] != ' ')
-		i++;
-	size_t d = i + 1;
-	while (d < n && s[d] >= '0' && s[d] <= '9')
-		d++;
-	return i > 0 && i < n && s[i] == ':' && d > i + 1 && d + 1 < n &&
-	       s[d] == ':' && s[d + 1] == ' ';
+	/* "FILE:LINE: ", whatever FILE holds (blanks too) */
+	for (size_t i = 1; i < n; i++) {
+		if (s[i] != ':')
+			continue;
+		size_t d = i + 1;
+		while (d < n && s[d] >= '0' && s[d] <= '9')
+			d++;
+		if (d > i + 1 && d + 1 < n && s[d] == ':' && s[d + 1] == ' ')
+			return true;
+	}
+	return false;
 }
 
 int
