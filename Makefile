@@ -132,10 +132,20 @@ $(BUILD)/unit/test_runs $(BUILD)/unit/test_corpus $(BUILD)/unit/test_cli: \
 	@$(CC) $(CFLAGS_ALL) -Itests/unit $< $(filter %.o,$^) \
 		$(LIB_INTERNAL) -lm -o $@
 
+# The fuzz targets are compiled by every check too (as objects, with the
+# build's compiler: libFuzzer is clang's), so that a change of an
+# internal interface they use cannot break them unseen.
+FUZZ_OBJ = $(patsubst fuzz/%.c,$(BUILD)/fuzzobj/%.o,$(wildcard fuzz/fuzz_*.c))
+$(BUILD)/fuzzobj/%.o: fuzz/%.c $(wildcard src/*/*.h) include/keel.h \
+		$(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(CFLAGS_ALL) -c $< -o $@
+
 # Every test: unit programs (those of tests/unit/test_*.c alone, not
 # what an older tree left in $(BUILD)/unit), then the file tests.
 # tests/check.sh sums the "N passed, N failed" lines into the final one.
-check: $(KEEL) $(GEN) $(EMBED) $(FOLD) $(UNIT_BIN)
+check: $(KEEL) $(GEN) $(EMBED) $(FOLD) $(UNIT_BIN) $(FUZZ_OBJ)
 	@sh tests/check.sh $(BUILD) $(UNIT_BIN)
 
 # Benchmarks against LLVM 19 when installed (bench/bench.sh explains the

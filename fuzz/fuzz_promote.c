@@ -77,10 +77,10 @@ parse(const uint8_t *data, size_t size)
 }
 
 static void
-describe(const outcome *o)
+describe(const kl_module *m, kl_signature sig, const outcome *o, size_t from)
 {
 	kl_buf b = { 0 };
-	run_describe(&b, &o->o);
+	run_describe(&b, m, sig, &o->o, from);
 	fprintf(stderr, "%.*s\n", (int)b.len, b.len ? b.data : "");
 	kl_buf_free(&b);
 }
@@ -200,20 +200,17 @@ compare(const char *what, const kl_module *m, const outcome *before,
 			if (!b->checked || run_over_limit(&a->o) ||
 			    run_same(&b->o, &a->o))
 				continue;
-			size_t n;
-			const char *name = kl_sym_name(m, (kl_sym){ s }, &n);
-			uint64_t args[RUN_MAX_PARAMS];
-			uint32_t nargs = run_args(m, kl_sym_func(m,
-				(kl_sym){ s }), v, args);
-			fprintf(stderr, "promote (%s) changed what %%%.*s(",
-				what, (int)n, name);
-			for (uint32_t i = 0; i < nargs; i++)
-				fprintf(stderr, "%s0x%llx", i ? ", " : "",
-					(unsigned long long)args[i]);
-			fprintf(stderr, ") does:\n  before: ");
-			describe(b);
+			kl_buf call = { 0 };
+			run_describe_call(&call, m, (kl_sym){ s }, v);
+			fprintf(stderr, "promote (%s) changed what %s does:\n"
+				"  before: ", what, call.data);
+			kl_buf_free(&call);
+			kl_signature sig =
+				kl_func_signature(kl_sym_func(m, (kl_sym){ s }));
+			size_t from = run_output_difference(&b->o, &a->o);
+			describe(m, sig, b, from);
 			fprintf(stderr, "  after:  ");
-			describe(a);
+			describe(m, sig, a, from);
 			print_module("the module after promote", m);
 			abort();
 		}
