@@ -388,6 +388,17 @@ case $out in
 *"(run with --bless to update)"*) ok ;;
 *) bad "keel test, a verifier block of 'a b.kl': $out" ;;
 esac
+# a precise mismatch shows each side from the first difference with the
+# two lines after it: a missing line shows as the others shifting
+printf 'test cat precise\n\nfunction %%f(i32) -> i32 {\nblock0(v0: i32):\n    v1 = iadd v0, v0\n    v2 = iadd v1, v1\n    return v2\n}\n; function %%f(i32) -> i32 {\n; block0(v0: i32):\n;     v1 = iadd v0, v0\n;     return v2\n; }\n' >"$dir/missing.kl"
+out=$("$build"/keel test "$dir/missing.kl" 2>&1 | sed -n '/line 4 of the block/,/^0 passed/p')
+if [ "$out" = "      line 4 of the block (line 12 of the file):
+      expected:     return v2
+                }
+      actual:       v2 = iadd v1, v1
+                    return v2
+                }
+0 passed, 1 failed" ]; then ok; else bad "keel test, a precise block missing a line: $out"; fi
 # --bless names the files it rewrote, -v or not, and only those
 printf 'test cat precise\n\nfunction %%f() {\nblock0:\n    return\n}\n' >"$dir/new.kl"
 out=$("$build"/keel test --bless "$dir/new.kl" "$dir/keep.kl" "$dir/note.kl")

@@ -572,6 +572,28 @@ begins_print(const char *s, size_t n)
 	return false;
 }
 
+/* Line l of text s (n bytes) after label, and the two lines after it
+ * under it: a line missing on one side then shows as the others
+ * shifting, not as one line changed. */
+static void
+put_lines_from(kl_buf *report, const char *label, const char *s, size_t n,
+	       cli_line l)
+{
+	kl_buf_printf(report, "%s%.*s\n", label, l.len, l.text);
+	bool inside = n && l.text >= s && l.text <= s + n;
+	const char *p = inside ? l.text + l.len : s + n;
+	for (int k = 0; k < 2 && p < s + n; k++) {
+		p++; /* its '\n' */
+		if (p >= s + n)
+			break;
+		const char *e = memchr(p, '\n', (size_t)(s + n - p));
+		size_t m = e ? (size_t)(e - p) : (size_t)(s + n - p);
+		kl_buf_printf(report, "%*s%.*s\n", (int)strlen(label), "",
+			      (int)m, p);
+		p += m;
+	}
+}
+
 int
 test_precise(test_file *tf, const test_func *tfn, const char *output,
 	     size_t len, kl_buf *report)
@@ -659,12 +681,14 @@ test_precise(test_file *tf, const test_func *tfn, const char *output,
 		uint32_t line;
 		cli_line a, b;
 		if (cli_first_difference(expected.data, expected.len, output,
-					 len, &line, &a, &b))
+					 len, &line, &a, &b)) {
 			kl_buf_printf(report, "  line %u of the block (line %u "
-				      "of the file):\n"
-				      "  expected: %.*s\n  actual:   %.*s\n",
-				      line, first + line - 1, a.len, a.text,
-				      b.len, b.text);
+				      "of the file):\n", line,
+				      first + line - 1);
+			put_lines_from(report, "  expected: ", expected.data,
+				       expected.len, a);
+			put_lines_from(report, "  actual:   ", output, len, b);
+		}
 		if (prose)
 			kl_buf_puts(report, "  (the block is a comment that is "
 				    "no print: if it is a note, put a blank "
