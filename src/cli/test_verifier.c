@@ -167,6 +167,13 @@ cmp_key(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+static int
+cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return a < b ? -1 : a > b;
+}
+
 static const char *
 base_name(const char *path)
 {
@@ -217,12 +224,32 @@ check_func(test_file *tf, const test_func *tfn, const size_t *starts,
 		kl_verify_location(tfn->func, d, false, &problems);
 		kl_buf_printf(&problems, ": %s\n", d->message);
 	}
-	for (uint32_t j = 0; j < na; j++)
-		if (!a[j].used && !a[j].bad_regex)
-			kl_buf_printf(&problems, "%s:%u: expected %s on "
-				      "line %u not reported: %.*s\n", tf->path,
-				      a[j].at, a[j].warning ? "warning" : "error",
-				      a[j].line, (int)a[j].len, a[j].text);
+	/* the lines with a diagnostic, sorted: an expectation not met
+	 * where one is says so (its text differs), not "not reported" */
+	uint32_t *diag_lines = cli_alloc(diags.len + 1, sizeof *diag_lines);
+	for (uint32_t k = 0; k < diags.len; k++)
+		diag_lines[k] = diags.items[k].line;
+	qsort(diag_lines, diags.len, sizeof *diag_lines, cmp_u32);
+	for (uint32_t j = 0; j < na; j++) {
+		if (a[j].used || a[j].bad_regex)
+			continue;
+		uint32_t lo = 0, hi = diags.len;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (diag_lines[mid] < a[j].line)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		bool other = lo < diags.len && diag_lines[lo] == a[j].line;
+		kl_buf_printf(&problems, "%s:%u: expected %s on line %u not "
+			      "reported: %.*s%s\n", tf->path, a[j].at,
+			      a[j].warning ? "warning" : "error", a[j].line,
+			      (int)a[j].len, a[j].text,
+			      other ? " (what was reported on that line "
+				      "says something else)" : "");
+	}
+	free(diag_lines);
 	kl_verify_render(tfn->func, &diags, precise ? base_name(tf->path)
 						      : tf->path,
 			 false, &rendered, &rendered);
