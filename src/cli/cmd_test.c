@@ -536,6 +536,19 @@ split_expectations(const kl_buf *out, const char **lines, size_t *nlines,
 	return true;
 }
 
+/* A child's report text[0, n), each line indented under its file's
+ * PASS, BLESSED or FAIL line. */
+static void
+put_indented(kl_buf *out, const char *text, size_t n)
+{
+	for (const char *s = text, *e = text + n; s < e;) {
+		const char *nl = memchr(s, '\n', (size_t)(e - s));
+		size_t k = nl ? (size_t)(nl - s) : (size_t)(e - s);
+		kl_buf_printf(out, "    %.*s\n", (int)k, s);
+		s += k + 1;
+	}
+}
+
 typedef struct run_state {
 	file_list *files;
 	bool expect_fail, verbose, tty;
@@ -623,15 +636,7 @@ finish_child(run_state *rs, child *c)
 		if (blessed) {
 			/* with what it says of the rewrite */
 			kl_buf_printf(out, "BLESSED %s\n", path);
-			for (const char *s = text, *e = text + ntext -
-				     sizeof TEST_BLESSED; s < e;) {
-				const char *nl = memchr(s, '\n',
-							(size_t)(e - s));
-				size_t n = nl ? (size_t)(nl - s)
-					      : (size_t)(e - s);
-				kl_buf_printf(out, "    %.*s\n", (int)n, s);
-				s += n + 1;
-			}
+			put_indented(out, text, ntext - mark);
 		} else if (rs->verbose)
 			kl_buf_printf(out, "PASS %s\n", path);
 	} else {
@@ -639,15 +644,7 @@ finish_child(run_state *rs, child *c)
 		kl_buf_printf(out, "FAIL %s: %s\n", path, reason.data);
 		if (why.len)
 			kl_buf_puts(out, why.data);
-		if (ntext) {
-			const char *s = text;
-			while (*s) {
-				const char *nl = strchr(s, '\n');
-				size_t n = nl ? (size_t)(nl - s) : strlen(s);
-				kl_buf_printf(out, "    %.*s\n", (int)n, s);
-				s += n + (nl ? 1 : 0);
-			}
-		}
+		put_indented(out, text, ntext);
 	}
 	rs->finished[c->file] = true;
 	rs->done++;

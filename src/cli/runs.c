@@ -143,20 +143,13 @@ run_over_limit(const run_outcome *o)
 	return o->status == KL_RUN_TRAPPED && o->trap == KL_TRAP_STACK_OVERFLOW;
 }
 
-/* The same output? */
-static bool
-same_output(const run_outcome *a, const run_outcome *b)
+bool
+run_same(const run_outcome *a, const run_outcome *b)
 {
-	return a->output.len == b->output.len &&
-	       (a->output.len == 0 ||
-		memcmp(a->output.data, b->output.data, a->output.len) == 0);
-}
-
-/* The same status, results, trap or exit code (the output aside)? */
-static bool
-same_ending(const run_outcome *a, const run_outcome *b)
-{
-	if (a->status != b->status || a->nres != b->nres)
+	if (a->status != b->status || a->nres != b->nres ||
+	    a->output.len != b->output.len ||
+	    (a->output.len &&
+	     memcmp(a->output.data, b->output.data, a->output.len) != 0))
 		return false;
 	switch (a->status) {
 	case KL_RUN_RETURNED:
@@ -169,12 +162,6 @@ same_ending(const run_outcome *a, const run_outcome *b)
 	default:
 		return true;
 	}
-}
-
-bool
-run_same(const run_outcome *a, const run_outcome *b)
-{
-	return same_output(a, b) && same_ending(a, b);
 }
 
 /* s[0, n) as a C string's contents: a FAIL line stays one line. */

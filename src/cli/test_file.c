@@ -400,6 +400,7 @@ test_func_name(const test_func *tfn, kl_buf *tmp)
 	kl_name_format(name, n, tmp);
 	return tmp->data;
 }
+
 /* The engine's report, each "line N: directive" head made "PATH:N:
  * directive", a place an editor opens. */
 static void
@@ -445,7 +446,6 @@ put_output(kl_buf *report, const char *output, size_t len)
 	if (len && output[len - 1] != '\n')
 		kl_buf_putc(report, '\n');
 }
-
 
 /* ---- FileCheck ---- */
 
@@ -545,7 +545,8 @@ block_loses_directive(const test_func *tfn, uint32_t first, uint32_t count,
  * Does the comment line s[0, n) (its ';' gone) begin a print, as a
  * precise block does: a function, declaration or data object, or a
  * verifier's "FILE:LINE: " line? A block that begins with anything else
- * is prose (a note on the function), which --bless must not overwrite.
+ * is prose (a note on the function): --bless replaces it all the same,
+ * as documented, but says so.
  */
 static bool
 begins_print(const char *s, size_t n)

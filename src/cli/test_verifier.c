@@ -167,13 +167,6 @@ cmp_key(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-static int
-cmp_u32(const void *x, const void *y)
-{
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	return a < b ? -1 : a > b;
-}
-
 static const char *
 base_name(const char *path)
 {
@@ -226,10 +219,10 @@ check_func(test_file *tf, const test_func *tfn, const size_t *starts,
 	}
 	/* the lines with a diagnostic, sorted: an expectation not met
 	 * where one is says so (its text differs), not "not reported" */
-	uint32_t *diag_lines = cli_alloc(diags.len + 1, sizeof *diag_lines);
+	uint64_t *diag_lines = cli_alloc(diags.len + 1, sizeof *diag_lines);
 	for (uint32_t k = 0; k < diags.len; k++)
 		diag_lines[k] = diags.items[k].line;
-	qsort(diag_lines, diags.len, sizeof *diag_lines, cmp_u32);
+	qsort(diag_lines, diags.len, sizeof *diag_lines, cmp_key);
 	for (uint32_t j = 0; j < na; j++) {
 		if (a[j].used || a[j].bad_regex)
 			continue;

@@ -292,9 +292,8 @@ parse_function(parser *p)
 		size_t n = scan_type(p->p, p->end, &t);
 		bool type = n && (p->p + n == p->end ||
 				  !is_ident_char((unsigned char)p->p[n]));
-		expect_failed(p, type ? "'{' to open the function body (or "
-				  "'->' before the results)"
-				: "'{' to open the function body");
+		fail_expected_hint(p, p->p, "'{' to open the function body",
+				   type ? " (or '->' before the results)" : "");
 	}
 	sd = &p->m->syms[s];
 	sd->defined = 1;
