@@ -954,6 +954,7 @@ promote: promoted 0
 promote: kept 0" ]; then ok; else
 	bad "keel opt --stats: counters missing or out of order:"; cat "$dir/stats.err" "$dir/noalloca.err"; fi
 
+
 # a pass that breaks the IR (the hidden debug-break, which removes the
 # first block's terminator): --verify-each stops after it with the
 # listing; without it the result is verified before it is printed, so
@@ -1033,34 +1034,38 @@ promote: kept 1" ]; then ok; else
 
 # two passes in the list: both run, in order; --stats reports each, and
 # --print-after=all prints the module after each (the first promote of
-# this chain leaves two allocas that the second promotes)
+# this chain leaves two allocas that the second promotes); the reports
+# name each run of a pass the list holds twice (promote#1, promote#2)
 chain=tests/filetests/promote/pointer-chain-limit.kl
 "$build"/keel opt -p promote,promote --stats --print-after=all "$chain" \
 	>"$dir/twice.out" 2>"$dir/twice.err"
 st=$?
-if [ "$st" = 0 ] && [ "$(grep '^promote: ' "$dir/twice.err")" = "promote: slots 8
-promote: params 0
-promote: promoted 8
-promote: kept 2
-promote: slots 2
-promote: params 0
-promote: promoted 2
-promote: kept 0" ]; then ok; else
+if [ "$st" = 0 ] && [ "$(grep '^promote#' "$dir/twice.err")" = "promote#1: slots 8
+promote#1: params 0
+promote#1: promoted 8
+promote#1: kept 2
+promote#2: slots 2
+promote#2: params 0
+promote#2: promoted 2
+promote#2: kept 0" ]; then ok; else
 	bad "keel opt -p promote,promote --stats: exit $st, stderr:"; cat "$dir/twice.err"; fi
 # the first module printed is the one after the first pass, the last
 # one (all that follows the second header) the final module
-after() { # N FILE: the lines after the Nth "; after pass promote"
-	awk -v n="$1" '/^; after pass promote$/ { k++; next } k == n' "$2"
+after() { # N FILE: the lines after "; after pass promote#N"
+	awk -v n="$1" '/^; after pass promote#[0-9]+$/ { k++; next } k == n' "$2"
+}
+headers() { # FILE: the "; after pass" lines
+	grep '^; after pass' "$1" | tr '\n' ' '
 }
 first=$(after 1 "$dir/twice.err" | grep -c 'alloca')
-if [ "$(grep -c '^; after pass promote$' "$dir/twice.err")" = 2 ] && [ "$first" = 2 ] &&
+if [ "$(headers "$dir/twice.err")" = "; after pass promote#1 ; after pass promote#2 " ] && [ "$first" = 2 ] &&
 	[ "$(after 2 "$dir/twice.err")" = "$(cat "$dir/twice.out")" ] &&
 	! grep -q alloca "$dir/twice.out"; then ok; else
 	bad "keel opt -p promote,promote --print-after=all: not the module after each pass:"; cat "$dir/twice.err"; fi
 # --print-after=PASS with PASS twice in the list: after each run of it
 "$build"/keel opt -p promote,promote --print-after=promote "$chain" \
 	>"$dir/twice2.out" 2>"$dir/twice2.err"
-if [ "$(grep -c '^; after pass promote$' "$dir/twice2.err")" = 2 ] &&
+if [ "$(headers "$dir/twice2.err")" = "; after pass promote#1 ; after pass promote#2 " ] &&
 	[ "$(after 1 "$dir/twice2.err" | grep -c alloca)" = 2 ] &&
 	[ "$(after 2 "$dir/twice2.err")" = "$(cat "$dir/twice2.out")" ]; then ok; else
 	bad "keel opt -p promote,promote --print-after=promote: not printed after each run"; cat "$dir/twice2.err"; fi

@@ -63,18 +63,18 @@ parse_pass_list(opt_options *o, const char *list)
  * same whatever the module holds (no function at all included); then
  * any the registry does not name, as the pass reported them. */
 static void
-print_stats(const kl_pass *p, const kl_pass_report *r)
+print_stats(const kl_pass *p, const char *label, const kl_pass_report *r)
 {
 	const char *const *names = p->counters;
 	for (uint32_t i = 0; names && names[i]; i++)
-		fprintf(stderr, "%s: %s %llu\n", p->name, names[i],
+		fprintf(stderr, "%s: %s %llu\n", label, names[i],
 			(unsigned long long)kl_pass_report_get(r, names[i]));
 	for (uint32_t i = 0; i < r->num_counters; i++) {
 		bool named = false;
 		for (uint32_t k = 0; names && names[k] && !named; k++)
 			named = strcmp(names[k], r->counters[i].name) == 0;
 		if (!named)
-			fprintf(stderr, "%s: %s %llu\n", p->name,
+			fprintf(stderr, "%s: %s %llu\n", label,
 				r->counters[i].name,
 				(unsigned long long)r->counters[i].value);
 	}
@@ -102,6 +102,27 @@ verify_after(const char *after, kl_func *f, const cli_file *file,
 	return ok;
 }
 
+/* How the reports name the k-th pass of the list: its name, or, for a
+ * pass the list holds more than once, its name and which run this is
+ * ("promote#2"), so that the blocks of two runs can be told apart. */
+static void
+label_pass(const opt_options *o, uint32_t k, kl_buf *out)
+{
+	const kl_pass *p = o->passes[k];
+	uint32_t run = 0, runs = 0;
+	for (uint32_t i = 0; i < o->npasses; i++) {
+		if (o->passes[i] != p)
+			continue;
+		runs++;
+		if (i <= k)
+			run++;
+	}
+	if (runs > 1)
+		kl_buf_printf(out, "%s#%u", p->name, run);
+	else
+		kl_buf_puts(out, p->name);
+}
+
 /* Who broke the IR, as verify_after names it: "pass 'P'", or for
  * several passes checked together "passes 'P,Q' (...)". */
 static void
@@ -116,17 +137,18 @@ name_passes(const kl_pass *const *passes, uint32_t n, kl_buf *out)
 }
 
 /*
- * Run pass p on every function of m, verifying each after it with
- * --verify-each (adding the verifier's time to *verifying). Returns false,
- * having said why, when the pass fails or breaks a function.
+ * Run pass p, which the reports call `label`, on every function of m,
+ * verifying each after it with --verify-each (adding the verifier's time
+ * to *verifying). Returns false, having said why, when the pass fails or
+ * breaks a function.
  */
 static bool
-run_pass(const opt_options *o, const kl_pass *p, kl_module *m,
-	 const cli_file *file, const kl_verify_ctx *verify,
+run_pass(const opt_options *o, const kl_pass *p, const char *label,
+	 kl_module *m, const cli_file *file, const kl_verify_ctx *verify,
 	 kl_pass_report *rep, double *verifying)
 {
 	kl_buf after = { 0 };
-	name_passes(&p, 1, &after);
+	kl_buf_printf(&after, "pass '%s'", label);
 	bool ok = true;
 	uint32_t nsyms = kl_module_num_syms(m);
 	for (uint32_t s = 0; ok && s < nsyms; s++) {
@@ -142,7 +164,7 @@ run_pass(const opt_options *o, const kl_pass *p, kl_module *m,
 			kl_name_format(name, n, &spelt);
 			fprintf(stderr,
 				"keel opt: pass '%s' failed on %s: %s\n",
-				p->name, spelt.data, kl_status_name(st));
+				label, spelt.data, kl_status_name(st));
 			kl_buf_free(&spelt);
 			ok = false;
 		} else if (o->verify_each) {
@@ -161,34 +183,39 @@ run_passes(const opt_options *o, kl_module *m, const cli_file *file,
 {
 	for (uint32_t k = 0; k < o->npasses; k++) {
 		const kl_pass *p = o->passes[k];
+		kl_buf label = { 0 };
+		label_pass(o, k, &label);
 		kl_pass_report rep = { 0 };
 		rep.verbose = o->verbose;
 		rep.input_verified = true; /* checked before the first pass */
 		/* --verify-each's time is the verifier's, not the pass's */
 		double verifying = 0, t0 = cli_now();
-		bool ok = run_pass(o, p, m, file, verify, &rep, &verifying);
+		bool ok = run_pass(o, p, label.data, m, file, verify, &rep,
+				   &verifying);
 		double t1 = cli_now();
 		if (!ok) {
 			kl_pass_report_free(&rep);
+			kl_buf_free(&label);
 			return EXIT_BAD_INPUT;
 		}
 		if (o->time_passes) {
-			fprintf(stderr, "%s: %.3f ms\n", p->name,
+			fprintf(stderr, "%s: %.3f ms\n", label.data,
 				(t1 - t0 - verifying) * 1e3);
 			if (o->verify_each)
 				fprintf(stderr, "verify after %s: %.3f ms\n",
-					p->name, verifying * 1e3);
+					label.data, verifying * 1e3);
 		}
 		if (o->stats)
-			print_stats(p, &rep);
+			print_stats(p, label.data, &rep);
 		if (o->verbose && rep.notes.len)
 			fwrite(rep.notes.data, 1, rep.notes.len, stderr);
 		if (o->print_after && (strcmp(o->print_after, "all") == 0 ||
 				       strcmp(o->print_after, p->name) == 0)) {
-			fprintf(stderr, "; after pass %s\n", p->name);
+			fprintf(stderr, "; after pass %s\n", label.data);
 			cli_print_module(m, NULL, stderr, NULL);
 		}
 		kl_pass_report_free(&rep);
+		kl_buf_free(&label);
 	}
 	if (o->verify_each)
 		return EXIT_OK;
