@@ -112,9 +112,9 @@ dt_dominates(const kl_domtree *dt, uint32_t a, uint32_t b)
  * in its inner loop without a call per block. */
 struct kl_domfront {
 	uint32_t nblocks, blocks_cap;
-	uint32_t *start;  /* (starts the region of start, last, joins)
-			   * per block + 1: DF(b) is set[start[b] ..
-			     start[b + 1]) */
+	uint32_t *start;  /* per block, and one more: DF(b) is
+			   * set[start[b] .. start[b + 1]); one allocation
+			   * holds start, last and joins */
 	uint32_t *last;   /* scratch: per block, the join it last got */
 	uint32_t *joins;  /* scratch: the join blocks, in layout order */
 	kl_block *set;

@@ -60,7 +60,7 @@ struct kl_liveness {
 	uint32_t *use_start;          /* per value + 1 */
 	uint32_t *uses;               /* use blocks, grouped by value */
 	uint32_t nvalues_cap, uses_cap;
-	uint32_t *pairs;              /* (block, value) as found */
+	uint32_t *pairs_in;           /* (block, value) as found */
 	uint32_t npairs_in, npairs_out, pairs_in_cap, pairs_out_cap;
 	uint32_t *pairs_out;
 	uint32_t *stack;
@@ -103,7 +103,7 @@ kl_liveness_free(kl_liveness *lv)
 		return;
 	void *ptrs[] = { lv->in_start, lv->out_start, lv->in, lv->out,
 			 lv->last_in, lv->last_out, lv->use_start, lv->uses,
-			 lv->pairs, lv->pairs_out, lv->stack,
+			 lv->pairs_in, lv->pairs_out, lv->stack,
 			 lv->pred_start, lv->preds, lv->resolved_buf };
 	for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++)
 		free(ptrs[k]);
@@ -274,7 +274,7 @@ walk_up(kl_liveness *lv, uint32_t from, uint32_t v, uint32_t def)
 		if (b == def || lv->last_in[b] == v)
 			continue;
 		lv->last_in[b] = v;
-		if (!add_pair(lv, &lv->pairs, &lv->npairs_in,
+		if (!add_pair(lv, &lv->pairs_in, &lv->npairs_in,
 			      &lv->pairs_in_cap, b, v))
 			return;
 		const uint32_t *pr = lv->preds + lv->pred_start[b];
@@ -349,7 +349,7 @@ kl_liveness_compute(kl_liveness *lv, const kl_func *f, const kl_cfg *cfg)
 	}
 	if (lv->too_large)
 		lv->npairs_in = lv->npairs_out = 0; /* empty sets, and say so */
-	build_sets(nb, lv->pairs, lv->npairs_in, &lv->in_start, &lv->in,
+	build_sets(nb, lv->pairs_in, lv->npairs_in, &lv->in_start, &lv->in,
 		   &lv->in_cap);
 	build_sets(nb, lv->pairs_out, lv->npairs_out, &lv->out_start,
 		   &lv->out, &lv->out_cap);

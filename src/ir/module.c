@@ -23,8 +23,6 @@
 
 #include "ir.h"
 
-static const char name_hex[] = "0123456789abcdef";
-
 kl_module *
 kl_module_new(void)
 {
@@ -139,8 +137,8 @@ fmt_name(kl_buf *out, const char *s, size_t n)
 		kl_buf_reserve(out, 2 * n);
 		for (size_t i = 0; i < n; i++) {
 			unsigned char c = (unsigned char)s[i];
-			out->data[out->len++] = name_hex[c >> 4];
-			out->data[out->len++] = name_hex[c & 15];
+			out->data[out->len++] = kl_hex_digits[c >> 4];
+			out->data[out->len++] = kl_hex_digits[c & 15];
 		}
 		out->data[out->len] = 0;
 	}

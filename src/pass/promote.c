@@ -28,8 +28,8 @@
  *    unreachable block, and unreachable branches pass 0.
  * 4. Prune: keep the candidates whose value reaches a load, directly or
  *    through other kept candidates. These are exactly the blocks where the
- *    slot is live on entry, so the result is pruned SSA, found in time
- *    linear in the minimal SSA rather than by a liveness walk per slot
+ *    slot is live on entry, so the result is pruned SSA (Choi, Cytron
+ *    and Ferrante 1991), found in time linear in the minimal SSA rather than by a liveness walk per slot
  *    (which is what makes LLVM's mem2reg grow faster than linearly).
  *    Survivors get numbers, parameters and branch arguments.
  * 5. Remove the allocas and the address arithmetic that only fed them

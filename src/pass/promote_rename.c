@@ -437,8 +437,8 @@ mark_args(promoter *p, uint8_t *used, uint32_t q, uint32_t passed,
  * or it is passed to a surviving candidate. These are exactly the blocks
  * where the slot is live on entry (a path from there reaches a load
  * without a store, and along it every parameter passes the value on), so
- * this is Cytron's pruned SSA, found in time linear in the minimal SSA
- * instead of a liveness walk per slot.
+ * this is pruned SSA (Choi, Cytron and Ferrante 1991), found in time
+ * linear in the minimal SSA instead of a liveness walk per slot.
  *
  * The marks spread against the edges, mostly to candidates of blocks
  * laid out earlier (dominators, predecessors): one sweep from the last

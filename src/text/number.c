@@ -19,8 +19,6 @@
 
 #include "text.h"
 
-static const char hexdig[] = "0123456789abcdef";
-
 static void
 fmt_grouped_hex(kl_buf *out, uint64_t u)
 {
@@ -31,7 +29,7 @@ fmt_grouped_hex(kl_buf *out, uint64_t u)
 	buf_adds(out, "0x");
 	for (int g = groups - 1; g >= 0; g--) {
 		for (int d = 3; d >= 0; d--)
-			buf_addc(out, hexdig[(u >> (16 * g + 4 * d)) & 15]);
+			buf_addc(out, kl_hex_digits[(u >> (16 * g + 4 * d)) & 15]);
 		if (g)
 			buf_addc(out, '_');
 	}
@@ -149,7 +147,7 @@ fmt_float(kl_buf *out, bool neg, uint64_t exp, uint64_t frac, int fbits,
 	if (ndig) {
 		buf_addc(out, '.');
 		for (int d = ndig - 1; d >= 0; d--)
-			buf_addc(out, hexdig[(f >> (4 * d)) & 15]);
+			buf_addc(out, kl_hex_digits[(f >> (4 * d)) & 15]);
 	}
 	long e = exp == 0 ? 1 - bias : (long)exp - bias;
 	kl_buf_printf(out, "p%ld", e);
@@ -178,8 +176,8 @@ fmt_string(kl_buf *out, const char *s, size_t n)
 		if (c >= 32 && c < 127 && c != '"' && c != '\\') {
 			buf_addc(out, (char)c);
 		} else {
-			char esc[4] = { '\\', 'x', hexdig[c >> 4],
-					hexdig[c & 15] };
+			char esc[4] = { '\\', 'x', kl_hex_digits[c >> 4],
+					kl_hex_digits[c & 15] };
 			buf_add(out, esc, 4);
 		}
 	}

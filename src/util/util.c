@@ -16,6 +16,8 @@
 
 #include "util.h"
 
+const char kl_hex_digits[17] = "0123456789abcdef";
+
 /*
  * Large tables (a million-instruction function has ~60 MB of them) are
  * touched page by page as they fill; on Linux, asking for transparent huge

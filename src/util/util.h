@@ -174,6 +174,10 @@ bool kl_arena_grow(kl_arena *a, void *p, uint32_t *cap, size_t elem_size,
 		   uint64_t need, size_t max);
 void kl_arena_free(kl_arena *a);
 
+/* "0123456789abcdef": the digits the printer and the name formatter
+ * spell bytes and numbers with. */
+extern const char kl_hex_digits[17];
+
 /* 64-bit FNV-1a over bytes, for lookup tables only (never for output order). */
 uint64_t kl_hash_bytes(const void *data, size_t n);
 

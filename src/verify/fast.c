@@ -52,13 +52,9 @@
 
 #include "verify.h"
 
-/* The per-operand helpers must be inlined into the one loop that runs
- * per instruction; compilers hesitate, as they have several callers. */
-#if defined(__GNUC__)
-#define HOT static inline __attribute__((always_inline))
-#else
-#define HOT static inline
-#endif
+/* The per-operand helpers (HOT) must be inlined into the one loop that
+ * runs per instruction; compilers hesitate, as they have several callers. */
+#define HOT static KL_ALWAYS_INLINE
 
 /* Longest iadd_imm chain an address is followed through (then: no). */
 #define ADDR_DEPTH 64
