@@ -15,6 +15,46 @@
  * re-check: the placed bitmap says instruction i was found in a block list
  * that names it (so nodes[i].block and nodes[i].seq are right); vals[v]
  * says whether and where v is really defined, and its type's class.
+ *
+ * The invariants, each checked by both paths (docs/verifier.md, "The
+ * checks", has the messages and the tests of each):
+ *
+ *  structure.c -- instruction integrity
+ *   I1  the opcode is valid; cond/trap codes, alignments and pooled
+ *       immediates are in range.
+ *   I2  the result count is the opcode's, or the callee's signature's;
+ *       select has three operands, call_indirect a callee.
+ *   I3  results and block parameters are values in range, of valid type,
+ *       whose value-table entry names them back; every kind is valid.
+ *   I4  used values are in range and defined, their definition placed.
+ *   I5  branch targets, sigrefs, symbols and signatures exist (blocks in
+ *       the layout); only functions are called.
+ *   I6  operand lists and branch destinations are sound value-list
+ *       handles.
+ *   I7  an instruction is in at most one block; a value has exactly one
+ *       definition.
+ *  structure.c -- block integrity
+ *   B1  the block layout and each instruction list are acyclic lists of
+ *       existing entities, their links, first/last fields, placed flags,
+ *       sequence numbers (increasing) and block fields agreeing.
+ *   B2  every block is non-empty and ends with its only terminator.
+ *   B3  a block parameter belongs to its block.
+ *   B4  there is an entry block, and no branch targets it.
+ *  ssa.c -- SSA form
+ *   S1  every use in a reachable block is dominated by its definition; a
+ *       branch argument is used at the end of its block.
+ *   S2  alias chains end in a defined value, without a cycle, each alias
+ *       of its end's type; dominance is checked on the end.
+ *   S3  a cached CFG or dominator tree equals a fresh one.
+ *  typing.c -- types
+ *   T1  each opcode's TYPING rule (keel_opcodes.def) holds for its
+ *       operands, immediates and results.
+ *   T2  calls, branches and returns match their signature, target
+ *       parameters or function results; the entry block's parameters
+ *       match the function's.
+ *  memory.c -- warnings, not errors
+ *   M1  a constant-offset access to an alloca or data object stays inside
+ *       it; no store into a const data object.
  */
 #ifndef KEEL_VERIFY_H
 #define KEEL_VERIFY_H
