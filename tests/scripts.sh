@@ -1498,6 +1498,23 @@ KL
 st=$?
 if [ "$st" = 1 ] && [ "$(head -n 1 "$dir/ad.err")" = "trap stack_overflow: alloca of 4294967296 bytes is larger than an object can be (2^32 - 1 bytes)" ]
 then ok; else bad "keel run, alloca_dyn of 2^32 bytes: exit $st, $(cat "$dir/ad.err")"; fi
+# a built-in's bad access counts its bytes in words: "1 byte", not "1 bytes"
+cat >"$dir/oob1.kl" <<'KL'
+declare %printf(i64, ...) -> i32
+data %fmt = const { i8 "%s", i8 0 }
+
+function %p() -> i32 {
+block0:
+    v0 = symbol_addr %fmt
+    v1 = iconst.i64 0
+    v2 = call %printf(v0, v1)
+    return v2
+}
+KL
+"$build"/keel run "$dir/oob1.kl" %p >/dev/null 2>"$dir/oob1.err"
+st=$?
+if [ "$st" = 1 ] && [ "$(head -n 1 "$dir/oob1.err")" = "trap heap_oob: printf %s: 1 byte at 0x0000000000000000: null pointer (offset 0)" ]
+then ok; else bad "keel run, printf %s of null: exit $st, $(cat "$dir/oob1.err")"; fi
 # a depth past what the interpreter counts is refused, not cut down
 for d in 5G 0x10000000000000000; do
 	"$build"/keel run --max-depth $d "$dir/names.kl" %i8 5 >/dev/null 2>"$dir/md.err"

@@ -134,10 +134,30 @@ scan_name(cursor *c, kl_buf *name)
 	return false;
 }
 
+/* Where a value of a list does not scan, but a literal stands there
+ * (up to ',', ')' or a blank): say that it is no value of the type,
+ * which is what is wrong, in bad ("argument 1 ('256') is not a valid
+ * i8"); bad's first word names the list. Else leave bad alone, and the
+ * caller says what it expected. */
+static void
+say_not_valid(const kl_module *m, cursor *c, uint32_t k, kl_type t,
+	      kl_buf *bad)
+{
+	skip_blanks(c);
+	const char *end = c->s;
+	while (end < c->e && *end != ',' && *end != ')' && *end != ' ' &&
+	       *end != '\t')
+		end++;
+	if (end == c->s)
+		return;
+	kl_buf_printf(bad, " %u ('%.*s') is not a valid %s", k + 1,
+		      (int)(end - c->s), c->s, kl_type_name(m, t));
+}
+
 /* Literals of types[0..n) separated by commas; false if malformed. */
 static bool
 scan_values(const kl_module *m, cursor *c, const kl_type *types, uint32_t n,
-	    uint64_t *vals, const char *close)
+	    uint64_t *vals, const char *close, kl_buf *bad)
 {
 	for (uint32_t k = 0; k < n; k++) {
 		if (k && !accept(c, ","))
@@ -145,8 +165,10 @@ scan_values(const kl_module *m, cursor *c, const kl_type *types, uint32_t n,
 		size_t used = kl_interp_scan_value(m, types[k], c->s,
 						   (size_t)(c->e - c->s),
 						   &vals[k]);
-		if (!used)
+		if (!used) {
+			say_not_valid(m, c, k, types[k], bad);
 			return false;
+		}
 		c->s += used;
 	}
 	skip_blanks(c);
@@ -228,9 +250,15 @@ scan_expect(const kl_module *m, cursor *c, const kl_signature *sig,
 				      sig->num_results);
 			return false;
 		}
-		if (scan_values(m, c, sig->results, sig->num_results, x->vals,
-				NULL))
-			return true;
+		kl_buf bad = { 0 };
+		bool ok = scan_values(m, c, sig->results, sig->num_results,
+				      x->vals, NULL, &bad);
+		if (ok || bad.len) {
+			if (bad.len)
+				kl_buf_printf(why, "result%s", bad.data);
+			kl_buf_free(&bad);
+			return ok;
+		}
 		kl_buf_printf(why, "expected the call's %u result%s after "
 			      "'%s'", sig->num_results,
 			      sig->num_results == 1 ? "" : "s",
@@ -525,12 +553,16 @@ run_line(runner *rn, uint32_t k, const char *line, size_t len)
 		goto out;
 	}
 	kl_signature sig = kl_sym_signature(rn->m, s);
-	kl_buf why = { 0 };
+	kl_buf why = { 0 }, bad = { 0 };
+	bool args_ok = sig.num_params <= 64 &&
+		       scan_values(rn->m, &cur, sig.params, sig.num_params,
+				   args, ")", &bad);
 	if (sig.num_params > 64) {
 		kl_buf_printf(&why, "the call takes %u arguments: a run line "
 			      "passes at most 64", sig.num_params);
-	} else if (!scan_values(rn->m, &cur, sig.params, sig.num_params, args,
-				")")) {
+	} else if (bad.len) {
+		kl_buf_printf(&why, "argument%s", bad.data);
+	} else if (!args_ok) {
 		kl_buf_printf(&why, "expected the call's %u argument%s",
 			      sig.num_params, sig.num_params == 1 ? "" : "s");
 		put_types(rn->m, &why, sig.params, sig.num_params);
@@ -539,6 +571,7 @@ run_line(runner *rn, uint32_t k, const char *line, size_t len)
 		   (skip_blanks(&cur), cur.s != cur.e)) {
 		kl_buf_puts(&why, "unexpected text after the expectation");
 	}
+	kl_buf_free(&bad);
 	if (why.len) {
 		skip_blanks(&cur);
 		test_comment_error_at(rn->tf, c, cur.s, rn->report, "run: %s",

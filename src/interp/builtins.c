@@ -130,9 +130,9 @@ oob(kl_interp *it, const char *what, uint64_t p, uint64_t n, bool write)
 {
 	kl_buf_reset(&it->scratch);
 	mem_explain(it, p, n, write, &it->scratch);
-	raise_trap(it, KL_TRAP_HEAP_OOB, "%s: %llu bytes at 0x%016llx: %s",
-		   what, (unsigned long long)n, (unsigned long long)p,
-		   it->scratch.data);
+	raise_trap(it, KL_TRAP_HEAP_OOB, "%s: %llu byte%s at 0x%016llx: %s",
+		   what, (unsigned long long)n, n == 1 ? "" : "s",
+		   (unsigned long long)p, it->scratch.data);
 }
 
 /*
