@@ -59,14 +59,24 @@ struct kl_loops {
 	uint32_t nblocks, blocks_cap;
 	uint32_t *loop_of;  /* per block: innermost loop, KL_NONE */
 	uint32_t *irr_of;   /* per block: irreducible region, KL_NONE */
-	uint32_t *sa, *sb;  /* per block scratch */
-	uint32_t *cs, *ci;  /* per block: call stack of the SCC search */
+	uint32_t *sa, *sb;  /* per block scratch, named where used: marks,
+			     * Tarjan's index and lowlink, region maps */
+	uint32_t *cs, *ci;  /* per block: the SCC search's stack of blocks
+			     * and the next edge of each */
 	void *region;       /* holds the per-block arrays and blocks */
 
 	loop_info *loops;
 	uint32_t nloops, loops_cap;
-	/* per loop scratch during discovery (discovery-order ids) */
-	uint32_t *hdr, *par, *uf, *fc, *ns, *tail, *map;
+	/* Per loop, by discovery-order id, while the forest is built: */
+	uint32_t *header;       /* its header block */
+	uint32_t *parent;       /* the loop around it, KL_NONE */
+	uint32_t *outer;        /* union-find link toward the outermost
+				 * loop found so far around it (find) */
+	uint32_t *first_child;  /* its children, linked by next_sibling, */
+	uint32_t *next_sibling; /* in the layout order of their headers */
+	uint32_t *last_child;   /* (for appending) */
+	uint32_t *number;       /* KL_NONE until appended, then its final
+				 * number, then a fill cursor of blocks */
 	uint32_t scratch_cap;
 
 	kl_block *blocks;   /* loop blocks, see loop_info.start */
@@ -91,8 +101,8 @@ kl_loops_free(kl_loops *lf)
 {
 	if (!lf)
 		return;
-	void *ptrs[] = { lf->region, lf->loops, lf->hdr, lf->par, lf->uf,
-			 lf->fc, lf->ns, lf->tail, lf->map, lf->irr,
+	void *ptrs[] = { lf->region, lf->loops, lf->header, lf->parent, lf->outer,
+			 lf->first_child, lf->next_sibling, lf->last_child, lf->number, lf->irr,
 			 lf->irr_blocks, lf->irr_entries, lf->work };
 	for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++)
 		free(ptrs[k]);
@@ -164,19 +174,19 @@ new_loop(kl_loops *lf, uint32_t h)
 	if (l >= lf->scratch_cap) {
 		uint32_t cap = lf->scratch_cap < 16 ? 16 : lf->scratch_cap * 2;
 		size_t sz = (size_t)cap * sizeof(uint32_t);
-		uint32_t **arrs[] = { &lf->hdr, &lf->par, &lf->uf, &lf->fc,
-				      &lf->ns, &lf->tail, &lf->map };
+		uint32_t **arrs[] = { &lf->header, &lf->parent, &lf->outer, &lf->first_child,
+				      &lf->next_sibling, &lf->last_child, &lf->number };
 		for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++)
 			*arrs[k] = kl_realloc(*arrs[k], sz);
 		lf->scratch_cap = cap;
 	}
-	lf->hdr[l] = h;
-	lf->par[l] = KL_NONE;
-	lf->uf[l] = l;
+	lf->header[l] = h;
+	lf->parent[l] = KL_NONE;
+	lf->outer[l] = l;
 	return l;
 }
 
-/* Find the natural loops (discovery-order numbers in lf->hdr/par). */
+/* Find the natural loops (discovery-order numbers in lf->header/par). */
 static void
 discover(kl_loops *lf, const kl_cfg *cfg, const kl_domtree *dt)
 {
@@ -202,12 +212,12 @@ discover(kl_loops *lf, const kl_cfg *cfg, const kl_domtree *dt)
 				push_preds(lf, cfg, dt, b);
 				continue;
 			}
-			uint32_t top = find(lf->uf, in);
+			uint32_t top = find(lf->outer, in);
 			if (top == l)
 				continue;
-			lf->par[top] = l;
-			lf->uf[top] = l;
-			push_preds(lf, cfg, dt, lf->hdr[top]);
+			lf->parent[top] = l;
+			lf->outer[top] = l;
+			push_preds(lf, cfg, dt, lf->header[top]);
 		}
 	}
 }
@@ -216,15 +226,15 @@ discover(kl_loops *lf, const kl_cfg *cfg, const kl_domtree *dt)
 static void
 append_child(kl_loops *lf, uint32_t l, uint32_t *roots, uint32_t *rtail)
 {
-	uint32_t p = lf->par[l];
-	uint32_t *head = p == KL_NONE ? roots : &lf->fc[p];
-	uint32_t *tl = p == KL_NONE ? rtail : &lf->tail[p];
+	uint32_t p = lf->parent[l];
+	uint32_t *head = p == KL_NONE ? roots : &lf->first_child[p];
+	uint32_t *tl = p == KL_NONE ? rtail : &lf->last_child[p];
 	if (*tl == KL_NONE)
 		*head = l;
 	else
-		lf->ns[*tl] = l;
+		lf->next_sibling[*tl] = l;
 	*tl = l;
-	lf->map[l] = 0; /* appended */
+	lf->number[l] = 0; /* appended */
 }
 
 /*
@@ -238,43 +248,43 @@ number_loops(kl_loops *lf, const kl_func *f)
 {
 	uint32_t n = lf->nloops, roots = KL_NONE, rtail = KL_NONE;
 	for (uint32_t l = 0; l < n; l++) {
-		lf->fc[l] = lf->ns[l] = lf->tail[l] = KL_NONE;
-		lf->map[l] = KL_NONE;
+		lf->first_child[l] = lf->next_sibling[l] = lf->last_child[l] = KL_NONE;
+		lf->number[l] = KL_NONE;
 	}
 	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;
 	     b = layout_next(f, b, &st)) {
 		uint32_t l = b < lf->nblocks ? lf->loop_of[b] : KL_NONE;
-		if (l != KL_NONE && lf->hdr[l] == b && lf->map[l] == KL_NONE)
+		if (l != KL_NONE && lf->header[l] == b && lf->number[l] == KL_NONE)
 			append_child(lf, l, &roots, &rtail);
 	}
 	for (uint32_t l = 0; l < n; l++) /* headers the layout did not show */
-		if (lf->map[l] == KL_NONE)
+		if (lf->number[l] == KL_NONE)
 			append_child(lf, l, &roots, &rtail);
 
 	/* Preorder without recursion: an explicit stack of next siblings. */
 	kl_grow(&lf->loops, &lf->loops_cap, sizeof *lf->loops, n);
 	uint32_t id = 0, sp = 0;
-	uint32_t *stack = lf->tail; /* reuse: tails are no longer needed */
+	uint32_t *stack = lf->last_child; /* reuse: tails are no longer needed */
 	for (uint32_t l = roots; l != KL_NONE || sp;) {
 		if (l == KL_NONE) {
 			l = stack[--sp];
 			continue;
 		}
-		lf->map[l] = id;
+		lf->number[l] = id;
 		loop_info *li = &lf->loops[id++];
-		li->header = lf->hdr[l];
-		li->parent = lf->par[l] == KL_NONE ? KL_NONE
-						   : lf->map[lf->par[l]];
+		li->header = lf->header[l];
+		li->parent = lf->parent[l] == KL_NONE ? KL_NONE
+						   : lf->number[lf->parent[l]];
 		li->depth = li->parent == KL_NONE
 				    ? 1
 				    : lf->loops[li->parent].depth + 1;
 		li->own = 1; /* the header */
-		stack[sp++] = lf->ns[l];
-		l = lf->fc[l];
+		stack[sp++] = lf->next_sibling[l];
+		l = lf->first_child[l];
 	}
 	for (uint32_t b = 0; b < lf->nblocks; b++)
 		if (lf->loop_of[b] != KL_NONE)
-			lf->loop_of[b] = lf->map[lf->loop_of[b]];
+			lf->loop_of[b] = lf->number[lf->loop_of[b]];
 	/* Own blocks besides the header, each counted once (sa marks). */
 	uint32_t *mark = lf->sa;
 	memset(mark, 0, lf->nblocks * sizeof *mark);
@@ -302,7 +312,7 @@ number_loops(kl_loops *lf, const kl_func *f)
 	}
 	/* Ranges top-down: own blocks first, then the children in order. */
 	uint32_t next_root = 0;
-	uint32_t *next = lf->fc; /* reuse: per loop, next free slot */
+	uint32_t *next = lf->first_child; /* reuse: per loop, next free slot */
 	for (uint32_t l = 0; l < n; l++) {
 		loop_info *li = &lf->loops[l];
 		if (li->parent == KL_NONE) {
@@ -317,14 +327,14 @@ number_loops(kl_loops *lf, const kl_func *f)
 	/* Fill: the header, then the other own blocks in layout order. */
 	for (uint32_t l = 0; l < n; l++) {
 		loop_info *li = &lf->loops[l];
-		lf->map[l] = li->start + 1;
+		lf->number[l] = li->start + 1;
 		lf->blocks[li->start] = (kl_block){ li->header };
 	}
 	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;
 	     b = layout_next(f, b, &st)) {
 		if (b < lf->nblocks && mark[b] == 1) {
 			mark[b] = 2;
-			lf->blocks[lf->map[lf->loop_of[b]]++] = (kl_block){ b };
+			lf->blocks[lf->number[lf->loop_of[b]]++] = (kl_block){ b };
 		}
 	}
 }
