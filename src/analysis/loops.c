@@ -101,9 +101,10 @@ kl_loops_free(kl_loops *lf)
 {
 	if (!lf)
 		return;
-	void *ptrs[] = { lf->region, lf->loops, lf->header, lf->parent, lf->outer,
-			 lf->first_child, lf->next_sibling, lf->last_child, lf->number, lf->irr,
-			 lf->irr_blocks, lf->irr_entries, lf->work };
+	void *ptrs[] = { lf->region, lf->loops, lf->header, lf->parent,
+			 lf->outer, lf->first_child, lf->next_sibling,
+			 lf->last_child, lf->number, lf->irr, lf->irr_blocks,
+			 lf->irr_entries, lf->work };
 	for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++)
 		free(ptrs[k]);
 	free(lf);
@@ -174,8 +175,9 @@ new_loop(kl_loops *lf, uint32_t h)
 	if (l >= lf->scratch_cap) {
 		uint32_t cap = lf->scratch_cap < 16 ? 16 : lf->scratch_cap * 2;
 		size_t sz = (size_t)cap * sizeof(uint32_t);
-		uint32_t **arrs[] = { &lf->header, &lf->parent, &lf->outer, &lf->first_child,
-				      &lf->next_sibling, &lf->last_child, &lf->number };
+		uint32_t **arrs[] = { &lf->header, &lf->parent, &lf->outer,
+				      &lf->first_child, &lf->next_sibling,
+				      &lf->last_child, &lf->number };
 		for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++)
 			*arrs[k] = kl_realloc(*arrs[k], sz);
 		lf->scratch_cap = cap;
@@ -248,13 +250,15 @@ number_loops(kl_loops *lf, const kl_func *f)
 {
 	uint32_t n = lf->nloops, roots = KL_NONE, rtail = KL_NONE;
 	for (uint32_t l = 0; l < n; l++) {
-		lf->first_child[l] = lf->next_sibling[l] = lf->last_child[l] = KL_NONE;
+		lf->first_child[l] = KL_NONE;
+		lf->next_sibling[l] = lf->last_child[l] = KL_NONE;
 		lf->number[l] = KL_NONE;
 	}
 	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;
 	     b = layout_next(f, b, &st)) {
 		uint32_t l = b < lf->nblocks ? lf->loop_of[b] : KL_NONE;
-		if (l != KL_NONE && lf->header[l] == b && lf->number[l] == KL_NONE)
+		if (l != KL_NONE && lf->header[l] == b &&
+		    lf->number[l] == KL_NONE)
 			append_child(lf, l, &roots, &rtail);
 	}
 	for (uint32_t l = 0; l < n; l++) /* headers the layout did not show */
@@ -264,7 +268,7 @@ number_loops(kl_loops *lf, const kl_func *f)
 	/* Preorder without recursion: an explicit stack of next siblings. */
 	kl_grow(&lf->loops, &lf->loops_cap, sizeof *lf->loops, n);
 	uint32_t id = 0, sp = 0;
-	uint32_t *stack = lf->last_child; /* reuse: tails are no longer needed */
+	uint32_t *stack = lf->last_child; /* free again: no more appending */
 	for (uint32_t l = roots; l != KL_NONE || sp;) {
 		if (l == KL_NONE) {
 			l = stack[--sp];
@@ -334,7 +338,8 @@ number_loops(kl_loops *lf, const kl_func *f)
 	     b = layout_next(f, b, &st)) {
 		if (b < lf->nblocks && mark[b] == 1) {
 			mark[b] = 2;
-			lf->blocks[lf->number[lf->loop_of[b]]++] = (kl_block){ b };
+			lf->blocks[lf->number[lf->loop_of[b]]++] =
+				(kl_block){ b };
 		}
 	}
 }
