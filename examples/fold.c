@@ -361,16 +361,18 @@ result_fact(sccp *s, kl_inst i)
 	if (nargs == 0 || nargs > 2)
 		return varying;
 	fact x = fact_of(s, kl_inst_arg(f, i, 0));
-	fact y = nargs == 2 ? fact_of(s, kl_inst_arg(f, i, 1))
-			    : (fact){ CONSTANT, 0, (uint64_t)kl_inst_imm(f, i) };
+	fact y = nargs == 2
+			 ? fact_of(s, kl_inst_arg(f, i, 1))
+			 : (fact){ CONSTANT, 0, (uint64_t)kl_inst_imm(f, i) };
 	if (x.kind == UNKNOWN || y.kind == UNKNOWN)
 		return (fact){ UNKNOWN, 0, 0 };
 	uint64_t c;
-	if (x.kind == CONSTANT && y.kind == CONSTANT && fold_op(s, i, x.k, y.k, &c))
+	if (x.kind == CONSTANT && y.kind == CONSTANT &&
+	    fold_op(s, i, x.k, y.k, &c))
 		return (fact){ CONSTANT, 0, c };
 	/* (two copies of one value: a parameter that is always v, and v) */
-	if (nargs == 2 && x.kind == COPY && y.kind == COPY && x.copy == y.copy &&
-	    fold_same(s, i, &c))
+	if (nargs == 2 && x.kind == COPY && y.kind == COPY &&
+	    x.copy == y.copy && fold_same(s, i, &c))
 		return (fact){ CONSTANT, 0, c };
 	return varying;
 }
@@ -382,8 +384,9 @@ visit(sccp *s, kl_inst i)
 	const kl_func *f = s->f;
 	uint32_t nd = kl_inst_num_dests(f, i);
 	if (nd) {
-		fact c = kl_inst_num_args(f, i) ? fact_of(s, kl_inst_arg(f, i, 0))
-						: (fact){ VARYING, 0, 0 };
+		fact c = kl_inst_num_args(f, i)
+				 ? fact_of(s, kl_inst_arg(f, i, 0))
+				 : (fact){ VARYING, 0, 0 };
 		if (c.kind == UNKNOWN && kl_inst_opcode(f, i) != KL_OP_JUMP)
 			return; /* not yet known which way */
 		uint32_t d = known_dest(s, i, c);
@@ -418,14 +421,15 @@ propagate(sccp *s)
 	kl_func *f = s->f;
 	kl_block entry = kl_func_first_block(f);
 	for (uint32_t k = 0; k < kl_block_num_params(f, entry); k++)
-		lower(s, kl_block_param(f, entry, k).id, (fact){ VARYING, 0, 0 });
+		lower(s, kl_block_param(f, entry, k).id,
+		      (fact){ VARYING, 0, 0 });
 	s->runs[entry.id] = true;
 	push(&s->blocks, entry.id);
 	while (s->blocks.len || s->values.len) {
 		if (s->blocks.len) {
 			kl_block b = { s->blocks.items[--s->blocks.len] };
-			for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
-			     i = kl_inst_next(f, i))
+			for (kl_inst i = kl_block_first_inst(f, b);
+			     i.id != KL_NONE; i = kl_inst_next(f, i))
 				visit(s, i);
 			continue;
 		}
@@ -439,9 +443,12 @@ propagate(sccp *s)
 			if (u[k].dest == KL_NONE)
 				visit(s, i);
 			else if (s->taken[s->first_edge[i.id] + u[k].dest])
-				meet_param(s, kl_block_param(f, kl_inst_dest(f, i, u[k].dest),
-							     u[k].index),
-					   kl_inst_dest_arg(f, i, u[k].dest, u[k].index));
+				meet_param(s,
+					   kl_block_param(f,
+						kl_inst_dest(f, i, u[k].dest),
+						u[k].index),
+					   kl_inst_dest_arg(f, i, u[k].dest,
+							    u[k].index));
 		}
 	}
 }
@@ -546,7 +553,8 @@ rewrite(sccp *s, fold_counts *n)
 			if (x.kind == COPY) {
 				to[ngo] = (kl_value){ x.copy };
 			} else if (x.kind == CONSTANT) {
-				kl_builder_before(&b, kl_block_first_inst(f, bl));
+				kl_builder_before(&b,
+						  kl_block_first_inst(f, bl));
 				to[ngo] = constant_like(&b, p, x);
 			} else {
 				continue;
@@ -724,7 +732,8 @@ main(int argc, char **argv)
 	if (argc != 2 || argv[1][0] == '-') {
 		fprintf(stderr, "usage: fold FILE.kl\n"
 			"Promote, fold constants and branches on them, drop "
-			"unreachable blocks and dead code; print the module.\n");
+			"unreachable blocks and dead code; "
+			"print the module.\n");
 		return 2;
 	}
 	size_t len;

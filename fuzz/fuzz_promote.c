@@ -205,8 +205,8 @@ compare(const char *what, const kl_module *m, const outcome *before,
 			fprintf(stderr, "promote (%s) changed what %s does:\n"
 				"  before: ", what, call.data);
 			kl_buf_free(&call);
-			kl_signature sig =
-				kl_func_signature(kl_sym_func(m, (kl_sym){ s }));
+			kl_signature sig = kl_func_signature(
+				kl_sym_func(m, (kl_sym){ s }));
 			size_t from = run_output_difference(&b->o, &a->o);
 			describe(m, sig, b, from);
 			fprintf(stderr, "  after:  ");

@@ -3,9 +3,9 @@
  * it) on any module the parser accepts.
  *
  * The verifier must report, never crash, on anything; its listing must
- * render, for the whole module as for each function. A module that verifies must survive promote and still verify,
- * and must run in the interpreter (with a small fuel budget) without
- * crashing keel.
+ * render, for the whole module as for each function. A module that verifies
+ * must survive promote and still verify, and must run in the interpreter (with
+ * a small fuel budget) without crashing keel.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,7 +65,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (kl_verify_module(m, &d) != KL_OK) {
 			kl_buf_reset(&out);
 			kl_print_module(m, NULL, &out);
-			fprintf(stderr, "promote broke a verified module:\n%s\n",
+			fprintf(stderr,
+				"promote broke a verified module:\n%s\n",
 				out.data);
 			abort();
 		}

@@ -125,7 +125,11 @@ typedef struct kl_entity {
  */
 /* The parser makes errors, the verifier errors and warnings; a note is
  * for a caller's own diagnostics (kl_diags_errors does not count it). */
-typedef enum kl_severity { KL_SEV_ERROR, KL_SEV_WARNING, KL_SEV_NOTE } kl_severity;
+typedef enum kl_severity {
+	KL_SEV_ERROR,
+	KL_SEV_WARNING,
+	KL_SEV_NOTE
+} kl_severity;
 
 typedef struct kl_diag {
 	kl_severity severity;
@@ -200,7 +204,8 @@ kl_type kl_module_pointer_type(const kl_module *m);
 #define KL_NRES_SIG 255
 
 typedef enum kl_opcode {
-#define KL_OPCODE(name, text, fmt, nres, typing, ctrl, memw, flags) KL_OP_##name,
+#define KL_OPCODE(name, text, fmt, nres, typing, ctrl, memw, flags)          \
+	KL_OP_##name,
 #include "keel_opcodes.def"
 #undef KL_OPCODE
 	KL_OP_COUNT
@@ -233,7 +238,7 @@ typedef enum kl_typing {
 typedef enum kl_ctrl {
 	KL_CTRL_NONE,     /* never written */
 	KL_CTRL_EXPLICIT, /* always written: it is the result type */
-	KL_CTRL_ARG0,     /* the first value operand's type, written if needed */
+	KL_CTRL_ARG0,     /* first value operand's type, written if needed */
 	KL_CTRL_ARG1,     /* the second value operand's type (select) */
 } kl_ctrl;
 
@@ -246,7 +251,7 @@ enum {
 	KL_OPF_CAN_LOAD = 1 << 5,
 	KL_OPF_CAN_STORE = 1 << 6,
 	KL_OPF_SIDE_EFFECTS = 1 << 7,
-	KL_OPF_PURE = 1 << 8,        /* no effects, no trap: removable when unused */
+	KL_OPF_PURE = 1 << 8, /* no effects, no trap: removable when unused */
 	KL_OPF_COMMUTATIVE = 1 << 9,
 };
 
@@ -362,9 +367,9 @@ typedef enum kl_data_kind {
 typedef struct kl_data_item {
 	kl_data_kind kind;
 	kl_type type;      /* VALUE, SYMREF: the item's type; STRING: i8 */
-	uint64_t value;    /* VALUE: bits; ZERO: count; SYMREF: offset (signed) */
+	uint64_t value;    /* VALUE: bits; ZERO: count; SYMREF: signed offset */
 	kl_sym sym;        /* SYMREF */
-	const char *bytes; /* STRING (not NUL-terminated; valid while m lives) */
+	const char *bytes; /* STRING (no NUL terminator; valid while m lives) */
 	uint32_t len;      /* STRING */
 } kl_data_item;
 
@@ -569,10 +574,11 @@ kl_value kl_block_append_param(kl_func *f, kl_block b, kl_type t);
  * are the function's) or has no parameter k. */
 kl_status kl_block_remove_param(kl_func *f, kl_block b, uint32_t k);
 /* Remove n parameters at once, of any blocks (a value may come twice),
- * and their arguments from every branch in the layout, in one walk: O(instructions +
- * arguments + values) however many go, where one kl_block_remove_param
- * each would walk the function each time. KL_ERR_INVALID, nothing
- * changed, if one is not a parameter of a block other than the entry. */
+ * and their arguments from every branch in the layout, in one walk:
+ * O(instructions + arguments + values) however many go, where one
+ * kl_block_remove_param each would walk the function each time.
+ * KL_ERR_INVALID, nothing changed, if one is not a parameter of a block
+ * other than the entry. */
 kl_status kl_func_remove_params(kl_func *f, const kl_value *params,
 				uint32_t n);
 /* Make v an alias of target: every use of v then means target, as the
@@ -1195,10 +1201,10 @@ uint32_t kl_verify_render_module(const kl_module *m, const kl_diags *d,
  * can be checked by running code (docs/interpreter.md has the semantics).
  * An interpreter is made for one module and owns all memory the program
  * uses. It reads the module at every call, so the module must outlive it
- * (free the interpreter first). It decodes a function on its first call and keeps the decoding;
- * the module's functions may change between calls (the builder, the
- * rewriting calls, a pass), and each call runs them as they are then: a
- * function changed since its decoding is decoded again. Memory (an
+ * (free the interpreter first). It decodes a function on its first call and
+ * keeps the decoding; the module's functions may change between calls (the
+ * builder, the rewriting calls, a pass), and each call runs them as they are
+ * then: a function changed since its decoding is decoded again. Memory (an
  * object for each symbol, data objects filled from their items) is made
  * from the module at the first call and made again by kl_interp_reset
  * when symbols were added or data items appended since, so that after a
@@ -1219,7 +1225,7 @@ uint32_t kl_verify_render_module(const kl_module *m, const kl_diags *d,
 typedef struct kl_interp kl_interp;
 
 typedef struct kl_interp_options {
-	uint64_t fuel;       /* IR instructions one call may execute; 0: no limit */
+	uint64_t fuel;       /* IR instructions one call may run; 0: no limit */
 	uint32_t max_depth;  /* call depth before stack_overflow; 0: 10,000 */
 	uint64_t max_memory; /* bytes of alloca, heap and data, and 64 more
 			      * an object; 0: 256 MiB */
@@ -1233,7 +1239,7 @@ enum {
 	KL_TRAP_STACK_OVERFLOW = KL_TRAP_COUNT, /* call depth or stack memory */
 	KL_TRAP_OUT_OF_FUEL,                    /* the fuel budget ran out */
 	KL_TRAP_ABORT,                          /* the program called abort() */
-	KL_TRAP_BAD_SIG,                        /* call_indirect, wrong signature */
+	KL_TRAP_BAD_SIG,                        /* call_indirect, wrong sig */
 	KL_TRAP_RUN_COUNT
 };
 
@@ -1342,8 +1348,8 @@ void kl_run_describe(const kl_interp *it, const kl_run_result *res,
  * s or be followed by a byte that cannot continue a word (not a letter,
  * digit, '_' or '.'): " 5," reads 5 in 2 bytes, "5x" nothing. Returns the
  * number of bytes used (leading blanks included), or 0, leaving *bits as
- * it was, if there is no valid literal. Formatting writes integers in signed decimal
- * at their width and floats exactly as the printer does, and "?" for a
+ * it was, if there is no valid literal. Formatting writes integers in signed
+ * decimal at their width and floats exactly as the printer does, and "?" for a
  * type that is none.
  */
 size_t kl_interp_scan_value(const kl_module *m, kl_type t, const char *s,

@@ -486,7 +486,8 @@ add_pred_edges(kl_cfg *cfg, uint32_t b)
 			(p->len - at) * sizeof *e);
 		se = cfg->pool + cfg->succ[b].start;
 		for (uint32_t j = g0; j < g1; j++)
-			e[at + j - g0] = (kl_cfg_edge){ { b }, se[r[j].at].inst };
+			e[at + j - g0] =
+				(kl_cfg_edge){ { b }, se[r[j].at].inst };
 		p->len += g1 - g0;
 	}
 }

@@ -440,7 +440,8 @@ kl_domtree_recompute_split(kl_domtree *dt, const kl_func *f,
 	dt->child[old] = nw;
 	dt->idom[nw] = old;
 	uint64_t tin = between(dt->span[old].tin, lo);
-	uint64_t tout = between(first != KL_NONE ? hi : tin, dt->span[old].tout);
+	uint64_t tout = between(first != KL_NONE ? hi : tin,
+				dt->span[old].tout);
 	if (tin && tout) {
 		dt->span[nw] = (dt_span){ tin, tout };
 	} else {

@@ -19,7 +19,7 @@
 
 struct kl_uses {
 	uint32_t nvalues;    /* start covers values below this */
-	uint32_t *start;     /* nvalues + 1: uses of v are [start[v], start[v+1]) */
+	uint32_t *start;     /* nvalues + 1; v's uses: [start[v], start[v+1]) */
 	uint32_t start_cap;
 	kl_use *uses;
 	uint32_t uses_cap;

@@ -960,7 +960,8 @@ cli_option_count(const char *cmd, const char *name, int given,
 			cli_usage_error(cmd, "%s needs a count, not '%s'", name,
 					value);
 		else if (max == UINT64_MAX)
-			cli_usage_error(cmd, "%s needs a count of at least %llu, "
+			cli_usage_error(cmd,
+				       "%s needs a count of at least %llu, "
 				       "not '%s'", name,
 				       (unsigned long long)min, value);
 		else

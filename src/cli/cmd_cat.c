@@ -54,8 +54,8 @@ cli_report_times(const cli_file *f, const kl_module *m, double parse,
 			"(instruction data, layout, result values, operand "
 			"lists; block parameters' values %.1f and lists %.1f "
 			"left out)\n",
-			(double)(st.inst_bytes + st.layout_bytes + st.value_bytes +
-				 st.pool_bytes - params) / n,
+			(double)(st.inst_bytes + st.layout_bytes +
+				 st.value_bytes + st.pool_bytes - params) / n,
 			(double)st.param_value_bytes / n,
 			(double)st.param_list_bytes / n);
 		fprintf(stderr, "  peak RSS %.1f MB (%.1f bytes/inst, input "

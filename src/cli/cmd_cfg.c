@@ -208,8 +208,9 @@ report_times(const char *file, uint64_t nfuncs, uint64_t nblocks,
 {
 	fprintf(stderr, "%s: %llu function%s, %llu block%s, %llu "
 		"instruction%s\n", file, (unsigned long long)nfuncs,
-		cli_plural(nfuncs), (unsigned long long)nblocks, cli_plural(nblocks),
-		(unsigned long long)ninsts, cli_plural(ninsts));
+		cli_plural(nfuncs), (unsigned long long)nblocks,
+		cli_plural(nblocks), (unsigned long long)ninsts,
+		cli_plural(ninsts));
 	if (nblocks == 0) {
 		/* no rate to give ("inf M blocks/s" said nothing) */
 		fprintf(stderr, "  no blocks: nothing timed\n");
@@ -357,10 +358,12 @@ run_with(int argc, char **argv, bool domtree, const char **funcs)
 	cli_args_init(&args, argc, argv);
 	while (cli_args_next(&args)) {
 		int func = cli_args_option(&args, "--func", NULL);
-		int repeat = func ? 0 : cli_args_option(&args, "--repeat", NULL);
+		int repeat = func ? 0
+				  : cli_args_option(&args, "--repeat", NULL);
 		int limit = func || repeat || domtree
 				    ? 0
-				    : cli_args_option(&args, "--live-limit", NULL);
+				    : cli_args_option(&args, "--live-limit",
+						      NULL);
 		if (cli_args_help(&args)) {
 			fputs(domtree ? domtree_help : cfg_help, stdout);
 			return EXIT_OK;
@@ -416,9 +419,10 @@ run_with(int argc, char **argv, bool domtree, const char **funcs)
 				       "sets: give --liveness too");
 	if (o.dot && (o.loops || o.liveness))
 		/* the digraph has the loops already, and no place for sets */
-		return cli_usage_error(cmd, "--dot prints no %s",
-				       o.loops ? "--loops (the digraph has them)"
-					       : "--liveness");
+		return cli_usage_error(
+			cmd, "--dot prints no %s",
+			o.loops ? "--loops (the digraph has them)"
+				: "--liveness");
 	analyses an = analyses_new(&o);
 	int status = EXIT_OK;
 	bool printed = false; /* a file's listing is out */

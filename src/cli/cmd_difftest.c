@@ -49,7 +49,8 @@ static const char difftest_help[] =
 	"Input that does not verify fails, with the verifier's listing.\n"
 	"The module after the passes must verify. The passes run twice, as\n"
 	"'keel opt' runs them (on verified input, with their state kept from\n"
-	"one function to the next) and on each function alone as on unverified\n"
+	"one function to the next) and on each function alone as on "
+	"unverified\n"
 	"input; both results must print the same.\n"
 	"With --against AFTER, the module after is the file AFTER, as a\n"
 	"pass of one's own left FILE: each function of FILE is compared with\n"
@@ -60,7 +61,8 @@ static const char difftest_help[] =
 	"  -p, --passes LIST   the passes to check\n"
 	"  --against AFTER     compare FILE with AFTER instead of with what\n"
 	"                      passes make of it\n"
-	"  --fuel N            instruction budget per call (default 10M; 0: no\n"
+	"  --fuel N            instruction budget per call "
+	"(default 10M; 0: no\n"
 	"                      limit); a call that ran out of it, or over the\n"
 	"                      memory limit, only after the passes runs again\n"
 	"                      with 8 times the fuel and twice the memory\n"
@@ -150,8 +152,8 @@ compare(const cli_file *file, const char *after_path, kl_module *before,
 			continue;
 		kl_sym s_after = counterpart(file->name,
 					     after_path ? after_path
-							: "the module after the "
-							  "passes",
+							: "the module after "
+							  "the passes",
 					     before, after, s);
 		if (s_after.id == KL_NONE) {
 			ok = false;
@@ -408,11 +410,12 @@ cmd_difftest(int argc, char **argv)
 	cli_args_init(&args, argc, argv);
 	while (cli_args_next(&args)) {
 		int list = cli_args_option(&args, "--passes", "-p");
-		int fuel_given = list ? 0 : cli_args_option(&args, "--fuel", NULL);
+		int fuel_given = list ? 0
+				      : cli_args_option(&args, "--fuel", NULL);
 		int against_given = list || fuel_given
 					    ? 0
-					    : cli_args_option(&args, "--against",
-							      NULL);
+					    : cli_args_option(
+						      &args, "--against", NULL);
 		if (cli_args_help(&args)) {
 			fputs(difftest_help, stdout);
 			return EXIT_OK;

@@ -36,7 +36,8 @@ cmd_filecheck(int argc, char **argv)
 		} else if (cli_args_is_option(&args)) {
 			return cli_args_unknown(&args, "filecheck");
 		} else if (checkfile) {
-			return cli_usage_error("filecheck", "one check file only");
+			return cli_usage_error("filecheck",
+					       "one check file only");
 		} else {
 			checkfile = args.arg;
 		}
@@ -100,7 +101,8 @@ cmd_filecheck(int argc, char **argv)
 	} else {
 		kl_buf report = { 0 };
 		if (!kl_filecheck_run(fc, in.text, in.len, &report)) {
-			fprintf(stderr, "keel filecheck: %s: checks failed:\n%s",
+			fprintf(stderr,
+				"keel filecheck: %s: checks failed:\n%s",
 				checkfile, report.data);
 			status = EXIT_BAD_INPUT;
 		}

@@ -243,7 +243,8 @@ cmd_opt(int argc, char **argv)
 	while (cli_args_next(&args)) {
 		int passes = cli_args_option(&args, "--passes", "-p");
 		int after = passes ? 0
-				   : cli_args_option(&args, "--print-after", NULL);
+				   : cli_args_option(&args, "--print-after",
+						     NULL);
 		if (cli_args_help(&args)) {
 			fputs(opt_help, stdout);
 			return EXIT_OK;
@@ -261,7 +262,8 @@ cmd_opt(int argc, char **argv)
 		} else if (after) {
 			if (after < 0)
 				return cli_usage_error("opt", "--print-after "
-						       "needs a pass (or 'all')");
+						       "needs a pass "
+						       "(or 'all')");
 			o.print_after = args.value;
 			if (strcmp(o.print_after, "all") != 0 &&
 			    !cli_pass_find(o.print_after,
@@ -269,7 +271,8 @@ cmd_opt(int argc, char **argv)
 				kl_buf msg = { 0 };
 				cli_unknown_pass(&msg, o.print_after,
 						 strlen(o.print_after));
-				int st = cli_usage_error("opt", "--print-after: "
+				int st = cli_usage_error("opt",
+							 "--print-after: "
 							 "%s", msg.data);
 				kl_buf_free(&msg);
 				return st;

@@ -620,7 +620,8 @@ finish_child(run_state *rs, child *c)
 		ok = failed &&
 		     expected_failure_seen(lines, nlines, &full, &why);
 		if (!failed)
-			kl_buf_puts(&why, "  the file was expected to fail, but "
+			kl_buf_puts(&why,
+				    "  the file was expected to fail, but "
 				    "it passed\n");
 	}
 	kl_buf *out = &rs->reports[c->file];
@@ -718,14 +719,16 @@ run_all(run_state *rs, long jobs, bool bless)
 					 next, bless, rs->expect_fail)) {
 				if (running > 0) {
 					jobs = running;
-					fprintf(stderr, "keel test: running %ld "
+					fprintf(stderr,
+						"keel test: running %ld "
 						"file%s at once from now on\n",
 						jobs, jobs == 1 ? "" : "s");
 					break;
 				}
 				uint32_t left = rs->files->n - next;
-				fprintf(stderr, "keel test: %u file%s not run\n",
-					left, left == 1 ? "" : "s");
+				fprintf(stderr,
+					"keel test: %u file%s not run\n", left,
+					left == 1 ? "" : "s");
 				rs->failed += left;
 				next = rs->files->n;
 				status = EXIT_BAD_INPUT;
@@ -743,7 +746,8 @@ run_all(run_state *rs, long jobs, bool bless)
 		}
 		int r = poll(pfd, (nfds_t)running, 100);
 		if (r < 0 && errno != EINTR) {
-			fprintf(stderr, "keel test: poll: %s\n", strerror(errno));
+			fprintf(stderr, "keel test: poll: %s\n",
+				strerror(errno));
 			break;
 		}
 		double t = cli_now();
@@ -758,7 +762,8 @@ run_all(run_state *rs, long jobs, bool bless)
 				else if (n == 0 || errno != EINTR)
 					done = true;
 			}
-			if (!done && !c->timed_out && t - c->start > rs->timeout) {
+			if (!done && !c->timed_out &&
+			    t - c->start > rs->timeout) {
 				kill(c->pid, SIGKILL);
 				c->timed_out = true;
 			}
@@ -792,7 +797,8 @@ cmd_test(int argc, char **argv)
 	while (cli_args_next(&args)) {
 		int jobs_given = cli_args_option(&args, "-j", NULL);
 		int timeout_given =
-			jobs_given ? 0 : cli_args_option(&args, "--timeout", NULL);
+			jobs_given ? 0
+				   : cli_args_option(&args, "--timeout", NULL);
 		if (cli_args_help(&args)) {
 			fputs(test_help, stdout);
 			return EXIT_OK;
@@ -804,14 +810,15 @@ cmd_test(int argc, char **argv)
 			jobs = (long)n;
 		} else if (timeout_given) {
 			if (timeout_given < 0)
-				return cli_usage_error("test", "--timeout needs "
-						       "a value");
+				return cli_usage_error("test", "--timeout "
+						       "needs a value");
 			/* seconds as digits with perhaps a fraction (strtod
 			 * alone took blanks, hex, exponents and nan) */
 			double v = 0;
 			if (!plain_seconds(args.value, &v) || v <= 0 ||
 			    v > 1e6)
-				return cli_usage_error("test", "--timeout needs "
+				return cli_usage_error("test",
+						       "--timeout needs "
 						       "seconds (more than 0, "
 						       "at most 1000000), not "
 						       "'%s'", args.value);

@@ -26,7 +26,8 @@ static const command commands[] = {
 	{ "cfg", cmd_cfg, "print the control-flow graph (text or Graphviz)" },
 	{ "domtree", cmd_domtree, "print dominator trees and block orders" },
 	{ "test", cmd_test, "run file tests (.kl files with test commands)" },
-	{ "filecheck", cmd_filecheck, "match FileCheck directives against input" },
+	{ "filecheck", cmd_filecheck, "match FileCheck directives "
+				      "against input" },
 };
 
 static void
@@ -94,7 +95,8 @@ dispatch(int argc, char **argv)
 	}
 	if (help && argc == 3) {
 		/* `keel help cat` is `keel cat --help` */
-		for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		for (size_t i = 0; i < sizeof commands / sizeof commands[0];
+		     i++)
 			if (strcmp(commands[i].name, argv[2]) == 0) {
 				static char help_opt[] = "--help";
 				char *args[] = { argv[2], help_opt, NULL };

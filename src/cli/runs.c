@@ -283,7 +283,8 @@ run_make_probe(kl_module *m)
 			for (kl_inst i = kl_block_first_inst(f, bl);
 			     i.id != KL_NONE; i = kl_inst_next(f, i)) {
 				kl_opcode op = kl_inst_opcode(f, i);
-				if (op != KL_OP_ALLOCA && op != KL_OP_ALLOCA_DYN)
+				if (op != KL_OP_ALLOCA &&
+				    op != KL_OP_ALLOCA_DYN)
 					continue;
 				kl_builder_before(&b, i);
 				kl_build_alloca(&b, 1, 1);

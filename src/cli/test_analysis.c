@@ -153,7 +153,8 @@ terminator_before(const test_file *tf, const test_func *tfn,
 {
 	const kl_func *f = tfn->func;
 	uint32_t line = cm->line;
-	uint32_t lo = 0, hi = n; /* the first header below line is in [lo, hi] */
+	uint32_t lo = 0, hi = n; /* the first header below line is in
+				  * [lo, hi] */
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		if (lines[mid] <= line)

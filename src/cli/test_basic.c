@@ -85,7 +85,8 @@ normalize(const char *s, size_t len, kl_buf *out)
 		const char *e = nl ? nl : end;
 		const char *c = cli_comment_start(s, e);
 		const char *t = c ? c : e;
-		while (t > s && (t[-1] == ' ' || t[-1] == '\t' || t[-1] == '\r'))
+		while (t > s &&
+		       (t[-1] == ' ' || t[-1] == '\t' || t[-1] == '\r'))
 			t--;
 		if (t > s) {
 			kl_buf_append(out, s, (size_t)(t - s));
@@ -192,7 +193,8 @@ test_cmd_roundtrip(test_file *tf, const char *args, kl_buf *report)
 		normalize(src.data ? src.data : "", src.len, &want);
 		normalize(printed.data ? printed.data : "", printed.len, &got);
 		if (want.len == got.len &&
-		    (want.len == 0 || memcmp(want.data, got.data, want.len) == 0))
+		    (want.len == 0 ||
+		     memcmp(want.data, got.data, want.len) == 0))
 			continue;
 		kl_buf_printf(report, "%s:%u: printing %s does not give %s\n",
 			      tf->path, t->first_line, test_func_name(t, &name),

@@ -63,8 +63,8 @@ find_command(const char *name, size_t n)
 		if (strlen(commands[i].name) == n &&
 		    memcmp(commands[i].name, name, n) == 0)
 			return &commands[i];
-	for (size_t i = 0; i < sizeof hidden_commands / sizeof hidden_commands[0];
-	     i++)
+	for (size_t i = 0;
+	     i < sizeof hidden_commands / sizeof hidden_commands[0]; i++)
 		if (strlen(hidden_commands[i].name) == n &&
 		    memcmp(hidden_commands[i].name, name, n) == 0)
 			return &hidden_commands[i];
@@ -324,7 +324,8 @@ list_options(const test_command *cmd, kl_buf *out)
 {
 	const char *opts = cmd->options, *o;
 	size_t len;
-	for (bool first = true; (o = test_next_word(&opts, &len)); first = false)
+	for (bool first = true; (o = test_next_word(&opts, &len));
+	     first = false)
 		kl_buf_printf(out, "%s%.*s%s", first ? "" : ", ", (int)len, o,
 			      o[len - 1] == '=' ? "N" : "");
 }
@@ -371,8 +372,8 @@ check_args(const test_file *tf, const test_command *cmd, kl_buf *report)
 					spelt);
 		} else if (!*cmd->options) {
 			test_args_error(tf, w, report, "'test %s' takes no "
-					"options, not '%.*s'", cmd->name, (int)n,
-					w);
+					"options, not '%.*s'", cmd->name,
+					(int)n, w);
 		} else {
 			kl_buf known = { 0 };
 			list_options(cmd, &known);
@@ -459,11 +460,11 @@ test_filecheck(test_file *tf, const test_func *tfn, const char *output,
 	int failures = 0;
 	for (uint32_t i = 0; i < tfn->ncomments; i++) {
 		const test_comment *c = &tfn->comments[i];
-		if (kl_filecheck_add_line(fc, c->text, c->len, c->line, &err) < 0) {
-			test_comment_error_at(tf, c,
-					      c->text + kl_filecheck_error_at(fc),
-					      report, "bad directive: %s",
-					      err.data);
+		if (kl_filecheck_add_line(fc, c->text, c->len, c->line,
+					  &err) < 0) {
+			test_comment_error_at(
+				tf, c, c->text + kl_filecheck_error_at(fc),
+				report, "bad directive: %s", err.data);
 			kl_buf_reset(&err);
 			failures = 1;
 		}
@@ -655,11 +656,13 @@ test_precise(test_file *tf, const test_func *tfn, const char *output,
 		} else if (!test_add_edit(tf, first, count,
 					  text.data ? text.data : "", !same)) {
 			kl_buf name = { 0 };
-			kl_buf_printf(report, "%s:%u: two 'precise' commands print "
+			kl_buf_printf(report,
+				      "%s:%u: two 'precise' commands print "
 				      "%s differently, and its one expected "
 				      "block cannot hold both (give them files "
 				      "of their own)\n", tf->path,
-				      tfn->first_line, test_func_name(tfn, &name));
+				      tfn->first_line,
+				      test_func_name(tfn, &name));
 			kl_buf_free(&name);
 			tf->bless_conflict = true;
 			failures = 1;
@@ -829,7 +832,8 @@ write_blessed(test_file *tf, kl_buf *report)
 			put_lines(&out, tf->edits[e].text, crlf);
 			for (uint32_t k = 0; k < tf->edits[e].count && s < end;
 			     k++, line++) {
-				const char *nl = memchr(s, '\n', (size_t)(end - s));
+				const char *nl = memchr(s, '\n',
+							(size_t)(end - s));
 				s = nl ? nl + 1 : end;
 			}
 			e++;
@@ -884,7 +888,8 @@ add_header(void *ctx, uint32_t line, const char *name, size_t nlen,
 	l->h[l->n++] = (header_line){ line, (uint32_t)(name - start) + 1,
 				      (uint32_t)(args - start) + 1,
 				      nul ? (uint32_t)(nul - start) + 1 : 0,
-				      strndup(name, nlen), strndup(args, alen) };
+				      strndup(name, nlen),
+				      strndup(args, alen) };
 }
 
 /* The `test` lines, blanked in text for the parser. */
@@ -968,10 +973,9 @@ directives_not_run(const test_file *tf, bool idle, kl_buf *report)
 		int rc = kl_filecheck_add_line(fc, c->text, c->len, c->line,
 					       &err);
 		if (rc < 0) {
-			test_comment_error_at(tf, c,
-					      c->text + kl_filecheck_error_at(fc),
-					      report, "bad directive: %s",
-					      err.data);
+			test_comment_error_at(
+				tf, c, c->text + kl_filecheck_error_at(fc),
+				report, "bad directive: %s", err.data);
 			failures++;
 		} else if (rc > 0) {
 			const char *t = c->text;
@@ -1098,17 +1102,20 @@ annotations_not_read(const test_file *tf, const test_command **cmds,
 		    test_comment_directive(c, "expect-fail", &rest, &len)) {
 			/* a file that must fail, run as one that must pass:
 			 * once its failure went, it would pass in silence */
-			test_comment_error(tf, c, report, "'; expect-fail:' is "
+			test_comment_error(tf, c, report,
+					   "'; expect-fail:' is "
 					   "read by 'keel test --expect-fail' "
-					   "only: a file that must fail belongs "
-					   "in a run of those");
+					   "only: a file that must fail "
+					   "belongs in a run of those");
 			failures++;
 			continue;
 		}
-		if (!key && misspelt_annotation(c, buf, sizeof buf, &word, &n)) {
+		if (!key &&
+		    misspelt_annotation(c, buf, sizeof buf, &word, &n)) {
 			/* as a misspelt directive: read by no one */
 			bool colon = word[n] == ':';
-			test_comment_error(tf, c, report, "'%.*s%s' looks like a "
+			test_comment_error(tf, c, report,
+					   "'%.*s%s' looks like a "
 					   "misspelt annotation (keel's is "
 					   "'%s:')", (int)n, word,
 					   colon ? ":" : "", buf);

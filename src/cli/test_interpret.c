@@ -208,7 +208,8 @@ scan_trap(const kl_module *m, cursor *c, expect *x)
 			if (c->s < c->e && *c->s == '-')
 				return false;
 			size_t used = kl_interp_scan_value(
-				m, KL_TYPE_I32, c->s, (size_t)(c->e - c->s), &v);
+				m, KL_TYPE_I32, c->s, (size_t)(c->e - c->s),
+				&v);
 			if (!used)
 				return false;
 			x->user_code = (uint32_t)v;

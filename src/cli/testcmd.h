@@ -48,7 +48,8 @@ typedef struct test_file {
 	   text, so commands can point a caret at a bad argument. */
 	uint32_t header_line, args_col;
 	const char *args;
-	/* Replacements of line ranges that --bless writes back (test_file.c). */
+	/* Replacements of line ranges that --bless writes back
+	 * (test_file.c). */
 	struct bless_edit *edits;
 	uint32_t nedits, edits_cap;
 	bool bless_conflict; /* two commands' blocks differ: write nothing */
@@ -76,7 +77,7 @@ typedef int (*test_cmd_fn)(test_file *tf, const char *args, kl_buf *report);
 typedef struct test_command {
 	const char *name;
 	test_cmd_fn run;
-	bool needs_module;   /* false: the command handles parse errors itself */
+	bool needs_module;   /* false: it handles parse errors itself */
 	const char *operand; /* what the required first word is, or NULL */
 	const char *options; /* the option words, or "" */
 	/* It checks each function, so a file with none would pass having

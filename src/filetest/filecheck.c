@@ -898,7 +898,8 @@ misspelt_at(const char *text, size_t len, size_t at, bool *behind_semicolon,
 	*end = colon;
 	/* keel's own spelling, as it is: not misspelt, unless behind ';;',
 	 * with a modifier or a blank before its ':' */
-	bool exact = strlen(meant) == w - i && memcmp(meant, text + i, w - i) == 0;
+	bool exact = strlen(meant) == w - i &&
+		     memcmp(meant, text + i, w - i) == 0;
 	if (exact && !*behind_semicolon && colon == w)
 		return NULL;
 	return meant;

@@ -575,7 +575,8 @@ kl_filecheck_run(const kl_filecheck *fc, const char *out, size_t len,
 		for (const char *c = out; c < nul; c++)
 			line += *c == '\n';
 		if (report)
-			kl_buf_printf(report, "output line %" PRIu32 " has a NUL "
+			kl_buf_printf(report,
+				      "output line %" PRIu32 " has a NUL "
 				      "byte, which checks cannot see past\n",
 				      line);
 		return false;

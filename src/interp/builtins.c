@@ -6,8 +6,9 @@
  * A declared-only function with one of these names runs the built-in,
  * provided its declaration fits (checked on the first call): pointer
  * parameters must be i64, integer ones any integer type, printf alone is
- * variadic (after its format), a result is optional. Any other declared-only function makes the run fail with a
- * message naming it. docs/interpreter.md gives each one's exact behaviour.
+ * variadic (after its format), a result is optional. Any other declared-only
+ * function makes the run fail with a message naming it. docs/interpreter.md
+ * gives each one's exact behaviour.
  *
  * Every access to program memory goes through mem_at (a write through
  * mem_store_at, so that a reset knows the data it wrote), so a built-in

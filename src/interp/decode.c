@@ -798,7 +798,8 @@ count_uses(decoder *dc)
 			for (uint32_t k = 0; k < nd; k++) {
 				const uint32_t *da;
 				uint32_t t, na;
-				if (!dest_read(&f->pool, dests[k], &t, &da, &na))
+				if (!dest_read(&f->pool, dests[k], &t, &da,
+					       &na))
 					continue;
 				for (uint32_t j = 0; j < na; j++) {
 					uint32_t r = resolve_with(

@@ -300,7 +300,8 @@ push_frame(kl_interp *it, dfunc *fn, const dinst *i, const dcall *c,
 	if (it->nframes + 1 >= it->opts.max_depth) {
 		raise_trap(it, KL_TRAP_STACK_OVERFLOW,
 			   "call depth limit of %u frame%s reached",
-			   it->opts.max_depth, it->opts.max_depth == 1 ? "" : "s");
+			   it->opts.max_depth,
+			   it->opts.max_depth == 1 ? "" : "s");
 		return NULL;
 	}
 	uint64_t need = (uint64_t)*base + fn->nregs + callee->nregs;

@@ -121,7 +121,8 @@ follow_syms(kl_interp *it)
 {
 	uint32_t n = kl_module_num_syms(it->m);
 	if (n > it->nsyms) {
-		it->funcs = kl_realloc(it->funcs, (size_t)n * sizeof *it->funcs);
+		it->funcs = kl_realloc(it->funcs,
+				       (size_t)n * sizeof *it->funcs);
 		memset(it->funcs + it->nsyms, 0,
 		       (size_t)(n - it->nsyms) * sizeof *it->funcs);
 		it->bids = kl_realloc(it->bids, n);

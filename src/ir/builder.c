@@ -126,7 +126,8 @@ kl_value
 kl_block_append_param(kl_func *f, kl_block b, kl_type t)
 {
 	func_edited(f);
-	if (!block_exists(f, b) || kl_type_class(f->module, t) == KL_TYPE_NONE ||
+	if (!block_exists(f, b) ||
+	    kl_type_class(f->module, t) == KL_TYPE_NONE ||
 	    list_len(&f->pool, f->blocks[b.id].params) >= LIST_MAX_LEN)
 		return KL_NO_VALUE;
 	uint32_t v = func_new_value(f);
@@ -541,7 +542,8 @@ kl_build_select(kl_builder *b, kl_value c, kl_value x, kl_value y)
 	uint32_t i = emit(b, KL_OP_SELECT);
 	uint32_t raw[3] = { c.id, x.id, y.id };
 	f->insts[i].w[1] = list_make(&f->pool, raw, 3);
-	return add_result(b, i, result_type(b, KL_OP_SELECT, KL_TYPE_NONE, raw));
+	return add_result(b, i,
+			  result_type(b, KL_OP_SELECT, KL_TYPE_NONE, raw));
 }
 
 kl_value

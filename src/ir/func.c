@@ -76,7 +76,8 @@ func_grow(kl_func *f, uint32_t table, void *p, uint32_t *cap,
 
 void
 func_grow_lined(kl_func *f, uint32_t table, void *p, uint32_t line_table,
-		uint32_t **lines, uint32_t *cap, size_t elem_size, uint64_t need)
+		uint32_t **lines, uint32_t *cap, size_t elem_size,
+		uint64_t need)
 {
 	uint32_t lines_cap = *cap;
 	func_grow(f, table, p, cap, elem_size, need);
@@ -208,10 +209,10 @@ func_take_tables(kl_func *f, kl_func *from)
 		f->pool.cap = np;
 		f->pool.arena = &f->module->arena;
 		f->sigrefs = carve(&at, from->sigrefs, ns * sizeof *f->sigrefs);
-		f->inst_lines =
-			carve(&at, from->inst_lines, ni * sizeof *f->inst_lines);
-		f->block_lines =
-			carve(&at, from->block_lines, nb * sizeof *f->block_lines);
+		f->inst_lines = carve(&at, from->inst_lines,
+				      ni * sizeof *f->inst_lines);
+		f->block_lines = carve(&at, from->block_lines,
+				       nb * sizeof *f->block_lines);
 		f->sigref_lines = carve(&at, from->sigref_lines,
 					ns * sizeof *f->sigref_lines);
 		f->insts_cap = ni;
@@ -626,13 +627,15 @@ kl_func_first_block(const kl_func *f)
 kl_block
 kl_block_next(const kl_func *f, kl_block b)
 {
-	return block_ok(f, b) ? (kl_block){ f->blocks[b.id].next } : KL_NO_BLOCK;
+	return block_ok(f, b) ? (kl_block){ f->blocks[b.id].next }
+			      : KL_NO_BLOCK;
 }
 
 kl_block
 kl_block_prev(const kl_func *f, kl_block b)
 {
-	return block_ok(f, b) ? (kl_block){ f->blocks[b.id].prev } : KL_NO_BLOCK;
+	return block_ok(f, b) ? (kl_block){ f->blocks[b.id].prev }
+			      : KL_NO_BLOCK;
 }
 
 uint32_t
@@ -726,7 +729,8 @@ kl_value_type(const kl_func *f, kl_value v)
 kl_value
 kl_value_resolve(const kl_func *f, kl_value v)
 {
-	return value_ok(f, v) ? (kl_value){ value_resolve(f, v.id) } : KL_NO_VALUE;
+	return value_ok(f, v) ? (kl_value){ value_resolve(f, v.id) }
+			      : KL_NO_VALUE;
 }
 
 bool
@@ -877,7 +881,8 @@ kl_inst_callee(const kl_func *f, kl_inst i)
 kl_sigref
 kl_inst_sigref(const kl_func *f, kl_inst i)
 {
-	if (!inst_ok(f, i) || inst_info(f, i.id)->format != KL_FMT_CALL_INDIRECT)
+	if (!inst_ok(f, i) ||
+	    inst_info(f, i.id)->format != KL_FMT_CALL_INDIRECT)
 		return (kl_sigref){ KL_NONE };
 	return (kl_sigref){ f->insts[i.id].w[1] };
 }

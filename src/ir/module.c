@@ -399,8 +399,9 @@ sig_rehash(kl_module *m)
 	for (uint32_t i = 0; i < m->nsigs; i++) {
 		const kl_sig_data *s = &m->sigs[i];
 		const kl_type *t = sig_types(m, s);
-		m->sig_htab[sig_slot(m, t, s->nparams, t ? t + s->nparams : NULL,
-				     s->nresults, s->variadic != 0)] = i + 1;
+		m->sig_htab[sig_slot(m, t, s->nparams,
+				     t ? t + s->nparams : NULL, s->nresults,
+				     s->variadic != 0)] = i + 1;
 	}
 }
 
@@ -611,9 +612,10 @@ kl_data_append(kl_module *m, kl_sym data, const kl_data_item *item)
 		if (item->kind == KL_DATA_VALUE &&
 		    kl_type_bytes(m, item->type) < 8) {
 			unsigned w = 8 * kl_type_bytes(m, item->type);
-			bool fits = kl_type_is_int(m, item->type)
-					    ? kl_int_fits((int64_t)item->value, w)
-					    : item->value >> w == 0;
+			bool fits =
+				kl_type_is_int(m, item->type)
+					? kl_int_fits((int64_t)item->value, w)
+					: item->value >> w == 0;
 			if (!fits)
 				return KL_ERR_RANGE;
 			it.value = item->value & ((1ull << w) - 1);
@@ -622,7 +624,8 @@ kl_data_append(kl_module *m, kl_sym data, const kl_data_item *item)
 	case KL_DATA_STRING:
 		if (item->len && !item->bytes)
 			return KL_ERR_INVALID;
-		/* checked before the bytes are stored, which cannot be undone */
+		/* checked before the bytes are stored, which cannot be
+		 * undone */
 		if (!module_bytes_fit(m, item->len) ||
 		    item->len > DATA_MAX_BYTES - d->size)
 			return KL_ERR_RANGE;
@@ -709,10 +712,12 @@ kl_module_get_stats(const kl_module *m, kl_module_stats *st)
 		st->const_bytes += (uint64_t)f->nconsts * sizeof *f->consts;
 		for (uint32_t b = 0; b < f->nblocks; b++) {
 			uint32_t l = f->blocks[b].params;
-			st->param_value_bytes += (uint64_t)list_len(&f->pool, l) *
-						 sizeof *f->values;
-			st->param_list_bytes += (uint64_t)list_slots(&f->pool, l) *
-						sizeof *f->pool.data;
+			st->param_value_bytes +=
+				(uint64_t)list_len(&f->pool, l) *
+				sizeof *f->values;
+			st->param_list_bytes +=
+				(uint64_t)list_slots(&f->pool, l) *
+				sizeof *f->pool.data;
 		}
 		st->bytes_allocated +=
 			(uint64_t)f->insts_cap * inst +

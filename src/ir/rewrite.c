@@ -141,7 +141,8 @@ kl_func_resolve_aliases(kl_func *f)
 			uint32_t nd = inst_dests(f, i, &dests);
 			for (uint32_t k = 0; k < nd; k++) {
 				uint32_t *dargs;
-				uint32_t na = dest_args(&f->pool, dests[k], &dargs);
+				uint32_t na = dest_args(&f->pool, dests[k],
+							&dargs);
 				changed += resolve_in(f, table, dargs, na);
 			}
 		}
@@ -262,7 +263,8 @@ dest_drop_args(kl_func *f, uint32_t i, uint32_t d, const uint32_t *params,
 {
 	uint32_t list = get_dest_word(f, i, d);
 	if (list & DEST_BLOCK)
-		return; /* no arguments: a broken branch, left to the verifier */
+		return; /* no arguments: a broken branch, left to the
+			 * verifier */
 	uint32_t n = compact(&f->pool, list, 1, params, nparams, gone);
 	if (n == 1) { /* the block alone is left */
 		uint32_t b = f->pool.data[list];
@@ -314,7 +316,8 @@ kl_func_remove_params(kl_func *f, const kl_value *params, uint32_t n)
 			for (uint32_t d = 0; d < nd; d++) {
 				uint32_t target, nargs;
 				const uint32_t *args;
-				inst_dests(f, i, &dests); /* (fresh after edits) */
+				inst_dests(f, i, &dests); /* (fresh after
+							   * edits) */
 				if (!dest_read(&f->pool, dests[d], &target,
 					       &args, &nargs) ||
 				    target >= f->nblocks || !hit[target])
@@ -351,7 +354,8 @@ kl_block_remove_param(kl_func *f, kl_block b, uint32_t k)
 {
 	func_edited(f);
 	/* (the entry block's parameters: refused as removable_param says) */
-	if (b.id >= f->nblocks || k >= list_len(&f->pool, f->blocks[b.id].params))
+	if (b.id >= f->nblocks ||
+	    k >= list_len(&f->pool, f->blocks[b.id].params))
 		return KL_ERR_INVALID;
 	kl_value v = { list_get(&f->pool, f->blocks[b.id].params, k) };
 	return kl_func_remove_params(f, &v, 1);

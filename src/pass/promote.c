@@ -29,9 +29,9 @@
  * 4. Prune: keep the candidates whose value reaches a load, directly or
  *    through other kept candidates. These are exactly the blocks where the
  *    slot is live on entry, so the result is pruned SSA (Choi, Cytron
- *    and Ferrante 1991), found in time linear in the minimal SSA rather than by a liveness walk per slot
- *    (which is what makes LLVM's mem2reg grow faster than linearly).
- *    Survivors get numbers, parameters and branch arguments.
+ *    and Ferrante 1991), found in time linear in the minimal SSA rather than by
+ *    a liveness walk per slot (which is what makes LLVM's mem2reg grow faster
+ *    than linearly). Survivors get numbers, parameters and branch arguments.
  * 5. Remove the allocas and the address arithmetic that only fed them
  *    (and any alias of those addresses), and resolve the aliases the
  *    loads left behind in every operand that may name one.
@@ -530,8 +530,8 @@ sets_walk(promoter *p, block_set *bs, uint64_t *work_map, uint32_t nmap,
 			while (n) {
 				x = stack[--n];
 				work_map[x >> 6] &= ~word_bit(x);
-				send_on(p, bs, x, work_map, m, stack, &n, dom_of,
-					limited, any_limited);
+				send_on(p, bs, x, work_map, m, stack, &n,
+					dom_of, limited, any_limited);
 				steps++;
 			}
 		}
@@ -618,7 +618,8 @@ place_params(promoter *p)
 	}
 	uint64_t budget = p->rep && p->rep->size_limit
 				  ? p->rep->size_limit
-				  : 16 * ((uint64_t)f->ninsts + nb) + DEFAULT_FLOOR;
+				  : 16 * ((uint64_t)f->ninsts + nb) +
+				    DEFAULT_FLOOR;
 	/* The branch arguments the candidates take are bounded too: one on
 	 * every edge into a candidate's block, and a br_table can give a
 	 * block any number of edges. (Past the budgets by at most one slot's
@@ -690,7 +691,8 @@ place_params(promoter *p)
 		first[b] = at;
 		/* Placed at once: the block's candidates are its bits. */
 		for (uint32_t w = 0, q = at; at_once && w < SET_WORDS; w++)
-			for (uint64_t m = p->bsets[b].placed[w]; m; m &= m - 1) {
+			for (uint64_t m = p->bsets[b].placed[w]; m;
+			     m &= m - 1) {
 				block_of[q] = b;
 				slot_of[q++] = 64 * w + kl_ctz64(m);
 			}
@@ -1022,7 +1024,8 @@ finish(promoter *p)
 		uint32_t n = p->nusers, ahead = p->tiny ? 0 : PREFETCH_AHEAD;
 		for (uint32_t k = 0; k < n; k++) {
 			if (k + ahead < n)
-				KL_PREFETCH_WRITE(&p->f->insts[users[k + ahead]]);
+				KL_PREFETCH_WRITE(
+					&p->f->insts[users[k + ahead]]);
 			unalias_operands(p, users[k]);
 		}
 	} else if (p->made_aliases) {

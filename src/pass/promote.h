@@ -384,7 +384,7 @@ typedef struct dom_facts {
 	uint32_t *idom, *child, *sibling; /* KL_NONE: none; children in
 					   * layout order, through sibling */
 	uint32_t *npreds;       /* edges in */
-	uint32_t *df_start;     /* DF(b): df.a[df_start[b] .. df_start[b + 1]) */
+	uint32_t *df_start;     /* DF(b): df.a[df_start[b] .. df_start[b+1]) */
 	succ_span *out;         /* successors: succ.a[out[b].start ..] */
 	/* out and succ list each block's destinations, all and in order
 	 * (read off the terminators, none unplaced): renaming reads them

@@ -127,7 +127,8 @@ read_successors(dom_facts *d, const kl_func *f, const kl_cfg *cfg)
 	/* A big function's terminators are cache misses, one per block: the
 	 * one PREFETCH_AHEAD blocks ahead in the layout is asked for. */
 	uint32_t ahead = f->first_block;
-	for (uint32_t j = 0; !cfg && j < PREFETCH_AHEAD && ahead != KL_NONE; j++)
+	for (uint32_t j = 0; !cfg && j < PREFETCH_AHEAD && ahead != KL_NONE;
+	     j++)
 		ahead = f->blocks[ahead].next;
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
 		if (!cfg && ahead != KL_NONE) {
@@ -184,8 +185,8 @@ walk_frontiers(dom_facts *d, uint32_t n, bool fill)
 		if (w > 1 && pstart[w + 1] - pstart[w] < 2)
 			continue; /* one edge in: from its idom */
 		for (uint32_t k = pstart[w]; k < pstart[w + 1]; k++) {
-			for (uint32_t r = preds[k]; r != didom[w] && last[r] != w;
-			     r = didom[r]) {
+			for (uint32_t r = preds[k];
+			     r != didom[w] && last[r] != w; r = didom[r]) {
 				last[r] = w;
 				if (fill) {
 					df[--start[vertex[r]]] = vertex[w];

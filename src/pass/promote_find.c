@@ -79,7 +79,8 @@ promote_check_form(promoter *p)
 		for (uint32_t k = 0; k < np; k++) {
 			uint32_t v = list_get(&f->pool, f->blocks[b].params, k);
 			if (v >= f->nvalues || seen[v] ||
-			    f->values[v].kind != VK_PARAM || f->values[v].def != b)
+			    f->values[v].kind != VK_PARAM ||
+			    f->values[v].def != b)
 				return KEPT_NOT_SSA;
 			seen[v] = 1;
 		}
@@ -111,11 +112,12 @@ promote_check_form(promoter *p)
 					return KEPT_NOT_SSA;
 			for (uint32_t k = 0; k < nd; k++) {
 				uint32_t *dargs;
-				uint32_t na = dest_args(&f->pool, dests[k], &dargs);
+				uint32_t na = dest_args(&f->pool, dests[k],
+							&dargs);
 				for (uint32_t j = 0; j < na; j++)
 					if (reachable
-						    ? !use_ok(p, dt, i, b, dargs[j])
-						    : !defined(p, dargs[j]))
+					    ? !use_ok(p, dt, i, b, dargs[j])
+					    : !defined(p, dargs[j]))
 						return KEPT_NOT_SSA;
 			}
 		}
@@ -177,7 +179,8 @@ promote_clear_addresses(promoter *p)
 	uint32_t nv = p->nvalues;
 	/* nv + 2 bytes: mark[nv] is 0 for "no operand", mark[nv + 1] a
 	 * byte the walk writes instead of a branch (promote_walk). */
-	uint8_t *mark = (uint8_t *)room_whole(&p->marks, ((uint64_t)nv + 5) / 4);
+	uint8_t *mark = (uint8_t *)room_whole(&p->marks,
+					      ((uint64_t)nv + 5) / 4);
 	/* Only addresses write theirs: a few pages in use, which must not
 	 * be huge pages (kl_grow's), each zeroed whole. */
 	if (nv + 1 > p->address_cap) {
@@ -755,7 +758,8 @@ promote_find_addresses(promoter *p)
 		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
 		     i = f->nodes[i].next) {
 			const kl_inst_data *d = &f->insts[i];
-			if (d->op == KL_OP_ALLOCA || d->op == KL_OP_ALLOCA_DYN) {
+			if (d->op == KL_OP_ALLOCA ||
+			    d->op == KL_OP_ALLOCA_DYN) {
 				/* Queued once, even if unverified IR has two
 				 * allocas define it (not strict SSA: the
 				 * check that comes next says so). */
@@ -764,8 +768,8 @@ promote_find_addresses(promoter *p)
 				if (fresh)
 					queue[qn++] = d->w[0];
 			} else if (d->op == KL_OP_CALL) {
-				p->calls_setjmp |=
-					module_returns_twice(f->module, d->w[1]);
+				p->calls_setjmp |= module_returns_twice(
+					f->module, d->w[1]);
 			} else if (d->op == KL_OP_IADD_IMM) {
 				uint32_t x = chain_end(p, d->w[1]);
 				if (x == KL_NONE || x >= nv)
@@ -777,7 +781,8 @@ promote_find_addresses(promoter *p)
 	}
 	for (uint32_t q = 0; q < qn; q++) {
 		uint32_t v = queue[q];
-		for (uint32_t i = derived[v]; i != KL_NONE; i = next_derived[i]) {
+		for (uint32_t i = derived[v]; i != KL_NONE;
+		     i = next_derived[i]) {
 			uint32_t r = f->insts[i].w[0];
 			if (r >= nv || mark[r] != 0)
 				continue;
@@ -846,8 +851,9 @@ sort_keys(access_key *v, uint32_t n, access_key *tmp)
 static void
 set_slot_type(promoter *p, uint32_t s, uint32_t types)
 {
-	static const kl_type int_of[9] = { [1] = KL_TYPE_I8, [2] = KL_TYPE_I16,
-					   [4] = KL_TYPE_I32, [8] = KL_TYPE_I64 };
+	static const kl_type int_of[9] = { [1] = KL_TYPE_I8,
+					   [2] = KL_TYPE_I16, [4] = KL_TYPE_I32,
+					   [8] = KL_TYPE_I64 };
 	slot *sl = &p->slots[s];
 	uint32_t w = sl->width;
 	kl_type t = w <= 8 ? int_of[w] : KL_TYPE_NONE;
@@ -874,7 +880,8 @@ check_slots(promoter *p, alloca_info *ai, const access_key *key,
 		}
 		if (k > 0) {
 			const access_key *w = &key[k - 1];
-			bool same = w->offset == x->offset && w->width == x->width;
+			bool same = w->offset == x->offset &&
+				    w->width == x->width;
 			/* w lies inside: its end cannot overflow */
 			if (!same && x->offset < w->offset + w->width) {
 				ai->reason = KEPT_OVERLAP;

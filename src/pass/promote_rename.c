@@ -194,7 +194,8 @@ record_edges(promoter *p, uint32_t b, bool zeros)
 		 * the last instruction's): its room in incoming holds them,
 		 * and the edges array holds all blocks' (nedges_in). */
 		uint32_t *in = p->in_block[target];
-		KL_ASSERT(in[1] < npreds(p, target) && p->nedges < p->edges_cap);
+		KL_ASSERT(in[1] < npreds(p, target) &&
+			  p->nedges < p->edges_cap);
 		uint32_t first = in[0] + in[1]++ * n;
 		p->edges[p->nedges++] = (edge){ t, k, target, first };
 		/* KL_NONE stands for the slot's zero, made only if a surviving
@@ -242,8 +243,10 @@ rename_block(promoter *p, uint32_t b, bool reachable)
 		} else if (access_is_store(x)) {
 			set_current(p, x->slot, store_value(p, x));
 		} else {
-			replace_load(p, x, reachable ? current(p, x->slot)
-						     : zero_of(p, p->slots[x->slot].type));
+			replace_load(
+				p, x,
+				reachable ? current(p, x->slot)
+					  : zero_of(p, p->slots[x->slot].type));
 		}
 	}
 	record_edges(p, b, !reachable);
@@ -498,13 +501,14 @@ prune(promoter *p)
 			n += used[q];
 		}
 		for (uint32_t j = 0; j < n; j++) {
-			value_define(f, v0 + j, VK_PARAM, p->slots[args[j]].type,
-				     b);
+			value_define(f, v0 + j, VK_PARAM,
+				     p->slots[args[j]].type, b);
 			args[j] = v0 + j;
 		}
 		next_value += n;
 		if (n) {
-			uint32_t *e = list_extend(&f->pool, &f->blocks[b].params, n);
+			uint32_t *e = list_extend(&f->pool,
+						  &f->blocks[b].params, n);
 			for (uint32_t j = 0; j < n; j++) /* a few: no memcpy */
 				e[j] = args[j];
 		}

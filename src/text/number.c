@@ -29,7 +29,8 @@ fmt_grouped_hex(kl_buf *out, uint64_t u)
 	buf_adds(out, "0x");
 	for (int g = groups - 1; g >= 0; g--) {
 		for (int d = 3; d >= 0; d--)
-			buf_addc(out, kl_hex_digits[(u >> (16 * g + 4 * d)) & 15]);
+			buf_addc(out,
+				 kl_hex_digits[(u >> (16 * g + 4 * d)) & 15]);
 		if (g)
 			buf_addc(out, '_');
 	}
@@ -270,7 +271,8 @@ scan_special(const char *s, size_t n, bool *neg, int *kind, uint64_t *payload,
 		if (i < n && s[i] == ':') {
 			i++;
 			/* "0x" or "0X", as a number's prefix */
-			if (n - i < 2 || s[i] != '0' || (s[i + 1] | 32) != 'x') {
+			if (n - i < 2 || s[i] != '0' ||
+			    (s[i + 1] | 32) != 'x') {
 				*bad = true;
 				return 0;
 			}

@@ -189,8 +189,10 @@ describe(const parser *p, const char *pos, char *buf, size_t cap)
 	if (word) {
 		while (pos + n < p->end && n < 24) {
 			char d = pos[n];
-			bool w = (d >= 'a' && d <= 'z') || (d >= 'A' && d <= 'Z') ||
-				 (d >= '0' && d <= '9') || d == '_' || d == '.' ||
+			bool w = (d >= 'a' && d <= 'z') ||
+				 (d >= 'A' && d <= 'Z') ||
+				 (d >= '0' && d <= '9') ||
+				 d == '_' || d == '.' ||
 				 (n == 0 && (d == '%' || d == '#' || d == '-'));
 			if (!w)
 				break;
@@ -699,7 +701,8 @@ parse_name(parser *p, kl_buf *tmp, const char **bytes, size_t *len)
 	const char *s = p->p, *end = p->end;
 	if (s < end && *s == '%') {
 		const char *b = ++s;
-		while (s < end && (is_ident_char((unsigned char)*s) || *s == '.'))
+		while (s < end &&
+		       (is_ident_char((unsigned char)*s) || *s == '.'))
 			s++;
 		if (s == b) {
 			char buf[64];
@@ -716,8 +719,9 @@ parse_name(parser *p, kl_buf *tmp, const char **bytes, size_t *len)
 		kl_buf_reset(tmp);
 		while (s + 1 < end && hex_digit((unsigned char)s[0]) >= 0 &&
 		       hex_digit((unsigned char)s[1]) >= 0) {
-			kl_buf_putc(tmp, (char)(hex_digit((unsigned char)s[0]) << 4 |
-						hex_digit((unsigned char)s[1])));
+			kl_buf_putc(tmp,
+				    (char)(hex_digit((unsigned char)s[0]) << 4 |
+					   hex_digit((unsigned char)s[1])));
 			s += 2;
 		}
 		if (s < end && (hex_digit((unsigned char)*s) >= 0 ||
@@ -725,7 +729,8 @@ parse_name(parser *p, kl_buf *tmp, const char **bytes, size_t *len)
 			fail_at(p, b - 1, "a #name needs pairs of hex digits");
 		if (s == b) {
 			char buf[64];
-			fail_at(p, b - 1, "expected hex digits after '#', found "
+			fail_at(p, b - 1,
+				"expected hex digits after '#', found "
 				"%s", describe(p, s, buf, sizeof buf));
 		}
 		*bytes = tmp->data;
@@ -817,10 +822,10 @@ value_number_slow(parser *p, const char *pos)
 		const char *d = p->p < p->end && *p->p == '-' ? p->p + 1 : p->p;
 		bool number = d < p->end && *d >= '0' && *d <= '9';
 		fail_expected_hint(p, p->p, "a value",
-				   number ? " (make the constant with iconst.T, "
-					    "f32const or f64const, or use the "
-					    "_imm form of the instruction if "
-					    "it has one)"
+				   number ? " (make the constant with "
+					    "iconst.T, f32const or f64const, "
+					    "or use the _imm form of the "
+					    "instruction if it has one)"
 					  : "");
 	}
 	uint32_t v = entity_number(p, p->p, 1);
@@ -1163,7 +1168,8 @@ parse_sigref_decl(parser *p)
 	const char *pos = p->p;
 	uint32_t n = entity_number(p, p->p, 3);
 	if (p->in_block)
-		fail_at(p, pos, "signatures are declared before the first block");
+		fail_at(p, pos,
+			"signatures are declared before the first block");
 	if (n >= f->nsigrefs) {
 		spend_budget(p, f->nsigrefs, n + 1, pos);
 		uint32_t cap = f->sigrefs_cap;
@@ -1251,7 +1257,8 @@ parse_value_stmt(parser *p)
 		/* after an instruction on its line ("jump block1 v0",
 		 * "return v0 v0"): it belongs to that one, most likely */
 		if (nres == 1 && !starts_line(p, pos))
-			fail_at(p, pos, "v%u after a complete instruction (a ',' "
+			fail_at(p, pos,
+				"v%u after a complete instruction (a ',' "
 				"or '(' missing before it?)", v);
 		fail_at(p, pos, "expected '=' or '->' after v%u, found %s%s",
 			p->results[nres - 1], found,
@@ -1315,8 +1322,8 @@ check_function_end(parser *p)
 	for (uint32_t k = 0; k < p->nfwd_values; k++) {
 		const fwd_ref *r = &p->fwd_values[k];
 		if (f->values[r->id].kind == VK_UNUSED)
-			perr_at(p, r->line, r->col, "use of undefined value v%u",
-				r->id);
+			perr_at(p, r->line, r->col,
+				"use of undefined value v%u", r->id);
 	}
 	for (uint32_t k = 0; k < p->nfwd_blocks; k++) {
 		const fwd_ref *r = &p->fwd_blocks[k];
@@ -1388,7 +1395,8 @@ parse_stmts(parser *p, kl_func *dst)
 			parse_inst(p, NULL, NULL, 0, s);
 		} else {
 			char buf[64];
-			fail_at(p, s, "expected an instruction, a block or '}', "
+			fail_at(p, s,
+				"expected an instruction, a block or '}', "
 				"found %s%s", describe(p, s, buf, sizeof buf),
 				comment_hint(p, s));
 		}

@@ -84,7 +84,7 @@ typedef struct parser {
 	kl_func work;          /* tables reused by every body (parse_body) */
 	bool in_block;         /* a block header has been seen */
 	bool said_no_block;    /* "instruction before the first block" */
-	uint32_t stmt_line;    /* where the statement or item being read starts */
+	uint32_t stmt_line;    /* where the statement/item being read starts */
 	const char *stmt_start; /* the body's statement being read: its first
 				 * byte (NULL outside bodies) */
 	const char *prev_stmt_start; /* the statement's before it */
@@ -336,6 +336,7 @@ bool cursor_starts_later_line(const parser *p);
 void init_optab(parser *p);
 /* results[k] is written at result_pos[k]; the statement starts at start. */
 void parse_inst(parser *p, const uint32_t *results,
-		const char *const *result_pos, uint32_t nres, const char *start);
+		const char *const *result_pos, uint32_t nres,
+		const char *start);
 
 #endif /* KEEL_PARSE_H */

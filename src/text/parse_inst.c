@@ -430,8 +430,8 @@ parse_inst(parser *p, const uint32_t *results, const char *const *result_pos,
 			fail_at(p, after, "found %s in an opcode",
 				describe(p, after, buf, sizeof buf));
 		}
-		fail_at(p, opos, "unknown opcode '%.*s'", (int)(n > 32 ? 32 : n),
-			opos);
+		fail_at(p, opos, "unknown opcode '%.*s'",
+			(int)(n > 32 ? 32 : n), opos);
 	}
 	const kl_opinfo *info = &kl_op_table[op];
 	bool has_suffix = false;

@@ -21,8 +21,8 @@
 
 /*
  * Chunks of the first pass (step_lines): 32 bytes, two vectors, with
- * SSE2 (every x86-64 has it), else 8 bytes in a word. chunk_scan looks at the chunk
- * at s and returns nonzero if one of its newlines is followed by an 'f'
+ * SSE2 (every x86-64 has it), else 8 bytes in a word. chunk_scan looks at the
+ * chunk at s and returns nonzero if one of its newlines is followed by an 'f'
  * or a 'd' (the line may start a new item: the caller looks at the
  * chunk byte by byte); otherwise it adds the chunk's newlines to the
  * running count acc.
@@ -246,7 +246,8 @@ define_sym(parser *p, const char *pos, const char *name, size_t len,
 			&p->m->syms[kl_module_lookup(p->m, name, len).id];
 		int n = (int)(p->p - pos);
 		if (body && old->kind == KL_SYM_FUNC && !old->defined)
-			fail_at(p, pos, "%.*s is already declared on line %u; a "
+			fail_at(p, pos,
+				"%.*s is already declared on line %u; a "
 				"function defined in the module needs no "
 				"declare", n, pos, old->line);
 		fail_at(p, pos, "%.*s is already defined on line %u", n, pos,
@@ -443,9 +444,9 @@ parse_data_item(parser *p, uint32_t s)
 	} else {
 		const char *npos = p->p;
 		/* what an integer item may hold instead */
-		int64_t v = parse_int(p, t == KL_TYPE_I8
-						 ? "an integer, a string or a symbol"
-						 : "an integer or a symbol");
+		int64_t v = parse_int(
+			p, t == KL_TYPE_I8 ? "an integer, a string or a symbol"
+					   : "an integer or a symbol");
 		unsigned bits = kl_type_bytes(p->m, t) * 8;
 		if (bits < 64) {
 			if (!kl_int_fits(v, bits))
@@ -542,8 +543,8 @@ resolve_data_fixups(parser *p)
 {
 	for (uint32_t k = 0; k < p->nfixups; k++) {
 		const data_fixup *fx = &p->fixups[k];
-		kl_sym s = kl_module_lookup(p->m, p->fixup_names.data + fx->name,
-					    fx->name_len);
+		kl_sym s = kl_module_lookup(
+			p->m, p->fixup_names.data + fx->name, fx->name_len);
 		if (s.id == KL_NONE)
 			perr_at(p, fx->line, fx->col, "unknown symbol in data: "
 				"%.*s", (int)fx->text_len,

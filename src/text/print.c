@@ -1,10 +1,10 @@
 /*
  * print.c -- the canonical text form of modules and functions.
  *
- * The form (docs/ir.md, "The canonical text form") is chosen so that parse -> print
- * is the identity on canonical text: four-space indentation, one blank
- * line between top-level items and before every block after the first,
- * ", " between operands, `.T` written exactly when the parser could not
+ * The form (docs/ir.md, "The canonical text form") is chosen so that
+ * parse -> print is the identity on canonical text: four-space indentation,
+ * one blank line between top-level items and before every block after the
+ * first, ", " between operands, `.T` written exactly when the parser could not
  * infer it from an operand defined earlier in the same block (so the text
  * re-parses whatever order blocks come in).
  *
@@ -460,7 +460,8 @@ put_operands(printer *p, uint32_t i)
 		}
 		break;
 	case KL_FMT_TRAP:
-		kl_buf_printf(out, " %s", kl_trapcode_name((kl_trapcode)d->aux));
+		kl_buf_printf(out, " %s",
+			      kl_trapcode_name((kl_trapcode)d->aux));
 		if (d->aux == KL_TRAP_USER) {
 			buf_addc(out, ' ');
 			fmt_uint(out, d->w[0]);
@@ -691,8 +692,8 @@ print_func(printer *p)
 			buf_addc(out, '\n');
 		put_block_header(p, b);
 		uint32_t isteps = 0;
-		for (uint32_t i = f->blocks[b].first; i != KL_NONE && i < f->ninsts;
-		     i = f->nodes[i].next) {
+		for (uint32_t i = f->blocks[b].first;
+		     i != KL_NONE && i < f->ninsts; i = f->nodes[i].next) {
 			if (isteps++ > f->ninsts)
 				break;
 			if (p->alias_state)

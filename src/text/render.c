@@ -145,7 +145,8 @@ kl_diag_render(const kl_diag *d, const char *file, const char *src,
 	}
 	size_t stop = end - start > 200 ? start + 200 : end;
 	for (size_t i = start; i < stop;) {
-		size_t n = kl_utf8_len((const unsigned char *)src + i, stop - i);
+		size_t n = kl_utf8_len((const unsigned char *)src + i,
+				       stop - i);
 		unsigned char c = (unsigned char)src[i];
 		/* C1 controls (U+0080-U+009F, C2 80-9F) are controls as
 		 * much as ASCII's: a terminal may act on them. */

@@ -68,7 +68,8 @@ sort_range(kl_diag *a, kl_diag *tmp, uint32_t n)
 	uint32_t i = 0, j = h, k = 0;
 	while (i < h && j < n) {
 		bool right_first = a[j].line < a[i].line ||
-				   (a[j].line == a[i].line && a[j].col < a[i].col);
+				   (a[j].line == a[i].line &&
+				    a[j].col < a[i].col);
 		tmp[k++] = right_first ? a[j++] : a[i++];
 	}
 	while (i < h)

@@ -4,9 +4,9 @@
  *
  * Allocation failure is fatal (kl_out_of_room): the library has no way to
  * report it usefully and no caller handles it, so every allocation either
- * succeeds or ends the process with a message. Internal invariants are checked with
- * KL_ASSERT, which stays on in release builds; it is for bugs in keel, never
- * for bad input, which always comes back as a diagnostic.
+ * succeeds or ends the process with a message. Internal invariants are checked
+ * with KL_ASSERT, which stays on in release builds; it is for bugs in keel,
+ * never for bad input, which always comes back as a diagnostic.
  */
 #ifndef KEEL_UTIL_H
 #define KEEL_UTIL_H
@@ -121,10 +121,10 @@ const char *kl_severity_name(kl_severity s);
 
 /* The capacity a table of cap entries grows to so that it holds need: at
  * least 8, at least twice cap when it must grow past that (so appends
- * stay amortised O(1)), and exactly need when that is more -- a table sized from a bound is not
- * rounded up to a power of two, which for a table cleared in full (a
- * dominator tree's per-block arrays, say) would be up to twice the fresh
- * memory. What kl_grow uses. */
+ * stay amortised O(1)), and exactly need when that is more -- a table sized
+ * from a bound is not rounded up to a power of two, which for a table cleared
+ * in full (a dominator tree's per-block arrays, say) would be up to twice the
+ * fresh memory. What kl_grow uses. */
 uint32_t kl_grown_cap(uint32_t cap, uint64_t need);
 
 /*

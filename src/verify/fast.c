@@ -129,7 +129,7 @@ arena_setup(fast *fs)
 		[A_IN_LAYOUT] = (nb / 64 + 1) * sizeof(uint64_t),
 		[A_VDEFS] = nv * sizeof(vdef),
 		[A_DOM] = (nb + 1) * sizeof(dom_span), /* + the [0, 0] at nb */
-		[A_SSPAN] = (nb + 1) * sizeof(succ_span), /* later semi, label */
+		[A_SSPAN] = (nb + 1) * sizeof(succ_span), /* later semi/label */
 		[A_VERTEX] = (nb + 1) * u,
 		[A_ANC] = (nb + 1) * u,
 		[A_PSTART] = (nb + 2) * u,
@@ -236,11 +236,13 @@ resolve_aliases(fast *fs)
 		if (val[v].kind != VK_ALIAS || root[v] != ROOT_NEW)
 			continue;
 		uint32_t w = v;
-		while (w < nv && val[w].kind == VK_ALIAS && root[w] == ROOT_NEW) {
+		while (w < nv && val[w].kind == VK_ALIAS &&
+		       root[w] == ROOT_NEW) {
 			root[w] = ROOT_BUSY;
 			w = val[w].def;
 		}
-		if (w >= nv || (val[w].kind == VK_ALIAS && root[w] == ROOT_BUSY))
+		if (w >= nv ||
+		    (val[w].kind == VK_ALIAS && root[w] == ROOT_BUSY))
 			return false; /* out of range, or a cycle */
 		uint32_t r = val[w].kind == VK_ALIAS ? root[w] : w;
 		for (uint32_t a = v; a != w; a = val[a].def) {
@@ -700,7 +702,8 @@ check_branch(fast *fs, const kl_inst_data *d, kl_format fmt)
 			return false;
 		for (uint32_t a = 0; a < np; a++) {
 			int c = use(fs, e[a]);
-			if (c < 0 || ps[a] >= fs->nvalues || c != vclass(fs, ps[a]))
+			if (c < 0 || ps[a] >= fs->nvalues ||
+			    c != vclass(fs, ps[a]))
 				return false;
 		}
 	}

@@ -268,11 +268,12 @@ check_dests(verifier *vf, uint32_t i, const inst_view *iv)
 			err_inst(vf, i, "branch to block%u%s, which does not "
 				 "exist", b, dest_label(e, sizeof e, iv, k));
 		} else if (!bit_get(vf->in_layout, b)) {
-			err_inst(vf, i, "branch to block%u%s, which is not in "
-				 "the layout", b, dest_label(e, sizeof e, iv, k));
-		} else if (b == vf->entry) {
-			err_inst(vf, i, "branch to the entry block block%u%s", b,
+			err_inst(vf, i, "branch to block%u%s, which is not "
+				 "in the layout", b,
 				 dest_label(e, sizeof e, iv, k));
+		} else if (b == vf->entry) {
+			err_inst(vf, i, "branch to the entry block block%u%s",
+				 b, dest_label(e, sizeof e, iv, k));
 		}
 	}
 }
