@@ -1515,6 +1515,76 @@ KL
 st=$?
 if [ "$st" = 1 ] && [ "$(head -n 1 "$dir/oob1.err")" = "trap heap_oob: printf %s: 1 byte at 0x0000000000000000: null pointer (offset 0)" ]
 then ok; else bad "keel run, printf %s of null: exit $st, $(cat "$dir/oob1.err")"; fi
+# free of what it cannot free says why for each kind of pointer (of a
+# data object's start it said "offset 0 is out of bounds")
+cat >"$dir/free.kl" <<'KL'
+declare %free(i64)
+declare %malloc(i64) -> i64
+data %s = const { i8 "hi", i8 0 }
+
+function %data() {
+block0:
+    v0 = symbol_addr %s
+    call %free(v0)
+    return
+}
+
+function %inside() {
+block0:
+    v0 = iconst.i64 8
+    v1 = call %malloc(v0)
+    v2 = iadd_imm v1, 4
+    call %free(v2)
+    return
+}
+
+function %twice() {
+block0:
+    v0 = iconst.i64 8
+    v1 = call %malloc(v0)
+    call %free(v1)
+    call %free(v1)
+    return
+}
+
+function %stack() {
+block0:
+    v0 = alloca 8
+    call %free(v0)
+    return
+}
+KL
+for case in "data:object N (const data %s, 3 bytes) was not made by malloc or calloc" \
+	"inside:object N (8-byte heap object): offset 4 is not its start" \
+	"twice:object N (8-byte heap object) is dead: it was freed (offset 0)" \
+	"stack:object N (8-byte alloca v0 in %stack) was not made by malloc or calloc"; do
+	f=${case%%:*} why=${case#*:}
+	"$build"/keel run "$dir/free.kl" "%$f" >/dev/null 2>"$dir/free.err"
+	st=$?
+	# (the objects' numbers are the interpreter's business)
+	case $(head -n 1 "$dir/free.err" | sed 's/object [0-9]*/object N/') in
+	"trap heap_oob: free of 0x"*", which is not the start of a live heap object: $why") ok ;;
+	*) bad "keel run, free in %$f: exit $st, $(cat "$dir/free.err")" ;;
+	esac
+done
+
+# messages are never cut, however long the names in them: a trap's, and
+# a parse error's (both stopped at 511 bytes)
+long=$(printf '%0700d' 0 | tr 0 d)
+printf 'declare %%free(i64)\ndata %%%s = const { i8 "hi", i8 0 }\n\nfunction %%main() {\nblock0:\n    v0 = symbol_addr %%%s\n    call %%free(v0)\n    return\n}\n' \
+	"$long" "$long" >"$dir/longname.kl"
+"$build"/keel run "$dir/longname.kl" >/dev/null 2>"$dir/longname.err"
+case $(head -n 1 "$dir/longname.err") in
+*"(const data %$long, 3 bytes) was not made by malloc or calloc") ok ;;
+*) bad "keel run, a trap naming a 700-byte name: cut: $(head -c 100 "$dir/longname.err")" ;;
+esac
+printf 'declare %%%s()\ndeclare %%%s()\n' "$long" "$long" >"$dir/longdecl.kl"
+"$build"/keel cat "$dir/longdecl.kl" >/dev/null 2>"$dir/longdecl.err"
+case $(head -n 1 "$dir/longdecl.err") in
+*"%$long is already defined on line 1") ok ;;
+*) bad "keel cat, an error naming a 700-byte name: cut: $(head -c 100 "$dir/longdecl.err")" ;;
+esac
+
 # a depth past what the interpreter counts is refused, not cut down
 for d in 5G 0x10000000000000000; do
 	"$build"/keel run --max-depth $d "$dir/names.kl" %i8 5 >/dev/null 2>"$dir/md.err"
@@ -1586,6 +1656,53 @@ awk -v n=8100 'BEGIN {
 			(i > 1 ? n + i - 1 : 2 * n + 1)
 	print "block" (2 * n + 1) ":\n    return v0\n}"
 }' >"$dir/nest-8100.kl"
+# keel test when poll fails (a shim preloaded in its place): the files
+# it cannot hear from fail, and so does the run (it exited 0 with its
+# children running). The shim writes a mark, so a shim that did not load
+# is not taken for a pass. (Not under ASan, whose runtime must load
+# first.)
+mkdir -p "$dir/pollfail"
+cat >"$dir/pollfail/shim.c" <<'EOF'
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+__attribute__((constructor)) static void
+mark(void)
+{
+	const char *path = getenv("POLLFAIL_MARK");
+	FILE *f = path ? fopen(path, "w") : NULL;
+	if (f)
+		fclose(f);
+}
+
+int
+poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	(void)fds, (void)n, (void)timeout;
+	errno = ENOMEM;
+	return -1;
+}
+EOF
+if grep -q __asan_init "$build"/keel ||
+	! cc -shared -fPIC "$dir/pollfail/shim.c" -o "$dir/pollfail/shim.so" 2>/dev/null; then
+	echo "keel is built with ASan or cc -shared does not work: skipping the check of a failing poll"
+else
+	rm -f "$dir/pollfail/mark"
+	POLLFAIL_MARK="$dir/pollfail/mark" LD_PRELOAD="$PWD/$dir/pollfail/shim.so" \
+		"$build"/keel test -j 2 tests/filetests/interp/int-arith.kl \
+		tests/filetests/interp/int-cmp.kl tests/filetests/interp/int-div.kl \
+		>"$dir/pollfail/out" 2>"$dir/pollfail/err"
+	st=$?
+	if [ ! -f "$dir/pollfail/mark" ]; then
+		echo "the poll shim did not load: skipping the check of a failing poll"
+	elif [ "$st" = 1 ] && grep -q '^keel test: poll: .*; 1 file not run$' "$dir/pollfail/err" &&
+		[ "$(grep -c '^FAIL .*: not finished (poll: ' "$dir/pollfail/out")" = 2 ] &&
+		[ "$(tail -n 1 "$dir/pollfail/out")" = "0 passed, 3 failed" ]; then ok; else
+		bad "keel test with poll failing: exit $st:"; cat "$dir/pollfail/out" "$dir/pollfail/err"; fi
+fi
+
 # shellcheck disable=SC3045
 if ! grep -q __asan_init "$build"/keel &&
 	(ulimit -v 100000 && "$build"/keel cfg examples/max.kl) >/dev/null 2>&1; then

@@ -746,8 +746,32 @@ run_all(run_state *rs, long jobs, bool bless)
 		}
 		int r = poll(pfd, (nfds_t)running, 100);
 		if (r < 0 && errno != EINTR) {
-			fprintf(stderr, "keel test: poll: %s\n",
-				strerror(errno));
+			/* No way to hear from the children: stop them and
+			 * fail their files (in the report, in order), and
+			 * those not started, so that the run cannot pass. */
+			const char *why = strerror(errno);
+			uint32_t left = rs->files->n - next;
+			fprintf(stderr, "keel test: poll: %s; %u file%s not "
+				"run\n", why, left, left == 1 ? "" : "s");
+			for (long i = 0; i < running; i++) {
+				child *c = &kids[i];
+				kill(c->pid, SIGKILL);
+				while (waitpid(c->pid, NULL, 0) < 0 &&
+				       errno == EINTR)
+					;
+				close(c->fd);
+				kl_buf_free(&c->out);
+				kl_buf_printf(&rs->reports[c->file],
+					      "FAIL %s: not finished (poll: "
+					      "%s)\n",
+					      rs->files->paths[c->file], why);
+				rs->finished[c->file] = true;
+				rs->failed++;
+				rs->done++;
+			}
+			print_in_order(rs);
+			rs->failed += left;
+			status = EXIT_BAD_INPUT;
 			break;
 		}
 		double t = cli_now();
@@ -774,6 +798,8 @@ run_all(run_state *rs, long jobs, bool bless)
 			}
 		}
 	}
+	/* (no child will run now: no root may outlive what it holds) */
+	memset((void *)&runner_roots, 0, sizeof runner_roots);
 	free(kids);
 	free(pfd);
 	free(rs->reports);

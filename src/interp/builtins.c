@@ -299,16 +299,26 @@ parse_spec(const char *f, size_t n, spec *s)
 	return i;
 }
 
-/* Host format text for a spec, with the given length and conversion. */
+/* Host format text for a spec, with the given length and conversion.
+ * Flags C leaves undefined for the conversion ('#' for d i u c s, '0'
+ * for c s) are dropped, as glibc ignores them: the output is then
+ * glibc's on every host, and the host's printf is never given a format
+ * whose behaviour is undefined. */
 static void
 host_spec(const spec *s, const char *len, char conv, char *out, size_t n)
 {
+	char flags[sizeof s->flags], *fl = flags;
+	for (const char *f = s->flags; *f; f++)
+		if (!(*f == '#' && strchr("diucs", conv)) &&
+		    !(*f == '0' && strchr("cs", conv)))
+			*fl++ = *f;
+	*fl = 0;
 	char w[16] = "", p[16] = "";
 	if (s->width >= 0)
 		snprintf(w, sizeof w, "%d", s->width);
 	if (s->prec >= 0)
 		snprintf(p, sizeof p, ".%d", s->prec);
-	snprintf(out, n, "%%%s%s%s%s%c", s->flags, w, p, len, conv);
+	snprintf(out, n, "%%%s%s%s%s%c", flags, w, p, len, conv);
 }
 
 static bool
@@ -481,7 +491,7 @@ run(int b, const args *a, uint64_t *ret)
 	case B_FREE:
 		if (!mem_free_obj(it, arg(a, 0))) {
 			kl_buf_reset(&it->scratch);
-			mem_explain(it, arg(a, 0), 0, false, &it->scratch);
+			mem_explain_free(it, arg(a, 0), &it->scratch);
 			raise_trap(it, KL_TRAP_HEAP_OOB,
 				   "free of 0x%016llx, which is not the start "
 				   "of a live heap object: %s",

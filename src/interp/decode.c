@@ -86,10 +86,8 @@ fail(decoder *dc, const char *fmt, ...)
 	kl_buf_reset(b);
 	va_list ap;
 	va_start(ap, fmt);
-	char tmp[256];
-	vsnprintf(tmp, sizeof tmp, fmt, ap);
+	kl_buf_vprintf(b, fmt, ap);
 	va_end(ap);
-	kl_buf_puts(b, tmp);
 	if (dc->cur_inst != KL_NONE) {
 		kl_buf_puts(b, " (");
 		kl_print_inst(dc->f, (kl_inst){ dc->cur_inst }, b);

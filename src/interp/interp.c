@@ -50,13 +50,11 @@ kl_run_trap_name(uint32_t trap)
 
 /* ---- raising ---- */
 
-static void
+static void KL_PRINTF(2, 0)
 pend_msg(kl_interp *it, const char *fmt, va_list ap)
 {
-	char small[512];
-	vsnprintf(small, sizeof small, fmt, ap);
 	kl_buf_reset(&it->pend.msg);
-	kl_buf_puts(&it->pend.msg, small);
+	kl_buf_vprintf(&it->pend.msg, fmt, ap);
 }
 
 void

@@ -345,6 +345,8 @@ void mem_describe(const kl_interp *it, uint64_t p, kl_buf *out);
 /* Why an access of n bytes at p failed, for a message: appends to out. */
 void mem_explain(const kl_interp *it, uint64_t p, uint64_t n, bool write,
 		 kl_buf *out);
+/* Why free(p) failed, for a message: appends to out. */
+void mem_explain_free(const kl_interp *it, uint64_t p, kl_buf *out);
 /* A new zeroed alloca of n bytes; 0 (and pend set) past the limits. */
 uint64_t mem_alloca(kl_interp *it, uint64_t n, uint32_t sym, uint32_t inst);
 /* Kill the allocas above the frame mark and release their memory. */

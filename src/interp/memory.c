@@ -254,6 +254,8 @@ mem_setup(kl_interp *it)
 		/* writable data starts write-protected: mem_first_write */
 		uint32_t id = obj_new(it, OK_DATA, mem, (uint32_t)size, false,
 				      s, KL_NONE);
+		/* (ids start at 1 here, one per symbol: never exhausted) */
+		KL_ASSERT(id != 0);
 		obj_info_get(it, id)->wdata =
 			!kl_data_is_const(m, (kl_sym){ s });
 	}
@@ -607,4 +609,23 @@ mem_explain(const kl_interp *it, uint64_t p, uint64_t n, bool write,
 	if (off >= 0x80000000u)
 		kl_buf_printf(out, " (or offset -%u from object %u)",
 			      (uint32_t)(0 - off), id + 1);
+}
+
+void
+mem_explain_free(const kl_interp *it, uint64_t p, kl_buf *out)
+{
+	/* a live object: its bounds are not what is wrong ("offset 0 is
+	 * out of bounds" said of a data object's start) */
+	uint32_t id = (uint32_t)(p >> 32), off = (uint32_t)p;
+	const obj_info *info = id && id < it->next_id ? obj_info_get(it, id)
+						      : NULL;
+	if (!info || info->dead) {
+		mem_explain(it, p, 0, false, out);
+		return;
+	}
+	describe_obj(it, id, info, out);
+	if (info->kind != OK_HEAP)
+		kl_buf_puts(out, " was not made by malloc or calloc");
+	else
+		kl_buf_printf(out, ": offset %u is not its start", off);
 }

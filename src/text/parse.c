@@ -63,7 +63,7 @@ line_of(const parser *p, const char *pos)
 
 /* An error shown at line:col, found where the scan stopped, at
  * stop_line:stop_col (the same place but for fail_expected's). */
-static void
+static void KL_PRINTF(6, 0)
 add_diag(parser *p, uint32_t line, uint32_t col, uint32_t stop_line,
 	 uint32_t stop_col, const char *fmt, va_list ap)
 {
@@ -79,9 +79,11 @@ add_diag(parser *p, uint32_t line, uint32_t col, uint32_t stop_line,
 	p->last_error_col = stop_col;
 	if (p->errors > MAX_ERRORS)
 		return;
-	char small[512];
-	vsnprintf(small, sizeof small, fmt, ap);
-	kl_diags_add(p->diags, KL_SEV_ERROR, line, col, small);
+	kl_buf msg = { 0 };
+	kl_buf_vprintf(&msg, fmt, ap);
+	kl_diags_add(p->diags, KL_SEV_ERROR, line, col,
+		     msg.data ? msg.data : "");
+	kl_buf_free(&msg);
 	kl_diag *d = &p->diags->items[p->diags->len - 1];
 	if (p->f)
 		d->func = (kl_sym){ p->f->sym };

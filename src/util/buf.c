@@ -91,22 +91,30 @@ kl_buf_putc(kl_buf *b, char c)
 }
 
 void
+kl_buf_vprintf(kl_buf *b, const char *fmt, va_list ap)
+{
+	/* Most texts fit the small buffer: one formatting. A longer one
+	 * is formatted again, with a copy of the arguments, into room
+	 * made for it. */
+	va_list again;
+	va_copy(again, ap);
+	char small[256];
+	int n = vsnprintf(small, sizeof small, fmt, ap);
+	if (n >= 0 && (size_t)n < sizeof small) {
+		kl_buf_append(b, small, (size_t)n);
+	} else if (n >= 0) {
+		kl_buf_reserve(b, (size_t)n);
+		vsnprintf(b->data + b->len, (size_t)n + 1, fmt, again);
+		b->len += (size_t)n;
+	}
+	va_end(again);
+}
+
+void
 kl_buf_printf(kl_buf *b, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char small[256];
-	int n = vsnprintf(small, sizeof small, fmt, ap);
+	kl_buf_vprintf(b, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n < sizeof small) {
-		kl_buf_append(b, small, (size_t)n);
-		return;
-	}
-	kl_buf_reserve(b, (size_t)n);
-	va_start(ap, fmt);
-	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
 }

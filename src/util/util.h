@@ -11,6 +11,7 @@
 #ifndef KEEL_UTIL_H
 #define KEEL_UTIL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <locale.h>
 #include <stddef.h>
@@ -101,6 +102,11 @@ buf_addc(kl_buf *b, char c)
 		kl_buf_putc(b, c);
 	}
 }
+
+/* kl_buf_printf with the arguments in a va_list (which it leaves to the
+ * caller to end): for the library's own printf-like reporters, whose
+ * messages may be of any length (a name of 700 bytes), never cut. */
+void kl_buf_vprintf(kl_buf *b, const char *fmt, va_list ap) KL_PRINTF(2, 0);
 
 void *kl_malloc(size_t n);
 void *kl_calloc(size_t count, size_t size);

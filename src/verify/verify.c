@@ -33,7 +33,7 @@
 
 /* ---- reporting ---- */
 
-static void
+static void KL_PRINTF(6, 0)
 add_diag(verifier *vf, kl_severity sev, kl_entity loc, uint32_t inst,
 	 uint32_t line, const char *fmt, va_list ap)
 {
@@ -58,7 +58,7 @@ add_diag(verifier *vf, kl_severity sev, kl_entity loc, uint32_t inst,
 	vf->errors += sev == KL_SEV_ERROR;
 }
 
-static void
+static void KL_PRINTF(5, 0)
 add_error(verifier *vf, kl_entity loc, uint32_t inst, uint32_t line,
 	  const char *fmt, va_list ap)
 {
