@@ -795,6 +795,22 @@ for c in "examples/sieve.kl|$dir/sieve-after.kl|0|PASS examples/sieve.kl" \
 	if [ "$st" = "$want_st" ] && [ "$got" = "$want" ]; then ok; else
 		bad "keel difftest --against $after $file: exit $st, '$got', not '$want'"; fi
 done
+# every function that differs gets its FAIL line (the first call of it
+# that differs), not only the first function; past 20 a line counts them
+sed 's/    return v0$/    v9 = iadd_imm v0, 3\n    return v9/' "$dir/wrong.kl" >"$dir/wrong2.kl"
+out=$("$build"/keel difftest --against "$dir/wrong2.kl" "$dir/da.kl")
+st=$?
+if [ "$st" = 1 ] && [ "$out" = "FAIL $dir/da.kl: %f(0) (argument vector 0): returned 1 in $dir/da.kl, returned 2 in $dir/wrong2.kl
+FAIL $dir/da.kl: %g(0) (argument vector 0): returned 0 in $dir/da.kl, returned 3 in $dir/wrong2.kl
+0 passed, 1 failed" ]; then ok; else bad "keel difftest, two functions differ: exit $st, $out"; fi
+awk 'BEGIN { for (i = 0; i < 23; i++) printf "function %%f%d(i32) -> i32 {\nblock0(v0: i32):\n    return v0\n}\n\n", i }' >"$dir/many.kl"
+sed 's/    return v0/    v1 = iadd_imm v0, 1\n    return v1/' "$dir/many.kl" >"$dir/many-wrong.kl"
+"$build"/keel difftest --against "$dir/many-wrong.kl" "$dir/many.kl" >"$dir/many.out"
+st=$?
+if [ "$st" = 1 ] && [ "$(grep -c '^FAIL .*: %f[0-9]*(0) (argument vector 0)' "$dir/many.out")" = 20 ] &&
+	[ "$(sed -n 21p "$dir/many.out")" = "FAIL $dir/many.kl: and 3 more functions differ" ] &&
+	[ "$(tail -n 1 "$dir/many.out")" = "0 passed, 1 failed" ]; then ok; else
+	bad "keel difftest, 23 functions differ: exit $st:"; cat "$dir/many.out"; fi
 # -p with --against, two files, neither, --against twice or empty: bad
 # usage (a second --against won in silence; an empty one was a file
 # that could not be read)

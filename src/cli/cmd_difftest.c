@@ -130,9 +130,14 @@ counterpart(const char *path, const char *after_path, kl_module *before,
 	return KL_NO_SYM;
 }
 
-/* Run every function of both modules on every vector; report the first
- * call that differs. after_path names the module after when it is a
- * file of its own (--against), else NULL: the passes made it. */
+/* The most functions a file's FAIL lines name; past them one line
+ * counts the rest. Enough to see a pattern, not a screenful per file. */
+enum { MAX_FUNC_FAILS = 20 };
+
+/* Run every function of both modules on every vector; report, for each
+ * function, the first call that differs (up to MAX_FUNC_FAILS of them).
+ * after_path names the module after when it is a file of its own
+ * (--against), else NULL: the passes made it. */
 static bool
 compare(const cli_file *file, const char *after_path, kl_module *before,
 	kl_module *after, uint64_t fuel, uint32_t *skipped,
@@ -145,8 +150,9 @@ compare(const cli_file *file, const char *after_path, kl_module *before,
 	runner_init(&ra, after, fuel, RUN_MEMORY);
 	run_outcome ob = { 0 }, oa = { 0 };
 	bool ok = true;
+	uint32_t nfailed = 0; /* functions that differ */
 	uint32_t nsyms = kl_module_num_syms(before);
-	for (uint32_t s = 0; s < nsyms && ok; s++) {
+	for (uint32_t s = 0; s < nsyms; s++) {
 		kl_func *f = kl_sym_func(before, (kl_sym){ s });
 		if (!f)
 			continue;
@@ -157,13 +163,14 @@ compare(const cli_file *file, const char *after_path, kl_module *before,
 					     before, after, s);
 		if (s_after.id == KL_NONE) {
 			ok = false;
-			break;
+			continue;
 		}
 		if (!run_callable(before, f)) {
 			(*not_called)++;
 			continue;
 		}
-		for (uint32_t v = 0; v < run_nvectors(f) && ok; v++) {
+		bool same = true;
+		for (uint32_t v = 0; v < run_nvectors(f) && same; v++) {
 			(*calls)++;
 			run_call(&rb, (kl_sym){ s }, v, &ob);
 			if (!run_finished(&ob)) {
@@ -180,6 +187,9 @@ compare(const cli_file *file, const char *after_path, kl_module *before,
 			if (why == RUN_EXCUSE_OBJECT_IDS)
 				skipped[SKIP_OBJECT_IDS]++;
 			if (why != RUN_NOT_EXCUSED)
+				continue;
+			same = ok = false;
+			if (++nfailed > MAX_FUNC_FAILS)
 				continue;
 			kl_buf da = { 0 }, db = { 0 }, spelt = { 0 };
 			run_describe_call(&spelt, before, (kl_sym){ s }, v);
@@ -200,9 +210,11 @@ compare(const cli_file *file, const char *after_path, kl_module *before,
 			kl_buf_free(&da);
 			kl_buf_free(&db);
 			kl_buf_free(&spelt);
-			ok = false;
 		}
 	}
+	if (nfailed > MAX_FUNC_FAILS)
+		printf("FAIL %s: and %u more functions differ\n", file->name,
+		       nfailed - MAX_FUNC_FAILS);
 	runner_free(&rb);
 	runner_free(&ra);
 	run_judge_free(&judge);
