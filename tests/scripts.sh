@@ -1161,24 +1161,27 @@ for c in run cfg; do
 	if [ "$st" = 1 ] && [ "$(cat "$dir/noname.err")" = "keel $c: $dir/noname.kl: no function noname defined (noname is the function with the empty name; write %noname for this file's)" ]
 	then ok; else bad "keel $c, noname for %noname: exit $st, $(cat "$dir/noname.err")"; fi
 done
-# an empty argument is no number
+# an empty argument is no number; arguments that do not fit the function
+# are the command line's mistake: bad usage (2), as a bad option value
 "$build"/keel run "$dir/names.kl" %i8 "" >/dev/null 2>"$dir/run.err"
 st=$?
-if [ "$st" = 1 ] && grep -q "names.kl: argument 1 of %i8 ('') is not a valid i8" "$dir/run.err"; then ok; else
+if [ "$st" = 2 ] && grep -q "names.kl: argument 1 of %i8 ('') is not a valid i8" "$dir/run.err"; then ok; else
 	bad "keel run with an empty argument: exit $st, $(cat "$dir/run.err")"; fi
 # a wrong count names the file and the function, in English
 "$build"/keel run "$dir/names.kl" %i8 1 2 >/dev/null 2>"$dir/run.err"
 st=$?
-if [ "$st" = 1 ] && [ "$(cat "$dir/run.err")" = "keel run: $dir/names.kl: %i8 takes 1 argument, 2 given" ]; then ok; else
+if [ "$st" = 2 ] && [ "$(cat "$dir/run.err")" = "keel run: $dir/names.kl: %i8 takes 1 argument, 2 given
+(see 'keel run --help')" ]; then ok; else
 	bad "keel run with two arguments for one: exit $st, $(cat "$dir/run.err")"; fi
 # an option after FILE is bad usage that says where options go (it
 # counted as an argument: "%i8 takes 1 argument, 3 given"); a negative
-# number is an argument
-for c in "%i8 5 --fuel 10" "--time" "%i8 --max-depth=3"; do
+# number is an argument; -h is the option there too, as --help is (it
+# was taken for a function name)
+for c in "%i8 5 --fuel 10" "--time" "%i8 --max-depth=3" "-h"; do
 	# shellcheck disable=SC2086
 	"$build"/keel run "$dir/names.kl" $c >/dev/null 2>"$dir/run.err"
 	st=$?
-	if [ "$st" = 2 ] && grep -q "^keel run: option '--[a-z-]*=*[0-9]*' after FILE: options go before it" "$dir/run.err"; then ok; else
+	if [ "$st" = 2 ] && grep -q "^keel run: option '-[a-z-]*=*[0-9]*' after FILE: options go before it" "$dir/run.err"; then ok; else
 		bad "keel run FILE $c: exit $st, $(cat "$dir/run.err")"; fi
 done
 if [ "$("$build"/keel run "$dir/names.kl" %i8 -5)" = -5 ]; then ok; else
@@ -1216,7 +1219,7 @@ if [ "$st" = 0 ] && grep -q "^function %main" "$dir/warn.out" &&
 for arg in " 5" "5 " "1_" "1__0"; do
 	"$build"/keel run "$dir/names.kl" %i8 "$arg" >/dev/null 2>"$dir/run.err"
 	st=$?
-	if [ "$st" = 1 ] && grep -q "is not a valid i8" "$dir/run.err"; then ok; else
+	if [ "$st" = 2 ] && grep -q "is not a valid i8" "$dir/run.err"; then ok; else
 		bad "keel run with argument '$arg': exit $st"; fi
 done
 # only %main's result is the exit status: not that of a function whose
@@ -1235,7 +1238,7 @@ if [ "$st" = 0 ] && [ "$out" = 7 ]; then ok; else
 # a tab before an argument is a blank too
 "$build"/keel run "$dir/names.kl" %i8 "	5" >/dev/null 2>"$dir/run.err"
 st=$?
-if [ "$st" = 1 ] && grep -q "is not a valid i8" "$dir/run.err"; then ok; else
+if [ "$st" = 2 ] && grep -q "is not a valid i8" "$dir/run.err"; then ok; else
 	bad "keel run with a tab before the argument: exit $st"; fi
 # exit(N) gives N as the status, all 8 bits of it
 cat >"$dir/exit200.kl" <<'KL'
@@ -1478,7 +1481,7 @@ block0(v0: f32):
 KL
 "$build"/keel run "$dir/fid.kl" %fid 0x1.000001p0 >/dev/null 2>"$dir/fid.err"
 st=$?
-if [ "$st" = 1 ] && grep -q "is not a valid f32" "$dir/fid.err"; then ok; else
+if [ "$st" = 2 ] && grep -q "is not a valid f32" "$dir/fid.err"; then ok; else
 	bad "keel run, an inexact hex f32 argument: exit $st, $(cat "$dir/fid.err")"; fi
 if [ "$("$build"/keel run "$dir/fid.kl" %fid 0x1.000002p0)" = "0x1.000002p0" ]; then ok; else
 	bad "keel run, an exact hex f32 argument refused"; fi
@@ -1494,14 +1497,22 @@ st=$?
 if [ "$st" = 1 ] && [ "$(printf '%s\n' "$out" | grep '^domtree')" = "domtree %max
 domtree %main" ] && [ "$(cat "$dir/nf.err")" = "keel domtree: examples/max.kl: no function nope defined" ]
 then ok; else bad "keel domtree --func main --func nope --func max: exit $st, $out, $(cat "$dir/nf.err")"; fi
-# a --func that names a data object names no function
-printf 'data %%tab = { i32 1 }\n\nfunction %%f() {\nblock0:\n    return\n}\n' >"$dir/datafunc.kl"
-for c in cfg domtree; do
-	"$build"/keel $c --func tab "$dir/datafunc.kl" >/dev/null 2>"$dir/datafunc.err"
+# a --func that names a data object or a declaration names no function,
+# and says what the name is (it said "no function tab defined")
+printf 'data %%tab = { i32 1 }\n\ndeclare %%d()\n\nfunction %%f() {\nblock0:\n    return\n}\n' >"$dir/datafunc.kl"
+for c in cfg domtree run; do
+	case $c in
+	run) "$build"/keel run "$dir/datafunc.kl" tab >/dev/null 2>"$dir/datafunc.err" ;;
+	*) "$build"/keel $c --func tab "$dir/datafunc.kl" >/dev/null 2>"$dir/datafunc.err" ;;
+	esac
 	st=$?
-	if [ "$st" = 1 ] && [ "$(cat "$dir/datafunc.err")" = "keel $c: $dir/datafunc.kl: no function tab defined" ]
+	if [ "$st" = 1 ] && [ "$(cat "$dir/datafunc.err")" = "keel $c: $dir/datafunc.kl: tab is a data object, not a function" ]
 	then ok; else bad "keel $c --func on a data object: exit $st, $(cat "$dir/datafunc.err")"; fi
 done
+"$build"/keel run "$dir/datafunc.kl" %d >/dev/null 2>"$dir/datafunc.err"
+st=$?
+if [ "$st" = 1 ] && [ "$(cat "$dir/datafunc.err")" = "keel run: $dir/datafunc.kl: %d is only declared (a function with no body)" ]
+then ok; else bad "keel run on a declaration: exit $st, $(cat "$dir/datafunc.err")"; fi
 # an alloca_dyn past an object's most is not said to pass the limit
 cat >"$dir/ad.kl" <<'KL'
 function %g(i64) -> i64 {

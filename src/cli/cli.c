@@ -841,6 +841,16 @@ cli_no_such_func(const char *cmd, const char *file, const kl_module *m,
 {
 	bool named_noname = strcmp(name, "noname") == 0 &&
 			    kl_sym_func(m, kl_module_lookup(m, "noname", 6));
+	/* A name the module has, but not for a body to run: say what it
+	 * is, not that it is missing. */
+	kl_sym s = cli_lookup(m, name);
+	if (s.id != KL_NONE && !named_noname) {
+		bool data = kl_sym_get_kind(m, s) == KL_SYM_DATA;
+		fprintf(stderr, "keel %s: %s: %s is %s\n", cmd, file, name,
+			data ? "a data object, not a function"
+			     : "only declared (a function with no body)");
+		return;
+	}
 	fprintf(stderr, "keel %s: %s: no function %s defined%s\n", cmd, file,
 		name, named_noname ? " (noname is the function with the "
 				     "empty name; write %noname for this "

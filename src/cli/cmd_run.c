@@ -48,7 +48,8 @@ static const char run_help[] =
 	"\n"
 	"exit status: running %main, its integer result (mod 256); after\n"
 	"exit(N), N; otherwise 0. 1 on a trap, a failure, bad input or\n"
-	"output that could not be written, 2 on bad usage\n";
+	"output that could not be written, 2 on bad usage (arguments\n"
+	"that do not fit the function included)\n";
 
 /* The program's output; *ctx says whether its last line is unended. */
 static void
@@ -160,7 +161,11 @@ run_file(const char *file, int argc, char **argv, const run_opts *ro)
 	int nargs = argc > 0 ? argc - 1 : 0;
 	uint64_t *args = cli_alloc((size_t)nargs + 1, sizeof *args);
 	if (!parse_args(m, file, name, func, nargs, argv + 1, args)) {
+		/* arguments that do not fit the function: the command
+		 * line's mistake, as an option's bad value is */
+		fprintf(stderr, "(see 'keel run --help')\n");
 		free(args);
+		status = EXIT_USAGE;
 		goto out;
 	}
 	kl_interp *it = kl_interp_new(m, &ro->io);
@@ -240,11 +245,11 @@ cmd_run(int argc, char **argv)
 		return cli_usage_error("run", "no input file");
 	if (args.next < argc && cli_empty_func_name(argv[args.next]))
 		return cli_usage_error("run", "%s", CLI_EMPTY_FUNC_NAME);
-	/* No name or literal starts with "--": an option the user put
-	 * after FILE, which would otherwise count as an argument ("%fib
-	 * takes 1 argument, 3 given"). */
+	/* No name or literal starts with "--" or is "-h": an option the
+	 * user put after FILE, which would otherwise count as an argument
+	 * ("%fib takes 1 argument, 3 given"). */
 	for (int k = args.next; k < argc; k++)
-		if (strncmp(argv[k], "--", 2) == 0)
+		if (strncmp(argv[k], "--", 2) == 0 || strcmp(argv[k], "-h") == 0)
 			return cli_usage_error("run", "option '%s' after FILE: "
 					       "options go before it (keel run "
 					       "[options] FILE [%%FUNC "
