@@ -1329,6 +1329,12 @@ kl_status kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
  * it forgets nothing: the run stops when the callback returns. */
 void kl_interp_reset(kl_interp *it);
 
+/* From the output callback during a call: end the run when the callback
+ * returns, as FAILED with "the output callback stopped the run" (for a
+ * host whose output cannot be written: a program printing for ever
+ * would otherwise run on with its output lost). Anywhere else nothing. */
+void kl_interp_stop(kl_interp *it);
+
 /*
  * Describe a trap or failure: "trap int_divz: MESSAGE" (or "error:
  * MESSAGE", "exit N"), then one line per frame, innermost first:

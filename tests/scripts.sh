@@ -2503,6 +2503,26 @@ block0:
 }
 KL
 	run_full "$dir/put0.kl" 1 "output then result"
+	# a program printing for ever stops when its output cannot be
+	# written (it ran on, with nothing said, until killed)
+	cat >"$dir/forever.kl" <<'KL'
+declare %putchar(i32) -> i32
+
+function %main() -> i32 {
+block0:
+    v0 = iconst.i32 65
+    jump block1
+
+block1:
+    v1 = call %putchar(v0)
+    jump block1
+}
+KL
+	timeout 60 "$build"/keel run "$dir/forever.kl" >/dev/full 2>"$dir/full.err"
+	st=$?
+	if [ "$st" = 1 ] && [ "$(cat "$dir/full.err")" = \
+		"keel run: error writing output: No space left on device" ]
+	then ok; else bad "keel run, printing for ever, >/dev/full: exit $st"; cat "$dir/full.err"; fi
 	"$build"/keel opt -p promote --print-after=all --stats examples/sieve.kl \
 		>/dev/null 2>/dev/full
 	st=$?

@@ -13,6 +13,7 @@
  * (the convention of C's main); exit(N) gives N; otherwise 0. A trap or
  * a failure gives 1, like bad input; bad usage 2.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,20 +52,32 @@ static const char run_help[] =
 	"output that could not be written, 2 on bad usage (arguments\n"
 	"that do not fit the function included)\n";
 
-/* The program's output; *ctx says whether its last line is unended. */
-static void
-write_stdout(void *ctx, const char *data, size_t len)
-{
-	if (len)
-		*(bool *)ctx = data[len - 1] != '\n';
-	fwrite(data, 1, len, stdout);
-}
-
 typedef struct run_opts {
 	kl_interp_options io;
 	bool timing;
-	bool mid_line; /* the program's output ends in an unended line */
+	bool mid_line;  /* the program's output ends in an unended line */
+	bool lost;      /* a write of it failed */
+	kl_interp *it;  /* the interpreter running, to stop */
 } run_opts;
+
+/* The program's output. A write that fails stops the run: a program
+ * printing for ever would run on with nowhere to print. */
+static void
+write_stdout(void *ctx, const char *data, size_t len)
+{
+	run_opts *ro = ctx;
+	if (len)
+		ro->mid_line = data[len - 1] != '\n';
+	errno = 0;
+	if (fwrite(data, 1, len, stdout) != len || ferror(stdout)) {
+		/* said now, while errno says why (once: the flush at the
+		 * end says no more) */
+		if (!ro->lost)
+			cli_say_output_lost(errno ? errno : EIO);
+		ro->lost = true;
+		kl_interp_stop(ro->it);
+	}
+}
 
 /* Parse ARGS as the parameters of func; false (message printed) if bad. */
 static bool
@@ -142,7 +155,7 @@ report(const kl_interp *it, const kl_module *m, const kl_run_result *res,
 }
 
 static int
-run_file(const char *file, int argc, char **argv, const run_opts *ro)
+run_file(const char *file, int argc, char **argv, run_opts *ro)
 {
 	cli_file f;
 	if (!cli_read_file("run", file, &f))
@@ -169,6 +182,7 @@ run_file(const char *file, int argc, char **argv, const run_opts *ro)
 		goto out;
 	}
 	kl_interp *it = kl_interp_new(m, &ro->io);
+	ro->it = it;
 	kl_run_result res;
 	double t0 = cli_now();
 	double c0 = cli_cpu_seconds();
@@ -187,7 +201,10 @@ run_file(const char *file, int argc, char **argv, const run_opts *ro)
 	size_t len;
 	const char *fname = kl_sym_name(m, func, &len);
 	bool is_main = len == 4 && memcmp(fname, "main", 4) == 0;
-	status = report(it, m, &res, is_main, file, ro->mid_line);
+	/* (a run its lost output stopped has nothing more to say: the
+	 * failed write is said below) */
+	if (!ro->lost)
+		status = report(it, m, &res, is_main, file, ro->mid_line);
 	/* Output lost fails the run whatever status the program gave: an
 	 * exit(2) is no usage error, which main's finish would keep. */
 	bool out_lost = !cli_flush_stdout();
@@ -203,7 +220,7 @@ out:
 int
 cmd_run(int argc, char **argv)
 {
-	run_opts ro = { { 0 }, false, false };
+	run_opts ro = { { 0 }, false, false, false, NULL };
 	static const char *const limit_name[] = { "--fuel", "--max-depth",
 						   "--max-memory" };
 	cli_args args;
@@ -255,6 +272,6 @@ cmd_run(int argc, char **argv)
 					       "[options] FILE [%%FUNC "
 					       "[ARGS...]])", argv[k]);
 	ro.io.output = write_stdout;
-	ro.io.output_ctx = &ro.mid_line;
+	ro.io.output_ctx = &ro;
 	return run_file(args.arg, argc - args.next, argv + args.next, &ro);
 }

@@ -191,6 +191,10 @@ output(kl_interp *it, const char *s, size_t n)
 	if (!it->opts.output || !n)
 		return true;
 	it->opts.output(it->opts.output_ctx, s, n);
+	if (KL_UNLIKELY(it->stop_in_call)) {
+		raise_fail(it, "the output callback stopped the run");
+		return false;
+	}
 	if (KL_UNLIKELY(it->reset_in_call)) {
 		raise_fail(it, "kl_interp_reset was called during the call "
 			       "(in the output callback), which is not "

@@ -160,6 +160,15 @@ kl_interp_free(kl_interp *it)
  * call (which takes in the new symbols first), as a new interpreter's.
  */
 void
+kl_interp_stop(kl_interp *it)
+{
+	/* (the output callback is the one place a call is running from:
+	 * output() looks at this when the callback returns) */
+	if (it->in_call)
+		it->stop_in_call = true;
+}
+
+void
 kl_interp_reset(kl_interp *it)
 {
 	if (it->in_call) {
@@ -366,7 +375,7 @@ kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 
 	it->in_call = true;
 	exec_run(it, fn, res);
-	it->in_call = it->reset_in_call = false;
+	it->in_call = it->reset_in_call = it->stop_in_call = false;
 
 	if (it->patch) {
 		*it->patch = it->patch_saved;

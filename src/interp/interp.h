@@ -244,6 +244,7 @@ struct kl_interp {
 	 * the callback returns. */
 	bool in_call;
 	bool reset_in_call;
+	bool stop_in_call; /* kl_interp_stop from the output callback */
 	/* what the segment that ran the fuel out was not charged (its
 	 * length less the fuel left): a trap before the planted stop counts
 	 * its instructions with it */

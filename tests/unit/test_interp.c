@@ -580,6 +580,53 @@ test_output_reenters(void)
 	kl_module_free(m);
 }
 
+/* kl_interp_stop from the output callback ends the run there (the
+ * second putchar never runs), as FAILED with its message; the next call
+ * runs in full; called outside a call it does nothing. */
+static int stop_outputs;
+
+static void
+stop_output(void *ctx, const char *data, size_t len)
+{
+	(void)data;
+	(void)len;
+	stop_outputs++;
+	kl_interp_stop(*(kl_interp **)ctx);
+}
+
+static void
+test_output_stops(void)
+{
+	static const char text[] = "declare %putchar(i32) -> i32\n"
+				   "\n"
+				   "function %twice(i32) -> i32 {\n"
+				   "block0(v0: i32):\n"
+				   "    v1 = call %putchar(v0)\n"
+				   "    v2 = call %putchar(v0)\n"
+				   "    return v2\n"
+				   "}\n";
+	kl_module *m = parse_text(text, sizeof text - 1);
+	kl_interp *it = NULL;
+	kl_interp_options o = { 0 };
+	o.output = stop_output;
+	o.output_ctx = &it;
+	it = kl_interp_new(m, &o);
+	kl_interp_stop(it); /* no call running: nothing */
+	uint64_t c = 'a';
+	kl_run_result r;
+	CHECK(kl_interp_call(it, sym(m, "twice"), &c, 1, &r) == KL_OK);
+	CHECK(r.status == KL_RUN_FAILED);
+	CHECK_EQ_STR(r.message, "the output callback stopped the run");
+	CHECK_EQ_INT(stop_outputs, 1);
+	o.output = NULL;
+	kl_interp_free(it);
+	it = kl_interp_new(m, &o);
+	CHECK(kl_interp_call(it, sym(m, "twice"), &c, 1, &r) == KL_OK);
+	CHECK(r.status == KL_RUN_RETURNED);
+	kl_interp_free(it);
+	kl_module_free(m);
+}
+
 static void
 test_fuel_exact(void)
 {
@@ -1166,6 +1213,7 @@ main(void)
 	UNIT_RUN(test_limit_texts);
 	UNIT_RUN(test_dead_trap_text);
 	UNIT_RUN(test_describe_without_lines);
+	UNIT_RUN(test_output_stops);
 	UNIT_RUN(test_built_trap_user_code);
 	UNIT_RUN(test_next_object_trap_text);
 	return unit_report("interp");
