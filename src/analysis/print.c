@@ -267,9 +267,10 @@ kl_domtree_print(const kl_func *f, const kl_domtree *dt,
 		return;
 	kl_buf_puts(out, "    frontiers:\n");
 	if (kl_domfront_too_large(df)) {
+		uint64_t lim = kl_domfront_limit(df);
 		kl_buf_printf(out, "        (not computed: the frontiers would "
-			      "pass the size limit of %llu entries)\n",
-			      (unsigned long long)kl_domfront_limit(df));
+			      "pass the size limit of %llu entr%s)\n",
+			      (unsigned long long)lim, lim == 1 ? "y" : "ies");
 		return;
 	}
 	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;
@@ -334,9 +335,10 @@ kl_liveness_print(const kl_func *f, const kl_liveness *lv, kl_buf *out)
 		/* The limit, so that a user raising it (keel cfg
 		 * --live-limit) knows from where; how many entries the sets
 		 * would need is unknown: the computation stopped there. */
+		uint64_t lim = kl_liveness_limit(lv);
 		kl_buf_printf(out, "    (not computed: the live sets would "
-			      "pass the size limit of %llu entries)\n",
-			      (unsigned long long)kl_liveness_limit(lv));
+			      "pass the size limit of %llu entr%s)\n",
+			      (unsigned long long)lim, lim == 1 ? "y" : "ies");
 		return;
 	}
 	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;

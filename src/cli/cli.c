@@ -992,3 +992,26 @@ cli_peak_rss(void)
 		return 0;
 	return (size_t)ru.ru_maxrss * 1024; /* Linux reports kilobytes */
 }
+
+/* The engine's report, each "line N: directive" head made "PATH:N:
+ * directive", a place an editor opens. */
+void
+cli_put_check_report(kl_buf *report, const char *path, const char *rep,
+		     size_t len)
+{
+	for (const char *s = rep, *e = rep + len; s < e;) {
+		const char *nl = memchr(s, '\n', (size_t)(e - s));
+		size_t n = nl ? (size_t)(nl - s) + 1 : (size_t)(e - s);
+		size_t d = 5;
+		while (d < n && s[d] >= '0' && s[d] <= '9')
+			d++;
+		if (n > 5 && memcmp(s, "line ", 5) == 0 && d > 5 && d < n &&
+		    s[d] == ':') {
+			kl_buf_printf(report, "%s:", path);
+			kl_buf_append(report, s + 5, n - 5);
+		} else {
+			kl_buf_append(report, s, n);
+		}
+		s += n;
+	}
+}

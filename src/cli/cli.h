@@ -135,6 +135,11 @@ typedef struct cli_line {
 	const char *text;
 	int len;
 } cli_line;
+/* Append the FileCheck engine's report rep (len bytes) to report, each
+ * "line N: directive" head made "PATH:N: directive", a place an editor
+ * opens (keel test, keel filecheck). */
+void cli_put_check_report(kl_buf *report, const char *path, const char *rep,
+			  size_t len);
 /* Where texts a (na bytes) and b (nb bytes) first differ: false if they
  * are the same; else the 1-based number of the first line that differs
  * (its bytes or its newline) in *line, and that line of each. */

@@ -99,14 +99,17 @@ cmd_filecheck(int argc, char **argv)
 			"not:, ...) to match\n", checkfile);
 		status = EXIT_BAD_INPUT;
 	} else {
-		kl_buf report = { 0 };
+		kl_buf report = { 0 }, placed = { 0 };
 		if (!kl_filecheck_run(fc, in.text, in.len, &report)) {
+			cli_put_check_report(&placed, checkfile, report.data,
+					     report.len);
 			fprintf(stderr,
 				"keel filecheck: %s: checks failed:\n%s",
-				checkfile, report.data);
+				checkfile, placed.data);
 			status = EXIT_BAD_INPUT;
 		}
 		kl_buf_free(&report);
+		kl_buf_free(&placed);
 	}
 	kl_buf_free(&err);
 	kl_buf_free(&errors);

@@ -46,6 +46,61 @@ usage(FILE *out)
 	      out);
 }
 
+/* Edits (insert, delete, replace a letter, or swap two neighbours)
+ * that make a into b, counted up to 3: enough to tell a typo. */
+static unsigned
+edits_between(const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	if (na > 16 || nb > 16)
+		return 3;
+	unsigned d[17][17];
+	for (size_t i = 0; i <= na; i++)
+		for (size_t j = 0; j <= nb; j++) {
+			if (i == 0 || j == 0) {
+				d[i][j] = (unsigned)(i + j);
+				continue;
+			}
+			unsigned best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[na][nb] < 3 ? d[na][nb] : 3;
+}
+
+/* "keel: unknown command 'ct' (did you mean 'cat'?)": the nearest
+ * command one or two edits away, if there is one. */
+static void
+say_unknown_command(const char *name)
+{
+	static const char *const others[] = { "help", "--help", "version",
+					       "--version" };
+	size_t ncmd = sizeof commands / sizeof commands[0];
+	size_t nother = sizeof others / sizeof others[0];
+	const char *near = NULL;
+	unsigned best = 3;
+	for (size_t i = 0; i < ncmd + nother; i++) {
+		const char *cand = i < ncmd ? commands[i].name
+					    : others[i - ncmd];
+		unsigned e = edits_between(name, cand);
+		/* (one letter is one edit from any one-letter word) */
+		if (e < best && strlen(name) > e) {
+			best = e;
+			near = cand;
+		}
+	}
+	fprintf(stderr, "keel: unknown command '%s'", name);
+	if (near)
+		fprintf(stderr, " (did you mean '%s'?)", near);
+	fputs("\n(see 'keel --help')\n", stderr);
+}
+
 /*
  * A command's status, made 1 if what it wrote was lost: help, lists,
  * reports and a program's output go through stdio, and a full disk or a
@@ -72,6 +127,7 @@ static int
 dispatch(int argc, char **argv)
 {
 	if (argc < 2) {
+		fputs("keel: no command given\n\n", stderr);
 		usage(stderr);
 		return EXIT_USAGE;
 	}
@@ -103,7 +159,7 @@ dispatch(int argc, char **argv)
 				cli_command = commands[i].name;
 				return commands[i].run(2, args);
 			}
-		fprintf(stderr, "keel: unknown command '%s'\n", argv[2]);
+		say_unknown_command(argv[2]);
 		return EXIT_USAGE;
 	}
 	if ((help || version) && argc > 2) {
@@ -124,8 +180,7 @@ dispatch(int argc, char **argv)
 			cli_command = commands[i].name;
 			return commands[i].run(argc - 1, argv + 1);
 		}
-	fprintf(stderr, "keel: unknown command '%s'\n", cmd);
-	usage(stderr);
+	say_unknown_command(cmd);
 	return EXIT_USAGE;
 }
 

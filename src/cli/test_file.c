@@ -402,29 +402,6 @@ test_func_name(const test_func *tfn, kl_buf *tmp)
 	return tmp->data;
 }
 
-/* The engine's report, each "line N: directive" head made "PATH:N:
- * directive", a place an editor opens. */
-static void
-put_check_report(kl_buf *report, const char *path, const char *rep,
-		 size_t len)
-{
-	for (const char *s = rep, *e = rep + len; s < e;) {
-		const char *nl = memchr(s, '\n', (size_t)(e - s));
-		size_t n = nl ? (size_t)(nl - s) + 1 : (size_t)(e - s);
-		size_t d = 5;
-		while (d < n && s[d] >= '0' && s[d] <= '9')
-			d++;
-		if (n > 5 && memcmp(s, "line ", 5) == 0 && d > 5 && d < n &&
-		    s[d] == ':') {
-			kl_buf_printf(report, "%s:", path);
-			kl_buf_append(report, s + 5, n - 5);
-		} else {
-			kl_buf_append(report, s, n);
-		}
-		s += n;
-	}
-}
-
 /* The output the checks read, after their report: whole when short; a
  * long one would bury the report, whose excerpt shows where it failed. */
 #define OUTPUT_SHOWN_LINES 60
@@ -476,7 +453,7 @@ test_filecheck(test_file *tf, const test_func *tfn, const char *output,
 			kl_buf_printf(report, "%s:%u: checks failed in %s:\n",
 				      tf->path, tfn->first_line,
 				      test_func_name(tfn, &name));
-			put_check_report(report, tf->path, rep.data, rep.len);
+			cli_put_check_report(report, tf->path, rep.data, rep.len);
 			put_output(report, output, len);
 			kl_buf_free(&name);
 			failures = 1;

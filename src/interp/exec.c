@@ -312,8 +312,9 @@ push_frame(kl_interp *it, dfunc *fn, const dinst *i, const dcall *c,
 			 (uint64_t)(it->nframes + 1) * sizeof(frame);
 	if (bytes > it->opts.max_memory) {
 		raise_trap(it, KL_TRAP_STACK_OVERFLOW,
-			   "register stack limit of %llu bytes reached",
-			   (unsigned long long)it->opts.max_memory);
+			   "register stack limit of %llu byte%s reached",
+			   (unsigned long long)it->opts.max_memory,
+			   it->opts.max_memory == 1 ? "" : "s");
 		return NULL;
 	}
 	if (need > it->regs_cap)

@@ -348,8 +348,9 @@ kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 	 * stack is the entry function alone. */
 	if ((uint64_t)fn->nregs * sizeof *it->regs > it->opts.max_memory) {
 		raise_trap(it, KL_TRAP_STACK_OVERFLOW,
-			   "register stack limit of %llu bytes reached",
-			   (unsigned long long)it->opts.max_memory);
+			   "register stack limit of %llu byte%s reached",
+			   (unsigned long long)it->opts.max_memory,
+			   it->opts.max_memory == 1 ? "" : "s");
 		result_from_pend(it, res);
 		kl_grow(&it->stack, &it->stack_cap, sizeof *it->stack, 1);
 		it->stack[0] = (kl_run_frame){ func, { KL_NONE } };

@@ -440,10 +440,11 @@ mem_alloca(kl_interp *it, uint64_t n, uint32_t sym, uint32_t inst)
 	}
 	if (!obj_fits(it, n)) {
 		raise_trap(it, KL_TRAP_STACK_OVERFLOW,
-			   "alloca of %llu bytes exceeds the memory limit of "
-			   "%llu bytes (%llu in use)",
-			   (unsigned long long)n,
+			   "alloca of %llu byte%s exceeds the memory limit of "
+			   "%llu byte%s (%llu in use)",
+			   (unsigned long long)n, n == 1 ? "" : "s",
 			   (unsigned long long)it->opts.max_memory,
+			   it->opts.max_memory == 1 ? "" : "s",
 			   (unsigned long long)it->mem_used);
 		return 0;
 	}
