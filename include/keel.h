@@ -847,8 +847,10 @@ void kl_domtree_free(kl_domtree *dt); /* NULL is allowed */
 void kl_domtree_compute(kl_domtree *dt, const kl_func *f, const kl_cfg *cfg);
 bool kl_domtree_is_reachable(const kl_domtree *dt, kl_block b);
 kl_block kl_domtree_idom(const kl_domtree *dt, kl_block b);
-/* Does a dominate b (every block of the function dominates itself,
- * reachable or not; a number that is no block, nothing)? O(1). */
+/* Does a dominate b? Every number below the function's block bound at
+ * the compute (kl_func_block_bound) dominates itself, reachable or not,
+ * placed or not (a number the text skipped, a removed block); a number
+ * at or past it, nothing. O(1). */
 bool kl_domtree_dominates(const kl_domtree *dt, kl_block a, kl_block b);
 /*
  * Does instruction a dominate instruction b (a == b counts)? O(1). In one
