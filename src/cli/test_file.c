@@ -175,11 +175,17 @@ test_next_word(const char **s, size_t *n)
 bool
 test_has_option(const char *args, const char *w)
 {
+	return test_find_option(args, w) != NULL;
+}
+
+const char *
+test_find_option(const char *args, const char *w)
+{
 	size_t n = strlen(w), len;
 	for (const char *b; (b = test_next_word(&args, &len));)
 		if (len == n && memcmp(b, w, n) == 0)
-			return true;
-	return false;
+			return b;
+	return NULL;
 }
 
 /* Parse the number after "key=" in word[0, n); false if it is not one. */
@@ -446,6 +452,7 @@ test_filecheck(test_file *tf, const test_func *tfn, const char *output,
 			failures = 1;
 		}
 	}
+	tf->ndirectives += kl_filecheck_count(fc);
 	if (!failures && kl_filecheck_count(fc) > 0) {
 		kl_buf rep = { 0 };
 		if (!kl_filecheck_run(fc, output, len, &rep)) {

@@ -106,6 +106,7 @@ test_cmd_pass(test_file *tf, const char *args, kl_buf *report)
 	bool notes = test_has_option(e, "notes");
 	bool stats = test_has_option(e, "stats");
 	int failures = 0;
+	uint32_t directives = tf->ndirectives;
 	kl_buf out = { 0 }, extra = { 0 };
 	for (uint32_t k = 0; k < tf->nfuncs; k++) {
 		kl_buf_reset(&extra);
@@ -122,5 +123,16 @@ test_cmd_pass(test_file *tf, const char *args, kl_buf *report)
 	}
 	kl_buf_free(&out);
 	kl_buf_free(&extra);
+	/* The notes and counters are lines for checks to read: with none
+	 * to read them, asking for them would pass whatever they said. */
+	const char *asked = notes ? test_find_option(e, "notes")
+				  : test_find_option(e, "stats");
+	if (asked && !precise && tf->ndirectives == directives && !failures) {
+		test_args_error(tf, asked, report, "'%s' adds lines for checks "
+				"to read, but no function has check directives "
+				"(write them, or give 'precise')",
+				notes ? "notes" : "stats");
+		failures++;
+	}
 	return failures;
 }

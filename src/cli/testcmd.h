@@ -54,6 +54,7 @@ typedef struct test_file {
 	uint32_t nedits, edits_cap;
 	bool bless_conflict; /* two commands' blocks differ: write nothing */
 	bool directives_run; /* a command ran functions' check directives */
+	uint32_t ndirectives; /* how many, all the commands together */
 	/* The command being run changed the module (ran passes): the
 	   commands after it get a fresh parse. */
 	bool module_changed;
@@ -133,6 +134,8 @@ const char *test_next_word(const char **s, size_t *n);
 
 /* Does args contain the word w? */
 bool test_has_option(const char *args, const char *w);
+/* Where the word w is in args, or NULL. */
+const char *test_find_option(const char *args, const char *w);
 
 /* The last word "key=..." in args and its length, or NULL. */
 const char *test_option_word(const char *args, const char *key, size_t *len);
