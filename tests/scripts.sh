@@ -1448,6 +1448,20 @@ EOF
 	if g++ -std=c++11 -pedantic -Wall -Wextra -Werror -Iinclude -c "$dir/cxx.cc" -o "$dir/cxx.o" 2>"$dir/cxx.err"; then ok; else
 		bad "keel.h as C++: $(head -n 3 "$dir/cxx.err")"; fi
 fi
+# docs/api.md's whole program (the block that starts "/* fact.c:")
+# compiles against keel.h alone and prints what the page says
+mkdir -p "$dir/apidoc"
+awk '/^\/\* fact\.c:/ { on = 1 } on && /^```$/ { exit } on { print }' docs/api.md >"$dir/apidoc/fact.c"
+# (with the build's own compiler and flags, a sanitized one's included)
+cflags=$(sed 's/|.*//; s/ -MMD -MP//' "$build"/flags)
+ldflags=$(sed 's/^[^|]*|//' "$build"/flags)
+# shellcheck disable=SC2086
+if $cflags "$dir/apidoc/fact.c" "$build"/libkeel.a -lm $ldflags \
+	-o "$dir/apidoc/fact" 2>"$dir/apidoc/cc.err" &&
+	"$dir/apidoc/fact" >"$dir/apidoc/out" &&
+	[ "$(tail -n 1 "$dir/apidoc/out")" = "fact(10) = 3628800" ] &&
+	grep -q '^function %fact(i64) -> i64 {$' "$dir/apidoc/out"
+then ok; else bad "docs/api.md's fact.c:"; cat "$dir/apidoc/cc.err" "$dir/apidoc/out"; fi
 # every function keel.h declares is named in docs/api.md (its index of
 # keel.h), so that a function added to the header cannot go undocumented
 api_missing=""
