@@ -2226,7 +2226,7 @@ if [ "$(sed -n 2p "$dir/c1.err")" = "$(printf 'data %%s = { i8 "?31m\302\240", i
 printf '\357\273\277function %%f() {\nblock0:\n    return\n}\n' >"$dir/bom.kl"
 "$build"/keel cat "$dir/bom.kl" >/dev/null 2>"$dir/bom.err"
 st=$?
-if [ "$st" = 1 ] && sed -n 1p "$dir/bom.err" | grep -q "bom.kl:1:1: error: .*, found U+FEFF (a byte order mark)$"; then ok; else
+if [ "$st" = 1 ] && sed -n 1p "$dir/bom.err" | grep -q "bom.kl:1:1: error: .*, found U+FEFF (a byte order mark: save the file without one)$"; then ok; else
 	bad "keel cat, a byte order mark: exit $st, $(cat "$dir/bom.err")"; fi
 
 # ---- 0e16. a long line is quoted in a window, "..." where it is cut ----

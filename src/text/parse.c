@@ -142,7 +142,7 @@ static const char *
 unseen(uint32_t c)
 {
 	if (c == 0xfeff)
-		return "a byte order mark";
+		return "a byte order mark: save the file without one";
 	if (c >= 0x80 && c <= 0x9f) /* C1: nothing, or a terminal's command */
 		return "a control character";
 	if (c == 0xa0 || c == 0x202f)
