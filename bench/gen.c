@@ -44,6 +44,7 @@
  *   keel's shifts do. Floats are only loaded, stored, selected, compared
  *   and passed, never computed, so NaN payload rules cannot differ.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -1459,13 +1460,14 @@ static const char usage[] =
 "  -h, --help          show this help\n"
 "\n"
 "An option's value is the next argument or follows '=' (--seed=3).\n"
-"Numbers accept the suffixes k (1e3), M (1e6) and G (1e9). Bad options\n"
-"exit with status 2.\n";
+"Numbers are decimal or hexadecimal after 0x, and accept the suffixes\n"
+"k (1e3), M (1e6) and G (1e9). Bad options exit with status 2.\n";
 
 static void
 bad(const char *msg, const char *arg)
 {
-	fprintf(stderr, "keel-gen: %s%s%s\nTry 'keel-gen --help'.\n", msg,
+	/* (worded as keel's commands word a usage error) */
+	fprintf(stderr, "keel-gen: %s%s%s\n(see 'keel-gen --help')\n", msg,
 		arg ? ": " : "", arg ? arg : "");
 	exit(2);
 }
@@ -1480,7 +1482,14 @@ parse_num(const char *s, const char *opt)
 	errno = 0;
 	if (*s < '0' || *s > '9')
 		bad("expected a number for", opt);
-	v = strtoull(s, &end, 10);
+	/* decimal, or hexadecimal after 0x, as keel reads counts */
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		if (!isxdigit((unsigned char)s[2]))
+			bad("bad number for", opt);
+		v = strtoull(s + 2, &end, 16);
+	} else {
+		v = strtoull(s, &end, 10);
+	}
 	if (*end == 'k')
 		mul = 1000, end++;
 	else if (*end == 'M')
@@ -1534,7 +1543,9 @@ parse_args(int argc, char **argv, struct opts *o, bool *stats)
 			bad("unknown option", a);
 		memcpy(name, a, n);
 		name[n] = 0;
-		if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
+		if (a[0] != '-')
+			bad("options only, no other arguments; not", a);
+		if ((!strcmp(name, "-h") || !strcmp(name, "--help")) && !v) {
 			/* (Help that cannot be written is an error too.) */
 			if (fputs(usage, stdout) < 0 || fflush(stdout)) {
 				perror("keel-gen: write");
@@ -1543,6 +1554,8 @@ parse_args(int argc, char **argv, struct opts *o, bool *stats)
 			exit(0);
 		} else if (!strcmp(name, "-o") || !strcmp(name, "--output")) {
 			o->out = optval(argc, argv, &i, v, name);
+			if (!*o->out)
+				bad("an empty file name for", name);
 		} else if (!strcmp(name, "--format")) {
 			s = optval(argc, argv, &i, v, name);
 			if (strcmp(s, "kl") && strcmp(s, "ll"))
@@ -1716,8 +1729,8 @@ main(int argc, char **argv)
 			snprintf(what, sizeof what, "1 function of %" PRIu32
 				 " regions", g.regions);
 		else
-			snprintf(what, sizeof what, "%" PRIu32 " functions",
-				 g.nfunc);
+			snprintf(what, sizeof what, "%" PRIu32 " function%s",
+				 g.nfunc, g.nfunc == 1 ? "" : "s");
 		fprintf(stderr,
 			"keel-gen: %s: %s + main, %" PRIu64
 			" blocks, %" PRIu64 " instructions, ~%" PRIu64

@@ -2476,7 +2476,18 @@ if [ -w /dev/full ]; then
 	# --size gives past the limits blames --size
 	out=$("$build"/keel-gen --shape huge --size 999999999999 2>&1 >/dev/null)
 	if [ "$out" = "keel-gen: --blocks (as --size sets it) must be in 1..10000000
-Try 'keel-gen --help'." ]; then ok; else bad "keel-gen --size too big: $out"; fi
+(see 'keel-gen --help')" ]; then ok; else bad "keel-gen --size too big: $out"; fi
+	# keel-gen reads its options as keel does: counts in hex too; no
+	# argument but options, no value to a flag, no empty file name
+	if [ "$("$build"/keel-gen --seed 0x10 --size 100)" = "$("$build"/keel-gen --seed 16 --size 100)" ]
+	then ok; else bad "keel-gen --seed 0x10 is not --seed 16"; fi
+	for args in "extra" "--help=1" "-o=" "--seed 0x"; do
+		# shellcheck disable=SC2086
+		"$build"/keel-gen $args >/dev/null 2>"$dir/gen.err"
+		st=$?
+		if [ "$st" = 2 ] && [ "$(tail -n 1 "$dir/gen.err")" = "(see 'keel-gen --help')" ]
+		then ok; else bad "keel-gen $args: exit $st, $(cat "$dir/gen.err")"; fi
+	done
 	for args in "--help" "--size 100"; do
 		# shellcheck disable=SC2086
 		"$build"/keel-gen $args >/dev/full 2>"$dir/full.err"
