@@ -1334,7 +1334,10 @@ void kl_interp_reset(kl_interp *it);
 /* From the output callback during a call: end the run when the callback
  * returns, as FAILED with "the output callback stopped the run" (for a
  * host whose output cannot be written: a program printing for ever
- * would otherwise run on with its output lost). Anywhere else nothing. */
+ * would otherwise run on with its output lost). The caller knows it
+ * stopped the run (it called this), so the result needs no mark of its
+ * own. Only on the thread running the call: it is no way to interrupt a
+ * run from elsewhere. Anywhere else nothing. */
 void kl_interp_stop(kl_interp *it);
 
 /*

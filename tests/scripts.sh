@@ -811,6 +811,13 @@ if [ "$st" = 1 ] && [ "$(grep -c '^FAIL .*: %f[0-9]*(0) (argument vector 0)' "$d
 	[ "$(sed -n 21p "$dir/many.out")" = "FAIL $dir/many.kl: and 3 more functions differ" ] &&
 	[ "$(tail -n 1 "$dir/many.out")" = "0 passed, 1 failed" ]; then ok; else
 	bad "keel difftest, 23 functions differ: exit $st:"; cat "$dir/many.out"; fi
+# functions AFTER lacks count under the same cap
+head -n 5 "$dir/many.kl" >"$dir/many-one.kl"
+"$build"/keel difftest --against "$dir/many-one.kl" "$dir/many.kl" >"$dir/many.out"
+st=$?
+if [ "$st" = 1 ] && [ "$(grep -c 'is not a function of' "$dir/many.out")" = 20 ] &&
+	[ "$(sed -n 21p "$dir/many.out")" = "FAIL $dir/many.kl: and 2 more functions differ" ]; then ok; else
+	bad "keel difftest, 22 functions missing: exit $st:"; cat "$dir/many.out"; fi
 # -p with --against, two files, neither, --against twice or empty: bad
 # usage (a second --against won in silence; an empty one was a file
 # that could not be read)
@@ -1588,10 +1595,18 @@ cat >"$dir/free.kl" <<'KL'
 declare %free(i64)
 declare %malloc(i64) -> i64
 data %s = const { i8 "hi", i8 0 }
+data %one = { i8 1 }
 
 function %data() {
 block0:
     v0 = symbol_addr %s
+    call %free(v0)
+    return
+}
+
+function %onebyte() {
+block0:
+    v0 = symbol_addr %one
     call %free(v0)
     return
 }
@@ -1622,6 +1637,7 @@ block0:
 }
 KL
 for case in "data:object N (const data %s, 3 bytes) was not made by malloc or calloc" \
+	"onebyte:object N (data %one, 1 byte) was not made by malloc or calloc" \
 	"inside:object N (8-byte heap object): offset 4 is not its start" \
 	"twice:object N (8-byte heap object) is dead: it was freed (offset 0)" \
 	"stack:object N (8-byte alloca v0 in %stack) was not made by malloc or calloc"; do

@@ -135,17 +135,17 @@ typedef struct cli_line {
 	const char *text;
 	int len;
 } cli_line;
-/* Append the FileCheck engine's report rep (len bytes) to report, each
- * "line N: directive" head made "PATH:N: directive", a place an editor
- * opens (keel test, keel filecheck). */
-void cli_put_check_report(kl_buf *report, const char *path, const char *rep,
-			  size_t len);
 /* Where texts a (na bytes) and b (nb bytes) first differ: false if they
  * are the same; else the 1-based number of the first line that differs
  * (its bytes or its newline) in *line, and that line of each. */
 bool cli_first_difference(const char *a, size_t na, const char *b,
 			  size_t nb, uint32_t *line, cli_line *la,
 			  cli_line *lb);
+/* Append the FileCheck engine's report rep (len bytes) to report, each
+ * "line N: directive" head made "PATH:N: directive", a place an editor
+ * opens (keel test, keel filecheck). */
+void cli_put_check_report(kl_buf *report, const char *path, const char *rep,
+			  size_t len);
 
 /* The ending of a count's noun: "1 block", "2 blocks". */
 static inline const char *

@@ -35,8 +35,10 @@ static const char difftest_help[] =
 	"once) in the interpreter, before and after the passes, on several\n"
 	"argument vectors (eight: zeros; 1, 2, 3...; mixes of signs and\n"
 	"sizes, small ones too),\n"
-	"and require the same results, traps and output. A file that cannot\n"
-	"be read or parsed fails (a FAIL line, the error on standard error).\n"
+	"and require the same results, traps and output: a FAIL line for\n"
+	"each function that differs (its first call that does), up to 20,\n"
+	"then a count. A file that cannot be read or parsed fails (a FAIL\n"
+	"line, the error on standard error).\n"
 	"Not called: functions of more than 16 parameters, or with a\n"
 	"parameter of a type with no sample values. Not compared:\n"
 	"calls the interpreter cannot run before the passes (a call to an\n"
@@ -97,10 +99,11 @@ parse_again(void *file)
 }
 
 /* The function of after that stands for symbol s of before: the one of
- * the same name and signature; none (said) if there is no such one. */
+ * the same name and signature; none (said, if say) if there is no such
+ * one. */
 static kl_sym
 counterpart(const char *path, const char *after_path, kl_module *before,
-	    kl_module *after, uint32_t s)
+	    kl_module *after, uint32_t s, bool say)
 {
 	size_t n;
 	const char *name = kl_sym_name(before, (kl_sym){ s }, &n);
@@ -121,8 +124,8 @@ counterpart(const char *path, const char *after_path, kl_module *before,
 		if (!same)
 			why = "has another signature in";
 	}
-	if (!why)
-		return t;
+	if (!why || !say)
+		return why ? KL_NO_SYM : t;
 	kl_buf spelt = { 0 };
 	kl_name_format(name, n, &spelt);
 	printf("FAIL %s: %s %s %s\n", path, spelt.data, why, after_path);
@@ -156,13 +159,14 @@ compare(const cli_file *file, const char *after_path, kl_module *before,
 		kl_func *f = kl_sym_func(before, (kl_sym){ s });
 		if (!f)
 			continue;
-		kl_sym s_after = counterpart(file->name,
-					     after_path ? after_path
-							: "the module after "
-							  "the passes",
-					     before, after, s);
+		kl_sym s_after = counterpart(
+			file->name,
+			after_path ? after_path : "the module after the passes",
+			before, after, s, nfailed < MAX_FUNC_FAILS);
 		if (s_after.id == KL_NONE) {
+			/* (counterpart said why, under the cap) */
 			ok = false;
+			nfailed++;
 			continue;
 		}
 		if (!run_callable(before, f)) {

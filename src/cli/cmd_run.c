@@ -266,7 +266,8 @@ cmd_run(int argc, char **argv)
 	 * user put after FILE, which would otherwise count as an argument
 	 * ("%fib takes 1 argument, 3 given"). */
 	for (int k = args.next; k < argc; k++)
-		if (strncmp(argv[k], "--", 2) == 0 || strcmp(argv[k], "-h") == 0)
+		if (strncmp(argv[k], "--", 2) == 0 ||
+		    strcmp(argv[k], "-h") == 0)
 			return cli_usage_error("run", "option '%s' after FILE: "
 					       "options go before it (keel run "
 					       "[options] FILE [%%FUNC "

@@ -749,10 +749,11 @@ run_all(run_state *rs, long jobs, bool bless)
 			/* No way to hear from the children: stop them and
 			 * fail their files (in the report, in order), and
 			 * those not started, so that the run cannot pass. */
-			const char *why = strerror(errno);
+			int why = errno;
 			uint32_t left = rs->files->n - next;
 			fprintf(stderr, "keel test: poll: %s; %u file%s not "
-				"run\n", why, left, left == 1 ? "" : "s");
+				"run\n", strerror(why), left,
+				left == 1 ? "" : "s");
 			for (long i = 0; i < running; i++) {
 				child *c = &kids[i];
 				kill(c->pid, SIGKILL);
@@ -764,7 +765,8 @@ run_all(run_state *rs, long jobs, bool bless)
 				kl_buf_printf(&rs->reports[c->file],
 					      "FAIL %s: not finished (poll: "
 					      "%s)\n",
-					      rs->files->paths[c->file], why);
+					      rs->files->paths[c->file],
+					      strerror(why));
 				rs->finished[c->file] = true;
 				rs->failed++;
 				rs->done++;
@@ -799,7 +801,9 @@ run_all(run_state *rs, long jobs, bool bless)
 		}
 	}
 	/* (no child will run now: no root may outlive what it holds) */
-	memset((void *)&runner_roots, 0, sizeof runner_roots);
+	runner_roots.kids = runner_roots.pollfds = NULL;
+	runner_roots.files = runner_roots.reports = NULL;
+	runner_roots.finished = NULL;
 	free(kids);
 	free(pfd);
 	free(rs->reports);

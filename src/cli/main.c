@@ -61,7 +61,8 @@ edits_between(const char *a, const char *b)
 				d[i][j] = (unsigned)(i + j);
 				continue;
 			}
-			unsigned best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			unsigned best = d[i - 1][j - 1] +
+					(a[i - 1] != b[j - 1]);
 			if (d[i - 1][j] + 1 < best)
 				best = d[i - 1][j] + 1;
 			if (d[i][j - 1] + 1 < best)

@@ -460,7 +460,8 @@ test_filecheck(test_file *tf, const test_func *tfn, const char *output,
 			kl_buf_printf(report, "%s:%u: checks failed in %s:\n",
 				      tf->path, tfn->first_line,
 				      test_func_name(tfn, &name));
-			cli_put_check_report(report, tf->path, rep.data, rep.len);
+			cli_put_check_report(report, tf->path, rep.data,
+					     rep.len);
 			put_output(report, output, len);
 			kl_buf_free(&name);
 			failures = 1;

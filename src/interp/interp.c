@@ -160,15 +160,6 @@ kl_interp_free(kl_interp *it)
  * call (which takes in the new symbols first), as a new interpreter's.
  */
 void
-kl_interp_stop(kl_interp *it)
-{
-	/* (the output callback is the one place a call is running from:
-	 * output() looks at this when the callback returns) */
-	if (it->in_call)
-		it->stop_in_call = true;
-}
-
-void
 kl_interp_reset(kl_interp *it)
 {
 	if (it->in_call) {
@@ -180,6 +171,15 @@ kl_interp_reset(kl_interp *it)
 		mem_free(it);
 	else
 		mem_reset(it);
+}
+
+void
+kl_interp_stop(kl_interp *it)
+{
+	/* (the output callback is the one place a call is running from:
+	 * output() looks at this when the callback returns) */
+	if (it->in_call)
+		it->stop_in_call = true;
 }
 
 /* ---- calls ---- */

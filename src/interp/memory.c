@@ -529,7 +529,8 @@ describe_obj(const kl_interp *it, uint32_t id, const obj_info *info,
 		kl_buf_puts(out, kl_data_is_const(it->m, (kl_sym){ info->sym })
 					 ? "const data " : "data ");
 		put_sym(it, info->sym, out);
-		kl_buf_printf(out, ", %u bytes", info->size);
+		kl_buf_printf(out, ", %u byte%s", info->size,
+			      info->size == 1 ? "" : "s");
 		break;
 	case OK_FUNC:
 		kl_buf_puts(out, "the address of function ");

@@ -37,20 +37,10 @@ static void KL_PRINTF(6, 0)
 add_diag(verifier *vf, kl_severity sev, kl_entity loc, uint32_t inst,
 	 uint32_t line, const char *fmt, va_list ap)
 {
-	char small[256];
-	va_list ap2;
-	va_copy(ap2, ap);
-	int n = vsnprintf(small, sizeof small, fmt, ap);
-	const char *msg = small;
-	char *big = NULL;
-	if (n >= (int)sizeof small) {
-		big = kl_malloc((size_t)n + 1);
-		vsnprintf(big, (size_t)n + 1, fmt, ap2);
-		msg = big;
-	}
-	va_end(ap2);
-	kl_diags_add(vf->out, sev, line, 0, msg);
-	free(big);
+	kl_buf msg = { 0 };
+	kl_buf_vprintf(&msg, fmt, ap);
+	kl_diags_add(vf->out, sev, line, 0, msg.data ? msg.data : "");
+	kl_buf_free(&msg);
 	kl_diag *d = &vf->out->items[vf->out->len - 1];
 	d->func = (kl_sym){ vf->f->sym };
 	d->loc = loc;

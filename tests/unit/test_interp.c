@@ -581,17 +581,25 @@ test_output_reenters(void)
 }
 
 /* kl_interp_stop from the output callback ends the run there (the
- * second putchar never runs), as FAILED with its message; the next call
- * runs in full; called outside a call it does nothing. */
-static int stop_outputs;
+ * second putchar never runs), as FAILED with its message; called
+ * outside a call it does nothing (the next call runs in full), and a
+ * stop ends only the call it was made in (the interpreter's next call
+ * on the same interpreter runs in full too). */
+typedef struct stopper {
+	kl_interp *it;
+	bool stop;   /* stop at the next output */
+	int outputs; /* outputs seen */
+} stopper;
 
 static void
 stop_output(void *ctx, const char *data, size_t len)
 {
 	(void)data;
 	(void)len;
-	stop_outputs++;
-	kl_interp_stop(*(kl_interp **)ctx);
+	stopper *st = ctx;
+	st->outputs++;
+	if (st->stop)
+		kl_interp_stop(st->it);
 }
 
 static void
@@ -606,24 +614,32 @@ test_output_stops(void)
 				   "    return v2\n"
 				   "}\n";
 	kl_module *m = parse_text(text, sizeof text - 1);
-	kl_interp *it = NULL;
+	stopper st = { 0 };
 	kl_interp_options o = { 0 };
 	o.output = stop_output;
-	o.output_ctx = &it;
-	it = kl_interp_new(m, &o);
-	kl_interp_stop(it); /* no call running: nothing */
+	o.output_ctx = &st;
+	st.it = kl_interp_new(m, &o);
 	uint64_t c = 'a';
 	kl_run_result r;
-	CHECK(kl_interp_call(it, sym(m, "twice"), &c, 1, &r) == KL_OK);
+	/* before any call: nothing to stop, and nothing kept for later */
+	kl_interp_stop(st.it);
+	CHECK(kl_interp_call(st.it, sym(m, "twice"), &c, 1, &r) == KL_OK);
+	CHECK(r.status == KL_RUN_RETURNED);
+	CHECK_EQ_INT(st.outputs, 2);
+	/* during a call: the run ends when the callback returns */
+	st.stop = true;
+	st.outputs = 0;
+	CHECK(kl_interp_call(st.it, sym(m, "twice"), &c, 1, &r) == KL_OK);
 	CHECK(r.status == KL_RUN_FAILED);
 	CHECK_EQ_STR(r.message, "the output callback stopped the run");
-	CHECK_EQ_INT(stop_outputs, 1);
-	o.output = NULL;
-	kl_interp_free(it);
-	it = kl_interp_new(m, &o);
-	CHECK(kl_interp_call(it, sym(m, "twice"), &c, 1, &r) == KL_OK);
+	CHECK_EQ_INT(st.outputs, 1);
+	/* the stop was that call's: the next one runs in full */
+	st.stop = false;
+	st.outputs = 0;
+	CHECK(kl_interp_call(st.it, sym(m, "twice"), &c, 1, &r) == KL_OK);
 	CHECK(r.status == KL_RUN_RETURNED);
-	kl_interp_free(it);
+	CHECK_EQ_INT(st.outputs, 2);
+	kl_interp_free(st.it);
 	kl_module_free(m);
 }
 
