@@ -557,6 +557,8 @@ test_tiny(void)
 	/* a number that is no block of the function is no block that
 	 * dominates itself */
 	CHECK(!kl_domtree_dominates(dt, (kl_block){ 7 }, (kl_block){ 7 }));
+	/* the bound itself (one past the last block) is none either */
+	CHECK(!kl_domtree_dominates(dt, (kl_block){ 1 }, (kl_block){ 1 }));
 	CHECK_EQ_INT(kl_cfg_num_succs(cfg, b), 0);
 	CHECK_EQ_INT(kl_cfg_num_preds(cfg, (kl_block){ 100 }), 0);
 	CHECK(kl_cfg_succ(cfg, b, 0).id == KL_NONE);
