@@ -915,7 +915,7 @@ if [ "$(head -n 1 "$dir/opt.err2")" = "; after pass promote" ] &&
 # --list lists the passes and does nothing else: with a file or another
 # option it is bad usage (the list came out, exit 0, the file not read)
 for args in "--list $dir/opt.kl" "--list -p promote $dir/opt.kl" "-p promote --list" \
-	"--list --stats"; do
+	"--list --stats" "--list -- $dir/opt.kl"; do
 	# shellcheck disable=SC2086
 	"$build"/keel opt $args >"$dir/opt-list.out" 2>"$dir/opt-list.err"
 	st=$?
@@ -923,8 +923,12 @@ for args in "--list $dir/opt.kl" "--list -p promote $dir/opt.kl" "-p promote --l
 		grep -q -- "--list" "$dir/opt-list.err"; then ok; else
 		bad "keel opt $args: exit $st, $(cat "$dir/opt-list.out" "$dir/opt-list.err")"; fi
 done
-if [ "$("$build"/keel opt --list | cut -d' ' -f1)" = promote ]; then ok; else
-	bad "keel opt --list does not list promote"; fi
+# ("--", which ends the options, adds nothing and is no mistake)
+for args in "--list" "--list --"; do
+	# shellcheck disable=SC2086
+	if [ "$("$build"/keel opt $args | cut -d' ' -f1)" = promote ]; then ok; else
+		bad "keel opt $args does not list promote"; fi
+done
 # one reading of a pass list everywhere: no empty names, at most 64
 many=$(printf 'promote,%.0s' $(seq 64))promote
 for args in "-p promot $dir/opt.kl" "$dir/opt.kl" "-p promote --print-after=x $dir/opt.kl" \

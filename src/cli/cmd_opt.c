@@ -294,10 +294,14 @@ cmd_opt(int argc, char **argv)
 		}
 	}
 	if (list) {
-		/* nothing else runs: a file or option beside it is a mistake */
-		if (argc > 2)
-			return cli_usage_error("opt", "--list takes no file or "
-					       "other options");
+		/* nothing else runs: a file or option beside it is a mistake
+		 * ("--", which ends the options, adds nothing) */
+		for (int k = 1; k < argc; k++)
+			if (strcmp(argv[k], "--list") != 0 &&
+			    strcmp(argv[k], "--") != 0)
+				return cli_usage_error("opt", "--list takes no "
+						       "file or other "
+						       "options");
 		uint32_t n;
 		const kl_pass *all = kl_passes(&n);
 		for (uint32_t i = 0; i < n; i++)
