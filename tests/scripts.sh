@@ -1178,6 +1178,12 @@ done
 st=$?
 if [ "$st" = 2 ] && grep -q "names.kl: argument 1 of %i8 ('') is not a valid i8" "$dir/run.err"; then ok; else
 	bad "keel run with an empty argument: exit $st, $(cat "$dir/run.err")"; fi
+# too few arguments are as wrong as too many (both bad usage, said by
+# keel run before the interpreter sees the call)
+"$build"/keel run examples/max.kl %max 5 >/dev/null 2>"$dir/few.err"
+st=$?
+if [ "$st" = 2 ] && [ "$(head -n 1 "$dir/few.err")" = "keel run: examples/max.kl: %max takes 2 arguments, 1 given" ]; then ok; else
+	bad "keel run, too few arguments: exit $st, $(cat "$dir/few.err")"; fi
 # a wrong count names the file and the function, in English
 "$build"/keel run "$dir/names.kl" %i8 1 2 >/dev/null 2>"$dir/run.err"
 st=$?

@@ -739,6 +739,25 @@ reserve_huge(void *ctx)
 	kl_buf_reserve(&b, SIZE_MAX - 10);
 }
 
+/* kl_buf_printf around its 256-byte first try: every length whole, the
+ * last byte too (at exactly 256 the small buffer's NUL could take its
+ * place). */
+static void
+test_buf_printf_lengths(void)
+{
+	char s[300];
+	for (size_t n = 254; n <= 258; n++) {
+		memset(s, 'x', n);
+		s[n - 1] = 'y';
+		s[n] = 0;
+		kl_buf b = { 0 };
+		kl_buf_printf(&b, "%s", s);
+		CHECK_EQ_INT(b.len, n);
+		CHECK(strcmp(b.data, s) == 0);
+		kl_buf_free(&b);
+	}
+}
+
 static void
 test_buf_reserve_huge(void)
 {
@@ -1567,6 +1586,7 @@ main(void)
 	UNIT_RUN(test_fmt_int_widths);
 	UNIT_RUN(test_alias_cycles);
 	UNIT_RUN(test_buf_reserve_huge);
+	UNIT_RUN(test_buf_printf_lengths);
 	UNIT_RUN(test_grown_cap_too_large);
 	UNIT_RUN(test_null_names);
 	UNIT_RUN(test_lists_too_long);
