@@ -643,6 +643,42 @@ test_output_stops(void)
 	kl_module_free(m);
 }
 
+/* Object ids are never reused, so a long run could use all 2^32 - 2 of
+ * them: the last id is given (UINT32_MAX - 1), and then malloc returns
+ * null, as C's does when memory runs out. (Reached by setting the next
+ * id: four billion allocations would take an hour.) */
+static void
+test_object_ids_run_out(void)
+{
+	static const char text[] = "declare %malloc(i64) -> i64\n"
+				   "\n"
+				   "function %two() -> i32 {\n"
+				   "block0:\n"
+				   "    v0 = iconst.i64 1\n"
+				   "    v1 = call %malloc(v0)\n"
+				   "    v2 = call %malloc(v0)\n"
+				   "    v3 = icmp_imm ne v1, 0\n"
+				   "    v4 = icmp_imm ne v2, 0\n"
+				   "    v5 = uextend.i32 v3\n"
+				   "    v6 = uextend.i32 v4\n"
+				   "    v7 = imul_imm v6, 2\n"
+				   "    v8 = iadd v5, v7\n"
+				   "    return v8\n"
+				   "}\n";
+	kl_module *m = parse_text(text, sizeof text - 1);
+	kl_interp *it = kl_interp_new(m, NULL);
+	kl_run_result r;
+	CHECK(kl_interp_call(it, sym(m, "two"), NULL, 0, &r) == KL_OK);
+	CHECK(r.status == KL_RUN_RETURNED);
+	CHECK_EQ_INT(r.results[0], 3); /* both made */
+	it->next_id = UINT32_MAX - 1;
+	CHECK(kl_interp_call(it, sym(m, "two"), NULL, 0, &r) == KL_OK);
+	CHECK(r.status == KL_RUN_RETURNED);
+	CHECK_EQ_INT(r.results[0], 1); /* the last id, then none */
+	kl_interp_free(it);
+	kl_module_free(m);
+}
+
 static void
 test_fuel_exact(void)
 {
@@ -1230,6 +1266,7 @@ main(void)
 	UNIT_RUN(test_dead_trap_text);
 	UNIT_RUN(test_describe_without_lines);
 	UNIT_RUN(test_output_stops);
+	UNIT_RUN(test_object_ids_run_out);
 	UNIT_RUN(test_built_trap_user_code);
 	UNIT_RUN(test_next_object_trap_text);
 	return unit_report("interp");
