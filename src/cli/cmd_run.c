@@ -86,9 +86,9 @@ parse_args(const kl_module *m, const char *file, const char *name,
 {
 	kl_signature sig = kl_sym_signature(m, func);
 	if ((uint32_t)argc != sig.num_params) {
-		fprintf(stderr, "keel run: %s: %s takes %u argument%s, %d "
-				"given\n", file, name, sig.num_params,
-			sig.num_params == 1 ? "" : "s", argc);
+		cli_usage_error("run", "%s: %s takes %u argument%s, %d given",
+				file, name, sig.num_params,
+				cli_plural(sig.num_params), argc);
 		return false;
 	}
 	for (int k = 0; k < argc; k++) {
@@ -100,10 +100,9 @@ parse_args(const kl_module *m, const char *file, const char *name,
 		if (n == 0 || blank ||
 		    kl_interp_scan_value(m, sig.params[k], argv[k], n,
 					 &args[k]) != n) {
-			fprintf(stderr, "keel run: %s: argument %d of %s "
-					"('%s') is not a valid %s\n", file,
-				k + 1, name, argv[k],
-				kl_type_name(m, sig.params[k]));
+			cli_usage_error("run", "%s: argument %d of %s ('%s') "
+					"is not a valid %s", file, k + 1, name,
+					argv[k], kl_type_name(m, sig.params[k]));
 			return false;
 		}
 	}
@@ -176,7 +175,6 @@ run_file(const char *file, int argc, char **argv, run_opts *ro)
 	if (!parse_args(m, file, name, func, nargs, argv + 1, args)) {
 		/* arguments that do not fit the function: the command
 		 * line's mistake, as an option's bad value is */
-		fprintf(stderr, "(see 'keel run --help')\n");
 		free(args);
 		status = EXIT_USAGE;
 		goto out;

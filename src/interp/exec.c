@@ -311,10 +311,7 @@ push_frame(kl_interp *it, dfunc *fn, const dinst *i, const dcall *c,
 	uint64_t bytes = need * sizeof *it->regs +
 			 (uint64_t)(it->nframes + 1) * sizeof(frame);
 	if (bytes > it->opts.max_memory) {
-		raise_trap(it, KL_TRAP_STACK_OVERFLOW,
-			   "register stack limit of %llu byte%s reached",
-			   (unsigned long long)it->opts.max_memory,
-			   it->opts.max_memory == 1 ? "" : "s");
+		raise_register_limit(it);
 		return NULL;
 	}
 	if (need > it->regs_cap)

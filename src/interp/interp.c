@@ -70,6 +70,15 @@ raise_trap(kl_interp *it, uint32_t trap, const char *fmt, ...)
 }
 
 void
+raise_register_limit(kl_interp *it)
+{
+	uint64_t max = it->opts.max_memory;
+	raise_trap(it, KL_TRAP_STACK_OVERFLOW,
+		   "register stack limit of %llu byte%s reached",
+		   (unsigned long long)max, max == 1 ? "" : "s");
+}
+
+void
 raise_fail(kl_interp *it, const char *fmt, ...)
 {
 	it->pend.status = KL_RUN_FAILED;
@@ -347,10 +356,7 @@ kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 	 * callee's do (push_frame, exec.c): no instruction runs, and the
 	 * stack is the entry function alone. */
 	if ((uint64_t)fn->nregs * sizeof *it->regs > it->opts.max_memory) {
-		raise_trap(it, KL_TRAP_STACK_OVERFLOW,
-			   "register stack limit of %llu byte%s reached",
-			   (unsigned long long)it->opts.max_memory,
-			   it->opts.max_memory == 1 ? "" : "s");
+		raise_register_limit(it);
 		result_from_pend(it, res);
 		kl_grow(&it->stack, &it->stack_cap, sizeof *it->stack, 1);
 		it->stack[0] = (kl_run_frame){ func, { KL_NONE } };

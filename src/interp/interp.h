@@ -372,6 +372,9 @@ bool builtin_call(kl_interp *it, uint32_t sym, const dfunc *fn,
 void raise_trap(kl_interp *it, uint32_t trap, const char *fmt, ...)
 	KL_PRINTF(3, 4);
 void raise_fail(kl_interp *it, const char *fmt, ...) KL_PRINTF(2, 3);
+/* The stack_overflow trap of registers past max_memory (at a call, and
+ * for the entry function's own). */
+void raise_register_limit(kl_interp *it);
 /* Append a symbol's name as the text format writes it ("%f"). */
 void put_sym(const kl_interp *it, uint32_t sym, kl_buf *out);
 

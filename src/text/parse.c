@@ -657,13 +657,14 @@ parse_int(parser *p, const char *what)
 }
 
 uint32_t
-parse_u32(parser *p, const char *what)
+parse_u32(parser *p, const char *what, uint32_t least)
 {
 	skip_ws(p);
 	const char *start = p->p;
 	int64_t v = parse_int(p, what);
 	if (v < 0 || v > (int64_t)UINT32_MAX)
-		fail_at(p, start, "%s must be between 0 and 4294967295", what);
+		fail_at(p, start, "%s must be between %" PRIu32
+			" and 4294967295", what, least);
 	return (uint32_t)v;
 }
 

@@ -276,7 +276,10 @@ parse_type(parser *p)
 	return t;
 }
 int64_t parse_int(parser *p, const char *what);
-uint32_t parse_u32(parser *p, const char *what);
+/* An integer from 0 to 2^32 - 1; the message past that range names
+ * `least` as its low end (an alloca's 1: its 0 parses, for the verifier
+ * to refuse with the rest of the function). */
+uint32_t parse_u32(parser *p, const char *what, uint32_t least);
 /* The offset after an address: a '+' or '-' at the cursor, then an
  * unsigned integer (blanks may come between them). */
 int64_t parse_signed_offset(parser *p);

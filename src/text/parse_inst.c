@@ -568,13 +568,7 @@ parse_inst(parser *p, const uint32_t *results, const char *const *result_pos,
 	case KL_FMT_ALLOCA: {
 		/* 0 parses, for the verifier to report with the rest of
 		 * the function; the range a size may take is 1 up */
-		skip_ws(p);
-		const char *at = p->p;
-		int64_t v = parse_int(p, "an allocation size");
-		if (v < 0 || v > (int64_t)UINT32_MAX)
-			fail_at(p, at, "an allocation size must be between 1 "
-				"and 4294967295");
-		uint32_t size = (uint32_t)v;
+		uint32_t size = parse_u32(p, "an allocation size", 1);
 		d->w[1] = size;
 		d->aux = parse_align(p, size, true);
 		rtype = p->m->ptr_type;
@@ -688,7 +682,7 @@ parse_inst(parser *p, const uint32_t *results, const char *const *result_pos,
 					  "a trap code");
 		f->insts[i].aux = code;
 		if (code == KL_TRAP_USER)
-			f->insts[i].w[0] = parse_u32(p, "a user trap code");
+			f->insts[i].w[0] = parse_u32(p, "a user trap code", 0);
 		break;
 	}
 	}
