@@ -102,7 +102,8 @@ parse_args(const kl_module *m, const char *file, const char *name,
 					 &args[k]) != n) {
 			cli_usage_error("run", "%s: argument %d of %s ('%s') "
 					"is not a valid %s", file, k + 1, name,
-					argv[k], kl_type_name(m, sig.params[k]));
+					argv[k],
+					kl_type_name(m, sig.params[k]));
 			return false;
 		}
 	}
