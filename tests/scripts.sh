@@ -2254,6 +2254,12 @@ printf '\357\273\277function %%f() {\nblock0:\n    return\n}\n' >"$dir/bom.kl"
 st=$?
 if [ "$st" = 1 ] && sed -n 1p "$dir/bom.err" | grep -q "bom.kl:1:1: error: .*, found U+FEFF (a byte order mark: save the file without one)$"; then ok; else
 	bad "keel cat, a byte order mark: exit $st, $(cat "$dir/bom.err")"; fi
+# a string still open at the end of the file (no newline to stop it)
+printf 'data %%d = { i8 "abc' >"$dir/open-string.kl"
+"$build"/keel cat "$dir/open-string.kl" >/dev/null 2>"$dir/open-string.err"
+st=$?
+if [ "$st" = 1 ] && sed -n 1p "$dir/open-string.err" | grep -q "open-string.kl:1:16: error: unterminated string$"; then ok; else
+	bad "keel cat, a string open at the end of the file: exit $st, $(cat "$dir/open-string.err")"; fi
 
 # ---- 0e16. a long line is quoted in a window, "..." where it is cut ----
 x300=$(printf '%300s' '' | tr ' ' x)

@@ -512,7 +512,7 @@ report_outcome(runner *rn, const test_comment *c, const kl_run_result *res,
 	if (res->status == KL_RUN_RETURNED) {
 		/* ("returned": beside "trap ..." and "exit 3", a bare "1"
 		 * reads as a count) */
-		kl_buf_puts(r, res->num_results ? "returned " : "returned");
+		kl_buf_puts(r, "returned ");
 		put_values(rn->m, res->result_types, res->results,
 			   res->num_results, r);
 		kl_buf_putc(r, '\n');

@@ -1020,6 +1020,15 @@ parse_block_use(parser *p)
 void
 value_redefined(parser *p, uint32_t v, const char *pos)
 {
+	/* Where the first definition is, when the text gave it a line (an
+	 * alias line's is not kept). */
+	const kl_func *f = p->f;
+	const kl_value_data *d = &f->values[v];
+	uint32_t line = d->kind == VK_RESULT  ? f->inst_lines[d->def]
+			: d->kind == VK_PARAM ? f->block_lines[d->def]
+					      : 0;
+	if (line)
+		fail_at(p, pos, "v%u is already defined on line %u", v, line);
 	fail_at(p, pos, "v%u is already defined", v);
 }
 
@@ -1137,7 +1146,8 @@ parse_block_header(parser *p)
 	kl_func *f = p->f;
 	uint32_t b = block_number(p, &pos);
 	if (f->blocks[b].flags & BLOCK_EXISTS)
-		fail_at(p, pos, "block%u is already defined", b);
+		fail_at(p, pos, "block%u is already defined on line %u", b,
+			f->block_lines[b]);
 	f->blocks[b].flags |= BLOCK_EXISTS;
 	f->block_lines[b] = line_of(p, pos);
 	layout_append_block(f, b);
@@ -1187,7 +1197,8 @@ parse_sigref_decl(parser *p)
 		f->nsigrefs = n + 1;
 	}
 	if (f->sigrefs[n] != KL_NONE)
-		fail_at(p, pos, "sig%u is already defined", n);
+		fail_at(p, pos, "sig%u is already defined on line %u", n,
+			f->sigref_lines[n]);
 	f->sigrefs[n] = SIGREF_FAILED; /* until the signature has parsed */
 	f->sigref_lines[n] = line_of(p, pos);
 	expect(p, '=', "'='");

@@ -390,9 +390,12 @@ parse_data_item(parser *p, uint32_t s)
 	if (at_word(p, "zero")) {
 		p->p += 4;
 		it.kind = KL_DATA_ZERO;
+		skip_ws(p);
+		const char *count = p->p;
 		int64_t n = parse_int(p, "a byte count");
 		if (n < 0 || (uint64_t)n > DATA_MAX_BYTES)
-			fail_at(p, pos, "zero count out of range");
+			fail_at(p, count, "a zero count is between 0 and 2^40 "
+				"bytes");
 		it.value = (uint64_t)n;
 		add_item(p, s, &it, pos);
 		return;
@@ -403,7 +406,9 @@ parse_data_item(parser *p, uint32_t s)
 	int c = peek(p);
 	if (c == '"') {
 		if (t != KL_TYPE_I8)
-			fail_at(p, p->p, "strings are i8 items");
+			fail_at(p, p->p, "a string's items are i8: write "
+				"i8 \"...\", not %s \"...\"",
+				kl_type_name(p->m, t));
 		parse_string(p, &it);
 		add_item(p, s, &it, pos);
 		return;
