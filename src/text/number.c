@@ -43,14 +43,22 @@ static const char digit_pairs[201] =
 	"50515253545556575859606162636465666768697071727374"
 	"75767778798081828384858687888990919293949596979899";
 
+static const uint32_t powers_of_10[10] = {
+	1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+	1000000000
+};
+
 /* v in decimal at d, which has room for 10 digits; returns the end. The
- * digits are counted first and written from the last, in place. */
+ * digits are counted first and written from the last, in place. A number
+ * of `bits` bits has bits * log10(2) digits, rounded down, or one more:
+ * 1233 / 4096 is log10(2) closely enough for 32 bits, and one comparison
+ * decides (a comparison per power of 10 took a third of fmt_entity). */
 static char *
 put_decimal(char *d, uint32_t v)
 {
-	size_t n = 1 + (v >= 10) + (v >= 100) + (v >= 1000) + (v >= 10000) +
-		   (v >= 100000) + (v >= 1000000) + (v >= 10000000) +
-		   (v >= 100000000) + (v >= 1000000000);
+	unsigned bits = 64 - kl_clz64((uint64_t)v | 1);
+	unsigned t = (bits * 1233) >> 12;
+	size_t n = t + ((v | 1) >= powers_of_10[t]);
 	char *e = d + n;
 	while (v >= 100) {
 		const char *pair = digit_pairs + 2 * (v % 100);
