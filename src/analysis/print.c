@@ -59,7 +59,23 @@ indent(kl_buf *out, uint32_t levels)
 	if (levels > MAX_INDENT)
 		levels = MAX_INDENT;
 	for (uint32_t k = 0; k < levels; k++)
-		kl_buf_puts(out, "    ");
+		buf_add(out, "    ", 4);
+}
+
+/* word and then n in decimal: " block12", " v7". The listings are mostly
+ * such words, a few per block; through kl_buf_printf each cost some 800
+ * instructions, most of the time of printing a large CFG. */
+static void
+put_entity(kl_buf *out, const char *word, uint32_t n)
+{
+	char digits[10];
+	int k = 0;
+	do
+		digits[k++] = (char)('0' + n % 10);
+	while ((n /= 10) != 0);
+	buf_adds(out, word);
+	while (k > 0)
+		buf_addc(out, digits[--k]);
 }
 
 /* ---- CFG ---- */
@@ -70,20 +86,19 @@ kl_cfg_print(const kl_func *f, const kl_cfg *cfg, kl_buf *out)
 	header(out, "cfg", f);
 	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;
 	     b = layout_next(f, b, &st)) {
-		kl_buf_printf(out, "    block%u", b);
+		put_entity(out, "    block", b);
 		kl_block blk = { b };
 		uint32_t np = kl_cfg_num_preds(cfg, blk);
 		if (np)
 			kl_buf_puts(out, " <-");
 		for (uint32_t k = 0; k < np; k++)
-			kl_buf_printf(out, " block%u",
-				      kl_cfg_pred(cfg, blk, k).block.id);
+			put_entity(out, " block",
+				   kl_cfg_pred(cfg, blk, k).block.id);
 		uint32_t ns = kl_cfg_num_succs(cfg, blk);
 		if (ns)
 			kl_buf_puts(out, " ->");
 		for (uint32_t k = 0; k < ns; k++)
-			kl_buf_printf(out, " block%u",
-				      kl_cfg_succ(cfg, blk, k).id);
+			put_entity(out, " block", kl_cfg_succ(cfg, blk, k).id);
 		kl_buf_putc(out, '\n');
 	}
 }
@@ -160,7 +175,7 @@ kl_cfg_print_dot(const kl_func *f, const kl_cfg *cfg, const kl_domtree *dt,
 			 "    node [shape=box, fontname=\"monospace\"];\n");
 	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;
 	     b = layout_next(f, b, &st)) {
-		kl_buf_printf(out, "    block%u", b);
+		put_entity(out, "    block", b);
 		bool hdr = lf && kl_loops_is_header(lf, (kl_block){ b });
 		bool irr = lf && kl_loops_irreducible_region(
 					 lf, (kl_block){ b }) != KL_NONE;
@@ -218,7 +233,7 @@ static void
 put_block_list(kl_buf *out, const kl_block *b, uint32_t n)
 {
 	for (uint32_t k = 0; k < n; k++)
-		kl_buf_printf(out, " block%u", b[k].id);
+		put_entity(out, " block", b[k].id);
 }
 
 void
@@ -240,9 +255,11 @@ kl_domtree_print(const kl_func *f, const kl_domtree *dt,
 				continue;
 			}
 			indent(out, sp + 1);
-			kl_buf_printf(out, "block%u", b);
-			if (sp + 1 > MAX_INDENT)
-				kl_buf_printf(out, " (depth %u)", sp);
+			put_entity(out, "block", b);
+			if (sp + 1 > MAX_INDENT) {
+				put_entity(out, " (depth ", sp);
+				kl_buf_putc(out, ')');
+			}
 			kl_buf_putc(out, '\n');
 			stack[sp++] = dt->sibling[b];
 			b = dt->child[b];
@@ -251,14 +268,14 @@ kl_domtree_print(const kl_func *f, const kl_domtree *dt,
 	}
 	kl_buf_puts(out, "    rpo:");
 	for (uint32_t k = dt->npo; k-- > 0;)
-		kl_buf_printf(out, " block%u", dt->po[k].id);
+		put_entity(out, " block", dt->po[k].id);
 	kl_buf_putc(out, '\n');
 	bool any = false;
 	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;
 	     b = layout_next(f, b, &st))
 		if (!dt_reachable(dt, b)) {
 			kl_buf_puts(out, any ? "" : "    unreachable:");
-			kl_buf_printf(out, " block%u", b);
+			put_entity(out, " block", b);
 			any = true;
 		}
 	if (any)
@@ -281,8 +298,8 @@ kl_domtree_print(const kl_func *f, const kl_domtree *dt,
 			continue;
 		kl_buf_printf(out, "        block%u:", b);
 		for (uint32_t k = 0; k < n; k++)
-			kl_buf_printf(out, " block%u",
-				      kl_domfront_get(df, blk, k).id);
+			put_entity(out, " block",
+				   kl_domfront_get(df, blk, k).id);
 		kl_buf_putc(out, '\n');
 	}
 }
@@ -309,7 +326,7 @@ kl_loops_print(const kl_func *f, const kl_loops *lf, kl_buf *out)
 		for (uint32_t k = 0; k < nb; k++) {
 			if (kl_loops_innermost(lf, bl[k]).id != l)
 				break; /* own blocks first, nested ones after */
-			kl_buf_printf(out, " block%u", bl[k].id);
+			put_entity(out, " block", bl[k].id);
 		}
 		kl_buf_putc(out, '\n');
 	}
@@ -348,11 +365,11 @@ kl_liveness_print(const kl_func *f, const kl_liveness *lv, kl_buf *out)
 		const kl_value *s = kl_liveness_live_in(lv, blk, &n);
 		kl_buf_printf(out, "    block%u in:", b);
 		for (uint32_t k = 0; k < n; k++)
-			kl_buf_printf(out, " v%u", s[k].id);
+			put_entity(out, " v", s[k].id);
 		s = kl_liveness_live_out(lv, blk, &n);
 		kl_buf_puts(out, " out:");
 		for (uint32_t k = 0; k < n; k++)
-			kl_buf_printf(out, " v%u", s[k].id);
+			put_entity(out, " v", s[k].id);
 		kl_buf_putc(out, '\n');
 	}
 }
