@@ -62,20 +62,12 @@ indent(kl_buf *out, uint32_t levels)
 		buf_add(out, "    ", 4);
 }
 
-/* word and then n in decimal: " block12", " v7". The listings are mostly
- * such words, a few per block; through kl_buf_printf each cost some 800
- * instructions, most of the time of printing a large CFG. */
-static void
+/* word and then n in decimal: " block12", " v7", of which the listings
+ * are mostly made (the length of a literal word is known here). */
+static inline void
 put_entity(kl_buf *out, const char *word, uint32_t n)
 {
-	char digits[10];
-	int k = 0;
-	do
-		digits[k++] = (char)('0' + n % 10);
-	while ((n /= 10) != 0);
-	buf_adds(out, word);
-	while (k > 0)
-		buf_addc(out, digits[--k]);
+	kl_buf_put_entity(out, word, strlen(word), n);
 }
 
 /* ---- CFG ---- */

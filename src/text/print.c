@@ -110,7 +110,7 @@ put_value(printer *p, uint32_t v)
 	if (v == KL_NONE)
 		buf_adds(p->out, "v?");
 	else
-		fmt_entity(p->out, "v", 1, shown(p, RN_VALUE, v));
+		kl_buf_put_entity(p->out, "v", 1, shown(p, RN_VALUE, v));
 }
 
 static void
@@ -148,7 +148,7 @@ static void
 put_align(kl_buf *out, unsigned log2)
 {
 	if (log2 < 32)
-		fmt_entity(out, ", align ", 8, (uint32_t)1 << log2);
+		kl_buf_put_entity(out, ", align ", 8, (uint32_t)1 << log2);
 	else
 		kl_buf_printf(out, ", align %llu",
 			      log2 < 64 ? 1ull << log2 : 0ull);
@@ -183,7 +183,7 @@ put_dest(printer *p, uint32_t dest)
 		buf_adds(p->out, "block?");
 		return;
 	}
-	fmt_entity(p->out, "block", 5, shown(p, RN_BLOCK, b));
+	kl_buf_put_entity(p->out, "block", 5, shown(p, RN_BLOCK, b));
 	if (n > 0) {
 		buf_addc(p->out, '(');
 		put_values(p, args, n);
@@ -427,7 +427,7 @@ put_operands(printer *p, uint32_t i)
 		break;
 	case KL_FMT_CALL_INDIRECT:
 		buf_addc(out, ' ');
-		fmt_entity(out, "sig", 3, shown(p, RN_SIGREF, d->w[1]));
+		kl_buf_put_entity(out, "sig", 3, shown(p, RN_SIGREF, d->w[1]));
 		buf_adds(out, ", ");
 		n = safe_list(f, d->w[2], &e);
 		put_value(p, n ? e[0] : KL_NONE);
@@ -646,7 +646,7 @@ put_block_header(printer *p, uint32_t b)
 {
 	const kl_func *f = p->f;
 	line_begin(p);
-	fmt_entity(p->out, "block", 5, shown(p, RN_BLOCK, b));
+	kl_buf_put_entity(p->out, "block", 5, shown(p, RN_BLOCK, b));
 	const uint32_t *e;
 	uint32_t n = safe_list(f, f->blocks[b].params, &e);
 	if (n) {
@@ -682,7 +682,7 @@ print_func(printer *p)
 			continue;
 		line_begin(p);
 		buf_adds(out, "    ");
-		fmt_entity(out, "sig", 3, shown(p, RN_SIGREF, s));
+		kl_buf_put_entity(out, "sig", 3, shown(p, RN_SIGREF, s));
 		buf_adds(out, " = ");
 		fmt_signature(out, p->m, module_sig(p->m, f->sigrefs[s]));
 		line_end(p, (kl_entity){ KL_ENT_SIGREF, s });
@@ -713,7 +713,7 @@ print_func(printer *p)
 			buf_adds(out, "    ");
 			put_inst(p, i);
 			if (p->opts && p->opts->inst_numbers)
-				fmt_entity(out, " ; inst", 7, i);
+				kl_buf_put_entity(out, " ; inst", 7, i);
 			line_end(p, (kl_entity){ KL_ENT_INST, i });
 		}
 	}

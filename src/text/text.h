@@ -15,8 +15,6 @@
  * that the verifier's listing shows what is really stored.
  */
 void fmt_int(kl_buf *out, int64_t v, unsigned bits);
-/* Write prefix (may be NULL) followed by v in decimal; fast, no printf. */
-void fmt_entity(kl_buf *out, const char *prefix, size_t plen, uint32_t v);
 /* Unsigned magnitude: decimal below 10000, else grouped hex. */
 void fmt_uint(kl_buf *out, uint64_t v);
 void fmt_f32(kl_buf *out, uint32_t bits);

@@ -758,6 +758,34 @@ test_buf_printf_lengths(void)
 	}
 }
 
+/* The decimal writer counts digits from the bit length, then one
+ * comparison: each side of every power of 10 and of 2 is where a count
+ * off by one would show, against snprintf. */
+static void
+test_buf_put_entity_digits(void)
+{
+	kl_buf b = { 0 };
+	char want[32];
+	uint32_t edges[80];
+	unsigned n = 0;
+	for (uint64_t p = 1; p <= UINT32_MAX; p *= 10)
+		edges[n++] = (uint32_t)p;
+	for (unsigned k = 0; k < 32; k++)
+		edges[n++] = (uint32_t)1 << k;
+	for (unsigned e = 0; e < n; e++)
+		for (uint32_t d = 0; d < 3; d++) {
+			uint32_t v = edges[e] - 1 + d; /* wraps at 0: 2^32-1 */
+			kl_buf_reset(&b);
+			kl_buf_put_entity(&b, "block", 5, v);
+			snprintf(want, sizeof want, "block%u", v);
+			CHECK_EQ_STR(b.data, want);
+		}
+	kl_buf_reset(&b);
+	kl_buf_put_entity(&b, "", 0, 0);
+	CHECK_EQ_STR(b.data, "0");
+	kl_buf_free(&b);
+}
+
 static void
 test_buf_reserve_huge(void)
 {
@@ -1587,6 +1615,7 @@ main(void)
 	UNIT_RUN(test_alias_cycles);
 	UNIT_RUN(test_buf_reserve_huge);
 	UNIT_RUN(test_buf_printf_lengths);
+	UNIT_RUN(test_buf_put_entity_digits);
 	UNIT_RUN(test_grown_cap_too_large);
 	UNIT_RUN(test_null_names);
 	UNIT_RUN(test_lists_too_long);
