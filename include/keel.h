@@ -954,6 +954,8 @@ typedef struct kl_loop { uint32_t id; } kl_loop;
 
 kl_loops *kl_loops_new(void);
 void kl_loops_free(kl_loops *lf); /* NULL is allowed */
+/* cfg and dt must be f's as it is now: from others (stale ones) the loops
+ * mean nothing, though nothing is read out of bounds. */
 void kl_loops_compute(kl_loops *lf, const kl_func *f, const kl_cfg *cfg,
 		      const kl_domtree *dt);
 uint32_t kl_loops_count(const kl_loops *lf);

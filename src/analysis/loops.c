@@ -40,6 +40,28 @@
 
 #include "analysis.h"
 
+/*
+ * The edges into and out of block b; none for a block the CFG does not
+ * cover. The blocks visited come from the dominator tree, which a caller
+ * may have computed from another CFG than the one passed (a stale one,
+ * or another function's): the loops are then meaningless, but nothing is
+ * read out of bounds. (Edge ends are checked with dt_reachable before
+ * the tree's arrays are read at them.)
+ */
+static const kl_cfg_edge *
+edges_in(const kl_cfg *cfg, uint32_t b, uint32_t *n)
+{
+	*n = cfg_npreds(cfg, b);
+	return *n ? cfg_edges(cfg, &cfg->pred[b]) : NULL;
+}
+
+static const kl_cfg_edge *
+edges_out(const kl_cfg *cfg, uint32_t b, uint32_t *n)
+{
+	*n = cfg_nsuccs(cfg, b);
+	return *n ? cfg_edges(cfg, &cfg->succ[b]) : NULL;
+}
+
 typedef struct loop_info {
 	uint32_t header;
 	uint32_t parent; /* KL_NONE for an outermost loop */
@@ -147,8 +169,9 @@ static void
 push_preds(kl_loops *lf, const kl_cfg *cfg, const kl_domtree *dt,
 	   uint32_t b)
 {
-	const kl_cfg_edge *e = cfg_edges(cfg, &cfg->pred[b]);
-	for (uint32_t k = 0; k < cfg->pred[b].len; k++)
+	uint32_t n;
+	const kl_cfg_edge *e = edges_in(cfg, b, &n);
+	for (uint32_t k = 0; k < n; k++)
 		if (dt_reachable(dt, e[k].block.id))
 			push(lf, e[k].block.id);
 }
@@ -196,8 +219,9 @@ discover(kl_loops *lf, const kl_cfg *cfg, const kl_domtree *dt)
 	for (uint32_t k = 0; k < dt->npo; k++) {
 		uint32_t h = dt->po[k].id;
 		lf->nwork = 0;
-		const kl_cfg_edge *e = cfg_edges(cfg, &cfg->pred[h]);
-		for (uint32_t j = 0; j < cfg->pred[h].len; j++) {
+		uint32_t n;
+		const kl_cfg_edge *e = edges_in(cfg, h, &n);
+		for (uint32_t j = 0; j < n; j++) {
 			uint32_t p = e[j].block.id;
 			if (dt_reachable(dt, p) && dt_dominates(dt, h, p))
 				push(lf, p);
@@ -346,11 +370,12 @@ number_loops(kl_loops *lf, const kl_func *f)
 
 /* ---- irreducible regions ---- */
 
-/* Is p -> s an edge the SCC search follows (not a back edge)? */
+/* Is p -> s an edge the SCC search follows (not a back edge)? p is
+ * reachable; so is s, when the CFG is the tree's. */
 static bool
 forward_edge(const kl_domtree *dt, uint32_t p, uint32_t s)
 {
-	return !dt_dominates(dt, s, p);
+	return dt_reachable(dt, s) && !dt_dominates(dt, s, p);
 }
 
 /*
@@ -380,9 +405,11 @@ find_sccs(kl_loops *lf, const kl_cfg *cfg, const kl_domtree *dt)
 	while (csp) {
 		v = lf->cs[csp - 1];
 		uint32_t k = lf->ci[csp - 1];
-		if (k < cfg->succ[v].len) {
+		uint32_t n;
+		const kl_cfg_edge *e = edges_out(cfg, v, &n);
+		if (k < n) {
 			lf->ci[csp - 1]++;
-			uint32_t w = cfg->pool[cfg->succ[v].start + k].block.id;
+			uint32_t w = e[k].block.id;
 			if (!forward_edge(dt, v, w))
 				continue;
 			if (idx[w] == 0) {
@@ -431,8 +458,9 @@ static bool
 is_entry(const kl_loops *lf, const kl_cfg *cfg, const kl_domtree *dt,
 	 uint32_t b)
 {
-	const kl_cfg_edge *e = cfg_edges(cfg, &cfg->pred[b]);
-	for (uint32_t k = 0; k < cfg->pred[b].len; k++) {
+	uint32_t n;
+	const kl_cfg_edge *e = edges_in(cfg, b, &n);
+	for (uint32_t k = 0; k < n; k++) {
 		uint32_t p = e[k].block.id;
 		if (dt_reachable(dt, p) && lf->irr_of[p] != lf->irr_of[b])
 			return true;
@@ -517,10 +545,12 @@ reducible(const kl_cfg *cfg, const kl_domtree *dt)
 {
 	for (uint32_t k = 0; k < dt->npo; k++) {
 		uint32_t b = dt->po[k].id;
-		const kl_cfg_edge *e = cfg_edges(cfg, &cfg->succ[b]);
-		for (uint32_t j = 0; j < cfg->succ[b].len; j++) {
+		uint32_t n;
+		const kl_cfg_edge *e = edges_out(cfg, b, &n);
+		for (uint32_t j = 0; j < n; j++) {
 			uint32_t t = e[j].block.id;
-			if (dt->rpo_key[t] <= dt->rpo_key[b] &&
+			if (dt_reachable(dt, t) &&
+			    dt->rpo_key[t] <= dt->rpo_key[b] &&
 			    !dt_dominates(dt, t, b))
 				return false;
 		}

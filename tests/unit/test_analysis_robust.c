@@ -175,9 +175,88 @@ test_cycles(void)
 	rg_free(&g);
 }
 
+/*
+ * Analyses given the CFG of one function and the dominator tree of
+ * another (or of the same function before an edit: a pass that forgot to
+ * recompute one). kl_loops_compute read the CFG's arrays at the tree's
+ * blocks, past their end when the tree had more. The answers are
+ * meaningless; only that nothing is read out of bounds (under the
+ * sanitizers) or crashes is checked, and that the matching pair still
+ * finds its loops.
+ */
+static const char mixed_functions[] =
+	"function %irr(i32) -> i32 {\n"
+	"block0(v0: i32):\n    brif v0, block1, block2\n"
+	"block1:\n    jump block2\n"
+	"block2:\n    brif v0, block1, block3\n"
+	"block3:\n    return v0\n}\n"
+	"function %nest(i32) -> i32 {\n"
+	"block0(v0: i32):\n    jump block1\n"
+	"block1:\n    jump block2\n"
+	"block2:\n    jump block3\n"
+	"block3:\n    brif v0, block4, block1\n"
+	"block4:\n    brif v0, block5, block6\n"
+	"block5:\n    jump block4\n"
+	"block6:\n    brif v0, block7, block8\n"
+	"block7:\n    jump block8\n"
+	"block8:\n    brif v0, block9, block7\n"
+	"block9:\n    return v0\n}\n"
+	"function %one(i32) -> i32 {\n"
+	"block0(v0: i32):\n    return v0\n}\n";
+
+static void
+test_analyses_of_other_functions(void)
+{
+	kl_module *m = NULL;
+	kl_diags d = { 0 };
+	CHECK(kl_parse_module(mixed_functions, sizeof mixed_functions - 1,
+			      NULL, &m, &d) == KL_OK);
+	kl_func *fs[3];
+	for (uint32_t k = 0; k < 3; k++)
+		fs[k] = kl_sym_func(m, (kl_sym){ k });
+	kl_cfg *cfg = kl_cfg_new(), *dcfg = kl_cfg_new();
+	kl_domtree *dt = kl_domtree_new();
+	kl_domfront *df = kl_domfront_new();
+	kl_loops *lf = kl_loops_new();
+	kl_liveness *lv = kl_liveness_new();
+	kl_buf out = { 0 };
+	for (uint32_t a = 0; a < 3; a++)
+		for (uint32_t c = 0; c < 3; c++)
+			for (uint32_t t = 0; t < 3; t++) {
+				kl_func *f = fs[a];
+				kl_cfg_compute(cfg, fs[c]);
+				kl_cfg_compute(dcfg, fs[t]);
+				kl_domtree_compute(dt, fs[t], dcfg);
+				kl_loops_compute(lf, f, cfg, dt);
+				kl_domfront_compute(df, f, cfg, dt);
+				kl_liveness_compute(lv, f, cfg);
+				kl_cfg_print_dot(f, cfg, dt, lf, &out);
+				kl_domtree_print(f, dt, df, &out);
+				kl_loops_print(f, lf, &out);
+				kl_liveness_print(f, lv, &out);
+				kl_buf_reset(&out);
+				if (a == c && c == t)
+					/* %nest: two loops and a region of
+					 * block7 and block8; %irr: a region;
+					 * %one: nothing */
+					CHECK_EQ_INT(kl_loops_count(lf),
+						     (a == 1 ? 2 : 0));
+			}
+	kl_buf_free(&out);
+	kl_cfg_free(cfg);
+	kl_cfg_free(dcfg);
+	kl_domtree_free(dt);
+	kl_domfront_free(df);
+	kl_loops_free(lf);
+	kl_liveness_free(lv);
+	kl_diags_free(&d);
+	kl_module_free(m);
+}
+
 int
 main(void)
 {
+	UNIT_RUN(test_analyses_of_other_functions);
 	UNIT_RUN(test_cycles);
 	UNIT_RUN(test_branches_out_of_layout);
 	UNIT_RUN(test_damaged);
