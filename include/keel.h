@@ -18,6 +18,14 @@
  * A pointer argument must not be NULL unless its comment says it may be;
  * every _free function takes NULL, as free() does.
  *
+ * Lifetimes: the library copies what it is given (text to parse, names,
+ * options) and keeps no pointer to it, except where a comment says so
+ * (the interpreter's output callback and its context; a pass counter's
+ * name). A string it returns is static, or the module's when the
+ * function takes a module, and is never freed by the caller. An array
+ * returned by an analysis query stays valid until that analysis object
+ * is computed again or freed.
+ *
  * Allocation failure is the one condition the library does not turn into a
  * value: it reports "out of memory" on stderr and aborts, as compilers do.
  * So does passing one of the IR's size limits (docs/ir.md, "Limits": 2^31
@@ -1339,7 +1347,8 @@ void kl_interp_reset(kl_interp *it);
  * would otherwise run on with its output lost). The caller knows it
  * stopped the run (it called this), so the result needs no mark of its
  * own. Only on the thread running the call: it is no way to interrupt a
- * run from elsewhere. Anywhere else nothing. */
+ * run from elsewhere (from another thread during a call it is a data
+ * race, undefined; fuel is what bounds a run). Outside a call nothing. */
 void kl_interp_stop(kl_interp *it);
 
 /*
@@ -1414,7 +1423,8 @@ typedef struct kl_pass_report {
 } kl_pass_report;
 
 /* Add n to the counter called name (created at 0 on first use); r NULL
- * counts nothing. A pass names its own fixed set of counters: a report
+ * counts nothing. The report keeps the pointer, not a copy: name must
+ * live as long as the report (a string literal does). A pass names its own fixed set of counters: a report
  * holds at most KL_PASS_MAX_COUNTERS names, and a new name past them is
  * not counted (KL_ERR_RANGE, the others unchanged); name NULL is
  * KL_ERR_INVALID. */
