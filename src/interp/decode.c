@@ -118,10 +118,24 @@ late_symbol(decoder *dc, uint32_t s)
 static uint32_t
 reg(decoder *dc, uint32_t v)
 {
-	uint32_t r = resolve_with(dc->f, dc->resolved, v);
-	if (r >= dc->f->nvalues || (dc->f->values[r].kind != VK_RESULT &&
-				    dc->f->values[r].kind != VK_PARAM)) {
+	const kl_func *f = dc->f;
+	uint32_t r = resolve_with(f, dc->resolved, v);
+	if (r >= f->nvalues || (f->values[r].kind != VK_RESULT &&
+				f->values[r].kind != VK_PARAM)) {
 		fail(dc, "uses v%u, which is not defined", v);
+		return 0;
+	}
+	/* A result of an instruction taken out of the layout (or in a block
+	 * taken out), or a parameter of a block not placed, has a register
+	 * that nothing writes: it would read 0. */
+	uint32_t def = f->values[r].def;
+	uint32_t b = f->values[r].kind == VK_PARAM ? def
+		     : def < f->ninsts	       ? f->nodes[def].block
+						: KL_NONE;
+	if (b >= f->nblocks || !(f->blocks[b].flags & BLOCK_PLACED)) {
+		fail(dc, "uses v%u, defined %s not in the layout", v,
+		     f->values[r].kind == VK_PARAM ? "in a block"
+						   : "by an instruction");
 		return 0;
 	}
 	return r;

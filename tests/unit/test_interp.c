@@ -236,6 +236,44 @@ test_use_of_hole(void)
 	kl_module_free(m);
 }
 
+/* A result of an instruction taken out of the layout, or a parameter of
+ * a block taken out, has a register nothing writes: the run fails where
+ * it read 0 and returned it. */
+static void
+test_use_outside_layout(void)
+{
+	static const char text[] = "function %f(i32) -> i32 {\n"
+				   "block0(v0: i32):\n"
+				   "    v1 = iadd_imm v0, 1\n"
+				   "    v2 = iadd_imm v1, 1\n"
+				   "    return v2\n"
+				   "}\n"
+				   "function %g(i32) -> i32 {\n"
+				   "block0(v0: i32):\n"
+				   "    return v1\n"
+				   "block1(v1: i32):\n"
+				   "    return v1\n"
+				   "}\n";
+	kl_module *m = parse_text(text, sizeof text - 1);
+	kl_func *f = kl_sym_func(m, sym(m, "f"));
+	kl_inst_remove(f, (kl_inst){ 0 });
+	kl_func *g = kl_sym_func(m, sym(m, "g"));
+	CHECK(kl_func_remove_block(g, (kl_block){ 1 }) == KL_OK);
+	kl_interp *it = kl_interp_new(m, NULL);
+	kl_run_result r;
+	uint64_t arg = 5;
+	CHECK(kl_interp_call(it, sym(m, "f"), &arg, 1, &r) == KL_OK);
+	CHECK(r.status == KL_RUN_FAILED);
+	CHECK(strstr(r.message, "uses v1, defined by an instruction not in "
+				"the layout") != NULL);
+	CHECK(kl_interp_call(it, sym(m, "g"), &arg, 1, &r) == KL_OK);
+	CHECK(r.status == KL_RUN_FAILED);
+	CHECK(strstr(r.message, "uses v1, defined in a block not in the "
+				"layout") != NULL);
+	kl_interp_free(it);
+	kl_module_free(m);
+}
+
 static void
 test_invalid_calls(void)
 {
@@ -1243,6 +1281,7 @@ main(void)
 	UNIT_RUN(test_many_interpreters);
 	UNIT_RUN(test_trap_result);
 	UNIT_RUN(test_use_of_hole);
+	UNIT_RUN(test_use_outside_layout);
 	UNIT_RUN(test_malformed_counts);
 	UNIT_RUN(test_invalid_calls);
 	UNIT_RUN(test_variadic_arg_count);
