@@ -737,6 +737,11 @@ for c in "run --fuel" "cfg --func" "opt -p" "difftest -p promote --fuel" "opt -p
 	st=$?
 	if [ "$st" = 2 ]; then ok; else bad "keel $c (no value): exit $st, not 2"; fi
 done
+# --print-after names a pass the run has, or it would print nothing
+"$build"/keel opt -p promote --print-after debug-break examples/max.kl >/dev/null 2>"$dir/pa.err"
+st=$?
+if [ "$st" = 2 ] && grep -q "^keel opt: --print-after: pass 'debug-break' is not in the list (-p)$" "$dir/pa.err"
+then ok; else bad "keel opt --print-after a pass not run: exit $st, $(cat "$dir/pa.err")"; fi
 # a flag given a value is bad usage that says the flag takes none (it
 # said "unknown option"), for every command alike
 for c in "cfg --dot=1" "domtree --frontiers=yes" "cat --time=1" "verify --inst-numbers=" \
@@ -852,6 +857,17 @@ out=$("$build"/keel difftest --against "$dir/tab.kl" "$dir/nl.kl")
 st=$?
 if [ "$st" = 1 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = "FAIL $dir/nl.kl: %f() (argument vector 0): returned 10, output \"\\n\" in $dir/nl.kl, returned 9, output \"\\t\" in $dir/tab.kl" ]
 then ok; else bad "keel difftest, an output escaped: exit $st, $out"; fi
+# a trap and an exit are named in a FAIL line as they are in a run line
+printf 'function %%f(i32) -> i32 {\nblock0(v0: i32):\n    return v0\n}\n' >"$dir/ret.kl"
+printf 'function %%f(i32) -> i32 {\nblock0(v0: i32):\n    trap user 5\n}\n' >"$dir/trap5.kl"
+printf 'declare %%exit(i32)\nfunction %%f(i32) -> i32 {\nblock0(v0: i32):\n    call %%exit(v0)\n    return v0\n}\n' >"$dir/exits.kl"
+for o in "trap5.kl trapped user 5" "exits.kl exited 0"; do
+	other=${o%% *}
+	out=$("$build"/keel difftest --against "$dir/$other" "$dir/ret.kl")
+	st=$?
+	if [ "$st" = 1 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = "FAIL $dir/ret.kl: %f(0) (argument vector 0): returned 0 in $dir/ret.kl, ${o#* } in $dir/$other" ]
+	then ok; else bad "keel difftest against $other: exit $st, $out"; fi
+done
 # vector 0 ran out of fuel only after the pass: run again with more, compared
 difftest_says "PASS tests/difftest/zeros.kl (not compared: 7 calls out of fuel or over a limit before the passes)" \
 	--fuel 17 tests/difftest/zeros.kl

@@ -182,7 +182,8 @@ terminator_before(const test_file *tf, const test_func *tfn,
  */
 static bool
 parse_blocks(const char *s, size_t n, uint32_t bound, const uint8_t *placed,
-	     uint8_t *seen, uint32_t *marked, uint32_t *nmarked, kl_buf *why)
+	     uint8_t *seen, uint32_t *marked, uint32_t *nmarked, kl_buf *why,
+	     const char **bad)
 {
 	size_t i = 0;
 	while (i < n) {
@@ -200,6 +201,7 @@ parse_blocks(const char *s, size_t n, uint32_t bound, const uint8_t *placed,
 			ok = s[k] >= '0' && s[k] <= '9';
 			num = num * 10 + (uint64_t)(s[k] - '0');
 		}
+		*bad = s + i;
 		if (!ok) {
 			kl_buf_printf(why, "'%.*s' is not a block name",
 				      (int)(j - i), s + i);
@@ -260,6 +262,22 @@ fail_at(dom_check *c, uint32_t line, const char *what)
 	return 1;
 }
 
+/* An annotation that cannot be read: where in it (at, or its first word
+ * when at is NULL), with a caret. */
+static int
+annotation_error(dom_check *c, const test_comment *cm, const char *at,
+		 const char *what)
+{
+	const char *name = test_func_name(c->tfn, &c->name);
+	if (at)
+		test_comment_error_at(c->tf, cm, at, c->report, "in %s: %s",
+				      name, what);
+	else
+		test_comment_error(c->tf, cm, c->report, "in %s: %s", name,
+				   what);
+	return 1;
+}
+
 /* Check one `dominates:` comment; returns the number of failures. */
 static int
 check_annotation(dom_check *c, const test_comment *cm, const char *rest,
@@ -268,23 +286,25 @@ check_annotation(dom_check *c, const test_comment *cm, const char *rest,
 	const kl_func *f = c->f;
 	kl_buf_reset(&c->why);
 	if (cm->own_line)
-		return fail_at(c, cm->line, "a dominates: annotation must "
-				       "follow a terminator on its line");
+		return annotation_error(c, cm, NULL, "a dominates: annotation "
+					"must follow a terminator on its "
+					"line");
 	kl_inst i = terminator_before(c->tf, c->tfn, cm, c->blocks, c->lines,
 				      c->nblocks);
 	kl_block b = kl_inst_block(f, i);
 	if (i.id == KL_NONE || b.id == KL_NONE)
-		return fail_at(c, cm->line, "a dominates: annotation must "
-				       "follow the last instruction of a "
-				       "block");
+		return annotation_error(c, cm, NULL, "a dominates: annotation "
+					"must follow the last instruction of "
+					"a block");
 	if (c->annotated[b.id])
-		return fail_at(c, cm->line, "a second dominates: annotation "
-				       "for the same block");
+		return annotation_error(c, cm, NULL, "a second dominates: "
+					"annotation for the same block");
 	c->annotated[b.id] = 1;
 	/* (seen[] is clear: each annotation clears what it marked) */
 	c->nmarked = 0;
+	const char *bad = NULL;
 	bool parsed = parse_blocks(rest, len, c->bound, c->placed, c->seen,
-				   c->marked, &c->nmarked, &c->why);
+				   c->marked, &c->nmarked, &c->why, &bad);
 	/* The same set: as many blocks, each of b's children among them. */
 	uint32_t nkids = 0;
 	bool same = parsed;
@@ -297,7 +317,7 @@ check_annotation(dom_check *c, const test_comment *cm, const char *rest,
 	for (uint32_t k = 0; k < c->nmarked; k++)
 		c->seen[c->marked[k]] = 0;
 	if (!parsed)
-		return fail_at(c, cm->line, c->why.data);
+		return annotation_error(c, cm, bad, c->why.data);
 	if (same)
 		return 0;
 	children_text(c->dt, b, &c->kids);

@@ -335,8 +335,8 @@ test_cmd_parse_error(test_file *tf, const char *args, kl_buf *report)
 	kl_parse_module(tf->parse_text, tf->len, &opts, &m, &diags);
 	int failures = 0;
 	if (m) {
-		kl_buf_printf(report, "%s: expected parse errors, but the file "
-			      "parses\n", tf->path);
+		test_line_error(tf, report, "expected parse errors, but the "
+				"file parses");
 		failures = 1;
 		kl_module_free(m);
 	}
@@ -358,8 +358,8 @@ test_cmd_parse_error(test_file *tf, const char *args, kl_buf *report)
 		}
 	}
 	if (nexp == 0) {
-		kl_buf_printf(report, "%s: a parse-error test needs error "
-			      "annotations\n", tf->path);
+		test_line_error(tf, report, "a parse-error test needs error "
+				"annotations ('; error:' lines)");
 		failures++;
 	}
 	free(exp);

@@ -270,6 +270,15 @@ test_args_error(const test_file *tf, const char *at, kl_buf *report,
 }
 
 void
+test_line_error(const test_file *tf, kl_buf *report, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	error_at_v(tf, tf->header_line, tf->name_col, report, fmt, ap);
+	va_end(ap);
+}
+
+void
 test_comment_error(const test_file *tf, const test_comment *c,
 		   kl_buf *report, const char *fmt, ...)
 {
@@ -1218,6 +1227,7 @@ run_commands(test_file *tf, const header_line *header,
 	kl_buf one = { 0 };
 	for (uint32_t i = 0; i < nheader; i++) {
 		tf->header_line = header[i].line;
+		tf->name_col = header[i].name_col;
 		tf->args_col = header[i].args_col;
 		tf->args = header[i].args;
 		kl_buf_reset(&one);

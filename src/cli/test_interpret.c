@@ -728,8 +728,7 @@ test_cmd_interpret(test_file *tf, const char *args, kl_buf *report)
 		failures += run_line(&rn, k, rest, len);
 	}
 	if (runs == 0) {
-		kl_buf_printf(report, "%s: no '; run:' lines to check\n",
-			      tf->path);
+		test_line_error(tf, report, "no '; run:' lines to check");
 		failures++;
 	}
 	kl_interp_free(rn.it);

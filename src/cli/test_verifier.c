@@ -119,10 +119,14 @@ collect(const test_file *tf, const test_func *tfn, const size_t *starts,
 			int rc = regcomp(&x->re, re, REG_EXTENDED | REG_NOSUB);
 			free(re);
 			if (rc != 0) {
+				char why[128];
+				regerror(rc, &x->re, why, sizeof why);
 				x->bad_regex = true;
-				kl_buf_printf(report, "%s:%u: bad regex in "
-					      "annotation: %.*s\n", tf->path,
-					      c->line, (int)len, rest);
+				test_comment_error_at(tf, c, rest + 1, report,
+						      "bad regex '%.*s' in "
+						      "the annotation: %s",
+						      (int)len - 2, rest + 1,
+						      why);
 			}
 		}
 	}

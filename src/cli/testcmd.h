@@ -46,7 +46,7 @@ typedef struct test_file {
 	bool expect_fail;  /* --expect-fail: its `; expect-fail:` are read */
 	/* The `test` line being run: its line and where its args begin in
 	   text, so commands can point a caret at a bad argument. */
-	uint32_t header_line, args_col;
+	uint32_t header_line, name_col, args_col;
 	const char *args;
 	/* Replacements of line ranges that --bless writes back
 	 * (test_file.c). */
@@ -152,6 +152,11 @@ uint64_t test_number_option(const char *args, const char *key, uint64_t def);
 void test_args_error(const test_file *tf, const char *at, kl_buf *report,
 		     const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/* The same about the `test` line as a whole (what the file holds does
+ * not suit the command), the caret under the command's name. */
+void test_line_error(const test_file *tf, kl_buf *report, const char *fmt,
+		     ...) __attribute__((format(printf, 3, 4)));
 
 /* The same about comment c, the caret under its first word. */
 void test_comment_error(const test_file *tf, const test_comment *c,

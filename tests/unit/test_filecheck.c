@@ -676,6 +676,12 @@ test_undefined(void)
 			   "undefined variable $b"));
 	/* a regex: variable counts from its line on */
 	CHECK(passes("regex: V=[0-9]+\ncheck: x$V", "x42\n"));
+	/* nor is a variable defined for the rest of its own line: $x there
+	 * would match whatever was captured before, or nothing */
+	CHECK(malformed("check: $(x=a) $x",
+			"$x is used in the directive that defines it"));
+	CHECK(rejects_last("check: $(x=a)\ncheck: $(x=b) $x",
+			   "$x is used in the directive that defines it"));
 }
 
 static void
