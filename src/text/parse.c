@@ -615,8 +615,16 @@ parse_int_slow(parser *p, const char *what)
 	if (!used)
 		fail_expected(p, start, what);
 	const char *s = start + used;
-	if (s < p->end && (is_ident_char((unsigned char)*s) || *s == '.'))
-		fail_at(p, start, "malformed number");
+	if (s < p->end && (is_ident_char((unsigned char)*s) || *s == '.')) {
+		const char *e = s;
+		bool dot = false;
+		while (e < p->end && (is_ident_char((unsigned char)*e) ||
+				      *e == '.'))
+			dot |= *e++ == '.';
+		fail_at(p, start, "'%.*s' is not an integer%s", (int)(e - start),
+			start, dot ? " (a float constant is made by f32const "
+				     "or f64const)" : "");
+	}
 	if (overflow || (neg && v > (uint64_t)1 << 63))
 		fail_at(p, start, "number does not fit in 64 bits");
 	p->p = s;
@@ -780,8 +788,13 @@ entity_number(parser *p, const char *start, size_t prefix)
 				"is %u)", MAX_ENTITY_NUMBER);
 		s++;
 	}
-	if (s == digits || (s < end && is_ident_char((unsigned char)*s)))
-		fail_at(p, start, "malformed entity name");
+	if (s == digits || (s < end && is_ident_char((unsigned char)*s))) {
+		while (s < end && is_ident_char((unsigned char)*s))
+			s++;
+		fail_at(p, start, "'%.*s' is not a name: write %.*s and "
+			"digits only, as %.*s12", (int)(s - start), start,
+			(int)prefix, start, (int)prefix, start);
+	}
 	if (s - digits > 1 && *digits == '0') {
 		const char *nz = digits;
 		while (nz + 1 < s && *nz == '0')
@@ -800,9 +813,15 @@ spend_budget(parser *p, uint32_t have, uint32_t want, const char *pos)
 	if (want <= have)
 		return;
 	uint64_t need = want - have;
-	if (need > p->entity_budget)
-		fail_at(p, pos, "entity numbers are too sparse for the size of "
-			"the input");
+	if (need > p->entity_budget) {
+		size_t n = 0;
+		while (pos + n < p->end && is_ident_char((unsigned char)pos[n]))
+			n++;
+		fail_at(p, pos, "%.*s is too large a number for a file this "
+			"size (the numbers are too sparse: a module may use "
+			"one million plus two per byte of text); number "
+			"from 0, densely", (int)n, pos);
+	}
 	p->entity_budget -= need;
 }
 

@@ -610,7 +610,9 @@ parse_inst(parser *p, const uint32_t *results, const char *const *result_pos,
 		/* Spelt as a declaration spells it (no leading zero). */
 		uint32_t sr = entity_number(p, spos, 3);
 		if (sr >= f->nsigrefs || f->sigrefs[sr] == KL_NONE)
-			fail_at(p, spos, "unknown signature 'sig%u'", sr);
+			fail_at(p, spos, "sig%u is not defined: declare it "
+				"before the first block, as sig%u = (i64) -> "
+				"i32", sr, sr);
 		expect(p, ',', "','");
 		uint32_t callee = parse_value_use(p);
 		expect(p, '(', "'(' and the arguments");
