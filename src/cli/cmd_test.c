@@ -642,7 +642,15 @@ finish_child(run_state *rs, child *c)
 			kl_buf_printf(out, "PASS %s\n", path);
 	} else {
 		rs->failed++;
-		kl_buf_printf(out, "FAIL %s: %s\n", path, reason.data);
+		/* A file whose checks failed is named alone: its report,
+		 * below, says what failed ("FAIL t.kl: failed" said it
+		 * twice). A crash, a time-out or an unexpected pass is the
+		 * reason itself. */
+		if (failed && strcmp(reason.data, "failed") == 0)
+			kl_buf_printf(out, "FAIL %s\n", path);
+		else
+			kl_buf_printf(out, "FAIL %s: %s\n", path,
+				      reason.data);
 		if (why.len)
 			kl_buf_puts(out, why.data);
 		put_indented(out, text, ntext);
