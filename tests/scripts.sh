@@ -292,7 +292,8 @@ printf 'test pass debug-break,promote\n\nfunction %%f(i32) -> i32 {\nblock0(v0: 
 "$build"/keel test "$dir/break-stops.kl" >"$dir/break-stops.out" 2>&1
 st=$?
 if [ "$st" = 1 ] && grep -q "the IR is broken after pass 'debug-break'" "$dir/break-stops.out" &&
-	! grep -q "pass 'promote'" "$dir/break-stops.out"
+	! grep -q "pass 'promote'" "$dir/break-stops.out" &&
+	! grep -q "run by none" "$dir/break-stops.out"
 then ok; else bad "keel test, passes after one that broke the IR: exit $st, $(cat "$dir/break-stops.out")"; fi
 
 # a directory named with a trailing '/' joins its entries with one '/'
@@ -1027,6 +1028,23 @@ st=$?
 if [ "$st" = 1 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = "FAIL examples/sieve.kl: does not verify after the passes:" ] &&
 	[ "$(printf '%s\n' "$out" | tail -n 1)" = "0 passed, 1 failed" ]
 then ok; else bad "keel difftest -p debug-break: exit $st, $out"; fi
+# a pass that fails (the hidden debug-fail) is named with the function,
+# and nothing is printed
+"$build"/keel opt -p debug-fail examples/max.kl >"$dir/fail.out" 2>"$dir/fail.err"
+st=$?
+if [ "$st" = 1 ] && [ ! -s "$dir/fail.out" ] &&
+	[ "$(cat "$dir/fail.err")" = "keel opt: pass 'debug-fail' failed on %max: invalid entity" ]
+then ok; else bad "keel opt -p debug-fail: exit $st, $(cat "$dir/fail.out" "$dir/fail.err")"; fi
+out=$("$build"/keel difftest -p debug-fail examples/max.kl 2>&1)
+st=$?
+if [ "$st" = 1 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = "FAIL examples/max.kl: pass debug-fail failed on %max (as keel opt runs it): invalid entity" ]
+then ok; else bad "keel difftest -p debug-fail: exit $st, $out"; fi
+# a pass whose output verifies but computes something else (the hidden
+# debug-miscompile adds 1 to what is returned): difftest says where
+out=$("$build"/keel difftest -p debug-miscompile examples/max.kl 2>&1)
+st=$?
+if [ "$st" = 1 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = "FAIL examples/max.kl: %max(0, 0) (argument vector 0): before the passes returned 0, after returned 1" ]
+then ok; else bad "keel difftest -p debug-miscompile: exit $st, $out"; fi
 
 # --print-after names a pass that does not exist: said so, not mistaken
 # for a pass left out of the list

@@ -690,19 +690,63 @@ break_first_block(kl_func *f, kl_pass_report *report)
 	return KL_OK;
 }
 
+static kl_status
+fail_always(kl_func *f, kl_pass_report *report)
+{
+	(void)f;
+	(void)report;
+	return KL_ERR_INVALID;
+}
+
+/* A wrong pass whose output verifies: every integer a function returns
+ * first is one more. */
+static kl_status
+add_one_to_returns(kl_func *f, kl_pass_report *report)
+{
+	(void)report;
+	const kl_module *m = kl_func_module(f);
+	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
+	     b = kl_block_next(f, b)) {
+		kl_inst ret = kl_block_last_inst(f, b);
+		if (ret.id == KL_NONE ||
+		    kl_inst_opcode(f, ret) != KL_OP_RETURN ||
+		    kl_inst_num_args(f, ret) == 0)
+			continue;
+		kl_value v = kl_inst_arg(f, ret, 0);
+		if (!kl_type_is_int(m, kl_value_type(f, v)))
+			continue;
+		kl_builder bld;
+		kl_builder_init(&bld, f);
+		kl_builder_before(&bld, ret);
+		kl_value more = kl_build_binary_imm(&bld, KL_OP_IADD_IMM, v, 1);
+		if (kl_builder_status(&bld) != KL_OK)
+			return kl_builder_status(&bld);
+		kl_inst_set_arg(f, ret, 0, more);
+	}
+	return KL_OK;
+}
+
+/* The hidden passes, for the tests of what the tools do when a pass goes
+ * wrong, which no real pass does (cli.h). */
 static const char *const no_counters[] = { NULL };
-static const kl_pass debug_break = {
-	"debug-break", "remove the terminator of the first block (tests)",
-	break_first_block, no_counters, NULL,
+static const kl_pass debug_passes[] = {
+	{ "debug-break", "remove the terminator of the first block (tests)",
+	  break_first_block, no_counters, NULL },
+	{ "debug-fail", "fail on every function (tests)", fail_always,
+	  no_counters, NULL },
+	{ "debug-miscompile", "add 1 to every integer returned (tests)",
+	  add_one_to_returns, no_counters, NULL },
 };
 
 const kl_pass *
 cli_pass_find(const char *name, size_t len)
 {
 	const kl_pass *p = kl_pass_find(name, len);
-	if (!p && len == strlen(debug_break.name) &&
-	    memcmp(name, debug_break.name, len) == 0)
-		p = &debug_break;
+	for (size_t i = 0; !p && i < sizeof debug_passes /
+					  sizeof debug_passes[0]; i++)
+		if (len == strlen(debug_passes[i].name) &&
+		    memcmp(name, debug_passes[i].name, len) == 0)
+			p = &debug_passes[i];
 	return p;
 }
 

@@ -162,11 +162,15 @@ void cli_pass_names(kl_buf *out);
  * elsewhere ("mem2reg": promote). */
 void cli_unknown_pass(kl_buf *out, const char *name, size_t len);
 
-/* The pass called name[0..len): a registered one, or the hidden
- * `debug-break`, which removes the terminator of each function's first
- * block, so that the tools' checks after a pass (--verify-each, and the
- * verification after the passes in `keel test` and `keel difftest`),
- * which no real pass trips, can be tested. NULL if there is none. */
+/* The pass called name[0..len): a registered one, or one of the hidden
+ * passes that go wrong on purpose, so that what the tools do then, which
+ * no real pass makes them do, can be tested: `debug-break` removes the
+ * terminator of each function's first block (what --verify-each, and the
+ * verification after the passes in `keel test` and `keel difftest`,
+ * catch); `debug-fail` fails on every function; `debug-miscompile` adds
+ * 1 to every integer a function returns (output that verifies but
+ * computes something else: what `keel difftest` catches). NULL if there
+ * is none. */
 const kl_pass *cli_pass_find(const char *name, size_t len);
 
 /* The most passes one list may name (`keel opt`, `keel difftest`, the
