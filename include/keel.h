@@ -1424,10 +1424,10 @@ typedef struct kl_pass_report {
 
 /* Add n to the counter called name (created at 0 on first use); r NULL
  * counts nothing. The report keeps the pointer, not a copy: name must
- * live as long as the report (a string literal does). A pass names its own fixed set of counters: a report
- * holds at most KL_PASS_MAX_COUNTERS names, and a new name past them is
- * not counted (KL_ERR_RANGE, the others unchanged); name NULL is
- * KL_ERR_INVALID. */
+ * live as long as the report (a string literal does). A pass names its
+ * own fixed set of counters: a report holds at most
+ * KL_PASS_MAX_COUNTERS names, and a new name past them is not counted
+ * (KL_ERR_RANGE, the others unchanged); name NULL is KL_ERR_INVALID. */
 kl_status kl_pass_report_count(kl_pass_report *r, const char *name,
 			       uint64_t n);
 uint64_t kl_pass_report_get(const kl_pass_report *r, const char *name);

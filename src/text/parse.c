@@ -621,9 +621,11 @@ parse_int_slow(parser *p, const char *what)
 		while (e < p->end && (is_ident_char((unsigned char)*e) ||
 				      *e == '.'))
 			dot |= *e++ == '.';
-		fail_at(p, start, "'%.*s' is not an integer%s", (int)(e - start),
-			start, dot ? " (a float constant is made by f32const "
-				     "or f64const)" : "");
+		fail_at(p, start, "'%.*s' is not an integer%s",
+			(int)(e - start), start,
+			dot ? " (a float constant is made by f32const or "
+			      "f64const)"
+			    : "");
 	}
 	if (overflow || (neg && v > (uint64_t)1 << 63))
 		fail_at(p, start, "number does not fit in 64 bits");
