@@ -242,9 +242,18 @@ scan_expect(const kl_module *m, cursor *c, const kl_signature *sig,
 		x->kind = EX_RETURN;
 		return true;
 	}
+	const char *op = c->s;
 	bool eq = accept(c, "==");
 	if (eq || accept(c, "!=")) {
 		x->kind = eq ? EX_EQ : EX_NE;
+		if (sig->num_results == 0) {
+			c->s = op; /* the caret under the comparison */
+			kl_buf_printf(why, "the function returns no value to "
+				      "compare: without '%s ...' the line "
+				      "checks that the call returns",
+				      eq ? "==" : "!=");
+			return false;
+		}
 		if (sig->num_results > 64) {
 			kl_buf_printf(why, "the call gives %u results: a run "
 				      "line compares at most 64",

@@ -200,7 +200,8 @@ check_imm(verifier *vf, uint32_t i, kl_type c)
 		return;
 	}
 	if (imm_divides_by_zero(vf->f->insts[i].op, imm, bits))
-		err_inst(vf, i, "%s by zero", opname(vf, i));
+		err_inst(vf, i, "%s by zero: the immediate divisor must "
+			 "not be 0", opname(vf, i));
 }
 
 /* ---- conversions ---- */
