@@ -2187,6 +2187,12 @@ test_data_string_null_bytes(void)
 	it.len = 0;
 	CHECK_EQ_INT(kl_data_append(m, d, &it), KL_OK);
 	CHECK_EQ_INT(kl_data_size(m, d), 0);
+	/* the type given is ignored: a string is bytes, and reads back as
+	 * i8 before a print and parse as after (it read back i16) */
+	kl_data_item wide = { KL_DATA_STRING, KL_TYPE_I16, 0, KL_NO_SYM,
+			      "ab", 2 };
+	CHECK_EQ_INT(kl_data_append(m, d, &wide), KL_OK);
+	CHECK_EQ_INT(kl_data_item_at(m, d, 1).type, KL_TYPE_I8);
 	kl_module_free(m);
 }
 
