@@ -8,8 +8,9 @@
  * out of range ones included: remove, move or copy an instruction, set an
  * operand, a branch argument or a whole destination, append an argument,
  * make a value an alias or resolve every alias, add or remove a block
- * parameter, take a block out, place one again or move one, make a new
- * entry block, build an instruction. Most
+ * parameter (or several at once), take a block out, place one again
+ * (before or after another) or move one, make a new entry block, add a
+ * signature reference, build an instruction. Most
  * edits leave IR that does not verify, which is the point: whatever the
  * IR, the library must not crash, and
  *   - IR that verifies prints as text that parses, verifies, prints the
@@ -19,7 +20,10 @@
  *     verify: the printer never turns a broken function into a good one;
  *   - every use kl_uses lists names an operand that stands for its value;
  *   - every parameter of a placed block says where it is
- *     (kl_value_param_index).
+ *     (kl_value_param_index);
+ *   - every analysis runs on every function, broken or not (the sanitizer
+ *     builds see what it reads), and promote turns IR that verifies into
+ *     IR that still does.
  * A failed agreement is reported through rr_fail, which the includer
  * defines (a unit test's failure, or abort() for the fuzzer).
  */
@@ -75,7 +79,7 @@ rr_edit(kl_func *f, rr_rng *r)
 	kl_block blk = rr_block(f, r);
 	kl_value v = rr_value(f, r);
 	uint32_t nd = kl_inst_num_dests(f, i);
-	switch (rr_below(r, 18)) {
+	switch (rr_below(r, 21)) {
 	case 0:
 		kl_inst_remove(f, i);
 		break;
@@ -159,6 +163,25 @@ rr_edit(kl_func *f, rr_rng *r)
 		if (rr_below(r, 4) == 0)
 			kl_func_make_entry(f);
 		break;
+	case 17: {
+		/* a few values at once, repeats and non-parameters included */
+		kl_value some[3] = { v, rr_value(f, r), rr_value(f, r) };
+		kl_func_remove_params(f, some, 1 + rr_below(r, 3));
+		break;
+	}
+	case 18:
+		kl_func_insert_block_after(f, blk, rr_block(f, r));
+		break;
+	case 19: {
+		kl_type types[2] = { rr_below(r, KL_TYPE_BUILTIN_COUNT + 1),
+				     KL_TYPE_I32 };
+		kl_signature sig = { .params = types,
+				     .num_params = rr_below(r, 3),
+				     .results = types + 1,
+				     .num_results = rr_below(r, 2) };
+		kl_func_add_sigref(f, rr_below(r, 4) ? &sig : NULL);
+		break;
+	}
 	default: {
 		/* (a removed block placed again, empty) */
 		kl_func_append_block(f, blk);
@@ -292,6 +315,52 @@ rr_check_renumbered(const kl_module *m, const kl_buf *run)
 	kl_buf_free(&run2);
 }
 
+/* Every analysis on f, whatever f holds: nothing may crash or read out
+ * of bounds (the answers of broken IR mean nothing). */
+static void
+rr_analyses(const kl_func *f)
+{
+	kl_cfg *cfg = kl_cfg_new();
+	kl_domtree *dt = kl_domtree_new();
+	kl_domfront *df = kl_domfront_new();
+	kl_loops *lf = kl_loops_new();
+	kl_liveness *lv = kl_liveness_new();
+	kl_buf out = { 0 };
+	kl_cfg_compute(cfg, f);
+	kl_domtree_compute(dt, f, cfg);
+	kl_domfront_compute(df, f, cfg, dt);
+	kl_loops_compute(lf, f, cfg, dt);
+	kl_liveness_compute(lv, f, cfg);
+	kl_domtree_print(f, dt, df, &out);
+	kl_loops_print(f, lf, &out);
+	kl_liveness_print(f, lv, &out);
+	kl_buf_free(&out);
+	kl_cfg_free(cfg);
+	kl_domtree_free(dt);
+	kl_domfront_free(df);
+	kl_loops_free(lf);
+	kl_liveness_free(lv);
+}
+
+/* IR that verifies (again, a module parsed from m's text) still does
+ * after promote, and prints as text that parses. */
+static void
+rr_check_promoted(kl_module *again)
+{
+	kl_promote_module(again, NULL);
+	kl_buf text = { 0 };
+	kl_print_module(again, NULL, &text);
+	if (kl_verify_module(again, NULL) != KL_OK)
+		rr_fail("IR that verifies does not after promote", text.data);
+	kl_module *back = NULL;
+	if (kl_parse_module(text.data ? text.data : "", text.len, NULL,
+			    &back, NULL) != KL_OK)
+		rr_fail("promoted IR prints as text that does not parse",
+			text.data);
+	kl_module_free(back);
+	kl_buf_free(&text);
+}
+
 /* The agreements of the opening comment, for module m as it is now. */
 static void
 rr_check(const kl_module *m, kl_uses *u)
@@ -322,6 +391,7 @@ rr_check(const kl_module *m, kl_uses *u)
 			rr_fail("the text runs otherwise than the IR",
 				text.data);
 		rr_check_renumbered(m, &run1);
+		rr_check_promoted(again);
 		kl_buf_free(&text2);
 		kl_buf_free(&run1);
 		kl_buf_free(&run2);
@@ -331,6 +401,7 @@ rr_check(const kl_module *m, kl_uses *u)
 		if (f) {
 			rr_check_uses(f, u);
 			rr_check_params(f);
+			rr_analyses(f);
 		}
 	}
 	kl_module_free(again);
