@@ -1042,12 +1042,15 @@ void
 value_redefined(parser *p, uint32_t v, const char *pos)
 {
 	/* Where the first definition is, when the text gave it a line (an
-	 * alias line's is not kept). */
+	 * alias line's is not kept, and the results of a call whose
+	 * signature failed have no instruction: def is KL_NONE). */
 	const kl_func *f = p->f;
 	const kl_value_data *d = &f->values[v];
-	uint32_t line = d->kind == VK_RESULT  ? f->inst_lines[d->def]
-			: d->kind == VK_PARAM ? f->block_lines[d->def]
-					      : 0;
+	uint32_t line = 0;
+	if (d->kind == VK_RESULT && d->def < f->ninsts)
+		line = f->inst_lines[d->def];
+	else if (d->kind == VK_PARAM && d->def < f->nblocks)
+		line = f->block_lines[d->def];
 	if (line)
 		fail_at(p, pos, "v%u is already defined on line %u", v, line);
 	fail_at(p, pos, "v%u is already defined", v);
