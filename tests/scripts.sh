@@ -1534,7 +1534,7 @@ done
 # a limit of 1 is "1 byte" and "1 entry" in the messages
 "$build"/keel run --max-memory 1 examples/max.kl %max 1 2 >/dev/null 2>"$dir/one.err"
 st=$?
-if [ "$st" = 1 ] && [ "$(head -n 1 "$dir/one.err")" = "trap stack_overflow: register stack limit of 1 byte reached" ] &&
+if [ "$st" = 1 ] && [ "$(head -n 1 "$dir/one.err")" = "trap stack_overflow: register stack limit of 1 byte (max_memory) reached" ] &&
 	"$build"/keel cfg --liveness --live-limit 1 examples/max.kl |
 	grep -q '^    (not computed: the live sets would pass the size limit of 1 entry)$'
 then ok; else bad "a limit of 1: exit $st, $(cat "$dir/one.err")"; fi
@@ -1720,7 +1720,7 @@ for d in 5G 0x10000000000000000; do
 		bad "keel run --max-depth $d: exit $st, $(cat "$dir/md.err")"; fi
 done
 if "$build"/keel run --fuel 010 examples/sieve.kl 2>&1 >/dev/null |
-	grep -q "the budget of 10 instructions ran out"; then ok; else
+	grep -q "the budget of 10 instructions (fuel) ran out"; then ok; else
 	bad "keel run --fuel 010 is not ten"; fi
 # --func takes every spelling keel run takes
 for name in '#22' noname '%i8' i8; do
@@ -1736,7 +1736,7 @@ if [ "$st" = 1 ]; then ok; else bad "keel cfg --func '#-1': exit $st, not 1"; fi
 "$build"/keel run --max-memory 1 examples/sieve.kl >/dev/null 2>"$dir/fail.err"
 st=$?
 if [ "$st" = 1 ] && [ "$(head -n 1 "$dir/fail.err")" = \
-	"keel run: examples/sieve.kl: error: data %fmt is too large (22 bytes; the memory limit is 1)" ]
+	"keel run: examples/sieve.kl: error: data %fmt is too large (22 bytes; the memory limit, max_memory, is 1)" ]
 then ok; else bad "keel run --max-memory 1: exit $st, $(head -n 1 "$dir/fail.err")"; fi
 
 # ---- 0e4. quadratic dominance frontiers stop at their limit ----

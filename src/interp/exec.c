@@ -299,7 +299,8 @@ push_frame(kl_interp *it, dfunc *fn, const dinst *i, const dcall *c,
 	uint32_t *base = &it->base;
 	if (it->nframes + 1 >= it->opts.max_depth) {
 		raise_trap(it, KL_TRAP_STACK_OVERFLOW,
-			   "call depth limit of %u frame%s reached",
+			   "call depth limit of %u frame%s (max_depth) "
+			   "reached",
 			   it->opts.max_depth,
 			   it->opts.max_depth == 1 ? "" : "s");
 		return NULL;
@@ -978,7 +979,8 @@ exec_run(kl_interp *it, dfunc *entry, kl_run_result *res)
 			goto trap;
 		case D_OUT_OF_FUEL:
 			raise_trap(it, KL_TRAP_OUT_OF_FUEL,
-				   "the budget of %llu instruction%s ran out",
+				   "the budget of %llu instruction%s (fuel) "
+				   "ran out",
 				   (unsigned long long)it->fuel_start,
 				   it->fuel_start == 1 ? "" : "s");
 			goto trap;

@@ -74,7 +74,8 @@ raise_register_limit(kl_interp *it)
 {
 	uint64_t max = it->opts.max_memory;
 	raise_trap(it, KL_TRAP_STACK_OVERFLOW,
-		   "register stack limit of %llu byte%s reached",
+		   "register stack limit of %llu byte%s (max_memory) "
+		   "reached",
 		   (unsigned long long)max, max == 1 ? "" : "s");
 }
 

@@ -224,7 +224,7 @@ mem_setup(kl_interp *it)
 			kl_buf_reset(&it->scratch);
 			put_sym(it, s, &it->scratch);
 			raise_fail(it, "data %s is too large (%llu bytes; the "
-				       "memory limit is %llu)",
+				       "memory limit, max_memory, is %llu)",
 				   it->scratch.data,
 				   (unsigned long long)size,
 				   (unsigned long long)it->opts.max_memory);
@@ -440,8 +440,8 @@ mem_alloca(kl_interp *it, uint64_t n, uint32_t sym, uint32_t inst)
 	}
 	if (!obj_fits(it, n)) {
 		raise_trap(it, KL_TRAP_STACK_OVERFLOW,
-			   "alloca of %llu byte%s exceeds the memory limit of "
-			   "%llu byte%s (%llu in use)",
+			   "alloca of %llu byte%s exceeds the memory limit "
+			   "(max_memory) of %llu byte%s (%llu in use)",
 			   (unsigned long long)n, n == 1 ? "" : "s",
 			   (unsigned long long)it->opts.max_memory,
 			   it->opts.max_memory == 1 ? "" : "s",

@@ -1124,19 +1124,19 @@ test_limit_texts(void)
 	kl_interp_options o = { .fuel = 1 };
 	check_first_line(m, &o, "two", NULL, 0,
 			 "trap out_of_fuel: the budget of 1 instruction "
-			 "ran out\n");
+			 "(fuel) ran out\n");
 	o.fuel = 2;
 	check_first_line(m, &o, "two", NULL, 0,
 			 "trap out_of_fuel: the budget of 2 instructions "
-			 "ran out\n");
+			 "(fuel) ran out\n");
 	o = (kl_interp_options){ .max_depth = 1 };
 	check_first_line(m, &o, "deep", NULL, 0,
 			 "trap stack_overflow: call depth limit of 1 "
-			 "frame reached\n");
+			 "frame (max_depth) reached\n");
 	o.max_depth = 3;
 	check_first_line(m, &o, "deep", NULL, 0,
 			 "trap stack_overflow: call depth limit of 3 "
-			 "frames reached\n");
+			 "frames (max_depth) reached\n");
 	kl_module_free(m);
 }
 
