@@ -698,8 +698,8 @@ fail_always(kl_func *f, kl_pass_report *report)
 	return KL_ERR_INVALID;
 }
 
-/* A wrong pass whose output verifies: every integer a function returns
- * first is one more. */
+/* A wrong pass whose output verifies: the first value of each return,
+ * when it is an integer, comes back one more. */
 static kl_status
 add_one_to_returns(kl_func *f, kl_pass_report *report)
 {

@@ -178,7 +178,8 @@ terminator_before(const test_file *tf, const test_func *tfn,
  * zero for the blocks named, and their numbers in marked[], *nmarked of
  * them, to clear them by). Returns false with a message on bad syntax,
  * a block not in the layout (placed[], bound entries: a number past the
- * last block, or one the text skipped) or a repeated block.
+ * last block, or one the text skipped) or a repeated block, *bad then
+ * pointing at the word at fault.
  */
 static bool
 parse_blocks(const char *s, size_t n, uint32_t bound, const uint8_t *placed,

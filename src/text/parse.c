@@ -616,11 +616,8 @@ parse_int_slow(parser *p, const char *what)
 		fail_expected(p, start, what);
 	const char *s = start + used;
 	if (s < p->end && (is_ident_char((unsigned char)*s) || *s == '.')) {
-		const char *e = s;
-		bool dot = false;
-		while (e < p->end && (is_ident_char((unsigned char)*e) ||
-				      *e == '.'))
-			dot |= *e++ == '.';
+		const char *e = word_end(p, s, true);
+		bool dot = memchr(start, '.', (size_t)(e - start)) != NULL;
 		fail_at(p, start, "'%.*s' is not an integer%s",
 			(int)(e - start), start,
 			dot ? " (a float constant is made by f32const or "
@@ -791,8 +788,7 @@ entity_number(parser *p, const char *start, size_t prefix)
 		s++;
 	}
 	if (s == digits || (s < end && is_ident_char((unsigned char)*s))) {
-		while (s < end && is_ident_char((unsigned char)*s))
-			s++;
+		s = word_end(p, s, false);
 		fail_at(p, start, "'%.*s' is not a name: write %.*s and "
 			"digits only, as %.*s12", (int)(s - start), start,
 			(int)prefix, start, (int)prefix, start);
@@ -816,13 +812,11 @@ spend_budget(parser *p, uint32_t have, uint32_t want, const char *pos)
 		return;
 	uint64_t need = want - have;
 	if (need > p->entity_budget) {
-		size_t n = 0;
-		while (pos + n < p->end && is_ident_char((unsigned char)pos[n]))
-			n++;
+		int n = (int)(word_end(p, pos, false) - pos);
 		fail_at(p, pos, "%.*s is too large a number for a file this "
 			"size (the numbers are too sparse: a module may use "
 			"one million plus two per byte of text); number "
-			"from 0, densely", (int)n, pos);
+			"from 0, densely", n, pos);
 	}
 	p->entity_budget -= need;
 }

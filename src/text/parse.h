@@ -165,6 +165,16 @@ is_ident_char(int c)
 {
 	return ident_class[(unsigned char)c] != 0;
 }
+/* The end of the word at s (identifier bytes, and '.' too when dots):
+ * what a message quotes of a token it refuses. */
+static inline const char *
+word_end(const parser *p, const char *s, bool dots)
+{
+	while (s < p->end && (is_ident_char((unsigned char)*s) ||
+			      (dots && *s == '.')))
+		s++;
+	return s;
+}
 void skip_ws_slow(parser *p);
 /* Skip blanks, newlines and comments. Most calls find a token at once. */
 static inline void

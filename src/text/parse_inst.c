@@ -378,9 +378,7 @@ sig_failed(parser *p, const uint32_t *results, uint32_t nres)
 static void
 misnamed_statement(parser *p, const char *word)
 {
-	const char *e = word;
-	while (e < p->end && is_ident_char((unsigned char)*e))
-		e++;
+	const char *e = word_end(p, word, false);
 	int n = (int)(e - word > 32 ? 32 : e - word);
 	const char *q = skip_blanks_at(p, e);
 	if (n && q < p->end && *q == '=' && (q + 1 == p->end || q[1] != '='))
