@@ -231,7 +231,8 @@ check_conversion(verifier *vf, uint32_t i, const inst_view *iv,
 		if (a == NONE || r == NONE)
 			return;
 		if (a == r)
-			err_inst(vf, i, "bitcast from %s to the same type",
+			err_inst(vf, i, "bitcast from %s to the same type: "
+				 "it changes nothing (use the operand)",
 				 tname(vf, a));
 		else if (bits_of(vf, a) != bits_of(vf, r))
 			err_inst(vf, i, "bitcast from %s to %s: the sizes "
@@ -317,7 +318,9 @@ check_memory_types(verifier *vf, uint32_t i, const inst_view *iv,
 		want_result(vf, i, iv, ptr_class(vf), " (the pointer type)");
 		if (vf->f->insts[i].op == KL_OP_ALLOCA &&
 		    vf->f->insts[i].w[1] == 0)
-			err_inst(vf, i, "alloca size must be positive");
+			err_inst(vf, i, "alloca of 0 bytes: the size is "
+				 "between 1 and 4294967295 (alloca_dyn may "
+				 "be 0)");
 		return;
 	case KL_TY_ALLOCA_DYN:
 		want_int_arg(vf, i, iv, 0);
