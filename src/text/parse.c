@@ -616,13 +616,8 @@ parse_int_slow(parser *p, const char *what)
 		fail_expected(p, start, what);
 	const char *s = start + used;
 	if (s < p->end && (is_ident_char((unsigned char)*s) || *s == '.')) {
-		const char *e = word_end(p, s, true);
-		bool dot = memchr(start, '.', (size_t)(e - start)) != NULL;
-		fail_at(p, start, "'%.*s' is not an integer%s",
-			(int)(e - start), start,
-			dot ? " (a float constant is made by f32const or "
-			      "f64const)"
-			    : "");
+		fail_at(p, start, "'%.*s' is not an integer",
+			quoted_len(start, word_end(p, s, true)), start);
 	}
 	if (overflow || (neg && v > (uint64_t)1 << 63))
 		fail_at(p, start, "number does not fit in 64 bits");
@@ -790,7 +785,7 @@ entity_number(parser *p, const char *start, size_t prefix)
 	if (s == digits || (s < end && is_ident_char((unsigned char)*s))) {
 		s = word_end(p, s, false);
 		fail_at(p, start, "'%.*s' is not a name: write %.*s and "
-			"digits only, as %.*s12", (int)(s - start), start,
+			"digits only, as %.*s12", quoted_len(start, s), start,
 			(int)prefix, start, (int)prefix, start);
 	}
 	if (s - digits > 1 && *digits == '0') {
@@ -812,7 +807,7 @@ spend_budget(parser *p, uint32_t have, uint32_t want, const char *pos)
 		return;
 	uint64_t need = want - have;
 	if (need > p->entity_budget) {
-		int n = (int)(word_end(p, pos, false) - pos);
+		int n = quoted_len(pos, word_end(p, pos, false));
 		fail_at(p, pos, "%.*s is too large a number for a file this "
 			"size (the numbers are too sparse: a module may use "
 			"one million plus two per byte of text); number "
@@ -1045,6 +1040,8 @@ value_redefined(parser *p, uint32_t v, const char *pos)
 		line = f->inst_lines[d->def];
 	else if (d->kind == VK_PARAM && d->def < f->nblocks)
 		line = f->block_lines[d->def];
+	if (line == line_of(p, pos)) /* (v1, v1 = call ...) */
+		fail_at(p, pos, "v%u is named twice in one statement", v);
 	if (line)
 		fail_at(p, pos, "v%u is already defined on line %u", v, line);
 	fail_at(p, pos, "v%u is already defined", v);

@@ -175,6 +175,13 @@ word_end(const parser *p, const char *s, bool dots)
 		s++;
 	return s;
 }
+/* How much of the word s..e a message quotes: at most 32 bytes (a name
+ * of 10 kB would make a message as long). */
+static inline int
+quoted_len(const char *s, const char *e)
+{
+	return (int)(e - s > 32 ? 32 : e - s);
+}
 void skip_ws_slow(parser *p);
 /* Skip blanks, newlines and comments. Most calls find a token at once. */
 static inline void

@@ -168,6 +168,21 @@ parse_cond(parser *p, const char *const *names, int count, const char *what)
 	fail_expected_hint(p, p->p, what, list);
 }
 
+/* The length of the float literal at p->p (1.5, 1e-5, inf, 0x1p3), or 0
+ * if the word there is none: one that reads further as a float than as
+ * an integer, to its end. */
+static size_t
+float_literal_at(const parser *p)
+{
+	size_t left = (size_t)(p->end - p->p);
+	uint64_t bits, mag;
+	bool neg, overflow;
+	size_t n = scan_f64(p->p, left, &bits);
+	bool whole = n == left || !is_ident_char((unsigned char)p->p[n]);
+	return n > scan_int(p->p, left, &neg, &mag, &overflow) && whole ? n
+									: 0;
+}
+
 /* An immediate for an integer type: range-checked, sign-normalised. */
 static int64_t
 parse_imm(parser *p, kl_type t)
@@ -379,7 +394,7 @@ static void
 misnamed_statement(parser *p, const char *word)
 {
 	const char *e = word_end(p, word, false);
-	int n = (int)(e - word > 32 ? 32 : e - word);
+	int n = quoted_len(word, e);
 	const char *q = skip_blanks_at(p, e);
 	if (n && q < p->end && *q == '=' && (q + 1 == p->end || q[1] != '='))
 		fail_at(p, word, "expected a value (vN) or a signature (sigN) "
@@ -463,6 +478,12 @@ parse_inst(parser *p, const uint32_t *results, const char *const *result_pos,
 			if (!kl_type_is_int(p->m, suffix))
 				fail_at(p, suffix_pos, "iconst makes integers; "
 					"use f32const or f64const for floats");
+			size_t fl = float_literal_at(p);
+			if (fl)
+				fail_at(p, p->p, "iconst makes integers, not "
+					"'%.*s': use f32const or f64const for "
+					"floats", quoted_len(p->p, p->p + fl),
+					p->p);
 			inst_set_imm(f, i, parse_imm(p, suffix));
 			rtype = suffix;
 		} else if (op == KL_OP_F32CONST) {
