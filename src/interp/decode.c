@@ -128,12 +128,7 @@ reg(decoder *dc, uint32_t v)
 	/* A result of an instruction taken out of the layout (or in a block
 	 * taken out), or a parameter of a block not placed, has a register
 	 * that nothing writes: it would read 0. */
-	uint32_t def = f->values[r].def, b = KL_NONE;
-	if (f->values[r].kind == VK_PARAM)
-		b = def;
-	else if (def < f->ninsts)
-		b = f->nodes[def].block;
-	if (b >= f->nblocks || !(f->blocks[b].flags & BLOCK_PLACED)) {
+	if (value_def_block(f, r) == KL_NONE) {
 		fail(dc, "uses v%u, defined %s not in the layout", v,
 		     f->values[r].kind == VK_PARAM ? "in a block"
 						   : "by an instruction");

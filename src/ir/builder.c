@@ -169,12 +169,7 @@ kl_value_set_alias(kl_func *f, kl_value v, kl_value target)
 		return KL_ERR_INVALID;
 	/* The end must be defined: a placed block's parameter or a placed
 	 * instruction's result (an unplaced one's is what is replaced). */
-	const kl_value_data *rd = &f->values[r];
-	bool defined = (rd->kind == VK_PARAM && rd->def < f->nblocks &&
-			(f->blocks[rd->def].flags & BLOCK_PLACED)) ||
-		       (rd->kind == VK_RESULT && rd->def < f->ninsts &&
-			f->nodes[rd->def].block != KL_NONE);
-	if (!defined)
+	if (value_def_block(f, r) == KL_NONE)
 		return KL_ERR_INVALID;
 	value_define(f, v.id, VK_ALIAS, value_type(f, r), target.id);
 	return KL_OK;

@@ -752,15 +752,7 @@ kl_value_def_block(const kl_func *f, kl_value v)
 {
 	if (!value_ok(f, v))
 		return KL_NO_BLOCK;
-	/* Where it is defined now: none for a block out of the layout, as
-	 * for an instruction (kl_func_remove_block takes out both). */
-	uint32_t d = f->values[v.id].def;
-	if (f->values[v.id].kind == VK_PARAM && d < f->nblocks &&
-	    (f->blocks[d].flags & BLOCK_PLACED))
-		return (kl_block){ d };
-	if (f->values[v.id].kind == VK_RESULT)
-		return (kl_block){ f->nodes[d].block };
-	return KL_NO_BLOCK;
+	return (kl_block){ value_def_block(f, v.id) };
 }
 
 uint32_t

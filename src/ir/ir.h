@@ -436,6 +436,23 @@ block_hole(void)
 }
 void func_reserve_blocks(kl_func *f, uint32_t n);
 uint32_t func_new_value(kl_func *f); /* fresh number above all others */
+/* The block of the layout where value v (< nvalues, not an alias) is
+ * defined: its instruction's, or its block for a parameter; KL_NONE when
+ * that instruction or block is out of the layout (kl_func_remove_block
+ * takes its instructions out too) or v defines nothing. */
+static inline uint32_t
+value_def_block(const kl_func *f, uint32_t v)
+{
+	const kl_value_data *d = &f->values[v];
+	if (d->kind == VK_PARAM) {
+		bool placed = d->def < f->nblocks &&
+			      (f->blocks[d->def].flags & BLOCK_PLACED);
+		return placed ? d->def : KL_NONE;
+	}
+	if (d->kind == VK_RESULT && d->def < f->ninsts)
+		return f->nodes[d->def].block;
+	return KL_NONE;
+}
 /* Inline: the parser defines a value per instruction. */
 static inline void
 value_define(kl_func *f, uint32_t v, enum value_kind kind, kl_type t,
