@@ -33,6 +33,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "all_analyses.h"
 #include "keel.h"
 
 static void rr_fail(const char *what, const char *text);
@@ -315,33 +316,6 @@ rr_check_renumbered(const kl_module *m, const kl_buf *run)
 	kl_buf_free(&run2);
 }
 
-/* Every analysis on f, whatever f holds: nothing may crash or read out
- * of bounds (the answers of broken IR mean nothing). */
-static void
-rr_analyses(const kl_func *f)
-{
-	kl_cfg *cfg = kl_cfg_new();
-	kl_domtree *dt = kl_domtree_new();
-	kl_domfront *df = kl_domfront_new();
-	kl_loops *lf = kl_loops_new();
-	kl_liveness *lv = kl_liveness_new();
-	kl_buf out = { 0 };
-	kl_cfg_compute(cfg, f);
-	kl_domtree_compute(dt, f, cfg);
-	kl_domfront_compute(df, f, cfg, dt);
-	kl_loops_compute(lf, f, cfg, dt);
-	kl_liveness_compute(lv, f, cfg);
-	kl_domtree_print(f, dt, df, &out);
-	kl_loops_print(f, lf, &out);
-	kl_liveness_print(f, lv, &out);
-	kl_buf_free(&out);
-	kl_cfg_free(cfg);
-	kl_domtree_free(dt);
-	kl_domfront_free(df);
-	kl_loops_free(lf);
-	kl_liveness_free(lv);
-}
-
 /* IR that verifies (again, a module parsed from m's text) still does
  * after promote, and prints as text that parses. */
 static void
@@ -401,7 +375,11 @@ rr_check(const kl_module *m, kl_uses *u)
 		if (f) {
 			rr_check_uses(f, u);
 			rr_check_params(f);
-			rr_analyses(f);
+			all_analyses a;
+			kl_buf out = { 0 };
+			all_analyses_run(&a, f, &out);
+			all_analyses_free(&a);
+			kl_buf_free(&out);
 		}
 	}
 	kl_module_free(again);

@@ -10,6 +10,7 @@
  */
 #include <string.h>
 
+#include "all_analyses.h"
 #include "rgraph.h"
 #include "unit.h"
 #include "onefunc.h"
@@ -82,30 +83,18 @@ damage(kl_func *f, rng *r)
 static void
 run_everything(kl_func *f, rng *r)
 {
-	kl_cfg *cfg = kl_cfg_new();
-	kl_domtree *dt = kl_domtree_new();
-	kl_domfront *df = kl_domfront_new();
-	kl_idf *ws = kl_idf_new();
-	kl_loops *lf = kl_loops_new();
-	kl_liveness *lv = kl_liveness_new();
+	all_analyses all;
 	kl_buf out = { 0 };
-	kl_cfg_compute(cfg, f);
-	kl_domtree_compute(dt, f, cfg);
-	kl_domfront_compute(df, f, cfg, dt);
-	kl_loops_compute(lf, f, cfg, dt);
-	kl_liveness_compute(lv, f, cfg);
-	kl_cfg_print(f, cfg, &out);
-	kl_cfg_print_dot(f, cfg, dt, lf, &out);
-	kl_domtree_print(f, dt, df, &out);
-	kl_loops_print(f, lf, &out);
-	kl_liveness_print(f, lv, &out);
+	all_analyses_run(&all, f, &out);
+	kl_cfg *cfg = all.cfg;
+	kl_domtree *dt = all.dt;
 	uint32_t nb = kl_func_block_bound(f);
 	for (int k = 0; k < 4; k++) {
 		kl_block set[3] = { { rng_next(r, nb + 2) },
 				    { rng_next(r, nb + 2) },
 				    { rng_next(r, nb + 2) } };
 		const kl_block *o;
-		kl_domfront_iterated(df, ws, set, 3, &o);
+		kl_domfront_iterated(all.df, all.ws, set, 3, &o);
 		kl_block a = { rng_next(r, nb + 2) };
 		kl_block b = { rng_next(r, nb + 2) };
 		kl_cfg_recompute_block(cfg, f, a);
@@ -117,12 +106,7 @@ run_everything(kl_func *f, rng *r)
 	}
 	CHECK(out.len > 0);
 	kl_buf_free(&out);
-	kl_cfg_free(cfg);
-	kl_domtree_free(dt);
-	kl_domfront_free(df);
-	kl_idf_free(ws);
-	kl_loops_free(lf);
-	kl_liveness_free(lv);
+	all_analyses_free(&all);
 }
 
 static void
