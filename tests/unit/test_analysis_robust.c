@@ -237,9 +237,53 @@ test_analyses_of_other_functions(void)
 	kl_module_free(m);
 }
 
+/*
+ * The same with a tree that covers fewer blocks than the CFG names (a
+ * fresh tree of a small function, the CFG of one that branches to
+ * block100), in an irreducible graph so that the SCC search runs too:
+ * the edges' ends were read in the tree's arrays unchecked, past their
+ * end, which the loop above missed as its reused tree had room.
+ */
+static void
+test_loops_of_a_smaller_tree(void)
+{
+	static const char text[] =
+		"function %one(i32) -> i32 {\n"
+		"block0(v0: i32):\n    brif v0, block1, block2\n"
+		"block1:\n    jump block2\n"
+		"block2:\n    brif v0, block1, block3\n"
+		"block3:\n    return v0\n}\n"
+		"function %far(i32) -> i32 {\n"
+		"block0(v0: i32):\n    brif v0, block1, block2\n"
+		"block1:\n    brif v0, block2, block100\n"
+		"block2:\n    jump block1\n"
+		"block100:\n    return v0\n}\n";
+	kl_module *m = NULL;
+	CHECK(kl_parse_module(text, sizeof text - 1, NULL, &m, NULL) ==
+	      KL_OK);
+	kl_func *one = kl_sym_func(m, (kl_sym){ 0 });
+	kl_func *far = kl_sym_func(m, (kl_sym){ 1 });
+	kl_cfg *cfg_one = kl_cfg_new(), *cfg_far = kl_cfg_new();
+	kl_domtree *dt = kl_domtree_new();
+	kl_loops *lf = kl_loops_new();
+	kl_cfg_compute(cfg_one, one);
+	kl_cfg_compute(cfg_far, far);
+	kl_domtree_compute(dt, one, cfg_one);
+	kl_loops_compute(lf, far, cfg_far, dt);
+	kl_buf out = { 0 };
+	kl_loops_print(far, lf, &out);
+	kl_buf_free(&out);
+	kl_loops_free(lf);
+	kl_domtree_free(dt);
+	kl_cfg_free(cfg_one);
+	kl_cfg_free(cfg_far);
+	kl_module_free(m);
+}
+
 int
 main(void)
 {
+	UNIT_RUN(test_loops_of_a_smaller_tree);
 	UNIT_RUN(test_analyses_of_other_functions);
 	UNIT_RUN(test_cycles);
 	UNIT_RUN(test_branches_out_of_layout);
