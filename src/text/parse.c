@@ -598,6 +598,25 @@ parse_float(parser *p, bool single)
 	return bits;
 }
 
+const char iconst_immediate[] = "an integer immediate";
+
+/* iconst given the float literal at start (1.5, 1e-5, inf, 0x1p3: a word
+ * that reads further as a float than as an integer, to its end) is told
+ * which instructions make floats. */
+static void
+refuse_float(parser *p, const char *start)
+{
+	size_t left = (size_t)(p->end - start);
+	uint64_t bits, mag;
+	bool neg, overflow;
+	size_t n = scan_f64(start, left, &bits);
+	bool whole = n == left || !is_ident_char((unsigned char)start[n]);
+	if (whole && n > scan_int(start, left, &neg, &mag, &overflow))
+		fail_at(p, start, "iconst makes integers, not '%.*s': use "
+			"f32const or f64const for floats",
+			quoted_len(start, start + n), start);
+}
+
 /*
  * An integer literal: optional '-', decimal or 0x hex digits, '_' between
  * digits. Returns its value as int64; positive values up to 2^64-1 keep
@@ -612,10 +631,14 @@ parse_int_slow(parser *p, const char *what)
 	uint64_t v;
 	size_t used = scan_int(start, (size_t)(p->end - start), &neg, &v,
 			       &overflow);
+	const char *s = start + used;
+	bool bad_end = s < p->end &&
+		       (is_ident_char((unsigned char)*s) || *s == '.');
+	if ((!used || bad_end) && what == iconst_immediate)
+		refuse_float(p, start);
 	if (!used)
 		fail_expected(p, start, what);
-	const char *s = start + used;
-	if (s < p->end && (is_ident_char((unsigned char)*s) || *s == '.')) {
+	if (bad_end) {
 		fail_at(p, start, "'%.*s' is not an integer",
 			quoted_len(start, word_end(p, s, true)), start);
 	}

@@ -293,6 +293,10 @@ parse_type(parser *p)
 	return t;
 }
 int64_t parse_int(parser *p, const char *what);
+/* The `what` of iconst's immediate: given a float literal there, parse_int
+ * says to use f32const or f64const (looked at only once the integer has
+ * failed, off the fast path). */
+extern const char iconst_immediate[];
 /* An integer from 0 to 2^32 - 1; the message past that range names
  * `least` as its low end (an alloca's 1: its 0 parses, for the verifier
  * to refuse with the rest of the function). */

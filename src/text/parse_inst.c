@@ -168,28 +168,13 @@ parse_cond(parser *p, const char *const *names, int count, const char *what)
 	fail_expected_hint(p, p->p, what, list);
 }
 
-/* The length of the float literal at p->p (1.5, 1e-5, inf, 0x1p3), or 0
- * if the word there is none: one that reads further as a float than as
- * an integer, to its end. */
-static size_t
-float_literal_at(const parser *p)
-{
-	size_t left = (size_t)(p->end - p->p);
-	uint64_t bits, mag;
-	bool neg, overflow;
-	size_t n = scan_f64(p->p, left, &bits);
-	bool whole = n == left || !is_ident_char((unsigned char)p->p[n]);
-	return n > scan_int(p->p, left, &neg, &mag, &overflow) && whole ? n
-									: 0;
-}
-
 /* An immediate for an integer type: range-checked, sign-normalised. */
 static int64_t
-parse_imm(parser *p, kl_type t)
+parse_imm(parser *p, kl_type t, const char *what)
 {
 	skip_ws(p);
 	const char *pos = p->p;
-	int64_t v = parse_int(p, "an integer immediate");
+	int64_t v = parse_int(p, what);
 	unsigned bits;
 	_Static_assert(KL_TYPE_I8 == 0 && KL_TYPE_I16 == 1 &&
 			       KL_TYPE_I32 == 2 && KL_TYPE_I64 == 3,
@@ -478,13 +463,8 @@ parse_inst(parser *p, const uint32_t *results, const char *const *result_pos,
 			if (!kl_type_is_int(p->m, suffix))
 				fail_at(p, suffix_pos, "iconst makes integers; "
 					"use f32const or f64const for floats");
-			size_t fl = float_literal_at(p);
-			if (fl)
-				fail_at(p, p->p, "iconst makes integers, not "
-					"'%.*s': use f32const or f64const for "
-					"floats", quoted_len(p->p, p->p + fl),
-					p->p);
-			inst_set_imm(f, i, parse_imm(p, suffix));
+			inst_set_imm(f, i,
+				     parse_imm(p, suffix, iconst_immediate));
 			rtype = suffix;
 		} else if (op == KL_OP_F32CONST) {
 			inst_set_imm(f, i, (int64_t)parse_float(p, true));
@@ -543,7 +523,7 @@ parse_inst(parser *p, const uint32_t *results, const char *const *result_pos,
 		kl_type t = ctrl_from(p, x, vpos, has_suffix, suffix,
 				      suffix_pos, info->name);
 		expect(p, ',', "','");
-		inst_set_imm(f, i, parse_imm(p, t));
+		inst_set_imm(f, i, parse_imm(p, t, "an integer immediate"));
 		rtype = info->format == KL_FMT_ICMP_IMM ? KL_TYPE_I8 : t;
 		break;
 	}
