@@ -288,7 +288,8 @@ kl_domtree_print(const kl_func *f, const kl_domtree *dt,
 		uint32_t n = kl_domfront_size(df, blk);
 		if (n == 0)
 			continue;
-		kl_buf_printf(out, "        block%u:", b);
+		put_entity(out, "        block", b);
+		kl_buf_putc(out, ':');
 		for (uint32_t k = 0; k < n; k++)
 			put_entity(out, " block",
 				   kl_domfront_get(df, blk, k).id);

@@ -588,7 +588,7 @@ finish_child(run_state *rs, child *c)
 	close(c->fd);
 	const char *path = rs->files->paths[c->file];
 	kl_buf reason = { 0 };
-	bool failed;
+	bool failed, checks_failed = false;
 	if (c->timed_out) {
 		kl_buf_printf(&reason, "timed out after %g s", rs->timeout);
 		failed = true;
@@ -597,7 +597,7 @@ finish_child(run_state *rs, child *c)
 			      WTERMSIG(status), strsignal(WTERMSIG(status)));
 		failed = true;
 	} else {
-		failed = WEXITSTATUS(status) != 0;
+		failed = checks_failed = WEXITSTATUS(status) != 0;
 		kl_buf_puts(&reason, failed ? "failed" : "passed");
 	}
 	const char *lines = "", *text = c->out.data ? c->out.data : "";
@@ -646,7 +646,7 @@ finish_child(run_state *rs, child *c)
 		 * below, says what failed ("FAIL t.kl: failed" said it
 		 * twice). A crash, a time-out or an unexpected pass is the
 		 * reason itself. */
-		if (failed && strcmp(reason.data, "failed") == 0)
+		if (checks_failed)
 			kl_buf_printf(out, "FAIL %s\n", path);
 		else
 			kl_buf_printf(out, "FAIL %s: %s\n", path,
