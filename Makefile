@@ -117,7 +117,7 @@ $(EMBED) $(FOLD): $(BUILD)/%: examples/%.c $(LIB) $(FLAGS_STAMP)
 $(BUILD)/unit/%: tests/unit/%.c $(LIB_INTERNAL) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	@$(CC) $(CFLAGS_ALL) -Itests/unit $< $(LIB_INTERNAL) -lm -o $@
+	@$(CC) $(CFLAGS_ALL) -Itests/unit $< $(LIB_INTERNAL) -lm -pthread -o $@
 
 # Unit tests of code beside the CLI link its object too: test_runs,
 # difftest's calls and comparisons; test_corpus, the blanking of a test

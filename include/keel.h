@@ -1341,14 +1341,17 @@ kl_status kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
  * it forgets nothing: the run stops when the callback returns. */
 void kl_interp_reset(kl_interp *it);
 
-/* From the output callback during a call: end the run when the callback
- * returns, as FAILED with "the output callback stopped the run" (for a
- * host whose output cannot be written: a program printing for ever
- * would otherwise run on with its output lost). The caller knows it
- * stopped the run (it called this), so the result needs no mark of its
- * own. Only on the thread running the call: it is no way to interrupt a
- * run from elsewhere (from another thread during a call it is a data
- * race, undefined; fuel is what bounds a run). Outside a call nothing. */
+/* End the call in progress early, as FAILED with "kl_interp_stop stopped
+ * the run" and the stack where it was. From any thread, from a signal
+ * handler (it is one lock-free atomic store), or from the output
+ * callback (for a host whose output cannot be written). The run stops
+ * when the callback returns, or else within 2^16 more IR instructions
+ * (a single builtin call, such as a long memset, finishes first). The
+ * caller knows it stopped the run, so the result needs no mark of its
+ * own. A stop is never lost: one that arrives while no call runs
+ * stops the next call as it starts (executed 0), and a call clears it
+ * as it ends. it must stay alive: stopping an interpreter being freed
+ * is undefined. */
 void kl_interp_stop(kl_interp *it);
 
 /*

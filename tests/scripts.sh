@@ -2512,6 +2512,60 @@ trap user 3: trap instruction" ] &&
 	[ "$(head -c 5 "$dir/mid.err")" = "trap " ]; then ok; else
 	bad "keel run, a trap after 'A': $out"; cat "$dir/mid.err"; fi
 
+# Ctrl-C stops a run that would never end, says where it was, and keel
+# then dies of the signal, as a shell expects (status 130). Sent once the
+# handler is in place (SigCgt in /proc, Linux's; skipped elsewhere);
+# `env --default-signal` undoes the ignoring of SIGINT a background job
+# starts with, which keel run respects.
+cat >"$dir/forever.kl" <<'KL'
+function %spin(i64) -> i64 {
+block0(v0: i64):
+    jump block1(v0)
+
+block1(v1: i64):
+    v2 = iadd_imm v1, 1
+    jump block1(v2)
+}
+
+function %main() -> i32 {
+block0:
+    v0 = iconst.i64 0
+    v1 = call %spin(v0)
+    v2 = ireduce.i32 v1
+    return v2
+}
+KL
+if [ -r /proc/self/status ] && env --default-signal=INT true 2>/dev/null; then
+	env --default-signal=INT "$build"/keel run "$dir/forever.kl" \
+		>"$dir/int.out" 2>"$dir/int.err" &
+	pid=$!
+	n=0
+	# (the mask's last hex digit has SIGINT's bit, 2)
+	while [ $n -lt 600 ]; do
+		cgt=$(sed -n 's/^SigCgt:[[:space:]]*//p' /proc/$pid/status \
+			2>/dev/null)
+		case $cgt in *[2367abef]) break ;; esac
+		sleep 0.05
+		n=$((n + 1))
+	done
+	# (in the loop by then, but for a machine too busy to run it: a
+	# stop that comes before the call stops it at its start)
+	sleep 0.2
+	kill -INT $pid
+	wait $pid
+	st=$?
+	where=$(sed 1d "$dir/int.err")
+	if [ "$st" = 130 ] && [ ! -s "$dir/int.out" ] &&
+		sed -n 1p "$dir/int.err" | grep -q \
+		"^keel run: $dir/forever.kl: interrupted after [0-9]* instructions$" &&
+		{ [ "$where" = "  in %spin at inst1 (line 6): v2 = iadd_imm v1, 1
+  called from %main at inst1 (line 13): v1 = call %spin(v0)" ] ||
+		[ "$where" = "  in %main at inst0 (line 12): v0 = iconst.i64 0" ]; }
+	then ok
+	else bad "keel run, interrupted: exit $st, after $n waits:"
+		cat "$dir/int.err"; fi
+fi
+
 # Output that cannot be written is an error, not lost in silence.
 if [ -w /dev/full ]; then
 	# (named by the command, when there is one)

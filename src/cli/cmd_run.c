@@ -11,9 +11,11 @@
  *
  * Exit status: running %main, the low 8 bits of an integer first result
  * (the convention of C's main); exit(N) gives N; otherwise 0. A trap or
- * a failure gives 1, like bad input; bad usage 2.
+ * a failure gives 1, like bad input; bad usage 2. Ctrl-C stops the run,
+ * which is described as a trap is, and then keel dies of SIGINT.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,7 +33,8 @@ static const char run_help[] =
 	"line of their own, separated by \", \" (integers in signed\n"
 	"decimal, floats in the text format's exact spelling). A trap is\n"
 	"reported on standard error with the instruction where it happened\n"
-	"and the call stack.\n"
+	"and the call stack; so is a run stopped by Ctrl-C (SIGINT), after\n"
+	"which keel dies of the signal.\n"
 	"\n"
 	"options (before FILE):\n"
 	"  --fuel N        stop with an out_of_fuel trap after N executed\n"
@@ -59,6 +62,39 @@ typedef struct run_opts {
 	bool lost;      /* a write of it failed */
 	kl_interp *it;  /* the interpreter running, to stop */
 } run_opts;
+
+/* The interpreter a Ctrl-C stops, and whether one did. (Static: a
+ * signal handler has nothing else to look at.) */
+static kl_interp *volatile interruptible;
+static volatile sig_atomic_t interrupted;
+
+static void
+on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+	kl_interp_stop(interruptible); /* one lock-free atomic store */
+}
+
+/*
+ * Around the call: SIGINT stops the run, so that a program looping for
+ * ever shows where it was. A second one, with the first's handler gone
+ * (SA_RESETHAND), ends keel at once. Left alone where SIGINT is ignored
+ * (a background job's), as a shell expects.
+ */
+static bool
+catch_interrupt(kl_interp *it, struct sigaction *old)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_interrupt;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGINT, NULL, old) != 0 || old->sa_handler == SIG_IGN)
+		return false;
+	interruptible = it;
+	return sigaction(SIGINT, &sa, NULL) == 0;
+}
 
 /* The program's output. A write that fails stops the run: a program
  * printing for ever would run on with nowhere to print. */
@@ -146,7 +182,21 @@ report(const kl_interp *it, const kl_module *m, const kl_run_result *res,
 	 * its other errors are. */
 	if (res->status == KL_RUN_FAILED)
 		kl_buf_printf(&msg, "keel run: %s: ", file);
-	kl_run_describe(it, res, &msg);
+	if (interrupted && res->status == KL_RUN_FAILED) {
+		/* the stack, under our own first line: the user stopped
+		 * it, nothing went wrong */
+		kl_buf_printf(&msg, "interrupted after %llu instruction%s\n",
+			      (unsigned long long)res->executed,
+			      cli_plural(res->executed));
+		kl_buf frames = { 0 };
+		kl_run_describe(it, res, &frames);
+		const char *nl = memchr(frames.data, '\n', frames.len);
+		kl_buf_append(&msg, nl + 1,
+			   frames.len - (size_t)(nl + 1 - frames.data));
+		kl_buf_free(&frames);
+	} else {
+		kl_run_describe(it, res, &msg);
+	}
 	fwrite(msg.data ? msg.data : "", 1, msg.len, stderr);
 	kl_buf_free(&msg);
 	if (res->status == KL_RUN_EXITED)
@@ -183,11 +233,15 @@ run_file(const char *file, int argc, char **argv, run_opts *ro)
 	kl_interp *it = kl_interp_new(m, &ro->io);
 	ro->it = it;
 	kl_run_result res;
+	struct sigaction old_int;
+	bool caught = catch_interrupt(it, &old_int);
 	double t0 = cli_now();
 	double c0 = cli_cpu_seconds();
 	kl_interp_call(it, func, args, (uint32_t)nargs, &res);
 	double t = cli_now() - t0;
 	double c = cli_cpu_seconds() - c0;
+	if (caught && !interrupted)
+		sigaction(SIGINT, &old_int, NULL);
 	cli_flush_stdout(); /* the program's output before our lines */
 	if (ro->timing)
 		fprintf(stderr, "executed %llu instruction%s in %.3f s "
@@ -213,6 +267,14 @@ run_file(const char *file, int argc, char **argv, run_opts *ro)
 	free(args);
 out:
 	kl_module_free(m);
+	if (interrupted) {
+		/* Die of the signal, as a shell expects of what it stops: a
+		 * script's loop ends too (the handler is gone already). */
+		cli_flush_stdout();
+		fflush(stderr);
+		raise(SIGINT);
+		return 128 + SIGINT;
+	}
 	return status;
 }
 

@@ -191,8 +191,9 @@ output(kl_interp *it, const char *s, size_t n)
 	if (!it->opts.output || !n)
 		return true;
 	it->opts.output(it->opts.output_ctx, s, n);
-	if (KL_UNLIKELY(it->stop_in_call)) {
-		raise_fail(it, "the output callback stopped the run");
+	if (KL_UNLIKELY(atomic_load_explicit(&it->stop,
+					     memory_order_relaxed))) {
+		raise_fail(it, "%s", STOPPED_MESSAGE);
 		return false;
 	}
 	if (KL_UNLIKELY(it->reset_in_call)) {

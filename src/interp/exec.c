@@ -15,7 +15,9 @@
  * at which it runs out is found from the segment's cold data and replaced
  * by D_OUT_OF_FUEL until the run ends (the "breakpoint" of a debugger):
  * the instructions before it still execute, so the trap happens exactly
- * when the budget is spent, and the hot path pays nothing for it.
+ * when the budget is spent, and the hot path pays nothing for it. The
+ * loop holds at most a chunk of the budget (refuel); the moment it runs
+ * short is the moment to look at kl_interp_stop's flag, for free too.
  *
  * Semantics (docs/interpreter.md): integers are kept zero-extended to 64
  * bits and every result is masked to its width; signed operations first
@@ -384,6 +386,16 @@ callee_of(kl_interp *it, uint32_t sym)
 	return d;
 }
 
+/* Where the segment control enters at pc starts: past the copies of a
+ * branch's arguments (a D_COPYGO stub) to its block's first instruction. */
+static uint32_t
+segment_start(const dfunc *fn, uint32_t pc)
+{
+	if (fn->code[pc].op == D_COPYGO)
+		pc += (uint32_t)(int32_t)fn->code[pc].d;
+	return pc;
+}
+
 /*
  * Fuel ran out entering the segment at pc (length cost, left < cost):
  * plant D_OUT_OF_FUEL on the instruction that would exceed the budget.
@@ -392,9 +404,7 @@ static void
 fuel_patch(kl_interp *it, dfunc *fn, uint32_t pc, uint64_t left,
 	   uint32_t cost)
 {
-	if (fn->code[pc].op == D_COPYGO)
-		pc += (uint32_t)(int32_t)fn->code[pc].d;
-	uint32_t q = pc;
+	uint32_t q = segment_start(fn, pc);
 	while (cost - 1 - fn->pcs[q].seg_left < left)
 		q++;
 	uint32_t idx = cost - 1 - fn->pcs[q].seg_left;
@@ -427,9 +437,49 @@ fault(kl_interp *it, const dinst *i, uint64_t p)
 		   write ? "store" : "load", b->data ? b->data : "");
 }
 
-/* Record where the run stopped: the stack and the instruction count. */
+/* The loop's fuel comes in chunks of at most this much beyond a
+ * segment's length (fuel_bank, interp.h): 2^16 IR instructions run in
+ * well under a millisecond, the longest a stop waits but for a builtin
+ * call (one instruction that may copy much memory). */
+#define FUEL_CHUNK ((uint64_t)1 << 16)
+
+/* refuel's answer when kl_interp_stop was called (the loop's fuel is
+ * never more than a chunk) */
+#define REFUEL_STOPPED UINT64_MAX
+
+/*
+ * The loop's fuel is short of cost, the length of the segment at pc:
+ * charge the segment from the bank, and return the loop's new fuel, at
+ * most a chunk; or, when the bank is short too, plant D_OUT_OF_FUEL
+ * where the budget ends, and return 0. REFUEL_STOPPED: kl_interp_stop
+ * was called, the run fails. (The fuel goes by value: a local whose
+ * address was taken would live in memory, costing the loop a third.)
+ */
+static uint64_t
+refuel(kl_interp *it, dfunc *fn, uint32_t pc, uint64_t fuel,
+       uint32_t cost)
+{
+	if (atomic_load_explicit(&it->stop, memory_order_relaxed)) {
+		raise_fail(it, "%s", STOPPED_MESSAGE);
+		return REFUEL_STOPPED;
+	}
+	uint64_t have = fuel + it->fuel_bank;
+	if (have < cost) {
+		fuel_patch(it, fn, pc, have, cost);
+		it->fuel_bank = 0;
+		return 0;
+	}
+	have -= cost;
+	fuel = have < FUEL_CHUNK ? have : FUEL_CHUNK;
+	it->fuel_bank = have - fuel;
+	return fuel;
+}
+
+/* Record where the run stopped: the stack and the instruction count.
+ * i ran (it trapped) unless the run was stopped before it, at the start
+ * of its segment (ran = false). */
 static void
-finish(kl_interp *it, dfunc *fn, const dinst *i, uint64_t fuel,
+finish(kl_interp *it, dfunc *fn, const dinst *i, bool ran, uint64_t fuel,
        kl_run_result *res)
 {
 	uint32_t depth = it->nframes + 1;
@@ -450,8 +500,8 @@ finish(kl_interp *it, dfunc *fn, const dinst *i, uint64_t fuel,
 	}
 	res->stack = it->stack;
 	res->stack_depth = depth;
-	res->executed = it->fuel_start - fuel;
-	if (!no_fuel)
+	res->executed = it->fuel_start - fuel - it->fuel_bank;
+	if (ran && !no_fuel)
 		res->executed += it->fuel_short - fn->pcs[pc].seg_left;
 }
 
@@ -467,7 +517,7 @@ exec_run(kl_interp *it, dfunc *entry, kl_run_result *res)
 	 */
 	uint64_t *r = it->regs;
 	const dinst *ip = entry->code; /* the next instruction */
-	uint64_t fuel = it->fuel_start;
+	uint64_t fuel; /* refuel fills it from the bank */
 	uint32_t cost, csym, trap = 0;
 	const dcall *c;
 	uint8_t *p;
@@ -475,11 +525,11 @@ exec_run(kl_interp *it, dfunc *entry, kl_run_result *res)
 
 	it->fn = entry;
 	it->res = res;
-	if (fuel < entry->entry_cost) {
-		fuel_patch(it, entry, 0, fuel, entry->entry_cost);
+	it->fuel_bank = it->fuel_start;
+	fuel = refuel(it, entry, 0, 0, entry->entry_cost);
+	if (fuel == REFUEL_STOPPED) {
 		fuel = 0;
-	} else {
-		fuel -= entry->entry_cost;
+		goto stopped;
 	}
 	for (;;) {
 		/* i lives only in the loop body: trap paths use ip - 1, which
@@ -953,7 +1003,8 @@ exec_run(kl_interp *it, dfunc *entry, kl_run_result *res)
 				for (uint32_t k = 0; k < i->b; k++)
 					it->results[k] = r[vs[k]];
 				it->res->num_results = i->b;
-				it->res->executed = it->fuel_start - fuel;
+				it->res->executed = it->fuel_start - fuel -
+						    it->fuel_bank;
 				return;
 			}
 			frame *fr = &it->frames[--it->nframes];
@@ -998,9 +1049,12 @@ exec_run(kl_interp *it, dfunc *entry, kl_run_result *res)
 		if (KL_LIKELY(fuel >= cost)) {
 			fuel -= cost;
 		} else {
-			fuel_patch(it, it->fn, (uint32_t)(ip - it->fn->code),
-				   fuel, cost);
-			fuel = 0;
+			uint64_t left = refuel(it, it->fn,
+					       (uint32_t)(ip - it->fn->code),
+					       fuel, cost);
+			if (left == REFUEL_STOPPED)
+				goto stopped;
+			fuel = left;
 		}
 	}
 arith_trap:
@@ -1018,5 +1072,12 @@ cvt_ovf:
 bad_access:
 	fault(it, ip - 1, addr);
 trap:
-	finish(it, it->fn, ip - 1, fuel, it->res);
+	finish(it, it->fn, ip - 1, true, fuel, it->res);
+	return;
+stopped:
+	/* (before the segment at ip: its first instruction did not run) */
+	finish(it, it->fn,
+	       it->fn->code + segment_start(it->fn,
+					    (uint32_t)(ip - it->fn->code)),
+	       false, fuel, it->res);
 }

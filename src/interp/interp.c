@@ -101,6 +101,7 @@ kl_interp *
 kl_interp_new(const kl_module *m, const kl_interp_options *opts)
 {
 	kl_interp *it = kl_calloc(1, sizeof *it);
+	atomic_init(&it->stop, false);
 	it->m = m;
 	if (opts)
 		it->opts = *opts;
@@ -186,10 +187,9 @@ kl_interp_reset(kl_interp *it)
 void
 kl_interp_stop(kl_interp *it)
 {
-	/* (the output callback is the one place a call is running from:
-	 * output() looks at this when the callback returns) */
-	if (it->in_call)
-		it->stop_in_call = true;
+	/* (nothing else of it is touched: this may run on another thread
+	 * or in a signal handler) */
+	atomic_store(&it->stop, true);
 }
 
 /* ---- calls ---- */
@@ -383,7 +383,9 @@ kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 
 	it->in_call = true;
 	exec_run(it, fn, res);
-	it->in_call = it->reset_in_call = it->stop_in_call = false;
+	it->in_call = it->reset_in_call = false;
+	/* (consumed: a stop that came before the call stopped it too) */
+	atomic_store(&it->stop, false);
 
 	if (it->patch) {
 		*it->patch = it->patch_saved;

@@ -32,6 +32,8 @@
 #ifndef KEEL_INTERP_H
 #define KEEL_INTERP_H
 
+#include <stdatomic.h>
+
 #include "../ir/ir.h"
 
 /* Decoded opcodes. Fields used: see the comment on each group. */
@@ -237,6 +239,10 @@ struct kl_interp {
 	frame *frames;
 	uint32_t nframes, frames_cap;
 	uint64_t fuel_start; /* fuel given to the current call */
+	/* The fuel not yet handed to the loop: it gets at most FUEL_CHUNK
+	 * beyond a segment's cost at a time, so running out of what it has
+	 * is the moment to look at stop, at no cost on the hot path. */
+	uint64_t fuel_bank;
 	/* A call is running: the output callback, the one way back into
 	 * the library during a run, may not call or reset this interpreter
 	 * (the run owns its registers, frames and memory). A call from
@@ -244,7 +250,11 @@ struct kl_interp {
 	 * the callback returns. */
 	bool in_call;
 	bool reset_in_call;
-	bool stop_in_call; /* kl_interp_stop from the output callback */
+	/* kl_interp_stop was called: from the output callback, another
+	 * thread or a signal handler, so atomic. Cleared as a call ends, so
+	 * one that comes before a call stops that call; the loop looks at
+	 * it between fuel chunks, output() after the callback. */
+	atomic_bool stop;
 	/* what the segment that ran the fuel out was not charged (its
 	 * length less the fuel left): a trap before the planted stop counts
 	 * its instructions with it */
@@ -372,6 +382,8 @@ bool builtin_call(kl_interp *it, uint32_t sym, const dfunc *fn,
 void raise_trap(kl_interp *it, uint32_t trap, const char *fmt, ...)
 	KL_PRINTF(3, 4);
 void raise_fail(kl_interp *it, const char *fmt, ...) KL_PRINTF(2, 3);
+/* The failure of a run kl_interp_stop ended. */
+#define STOPPED_MESSAGE "kl_interp_stop stopped the run"
 /* The stack_overflow trap of registers past max_memory (at a call, and
  * for the entry function's own). */
 void raise_register_limit(kl_interp *it);

@@ -621,8 +621,16 @@ test_output_stops(void)
 	st.it = kl_interp_new(m, &o);
 	uint64_t c = 'a';
 	kl_run_result r;
-	/* before any call: nothing to stop, and nothing kept for later */
+	/* before any call: the next call stops as it starts (a stop that
+	 * came early is not lost), and only that one */
 	kl_interp_stop(st.it);
+	CHECK(kl_interp_call(st.it, sym(m, "twice"), &c, 1, &r) == KL_OK);
+	CHECK(r.status == KL_RUN_FAILED);
+	CHECK_EQ_STR(r.message, "kl_interp_stop stopped the run");
+	CHECK_EQ_INT(r.executed, 0);
+	CHECK_EQ_INT(r.stack_depth, 1);
+	CHECK_EQ_INT(r.stack[0].inst.id, 0);
+	CHECK_EQ_INT(st.outputs, 0);
 	CHECK(kl_interp_call(st.it, sym(m, "twice"), &c, 1, &r) == KL_OK);
 	CHECK(r.status == KL_RUN_RETURNED);
 	CHECK_EQ_INT(st.outputs, 2);
@@ -631,7 +639,7 @@ test_output_stops(void)
 	st.outputs = 0;
 	CHECK(kl_interp_call(st.it, sym(m, "twice"), &c, 1, &r) == KL_OK);
 	CHECK(r.status == KL_RUN_FAILED);
-	CHECK_EQ_STR(r.message, "the output callback stopped the run");
+	CHECK_EQ_STR(r.message, "kl_interp_stop stopped the run");
 	CHECK_EQ_INT(st.outputs, 1);
 	/* the stop was that call's: the next one runs in full */
 	st.stop = false;

@@ -1,0 +1,201 @@
+/*
+ * test_interp_stop.c -- unit tests of how a run ends early: kl_interp_stop
+ * from another thread, and the fuel the dispatch loop takes from its bank
+ * in chunks (src/interp/exec.c, FUEL_CHUNK), which must count exactly
+ * across a chunk's end and through a segment longer than a chunk.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "keel.h"
+#include "parsed.h"
+#include "unit.h"
+
+/* %spin calls %forever, which prints a byte and then jumps to itself
+ * for ever; %count(n) loops n times (4n + 5 instructions). */
+static const char program[] =
+	"declare %putchar(i32) -> i32\n"
+	"\n"
+	"function %forever() {\n"
+	"block0:\n"
+	"    v0 = iconst.i32 65\n"
+	"    v1 = call %putchar(v0)\n"
+	"    jump block1\n"
+	"\n"
+	"block1:\n"
+	"    jump block1\n"
+	"}\n"
+	"\n"
+	"function %spin() -> i32 {\n"
+	"block0:\n"
+	"    call %forever()\n"
+	"    v0 = iconst.i32 0\n"
+	"    return v0\n"
+	"}\n"
+	"\n"
+	"function %count(i64) -> i64 {\n"
+	"block0(v0: i64):\n"
+	"    v1 = iconst.i64 0\n"
+	"    jump block1(v1)\n"
+	"\n"
+	"block1(v2: i64):\n"
+	"    v3 = icmp ult v2, v0\n"
+	"    brif v3, block2, block3\n"
+	"\n"
+	"block2:\n"
+	"    v4 = iadd_imm v2, 1\n"
+	"    jump block1(v4)\n"
+	"\n"
+	"block3:\n"
+	"    return v2\n"
+	"}\n";
+
+typedef struct watcher {
+	kl_interp *it;
+	atomic_bool printed; /* the program is running */
+} watcher;
+
+static void
+note_output(void *ctx, const char *data, size_t len)
+{
+	(void)data;
+	(void)len;
+	watcher *w = ctx;
+	atomic_store(&w->printed, true);
+}
+
+/* Another thread: once the program runs, stop it. */
+static void *
+stop_when_running(void *arg)
+{
+	watcher *w = arg;
+	while (!atomic_load(&w->printed))
+		sched_yield();
+	kl_interp_stop(w->it);
+	return NULL;
+}
+
+/* A run that would never end, stopped from another thread: FAILED, with
+ * the stack where it was (the loop's jump, inside the callee). */
+static void
+test_stop_from_another_thread(void)
+{
+	kl_module *m = parse_text(program, sizeof program - 1);
+	watcher w = { 0 };
+	atomic_init(&w.printed, false);
+	kl_interp_options o = { 0 };
+	o.output = note_output;
+	o.output_ctx = &w;
+	w.it = kl_interp_new(m, &o);
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, stop_when_running, &w) == 0);
+	kl_run_result r;
+	CHECK(kl_interp_call(w.it, sym(m, "spin"), NULL, 0, &r) == KL_OK);
+	CHECK(pthread_join(t, NULL) == 0);
+	CHECK(r.status == KL_RUN_FAILED);
+	CHECK_EQ_STR(r.message, "kl_interp_stop stopped the run");
+	CHECK_EQ_INT(r.stack_depth, 2);
+	CHECK_EQ_INT(r.stack[0].func.id, sym(m, "forever").id);
+	CHECK_EQ_INT(r.stack[1].func.id, sym(m, "spin").id);
+	/* at the loop's only instruction, which did not run (the call's
+	 * three, then the jumps) */
+	const kl_func *f = kl_sym_func(m, sym(m, "forever"));
+	kl_block b1 = kl_block_next(f, kl_func_first_block(f));
+	CHECK_EQ_INT(r.stack[0].inst.id, kl_block_first_inst(f, b1).id);
+	CHECK(r.executed >= 4);
+
+	/* the stop was that call's: the next call runs to its end */
+	uint64_t n = 10;
+	CHECK(kl_interp_call(w.it, sym(m, "count"), &n, 1, &r) == KL_OK);
+	CHECK(r.status == KL_RUN_RETURNED);
+	CHECK_EQ_INT(r.results[0], 10);
+	kl_interp_free(w.it);
+	kl_module_free(m);
+}
+
+/* The budget runs out at exactly its count, on either side of the ends
+ * of the loop's first chunks, and a run that fits it ends as it would
+ * without one. */
+static void
+test_fuel_across_chunks(void)
+{
+	kl_module *m = parse_text(program, sizeof program - 1);
+	uint64_t n = 40000, total = 4 * n + 5;
+	kl_interp *it = kl_interp_new(m, NULL);
+	kl_run_result r;
+	kl_interp_call(it, sym(m, "count"), &n, 1, &r);
+	CHECK(r.status == KL_RUN_RETURNED);
+	CHECK_EQ_INT(r.executed, total);
+	kl_interp_free(it);
+	const uint64_t chunk = 1u << 16;
+	uint64_t fuels[] = { chunk - 1, chunk, chunk + 1, chunk + 2,
+			     2 * chunk - 1, 2 * chunk, 2 * chunk + 1,
+			     3 * chunk + 5, total - 1, total, total + 1 };
+	for (size_t k = 0; k < sizeof fuels / sizeof *fuels; k++) {
+		kl_interp_options o = { 0 };
+		o.fuel = fuels[k];
+		it = kl_interp_new(m, &o);
+		kl_interp_call(it, sym(m, "count"), &n, 1, &r);
+		if (fuels[k] < total) {
+			CHECK(r.status == KL_RUN_TRAPPED);
+			CHECK_EQ_INT(r.trap, KL_TRAP_OUT_OF_FUEL);
+			CHECK_EQ_INT(r.executed, fuels[k]);
+		} else {
+			CHECK(r.status == KL_RUN_RETURNED);
+			CHECK_EQ_INT(r.results[0], n);
+			CHECK_EQ_INT(r.executed, total);
+		}
+		kl_interp_free(it);
+	}
+	kl_module_free(m);
+}
+
+/* One block longer than a chunk: its length is charged at once, so
+ * the budget ends inside it at the right instruction. */
+static void
+test_fuel_in_a_long_segment(void)
+{
+	enum { LEN = 70000 };
+	kl_buf text = { 0 };
+	kl_buf_puts(&text, "function %long(i64) -> i64 {\n"
+			   "block0(v0: i64):\n");
+	for (unsigned k = 1; k <= LEN; k++)
+		kl_buf_printf(&text, "    v%u = iadd_imm v%u, 1\n", k, k - 1);
+	kl_buf_printf(&text, "    return v%u\n}\n", LEN);
+	kl_module *m = parse_text(text.data, text.len);
+	kl_buf_free(&text);
+	uint64_t total = LEN + 1;
+	uint64_t fuels[] = { 0, 1, (1u << 16) + 1, LEN, total, total + 1 };
+	for (size_t k = 0; k < sizeof fuels / sizeof *fuels; k++) {
+		kl_interp_options o = { 0 };
+		o.fuel = fuels[k];
+		kl_interp *it = kl_interp_new(m, &o);
+		uint64_t x = 5;
+		kl_run_result r;
+		kl_interp_call(it, sym(m, "long"), &x, 1, &r);
+		if (fuels[k] && fuels[k] < total) {
+			CHECK(r.status == KL_RUN_TRAPPED);
+			CHECK_EQ_INT(r.executed, fuels[k]);
+			/* the instruction the budget did not reach */
+			CHECK_EQ_INT(r.stack[0].inst.id, fuels[k]);
+		} else {
+			CHECK(r.status == KL_RUN_RETURNED);
+			CHECK_EQ_INT(r.results[0], 5 + LEN);
+			CHECK_EQ_INT(r.executed, total);
+		}
+		kl_interp_free(it);
+	}
+	kl_module_free(m);
+}
+
+int
+main(void)
+{
+	UNIT_RUN(test_stop_from_another_thread);
+	UNIT_RUN(test_fuel_across_chunks);
+	UNIT_RUN(test_fuel_in_a_long_segment);
+	return unit_report("interp_stop");
+}
