@@ -210,6 +210,14 @@ output(kl_interp *it, const char *s, size_t n)
 	return false;
 }
 
+/* A count of bytes written as puts and printf return it, an int: -1
+ * past INT_MAX, as C's do (EOVERFLOW). */
+static uint64_t
+int_count(uint64_t n)
+{
+	return n > INT32_MAX ? UINT32_MAX : n;
+}
+
 /* ---- printf ---- */
 
 typedef struct spec {
@@ -326,10 +334,74 @@ host_spec(const spec *s, const char *len, char conv, char *out, size_t n)
 	snprintf(out, n, "%%%s%s%s%s%c", flags, w, p, len, conv);
 }
 
+/* printf's output goes to the callback in pieces of about this size,
+ * so that memory does not grow with what one call prints. */
+#define PRINTF_PIECE 65536
+
+/* A printf call printing: what is not yet handed to the callback, and
+ * the bytes printed in all (its result). */
+typedef struct printer {
+	kl_interp *it;
+	kl_c_locale *loc; /* "C" while formatting, not in the callback */
+	kl_buf out;
+	uint64_t total;
+} printer;
+
+/* Bytes to the callback, in the host's locale as every call of it. */
 static bool
-format_one(const args *a, uint32_t *k, spec *s, uint32_t num, kl_buf *out)
+printer_output(printer *p, const char *s, size_t n)
+{
+	kl_c_locale_end(p->loc);
+	bool ok = output(p->it, s, n);
+	kl_c_locale_begin(p->loc);
+	return ok;
+}
+
+/* What is kept to the callback: all of it, or once it is a piece. */
+static bool
+printer_flush(printer *p, bool all)
+{
+	if (p->out.len < (all ? 1 : PRINTF_PIECE))
+		return true;
+	bool ok = printer_output(p, p->out.data, p->out.len);
+	kl_buf_reset(&p->out);
+	return ok;
+}
+
+/* %s with its width and precision, written by hand: a long string goes
+ * from the program's memory to the callback without a copy. */
+static bool
+printer_string(printer *p, const spec *s, const char *str, size_t n)
+{
+	if (s->prec >= 0 && (size_t)s->prec < n)
+		n = (size_t)s->prec;
+	size_t pad = s->width > 0 && (size_t)s->width > n ?
+		     (size_t)s->width - n : 0;
+	bool left = strchr(s->flags, '-') != NULL;
+	if (!left)
+		for (size_t k = 0; k < pad; k++)
+			kl_buf_putc(&p->out, ' ');
+	if (n < PRINTF_PIECE)
+		kl_buf_append(&p->out, str, n);
+	else if (!printer_flush(p, true) || !printer_output(p, str, n))
+		return false;
+	if (left)
+		for (size_t k = 0; k < pad; k++)
+			kl_buf_putc(&p->out, ' ');
+	p->total += n + pad;
+	return true;
+}
+
+/*
+ * One conversion: its arguments are fetched and checked; then, unless p
+ * is NULL (the first pass, which only checks), it is printed.
+ */
+static bool
+format_one(const args *a, uint32_t *k, spec *s, uint32_t num, printer *p)
 {
 	kl_interp *it = a->it;
+	kl_buf *out = p ? &p->out : NULL;
+	size_t before = out ? out->len : 0;
 	uint64_t v;
 	char hs[48];
 	if (s->width == -2 || s->prec == -2) {
@@ -365,20 +437,24 @@ format_one(const args *a, uint32_t *k, spec *s, uint32_t num, kl_buf *out)
 			return false;
 		unsigned sh = s->len == 1 ? 56 : s->len == 2 ? 48 :
 			      s->len == 3 ? 0 : 32;
+		if (!out)
+			return true;
 		host_spec(s, "ll", s->conv, hs, sizeof hs);
 		if (sgn)
 			kl_buf_printf(out, hs, (long long)sext(v, sh));
 		else
 			kl_buf_printf(out, hs,
 				      (unsigned long long)(v & mask_of(sh)));
-		return true;
+		break;
 	}
 	case 'c':
 		if (!next_arg(a, k, KL_TYPE_I32, s, false, num, &v))
 			return false;
+		if (!out)
+			return true;
 		host_spec(s, "", 'c', hs, sizeof hs);
 		kl_buf_printf(out, hs, (int)(unsigned char)v);
-		return true;
+		break;
 	case 's': {
 		if (!next_arg(a, k, KL_TYPE_I64, s, false, num, &v))
 			return false;
@@ -386,13 +462,13 @@ format_one(const args *a, uint32_t *k, spec *s, uint32_t num, kl_buf *out)
 		const char *str = cstring(it, "printf %s", v, &n);
 		if (!str)
 			return false;
-		host_spec(s, "", 's', hs, sizeof hs);
-		kl_buf_printf(out, hs, str);
-		return true;
+		return !p || printer_string(p, s, str, n);
 	}
 	case 'p': {
 		if (!next_arg(a, k, KL_TYPE_I64, s, false, num, &v))
 			return false;
+		if (!out)
+			return true;
 		char tmp[24];
 		snprintf(tmp, sizeof tmp, "0x%llx", (unsigned long long)v);
 		spec ps = *s;
@@ -401,23 +477,76 @@ format_one(const args *a, uint32_t *k, spec *s, uint32_t num, kl_buf *out)
 		ps.flags[1] = 0;
 		host_spec(&ps, "", 's', hs, sizeof hs);
 		kl_buf_printf(out, hs, tmp);
-		return true;
+		break;
 	}
 	case '%':
+		if (!out)
+			return true;
 		kl_buf_putc(out, '%');
-		return true;
+		break;
 	default: { /* f F e E g G a A */
 		if (!next_arg(a, k, KL_TYPE_F64, s, false, num, &v))
 			return false;
+		if (!out)
+			return true;
 		double d;
 		memcpy(&d, &v, sizeof d);
 		host_spec(s, "", s->conv, hs, sizeof hs);
 		kl_buf_printf(out, hs, d);
-		return true;
+		break;
 	}
 	}
+	p->total += out->len - before;
+	return true;
 }
 
+/*
+ * One pass over the format f[0, n): with p NULL, check every conversion
+ * and its arguments; otherwise print them, a piece at a time.
+ */
+static bool
+printf_pass(const args *a, const char *f, size_t n, printer *p)
+{
+	uint32_t k = 1, num = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (f[i] != '%') {
+			size_t run = 1;
+			while (i + run < n && f[i + run] != '%')
+				run++;
+			if (p) {
+				kl_buf_append(&p->out, f + i, run);
+				p->total += run;
+			}
+			i += run - 1;
+		} else {
+			spec s;
+			size_t used = parse_spec(f + i + 1, n - i - 1, &s);
+			if (!used) {
+				raise_fail(a->it, "printf: unsupported "
+					   "conversion at offset %zu of the "
+					   "format", i);
+				return false;
+			}
+			s.text = f + i;
+			s.text_len = (int)used + 1;
+			if (!format_one(a, &k, &s, ++num, p))
+				return false;
+			i += used;
+		}
+		if (p && !printer_flush(p, false))
+			return false;
+	}
+	return !p || printer_flush(p, true);
+}
+
+/*
+ * Every conversion is checked before anything is printed, so a bad one
+ * fails the run with nothing of the call printed; then the output goes
+ * to the callback in pieces (PRINTF_PIECE), and a long %s straight from
+ * the program's memory: the host holds no more than a piece and one
+ * conversion (MAX_WIDTH bytes and some digits), however much one call
+ * prints.
+ */
 static bool
 do_printf(const args *a, uint64_t *ret)
 {
@@ -426,37 +555,15 @@ do_printf(const args *a, uint64_t *ret)
 	const char *f = cstring(it, "printf format", arg(a, 0), &n);
 	if (!f)
 		return false;
-	kl_buf out = { 0 };
-	uint32_t k = 1, num = 0;
-	bool ok = true;
 	/* As a C program prints until it calls setlocale (the callback,
 	 * the host's code, is called in the host's locale). */
 	kl_c_locale c;
 	kl_c_locale_begin(&c);
-	for (size_t i = 0; i < n && ok; i++) {
-		if (f[i] != '%') {
-			kl_buf_putc(&out, f[i]);
-			continue;
-		}
-		spec s;
-		size_t used = parse_spec(f + i + 1, n - i - 1, &s);
-		if (!used) {
-			raise_fail(it, "printf: unsupported conversion at "
-				       "offset %zu of the format", i);
-			ok = false;
-			break;
-		}
-		s.text = f + i;
-		s.text_len = (int)used + 1;
-		i += used;
-		ok = format_one(a, &k, &s, ++num, &out);
-	}
+	printer p = { it, &c, { 0 }, 0 };
+	bool ok = printf_pass(a, f, n, NULL) && printf_pass(a, f, n, &p);
 	kl_c_locale_end(&c);
-	if (ok) {
-		ok = output(it, out.data, out.len);
-		*ret = out.len;
-	}
-	kl_buf_free(&out);
+	*ret = int_count(p.total);
+	kl_buf_free(&p.out);
 	return ok;
 }
 
@@ -479,7 +586,7 @@ run(int b, const args *a, uint64_t *ret)
 	case B_PUTS:
 		if (!(str = cstring(it, "puts", arg(a, 0), &n)))
 			return false;
-		*ret = n + 1;
+		*ret = int_count((uint64_t)n + 1);
 		return output(it, str, n) && output(it, "\n", 1);
 	case B_PRINTF:
 		return do_printf(a, ret);
