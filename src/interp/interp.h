@@ -169,6 +169,7 @@ typedef struct obj_page {
 	obj hot[OBJ_PAGE];
 	obj_info cold[OBJ_PAGE];
 	uint32_t live;
+	bool charged; /* counted in mem_used (made by a run: memory.c) */
 } obj_page;
 
 /* A chunk of the alloca stack. */

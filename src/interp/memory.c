@@ -53,6 +53,19 @@
  */
 #define OBJ_OVERHEAD 64u
 
+/*
+ * What a page of object entries a run makes costs against max_memory
+ * (with its place in the page table): 40 bytes an entry. A page lives while one object in
+ * it does, so a program keeping one object of every 1,024 would hold
+ * 36 KB of host memory for each 65 bytes it was charged: 576 times the
+ * limit. The symbols' pages are the module's, and not charged.
+ */
+#define PAGE_CHARGE (40u * OBJ_PAGE)
+/* (a figure of its own, not the size, so that limits are reached at the
+ * same point on every machine) */
+_Static_assert(sizeof(obj_page) + sizeof(obj_page *) <= PAGE_CHARGE,
+	       "PAGE_CHARGE covers a page");
+
 /* The charge of an object of n bytes (n < 2^32: no overflow). */
 static uint64_t
 obj_charge(uint64_t n)
@@ -60,12 +73,17 @@ obj_charge(uint64_t n)
 	return n + OBJ_OVERHEAD;
 }
 
-/* Does an object of n bytes fit in an object and under the limit? */
+static obj_page *page_of(const kl_interp *it, uint32_t id);
+
+/* Does an object of n bytes fit in an object and under the limit, with
+ * the page its entry needs if that is new and the run's (by_run)? */
 static bool
-obj_fits(const kl_interp *it, uint64_t n)
+obj_fits(const kl_interp *it, uint64_t n, bool by_run)
 {
+	uint64_t page = by_run && !page_of(it, it->next_id) ? PAGE_CHARGE
+							     : 0;
 	return n <= UINT32_MAX &&
-	       it->mem_used + obj_charge(n) <= it->opts.max_memory;
+	       it->mem_used + obj_charge(n) + page <= it->opts.max_memory;
 }
 
 void
@@ -106,8 +124,13 @@ obj_new(kl_interp *it, uint8_t kind, uint8_t *base, uint32_t size,
 		       (pg + 1 - it->npages) * sizeof *it->pages);
 		it->npages = pg + 1;
 	}
-	if (!it->pages[pg])
+	if (!it->pages[pg]) {
 		it->pages[pg] = kl_calloc(1, sizeof(obj_page));
+		if (kind == OK_ALLOCA || kind == OK_HEAP) {
+			it->pages[pg]->charged = true;
+			it->mem_used += PAGE_CHARGE;
+		}
+	}
 	obj_page *p = it->pages[pg];
 	uint32_t k = id & (OBJ_PAGE - 1);
 	p->hot[k] = (obj){ base, size, writable ? size : 0 };
@@ -132,6 +155,8 @@ obj_kill(kl_interp *it, uint32_t id)
 	/* Free the page once nothing in it lives or ever will. */
 	if (--p->live == 0 &&
 	    ((uint64_t)pg + 1) << OBJ_PAGE_BITS <= it->next_id) {
+		if (p->charged)
+			it->mem_used -= PAGE_CHARGE;
 		free(p);
 		it->pages[pg] = NULL;
 	}
@@ -220,7 +245,7 @@ mem_setup(kl_interp *it)
 			continue;
 		}
 		uint64_t size = kl_data_size(m, (kl_sym){ s });
-		if (!obj_fits(it, size)) {
+		if (!obj_fits(it, size, false)) {
 			kl_buf_reset(&it->scratch);
 			put_sym(it, s, &it->scratch);
 			raise_fail(it, "data %s is too large (%llu bytes; the "
@@ -438,7 +463,7 @@ mem_alloca(kl_interp *it, uint64_t n, uint32_t sym, uint32_t inst)
 			   "be (2^32 - 1 bytes)", (unsigned long long)n);
 		return 0;
 	}
-	if (!obj_fits(it, n)) {
+	if (!obj_fits(it, n, true)) {
 		raise_trap(it, KL_TRAP_STACK_OVERFLOW,
 			   "alloca of %llu byte%s exceeds the memory limit "
 			   "(max_memory) of %llu byte%s (%llu in use)",
@@ -487,7 +512,7 @@ mem_pop_allocas(kl_interp *it, uint32_t height, uint32_t chunk_index,
 uint64_t
 mem_malloc(kl_interp *it, uint64_t n)
 {
-	if (!obj_fits(it, n))
+	if (!obj_fits(it, n, true))
 		return 0;
 	/* The host out of memory is the program's malloc failing, as C's
 	 * does, not keel's: null, for the program to handle. */
