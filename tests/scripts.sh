@@ -1975,6 +1975,46 @@ if ! grep -q __asan_init "$build"/keel &&
 else
 	echo "keel is built with ASan or does not run in 30 MB: skipping keel test -j's cap"
 fi
+# A program printing 320 MB (20 lines of 16 MiB before its fuel runs
+# out): keel test keeps only what its output: lines could match, and
+# keel difftest the first MiB with the length and a hash of the rest,
+# so both run in 150 MB of address space (each kept it all, and failed).
+cat >"$dir/endless.kl" <<'KL'
+test interpret fuel=44
+
+declare %malloc(i64) -> i64
+declare %memset(i64, i32, i64) -> i64
+declare %puts(i64) -> i32
+
+function %main() -> i32 {
+block0:
+    v0 = iconst.i64 0x100_0000
+    v1 = call %malloc(v0)
+    v2 = iconst.i32 97
+    v3 = iadd_imm v0, -1
+    v4 = call %memset(v1, v2, v3)
+    jump block1
+
+block1:
+    v5 = call %puts(v1)
+    jump block1
+}
+; run: %main() traps out_of_fuel
+KL
+# shellcheck disable=SC3045
+if ! grep -q __asan_init "$build"/keel &&
+	(ulimit -v 150000 && "$build"/keel test tests/filetests/text/max.kl) >/dev/null 2>&1; then
+	# shellcheck disable=SC3045
+	out=$( (ulimit -v 150000 && "$build"/keel test "$dir/endless.kl") 2>&1)
+	if [ "$out" = "1 passed, 0 failed" ]; then ok; else
+		bad "keel test on 320 MB of output in 150 MB: $out"; fi
+	# shellcheck disable=SC3045
+	out=$( (ulimit -v 150000 && "$build"/keel difftest -p promote --fuel 44 "$dir/endless.kl") 2>&1)
+	case $out in *"1 passed, 0 failed"*) ok ;;
+	*) bad "keel difftest on 320 MB of output in 150 MB: $out" ;; esac
+else
+	echo "keel is built with ASan or does not run in 150 MB: skipping the output caps"
+fi
 
 # ---- 0e5. long alias chains cost linear time ----
 # Chains of 200,000 aliases, backward and forward, used 200,000 times,

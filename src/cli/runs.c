@@ -6,10 +6,37 @@
 
 #include "runs.h"
 
-static void
-collect_output(void *ctx, const char *data, size_t len)
+void
+run_output_start(run_output *o, size_t keep)
 {
-	kl_buf_append(ctx, data, len);
+	kl_buf_reset(&o->kept);
+	o->len = 0;
+	o->hash = 0xcbf29ce484222325u; /* FNV-1a's offset basis */
+	o->keep = keep;
+}
+
+void
+run_output_take(void *ctx, const char *data, size_t len)
+{
+	run_output *o = ctx;
+	if (o->kept.len < o->keep) {
+		size_t room = o->keep - o->kept.len;
+		kl_buf_append(&o->kept, data, len < room ? len : room);
+	}
+	uint64_t h = o->hash;
+	for (size_t k = 0; k < len; k++)
+		h = (h ^ (unsigned char)data[k]) * 0x100000001b3u;
+	o->hash = h;
+	o->len += len;
+}
+
+bool
+run_output_same(const run_output *a, const run_output *b)
+{
+	return a->len == b->len && a->hash == b->hash &&
+	       a->kept.len == b->kept.len &&
+	       (!a->kept.len ||
+		memcmp(a->kept.data, b->kept.data, a->kept.len) == 0);
 }
 
 /* The runner must stay where it is: the interpreter writes to its sink. */
@@ -21,7 +48,7 @@ runner_init(runner *r, const kl_module *m, uint64_t fuel, uint64_t max_memory)
 	kl_interp_options opts = { 0 };
 	opts.fuel = fuel;
 	opts.max_memory = max_memory;
-	opts.output = collect_output;
+	opts.output = run_output_take;
 	opts.output_ctx = &r->sink;
 	r->it = kl_interp_new(m, &opts);
 }
@@ -30,7 +57,7 @@ void
 runner_free(runner *r)
 {
 	kl_interp_free(r->it);
-	kl_buf_free(&r->sink);
+	kl_buf_free(&r->sink.kept);
 }
 
 bool
@@ -109,11 +136,14 @@ run_call(runner *r, kl_sym s, uint32_t vec, run_outcome *o)
 	uint32_t n = run_args(r->m, kl_sym_func(r->m, s), vec, args);
 	kl_run_result res;
 	kl_interp_reset(r->it);
-	kl_buf_reset(&r->sink);
+	run_output_start(&r->sink, RUN_OUTPUT_KEEP);
 	kl_interp_call(r->it, s, args, n, &res);
-	kl_buf_reset(&o->output);
-	if (r->sink.len)
-		kl_buf_append(&o->output, r->sink.data, r->sink.len);
+	run_output_start(&o->output, RUN_OUTPUT_KEEP);
+	if (r->sink.kept.len)
+		kl_buf_append(&o->output.kept, r->sink.kept.data,
+			      r->sink.kept.len);
+	o->output.len = r->sink.len;
+	o->output.hash = r->sink.hash;
 	o->status = res.status;
 	bool trapped = res.status == KL_RUN_TRAPPED;
 	o->trap = trapped ? res.trap : 0;
@@ -147,9 +177,7 @@ bool
 run_same(const run_outcome *a, const run_outcome *b)
 {
 	if (a->status != b->status || a->nres != b->nres ||
-	    a->output.len != b->output.len ||
-	    (a->output.len &&
-	     memcmp(a->output.data, b->output.data, a->output.len) != 0))
+	    !run_output_same(&a->output, &b->output))
 		return false;
 	switch (a->status) {
 	case KL_RUN_RETURNED:
@@ -216,18 +244,21 @@ run_describe(kl_buf *out, const kl_module *m, kl_signature sig,
 	/* (a long output from a little before its first difference: two
 	 * of 100,000 bytes buried the line) */
 	enum { SHORT = 120, BEFORE = 20, SHOWN = 80 };
-	size_t n = o->output.len;
-	if (n && n <= SHORT) {
+	uint64_t n = o->output.len;
+	const char *kept = o->output.kept.data;
+	size_t nk = o->output.kept.len;
+	if (n && n <= SHORT && nk == n) {
 		kl_buf_puts(out, ", output \"");
-		put_escaped(out, o->output.data, n);
+		put_escaped(out, kept, nk);
 		kl_buf_putc(out, '"');
 	} else if (n) {
+		/* (from is at most what was kept: run_output_difference) */
 		size_t at = from > BEFORE ? from - BEFORE : 0;
-		at = at < n ? at : n;
-		size_t len = n - at < SHOWN ? n - at : SHOWN;
-		kl_buf_printf(out, ", output of %zu bytes, from byte %zu: \"",
-			      n, at);
-		put_escaped(out, o->output.data + at, len);
+		at = at < nk ? at : nk;
+		size_t len = nk - at < SHOWN ? nk - at : SHOWN;
+		kl_buf_printf(out, ", output of %llu bytes, from byte %zu: \"",
+			      (unsigned long long)n, at);
+		put_escaped(out, kept + at, len);
 		kl_buf_puts(out, at + len < n ? "\"..." : "\"");
 	}
 }
@@ -235,9 +266,11 @@ run_describe(kl_buf *out, const kl_module *m, kl_signature sig,
 size_t
 run_output_difference(const run_outcome *a, const run_outcome *b)
 {
-	size_t n = a->output.len < b->output.len ? a->output.len
-						  : b->output.len, k = 0;
-	while (k < n && a->output.data[k] == b->output.data[k])
+	/* (within what both kept: past it, the outputs differ somewhere
+	 * after, which is where the description starts) */
+	const kl_buf *x = &a->output.kept, *y = &b->output.kept;
+	size_t n = x->len < y->len ? x->len : y->len, k = 0;
+	while (k < n && x->data[k] == y->data[k])
 		k++;
 	return k;
 }
@@ -264,7 +297,7 @@ run_describe_call(kl_buf *out, const kl_module *m, kl_sym s, uint32_t vec)
 void
 run_outcome_free(run_outcome *o)
 {
-	kl_buf_free(&o->output);
+	kl_buf_free(&o->output.kept);
 	kl_buf_free(&o->res);
 }
 

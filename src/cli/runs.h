@@ -32,20 +32,44 @@ enum {
 	RUN_PROBE_FUEL_FACTOR = 2,
 };
 
+/*
+ * A program's output as a call keeps it: its first `keep` bytes, and the
+ * length and a hash of all of it. A program printing for ever then holds
+ * no more than keep bytes of the host's memory, and two outputs still
+ * compare whole (a difference past what was kept changes the hash).
+ */
+typedef struct run_output {
+	kl_buf kept;
+	uint64_t len;  /* bytes printed in all */
+	uint64_t hash; /* FNV-1a of all of them */
+	size_t keep;   /* the most kept */
+} run_output;
+
+/* How much of an output difftest keeps: enough to show where two differ
+ * in any output a test would print. */
+#define RUN_OUTPUT_KEEP ((size_t)1 << 20)
+
+/* Forget what o took; keep at most keep bytes of what comes next. */
+void run_output_start(run_output *o, size_t keep);
+/* The interpreter's output callback, ctx a run_output. */
+void run_output_take(void *ctx, const char *data, size_t len);
+/* Did a and b take the same bytes (by length, hash and what was kept)? */
+bool run_output_same(const run_output *a, const run_output *b);
+
 /* What one call did, kept after the interpreter's next call. */
 typedef struct run_outcome {
 	kl_run_status status;
 	uint32_t trap, user_code, nres;
 	int32_t exit_code;
-	kl_buf res;    /* RETURNED: each result's bits, 8 bytes each */
-	kl_buf output; /* what the program printed */
+	kl_buf res;        /* RETURNED: each result's bits, 8 bytes each */
+	run_output output; /* what the program printed */
 } run_outcome;
 
 /* An interpreter on a module, its program's output collected. */
 typedef struct runner {
 	const kl_module *m;
 	kl_interp *it;
-	kl_buf sink;
+	run_output sink;
 } runner;
 
 /* max_memory 0: the interpreter's default. */

@@ -45,27 +45,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runs.h"
 #include "testcmd.h"
 
 #define DEFAULT_FUEL 100000000ull
 
-typedef struct runner {
+typedef struct line_runner {
 	test_file *tf;
 	kl_module *m;
 	kl_interp *it;
-	kl_buf out;      /* the program's output */
+	/* the program's output, as much of it as the `output:` lines can
+	 * match (an endless printer holds no more) */
+	run_output out;
 	kl_buf expected; /* decoded output lines */
 	kl_buf tmp;
 	kl_buf *report;
 	/* The file's functions by their first line, for owner(). */
 	const test_func **by_line;
-} runner;
-
-static void
-collect_output(void *ctx, const char *data, size_t len)
-{
-	kl_buf_append(&((runner *)ctx)->out, data, len);
-}
+} line_runner;
 
 /* ---- scanning a run line ---- */
 
@@ -408,7 +405,7 @@ sort_by_line(const test_file *tf)
  * start at or above it), or NULL. A binary search: a file of many
  * functions each with its run line took one walk of them all a line. */
 static const test_func *
-owner(const runner *rn, uint32_t line)
+owner(const line_runner *rn, uint32_t line)
 {
 	uint32_t lo = 0, hi = rn->tf->nfuncs;
 	while (lo < hi) {
@@ -423,7 +420,7 @@ owner(const runner *rn, uint32_t line)
 
 /* The function a run line calls. */
 static kl_sym
-callee(const runner *rn, const test_comment *c, const kl_buf *name)
+callee(const line_runner *rn, const test_comment *c, const kl_buf *name)
 {
 	const test_func *own = owner(rn, c->line);
 	if (own) {
@@ -487,7 +484,7 @@ outcome_ok(const kl_run_result *res, const expect *x)
 
 /* The expected output: `output:` lines after comment k, up to a run. */
 static bool
-expected_output(runner *rn, uint32_t k, bool *have)
+expected_output(line_runner *rn, uint32_t k, bool *have)
 {
 	const test_file *tf = rn->tf;
 	kl_buf_reset(&rn->expected);
@@ -512,7 +509,7 @@ expected_output(runner *rn, uint32_t k, bool *have)
 }
 
 static void
-report_outcome(runner *rn, const test_comment *c, const kl_run_result *res,
+report_outcome(line_runner *rn, const test_comment *c, const kl_run_result *res,
 	       const char *line, size_t len)
 {
 	kl_buf *r = rn->report;
@@ -534,7 +531,7 @@ report_outcome(runner *rn, const test_comment *c, const kl_run_result *res,
 
 /* One run line; returns the number of failures (0 or 1). */
 static int
-run_line(runner *rn, uint32_t k, const char *line, size_t len)
+run_line(line_runner *rn, uint32_t k, const char *line, size_t len)
 {
 	const test_comment *c = &rn->tf->comments[k];
 	const char *path = rn->tf->path;
@@ -593,20 +590,24 @@ run_line(runner *rn, uint32_t k, const char *line, size_t len)
 	if (!expected_output(rn, k, &have_output))
 		goto out;
 	kl_interp_reset(rn->it);
-	kl_buf_reset(&rn->out);
+	/* (a byte past what is expected is enough to show it is more) */
+	run_output_start(&rn->out, have_output ? rn->expected.len + 1 : 0);
 	kl_run_result res;
 	kl_interp_call(rn->it, s, args, sig.num_params, &res);
 	if (!outcome_ok(&res, &x)) {
 		report_outcome(rn, c, &res, line, len);
 		goto out;
 	}
+	const kl_buf *got = &rn->out.kept;
 	if (have_output && (rn->out.len != rn->expected.len ||
-			    (rn->out.len && memcmp(rn->out.data,
-						   rn->expected.data,
-						   rn->out.len) != 0))) {
+			    (got->len && memcmp(got->data, rn->expected.data,
+						got->len) != 0))) {
 		kl_buf_printf(rn->report, "%s:%u: run: %.*s\n  output:   ",
 			      path, c->line, (int)len, line);
-		put_escaped(rn->report, rn->out.data, rn->out.len);
+		put_escaped(rn->report, got->data, got->len);
+		if (rn->out.len > got->len)
+			kl_buf_printf(rn->report, "... (%llu bytes in all)",
+				      (unsigned long long)rn->out.len);
 		kl_buf_puts(rn->report, "\n  expected: ");
 		put_escaped(rn->report, rn->expected.data, rn->expected.len);
 		kl_buf_putc(rn->report, '\n');
@@ -681,7 +682,7 @@ test_cmd_interpret(test_file *tf, const char *args, kl_buf *report)
 	failures = verify(tf, report);
 	if (failures)
 		return failures;
-	runner rn = { 0 };
+	line_runner rn = { 0 };
 	rn.tf = tf;
 	rn.m = tf->module;
 	rn.report = report;
@@ -713,8 +714,8 @@ test_cmd_interpret(test_file *tf, const char *args, kl_buf *report)
 	}
 	io.max_depth = (uint32_t)depth;
 	io.max_memory = memory;
-	io.output = collect_output;
-	io.output_ctx = &rn;
+	io.output = run_output_take;
+	io.output_ctx = &rn.out;
 	rn.it = kl_interp_new(rn.m, &io);
 	rn.by_line = sort_by_line(tf);
 	uint32_t runs = 0;
@@ -742,7 +743,7 @@ test_cmd_interpret(test_file *tf, const char *args, kl_buf *report)
 	}
 	kl_interp_free(rn.it);
 	free(rn.by_line);
-	kl_buf_free(&rn.out);
+	kl_buf_free(&rn.out.kept);
 	kl_buf_free(&rn.expected);
 	kl_buf_free(&rn.tmp);
 	return failures;

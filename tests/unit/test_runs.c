@@ -276,7 +276,7 @@ test_describe_values(void)
 	run_outcome o = { 0 }, p = { 0 };
 	run_call(&r, f, 3, &o);
 	run_call(&r, f, 3, &p);
-	p.output.data[200] = 'B';
+	p.output.kept.data[200] = 'B';
 	size_t from = run_output_difference(&o, &p);
 	CHECK_EQ_INT(from, 200);
 	kl_buf d = { 0 };
@@ -293,9 +293,45 @@ test_describe_values(void)
 	kl_module_free(m);
 }
 
+/* An output keeps its first bytes only, but compares whole: by length,
+ * and by a hash of what was not kept. */
+static void
+test_output_kept_and_compared(void)
+{
+	run_output a = { 0 }, b = { 0 };
+	run_output_start(&a, 4);
+	run_output_take(&a, "ab", 2);
+	run_output_take(&a, "cdefgh", 6);
+	CHECK_EQ_INT(a.len, 8);
+	CHECK_EQ_INT(a.kept.len, 4);
+	CHECK(memcmp(a.kept.data, "abcd", 4) == 0);
+	/* the same bytes in other pieces */
+	run_output_start(&b, 4);
+	run_output_take(&b, "abcdefg", 7);
+	run_output_take(&b, "h", 1);
+	CHECK(run_output_same(&a, &b));
+	/* a difference past what was kept, then a byte more */
+	run_output_start(&b, 4);
+	run_output_take(&b, "abcdefgX", 8);
+	CHECK(!run_output_same(&a, &b));
+	run_output_start(&b, 4);
+	run_output_take(&b, "abcdefghi", 9);
+	CHECK(!run_output_same(&a, &b));
+	/* and a start forgets all of it */
+	run_output_start(&a, 0);
+	run_output_start(&b, 8);
+	CHECK(run_output_same(&a, &b));
+	run_output_take(&a, "x", 1);
+	CHECK_EQ_INT(a.kept.len, 0);
+	CHECK_EQ_INT(a.len, 1);
+	kl_buf_free(&a.kept);
+	kl_buf_free(&b.kept);
+}
+
 int
 main(void)
 {
+	UNIT_RUN(test_output_kept_and_compared);
 	UNIT_RUN(test_every_result_compared);
 	UNIT_RUN(test_describe_values);
 	UNIT_RUN(test_what_is_excused);
