@@ -676,9 +676,9 @@ builtin_call(kl_interp *it, uint32_t sym, const dfunc *fn, const dcall *c,
 	if (!run(b, &a, &ret))
 		return false;
 	if (c->nresults == 1) {
-		uint32_t reg = fn->slots[c->results];
-		kl_type t = kl_type_class(it->m, value_type(fn->f, reg));
-		r[reg] = ret & mask_of(64 - 8 * kl_type_bytes(it->m, t));
+		kl_type t = fn->slots[c->rtypes];
+		r[fn->slots[c->results]] =
+			ret & mask_of(64 - 8 * kl_type_bytes(it->m, t));
 	}
 	return true;
 }

@@ -43,6 +43,7 @@
 #include "interp.h"
 
 #define STUB_REF 0x80000000u
+#define SCRATCH_REG 0 /* the parallel copies' (reg()) */
 
 typedef struct stub {
 	uint32_t block;
@@ -58,6 +59,10 @@ typedef struct decoder {
 	uint32_t *block_pc;   /* by block: first pc; KL_NONE if not placed */
 	uint32_t *block_cost; /* by block: length of its first segment */
 	uint32_t *uses;       /* by value: register reads */
+	/* by value: its register, given at its first reference (reg());
+	 * KL_NONE before */
+	uint32_t *regno;
+	uint32_t next_reg;
 	stub *stubs;
 	uint32_t nstubs, stubs_cap;
 	/* the segment being emitted */
@@ -114,7 +119,7 @@ late_symbol(decoder *dc, uint32_t s)
 
 /* ---- registers and types ---- */
 
-/* The register of value v: its number after alias resolution. */
+/* The register of value v, after alias resolution. */
 static uint32_t
 reg(decoder *dc, uint32_t v)
 {
@@ -134,7 +139,13 @@ reg(decoder *dc, uint32_t v)
 						   : "by an instruction");
 		return 0;
 	}
-	return r;
+	/* Registers are numbered as values are first met, from 1 (0 is the
+	 * scratch of parallel copies): a frame then holds as many as the
+	 * function defines values, not its highest value number (a function
+	 * whose only value was v999990 cleared 8 MB at every call). */
+	if (dc->regno[r] == KL_NONE)
+		dc->regno[r] = dc->next_reg++;
+	return dc->regno[r];
 }
 
 static kl_type
@@ -339,7 +350,7 @@ edge_copies(decoder *dc, uint32_t dest, uint32_t *block, uint32_t *at)
 	if (k == 0 || dc->failed)
 		return 0;
 	uint32_t npairs = pcopy_sequence(dc->pdst, dc->psrc, k,
-					 dc->fn->nregs - 1, dc->loc, dc->pred,
+					 SCRATCH_REG, dc->loc, dc->pred,
 					 dc->done, dc->pready, dc->pout);
 	*at = slots_add(dc, 2 * npairs);
 	memcpy(dc->fn->slots + *at, dc->pout, 2 * npairs * sizeof *dc->pout);
@@ -610,7 +621,7 @@ decode_call(decoder *dc, uint32_t i, const kl_inst_data *d)
 	const uint32_t *args;
 	uint32_t nargs = inst_args(f, i, &args);
 	bool indirect = d->op == KL_OP_CALL_INDIRECT;
-	dcall c = { KL_NONE, 0, KL_NONE, 0, 0, 0, 0, 0, 0 };
+	dcall c = { KL_NONE, 0, KL_NONE, 0, 0, 0, 0, 0, 0, 0 };
 	kl_signature sig;
 	if (indirect) {
 		uint32_t sr = d->w[1];
@@ -657,6 +668,9 @@ decode_call(decoder *dc, uint32_t i, const kl_inst_data *d)
 	c.results = slots_add(dc, nres);
 	for (uint32_t k = 0; k < nres; k++)
 		fn->slots[c.results + k] = reg(dc, inst_result(f, i, k));
+	c.rtypes = slots_add(dc, nres);
+	for (uint32_t k = 0; k < nres; k++)
+		fn->slots[c.rtypes + k] = vclass(dc, inst_result(f, i, k));
 	kl_grow(&fn->calls, &dc->calls_cap, sizeof *fn->calls, fn->ncalls + 1);
 	uint32_t ci = fn->ncalls++;
 	fn->calls[ci] = c;
@@ -689,7 +703,7 @@ decode_inst(decoder *dc, uint32_t i)
 	case KL_FMT_CONST:
 		if (d->op == KL_OP_ICONST) {
 			uint32_t r = reg(dc, d->w[0]);
-			if (dc->uses[r] == 0)
+			if (dc->uses[d->w[0]] == 0)
 				return; /* every use took the constant */
 			uint8_t sh = shift_of(dc, vclass(dc, d->w[0]));
 			emit(dc, D_MOVI, sh, 0, r, 0, 0,
@@ -927,6 +941,7 @@ decoder_free(decoder *dc)
 	free(dc->block_pc);
 	free(dc->block_cost);
 	free(dc->uses);
+	free(dc->regno);
 	free(dc->stubs);
 	free(dc->loc);
 	free(dc->pred);
@@ -992,11 +1007,16 @@ decode_func(kl_interp *it, uint32_t sym)
 	if ((uint64_t)f->nvalues + 1 >= UINT32_MAX / 8) {
 		fail(&dc, "has too many values");
 	} else {
-		dc.fn->nregs = f->nvalues + 1; /* + the copy scratch */
-		uint32_t nr = dc.fn->nregs, nb = f->nblocks ? f->nblocks : 1;
+		uint32_t nv = f->nvalues ? f->nvalues : 1;
+		dc.regno = kl_malloc(nv * sizeof *dc.regno);
+		memset(dc.regno, 0xff, nv * sizeof *dc.regno);
+		dc.next_reg = SCRATCH_REG + 1;
+		/* (registers by the most there can be, until they are
+		 * numbered) */
+		uint32_t nr = f->nvalues + 1, nb = f->nblocks ? f->nblocks : 1;
 		dc.block_pc = kl_malloc(nb * sizeof *dc.block_pc);
 		dc.block_cost = kl_calloc(nb, sizeof *dc.block_cost);
-		dc.uses = kl_calloc(nr, sizeof *dc.uses);
+		dc.uses = kl_calloc(nv, sizeof *dc.uses);
 		dc.loc = kl_malloc(nr * sizeof *dc.loc);
 		dc.pred = kl_malloc(nr * sizeof *dc.pred);
 		dc.done = kl_calloc(nr, 1);
@@ -1017,6 +1037,7 @@ decode_func(kl_interp *it, uint32_t sym)
 			decode_entry(&dc);
 		if (!dc.failed)
 			link(&dc);
+		dc.fn->nregs = dc.next_reg;
 	}
 	decoder_free(&dc);
 	if (dc.failed) {

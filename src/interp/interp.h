@@ -112,6 +112,7 @@ typedef struct dcall {
 	uint32_t results;  /* result registers at slots[results] */
 	uint32_t nresults;
 	uint32_t types;    /* argument machine types at slots[types] */
+	uint32_t rtypes;   /* result machine types at slots[rtypes] */
 	uint32_t cont_cost; /* length of the segment after the call */
 } dcall;
 
