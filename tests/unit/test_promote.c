@@ -627,16 +627,22 @@ test_budget_keeps_what_it_cannot_afford(void)
 }
 
 /* Any size_limit is a budget, the largest too (it was divided by after
- * adding one, which wrapped to a division by zero). */
+ * adding one, which wrapped to a division by zero). The nest's counters
+ * take 1, 2 and 3 candidates, outermost first: a budget of 1 or 2 is
+ * passed by the second (3 candidates), which is still promoted, and
+ * keeps the third; the largest budgets keep nothing. */
 static void
 test_size_limit_extremes(void)
 {
 	uint64_t limits[] = { 1, 2, UINT64_MAX - 1, UINT64_MAX };
+	uint32_t kept[] = { 1, 1, 0, 0 };
 	for (size_t k = 0; k < sizeof limits / sizeof *limits; k++) {
 		kl_pass_report rep = { 0 };
 		rep.size_limit = limits[k];
 		rep.input_verified = true;
-		promote_nest_and_run(3, false, &rep);
+		CHECK_EQ_INT(promote_nest_and_run(3, false, &rep), kept[k]);
+		CHECK_EQ_INT(kl_pass_report_get(&rep, "kept"), kept[k]);
+		CHECK_EQ_INT(kl_pass_report_get(&rep, "promoted"), 3 - kept[k]);
 		kl_pass_report_free(&rep);
 	}
 }
