@@ -1281,18 +1281,49 @@ test_cached_analyses_messages(void)
 	kl_module_free(m);
 }
 
+/* Every field a phase adds to holds at least what it held: a time set
+ * assigned in place of added, or a lap measured backwards, goes below
+ * it. (Whether a lap is above zero depends on the clock's resolution,
+ * so that is not asked.) */
+static void
+check_times_kept(const kl_verify_stats *st, double from)
+{
+	CHECK(st->structure_seconds >= from);
+	CHECK(st->analysis_seconds >= from);
+	CHECK(st->check_seconds >= from);
+}
+
+/* The stats are added to by every call, the fast path's (a function
+ * that verifies) and the careful phases' (one that does not, after the
+ * fast path has timed its try): counts and times, from what the caller
+ * left in them. */
 static void
 test_stats(void)
 {
 	kl_module *m = parse(simple);
 	kl_verify_stats st = { 0 };
+	st.structure_seconds = st.analysis_seconds = st.check_seconds = 100;
 	kl_verify_ctx ctx = { .stats = &st };
 	kl_diags d = { 0 };
 	CHECK(kl_verify_func(func_named(m, "f"), &ctx, &d) == KL_OK);
 	CHECK_EQ_INT(st.funcs, 1);
 	CHECK_EQ_INT(st.blocks, 3);
 	CHECK_EQ_INT(st.insts, 10);
-	CHECK(st.structure_seconds >= 0 && st.check_seconds >= 0);
+	check_times_kept(&st, 100);
+	kl_module_free(m);
+
+	m = parse("function %bad(i32) -> i32, i32 {\n"
+		  "block0(v0: i32):\n"
+		  "    return v0\n"
+		  "}\n");
+	st.structure_seconds = st.analysis_seconds = st.check_seconds = 200;
+	CHECK(kl_verify_func(func_named(m, "bad"), &ctx, &d) ==
+	      KL_ERR_VERIFY);
+	CHECK_EQ_INT(st.funcs, 2);
+	CHECK_EQ_INT(st.blocks, 4);
+	CHECK_EQ_INT(st.insts, 11);
+	check_times_kept(&st, 200);
+	kl_diags_free(&d);
 	kl_module_free(m);
 }
 
