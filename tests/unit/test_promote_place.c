@@ -14,6 +14,8 @@
  * functions' path at any size, so small functions are compared too. And
  * a function whose slots need more candidates than the budget allows
  * must be placed slot by slot either way, keeping what does not fit.
+ * Last, the parameters that survive pruning must be those pruned SSA
+ * asks for, against liveness and frontiers computed here.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -373,6 +375,186 @@ test_past_the_budget_places_alike(void)
 	kl_pass_report_free(&rep);
 }
 
+/*
+ * Pruned SSA, against liveness computed here the plain way: after the
+ * pass, a block has a parameter for each promoted slot that is live on
+ * entry to it (a path from it reaches a load of the slot before any
+ * store) and lies on the iterated dominance frontier of the entry and
+ * the slot's store blocks; no other. The comparisons above cannot see
+ * the pruning (both ways prune alike), and minimal SSA, which keeps the
+ * dead candidates, runs and verifies as well.
+ */
+enum { NONE_YET = 0, LOAD_FIRST = 1, STORE_FIRST = 2 };
+
+typedef struct live_oracle {
+	uint32_t nb, nslots;
+	kl_block *order;      /* the layout */
+	uint32_t *index;      /* block number -> place in order */
+	uint8_t *first;       /* [slot * nb + place]: the first access */
+	uint8_t *stored;      /* [slot * nb + place]: any store */
+	uint32_t slot_alloca[2 * MAX_ALLOCAS];
+	int32_t slot_offset[2 * MAX_ALLOCAS];
+} live_oracle;
+
+/* The slot of a load's or store's address (v, off), made on first sight. */
+static uint32_t
+oracle_slot(live_oracle *o, kl_value v, int32_t off)
+{
+	for (uint32_t s = 0; s < o->nslots; s++)
+		if (o->slot_alloca[s] == v.id && o->slot_offset[s] == off)
+			return s;
+	o->slot_alloca[o->nslots] = v.id;
+	o->slot_offset[o->nslots] = off;
+	return o->nslots++;
+}
+
+/* Does some instruction use alloca a other than as an address? */
+static bool
+escapes(const kl_func *f, const live_oracle *o, uint32_t a)
+{
+	for (uint32_t k = 0; k < o->nb; k++)
+		for (kl_inst i = kl_block_first_inst(f, o->order[k]);
+		     i.id != KL_NONE; i = kl_inst_next(f, i)) {
+			kl_opcode op = kl_inst_opcode(f, i);
+			uint32_t n = kl_inst_num_args(f, i);
+			for (uint32_t j = 0; j < n; j++)
+				if (kl_inst_arg(f, i, j).id == a &&
+				    !(op == KL_OP_LOAD && j == 0) &&
+				    !(op == KL_OP_STORE && j == 1))
+					return true;
+		}
+	return false;
+}
+
+/* The parameters block by block (in layout order) that pruned SSA
+ * gives f's promotable slots, into want[]. */
+static void
+pruned_params(const kl_func *f, uint32_t *want)
+{
+	live_oracle o = { 0 };
+	uint32_t bound = kl_func_block_bound(f);
+	o.order = malloc(bound * sizeof *o.order);
+	o.index = calloc(bound, sizeof *o.index);
+	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
+	     b = kl_block_next(f, b)) {
+		o.index[b.id] = o.nb;
+		o.order[o.nb++] = b;
+	}
+	/* The slots first, to size the tables per slot and block. */
+	for (uint32_t k = 0; k < o.nb; k++)
+		for (kl_inst i = kl_block_first_inst(f, o.order[k]);
+		     i.id != KL_NONE; i = kl_inst_next(f, i)) {
+			kl_opcode op = kl_inst_opcode(f, i);
+			if (op == KL_OP_LOAD || op == KL_OP_STORE)
+				oracle_slot(&o, kl_inst_arg(f, i, op ==
+							    KL_OP_STORE),
+					    kl_inst_offset(f, i));
+		}
+	o.first = calloc((size_t)o.nslots * o.nb, 1);
+	o.stored = calloc((size_t)o.nslots * o.nb, 1);
+	for (uint32_t k = 0; k < o.nb; k++)
+		for (kl_inst i = kl_block_first_inst(f, o.order[k]);
+		     i.id != KL_NONE; i = kl_inst_next(f, i)) {
+			kl_opcode op = kl_inst_opcode(f, i);
+			if (op != KL_OP_LOAD && op != KL_OP_STORE)
+				continue;
+			uint32_t s = oracle_slot(
+				&o, kl_inst_arg(f, i, op == KL_OP_STORE),
+				kl_inst_offset(f, i));
+			uint8_t *x = &o.first[(size_t)s * o.nb + k];
+			if (*x == NONE_YET)
+				*x = op == KL_OP_LOAD ? LOAD_FIRST
+						      : STORE_FIRST;
+			o.stored[(size_t)s * o.nb + k] |= op == KL_OP_STORE;
+		}
+	kl_cfg *cfg = kl_cfg_new();
+	kl_domtree *dt = kl_domtree_new();
+	kl_domfront *df = kl_domfront_new();
+	kl_idf *ws = kl_idf_new();
+	kl_cfg_compute(cfg, f);
+	kl_domtree_compute(dt, f, cfg);
+	CHECK_EQ_INT(kl_domfront_compute(df, f, cfg, dt), KL_OK);
+	memset(want, 0, o.nb * sizeof *want);
+	bool *live = malloc(o.nb * sizeof *live);
+	kl_block *defs = malloc(o.nb * sizeof *defs);
+	for (uint32_t s = 0; s < o.nslots; s++) {
+		if (escapes(f, &o, o.slot_alloca[s]))
+			continue;
+		const uint8_t *first = &o.first[(size_t)s * o.nb];
+		/* Live on entry: backwards to a fixed point. */
+		for (uint32_t k = 0; k < o.nb; k++)
+			live[k] = first[k] == LOAD_FIRST;
+		for (bool changed = true; changed;) {
+			changed = false;
+			for (uint32_t k = o.nb; k-- > 0;) {
+				if (live[k] || first[k] != NONE_YET)
+					continue;
+				kl_block b = o.order[k];
+				for (uint32_t j = 0;
+				     j < kl_cfg_num_succs(cfg, b) && !live[k];
+				     j++)
+					live[k] = live[o.index[kl_cfg_succ(
+						cfg, b, j).id]];
+				changed |= live[k];
+			}
+		}
+		/* The entry and the reachable blocks that store it. */
+		const uint8_t *stored = &o.stored[(size_t)s * o.nb];
+		uint32_t nd = 0;
+		for (uint32_t k = 0; k < o.nb; k++)
+			if (k == 0 || (stored[k] &&
+				       kl_domtree_is_reachable(dt, o.order[k])))
+				defs[nd++] = o.order[k];
+		const kl_block *idf;
+		uint32_t n = kl_domfront_iterated(df, ws, defs, nd, &idf);
+		for (uint32_t j = 0; j < n; j++)
+			want[o.index[idf[j].id]] += live[o.index[idf[j].id]];
+	}
+	free(live);
+	free(defs);
+	kl_idf_free(ws);
+	kl_domfront_free(df);
+	kl_domtree_free(dt);
+	kl_cfg_free(cfg);
+	free(o.first);
+	free(o.stored);
+	free(o.index);
+	free(o.order);
+}
+
+static void
+test_params_are_the_live_ones(void)
+{
+	kl_pass_report rep = { 0 };
+	rep.input_verified = true;
+	uint32_t want[MAX_BLOCKS], dead_candidates = 0;
+	for (uint64_t seed = 1; seed <= 150; seed++) {
+		kl_module *m = kl_module_new();
+		kl_func *f = random_function(m, seed);
+		pruned_params(f, want);
+		CHECK_EQ_INT(kl_promote_func(f, &rep), KL_OK);
+		uint32_t k = 0, total = 0, got = 0;
+		for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
+		     b = kl_block_next(f, b), k++) {
+			/* the entry's one is the function's */
+			uint32_t n = kl_block_num_params(f, b) - (k == 0);
+			if (n != want[k])
+				fprintf(stderr, "seed %llu, block%u:\n",
+					(unsigned long long)seed, b.id);
+			CHECK_EQ_INT(n, want[k]);
+			total += want[k];
+			got += n;
+		}
+		CHECK_EQ_INT(got, total);
+		const promoter *p = rep.state;
+		dead_candidates += p->nphis - total;
+		kl_module_free(m);
+	}
+	/* The functions have dead candidates for pruning to drop. */
+	CHECK(dead_candidates > 1000);
+	kl_pass_report_free(&rep);
+}
+
 int
 main(void)
 {
@@ -380,5 +562,6 @@ main(void)
 	UNIT_RUN(test_unverified_functions_place_alike);
 	UNIT_RUN(test_past_the_budget_places_alike);
 	UNIT_RUN(test_deep_nest_places_in_linear_steps);
+	UNIT_RUN(test_params_are_the_live_ones);
 	return unit_report("promote_place");
 }
