@@ -62,7 +62,8 @@ test_string_conversions(void)
 	for (size_t c = 0; c < sizeof precs / sizeof *precs; c++)
 	for (size_t d = 0; d < sizeof strs / sizeof *strs; d++)
 	for (size_t e = 0; e < sizeof stars / sizeof *stars; e++) {
-		bool sw = widths[b][0] == '*', sp = precs[c][1] == '*';
+		bool sw = strchr(widths[b], '*') != NULL,
+		     sp = strchr(precs[c], '*') != NULL;
 		if (!sw && !sp && e)
 			continue;
 		char fmt[32], host_fmt[32], want[64];
