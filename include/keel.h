@@ -1241,7 +1241,9 @@ typedef struct kl_interp_options {
 	uint32_t max_depth;  /* call depth before stack_overflow; 0: 10,000 */
 	uint64_t max_memory; /* bytes of alloca, heap and data, and 64 more
 			      * an object; 0: 256 MiB */
-	/* Receives the program's output; NULL discards it. */
+	/* Receives the program's output as it is made, in pieces whose
+	 * boundaries mean nothing (a long printf in pieces of about 64
+	 * KiB); NULL discards it. */
 	void (*output)(void *ctx, const char *data, size_t len);
 	void *output_ctx;
 } kl_interp_options;
