@@ -397,6 +397,27 @@ segment_start(const dfunc *fn, uint32_t pc)
 }
 
 /*
+ * IR instruction number n (from 0) of the segment of length cost that
+ * control enters at pc: found from the first decoded instruction at or
+ * after it, *q, walking back over the iconsts the decoder dropped (they
+ * have no code, but count).
+ */
+static uint32_t
+segment_inst(const dfunc *fn, uint32_t pc, uint32_t cost, uint64_t n,
+	     uint32_t *q)
+{
+	uint32_t k = segment_start(fn, pc);
+	while (cost - 1 - fn->pcs[k].seg_left < n)
+		k++;
+	uint32_t idx = cost - 1 - fn->pcs[k].seg_left;
+	uint32_t inst = fn->pcs[k].inst;
+	for (; idx > n && inst != KL_NONE; idx--)
+		inst = fn->f->nodes[inst].prev;
+	*q = k;
+	return inst;
+}
+
+/*
  * Fuel ran out entering the segment at pc (length cost, left < cost):
  * plant D_OUT_OF_FUEL on the instruction that would exceed the budget.
  */
@@ -404,18 +425,23 @@ static void
 fuel_patch(kl_interp *it, dfunc *fn, uint32_t pc, uint64_t left,
 	   uint32_t cost)
 {
-	uint32_t q = segment_start(fn, pc);
-	while (cost - 1 - fn->pcs[q].seg_left < left)
-		q++;
-	uint32_t idx = cost - 1 - fn->pcs[q].seg_left;
-	uint32_t inst = fn->pcs[q].inst;
-	for (; idx > left && inst != KL_NONE; idx--)
-		inst = fn->f->nodes[inst].prev;
-	it->pend.fuel_inst = inst;
+	uint32_t q;
+	it->pend.stop_inst = segment_inst(fn, pc, cost, left, &q);
 	it->fuel_short = cost - left;
 	it->patch = &fn->code[q];
 	it->patch_saved = fn->code[q];
 	fn->code[q].op = D_OUT_OF_FUEL;
+}
+
+/* Was kl_interp_stop called? Then the run fails. */
+static bool
+stop_asked(kl_interp *it)
+{
+	if (KL_LIKELY(!atomic_load_explicit(&it->stop,
+					    memory_order_relaxed)))
+		return false;
+	raise_fail(it, "%s", STOPPED_MESSAGE);
+	return true;
 }
 
 /* Describe a failed access and raise heap_oob. */
@@ -459,10 +485,8 @@ static uint64_t
 refuel(kl_interp *it, dfunc *fn, uint32_t pc, uint64_t fuel,
        uint32_t cost)
 {
-	if (atomic_load_explicit(&it->stop, memory_order_relaxed)) {
-		raise_fail(it, "%s", STOPPED_MESSAGE);
+	if (stop_asked(it))
 		return REFUEL_STOPPED;
-	}
 	uint64_t have = fuel + it->fuel_bank;
 	if (have < cost) {
 		fuel_patch(it, fn, pc, have, cost);
@@ -477,7 +501,7 @@ refuel(kl_interp *it, dfunc *fn, uint32_t pc, uint64_t fuel,
 
 /* Record where the run stopped: the stack and the instruction count.
  * i ran (it trapped) unless the run was stopped before it, at the start
- * of its segment (ran = false). */
+ * of its segment (ran = false; the instruction is pend.stop_inst). */
 static void
 finish(kl_interp *it, dfunc *fn, const dinst *i, bool ran, uint64_t fuel,
        kl_run_result *res)
@@ -489,8 +513,8 @@ finish(kl_interp *it, dfunc *fn, const dinst *i, bool ran, uint64_t fuel,
 	uint32_t inst = fn->pcs[pc].inst;
 	bool no_fuel = it->pend.status == KL_RUN_TRAPPED &&
 		       it->pend.trap == KL_TRAP_OUT_OF_FUEL;
-	if (no_fuel)
-		inst = it->pend.fuel_inst;
+	if (no_fuel || !ran)
+		inst = it->pend.stop_inst;
 	it->stack[0] = (kl_run_frame){ { fn->sym }, { inst } };
 	for (uint32_t k = 0; k < it->nframes; k++) {
 		const frame *fr = &it->frames[it->nframes - 1 - k];
@@ -526,7 +550,8 @@ exec_run(kl_interp *it, dfunc *entry, kl_run_result *res)
 	it->fn = entry;
 	it->res = res;
 	it->fuel_bank = it->fuel_start;
-	fuel = refuel(it, entry, 0, 0, entry->entry_cost);
+	cost = entry->entry_cost;
+	fuel = refuel(it, entry, 0, 0, cost);
 	if (fuel == REFUEL_STOPPED) {
 		fuel = 0;
 		goto stopped;
@@ -920,6 +945,10 @@ exec_run(kl_interp *it, dfunc *entry, kl_run_result *res)
 				if (!builtin_call(it, csym, it->fn, c, r))
 					goto trap;
 				cost = c->cont_cost;
+				/* (one builtin may take long: a stop is
+				 * seen after each, not a chunk later) */
+				if (stop_asked(it))
+					goto stopped;
 				goto charge;
 			}
 			goto call;
@@ -942,6 +971,8 @@ exec_run(kl_interp *it, dfunc *entry, kl_run_result *res)
 				if (!builtin_call(it, csym, it->fn, c, r))
 					goto trap;
 				cost = c->cont_cost;
+				if (stop_asked(it))
+					goto stopped;
 				goto charge;
 			}
 		call: {
@@ -1074,10 +1105,13 @@ bad_access:
 trap:
 	finish(it, it->fn, ip - 1, true, fuel, it->res);
 	return;
-stopped:
-	/* (before the segment at ip: its first instruction did not run) */
-	finish(it, it->fn,
-	       it->fn->code + segment_start(it->fn,
-					    (uint32_t)(ip - it->fn->code)),
-	       false, fuel, it->res);
+stopped: {
+	/* before the segment at ip, of length cost: its first instruction
+	 * did not run */
+	uint32_t q;
+	it->pend.stop_inst = segment_inst(it->fn,
+					  (uint32_t)(ip - it->fn->code), cost,
+					  0, &q);
+	finish(it, it->fn, it->fn->code + q, false, fuel, it->res);
+}
 }

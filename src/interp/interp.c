@@ -302,6 +302,9 @@ refuse_late(kl_interp *it, kl_run_result *res, kl_sym s)
 		      it->scratch.data);
 }
 
+static kl_status call(kl_interp *it, kl_sym func, const uint64_t *args,
+		      uint32_t nargs, kl_run_result *res);
+
 kl_status
 kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 	       uint32_t nargs, kl_run_result *res)
@@ -315,6 +318,18 @@ kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 			       "allowed";
 		return KL_ERR_INVALID;
 	}
+	kl_status st = call(it, func, args, nargs, res);
+	/* A stop is the call's, whether it ran, was stopped, or was
+	 * refused before it ran: the next call starts afresh. */
+	atomic_store(&it->stop, false);
+	return st;
+}
+
+/* kl_interp_call, once it is known not to come from a callback. */
+static kl_status
+call(kl_interp *it, kl_sym func, const uint64_t *args, uint32_t nargs,
+     kl_run_result *res)
+{
 	it->pend.status = KL_RUN_RETURNED;
 	it->pend.trap = it->pend.user_code = 0;
 	it->pend.exit_code = 0;
@@ -384,8 +399,6 @@ kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 	it->in_call = true;
 	exec_run(it, fn, res);
 	it->in_call = it->reset_in_call = false;
-	/* (consumed: a stop that came before the call stopped it too) */
-	atomic_store(&it->stop, false);
 
 	if (it->patch) {
 		*it->patch = it->patch_saved;

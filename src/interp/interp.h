@@ -195,7 +195,9 @@ typedef struct pending {
 	uint32_t trap, user_code;
 	int32_t exit_code;
 	kl_buf msg;
-	uint32_t fuel_inst; /* out of fuel: the instruction that ran out */
+	/* out of fuel or stopped: the IR instruction the run did not
+	 * reach (found by segment_inst, exec.c) */
+	uint32_t stop_inst;
 } pending;
 
 struct kl_interp {
@@ -255,7 +257,8 @@ struct kl_interp {
 	/* kl_interp_stop was called: from the output callback, another
 	 * thread or a signal handler, so atomic. Cleared as a call ends, so
 	 * one that comes before a call stops that call; the loop looks at
-	 * it between fuel chunks, output() after the callback. */
+	 * it between fuel chunks and after a builtin call, output() after
+	 * the callback. */
 	atomic_bool stop;
 	/* what the segment that ran the fuel out was not charged (its
 	 * length less the fuel left): a trap before the planted stop counts

@@ -116,6 +116,83 @@ test_stop_from_another_thread(void)
 	kl_module_free(m);
 }
 
+/* A loop of builtin calls, each slow: a stop is seen when the builtin
+ * running returns, not a fuel chunk (2^16 instructions, here 32,768
+ * calls of memset) later. */
+static void
+test_stop_after_a_builtin(void)
+{
+	static const char text[] =
+		"declare %putchar(i32) -> i32\n"
+		"declare %malloc(i64) -> i64\n"
+		"declare %memset(i64, i32, i64) -> i64\n"
+		"\n"
+		"function %fill() {\n"
+		"block0:\n"
+		"    v0 = iconst.i64 1000000\n"
+		"    v1 = call %malloc(v0)\n"
+		"    v2 = iconst.i32 65\n"
+		"    v3 = call %putchar(v2)\n"
+		"    jump block1\n"
+		"\n"
+		"block1:\n"
+		"    v4 = call %memset(v1, v2, v0)\n"
+		"    jump block1\n"
+		"}\n";
+	kl_module *m = parse_text(text, sizeof text - 1);
+	watcher w = { 0 };
+	atomic_init(&w.printed, false);
+	kl_interp_options o = { 0 };
+	o.output = note_output;
+	o.output_ctx = &w;
+	w.it = kl_interp_new(m, &o);
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, stop_when_running, &w) == 0);
+	kl_run_result r;
+	CHECK(kl_interp_call(w.it, sym(m, "fill"), NULL, 0, &r) == KL_OK);
+	CHECK(pthread_join(t, NULL) == 0);
+	CHECK(r.status == KL_RUN_FAILED);
+	CHECK(r.executed < 60000);
+	/* before the jump after the call, which did not run */
+	const kl_func *f = kl_sym_func(m, sym(m, "fill"));
+	kl_block b1 = kl_block_next(f, kl_func_first_block(f));
+	CHECK_EQ_INT(r.stack[0].inst.id,
+		     kl_inst_next(f, kl_block_first_inst(f, b1)).id);
+	kl_interp_free(w.it);
+	kl_module_free(m);
+}
+
+/* A stop before a segment that starts with an iconst the decoder folded
+ * away names that iconst, as fuel running out there does. */
+static void
+test_stop_before_a_folded_constant(void)
+{
+	static const char text[] = "function %f(i64) -> i64 {\n"
+				   "block0(v0: i64):\n"
+				   "    v1 = iconst.i64 5\n"
+				   "    v2 = iadd v0, v1\n"
+				   "    return v2\n"
+				   "}\n";
+	kl_module *m = parse_text(text, sizeof text - 1);
+	kl_interp *it = kl_interp_new(m, NULL);
+	uint64_t x = 1;
+	kl_run_result r;
+	kl_interp_stop(it);
+	CHECK(kl_interp_call(it, sym(m, "f"), &x, 1, &r) == KL_OK);
+	CHECK(r.status == KL_RUN_FAILED);
+	CHECK_EQ_INT(r.executed, 0);
+	CHECK_EQ_INT(r.stack[0].inst.id, 0);
+	/* a refused call takes the stop too: the next one runs */
+	kl_interp_stop(it);
+	CHECK(kl_interp_call(it, sym(m, "f"), NULL, 0, &r) ==
+	      KL_ERR_INVALID);
+	CHECK(kl_interp_call(it, sym(m, "f"), &x, 1, &r) == KL_OK);
+	CHECK(r.status == KL_RUN_RETURNED);
+	CHECK_EQ_INT(r.results[0], 6);
+	kl_interp_free(it);
+	kl_module_free(m);
+}
+
 /* The budget runs out at exactly its count, on either side of the ends
  * of the loop's first chunks, and a run that fits it ends as it would
  * without one. */
@@ -195,6 +272,8 @@ int
 main(void)
 {
 	UNIT_RUN(test_stop_from_another_thread);
+	UNIT_RUN(test_stop_after_a_builtin);
+	UNIT_RUN(test_stop_before_a_folded_constant);
 	UNIT_RUN(test_fuel_across_chunks);
 	UNIT_RUN(test_fuel_in_a_long_segment);
 	return unit_report("interp_stop");
