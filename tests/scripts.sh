@@ -2604,6 +2604,47 @@ if [ -r /proc/self/status ] && env --default-signal=INT true 2>/dev/null; then
 	then ok
 	else bad "keel run, interrupted: exit $st, after $n waits:"
 		cat "$dir/int.err"; fi
+	# The same while a write blocks on a full pipe (keel run | less):
+	# the interrupted write is no lost output, and the report is made.
+	# Sent once keel sleeps in the write (wchan, Linux's).
+	cat >"$dir/printer.kl" <<'KL'
+declare %putchar(i32) -> i32
+
+function %main() -> i32 {
+block0:
+    v0 = iconst.i32 65
+    jump block1
+
+block1:
+    v1 = call %putchar(v0)
+    jump block1
+}
+KL
+	rm -f "$dir/int-pipe"
+	if mkfifo "$dir/int-pipe"; then
+		env --default-signal=INT "$build"/keel run "$dir/printer.kl" \
+			>"$dir/int-pipe" 2>"$dir/int.err" &
+		pid=$!
+		exec 3<"$dir/int-pipe"
+		n=0
+		while [ $n -lt 600 ]; do
+			case $(cat /proc/$pid/wchan 2>/dev/null) in
+			*pipe_write*) break ;; esac
+			sleep 0.05
+			n=$((n + 1))
+		done
+		kill -INT $pid
+		wait $pid
+		st=$?
+		exec 3<&-
+		if [ "$st" = 130 ] && [ "$(cat "$dir/int.err")" = "$(printf '%s\n' \
+			"keel run: $dir/printer.kl: interrupted after $(sed -n \
+			's/.*interrupted after \([0-9]*\) .*/\1/p' "$dir/int.err") instructions" \
+			"  in %main at inst2 (line 9): v1 = call %putchar(v0)")" ]
+		then ok
+		else bad "keel run, interrupted in a blocked write: exit $st, after $n waits:"
+			cat "$dir/int.err"; fi
+	fi
 fi
 
 # Output that cannot be written is an error, not lost in silence.

@@ -60,6 +60,7 @@ typedef struct run_opts {
 	bool timing;
 	bool mid_line;  /* the program's output ends in an unended line */
 	bool lost;      /* a write of it failed */
+	bool cut;       /* a Ctrl-C broke a write of it: never flush it */
 	kl_interp *it;  /* the interpreter running, to stop */
 } run_opts;
 
@@ -106,12 +107,19 @@ write_stdout(void *ctx, const char *data, size_t len)
 		ro->mid_line = data[len - 1] != '\n';
 	errno = 0;
 	if (fwrite(data, 1, len, stdout) != len || ferror(stdout)) {
+		kl_interp_stop(ro->it);
+		/* A Ctrl-C that broke a write blocked on a full pipe (keel
+		 * run | less): the run is stopped, not its output lost, and
+		 * what is left unwritten dies with keel. */
+		if (errno == EINTR && interrupted) {
+			ro->cut = true;
+			return;
+		}
 		/* said now, while errno says why (once: the flush at the
 		 * end says no more) */
 		if (!ro->lost)
 			cli_say_output_lost(errno ? errno : EIO);
 		ro->lost = true;
-		kl_interp_stop(ro->it);
 	}
 }
 
@@ -146,15 +154,23 @@ parse_args(const kl_module *m, const char *file, const char *name,
 	return true;
 }
 
+/* The program's output so far to standard output, unless a Ctrl-C cut
+ * a write of it (a flush would block again on the full pipe). */
+static bool
+flush_output(const run_opts *ro)
+{
+	return ro->cut || cli_flush_stdout();
+}
+
 static int
 report(const kl_interp *it, const kl_module *m, const kl_run_result *res,
-       bool is_main, const char *file, bool mid_line)
+       bool is_main, const char *file, const run_opts *ro)
 {
 	if (res->status == KL_RUN_RETURNED) {
 		kl_buf out = { 0 };
 		/* The results on a line of their own: "A" then 65 is not
 		 * "A65". */
-		if (mid_line)
+		if (ro->mid_line)
 			kl_buf_putc(&out, '\n');
 		for (uint32_t k = 0; k < res->num_results; k++) {
 			if (k)
@@ -172,11 +188,11 @@ report(const kl_interp *it, const kl_module *m, const kl_run_result *res,
 		/* A lost line makes the status 1, whatever the run's was. */
 		return ok ? status : EXIT_BAD_INPUT;
 	}
-	cli_flush_stdout(); /* (a loss is said, and fails the command) */
+	flush_output(ro); /* (a loss is said, and fails the command) */
 	kl_buf msg = { 0 };
 	/* On a line of its own after output that did not end one, where
 	 * both streams show together ("A" then a trap is not "Atrap"). */
-	if (mid_line && cli_stdout_is_stderr())
+	if (ro->mid_line && cli_stdout_is_stderr())
 		kl_buf_putc(&msg, '\n');
 	/* A failure is keel's to say (the program did not trap): named as
 	 * its other errors are. */
@@ -242,7 +258,7 @@ run_file(const char *file, int argc, char **argv, run_opts *ro)
 	double c = cli_cpu_seconds() - c0;
 	if (caught && !interrupted)
 		sigaction(SIGINT, &old_int, NULL);
-	cli_flush_stdout(); /* the program's output before our lines */
+	flush_output(ro); /* the program's output before our lines */
 	if (ro->timing)
 		fprintf(stderr, "executed %llu instruction%s in %.3f s "
 				"(%.1f M instructions/s; CPU time %.3f s, "
@@ -257,10 +273,10 @@ run_file(const char *file, int argc, char **argv, run_opts *ro)
 	/* (a run its lost output stopped has nothing more to say: the
 	 * failed write is said below) */
 	if (!ro->lost)
-		status = report(it, m, &res, is_main, file, ro->mid_line);
+		status = report(it, m, &res, is_main, file, ro);
 	/* Output lost fails the run whatever status the program gave: an
 	 * exit(2) is no usage error, which main's finish would keep. */
-	bool out_lost = !cli_flush_stdout();
+	bool out_lost = !flush_output(ro);
 	if (out_lost || fflush(stderr) != 0 || ferror(stderr))
 		status = EXIT_BAD_INPUT;
 	kl_interp_free(it);
@@ -270,7 +286,7 @@ out:
 	if (interrupted) {
 		/* Die of the signal, as a shell expects of what it stops: a
 		 * script's loop ends too (the handler is gone already). */
-		cli_flush_stdout();
+		flush_output(ro);
 		fflush(stderr);
 		raise(SIGINT);
 		return 128 + SIGINT;
@@ -281,7 +297,7 @@ out:
 int
 cmd_run(int argc, char **argv)
 {
-	run_opts ro = { { 0 }, false, false, false, NULL };
+	run_opts ro = { { 0 }, false, false, false, false, NULL };
 	static const char *const limit_name[] = { "--fuel", "--max-depth",
 						   "--max-memory" };
 	cli_args args;
