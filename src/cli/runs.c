@@ -251,6 +251,11 @@ run_describe(kl_buf *out, const kl_module *m, kl_signature sig,
 		kl_buf_puts(out, ", output \"");
 		put_escaped(out, kept, nk);
 		kl_buf_putc(out, '"');
+	} else if (n > nk && from >= nk) {
+		/* the same as the other's as far as both were kept */
+		kl_buf_printf(out, ", output of %llu bytes, the same as the "
+			      "other's in the first %zu kept, different "
+			      "after", (unsigned long long)n, nk);
 	} else if (n) {
 		/* (from is at most what was kept: run_output_difference) */
 		size_t at = from > BEFORE ? from - BEFORE : 0;

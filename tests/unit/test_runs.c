@@ -317,6 +317,18 @@ test_output_kept_and_compared(void)
 	run_output_start(&b, 4);
 	run_output_take(&b, "abcdefghi", 9);
 	CHECK(!run_output_same(&a, &b));
+	/* described by what was kept, and where they part past it */
+	run_outcome oa = { 0 }, ob = { 0 };
+	oa.status = ob.status = KL_RUN_RETURNED;
+	oa.output = a;
+	ob.output = b;
+	size_t from = run_output_difference(&oa, &ob);
+	CHECK_EQ_INT(from, 4);
+	kl_buf d = { 0 };
+	run_describe(&d, NULL, (kl_signature){ 0 }, &oa, from);
+	CHECK_EQ_STR(d.data, "returned, output of 8 bytes, the same as the "
+			     "other's in the first 4 kept, different after");
+	kl_buf_free(&d);
 	/* and a start forgets all of it */
 	run_output_start(&a, 0);
 	run_output_start(&b, 8);
