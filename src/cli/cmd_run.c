@@ -198,7 +198,10 @@ report(const kl_interp *it, const kl_module *m, const kl_run_result *res,
 	 * its other errors are. */
 	if (res->status == KL_RUN_FAILED)
 		kl_buf_printf(&msg, "keel run: %s: ", file);
-	if (interrupted && res->status == KL_RUN_FAILED) {
+	/* (the message keel.h gives a stop: a run that failed for a reason
+	 * of its own as Ctrl-C came keeps its message) */
+	if (interrupted && res->status == KL_RUN_FAILED &&
+	    strcmp(res->message, "kl_interp_stop stopped the run") == 0) {
 		/* the stack, under our own first line: the user stopped
 		 * it, nothing went wrong */
 		kl_buf_printf(&msg, "interrupted after %llu instruction%s\n",
