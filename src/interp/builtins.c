@@ -191,11 +191,8 @@ output(kl_interp *it, const char *s, size_t n)
 	if (!it->opts.output || !n)
 		return true;
 	it->opts.output(it->opts.output_ctx, s, n);
-	if (KL_UNLIKELY(atomic_load_explicit(&it->stop,
-					     memory_order_relaxed))) {
-		raise_fail(it, "%s", STOPPED_MESSAGE);
+	if (stop_asked(it))
 		return false;
-	}
 	if (KL_UNLIKELY(it->reset_in_call)) {
 		raise_fail(it, "kl_interp_reset was called during the call "
 			       "(in the output callback), which is not "
@@ -680,5 +677,7 @@ builtin_call(kl_interp *it, uint32_t sym, const dfunc *fn, const dcall *c,
 		r[fn->slots[c->results]] =
 			ret & mask_of(64 - 8 * kl_type_bytes(it->m, t));
 	}
-	return true;
+	/* (one builtin may take long: a stop is seen after each, not a
+	 * fuel chunk later) */
+	return !stop_asked(it);
 }

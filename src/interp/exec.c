@@ -433,17 +433,6 @@ fuel_patch(kl_interp *it, dfunc *fn, uint32_t pc, uint64_t left,
 	fn->code[q].op = D_OUT_OF_FUEL;
 }
 
-/* Was kl_interp_stop called? Then the run fails. */
-static bool
-stop_asked(kl_interp *it)
-{
-	if (KL_LIKELY(!atomic_load_explicit(&it->stop,
-					    memory_order_relaxed)))
-		return false;
-	raise_fail(it, "%s", STOPPED_MESSAGE);
-	return true;
-}
-
 /* Describe a failed access and raise heap_oob. */
 static void
 fault(kl_interp *it, const dinst *i, uint64_t p)
@@ -945,10 +934,6 @@ exec_run(kl_interp *it, dfunc *entry, kl_run_result *res)
 				if (!builtin_call(it, csym, it->fn, c, r))
 					goto trap;
 				cost = c->cont_cost;
-				/* (one builtin may take long: a stop is
-				 * seen after each, not a chunk later) */
-				if (stop_asked(it))
-					goto stopped;
 				goto charge;
 			}
 			goto call;
@@ -971,8 +956,6 @@ exec_run(kl_interp *it, dfunc *entry, kl_run_result *res)
 				if (!builtin_call(it, csym, it->fn, c, r))
 					goto trap;
 				cost = c->cont_cost;
-				if (stop_asked(it))
-					goto stopped;
 				goto charge;
 			}
 		call: {

@@ -387,8 +387,18 @@ bool builtin_call(kl_interp *it, uint32_t sym, const dfunc *fn,
 void raise_trap(kl_interp *it, uint32_t trap, const char *fmt, ...)
 	KL_PRINTF(3, 4);
 void raise_fail(kl_interp *it, const char *fmt, ...) KL_PRINTF(2, 3);
-/* The failure of a run kl_interp_stop ended. */
-#define STOPPED_MESSAGE "kl_interp_stop stopped the run"
+/* Was kl_interp_stop called? Then the run fails (true). Looked at
+ * between fuel chunks, after each builtin call and after each call of
+ * the output callback. */
+static inline bool
+stop_asked(kl_interp *it)
+{
+	if (KL_LIKELY(!atomic_load_explicit(&it->stop,
+					    memory_order_relaxed)))
+		return false;
+	raise_fail(it, "kl_interp_stop stopped the run");
+	return true;
+}
 /* The stack_overflow trap of registers past max_memory (at a call, and
  * for the entry function's own). */
 void raise_register_limit(kl_interp *it);
