@@ -2557,7 +2557,7 @@ trap user 3: trap instruction" ] &&
 # handler is in place (SigCgt in /proc, Linux's; skipped elsewhere);
 # `env --default-signal` undoes the ignoring of SIGINT a background job
 # starts with, which keel run respects.
-cat >"$dir/forever.kl" <<'KL'
+cat >"$dir/spin.kl" <<'KL'
 function %spin(i64) -> i64 {
 block0(v0: i64):
     jump block1(v0)
@@ -2575,8 +2575,22 @@ block0:
     return v2
 }
 KL
+# (and a program printing for ever, for this and for /dev/full below)
+cat >"$dir/printer.kl" <<'KL'
+declare %putchar(i32) -> i32
+
+function %main() -> i32 {
+block0:
+    v0 = iconst.i32 65
+    jump block1
+
+block1:
+    v1 = call %putchar(v0)
+    jump block1
+}
+KL
 if [ -r /proc/self/status ] && env --default-signal=INT true 2>/dev/null; then
-	env --default-signal=INT "$build"/keel run "$dir/forever.kl" \
+	env --default-signal=INT "$build"/keel run "$dir/spin.kl" \
 		>"$dir/int.out" 2>"$dir/int.err" &
 	pid=$!
 	n=0
@@ -2597,7 +2611,7 @@ if [ -r /proc/self/status ] && env --default-signal=INT true 2>/dev/null; then
 	where=$(sed 1d "$dir/int.err")
 	if [ "$st" = 130 ] && [ ! -s "$dir/int.out" ] &&
 		sed -n 1p "$dir/int.err" | grep -q \
-		"^keel run: $dir/forever.kl: interrupted after [0-9]* instructions$" &&
+		"^keel run: $dir/spin.kl: interrupted after [0-9]* instructions$" &&
 		{ [ "$where" = "  in %spin at inst1 (line 6): v2 = iadd_imm v1, 1
   called from %main at inst1 (line 13): v1 = call %spin(v0)" ] ||
 		[ "$where" = "  in %main at inst0 (line 12): v0 = iconst.i64 0" ]; }
@@ -2607,19 +2621,6 @@ if [ -r /proc/self/status ] && env --default-signal=INT true 2>/dev/null; then
 	# The same while a write blocks on a full pipe (keel run | less):
 	# the interrupted write is no lost output, and the report is made.
 	# Sent once keel sleeps in the write (wchan, Linux's).
-	cat >"$dir/printer.kl" <<'KL'
-declare %putchar(i32) -> i32
-
-function %main() -> i32 {
-block0:
-    v0 = iconst.i32 65
-    jump block1
-
-block1:
-    v1 = call %putchar(v0)
-    jump block1
-}
-KL
 	rm -f "$dir/int-pipe"
 	if mkfifo "$dir/int-pipe"; then
 		env --default-signal=INT "$build"/keel run "$dir/printer.kl" \
@@ -2759,20 +2760,7 @@ KL
 	run_full "$dir/put0.kl" 1 "output then result"
 	# a program printing for ever stops when its output cannot be
 	# written (it ran on, with nothing said, until killed)
-	cat >"$dir/forever.kl" <<'KL'
-declare %putchar(i32) -> i32
-
-function %main() -> i32 {
-block0:
-    v0 = iconst.i32 65
-    jump block1
-
-block1:
-    v1 = call %putchar(v0)
-    jump block1
-}
-KL
-	timeout 60 "$build"/keel run "$dir/forever.kl" >/dev/full 2>"$dir/full.err"
+	timeout 60 "$build"/keel run "$dir/printer.kl" >/dev/full 2>"$dir/full.err"
 	st=$?
 	if [ "$st" = 1 ] && [ "$(cat "$dir/full.err")" = \
 		"keel run: error writing output: No space left on device" ]

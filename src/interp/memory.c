@@ -55,10 +55,11 @@
 
 /*
  * What a page of object entries a run makes costs against max_memory
- * (with its place in the page table): 40 bytes an entry. A page lives while one object in
- * it does, so a program keeping one object of every 1,024 would hold
- * 36 KB of host memory for each 65 bytes it was charged: 576 times the
- * limit. The symbols' pages are the module's, and not charged.
+ * (with its place in the page table): 40 bytes an entry. A page lives
+ * while one object in it does, so a program keeping one object of every
+ * 1,024 would hold 36 KB of host memory for each 65 bytes it was
+ * charged: 576 times the limit. The symbols' pages are the module's, and
+ * not charged.
  */
 #define PAGE_CHARGE (40u * OBJ_PAGE)
 /* (a figure of its own, not the size, so that limits are reached at the

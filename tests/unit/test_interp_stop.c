@@ -78,23 +78,31 @@ stop_when_running(void *arg)
 	return NULL;
 }
 
+/* Call func of m, which takes no arguments, while another thread stops
+ * it once it has printed; w->it is the interpreter, to be freed. */
+static void
+call_and_stop(watcher *w, kl_module *m, const char *func, kl_run_result *r)
+{
+	atomic_init(&w->printed, false);
+	kl_interp_options o = { 0 };
+	o.output = note_output;
+	o.output_ctx = w;
+	w->it = kl_interp_new(m, &o);
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, stop_when_running, w) == 0);
+	CHECK(kl_interp_call(w->it, sym(m, func), NULL, 0, r) == KL_OK);
+	CHECK(pthread_join(t, NULL) == 0);
+}
+
 /* A run that would never end, stopped from another thread: FAILED, with
  * the stack where it was (the loop's jump, inside the callee). */
 static void
 test_stop_from_another_thread(void)
 {
 	kl_module *m = parse_text(program, sizeof program - 1);
-	watcher w = { 0 };
-	atomic_init(&w.printed, false);
-	kl_interp_options o = { 0 };
-	o.output = note_output;
-	o.output_ctx = &w;
-	w.it = kl_interp_new(m, &o);
-	pthread_t t;
-	CHECK(pthread_create(&t, NULL, stop_when_running, &w) == 0);
+	watcher w;
 	kl_run_result r;
-	CHECK(kl_interp_call(w.it, sym(m, "spin"), NULL, 0, &r) == KL_OK);
-	CHECK(pthread_join(t, NULL) == 0);
+	call_and_stop(&w, m, "spin", &r);
 	CHECK(r.status == KL_RUN_FAILED);
 	CHECK_EQ_STR(r.message, "kl_interp_stop stopped the run");
 	CHECK_EQ_INT(r.stack_depth, 2);
@@ -140,17 +148,9 @@ test_stop_after_a_builtin(void)
 		"    jump block1\n"
 		"}\n";
 	kl_module *m = parse_text(text, sizeof text - 1);
-	watcher w = { 0 };
-	atomic_init(&w.printed, false);
-	kl_interp_options o = { 0 };
-	o.output = note_output;
-	o.output_ctx = &w;
-	w.it = kl_interp_new(m, &o);
-	pthread_t t;
-	CHECK(pthread_create(&t, NULL, stop_when_running, &w) == 0);
+	watcher w;
 	kl_run_result r;
-	CHECK(kl_interp_call(w.it, sym(m, "fill"), NULL, 0, &r) == KL_OK);
-	CHECK(pthread_join(t, NULL) == 0);
+	call_and_stop(&w, m, "fill", &r);
 	CHECK(r.status == KL_RUN_FAILED);
 	CHECK(r.executed < 60000);
 	/* at the call, which ran (as when the output callback stops) */
