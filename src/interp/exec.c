@@ -470,7 +470,7 @@ fault(kl_interp *it, const dinst *i, uint64_t p)
  * was called, the run fails. (The fuel goes by value: a local whose
  * address was taken would live in memory, costing the loop a third.)
  */
-static uint64_t
+static KL_NOINLINE uint64_t
 refuel(kl_interp *it, dfunc *fn, uint32_t pc, uint64_t fuel,
        uint32_t cost)
 {
@@ -516,6 +516,18 @@ finish(kl_interp *it, dfunc *fn, const dinst *i, bool ran, uint64_t fuel,
 	res->executed = it->fuel_start - fuel - it->fuel_bank;
 	if (ran && !no_fuel)
 		res->executed += it->fuel_short - fn->pcs[pc].seg_left;
+}
+
+/* The run was stopped before the segment at pc, of length cost: its
+ * first instruction did not run. (Out of the loop's function: inlined,
+ * its registers pushed the loop's fuel onto the stack, two loads and a
+ * store more at every branch.) */
+static KL_NOINLINE void
+finish_stopped(kl_interp *it, uint32_t pc, uint32_t cost, uint64_t fuel)
+{
+	uint32_t q;
+	it->pend.stop_inst = segment_inst(it->fn, pc, cost, 0, &q);
+	finish(it, it->fn, it->fn->code + q, false, fuel, it->res);
 }
 
 /* ---- the loop ---- */
@@ -1088,13 +1100,6 @@ bad_access:
 trap:
 	finish(it, it->fn, ip - 1, true, fuel, it->res);
 	return;
-stopped: {
-	/* before the segment at ip, of length cost: its first instruction
-	 * did not run */
-	uint32_t q;
-	it->pend.stop_inst = segment_inst(it->fn,
-					  (uint32_t)(ip - it->fn->code), cost,
-					  0, &q);
-	finish(it, it->fn, it->fn->code + q, false, fuel, it->res);
-}
+stopped:
+	finish_stopped(it, (uint32_t)(ip - it->fn->code), cost, fuel);
 }
