@@ -2618,6 +2618,23 @@ if [ -r /proc/self/status ] && env --default-signal=INT true 2>/dev/null; then
 	then ok
 	else bad "keel run, interrupted: exit $st, after $n waits:"
 		cat "$dir/int.err"; fi
+	# A background job starts with SIGINT ignored, and keel run leaves
+	# it so (no handler by the time the run is well under way), so a
+	# Ctrl-C meant for the shell's foreground does not stop it.
+	"$build"/keel run "$dir/spin.kl" >/dev/null 2>&1 &
+	pid=$!
+	sleep 0.3
+	cgt=$(sed -n 's/^SigCgt:[[:space:]]*//p' /proc/$pid/status 2>/dev/null)
+	kill -INT $pid 2>/dev/null
+	sleep 0.2
+	if kill -0 $pid 2>/dev/null; then alive=yes; else alive=no; fi
+	kill -TERM $pid 2>/dev/null
+	wait $pid 2>/dev/null
+	case $cgt in
+	*[2367abef]) bad "keel run in the background caught SIGINT (SigCgt $cgt)" ;;
+	*) if [ $alive = yes ]; then ok; else
+		bad "keel run in the background died of an ignored SIGINT"; fi ;;
+	esac
 	# The same while a write blocks on a full pipe (keel run | less):
 	# the interrupted write is no lost output, and the report is made.
 	# Sent once keel sleeps in the write (wchan, Linux's).

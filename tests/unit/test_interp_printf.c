@@ -184,9 +184,40 @@ test_bad_conversion_prints_nothing(void)
 	kl_buf_free(&k.all);
 }
 
+/* Bytes already formatted go before a long %s, which is handed to the
+ * callback straight from the program's memory. */
+static void
+test_text_before_long_string(void)
+{
+	static const char text[] =
+		"declare %printf(i64, ...) -> i32\n"
+		"declare %malloc(i64) -> i64\n"
+		"declare %memset(i64, i32, i64) -> i64\n"
+		"data %fmt = const { i8 \"<%s>\", i8 0 }\n"
+		"function %f() -> i32 {\n"
+		"block0:\n"
+		"    v0 = iconst.i64 100001\n"
+		"    v1 = call %malloc(v0)\n"
+		"    v2 = iconst.i32 97\n"
+		"    v3 = iconst.i64 100000\n"
+		"    v4 = call %memset(v1, v2, v3)\n"
+		"    v5 = symbol_addr %fmt\n"
+		"    v6 = call %printf(v5, v1)\n"
+		"    return v6\n"
+		"}\n";
+	sink k = { 0 };
+	kl_run_result r = run(text, sizeof text - 1, &k);
+	CHECK(r.status == KL_RUN_RETURNED);
+	CHECK_EQ_INT(k.all.len, 100002);
+	CHECK(k.all.len == 100002 && k.all.data[0] == '<' &&
+	      k.all.data[1] == 'a' && k.all.data[100001] == '>');
+	kl_buf_free(&k.all);
+}
+
 int
 main(void)
 {
+	UNIT_RUN(test_text_before_long_string);
 	UNIT_RUN(test_string_conversions);
 	UNIT_RUN(test_long_output_in_pieces);
 	UNIT_RUN(test_bad_conversion_prints_nothing);

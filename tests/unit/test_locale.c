@@ -248,6 +248,39 @@ test_host_locale_restored(void)
 	kl_filecheck_free(fc);
 }
 
+/* A piece handed to the callback mid-call (after 64 KiB) does not leave
+ * the rest of the call formatting in the host's locale. */
+static void
+test_locale_after_a_piece(void)
+{
+	static const char text[] =
+		"declare %printf(i64, ...) -> i32\n"
+		"data %fmt = const { i8 \"%65536d%.1f\", i8 0 }\n"
+		"function %show(i32, f64) -> i32 {\n"
+		"block0(v0: i32, v1: f64):\n"
+		"    v2 = symbol_addr %fmt\n"
+		"    v3 = call %printf(v2, v0, v1)\n"
+		"    return v3\n"
+		"}\n";
+	kl_module *m = parse_text(text);
+	if (!m)
+		return;
+	kl_buf out = { 0 };
+	kl_interp_options o = { .output = collect, .output_ctx = &out };
+	kl_interp *it = kl_interp_new(m, &o);
+	kl_run_result r;
+	uint64_t args[2] = { 7, 0x3ff8000000000000ull /* 1.5 */ };
+	CHECK(kl_interp_call(it, kl_module_lookup(m, "show", 4), args, 2, &r) ==
+	      KL_OK);
+	CHECK_EQ_INT(r.status, KL_RUN_RETURNED);
+	CHECK_EQ_INT(out.len, 65539);
+	CHECK(out.len == 65539 && memcmp(out.data + 65535, "71.5", 4) == 0);
+	CHECK(host_has_comma());
+	kl_buf_free(&out);
+	kl_interp_free(it);
+	kl_module_free(m);
+}
+
 int
 main(void)
 {
@@ -261,6 +294,7 @@ main(void)
 	UNIT_RUN(test_interpreter_numbers);
 	UNIT_RUN(test_filecheck_bytes);
 	UNIT_RUN(test_host_locale_restored);
+	UNIT_RUN(test_locale_after_a_piece);
 	setlocale(LC_ALL, "C");
 	return unit_report("locale");
 }

@@ -340,9 +340,69 @@ test_output_kept_and_compared(void)
 	kl_buf_free(&b.kept);
 }
 
+/* Outputs longer than difftest keeps (1 MiB) that differ only past it:
+ * not the same, and described by their whole length and where they
+ * part. */
+static void
+test_long_outputs_differ_late(void)
+{
+	kl_buf t = { 0 };
+	kl_buf_puts(&t, "declare %printf(i64, ...) -> i32\n");
+	for (int k = 0; k < 2; k++) {
+		kl_buf_printf(&t, "data %%f%c = const { i8 \"", "ab"[k]);
+		for (int j = 0; j < 16; j++)
+			kl_buf_puts(&t, "%65536d");
+		kl_buf_printf(&t, "%c\", i8 0 }\n", "ab"[k]);
+		kl_buf_printf(&t, "function %%big_%c() -> i32 {\nblock0:\n"
+			      "    v0 = symbol_addr %%f%c\n"
+			      "    v1 = iconst.i32 7\n"
+			      "    v2 = call %%printf(v0", "ab"[k], "ab"[k]);
+		for (int j = 0; j < 16; j++)
+			kl_buf_puts(&t, ", v1");
+		kl_buf_puts(&t, ")\n    return v2\n}\n");
+	}
+	kl_module *m = NULL;
+	CHECK(kl_parse_module(t.data, t.len, NULL, &m, NULL) == KL_OK);
+	kl_buf_free(&t);
+	if (!m)
+		return;
+	runner r;
+	runner_init(&r, m, 1000, 0);
+	differ(m, &r, "big_a", "big_b");
+	run_outcome a = { 0 }, b = { 0 };
+	kl_sym sb = kl_module_lookup(m, "big_b", 5);
+	run_call(&r, kl_module_lookup(m, "big_a", 5), 0, &a);
+	run_call(&r, sb, 0, &b);
+	size_t from = run_output_difference(&a, &b);
+	CHECK_EQ_INT(from, 1u << 20);
+	kl_buf d = { 0 };
+	run_describe(&d, m, kl_func_signature(kl_sym_func(m, sb)), &b, from);
+	CHECK_EQ_STR(d.data, "returned 1048577, output of 1048577 bytes, "
+			     "the same as the other's in the first 1048576 "
+			     "kept, different after");
+	/* and from a little before a difference inside what was kept */
+	kl_buf_reset(&d);
+	run_describe(&d, m, kl_func_signature(kl_sym_func(m, sb)), &b,
+		     1000000);
+	kl_buf want = { 0 };
+	kl_buf_puts(&want, "returned 1048577, output of 1048577 bytes, from "
+			   "byte 999980: \"");
+	for (int k = 0; k < 80; k++) /* (the 16th number's padding) */
+		kl_buf_putc(&want, ' ');
+	kl_buf_puts(&want, "\"...");
+	CHECK_EQ_STR(d.data, want.data);
+	kl_buf_free(&want);
+	kl_buf_free(&d);
+	run_outcome_free(&a);
+	run_outcome_free(&b);
+	runner_free(&r);
+	kl_module_free(m);
+}
+
 int
 main(void)
 {
+	UNIT_RUN(test_long_outputs_differ_late);
 	UNIT_RUN(test_output_kept_and_compared);
 	UNIT_RUN(test_every_result_compared);
 	UNIT_RUN(test_describe_values);
