@@ -61,12 +61,12 @@ typedef struct run_opts {
 	bool mid_line;  /* the program's output ends in an unended line */
 	bool lost;      /* a write of it failed */
 	bool cut;       /* a Ctrl-C broke a write of it: never flush it */
-	kl_interp *it;  /* the interpreter running, to stop */
 } run_opts;
 
-/* The interpreter a Ctrl-C stops, and whether one did. (Static: a
- * signal handler has nothing else to look at.) */
-static kl_interp *volatile interruptible;
+/* The interpreter running, which a failed write or a Ctrl-C stops, and
+ * whether a Ctrl-C did. (Static: a signal handler has nothing else to
+ * look at.) */
+static kl_interp *volatile running;
 static volatile sig_atomic_t interrupted;
 
 static void
@@ -74,7 +74,7 @@ on_interrupt(int sig)
 {
 	(void)sig;
 	interrupted = 1;
-	kl_interp_stop(interruptible); /* one lock-free atomic store */
+	kl_interp_stop(running); /* one lock-free atomic store */
 }
 
 /*
@@ -84,7 +84,7 @@ on_interrupt(int sig)
  * (a background job's), as a shell expects.
  */
 static bool
-catch_interrupt(kl_interp *it, struct sigaction *old)
+catch_interrupt(struct sigaction *old)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
@@ -93,7 +93,6 @@ catch_interrupt(kl_interp *it, struct sigaction *old)
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGINT, NULL, old) != 0 || old->sa_handler == SIG_IGN)
 		return false;
-	interruptible = it;
 	return sigaction(SIGINT, &sa, NULL) == 0;
 }
 
@@ -107,7 +106,7 @@ write_stdout(void *ctx, const char *data, size_t len)
 		ro->mid_line = data[len - 1] != '\n';
 	errno = 0;
 	if (fwrite(data, 1, len, stdout) != len || ferror(stdout)) {
-		kl_interp_stop(ro->it);
+		kl_interp_stop(running);
 		/* A Ctrl-C that broke a write blocked on a full pipe (keel
 		 * run | less): the run is stopped, not its output lost, and
 		 * what is left unwritten dies with keel. */
@@ -211,7 +210,7 @@ report(const kl_interp *it, const kl_module *m, const kl_run_result *res,
 		kl_run_describe(it, res, &frames);
 		const char *nl = memchr(frames.data, '\n', frames.len);
 		kl_buf_append(&msg, nl + 1,
-			   frames.len - (size_t)(nl + 1 - frames.data));
+			      frames.len - (size_t)(nl + 1 - frames.data));
 		kl_buf_free(&frames);
 	} else {
 		kl_run_describe(it, res, &msg);
@@ -250,10 +249,10 @@ run_file(const char *file, int argc, char **argv, run_opts *ro)
 		goto out;
 	}
 	kl_interp *it = kl_interp_new(m, &ro->io);
-	ro->it = it;
+	running = it;
 	kl_run_result res;
 	struct sigaction old_int;
-	bool caught = catch_interrupt(it, &old_int);
+	bool caught = catch_interrupt(&old_int);
 	double t0 = cli_now();
 	double c0 = cli_cpu_seconds();
 	kl_interp_call(it, func, args, (uint32_t)nargs, &res);
@@ -300,7 +299,7 @@ out:
 int
 cmd_run(int argc, char **argv)
 {
-	run_opts ro = { { 0 }, false, false, false, false, NULL };
+	run_opts ro = { { 0 }, false, false, false, false };
 	static const char *const limit_name[] = { "--fuel", "--max-depth",
 						   "--max-memory" };
 	cli_args args;
