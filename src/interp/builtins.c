@@ -336,7 +336,7 @@ host_spec(const spec *s, const char *len, char conv, char *out, size_t n)
 #define PRINTF_PIECE 65536
 
 /* A printf call printing: what is not yet handed to the callback, and
- * the bytes printed in all (its result). */
+ * the bytes handed in all (its result). */
 typedef struct printer {
 	kl_interp *it;
 	kl_c_locale *loc; /* "C" while formatting, not in the callback */
@@ -344,10 +344,12 @@ typedef struct printer {
 	uint64_t total;
 } printer;
 
-/* Bytes to the callback, in the host's locale as every call of it. */
+/* Bytes to the callback, in the host's locale as every call of it; the
+ * one place they are counted. */
 static bool
 printer_output(printer *p, const char *s, size_t n)
 {
+	p->total += n;
 	kl_c_locale_end(p->loc);
 	bool ok = output(p->it, s, n);
 	kl_c_locale_begin(p->loc);
@@ -385,7 +387,6 @@ printer_string(printer *p, const spec *s, const char *str, size_t n)
 	if (left)
 		for (size_t k = 0; k < pad; k++)
 			kl_buf_putc(&p->out, ' ');
-	p->total += n + pad;
 	return true;
 }
 
@@ -398,7 +399,6 @@ format_one(const args *a, uint32_t *k, spec *s, uint32_t num, printer *p)
 {
 	kl_interp *it = a->it;
 	kl_buf *out = p ? &p->out : NULL;
-	size_t before = out ? out->len : 0;
 	uint64_t v;
 	char hs[48];
 	if (s->width == -2 || s->prec == -2) {
@@ -493,7 +493,6 @@ format_one(const args *a, uint32_t *k, spec *s, uint32_t num, printer *p)
 		break;
 	}
 	}
-	p->total += out->len - before;
 	return true;
 }
 
@@ -510,10 +509,8 @@ printf_pass(const args *a, const char *f, size_t n, printer *p)
 			size_t run = 1;
 			while (i + run < n && f[i + run] != '%')
 				run++;
-			if (p) {
+			if (p)
 				kl_buf_append(&p->out, f + i, run);
-				p->total += run;
-			}
 			i += run - 1;
 		} else {
 			spec s;
