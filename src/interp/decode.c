@@ -702,11 +702,11 @@ decode_inst(decoder *dc, uint32_t i)
 	switch (info->format) {
 	case KL_FMT_CONST:
 		if (d->op == KL_OP_ICONST) {
-			uint32_t r = reg(dc, d->w[0]);
+			/* (before reg(): a dropped one takes no register) */
 			if (dc->uses[d->w[0]] == 0)
 				return; /* every use took the constant */
 			uint8_t sh = shift_of(dc, vclass(dc, d->w[0]));
-			emit(dc, D_MOVI, sh, 0, r, 0, 0,
+			emit(dc, D_MOVI, sh, 0, reg(dc, d->w[0]), 0, 0,
 			     (uint64_t)inst_imm(dc->f, i) & mask_of(sh));
 		} else {
 			uint64_t bits = (uint64_t)inst_imm(dc->f, i);
