@@ -7,6 +7,9 @@
 #   make fuzz            libFuzzer targets for FUZZ_TIME s each (clang)
 #   make fuzz-promote    differential test of promote, new seeds, FUZZ_TIME s
 #   make bench           benchmarks (see bench/bench.sh)
+#   make install         keel, libkeel.a, keel.h and keel.pc under PREFIX
+#                        (/usr/local; DESTDIR for a staging directory)
+#   make uninstall       remove what make install put there
 
 CC ?= cc
 SAN ?=
@@ -59,7 +62,8 @@ GEN := $(BUILD)/keel-gen
 EMBED := $(BUILD)/embed
 FOLD := $(BUILD)/fold
 
-.PHONY: all check clean fuzz fuzz-promote bench bench-scaling
+.PHONY: all check clean fuzz fuzz-promote bench bench-scaling install \
+	uninstall
 all: $(KEEL) $(GEN) $(EMBED) $(FOLD)
 
 # What everything in BUILD is compiled and linked with. When it differs
@@ -199,6 +203,40 @@ fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%) build/fuzz/corpus
 FUZZ_TIME ?= 60
 fuzz-promote: $(KEEL) $(GEN)
 	@sh tests/fuzz-promote.sh $(BUILD) $(FUZZ_TIME)
+
+# Installing: the tool, the library a user links, its header (with the
+# opcode table it includes) and a pkg-config file, keel.pc, so that
+# `cc prog.c $(pkg-config --cflags --libs keel)` builds a program of
+# one's own. The library is static: -lm, which it needs, is in Libs.
+# keel-gen, embed and fold are the project's own tools and examples.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+INSTALLED := $(BINDIR)/keel $(LIBDIR)/libkeel.a $(INCLUDEDIR)/keel.h \
+	$(INCLUDEDIR)/keel_opcodes.def $(PKGCONFIGDIR)/keel.pc
+KL_VERSION := $(shell sed -n 's/^\#define KL_VERSION "\(.*\)"$$/\1/p' \
+	include/keel.h)
+
+install: $(KEEL) $(LIB)
+	install -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(LIBDIR)' \
+		'$(DESTDIR)$(INCLUDEDIR)' '$(DESTDIR)$(PKGCONFIGDIR)'
+	install -m 755 $(KEEL) '$(DESTDIR)$(BINDIR)/keel'
+	install -m 644 $(LIB) '$(DESTDIR)$(LIBDIR)/libkeel.a'
+	install -m 644 include/keel.h include/keel_opcodes.def \
+		'$(DESTDIR)$(INCLUDEDIR)'
+	printf '%s\n' 'includedir=$(INCLUDEDIR)' 'libdir=$(LIBDIR)' '' \
+		'Name: keel' \
+		'Description: a small SSA compiler IR toolkit' \
+		'Version: $(KL_VERSION)' \
+		'Cflags: -I$${includedir}' \
+		'Libs: -L$${libdir} -lkeel -lm' \
+		>'$(DESTDIR)$(PKGCONFIGDIR)/keel.pc'
+	chmod 644 '$(DESTDIR)$(PKGCONFIGDIR)/keel.pc'
+
+uninstall:
+	rm -f $(INSTALLED:%='$(DESTDIR)%')
 
 clean:
 	rm -rf build

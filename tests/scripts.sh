@@ -2943,6 +2943,57 @@ if command -v make >/dev/null 2>&1; then
 	done
 fi
 
+# make install into a staging directory (DESTDIR, PREFIX): the tool, the
+# library, the header with its opcode table, and keel.pc, with their
+# modes; the installed keel runs; docs/api.md's fact.c builds from the
+# installed files alone (by pkg-config when there is one); make
+# uninstall takes every file back. (The build's keel and library are
+# copied to a BUILD of their own, taken as built with -o: make with
+# other flags into this BUILD would build it again.)
+if command -v make >/dev/null 2>&1; then
+	mki="$dir/mki" stage="$dir/stage" top="$dir/stage/opt/keel"
+	rm -rf "$mki" "$stage" && mkdir -p "$mki"
+	cp "$build/keel" "$build/libkeel.a" "$mki"
+	mk() {
+		MAKEFLAGS='' make -s -o "$mki/keel" -o "$mki/libkeel.a" \
+			BUILD="$mki" DESTDIR="$stage" PREFIX=/opt/keel "$@"
+	}
+	mk install >"$dir/install.out" 2>&1
+	st=$?
+	"$top/bin/keel" run examples/sieve.kl >"$dir/install.run" 2>&1
+	run=$?
+	modes=$(cd "$top" && find . -type f -exec stat -c '%n %a' {} + | sort |
+		tr '\n' ' ')
+	want="./bin/keel 755 ./include/keel.h 644 ./include/keel_opcodes.def 644"
+	want="$want ./lib/libkeel.a 644 ./lib/pkgconfig/keel.pc 644 "
+	if [ "$st" = 0 ] && [ "$modes" = "$want" ] &&
+		cmp -s include/keel.h "$top/include/keel.h" &&
+		[ "$run" = 168 ] &&
+		[ "$(head -n 1 "$dir/install.run")" = "168 primes below 1000" ] &&
+		grep -qx 'Version: '"$("$top/bin/keel" --version | cut -d ' ' -f 2)" \
+			"$top/lib/pkgconfig/keel.pc"
+	then ok; else bad "make install: exit $st, keel run $run, files: $modes"; cat "$dir/install.out"; fi
+	if command -v pkg-config >/dev/null 2>&1; then
+		pc=$(PKG_CONFIG_PATH="$top/lib/pkgconfig" \
+			PKG_CONFIG_SYSROOT_DIR="$stage" pkg-config --cflags --libs keel | sed "s/ *$//")
+	else
+		pc="-I$top/include -L$top/lib -lkeel -lm"
+	fi
+	# (the build's compiler and flags, its -Iinclude taken out)
+	cflags=$(sed 's/|.*//; s/ -MMD -MP//; s/ -Iinclude / /' "$build"/flags)
+	ldflags=$(sed 's/^[^|]*|//' "$build"/flags)
+	# shellcheck disable=SC2086
+	if [ "$pc" = "-I$top/include -L$top/lib -lkeel -lm" ] &&
+		$cflags "$dir/apidoc/fact.c" $pc $ldflags -o "$dir/install.fact" \
+			2>"$dir/install.cc" &&
+		[ "$("$dir/install.fact" | tail -n 1)" = "fact(10) = 3628800" ]
+	then ok; else bad "fact.c against the installed keel: flags '$pc'"; cat "$dir/install.cc"; fi
+	mk uninstall >"$dir/uninstall.out" 2>&1
+	st=$?
+	if [ "$st" = 0 ] && [ -z "$(find "$stage" -type f)" ]; then ok; else
+		bad "make uninstall: exit $st, left: $(find "$stage" -type f | tr '\n' ' ')"; fi
+fi
+
 # ---- 1. the generator's programs ----
 # ran_to_end OUT STATUS: keel run's output OUT ends with a result whose
 # low byte is STATUS (a run that crashed or trapped has no such line)
