@@ -1,6 +1,6 @@
 # keel -- plain Makefile (GNU make). No generators, no recursion.
 #
-#   make                 build build/libkeel.a and build/keel
+#   make                 build build/keel, build/libkeel.a, libkeel.so
 #   make check           build and run every test; ends "N passed, N failed"
 #   make check SAN=1     the same under AddressSanitizer + UBSan (+ leaks)
 #   make CC=clang        build with clang (into build/clang)
@@ -35,7 +35,12 @@ WARN = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
 # them, readdir fails with EOVERFLOW on a file system of big inode
 # numbers, and keel test found no test files on armhf)
 FEATURES = -D_POSIX_C_SOURCE=200809L -D_FILE_OFFSET_BITS=64
-CFLAGS_ALL = -std=c11 $(FEATURES) $(WARN) $(OPT) $(SANFLAGS) \
+# Position-independent code, for the shared library (and everything
+# else, so that the flags are one set); without interposition, calls
+# inside the library are bound and inlined as in a program's own code
+# (callgrind counts the same instructions in keel either way).
+PIC = -fPIC -fno-semantic-interposition
+CFLAGS_ALL = -std=c11 $(FEATURES) $(WARN) $(OPT) $(SANFLAGS) $(PIC) \
 	     -Iinclude -MMD -MP $(CFLAGS)
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
 
@@ -52,6 +57,13 @@ GEN_OBJ := $(GEN_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 
 LIB := $(BUILD)/libkeel.a
+# The shared library, for programs that load it (a Python course's
+# ctypes, say): no ABI promise before 1.0, so the soname is the whole
+# version; $(BUILD)/libkeel.so links to it.
+KL_VERSION := $(shell sed -n 's/^\#define KL_VERSION "\(.*\)"$$/\1/p' \
+	include/keel.h)
+SONAME := libkeel.so.$(KL_VERSION)
+SHLIB := $(BUILD)/$(SONAME)
 # every object as it is, internal names global: for the unit tests,
 # which reach inside
 LIB_INTERNAL := $(BUILD)/libkeel-internal.a
@@ -64,7 +76,7 @@ FOLD := $(BUILD)/fold
 
 .PHONY: all check clean fuzz fuzz-promote bench bench-scaling install \
 	uninstall
-all: $(KEEL) $(GEN) $(EMBED) $(FOLD)
+all: $(KEEL) $(GEN) $(EMBED) $(FOLD) $(SHLIB)
 
 # What everything in BUILD is compiled and linked with. When it differs
 # from what BUILD/flags holds (make OPT=-O0, CFLAGS=..., another CC into
@@ -91,14 +103,23 @@ TOOL_AR := $(shell $(CC) -print-prog-name=ar)
 # The library a user links: one object whose only global names are the
 # kl_ ones, so that a program of its own with a list_push or a parse_int
 # still links (the internal names become local after a partial link).
-$(LIB): $(LIB_OBJ)
-	@mkdir -p $(dir $@)
+# Both libraries are made of it.
+$(BUILD)/obj/keel.o: $(LIB_OBJ)
+	@echo "  LD -r   $@"
+	@$(TOOL_LD) -r -o $@.tmp $^
+	@$(TOOL_OBJCOPY) --wildcard --localize-symbol='!kl_*' \
+		--localize-symbol='*' $@.tmp
+	@mv $@.tmp $@
+
+$(LIB): $(BUILD)/obj/keel.o
 	@rm -f $@
 	@echo "  AR      $@"
-	@$(TOOL_LD) -r -o $(BUILD)/obj/keel.o $^
-	@$(TOOL_OBJCOPY) --wildcard --localize-symbol='!kl_*' \
-		--localize-symbol='*' $(BUILD)/obj/keel.o
-	@$(TOOL_AR) rcs $@ $(BUILD)/obj/keel.o
+	@$(TOOL_AR) rcs $@ $<
+
+$(SHLIB): $(BUILD)/obj/keel.o
+	@echo "  LD      $@"
+	@$(CC) $(LDFLAGS_ALL) -shared -Wl,-soname,$(SONAME) $< -lm -o $@
+	@ln -sf $(SONAME) $(BUILD)/libkeel.so
 
 $(LIB_INTERNAL): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -204,26 +225,27 @@ FUZZ_TIME ?= 60
 fuzz-promote: $(KEEL) $(GEN)
 	@sh tests/fuzz-promote.sh $(BUILD) $(FUZZ_TIME)
 
-# Installing: the tool, the library a user links, its header (with the
-# opcode table it includes) and a pkg-config file, keel.pc, so that
-# `cc prog.c $(pkg-config --cflags --libs keel)` builds a program of
-# one's own. The library is static: -lm, which it needs, is in Libs.
+# Installing: the tool, the libraries, the header (with the opcode
+# table it includes) and a pkg-config file, keel.pc, so that `cc prog.c
+# $(pkg-config --cflags --libs keel)` builds a program of one's own
+# (linked to the shared library; --static: the static one, with -lm).
 # keel-gen, embed and fold are the project's own tools and examples.
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
-INSTALLED := $(BINDIR)/keel $(LIBDIR)/libkeel.a $(INCLUDEDIR)/keel.h \
+INSTALLED := $(BINDIR)/keel $(LIBDIR)/libkeel.a $(LIBDIR)/$(SONAME) \
+	$(LIBDIR)/libkeel.so $(INCLUDEDIR)/keel.h \
 	$(INCLUDEDIR)/keel_opcodes.def $(PKGCONFIGDIR)/keel.pc
-KL_VERSION := $(shell sed -n 's/^\#define KL_VERSION "\(.*\)"$$/\1/p' \
-	include/keel.h)
 
-install: $(KEEL) $(LIB)
+install: $(KEEL) $(LIB) $(SHLIB)
 	install -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(LIBDIR)' \
 		'$(DESTDIR)$(INCLUDEDIR)' '$(DESTDIR)$(PKGCONFIGDIR)'
 	install -m 755 $(KEEL) '$(DESTDIR)$(BINDIR)/keel'
 	install -m 644 $(LIB) '$(DESTDIR)$(LIBDIR)/libkeel.a'
+	install -m 755 $(SHLIB) '$(DESTDIR)$(LIBDIR)/$(SONAME)'
+	ln -sf $(SONAME) '$(DESTDIR)$(LIBDIR)/libkeel.so'
 	install -m 644 include/keel.h include/keel_opcodes.def \
 		'$(DESTDIR)$(INCLUDEDIR)'
 	printf '%s\n' 'includedir=$(INCLUDEDIR)' 'libdir=$(LIBDIR)' '' \
@@ -231,7 +253,7 @@ install: $(KEEL) $(LIB)
 		'Description: a small SSA compiler IR toolkit' \
 		'Version: $(KL_VERSION)' \
 		'Cflags: -I$${includedir}' \
-		'Libs: -L$${libdir} -lkeel -lm' \
+		'Libs: -L$${libdir} -lkeel' 'Libs.private: -lm' \
 		>'$(DESTDIR)$(PKGCONFIGDIR)/keel.pc'
 	chmod 644 '$(DESTDIR)$(PKGCONFIGDIR)/keel.pc'
 

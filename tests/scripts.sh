@@ -1473,15 +1473,20 @@ block0:
 KL
 if [ "$("$build"/keel run "$dir/pc.kl" %f)" = "A
 65" ]; then ok; else bad "keel run: the result line ran into the output"; fi
-# libkeel.a names nothing global but kl_ ones: a program's own
-# list_push or parse_int must not clash with the library's insides
+# libkeel.a and libkeel.so name nothing global but kl_ ones: a
+# program's own list_push or parse_int must not clash with the
+# library's insides
 if command -v nm >/dev/null 2>&1; then
-	# (nm's status read: a missing library listed nothing, and passed)
-	if nm -g --defined-only "$build"/libkeel.a >"$dir/nm.out"; then
-		others=$(grep -E '^[0-9a-f]+ [A-Z] ' "$dir/nm.out" | grep -v ' kl_')
-		if [ -z "$others" ] && grep -q ' T kl_module_new$' "$dir/nm.out"; then ok; else
-			bad "libkeel.a exports names without kl_: $(echo "$others" | head -n 3)"; fi
-	else bad "nm $build/libkeel.a: exit $?"; fi
+	for lib in libkeel.a libkeel.so; do
+		d=$([ "$lib" = libkeel.a ] || echo -D)
+		# (nm's status read: a missing library listed nothing, and passed)
+		# shellcheck disable=SC2086
+		if nm -g $d --defined-only "$build/$lib" >"$dir/nm.out"; then
+			others=$(grep -E '^[0-9a-f]+ [A-Z] ' "$dir/nm.out" | grep -v ' kl_')
+			if [ -z "$others" ] && grep -q ' T kl_module_new$' "$dir/nm.out"; then ok; else
+				bad "$lib exports names without kl_: $(echo "$others" | head -n 3)"; fi
+		else bad "nm $build/$lib: exit $?"; fi
+	done
 fi
 # keel.h is usable from C++ (extern "C", and the none entities are no C
 # compound literals, which C++ has only as an extension)
@@ -2944,19 +2949,22 @@ if command -v make >/dev/null 2>&1; then
 fi
 
 # make install into a staging directory (DESTDIR, PREFIX): the tool, the
-# library, the header with its opcode table, and keel.pc, with their
+# libraries, the header with its opcode table, and keel.pc, with their
 # modes; the installed keel runs; docs/api.md's fact.c builds from the
-# installed files alone (by pkg-config when there is one); make
-# uninstall takes every file back. (The build's keel and library are
+# installed files alone (by pkg-config when there is one), linked to
+# the shared library and, with --static, to the static one; make
+# uninstall takes every file back. (The build's keel and libraries are
 # copied to a BUILD of their own, taken as built with -o: make with
 # other flags into this BUILD would build it again.)
 if command -v make >/dev/null 2>&1; then
 	mki="$dir/mki" stage="$dir/stage" top="$dir/stage/opt/keel"
+	so=$(cd "$build" && echo libkeel.so.*.*.*)
 	rm -rf "$mki" "$stage" && mkdir -p "$mki"
-	cp "$build/keel" "$build/libkeel.a" "$mki"
+	cp "$build/keel" "$build/libkeel.a" "$build/$so" "$mki"
 	mk() {
 		MAKEFLAGS='' make -s -o "$mki/keel" -o "$mki/libkeel.a" \
-			BUILD="$mki" DESTDIR="$stage" PREFIX=/opt/keel "$@"
+			-o "$mki/$so" BUILD="$mki" DESTDIR="$stage" \
+			PREFIX=/opt/keel "$@"
 	}
 	mk install >"$dir/install.out" 2>&1
 	st=$?
@@ -2965,29 +2973,48 @@ if command -v make >/dev/null 2>&1; then
 	modes=$(cd "$top" && find . -type f -exec stat -c '%n %a' {} + | sort |
 		tr '\n' ' ')
 	want="./bin/keel 755 ./include/keel.h 644 ./include/keel_opcodes.def 644"
-	want="$want ./lib/libkeel.a 644 ./lib/pkgconfig/keel.pc 644 "
+	want="$want ./lib/libkeel.a 644 ./lib/$so 755 ./lib/pkgconfig/keel.pc 644 "
 	if [ "$st" = 0 ] && [ "$modes" = "$want" ] &&
+		[ "$(readlink "$top/lib/libkeel.so")" = "$so" ] &&
 		cmp -s include/keel.h "$top/include/keel.h" &&
 		[ "$run" = 168 ] &&
 		[ "$(head -n 1 "$dir/install.run")" = "168 primes below 1000" ] &&
 		grep -qx 'Version: '"$("$top/bin/keel" --version | cut -d ' ' -f 2)" \
 			"$top/lib/pkgconfig/keel.pc"
 	then ok; else bad "make install: exit $st, keel run $run, files: $modes"; cat "$dir/install.out"; fi
-	if command -v pkg-config >/dev/null 2>&1; then
-		pc=$(PKG_CONFIG_PATH="$top/lib/pkgconfig" \
-			PKG_CONFIG_SYSROOT_DIR="$stage" pkg-config --cflags --libs keel | sed "s/ *$//")
-	else
-		pc="-I$top/include -L$top/lib -lkeel -lm"
-	fi
 	# (the build's compiler and flags, its -Iinclude taken out)
 	cflags=$(sed 's/|.*//; s/ -MMD -MP//; s/ -Iinclude / /' "$build"/flags)
 	ldflags=$(sed 's/^[^|]*|//' "$build"/flags)
-	# shellcheck disable=SC2086
-	if [ "$pc" = "-I$top/include -L$top/lib -lkeel -lm" ] &&
-		$cflags "$dir/apidoc/fact.c" $pc $ldflags -o "$dir/install.fact" \
-			2>"$dir/install.cc" &&
-		[ "$("$dir/install.fact" | tail -n 1)" = "fact(10) = 3628800" ]
-	then ok; else bad "fact.c against the installed keel: flags '$pc'"; cat "$dir/install.cc"; fi
+	for how in shared static; do
+		static=""
+		if [ "$how" = static ]; then
+			# (a program under ASan cannot be linked -static)
+			grep -q __asan_init "$build"/keel && continue
+			static=--static
+		fi
+		want="-I$top/include -L$top/lib -lkeel${static:+ -lm}"
+		if command -v pkg-config >/dev/null 2>&1; then
+			pc=$(PKG_CONFIG_PATH="$top/lib/pkgconfig" \
+				PKG_CONFIG_SYSROOT_DIR="$stage" pkg-config \
+				--cflags --libs ${static:+--static} keel |
+				sed 's/ *$//')
+		else
+			pc=$want
+		fi
+		rm -f "$dir/install.fact"
+		# shellcheck disable=SC2086
+		if [ "$pc" = "$want" ] &&
+			$cflags "$dir/apidoc/fact.c" $pc ${static:+-static} $ldflags \
+				-o "$dir/install.fact" 2>"$dir/install.cc" &&
+			[ "$(LD_LIBRARY_PATH="$top/lib" "$dir/install.fact" |
+				tail -n 1)" = "fact(10) = 3628800" ] &&
+			if [ "$how" = shared ]; then
+				readelf -d "$dir/install.fact" | grep -q "NEEDED.*\[$so\]"
+			else
+				! readelf -d "$dir/install.fact" | grep -q 'NEEDED.*libkeel'
+			fi
+		then ok; else bad "fact.c against the installed keel, $how: flags '$pc'"; cat "$dir/install.cc"; fi
+	done
 	mk uninstall >"$dir/uninstall.out" 2>&1
 	st=$?
 	if [ "$st" = 0 ] && [ -z "$(find "$stage" -type f)" ]; then ok; else
