@@ -395,7 +395,7 @@ kl_status kl_module_add_data(kl_module *m, const char *name, size_t len,
  * would pass 2^40 bytes (so kl_data_size never wraps) or a string would
  * take the module's names and strings past 4 GiB - 3 bytes in all;
  * KL_ERR_INVALID for a bad kind, type or symbol (bytes NULL with len > 0
- * included). */
+ * included; a SYMREF's type is an integer one). */
 kl_status kl_data_append(kl_module *m, kl_sym data, const kl_data_item *item);
 uint32_t kl_data_num_items(const kl_module *m, kl_sym data);
 /* Item i; an all-zero item (which reads as i8 0) when i is not below

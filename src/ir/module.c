@@ -603,7 +603,11 @@ kl_data_append(kl_module *m, kl_sym data, const kl_data_item *item)
 	case KL_DATA_SYMREF:
 		if (kl_type_class(m, item->type) == KL_TYPE_NONE)
 			return KL_ERR_INVALID;
-		if (item->kind == KL_DATA_SYMREF && item->sym.id >= m->nsyms)
+		/* an address is an integer, whole in i64 or cut to a
+		 * narrower one's low bytes; a float would be its bits */
+		if (item->kind == KL_DATA_SYMREF &&
+		    (item->sym.id >= m->nsyms ||
+		     !kl_type_is_int(m, item->type)))
 			return KL_ERR_INVALID;
 		/* A value's bits fit its type: an integer's zero- or
 		 * sign-extended (-1 is an i8, as kl_build_iconst takes it),

@@ -314,9 +314,11 @@ scan_float(const char *s, size_t n, bool single, uint64_t *bits)
 	char small[256];
 	char *tmp = len < sizeof small ? small : kl_malloc(len + 1);
 	size_t k = 0;
-	bool digit = false, ok = true;
+	bool digit = false, ok = true, point = false, expo = false;
 	for (size_t i = 0; i < len; i++) {
 		char c = s[i];
+		point |= c == '.';
+		expo |= hex && (c | 32) == 'p';
 		if (c == '_') {
 			/* between two digits only */
 			unsigned base = hex ? 16 : 10;
@@ -331,6 +333,9 @@ scan_float(const char *s, size_t n, bool single, uint64_t *bits)
 	}
 	tmp[k] = 0;
 	used = 0;
+	/* a hex float with a point has its exponent, as C99 asks (strtod
+	 * would read 0x1.8 as 1.5) */
+	ok &= !(hex && point && !expo);
 	if (ok && digit) {
 		char *end;
 		errno = 0;

@@ -2139,6 +2139,16 @@ test_data_symref_at_bound(void)
 	it.sym = (kl_sym){ n - 1 };
 	CHECK_EQ_INT(kl_data_append(m, d, &it), KL_OK);
 	CHECK_EQ_INT(kl_data_num_items(m, d), 1);
+	/* an address is an integer: a float type is refused, an i8 holds
+	 * its low byte */
+	it.type = KL_TYPE_F64;
+	CHECK_EQ_INT(kl_data_append(m, d, &it), KL_ERR_INVALID);
+	it.type = KL_TYPE_F32;
+	CHECK_EQ_INT(kl_data_append(m, d, &it), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_data_num_items(m, d), 1);
+	it.type = KL_TYPE_I8;
+	CHECK_EQ_INT(kl_data_append(m, d, &it), KL_OK);
+	CHECK_EQ_INT(kl_data_num_items(m, d), 2);
 	kl_module_free(m);
 }
 
