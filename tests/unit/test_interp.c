@@ -236,6 +236,102 @@ test_use_of_hole(void)
 	kl_module_free(m);
 }
 
+/* More unverified IR the decoder refuses (docs/interpreter.md: wrong
+ * argument counts, a block without a terminator or with code after it),
+ * each run failing with its own message, and immediate divisors of 0,
+ * which only the verifier refuses, trapping as the two-operand forms
+ * do on 0 (the text parses; none of it verifies). */
+static void
+test_malformed_refused(void)
+{
+	static const char text[] =
+		"function %g(i32, i32) -> i32 {\n"
+		"block0(v0: i32, v1: i32):\n"
+		"    return v0\n"
+		"}\n"
+		"\n"
+		"function %few_args(i32) -> i32 {\n"
+		"block0(v0: i32):\n"
+		"    v1 = call %g(v0)\n"
+		"    return v1\n"
+		"}\n"
+		"\n"
+		"function %bare_return() -> i32 {\n"
+		"block0:\n"
+		"    return\n"
+		"}\n"
+		"\n"
+		"function %no_terminator() -> i32 {\n"
+		"block0:\n"
+		"    v0 = iconst.i32 1\n"
+		"}\n"
+		"\n"
+		"function %after_terminator() -> i32 {\n"
+		"block0:\n"
+		"    v0 = iconst.i32 1\n"
+		"    return v0\n"
+		"    v1 = iconst.i32 2\n"
+		"}\n"
+		"\n"
+		"function %entry_params(i32) -> i32 {\n"
+		"block0:\n"
+		"    v0 = iconst.i32 1\n"
+		"    return v0\n"
+		"}\n"
+		"\n"
+		"function %udiv0(i32) -> i32 {\n"
+		"block0(v0: i32):\n"
+		"    v1 = udiv_imm v0, 0\n"
+		"    return v1\n"
+		"}\n"
+		"\n"
+		"function %urem0(i32) -> i32 {\n"
+		"block0(v0: i32):\n"
+		"    v1 = urem_imm v0, 0\n"
+		"    return v1\n"
+		"}\n"
+		"\n"
+		"function %srem0(i32) -> i32 {\n"
+		"block0(v0: i32):\n"
+		"    v1 = srem_imm v0, 0\n"
+		"    return v1\n"
+		"}\n";
+	static const struct {
+		const char *func, *message; /* NULL: traps int_divz */
+	} cases[] = {
+		{ "few_args", "passes 1 argument for 2 parameters" },
+		{ "bare_return", "returns 0 values, the signature has 1" },
+		{ "no_terminator", "block0 does not end with a terminator" },
+		{ "after_terminator", "follows the terminator of block0" },
+		{ "entry_params",
+		  "entry block has 0 parameters, the signature 1" },
+		{ "udiv0", NULL },
+		{ "urem0", NULL },
+		{ "srem0", NULL },
+	};
+	kl_module *m = parse_text(text, sizeof text - 1);
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		kl_interp *it = kl_interp_new(m, NULL);
+		kl_run_result r;
+		uint64_t arg = 7;
+		kl_sym s = sym(m, cases[k].func);
+		kl_signature sig = kl_sym_signature(m, s);
+		CHECK(kl_interp_call(it, s, &arg, sig.num_params, &r) ==
+		      KL_OK);
+		if (cases[k].message) {
+			CHECK(r.status == KL_RUN_FAILED);
+			if (r.status == KL_RUN_FAILED &&
+			    !strstr(r.message, cases[k].message))
+				CHECK_EQ_STR(r.message, cases[k].message);
+		} else {
+			CHECK(r.status == KL_RUN_TRAPPED);
+			CHECK_EQ_INT(r.trap, KL_TRAP_INT_DIVZ);
+		}
+		kl_interp_free(it);
+	}
+	kl_module_free(m);
+}
+
 static void
 test_invalid_calls(void)
 {
@@ -1286,6 +1382,7 @@ main(void)
 	UNIT_RUN(test_use_of_hole);
 	UNIT_RUN(test_use_outside_layout);
 	UNIT_RUN(test_malformed_counts);
+	UNIT_RUN(test_malformed_refused);
 	UNIT_RUN(test_invalid_calls);
 	UNIT_RUN(test_variadic_arg_count);
 	UNIT_RUN(test_data_bounds);
