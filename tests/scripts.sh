@@ -1744,6 +1744,154 @@ if [ "$st" = 1 ] && [ "$(head -n 1 "$dir/fail.err")" = \
 	"keel run: examples/sieve.kl: error: data %fmt is too large (22 bytes; the memory limit, max_memory, is 1)" ]
 then ok; else bad "keel run --max-memory 1: exit $st, $(head -n 1 "$dir/fail.err")"; fi
 
+# ---- 0e2b. forms of the commands no other check reaches ----
+# every command without its input is bad usage, said so; its help is
+# the same as keel help's, and starts with its usage
+for c in "cat|no input files" "verify|no input files" \
+	"cfg|no input files" "domtree|no input files" \
+	"opt -p promote|no input file" "run|no input file" \
+	"difftest -p promote|no input files" \
+	"test|no files or directories given" \
+	"filecheck|no check file given"; do
+	cmd=${c%%|*} want=${c#*|} name=${cmd%% *}
+	# shellcheck disable=SC2086
+	"$build"/keel $cmd >/dev/null 2>"$dir/none.err"
+	st=$?
+	if [ "$st" = 2 ] && [ "$(cat "$dir/none.err")" = "keel $name: $want
+(see 'keel $name --help')" ]; then ok; else
+		bad "keel $cmd, no input: exit $st, $(cat "$dir/none.err")"; fi
+	"$build"/keel "$name" --help >"$dir/help.out" 2>&1
+	st=$?
+	"$build"/keel help "$name" >"$dir/help2.out" 2>&1
+	if [ "$st" = 0 ] && cmp -s "$dir/help.out" "$dir/help2.out" &&
+		head -n 1 "$dir/help.out" | grep -q "^usage: keel $name "
+	then ok; else
+		bad "keel $name --help: exit $st, $(head -n 1 "$dir/help.out")"
+	fi
+done
+# one input where a command takes one; standard input is read once
+for c in "filecheck a b|one check file only" \
+	"opt -p promote examples/max.kl examples/max.kl|one input file only" \
+	"difftest --against - -|standard input can be read once: FILE and \
+AFTER are both '-'"; do
+	cmd=${c%%|*} want=${c#*|}
+	# shellcheck disable=SC2086
+	"$build"/keel $cmd </dev/null >/dev/null 2>"$dir/two.err"
+	st=$?
+	if [ "$st" = 2 ] &&
+		[ "$(head -n 1 "$dir/two.err")" = "keel ${cmd%% *}: $want" ]
+	then ok; else bad "keel $cmd: exit $st, $(cat "$dir/two.err")"; fi
+done
+# a function of several results prints them on one line, in order
+cat >"$dir/two.kl" <<'KL'
+function %two(i32) -> i32, i64 {
+block0(v0: i32):
+    v1 = iconst.i64 -5
+    return v0, v1
+}
+KL
+out=$("$build"/keel run "$dir/two.kl" %two 7)
+st=$?
+if [ "$st" = 0 ] && [ "$out" = "7, -5" ]; then ok; else
+	bad "keel run, two results: exit $st, '$out'"; fi
+# a module that does not verify is not run: its listing, status 1
+cat >"$dir/unverified.kl" <<'KL'
+declare %putchar(i32) -> i32
+
+function %main() -> i32 {
+block0:
+    v0 = iconst.i32 65
+    v1 = call %putchar(v0)
+    v2 = iconst.i64 1
+    return v2
+}
+KL
+u=$dir/unverified
+"$build"/keel run "$u.kl" >"$u.out" 2>"$u.err"
+st=$?
+printf '%s\n' "keel run: $u.kl does not verify:" \
+	"$u.kl:8: error: inst3: arg 0 (v2) has type i64, must match \
+function signature of i32" >"$u.want"
+if [ "$st" = 1 ] && [ ! -s "$u.out" ] &&
+	[ "$(head -n 2 "$u.err")" = "$(cat "$u.want")" ] &&
+	grep -q '^; 1 verifier error in %main$' "$u.err"; then ok; else
+	bad "keel run, a module that does not verify: exit $st:"
+	cat "$u.out" "$u.err"; fi
+# --inst-numbers numbers the instructions of keel verify's listing and
+# of keel cat's text; keel cfg --loops adds the loop forest
+"$build"/keel verify --inst-numbers "$u.kl" >"$dir/vin.out" 2>/dev/null
+st=$?
+if [ "$st" = 1 ] && grep -q '^    v2 = iconst.i64 1 ; inst2$' "$dir/vin.out" &&
+	grep -q '^    return v2 ; inst3$' "$dir/vin.out"; then ok; else
+	bad "keel verify --inst-numbers: exit $st:"; cat "$dir/vin.out"; fi
+"$build"/keel cat --inst-numbers examples/max.kl >"$dir/cin.out"
+printf '%s\n' "    v2 = icmp sgt v0, v1 ; inst0" \
+	"    brif v2, block1, block2(v1) ; inst1" >"$dir/cin.want"
+if [ "$(sed -n 3,4p "$dir/cin.out")" = "$(cat "$dir/cin.want")" ]
+then ok; else bad "keel cat --inst-numbers:"; cat "$dir/cin.out"; fi
+"$build"/keel cfg --loops --func main examples/sieve.kl >"$dir/loops.out"
+printf '%s\n' "loops %main" \
+	"    loop0 header block1 depth 1: block1 block2 block3 block5" \
+	"        loop1 header block4 depth 2 parent loop0: block4 block7" \
+	>"$dir/loops.want"
+if [ "$(sed -n '/^loops/,$p' "$dir/loops.out")" = "$(cat "$dir/loops.want")" ]
+then ok; else bad "keel cfg --loops:"; cat "$dir/loops.out"; fi
+# keel test's --timeout takes a fraction of a second
+out=$("$build"/keel test --timeout 0.5 tests/failing/hang.kl 2>&1)
+st=$?
+if [ "$st" = 1 ] && [ "$out" = "FAIL tests/failing/hang.kl: timed out \
+after 0.5 s
+0 passed, 1 failed" ]; then ok; else
+	bad "keel test --timeout 0.5: exit $st, $out"; fi
+# an access to an object whose page of records is gone (all its 1,024
+# objects freed) traps, naming the object by its number alone
+cat >"$dir/deadpage.kl" <<'KL'
+declare %malloc(i64) -> i64
+declare %free(i64)
+
+; n heap objects made and freed one after another
+function %churn(i64) {
+block0(v0: i64):
+    jump block1(v0)
+
+block1(v1: i64):
+    brif v1, block2, block3
+
+block2:
+    v2 = iconst.i64 8
+    v3 = call %malloc(v2)
+    call %free(v3)
+    v4 = iadd_imm v1, -1
+    jump block1(v4)
+
+block3:
+    return
+}
+
+function %main() -> i32 {
+block0:
+    v0 = iconst.i64 1100
+    call %churn(v0)
+    v1 = iconst.i64 8
+    v2 = call %malloc(v1)
+    call %free(v2)
+    v3 = iconst.i64 2100
+    call %churn(v3)
+    v4 = load.i32 v2+4
+    return v4
+}
+KL
+"$build"/keel run "$dir/deadpage.kl" >/dev/null 2>"$dir/deadpage.err"
+st=$?
+printf '%s\n' \
+	"trap heap_oob: 4-byte load: object 1105 is dead (offset 4)" \
+	"  in %main at inst7 (line 32): v4 = load.i32 v2+4" \
+	>"$dir/deadpage.want"
+if [ "$st" = 1 ] && cmp -s "$dir/deadpage.err" "$dir/deadpage.want"
+then ok; else
+	bad "keel run, a load from a freed page: exit $st:"
+	cat "$dir/deadpage.err"; fi
+
 # ---- 0e4. quadratic dominance frontiers stop at their limit ----
 # A nest of 8,200 loops whose latches branch to the latch outside: its
 # frontiers hold 8,200 x 8,201 entries, past the limit of 2^26. The
