@@ -10,10 +10,10 @@
  * and pads the caret line by character, not by byte (see below for how
  * many blanks each);
  * any other byte that is not printable ASCII (a stray CR, a lone byte of
- * a broken sequence, a sequence cut by the long-line window), and a C1
- * control character, is shown as '?', one column. Lines over 200 bytes
- * are shown in a window around the column, "..." marking each end that
- * is cut. The blanks follow the
+ * a broken sequence), and a C1 control character, is shown as '?', one
+ * column. Lines over 200 bytes are shown in a window around the column,
+ * "..." marking each end that is cut, between two characters. The
+ * blanks follow the
  * character's width on a terminal: two for the wide ones (CJK, Hangul,
  * full-width forms, emoji), none for combining marks and zero-width
  * characters. Those widths are Unicode's (East Asian Width W and F, and
@@ -25,6 +25,12 @@
 #include <string.h>
 
 #include "../util/util.h"
+
+static bool
+is_continuation(char c)
+{
+	return ((unsigned char)c & 0xc0) == 0x80;
+}
 
 /* Ranges of code points, first and last. */
 typedef struct {
@@ -144,6 +150,16 @@ kl_diag_render(const kl_diag *d, const char *file, const char *src,
 		kl_buf_puts(out, "...");
 	}
 	size_t stop = end - start > 200 ? start + 200 : end;
+	/* The cuts fall between characters: a character the window's
+	 * first byte is inside of is left out, and so is one its last
+	 * byte would cut. (A UTF-8 character has at most 3 bytes after
+	 * its first.) */
+	for (int k = 0; k < 3 && start != pos && is_continuation(src[start]);
+	     k++)
+		start++;
+	for (int k = 0; k < 3 && stop != end && is_continuation(src[stop]);
+	     k++)
+		stop--;
 	for (size_t i = start; i < stop;) {
 		size_t n = kl_utf8_len((const unsigned char *)src + i,
 				       stop - i);

@@ -1718,6 +1718,39 @@ test_render_long_line_window_edge(void)
 	kl_diags_free(&d);
 }
 
+/* kl_diag_render: the window's ends fall between characters, not
+ * inside one: a line of two-byte 'é's cut at an odd byte showed the
+ * lone half as '?', the mark of bytes that are not UTF-8. The window
+ * starts at the character that holds its first byte's place, and ends
+ * before the one its last byte would cut. */
+static void
+test_render_window_whole_characters(void)
+{
+	char src[402];
+	for (int i = 0; i < 400; i += 2)
+		memcpy(src + i, "\xc3\xa9", 2);
+	src[400] = 'x';
+	src[401] = '\n';
+	for (uint32_t col = 150; col <= 151; col++) {
+		kl_diags d = { 0 };
+		kl_diags_add(&d, KL_SEV_ERROR, 1, col, "here");
+		kl_buf out = { 0 };
+		kl_diag_render(&d.items[0], "u.kl", src, sizeof src, &out);
+		CHECK(strchr(out.data, '?') == NULL);
+		/* the window: col - 81 rounded up to a character, to
+		 * 200 bytes on from col - 81 rounded down */
+		size_t from = (col - 81 + 1) & ~(size_t)1;
+		size_t to = (col - 81 + 200) & ~(size_t)1;
+		kl_buf want = { 0 };
+		kl_buf_printf(&want, "u.kl:1:%u: error: here\n...%.*s...\n",
+			      col, (int)(to - from), src + from);
+		CHECK_EQ_INT(strncmp(out.data, want.data, want.len), 0);
+		kl_buf_free(&out);
+		kl_buf_free(&want);
+		kl_diags_free(&d);
+	}
+}
+
 /* ---- pointers that stay valid while the module lives ---- */
 
 /* keel.h: kl_sym_name's bytes, a string item's bytes and a signature's
@@ -2432,6 +2465,7 @@ main(void)
 	UNIT_RUN(test_data_values_print_signed);
 	UNIT_RUN(test_data_spellings_parse_alike);
 	UNIT_RUN(test_render_long_line_window_edge);
+	UNIT_RUN(test_render_window_whole_characters);
 	UNIT_RUN(test_pointers_outlive_growth);
 	UNIT_RUN(test_insert_cost_is_bounded);
 	UNIT_RUN(test_append_past_last_number);
