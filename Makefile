@@ -170,7 +170,7 @@ $(BUILD)/fuzzobj/%.o: fuzz/%.c $(wildcard src/*/*.h) include/keel.h \
 # Every test: unit programs (those of tests/unit/test_*.c alone, not
 # what an older tree left in $(BUILD)/unit), then the file tests.
 # tests/check.sh sums the "N passed, N failed" lines into the final one.
-check: $(KEEL) $(GEN) $(EMBED) $(FOLD) $(UNIT_BIN) $(FUZZ_OBJ)
+check: $(KEEL) $(GEN) $(EMBED) $(FOLD) $(SHLIB) $(UNIT_BIN) $(FUZZ_OBJ)
 	@sh tests/check.sh $(BUILD) $(UNIT_BIN)
 
 # Benchmarks against LLVM 19 when installed (bench/bench.sh explains the

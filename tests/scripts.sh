@@ -3106,7 +3106,8 @@ fi
 # other flags into this BUILD would build it again.)
 if command -v make >/dev/null 2>&1; then
 	mki="$dir/mki" stage="$dir/stage" top="$dir/stage/opt/keel"
-	so=$(cd "$build" && echo libkeel.so.*.*.*)
+	so=libkeel.so.$("$build"/keel --version | cut -d ' ' -f 2)
+	[ -f "$build/$so" ] || bad "make check did not build $build/$so"
 	rm -rf "$mki" "$stage" && mkdir -p "$mki"
 	cp "$build/keel" "$build/libkeel.a" "$build/$so" "$mki"
 	mk() {
