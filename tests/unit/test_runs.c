@@ -399,9 +399,82 @@ test_long_outputs_differ_late(void)
 	kl_module_free(m);
 }
 
+/* difftest's argument vectors for the narrow and the f32 parameters: the
+ * first parameter takes 0, 1, then the mixed values from -1 on, each
+ * next parameter one step further; an i8 or i16 takes the value's low
+ * bits, an f32 a quarter of it, rounded to f32 (0x7fffffff / 4 becomes
+ * 2^29). Each vector is the arguments a call gets: %p returns them as
+ * it got them, and a call is described with them (floats in the
+ * printer's hex: -0x1.81c8p11 is -3086.25). */
+static const char narrow[] =
+	"function %p(f32, i8, i16, i64, f32) -> f32, i8, i16, i64, f32 {\n"
+	"block0(v0: f32, v1: i8, v2: i16, v3: i64, v4: f32):\n"
+	"    return v0, v1, v2, v3, v4\n"
+	"}\n";
+
+static void
+test_narrow_and_f32_arguments(void)
+{
+	static const uint64_t want[RUN_NVEC][5] = {
+		{ 0x00000000, 0x00, 0x0000, 0x0, 0x00000000 },
+		{ 0x3e800000, 0x02, 0x0003, 0x4, 0x3fa00000 },
+		{ 0xbe800000, 0x02, 0x0064, 0x7, 0xc540e400 },
+		{ 0x3f000000, 0x64, 0x0007, 0xffffffffffffcfc7, 0x3f400000 },
+		{ 0x41c80000, 0x07, 0xcfc7, 0x3, 0x4e000000 },
+		{ 0x3fe00000, 0xc7, 0x0003, 0x7fffffff, 0xbf000000 },
+		{ 0xc540e400, 0x03, 0xffff, 0xfffffffffffffffe, 0xbe800000 },
+		{ 0x3f400000, 0xff, 0xfffe, 0xffffffffffffffff, 0x3f000000 },
+	};
+	kl_module *m = NULL;
+	CHECK(kl_parse_module(narrow, sizeof narrow - 1, NULL, &m, NULL) ==
+	      KL_OK);
+	if (!m)
+		return;
+	kl_sym s = kl_module_lookup(m, "p", 1);
+	const kl_func *f = kl_sym_func(m, s);
+	CHECK(run_callable(m, f));
+	CHECK_EQ_INT(run_nvectors(f), RUN_NVEC);
+	runner r;
+	runner_init(&r, m, 1000, 0);
+	for (uint32_t v = 0; v < RUN_NVEC; v++) {
+		uint64_t args[RUN_MAX_PARAMS];
+		CHECK_EQ_INT(run_args(m, f, v, args), 5);
+		run_outcome o = { 0 };
+		run_call(&r, s, v, &o);
+		CHECK(o.status == KL_RUN_RETURNED && o.nres == 5);
+		uint64_t res[5] = { 0 };
+		if (o.res.len == sizeof res)
+			memcpy(res, o.res.data, sizeof res);
+		for (uint32_t k = 0; k < 5; k++) {
+			CHECK_EQ_INT(args[k], want[v][k]);
+			CHECK_EQ_INT(res[k], want[v][k]);
+		}
+		run_outcome_free(&o);
+	}
+	runner_free(&r);
+	static const char *const calls[RUN_NVEC] = {
+		"%p(0.0, 0, 0, 0, 0.0)",
+		"%p(0x1p-2, 2, 3, 4, 0x1.4p0)",
+		"%p(-0x1p-2, 2, 100, 7, -0x1.81c8p11)",
+		"%p(0x1p-1, 100, 7, -12345, 0x1.8p-1)",
+		"%p(0x1.9p4, 7, -12345, 3, 0x1p29)",
+		"%p(0x1.cp0, -57, 3, 2147483647, -0x1p-1)",
+		"%p(-0x1.81c8p11, 3, -1, -2, -0x1p-2)",
+		"%p(0x1.8p-1, -1, -2, -1, 0x1p-1)",
+	};
+	for (uint32_t v = 0; v < RUN_NVEC; v++) {
+		kl_buf d = { 0 };
+		run_describe_call(&d, m, s, v);
+		CHECK_EQ_STR(d.data, calls[v]);
+		kl_buf_free(&d);
+	}
+	kl_module_free(m);
+}
+
 int
 main(void)
 {
+	UNIT_RUN(test_narrow_and_f32_arguments);
 	UNIT_RUN(test_long_outputs_differ_late);
 	UNIT_RUN(test_output_kept_and_compared);
 	UNIT_RUN(test_every_result_compared);
