@@ -2264,6 +2264,46 @@ test_set_dest_to_missing_block(void)
 	kl_module_free(m);
 }
 
+/* kl_print_value writes a value as the text does, vN with the IR's own
+ * number (it takes no options: not renumbered), an alias under its own
+ * name as an operand shows it, and appends to what out holds. */
+static void
+test_print_value(void)
+{
+	kl_module *m;
+	kl_func *f = parsed_f("function %f(i32) -> i32 {\n"
+			      "block0(v0: i32):\n"
+			      "    v1 -> v0\n"
+			      "    v17 = iadd v0, v1\n"
+			      "    return v17\n"
+			      "}\n", &m);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	kl_buf out = { 0 };
+	kl_buf_puts(&out, "x = ");
+	kl_print_value(f, (kl_value){ 17 }, &out);
+	CHECK_EQ_STR(out.data, "x = v17");
+	kl_buf_reset(&out);
+	kl_print_value(f, (kl_value){ 1 }, &out);
+	CHECK_EQ_STR(out.data, "v1");
+	/* an instruction's text from its pieces, as kl_print_inst has it */
+	kl_inst add = kl_value_def_inst(f, (kl_value){ 17 });
+	kl_buf whole = { 0 };
+	kl_print_inst(f, add, &whole);
+	kl_buf_reset(&out);
+	kl_print_value(f, kl_inst_result(f, add, 0), &out);
+	kl_buf_puts(&out, " = iadd ");
+	kl_print_value(f, kl_inst_arg(f, add, 0), &out);
+	kl_buf_puts(&out, ", ");
+	kl_print_value(f, kl_inst_arg(f, add, 1), &out);
+	CHECK_EQ_STR(out.data, whole.data);
+	CHECK_EQ_STR(whole.data, "v17 = iadd v0, v1");
+	kl_buf_free(&whole);
+	kl_buf_free(&out);
+	kl_module_free(m);
+}
+
 /* Successor edge i of a block is destination i of its terminator, a
  * br_table's default first: the arguments of each edge are read off it,
  * and two edges to one block stay apart (keel.h promises this). */
@@ -2483,6 +2523,7 @@ main(void)
 	UNIT_RUN(test_block_is_terminated);
 	UNIT_RUN(test_value_param_index);
 	UNIT_RUN(test_print_renumbered);
+	UNIT_RUN(test_print_value);
 	UNIT_RUN(test_succ_edge_is_dest);
 	UNIT_RUN(test_pass_report_counters);
 	UNIT_RUN(test_pass_report_full);
