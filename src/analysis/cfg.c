@@ -27,7 +27,12 @@
  * placed by counting sort; the predecessors are filled by walking the
  * layout, so they come out in the layout order of their branches. A
  * list that must grow during a repair moves to the end of the pool with
- * twice the room; the pool is compacted when more than half of it is holes.
+ * at least twice the room, leaving a hole. No compaction is needed: the
+ * holes a list left add up to less than the room it holds now (each was
+ * at most half the next), so holes are under half the pool, whose size
+ * follows the most edges each list ever held, not the number of edits;
+ * kl_cfg_compute starts it afresh. (A compaction at half the pool was
+ * here and could never run.)
  *
  * Repair (kl_cfg_recompute_block): the old successors of b are known from
  * b's cached successor list, not from its instructions, which may have
@@ -328,38 +333,12 @@ kl_cfg_compute(kl_cfg *cfg, const kl_func *f)
 
 /* ---- repair ---- */
 
-/* Move all lists to a fresh pool, back to back, dropping the holes. */
-static void
-compact(kl_cfg *cfg)
-{
-	uint32_t live = cfg->pool_len - cfg->pool_dead;
-	kl_cfg_edge *np = kl_malloc((size_t)(live ? live : 1) * sizeof *np);
-	uint32_t at = 0;
-	for (uint32_t b = 0; b < cfg->nblocks; b++) {
-		cfg_list *ls[2] = { &cfg->succ[b], &cfg->pred[b] };
-		for (int k = 0; k < 2; k++) {
-			cfg_list *l = ls[k];
-			memcpy(np + at, cfg->pool + l->start,
-			       l->len * sizeof *np);
-			l->start = at;
-			at += l->cap;
-		}
-	}
-	free(cfg->pool);
-	cfg->pool = np;
-	cfg->pool_cap = live ? live : 1;
-	cfg->pool_len = at;
-	cfg->pool_dead = 0;
-}
-
 /* Make room for n more edges in list l (which may move). */
 static void
 list_room(kl_cfg *cfg, cfg_list *l, uint32_t n)
 {
 	if ((uint64_t)l->len + n <= l->cap)
 		return;
-	if (cfg->pool_dead > 1024 && cfg->pool_dead > cfg->pool_len / 2)
-		compact(cfg);
 	uint64_t cap = l->cap < 2 ? 2 : (uint64_t)l->cap * 2;
 	while (cap < (uint64_t)l->len + n)
 		cap *= 2;
