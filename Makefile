@@ -101,14 +101,21 @@ TOOL_OBJCOPY := $(shell $(CC) -print-prog-name=objcopy)
 TOOL_AR := $(shell $(CC) -print-prog-name=ar)
 
 # The library a user links: one object whose only global names are the
-# kl_ ones, so that a program of its own with a list_push or a parse_int
-# still links (the internal names become local after a partial link).
-# Both libraries are made of it.
-$(BUILD)/obj/keel.o: $(LIB_OBJ)
+# functions keel.h declares, so that a program of its own with a
+# list_push or a parse_int still links, and the library's own helpers
+# (kl_malloc, the arena, ...) are no part of its ABI: every other name
+# becomes local after a partial link. Both libraries are made of it.
+# (The names are read off the header's declarations, as tests/scripts.sh
+# reads them to check that the two agree.)
+$(BUILD)/api.syms: include/keel.h
+	@sed 's|/\*.*\*/||' $< | grep -v '^ \*\|^/\*' | \
+		grep -oE '\bkl_[a-z0-9_]+\(' | tr -d '(' | sort -u >$@.tmp
+	@mv $@.tmp $@
+
+$(BUILD)/obj/keel.o: $(LIB_OBJ) $(BUILD)/api.syms
 	@echo "  LD -r   $@"
-	@$(TOOL_LD) -r -o $@.tmp $^
-	@$(TOOL_OBJCOPY) --wildcard --localize-symbol='!kl_*' \
-		--localize-symbol='*' $@.tmp
+	@$(TOOL_LD) -r -o $@.tmp $(LIB_OBJ)
+	@$(TOOL_OBJCOPY) --keep-global-symbols=$(BUILD)/api.syms $@.tmp
 	@mv $@.tmp $@
 
 $(LIB): $(BUILD)/obj/keel.o

@@ -46,6 +46,12 @@ extern "C" {
 
 #define KL_VERSION "0.1.0"
 
+/* The version of the library linked or loaded, as KL_VERSION spells it:
+ * a program that loads libkeel.so (a binding through an FFI, which sees
+ * no macros) learns which one it got; one compiled against keel.h can
+ * compare it with the KL_VERSION it was compiled with. */
+const char *kl_version(void);
+
 /* The reserved "none" index of every entity kind. */
 #define KL_NONE UINT32_MAX
 

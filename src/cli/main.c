@@ -173,7 +173,7 @@ dispatch(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (version) {
-		printf("keel %s\n", KL_VERSION);
+		printf("keel %s\n", kl_version());
 		return EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

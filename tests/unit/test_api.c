@@ -1751,6 +1751,17 @@ test_render_window_whole_characters(void)
 	}
 }
 
+/* kl_version: the library's version is the header's it was built
+ * with, three numbers and two dots. */
+static void
+test_version(void)
+{
+	CHECK_EQ_STR(kl_version(), KL_VERSION);
+	unsigned a, b, c;
+	char end;
+	CHECK_EQ_INT(sscanf(kl_version(), "%u.%u.%u%c", &a, &b, &c, &end), 3);
+}
+
 /* ---- pointers that stay valid while the module lives ---- */
 
 /* keel.h: kl_sym_name's bytes, a string item's bytes and a signature's
@@ -2506,6 +2517,7 @@ main(void)
 	UNIT_RUN(test_data_spellings_parse_alike);
 	UNIT_RUN(test_render_long_line_window_edge);
 	UNIT_RUN(test_render_window_whole_characters);
+	UNIT_RUN(test_version);
 	UNIT_RUN(test_pointers_outlive_growth);
 	UNIT_RUN(test_insert_cost_is_bounded);
 	UNIT_RUN(test_append_past_last_number);
