@@ -1252,6 +1252,17 @@ typedef struct kl_interp_options {
 	 * KiB); NULL discards it. */
 	void (*output)(void *ctx, const char *data, size_t len);
 	void *output_ctx;
+	/* Called on the calling thread as a call starts and then about
+	 * every 2^16 IR instructions it runs (where kl_interp_stop is
+	 * looked at); returning true ends the call as kl_interp_stop does,
+	 * with the message "the poll callback stopped the run". For a host
+	 * that wants its own code to run during a long call without a
+	 * thread: an interpreted language's pending signals (Python's
+	 * Ctrl-C, which its handler sees only when Python code runs), a
+	 * deadline, a progress bar. NULL: no calls. The rules of the
+	 * output callback hold for it. */
+	bool (*poll)(void *ctx);
+	void *poll_ctx;
 } kl_interp_options;
 
 /* The interpreter's traps beyond the IR's trap codes (kl_trapcode). */
@@ -1307,8 +1318,9 @@ typedef struct kl_run_result {
  * take a non-const kl_func, kl_value_set_alias, passes) marks it
  * changed, and the next kl_interp_call decodes it again before it runs.
  * The module must not change during a call: a change from the output
- * callback stops the run when the callback returns (KL_RUN_FAILED).
- * Nor may the callback use its own interpreter but to read: a
+ * or poll callback stops the run when the callback returns
+ * (KL_RUN_FAILED). Nor may a callback use its own interpreter but to
+ * read: a
  * kl_interp_call from there is refused (KL_ERR_INVALID, FAILED), a
  * kl_interp_reset stops the run as a change does, and kl_interp_free
  * is undefined.
@@ -1332,7 +1344,7 @@ void kl_interp_free(kl_interp *it); /* NULL is allowed */
  * (whatever its status), KL_ERR_INVALID when func is not a defined
  * function the interpreter's memory has, nargs is wrong, args is NULL
  * with nargs > 0, data changed since memory was made, or a call of it
- * is in progress (from its output callback) (*res is then FAILED with a
+ * is in progress (from its output or poll callback) (*res is then FAILED with a
  * message, naming kl_interp_reset where it helps).
  */
 kl_status kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
@@ -1345,14 +1357,14 @@ kl_status kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
  * the next call: the interpreter is then what a new one would be (the
  * same object ids, the same contents). Decoded functions are kept (while
  * they do not change). When nothing was added, it costs what was made
- * since, not the module's size. From the output callback during a call,
- * it forgets nothing: the run stops when the callback returns. */
+ * since, not the module's size. From the output or poll callback during
+ * a call, it forgets nothing: the run stops when the callback returns. */
 void kl_interp_reset(kl_interp *it);
 
 /* End the call in progress early, as FAILED with "kl_interp_stop stopped
  * the run" and the stack where it was. From any thread, from a signal
- * handler (it is one lock-free atomic store), or from the output
- * callback (for a host whose output cannot be written). The run stops
+ * handler (it is one lock-free atomic store), or from the output or
+ * poll callback (for a host whose output cannot be written). The run stops
  * when the callback returns, or else within 2^16 more IR instructions
  * (a single builtin call, such as a long memset, finishes first). The
  * caller knows it stopped the run, so the result needs no mark of its

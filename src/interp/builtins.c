@@ -181,30 +181,15 @@ cstring(kl_interp *it, const char *what, uint64_t p, size_t *len)
 	return (const char *)h;
 }
 
-/* Hand s to the output callback. false, the run failed, when the
- * callback changed the module (the code running may no longer be the
- * module's, and its tables may have moved) or reset the interpreter
- * (kl_interp_reset left that to this check). */
+/* Hand s to the output callback; false when the run must stop
+ * (after_callback). */
 static bool
 output(kl_interp *it, const char *s, size_t n)
 {
 	if (!it->opts.output || !n)
 		return true;
 	it->opts.output(it->opts.output_ctx, s, n);
-	if (stop_asked(it))
-		return false;
-	if (KL_UNLIKELY(it->reset_in_call)) {
-		raise_fail(it, "kl_interp_reset was called during the call "
-			       "(in the output callback), which is not "
-			       "allowed: the run stops here");
-		return false;
-	}
-	if (KL_LIKELY(it->m->edits == it->edits_seen &&
-		      it->m->data_edits == it->data_seen))
-		return true;
-	raise_fail(it, "the module changed during the call (in the output "
-		       "callback), which is not allowed: the run stops here");
-	return false;
+	return after_callback(it, "output");
 }
 
 /* A count of bytes written as puts and printf return it, an int: -1

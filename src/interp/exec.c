@@ -474,8 +474,17 @@ static KL_NOINLINE uint64_t
 refuel(kl_interp *it, dfunc *fn, uint32_t pc, uint64_t fuel,
        uint32_t cost)
 {
-	if (stop_asked(it))
+	if (it->opts.poll) {
+		bool stop = it->opts.poll(it->opts.poll_ctx);
+		if (!after_callback(it, "poll"))
+			return REFUEL_STOPPED;
+		if (stop) {
+			raise_fail(it, "the poll callback stopped the run");
+			return REFUEL_STOPPED;
+		}
+	} else if (stop_asked(it)) {
 		return REFUEL_STOPPED;
+	}
 	uint64_t have = fuel + it->fuel_bank;
 	if (have < cost) {
 		fuel_patch(it, fn, pc, have, cost);

@@ -184,6 +184,26 @@ kl_interp_reset(kl_interp *it)
 		mem_reset(it);
 }
 
+bool
+after_callback(kl_interp *it, const char *which)
+{
+	if (stop_asked(it))
+		return false;
+	if (KL_UNLIKELY(it->reset_in_call)) {
+		raise_fail(it, "kl_interp_reset was called during the call "
+			       "(in the %s callback), which is not allowed: "
+			       "the run stops here", which);
+		return false;
+	}
+	if (KL_LIKELY(it->m->edits == it->edits_seen &&
+		      it->m->data_edits == it->data_seen))
+		return true;
+	raise_fail(it, "the module changed during the call (in the %s "
+		       "callback), which is not allowed: the run stops here",
+		   which);
+	return false;
+}
+
 void
 kl_interp_stop(kl_interp *it)
 {
@@ -313,9 +333,9 @@ kl_interp_call(kl_interp *it, kl_sym func, const uint64_t *args,
 	if (KL_UNLIKELY(it->in_call)) {
 		/* (from the output callback: it->pend is the running call's) */
 		res->status = KL_RUN_FAILED;
-		res->message = "kl_interp_call from the output callback of a "
-			       "call of the same interpreter, which is not "
-			       "allowed";
+		res->message = "kl_interp_call from the output or poll "
+			       "callback of a call of the same interpreter, "
+			       "which is not allowed";
 		return KL_ERR_INVALID;
 	}
 	kl_status st = call(it, func, args, nargs, res);

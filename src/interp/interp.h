@@ -389,7 +389,7 @@ void raise_trap(kl_interp *it, uint32_t trap, const char *fmt, ...)
 void raise_fail(kl_interp *it, const char *fmt, ...) KL_PRINTF(2, 3);
 /* Was kl_interp_stop called? Then the run fails (true). Looked at
  * between fuel chunks, after each builtin call and after each call of
- * the output callback. */
+ * the output and poll callbacks. */
 static inline bool
 stop_asked(kl_interp *it)
 {
@@ -399,6 +399,12 @@ stop_asked(kl_interp *it)
 	raise_fail(it, "kl_interp_stop stopped the run");
 	return true;
 }
+/* After the host's callback which ("output", "poll") returned: false,
+ * the run failed, when it called kl_interp_stop, reset the interpreter
+ * (kl_interp_reset left that to this check) or changed the module (the
+ * code running may no longer be the module's, and its tables may have
+ * moved). */
+bool after_callback(kl_interp *it, const char *which);
 /* The stack_overflow trap of registers past max_memory (at a call, and
  * for the entry function's own). */
 void raise_register_limit(kl_interp *it);

@@ -642,7 +642,8 @@ reenter_output(void *ctx, const char *data, size_t len)
 	kl_run_result r;
 	re->status = kl_interp_call(re->it, re->deep, &n, 1, &r);
 	re->run = r.status;
-	re->said_why = r.message && strstr(r.message, "output callback");
+	re->said_why =
+		r.message && strstr(r.message, "output or poll callback");
 }
 
 static void

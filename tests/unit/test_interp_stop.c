@@ -307,6 +307,148 @@ test_fuel_in_a_long_segment(void)
 	kl_module_free(m);
 }
 
+/* ---- the poll callback ---- */
+
+typedef struct poller {
+	kl_interp *it;
+	kl_module *m;
+	unsigned calls;
+	unsigned stop_at; /* return true at this call; 0: never */
+	int act;          /* at stop_at: 0 return true, 1 kl_interp_stop,
+			     2 kl_interp_reset, 3 kl_interp_call */
+	kl_status inner;  /* act 3: what the inner call returned */
+	const char *inner_message;
+} poller;
+
+static bool
+poll_count(void *ctx)
+{
+	poller *p = ctx;
+	if (++p->calls != p->stop_at)
+		return false;
+	switch (p->act) {
+	case 1:
+		kl_interp_stop(p->it);
+		return false;
+	case 2:
+		kl_interp_reset(p->it);
+		return false;
+	case 3: {
+		uint64_t n = 1;
+		kl_run_result r;
+		p->inner = kl_interp_call(p->it, sym(p->m, "count"), &n, 1,
+					  &r);
+		p->inner_message = r.message;
+		return false;
+	}
+	}
+	return true;
+}
+
+static kl_interp *
+new_polled(kl_module *m, poller *p)
+{
+	kl_interp_options o = { 0 };
+	o.poll = poll_count;
+	o.poll_ctx = p;
+	p->m = m;
+	p->it = kl_interp_new(m, &o);
+	return p->it;
+}
+
+/* Polled as the call starts and then once a fuel chunk (2^16
+ * instructions): a run of 400,005 instructions polls 7 times (the
+ * start, then at 65,536 to 393,216), and runs as it would unpolled. */
+static void
+test_poll_when(void)
+{
+	kl_module *m = parse_text(program, sizeof program - 1);
+	poller p = { 0 };
+	kl_interp *it = new_polled(m, &p);
+	uint64_t n = 0;
+	kl_run_result r;
+	CHECK(kl_interp_call(it, sym(m, "count"), &n, 1, &r) == KL_OK);
+	CHECK(r.status == KL_RUN_RETURNED);
+	CHECK_EQ_INT(p.calls, 1);
+	p.calls = 0;
+	n = 100000;
+	CHECK(kl_interp_call(it, sym(m, "count"), &n, 1, &r) == KL_OK);
+	CHECK(r.status == KL_RUN_RETURNED);
+	CHECK_EQ_INT(r.results[0], n);
+	CHECK_EQ_INT(r.executed, 4 * n + 5);
+	CHECK_EQ_INT(p.calls, 7);
+	kl_interp_free(it);
+	kl_module_free(m);
+}
+
+/* A loop that prints nothing, ended by the poll callback's true on its
+ * third call (after two chunks): FAILED, with the stack in the loop. */
+static void
+test_poll_stops_a_loop(void)
+{
+	kl_module *m = parse_text(program, sizeof program - 1);
+	poller p = { .stop_at = 3 };
+	kl_interp *it = new_polled(m, &p);
+	kl_run_result r;
+	CHECK(kl_interp_call(it, sym(m, "spin"), NULL, 0, &r) == KL_OK);
+	CHECK(r.status == KL_RUN_FAILED);
+	CHECK_EQ_STR(r.message, "the poll callback stopped the run");
+	CHECK_EQ_INT(p.calls, 3);
+	CHECK(r.executed > 2 * 65536 && r.executed <= 3 * 65536);
+	const kl_func *f = kl_sym_func(m, sym(m, "forever"));
+	kl_block b1 = kl_block_next(f, kl_func_first_block(f));
+	CHECK_EQ_INT(r.stack[0].inst.id, kl_block_first_inst(f, b1).id);
+	CHECK_EQ_INT(r.stack_depth, 2);
+	/* that call's: the next runs to its end */
+	p.stop_at = 0;
+	uint64_t n = 10;
+	CHECK(kl_interp_call(it, sym(m, "count"), &n, 1, &r) == KL_OK);
+	CHECK(r.status == KL_RUN_RETURNED);
+	kl_interp_free(it);
+	kl_module_free(m);
+}
+
+/* The output callback's rules hold in the poll callback:
+ * kl_interp_stop there stops the run, kl_interp_reset stops it as a
+ * change does, and a kl_interp_call is refused while the run goes on. */
+static void
+test_poll_rules(void)
+{
+	kl_module *m = parse_text(program, sizeof program - 1);
+	uint64_t n = 100000;
+	kl_run_result r;
+	for (int act = 1; act <= 3; act++) {
+		poller p = { .stop_at = 2, .act = act };
+		kl_interp *it = new_polled(m, &p);
+		CHECK(kl_interp_call(it, sym(m, "count"), &n, 1, &r) ==
+		      KL_OK);
+		if (act == 1) {
+			CHECK(r.status == KL_RUN_FAILED);
+			CHECK_EQ_STR(r.message,
+				     "kl_interp_stop stopped the run");
+		} else if (act == 2) {
+			CHECK(r.status == KL_RUN_FAILED);
+			CHECK_EQ_STR(r.message,
+				     "kl_interp_reset was called during the "
+				     "call (in the poll callback), which is "
+				     "not allowed: the run stops here");
+		} else {
+			CHECK(r.status == KL_RUN_RETURNED);
+			CHECK_EQ_INT(r.results[0], n);
+			CHECK_EQ_INT(p.inner, KL_ERR_INVALID);
+			CHECK_EQ_STR(p.inner_message,
+				     "kl_interp_call from the output or poll "
+				     "callback of a call of the same "
+				     "interpreter, which is not allowed");
+		}
+		/* (at the first chunk's end, give or take a segment) */
+		if (act != 3)
+			CHECK(r.executed >= 65536 && r.executed < 65536 + 8);
+		kl_interp_free(it);
+	}
+	kl_module_free(m);
+}
+
 int
 main(void)
 {
@@ -316,5 +458,8 @@ main(void)
 	UNIT_RUN(test_stop_at_a_branch_stub);
 	UNIT_RUN(test_fuel_across_chunks);
 	UNIT_RUN(test_fuel_in_a_long_segment);
+	UNIT_RUN(test_poll_when);
+	UNIT_RUN(test_poll_stops_a_loop);
+	UNIT_RUN(test_poll_rules);
 	return unit_report("interp_stop");
 }
