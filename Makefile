@@ -41,7 +41,7 @@ FEATURES = -D_POSIX_C_SOURCE=200809L -D_FILE_OFFSET_BITS=64
 # (callgrind counts the same instructions in keel either way).
 PIC = -fPIC -fno-semantic-interposition
 CFLAGS_ALL = -std=c11 $(FEATURES) $(WARN) $(OPT) $(SANFLAGS) $(PIC) \
-	     -Iinclude -MMD -MP $(CFLAGS)
+	     -Iinclude -MMD -MP $(CPPFLAGS) $(CFLAGS)
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
 
 LIB_SRC := $(sort $(wildcard src/util/*.c src/ir/*.c src/text/*.c \
@@ -95,10 +95,19 @@ $(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@$(CC) $(CFLAGS_ALL) -c $< -o $@
 
 # The binutils of the compiler's target, as the compiler names them: a
-# cross compiler's own (CC=aarch64-linux-gnu-gcc builds for that machine).
-TOOL_LD := $(shell $(CC) -print-prog-name=ld)
-TOOL_OBJCOPY := $(shell $(CC) -print-prog-name=objcopy)
-TOOL_AR := $(shell $(CC) -print-prog-name=ar)
+# cross compiler's own (CC=aarch64-linux-gnu-gcc builds for that
+# machine); AR or OBJCOPY given (AR=gcc-ar) are taken as they are.
+TOOL_OBJCOPY := $(or $(OBJCOPY),$(shell $(CC) -print-prog-name=objcopy))
+TOOL_AR := $(if $(filter default,$(origin AR)),\
+	$(shell $(CC) -print-prog-name=ar),$(AR))
+
+# The partial link goes through the compiler driver, so that -m32 (and
+# clang's --target) choose the linker's emulation, and -flto objects are
+# compiled to code first (gcc: -flinker-output=nolto-rel), where
+# localizing their LTO sections' symbols broke the link. (Not with
+# -fsanitize: clang would link its runtime's .preinit_array in.)
+LTO_REL = $(if $(filter -flto%,$(CFLAGS_ALL)),\
+	$(if $(CLANG),,-flinker-output=nolto-rel))
 
 # The library a user links: one object whose only global names are the
 # functions keel.h declares, so that a program of its own with a
@@ -106,7 +115,10 @@ TOOL_AR := $(shell $(CC) -print-prog-name=ar)
 # (kl_malloc, the arena, ...) are no part of its ABI: every other name
 # becomes local after a partial link. Both libraries are made of it.
 # (The names are read off the header's declarations, as tests/scripts.sh
-# reads them to check that the two agree.)
+# reads them to check that the two agree. i386's __x86.get_pc_thunk.*
+# stay global too: hidden already, and defined in COMDAT groups of which
+# the final link keeps one, a local copy's references would point into
+# a discarded section.)
 $(BUILD)/api.syms: include/keel.h
 	@sed 's|/\*.*\*/||' $< | grep -v '^ \*\|^/\*' | \
 		grep -oE '\bkl_[a-z0-9_]+\(' | tr -d '(' | sort -u >$@.tmp
@@ -114,8 +126,10 @@ $(BUILD)/api.syms: include/keel.h
 
 $(BUILD)/obj/keel.o: $(LIB_OBJ) $(BUILD)/api.syms
 	@echo "  LD -r   $@"
-	@$(TOOL_LD) -r -o $@.tmp $(LIB_OBJ)
-	@$(TOOL_OBJCOPY) --keep-global-symbols=$(BUILD)/api.syms $@.tmp
+	@$(CC) $(filter-out -fsanitize%,$(CFLAGS_ALL)) -nostdlib -r \
+		$(LTO_REL) -o $@.tmp $(LIB_OBJ)
+	@$(TOOL_OBJCOPY) --wildcard --keep-global-symbols=$(BUILD)/api.syms \
+		--keep-global-symbol='__x86.get_pc_thunk.*' $@.tmp
 	@mv $@.tmp $@
 
 $(LIB): $(BUILD)/obj/keel.o
@@ -144,12 +158,13 @@ $(GEN): $(GEN_OBJ)
 
 $(EMBED) $(FOLD): $(BUILD)/%: examples/%.c $(LIB) $(FLAGS_STAMP)
 	@echo "  LD      $@"
-	@$(CC) $(CFLAGS_ALL) $< $(LIB) -lm -o $@
+	@$(CC) $(CFLAGS_ALL) $< $(LIB) -lm $(LDFLAGS) -o $@
 
 $(BUILD)/unit/%: tests/unit/%.c $(LIB_INTERNAL) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	@$(CC) $(CFLAGS_ALL) -Itests/unit $< $(LIB_INTERNAL) -lm -pthread -o $@
+	@$(CC) $(CFLAGS_ALL) -Itests/unit $< $(LIB_INTERNAL) -lm -pthread \
+		$(LDFLAGS) -o $@
 
 # Unit tests of code beside the CLI link its object too: test_runs,
 # difftest's calls and comparisons; test_corpus, the blanking of a test
@@ -162,14 +177,13 @@ $(BUILD)/unit/test_runs $(BUILD)/unit/test_corpus $(BUILD)/unit/test_cli: \
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	@$(CC) $(CFLAGS_ALL) -Itests/unit $< $(filter %.o,$^) \
-		$(LIB_INTERNAL) -lm -o $@
+		$(LIB_INTERNAL) -lm $(LDFLAGS) -o $@
 
 # The fuzz targets are compiled by every check too (as objects, with the
 # build's compiler: libFuzzer is clang's), so that a change of an
 # internal interface they use cannot break them unseen.
 FUZZ_OBJ = $(patsubst fuzz/%.c,$(BUILD)/fuzzobj/%.o,$(wildcard fuzz/fuzz_*.c))
-$(BUILD)/fuzzobj/%.o: fuzz/%.c $(wildcard src/*/*.h) include/keel.h \
-		$(FLAGS_STAMP)
+$(BUILD)/fuzzobj/%.o: fuzz/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	@$(CC) $(CFLAGS_ALL) -c $< -o $@
@@ -273,4 +287,4 @@ clean:
 # (the unit tests and examples are compiled and linked in one step: their
 # dependency files sit beside the programs)
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(GEN_OBJ:.o=.d) \
-	$(UNIT_BIN:=.d) $(EMBED).d $(FOLD).d
+	$(UNIT_BIN:=.d) $(EMBED).d $(FOLD).d $(FUZZ_OBJ:.o=.d)

@@ -745,7 +745,9 @@ run_all(run_state *rs, long jobs, bool bless)
 			next++;
 			running++;
 		}
-		if (running == 0)
+		/* (<=: gcc -flto could not tell running is never below 0,
+		 * and took poll's count for a huge one) */
+		if (running <= 0)
 			break;
 		for (long i = 0; i < running; i++) {
 			pfd[i].fd = kids[i].fd;
