@@ -114,13 +114,14 @@ LTO_REL = $(if $(filter -flto%,$(CFLAGS_ALL)),\
 # list_push or a parse_int still links, and the library's own helpers
 # (kl_malloc, the arena, ...) are no part of its ABI: every other name
 # becomes local after a partial link. Both libraries are made of it.
-# (The names are read off the header's declarations, as tests/scripts.sh
-# reads them to check that the two agree. i386's __x86.get_pc_thunk.*
-# stay global too: hidden already, and defined in COMDAT groups of which
-# the final link keeps one, a local copy's references would point into
-# a discarded section.)
+# (The names are read off the lines of the header that start with a
+# letter, its declarations, where no comment or struct member starts;
+# tests/scripts.sh reads them its own way to check that the two agree.
+# i386's __x86.get_pc_thunk.* stay global too: hidden already, and
+# defined in COMDAT groups of which the final link keeps one, a local
+# copy's references would point into a discarded section.)
 $(BUILD)/api.syms: include/keel.h
-	@sed 's|/\*.*\*/||' $< | grep -v '^ \*\|^/\*' | \
+	@sed 's|/\*.*\*/||' $< | grep -E '^[a-z]' | \
 		grep -oE '\bkl_[a-z0-9_]+\(' | tr -d '(' | sort -u >$@.tmp
 	@mv $@.tmp $@
 
