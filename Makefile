@@ -42,7 +42,8 @@ FEATURES = -D_POSIX_C_SOURCE=200809L -D_FILE_OFFSET_BITS=64
 PIC = -fPIC -fno-semantic-interposition
 CFLAGS_ALL = -std=c11 $(FEATURES) $(WARN) $(OPT) $(SANFLAGS) $(PIC) \
 	     -Iinclude -MMD -MP $(CPPFLAGS) $(CFLAGS)
-LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
+# (CFLAGS on the links too: -flto there, or an -m32, is the link's)
+LDFLAGS_ALL = $(SANFLAGS) $(CFLAGS) $(LDFLAGS)
 
 LIB_SRC := $(sort $(wildcard src/util/*.c src/ir/*.c src/text/*.c \
 	src/analysis/*.c src/verify/*.c src/pass/*.c src/interp/*.c \
@@ -114,15 +115,15 @@ LTO_REL = $(if $(filter -flto%,$(CFLAGS_ALL)),\
 # list_push or a parse_int still links, and the library's own helpers
 # (kl_malloc, the arena, ...) are no part of its ABI: every other name
 # becomes local after a partial link. Both libraries are made of it.
-# (The names are read off the lines of the header that start with a
-# letter, its declarations, where no comment or struct member starts;
-# tests/scripts.sh reads them its own way to check that the two agree.
+# (The names are read off the header as the compiler sees it, without
+# its comments: each kl_ name right before a '('; tests/scripts.sh reads
+# them its own way, off the text, to check that the two agree.
 # i386's __x86.get_pc_thunk.* stay global too: hidden already, and
 # defined in COMDAT groups of which the final link keeps one, a local
 # copy's references would point into a discarded section.)
 $(BUILD)/api.syms: include/keel.h
-	@sed 's|/\*.*\*/||' $< | grep -E '^[a-z]' | \
-		grep -oE '\bkl_[a-z0-9_]+\(' | tr -d '(' | sort -u >$@.tmp
+	@$(CC) -E -P $< | grep -oE '\bkl_[a-z0-9_]+\(' | tr -d '(' | \
+		sort -u >$@.tmp
 	@mv $@.tmp $@
 
 $(BUILD)/obj/keel.o: $(LIB_OBJ) $(BUILD)/api.syms
@@ -257,10 +258,6 @@ BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
-INSTALLED := $(BINDIR)/keel $(LIBDIR)/libkeel.a $(LIBDIR)/$(SONAME) \
-	$(LIBDIR)/libkeel.so $(INCLUDEDIR)/keel.h \
-	$(INCLUDEDIR)/keel_opcodes.def $(PKGCONFIGDIR)/keel.pc
-
 install: $(KEEL) $(LIB) $(SHLIB)
 	install -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(LIBDIR)' \
 		'$(DESTDIR)$(INCLUDEDIR)' '$(DESTDIR)$(PKGCONFIGDIR)'
@@ -278,9 +275,17 @@ install: $(KEEL) $(LIB) $(SHLIB)
 		'Libs: -L$${libdir} -lkeel' 'Libs.private: -lm' \
 		>'$(DESTDIR)$(PKGCONFIGDIR)/keel.pc'
 	chmod 644 '$(DESTDIR)$(PKGCONFIGDIR)/keel.pc'
+	@# (the loader's cache, when installing for real as root: without
+	@# it, a program linked to libkeel.so does not find it)
+	@if [ -z '$(DESTDIR)' ] && [ "$$(id -u)" = 0 ] && \
+		command -v ldconfig >/dev/null 2>&1; then ldconfig; fi
 
 uninstall:
-	rm -f $(INSTALLED:%='$(DESTDIR)%')
+	rm -f '$(DESTDIR)$(BINDIR)/keel' '$(DESTDIR)$(LIBDIR)/libkeel.a' \
+		'$(DESTDIR)$(LIBDIR)/$(SONAME)' '$(DESTDIR)$(LIBDIR)/libkeel.so' \
+		'$(DESTDIR)$(INCLUDEDIR)/keel.h' \
+		'$(DESTDIR)$(INCLUDEDIR)/keel_opcodes.def' \
+		'$(DESTDIR)$(PKGCONFIGDIR)/keel.pc'
 
 clean:
 	rm -rf build

@@ -1320,8 +1320,7 @@ typedef struct kl_run_result {
  * The module must not change during a call: a change from the output
  * or poll callback stops the run when the callback returns
  * (KL_RUN_FAILED). Nor may a callback use its own interpreter but to
- * read: a
- * kl_interp_call from there is refused (KL_ERR_INVALID, FAILED), a
+ * read: a kl_interp_call from there is refused (KL_ERR_INVALID, FAILED), a
  * kl_interp_reset stops the run as a change does, and kl_interp_free
  * is undefined.
  * Memory is made from the module as it is at the first call, symbols
@@ -1363,8 +1362,9 @@ void kl_interp_reset(kl_interp *it);
 
 /* End the call in progress early, as FAILED with "kl_interp_stop stopped
  * the run" and the stack where it was. From any thread, from a signal
- * handler (it is one lock-free atomic store), or from the output or
- * poll callback (for a host whose output cannot be written). The run stops
+ * handler (it is one lock-free atomic store), or from the output
+ * callback (for a host whose output cannot be written) or the poll
+ * callback. The run stops
  * when the callback returns, or else within 2^16 more IR instructions
  * (a single builtin call, such as a long memset, finishes first). The
  * caller knows it stopped the run, so the result needs no mark of its

@@ -3056,9 +3056,11 @@ if command -v make >/dev/null 2>&1; then
 	MAKEFLAGS='' make -n -B BUILD="$dir/mkp" CPPFLAGS=-DKEEL_CPPFLAGS_SEEN \
 		AR=keel-test-ar OBJCOPY=keel-test-objcopy all >"$dir/make-p.out" 2>&1
 	st=$?
-	missed=$(grep -E '^[^ ]*(cc|clang|gcc)(-[0-9]+)? .* -c .*\.c( |$)' "$dir/make-p.out" |
-		grep -cv -- '-DKEEL_CPPFLAGS_SEEN')
+	grep -E '^[^ ]*(cc|clang|gcc)(-[0-9]+)? .* -c .*\.c( |$)' "$dir/make-p.out" \
+		>"$dir/make-p.cc"
+	missed=$(grep -cv -- '-DKEEL_CPPFLAGS_SEEN' "$dir/make-p.cc")
 	if [ "$st" = 0 ] && [ "$missed" = 0 ] &&
+		[ "$(wc -l <"$dir/make-p.cc")" -gt 20 ] &&
 		grep -q '^keel-test-ar rcs ' "$dir/make-p.out" &&
 		grep -q '^keel-test-objcopy ' "$dir/make-p.out"
 	then ok; else bad "make CPPFLAGS= AR= OBJCOPY=: exit $st, $missed compiles without CPPFLAGS"; fi
@@ -3186,8 +3188,18 @@ if command -v make >/dev/null 2>&1; then
 	done
 	mk uninstall >"$dir/uninstall.out" 2>&1
 	st=$?
-	if [ "$st" = 0 ] && [ -z "$(find "$stage" -type f)" ]; then ok; else
-		bad "make uninstall: exit $st, left: $(find "$stage" -type f | tr '\n' ' ')"; fi
+	if [ "$st" = 0 ] && [ -z "$(find "$stage" ! -type d)" ]; then ok; else
+		bad "make uninstall: exit $st, left: $(find "$stage" ! -type d | tr '\n' ' ')"; fi
+	# ... and a prefix with a blank in it: every file there, and gone
+	# again (uninstall split its list at the blank, and removed nothing)
+	rm -rf "$stage"
+	mk PREFIX="/opt/k eel" install >"$dir/install2.out" 2>&1
+	n1=$(find "$stage/opt/k eel" ! -type d | wc -l)
+	mk PREFIX="/opt/k eel" uninstall >>"$dir/install2.out" 2>&1
+	st=$?
+	n2=$(find "$stage" ! -type d | wc -l)
+	if [ "$n1" = 7 ] && [ "$st" = 0 ] && [ "$n2" = 0 ]; then ok; else
+		bad "make install/uninstall PREFIX='/opt/k eel': $n1 files, then exit $st and $n2 left"; cat "$dir/install2.out"; fi
 fi
 
 # ---- 1. the generator's programs ----

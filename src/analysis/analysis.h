@@ -16,9 +16,9 @@
 
 /*
  * An edge list inside kl_cfg's pool: pool[start .. start+len), room for
- * cap. A list that outgrows its room moves to the end of the pool; the
- * hole it leaves is counted in `pool_dead` and squeezed out when it gets
- * large.
+ * cap. A list that outgrows its room moves to the end of the pool with
+ * at least twice the room; the hole it leaves is counted in `pool_dead`,
+ * which stays under half the pool (cfg.c says why).
  */
 typedef struct cfg_list {
 	uint32_t start, len, cap;

@@ -458,16 +458,18 @@ fault(kl_interp *it, const dinst *i, uint64_t p)
  * call (one instruction that may copy much memory). */
 #define FUEL_CHUNK ((uint64_t)1 << 16)
 
-/* refuel's answer when kl_interp_stop was called (the loop's fuel is
- * never more than a chunk) */
+/* refuel's answer when the run must stop: kl_interp_stop, or the poll
+ * callback said so or did what it may not (the loop's fuel is never
+ * more than a chunk) */
 #define REFUEL_STOPPED UINT64_MAX
 
 /*
  * The loop's fuel is short of cost, the length of the segment at pc:
  * charge the segment from the bank, and return the loop's new fuel, at
  * most a chunk; or, when the bank is short too, plant D_OUT_OF_FUEL
- * where the budget ends, and return 0. REFUEL_STOPPED: kl_interp_stop
- * was called, the run fails. (The fuel goes by value: a local whose
+ * where the budget ends, and return 0. First the poll callback, if
+ * any, is called. REFUEL_STOPPED: the run fails (kl_interp_stop was
+ * called, or the poll callback stopped the run). (The fuel goes by value: a local whose
  * address was taken would live in memory, costing the loop a third.)
  */
 static KL_NOINLINE uint64_t
