@@ -469,8 +469,9 @@ fault(kl_interp *it, const dinst *i, uint64_t p)
  * most a chunk; or, when the bank is short too, plant D_OUT_OF_FUEL
  * where the budget ends, and return 0. First the poll callback, if
  * any, is called. REFUEL_STOPPED: the run fails (kl_interp_stop was
- * called, or the poll callback stopped the run). (The fuel goes by value: a local whose
- * address was taken would live in memory, costing the loop a third.)
+ * called, or the poll callback stopped the run). (The fuel goes by
+ * value: a local whose address was taken would live in memory, costing
+ * the loop a third.)
  */
 static KL_NOINLINE uint64_t
 refuel(kl_interp *it, dfunc *fn, uint32_t pc, uint64_t fuel,
