@@ -282,6 +282,10 @@ typedef struct kl_opinfo {
 /* The opcode's facts; NULL for a number that is no opcode. */
 const kl_opinfo *kl_op_info(kl_opcode op);
 const char *kl_op_name(kl_opcode op);
+/* The opcode the text format names name[0..len) ("iadd_imm"), or
+ * KL_OP_COUNT for none: what a front end that reads opcode names, or a
+ * binding that sees no enum, looks them up with. */
+kl_opcode kl_op_lookup(const char *name, size_t len);
 bool kl_op_is_terminator(kl_opcode op);
 bool kl_op_is_branch(kl_opcode op);
 bool kl_op_is_call(kl_opcode op);

@@ -28,6 +28,19 @@ kl_op_name(kl_opcode op)
 	return (unsigned)op < KL_OP_COUNT ? kl_op_table[op].name : "?";
 }
 
+kl_opcode
+kl_op_lookup(const char *name, size_t len)
+{
+	/* (a scan: the parser keeps its own hash of the names, for speed;
+	 * a caller asks about a name at a time) */
+	for (unsigned op = 0; op < KL_OP_COUNT; op++) {
+		const char *n = kl_op_table[op].name;
+		if (strlen(n) == len && memcmp(n, name, len) == 0)
+			return (kl_opcode)op;
+	}
+	return KL_OP_COUNT;
+}
+
 static bool
 has_flag(kl_opcode op, unsigned flag)
 {

@@ -1751,6 +1751,23 @@ test_render_window_whole_characters(void)
 	}
 }
 
+/* kl_op_lookup: every opcode's name leads back to it; a name that is
+ * none (a prefix, a longer word, another case, empty) is KL_OP_COUNT. */
+static void
+test_op_lookup(void)
+{
+	for (unsigned op = 0; op < KL_OP_COUNT; op++) {
+		const char *n = kl_op_name((kl_opcode)op);
+		CHECK_EQ_INT(kl_op_lookup(n, strlen(n)), op);
+	}
+	CHECK_EQ_INT(kl_op_lookup("iadd_imm", 4), KL_OP_IADD);
+	CHECK_EQ_INT(kl_op_lookup("iad", 3), KL_OP_COUNT);
+	CHECK_EQ_INT(kl_op_lookup("iadd2", 5), KL_OP_COUNT);
+	CHECK_EQ_INT(kl_op_lookup("IADD", 4), KL_OP_COUNT);
+	CHECK_EQ_INT(kl_op_lookup("", 0), KL_OP_COUNT);
+	CHECK_EQ_INT(kl_op_lookup(NULL, 0), KL_OP_COUNT);
+}
+
 /* kl_version: the library's version is the header's it was built
  * with, three numbers and two dots. */
 static void
@@ -2518,6 +2535,7 @@ main(void)
 	UNIT_RUN(test_render_long_line_window_edge);
 	UNIT_RUN(test_render_window_whole_characters);
 	UNIT_RUN(test_version);
+	UNIT_RUN(test_op_lookup);
 	UNIT_RUN(test_pointers_outlive_growth);
 	UNIT_RUN(test_insert_cost_is_bounded);
 	UNIT_RUN(test_append_past_last_number);
