@@ -190,9 +190,12 @@ step_lines(parser *p, const char *s, const char *limit)
  * counting from the body's '{' when the body starts on that line. The text
  * before the '{' was read by the real scanner, which knows strings (a data
  * object's "a;b" on the same line is no comment); a body holds no strings
- * (a '"' there is an error of the second pass). A '}' found commented out
- * sends the search to the end of its line, so each byte is read a bounded
- * number of times however many '}' a comment holds.
+ * (a '"' there is an error of the second pass), but a '}' after an odd
+ * number of '"' on its line is taken for a string's, not the body's end,
+ * so that the mistake gives one error, not a second one for the rest of
+ * the body read as items. A '}' found commented out or quoted sends the
+ * search to the end of its line, so each byte is read a bounded number
+ * of times however many '}' a comment holds.
  */
 static void
 skip_body(parser *p)
@@ -222,7 +225,11 @@ skip_body(parser *p)
 			return;
 		}
 		const char *from = p->line_start > s ? p->line_start : s;
-		if (!memchr(from, ';', (size_t)(close - from))) {
+		unsigned quotes = 0;
+		for (const char *q = from; q < close; q++)
+			quotes += *q == '"';
+		if (!memchr(from, ';', (size_t)(close - from)) &&
+		    quotes % 2 == 0) {
 			p->p = close + 1;
 			return;
 		}
