@@ -1524,6 +1524,17 @@ if $cflags "$dir/apidoc/fact.c" "$build"/libkeel.a -lm $ldflags \
 	[ "$(tail -n 1 "$dir/apidoc/out")" = "fact(10) = 3628800" ] &&
 	grep -q '^function %fact(i64) -> i64 {$' "$dir/apidoc/out"
 then ok; else bad "docs/api.md's fact.c:"; cat "$dir/apidoc/cc.err" "$dir/apidoc/out"; fi
+# every opcode of keel_opcodes.def is in tests/filetests/text/every-opcode.kl,
+# which says it holds them all (jump was missing), so that a new one is
+# round-tripped too
+ops_missing=""
+ops=$(sed -n 's/^KL_OPCODE([A-Z0-9_]*, *"\([a-z0-9_]*\)".*/\1/p' include/keel_opcodes.def)
+for op in $ops; do
+	grep -qE "(= |^    )$op([ .]|\$)" tests/filetests/text/every-opcode.kl ||
+		ops_missing="$ops_missing $op"
+done
+if [ "$(echo "$ops" | wc -l)" -gt 70 ] && [ -z "$ops_missing" ]; then ok; else
+	bad "every-opcode.kl lacks:$ops_missing"; fi
 # every function keel.h declares is named in docs/api.md (its index of
 # keel.h), so that a function added to the header cannot go undocumented
 api_missing=""

@@ -461,7 +461,8 @@ decode_binary(decoder *dc, uint32_t i, const kl_inst_data *d)
 	uint16_t rr, ri;
 	binary_ops(op, &rr, &ri);
 	if (rr == D_COUNT) {
-		fail(dc, "opcode %s is not a binary operation", kl_op_name(op));
+		fail(dc, "the interpreter cannot run %s (no binary case)",
+		     kl_op_name(op));
 		return;
 	}
 	int64_t c;
@@ -499,7 +500,8 @@ decode_binary_imm(decoder *dc, uint32_t i, const kl_inst_data *d)
 		if (map[k][0] == d->op)
 			o = map[k][1];
 	if (o == D_COUNT) {
-		fail(dc, "unknown immediate operation");
+		fail(dc, "the interpreter cannot run %s (no immediate case)",
+		     kl_op_name(d->op));
 		return;
 	}
 	uint8_t sh = shift_of(dc, vclass(dc, d->w[0]));
@@ -578,7 +580,8 @@ decode_unary(decoder *dc, const kl_inst_data *d)
 		aux = ash;
 		break;
 	default:
-		fail(dc, "opcode %s is not a unary operation", kl_op_name(op));
+		fail(dc, "the interpreter cannot run %s (no unary case)",
+		     kl_op_name(op));
 		return;
 	}
 	emit(dc, o, sh, aux, res, a, 0, imm);
