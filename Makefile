@@ -7,7 +7,7 @@
 #   make fuzz            libFuzzer targets for FUZZ_TIME s each (clang)
 #   make fuzz-promote    differential test of promote, new seeds, FUZZ_TIME s
 #   make bench           benchmarks (see bench/bench.sh)
-#   make install         keel, libkeel.a, keel.h and keel.pc under PREFIX
+#   make install         keel, the libraries, keel.h and keel.pc under PREFIX
 #                        (/usr/local; DESTDIR for a staging directory)
 #   make uninstall       remove what make install put there
 
