@@ -280,6 +280,29 @@ numeric_extent(const char *s, size_t n)
 	return i;
 }
 
+/* The literal s[0..len) (its whole extent) is hex, with a point but
+ * no 'p' exponent: C99 refuses it, where strtod would read 0x1.8 as 1.5. */
+static bool
+hex_point_without_p(const char *s, size_t len)
+{
+	size_t lead = len && s[0] == '-';
+	if (len < lead + 2 || s[lead] != '0' || (s[lead + 1] | 32) != 'x')
+		return false;
+	bool point = false;
+	for (size_t i = lead + 2; i < len; i++) {
+		if ((s[i] | 32) == 'p')
+			return false;
+		point |= s[i] == '.';
+	}
+	return point;
+}
+
+bool
+hex_float_lacks_exponent(const char *s, size_t n)
+{
+	return hex_point_without_p(s, numeric_extent(s, n));
+}
+
 static size_t
 scan_float(const char *s, size_t n, bool single, uint64_t *bits)
 {
@@ -314,11 +337,9 @@ scan_float(const char *s, size_t n, bool single, uint64_t *bits)
 	char small[256];
 	char *tmp = len < sizeof small ? small : kl_malloc(len + 1);
 	size_t k = 0;
-	bool digit = false, ok = true, point = false, expo = false;
+	bool digit = false, ok = !hex_point_without_p(s, len);
 	for (size_t i = 0; i < len; i++) {
 		char c = s[i];
-		point |= c == '.';
-		expo |= hex && (c | 32) == 'p';
 		if (c == '_') {
 			/* between two digits only */
 			unsigned base = hex ? 16 : 10;
@@ -333,9 +354,6 @@ scan_float(const char *s, size_t n, bool single, uint64_t *bits)
 	}
 	tmp[k] = 0;
 	used = 0;
-	/* a hex float with a point has its exponent, as C99 asks (strtod
-	 * would read 0x1.8 as 1.5) */
-	ok &= !(hex && point && !expo);
 	if (ok && digit) {
 		char *end;
 		errno = 0;

@@ -548,22 +548,6 @@ const uint8_t hex_value1[256] = {
 	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
 };
 
-/* Is s a hex number with a point but no 'p' exponent (0x1.8), which C99
- * and the parser refuse? Then the error says what is missing. */
-static bool
-hex_point_without_p(const char *s, size_t n)
-{
-	size_t i = n && s[0] == '-';
-	if (n - i < 2 || s[i] != '0' || (s[i + 1] | 32) != 'x')
-		return false;
-	bool point = false;
-	for (i += 2; i < n && (hex_value1[(unsigned char)s[i]] ||
-			       s[i] == '.' || s[i] == '_');
-	     i++)
-		point |= s[i] == '.';
-	return point && (i == n || (s[i] | 32) != 'p');
-}
-
 uint64_t
 parse_float(parser *p, bool single)
 {
@@ -584,7 +568,7 @@ parse_float(parser *p, bool single)
 	bool numberish = (c >= '0' && c <= '9') || c == '-' || c == '+' ||
 			 c == '.' || (n >= 3 && (memcmp(s, "nan", 3) == 0 ||
 						 memcmp(s, "inf", 3) == 0));
-	if (!used && hex_point_without_p(s, n))
+	if (!used && hex_float_lacks_exponent(s, n))
 		fail_at(p, s, "malformed float literal: a hex float with a "
 			"point needs its p exponent (0x1.8p0)");
 	if (!used && numberish)

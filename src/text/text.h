@@ -43,6 +43,10 @@ size_t scan_int(const char *s, size_t n, bool *neg, uint64_t *mag,
  */
 size_t scan_f32(const char *s, size_t n, uint32_t *bits);
 size_t scan_f64(const char *s, size_t n, uint64_t *bits);
+/* Is the literal at s (n bytes at most) a hex one with a point but no
+ * 'p' exponent (0x1.8), which scan_f32/scan_f64 refuse as C99 does?
+ * For the error to say what it lacks. */
+bool hex_float_lacks_exponent(const char *s, size_t n);
 /* Does the hex float literal at s, n bytes that scan_f32/scan_f64 read
  * whole, name a number f32 (single) or f64 holds exactly? */
 bool hex_float_exact(const char *s, size_t n, bool single);

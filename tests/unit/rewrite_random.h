@@ -35,6 +35,7 @@
 
 #include "all_analyses.h"
 #include "keel.h"
+#include "rng.h"
 
 static void rr_fail(const char *what, const char *text);
 
@@ -42,15 +43,11 @@ typedef struct rr_rng {
 	uint64_t s;
 } rr_rng;
 
-/* A number below n (0 when n is 0): xorshift64*. */
+/* A number below n (0 when n is 0). */
 static uint32_t
 rr_below(rr_rng *r, uint32_t n)
 {
-	r->s ^= r->s >> 12;
-	r->s ^= r->s << 25;
-	r->s ^= r->s >> 27;
-	uint64_t x = r->s * 0x2545F4914F6CDD1Dull;
-	return n ? (uint32_t)((x >> 32) % n) : 0;
+	return rng_below(&r->s, n);
 }
 
 /* Entities to edit: nearly always in range, now and then one past. */

@@ -19,6 +19,7 @@
 
 #include "../../src/analysis/analysis.h"
 #include "keel.h"
+#include "rng.h"
 #include "unit.h"
 
 enum {
@@ -45,15 +46,10 @@ typedef struct net {
 
 static uint64_t rng_state;
 
-/* A number below n: xorshift64*, as tests/unit/rewrite_random.h. */
 static uint32_t
 below(uint32_t n)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	uint64_t x = rng_state * 0x2545F4914F6CDD1Dull;
-	return (uint32_t)((x >> 32) % n);
+	return rng_below(&rng_state, n);
 }
 
 static void

@@ -63,6 +63,7 @@
 #include "keel.h"
 #include "../../src/interp/interp.h"
 #include "parsed.h"
+#include "rng.h"
 #include "unit.h"
 
 #ifndef ROUNDS
@@ -162,18 +163,14 @@ static const char *const pure_funcs[] = { "leaf", "main", "out", "div" };
 
 static const int64_t call_args[] = { 0, 1, 7, 12, -3, 0x7fffffff };
 
-/* ---- random numbers (xorshift64*) ---- */
+/* ---- random numbers (rng.h) ---- */
 
 static uint64_t rng;
 
 static uint32_t
 below(uint32_t n)
 {
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	uint64_t x = rng * 0x2545F4914F6CDD1Dull;
-	return n ? (uint32_t)((x >> 32) % n) : 0;
+	return rng_below(&rng, n);
 }
 
 /* ---- the state of a round ---- */
