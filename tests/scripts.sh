@@ -1535,6 +1535,25 @@ for op in $ops; do
 done
 if [ "$(echo "$ops" | wc -l)" -gt 70 ] && [ -z "$ops_missing" ]; then ok; else
 	bad "every-opcode.kl lacks:$ops_missing"; fi
+# and each has a row in docs/ir.md's opcode reference: a table row's first
+# cell lists opcodes (`iadd isub imul`, `load.T p[+off]`, `band bor bxor`
+# (and `_imm`)), so that the reference cannot fall behind the table
+doc_ops=$(awk -F'|' '/^\| `/ {
+	c = $2; gsub(/`/, "", c); imm = c ~ /\(and _imm\)/
+	n = split(c, w, " ")
+	for (k = 1; k <= n; k++) {
+		sub(/\..*/, "", w[k])
+		if (w[k] ~ /^[a-z][a-z0-9_]*$/) {
+			print w[k]; if (imm) print w[k] "_imm"
+		}
+	}
+}' docs/ir.md)
+ops_missing=""
+for op in $ops; do
+	echo "$doc_ops" | grep -qx "$op" || ops_missing="$ops_missing $op"
+done
+if [ -z "$ops_missing" ]; then ok; else
+	bad "docs/ir.md's opcode reference lacks:$ops_missing"; fi
 # every function keel.h declares is named in docs/api.md (its index of
 # keel.h), so that a function added to the header cannot go undocumented
 api_missing=""
