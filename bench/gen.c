@@ -399,6 +399,19 @@ gen_op(struct gen *g, unsigned k)
 		gen_mem(g, k == K_STORE);
 		break;
 	case K_ARITH:
+		/* --mixed-widths: now and then a unary operation or a
+		 * rotation, which no other kind makes */
+		if (g->mixed && chance(g, 30)) {
+			op = (int)rnd(g, NUNOP + 2);
+			a = pick(g, t);
+			if (op < NUNOP) {
+				emit_unary(g, op, a);
+				break;
+			}
+			b = pick(g, t);
+			emit_bin(g, op == NUNOP ? OP_ROTL : OP_ROTR, a, b);
+			break;
+		}
 		op = (int)rnd(g, OP_BXOR + 1);
 		a = pick(g, t);
 		b = pick(g, t);
@@ -1401,6 +1414,8 @@ generate(struct gen *g)
 		for (f = 0; f < g->nfunc; f++)
 			gen_function(g, f);
 	gen_main(g, nsets);
+	if (g->ll && g->mixed)
+		emit_intrinsic_decls(g);
 	flush(g);
 }
 
@@ -1445,7 +1460,9 @@ static const char usage[] =
 "  --irreducible       add two-entry cycles (irreducible control flow)\n"
 "  --mixed-widths      access allocas as i8..i64 and f32/f64 at various\n"
 "                      offsets, with extending loads, truncating stores\n"
-"                      and derived pointers; default: whole i64/i32 slots\n"
+"                      and derived pointers, and also use the unary\n"
+"                      integer operations and rotations; default: whole\n"
+"                      i64/i32 slots\n"
 "  --no-escape         never pass an alloca's address to a call\n"
 "  --aliases P         read P% of operands through alias lines\n"
 "                      (vW -> vV; keel output only)\n"

@@ -33,8 +33,13 @@ static const unsigned tbytes[] = { 1, 2, 4, 8, 4, 8, 8 };
  * divisions, which the generator never uses with an immediate. */
 enum binop {
 	OP_IADD, OP_ISUB, OP_IMUL, OP_BAND, OP_BOR, OP_BXOR,
-	OP_ISHL, OP_USHR, OP_SSHR, OP_UDIV, OP_UREM, OP_SDIV, OP_SREM
+	OP_ISHL, OP_USHR, OP_SSHR, OP_UDIV, OP_UREM, OP_SDIV, OP_SREM,
+	OP_ROTL, OP_ROTR /* --mixed-widths only; LLVM: two shifts and an or */
 };
+
+/* Unary integer operators, --mixed-widths only. In LLVM: sub from 0, xor
+ * with -1, the ctlz/cttz/ctpop intrinsics, and icmp ne 0 with sext. */
+enum unop { U_INEG, U_BNOT, U_CLZ, U_CTZ, U_POPCNT, U_BMASK, NUNOP };
 
 enum conv { CV_UEXT, CV_SEXT, CV_REDUCE };
 
@@ -179,6 +184,8 @@ void flush(struct gen *g);
 uint32_t emit_iconst(struct gen *g, int t, int64_t imm);
 uint32_t emit_bin(struct gen *g, int op, uint32_t a, uint32_t b);
 uint32_t emit_binimm(struct gen *g, int op, uint32_t a, int64_t imm);
+uint32_t emit_unary(struct gen *g, int op, uint32_t a);
+void emit_intrinsic_decls(struct gen *g);
 uint32_t emit_cmp(struct gen *g, bool fl, unsigned cc, uint32_t a,
 		  uint32_t b, bool imm, int64_t k);
 uint32_t emit_select(struct gen *g, uint32_t c, uint32_t a, uint32_t b);

@@ -41,12 +41,19 @@ static const char *const ll_tname[] = {
 
 static const char *const kl_bin[] = {
 	"iadd", "isub", "imul", "band", "bor", "bxor",
-	"ishl", "ushr", "sshr", "udiv", "urem", "sdiv", "srem"
+	"ishl", "ushr", "sshr", "udiv", "urem", "sdiv", "srem", "rotl", "rotr"
 };
 static const char *const ll_bin[] = {
 	"add", "sub", "mul", "and", "or", "xor",
 	"shl", "lshr", "ashr", "udiv", "urem", "sdiv", "srem"
 };
+
+static const char *const kl_un[NUNOP] = {
+	"ineg", "bnot", "clz", "ctz", "popcnt", "bmask"
+};
+/* the intrinsics of clz, ctz and popcnt (ctlz and cttz take an i1 that
+ * says whether 0 is poison: false, as keel gives the width) */
+static const char *const ll_intrinsic[] = { "ctlz", "cttz", "ctpop" };
 
 static const char *const kl_icc[] = {
 	"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"
@@ -391,6 +398,57 @@ emit_iconst(struct gen *g, int t, int64_t imm)
 	return v;
 }
 
+/* An LLVM temporary %tN = "OP T X, Y" of int type t, X and Y written by
+ * the caller's strings (values or temporaries already printed). */
+static uint32_t
+ll_temp_op(struct gen *g, const char *op, int t, const char *x, uint32_t xv,
+	   const char *y, uint32_t yv)
+{
+	uint32_t m = g->ntemp++;
+
+	ind(g);
+	temp(g, m);
+	put(g, " = ");
+	put(g, op);
+	putch(g, ' ');
+	tname(g, t);
+	putch(g, ' ');
+	put(g, x);
+	putu(g, xv);
+	put(g, ", ");
+	put(g, y);
+	putu(g, yv);
+	putch(g, '\n');
+	return m;
+}
+
+/* rotl a, b as (a << m) | (a >> (-m mod w)) with m = b mod w: LLVM's own
+ * funnel shifts are intrinsics lli's interpreter lacks. */
+static uint32_t
+ll_rotate(struct gen *g, int op, uint32_t a, uint32_t b)
+{
+	int t = g->val[a].type;
+	unsigned w1 = tbytes[t] * 8 - 1;
+	uint32_t m, neg, back, hi, lo, v;
+
+	m = ll_temp_op(g, "and", t, "%v", b, "", w1);
+	neg = ll_temp_op(g, "sub", t, "", 0, "%t", m);
+	back = ll_temp_op(g, "and", t, "%t", neg, "", w1);
+	hi = ll_temp_op(g, op == OP_ROTL ? "shl" : "lshr", t, "%v", a, "%t", m);
+	lo = ll_temp_op(g, op == OP_ROTL ? "lshr" : "shl", t, "%v", a, "%t",
+			back);
+	ins(g);
+	v = def(g, t);
+	put(g, "or ");
+	tname(g, t);
+	put(g, " %t");
+	putu(g, hi);
+	put(g, ", %t");
+	putu(g, lo);
+	putch(g, '\n');
+	return v;
+}
+
 uint32_t
 emit_bin(struct gen *g, int op, uint32_t a, uint32_t b)
 {
@@ -412,17 +470,12 @@ emit_bin(struct gen *g, int op, uint32_t a, uint32_t b)
 		putch(g, '\n');
 		return v;
 	}
+	if (op == OP_ROTL || op == OP_ROTR)
+		return ll_rotate(g, op, a, b);
 	if (op == OP_ISHL || op == OP_USHR || op == OP_SSHR) {
 		/* keel shifts by the amount modulo the width; LLVM
 		 * makes a shift by >= the width poison. */
-		m = g->ntemp++;
-		ind(g);
-		temp(g, m);
-		put(g, " = and ");
-		tref(g, b);
-		put(g, ", ");
-		putu(g, tbytes[t] * 8 - 1);
-		putch(g, '\n');
+		m = ll_temp_op(g, "and", t, "%v", b, "", tbytes[t] * 8 - 1);
 	}
 	ins(g);
 	v = def(g, t);
@@ -476,6 +529,94 @@ emit_binimm(struct gen *g, int op, uint32_t a, int64_t imm)
 
 /* A compare: keel's result is an i8 0/1; LLVM computes the i1 %cN and
  * widens it, so both the i1 (for branches) and the i8 exist. */
+uint32_t
+emit_unary(struct gen *g, int op, uint32_t a)
+{
+	int t = g->val[a].type;
+	uint32_t v, c = 0;
+
+	a = via_alias(g, a);
+	GEN_ASSERT(is_int(t) && op < NUNOP);
+	if (!g->ll) {
+		ins(g);
+		v = def(g, t);
+		put(g, kl_un[op]);
+		if (op == U_BMASK) {
+			putch(g, '.'); /* its type is never an operand's */
+			put(g, kl_tname[t]);
+		} else {
+			suffix(g, a);
+		}
+		putch(g, ' ');
+		ref(g, a);
+		putch(g, '\n');
+		return v;
+	}
+	if (op == U_BMASK) {
+		c = g->ntemp++;
+		ind(g);
+		temp(g, c);
+		put(g, " = icmp ne ");
+		tref(g, a);
+		put(g, ", 0\n");
+	}
+	ins(g);
+	v = def(g, t);
+	switch (op) {
+	case U_INEG:
+		put(g, "sub ");
+		tname(g, t);
+		put(g, " 0, ");
+		ref(g, a);
+		break;
+	case U_BNOT:
+		put(g, "xor ");
+		tref(g, a);
+		put(g, ", -1");
+		break;
+	case U_BMASK:
+		put(g, "sext i1 ");
+		temp(g, c);
+		put(g, " to ");
+		tname(g, t);
+		break;
+	default:
+		put(g, "call ");
+		tname(g, t);
+		put(g, " @llvm.");
+		put(g, ll_intrinsic[op - U_CLZ]);
+		putch(g, '.');
+		tname(g, t);
+		putch(g, '(');
+		tref(g, a);
+		put(g, op == U_POPCNT ? ")" : ", i1 false)");
+		break;
+	}
+	putch(g, '\n');
+	return v;
+}
+
+/* The declarations emit_unary's calls need, for every integer type. */
+void
+emit_intrinsic_decls(struct gen *g)
+{
+	unsigned k;
+	int t;
+
+	for (k = 0; k < sizeof ll_intrinsic / sizeof ll_intrinsic[0]; k++)
+		for (t = T_I8; t <= T_I64; t++) {
+			put(g, "declare ");
+			tname(g, t);
+			put(g, " @llvm.");
+			put(g, ll_intrinsic[k]);
+			putch(g, '.');
+			tname(g, t);
+			putch(g, '(');
+			tname(g, t);
+			put(g, k == 2 ? ")\n" : ", i1)\n");
+		}
+}
+
 uint32_t
 emit_cmp(struct gen *g, bool fl, unsigned cc, uint32_t a, uint32_t b,
 	 bool imm, int64_t k)
