@@ -901,10 +901,8 @@ cli_no_such_func(const char *cmd, const char *file, const kl_module *m,
 				     "file's)" : "");
 }
 
-/* cli_parse_count, saying in *too_large whether s failed only by
- * passing 2^64 - 1. */
-static bool
-parse_count(const char *s, uint64_t *out, bool *too_large)
+bool
+cli_parse_count(const char *s, uint64_t *out, bool *too_large)
 {
 	*too_large = false;
 	/* Decimal, or hexadecimal after one 0x; no sign or blanks, no
@@ -954,13 +952,6 @@ parse_count(const char *s, uint64_t *out, bool *too_large)
 	return true;
 }
 
-bool
-cli_parse_count(const char *s, uint64_t *out)
-{
-	bool too_large;
-	return parse_count(s, out, &too_large);
-}
-
 /* Line [start, next newline or n) of s, "(end)" when start is past it;
  * returns where the line ends. */
 static size_t
@@ -1003,7 +994,7 @@ cli_option_count(const char *cmd, const char *name, int given,
 		return false;
 	}
 	bool too_large = false;
-	bool read = parse_count(value, out, &too_large);
+	bool read = cli_parse_count(value, out, &too_large);
 	if (too_large || (read && *out > max)) {
 		cli_usage_error(cmd, "%s is at most %llu", name,
 				(unsigned long long)max);

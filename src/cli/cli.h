@@ -115,8 +115,9 @@ char *cli_strdup(const char *s);
 double cli_now(void);
 double cli_cpu_seconds(void);
 /* A count, decimal or 0x-hexadecimal, with an optional k, M or G suffix
- * ("10M"); false if malformed or past 2^64 - 1. */
-bool cli_parse_count(const char *s, uint64_t *out);
+ * ("10M"); false if malformed or past 2^64 - 1, and then *too_large says
+ * whether it failed only by its size. */
+bool cli_parse_count(const char *s, uint64_t *out, bool *too_large);
 /*
  * The value of count option `name` of command cmd (given: what
  * cli_args_option returned; value: the args' value) into *out, a count

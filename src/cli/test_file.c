@@ -188,20 +188,22 @@ test_find_option(const char *args, const char *w)
 	return NULL;
 }
 
-/* Parse the number after "key=" in word[0, n); false if it is not one. */
+/* Parse the number after "key=" in word[0, n); false if it is not one,
+ * and then *too_large says whether it failed only by passing 2^64 - 1. */
 static bool
-option_number(const char *word, size_t n, uint64_t *v)
+option_number(const char *word, size_t n, uint64_t *v, bool *too_large)
 {
 	/* Read as the command line reads counts (cli_parse_count: decimal
 	 * or 0x, no octal, no sign), from a copy ending in NUL. */
 	const char *eq = memchr(word, '=', n);
 	char digits[64];
 	size_t len = eq ? (size_t)(word + n - eq - 1) : 0;
+	*too_large = false;
 	if (!eq || len == 0 || len >= sizeof digits)
 		return false;
 	memcpy(digits, eq + 1, len);
 	digits[len] = '\0';
-	return cli_parse_count(digits, v);
+	return cli_parse_count(digits, v, too_large);
 }
 
 const char *
@@ -222,9 +224,10 @@ test_number_option(const char *args, const char *key, uint64_t def)
 {
 	size_t len;
 	uint64_t v = def;
+	bool too_large;
 	const char *b = test_option_word(args, key, &len);
-	if (b)
-		option_number(b, len, &v); /* checked by check_args */
+	if (b) /* checked by check_args */
+		option_number(b, len, &v, &too_large);
 	return v;
 }
 
@@ -359,15 +362,20 @@ check_args(const test_file *tf, const test_command *cmd, kl_buf *report)
 	while ((w = test_next_word(&s, &n))) {
 		const char *eq = memchr(w, '=', n);
 		uint64_t v;
+		bool too_large = false;
 		size_t name = eq ? (size_t)(eq - w) : n;
 		const char *spelt = "";
 		option_kind kind = find_option(cmd, w, name, eq != NULL, NULL);
 		if (kind == OPT_FLAG || (kind == OPT_WORD && eq + 1 < w + n) ||
-		    (kind == OPT_NUMBER && option_number(w, n, &v)))
+		    (kind == OPT_NUMBER && option_number(w, n, &v, &too_large)))
 			continue;
 		if (kind == OPT_WORD) {
 			test_args_error(tf, eq + 1, report, "'%.*s' needs a "
 					"value", (int)(eq - w) + 1, w);
+		} else if (too_large) {
+			test_args_error(tf, eq + 1, report, "'%.*s' is at most "
+					"%llu", (int)(eq - w) + 1, w,
+					(unsigned long long)UINT64_MAX);
 		} else if (kind == OPT_NUMBER) {
 			test_args_error(tf, eq + 1, report, "'%.*s' needs a "
 					"number", (int)(eq - w) + 1, w);

@@ -249,11 +249,19 @@ mem_setup(kl_interp *it)
 		if (!obj_fits(it, size, false)) {
 			kl_buf_reset(&it->scratch);
 			put_sym(it, s, &it->scratch);
-			raise_fail(it, "data %s is too large (%llu bytes; the "
-				       "memory limit, max_memory, is %llu)",
-				   it->scratch.data,
-				   (unsigned long long)size,
-				   (unsigned long long)it->opts.max_memory);
+			if (size > UINT32_MAX)
+				raise_fail(it, "data %s is too large (%llu "
+					       "bytes; an object holds at most "
+					       "2^32 - 1)", it->scratch.data,
+					   (unsigned long long)size);
+			else
+				raise_fail(it, "data %s is too large (%llu "
+					       "bytes; the memory limit, "
+					       "max_memory, is %llu)",
+					   it->scratch.data,
+					   (unsigned long long)size,
+					   (unsigned long long)
+						   it->opts.max_memory);
 			mem_free(it);
 			return false;
 		}
