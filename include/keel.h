@@ -742,7 +742,9 @@ typedef struct kl_parse_options {
  * diagnostics are appended to diags, *out is NULL and KL_ERR_PARSE is
  * returned. opts may be NULL, and so may diags when only the status
  * matters; text may be NULL when len is 0 (an empty module). text NULL
- * with len > 0, or out NULL, is KL_ERR_INVALID (no diagnostic).
+ * with len > 0, or out NULL, is KL_ERR_INVALID (no diagnostic). A text of
+ * 2^32 - 1 bytes or more is KL_ERR_PARSE, with one diagnostic at line 0:
+ * its lines and columns might not fit kl_diag's 32 bits.
  */
 kl_status kl_parse_module(const char *text, size_t len,
 			  const kl_parse_options *opts, kl_module **out,

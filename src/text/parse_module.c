@@ -600,6 +600,16 @@ kl_parse_module(const char *text, size_t len, const kl_parse_options *opts,
 		*out = NULL;
 	if (!out || (!text && len > 0))
 		return KL_ERR_INVALID;
+	/* Lines and columns are counted in 32 bits (kl_diag's): a text they
+	 * might not count is refused before it is read. */
+	if ((uint64_t)len >= UINT32_MAX) {
+		kl_diags_add(diags, KL_SEV_ERROR, 0, 0,
+			     "the text is too large: keel reads at most "
+			     "4294967294 bytes (its line and column numbers "
+			     "have 32 bits)");
+		kl_diags_free(&dropped);
+		return KL_ERR_PARSE;
+	}
 	parser *p = kl_calloc(1, sizeof *p);
 	p->src = text ? text : "";
 	p->end = p->src + (text ? len : 0);

@@ -1419,6 +1419,23 @@ test_null_sinks(void)
 	CHECK(pm == NULL);
 	CHECK_EQ_INT(kl_parse_module(good, sizeof good - 1, NULL, NULL, NULL),
 		     KL_ERR_INVALID);
+	/* A text whose lines or columns 32 bits cannot count is refused
+	 * before a byte of it is read (so the short buffer is safe here);
+	 * one byte less would be read. */
+	kl_diags big = { 0 };
+	pm = (kl_module *)&empty;
+	CHECK_EQ_INT(kl_parse_module(good, (size_t)UINT32_MAX, NULL, &pm,
+				     &big),
+		     KL_ERR_PARSE);
+	CHECK(pm == NULL && big.len == 1);
+	if (big.len == 1) {
+		CHECK_EQ_INT(big.items[0].line, 0);
+		CHECK_EQ_STR(big.items[0].message,
+			  "the text is too large: keel reads at most "
+			  "4294967294 bytes (its line and column numbers "
+			  "have 32 bits)");
+	}
+	kl_diags_free(&big);
 	/* The frees are no-ops on NULL, as free(NULL) is. */
 	kl_diags_free(NULL);
 	kl_buf_free(NULL);
