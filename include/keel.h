@@ -960,8 +960,9 @@ uint32_t kl_domfront_iterated(const kl_domfront *df, kl_idf *ws,
 /*
  * Loops: the natural loops of back edges (an edge whose target dominates
  * its source), nested into a forest, and the irreducible regions (cycles
- * that no block dominates: strongly connected sets of blocks once the
- * back edges are removed), which are reported and are not loops.
+ * that no block of the cycle dominates, joined into maximal strongly
+ * connected sets of blocks once the back edges are removed), which are
+ * reported and are not loops.
  *
  * Loops are numbered 0..count-1 in preorder of the forest, children in
  * the layout order of their headers: a loop's parent has a smaller number,

@@ -23,10 +23,12 @@
  * (target dominates source) leaves it acyclic (Hecht and Ullman 1974).
  * So the strongly connected components of the reachable CFG without its
  * back edges that have two blocks or more are exactly the irreducible
- * regions: cycles that no block dominates. They are found with Tarjan's
- * SCC algorithm (1972), iteratively, and reported (blocks and entries,
- * the blocks entered from outside the region); they are not loops, and
- * their blocks' innermost loop is whatever natural loop surrounds them.
+ * regions: maximal sets joined by cycles that no block of the cycle
+ * dominates. They are found with Tarjan's SCC algorithm (1972),
+ * iteratively, and reported (blocks and entries, the blocks entered from
+ * outside the region, by any edge); they are not loops, and a block's
+ * innermost loop is the innermost natural loop holding it, which may
+ * surround a region, lie in it, or share blocks with it.
  *
  * Numbering: loops are numbered in preorder of the forest, children (and
  * roots) in the layout order of their headers, so a loop's parent has a
