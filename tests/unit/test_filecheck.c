@@ -1138,6 +1138,53 @@ test_report_captures(void)
 	kl_buf_free(&long_out);
 }
 
+/* Cases that mutants of the engine passed (a survivor of a mutation run
+ * each): the literal search's fallback, a one-line output, class and
+ * limit edges of the regex checks, and the report's details. */
+static void
+test_mutation_gaps(void)
+{
+	/* The fallback table of a literal with a repeated prefix: a
+	 * partial match must fall back as far as it takes. */
+	CHECK(fails("check: aaa", "aabaa\n"));
+	CHECK(passes("check: aaa", "aabaaa\n"));
+	CHECK(fails("check: aaabb", "aaabaabb\n"));
+	CHECK(passes("check: aaabb", "aaabaaabb\n"));
+	/* nextln: with nothing matched yet looks at line 1, also when
+	 * there is no line 2 */
+	CHECK(passes("nextln: a", "a\n"));
+	/* `]` right after `[^` is in the class, not its end */
+	CHECK(passes("check: a$(=[^])]*)b", "axyb\n"));
+	CHECK(fails("check: a$(=[^])]*)b", "a]b\n"));
+	/* exactly 100,000 copies is within the limit */
+	CHECK(passes("check: x$(=|(a{399}){249})", "x\n"));
+	/* \0 is refused as the other back-references are, although glibc
+	 * would read it as a 0 */
+	CHECK(malformed("check: a$(=\\0)", "back-references"));
+	/* a variable defined twice in one directive, side by side */
+	CHECK(malformed("check: $(X=a)$(X=b)", "defined twice"));
+	/* an 80-byte capture is shown whole (longer ones are cut) */
+	char x80[82], want[100];
+	memset(x80, 'x', 80);
+	x80[80] = '\n';
+	x80[81] = 0;
+	snprintf(want, sizeof want, "with $X = \"%.80s\"\n", x80);
+	CHECK(fails_with("check: $(X=x+)\ncheck: y$X", x80, want, NULL));
+	/* a refused overlap searches on from the last match, not from the
+	 * refused one */
+	CHECK(fails_with("unordered: a\nunordered: a", "ab\n",
+			 "searching from output line 1, column 1:", NULL));
+	/* the caret counts a UTF-8 character as one column */
+	CHECK(fails_with("check: \xc3\xa9\nsameln: b", "\xc3\xa9" "a\n",
+			 "|  ^ search starts here", NULL));
+	/* a variable used twice in a directive is shown once */
+	kl_buf report = {0};
+	CHECK(!run("check: $(X=a)\ncheck: $X$X", "a\nb\n", &report));
+	const char *first = strstr(report.data ? report.data : "", "with $X");
+	CHECK(first && !strstr(first + 1, "with $X"));
+	kl_buf_free(&report);
+}
+
 int
 main(void)
 {
@@ -1163,5 +1210,6 @@ main(void)
 	UNIT_RUN(test_big);
 	UNIT_RUN(test_bounded);
 	UNIT_RUN(test_fuzz);
+	UNIT_RUN(test_mutation_gaps);
 	return unit_report("filecheck");
 }
