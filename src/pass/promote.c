@@ -1005,6 +1005,53 @@ unalias_everywhere(promoter *p)
 			unalias_operands(p, i);
 }
 
+typedef struct use_count {
+	const kl_func *f;
+	uint32_t *uses; /* per value */
+} use_count;
+
+static void
+count_use(void *ctx, uint32_t v, uint32_t dest, uint32_t index)
+{
+	(void)dest;
+	(void)index;
+	use_count *c = ctx;
+	uint32_t r = value_resolve(c->f, v);
+	if (r < c->f->nvalues)
+		c->uses[r]++;
+}
+
+/*
+ * The conversions stores made that nothing reads (the slot written again
+ * before a load, or never loaded): a store's value is made at the store,
+ * before renaming knows whether a load will come. Counted over the whole
+ * function, so only functions with such stores (truncating, or punning
+ * int and float) pay the walk. Newest first: a conversion may use an
+ * older one (a load's value stored narrower), which may then go too.
+ */
+static void
+remove_unread_conversions(promoter *p)
+{
+	kl_func *f = p->f;
+	uint32_t *uses = kl_calloc(f->nvalues, sizeof *uses);
+	use_count c = { f, uses };
+	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next)
+		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
+		     i = f->nodes[i].next)
+			inst_each_use(f, i, count_use, &c);
+	for (uint32_t k = p->nstore_convs; k-- > 0;) {
+		uint32_t v = p->store_convs[k];
+		if (uses[v])
+			continue;
+		uint32_t i = f->values[v].def;
+		uint32_t from = value_resolve(f, f->insts[i].w[1]);
+		if (from < f->nvalues)
+			uses[from]--;
+		layout_remove_inst(f, i);
+	}
+	free(uses);
+}
+
 /*
  * Remove what the promoted allocas leave behind. When loads became
  * aliases, the operands of what remains are resolved (what
@@ -1033,6 +1080,8 @@ finish(promoter *p)
 	}
 	if (p->had_aliases)
 		drop_address_aliases(p);
+	if (p->nstore_convs)
+		remove_unread_conversions(p);
 }
 
 /* The state kept between functions (in a pass report) and freed once. */
@@ -1054,6 +1103,7 @@ promoter_free(void *state)
 	free(p->edges);
 	free(p->incoming);
 	free(p->log);
+	free(p->store_convs);
 	free(p->address);
 	free(p->keys);
 	free(p->keys_tmp);
@@ -1091,7 +1141,7 @@ promoter_begin(promoter *p, kl_func *f, kl_pass_report *rep)
 	p->nvalues = f->nvalues;
 	p->nblocks = f->nblocks;
 	p->nallocas = p->nacc = p->nslots = p->nphis = p->nderives = 0;
-	p->nfixups = p->nedges = p->nlog = 0;
+	p->nfixups = p->nedges = p->nlog = p->nstore_convs = 0;
 	p->nincoming = p->nedges_in = 0;
 	p->most_block_phis = 0;
 	p->made_aliases = p->defs_first = false;

@@ -495,6 +495,10 @@ typedef struct promoter {
 	scratch work;
 	fixup *fixups;
 	uint32_t nfixups, fixups_cap;
+	/* The values of the conversions stores made (ireduce, bitcast), in
+	 * the order made: finish removes those no load came to read. */
+	uint32_t *store_convs;
+	uint32_t nstore_convs, store_convs_cap;
 	edge *edges;
 	uint32_t nedges, edges_cap;
 	loan edges_loan, incoming_loan; /* from slot_site; cands or bsets */

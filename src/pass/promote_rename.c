@@ -110,10 +110,15 @@ store_value(promoter *p, const access *x)
 	uint32_t v = x->value;
 	if (x->may_alias || !p->defs_first)
 		v = resolve(p, v);
-	if (x->form == ACC_ISTORE)
-		v = convert_before(p, x->inst, KL_OP_IREDUCE, st, v);
-	else if (x->cls != st)
-		v = convert_before(p, x->inst, KL_OP_BITCAST, st, v);
+	if (x->form == ACC_ISTORE || x->cls != st) {
+		v = convert_before(p, x->inst, x->form == ACC_ISTORE
+						       ? KL_OP_IREDUCE
+						       : KL_OP_BITCAST, st, v);
+		if (KL_UNLIKELY(p->nstore_convs == p->store_convs_cap))
+			kl_grow(&p->store_convs, &p->store_convs_cap,
+				sizeof *p->store_convs, p->nstore_convs + 1);
+		p->store_convs[p->nstore_convs++] = v;
+	}
 	layout_remove_inst(f, x->inst);
 	return v;
 }
