@@ -256,6 +256,12 @@ test_malformed_refused(void)
 		"    return v1\n"
 		"}\n"
 		"\n"
+		"function %many_args(i32) -> i32 {\n"
+		"block0(v0: i32):\n"
+		"    v1 = call %g(v0, v0, v0)\n"
+		"    return v1\n"
+		"}\n"
+		"\n"
 		"function %bare_return() -> i32 {\n"
 		"block0:\n"
 		"    return\n"
@@ -300,6 +306,7 @@ test_malformed_refused(void)
 		const char *func, *message; /* NULL: traps int_divz */
 	} cases[] = {
 		{ "few_args", "passes 1 argument for 2 parameters" },
+		{ "many_args", "passes 3 arguments for 2 parameters" },
 		{ "bare_return", "returns 0 values, the signature has 1" },
 		{ "no_terminator", "block0 does not end with a terminator" },
 		{ "after_terminator", "follows the terminator of block0" },
