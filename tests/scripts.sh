@@ -1554,6 +1554,16 @@ for op in $ops; do
 done
 if [ -z "$ops_missing" ]; then ok; else
 	bad "docs/ir.md's opcode reference lacks:$ops_missing"; fi
+# and docs/verifier.md, whose table of type rules names each opcode in a
+# code span (`iadd_imm imul_imm ...`, `uextend.T`)
+doc_ops=$(grep -o "\`[^\`]*\`" docs/verifier.md | tr -c 'a-z0-9_.\n' '\n' |
+	sed 's/\..*//' | grep -E '^[a-z][a-z0-9_]*$')
+ops_missing=""
+for op in $ops; do
+	echo "$doc_ops" | grep -qx "$op" || ops_missing="$ops_missing $op"
+done
+if [ -z "$ops_missing" ]; then ok; else
+	bad "docs/verifier.md lacks:$ops_missing"; fi
 # every function keel.h declares is named in docs/api.md (its index of
 # keel.h), so that a function added to the header cannot go undocumented
 api_missing=""
