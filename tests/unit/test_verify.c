@@ -1811,6 +1811,425 @@ test_listing_reparses(void)
 	free(text);
 }
 
+/* ---- gaps found by mutation testing ---- */
+
+/* Two equal sequence numbers in a row do not increase either: the fast
+ * path must not clear them (fast.c: check_block). */
+static void
+test_gap_seq_equal(void)
+{
+	kl_module *m = parse("function %g(i32) -> i32 {\n"
+			     "block0(v0: i32):\n"
+			     "    v1 = iadd_imm v0, 1\n"
+			     "    return v1\n"
+			     "}\n");
+	kl_func *f = func_named(m, "g");
+	f->nodes[1].seq = f->nodes[0].seq;
+	expect_some(f, KL_ENT_INST, "does not increase");
+	kl_module_free(m);
+}
+
+/* The first invalid value kind, VK_REMOVED + 1, is invalid. */
+static void
+test_gap_kind_after_removed(void)
+{
+	kl_module *m = parse("function %p(i32) -> i32 {\n"
+			     "block0(v0: i32):\n"
+			     "    v3 = iadd v0, v0\n"
+			     "    return v3\n"
+			     "}\n");
+	kl_func *f = func_named(m, "p");
+	CHECK_EQ_INT(f->values[2].kind, VK_UNUSED); /* a hole */
+	f->values[2].kind = VK_REMOVED + 1;
+	expect_one(f, KL_ENT_VALUE, "v2 has invalid kind 5");
+	kl_module_free(m);
+}
+
+/* An alloca's result of another type than the pointer type, unused. */
+static void
+test_gap_alloca_result_type(void)
+{
+	kl_module *m = parse("function %p() {\n"
+			     "block0:\n"
+			     "    v1 = alloca 8\n"
+			     "    return\n"
+			     "}\n");
+	kl_func *f = func_named(m, "p");
+	expect_ok(f);
+	f->values[1].type = KL_TYPE_I32;
+	expect_one(f, KL_ENT_INST, "result (v1) has type i32, must be i64 "
+				   "(the pointer type)");
+	kl_module_free(m);
+}
+
+/* A value claiming to be a parameter of a placed block that does not list
+ * it, with a block number above every instruction number. */
+static void
+test_gap_param_claim_high_block(void)
+{
+	kl_module *m = parse("function %p(i32) -> i32 {\n"
+			     "block0(v0: i32):\n"
+			     "    jump block9(v0)\n"
+			     "\n"
+			     "block9(v1: i32):\n"
+			     "    return v1\n"
+			     "}\n");
+	kl_func *f = func_named(m, "p");
+	func_reserve_values(f, 4);
+	CHECK(f->nblocks > 9 && f->ninsts < 9);
+	f->values[3].kind = VK_PARAM;
+	f->values[3].def = 9;
+	f->values[3].type = KL_TYPE_I32;
+	expect_one(f, KL_ENT_VALUE, "v3 says it is a parameter of block9, "
+				    "which does not list it");
+	kl_module_free(m);
+}
+
+/* An alias nothing uses, standing for the result of a removed
+ * instruction, is not checked (the printer leaves it out). */
+static void
+test_gap_unused_alias_of_removed(void)
+{
+	kl_module *m = parse("function %a(i32) -> i32 {\n"
+			     "block0(v0: i32):\n"
+			     "    v1 = iadd_imm v0, 1\n"
+			     "    v5 -> v1\n"
+			     "    return v0\n"
+			     "}\n");
+	kl_func *f = func_named(m, "a");
+	kl_inst_remove(f, (kl_inst){ 0 });
+	kl_diags d = { 0 };
+	CHECK(kl_verify_func(f, NULL, &d) == KL_OK);
+	CHECK_EQ_INT(d.len, 0);
+	if (d.len)
+		dump(&d);
+	kl_diags_free(&d);
+	kl_module_free(m);
+}
+
+/* An alias of itself is a cycle. */
+static void
+test_gap_alias_self_cycle(void)
+{
+	kl_module *m = parse("function %a(i32) -> i32 {\n"
+			     "block0(v0: i32):\n"
+			     "    v1 = iadd_imm v0, 1\n"
+			     "    v5 -> v1\n"
+			     "    return v5\n"
+			     "}\n");
+	kl_func *f = func_named(m, "a");
+	f->values[5].def = 5;
+	expect_one(f, KL_ENT_VALUE, "the alias chain of v5 has a cycle");
+	kl_module_free(m);
+}
+
+/* Two instructions' errors on one line (the header: neither is in the
+ * layout): each shows its own text. */
+static void
+test_gap_two_insts_on_header(void)
+{
+	kl_module *m = parse("function %a(i32) -> i32 {\n"
+			     "block0(v0: i32):\n"
+			     "    v1 = iadd_imm v0, 1\n"
+			     "    v2 = iadd_imm v0, 2\n"
+			     "    return v0\n"
+			     "}\n");
+	kl_func *f = func_named(m, "a");
+	kl_inst_remove(f, (kl_inst){ 0 });
+	kl_inst_remove(f, (kl_inst){ 1 });
+	f->nodes[0].block = 0;
+	f->nodes[1].block = 0;
+	kl_diags d = { 0 };
+	CHECK_EQ_INT(verify(f, NULL, &d), 2);
+	kl_buf out = { 0 };
+	kl_verify_render(f, &d, "t.kl", false, &out, &out);
+	bool both =
+		strstr(out.data, "; error: inst0 (v1 = iadd_imm v0, 1): ") &&
+		strstr(out.data, "; error: inst1 (v2 = iadd_imm v0, 2): ");
+	CHECK(both);
+	if (!both)
+		fprintf(stderr, "%s", out.data);
+	kl_buf_free(&out);
+	kl_diags_free(&d);
+	kl_module_free(m);
+}
+
+/* An error on line 1 says so in its header line. */
+static void
+test_gap_line_one(void)
+{
+	kl_module *m = parse("function %e() {\n"
+			     "}\n");
+	kl_func *f = func_named(m, "e");
+	kl_diags d = { 0 };
+	CHECK_EQ_INT(verify(f, NULL, &d), 1);
+	kl_buf out = { 0 };
+	kl_verify_render(f, &d, "t.kl", false, &out, &out);
+	bool ok = strstr(out.data, "t.kl:1: error: %e: the function has no "
+				   "entry block\n") != NULL;
+	CHECK(ok);
+	if (!ok)
+		fprintf(stderr, "%s", out.data);
+	kl_buf_free(&out);
+	kl_diags_free(&d);
+	kl_module_free(m);
+}
+
+/* An alias a use reaches, standing for the result of a removed
+ * instruction: reported at the alias (the use alone says nothing). */
+static void
+test_gap_used_alias_of_removed(void)
+{
+	kl_module *m = parse("function %a(i32) -> i32 {\n"
+			     "block0(v0: i32):\n"
+			     "    v1 = iadd_imm v0, 1\n"
+			     "    v5 -> v1\n"
+			     "    return v5\n"
+			     "}\n");
+	kl_func *f = func_named(m, "a");
+	kl_inst_remove(f, (kl_inst){ 0 });
+	expect_one(f, KL_ENT_VALUE, "alias v5 -> v1: v1 is not defined");
+	kl_module_free(m);
+}
+
+/* The first signature number past the table does not exist either. */
+static void
+test_gap_callee_sig_at_end(void)
+{
+	kl_module *m = parse(simple);
+	kl_func *f = func_named(m, "f");
+	m->syms[kl_module_lookup(m, "g", 1).id].sig = m->nsigs;
+	expect_some(f, KL_ENT_INST, "the callee's signature does not exist");
+	kl_module_free(m);
+}
+
+/* A use of the result of the last-numbered instruction, removed. */
+static void
+test_gap_removed_last_definition(void)
+{
+	kl_module *m = parse("function %r(i32) -> i32 {\n"
+			     "block0(v0: i32):\n"
+			     "    return v0\n"
+			     "}\n");
+	kl_func *f = func_named(m, "r");
+	kl_builder b;
+	kl_builder_init(&b, f);
+	kl_builder_before(&b, (kl_inst){ 0 });
+	kl_value v =
+		kl_build_binary_imm(&b, KL_OP_IADD_IMM, (kl_value){ 0 }, 1);
+	CHECK(kl_builder_status(&b) == KL_OK);
+	CHECK(kl_inst_set_arg(f, (kl_inst){ 0 }, 0, v) == KL_OK);
+	CHECK_EQ_INT(f->ninsts, 2);
+	kl_inst_remove(f, (kl_inst){ 1 });
+	char want[80];
+	snprintf(want, sizeof want, "use of v%u, whose definition inst1 is "
+		 "not in the layout", v.id);
+	expect_one(f, KL_ENT_INST, want);
+	kl_module_free(m);
+}
+
+/* An out-of-range value used twice by one instruction: one error. */
+static void
+test_gap_out_of_range_twice(void)
+{
+	kl_module *m = parse("function %o(i32) -> i32 {\n"
+			     "block0(v0: i32):\n"
+			     "    v1 = iadd v0, v0\n"
+			     "    return v1\n"
+			     "}\n");
+	kl_func *f = func_named(m, "o");
+	f->insts[0].w[1] = 900;
+	f->insts[0].w[2] = 900;
+	expect_one(f, KL_ENT_INST, "use of v900, which is out of range");
+	kl_module_free(m);
+}
+
+/* fdemote's result must be f32. */
+static void
+test_gap_fdemote_result(void)
+{
+	kl_module *m = parse("function %d(f64) {\n"
+			     "block0(v0: f64):\n"
+			     "    v1 = fdemote v0\n"
+			     "    return\n"
+			     "}\n");
+	kl_func *f = func_named(m, "d");
+	expect_ok(f);
+	f->values[1].type = KL_TYPE_F64;
+	expect_one(f, KL_ENT_INST, "result (v1) has type f64, must be f32");
+	kl_module_free(m);
+}
+
+/* An instruction in no list that claims the last block, which is not in
+ * the layout. */
+static void
+test_gap_unlisted_in_last_block(void)
+{
+	kl_module *m = parse("function %u(i32) -> i32 {\n"
+			     "block0(v0: i32):\n"
+			     "    v1 = iadd_imm v0, 1\n"
+			     "    return v0\n"
+			     "}\n");
+	kl_func *f = func_named(m, "u");
+	kl_block nb = kl_func_new_block(f);
+	CHECK_EQ_INT(nb.id, f->nblocks - 1);
+	kl_inst_remove(f, (kl_inst){ 0 });
+	f->nodes[0].block = nb.id;
+	char want[80];
+	snprintf(want, sizeof want, "inst0 is in block%u, which is not in the "
+		 "layout", nb.id);
+	expect_one(f, KL_ENT_INST, want);
+	kl_module_free(m);
+}
+
+/* An alias error at a built instruction (no source line) of a parsed
+ * function is on the function's first line. */
+static void
+test_gap_alias_error_at_built_user(void)
+{
+	kl_module *m = parse("\n"
+			     "function %a(i32) -> i32 {\n"
+			     "block0(v0: i32):\n"
+			     "    v1 = iadd_imm v0, 1\n"
+			     "    v5 -> v1\n"
+			     "    return v0\n"
+			     "}\n");
+	kl_func *f = func_named(m, "a");
+	kl_builder b;
+	kl_builder_init(&b, f);
+	kl_builder_before(&b, (kl_inst){ 1 });
+	kl_build_binary_imm(&b, KL_OP_IADD_IMM, (kl_value){ 5 }, 1);
+	CHECK(kl_builder_status(&b) == KL_OK);
+	f->values[5].type = KL_TYPE_I64;
+	kl_diags d = { 0 };
+	CHECK_EQ_INT(verify(f, NULL, &d), 1);
+	CHECK_ERROR(&d, KL_ENT_VALUE, "alias v5 has type i64");
+	CHECK_EQ_INT(d.items[0].line, 2);
+	kl_diags_free(&d);
+	kl_module_free(m);
+}
+
+/* A cached successor list one edge longer than the function's (the
+ * function's is a prefix of it): the message starts near the edge only
+ * the cached list has. */
+static void
+test_gap_cached_cfg_longer(void)
+{
+	kl_module *m = parse("function %f(i32) -> i32 {\n"
+		  "block0(v0: i32):\n"
+		  "    br_table v0, block9, [block1, block2, block3, block4, "
+		  "block5, block6, block7, block8]\n"
+		  "block1:\n    return v0\nblock2:\n    return v0\n"
+		  "block3:\n    return v0\nblock4:\n    return v0\n"
+		  "block5:\n    return v0\nblock6:\n    return v0\n"
+		  "block7:\n    return v0\nblock8:\n    return v0\n"
+		  "block9:\n    return v0\n"
+		  "}\n");
+	kl_func *f = func_named(m, "f");
+	kl_cfg *cfg = kl_cfg_new();
+	kl_cfg_compute(cfg, f);
+	kl_inst br = kl_block_last_inst(f, kl_func_first_block(f));
+	uint32_t h = f->insts[br.id].w[1];
+	CHECK_EQ_INT(f->pool.data[h - 1] & ((1u << 27) - 1), 9);
+	f->pool.data[h - 1]--; /* drop the last entry, block8 */
+	kl_verify_ctx only_cfg = { .cfg = cfg };
+	kl_diags d = { 0 };
+	CHECK(verify(f, &only_cfg, &d) == 1);
+	CHECK_ERROR(&d, KL_ENT_BLOCK, "the cached CFG is stale at block0: it "
+		    "has successors [... block6, block7, block8], predecessors "
+		    "[]; the function has successors [block9, block1, block2, "
+		    "block3, block4, block5, ... 8 in all], predecessors []");
+	kl_diags_free(&d);
+	kl_cfg_free(cfg);
+	kl_module_free(m);
+}
+
+/* An alias nothing uses is not held to its type (the printer leaves it
+ * out). */
+static void
+test_gap_unused_alias_type(void)
+{
+	kl_module *m = parse("function %a(i32) -> i32 {\n"
+			     "block0(v0: i32):\n"
+			     "    v1 = iadd_imm v0, 1\n"
+			     "    v5 -> v1\n"
+			     "    return v1\n"
+			     "}\n");
+	kl_func *f = func_named(m, "a");
+	f->values[5].type = KL_TYPE_I64;
+	kl_diags d = { 0 };
+	CHECK(kl_verify_func(f, NULL, &d) == KL_OK);
+	CHECK_EQ_INT(d.len, 0);
+	if (d.len)
+		dump(&d);
+	kl_diags_free(&d);
+	kl_module_free(m);
+}
+
+/* An alias used only by an instruction that is not placed (listed in a
+ * block its node does not name) has no user: its error is on the
+ * function's line, about no instruction. */
+static void
+test_gap_alias_user_not_placed(void)
+{
+	kl_module *m = parse("function %a(i32) -> i32 {\n"
+			     "block0(v0: i32):\n"
+			     "    v1 = iadd_imm v0, 1\n"
+			     "    v5 -> v1\n"
+			     "    v6 = iadd_imm v5, 1\n"
+			     "    return v0\n"
+			     "}\n");
+	kl_func *f = func_named(m, "a");
+	func_reserve_values(f, 8);
+	f->values[5].def = 7; /* a hole */
+	f->nodes[1].block = 5;
+	kl_diags d = { 0 };
+	verify(f, NULL, &d);
+	bool found = false;
+	for (uint32_t k = 0; k < d.len; k++)
+		if (strstr(d.items[k].message, "alias v5 -> v7")) {
+			found = true;
+			CHECK_EQ_INT(d.items[k].inst.id, KL_NONE);
+			CHECK_EQ_INT(d.items[k].line, 1);
+		}
+	CHECK(found);
+	if (!found)
+		dump(&d);
+	kl_diags_free(&d);
+	kl_module_free(m);
+}
+
+/* A value's error, about an instruction the listing shows, is shown under
+ * that instruction (a value has no line of its own). */
+static void
+test_gap_value_error_under_inst(void)
+{
+	kl_module *m = parse("function %v(i32) -> i32 {\n"
+			     "block0(v0: i32):\n"
+			     "    v3 = iadd_imm v0, 1\n"
+			     "    return v0\n"
+			     "}\n");
+	kl_func *f = func_named(m, "v");
+	CHECK_EQ_INT(f->values[2].kind, VK_UNUSED);
+	f->values[2].kind = VK_RESULT;
+	f->values[2].def = 0;
+	f->values[2].type = KL_TYPE_I32;
+	kl_diags d = { 0 };
+	CHECK_EQ_INT(verify(f, NULL, &d), 1);
+	kl_buf out = { 0 };
+	kl_verify_render(f, &d, "t.kl", false, &out, &out);
+	bool under = strstr(out.data, "    v3 = iadd_imm v0, 1\n"
+				      ";   ^~~~~~~~~~~~~~~~~~~\n"
+				      "; error: v2: v2 says it is a result of "
+				      "inst0") != NULL;
+	CHECK(under);
+	if (!under)
+		fprintf(stderr, "%s", out.data);
+	kl_buf_free(&out);
+	kl_diags_free(&d);
+	kl_module_free(m);
+}
+
 int
 main(void)
 {
@@ -1852,5 +2271,24 @@ main(void)
 	UNIT_RUN(test_listing_reparses);
 	UNIT_RUN(test_render_module);
 	UNIT_RUN(test_render_module_counts);
+	UNIT_RUN(test_gap_seq_equal);
+	UNIT_RUN(test_gap_kind_after_removed);
+	UNIT_RUN(test_gap_alloca_result_type);
+	UNIT_RUN(test_gap_param_claim_high_block);
+	UNIT_RUN(test_gap_unused_alias_of_removed);
+	UNIT_RUN(test_gap_alias_self_cycle);
+	UNIT_RUN(test_gap_two_insts_on_header);
+	UNIT_RUN(test_gap_line_one);
+	UNIT_RUN(test_gap_used_alias_of_removed);
+	UNIT_RUN(test_gap_callee_sig_at_end);
+	UNIT_RUN(test_gap_removed_last_definition);
+	UNIT_RUN(test_gap_out_of_range_twice);
+	UNIT_RUN(test_gap_fdemote_result);
+	UNIT_RUN(test_gap_unlisted_in_last_block);
+	UNIT_RUN(test_gap_alias_error_at_built_user);
+	UNIT_RUN(test_gap_cached_cfg_longer);
+	UNIT_RUN(test_gap_unused_alias_type);
+	UNIT_RUN(test_gap_alias_user_not_placed);
+	UNIT_RUN(test_gap_value_error_under_inst);
 	return unit_report("verify");
 }
