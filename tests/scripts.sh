@@ -1548,22 +1548,20 @@ doc_ops=$(awk -F'|' '/^\| `/ {
 		}
 	}
 }' docs/ir.md)
-ops_missing=""
-for op in $ops; do
-	echo "$doc_ops" | grep -qx "$op" || ops_missing="$ops_missing $op"
-done
-if [ -z "$ops_missing" ]; then ok; else
-	bad "docs/ir.md's opcode reference lacks:$ops_missing"; fi
+# (every opcode of $ops is a line of $doc_ops, or bad names what $1 lacks)
+all_ops_named() {
+	ops_missing=""
+	for op in $ops; do
+		echo "$doc_ops" | grep -qx "$op" || ops_missing="$ops_missing $op"
+	done
+	if [ -z "$ops_missing" ]; then ok; else bad "$1 lacks:$ops_missing"; fi
+}
+all_ops_named "docs/ir.md's opcode reference"
 # and docs/verifier.md, whose table of type rules names each opcode in a
 # code span (`iadd_imm imul_imm ...`, `uextend.T`)
 doc_ops=$(grep -o "\`[^\`]*\`" docs/verifier.md | tr -c 'a-z0-9_.\n' '\n' |
 	sed 's/\..*//' | grep -E '^[a-z][a-z0-9_]*$')
-ops_missing=""
-for op in $ops; do
-	echo "$doc_ops" | grep -qx "$op" || ops_missing="$ops_missing $op"
-done
-if [ -z "$ops_missing" ]; then ok; else
-	bad "docs/verifier.md lacks:$ops_missing"; fi
+all_ops_named docs/verifier.md
 # every function keel.h declares is named in docs/api.md (its index of
 # keel.h), so that a function added to the header cannot go undocumented
 api_missing=""
