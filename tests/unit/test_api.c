@@ -1735,6 +1735,113 @@ test_render_long_line_window_edge(void)
 	kl_diags_free(&d);
 }
 
+/* The parser's hint after "expected '=' or '->' after vN" is for a value
+ * alone on the line after a bare `return` only: after `return v0` the
+ * message ends with what it found. */
+static void
+test_parse_return_hint_only_bare(void)
+{
+	static const char *const srcs[2] = {
+		"function %f(i32) {\nblock0(v0: i32):\n    return\n"
+		"    v0\n}\n",
+		"function %f(i32) {\nblock0(v0: i32):\n    return v0\n"
+		"    v0\n}\n",
+	};
+	static const char *const want[2] = {
+		"expected '=' or '->' after v0, found '}' (a return's first "
+		"value goes on its line: return v0)",
+		"expected '=' or '->' after v0, found '}'",
+	};
+	for (int k = 0; k < 2; k++) {
+		kl_module *m = NULL;
+		kl_diags d = { 0 };
+		CHECK_EQ_INT(kl_parse_module(srcs[k], strlen(srcs[k]), NULL, &m,
+					     &d),
+			     KL_ERR_PARSE);
+		CHECK_EQ_INT(d.len, 1);
+		if (d.len)
+			CHECK_EQ_STR(d.items[0].message, want[k]);
+		kl_diags_free(&d);
+	}
+}
+
+/* "'}' missing before this line" is at the line's column 1 (no caret
+ * annotation of a file test can sit there). */
+static void
+test_parse_missing_brace_column(void)
+{
+	static const char src[] = "function %f() {\nblock0:\n    return\n"
+				  "function %g() {\nblock0:\n    return\n}\n";
+	kl_module *m = NULL;
+	kl_diags d = { 0 };
+	CHECK_EQ_INT(kl_parse_module(src, sizeof src - 1, NULL, &m, &d),
+		     KL_ERR_PARSE);
+	CHECK_EQ_INT(d.len, 1);
+	if (d.len) {
+		CHECK_EQ_STR(d.items[0].message, "'}' missing before this line");
+		CHECK_EQ_INT(d.items[0].line, 4);
+		CHECK_EQ_INT(d.items[0].col, 1);
+	}
+	kl_diags_free(&d);
+}
+
+/* kl_diag_render, what one line shows: a line of exactly 200 bytes is
+ * shown whole (no window) whatever the column; DEL and a C1 control
+ * (U+009F, the last) show as '?'; the last code point of a zero-width
+ * range (U+200F) takes no blank before the caret; a column past the line's
+ * end puts the caret after its last byte (a long line's window ends there
+ * too). */
+static void
+test_render_line_edges(void)
+{
+	struct {
+		const char *src;
+		uint32_t col;
+		const char *want;
+	} cases[] = {
+		{ "a\x7f" "b\n", 3, "r.kl:1:3: error: e\na?b\n  ^\n" },
+		{ "a\xc2\x9f" "b\n", 4, "r.kl:1:4: error: e\na?b\n  ^\n" },
+		{ "a\xe2\x80\x8f" "b\n", 5,
+		  "r.kl:1:5: error: e\na\xe2\x80\x8f" "b\n ^\n" },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		kl_diags d = { 0 };
+		kl_diags_add(&d, KL_SEV_ERROR, 1, cases[k].col, "e");
+		kl_buf out = { 0 };
+		kl_diag_render(&d.items[0], "r.kl", cases[k].src,
+			       strlen(cases[k].src), &out);
+		CHECK_EQ_STR(out.data, cases[k].want);
+		kl_buf_free(&out);
+		kl_diags_free(&d);
+	}
+	char src[251];
+	for (int i = 0; i < 250; i++)
+		src[i] = (char)('0' + i % 10);
+	src[250] = '\n';
+	kl_diags d = { 0 };
+	kl_buf out = { 0 }, want = { 0 };
+	/* 200 bytes, column 150: whole */
+	char line[201];
+	memcpy(line, src, 200);
+	line[200] = '\n';
+	kl_diags_add(&d, KL_SEV_ERROR, 1, 150, "e");
+	kl_diag_render(&d.items[0], "r.kl", line, sizeof line, &out);
+	kl_buf_printf(&want, "r.kl:1:150: error: e\n%.200s\n%149s^\n", line,
+		      "");
+	CHECK_EQ_STR(out.data, want.data);
+	/* 250 bytes, column 300: as column 251 */
+	kl_buf_reset(&out);
+	kl_buf_reset(&want);
+	kl_diags_add(&d, KL_SEV_ERROR, 1, 300, "e");
+	kl_diag_render(&d.items[1], "r.kl", src, sizeof src, &out);
+	kl_buf_printf(&want, "r.kl:1:300: error: e\n...%.80s\n   %80s^\n",
+		      src + 170, "");
+	CHECK_EQ_STR(out.data, want.data);
+	kl_buf_free(&out);
+	kl_buf_free(&want);
+	kl_diags_free(&d);
+}
+
 /* kl_diag_render: the window's ends fall between characters, not
  * inside one: a line of two-byte 'é's cut at an odd byte showed the
  * lone half as '?', the mark of bytes that are not UTF-8. The window
@@ -2551,6 +2658,9 @@ main(void)
 	UNIT_RUN(test_data_spellings_parse_alike);
 	UNIT_RUN(test_render_long_line_window_edge);
 	UNIT_RUN(test_render_window_whole_characters);
+	UNIT_RUN(test_render_line_edges);
+	UNIT_RUN(test_parse_return_hint_only_bare);
+	UNIT_RUN(test_parse_missing_brace_column);
 	UNIT_RUN(test_version);
 	UNIT_RUN(test_op_lookup);
 	UNIT_RUN(test_pointers_outlive_growth);
