@@ -454,7 +454,8 @@ gen_op(struct gen *g, unsigned k)
 		    g->nslot > g->slot_lo) {
 			/* Two addresses compared (through aliases, now and
 			 * then): both escape. Only eq and ne: distinct
-			 * allocations never compare equal, wherever they are. */
+			 * allocations never compare equal, wherever they
+			 * are. */
 			a = rand_slot(g)->ptr;
 			b = rand_slot(g)->ptr;
 			emit_cmp(g, false, cc & 1, a, b, false, 0);
