@@ -1005,51 +1005,31 @@ unalias_everywhere(promoter *p)
 			unalias_operands(p, i);
 }
 
-typedef struct use_count {
-	const kl_func *f;
-	uint32_t *uses; /* per value */
-} use_count;
-
-static void
-count_use(void *ctx, uint32_t v, uint32_t dest, uint32_t index)
-{
-	(void)dest;
-	(void)index;
-	use_count *c = ctx;
-	uint32_t r = value_resolve(c->f, v);
-	if (r < c->f->nvalues)
-		c->uses[r]++;
-}
-
 /*
  * The conversions stores made that nothing reads (the slot written again
  * before a load, or never loaded): a store's value is made at the store,
- * before renaming knows whether a load will come. Counted over the whole
- * function, so only functions with such stores (truncating, or punning
- * int and float) pay the walk. Newest first: a conversion may use an
- * older one (a load's value stored narrower), which may then go too.
+ * before renaming knows whether a load will come. The function's uses
+ * (kl_uses) are listed only for functions with such stores (truncating,
+ * or punning int and float). Newest first: a conversion may be used only
+ * by a newer one (a load's value stored narrower), gone by then.
  */
 static void
 remove_unread_conversions(promoter *p)
 {
 	kl_func *f = p->f;
-	uint32_t *uses = kl_calloc(f->nvalues, sizeof *uses);
-	use_count c = { f, uses };
-	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next)
-		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
-		     i = f->nodes[i].next)
-			inst_each_use(f, i, count_use, &c);
+	kl_uses *u = kl_uses_new();
+	kl_uses_compute(u, f);
 	for (uint32_t k = p->nstore_convs; k-- > 0;) {
-		uint32_t v = p->store_convs[k];
-		if (uses[v])
-			continue;
-		uint32_t i = f->values[v].def;
-		uint32_t from = value_resolve(f, f->insts[i].w[1]);
-		if (from < f->nvalues)
-			uses[from]--;
-		layout_remove_inst(f, i);
+		kl_value v = { p->store_convs[k] };
+		uint32_t n;
+		const kl_use *use = kl_uses_of(u, f, v, &n);
+		bool read = false;
+		for (uint32_t j = 0; j < n && !read; j++)
+			read = f->nodes[use[j].inst.id].block != KL_NONE;
+		if (!read)
+			layout_remove_inst(f, f->values[v.id].def);
 	}
-	free(uses);
+	kl_uses_free(u);
 }
 
 /*
