@@ -85,10 +85,19 @@ all: $(KEEL) $(GEN) $(EMBED) $(FOLD) $(SHLIB)
 # depends on it, everything is built again instead of mixing objects.
 FLAGS_STAMP := $(BUILD)/flags
 FLAGS_NOW := $(CC) $(CFLAGS_ALL) | $(LDFLAGS_ALL)
+# (Not for make clean or uninstall alone, which build nothing: the
+# stamp would make a directory of any BUILD they are given.)
+ONLY_CLEANING := $(and $(MAKECMDGOALS),$(if \
+	$(filter-out clean uninstall,$(MAKECMDGOALS)),,yes))
+ifndef ONLY_CLEANING
 ifneq ($(FLAGS_NOW),$(file <$(FLAGS_STAMP)))
 $(shell mkdir -p $(BUILD))
 $(file >$(FLAGS_STAMP),$(FLAGS_NOW))
 endif
+endif
+# Made again when removed after that (make clean all).
+$(FLAGS_STAMP):
+	$(shell mkdir -p $(BUILD))$(file >$@,$(FLAGS_NOW))
 
 $(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
@@ -287,8 +296,14 @@ uninstall:
 		'$(DESTDIR)$(INCLUDEDIR)/keel_opcodes.def' \
 		'$(DESTDIR)$(PKGCONFIGDIR)/keel.pc'
 
+# Removes build/ and, when BUILD names a directory elsewhere, that one too,
+# but only if it holds a keel build (its flags file): BUILD=. or a typo must
+# not remove a source tree.
 clean:
 	rm -rf build
+	@if [ -f '$(BUILD)/flags' ] && [ -f '$(BUILD)/libkeel.a' -o \
+		-d '$(BUILD)/obj' ]; then echo "rm -rf '$(BUILD)'"; \
+		rm -rf '$(BUILD)'; fi
 
 # (the unit tests and examples are compiled and linked in one step: their
 # dependency files sit beside the programs)

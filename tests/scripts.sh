@@ -3115,6 +3115,26 @@ if command -v make >/dev/null 2>&1; then
 		grep -q -- '-O0 .*src/util/buf\.c' "$dir/make-other.out"
 	then ok; else bad "make with other flags into the same BUILD: exit $st"; cat "$dir/make-f.out" "$dir/make-other.out"; fi
 fi
+# ... and make clean removes a BUILD elsewhere when it holds a keel
+# build, and only then (it ignored BUILD; now BUILD=. must not remove
+# the sources), and make clean then a target builds it (make clean all
+# stopped at 'No rule to make target build/flags'). In a copy of the
+# tree: make clean removes its build/.
+if command -v make >/dev/null 2>&1; then
+	mkdir -p "$dir/tree" "$dir/notkeel" && cp -r Makefile src include "$dir/tree/"
+	touch "$dir/notkeel/mine"
+	m() { MAKEFLAGS='' make -s -C "$dir/tree" "$@" >>"$dir/make-clean.out" 2>&1; }
+	m clean build/obj/src/util/buf.o &&
+		[ -f "$dir/tree/build/obj/src/util/buf.o" ]
+	st=$?
+	m BUILD="$dir/other" "$dir/other/obj/src/util/buf.o"
+	m clean BUILD="$dir/other"
+	m clean BUILD="$dir/notkeel"
+	m clean BUILD=.
+	if [ "$st" = 0 ] && [ ! -e "$dir/other" ] && [ -f "$dir/notkeel/mine" ] &&
+		[ ! -e "$dir/notkeel/flags" ] && [ -f "$dir/tree/Makefile" ]
+	then ok; else bad "make clean and BUILD: exit $st"; cat "$dir/make-clean.out"; fi
+fi
 # ... and make fuzz fails when a fuzzer does: its recipe (make -n, the
 # targets taken as built) run on a stub fuzzer that reports a crash and
 # exits 1 (the fuzzer's status was lost in '| grep', and make fuzz passed)
