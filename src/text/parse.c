@@ -1406,6 +1406,25 @@ check_function_end(parser *p)
 	}
 }
 
+/*
+ * An item keyword at s, first on its line but indented, then a name:
+ * "function %g". No statement starts so, and a whole file indented (by a
+ * generator or a paste) would otherwise take its next function for
+ * unknown opcodes and redefined blocks. (The first reading, which finds
+ * the items, took this one for the rest of the body: it is passed over.)
+ * Indented and with no name after it, the keyword stays an unknown opcode.
+ */
+static bool
+indented_item_header(const parser *p, const char *s)
+{
+	if (skip_blanks_at(p, p->line_start) != s)
+		return false;
+	while (s < p->end && *s != ' ' && *s != '\t')
+		s++;
+	s = skip_blanks_at(p, s);
+	return s < p->end && *s == '%';
+}
+
 /* The statements of a body, up to its '}'. Returns false if it gave up. */
 static bool
 parse_stmts(parser *p, kl_func *dst)
@@ -1432,9 +1451,11 @@ parse_stmts(parser *p, kl_func *dst)
 			dst->line_last = p->line;
 			return true;
 		}
-		if (s == p->line_start && at_line_start_keyword(p, s)) {
+		if (at_line_start_keyword(p, s) &&
+		    (s == p->line_start || indented_item_header(p, s))) {
 			dst->line_last = p->line - 1;
-			perr_at(p, p->line, 1, "'}' missing before this line");
+			perr_at(p, p->line, col_of(p, s),
+				"'}' missing before this line");
 			return true;
 		}
 		size_t left = (size_t)(p->end - s);
