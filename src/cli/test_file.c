@@ -194,16 +194,18 @@ static bool
 option_number(const char *word, size_t n, uint64_t *v, bool *too_large)
 {
 	/* Read as the command line reads counts (cli_parse_count: decimal
-	 * or 0x, no octal, no sign), from a copy ending in NUL. */
+	 * or 0x, no octal, no sign), from a copy ending in NUL (of any
+	 * length: 70 digits are too large, not "no number"). */
 	const char *eq = memchr(word, '=', n);
-	char digits[64];
 	size_t len = eq ? (size_t)(word + n - eq - 1) : 0;
 	*too_large = false;
-	if (!eq || len == 0 || len >= sizeof digits)
+	if (!eq || len == 0)
 		return false;
-	memcpy(digits, eq + 1, len);
+	char *digits = memcpy(cli_alloc(len + 1, 1), eq + 1, len);
 	digits[len] = '\0';
-	return cli_parse_count(digits, v, too_large);
+	bool read = cli_parse_count(digits, v, too_large);
+	free(digits);
+	return read;
 }
 
 const char *
