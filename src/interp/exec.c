@@ -25,6 +25,7 @@
  * (C's float arithmetic without -ffast-math), but a NaN result is replaced
  * by the rule's NaN so results do not depend on the host's NaN choices.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,18 @@
 
 #include "interp.h"
 #include "../text/text.h"
+
+/* Each float result must be rounded once, to its own type. Evaluated in
+ * double (FLT_EVAL_METHOD 1: s390x), an f32 result is rounded twice, which
+ * is harmless with 53 bits against 24 (more than 2 * 24 + 2); in x87's
+ * long double (2: i386 by default), an f64 result is rounded to 64 bits
+ * and then to 53, and about one product in 4,000 comes out one unit off.
+ * The Makefile builds i386 with SSE2 arithmetic. */
+#if !defined(FLT_EVAL_METHOD) || \
+	(FLT_EVAL_METHOD != 0 && FLT_EVAL_METHOD != 1)
+#error "floats evaluated in a wider type round twice" \
+	" (on i386, build with -msse2 -mfpmath=sse)"
+#endif
 
 /* ---- bits ---- */
 
