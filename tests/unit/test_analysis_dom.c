@@ -472,13 +472,77 @@ test_split_fallback(void)
 }
 
 /*
+ * A chain block0 -> block1 -> block2. Split repairs asked of blocks
+ * that merely look like a split must recompute: block1 was there before;
+ * then a new block has a second predecessor. Then a new entry jumps to
+ * block0, and the tree computed again in the same object reaches
+ * block0, the entry it had before.
+ */
+static void
+test_chain_reuse(void)
+{
+	kl_module *m = kl_module_new();
+	kl_signature sig = { NULL, NULL, 0, 0, false };
+	kl_func *f;
+	kl_module_add_func(m, "f", 1, &sig, &f);
+	kl_block b[3];
+	for (int k = 0; k < 3; k++) {
+		b[k] = kl_func_new_block(f);
+		kl_func_append_block(f, b[k]);
+	}
+	kl_builder bld;
+	kl_builder_init(&bld, f);
+	for (int k = 0; k < 2; k++) {
+		kl_builder_at_end(&bld, b[k]);
+		kl_build_jump(&bld, (kl_block_call){ b[k + 1], NULL, 0 });
+	}
+	kl_builder_at_end(&bld, b[2]);
+	kl_build_return(&bld, NULL, 0);
+	kl_cfg *cfg = kl_cfg_new();
+	kl_domtree *dt = kl_domtree_new();
+	kl_cfg_compute(cfg, f);
+	kl_domtree_compute(dt, f, cfg);
+	CHECK(!kl_domtree_recompute_split(dt, f, cfg, b[0], b[1]));
+	check_domtree_same(dt, f);
+	CHECK_EQ_INT(kl_domtree_idom(dt, b[1]).id, b[0].id);
+	/* n, new, placed after block0: block0 and block1 jump to n, n to
+	 * block2. block0's only successor is n, but n has another
+	 * predecessor: no split either. */
+	kl_block n = kl_func_new_block(f);
+	CHECK_EQ_INT(kl_func_insert_block_after(f, n, b[0]), KL_OK);
+	kl_builder_at_end(&bld, n);
+	kl_build_jump(&bld, (kl_block_call){ b[2], NULL, 0 });
+	for (int k = 0; k < 2; k++)
+		CHECK_EQ_INT(kl_inst_set_dest(f, kl_block_last_inst(f, b[k]),
+					      0, (kl_block_call){ n, NULL, 0 }),
+			     KL_OK);
+	kl_cfg_compute(cfg, f);
+	CHECK(!kl_domtree_recompute_split(dt, f, cfg, b[0], n));
+	check_domtree_same(dt, f);
+	CHECK(!kl_domtree_is_reachable(dt, b[1]));
+	kl_block e = kl_func_new_block(f);
+	CHECK_EQ_INT(kl_func_insert_block_before(f, e, b[0]), KL_OK);
+	kl_builder_at_end(&bld, e);
+	kl_build_jump(&bld, (kl_block_call){ b[0], NULL, 0 });
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_OK);
+	kl_cfg_compute(cfg, f);
+	kl_domtree_compute(dt, f, cfg);
+	CHECK(kl_domtree_is_reachable(dt, b[0]));
+	CHECK_EQ_INT(kl_domtree_idom(dt, b[0]).id, e.id);
+	check_domtree_same(dt, f);
+	kl_cfg_free(cfg);
+	kl_domtree_free(dt);
+	kl_module_free(m);
+}
+
+/*
  * Branches whose instruction numbers disagree with their layout order: a
  * branch inserted above one built before it (IR the verifier would reject,
  * as a pass may leave it mid-edit). kl_cfg_compute finds the edges in the
  * order of the instruction table, so it must sort a block's successors by
  * the layout position of their branches; the random functions are built
  * top-down, where the two orders agree and nothing tells whether the sort
- * ran. Two branches in a block, then three.
+ * ran. Two branches in a block, then three; then two jumps alone.
  */
 static void
 test_cfg_branch_order(void)
@@ -520,7 +584,87 @@ test_cfg_branch_order(void)
 	check_cfg_matches_ir(f, cfg);
 	CHECK_EQ_INT(kl_cfg_succ(cfg, b[0], 0).id, b[2].id);
 	CHECK_EQ_INT(kl_cfg_succ(cfg, b[0], 1).id, b[3].id);
+	/* Two jumps in block1, two edges in all: sorted as well. */
+	kl_builder_at_end(&bld, b[1]);
+	kl_builder_before(&bld, kl_block_last_inst(f, b[1]));
+	kl_inst j2 = kl_build_jump(&bld, (kl_block_call){ b[2], NULL, 0 });
+	kl_builder_before(&bld, j2);
+	kl_build_jump(&bld, (kl_block_call){ b[3], NULL, 0 });
+	kl_cfg_compute(cfg, f);
+	check_cfg_matches_ir(f, cfg);
+	CHECK_EQ_INT(kl_cfg_num_succs(cfg, b[1]), 2);
+	CHECK_EQ_INT(kl_cfg_succ(cfg, b[1], 0).id, b[3].id);
+	CHECK_EQ_INT(kl_cfg_succ(cfg, b[1], 1).id, b[2].id);
 	kl_cfg_free(cfg);
+	kl_module_free(m);
+}
+
+/*
+ * The queries past the end of a list, and kl_cfg_equal on a CFG left
+ * stale by new blocks: block0 jumps to block1, block1 to block2, which
+ * returns.
+ */
+static void
+test_cfg_edges(void)
+{
+	kl_module *m = kl_module_new();
+	kl_signature sig = { NULL, NULL, 0, 0, false };
+	kl_func *f;
+	kl_module_add_func(m, "f", 1, &sig, &f);
+	kl_block b[5];
+	kl_builder bld;
+	kl_builder_init(&bld, f);
+	for (int k = 0; k < 3; k++) {
+		b[k] = kl_func_new_block(f);
+		kl_func_append_block(f, b[k]);
+	}
+	for (int k = 0; k < 2; k++) {
+		kl_builder_at_end(&bld, b[k]);
+		kl_build_jump(&bld, (kl_block_call){ b[k + 1], NULL, 0 });
+	}
+	kl_builder_at_end(&bld, b[2]);
+	kl_build_return(&bld, NULL, 0);
+	kl_cfg *cfg = kl_cfg_new(), *fresh = kl_cfg_new();
+	kl_cfg_compute(cfg, f);
+	/* past the end of a list: no edge, though block2's list follows */
+	CHECK_EQ_INT(kl_cfg_pred(cfg, b[1], 0).block.id, b[0].id);
+	CHECK(kl_cfg_pred(cfg, b[1], 1).block.id == KL_NONE);
+	CHECK(kl_cfg_pred(cfg, b[1], 1).inst.id == KL_NONE);
+	CHECK(kl_cfg_succ_edge(cfg, b[0], 1).block.id == KL_NONE);
+	/* block3 and block4, new, jumping one to the other, beyond the
+	 * blocks the cached CFG covers: it is stale, at block3 */
+	b[3] = kl_func_new_block(f);
+	b[4] = kl_func_new_block(f);
+	kl_func_append_block(f, b[3]);
+	kl_func_append_block(f, b[4]);
+	kl_builder_at_end(&bld, b[3]);
+	kl_build_jump(&bld, (kl_block_call){ b[4], NULL, 0 });
+	kl_builder_at_end(&bld, b[4]);
+	kl_build_return(&bld, NULL, 0);
+	kl_cfg_compute(fresh, f);
+	kl_block differs = { 0 };
+	CHECK(!kl_cfg_equal(cfg, fresh, &differs));
+	CHECK_EQ_INT(differs.id, b[3].id);
+	CHECK(!kl_cfg_equal(fresh, cfg, &differs));
+	CHECK_EQ_INT(differs.id, b[3].id);
+	kl_cfg_compute(cfg, f);
+	CHECK(kl_cfg_equal(cfg, fresh, &differs));
+	CHECK(differs.id == KL_NONE);
+	/* block1 jumps to block4 instead; then block3 moves above block1:
+	 * the same successor lists, but block4's predecessors follow the
+	 * layout, block3 first */
+	CHECK_EQ_INT(kl_inst_set_dest(f, kl_block_last_inst(f, b[1]), 0,
+				      (kl_block_call){ b[4], NULL, 0 }),
+		     KL_OK);
+	kl_cfg_compute(cfg, f);
+	CHECK_EQ_INT(kl_func_move_block(f, b[3], b[1]), KL_OK);
+	kl_cfg_compute(fresh, f);
+	CHECK_EQ_INT(kl_cfg_pred(fresh, b[4], 0).block.id, b[3].id);
+	CHECK_EQ_INT(kl_cfg_pred(cfg, b[4], 0).block.id, b[1].id);
+	CHECK(!kl_cfg_equal(cfg, fresh, &differs));
+	CHECK_EQ_INT(differs.id, b[4].id);
+	kl_cfg_free(cfg);
+	kl_cfg_free(fresh);
 	kl_module_free(m);
 }
 
@@ -588,6 +732,8 @@ main(void)
 	UNIT_RUN(test_random_split);
 	UNIT_RUN(test_split_chain);
 	UNIT_RUN(test_split_fallback);
+	UNIT_RUN(test_chain_reuse);
 	UNIT_RUN(test_cfg_branch_order);
+	UNIT_RUN(test_cfg_edges);
 	return unit_report("analysis_dom");
 }

@@ -314,6 +314,67 @@ test_random_loops(void)
 	kl_loops_free(lf);
 }
 
+/* Two loops, then one loop, in one kl_loops object. */
+static const char two_loops_text[] =
+	"function %f(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    brif v0, block1, block2\n"
+	"block1:\n"
+	"    brif v0, block1, block2\n"
+	"block2:\n"
+	"    brif v0, block2, block3\n"
+	"block3:\n"
+	"    return v0\n"
+	"}\n";
+static const char one_loop_text[] =
+	"function %f(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    jump block1\n"
+	"block1:\n"
+	"    brif v0, block1, block2\n"
+	"block2:\n"
+	"    return v0\n"
+	"}\n";
+
+/* Loop numbers from kl_loops_count on are no loops, also where a loop
+ * of the last computation was. */
+static void
+test_loops_past_count(void)
+{
+	kl_func *f2, *f1;
+	kl_module *m2 = parse_f(two_loops_text, sizeof two_loops_text - 1,
+				&f2);
+	kl_module *m1 = parse_f(one_loop_text, sizeof one_loop_text - 1, &f1);
+	if (!m2 || !m1)
+		goto out;
+	kl_cfg *cfg = kl_cfg_new();
+	kl_domtree *dt = kl_domtree_new();
+	kl_loops *lf = kl_loops_new();
+	kl_cfg_compute(cfg, f2);
+	kl_domtree_compute(dt, f2, cfg);
+	kl_loops_compute(lf, f2, cfg, dt);
+	CHECK_EQ_INT(kl_loops_count(lf), 2);
+	CHECK_EQ_INT(kl_loop_header(lf, (kl_loop){ 1 }).id, 2);
+	kl_cfg_compute(cfg, f1);
+	kl_domtree_compute(dt, f1, cfg);
+	kl_loops_compute(lf, f1, cfg, dt);
+	CHECK_EQ_INT(kl_loops_count(lf), 1);
+	kl_loop past = { 1 };
+	CHECK(kl_loop_header(lf, past).id == KL_NONE);
+	CHECK(kl_loop_parent(lf, past).id == KL_NONE);
+	CHECK_EQ_INT(kl_loop_depth(lf, past), 0);
+	uint32_t n = 1;
+	CHECK(kl_loop_blocks(lf, past, &n) == NULL);
+	CHECK_EQ_INT(n, 0);
+	CHECK(!kl_loop_contains(lf, past, (kl_block){ 1 }));
+	kl_loops_free(lf);
+	kl_domtree_free(dt);
+	kl_cfg_free(cfg);
+out:
+	kl_module_free(m1);
+	kl_module_free(m2);
+}
+
 /* ---- liveness ---- */
 
 #define NV 4096
@@ -522,6 +583,18 @@ test_liveness_aliases(void)
 	kl_liveness_set_limit(lv, 7);
 	CHECK(kl_liveness_compute(lv, f, cfg) == KL_OK);
 	CHECK(kl_liveness_is_live_out(lv, (kl_block){ 0 }, (kl_value){ 1 }));
+	/* a limit of one says "entry" */
+	kl_liveness_set_limit(lv, 1);
+	CHECK(kl_liveness_compute(lv, f, cfg) == KL_ERR_RANGE);
+	kl_buf_reset(&s);
+	kl_liveness_print(f, lv, &s);
+	CHECK(strstr(s.data, "(not computed: the live sets would pass the "
+			     "size limit of 1 entry)\n") != NULL);
+	/* 0 restores the default, 2^26 */
+	kl_liveness_set_limit(lv, 0);
+	CHECK_EQ_INT(kl_liveness_limit(lv), (uint64_t)1 << 26);
+	CHECK(kl_liveness_compute(lv, f, cfg) == KL_OK);
+	CHECK_EQ_INT(kl_liveness_size(lv), 7);
 	kl_buf_free(&s);
 	kl_cfg_free(cfg);
 	kl_liveness_free(lv);
@@ -700,6 +773,66 @@ test_frontier_limit(void)
 	for (uint32_t b = 0; b <= 2 * n + 1; b++)
 		total += kl_domfront_size(df, (kl_block){ b });
 	CHECK_EQ_INT(total, (uint64_t)n * (n + 1));
+	/* at most 2^31; 0 restores the default, 2^26 */
+	kl_domfront_set_limit(df, UINT64_MAX);
+	CHECK_EQ_INT(kl_domfront_limit(df), (uint64_t)1 << 31);
+	kl_domfront_set_limit(df, 0);
+	CHECK_EQ_INT(kl_domfront_limit(df), (uint64_t)1 << 26);
+	kl_domfront_free(df);
+	kl_domtree_free(dt);
+	kl_cfg_free(cfg);
+	kl_module_free(m);
+}
+
+/* Two diamonds in a row: four frontier entries, two of each join. The
+ * count reaches a limit of 2 at the first join, exactly, and must go on
+ * to the second to find the limit passed. */
+static const char diamonds_text[] =
+	"function %f(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    brif v0, block1, block2\n"
+	"block1:\n"
+	"    jump block3\n"
+	"block2:\n"
+	"    jump block3\n"
+	"block3:\n"
+	"    brif v0, block4, block5\n"
+	"block4:\n"
+	"    jump block6\n"
+	"block5:\n"
+	"    jump block6\n"
+	"block6:\n"
+	"    return v0\n"
+	"}\n";
+
+static void
+test_frontier_limit_exact(void)
+{
+	kl_func *f;
+	kl_module *m = parse_f(diamonds_text, sizeof diamonds_text - 1, &f);
+	if (!m)
+		return;
+	kl_cfg *cfg = kl_cfg_new();
+	kl_domtree *dt = kl_domtree_new();
+	kl_domfront *df = kl_domfront_new();
+	kl_cfg_compute(cfg, f);
+	kl_domtree_compute(dt, f, cfg);
+	kl_domfront_set_limit(df, 2);
+	CHECK(kl_domfront_compute(df, f, cfg, dt) == KL_ERR_RANGE);
+	CHECK(kl_domfront_too_large(df));
+	CHECK_EQ_INT(kl_domfront_size(df, (kl_block){ 1 }), 0);
+	/* a limit of one says "entry" */
+	kl_domfront_set_limit(df, 1);
+	CHECK(kl_domfront_compute(df, f, cfg, dt) == KL_ERR_RANGE);
+	kl_buf out = { 0 };
+	kl_domtree_print(f, dt, df, &out);
+	CHECK(strstr(out.data, "(not computed: the frontiers would pass the "
+			       "size limit of 1 entry)\n") != NULL);
+	kl_buf_free(&out);
+	kl_domfront_set_limit(df, 4);
+	CHECK(kl_domfront_compute(df, f, cfg, dt) == KL_OK);
+	CHECK_EQ_INT(kl_domfront_size(df, (kl_block){ 5 }), 1);
+	CHECK_EQ_INT(kl_domfront_get(df, (kl_block){ 5 }, 0).id, 6);
 	kl_domfront_free(df);
 	kl_domtree_free(dt);
 	kl_cfg_free(cfg);
@@ -804,9 +937,11 @@ main(void)
 {
 	UNIT_RUN(test_random_frontiers);
 	UNIT_RUN(test_random_loops);
+	UNIT_RUN(test_loops_past_count);
 	UNIT_RUN(test_random_liveness);
 	UNIT_RUN(test_liveness_aliases);
 	UNIT_RUN(test_frontier_limit);
+	UNIT_RUN(test_frontier_limit_exact);
 	UNIT_RUN(test_leafy_chain);
 	UNIT_RUN(test_deep_nest);
 	UNIT_RUN(test_long_chain);

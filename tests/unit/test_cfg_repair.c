@@ -354,10 +354,82 @@ test_random_edits(void)
 		random_edits(seed);
 }
 
+/*
+ * Two blocks placed before either is repaired, the later one repaired
+ * first: the block between has no layout key yet, and the new key must
+ * come from the nearest block before that has one. block0 branches to
+ * block1, block2 and block4 (the layout, in order); those each jump to
+ * block4, which returns. y and z are placed after block3, block3's
+ * jump retargeted to y, y jumps to z and z to block4; then block2's
+ * jump becomes a brif, twice to block4. Repaired: z, block2, y, block3.
+ */
+static void
+test_insert_two(void)
+{
+	kl_module *m = kl_module_new();
+	const kl_type i32 = KL_TYPE_I32;
+	kl_signature sig = { .params = &i32, .num_params = 1,
+			     .results = &i32, .num_results = 1 };
+	kl_func *f;
+	CHECK_EQ_INT(kl_module_add_func(m, "f", 1, &sig, &f), KL_OK);
+	kl_block b[5];
+	b[0] = kl_func_make_entry(f);
+	kl_value v0 = kl_block_param(f, b[0], 0);
+	for (int k = 1; k < 5; k++) {
+		b[k] = kl_func_new_block(f);
+		CHECK_EQ_INT(kl_func_append_block(f, b[k]), KL_OK);
+	}
+	kl_builder bld;
+	kl_builder_init(&bld, f);
+	kl_block_call table[] = { to(b[2]), to(b[4]) };
+	kl_builder_at_end(&bld, b[0]);
+	kl_build_br_table(&bld, v0, to(b[1]), table, 2);
+	kl_inst jump[4];
+	for (int k = 1; k < 4; k++) {
+		kl_builder_at_end(&bld, b[k]);
+		jump[k] = kl_build_jump(&bld, to(b[4]));
+	}
+	kl_builder_at_end(&bld, b[4]);
+	kl_build_return(&bld, &v0, 1);
+	kl_cfg *cfg = kl_cfg_new();
+	kl_cfg_compute(cfg, f);
+	kl_block y = kl_func_new_block(f), z = kl_func_new_block(f);
+	CHECK_EQ_INT(kl_func_insert_block_after(f, z, b[3]), KL_OK);
+	CHECK_EQ_INT(kl_func_insert_block_after(f, y, b[3]), KL_OK);
+	kl_builder_at_end(&bld, y);
+	kl_build_jump(&bld, to(z));
+	kl_builder_at_end(&bld, z);
+	kl_build_jump(&bld, to(b[4]));
+	CHECK_EQ_INT(kl_inst_set_dest(f, jump[3], 0, to(y)), KL_OK);
+	kl_inst_remove(f, jump[2]);
+	kl_builder_at_end(&bld, b[2]);
+	kl_build_brif(&bld, v0, to(b[4]), to(b[4]));
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_OK);
+	kl_cfg_recompute_block(cfg, f, z);
+	kl_cfg_recompute_block(cfg, f, b[2]);
+	kl_cfg_recompute_block(cfg, f, y);
+	kl_cfg_recompute_block(cfg, f, b[3]);
+	/* block4's predecessors in layout order: block0, block1, block2
+	 * (twice), z */
+	const kl_block want[] = { b[0], b[1], b[2], b[2], z };
+	CHECK_EQ_INT(kl_cfg_num_preds(cfg, b[4]), 5);
+	for (uint32_t k = 0; k < 5; k++)
+		CHECK_EQ_INT(kl_cfg_pred(cfg, b[4], k).block.id, want[k].id);
+	kl_cfg *fresh = kl_cfg_new();
+	kl_cfg_compute(fresh, f);
+	kl_block differs;
+	CHECK(kl_cfg_equal(cfg, fresh, &differs));
+	CHECK_EQ_INT(kl_verify_func(f, NULL, NULL), KL_OK);
+	kl_cfg_free(fresh);
+	kl_cfg_free(cfg);
+	kl_module_free(m);
+}
+
 int
 main(void)
 {
 	UNIT_RUN(test_retarget_rounds);
 	UNIT_RUN(test_random_edits);
+	UNIT_RUN(test_insert_two);
 	return unit_report("cfg_repair");
 }
