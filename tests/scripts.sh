@@ -3123,14 +3123,17 @@ fi
 if command -v make >/dev/null 2>&1; then
 	mkdir -p "$dir/tree" "$dir/notkeel" && cp -r Makefile src include "$dir/tree/"
 	touch "$dir/notkeel/mine"
-	m() { MAKEFLAGS='' make -s -C "$dir/tree" "$@" >>"$dir/make-clean.out" 2>&1; }
-	m clean build/obj/src/util/buf.o &&
+	# (make check SAN=1 BUILD=... exports its command line's variables:
+	# BUILD and SAN are set here, as the first word)
+	m() { b=$1; shift; MAKEFLAGS='' SAN='' make -s -C "$dir/tree" \
+		BUILD="$b" "$@" >>"$dir/make-clean.out" 2>&1; }
+	m build clean build/obj/src/util/buf.o &&
 		[ -f "$dir/tree/build/obj/src/util/buf.o" ]
 	st=$?
-	m BUILD="$dir/other" "$dir/other/obj/src/util/buf.o"
-	m clean BUILD="$dir/other"
-	m clean BUILD="$dir/notkeel"
-	m clean BUILD=.
+	m "$dir/other" "$dir/other/obj/src/util/buf.o"
+	m "$dir/other" clean
+	m "$dir/notkeel" clean
+	m . clean
 	if [ "$st" = 0 ] && [ ! -e "$dir/other" ] && [ -f "$dir/notkeel/mine" ] &&
 		[ ! -e "$dir/notkeel/flags" ] && [ -f "$dir/tree/Makefile" ]
 	then ok; else bad "make clean and BUILD: exit $st"; cat "$dir/make-clean.out"; fi
