@@ -290,6 +290,85 @@ test_values_without_one_definition_are_left_alone(void)
 }
 
 /*
+ * Values defined twice where each definition names its value as its
+ * own, which only the check's marks of values seen catch: one value
+ * twice in a block's parameter list, and twice among a call's results.
+ * And iadd_imm chains the search for addresses must not follow: one that
+ * defines an alloca's result again from an address derived from it (v1
+ * = iadd_imm v2, -4, a cycle), and one whose operand is no value at all.
+ * Parsed with other values there, then changed. (Mutation testing,
+ * 2026-12-06: the pass without those checks passed every earlier test.)
+ */
+static const char defined_twice_text[] =
+	"declare %two() -> i32, i32\n"
+	"function %param_twice(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    v1 = alloca 4, align 4\n"
+	"    store v0, v1\n"
+	"    jump block1(v0, v0)\n"
+	"block1(v5: i32, v6: i32):\n"
+	"    v7 = load.i32 v1\n"
+	"    v8 = iadd v7, v5\n"
+	"    return v8\n"
+	"}\n"
+	"function %result_twice(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    v1 = alloca 4, align 4\n"
+	"    store v0, v1\n"
+	"    v5, v6 = call %two()\n"
+	"    v7 = load.i32 v1\n"
+	"    v8 = iadd v7, v5\n"
+	"    return v8\n"
+	"}\n"
+	"function %derived_twice(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    v1 = alloca 8, align 8\n"
+	"    v2 = iadd_imm v1, 4\n"
+	"    v9 = iadd_imm v2, -4\n"
+	"    store v0, v2\n"
+	"    v3 = load.i32 v2\n"
+	"    return v3\n"
+	"}\n"
+	"function %derived_from_nothing(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    v1 = alloca 8, align 8\n"
+	"    v2 = iadd_imm v1, 4\n"
+	"    v4 = iadd_imm v2, 4\n"
+	"    store v0, v2\n"
+	"    v3 = load.i32 v2\n"
+	"    return v3\n"
+	"}\n";
+
+static void
+test_values_named_twice_are_left_alone(void)
+{
+	kl_module *m = parse_text(defined_twice_text,
+				  sizeof defined_twice_text - 1);
+	if (!m)
+		return;
+	kl_func *f = kl_sym_func(m, sym(m, "param_twice"));
+	kl_block b1 = kl_block_next(f, kl_func_first_block(f));
+	list_elems(&f->pool, f->blocks[b1.id].params)[1] = 5;
+	check_left_alone(f, "not in strict SSA form");
+
+	f = kl_sym_func(m, sym(m, "result_twice"));
+	kl_inst call = kl_value_def_inst(f, (kl_value){ 5 });
+	list_elems(&f->pool, f->insts[call.id].w[0])[1] = 5;
+	check_left_alone(f, "not in strict SSA form");
+
+	f = kl_sym_func(m, sym(m, "derived_twice"));
+	f->insts[kl_value_def_inst(f, (kl_value){ 9 }).id].w[0] = 1;
+	check_left_alone(f, "not in strict SSA form");
+
+	/* (an operand far past the values: the search for addresses must
+	 * not index its arrays with it) */
+	f = kl_sym_func(m, sym(m, "derived_from_nothing"));
+	f->insts[kl_value_def_inst(f, (kl_value){ 4 }).id].w[1] = 1u << 28;
+	check_left_alone(f, "not in strict SSA form");
+	kl_module_free(m);
+}
+
+/*
  * Control flow the verifier rejects, which the pass's own facts would
  * get wrong: a branch into the entry block (whose allocas then run more
  * than once, and whose parameters are the function's), and a branch
@@ -626,6 +705,113 @@ test_budget_keeps_what_it_cannot_afford(void)
 	CHECK_EQ_INT(promote_nest_and_run(600, false, NULL), 0);
 }
 
+/*
+ * The branch arguments are bounded too, at four times the candidates'
+ * budget: nine slots stored in block1, whose br_table gives block2 50
+ * edges of the 51 into it, take a candidate there each, 51 arguments.
+ * With a budget of 100 candidates, 400 arguments: after eight slots
+ * (408) the ninth alloca is kept. (Mutation testing, 2026-12-06: a
+ * bound of twice the budget passed every earlier test.)
+ */
+static const char wide_join_text[] =
+	"function %wide(i32) -> i32 {\n"
+	"block0(v0: i32):\n"
+	"    v1 = alloca 4, align 4\n"
+	"    v2 = alloca 4, align 4\n"
+	"    v3 = alloca 4, align 4\n"
+	"    v4 = alloca 4, align 4\n"
+	"    v5 = alloca 4, align 4\n"
+	"    v6 = alloca 4, align 4\n"
+	"    v7 = alloca 4, align 4\n"
+	"    v8 = alloca 4, align 4\n"
+	"    v9 = alloca 4, align 4\n"
+	"    brif v0, block1, block2\n"
+	"block1:\n"
+	"    v10 = iconst.i32 1\n"
+	"    store v10, v1\n"
+	"    store v10, v2\n"
+	"    store v10, v3\n"
+	"    store v10, v4\n"
+	"    store v10, v5\n"
+	"    store v10, v6\n"
+	"    store v10, v7\n"
+	"    store v10, v8\n"
+	"    store v10, v9\n"
+	"    br_table v0, block2, [block2, block2, block2, block2, block2,\n"
+	"        block2, block2, block2, block2, block2, block2, block2,\n"
+	"        block2, block2, block2, block2, block2, block2, block2,\n"
+	"        block2, block2, block2, block2, block2, block2, block2,\n"
+	"        block2, block2, block2, block2, block2, block2, block2,\n"
+	"        block2, block2, block2, block2, block2, block2, block2,\n"
+	"        block2, block2, block2, block2, block2, block2, block2,\n"
+	"        block2, block2]\n"
+	"block2:\n"
+	"    v11 = load.i32 v1\n"
+	"    v12 = load.i32 v2\n"
+	"    v13 = load.i32 v3\n"
+	"    v14 = load.i32 v4\n"
+	"    v15 = load.i32 v5\n"
+	"    v16 = load.i32 v6\n"
+	"    v17 = load.i32 v7\n"
+	"    v18 = load.i32 v8\n"
+	"    v19 = load.i32 v9\n"
+	"    v20 = iadd v11, v12\n"
+	"    v21 = iadd v20, v13\n"
+	"    v22 = iadd v21, v14\n"
+	"    v23 = iadd v22, v15\n"
+	"    v24 = iadd v23, v16\n"
+	"    v25 = iadd v24, v17\n"
+	"    v26 = iadd v25, v18\n"
+	"    v27 = iadd v26, v19\n"
+	"    return v27\n"
+	"}\n";
+
+static void
+test_branch_arguments_have_a_budget(void)
+{
+	kl_module *m = parse_text(wide_join_text, sizeof wide_join_text - 1);
+	if (!m)
+		return;
+	kl_func *f = kl_sym_func(m, sym(m, "wide"));
+	CHECK(verifies(f));
+	kl_pass_report rep = { 0 };
+	rep.verbose = true;
+	rep.input_verified = true;
+	rep.size_limit = 100;
+	CHECK_EQ_INT(kl_promote_func(f, &rep), KL_OK);
+	CHECK(verifies(f));
+	CHECK_EQ_INT(kl_pass_report_get(&rep, "promoted"), 8);
+	CHECK_EQ_INT(kl_pass_report_get(&rep, "kept"), 1);
+	CHECK(rep.notes.data && strstr(rep.notes.data, "kept v9 (inst8, line "
+				       "11): too many block parameters would "
+				       "be needed\n"));
+	kl_pass_report_free(&rep);
+	kl_module_free(m);
+}
+
+/*
+ * A function of more than 64 blocks with at most 128 slots places them
+ * all at once, and the budget holds there too: a nest 40 deep (121
+ * blocks) takes 820 candidates, 1,640 branch arguments, past a budget of
+ * 500 but not past the arguments' (2,000). Placed slot by slot instead,
+ * the first 32 slots take 528 and the last 8 allocas are kept.
+ * (Mutation testing, 2026-12-06: placement at once without the budget
+ * passed every earlier test.)
+ */
+static void
+test_budget_holds_for_slots_placed_at_once(void)
+{
+	kl_pass_report rep = { 0 };
+	rep.verbose = true;
+	rep.size_limit = 500;
+	CHECK_EQ_INT(promote_nest_and_run(40, false, &rep), 8);
+	CHECK_EQ_INT(kl_pass_report_get(&rep, "promoted"), 32);
+	CHECK_EQ_INT(kl_pass_report_get(&rep, "kept"), 8);
+	CHECK(rep.notes.data && strstr(rep.notes.data, "too many block "
+					"parameters would be needed"));
+	kl_pass_report_free(&rep);
+}
+
 /* Any size_limit is a budget, the largest too (it was divided by after
  * adding one, which wrapped to a division by zero). The nest's counters
  * take 1, 2 and 3 candidates, outermost first: a budget of 1 or 2 is
@@ -773,6 +959,7 @@ main(void)
 {
 	UNIT_RUN(test_not_strict_ssa_is_left_alone);
 	UNIT_RUN(test_values_without_one_definition_are_left_alone);
+	UNIT_RUN(test_values_named_twice_are_left_alone);
 	UNIT_RUN(test_cross_block_uses_not_dominated_are_left_alone);
 	UNIT_RUN(test_malformed_control_flow_is_left_alone);
 	UNIT_RUN(test_out_of_bounds_keeps_the_alloca);
@@ -781,6 +968,8 @@ main(void)
 	UNIT_RUN(test_budget_keeps_what_it_cannot_afford);
 	UNIT_RUN(test_budget_keeps_whole_allocas);
 	UNIT_RUN(test_size_limit_extremes);
+	UNIT_RUN(test_budget_holds_for_slots_placed_at_once);
+	UNIT_RUN(test_branch_arguments_have_a_budget);
 	UNIT_RUN(test_verified_nest_promotes_exactly);
 	UNIT_RUN(test_report_with_another_pass_state);
 	UNIT_RUN(test_aliases_of_promoted_addresses_are_dropped);
