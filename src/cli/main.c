@@ -6,7 +6,9 @@
  * argv[0] its own name, answers --help, and returns 0 (success), 1 (bad
  * input) or 2 (bad usage).
  */
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -188,5 +190,13 @@ dispatch(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
+	/* Standard output, when it is no terminal, in one buffer of 64 KiB:
+	 * help, lists and reports then reach the file in finish()'s flush,
+	 * whose failure has its errno on any C library. (musl writes the
+	 * first line at once, and after that failure its fflush sets no
+	 * errno: a full disk was said as "I/O error".) */
+	static char out_buffer[1 << 16];
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, out_buffer, _IOFBF, sizeof out_buffer);
 	return finish(dispatch(argc, argv));
 }
