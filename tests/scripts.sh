@@ -239,7 +239,7 @@ if [ "$t" = "promote: N ms/verify after promote: N ms/" ]; then ok; else
 	bad "keel opt --time-passes --verify-each: lines '$t'"; fi
 
 # ---- 0c. keel test's option spellings ----
-for opts in "-j2" "-j 1" "--timeout=30" "--timeout 30 -j=2"; do
+for opts in "-j2" "-j 1" "--timeout=30" "--timeout 30 -j=2" "-j1000k" "-j1M"; do
 	# shellcheck disable=SC2086
 	if "$build"/keel test $opts tests/filetests/text >/dev/null; then ok; else
 		bad "keel test $opts tests/filetests/text"; fi
@@ -273,6 +273,15 @@ if [ "$("$build"/keel test tests/filetests/text/max.kl tests/filetests/text/./ma
 n=$(find tests/filetests/text -name '*.kl' | wc -l)
 if [ "$("$build"/keel test tests/filetests/text/ tests/filetests//text tests/filetests/text/max.kl)" = \
 	"$n passed, 0 failed" ]; then ok; else bad "keel test: a directory named twice ran twice"; fi
+# a file and a link to it are one file: it runs once, under the least
+# name
+mkdir -p "$dir/twonames"
+cp tests/filetests/text/max.kl "$dir/twonames/b.kl"
+ln -sf b.kl "$dir/twonames/a.kl"
+out=$("$build"/keel test -v "$dir/twonames/b.kl" "$dir/twonames/a.kl")
+if [ "$out" = "PASS $dir/twonames/a.kl
+1 passed, 0 failed" ]; then ok; else
+	bad "keel test on a file and a link to it: $out"; fi
 
 # a file of nothing, or of a byte order mark and nothing else, is no
 # test: each fails, saying why
@@ -286,6 +295,25 @@ printf '\357\273\277' >"$dir/bom-only.kl"
 st=$?
 if [ "$st" = 1 ] && grep -q "bom-only.kl:1:1: error: the file starts with U+FEFF" "$dir/bom-only.out"
 then ok; else bad "keel test on a file of a byte order mark: exit $st, $(cat "$dir/bom-only.out")"; fi
+# 'test' with a comment right after it is a test line without its
+# command, not the end of the test lines
+printf 'test; x\n\nfunction %%f() {\nblock0:\n    return\n}\n' >"$dir/semi.kl"
+"$build"/keel test "$dir/semi.kl" >"$dir/semi.out" 2>&1
+st=$?
+if [ "$st" = 1 ] &&
+	grep -q "semi.kl:1:5: error: a 'test' line without its command" "$dir/semi.out"
+then ok; else bad "keel test on 'test;': exit $st, $(cat "$dir/semi.out")"; fi
+# a tab after 'test' ends the word as a blank does
+printf 'test\tcat\n\nfunction %%f() {\nblock0:\n    return\n}\n; check: return\n' >"$dir/tab.kl"
+out=$("$build"/keel test "$dir/tab.kl" 2>&1)
+if [ "$out" = "1 passed, 0 failed" ]; then ok; else
+	bad "keel test, a tab after 'test': $out"; fi
+# paths that cannot be read fail once each, and are not "no test files"
+"$build"/keel test "$dir/nope1.kl" "$dir/nope2.kl" >"$dir/nope.out" 2>"$dir/nope.err"
+st=$?
+if [ "$st" = 1 ] && [ "$(tail -n 1 "$dir/nope.out")" = "0 passed, 2 failed" ] &&
+	[ ! -s "$dir/nope.err" ]; then ok; else
+	bad "keel test on two missing files: exit $st, $(cat "$dir/nope.out" "$dir/nope.err")"; fi
 # a pass that breaks the IR stops the list: the passes after it do not
 # run on the broken function
 printf 'test pass debug-break,promote\n\nfunction %%f(i32) -> i32 {\nblock0(v0: i32):\n    return v0\n}\n; check: block0\n' >"$dir/break-stops.kl"
@@ -1148,6 +1176,26 @@ if [ "$st" = 1 ] && [ ! -s "$dir/bad.out" ] &&
 	grep -q "^$dir/bad.kl:5: error: inst2: arg 0 (v1) has type i64" "$dir/bad.err" &&
 	grep -q "^; error: inst2 (return v1)" "$dir/bad.err"; then ok; else
 	bad "keel opt on IR that does not verify: exit $st, stderr:"; cat "$dir/bad.err"; fi
+# two functions that do not verify: one line says so, then the listing
+# of each
+cat >"$dir/bad2.kl" <<'KL'
+function %f() -> i32 {
+block0:
+    v0 = iconst.i32 1
+    return v0, v0
+}
+function %g() {
+block0:
+    v0 = iconst.i32 1
+}
+KL
+"$build"/keel opt -p promote "$dir/bad2.kl" >/dev/null 2>"$dir/bad2.err"
+st=$?
+if [ "$st" = 1 ] && [ "$(grep -c 'does not verify' "$dir/bad2.err")" = 1 ] &&
+	grep -q "^; 1 verifier error in %f$" "$dir/bad2.err" &&
+	grep -q "^; 1 verifier error in %g$" "$dir/bad2.err"; then ok; else
+	bad "keel opt on two functions that do not verify: exit $st"
+	cat "$dir/bad2.err"; fi
 
 half=$(printf 'promote,%.0s' $(seq 39))promote
 for args in "-p promote, $dir/opt.kl" "-p $many $dir/opt.kl" "-p $half -p $half $dir/opt.kl"; do
@@ -1206,6 +1254,19 @@ for c in run cfg; do
 	if [ "$st" = 1 ] && [ "$(cat "$dir/noname.err")" = "keel $c: $dir/noname.kl: no function noname defined (noname is the function with the empty name; write %noname for this file's)" ]
 	then ok; else bad "keel $c, noname for %noname: exit $st, $(cat "$dir/noname.err")"; fi
 done
+# ... also when the empty name is only declared
+printf 'declare noname()\n' | cat - "$dir/noname.kl" >"$dir/noname2.kl"
+"$build"/keel cfg --func noname "$dir/noname2.kl" >/dev/null 2>"$dir/noname.err"
+st=$?
+if [ "$st" = 1 ] && grep -q "^keel cfg: $dir/noname2.kl: no function noname defined (noname is" "$dir/noname.err"
+then ok; else bad "keel cfg --func noname, noname declared: exit $st, $(cat "$dir/noname.err")"; fi
+# an odd number of hex digits names no function (not "max" here, the last
+# digit dropped)
+"$build"/keel cfg --func '#6d61786' examples/max.kl >"$dir/odd.out" 2>"$dir/odd.err"
+st=$?
+if [ "$st" = 1 ] && [ ! -s "$dir/odd.out" ] &&
+	[ "$(cat "$dir/odd.err")" = "keel cfg: examples/max.kl: no function #6d61786 defined" ]
+then ok; else bad "keel cfg --func '#6d61786': exit $st, $(cat "$dir/odd.err")"; fi
 # an empty argument is no number; arguments that do not fit the function
 # are the command line's mistake: bad usage (2), as a bad option value
 "$build"/keel run "$dir/names.kl" %i8 "" >/dev/null 2>"$dir/run.err"
@@ -1371,6 +1432,7 @@ while IFS='|' read -r args want; do
 		bad "keel $args: exit $st, $(head -n 1 "$dir/count.err"), not $want"; fi
 done <<'EOF'
 run --fuel x|keel run: --fuel needs a count, not 'x'
+run --fuel 99999999999999999999x|keel run: --fuel needs a count, not '99999999999999999999x'
 run --max-depth 0|keel run: --max-depth needs a count from 1 to 4294967295, not '0'
 run --max-memory 1.5|keel run: --max-memory needs a count of at least 1, not '1.5'
 difftest -p promote --fuel -1|keel difftest: --fuel needs a count, not '-1'
@@ -1596,6 +1658,7 @@ for c in "tset|keel: unknown command 'tset' (did you mean 'test'?)" \
 	"ct|keel: unknown command 'ct' (did you mean 'cat'?)" \
 	"--versoin|keel: unknown command '--versoin' (did you mean '--version'?)" \
 	"frobnicate|keel: unknown command 'frobnicate'" \
+	"a|keel: unknown command 'a'" \
 	"help tset|keel: unknown command 'tset' (did you mean 'test'?)"; do
 	args=${c%%|*} want=${c#*|}
 	# shellcheck disable=SC2086
@@ -1603,6 +1666,18 @@ for c in "tset|keel: unknown command 'tset' (did you mean 'test'?)" \
 	st=$?
 	if [ "$st" = 2 ] && [ "$(cat "$dir/unknown.err")" = "$want
 (see 'keel --help')" ]; then ok; else bad "keel $args: exit $st, $(cat "$dir/unknown.err")"; fi
+done
+# help and version take no more words than they name
+for c in "help version x|keel: 'help' takes one command name at most" \
+	"help a b|keel: 'help' takes one command name at most" \
+	"version x|keel: 'version' takes no arguments"; do
+	args=${c%%|*} want=${c#*|}
+	# shellcheck disable=SC2086
+	"$build"/keel $args >"$dir/extra.out" 2>"$dir/extra.err"
+	st=$?
+	if [ "$st" = 2 ] && [ ! -s "$dir/extra.out" ] &&
+		[ "$(cat "$dir/extra.err")" = "$want" ]; then ok; else
+		bad "keel $args: exit $st, $(cat "$dir/extra.out" "$dir/extra.err")"; fi
 done
 "$build"/keel >/dev/null 2>"$dir/none.err"
 st=$?
@@ -1615,6 +1690,9 @@ if [ "$("$build"/keel help help)" = "$("$build"/keel --help)" ] &&
 	"$build"/keel help version | grep -q '^usage: keel --version (or keel version)$' &&
 	[ "$("$build"/keel help --version)" = "$("$build"/keel help version)" ]; then ok; else
 	bad "keel help help / keel help version"; fi
+if [ "$("$build"/keel -h)" = "$("$build"/keel --help)" ] &&
+	[ "$("$build"/keel help -h)" = "$("$build"/keel --help)" ]; then ok; else
+	bad "keel -h / keel help -h: not keel's usage"; fi
 # a hex float argument the type cannot hold is refused, as in the text
 cat >"$dir/fid.kl" <<'KL'
 function %fid(f32) -> f32 {
@@ -1871,6 +1949,28 @@ st=$?
 if [ "$st" = 1 ] && grep -q '^    v2 = iconst.i64 1 ; inst2$' "$dir/vin.out" &&
 	grep -q '^    return v2 ; inst3$' "$dir/vin.out"; then ok; else
 	bad "keel verify --inst-numbers: exit $st:"; cat "$dir/vin.out"; fi
+# keel verify: the error lines on stderr, the listing on stdout
+"$build"/keel verify "$u.kl" >"$dir/vsplit.out" 2>"$dir/vsplit.err"
+st=$?
+if [ "$st" = 1 ] && grep -q "^$u.kl:[0-9]*: error: " "$dir/vsplit.err" &&
+	! grep -q "^$u.kl:[0-9]*: error: " "$dir/vsplit.out" &&
+	grep -q '^; 1 verifier error in %main$' "$dir/vsplit.out" &&
+	! grep -q '^; 1 verifier error' "$dir/vsplit.err"; then ok; else
+	bad "keel verify, stdout and stderr: exit $st:"
+	cat "$dir/vsplit.out" "$dir/vsplit.err"; fi
+# keel cat: a file that cannot be read fails the command, and the files
+# after it are printed all the same; --renumber numbers from 0
+"$build"/keel cat "$dir/nope.kl" examples/max.kl >"$dir/cat2.out" 2>/dev/null
+st=$?
+"$build"/keel cat examples/max.kl >"$dir/cat1.out"
+if [ "$st" = 1 ] && [ -s "$dir/cat1.out" ] &&
+	cmp -s "$dir/cat1.out" "$dir/cat2.out"; then ok; else
+	bad "keel cat on a missing file, then examples/max.kl: exit $st"; fi
+printf 'function %%f() -> i32 {\nblock3:\n    v7 = iconst.i32 1\n    return v7\n}\n' >"$dir/sparse.kl"
+out=$("$build"/keel cat --renumber "$dir/sparse.kl" | sed -n 2,4p)
+if [ "$out" = "block0:
+    v0 = iconst.i32 1
+    return v0" ]; then ok; else bad "keel cat --renumber: $out"; fi
 "$build"/keel cat --inst-numbers examples/max.kl >"$dir/cin.out"
 printf '%s\n' "    v2 = icmp sgt v0, v1 ; inst0" \
 	"    brif v2, block1, block2(v1) ; inst1" >"$dir/cin.want"
@@ -1938,6 +2038,118 @@ if [ "$st" = 1 ] && cmp -s "$dir/deadpage.err" "$dir/deadpage.want"
 then ok; else
 	bad "keel run, a load from a freed page: exit $st:"
 	cat "$dir/deadpage.err"; fi
+
+# keel verify names standard input so in the verifier's lines too
+"$build"/keel verify - <"$dir/unverified.kl" >/dev/null 2>"$dir/vstdin.err"
+if grep -q "^standard input:[0-9]*: error: " "$dir/vstdin.err"; then ok; else
+	bad "keel verify - on IR that does not verify: $(cat "$dir/vstdin.err")"; fi
+# keel cfg --dot draws a loop as a cluster, and puts no blank line
+# between digraphs
+if "$build"/keel cfg --dot examples/sieve.kl | grep -q 'subgraph cluster_loop0'
+then ok; else bad "keel cfg --dot examples/sieve.kl: no loop cluster"; fi
+if ! "$build"/keel cfg --dot examples/max.kl | grep -q '^$'; then ok; else
+	bad "keel cfg --dot examples/max.kl: a blank line"; fi
+# --live-limit is cfg's, not domtree's
+"$build"/keel domtree --live-limit 5 examples/max.kl >/dev/null 2>"$dir/dll.err"
+st=$?
+if [ "$st" = 2 ] &&
+	[ "$(head -n 1 "$dir/dll.err")" = "keel domtree: unknown option '--live-limit'" ]
+then ok; else bad "keel domtree --live-limit: exit $st, $(cat "$dir/dll.err")"; fi
+# without --verify-each, --time-passes has no "verify after" line
+t=$("$build"/keel opt -p promote --time-passes examples/max.kl 2>&1 >/dev/null |
+	grep -c .)
+if [ "$t" = 1 ]; then ok; else bad "keel opt --time-passes: $t lines, not 1"; fi
+# keel difftest --against: another count of parameters, another result
+# type, variadic or not are each another signature
+cat >"$dir/sig-before.kl" <<'KL'
+function %a(i32) -> i32 {
+block0(v0: i32):
+    return v0
+}
+function %b() -> i32 {
+block0:
+    v0 = iconst.i32 1
+    return v0
+}
+function %c(i32, ...) {
+block0(v0: i32):
+    return
+}
+KL
+cat >"$dir/sig-after.kl" <<'KL'
+function %a(i32, i32) -> i32 {
+block0(v0: i32, v1: i32):
+    return v0
+}
+function %b() -> i64 {
+block0:
+    v0 = iconst.i64 1
+    return v0
+}
+function %c(i32) {
+block0(v0: i32):
+    return
+}
+KL
+"$build"/keel difftest --against "$dir/sig-after.kl" "$dir/sig-before.kl" >"$dir/sig.out"
+st=$?
+if [ "$st" = 1 ] && [ "$(grep -c 'has another signature in' "$dir/sig.out")" = 3 ]
+then ok; else bad "keel difftest --against, signatures: exit $st, $(cat "$dir/sig.out")"; fi
+# twenty functions that differ are all named, with no "and 0 more" line
+: >"$dir/twenty.kl"
+: >"$dir/twenty-after.kl"
+const_fn() { # N V: %fN returning V
+	printf 'function %%f%d() -> i32 {\nblock0:\n' "$1"
+	printf '    v0 = iconst.i32 %d\n    return v0\n}\n' "$2"
+}
+k=0
+while [ $k -lt 20 ]; do
+	const_fn $k 1 >>"$dir/twenty.kl"
+	const_fn $k 2 >>"$dir/twenty-after.kl"
+	k=$((k + 1))
+done
+"$build"/keel difftest --against "$dir/twenty-after.kl" "$dir/twenty.kl" >"$dir/twenty.out"
+if [ "$(grep -c '^FAIL' "$dir/twenty.out")" = 20 ] &&
+	! grep -q 'more functions differ' "$dir/twenty.out"; then ok; else
+	bad "keel difftest, twenty functions that differ: $(tail -n 3 "$dir/twenty.out")"; fi
+# AFTER may be standard input when FILE is not
+out=$("$build"/keel difftest --against - examples/max.kl <"$dir/max.kl" 2>&1)
+st=$?
+if [ "$st" = 0 ] && [ "$(printf '%s\n' "$out" | tail -n 1)" = "1 passed, 0 failed" ]
+then ok; else bad "keel difftest --against - examples/max.kl: exit $st, $out"; fi
+
+# --print-after PASS prints after that pass only; the verifier's listing
+# after the passes is the first broken function's; --renumber numbers the
+# result from 0
+"$build"/keel opt -p promote,debug-miscompile --print-after promote \
+	examples/max.kl 2>&1 >/dev/null | grep '^; after pass' >"$dir/pa.out"
+if [ "$(cat "$dir/pa.out")" = "; after pass promote" ]; then ok; else
+	bad "keel opt --print-after promote: $(cat "$dir/pa.out")"; fi
+n=$("$build"/keel opt -p debug-break examples/max.kl 2>&1 | grep -c 'is broken after')
+if [ "$n" = 1 ]; then ok; else bad "keel opt -p debug-break: $n broken functions said"; fi
+out=$("$build"/keel opt -p promote --renumber "$dir/sparse.kl" | sed -n 2,4p)
+if [ "$out" = "block0:
+    v0 = iconst.i32 1
+    return v0" ]; then ok; else bad "keel opt --renumber: $out"; fi
+# keel test --timeout: a file that hangs is stopped at the limit, not
+# later (2 s: under 4 by the second hand whenever it starts)
+t0=$(date +%s)
+"$build"/keel test --timeout 2 tests/failing/hang.kl >"$dir/hang.out"
+st=$?
+secs=$(($(date +%s) - t0))
+if [ "$st" = 1 ] && [ "$secs" -lt 4 ] &&
+	grep -q '^FAIL tests/failing/hang.kl: timed out after 2 s$' "$dir/hang.out"
+then ok; else bad "keel test --timeout 2 on hang.kl: exit $st after $secs s"; fi
+
+# test verifier: check directives wait until the errors are right (a
+# listing not as the annotations say is no output to check)
+printf 'test verifier\n\nfunction %%f() {\nblock0:\n    v0 = iconst.i32 1 ; error: wrong text\n}\n; check: nothing-like-this\n' >"$dir/vwait.kl"
+"$build"/keel test "$dir/vwait.kl" >"$dir/vwait.out" 2>&1
+st=$?
+if [ "$st" = 1 ] && grep -q "expected error on line 5 not reported" "$dir/vwait.out" &&
+	! grep -q "checks failed" "$dir/vwait.out"; then ok; else
+	bad "keel test verifier, checks run on wrong errors: exit $st"
+	cat "$dir/vwait.out"; fi
 
 # ---- 0e4. quadratic dominance frontiers stop at their limit ----
 # A nest of 8,200 loops whose latches branch to the latch outside: its
@@ -2643,6 +2855,11 @@ if [ $((size % page)) = 0 ]; then echo ";" >>"$dir/big.kl"; fi
 if [ "$(wc -c <"$dir/big.kl")" -gt 1048576 ] && [ -s "$dir/big.mapped" ] &&
 	cmp -s "$dir/big.mapped" "$dir/big.read"; then ok; else
 	bad "keel cat of a big file: mapped and read differ"; fi
+# ... and through a pipe, which is read in growing pieces
+# shellcheck disable=SC2002 # (a pipe, not the file, is the point)
+cat "$dir/big.kl" | "$build"/keel cat - >"$dir/big.piped" 2>&1
+if cmp -s "$dir/big.piped" "$dir/big.read"; then ok; else
+	bad "keel cat - from a pipe differs from the file read"; fi
 # Padded with a comment to whole pages: read, and still the same module.
 cp "$dir/big.kl" "$dir/pages.kl"
 size=$(wc -c <"$dir/pages.kl")
@@ -2867,6 +3084,10 @@ fi
 
 # Output that cannot be written is an error, not lost in silence.
 if [ -w /dev/full ]; then
+	# bad usage stays status 2 when its message cannot be written
+	"$build"/keel cat --bogus examples/max.kl 2>/dev/full
+	st=$?
+	if [ "$st" = 2 ]; then ok; else bad "keel cat --bogus 2>/dev/full: exit $st"; fi
 	# (named by the command, when there is one)
 	for cmd in cat "opt -p promote"; do
 		# shellcheck disable=SC2086

@@ -340,6 +340,29 @@ test_output_kept_and_compared(void)
 	kl_buf_free(&b.kept);
 }
 
+/* An output is quoted with its control bytes escaped, DEL among them,
+ * and a quote of all that was kept ends with "..." when the output went
+ * on past it. */
+static void
+test_output_quoted(void)
+{
+	run_outcome o = { 0 };
+	o.status = KL_RUN_RETURNED;
+	run_output_start(&o.output, 8);
+	run_output_take(&o.output, "a\x7f\tb", 4);
+	kl_buf d = { 0 };
+	run_describe(&d, NULL, (kl_signature){ 0 }, &o, 0);
+	CHECK_EQ_STR(d.data, "returned, output \"a\\x7f\\tb\"");
+	run_output_start(&o.output, 8);
+	run_output_take(&o.output, "abcdefghijkl", 12);
+	kl_buf_reset(&d);
+	run_describe(&d, NULL, (kl_signature){ 0 }, &o, 2);
+	CHECK_EQ_STR(d.data, "returned, output of 12 bytes, from byte 0: "
+			     "\"abcdefgh\"...");
+	kl_buf_free(&d);
+	run_outcome_free(&o);
+}
+
 /* Outputs longer than difftest keeps (1 MiB) that differ only past it:
  * not the same, and described by their whole length and where they
  * part. */
@@ -477,6 +500,7 @@ main(void)
 	UNIT_RUN(test_narrow_and_f32_arguments);
 	UNIT_RUN(test_long_outputs_differ_late);
 	UNIT_RUN(test_output_kept_and_compared);
+	UNIT_RUN(test_output_quoted);
 	UNIT_RUN(test_every_result_compared);
 	UNIT_RUN(test_describe_values);
 	UNIT_RUN(test_what_is_excused);
