@@ -484,6 +484,9 @@ test_remove_block(void)
 	CHECK_EQ_INT(kl_func_remove_block(f, b2), KL_OK);
 	CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
 	CHECK_EQ_INT(kl_block_next(f, b1).id, KL_NONE);
+	/* out of the layout, it has no neighbours, as a removed
+	 * instruction has none */
+	CHECK_EQ_INT(kl_block_prev(f, b2).id, KL_NONE);
 	CHECK_EQ_INT(kl_inst_block(f, ret2).id, KL_NONE);
 	/* as its instructions' results, its parameters are nowhere now */
 	CHECK_EQ_INT(kl_value_def_block(f, unused).id, KL_NONE);
@@ -874,6 +877,115 @@ test_move_inst(void)
 	kl_module_free(m);
 }
 
+/* The refusal holds whatever the alias's target is numbered: here v1,
+ * whose number is also the removed instruction's (inst1 defines v2). */
+static void
+test_move_aliased_result_refused(void)
+{
+	static const char src[] = "function %f(i32) -> i32 {\n"
+				  "block0(v0: i32):\n"
+				  "    v1 = iconst.i32 1\n"
+				  "    v2 = iadd v0, v1\n"
+				  "    return v1\n"
+				  "}\n";
+	kl_module *m;
+	kl_func *f = parsed_f(src, &m);
+	kl_inst add = { 1 }, ret = { 2 };
+	CHECK_EQ_INT(kl_inst_result(f, add, 0).id, 2);
+	kl_inst_remove(f, add);
+	CHECK_EQ_INT(kl_value_set_alias(f, (kl_value){ 2 }, (kl_value){ 1 }),
+		     KL_OK);
+	CHECK_EQ_INT(kl_inst_move_before(f, add, ret), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_inst_move_to_end(f, add, kl_func_first_block(f)),
+		     KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_inst_block(f, add).id, KL_NONE);
+	kl_module_free(m);
+}
+
+/* No parameter k past the last: refused, and the parameter whose number
+ * lies just past the list in the pool (b2's v1 here) stays. */
+static void
+test_remove_param_past_end(void)
+{
+	kl_func *f;
+	kl_block b0;
+	kl_builder b;
+	kl_module *m = one_block_func(&f, &b0, &b);
+	kl_block b1 = kl_func_new_block(f), b2 = kl_func_new_block(f);
+	CHECK_EQ_INT(kl_func_append_block(f, b1), KL_OK);
+	CHECK_EQ_INT(kl_func_append_block(f, b2), KL_OK);
+	kl_value p1 = kl_block_append_param(f, b1, KL_TYPE_I32);
+	kl_value p2 = kl_block_append_param(f, b2, KL_TYPE_I32);
+	CHECK_EQ_INT(p2.id, 1);
+	CHECK_EQ_INT(kl_block_remove_param(f, b1, 1), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_block_num_params(f, b1), 1);
+	CHECK_EQ_INT(kl_block_param(f, b1, 0).id, p1.id);
+	CHECK_EQ_INT(kl_block_num_params(f, b2), 1);
+	CHECK_EQ_INT(kl_value_def_block(f, p2).id, b2.id);
+	kl_module_free(m);
+}
+
+/* A copy of a jump, a brif or a return has its own lists too: changing
+ * its arguments leaves the original's. */
+static void
+test_clone_branch_lists(void)
+{
+	static const char src[] = "function %f(i32) -> i32 {\n"
+				  "block0(v0: i32):\n"
+				  "    v1 = iconst.i32 1\n"
+				  "    brif v0, block1(v0), block2(v0)\n"
+				  "\n"
+				  "block1(v2: i32):\n"
+				  "    jump block2(v2)\n"
+				  "\n"
+				  "block2(v3: i32):\n"
+				  "    return v3\n"
+				  "}\n";
+	kl_module *m;
+	kl_func *f = parsed_f(src, &m);
+	kl_block b0 = kl_func_first_block(f);
+	kl_block b1 = kl_block_next(f, b0), b2 = kl_block_next(f, b1);
+	kl_value one = kl_inst_result(f, kl_block_first_inst(f, b0), 0);
+	kl_inst br = kl_block_last_inst(f, b0);
+	kl_inst jump = kl_block_first_inst(f, b1);
+	kl_inst ret = kl_block_first_inst(f, b2);
+	kl_inst c_br = kl_inst_clone(f, br);
+	kl_inst c_jump = kl_inst_clone(f, jump);
+	kl_inst c_ret = kl_inst_clone(f, ret);
+	CHECK_EQ_INT(kl_inst_set_dest_arg(f, c_br, 0, 0, one), KL_OK);
+	CHECK_EQ_INT(kl_inst_set_dest_arg(f, c_br, 1, 0, one), KL_OK);
+	CHECK_EQ_INT(kl_inst_set_dest_arg(f, c_jump, 0, 0, one), KL_OK);
+	CHECK_EQ_INT(kl_inst_set_arg(f, c_ret, 0, one), KL_OK);
+	CHECK_EQ_INT(kl_inst_dest_arg(f, br, 0, 0).id, 0);
+	CHECK_EQ_INT(kl_inst_dest_arg(f, br, 1, 0).id, 0);
+	CHECK_EQ_INT(kl_inst_dest_arg(f, jump, 0, 0).id, 2);
+	CHECK_EQ_INT(kl_inst_arg(f, ret, 0).id, 3);
+	CHECK_EQ_INT(kl_inst_dest_arg(f, c_br, 1, 0).id, one.id);
+	CHECK_EQ_INT(kl_inst_dest_arg(f, c_jump, 0, 0).id, one.id);
+	CHECK_EQ_INT(kl_inst_arg(f, c_ret, 0).id, one.id);
+	kl_module_free(m);
+}
+
+/* A number no value had (v1 of this text) may become an alias: it takes
+ * the type of the value it stands for. */
+static void
+test_alias_of_hole_takes_type(void)
+{
+	static const char src[] = "function %f(i32) -> i32 {\n"
+				  "block0(v0: i32):\n"
+				  "    v2 = iadd_imm v0, 1\n"
+				  "    return v2\n"
+				  "}\n";
+	kl_module *m;
+	kl_func *f = parsed_f(src, &m);
+	kl_value hole = { 1 }, v2 = { 2 };
+	CHECK_EQ_INT(kl_value_type(f, hole), KL_TYPE_NONE);
+	CHECK_EQ_INT(kl_value_set_alias(f, hole, v2), KL_OK);
+	CHECK_EQ_INT(kl_value_type(f, hole), KL_TYPE_I32);
+	CHECK_EQ_INT(kl_value_resolve(f, hole).id, v2.id);
+	kl_module_free(m);
+}
+
 /* Copies of instructions: each with results of its own and lists of its
  * own (changing the copy leaves the original as it was), placed where a
  * pass wants them, as in duplicating a block's tail. */
@@ -1185,6 +1297,43 @@ test_sigref_signature(void)
 	kl_module_free(m);
 }
 
+/* The numbers just past the last value and sigref (the bounds) are none
+ * too, whatever lies past the tables: here the parsed function's source
+ * lines (the call on line 4), and the module has a signature 4. */
+static void
+test_queries_at_bounds(void)
+{
+	kl_module *m;
+	kl_func *f = parsed_f("function %f(i64) -> i64 {\n"
+			      "    sig0 = (i64) -> i64\n"
+			      "block0(v0: i64):\n"
+			      "    v1 = call_indirect sig0, v0(v0)\n"
+			      "    return v1\n"
+			      "}\n"
+			      "declare %d1(i8)\n"
+			      "declare %d2(i8, i8)\n"
+			      "declare %d3(i8, i8, i8)\n"
+			      "declare %d4(i8, i8, i8, i8)\n"
+			      "declare %d5(i8, i8, i8, i8, i8)\n",
+			      &m);
+	kl_func *g;
+	kl_signature s = kl_func_sigref_signature(f, (kl_sigref){ 0 });
+	CHECK_EQ_INT(kl_module_add_func(m, "g", 1, &s, &g), KL_OK);
+	CHECK_EQ_INT(kl_func_add_sigref(g, &s).id, 0);
+	kl_func *fs[] = { f, g };
+	for (int k = 0; k < 2; k++) {
+		kl_func *h = fs[k];
+		kl_value v = { kl_func_value_bound(h) };
+		kl_sigref r = { kl_func_sigref_bound(h) };
+		CHECK_EQ_INT(kl_value_type(h, v), KL_TYPE_NONE);
+		CHECK_EQ_INT(kl_value_resolve(h, v).id, KL_NONE);
+		CHECK_EQ_INT(kl_value_def_block(h, v).id, KL_NONE);
+		CHECK_EQ_INT(kl_func_sigref_signature(h, r).num_params, 0);
+		CHECK(kl_func_sigref_signature(h, r).params == NULL);
+	}
+	kl_module_free(m);
+}
+
 static void
 test_queries_on_none(void)
 {
@@ -1270,6 +1419,11 @@ test_inst_fields(void)
 	kl_value d = kl_build_alloca_dyn(&b, n, 32);
 	kl_value c = kl_build_icmp_imm(&b, KL_ICC_UGE, n, 3);
 	kl_value fc = kl_build_f64const(&b, 0x3ff8000000000000ull);
+	kl_value fx = kl_build_fcmp(&b, KL_FCC_GT, fc, fc);
+	kl_inst st = kl_build_store(&b, KL_OP_STORE, n, a, 12);
+	kl_value ld = kl_build_load(&b, KL_OP_LOAD, KL_TYPE_I32, a, 16);
+	kl_value p = kl_block_append_param(f, b0, KL_TYPE_I32);
+	kl_value sa = kl_build_symbol_addr(&b, kl_func_sym(f));
 	kl_inst t = kl_build_trap(&b, KL_TRAP_USER, 77);
 	CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
 	kl_inst ai = kl_value_def_inst(f, a), di = kl_value_def_inst(f, d);
@@ -1281,6 +1435,19 @@ test_inst_fields(void)
 	CHECK_EQ_INT(kl_inst_cond(f, ci), KL_ICC_UGE);
 	CHECK_EQ_INT(kl_inst_imm(f, ci), 3);
 	CHECK_EQ_INT(kl_inst_cond(f, ai), 0); /* (its aux is the alignment) */
+	CHECK_EQ_INT(kl_inst_cond(f, kl_value_def_inst(f, fx)), KL_FCC_GT);
+	CHECK_EQ_INT(kl_inst_offset(f, st), 12);
+	CHECK_EQ_INT(kl_inst_offset(f, kl_value_def_inst(f, ld)), 16);
+	CHECK_EQ_INT(kl_value_def_inst(f, p).id, KL_NONE); /* a parameter */
+	CHECK_EQ_INT(kl_inst_callee(f, kl_value_def_inst(f, sa)).id,
+		     kl_func_sym(f).id);
+	CHECK_EQ_INT(kl_inst_prev(f, ci).id, di.id);
+	CHECK_EQ_INT(kl_inst_sigref(f, ai).id, KL_NONE);
+	/* the parameter's list is the pool's one: its bytes count */
+	kl_module_stats ms;
+	kl_module_get_stats(m, &ms);
+	CHECK(ms.pool_bytes > 0);
+	CHECK_EQ_INT(ms.pool_bytes, (uint64_t)f->pool.len * 4);
 	CHECK(kl_inst_imm(f, kl_value_def_inst(f, fc)) ==
 	      (int64_t)0x3ff8000000000000ull);
 	uint32_t user = 0;
@@ -1327,6 +1494,9 @@ test_null_out(void)
 		     KL_ERR_EXISTS);
 	CHECK_EQ_INT(kl_module_add_func(m, "f", 1, NULL, NULL), KL_OK);
 	CHECK(kl_sym_func(m, kl_module_lookup(m, "f", 1)) != NULL);
+	/* no bytes to read: no symbol (the empty name is (NULL, 0)) */
+	CHECK_EQ_INT(kl_module_lookup(m, NULL, 7).id, KL_NONE);
+	CHECK_EQ_INT(kl_module_lookup(m, NULL, 0).id, KL_NONE);
 	CHECK_EQ_INT(kl_module_add_data(m, "d", 1, false, 4, NULL), KL_OK);
 	CHECK_EQ_INT(kl_module_add_data(m, "e", 1, false, 3, NULL),
 		     KL_ERR_RANGE);
@@ -2088,6 +2258,24 @@ test_append_past_last_number(void)
 
 /* ---- the builder's sticky status ---- */
 
+/* keel.h: kl_builder_before sets the block field to the block the
+ * instruction is in (none for one out of range). */
+static void
+test_builder_before_sets_block(void)
+{
+	kl_func *f;
+	kl_block b0;
+	kl_builder b;
+	kl_module *m = one_block_func(&f, &b0, &b);
+	kl_inst ret = kl_build_return(&b, NULL, 0);
+	kl_builder_init(&b, f);
+	kl_builder_before(&b, ret);
+	CHECK_EQ_INT(b.block.id, b0.id);
+	kl_builder_before(&b, (kl_inst){ 999 });
+	CHECK_EQ_INT(b.block.id, KL_NONE);
+	kl_module_free(m);
+}
+
 /* keel.h: errors are sticky and the status and text are the first
  * failure's. A call that fails before ready() (a bad condition code)
  * must not overwrite an earlier failure either. */
@@ -2275,6 +2463,13 @@ test_type_and_opcode_past_the_tables(void)
 	      !kl_op_can_trap(op) && !kl_op_can_load(op) &&
 	      !kl_op_can_store(op) && !kl_op_has_side_effects(op) &&
 	      !kl_op_is_pure(op));
+	/* far past the table too, and past the code spellings */
+	op = (kl_opcode)0x40000000;
+	CHECK(!kl_op_is_terminator(op) && !kl_op_is_pure(op));
+	CHECK_EQ_STR(kl_intcc_name(KL_ICC_COUNT), "?");
+	CHECK_EQ_STR(kl_floatcc_name(KL_FCC_COUNT), "?");
+	CHECK_EQ_STR(kl_trapcode_name(KL_TRAP_COUNT), "?");
+	CHECK_EQ_STR(kl_status_name(KL_ERR_POSITION), "no insertion point");
 	kl_module_free(m);
 }
 
@@ -2305,6 +2500,35 @@ test_sig_types_checked(void)
 	kl_signature good = { .params = &i32, .num_params = 1,
 			      .results = &i32, .num_results = 1 };
 	CHECK_EQ_INT(kl_module_declare(m, "g", 1, &good, &s), KL_OK);
+	kl_module_free(m);
+}
+
+/* Items go only to data objects, of the kinds there are; an item past
+ * an object's last is none, whatever object's items follow in the
+ * module (here e's, right after d's). */
+static void
+test_data_append_refusals(void)
+{
+	kl_module *m = kl_module_new();
+	kl_sym d, e;
+	kl_func *f;
+	CHECK_EQ_INT(kl_module_add_data(m, "d", 1, false, 4, &d), KL_OK);
+	CHECK_EQ_INT(kl_module_add_data(m, "e", 1, false, 4, &e), KL_OK);
+	CHECK_EQ_INT(kl_module_add_func(m, "f", 1, NULL, &f), KL_OK);
+	kl_data_item it = { .kind = KL_DATA_VALUE, .type = KL_TYPE_I32,
+			    .value = 5 };
+	CHECK_EQ_INT(kl_data_append(m, d, &it), KL_OK);
+	it.value = 7;
+	CHECK_EQ_INT(kl_data_append(m, e, &it), KL_OK);
+	CHECK_EQ_INT(kl_data_append(m, kl_func_sym(f), &it), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_data_num_items(m, kl_func_sym(f)), 0);
+	it.kind = (kl_data_kind)99;
+	CHECK_EQ_INT(kl_data_append(m, d, &it), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_data_num_items(m, d), 1);
+	CHECK_EQ_INT(kl_data_size(m, d), 4);
+	CHECK_EQ_INT(kl_data_item_at(m, d, 0).value, 5);
+	kl_data_item past = kl_data_item_at(m, d, 1);
+	CHECK(past.value == 0 && past.type == 0 && past.kind == 0);
 	kl_module_free(m);
 }
 
@@ -2637,15 +2861,20 @@ main(void)
 	UNIT_RUN(test_remove_block);
 	UNIT_RUN(test_uses);
 	UNIT_RUN(test_remove_param);
+	UNIT_RUN(test_remove_param_past_end);
 	UNIT_RUN(test_move_inst);
+	UNIT_RUN(test_move_aliased_result_refused);
 	UNIT_RUN(test_name_format);
 	UNIT_RUN(test_set_dest);
 	UNIT_RUN(test_remove_params);
 	UNIT_RUN(test_append_dest_arg);
 	UNIT_RUN(test_clone_inst);
+	UNIT_RUN(test_alias_of_hole_takes_type);
+	UNIT_RUN(test_clone_branch_lists);
 	UNIT_RUN(test_alias_through_removed_param_keeps_type);
 	UNIT_RUN(test_unused_alias_to_removed_param);
 	UNIT_RUN(test_queries_on_none);
+	UNIT_RUN(test_queries_at_bounds);
 	UNIT_RUN(test_sigref_signature);
 	UNIT_RUN(test_variadic_without_types);
 	UNIT_RUN(test_null_out);
@@ -2667,6 +2896,7 @@ main(void)
 	UNIT_RUN(test_insert_cost_is_bounded);
 	UNIT_RUN(test_append_past_last_number);
 	UNIT_RUN(test_builder_keeps_first_error);
+	UNIT_RUN(test_builder_before_sets_block);
 	UNIT_RUN(test_builder_unary_type);
 	UNIT_RUN(test_operand_count_limit);
 	UNIT_RUN(test_set_dest_argument_limit);
@@ -2674,6 +2904,7 @@ main(void)
 	UNIT_RUN(test_type_and_opcode_past_the_tables);
 	UNIT_RUN(test_sig_types_checked);
 	UNIT_RUN(test_data_symref_at_bound);
+	UNIT_RUN(test_data_append_refusals);
 	UNIT_RUN(test_data_value_width);
 	UNIT_RUN(test_data_string_null_bytes);
 	UNIT_RUN(test_set_dest_to_missing_block);

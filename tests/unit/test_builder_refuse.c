@@ -340,6 +340,12 @@ icmp_imm_bad_cc(fixture *fx, kl_builder *b)
 }
 
 static uint32_t
+icmp_imm_cc_at_count(fixture *fx, kl_builder *b)
+{
+	return kl_build_icmp_imm(b, KL_ICC_COUNT, fx->x, 1).id;
+}
+
+static uint32_t
 fcmp_bad_cc(fixture *fx, kl_builder *b)
 {
 	return kl_build_fcmp(b, KL_FCC_COUNT, fx->fx, fx->fx).id;
@@ -440,6 +446,14 @@ br_table_entry_to_no_block(fixture *fx, kl_builder *b)
 	return kl_build_br_table(b, fx->x, d, table, 2).id;
 }
 
+static uint32_t
+br_table_default_to_no_block(fixture *fx, kl_builder *b)
+{
+	kl_block_call d = { fx->b0, &fx->x, 1 };
+	kl_block_call none = { { 999 }, NULL, 0 };
+	return kl_build_br_table(b, fx->x, none, &d, 1).id;
+}
+
 /* ---- sticky: a good call after a refusal ---- */
 
 static uint32_t
@@ -485,6 +499,7 @@ static const refusal refusals[] = {
 	X(fpromote_other_type, KL_ERR_INVALID, KL_OP_FPROMOTE, KL_NONE),
 	X(icmp_bad_cc, KL_ERR_RANGE, KL_OP_ICMP, KL_NONE),
 	X(icmp_imm_bad_cc, KL_ERR_RANGE, KL_OP_ICMP_IMM, KL_NONE),
+	X(icmp_imm_cc_at_count, KL_ERR_RANGE, KL_OP_ICMP_IMM, KL_NONE),
 	X(fcmp_bad_cc, KL_ERR_RANGE, KL_OP_FCMP, KL_NONE),
 	X(alloca_align_three, KL_ERR_RANGE, KL_OP_ALLOCA, KL_NONE),
 	X(alloca_dyn_align_twelve, KL_ERR_RANGE, KL_OP_ALLOCA_DYN, KL_NONE),
@@ -501,6 +516,8 @@ static const refusal refusals[] = {
 	X(brif_else_to_no_block, KL_ERR_INVALID, KL_OP_BRIF, KL_NONE),
 	X(br_table_null_table, KL_ERR_INVALID, KL_OP_BR_TABLE, KL_NONE),
 	X(br_table_entry_to_no_block, KL_ERR_INVALID, KL_OP_BR_TABLE,
+	  KL_NONE),
+	X(br_table_default_to_no_block, KL_ERR_INVALID, KL_OP_BR_TABLE,
 	  KL_NONE),
 	X(good_after_refusal, KL_ERR_INVALID, KL_OP_SYMBOL_ADDR, KL_NONE),
 };

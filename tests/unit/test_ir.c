@@ -89,6 +89,17 @@ test_pool_bins_and_growth(void)
 		CHECK_EQ_INT(list_get(&q, a, i), i);
 	CHECK_EQ_INT(q.free_head[6], old); /* the 8-slot bin */
 	CHECK_EQ_INT(list_get(&q, z, 0), 99);
+	/* One not last that fills its block's last slot stays where it is
+	 * (10 elements and the header in 12 slots: room for one more). */
+	uint32_t c = list_make(&q, NULL, 10);
+	list_push(&q, &z, 98);
+	old = c;
+	uint32_t len = q.len;
+	list_push(&q, &c, 5);
+	CHECK_EQ_INT(c, old);
+	CHECK_EQ_INT(q.len, len);
+	CHECK_EQ_INT(list_len(&q, c), 11);
+	CHECK_EQ_INT(list_get(&q, c, 10), 5);
 	pool_free_all(&p);
 	pool_free_all(&q);
 }
@@ -170,6 +181,13 @@ test_pool_truncate(void)
 		list_push(&p, &again, i);
 	CHECK_EQ_INT(again, block); /* the freed block is taken again */
 	pool_free_all(&p);
+	/* The empty list, truncated to nothing or freed, stays the empty
+	 * list and takes no slot. */
+	uint32_t none = 0;
+	list_truncate(&p, &none, 0);
+	list_free(&p, none);
+	CHECK_EQ_INT(none, 0);
+	CHECK_EQ_INT(p.len, 0);
 }
 
 static void
@@ -444,6 +462,43 @@ test_builder_builds_what_the_parser_reads(void)
 	kl_module_free(m);
 }
 
+/* Operands in the order given: select's three, a store's value and
+ * address, and the offsets of a load and a store. */
+static void
+test_builder_operand_order(void)
+{
+	kl_module *m = kl_module_new();
+	kl_type params[] = { KL_TYPE_I32, KL_TYPE_I32, KL_TYPE_I32 };
+	kl_signature sig = { params, params, 3, 1, false };
+	kl_func *f = NULL;
+	CHECK_EQ_INT(kl_module_add_func(m, "f", 1, &sig, &f), KL_OK);
+	kl_block b0 = kl_func_make_entry(f);
+	kl_builder bld;
+	kl_builder_init(&bld, f);
+	kl_builder_at_end(&bld, b0);
+	kl_value v[3];
+	for (uint32_t k = 0; k < 3; k++)
+		v[k] = kl_block_param(f, b0, k);
+	kl_value s = kl_build_select(&bld, v[0], v[1], v[2]);
+	kl_value a = kl_build_alloca(&bld, 8, 0);
+	kl_build_store(&bld, KL_OP_STORE, s, a, 4);
+	kl_value l = kl_build_load(&bld, KL_OP_LOAD, KL_TYPE_I32, a, 4);
+	kl_build_return(&bld, &l, 1);
+	CHECK_EQ_INT(kl_builder_status(&bld), KL_OK);
+	kl_buf out = { 0 };
+	kl_print_func(f, NULL, &out);
+	CHECK_EQ_STR(out.data, "function %f(i32, i32, i32) -> i32 {\n"
+			       "block0(v0: i32, v1: i32, v2: i32):\n"
+			       "    v3 = select v0, v1, v2\n"
+			       "    v4 = alloca 8, align 8\n"
+			       "    store v3, v4+4\n"
+			       "    v5 = load.i32 v4+4\n"
+			       "    return v5\n"
+			       "}\n");
+	kl_buf_free(&out);
+	kl_module_free(m);
+}
+
 /* A destination without arguments is the block alone, one word; it
  * becomes a list when a pass gives it arguments, and the API reads both
  * kinds alike. */
@@ -620,6 +675,10 @@ test_builder_immediates(void)
 	kl_value small = kl_build_binary_imm(&bld, KL_OP_IADD_IMM, w, -5);
 	CHECK_EQ_INT(kl_inst_imm(f, kl_value_def_inst(f, small)), -5);
 	CHECK_EQ_INT(f->nconsts, 1);
+	/* an _imm's immediate is read at its operand's width: 255 beside
+	 * an i8 is -1 */
+	kl_value byte = kl_build_icmp_imm(&bld, KL_ICC_EQ, v, 255);
+	CHECK_EQ_INT(kl_inst_imm(f, kl_value_def_inst(f, byte)), -1);
 	/* docs/api.md: an i32 immediate given unsigned is kept
 	 * sign-extended; one that fits no i32 is built, and the verifier
 	 * refuses it */
@@ -1595,6 +1654,7 @@ main(void)
 	UNIT_RUN(test_names);
 	UNIT_RUN(test_symbols_across_rehashes);
 	UNIT_RUN(test_builder_builds_what_the_parser_reads);
+	UNIT_RUN(test_builder_operand_order);
 	UNIT_RUN(test_builder_errors_are_values);
 	UNIT_RUN(test_builder_immediates);
 	UNIT_RUN(test_signatures_interned);
