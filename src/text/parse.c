@@ -1407,16 +1407,22 @@ check_function_end(parser *p)
 }
 
 /*
- * An item keyword at s, first on its line but indented, then a name:
- * "function %g". No statement starts so, and a whole file indented (by a
- * generator or a paste) would otherwise take its next function for
- * unknown opcodes and redefined blocks. (The first reading, which finds
- * the items, took this one for the rest of the body: it is passed over.)
- * Indented and with no name after it, the keyword stays an unknown opcode.
+ * Whether an item starts at s, the first word of a statement: its '}' is
+ * missing then. An item keyword in the first column starts one; so does
+ * one indented, first on its line, with a name after it ("function %g"):
+ * no statement starts so, and a whole file indented (by a generator or a
+ * paste) would otherwise take its next function for unknown opcodes and
+ * redefined blocks. (The first reading, which finds the items, took that
+ * one for the rest of the body: it is passed over.) Indented and with no
+ * name after it, the keyword stays an unknown opcode.
  */
 static bool
-indented_item_header(const parser *p, const char *s)
+item_starts_at(const parser *p, const char *s)
 {
+	if (!at_line_start_keyword(p, s))
+		return false;
+	if (s == p->line_start)
+		return true;
 	if (skip_blanks_at(p, p->line_start) != s)
 		return false;
 	while (s < p->end && *s != ' ' && *s != '\t')
@@ -1451,13 +1457,6 @@ parse_stmts(parser *p, kl_func *dst)
 			dst->line_last = p->line;
 			return true;
 		}
-		if (at_line_start_keyword(p, s) &&
-		    (s == p->line_start || indented_item_header(p, s))) {
-			dst->line_last = p->line - 1;
-			perr_at(p, p->line, col_of(p, s),
-				"'}' missing before this line");
-			return true;
-		}
 		size_t left = (size_t)(p->end - s);
 		if (c == 'v' && left > 1 && s[1] >= '0' && s[1] <= '9') {
 			parse_value_stmt(p);
@@ -1468,6 +1467,13 @@ parse_stmts(parser *p, kl_func *dst)
 			   s[3] >= '0' && s[3] <= '9') {
 			parse_sigref_decl(p);
 		} else if (is_ident_char((unsigned char)c)) {
+			/* (only here: items start with 'f' or 'd') */
+			if (item_starts_at(p, s)) {
+				dst->line_last = p->line - 1;
+				perr_at(p, p->line, col_of(p, s),
+					"'}' missing before this line");
+				return true;
+			}
 			parse_inst(p, NULL, NULL, 0, s);
 		} else {
 			char buf[64];
