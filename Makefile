@@ -99,15 +99,15 @@ FLAGS_NOW := $(CC) $(CFLAGS_ALL) | $(LDFLAGS_ALL)
 # stamp would make a directory of any BUILD they are given.)
 ONLY_CLEANING := $(and $(MAKECMDGOALS),$(if \
 	$(filter-out clean uninstall,$(MAKECMDGOALS)),,yes))
+write_flags_stamp = $(shell mkdir -p $(BUILD))$(file >$(FLAGS_STAMP),$(FLAGS_NOW))
 ifndef ONLY_CLEANING
 ifneq ($(FLAGS_NOW),$(file <$(FLAGS_STAMP)))
-$(shell mkdir -p $(BUILD))
-$(file >$(FLAGS_STAMP),$(FLAGS_NOW))
+$(write_flags_stamp)
 endif
 endif
 # Made again when removed after that (make clean all).
 $(FLAGS_STAMP):
-	$(shell mkdir -p $(BUILD))$(file >$@,$(FLAGS_NOW))
+	$(write_flags_stamp)
 
 $(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
