@@ -158,9 +158,11 @@ $(LIB): $(BUILD)/obj/keel.o
 	@echo "  AR      $@"
 	@$(TOOL_AR) rcs $@ $<
 
+# LDFLAGS=-static asks for static programs; a shared library cannot be
+# one, and the linkers refuse -static with -shared.
 $(SHLIB): $(BUILD)/obj/keel.o
 	@echo "  LD      $@"
-	@$(CC) $(LDFLAGS_ALL) -shared -Wl,-soname,$(SONAME) $< -lm -o $@
+	@$(CC) $(filter-out -static,$(LDFLAGS_ALL)) -shared -Wl,-soname,$(SONAME) $< -lm -o $@
 	@ln -sf $(SONAME) $(BUILD)/libkeel.so
 
 $(LIB_INTERNAL): $(LIB_OBJ)

@@ -3442,7 +3442,11 @@ if command -v make >/dev/null 2>&1; then
 	cflags=$(sed 's/|.*//; s/ -MMD -MP//; s/ -Iinclude / /' "$build"/flags)
 	ldflags=$(sed 's/^[^|]*|//' "$build"/flags)
 	for how in shared static; do
-		static=""
+		static="" link=$ldflags
+		# (a build's LDFLAGS=-static is for its programs: one linked
+		# to the shared library cannot be static)
+		[ "$how" = shared ] &&
+			link=$(echo " $ldflags " | sed 's/ -static / /g')
 		if [ "$how" = static ]; then
 			# (a program under ASan cannot be linked -static)
 			grep -q __asan_init "$build"/keel && continue
@@ -3460,7 +3464,7 @@ if command -v make >/dev/null 2>&1; then
 		rm -f "$dir/install.fact"
 		# shellcheck disable=SC2086
 		if [ "$pc" = "$want" ] &&
-			$cflags "$dir/apidoc/fact.c" $pc ${static:+-static} $ldflags \
+			$cflags "$dir/apidoc/fact.c" $pc ${static:+-static} $link \
 				-o "$dir/install.fact" 2>"$dir/install.cc" &&
 			[ "$(LD_LIBRARY_PATH="$top/lib" "$dir/install.fact" |
 				tail -n 1)" = "fact(10) = 3628800" ] &&
