@@ -1589,6 +1589,14 @@ if $cflags "$dir/apidoc/fact.c" "$build"/libkeel.a -lm $ldflags \
 	[ "$(tail -n 1 "$dir/apidoc/out")" = "fact(10) = 3628800" ] &&
 	grep -q '^function %fact(i64) -> i64 {$' "$dir/apidoc/out"
 then ok; else bad "docs/api.md's fact.c:"; cat "$dir/apidoc/cc.err" "$dir/apidoc/out"; fi
+# the interpreter does not build with -ffast-math (-Ofast), under which it
+# gave wrong float results silently (6 tests caught some of them)
+# shellcheck disable=SC2086
+if $cflags -fsyntax-only src/interp/exec.c 2>"$dir/fastmath.err" &&
+	! $cflags -fsyntax-only -ffast-math src/interp/exec.c \
+		2>"$dir/fastmath.err" &&
+	grep -q 'needs IEEE floats: no -ffast-math' "$dir/fastmath.err"
+then ok; else bad "exec.c with -ffast-math:"; cat "$dir/fastmath.err"; fi
 # every opcode of keel_opcodes.def is in tests/filetests/text/every-opcode.kl,
 # which says it holds them all (jump was missing), so that a new one is
 # round-tripped too

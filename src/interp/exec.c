@@ -42,8 +42,15 @@
  * The Makefile builds i386 with SSE2 arithmetic. */
 #if !defined(FLT_EVAL_METHOD) || \
 	(FLT_EVAL_METHOD != 0 && FLT_EVAL_METHOD != 1)
-#error "floats evaluated in a wider type round twice" \
-	" (on i386, build with -msse2 -mfpmath=sse)"
+#error "floats evaluated wider round twice (i386: -msse2 -mfpmath=sse)"
+#endif
+
+/* -ffast-math (or -Ofast) lets the compiler assume no NaN or infinity,
+ * drop the sign of zero and reassociate: the interpreter would give
+ * wrong results for the IR's IEEE operations, silently. */
+#if defined(__FAST_MATH__) || \
+	(defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__)
+#error "the interpreter needs IEEE floats: no -ffast-math (-Ofast)"
 #endif
 
 /* ---- bits ---- */
