@@ -3339,9 +3339,10 @@ fi
 # CFLAGS changed into the same BUILD used to leave the old objects
 if command -v make >/dev/null 2>&1; then
 	o="$dir/mkf/obj/src/util/buf.o"
-	MAKEFLAGS='' make -s BUILD="$dir/mkf" "$o" >"$dir/make-f.out" 2>&1
+	# (OPT given each time: make check OPT=-O0 exports it to this script)
+	MAKEFLAGS='' make -s BUILD="$dir/mkf" OPT=-O1 "$o" >"$dir/make-f.out" 2>&1
 	st=$?
-	MAKEFLAGS='' make -n BUILD="$dir/mkf" "$o" >"$dir/make-same.out" 2>&1
+	MAKEFLAGS='' make -n BUILD="$dir/mkf" OPT=-O1 "$o" >"$dir/make-same.out" 2>&1
 	MAKEFLAGS='' make -n BUILD="$dir/mkf" OPT=-O0 "$o" >"$dir/make-other.out" 2>&1
 	if [ "$st" = 0 ] && ! grep -q 'buf\.c' "$dir/make-same.out" &&
 		grep -q -- '-O0 .*src/util/buf\.c' "$dir/make-other.out"
