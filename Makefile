@@ -3,6 +3,7 @@
 #   make                 build build/keel, build/libkeel.a, libkeel.so
 #   make check           build and run every test; ends "N passed, N failed"
 #   make check SAN=1     the same under AddressSanitizer + UBSan (+ leaks)
+#   make check SAN=memory CC=clang   under MemorySanitizer (build/msan)
 #   make CC=clang        build with clang (into build/clang)
 #   make fuzz            libFuzzer targets for FUZZ_TIME s each (clang)
 #   make fuzz-promote    differential test of promote, new seeds, FUZZ_TIME s
@@ -24,9 +25,18 @@ BUILD ?= build/san$(if $(CLANG),-clang)
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
 	   -fno-sanitize-recover=all
 OPT = -O1 -g
-else
+else ifeq ($(SAN),memory)
+# reads of uninitialised memory, which ASan does not see; clang only
+$(if $(CLANG),,$(error SAN=memory needs clang: make check SAN=memory CC=clang))
+BUILD ?= build/msan
+SANFLAGS = -fsanitize=memory -fsanitize-memory-track-origins \
+	   -fno-omit-frame-pointer
+OPT = -O1 -g
+else ifeq ($(SAN),)
 BUILD ?= build$(if $(CLANG),/clang)
 SANFLAGS =
+else
+$(error SAN=$(SAN): SAN=1 is ASan and UBSan, SAN=memory is MSan)
 endif
 
 WARN = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
@@ -100,14 +110,21 @@ FLAGS_NOW := $(CC) $(CFLAGS_ALL) | $(LDFLAGS_ALL)
 ONLY_CLEANING := $(and $(MAKECMDGOALS),$(if \
 	$(filter-out clean uninstall,$(MAKECMDGOALS)),,yes))
 write_flags_stamp = $(shell mkdir -p $(BUILD))$(file >$(FLAGS_STAMP),$(FLAGS_NOW))
+# make -n writes nothing: the stamp, when the flags differ, is only taken
+# as changed, so that it shows everything a real make would build again.
+DRY_RUN := $(findstring n,$(firstword -$(MAKEFLAGS)))
 ifndef ONLY_CLEANING
 ifneq ($(FLAGS_NOW),$(file <$(FLAGS_STAMP)))
+ifdef DRY_RUN
+.PHONY: $(FLAGS_STAMP)
+else
 $(write_flags_stamp)
+endif
 endif
 endif
 # Made again when removed after that (make clean all).
 $(FLAGS_STAMP):
-	$(write_flags_stamp)
+	$(if $(DRY_RUN),,$(write_flags_stamp))
 
 $(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)

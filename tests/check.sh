@@ -14,7 +14,8 @@ failed=0
 # Sanitizer reports go to files here, and each is a failure: a report
 # from a program whose status a test does not read (a pipeline, a check
 # of its output alone) fails the run all the same. (clang's UBSan and
-# both compilers' ASan and LSan write there; gcc's UBSan keeps stderr.)
+# MSan and both compilers' ASan and LSan write there; gcc's UBSan keeps
+# stderr.)
 reports=$(mkdir -p "$build/sanitizer" && cd "$build/sanitizer" && pwd) || exit 1
 # Each step's output, in the build directory: not mktemp's TMPDIR, which
 # may not exist (TMPDIR=/nonexistent failed every step as "no summary").
@@ -23,7 +24,8 @@ trap 'rm -f "$log"' EXIT
 rm -f "$reports"/report.*
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$reports/report"
 UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}log_path=$reports/report"
-export ASAN_OPTIONS UBSAN_OPTIONS
+MSAN_OPTIONS="${MSAN_OPTIONS:+$MSAN_OPTIONS:}log_path=$reports/report"
+export ASAN_OPTIONS UBSAN_OPTIONS MSAN_OPTIONS
 
 # KEEL_EMULATOR runs a cross-built keel ("qemu-s390x", with
 # QEMU_LD_PREFIX naming the target's libraries): the unit programs and

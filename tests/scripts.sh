@@ -23,6 +23,9 @@ failed=0
 
 ok() { passed=$((passed + 1)); }
 bad() { failed=$((failed + 1)); echo "FAIL $*"; }
+# keel built with ASan or MSan, whose shadow memory takes terabytes of
+# address space: it cannot run under ulimit -v, nor be linked -static
+shadow_memory() { grep -qE '__(asan|msan)_init' "$build"/keel; }
 # add_summary LOG STATUS: add the "N passed, M failed" last line of LOG
 # (a program's, which exited with STATUS) to the totals; no such line, or
 # a status not 0 with no failure counted (a crash, a leak found at exit),
@@ -2251,7 +2254,7 @@ else
 fi
 
 # shellcheck disable=SC3045
-if ! grep -q __asan_init "$build"/keel &&
+if ! shadow_memory &&
 	(ulimit -v 100000 && "$build"/keel cfg examples/max.kl) >/dev/null 2>&1; then
 	for c in "cfg" "cfg --dot" "cfg --liveness" "domtree"; do
 		# shellcheck disable=SC2086,SC3045
@@ -2311,7 +2314,7 @@ block2:
 # ("internal error"), wherever it happens.
 "$build"/keel-gen --size 100000 --seed 3 -o "$dir/oom.kl"
 # shellcheck disable=SC3045
-if ! grep -q __asan_init "$build"/keel &&
+if ! shadow_memory &&
 	(ulimit -v 12000 && "$build"/keel cat examples/max.kl) >/dev/null 2>&1; then
 	for c in "cat" "opt -p promote" "cfg --liveness"; do
 		# shellcheck disable=SC2086,SC3045
@@ -2364,7 +2367,7 @@ block0(v0: i64):
 EOF
 printf 'data %%big = { zero 3000000000 }\nfunction %%main() {\nblock0:\n    return\n}\n' >"$dir/oom-data.kl"
 # shellcheck disable=SC3045
-if ! grep -q __asan_init "$build"/keel &&
+if ! shadow_memory &&
 	(ulimit -v 1000000 && "$build"/keel cat examples/max.kl) >/dev/null 2>&1; then
 	big=--max-memory=0xffffffffffffffff
 	# shellcheck disable=SC3045
@@ -2386,7 +2389,7 @@ fi
 # needs no table of a million children (56 MB and more), so it runs in
 # 30 MB of address space.
 # shellcheck disable=SC3045
-if ! grep -q __asan_init "$build"/keel &&
+if ! shadow_memory &&
 	(ulimit -v 30000 && "$build"/keel test -j 1 tests/filetests/text/max.kl) >/dev/null 2>&1; then
 	# shellcheck disable=SC3045
 	out=$( (ulimit -v 30000 && "$build"/keel test -j 1000000 tests/filetests/text/max.kl) 2>&1)
@@ -2422,7 +2425,7 @@ block1:
 ; run: %main() traps out_of_fuel
 KL
 # shellcheck disable=SC3045
-if ! grep -q __asan_init "$build"/keel &&
+if ! shadow_memory &&
 	(ulimit -v 150000 && "$build"/keel test tests/filetests/text/max.kl) >/dev/null 2>&1; then
 	# shellcheck disable=SC3045
 	out=$( (ulimit -v 150000 && "$build"/keel test "$dir/endless.kl") 2>&1)
@@ -3343,9 +3346,14 @@ if command -v make >/dev/null 2>&1; then
 	MAKEFLAGS='' make -s BUILD="$dir/mkf" OPT=-O1 "$o" >"$dir/make-f.out" 2>&1
 	st=$?
 	MAKEFLAGS='' make -n BUILD="$dir/mkf" OPT=-O1 "$o" >"$dir/make-same.out" 2>&1
+	cp "$dir/mkf/flags" "$dir/make-flags.before"
 	MAKEFLAGS='' make -n BUILD="$dir/mkf" OPT=-O0 "$o" >"$dir/make-other.out" 2>&1
+	# (... shown by make -n, which writes nothing: it rewrote the flags)
 	if [ "$st" = 0 ] && ! grep -q 'buf\.c' "$dir/make-same.out" &&
-		grep -q -- '-O0 .*src/util/buf\.c' "$dir/make-other.out"
+		grep -q -- '-O0 .*src/util/buf\.c' "$dir/make-other.out" &&
+		cmp -s "$dir/mkf/flags" "$dir/make-flags.before" &&
+		MAKEFLAGS='' make -n BUILD="$dir/mkf" OPT=-O1 "$o" |
+			{ ! grep -q 'buf\.c'; }
 	then ok; else bad "make with other flags into the same BUILD: exit $st"; cat "$dir/make-f.out" "$dir/make-other.out"; fi
 fi
 # ... and make clean removes a BUILD elsewhere when it holds a keel
@@ -3457,8 +3465,7 @@ if command -v make >/dev/null 2>&1; then
 		[ "$how" = shared ] &&
 			link=$(echo " $ldflags " | sed 's/ -static / /g')
 		if [ "$how" = static ]; then
-			# (a program under ASan cannot be linked -static)
-			grep -q __asan_init "$build"/keel && continue
+			shadow_memory && continue
 			static=--static
 		fi
 		want="-I$top/include -L$top/lib -lkeel${static:+ -lm}"

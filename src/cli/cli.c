@@ -105,7 +105,9 @@ cli_load_file(const char *path, cli_file *out, kl_buf *why)
 	}
 	/* A regular file is read in one go at its size; pipes grow. */
 	size_t cap = 1 << 16, len = 0;
-	struct stat st;
+	/* (Each struct stat starts zeroed: clang 14's MemorySanitizer does
+	 * not see glibc 2.36's stat and fstat fill it in.) */
+	struct stat st = { 0 };
 	bool have_stat = fstat(fileno(fp), &st) == 0;
 	/* Not standard input: it is read from where it stands (a shell may
 	 * have read some of it), a mapping would start at 0, and it must
@@ -503,7 +505,7 @@ cli_flush_stdout(void)
 bool
 cli_stdout_is_stderr(void)
 {
-	struct stat out, err;
+	struct stat out = { 0 }, err = { 0 };
 	if (fstat(1, &out) != 0 || fstat(2, &err) != 0)
 		return false;
 	/* (Two terminals of one session count as one place.) */

@@ -236,7 +236,7 @@ unreadable(const char *path)
 static uint32_t
 collect(file_list *l, const char *path, bool top)
 {
-	struct stat st;
+	struct stat st = { 0 };
 	if (stat(path, &st) != 0) {
 		unreadable(path);
 		return 1;
@@ -274,7 +274,7 @@ collect(file_list *l, const char *path, bool top)
 		size_t n = plen + strlen(e->d_name) + 2;
 		char *sub = cli_alloc(n, 1);
 		snprintf(sub, n, "%.*s/%s", (int)plen, path, e->d_name);
-		struct stat sst;
+		struct stat sst = { 0 };
 		bool found = stat(sub, &sst) == 0;
 		bool dir = found && S_ISDIR(sst.st_mode);
 		if (!found && ends_with_kl(e->d_name)) {
@@ -892,7 +892,7 @@ cmd_test(int argc, char **argv)
 	 * through a link, is read under the least of its spellings. */
 	entry *tops = cli_alloc((size_t)npaths, sizeof *tops);
 	for (int i = 0; i < npaths; i++) {
-		struct stat st;
+		struct stat st = { 0 };
 		tops[i] = (entry){ argv[i + 1], stat(argv[i + 1], &st) == 0 &&
 							S_ISDIR(st.st_mode) };
 	}

@@ -774,7 +774,7 @@ replace_file(const char *path, const char *data, size_t len)
 {
 	/* A link's target is what is rewritten: the link stays. */
 	char *real = realpath(path, NULL);
-	struct stat st;
+	struct stat st = { 0 };
 	if (!real || stat(real, &st) != 0) {
 		free(real);
 		return false;

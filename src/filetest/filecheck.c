@@ -83,6 +83,9 @@ static bool
 compile(regex_t *re, const char *src, kl_buf *msg)
 {
 	kl_c_locale c; /* bytes, whatever the host's locale (util.h) */
+	/* (regerror is given what a failed regcomp left: zeroed first, so
+	 * that MemorySanitizer's regerror finds it initialised) */
+	memset(re, 0, sizeof *re);
 	kl_c_locale_begin(&c);
 	int rc = regcomp(re, src, REG_EXTENDED);
 	kl_c_locale_end(&c);

@@ -48,13 +48,14 @@ unit_in_child(void (*fn)(void *ctx), void *ctx, char *err, size_t cap)
 	return st;
 }
 
-/* Defined when built with AddressSanitizer, under which a child cannot
- * be limited in address space nor see an allocation fail. */
+/* Defined when built with AddressSanitizer or MemorySanitizer, whose
+ * shadow memory takes so much address space that a child cannot be
+ * limited in it nor see an allocation fail. */
 #if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
+#define SHADOW_MEMORY 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define SHADOW_MEMORY 1
 #endif
 #endif
 

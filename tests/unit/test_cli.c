@@ -52,7 +52,7 @@ test_first_difference(void)
 }
 
 /* (AddressSanitizer reports an allocation it cannot give as an error of
- * its own instead of returning NULL: UNDER_ASAN, child.h.) */
+ * its own instead of returning NULL: SHADOW_MEMORY, child.h.) */
 
 static void
 allocate_too_much(void *ctx)
@@ -71,7 +71,7 @@ allocate_too_much(void *ctx)
 static void
 test_out_of_memory(void)
 {
-#ifdef UNDER_ASAN
+#ifdef SHADOW_MEMORY
 	return;
 #endif
 	char msg[128];
