@@ -20,26 +20,24 @@ typedef struct arena_chunk {
 #define CHUNK_HEAD ((sizeof(arena_chunk) + 15) & ~(size_t)15)
 
 /*
- * A chunk of at least *cap bytes (the usable size is written back). A big
- * chunk starts on a huge-page boundary and fills whole huge pages, so that
- * every byte of it can be backed by huge pages: a page fault costs over
- * 10 us on this project's machines, and a module's tables are tens of MB.
+ * A chunk of at least *cap bytes (the usable size is written back), on a
+ * 16-byte boundary: malloc gives 8 on 32-bit ARM, and the allocations
+ * promise 16. A big chunk starts on a huge-page boundary and fills whole
+ * huge pages, so that every byte of it can be backed by huge pages: a
+ * page fault costs over 10 us on this project's machines, and a module's
+ * tables are tens of MB.
  */
 static arena_chunk *
 new_chunk(size_t *cap)
 {
-	size_t n = CHUNK_HEAD + *cap;
-	void *c;
-	if (n >= 2 * KL_HUGE_PAGE) {
-		n = (n + KL_HUGE_PAGE - 1) & ~(KL_HUGE_PAGE - 1);
-		c = aligned_alloc(KL_HUGE_PAGE, n);
-		if (!c)
-			kl_out_of_room(__FILE__, __LINE__, __func__,
-				       "out of memory");
+	size_t n = CHUNK_HEAD + *cap; /* a multiple of 16, as *cap is */
+	size_t align = n >= 2 * KL_HUGE_PAGE ? KL_HUGE_PAGE : 16;
+	n = (n + align - 1) & ~(align - 1);
+	void *c = aligned_alloc(align, n);
+	if (!c)
+		kl_out_of_room(__FILE__, __LINE__, __func__, "out of memory");
+	if (align == KL_HUGE_PAGE)
 		kl_advise_huge(c, n);
-	} else {
-		c = kl_malloc(n);
-	}
 	*cap = n - CHUNK_HEAD;
 	return c;
 }
