@@ -251,6 +251,8 @@ bench-scaling:
 # random edits through the rewriting API (fuzz_rewrite: the checks of
 # tests/unit/rewrite_random.h).
 # Seeds come from the file tests and examples; crashes land in build/fuzz/.
+# The dictionaries (the text format's words, FileCheck's directives) let
+# mutations make keywords that byte flips seldom reach.
 FUZZ_TARGETS := parse roundtrip verify promote rewrite filecheck
 FUZZ_FLAGS = -std=c11 $(FEATURES) $(WARN) -O1 -g -Iinclude \
 	     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
@@ -270,9 +272,11 @@ build/fuzz/corpus: $(wildcard tests/filetests/*/*.kl examples/*.kl)
 fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%) build/fuzz/corpus
 	@failed=""; for t in $(FUZZ_TARGETS); do \
 		mkdir -p build/fuzz/corpus-$$t; \
+		dict=keel; [ $$t = filecheck ] && dict=filecheck; \
 		echo "== fuzz_$$t for $(FUZZ_TIME) s"; \
 		(cd build/fuzz && ./fuzz_$$t -max_total_time=$(FUZZ_TIME) \
 			-max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+			-dict=../../fuzz/$$dict.dict \
 			-print_final_stats=1 corpus-$$t corpus >log-$$t 2>&1); \
 		st=$$?; \
 		grep -E "stat::number_of_executed_units|ERROR|SUMMARY|Done|crash-" \

@@ -1602,15 +1602,17 @@ if $cflags -fsyntax-only src/interp/exec.c 2>"$dir/fastmath.err" &&
 then ok; else bad "exec.c with -ffast-math:"; cat "$dir/fastmath.err"; fi
 # every opcode of keel_opcodes.def is in tests/filetests/text/every-opcode.kl,
 # which says it holds them all (jump was missing), so that a new one is
-# round-tripped too
+# round-tripped too, and in the fuzzers' dictionary
 ops_missing=""
 ops=$(sed -n 's/^KL_OPCODE([A-Z0-9_]*, *"\([a-z0-9_]*\)".*/\1/p' include/keel_opcodes.def)
 for op in $ops; do
 	grep -qE "(= |^    )$op([ .]|\$)" tests/filetests/text/every-opcode.kl ||
 		ops_missing="$ops_missing $op"
+	grep -qE "^\"${op}[ .]" fuzz/keel.dict ||
+		ops_missing="$ops_missing $op (fuzz/keel.dict)"
 done
 if [ "$(echo "$ops" | wc -l)" -gt 70 ] && [ -z "$ops_missing" ]; then ok; else
-	bad "every-opcode.kl lacks:$ops_missing"; fi
+	bad "every-opcode.kl (or the dictionary) lacks:$ops_missing"; fi
 # and each has a row in docs/ir.md's opcode reference: a table row's first
 # cell lists opcodes (`iadd isub imul`, `load.T p[+off]`, `band bor bxor`
 # (and `_imm`)), so that the reference cannot fall behind the table
