@@ -179,7 +179,8 @@ $(LIB): $(BUILD)/obj/keel.o
 # one, and the linkers refuse -static with -shared.
 $(SHLIB): $(BUILD)/obj/keel.o
 	@echo "  LD      $@"
-	@$(CC) $(filter-out -static,$(LDFLAGS_ALL)) -shared -Wl,-soname,$(SONAME) $< -lm -o $@
+	@$(CC) $(filter-out -static,$(LDFLAGS_ALL)) -shared \
+		-Wl,-soname,$(SONAME) $< -lm -o $@
 	@ln -sf $(SONAME) $(BUILD)/libkeel.so
 
 $(LIB_INTERNAL): $(LIB_OBJ)
