@@ -30,6 +30,8 @@ typedef struct arena_chunk {
 static arena_chunk *
 new_chunk(size_t *cap)
 {
+	if (*cap > SIZE_MAX / 2) /* (the sizes below would wrap) */
+		kl_out_of_room(__FILE__, __LINE__, __func__, "out of memory");
 	size_t n = CHUNK_HEAD + *cap; /* a multiple of 16, as *cap is */
 	size_t align = n >= 2 * KL_HUGE_PAGE ? KL_HUGE_PAGE : 16;
 	n = (n + align - 1) & ~(align - 1);
@@ -42,12 +44,26 @@ new_chunk(size_t *cap)
 	return c;
 }
 
+/* n rounded up to 16; more than a quarter of the address space is out of
+ * memory (a size near SIZE_MAX would wrap to a small one). */
+static size_t
+rounded(size_t n)
+{
+	if (n > SIZE_MAX / 4)
+		kl_out_of_room(__FILE__, __LINE__, __func__, "out of memory");
+	return (n + 15) & ~(size_t)15;
+}
+
 void *
 kl_arena_alloc(kl_arena *a, size_t n)
 {
-	n = (n + 15) & ~(size_t)15;
+	n = rounded(n);
 	if (!a->chunk || a->used + n > a->chunk->cap) {
-		size_t cap = a->chunk ? a->chunk->cap * 2 : 64 * 1024;
+		/* Twice the last chunk (new_chunk refuses what is too big),
+		 * or as big as n: n <= SIZE_MAX / 4, so cap cannot wrap. */
+		size_t cap = a->chunk ? a->chunk->cap : 32 * 1024;
+		if (cap <= SIZE_MAX / 2)
+			cap *= 2;
 		while (cap < n)
 			cap *= 2;
 		arena_chunk *c = new_chunk(&cap);
@@ -64,7 +80,7 @@ kl_arena_alloc(kl_arena *a, size_t n)
 void
 kl_arena_reserve(kl_arena *a, size_t n)
 {
-	n = (n + 15) & ~(size_t)15;
+	n = rounded(n);
 	if (a->chunk && a->used + n <= a->chunk->cap)
 		return;
 	size_t cap = n;
