@@ -175,11 +175,12 @@ $(LIB): $(BUILD)/obj/keel.o
 	@echo "  AR      $@"
 	@$(TOOL_AR) rcs $@ $<
 
-# LDFLAGS=-static asks for static programs; a shared library cannot be
-# one, and the linkers refuse -static with -shared.
+# LDFLAGS=-static asks for static programs, not for a shared library
+# linked -static: gcc and glibc's static start files cannot make one, and
+# musl's would put a second C library inside libkeel.so.
 $(SHLIB): $(BUILD)/obj/keel.o
 	@echo "  LD      $@"
-	@$(CC) $(filter-out -static,$(LDFLAGS_ALL)) -shared \
+	@$(CC) $(filter-out -static --static,$(LDFLAGS_ALL)) -shared \
 		-Wl,-soname,$(SONAME) $< -lm -o $@
 	@ln -sf $(SONAME) $(BUILD)/libkeel.so
 

@@ -3350,7 +3350,7 @@ if command -v make >/dev/null 2>&1; then
 	MAKEFLAGS='' make -n BUILD="$dir/mkf" OPT=-O1 "$o" >"$dir/make-same.out" 2>&1
 	cp "$dir/mkf/flags" "$dir/make-flags.before"
 	MAKEFLAGS='' make -n BUILD="$dir/mkf" OPT=-O0 "$o" >"$dir/make-other.out" 2>&1
-	# (... shown by make -n, which writes nothing: it rewrote the flags)
+	# (... as make -n shows, without writing: it rewrote the flags)
 	if [ "$st" = 0 ] && ! grep -q 'buf\.c' "$dir/make-same.out" &&
 		grep -q -- '-O0 .*src/util/buf\.c' "$dir/make-other.out" &&
 		cmp -s "$dir/mkf/flags" "$dir/make-flags.before" &&
@@ -3461,11 +3461,15 @@ if command -v make >/dev/null 2>&1; then
 	cflags=$(sed 's/|.*//; s/ -MMD -MP//; s/ -Iinclude / /' "$build"/flags)
 	ldflags=$(sed 's/^[^|]*|//' "$build"/flags)
 	for how in shared static; do
-		static="" link=$ldflags
+		static="" link=""
 		# (a build's LDFLAGS=-static is for its programs: one linked
 		# to the shared library cannot be static)
-		[ "$how" = shared ] &&
-			link=$(echo " $ldflags " | sed 's/ -static / /g')
+		for w in $ldflags; do
+			case "$how $w" in
+			"shared -static" | "shared --static") ;;
+			*) link="$link $w" ;;
+			esac
+		done
 		if [ "$how" = static ]; then
 			shadow_memory && continue
 			static=--static

@@ -105,8 +105,10 @@ cli_load_file(const char *path, cli_file *out, kl_buf *why)
 	}
 	/* A regular file is read in one go at its size; pipes grow. */
 	size_t cap = 1 << 16, len = 0;
-	/* (Each struct stat starts zeroed: clang 14's MemorySanitizer does
-	 * not see glibc 2.36's stat and fstat fill it in.) */
+	/* (Each struct stat starts zeroed: -D_FILE_OFFSET_BITS=64 makes
+	 * stat and fstat glibc's stat64 and fstat64, which clang 14's
+	 * MemorySanitizer does not intercept, so it does not see them fill
+	 * it in.) */
 	struct stat st = { 0 };
 	bool have_stat = fstat(fileno(fp), &st) == 0;
 	/* Not standard input: it is read from where it stands (a shell may

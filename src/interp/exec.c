@@ -47,7 +47,9 @@
 
 /* -ffast-math (or -Ofast) lets the compiler assume no NaN or infinity,
  * drop the sign of zero and reassociate: the interpreter would give
- * wrong results for the IR's IEEE operations, silently. */
+ * wrong results for the IR's IEEE operations, silently. Only the macros
+ * it and -ffinite-math-only define can be seen; -fno-signed-zeros or
+ * -funsafe-math-optimizations alone are left to the float file tests. */
 #if defined(__FAST_MATH__) || \
 	(defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__)
 #error "the interpreter needs IEEE floats: no -ffast-math (-Ofast)"

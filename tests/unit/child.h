@@ -48,9 +48,10 @@ unit_in_child(void (*fn)(void *ctx), void *ctx, char *err, size_t cap)
 	return st;
 }
 
-/* Defined when built with AddressSanitizer or MemorySanitizer, whose
+/* Defined when built with AddressSanitizer or MemorySanitizer: their
  * shadow memory takes so much address space that a child cannot be
- * limited in it nor see an allocation fail. */
+ * limited in it, and their allocators abort where malloc would return
+ * NULL. */
 #if defined(__SANITIZE_ADDRESS__)
 #define SHADOW_MEMORY 1
 #elif defined(__has_feature)
