@@ -67,6 +67,16 @@ kl_prefault(void *p, size_t n)
 #endif
 }
 
+/* n rounded up to whole huge pages; a size that would wrap (near
+ * SIZE_MAX, to 0) is out of memory. */
+static size_t
+whole_huge_pages(size_t n)
+{
+	if (n > SIZE_MAX - KL_HUGE_PAGE)
+		kl_out_of_room(__FILE__, __LINE__, __func__, "out of memory");
+	return (n + KL_HUGE_PAGE - 1) & ~(KL_HUGE_PAGE - 1);
+}
+
 void *
 kl_alloc_table(size_t n)
 {
@@ -79,7 +89,7 @@ kl_alloc_table(size_t n)
 	}
 	/* From 1 MB, the rounding to a whole huge page wastes less than the
 	 * page faults it saves (a few hundred at ~10 us each). */
-	size_t cap = (n + huge - 1) & ~(huge - 1);
+	size_t cap = whole_huge_pages(n);
 	void *q = aligned_alloc(huge, cap);
 	if (!q)
 		kl_out_of_room(__FILE__, __LINE__, __func__, "out of memory");
@@ -107,7 +117,7 @@ kl_realloc_table(void *p, size_t old, size_t n)
 	 * of its huge pages then straddling 4 KB ones; a copy to a huge-page
 	 * boundary costs less than the page faults it saves.
 	 */
-	size_t cap = (n + huge - 1) & ~(huge - 1);
+	size_t cap = whole_huge_pages(n);
 	void *q = aligned_alloc(huge, cap);
 	if (!q)
 		kl_out_of_room(__FILE__, __LINE__, __func__, "out of memory");

@@ -123,29 +123,34 @@ test_arena_reset_twice(void)
 }
 
 /* A request near the size of the address space is out of memory: it
- * must not wrap, in the rounding to 16 or in the chunk's size, to a
- * small chunk (which the caller would then write past), nor double a
- * size to 0 for ever. (In a child: out of memory aborts.) */
+ * must not wrap, in the rounding to 16, to whole huge pages or in an
+ * arena chunk's size, to a small block (which the caller would then
+ * write past), nor double a size to 0 for ever. (In a child: out of
+ * memory aborts.) */
 static void
 alloc_too_much(void *ctx)
 {
+	const size_t n = SIZE_MAX - 5;
 	kl_arena a = { 0 };
 	kl_arena_alloc(&a, 100);
-	if (ctx)
-		kl_arena_reserve(&a, SIZE_MAX - 5);
+	int which = *(int *)ctx;
+	if (which == 0)
+		kl_arena_alloc(&a, n);
+	else if (which == 1)
+		kl_arena_reserve(&a, n);
+	else if (which == 2)
+		free(kl_alloc_table(n));
 	else
-		kl_arena_alloc(&a, SIZE_MAX - 5);
+		free(kl_realloc_table(NULL, 0, n));
 	kl_arena_free(&a);
 }
 
 static void
-test_arena_too_much(void)
+test_too_much(void)
 {
-	int reserve = 1;
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 4; k++) {
 		char msg[256];
-		int st = unit_in_child(alloc_too_much, k ? &reserve : NULL, msg,
-				       sizeof msg);
+		int st = unit_in_child(alloc_too_much, &k, msg, sizeof msg);
 		CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
 		CHECK(strstr(msg, "keel: out of memory (") == msg);
 	}
@@ -348,7 +353,7 @@ main(void)
 	UNIT_RUN(test_arena_new_chunk_starts_empty);
 	UNIT_RUN(test_arena_zalloc_after_reset);
 	UNIT_RUN(test_arena_reset_twice);
-	UNIT_RUN(test_arena_too_much);
+	UNIT_RUN(test_too_much);
 	UNIT_RUN(test_arena_grow_doubles);
 	UNIT_RUN(test_buf_reset_empties_text);
 	UNIT_RUN(test_buf_room_for_nul);
