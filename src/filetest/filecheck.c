@@ -636,7 +636,8 @@ filecheck_literal_of(const struct directive *d, const struct binding *binds,
 		return false;
 	}
 	size_t n = lit->tok.len, k = 0;
-	lit->fail = kl_malloc((n + 1) * sizeof *lit->fail);
+	lit->fail = kl_malloc(kl_table_bytes((uint64_t)n + 1,
+					     sizeof *lit->fail));
 	lit->fail[0] = 0;
 	for (size_t i = 1; i < n; i++) {
 		while (k > 0 && lit->tok.data[i] != lit->tok.data[k])

@@ -536,7 +536,7 @@ run_init(struct run *cx, const kl_filecheck *fc, const char *out,
 		nl += out[i] == '\n';
 	cx->nlines = final_nl ? nl : nl + 1;
 	cx->last_end = final_nl ? len - 1 : len;
-	cx->starts = kl_malloc(cx->nlines * sizeof *cx->starts);
+	cx->starts = kl_malloc(kl_table_bytes(cx->nlines, sizeof *cx->starts));
 	cx->starts[0] = 0;
 	for (size_t i = 0, k = 1; i < len; i++) {
 		if (out[i] != '\n')

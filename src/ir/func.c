@@ -288,7 +288,7 @@ resize(kl_func *f, uint32_t table, void *p, uint32_t cap, size_t elem,
        uint32_t n)
 {
 	void **pp = p;
-	size_t bytes = (size_t)n * elem;
+	size_t bytes = kl_table_bytes(n, elem);
 	if (f->in_arena & table) {
 		bool stays = bytes <= ARENA_TABLE_MAX;
 		void *q = stays ? kl_arena_alloc(&f->module->arena, bytes)
@@ -301,8 +301,7 @@ resize(kl_func *f, uint32_t table, void *p, uint32_t cap, size_t elem,
 			kl_advise_huge(q, bytes);
 		}
 	} else {
-		*pp = kl_realloc_table(*pp, (size_t)cap * elem,
-				       (size_t)n * elem);
+		*pp = kl_realloc_table(*pp, (size_t)cap * elem, bytes);
 	}
 }
 

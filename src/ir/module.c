@@ -75,7 +75,7 @@ grow_kept(kl_module *m, void *p, uint32_t *cap, size_t elem_size,
 		return;
 	void **pp = p;
 	uint32_t c = kl_grown_cap(*cap, need);
-	void *q = kl_malloc((size_t)c * elem_size);
+	void *q = kl_malloc(kl_table_bytes(c, elem_size));
 	if (used)
 		memcpy(q, *pp, (size_t)used * elem_size);
 	if (*pp) {

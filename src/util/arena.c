@@ -106,12 +106,13 @@ kl_arena_grow(kl_arena *a, void *p, uint32_t *cap, size_t elem_size,
 	if (need <= *cap)
 		return true;
 	uint32_t c = kl_grown_cap(*cap, need);
-	if ((size_t)c * elem_size > max) {
+	size_t bytes = kl_table_bytes(c, elem_size);
+	if (bytes > max) {
 		kl_grow_out(p, cap, elem_size, need);
 		return false;
 	}
 	void **pp = p;
-	void *q = kl_arena_alloc(a, (size_t)c * elem_size);
+	void *q = kl_arena_alloc(a, bytes);
 	if (*cap)
 		memcpy(q, *pp, (size_t)*cap * elem_size);
 	*pp = q;

@@ -192,6 +192,14 @@ kl_grown_cap(uint32_t cap, uint64_t need)
 	return (uint32_t)c;
 }
 
+size_t
+kl_table_bytes(uint64_t count, size_t elem)
+{
+	if (elem && count > (SIZE_MAX / 2) / elem)
+		kl_out_of_room(__FILE__, __LINE__, __func__, "out of memory");
+	return (size_t)count * elem;
+}
+
 void
 kl_grow(void *p, uint32_t *cap, size_t elem_size, uint64_t need)
 {
@@ -200,7 +208,7 @@ kl_grow(void *p, uint32_t *cap, size_t elem_size, uint64_t need)
 		return;
 	uint32_t c = kl_grown_cap(*cap, need);
 	*pp = kl_realloc_table(*pp, (size_t)*cap * elem_size,
-			       (size_t)c * elem_size);
+			       kl_table_bytes(c, elem_size));
 	*cap = c;
 }
 
@@ -211,7 +219,7 @@ kl_grow_out(void *p, uint32_t *cap, size_t elem_size, uint64_t need)
 	if (need <= *cap)
 		return;
 	uint32_t c = kl_grown_cap(*cap, need);
-	void *q = kl_malloc((size_t)c * elem_size);
+	void *q = kl_malloc(kl_table_bytes(c, elem_size));
 	if (*cap)
 		memcpy(q, *pp, (size_t)*cap * elem_size);
 	*pp = q;

@@ -138,6 +138,11 @@ const char *kl_severity_name(kl_severity s);
  * in full (a dominator tree's per-block arrays, say) would be up to twice the
  * fresh memory. What kl_grow uses. */
 uint32_t kl_grown_cap(uint32_t cap, uint64_t need);
+/* The bytes of a table of count entries of elem bytes: out of memory when
+ * that is more than half the address space, where on a 32-bit machine the
+ * product would wrap to a small size (a count taken from input: sparse
+ * entity numbers, a line count). */
+size_t kl_table_bytes(uint64_t count, size_t elem);
 
 /*
  * Grow the array *p of *cap elements of elem_size bytes so that it holds at

@@ -139,16 +139,20 @@ arena_setup(fast *fs)
 		[A_ADDR_BASE] = nv * u,
 		[A_ADDR_OFF] = nv * sizeof(int64_t),
 	};
-	size_t off[A_COUNT], at = 0;
+	/* (The sum in 64 bits: on a 32-bit machine, a function numbered
+	 * sparsely enough to fit its own tables can still need more than
+	 * 4 GB here, and a wrapped sum gave a small arena.) */
+	size_t off[A_COUNT];
+	uint64_t at = 0;
 	/* Unrolled, the sizes fold into the offsets; as a loop, this cost
 	 * ~1% of the time of a module of small functions. (gcc and clang
 	 * both know the pragma.) */
 #pragma GCC unroll 16
 	for (int k = 0; k < A_COUNT; k++) {
-		off[k] = at;
-		at += (bytes[k] + 63) & ~(size_t)63;
+		off[k] = (size_t)at;
+		at += ((uint64_t)bytes[k] + 63) & ~(uint64_t)63;
 	}
-	char *base = arena_get(fs->s, at);
+	char *base = arena_get(fs->s, kl_table_bytes(at, 1));
 	fs->nedges = bound > UINT32_MAX / 4 ? UINT32_MAX / 4 : (uint32_t)bound;
 	fs->in_layout = (uint64_t *)(base + off[A_IN_LAYOUT]);
 	fs->vdefs = (vdef *)(base + off[A_VDEFS]);

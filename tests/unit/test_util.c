@@ -123,16 +123,20 @@ test_arena_reset_twice(void)
 }
 
 /* A request near the size of the address space is out of memory: it
- * must not wrap, in the rounding to 16, to whole huge pages or in an
- * arena chunk's size, to a small block (which the caller would then
- * write past), nor double a size to 0 for ever. (In a child: out of
- * memory aborts.) */
+ * must not wrap, in the rounding to 16, to whole huge pages, in an
+ * arena chunk's size or in a table's count times its entry size (on a
+ * 32-bit machine, a count read from input can do that), to a small block
+ * the caller would then write past, nor double a size to 0 for ever. (In
+ * a child: out of memory aborts.) */
 static void
 alloc_too_much(void *ctx)
 {
-	const size_t n = SIZE_MAX - 5;
+	/* (8 entries of elem bytes: exactly 0 bytes, wrapped) */
+	const size_t n = SIZE_MAX - 5, elem = SIZE_MAX / 8 + 1;
 	kl_arena a = { 0 };
 	kl_arena_alloc(&a, 100);
+	void *t = NULL;
+	uint32_t cap = 0;
 	int which = *(int *)ctx;
 	if (which == 0)
 		kl_arena_alloc(&a, n);
@@ -140,15 +144,22 @@ alloc_too_much(void *ctx)
 		kl_arena_reserve(&a, n);
 	else if (which == 2)
 		free(kl_alloc_table(n));
-	else
+	else if (which == 3)
 		free(kl_realloc_table(NULL, 0, n));
+	else if (which == 4)
+		kl_grow(&t, &cap, elem, 8);
+	else if (which == 5)
+		kl_grow_out(&t, &cap, elem, 8);
+	else
+		kl_arena_grow(&a, &t, &cap, elem, 8, SIZE_MAX);
+	free(t);
 	kl_arena_free(&a);
 }
 
 static void
 test_too_much(void)
 {
-	for (int k = 0; k < 4; k++) {
+	for (int k = 0; k < 7; k++) {
 		char msg[256];
 		int st = unit_in_child(alloc_too_much, &k, msg, sizeof msg);
 		CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
