@@ -192,14 +192,6 @@ kl_grown_cap(uint32_t cap, uint64_t need)
 	return (uint32_t)c;
 }
 
-size_t
-kl_table_bytes(uint64_t count, size_t elem)
-{
-	if (elem && count > (SIZE_MAX / 2) / elem)
-		kl_out_of_room(__FILE__, __LINE__, __func__, "out of memory");
-	return (size_t)count * elem;
-}
-
 void
 kl_grow(void *p, uint32_t *cap, size_t elem_size, uint64_t need)
 {

@@ -141,8 +141,18 @@ uint32_t kl_grown_cap(uint32_t cap, uint64_t need);
 /* The bytes of a table of count entries of elem bytes: out of memory when
  * that is more than half the address space, where on a 32-bit machine the
  * product would wrap to a small size (a count taken from input: sparse
- * entity numbers, a line count). */
-size_t kl_table_bytes(uint64_t count, size_t elem);
+ * entity numbers, a line count). Inline, as every table's growth comes
+ * here: when both are under 2^(w/2 - 1), w the bits of a size_t, the
+ * product is under 2^(w - 2) and needs no division. */
+static inline size_t
+kl_table_bytes(uint64_t count, size_t elem)
+{
+	const uint64_t small = (uint64_t)1 << (sizeof(size_t) * 4 - 1);
+	if (KL_UNLIKELY((count | elem) >= small) && elem &&
+	    count > (SIZE_MAX / 2) / elem)
+		kl_out_of_room(__FILE__, __LINE__, __func__, "out of memory");
+	return (size_t)count * elem;
+}
 
 /*
  * Grow the array *p of *cap elements of elem_size bytes so that it holds at
