@@ -150,8 +150,8 @@ alloc_too_much(void *ctx)
 		kl_grow(&t, &cap, elem, 8);
 	else if (which == 5)
 		kl_grow_out(&t, &cap, elem, 8);
-	else
-		kl_arena_grow(&a, &t, &cap, elem, 8, SIZE_MAX);
+	else if (kl_arena_grow(&a, &t, &cap, elem, 8, SIZE_MAX))
+		t = NULL; /* (in the arena) */
 	free(t);
 	kl_arena_free(&a);
 }
