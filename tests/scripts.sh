@@ -3324,6 +3324,19 @@ if command -v make >/dev/null 2>&1; then
 	if [ "$st" = 0 ] && [ "$(grep -cE '\.c( |$)' "$dir/make-n.out")" -gt 20 ] && [ -z "$lax" ]
 	then ok; else bad "make -n: exit $st, compiles without -Werror: $(echo "$lax" | cut -c 1-100)"; fi
 fi
+# ... and a SAN it does not know, or SAN=memory with gcc, is an error that
+# says what to give (SAN=2 built without sanitizers, silently)
+if command -v make >/dev/null 2>&1; then
+	MAKEFLAGS='' make -n SAN=2 BUILD="$dir/mks" all >"$dir/make-s2.out" 2>&1
+	st2=$?
+	MAKEFLAGS='' make -n SAN=memory CC=gcc BUILD="$dir/mks" all \
+		>"$dir/make-sm.out" 2>&1
+	stm=$?
+	if [ "$st2" = 2 ] && grep -q 'SAN=1 is ASan and UBSan, SAN=memory is MSan' "$dir/make-s2.out" &&
+		[ "$stm" = 2 ] && grep -q 'SAN=memory needs clang' "$dir/make-sm.out" &&
+		[ ! -e "$dir/mks" ]
+	then ok; else bad "make SAN=2, SAN=memory CC=gcc: exit $st2 and $stm"; cat "$dir/make-s2.out" "$dir/make-sm.out"; fi
+fi
 # ... and a packager's CPPFLAGS (Debian's -D_FORTIFY_SOURCE=2) reach
 # every compile, where they were dropped, and AR and OBJCOPY given are
 # the ones run (AR=gcc-ar, for -flto)
