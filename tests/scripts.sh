@@ -1661,7 +1661,7 @@ done
 # a limit of 1 is "1 byte" and "1 entry" in the messages
 "$build"/keel run --max-memory 1 examples/max.kl %max 1 2 >/dev/null 2>"$dir/one.err"
 st=$?
-if [ "$st" = 1 ] && [ "$(head -n 1 "$dir/one.err")" = "trap stack_overflow: register stack limit of 1 byte (max_memory) reached" ] &&
+if [ "$st" = 1 ] && [ "$(head -n 1 "$dir/one.err")" = "examples/max.kl: trap stack_overflow: register stack limit of 1 byte (max_memory) reached" ] &&
 	"$build"/keel cfg --liveness --live-limit 1 examples/max.kl |
 	grep -q '^    (not computed: the live sets would pass the size limit of 1 entry)$'
 then ok; else bad "a limit of 1: exit $st, $(cat "$dir/one.err")"; fi
@@ -1757,7 +1757,7 @@ block0(v0: i64):
 KL
 "$build"/keel run --max-memory 8G "$dir/ad.kl" %g 0x100000000 >/dev/null 2>"$dir/ad.err"
 st=$?
-if [ "$st" = 1 ] && [ "$(head -n 1 "$dir/ad.err")" = "trap stack_overflow: alloca of 4294967296 bytes is larger than an object can be (2^32 - 1 bytes)" ]
+if [ "$st" = 1 ] && [ "$(head -n 1 "$dir/ad.err")" = "$dir/ad.kl:3: trap stack_overflow: alloca of 4294967296 bytes is larger than an object can be (2^32 - 1 bytes)" ]
 then ok; else bad "keel run, alloca_dyn of 2^32 bytes: exit $st, $(cat "$dir/ad.err")"; fi
 # a built-in's bad access counts its bytes in words: "1 byte", not "1 bytes"
 cat >"$dir/oob1.kl" <<'KL'
@@ -1774,7 +1774,7 @@ block0:
 KL
 "$build"/keel run "$dir/oob1.kl" %p >/dev/null 2>"$dir/oob1.err"
 st=$?
-if [ "$st" = 1 ] && [ "$(head -n 1 "$dir/oob1.err")" = "trap heap_oob: printf %s: 1 byte at 0x0000000000000000: null pointer (offset 0)" ]
+if [ "$st" = 1 ] && [ "$(head -n 1 "$dir/oob1.err")" = "$dir/oob1.kl:8: trap heap_oob: printf %s: 1 byte at 0x0000000000000000: null pointer (offset 0)" ]
 then ok; else bad "keel run, printf %s of null: exit $st, $(cat "$dir/oob1.err")"; fi
 # free of what it cannot free says why for each kind of pointer (of a
 # data object's start it said "offset 0 is out of bounds")
@@ -1833,7 +1833,7 @@ for case in "data:object N (const data %s, 3 bytes) was not made by malloc or ca
 	st=$?
 	# (the objects' numbers are the interpreter's business)
 	case $(head -n 1 "$dir/free.err" | sed 's/object [0-9]*/object N/') in
-	"trap heap_oob: free of 0x"*", which is not the start of a live heap object: $why") ok ;;
+	"$dir/free.kl:"*": trap heap_oob: free of 0x"*", which is not the start of a live heap object: $why") ok ;;
 	*) bad "keel run, free in %$f: exit $st, $(cat "$dir/free.err")" ;;
 	esac
 done
@@ -2044,7 +2044,7 @@ KL
 "$build"/keel run "$dir/deadpage.kl" >/dev/null 2>"$dir/deadpage.err"
 st=$?
 printf '%s\n' \
-	"trap heap_oob: 4-byte load: object 1105 is dead (offset 4)" \
+	"$dir/deadpage.kl:32: trap heap_oob: 4-byte load: object 1105 is dead (offset 4)" \
 	"  in %main at inst7 (line 32): v4 = load.i32 v2+4" \
 	>"$dir/deadpage.want"
 if [ "$st" = 1 ] && cmp -s "$dir/deadpage.err" "$dir/deadpage.want"
@@ -2378,7 +2378,7 @@ if ! shadow_memory &&
 status 1" ]; then ok; else bad "malloc with no memory left: $out"; fi
 	# shellcheck disable=SC3045
 	out=$( (ulimit -v 1000000 && "$build"/keel run $big "$dir/oom-malloc.kl" %stack 3000000000; echo "status $?") 2>&1)
-	case "$out" in "trap stack_overflow: alloca of 3000000000 bytes: the system has no memory left for it"*"status 1") ok ;;
+	case "$out" in "$dir/oom-malloc.kl:26: trap stack_overflow: alloca of 3000000000 bytes: the system has no memory left for it"*"status 1") ok ;;
 	*) bad "an alloca with no memory left: $out" ;; esac
 	# shellcheck disable=SC3045
 	out=$( (ulimit -v 1000000 && "$build"/keel run $big "$dir/oom-data.kl"; echo "status $?") 2>&1)
@@ -2977,10 +2977,16 @@ out=$("$build"/keel run "$dir/mid.kl" 2>&1)
 st=$?
 "$build"/keel run "$dir/mid.kl" >"$dir/mid.out" 2>"$dir/mid.err"
 if [ "$st" = 1 ] && [ "$(printf '%s\n' "$out" | head -n 2)" = "A
-trap user 3: trap instruction" ] &&
+$dir/mid.kl:7: trap user 3: trap instruction" ] &&
 	[ "$(od -c "$dir/mid.out" | head -n 1)" = "0000000   A" ] &&
-	[ "$(head -c 5 "$dir/mid.err")" = "trap " ]; then ok; else
+	[ "$(head -c ${#dir} "$dir/mid.err")" = "$dir" ]; then ok; else
 	bad "keel run, a trap after 'A': $out"; cat "$dir/mid.err"; fi
+# a trap is placed FILE:LINE: as a compiler's error is, standard input
+# included (it was "trap user 3: ..." with the line in the frames only)
+out=$("$build"/keel run - <"$dir/mid.kl" 2>&1 >/dev/null)
+if [ "$out" = "standard input:7: trap user 3: trap instruction
+  in %main at inst2 (line 7): trap user 3" ]; then ok; else
+	bad "keel run -, a trap's place: $out"; fi
 
 # Ctrl-C stops a run that would never end, says where it was, and keel
 # then dies of the signal, as a shell expects (status 130). Sent once the

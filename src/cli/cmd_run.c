@@ -32,9 +32,9 @@ static const char run_help[] =
 	"Program output goes to standard output, then the results on a\n"
 	"line of their own, separated by \", \" (integers in signed\n"
 	"decimal, floats in the text format's exact spelling). A trap is\n"
-	"reported on standard error with the instruction where it happened\n"
-	"and the call stack; so is a run stopped by Ctrl-C (SIGINT), after\n"
-	"which keel dies of the signal.\n"
+	"reported on standard error as FILE:LINE: trap KIND: MESSAGE, with\n"
+	"the instruction where it happened and the call stack; so is a run\n"
+	"stopped by Ctrl-C (SIGINT), after which keel dies of the signal.\n"
 	"\n"
 	"options (before FILE):\n"
 	"  --fuel N        stop with an out_of_fuel trap after N executed\n"
@@ -161,6 +161,25 @@ flush_output(const run_opts *ro)
 	return ro->cut || cli_flush_stdout();
 }
 
+/* "FILE:LINE: ", or "FILE: " where the innermost frame has no line (a
+ * built-in's, or an instruction a program built through the API). */
+static void
+put_trap_place(kl_buf *out, const kl_module *m, const char *file,
+	       const kl_run_result *res)
+{
+	uint32_t line = 0;
+	if (res->stack_depth) {
+		const kl_run_frame *fr = &res->stack[0];
+		const kl_func *f = kl_sym_func(m, fr->func);
+		if (f && fr->inst.id != KL_NONE)
+			line = kl_inst_source_line(f, fr->inst);
+	}
+	if (line)
+		kl_buf_printf(out, "%s:%u: ", file, line);
+	else
+		kl_buf_printf(out, "%s: ", file);
+}
+
 static int
 report(const kl_interp *it, const kl_module *m, const kl_run_result *res,
        bool is_main, const char *file, const run_opts *ro)
@@ -197,6 +216,11 @@ report(const kl_interp *it, const kl_module *m, const kl_run_result *res,
 	 * its other errors are. */
 	if (res->status == KL_RUN_FAILED)
 		kl_buf_printf(&msg, "keel run: %s: ", file);
+	/* A trap is the program's: placed as a compiler places an error,
+	 * FILE:LINE of the innermost instruction, which an editor can
+	 * jump to (the frames below say the same line in words). */
+	if (res->status == KL_RUN_TRAPPED)
+		put_trap_place(&msg, m, file, res);
 	/* (the message keel.h gives a stop: a run that failed for a reason
 	 * of its own as Ctrl-C came keeps its message) */
 	if (interrupted && res->status == KL_RUN_FAILED &&
