@@ -52,6 +52,13 @@ extern "C" {
  * compare it with the KL_VERSION it was compiled with. */
 const char *kl_version(void);
 
+/* sizeof the struct keel.h defines under NAME ("kl_run_result"), as the
+ * library was compiled; 0 for a name that is no such struct (an opaque
+ * one such as "kl_module" included). A binding that mirrors a struct
+ * by hand compares its own size at load time: a field left out or of
+ * the wrong width shows, where it would otherwise corrupt memory. */
+size_t kl_struct_size(const char *name);
+
 /* The reserved "none" index of every entity kind. */
 #define KL_NONE UINT32_MAX
 

@@ -1648,6 +1648,15 @@ for fn in $(sed 's|/\*.*\*/||' include/keel.h | grep -v '^ \*\|^/\*' |
 	grep -q "\b$fn\b" docs/api.md || api_missing="$api_missing $fn"
 done
 if [ -z "$api_missing" ]; then ok; else bad "keel.h functions not in docs/api.md:$api_missing"; fi
+# and kl_struct_size knows every struct keel.h defines, so that a struct
+# added to the header cannot be one a binding has no size to check for
+size_missing=""
+for st in $(grep -oE '^typedef struct kl_[a-z0-9_]+ \{' include/keel.h |
+	awk '{ print $3 }'); do
+	grep -q "X($st)" src/ir/abi.c || size_missing="$size_missing $st"
+done
+if [ -z "$size_missing" ] && grep -q 'X(kl_run_result)' src/ir/abi.c
+then ok; else bad "keel.h structs kl_struct_size does not know:$size_missing"; fi
 # keel help COMMAND is the command's help; help and version take no
 # stray arguments
 if [ "$("$build"/keel help cat)" = "$("$build"/keel cat --help)" ]; then ok; else

@@ -126,12 +126,6 @@ kl_floatcc_name(kl_floatcc cc)
 }
 
 const char *
-kl_version(void)
-{
-	return KL_VERSION;
-}
-
-const char *
 kl_trapcode_name(kl_trapcode t)
 {
 	return (unsigned)t < KL_TRAP_COUNT ? kl_trap_names[t] : "?";

@@ -2073,6 +2073,31 @@ test_version(void)
 	CHECK_EQ_INT(sscanf(kl_version(), "%u.%u.%u%c", &a, &b, &c, &end), 3);
 }
 
+/* kl_struct_size: the library's sizeof of each struct a binding mirrors
+ * (here compiled by the same compiler, so they agree), and 0 for a name
+ * that is none: an opaque struct, a near miss, a prefix, nothing. */
+static void
+test_struct_size(void)
+{
+	CHECK_EQ_INT(kl_struct_size("kl_run_result"), sizeof(kl_run_result));
+	CHECK_EQ_INT(kl_struct_size("kl_run_frame"), sizeof(kl_run_frame));
+	CHECK_EQ_INT(kl_struct_size("kl_buf"), sizeof(kl_buf));
+	CHECK_EQ_INT(kl_struct_size("kl_diags"), sizeof(kl_diags));
+	CHECK_EQ_INT(kl_struct_size("kl_diag"), sizeof(kl_diag));
+	CHECK_EQ_INT(kl_struct_size("kl_builder"), sizeof(kl_builder));
+	CHECK_EQ_INT(kl_struct_size("kl_interp_options"),
+		     sizeof(kl_interp_options));
+	CHECK_EQ_INT(kl_struct_size("kl_pass_report"), sizeof(kl_pass_report));
+	CHECK_EQ_INT(kl_struct_size("kl_pass"), sizeof(kl_pass));
+	CHECK_EQ_INT(kl_struct_size("kl_value"), sizeof(uint32_t));
+	CHECK_EQ_INT(kl_struct_size("kl_module"), 0);
+	CHECK_EQ_INT(kl_struct_size("kl_run_resul"), 0);
+	CHECK_EQ_INT(kl_struct_size("kl_run_results"), 0);
+	CHECK_EQ_INT(kl_struct_size("run_result"), 0);
+	CHECK_EQ_INT(kl_struct_size(""), 0);
+	CHECK_EQ_INT(kl_struct_size(NULL), 0);
+}
+
 /* ---- pointers that stay valid while the module lives ---- */
 
 /* keel.h: kl_sym_name's bytes, a string item's bytes and a signature's
@@ -2891,6 +2916,7 @@ main(void)
 	UNIT_RUN(test_parse_return_hint_only_bare);
 	UNIT_RUN(test_parse_missing_brace_column);
 	UNIT_RUN(test_version);
+	UNIT_RUN(test_struct_size);
 	UNIT_RUN(test_op_lookup);
 	UNIT_RUN(test_pointers_outlive_growth);
 	UNIT_RUN(test_insert_cost_is_bounded);
