@@ -775,7 +775,8 @@ st=$?
 if [ "$st" = 2 ] && grep -q "^keel opt: --print-after: pass 'debug-break' is not in the list (-p)$" "$dir/pa.err"
 then ok; else bad "keel opt --print-after a pass not run: exit $st, $(cat "$dir/pa.err")"; fi
 # a flag given a value is bad usage that says the flag takes none (it
-# said "unknown option"), for every command alike
+# said "unknown option"), for every command alike: the flag named bare,
+# as every message names an option, the argument as given quoted
 for c in "cfg --dot=1" "domtree --frontiers=yes" "cat --time=1" "verify --inst-numbers=" \
 	"opt -p promote --verify-each=1" "difftest -p promote -q=1" "run --time=1" \
 	"test -v=1" "test --bless=x" "filecheck --help=1"; do
@@ -783,7 +784,7 @@ for c in "cfg --dot=1" "domtree --frontiers=yes" "cat --time=1" "verify --inst-n
 	"$build"/keel $c examples/max.kl >/dev/null 2>"$dir/flag.err"
 	st=$?
 	flag=${c#* }; flag=${flag##* }; flag=${flag%%=*}
-	if [ "$st" = 2 ] && grep -q "^keel ${c%% *}: option '$flag' takes no value: '$flag=" "$dir/flag.err"; then ok; else
+	if [ "$st" = 2 ] && grep -q "^keel ${c%% *}: $flag takes no value: '$flag=" "$dir/flag.err"; then ok; else
 		bad "keel $c: exit $st, $(cat "$dir/flag.err")"; fi
 done
 
@@ -1068,7 +1069,7 @@ if [ "$st" = 1 ] && [ ! -s "$dir/fail.out" ] &&
 then ok; else bad "keel opt -p debug-fail: exit $st, $(cat "$dir/fail.out" "$dir/fail.err")"; fi
 out=$("$build"/keel difftest -p debug-fail examples/max.kl 2>&1)
 st=$?
-if [ "$st" = 1 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = "FAIL examples/max.kl: pass debug-fail failed on %max (as keel opt runs it): invalid entity" ]
+if [ "$st" = 1 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = "FAIL examples/max.kl: pass 'debug-fail' failed on %max (as keel opt runs it): invalid entity" ]
 then ok; else bad "keel difftest -p debug-fail: exit $st, $out"; fi
 # a pass whose output verifies but computes something else (the hidden
 # debug-miscompile adds 1 to what is returned): difftest says where
@@ -1083,10 +1084,11 @@ then ok; else bad "keel difftest -p debug-miscompile: exit $st, $out"; fi
 st=$?
 if [ "$st" = 2 ] && grep -q "^keel opt: --print-after: unknown pass 'x' (known: promote)$" "$dir/after-x.err"; then ok; else
 	bad "keel opt --print-after=x: exit $st, $(cat "$dir/after-x.err")"; fi
-# another compiler's name for a pass: which of keel's it is
+# another compiler's name for a pass: which of keel's it is (both names
+# quoted, as a pass is named in a sentence)
 "$build"/keel opt -p mem2reg "$dir/opt.kl" >/dev/null 2>"$dir/mem2reg.err"
 st=$?
-if [ "$st" = 2 ] && grep -q "^keel opt: unknown pass 'mem2reg' (known: promote); mem2reg is keel's promote$" "$dir/mem2reg.err"; then ok; else
+if [ "$st" = 2 ] && grep -q "^keel opt: unknown pass 'mem2reg' (known: promote); 'mem2reg' is keel's 'promote'$" "$dir/mem2reg.err"; then ok; else
 	bad "keel opt -p mem2reg: exit $st, $(cat "$dir/mem2reg.err")"; fi
 # (a word of a description is no other name: promote's says "(allocas)")
 "$build"/keel opt -p allocas "$dir/opt.kl" >/dev/null 2>"$dir/allocas.err"
@@ -1689,16 +1691,20 @@ for c in "tset|keel: unknown command 'tset' (did you mean 'test'?)" \
 	if [ "$st" = 2 ] && [ "$(cat "$dir/unknown.err")" = "$want
 (see 'keel --help')" ]; then ok; else bad "keel $args: exit $st, $(cat "$dir/unknown.err")"; fi
 done
-# help and version take no more words than they name
+# help and version take no more words than they name: bad usage, which
+# points at the help as every other does
 for c in "help version x|keel: 'help' takes one command name at most" \
 	"help a b|keel: 'help' takes one command name at most" \
-	"version x|keel: 'version' takes no arguments"; do
+	"version x|keel: 'version' takes no arguments" \
+	"--version x|keel: '--version' takes no arguments" \
+	"-h cat x|keel: '-h' takes one command name at most"; do
 	args=${c%%|*} want=${c#*|}
 	# shellcheck disable=SC2086
 	"$build"/keel $args >"$dir/extra.out" 2>"$dir/extra.err"
 	st=$?
 	if [ "$st" = 2 ] && [ ! -s "$dir/extra.out" ] &&
-		[ "$(cat "$dir/extra.err")" = "$want" ]; then ok; else
+		[ "$(cat "$dir/extra.err")" = "$want
+(see 'keel --help')" ]; then ok; else
 		bad "keel $args: exit $st, $(cat "$dir/extra.out" "$dir/extra.err")"; fi
 done
 "$build"/keel >/dev/null 2>"$dir/none.err"

@@ -582,7 +582,7 @@ int
 cli_args_unknown(const cli_args *a, const char *cmd)
 {
 	if (a->flag_given_value)
-		return cli_usage_error(cmd, "option '%s' takes no value: '%s'",
+		return cli_usage_error(cmd, "%s takes no value: '%s'",
 				       a->flag_given_value, a->arg);
 	return cli_usage_error(cmd, "unknown option '%s'", a->arg);
 }
@@ -675,7 +675,7 @@ cli_unknown_pass(kl_buf *out, const char *name, size_t len)
 		for (const char *o = all[i].other_names; o && *o;) {
 			size_t k = strcspn(o, " ");
 			if (k == len && memcmp(o, name, len) == 0)
-				kl_buf_printf(out, "; %.*s is keel's %s",
+				kl_buf_printf(out, "; '%.*s' is keel's '%s'",
 					      (int)len, name, all[i].name);
 			o += k;
 			o += strspn(o, " ");

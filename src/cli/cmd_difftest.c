@@ -246,8 +246,8 @@ run_pass(const kl_pass *p, kl_module *m, bool as_opt, const char *path)
 			const char *name = kl_sym_name(m, (kl_sym){ s }, &n);
 			kl_buf spelt = { 0 };
 			kl_name_format(name, n, &spelt);
-			printf("FAIL %s: pass %s failed on %s (%s): %s\n", path,
-			       p->name, spelt.data,
+			printf("FAIL %s: pass '%s' failed on %s (%s): %s\n",
+			       path, p->name, spelt.data,
 			       as_opt ? "as keel opt runs it" : "alone",
 			       kl_status_name(st));
 			kl_buf_free(&spelt);

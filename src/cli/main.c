@@ -166,7 +166,9 @@ dispatch(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if ((help || version) && argc > 2) {
-		fprintf(stderr, "keel: '%s' takes %s\n", cmd,
+		/* bad usage, said as every other is */
+		fprintf(stderr, "keel: '%s' takes %s\n(see 'keel --help')\n",
+			cmd,
 			help ? "one command name at most" : "no arguments");
 		return EXIT_USAGE;
 	}
