@@ -225,6 +225,129 @@ done
 # broke)
 if [ "$ndocs" -ge 7 ]; then ok; else bad "only $ndocs docs examples found"; fi
 
+# ---- 0a. the docs' transcripts and quoted messages are what keel says ----
+# Every `$ keel ...` line of a fenced block, with the lines up to the next
+# `$ ` as its output, is run again when each file it names is one of the
+# repository (a path with a '/'; fib.kl, div.kl and the like are the
+# reader's own) and must print exactly that, standard error included.
+awk -v dir="$dir" '
+	/^```/ { inside = !inside; f = ""; next }
+	inside && /^\$ / {
+		if (f != "") { close(f ".cmd"); close(f ".exp") }
+		f = dir "/tx-" ++n
+		c = substr($0, 3); sub(/[ \t]+#.*/, "", c)
+		print c > (f ".cmd"); print FILENAME ":" FNR > (f ".where")
+		close(f ".where"); printf "" > (f ".exp")
+		next
+	}
+	inside && f != "" { print > (f ".exp") }
+' README.md docs/*.md
+ntx=0
+for f in "$dir"/tx-*.cmd; do
+	[ -e "$f" ] || continue
+	t=${f%.cmd}
+	set -f
+	# shellcheck disable=SC2046
+	set -- $(cat "$f")
+	set +f
+	[ "$1" = keel ] || continue
+	shift
+	mine=0
+	for a do
+		case $a in
+		*/*.kl | */*.ll) [ -f "$a" ] || mine=1 ;;
+		*.kl | *.ll) mine=1 ;;
+		esac
+	done
+	[ "$mine" = 0 ] || continue
+	ntx=$((ntx + 1))
+	out=$("$build"/keel "$@" 2>&1 </dev/null)
+	if [ "$out" = "$(cat "$t.exp")" ]; then ok; else
+		bad "transcript at $(cat "$t.where"): \$ $(cat "$f") printed:
+$out"; fi
+done
+# (three of them: fewer means the extraction broke)
+if [ "$ntx" -ge 3 ]; then ok; else bad "only $ntx docs transcripts replayed"; fi
+# doc_block FILE RE K: the Kth fenced block of FILE whose first line
+# matches RE
+doc_block() {
+	awk -v re="$2" -v k="$3" '
+		/^```/ { if (take) exit; inside = !inside; n = 0; next }
+		inside && n++ == 0 && $0 ~ re && ++seen == k { take = 1 }
+		take { print }
+	' "$1"
+}
+# docs/passes.md's %sum, as promote prints it
+doc_block docs/passes.md '^function %sum\(' 1 >"$dir/doc-sum.kl"
+doc_block docs/passes.md '^function %sum\(' 2 >"$dir/doc-sum.exp"
+if [ -s "$dir/doc-sum.kl" ] && [ -s "$dir/doc-sum.exp" ] &&
+	"$build"/keel opt -p promote "$dir/doc-sum.kl" >"$dir/doc-sum.out" 2>&1 &&
+	cmp -s "$dir/doc-sum.exp" "$dir/doc-sum.out"; then ok; else
+	bad "docs/passes.md: promote of %sum differs: $(diff "$dir/doc-sum.exp" "$dir/doc-sum.out")"; fi
+# docs/verifier.md's listing of t.kl, the function its lines print
+mkdir -p "$dir/design"
+doc_block docs/verifier.md '^t\.kl:[0-9]+: error: ' 1 >"$dir/design.exp"
+sed '1d; /^;/d' "$dir/design.exp" >"$dir/design/t.kl"
+keel_abs=$(cd "$build" && pwd)/keel
+out=$(cd "$dir/design" && "$keel_abs" verify t.kl 2>&1)
+if [ -s "$dir/design/t.kl" ] && [ "$out" = "$(cat "$dir/design.exp")" ]; then ok; else
+	bad "docs/verifier.md: keel verify t.kl printed: $out"; fi
+# docs/analyses.md's loop lines of %nest and %inside
+doc_block docs/analyses.md '^loops %nest$' 1 >"$dir/doc-loops.exp"
+for fn in nest:loops-nested inside:loops-irreducible; do
+	"$build"/keel cfg --loops --func "${fn%%:*}" \
+		"tests/filetests/analysis/${fn#*:}.kl" | sed -n '/^loops /,$p'
+done >"$dir/doc-loops.out" 2>&1
+if [ -s "$dir/doc-loops.exp" ] && cmp -s "$dir/doc-loops.exp" "$dir/doc-loops.out"; then ok; else
+	bad "docs/analyses.md: loop lines differ: $(diff "$dir/doc-loops.exp" "$dir/doc-loops.out")"; fi
+# Messages the docs quote: STATUS|DOC|MESSAGE|keel ARGS (@/ is $dir/).
+# The doc must still quote the message, between backquotes (its lines
+# joined), and keel must still say it, with that exit status.
+printf 'declare %%d(i32) -> i32\n\ndata %%tab = { i32 1 }\n' >"$dir/names.kl"
+printf 'function %%f(i32) -> i32 {\nblock0(v0: i32):\n    v1 = iadd v0,\n    return v1\n}\n' >"$dir/cut1.kl"
+printf 'function %%f(i32) -> i32 {\nblock0(v0: i32):\n    v1 = iadd v0,\n    v2 = iadd v0, v0\n    return v2\n}\n' >"$dir/cut2.kl"
+printf 'function %%f(i32) {\nblock0(v0: i32):\n    return v0 v0\n}\n' >"$dir/twice.kl"
+printf 'function %%f() {\nblock0:\n    return\n\nfunction %%g() {\nblock0:\n    return\n}\n' >"$dir/brace.kl"
+printf 'declare %%foo() -> i32\n\nfunction %%main() -> i32 {\nblock0:\n    v0 = call %%foo()\n    return v0\n}\n' >"$dir/foo.kl"
+while IFS='|' read -r want doc msg args; do
+	set -f
+	# shellcheck disable=SC2086
+	set -- $args
+	set +f
+	n=$#
+	for a do
+		case $a in @/*) a=$dir/${a#@/} ;; esac
+		set -- "$@" "$a"
+	done
+	shift "$n"
+	out=$("$build"/keel "$@" 2>&1 </dev/null)
+	st=$?
+	if ! tr '\n' ' ' <"$doc" | tr -s ' ' | grep -qF "\`$msg\`"; then
+		bad "$doc no longer quotes \`$msg\`"
+	elif [ "$st" != "$want" ]; then
+		bad "keel $args: exit $st, not $want ($doc: $msg)"
+	else
+		case $out in
+		*"$msg"*) ok ;;
+		*) bad "keel $args: not '$msg' ($doc) but: $out" ;;
+		esac
+	fi
+done <<'EOF'
+2|docs/interpreter.md|%max takes 2 arguments, 1 given|run examples/max.kl %max 1
+2|docs/interpreter.md|argument 1 of %max ('1x') is not a valid i32|run examples/max.kl %max 1x 2
+2|docs/interpreter.md|option '--fuel' after FILE|run examples/max.kl %max 1 2 --fuel 9
+1|docs/interpreter.md|%d is only declared (a function with no body)|run @/names.kl %d
+1|docs/interpreter.md|tab is a data object, not a function|run @/names.kl tab
+1|docs/interpreter.md|call to external function %foo, which the interpreter does not provide|run @/foo.kl
+2|docs/architecture.md|--repeat needs a count from 1 to 100000, not '0'|cfg --time --repeat 0 examples/max.kl
+2|docs/architecture.md|--fuel is at most 18446744073709551615|run --fuel 18446744073709551616 examples/max.kl
+2|docs/passes.md|unknown pass 'mem2reg' (known: promote); 'mem2reg' is keel's 'promote'|opt -p mem2reg examples/max.kl
+1|docs/ir.md|3:18: error: expected a value, found 'return' on line 4|cat @/cut1.kl
+1|docs/ir.md|3:18: error: expected a value, found the definition of v2 on line 4|cat @/cut2.kl
+1|docs/ir.md|v0 after a complete instruction (a ',' or '(' missing before it?)|cat @/twice.kl
+1|docs/ir.md|'}' missing before this line|cat @/brace.kl
+EOF
+
 # ---- 0b. the timer lines bench/bench.sh reads keep their format ----
 t=$("$build"/keel verify --time examples/sieve.kl 2>&1 >/dev/null |
 	sed -n 's/.*; verify \([0-9.]*\) ms (structure .*M instructions\/s$/\1/p')
@@ -1652,11 +1775,10 @@ done
 if [ -z "$api_missing" ]; then ok; else bad "keel.h functions not in docs/api.md:$api_missing"; fi
 # and kl_struct_size knows every struct keel.h defines, so that a struct
 # added to the header cannot be one a binding has no size to check for
-size_missing=""
-for st in $(grep -oE '^typedef struct kl_[a-z0-9_]+ \{' include/keel.h |
-	awk '{ print $3 }'); do
-	grep -q "X($st)" src/ir/abi.c || size_missing="$size_missing $st"
-done
+size_missing=$(sed -n 's/^typedef struct \(kl_[a-z0-9_]*\) {.*/\1/p' include/keel.h |
+	while read -r st; do
+		grep -q "X($st)" src/ir/abi.c || printf ' %s' "$st"
+	done)
 if [ -z "$size_missing" ] && grep -q 'X(kl_run_result)' src/ir/abi.c
 then ok; else bad "keel.h structs kl_struct_size does not know:$size_missing"; fi
 # keel help COMMAND is the command's help; help and version take no
