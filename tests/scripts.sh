@@ -1796,7 +1796,9 @@ done
 st=$?
 if [ "$st" = 1 ] && [ "$(head -n 1 "$dir/one.err")" = "examples/max.kl: trap stack_overflow: register stack limit of 1 byte (max_memory) reached" ] &&
 	"$build"/keel cfg --liveness --live-limit 1 examples/max.kl |
-	grep -q '^    (not computed: the live sets would pass the size limit of 1 entry)$'
+	grep -q '^    (not computed: the live sets would pass the size limit of 1 entry)$' &&
+	"$build"/keel cfg --liveness --live-limit 1 --time examples/max.kl 2>&1 >/dev/null |
+	grep -q '^  (liveness stopped at its size limit of 1 entry: '
 then ok; else bad "a limit of 1: exit $st, $(cat "$dir/one.err")"; fi
 # an unknown command names the nearest one when it is a typo of it, and
 # points to the help; none given says so before the usage

@@ -237,8 +237,9 @@ report_times(const char *file, uint64_t nfuncs, uint64_t nblocks,
 		cli_plural((uint64_t)repeat));
 	if (live && too_large)
 		fprintf(stderr, "  (liveness stopped at its size limit of %llu "
-			"entries: the live sets of this input are too large "
-			"to hold)\n", (unsigned long long)live_limit);
+			"entr%s: the live sets of this input are too large "
+			"to hold)\n", (unsigned long long)live_limit,
+			live_limit == 1 ? "y" : "ies");
 }
 
 /* Time every analysis over all functions of m: first run and best run. */
