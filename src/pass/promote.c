@@ -1005,29 +1005,44 @@ unalias_everywhere(promoter *p)
 			unalias_operands(p, i);
 }
 
+/* Is v read by an instruction still in the layout? */
+static bool
+is_read(const kl_func *f, const kl_uses *u, uint32_t v)
+{
+	uint32_t n;
+	const kl_use *use = kl_uses_of(u, f, (kl_value){ v }, &n);
+	for (uint32_t j = 0; j < n; j++)
+		if (f->nodes[use[j].inst.id].block != KL_NONE)
+			return true;
+	return false;
+}
+
 /*
- * The conversions stores made that nothing reads (the slot written again
- * before a load, or never loaded): a store's value is made at the store,
- * before renaming knows whether a load will come. The function's uses
- * (kl_uses) are listed only for functions with such stores (truncating,
- * or punning int and float). Newest first: a conversion may be used only
- * by a newer one (a load's value stored narrower), gone by then.
+ * What the pass made that nothing reads. The conversions stores made (the
+ * slot written again before a load, or never loaded): a store's value is
+ * made at the store, before renaming knows whether a load will come. The
+ * zeros: a load before any store, or in an unreachable block, asks for one
+ * whether or not anything reads the load. The function's uses (kl_uses)
+ * are listed only for functions with such stores (truncating, or punning
+ * int and float) or zeros. Newest first, the zeros last: a conversion
+ * may be used only by a newer one (a load's value stored narrower), and a
+ * zero only by conversions, gone by then.
  */
 static void
-remove_unread_conversions(promoter *p)
+remove_unread(promoter *p)
 {
 	kl_func *f = p->f;
 	kl_uses *u = kl_uses_new();
 	kl_uses_compute(u, f);
 	for (uint32_t k = p->nstore_convs; k-- > 0;) {
-		kl_value v = { p->store_convs[k] };
-		uint32_t n;
-		const kl_use *use = kl_uses_of(u, f, v, &n);
-		bool read = false;
-		for (uint32_t j = 0; j < n && !read; j++)
-			read = f->nodes[use[j].inst.id].block != KL_NONE;
-		if (!read)
-			layout_remove_inst(f, f->values[v.id].def);
+		uint32_t v = p->store_convs[k];
+		if (!is_read(f, u, v))
+			layout_remove_inst(f, f->values[v].def);
+	}
+	for (uint32_t t = 0; t < KL_TYPE_BUILTIN_COUNT; t++) {
+		uint32_t v = p->zero[t];
+		if (v != KL_NONE && !is_read(f, u, v))
+			layout_remove_inst(f, f->values[v].def);
 	}
 	kl_uses_free(u);
 }
@@ -1060,8 +1075,8 @@ finish(promoter *p)
 	}
 	if (p->had_aliases)
 		drop_address_aliases(p);
-	if (p->nstore_convs)
-		remove_unread_conversions(p);
+	if (p->nstore_convs || p->last_zero != KL_NONE)
+		remove_unread(p);
 }
 
 /* The state kept between functions (in a pass report) and freed once. */
