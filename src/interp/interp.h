@@ -323,36 +323,54 @@ obj_get(const kl_interp *it, uint32_t id)
 	return &it->pages[pg]->hot[id & (OBJ_PAGE - 1)];
 }
 /*
- * The host address of n bytes at pointer p, or NULL when the access is
- * not entirely inside one live object (or when writing, a writable one:
- * writes go through mem_store_at).
+ * Is an access of n bytes at pointer p entirely inside one live object
+ * (when writing, a writable one: writes go through mem_store_check)?
+ * If so, *h is its host address. (A bool, not a NULL pointer: the
+ * compiler cannot know that base + offset is not NULL, and tested the
+ * pointer again after every check, two instructions an access.)
  */
-static inline uint8_t *
-mem_at(const kl_interp *it, uint64_t p, uint32_t n, bool write)
+static inline bool
+mem_check(const kl_interp *it, uint64_t p, uint32_t n, bool write,
+	  uint8_t **h)
 {
 	const obj *o = obj_get(it, (uint32_t)(p >> 32));
 	uint64_t off = (uint32_t)p;
-	if (KL_LIKELY(o && off + n <= (write ? o->wsize : o->size)))
-		return o->base + off;
-	return NULL;
+	if (KL_LIKELY(o && off + n <= (write ? o->wsize : o->size))) {
+		*h = o->base + off;
+		return true;
+	}
+	return false;
 }
-/* A write of n bytes at p that mem_at refused: the host address when it
- * is the first to writable data since memory was made or reset (it is
+/* mem_check's host address, or NULL when it refuses the access. */
+static inline uint8_t *
+mem_at(const kl_interp *it, uint64_t p, uint32_t n, bool write)
+{
+	uint8_t *h;
+	return mem_check(it, p, n, write, &h) ? h : NULL;
+}
+/* A write of n bytes at p that mem_check refused: the host address when
+ * it is the first to writable data since memory was made or reset (it is
  * recorded, for mem_reset, and the data made writable), else NULL. */
 uint8_t *mem_first_write(kl_interp *it, uint64_t p, uint32_t n);
 /*
- * The host address for a write of n bytes at p, or NULL (the write
- * traps). Writable data is write-protected until its first write, which
- * takes the slow path: the check a store makes is mem_at's, no more
- * (the compiler sends mem_at's NULL, already tested, to the call).
+ * May n bytes at p be written (*h: their host address)? Writable data
+ * is write-protected until its first write, which takes the slow path:
+ * the check a store makes is mem_check's, no more.
  */
+static inline bool
+mem_store_check(kl_interp *it, uint64_t p, uint32_t n, uint8_t **h)
+{
+	if (KL_LIKELY(mem_check(it, p, n, true, h)))
+		return true;
+	*h = mem_first_write(it, p, n);
+	return *h != NULL;
+}
+/* mem_store_check's host address, or NULL (the write traps). */
 static inline uint8_t *
 mem_store_at(kl_interp *it, uint64_t p, uint32_t n)
 {
-	uint8_t *h = mem_at(it, p, n, true);
-	if (KL_UNLIKELY(!h))
-		h = mem_first_write(it, p, n);
-	return h;
+	uint8_t *h;
+	return mem_store_check(it, p, n, &h) ? h : NULL;
 }
 obj_info *obj_info_get(const kl_interp *it, uint32_t id);
 /* The object p points into, for a message ("object 3 (const data %s, 6
