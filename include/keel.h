@@ -1026,7 +1026,7 @@ void kl_liveness_free(kl_liveness *lv); /* NULL is allowed */
 /*
  * Compute the sets. Their total size can grow quadratically with the
  * function (values live across many blocks); past the limit (entries of
- * all live-in and live-out sets together, 2^26 unless set: about 1.3 GB
+ * all live-in and live-out sets together, 2^26 unless set: about 0.75 GB
  * at the peak) the computation stops, leaves every set empty and returns
  * KL_ERR_RANGE. KL_OK otherwise.
  */

@@ -49,6 +49,21 @@
 
 #define PHI_USE 0x80000000u /* flag on a use's block: a branch argument */
 
+/*
+ * The (block, value) entries of the live-in or the live-out sets as they
+ * are found, a run per value, since values come in increasing order: the
+ * value, the number of blocks, the blocks. 4 bytes an entry, not the 8
+ * of a (block, value) pair: these lists and the sets built from them are
+ * the peak of a computation (`keel cfg --liveness` of keel-gen's
+ * huge-100k, 41 million entries, peaked at 766 MB with pairs, now 608).
+ * The sets' lengths are counted as the entries are found.
+ */
+typedef struct run_list {
+	uint32_t *w;
+	uint32_t n, cap; /* words */
+	uint32_t head;   /* where the run being filled starts */
+} run_list;
+
 struct kl_liveness {
 	uint32_t nblocks, blocks_cap;
 	uint32_t *in_start, *out_start; /* per block + 1 */
@@ -60,9 +75,8 @@ struct kl_liveness {
 	uint32_t *use_start;          /* per value + 1 */
 	uint32_t *uses;               /* use blocks, grouped by value */
 	uint32_t nvalues_cap, uses_cap;
-	uint32_t *pairs_in;           /* (block, value) as found */
-	uint32_t npairs_in, npairs_out, pairs_in_cap, pairs_out_cap;
-	uint32_t *pairs_out;
+	run_list runs_in, runs_out; /* the entries of the sets, as found */
+	uint64_t nentries;          /* in both */
 	uint32_t *stack;
 	uint32_t nstack, stack_cap;
 	/* per block: its predecessors, each once (a br_table naming a block
@@ -79,7 +93,8 @@ struct kl_liveness {
 	bool too_large;   /* the last compute stopped at the limit */
 };
 
-/* 2^26 entries: about 1.3 GB at the peak of a computation. */
+/* 2^26 entries: about 0.75 GB at the peak of a computation (the runs and
+ * the sets, 8 bytes an entry, and the copies of the runs as they grow). */
 #define DEFAULT_LIMIT ((uint64_t)1 << 26)
 
 kl_liveness *
@@ -103,7 +118,7 @@ kl_liveness_free(kl_liveness *lv)
 		return;
 	void *ptrs[] = { lv->in_start, lv->out_start, lv->in, lv->out,
 			 lv->last_in, lv->last_out, lv->use_start, lv->uses,
-			 lv->pairs_in, lv->pairs_out, lv->stack,
+			 lv->runs_in.w, lv->runs_out.w, lv->stack,
 			 lv->pred_start, lv->preds, lv->resolved_buf };
 	for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++)
 		free(ptrs[k]);
@@ -207,20 +222,46 @@ gather_uses(kl_liveness *lv, const kl_func *f)
 	lv->use_start[0] = 0;
 }
 
-/* Record (b, v); false once the sets would pass the limit. */
-static bool
-add_pair(kl_liveness *lv, uint32_t **pairs, uint32_t *n, uint32_t *cap,
-	 uint32_t b, uint32_t v)
+/* Start v's run in rl. (It has room: add_pair leaves n <= UINT32_MAX - 3,
+ * and fails when the run is started past UINT32_MAX - 4.) */
+static inline void
+begin_run(run_list *rl, uint32_t v)
 {
-	if (((uint64_t)lv->npairs_in + lv->npairs_out) / 2 >= lv->limit ||
-	    *n > UINT32_MAX - 4) {
+	uint32_t n = rl->n;
+	if (n + 2 > rl->cap)
+		kl_grow(&rl->w, &rl->cap, sizeof *rl->w, (uint64_t)n + 2);
+	rl->head = n;
+	rl->w[n] = v;
+	rl->n = n + 2;
+}
+
+/* Close the run begun last: its length, or no run if it is empty. */
+static inline void
+end_run(run_list *rl)
+{
+	uint32_t len = rl->n - rl->head - 2;
+	if (len)
+		rl->w[rl->head + 1] = len;
+	else
+		rl->n = rl->head;
+}
+
+/* Record block b in rl's run, counting it in counts[b + 1] (the set's
+ * start, to be); false once the sets would pass the limit. */
+static bool
+add_pair(kl_liveness *lv, run_list *rl, uint32_t *counts, uint32_t b)
+{
+	uint32_t n = rl->n;
+	if (lv->nentries >= lv->limit || n > UINT32_MAX - 4) {
 		lv->too_large = true;
 		return false;
 	}
-	if (*n + 2 > *cap)
-		kl_grow(pairs, cap, sizeof **pairs, (uint64_t)*n + 2);
-	(*pairs)[(*n)++] = b;
-	(*pairs)[(*n)++] = v;
+	if (n + 1 > rl->cap)
+		kl_grow(&rl->w, &rl->cap, sizeof *rl->w, (uint64_t)n + 1);
+	rl->w[n] = b;
+	rl->n = n + 1;
+	counts[b + 1]++;
+	lv->nentries++;
 	return true;
 }
 
@@ -230,8 +271,7 @@ mark_out(kl_liveness *lv, uint32_t b, uint32_t v)
 	if (lv->last_out[b] == v)
 		return;
 	lv->last_out[b] = v;
-	add_pair(lv, &lv->pairs_out, &lv->npairs_out, &lv->pairs_out_cap, b,
-		 v);
+	add_pair(lv, &lv->runs_out, lv->out_start, b);
 }
 
 /* Each block's distinct predecessors in the function's CFG, into
@@ -274,8 +314,7 @@ walk_up(kl_liveness *lv, uint32_t from, uint32_t v, uint32_t def)
 		if (b == def || lv->last_in[b] == v)
 			continue;
 		lv->last_in[b] = v;
-		if (!add_pair(lv, &lv->pairs_in, &lv->npairs_in,
-			      &lv->pairs_in_cap, b, v))
+		if (!add_pair(lv, &lv->runs_in, lv->in_start, b))
 			return;
 		const uint32_t *pr = lv->preds + lv->pred_start[b];
 		uint32_t np = lv->pred_start[b + 1] - lv->pred_start[b];
@@ -291,23 +330,28 @@ walk_up(kl_liveness *lv, uint32_t from, uint32_t v, uint32_t def)
 	}
 }
 
-/* Turn the (block, value) pairs into per-block lists (counting sort by
- * block; stable, so values stay in increasing order). */
-static void
-build_sets(uint32_t nb, const uint32_t *pairs, uint32_t npairs,
-	   uint32_t **start, kl_value **set, uint32_t *cap)
+/* Turn the runs into per-block lists, given each list's length in
+ * start[b + 1] (counting sort by block; stable, so values stay in
+ * increasing order); the number of entries. */
+static uint32_t
+build_sets(uint32_t nb, const run_list *rl, uint32_t *st, kl_value **set,
+	   uint32_t *cap)
 {
-	*start = kl_realloc(*start, (nb + 1) * sizeof **start);
-	memset(*start, 0, (nb + 1) * sizeof **start);
-	for (uint32_t k = 0; k < npairs; k += 2)
-		(*start)[pairs[k] + 1]++;
 	for (uint32_t b = 0; b < nb; b++)
-		(*start)[b + 1] += (*start)[b];
-	kl_grow(set, cap, sizeof **set, npairs / 2);
-	for (uint32_t k = 0; k < npairs; k += 2)
-		(*set)[(*start)[pairs[k]]++] = (kl_value){ pairs[k + 1] };
-	memmove(*start + 1, *start, nb * sizeof **start);
-	(*start)[0] = 0;
+		st[b + 1] += st[b];
+	uint32_t count = st[nb];
+	kl_grow(set, cap, sizeof **set, count);
+	kl_value *out = *set;
+	const uint32_t *w = rl->w;
+	for (uint32_t k = 0, len; k < rl->n; k += 2 + len) {
+		len = w[k + 1];
+		kl_value v = { w[k] };
+		for (uint32_t j = k + 2; j < k + 2 + len; j++)
+			out[st[w[j]]++] = v;
+	}
+	memmove(st + 1, st, nb * sizeof *st);
+	st[0] = 0;
+	return count;
 }
 
 kl_status
@@ -327,7 +371,13 @@ kl_liveness_compute(kl_liveness *lv, const kl_func *f, const kl_cfg *cfg)
 	distinct_preds(lv, cfg);
 	if (lv->stack_cap < 16)
 		kl_grow(&lv->stack, &lv->stack_cap, sizeof *lv->stack, 16);
-	lv->npairs_in = lv->npairs_out = 0;
+	lv->runs_in.n = lv->runs_out.n = 0;
+	lv->nentries = 0;
+	size_t starts = ((size_t)nb + 1) * sizeof *lv->in_start;
+	lv->in_start = kl_realloc(lv->in_start, starts);
+	lv->out_start = kl_realloc(lv->out_start, starts);
+	memset(lv->in_start, 0, starts);
+	memset(lv->out_start, 0, starts);
 	lv->too_large = false;
 
 	lv->resolved = func_resolve_table(f, &lv->resolved_buf,
@@ -338,6 +388,8 @@ kl_liveness_compute(kl_liveness *lv, const kl_func *f, const kl_cfg *cfg)
 		if (u0 == u1)
 			continue;
 		uint32_t def = def_block(f, v);
+		begin_run(&lv->runs_in, v);
+		begin_run(&lv->runs_out, v);
 		for (uint32_t k = u0; k < u1; k++) {
 			uint32_t b = lv->uses[k] & ~PHI_USE;
 			if (b >= nb)
@@ -346,15 +398,18 @@ kl_liveness_compute(kl_liveness *lv, const kl_func *f, const kl_cfg *cfg)
 				mark_out(lv, b, v);
 			walk_up(lv, b, v, def);
 		}
+		end_run(&lv->runs_in);
+		end_run(&lv->runs_out);
 	}
-	if (lv->too_large)
-		lv->npairs_in = lv->npairs_out = 0; /* empty sets, and say so */
-	build_sets(nb, lv->pairs_in, lv->npairs_in, &lv->in_start, &lv->in,
-		   &lv->in_cap);
-	build_sets(nb, lv->pairs_out, lv->npairs_out, &lv->out_start,
-		   &lv->out, &lv->out_cap);
-	lv->nin = lv->npairs_in / 2;
-	lv->nout = lv->npairs_out / 2;
+	if (lv->too_large) { /* empty sets, and say so */
+		lv->runs_in.n = lv->runs_out.n = 0;
+		memset(lv->in_start, 0, starts);
+		memset(lv->out_start, 0, starts);
+	}
+	lv->nin = build_sets(nb, &lv->runs_in, lv->in_start, &lv->in,
+			     &lv->in_cap);
+	lv->nout = build_sets(nb, &lv->runs_out, lv->out_start, &lv->out,
+			      &lv->out_cap);
 	return lv->too_large ? KL_ERR_RANGE : KL_OK;
 }
 
