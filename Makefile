@@ -251,35 +251,63 @@ bench-scaling:
 # the verifier (and promote, and the interpreter) on any parsed module,
 # promote checked by running code (fuzz_promote: difftest's checks), and
 # random edits through the rewriting API (fuzz_rewrite: the checks of
-# tests/unit/rewrite_random.h).
-# Seeds come from the file tests and examples; crashes land in build/fuzz/.
-# The dictionaries (the text format's words, FileCheck's directives) let
-# mutations make keywords that byte flips seldom reach.
-FUZZ_TARGETS := parse roundtrip verify promote rewrite filecheck
+# tests/unit/rewrite_random.h), and `keel test` on one file in process
+# (fuzz_testfile: the reader of test files and every command).
+# Seeds come from the file tests and examples (for fuzz_testfile, the
+# file tests whole, `test` lines kept); crashes land in build/fuzz/.
+# The dictionaries (the text format's words, FileCheck's directives, and
+# for fuzz_testfile both and the test lines' words) let mutations make
+# keywords that byte flips seldom reach.
+FUZZ_TARGETS := parse roundtrip verify promote rewrite filecheck testfile
+# (FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, the name OSS-Fuzz gives it:
+# `test interpret` takes the small limits of a fuzz run)
 FUZZ_FLAGS = -std=c11 $(FEATURES) $(WARN) -O1 -g -Iinclude \
+	     -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
 	     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-# runs.c: difftest's calls and comparisons, which fuzz_promote shares.
+# runs.c: difftest's calls and comparisons, which fuzz_promote shares;
+# for fuzz_testfile, the test runner's code that runs in the child (not
+# cmd_test.c, the parent, nor main.c and the other commands).
 FUZZ_LIB_SRC := $(LIB_SRC) src/cli/runs.c
+FUZZ_TEST_SRC := src/cli/cli.c src/cli/test_file.c \
+	$(filter-out src/cli/test_file.c,$(wildcard src/cli/test_*.c))
 build/fuzz/fuzz_%: fuzz/fuzz_%.c $(FUZZ_LIB_SRC)
 	@mkdir -p build/fuzz
 	@echo "  FUZZ    $@"
 	@clang $(FUZZ_FLAGS) $< $(FUZZ_LIB_SRC) -lm -o $@
 
+build/fuzz/fuzz_testfile: fuzz/fuzz_testfile.c $(FUZZ_LIB_SRC) \
+		$(FUZZ_TEST_SRC) $(wildcard src/cli/*.h)
+	@mkdir -p build/fuzz
+	@echo "  FUZZ    $@"
+	@clang $(FUZZ_FLAGS) $< $(FUZZ_LIB_SRC) $(FUZZ_TEST_SRC) -lm -o $@
+
 build/fuzz/corpus: $(wildcard tests/filetests/*/*.kl examples/*.kl)
 	@rm -rf $@ && mkdir -p $@
 	@for f in $^; do sed '/^test /d' $$f > $@/$$(echo $$f | tr / _); done
 
+build/fuzz/corpus-tests: $(wildcard tests/filetests/*/*.kl)
+	@rm -rf $@ && mkdir -p $@
+	@for f in $^; do cp $$f $@/$$(echo $$f | tr / _); done
+
+build/fuzz/testfile.dict: fuzz/keel.dict fuzz/filecheck.dict \
+		fuzz/testfile.dict
+	@mkdir -p build/fuzz
+	@cat $^ >$@
+
 # A fuzzer that fails (a crash found) fails make fuzz, after the others
 # ran; its whole output stays in build/fuzz/log-TARGET.
-fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%) build/fuzz/corpus
+fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%) build/fuzz/corpus \
+		build/fuzz/corpus-tests build/fuzz/testfile.dict
 	@failed=""; for t in $(FUZZ_TARGETS); do \
 		mkdir -p build/fuzz/corpus-$$t; \
-		dict=keel; [ $$t = filecheck ] && dict=filecheck; \
+		dict=../../fuzz/keel.dict; seeds=corpus; \
+		[ $$t = filecheck ] && dict=../../fuzz/filecheck.dict; \
+		[ $$t = testfile ] && dict=testfile.dict seeds=corpus-tests; \
 		echo "== fuzz_$$t for $(FUZZ_TIME) s"; \
 		(cd build/fuzz && ./fuzz_$$t -max_total_time=$(FUZZ_TIME) \
 			-max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-			-dict=../../fuzz/$$dict.dict \
-			-print_final_stats=1 corpus-$$t corpus >log-$$t 2>&1); \
+			-dict=$$dict \
+			-print_final_stats=1 corpus-$$t $$seeds >log-$$t 2>&1); \
 		st=$$?; \
 		grep -E "stat::number_of_executed_units|ERROR|SUMMARY|Done|crash-" \
 			build/fuzz/log-$$t; \

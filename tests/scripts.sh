@@ -3463,7 +3463,8 @@ done
 # too (make fuzz compiled them, and the library again, without -W flags)
 if command -v make >/dev/null 2>&1; then
 	MAKEFLAGS='' make -n -B BUILD="$dir/mk" all "$dir/mk/unit/test_api" \
-		build/fuzz/fuzz_parse build/fuzz/fuzz_rewrite >"$dir/make-n.out" 2>&1
+		build/fuzz/fuzz_parse build/fuzz/fuzz_rewrite \
+		build/fuzz/fuzz_testfile >"$dir/make-n.out" 2>&1
 	st=$?
 	lax=$(grep -E '^[^ ]*(cc|clang|gcc)(-[0-9]+)? .*\.c( |$)' "$dir/make-n.out" | grep -v -- ' -Werror')
 	if [ "$st" = 0 ] && [ "$(grep -cE '\.c( |$)' "$dir/make-n.out")" -gt 20 ] && [ -z "$lax" ]

@@ -9,7 +9,9 @@
  * not a comment) and handed to the function whose text they follow.
  *
  * This code runs in a child process of the runner (cmd_test.c), one per
- * file, so a crash here or in the library fails one file only.
+ * file, so a crash here or in the library fails one file only; and in
+ * process, file after file, in fuzz/fuzz_testfile.c, so it keeps no
+ * state between files and writes nothing but --bless's rewrite.
  */
 #define _DEFAULT_SOURCE /* realpath */
 #include <errno.h>
@@ -586,8 +588,12 @@ put_lines_from(kl_buf *report, const char *label, const char *s, size_t n,
 	       cli_line l)
 {
 	kl_buf_printf(report, "%s%.*s\n", label, l.len, l.text);
-	bool inside = n && l.text >= s && l.text <= s + n;
-	const char *p = inside ? l.text + l.len : s + n;
+	/* An empty text has no lines to show after, and s may be NULL then
+	 * (an empty expected block's kl_buf), where even s + 0 is undefined;
+	 * nor has "(end)", which is no line of s. */
+	if (n == 0 || l.text < s || l.text > s + n)
+		return;
+	const char *p = l.text + l.len;
 	for (int k = 0; k < 2 && p < s + n; k++) {
 		p++; /* its '\n' */
 		if (p >= s + n)

@@ -49,6 +49,11 @@
 #include "testcmd.h"
 
 #define DEFAULT_FUEL 100000000ull
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define FUZZ_FUEL 100000ull
+#define FUZZ_MEMORY (16ull << 20)
+#define FUZZ_DEPTH 1000u
+#endif
 
 typedef struct line_runner {
 	test_file *tf;
@@ -714,6 +719,18 @@ test_cmd_interpret(test_file *tf, const char *args, kl_buf *report)
 	}
 	io.max_depth = (uint32_t)depth;
 	io.max_memory = memory;
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+	/* fuzz/fuzz_testfile.c runs any file in process, where the default
+	 * 100M instructions (or fuel=0, none) per run line would be taken
+	 * for a hang, and 256 MiB per run for a leak: small limits, as the
+	 * library's fuzz targets give the interpreter. */
+	if (io.fuel == 0 || io.fuel > FUZZ_FUEL)
+		io.fuel = FUZZ_FUEL;
+	if (io.max_memory == 0 || io.max_memory > FUZZ_MEMORY)
+		io.max_memory = FUZZ_MEMORY;
+	if (io.max_depth == 0 || io.max_depth > FUZZ_DEPTH)
+		io.max_depth = FUZZ_DEPTH;
+#endif
 	io.output = run_output_take;
 	io.output_ctx = &rn.out;
 	rn.it = kl_interp_new(rn.m, &io);
