@@ -55,8 +55,9 @@ const char *kl_version(void);
 /* sizeof the struct keel.h defines under NAME ("kl_run_result"), as the
  * library was compiled; 0 for a name that is no such struct (an opaque
  * one such as "kl_module" included). A binding that mirrors a struct
- * by hand compares its own size at load time: a field left out or of
- * the wrong width shows, where it would otherwise corrupt memory. */
+ * by hand compares its own size at load time: a field left out or
+ * added shows, where it would otherwise corrupt memory; a wrong width
+ * only when padding does not absorb it, and a wrong order never. */
 size_t kl_struct_size(const char *name);
 
 /* The reserved "none" index of every entity kind. */

@@ -161,8 +161,10 @@ flush_output(const run_opts *ro)
 	return ro->cut || cli_flush_stdout();
 }
 
-/* "FILE:LINE: ", or "FILE: " where the innermost frame has no line (a
- * built-in's, or an instruction a program built through the API). */
+/* "FILE:LINE: ", or "FILE: " where the innermost frame has no line (no
+ * instruction ran: the registers passed the memory limit at the call),
+ * or its instruction has none (one built through the API). A built-in
+ * has no frame: its trap is its call's. */
 static void
 put_trap_place(kl_buf *out, const kl_module *m, const char *file,
 	       const kl_run_result *res)
