@@ -10,8 +10,8 @@
  * function makes the run fail with a message naming it. docs/interpreter.md
  * gives each one's exact behaviour.
  *
- * Every access to program memory goes through mem_at (a write through
- * mem_store_at, so that a reset knows the data it wrote), so a built-in
+ * Every access to program memory goes through mem_check (a write through
+ * mem_store_check, so that a reset knows the data it wrote), so a built-in
  * cannot touch anything outside the objects it is given; a bad pointer
  * traps heap_oob like a load or store would. Output goes to the caller's
  * output callback, never to the host's stdout.
@@ -147,20 +147,20 @@ range(kl_interp *it, const char *what, uint64_t p, uint64_t n, bool write,
 	*h = NULL;
 	if (n == 0)
 		return true;
-	if (n <= UINT32_MAX)
-		*h = write ? mem_store_at(it, p, (uint32_t)n)
-			   : mem_at(it, p, (uint32_t)n, false);
-	if (!*h)
+	bool ok = n <= UINT32_MAX &&
+		  (write ? mem_store_check(it, p, (uint32_t)n, h)
+			 : mem_check(it, p, (uint32_t)n, false, h));
+	if (!ok)
 		oob(it, what, p, n, write);
-	return *h != NULL;
+	return ok;
 }
 
 /* The NUL-terminated string at p; *len excludes the NUL. */
 static const char *
 cstring(kl_interp *it, const char *what, uint64_t p, size_t *len)
 {
-	uint8_t *h = mem_at(it, p, 1, false);
-	if (!h) {
+	uint8_t *h;
+	if (!mem_check(it, p, 1, false, &h)) {
 		oob(it, what, p, 1, false);
 		return NULL;
 	}

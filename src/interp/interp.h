@@ -341,13 +341,6 @@ mem_check(const kl_interp *it, uint64_t p, uint32_t n, bool write,
 	}
 	return false;
 }
-/* mem_check's host address, or NULL when it refuses the access. */
-static inline uint8_t *
-mem_at(const kl_interp *it, uint64_t p, uint32_t n, bool write)
-{
-	uint8_t *h;
-	return mem_check(it, p, n, write, &h) ? h : NULL;
-}
 /* A write of n bytes at p that mem_check refused: the host address when
  * it is the first to writable data since memory was made or reset (it is
  * recorded, for mem_reset, and the data made writable), else NULL. */
@@ -364,13 +357,6 @@ mem_store_check(kl_interp *it, uint64_t p, uint32_t n, uint8_t **h)
 		return true;
 	*h = mem_first_write(it, p, n);
 	return *h != NULL;
-}
-/* mem_store_check's host address, or NULL (the write traps). */
-static inline uint8_t *
-mem_store_at(kl_interp *it, uint64_t p, uint32_t n)
-{
-	uint8_t *h;
-	return mem_store_check(it, p, n, &h) ? h : NULL;
 }
 obj_info *obj_info_get(const kl_interp *it, uint32_t id);
 /* The object p points into, for a message ("object 3 (const data %s, 6

@@ -300,7 +300,7 @@ mem_setup(kl_interp *it)
 
 /*
  * The first store to a writable data object since memory was made or
- * reset: n bytes at p, which failed mem_at's check. When they lie in
+ * reset: n bytes at p, which mem_check refused. When they lie in
  * such an object, record it as dirty, for mem_reset to refill, and make
  * it writable; the later stores pass the check. Else NULL: the store
  * traps, as it would have.
