@@ -228,13 +228,14 @@ if [ "$ndocs" -ge 7 ]; then ok; else bad "only $ndocs docs examples found"; fi
 # ---- 0a. the docs' transcripts and quoted messages are what keel says ----
 # Every `$ keel ...` line of a fenced block, with the lines up to the next
 # `$ ` as its output, is run again when each file it names is one of the
-# repository (a path with a '/'; fib.kl, div.kl and the like are the
-# reader's own) and must print exactly that, standard error included.
+# repository (a path with a '/'; forever.kl and the like are the
+# reader's own) and must print exactly that, standard error included; an
+# `$ echo $?` after one replayed must show its exit status.
 awk -v dir="$dir" '
 	/^```/ { inside = !inside; f = ""; next }
 	inside && /^\$ / {
 		if (f != "") { close(f ".cmd"); close(f ".exp") }
-		f = dir "/tx-" ++n
+		f = sprintf("%s/tx-%04d", dir, ++n) # (in order for echo $?)
 		c = substr($0, 3); sub(/[ \t]+#.*/, "", c)
 		print c > (f ".cmd"); print FILENAME ":" FNR > (f ".where")
 		close(f ".where"); printf "" > (f ".exp")
@@ -242,10 +243,17 @@ awk -v dir="$dir" '
 	}
 	inside && f != "" { print > (f ".exp") }
 ' README.md docs/*.md
-ntx=0
+ntx=0 nst=0 last=""
 for f in "$dir"/tx-*.cmd; do
 	[ -e "$f" ] || continue
 	t=${f%.cmd}
+	# shellcheck disable=SC2016
+	if [ "$(cat "$f")" = 'echo $?' ] && [ -n "$last" ]; then
+		nst=$((nst + 1))
+		if [ "$last" = "$(cat "$t.exp")" ]; then ok; else
+			bad "transcript at $(cat "$t.where"): the status was $last"; fi
+	fi
+	last=""
 	set -f
 	# shellcheck disable=SC2046
 	set -- $(cat "$f")
@@ -262,12 +270,14 @@ for f in "$dir"/tx-*.cmd; do
 	[ "$mine" = 0 ] || continue
 	ntx=$((ntx + 1))
 	out=$("$build"/keel "$@" 2>&1 </dev/null)
+	last=$?
 	if [ "$out" = "$(cat "$t.exp")" ]; then ok; else
 		bad "transcript at $(cat "$t.where"): \$ $(cat "$f") printed:
 $out"; fi
 done
-# (three of them: fewer means the extraction broke)
-if [ "$ntx" -ge 3 ]; then ok; else bad "only $ntx docs transcripts replayed"; fi
+# (five of them and a status: fewer means the extraction broke)
+if [ "$ntx" -ge 5 ] && [ "$nst" -ge 1 ]; then ok; else
+	bad "only $ntx docs transcripts and $nst statuses replayed"; fi
 # doc_block FILE RE K: the Kth fenced block of FILE whose first line
 # matches RE
 doc_block() {
