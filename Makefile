@@ -273,13 +273,10 @@ FUZZ_TEST_SRC := src/cli/cli.c src/cli/test_file.c \
 build/fuzz/fuzz_%: fuzz/fuzz_%.c $(FUZZ_LIB_SRC)
 	@mkdir -p build/fuzz
 	@echo "  FUZZ    $@"
-	@clang $(FUZZ_FLAGS) $< $(FUZZ_LIB_SRC) -lm -o $@
+	@clang $(FUZZ_FLAGS) $< $(FUZZ_LIB_SRC) $(FUZZ_EXTRA_SRC) -lm -o $@
 
-build/fuzz/fuzz_testfile: fuzz/fuzz_testfile.c $(FUZZ_LIB_SRC) \
-		$(FUZZ_TEST_SRC) $(wildcard src/cli/*.h)
-	@mkdir -p build/fuzz
-	@echo "  FUZZ    $@"
-	@clang $(FUZZ_FLAGS) $< $(FUZZ_LIB_SRC) $(FUZZ_TEST_SRC) -lm -o $@
+build/fuzz/fuzz_testfile: FUZZ_EXTRA_SRC = $(FUZZ_TEST_SRC)
+build/fuzz/fuzz_testfile: $(FUZZ_TEST_SRC) $(wildcard src/cli/*.h)
 
 build/fuzz/corpus: $(wildcard tests/filetests/*/*.kl examples/*.kl)
 	@rm -rf $@ && mkdir -p $@
