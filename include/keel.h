@@ -811,7 +811,8 @@ void kl_print_inst(const kl_func *f, kl_inst i, kl_buf *out); /* no indent */
 void kl_print_value(const kl_func *f, kl_value v, kl_buf *out);
 
 /* ------------------------------------------------------------------------
- * Analyses: control-flow graph, dominator tree, frontiers, loops, liveness.
+ * Analyses: control-flow graph, dominator tree, frontiers, loops,
+ * structured regions, liveness.
  * (section owned by src/analysis/; docs/analyses.md explains each one)
  *
  * Every analysis is a plain object: create it with _new, fill it with
@@ -1051,6 +1052,77 @@ bool kl_liveness_is_live_in(const kl_liveness *lv, kl_block b, kl_value v);
 bool kl_liveness_is_live_out(const kl_liveness *lv, kl_block b, kl_value v);
 
 /*
+ * Structured regions (docs/analyses.md): the reachable code of a function
+ * as one tree of nested constructs, as a C or WebAssembly emitter or a
+ * decompiler needs it, after Ramsey, "Beyond Relooper" (ICFP 2022). Each
+ * reachable block's code is in the tree once, and each edge out of a
+ * reachable block is one edge node; nothing is copied. A goto is needed
+ * only for an edge into an irreducible part of the graph (a retreating
+ * edge whose target does not dominate its source). O(edges + blocks log
+ * blocks) (dominator children sorted), nothing recursive.
+ *
+ * Nodes are numbered in preorder, the root (KL_REGION_BODY) 0. A
+ * sequence (the children of BODY, SCOPE, LOOP or ARM) runs in order; it
+ * never runs off the end of a LOOP or of the BODY. Running off the end
+ * of a SCOPE goes on after the scope, off the end of an ARM after its IF
+ * or SWITCH.
+ *
+ * kl_region_block says, by kind: BODY the entry block; CODE the block
+ * whose instructions (but its terminator) run there; SCOPE the block
+ * whose code follows the scope (where a BREAK to it goes); LOOP its
+ * header; IF, SWITCH and LEAVE the block whose terminator they stand
+ * for; ARM and the edge nodes the edge's target. An ARM or an edge node
+ * is edge number kl_region_succ_index of kl_region_source's successors
+ * (kl_cfg_succ_edge: for a brif 0 then, 1 else; for a br_table 0 the
+ * default, k + 1 entry k), whose branch arguments it passes.
+ */
+typedef struct kl_regions kl_regions;
+typedef struct kl_region { uint32_t id; } kl_region;
+
+#define KL_NO_REGION KL_NONE_OF(kl_region)
+
+typedef enum kl_region_kind {
+	KL_REGION_BODY,     /* the root */
+	KL_REGION_CODE,     /* a block's instructions but its terminator */
+	KL_REGION_SCOPE,    /* a sequence that BREAK can leave */
+	KL_REGION_LOOP,     /* a sequence that CONTINUE starts again */
+	KL_REGION_IF,       /* a brif: two ARMs, then and else */
+	KL_REGION_SWITCH,   /* more successors: an ARM for each edge */
+	KL_REGION_ARM,      /* the sequence run when one edge is taken */
+	KL_REGION_ENTER,    /* edge to the block whose code comes next */
+	KL_REGION_NEXT,     /* edge to the code after the enclosing
+			     * IFs and SWITCHes: nothing to jump over */
+	KL_REGION_BREAK,    /* edge leaving SCOPE kl_region_target */
+	KL_REGION_CONTINUE, /* edge back to LOOP kl_region_target */
+	KL_REGION_GOTO,     /* edge to kl_regions_code(target): irreducible */
+	KL_REGION_LEAVE,    /* a terminator without successors (return,
+			     * trap), or a block without a terminator */
+	KL_REGION_NONE      /* not a node: r out of range */
+} kl_region_kind;
+
+kl_regions *kl_regions_new(void);
+void kl_regions_free(kl_regions *rg); /* NULL is allowed */
+/* cfg, dt and lf must be f's as it is now: from stale ones the tree
+ * means nothing, though nothing is read out of bounds. */
+void kl_regions_compute(kl_regions *rg, const kl_func *f, const kl_cfg *cfg,
+			const kl_domtree *dt, const kl_loops *lf);
+uint32_t kl_regions_count(const kl_regions *rg); /* nodes; 0: no entry */
+/* The CODE node of block b, or KL_NO_REGION if b is not reachable. */
+kl_region kl_regions_code(const kl_regions *rg, kl_block b);
+uint32_t kl_regions_num_gotos(const kl_regions *rg);
+kl_region_kind kl_region_kind_of(const kl_regions *rg, kl_region r);
+kl_block kl_region_block(const kl_regions *rg, kl_region r);
+kl_region kl_region_parent(const kl_regions *rg, kl_region r);
+kl_region kl_region_first_child(const kl_regions *rg, kl_region r);
+kl_region kl_region_next_sibling(const kl_regions *rg, kl_region r);
+/* BREAK: its SCOPE; CONTINUE: its LOOP; otherwise KL_NO_REGION. */
+kl_region kl_region_target(const kl_regions *rg, kl_region r);
+/* ARM and edge nodes: the branching block and the edge's number among
+ * its successors; otherwise KL_NO_BLOCK and KL_NONE. */
+kl_block kl_region_source(const kl_regions *rg, kl_region r);
+uint32_t kl_region_succ_index(const kl_regions *rg, kl_region r);
+
+/*
  * Uses of values: for each value, the operands that use it, in layout
  * order (an instruction's value operands before its branch arguments).
  * A use names its instruction and, for a value operand, dest KL_NONE and
@@ -1105,6 +1177,7 @@ void kl_domtree_print(const kl_func *f, const kl_domtree *dt,
 void kl_loops_print(const kl_func *f, const kl_loops *lf, kl_buf *out);
 void kl_liveness_print(const kl_func *f, const kl_liveness *lv,
 		       kl_buf *out);
+void kl_regions_print(const kl_func *f, const kl_regions *rg, kl_buf *out);
 
 /* ------------------------------------------------------------------------
  * Verifier. (section owned by src/verify/)

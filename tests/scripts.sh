@@ -275,8 +275,8 @@ for f in "$dir"/tx-*.cmd; do
 		bad "transcript at $(cat "$t.where"): \$ $(cat "$f") printed:
 $out"; fi
 done
-# (five of them and a status: fewer means the extraction broke)
-if [ "$ntx" -ge 5 ] && [ "$nst" -ge 1 ]; then ok; else
+# (six of them and a status: fewer means the extraction broke)
+if [ "$ntx" -ge 6 ] && [ "$nst" -ge 1 ]; then ok; else
 	bad "only $ntx docs transcripts and $nst statuses replayed"; fi
 # doc_block FILE RE K: the Kth fenced block of FILE whose first line
 # matches RE

@@ -366,3 +366,132 @@ kl_liveness_print(const kl_func *f, const kl_liveness *lv, kl_buf *out)
 		kl_buf_putc(out, '\n');
 	}
 }
+
+/* ---- structured regions ---- */
+
+/* Is a node of this kind printed with an opening brace (and so closed)? */
+static bool
+has_braces(kl_region_kind k)
+{
+	return k == KL_REGION_SCOPE || k == KL_REGION_LOOP ||
+	       k == KL_REGION_IF || k == KL_REGION_SWITCH;
+}
+
+/* The closing braces of the constructs that end between node q and the
+ * next node, whose parent is up: the ancestors of q below up. Each node
+ * is closed once over the whole listing, so this stays linear. */
+static void
+close_braces(const kl_regions *rg, const uint32_t *level, uint32_t q,
+	     uint32_t up, kl_buf *out)
+{
+	while (q != up && q != KL_NONE) {
+		if (has_braces(kl_region_kind_of(rg, (kl_region){ q }))) {
+			indent(out, level[q]);
+			kl_buf_puts(out, "}\n");
+		}
+		q = kl_region_parent(rg, (kl_region){ q }).id;
+	}
+}
+
+/* What an IF or SWITCH of block b tests: its branch's first operand. */
+static void
+put_condition(kl_buf *out, const kl_func *f, kl_block b)
+{
+	kl_inst t = kl_block_last_inst(f, b);
+	if (kl_inst_num_args(f, t) > 0)
+		put_entity(out, " v", kl_inst_arg(f, t, 0).id);
+	else
+		kl_buf_puts(out, " ?");
+}
+
+static void
+put_region(kl_buf *out, const kl_func *f, const kl_regions *rg,
+	   kl_region r, uint32_t lvl)
+{
+	static const char *const edge_word[] = {
+		[KL_REGION_NEXT] = "next", [KL_REGION_BREAK] = "break",
+		[KL_REGION_CONTINUE] = "continue", [KL_REGION_GOTO] = "goto",
+	};
+	kl_region_kind k = kl_region_kind_of(rg, r);
+	kl_block b = kl_region_block(rg, r);
+	uint32_t idx = kl_region_succ_index(rg, r);
+	if (k == KL_REGION_ENTER || (k == KL_REGION_ARM && idx == 0 &&
+	    kl_region_kind_of(rg, kl_region_parent(rg, r)) == KL_REGION_IF))
+		return; /* nothing to jump over, nothing to open */
+	indent(out, lvl);
+	switch (k) {
+	case KL_REGION_CODE:
+		put_entity(out, "block", b.id);
+		break;
+	case KL_REGION_SCOPE:
+	case KL_REGION_LOOP:
+		kl_buf_puts(out, k == KL_REGION_SCOPE ? "scope" : "loop");
+		put_entity(out, " block", b.id);
+		kl_buf_puts(out, " {");
+		break;
+	case KL_REGION_IF:
+	case KL_REGION_SWITCH:
+		kl_buf_puts(out, k == KL_REGION_IF ? "if" : "switch");
+		put_condition(out, f, b);
+		kl_buf_puts(out, " {");
+		break;
+	case KL_REGION_ARM:
+		if (kl_region_kind_of(rg, kl_region_parent(rg, r)) ==
+		    KL_REGION_IF)
+			kl_buf_puts(out, "} else {");
+		else if (idx == 0)
+			kl_buf_puts(out, "default:");
+		else
+			kl_buf_printf(out, "case %u:", idx - 1);
+		break;
+	case KL_REGION_NEXT:
+	case KL_REGION_BREAK:
+	case KL_REGION_CONTINUE:
+	case KL_REGION_GOTO:
+		kl_buf_puts(out, edge_word[k]);
+		put_entity(out, " block", b.id);
+		break;
+	default: { /* LEAVE */
+		kl_opcode op = kl_inst_opcode(f, kl_block_last_inst(f, b));
+		kl_buf_puts(out, kl_op_is_terminator(op) ? kl_op_name(op)
+							 : "end");
+		break;
+	}
+	}
+	kl_buf_putc(out, '\n');
+}
+
+void
+kl_regions_print(const kl_func *f, const kl_regions *rg, kl_buf *out)
+{
+	header(out, "regions", f);
+	uint32_t n = kl_regions_count(rg);
+	if (n == 0)
+		return;
+	/* An ARM is at its IF's or SWITCH's level, the rest one deeper
+	 * than their parent; the root's children at 1. */
+	uint32_t *level = kl_malloc(n * sizeof *level);
+	level[0] = 0;
+	for (uint32_t r = 1; r < n; r++) {
+		kl_region reg = { r };
+		uint32_t p = kl_region_parent(rg, reg).id;
+		close_braces(rg, level, r - 1, p, out);
+		bool arm = kl_region_kind_of(rg, reg) == KL_REGION_ARM;
+		level[r] = level[p] + (arm ? 0 : 1);
+		put_region(out, f, rg, reg, level[r]);
+	}
+	close_braces(rg, level, n - 1, 0, out);
+	free(level);
+	bool any = false;
+	for (uint32_t st, b = layout_first(f, &st); b != KL_NONE;
+	     b = layout_next(f, b, &st)) {
+		if (kl_regions_code(rg, (kl_block){ b }).id != KL_NONE)
+			continue;
+		if (!any)
+			kl_buf_puts(out, "    unreachable:");
+		any = true;
+		put_entity(out, " block", b);
+	}
+	if (any)
+		kl_buf_putc(out, '\n');
+}

@@ -46,6 +46,10 @@ static const char cfg_help[] =
 	"                   of each: --func NAME for one image, or\n"
 	"                   dot -Tsvg -O FILE.gv for a file each\n"
 	"  --loops          also print the loop forest\n"
+	"  --regions        also print the structured regions: the code as\n"
+	"                   nested scopes, loops, ifs and switches with\n"
+	"                   break, continue and (irreducible edges only)\n"
+	"                   goto; docs/analyses.md has the format\n"
 	"  --liveness       also print live-in and live-out sets\n"
 	"  --live-limit N   with --liveness: the most entries the sets of\n"
 	"                   a function may hold, live-in and live-out\n"
@@ -55,8 +59,8 @@ static const char cfg_help[] =
 	"                   given again, those functions, in the file's\n"
 	"                   order\n"
 	"  --time           report the time of each analysis on standard\n"
-	"                   error (cfg, domtree, frontiers, loops; with\n"
-	"                   --liveness, liveness too)\n"
+	"                   error (cfg, domtree, frontiers, loops,\n"
+	"                   regions; with --liveness, liveness too)\n"
 	"  --repeat N       with --time: best of N runs (default 5, at\n"
 	"                   most 100000)\n"
 	"  -h, --help       show this help\n"
@@ -86,7 +90,8 @@ static const char domtree_help[] =
 	"                   given again, those functions, in the file's\n"
 	"                   order\n"
 	"  --time           report the time of each analysis on standard\n"
-	"                   error (cfg, domtree, frontiers, loops)\n"
+	"                   error (cfg, domtree, frontiers, loops,\n"
+	"                   regions)\n"
 	"  --repeat N       with --time: best of N runs (default 5, at\n"
 	"                   most 100000)\n"
 	"  -h, --help       show this help\n"
@@ -96,7 +101,7 @@ static const char domtree_help[] =
 typedef struct options {
 	bool domtree;  /* `keel domtree` (else `keel cfg`) */
 	const char *cmd; /* "domtree" or "cfg", as messages name it */
-	bool dot, loops, liveness, frontiers, timing;
+	bool dot, loops, regions, liveness, frontiers, timing;
 	const char **funcs; /* the names --func gave, if any */
 	uint32_t nfuncs;
 	long repeat;
@@ -109,6 +114,7 @@ typedef struct analyses {
 	kl_domtree *dt;
 	kl_domfront *df;
 	kl_loops *lf;
+	kl_regions *rg;
 	kl_liveness *lv;
 	bool too_large; /* liveness stopped at its limit for some function
 			 * of the file being timed */
@@ -118,7 +124,8 @@ static analyses
 analyses_new(const options *o)
 {
 	analyses a = { kl_cfg_new(), kl_domtree_new(), kl_domfront_new(),
-		       kl_loops_new(), kl_liveness_new(), false };
+		       kl_loops_new(), kl_regions_new(), kl_liveness_new(),
+		       false };
 	kl_liveness_set_limit(a.lv, o->live_limit);
 	return a;
 }
@@ -130,12 +137,15 @@ analyses_free(analyses *a)
 	kl_domtree_free(a->dt);
 	kl_domfront_free(a->df);
 	kl_loops_free(a->lf);
+	kl_regions_free(a->rg);
 	kl_liveness_free(a->lv);
 }
 
-enum { PH_CFG, PH_DOM, PH_DF, PH_LOOPS, PH_LIVE, NPHASES };
+/* The sum line adds the phases before PH_REGIONS: what make bench has
+ * always compared (bench/bench.sh reads it). */
+enum { PH_CFG, PH_DOM, PH_DF, PH_LOOPS, PH_REGIONS, PH_LIVE, NPHASES };
 static const char *const phase_name[NPHASES] = {
-	"cfg", "domtree", "frontiers", "loops", "liveness"
+	"cfg", "domtree", "frontiers", "loops", "regions", "liveness"
 };
 
 /*
@@ -148,7 +158,8 @@ static const char *const phase_name[NPHASES] = {
 static void
 run_analyses(analyses *a, const kl_func *f, const options *o, double *t)
 {
-	bool loops = t || o->dot || o->loops;
+	bool regions = t || o->regions;
+	bool loops = regions || o->dot || o->loops;
 	bool dom = loops || o->domtree;
 	bool df = t || o->frontiers;
 	double t0 = cli_now();
@@ -163,15 +174,19 @@ run_analyses(analyses *a, const kl_func *f, const options *o, double *t)
 	if (loops)
 		kl_loops_compute(a->lf, f, a->cfg, a->dt);
 	double t4 = cli_now();
+	if (regions)
+		kl_regions_compute(a->rg, f, a->cfg, a->dt, a->lf);
+	double t5 = cli_now();
 	if (o->liveness && kl_liveness_compute(a->lv, f, a->cfg) != KL_OK)
 		a->too_large = true;
-	double t5 = cli_now();
+	double t6 = cli_now();
 	if (t) {
 		t[PH_CFG] += t1 - t0;
 		t[PH_DOM] += t2 - t1;
 		t[PH_DF] += t3 - t2;
 		t[PH_LOOPS] += t4 - t3;
-		t[PH_LIVE] += t5 - t4;
+		t[PH_REGIONS] += t5 - t4;
+		t[PH_LIVE] += t6 - t5;
 	}
 }
 
@@ -197,6 +212,8 @@ print_func(const options *o, analyses *a, const kl_func *f, kl_buf *out)
 	kl_cfg_print(f, a->cfg, out);
 	if (o->loops)
 		kl_loops_print(f, a->lf, out);
+	if (o->regions)
+		kl_regions_print(f, a->rg, out);
 	if (o->liveness)
 		kl_liveness_print(f, a->lv, out);
 }
@@ -224,7 +241,7 @@ report_times(const char *file, uint64_t nfuncs, uint64_t nblocks,
 		fprintf(stderr, "  %-16s %10.3f %10.3f %10.1f %12.1f\n",
 			phase_name[p], first[p] * 1e3, best[p] * 1e3,
 			best[p] * 1e9 / nb, nb / best[p] / 1e6);
-		if (p != PH_LIVE) {
+		if (p < PH_REGIONS) {
 			sum_first += first[p];
 			sum_best += best[p];
 		}
@@ -373,6 +390,9 @@ run_with(int argc, char **argv, bool domtree, const char **funcs)
 		} else if (!domtree && cli_args_flag(&args, "--loops", NULL)) {
 			o.loops = true;
 		} else if (!domtree &&
+			   cli_args_flag(&args, "--regions", NULL)) {
+			o.regions = true;
+		} else if (!domtree &&
 			   cli_args_flag(&args, "--liveness", NULL)) {
 			o.liveness = true;
 		} else if (domtree &&
@@ -418,12 +438,14 @@ run_with(int argc, char **argv, bool domtree, const char **funcs)
 	if (o.live_limit && !o.liveness)
 		return cli_usage_error(cmd, "--live-limit bounds --liveness's "
 				       "sets: give --liveness too");
-	if (o.dot && (o.loops || o.liveness))
-		/* the digraph has the loops already, and no place for sets */
+	if (o.dot && (o.loops || o.regions || o.liveness))
+		/* the digraph has the loops already, and no place for sets
+		 * or a tree */
 		return cli_usage_error(
 			cmd, "--dot prints no %s",
-			o.loops ? "--loops (the digraph has them)"
-				: "--liveness");
+			o.loops     ? "--loops (the digraph has them)"
+			: o.regions ? "--regions"
+				    : "--liveness");
 	analyses an = analyses_new(&o);
 	int status = EXIT_OK;
 	bool printed = false; /* a file's listing is out */

@@ -1,6 +1,6 @@
 /*
  * test_analysis.c -- the test commands about analyses: `print-cfg`,
- * `domtree` and `loops`.
+ * `domtree`, `loops` and `regions`.
  *
  *   test print-cfg [loops] [liveness]
  *                       the check directives of each function run on its
@@ -20,6 +20,8 @@
  *                       blocks and frontiers (kl_domtree_print).
  *   test loops          the check directives run on the printed loop
  *                       forest (kl_loops_print).
+ *   test regions        the check directives run on the printed
+ *                       structured regions (kl_regions_print).
  *
  * The definition of a `dominates:` annotation is Cranelift's (its domtree
  * file tests): the comment on the terminator of block B names the blocks
@@ -37,6 +39,7 @@ typedef struct fn_analyses {
 	kl_domtree *dt;
 	kl_domfront *df;
 	kl_loops *lf;
+	kl_regions *rg;
 	kl_liveness *lv;
 } fn_analyses;
 
@@ -47,6 +50,7 @@ compute(fn_analyses *a, const kl_func *f)
 	kl_domtree_compute(a->dt, f, a->cfg);
 	kl_domfront_compute(a->df, f, a->cfg, a->dt);
 	kl_loops_compute(a->lf, f, a->cfg, a->dt);
+	kl_regions_compute(a->rg, f, a->cfg, a->dt, a->lf);
 	kl_liveness_compute(a->lv, f, a->cfg);
 }
 
@@ -55,7 +59,7 @@ analyses_new(void)
 {
 	return (fn_analyses){ kl_cfg_new(), kl_domtree_new(),
 			      kl_domfront_new(), kl_loops_new(),
-			      kl_liveness_new() };
+			      kl_regions_new(), kl_liveness_new() };
 }
 
 static void
@@ -65,6 +69,7 @@ analyses_free(fn_analyses *a)
 	kl_domtree_free(a->dt);
 	kl_domfront_free(a->df);
 	kl_loops_free(a->lf);
+	kl_regions_free(a->rg);
 	kl_liveness_free(a->lv);
 }
 
@@ -93,10 +98,10 @@ test_cmd_print_cfg(test_file *tf, const char *args, kl_buf *report)
 	return failures;
 }
 
-int
-test_cmd_loops(test_file *tf, const char *args, kl_buf *report)
+/* The check directives of each function on one printed analysis. */
+static int
+check_printed(test_file *tf, bool regions, kl_buf *report)
 {
-	(void)args;
 	fn_analyses a = analyses_new();
 	kl_buf out = { 0 };
 	int failures = 0;
@@ -104,13 +109,30 @@ test_cmd_loops(test_file *tf, const char *args, kl_buf *report)
 		const kl_func *f = tf->funcs[k].func;
 		compute(&a, f);
 		kl_buf_reset(&out);
-		kl_loops_print(f, a.lf, &out);
+		if (regions)
+			kl_regions_print(f, a.rg, &out);
+		else
+			kl_loops_print(f, a.lf, &out);
 		failures += test_filecheck(tf, &tf->funcs[k], out.data, out.len,
 					   report);
 	}
 	kl_buf_free(&out);
 	analyses_free(&a);
 	return failures;
+}
+
+int
+test_cmd_loops(test_file *tf, const char *args, kl_buf *report)
+{
+	(void)args;
+	return check_printed(tf, false, report);
+}
+
+int
+test_cmd_regions(test_file *tf, const char *args, kl_buf *report)
+{
+	(void)args;
+	return check_printed(tf, true, report);
 }
 
 /* ---- domtree ---- */

@@ -43,6 +43,7 @@ static const test_command commands[] = {
 	{ "domtree", test_cmd_domtree, true, NULL, "", true, "dominates",
 	  true },
 	{ "loops", test_cmd_loops, true, NULL, "", true, "", false },
+	{ "regions", test_cmd_regions, true, NULL, "", true, "", false },
 	{ "interpret", test_cmd_interpret, true, NULL,
 	  "fuel= depth= memory= after=PASS[,PASS...]", false, "run output",
 	  false },

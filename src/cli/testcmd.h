@@ -214,6 +214,7 @@ int test_cmd_debug_hang(test_file *tf, const char *args, kl_buf *report);
 int test_cmd_print_cfg(test_file *tf, const char *args, kl_buf *report);
 int test_cmd_domtree(test_file *tf, const char *args, kl_buf *report);
 int test_cmd_loops(test_file *tf, const char *args, kl_buf *report);
+int test_cmd_regions(test_file *tf, const char *args, kl_buf *report);
 int test_cmd_verifier(test_file *tf, const char *args, kl_buf *report);
 int test_cmd_interpret(test_file *tf, const char *args, kl_buf *report);
 int test_cmd_pass(test_file *tf, const char *args, kl_buf *report);

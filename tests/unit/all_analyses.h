@@ -16,6 +16,7 @@ typedef struct all_analyses {
 	kl_domfront *df;
 	kl_idf *ws;
 	kl_loops *lf;
+	kl_regions *rg;
 	kl_liveness *lv;
 } all_analyses;
 
@@ -29,16 +30,19 @@ all_analyses_run(all_analyses *a, const kl_func *f, kl_buf *out)
 	a->df = kl_domfront_new();
 	a->ws = kl_idf_new();
 	a->lf = kl_loops_new();
+	a->rg = kl_regions_new();
 	a->lv = kl_liveness_new();
 	kl_cfg_compute(a->cfg, f);
 	kl_domtree_compute(a->dt, f, a->cfg);
 	kl_domfront_compute(a->df, f, a->cfg, a->dt);
 	kl_loops_compute(a->lf, f, a->cfg, a->dt);
+	kl_regions_compute(a->rg, f, a->cfg, a->dt, a->lf);
 	kl_liveness_compute(a->lv, f, a->cfg);
 	kl_cfg_print(f, a->cfg, out);
 	kl_cfg_print_dot(f, a->cfg, a->dt, a->lf, out);
 	kl_domtree_print(f, a->dt, a->df, out);
 	kl_loops_print(f, a->lf, out);
+	kl_regions_print(f, a->rg, out);
 	kl_liveness_print(f, a->lv, out);
 	kl_block first[3] = { { 0 }, { 1 }, { 2 } };
 	const kl_block *o;
@@ -53,6 +57,7 @@ all_analyses_free(all_analyses *a)
 	kl_domfront_free(a->df);
 	kl_idf_free(a->ws);
 	kl_loops_free(a->lf);
+	kl_regions_free(a->rg);
 	kl_liveness_free(a->lv);
 }
 

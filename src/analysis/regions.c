@@ -1,0 +1,595 @@
+/*
+ * regions.c -- structured regions: the function's reachable code as a tree
+ * of nested constructs (keel.h and docs/analyses.md say what each node
+ * means), after Ramsey, "Beyond Relooper: Recursive Translation of
+ * Unstructured Control Flow to Structured Control Flow" (ICFP 2022).
+ *
+ * The tree of a block x (its dominator subtree) is x's code wrapped in one
+ * SCOPE for each child of x in the dominator tree that is a merge block
+ * (one with two forward edges in or more), the child of highest reverse
+ * postorder outermost; after each scope comes the tree of its merge block.
+ * A loop header's code is in a LOOP, inside the scopes of the merge
+ * children outside its loop and around those inside it. x's terminator
+ * becomes an IF or a SWITCH of ARMs, and each edge x -> t becomes:
+ *   CONTINUE if it goes back to a header (t dominates x),
+ *   GOTO     if it goes back to a block that does not dominate x (an
+ *            edge into an irreducible part),
+ *   BREAK    if t is a merge block: it leaves t's scope, which encloses
+ *            x since t's immediate dominator dominates x,
+ *   ENTER    otherwise: t's only forward edge in is this one, so x is its
+ *            immediate dominator, and t's tree follows here.
+ * A BREAK that nothing follows inside its scope (only the ends of IFs,
+ * SWITCHes and ARMs between it and the scope) jumps over nothing: it is a
+ * NEXT, and a scope no BREAK is left to is dissolved into its parent.
+ *
+ * With GOTO edges (an irreducible graph) the rest of the tree is that of
+ * the graph without them, which is reducible (every retreating edge left
+ * is a back edge, the depth-first tree being intact), so the dominators
+ * are recomputed on it: a block entered by a goto may be dominated by
+ * more blocks once the goto is gone. Its loops are those of the whole
+ * graph or smaller, so a merge child outside a loop of the whole graph is
+ * outside it here too, which is all the LOOP placement asks.
+ *
+ * Nodes are made in preorder, with an explicit stack of pending work (a
+ * tree to make, or an ARM); dissolved scopes are squeezed out at the end,
+ * which keeps the preorder. Nothing recurses, so a 100,000-deep nest is
+ * fine. O(edges + blocks), plus the dominator kernel's O(edges log blocks)
+ * for an irreducible graph.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "idoms.h"
+
+/* A scope made, that no BREAK has used yet: squeezed out at the end if
+ * none does. */
+#define SCOPE_UNUSED 0xfe
+
+struct kl_regions {
+	uint32_t nblocks, blocks_cap;
+	uint32_t *code;     /* per block: its CODE node, KL_NONE */
+	uint32_t *scope;    /* per block: the SCOPE it follows, KL_NONE */
+	uint32_t *loop;     /* per block: the LOOP it heads, KL_NONE */
+	uint32_t *idom;     /* per block: immediate dominator without gotos */
+	uint32_t *mstart;   /* per block + 1: its merge children's range */
+	uint32_t *merges;   /* merge children, by dominator, in RPO */
+	uint32_t merges_cap;
+	uint8_t *flags;     /* per block: MERGE, HEADER, DONE */
+	void *region;       /* holds the per-block arrays above */
+
+	/* Nodes, by preorder number. */
+	uint8_t *kind;
+	uint32_t *block, *parent;
+	uint32_t *aux;      /* BREAK, CONTINUE: target node; ARM and edges:
+			     * the source block */
+	uint32_t *index;    /* ARM and edges: the successor number */
+	uint32_t *end;      /* one past the node's subtree; while building,
+			     * the container an IF/SWITCH/ARM's end runs
+			     * into; while squeezing, new numbers */
+	uint32_t count, nodes_cap;
+	uint32_t ngotos;
+
+	uint32_t *work;     /* pending work: pairs (what, where) */
+	uint32_t nwork, work_cap;
+};
+
+enum { MERGE = 1, HEADER = 2, DONE = 4 };
+
+/* Pending work: make the tree of block b in container node c, or (with
+ * ARM_WORK set) ARM number k of the IF or SWITCH node c. */
+#define ARM_WORK 0x80000000u
+
+kl_regions *
+kl_regions_new(void)
+{
+	return kl_calloc(1, sizeof(kl_regions));
+}
+
+void
+kl_regions_free(kl_regions *rg)
+{
+	if (!rg)
+		return;
+	void *ptrs[] = { rg->region, rg->merges, rg->kind, rg->block,
+			 rg->parent, rg->aux, rg->index, rg->end, rg->work };
+	for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++)
+		free(ptrs[k]);
+	free(rg);
+}
+
+static const kl_cfg_edge *
+edges_out(const kl_cfg *cfg, uint32_t b, uint32_t *n)
+{
+	*n = cfg_nsuccs(cfg, b);
+	return *n ? cfg_edges(cfg, &cfg->succ[b]) : NULL;
+}
+
+/* Is b a block the analysis covers, reached from the entry? Inputs may be
+ * stale: a block past any table's end counts as not reached. */
+static bool
+reached(const kl_regions *rg, const kl_domtree *dt, uint32_t b)
+{
+	return b < rg->nblocks && dt_reachable(dt, b);
+}
+
+/* Does the edge x -> t go backwards (or stay) in reverse postorder? */
+static bool
+retreats(const kl_domtree *dt, uint32_t x, uint32_t t)
+{
+	return dt->rpo_key[t] <= dt->rpo_key[x];
+}
+
+static void
+cover_blocks(kl_regions *rg, uint32_t nb)
+{
+	if (nb > rg->blocks_cap || !rg->region) {
+		size_t c = nb ? nb : 1;
+		/* Five words a block, mstart one more, and the flags. */
+		uint32_t *r = kl_alloc_table((c * 5 + 1) * sizeof(uint32_t) +
+					     c);
+		free(rg->region);
+		rg->region = r;
+		rg->code = r;
+		rg->scope = r + c;
+		rg->loop = r + 2 * c;
+		rg->idom = r + 3 * c;
+		rg->mstart = r + 4 * c;
+		rg->flags = (uint8_t *)(r + 5 * c + 1);
+		rg->blocks_cap = (uint32_t)c;
+	}
+	rg->nblocks = nb;
+	/* code, scope, loop and idom: none */
+	memset(rg->code, 0xff, 4 * (size_t)rg->blocks_cap * sizeof(uint32_t));
+	memset(rg->flags, 0, nb);
+}
+
+/*
+ * Classify the edges into each reached block: MERGE with two forward
+ * edges in or more, HEADER with a back edge in; count the gotos (edges
+ * back to a block that does not dominate their source). Returns the
+ * number of edges out of reached blocks.
+ */
+static uint64_t
+classify(kl_regions *rg, const kl_cfg *cfg, const kl_domtree *dt)
+{
+	uint64_t nedges = 0;
+	uint32_t *forward = rg->mstart; /* scratch until merge_children */
+	memset(forward, 0, rg->nblocks * sizeof *forward);
+	rg->ngotos = 0;
+	for (uint32_t k = dt->npo; k-- > 0;) {
+		uint32_t x = dt->po[k].id, n;
+		if (!reached(rg, dt, x))
+			continue;
+		const kl_cfg_edge *e = edges_out(cfg, x, &n);
+		nedges += n;
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t t = e[j].block.id;
+			if (!reached(rg, dt, t))
+				continue;
+			if (!retreats(dt, x, t))
+				forward[t]++;
+			else if (dt_dominates(dt, t, x))
+				rg->flags[t] |= HEADER;
+			else
+				rg->ngotos++;
+		}
+	}
+	for (uint32_t b = 0; b < rg->nblocks; b++)
+		if (forward[b] > 1)
+			rg->flags[b] |= MERGE;
+	return nedges;
+}
+
+/*
+ * Immediate dominators in the graph without its gotos (Lengauer-Tarjan on
+ * the successor lists less those edges), into rg->idom. Needed only when
+ * there are gotos; otherwise they are the dominator tree's.
+ */
+static void
+idoms_without_gotos(kl_regions *rg, const kl_cfg *cfg, const kl_domtree *dt,
+		    uint64_t nedges)
+{
+	uint32_t nb = rg->nblocks, entry = dt->entry;
+	succ_span *out = kl_calloc(nb, sizeof *out);
+	dom_span *dom = kl_calloc(nb, sizeof *dom);
+	uint32_t *succ = kl_malloc((nedges ? nedges : 1) * sizeof *succ);
+	uint32_t *preds = kl_malloc((nedges ? nedges : 1) * sizeof *preds);
+	uint32_t *w = kl_malloc(((size_t)nb + 2) * 6 * sizeof *w);
+	uint32_t *vertex = w, *anc = w + nb + 2, *semi = w + 2 * (nb + 2),
+		 *label = w + 3 * (nb + 2), *num = w + 4 * (nb + 2),
+		 *start = w + 5 * (nb + 2);
+	uint32_t len = 0;
+	for (uint32_t k = dt->npo; k-- > 0;) {
+		uint32_t x = dt->po[k].id, n;
+		if (!reached(rg, dt, x))
+			continue;
+		const kl_cfg_edge *e = edges_out(cfg, x, &n);
+		out[x].start = len;
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t t = e[j].block.id;
+			if (reached(rg, dt, t) &&
+			    (!retreats(dt, x, t) || dt_dominates(dt, t, x)))
+				succ[len++] = t;
+		}
+		out[x].n = len - out[x].start;
+	}
+	uint32_t n = ana_dfs_number(entry, out, succ, dom, vertex, anc);
+	ana_dfs_preds(n, out, succ, dom, vertex, start, preds);
+	ana_idoms(n, start, preds, num, anc, semi, label);
+	for (uint32_t v = 2; v <= n; v++)
+		rg->idom[vertex[v]] = vertex[num[v]];
+	free(out);
+	free(dom);
+	free(succ);
+	free(preds);
+	free(w);
+}
+
+/* Each block's merge children (dominator-tree children that are merge
+ * blocks) in rg->merges[mstart[b] .. mstart[b + 1]), in reverse
+ * postorder: they are appended in that order. */
+static void
+merge_children(kl_regions *rg, const kl_domtree *dt)
+{
+	uint32_t nb = rg->nblocks, *ms = rg->mstart, total = 0;
+	memset(ms, 0, ((size_t)nb + 1) * sizeof *ms);
+	for (uint32_t k = 0; k < dt->npo; k++) {
+		uint32_t b = dt->po[k].id;
+		if (reached(rg, dt, b) && (rg->flags[b] & MERGE) &&
+		    rg->idom[b] < nb) {
+			ms[rg->idom[b]]++;
+			total++;
+		}
+	}
+	/* Each count becomes the end of its range; filling backwards from
+	 * there leaves it at the range's start. */
+	uint32_t sum = 0;
+	for (uint32_t b = 0; b < nb; b++) {
+		sum += ms[b];
+		ms[b] = sum;
+	}
+	ms[nb] = sum;
+	if (total > rg->merges_cap)
+		kl_grow(&rg->merges, &rg->merges_cap, sizeof *rg->merges,
+			total);
+	for (uint32_t k = 0; k < dt->npo; k++) { /* post-order: backwards */
+		uint32_t b = dt->po[k].id;
+		if (reached(rg, dt, b) && (rg->flags[b] & MERGE) &&
+		    rg->idom[b] < nb)
+			rg->merges[--ms[rg->idom[b]]] = b;
+	}
+}
+
+/* ---- making the tree ---- */
+
+static bool
+is_arm_chain(uint8_t kind)
+{
+	return kind == KL_REGION_ARM || kind == KL_REGION_IF ||
+	       kind == KL_REGION_SWITCH;
+}
+
+static uint32_t
+add_node(kl_regions *rg, uint8_t kind, uint32_t block, uint32_t parent)
+{
+	uint32_t r = rg->count++;
+	rg->kind[r] = kind;
+	rg->block[r] = block;
+	rg->parent[r] = parent;
+	rg->aux[r] = KL_NONE;
+	rg->index[r] = KL_NONE;
+	/* The container where running off this node's end goes on (an
+	 * ARM's ends where its IF's does): a BREAK there skips nothing. */
+	rg->end[r] = parent != KL_NONE && is_arm_chain(rg->kind[parent])
+			     ? rg->end[parent]
+			     : parent;
+	return r;
+}
+
+static void
+push_work(kl_regions *rg, uint32_t what, uint32_t where)
+{
+	if (rg->nwork + 2 > rg->work_cap)
+		kl_grow(&rg->work, &rg->work_cap, sizeof *rg->work,
+			(uint64_t)rg->nwork + 2);
+	rg->work[rg->nwork++] = what;
+	rg->work[rg->nwork++] = where;
+}
+
+/* Room for every node one computation can make: the root; for each
+ * reached block its CODE, its LEAVE, IF or SWITCH, and maybe a LOOP and
+ * a SCOPE; for each edge an ARM and an edge node. */
+static bool
+nodes_room(kl_regions *rg, uint64_t nreached, uint64_t nedges)
+{
+	uint64_t need = 1 + 4 * nreached + 2 * nedges;
+	if (need >= KL_NONE)
+		return false;
+	if (need > rg->nodes_cap) {
+		size_t c = (size_t)need;
+		free(rg->kind);
+		free(rg->block);
+		free(rg->parent);
+		free(rg->aux);
+		free(rg->index);
+		free(rg->end);
+		rg->kind = kl_malloc(c);
+		rg->block = kl_malloc(c * sizeof(uint32_t));
+		rg->parent = kl_malloc(c * sizeof(uint32_t));
+		rg->aux = kl_malloc(c * sizeof(uint32_t));
+		rg->index = kl_malloc(c * sizeof(uint32_t));
+		rg->end = kl_malloc(c * sizeof(uint32_t));
+		rg->nodes_cap = (uint32_t)c;
+	}
+	return true;
+}
+
+/* The node of edge number j of x, to t, at the end of container c. */
+static void
+make_edge(kl_regions *rg, const kl_domtree *dt, uint32_t x, uint32_t j,
+	  uint32_t t, uint32_t c)
+{
+	uint32_t e = add_node(rg, KL_REGION_GOTO, t, c);
+	rg->index[e] = j;
+	if (!reached(rg, dt, t)) {
+		/* (stale inputs only) */
+	} else if (retreats(dt, x, t)) {
+		if (dt_dominates(dt, t, x) && rg->loop[t] != KL_NONE) {
+			rg->kind[e] = KL_REGION_CONTINUE;
+			rg->aux[e] = rg->loop[t];
+		}
+	} else if (rg->flags[t] & MERGE) {
+		uint32_t s = rg->scope[t];
+		if (s != KL_NONE && rg->end[e] == s) {
+			rg->kind[e] = KL_REGION_NEXT;
+		} else if (s != KL_NONE) {
+			rg->kind[e] = KL_REGION_BREAK;
+			rg->kind[s] = KL_REGION_SCOPE;
+			rg->aux[e] = s;
+		}
+	} else if (!(rg->flags[t] & DONE)) {
+		rg->kind[e] = KL_REGION_ENTER;
+		push_work(rg, t, c);
+	}
+	if (rg->kind[e] == KL_REGION_GOTO)
+		rg->ngotos++;
+}
+
+/* x's code and its terminator's construct, in container c. */
+static void
+make_code(kl_regions *rg, const kl_func *f, const kl_cfg *cfg,
+	  const kl_domtree *dt, uint32_t x, uint32_t c)
+{
+	rg->code[x] = add_node(rg, KL_REGION_CODE, x, c);
+	uint32_t n;
+	const kl_cfg_edge *e = edges_out(cfg, x, &n);
+	if (n == 0) {
+		add_node(rg, KL_REGION_LEAVE, x, c);
+	} else if (n == 1) {
+		make_edge(rg, dt, x, 0, e[0].block.id, c);
+	} else {
+		const kl_opinfo *op = kl_op_info(kl_inst_opcode(f, e[0].inst));
+		bool two = n == 2 && e[1].inst.id == e[0].inst.id && op &&
+			   op->format == KL_FMT_BRIF;
+		uint32_t b = add_node(rg, two ? KL_REGION_IF : KL_REGION_SWITCH,
+				      x, c);
+		for (uint32_t k = n; k-- > 0;)
+			push_work(rg, ARM_WORK | k, b);
+	}
+}
+
+/* A scope that block y's tree follows, in container c; y's tree is made
+ * after it (the work is popped once the scope's contents are made). */
+static uint32_t
+open_scope(kl_regions *rg, uint32_t y, uint32_t c)
+{
+	uint32_t s = add_node(rg, SCOPE_UNUSED, y, c);
+	rg->scope[y] = s;
+	push_work(rg, y, c);
+	return s;
+}
+
+/* The tree of block x in container c: the scopes of x's merge children
+ * (the latest outermost), a LOOP if x is a header, x's code. */
+static void
+make_tree(kl_regions *rg, const kl_func *f, const kl_cfg *cfg,
+	  const kl_domtree *dt, const kl_loops *lf, uint32_t x, uint32_t c)
+{
+	if (rg->flags[x] & DONE)
+		return; /* (stale inputs only) */
+	rg->flags[x] |= DONE;
+	const uint32_t *m = rg->merges + rg->mstart[x];
+	uint32_t nm = rg->mstart[x + 1] - rg->mstart[x];
+	if (rg->flags[x] & HEADER) {
+		kl_loop l = kl_loops_innermost(lf, (kl_block){ x });
+		bool own = kl_loop_header(lf, l).id == x;
+		for (uint32_t k = nm; k-- > 0;)
+			if (own && !kl_loop_contains(lf, l, (kl_block){ m[k] }))
+				c = open_scope(rg, m[k], c);
+		c = rg->loop[x] = add_node(rg, KL_REGION_LOOP, x, c);
+		for (uint32_t k = nm; k-- > 0;)
+			if (!own || kl_loop_contains(lf, l, (kl_block){ m[k] }))
+				c = open_scope(rg, m[k], c);
+	} else {
+		for (uint32_t k = nm; k-- > 0;)
+			c = open_scope(rg, m[k], c);
+	}
+	make_code(rg, f, cfg, dt, x, c);
+}
+
+/* Drop the scopes no BREAK uses, renumbering the rest (still in
+ * preorder), then set each node's subtree end. */
+static void
+squeeze(kl_regions *rg)
+{
+	uint32_t *renum = rg->end, n = 0;
+	for (uint32_t i = 0; i < rg->count; i++) {
+		uint32_t p = rg->parent[i];
+		if (rg->kind[i] == SCOPE_UNUSED) {
+			renum[i] = renum[p]; /* its children go to its parent */
+			continue;
+		}
+		renum[i] = n;
+		rg->kind[n] = rg->kind[i];
+		rg->block[n] = rg->block[i];
+		rg->parent[n] = p == KL_NONE ? KL_NONE : renum[p];
+		rg->aux[n] = rg->aux[i] == KL_NONE ? KL_NONE : renum[rg->aux[i]];
+		rg->index[n] = rg->index[i];
+		if (rg->kind[n] == KL_REGION_CODE)
+			rg->code[rg->block[n]] = n;
+		n++;
+	}
+	rg->count = n;
+	for (uint32_t r = 0; r < n; r++)
+		rg->end[r] = r + 1;
+	for (uint32_t r = n; r-- > 1;)
+		if (rg->end[r] > rg->end[rg->parent[r]])
+			rg->end[rg->parent[r]] = rg->end[r];
+}
+
+void
+kl_regions_compute(kl_regions *rg, const kl_func *f, const kl_cfg *cfg,
+		   const kl_domtree *dt, const kl_loops *lf)
+{
+	uint32_t nb = f->nblocks;
+	if (nb > cfg->nblocks)
+		nb = cfg->nblocks;
+	if (nb > dt->nblocks)
+		nb = dt->nblocks;
+	cover_blocks(rg, nb);
+	rg->count = 0;
+	rg->ngotos = 0;
+	rg->nwork = 0;
+	uint32_t entry = dt->entry;
+	if (entry >= nb || !dt_reachable(dt, entry))
+		return;
+	uint64_t nedges = classify(rg, cfg, dt);
+	uint32_t nreached = 0;
+	for (uint32_t k = 0; k < dt->npo; k++)
+		nreached += reached(rg, dt, dt->po[k].id);
+	if (!nodes_room(rg, nreached, nedges))
+		return; /* (4 billion nodes: memory ran out long before) */
+	if (rg->ngotos) {
+		idoms_without_gotos(rg, cfg, dt, nedges);
+		rg->ngotos = 0; /* recounted as the nodes are made */
+	} else {
+		for (uint32_t b = 0; b < nb; b++)
+			rg->idom[b] = b < dt->nblocks ? dt->idom[b] : KL_NONE;
+	}
+	rg->idom[entry] = KL_NONE;
+	merge_children(rg, dt);
+
+	uint32_t root = add_node(rg, KL_REGION_BODY, entry, KL_NONE);
+	push_work(rg, entry, root);
+	while (rg->nwork) {
+		uint32_t where = rg->work[--rg->nwork];
+		uint32_t what = rg->work[--rg->nwork];
+		if (!(what & ARM_WORK)) {
+			make_tree(rg, f, cfg, dt, lf, what, where);
+			continue;
+		}
+		uint32_t k = what & ~ARM_WORK, x = rg->block[where], n;
+		const kl_cfg_edge *e = edges_out(cfg, x, &n);
+		uint32_t a = add_node(rg, KL_REGION_ARM, e[k].block.id, where);
+		rg->index[a] = k;
+		make_edge(rg, dt, x, k, e[k].block.id, a);
+	}
+	squeeze(rg);
+}
+
+/* ---- queries ---- */
+
+static bool
+node_ok(const kl_regions *rg, kl_region r)
+{
+	return r.id < rg->count;
+}
+
+uint32_t
+kl_regions_count(const kl_regions *rg)
+{
+	return rg->count;
+}
+
+kl_region
+kl_regions_code(const kl_regions *rg, kl_block b)
+{
+	return (kl_region){ b.id < rg->nblocks && rg->count ? rg->code[b.id]
+							    : KL_NONE };
+}
+
+uint32_t
+kl_regions_num_gotos(const kl_regions *rg)
+{
+	return rg->ngotos;
+}
+
+kl_region_kind
+kl_region_kind_of(const kl_regions *rg, kl_region r)
+{
+	return node_ok(rg, r) ? (kl_region_kind)rg->kind[r.id]
+			      : KL_REGION_NONE;
+}
+
+kl_block
+kl_region_block(const kl_regions *rg, kl_region r)
+{
+	return (kl_block){ node_ok(rg, r) ? rg->block[r.id] : KL_NONE };
+}
+
+kl_region
+kl_region_parent(const kl_regions *rg, kl_region r)
+{
+	return (kl_region){ node_ok(rg, r) ? rg->parent[r.id] : KL_NONE };
+}
+
+kl_region
+kl_region_first_child(const kl_regions *rg, kl_region r)
+{
+	bool has = node_ok(rg, r) && r.id + 1 < rg->end[r.id];
+	return (kl_region){ has ? r.id + 1 : KL_NONE };
+}
+
+kl_region
+kl_region_next_sibling(const kl_regions *rg, kl_region r)
+{
+	bool has = node_ok(rg, r) && r.id != 0 &&
+		   rg->end[r.id] < rg->end[rg->parent[r.id]];
+	return (kl_region){ has ? rg->end[r.id] : KL_NONE };
+}
+
+kl_region
+kl_region_target(const kl_regions *rg, kl_region r)
+{
+	return (kl_region){ node_ok(rg, r) ? rg->aux[r.id] : KL_NONE };
+}
+
+static bool
+is_edge(uint8_t kind)
+{
+	return kind >= KL_REGION_ENTER && kind <= KL_REGION_GOTO;
+}
+
+kl_block
+kl_region_source(const kl_regions *rg, kl_region r)
+{
+	if (!node_ok(rg, r))
+		return KL_NO_BLOCK;
+	uint32_t k = rg->kind[r.id], p = rg->parent[r.id];
+	if (k == KL_REGION_ARM)
+		return (kl_block){ rg->block[p] };
+	if (!is_edge(k))
+		return KL_NO_BLOCK;
+	/* Under an ARM, the block of its IF or SWITCH; in a sequence, the
+	 * block whose CODE comes just before. */
+	if (rg->kind[p] == KL_REGION_ARM)
+		return (kl_block){ rg->block[rg->parent[p]] };
+	return (kl_block){ rg->block[r.id - 1] };
+}
+
+uint32_t
+kl_region_succ_index(const kl_regions *rg, kl_region r)
+{
+	return node_ok(rg, r) ? rg->index[r.id] : KL_NONE;
+}
