@@ -399,20 +399,22 @@ make_tree(kl_regions *rg, const kl_func *f, const kl_cfg *cfg,
 	if (rg->flags[x] & DONE)
 		return; /* (stale inputs only) */
 	rg->flags[x] |= DONE;
-	const uint32_t *m = rg->merges + rg->mstart[x];
-	uint32_t nm = rg->mstart[x + 1] - rg->mstart[x];
+	/* merges[lo .. hi): (an index, not a pointer: merges is NULL when
+	 * no block has two forward edges in) */
+	const uint32_t *m = rg->merges;
+	uint32_t lo = rg->mstart[x], hi = rg->mstart[x + 1];
 	if (rg->flags[x] & HEADER) {
 		kl_loop l = kl_loops_innermost(lf, (kl_block){ x });
 		bool own = kl_loop_header(lf, l).id == x;
-		for (uint32_t k = nm; k-- > 0;)
+		for (uint32_t k = hi; k-- > lo;)
 			if (own && !kl_loop_contains(lf, l, (kl_block){ m[k] }))
 				c = open_scope(rg, m[k], c);
 		c = rg->loop[x] = add_node(rg, KL_REGION_LOOP, x, c);
-		for (uint32_t k = nm; k-- > 0;)
+		for (uint32_t k = hi; k-- > lo;)
 			if (!own || kl_loop_contains(lf, l, (kl_block){ m[k] }))
 				c = open_scope(rg, m[k], c);
 	} else {
-		for (uint32_t k = nm; k-- > 0;)
+		for (uint32_t k = hi; k-- > lo;)
 			c = open_scope(rg, m[k], c);
 	}
 	make_code(rg, f, cfg, dt, x, c);
