@@ -61,8 +61,8 @@ struct kl_regions {
 	/* Nodes, by preorder number. */
 	uint8_t *kind;
 	uint32_t *block, *parent;
-	uint32_t *aux;      /* BREAK, CONTINUE: target node; ARM and edges:
-			     * the source block */
+	uint32_t *aux;      /* BREAK, CONTINUE: the target node (an edge's
+			     * source block follows from its place) */
 	uint32_t *index;    /* ARM and edges: the successor number */
 	uint32_t *end;      /* one past the node's subtree; while building,
 			     * the container an IF/SWITCH/ARM's end runs
