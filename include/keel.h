@@ -1057,15 +1057,17 @@ bool kl_liveness_is_live_out(const kl_liveness *lv, kl_block b, kl_value v);
  * decompiler needs it, after Ramsey, "Beyond Relooper" (ICFP 2022). Each
  * reachable block's code is in the tree once, and each edge out of a
  * reachable block is one edge node; nothing is copied. A goto is needed
- * only for an edge into an irreducible part of the graph (a retreating
- * edge whose target does not dominate its source). O(edges + blocks log
+ * only for an edge into an irreducible part of the graph: one going back
+ * in the dominator tree's reverse postorder (kl_domtree_rpo_cmp) to a
+ * block that does not dominate its source. O(edges + blocks log
  * blocks) (dominator children sorted), nothing recursive.
  *
  * Nodes are numbered in preorder, the root (KL_REGION_BODY) 0. A
  * sequence (the children of BODY, SCOPE, LOOP or ARM) runs in order; it
  * never runs off the end of a LOOP or of the BODY. Running off the end
  * of a SCOPE goes on after the scope, off the end of an ARM after its IF
- * or SWITCH.
+ * or SWITCH. An ARM's first node is its edge; a block of one successor
+ * has its edge node right after its CODE.
  *
  * kl_region_block says, by kind: BODY the entry block; CODE the block
  * whose instructions (but its terminator) run there; SCOPE the block
@@ -1086,15 +1088,18 @@ typedef enum kl_region_kind {
 	KL_REGION_CODE,     /* a block's instructions but its terminator */
 	KL_REGION_SCOPE,    /* a sequence that BREAK can leave */
 	KL_REGION_LOOP,     /* a sequence that CONTINUE starts again */
-	KL_REGION_IF,       /* a brif: two ARMs, then and else */
-	KL_REGION_SWITCH,   /* more successors: an ARM for each edge */
+	KL_REGION_IF,       /* a brif of two edges: ARMs then and else */
+	KL_REGION_SWITCH,   /* any other block of two edges or more: an
+			     * ARM for each edge */
 	KL_REGION_ARM,      /* the sequence run when one edge is taken */
 	KL_REGION_ENTER,    /* edge to the block whose code comes next */
-	KL_REGION_NEXT,     /* edge to the code after the enclosing
-			     * IFs and SWITCHes: nothing to jump over */
+	KL_REGION_NEXT,     /* edge to the code that runs once the
+			     * enclosing sequences run off their ends:
+			     * nothing to jump over */
 	KL_REGION_BREAK,    /* edge leaving SCOPE kl_region_target */
 	KL_REGION_CONTINUE, /* edge back to LOOP kl_region_target */
-	KL_REGION_GOTO,     /* edge to kl_regions_code(target): irreducible */
+	KL_REGION_GOTO,     /* edge to kl_regions_code(kl_region_block):
+			     * into an irreducible part */
 	KL_REGION_LEAVE,    /* a terminator without successors (return,
 			     * trap), or a block without a terminator */
 	KL_REGION_NONE      /* not a node: r out of range */

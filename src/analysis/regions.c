@@ -606,9 +606,9 @@ kl_region_source(const kl_regions *rg, kl_region r)
 		return (kl_block){ rg->block[p] };
 	if (!is_edge(k))
 		return KL_NO_BLOCK;
-	/* Under an ARM, the block of its IF or SWITCH; in a sequence, the
-	 * block whose CODE comes just before. */
-	if (rg->kind[p] == KL_REGION_ARM)
+	/* An ARM's first node is its edge, of its IF's or SWITCH's block;
+	 * any other edge follows the CODE of the block it leaves. */
+	if (rg->kind[p] == KL_REGION_ARM && r.id == p + 1)
 		return (kl_block){ rg->block[rg->parent[p]] };
 	return (kl_block){ rg->block[r.id - 1] };
 }
