@@ -884,6 +884,24 @@ check_func(const kl_func *f, const char *label, uint64_t seed, plan p,
 
 /* ---- inputs ---- */
 
+/* A module of one function (i32) -> () named name, with n empty blocks
+ * b[0..n) in layout order, b[0] its entry and *cond its parameter. */
+static kl_module *
+blank_func(const char *name, uint32_t n, kl_func **f, kl_block *b,
+	   kl_value *cond)
+{
+	kl_module *m = kl_module_new();
+	kl_type p = KL_TYPE_I32;
+	kl_signature sig = { &p, NULL, 1, 0, false };
+	kl_module_add_func(m, name, strlen(name), &sig, f);
+	for (uint32_t i = 0; i < n; i++) {
+		b[i] = kl_func_new_block(*f);
+		kl_func_append_block(*f, b[i]);
+	}
+	*cond = kl_block_append_param(*f, b[0], KL_TYPE_I32);
+	return m;
+}
+
 /*
  * A function from a compact description, one word per block in layout
  * order (block0 the entry, with the i32 parameter every branch tests):
@@ -893,20 +911,13 @@ check_func(const kl_func *f, const char *label, uint64_t seed, plan p,
 static kl_module *
 shape(const char *spec, kl_func **fo)
 {
-	kl_module *m = kl_module_new();
-	kl_type p = KL_TYPE_I32;
-	kl_signature sig = { &p, NULL, 1, 0, false };
-	kl_func *f;
-	kl_module_add_func(m, "s", 1, &sig, &f);
 	uint32_t n = 1;
 	for (const char *s = spec; *s; s++)
 		n += *s == ' ';
+	kl_func *f;
 	kl_block *b = xcalloc(n, sizeof *b);
-	for (uint32_t k = 0; k < n; k++) {
-		b[k] = kl_func_new_block(f);
-		kl_func_append_block(f, b[k]);
-	}
-	kl_value c = kl_block_append_param(f, b[0], KL_TYPE_I32);
+	kl_value c;
+	kl_module *m = blank_func("s", n, &f, b, &c);
 	kl_builder bld;
 	kl_builder_init(&bld, f);
 	const char *s = spec;
@@ -1004,17 +1015,10 @@ structured(rng *r, uint32_t n, bool irr, kl_func **fo)
 			tg[i][slot] = rng_next(r, i + 1);
 		}
 	}
-	kl_module *m = kl_module_new();
-	kl_type p = KL_TYPE_I32;
-	kl_signature sig = { &p, NULL, 1, 0, false };
 	kl_func *f;
-	kl_module_add_func(m, "g", 1, &sig, &f);
 	kl_block b[RG_MAX];
-	for (uint32_t i = 0; i < n; i++) {
-		b[i] = kl_func_new_block(f);
-		kl_func_append_block(f, b[i]);
-	}
-	kl_value c = kl_block_append_param(f, b[0], KL_TYPE_I32);
+	kl_value c;
+	kl_module *m = blank_func("g", n, &f, b, &c);
 	kl_builder bld;
 	kl_builder_init(&bld, f);
 	for (uint32_t i = 0; i < n; i++) {
@@ -1297,17 +1301,10 @@ test_structured(void)
 static kl_module *
 wide(rng *r, uint32_t n, kl_func **fo)
 {
-	kl_module *m = kl_module_new();
-	kl_type p = KL_TYPE_I32;
-	kl_signature sig = { &p, NULL, 1, 0, false };
 	kl_func *f;
-	kl_module_add_func(m, "w", 1, &sig, &f);
 	kl_block *b = xcalloc(n, sizeof *b);
-	for (uint32_t i = 0; i < n; i++) {
-		b[i] = kl_func_new_block(f);
-		kl_func_append_block(f, b[i]);
-	}
-	kl_value c = kl_block_append_param(f, b[0], KL_TYPE_I32);
+	kl_value c;
+	kl_module *m = blank_func("w", n, &f, b, &c);
 	kl_builder bld;
 	kl_builder_init(&bld, f);
 	for (uint32_t i = 0; i < n; i++) {
@@ -1492,24 +1489,6 @@ test_stale(void)
 	kl_regions_free(rg);
 }
 
-/* n blocks appended to a new function "big" (entry: one i32 param). */
-static kl_module *
-big_func(uint32_t n, kl_func **fo, kl_block **bo, kl_value *c)
-{
-	kl_module *m = kl_module_new();
-	kl_type p = KL_TYPE_I32;
-	kl_signature sig = { &p, NULL, 1, 0, false };
-	kl_module_add_func(m, "big", 3, &sig, fo);
-	kl_block *b = xcalloc(n, sizeof *b);
-	for (uint32_t k = 0; k < n; k++) {
-		b[k] = kl_func_new_block(*fo);
-		kl_func_append_block(*fo, b[k]);
-	}
-	*c = kl_block_append_param(*fo, b[0], KL_TYPE_I32);
-	*bo = b;
-	return m;
-}
-
 /* 200,000 blocks, each jumping to the next: one walk along all of it;
  * then a small function into the same object, as a fresh one has it. */
 static void
@@ -1517,9 +1496,9 @@ test_big_chain(void)
 {
 	const uint32_t n = 200000;
 	kl_func *f;
-	kl_block *b;
+	kl_block *b = xcalloc(n, sizeof *b);
 	kl_value c;
-	kl_module *m = big_func(n, &f, &b, &c);
+	kl_module *m = blank_func("big", n, &f, b, &c);
 	kl_builder bld;
 	kl_builder_init(&bld, f);
 	for (uint32_t k = 0; k < n; k++) {
@@ -1553,9 +1532,9 @@ test_big_nest(void)
 {
 	const uint32_t n = 50000;
 	kl_func *f;
-	kl_block *b;
+	kl_block *b = xcalloc(n + 1, sizeof *b);
 	kl_value c;
-	kl_module *m = big_func(n + 1, &f, &b, &c);
+	kl_module *m = blank_func("big", n + 1, &f, b, &c);
 	kl_builder bld;
 	kl_builder_init(&bld, f);
 	for (uint32_t k = 0; k < n; k++) {
@@ -1590,9 +1569,9 @@ test_big_switch(void)
 {
 	const uint32_t ne = 100000, nt = 75000;
 	kl_func *f;
-	kl_block *b;
+	kl_block *b = xcalloc(nt + 2, sizeof *b);
 	kl_value c;
-	kl_module *m = big_func(nt + 2, &f, &b, &c);
+	kl_module *m = blank_func("big", nt + 2, &f, b, &c);
 	kl_block join = b[nt + 1];
 	kl_block_call *tab = xcalloc(ne, sizeof *tab);
 	for (uint32_t k = 0; k < ne; k++)
