@@ -1059,8 +1059,9 @@ bool kl_liveness_is_live_out(const kl_liveness *lv, kl_block b, kl_value v);
  * reachable block is one edge node; nothing is copied. A goto is needed
  * only for an edge into an irreducible part of the graph: one going back
  * in the dominator tree's reverse postorder (kl_domtree_rpo_cmp) to a
- * block that does not dominate its source. O(edges + blocks log
- * blocks) (dominator children sorted), nothing recursive.
+ * block that does not dominate its source. O(edges + blocks), plus the
+ * dominator kernel's O(edges log blocks) when there are gotos; nothing
+ * recursive.
  *
  * Nodes are numbered in preorder, the root (KL_REGION_BODY) 0. A
  * sequence (the children of BODY, SCOPE, LOOP or ARM) runs in order; it
@@ -1076,7 +1077,16 @@ bool kl_liveness_is_live_out(const kl_liveness *lv, kl_block b, kl_value v);
  * for; ARM and the edge nodes the edge's target. An ARM or an edge node
  * is edge number kl_region_succ_index of kl_region_source's successors
  * (kl_cfg_succ_edge: for a brif 0 then, 1 else; for a br_table 0 the
- * default, k + 1 entry k), whose branch arguments it passes.
+ * default, k + 1 entry k), whose branch arguments it passes: all of
+ * an edge's arguments at once, a parallel copy (docs/ir.md).
+ *
+ * For C: a SCOPE is a block followed by a label, a BREAK a goto to
+ * that label (C's break leaves the innermost loop or switch, which is
+ * the SCOPE's end only when the SCOPE holds just that loop), and a
+ * CONTINUE from inside a switch or an inner loop a goto to a label at
+ * its loop's top. WebAssembly has no goto: a function with
+ * kl_regions_num_gotos > 0 needs node splitting or a dispatch loop
+ * first, which keel does not do.
  */
 typedef struct kl_regions kl_regions;
 typedef struct kl_region { uint32_t id; } kl_region;
@@ -1092,7 +1102,8 @@ typedef enum kl_region_kind {
 	KL_REGION_SWITCH,   /* any other block of two edges or more: an
 			     * ARM for each edge */
 	KL_REGION_ARM,      /* the sequence run when one edge is taken */
-	KL_REGION_ENTER,    /* edge to the block whose code comes next */
+	KL_REGION_ENTER,    /* edge to the block whose tree comes next
+			     * (its CODE, or a SCOPE or LOOP around it) */
 	KL_REGION_NEXT,     /* edge to the code that runs once the
 			     * enclosing sequences run off their ends:
 			     * nothing to jump over */
@@ -1182,7 +1193,8 @@ void kl_domtree_print(const kl_func *f, const kl_domtree *dt,
 void kl_loops_print(const kl_func *f, const kl_loops *lf, kl_buf *out);
 void kl_liveness_print(const kl_func *f, const kl_liveness *lv,
 		       kl_buf *out);
-void kl_regions_print(const kl_func *f, const kl_regions *rg, kl_buf *out);
+void kl_regions_print(const kl_func *f, const kl_cfg *cfg, const kl_regions *rg,
+		      kl_buf *out);
 
 /* ------------------------------------------------------------------------
  * Verifier. (section owned by src/verify/)

@@ -393,31 +393,65 @@ close_braces(const kl_regions *rg, const uint32_t *level, uint32_t q,
 	}
 }
 
-/* What an IF or SWITCH of block b tests: its branch's first operand. */
+/* What an IF or SWITCH of block b tests: the first operand of the
+ * branch its first edge leaves by (in unverified IR, not always the
+ * block's last instruction). */
 static void
-put_condition(kl_buf *out, const kl_func *f, kl_block b)
+put_condition(kl_buf *out, const kl_func *f, const kl_cfg *cfg, kl_block b)
 {
-	kl_inst t = kl_block_last_inst(f, b);
+	kl_inst t = kl_cfg_succ_edge(cfg, b, 0).inst;
 	if (kl_inst_num_args(f, t) > 0)
 		put_entity(out, " v", kl_inst_arg(f, t, 0).id);
 	else
 		kl_buf_puts(out, " ?");
 }
 
+/*
+ * How many arguments edge r passes, its branch in *br and destination
+ * in *d. The edge is successor i of its source; in verified IR that is
+ * destination i of the branch. In unverified IR a block's edges may come
+ * from several branches (the destinations of each in turn, those to
+ * unplaced blocks left out), so the destination counts only where it is
+ * the edge's target: otherwise no arguments are shown.
+ */
+static uint32_t
+edge_num_args(const kl_func *f, const kl_cfg *cfg, const kl_regions *rg,
+	      kl_region r, kl_inst *br, uint32_t *d)
+{
+	kl_block from = kl_region_source(rg, r), to = kl_region_block(rg, r);
+	uint32_t i = kl_region_succ_index(rg, r), first = 0;
+	*br = kl_cfg_succ_edge(cfg, from, i).inst;
+	while (first < i &&
+	       kl_cfg_succ_edge(cfg, from, first).inst.id != br->id)
+		first++;
+	*d = i - first;
+	return kl_inst_dest(f, *br, *d).id == to.id
+		       ? kl_inst_dest_num_args(f, *br, *d)
+		       : 0;
+}
+
 static void
-put_region(kl_buf *out, const kl_func *f, const kl_regions *rg,
-	   kl_region r, uint32_t lvl)
+put_region(kl_buf *out, const kl_func *f, const kl_cfg *cfg,
+	   const kl_regions *rg, kl_region r, uint32_t lvl)
 {
 	static const char *const edge_word[] = {
-		[KL_REGION_NEXT] = "next", [KL_REGION_BREAK] = "break",
-		[KL_REGION_CONTINUE] = "continue", [KL_REGION_GOTO] = "goto",
+		[KL_REGION_ENTER] = "enter", [KL_REGION_NEXT] = "next",
+		[KL_REGION_BREAK] = "break", [KL_REGION_CONTINUE] = "continue",
+		[KL_REGION_GOTO] = "goto",
 	};
 	kl_region_kind k = kl_region_kind_of(rg, r);
 	kl_block b = kl_region_block(rg, r);
 	uint32_t idx = kl_region_succ_index(rg, r);
-	if (k == KL_REGION_ENTER || (k == KL_REGION_ARM && idx == 0 &&
-	    kl_region_kind_of(rg, kl_region_parent(rg, r)) == KL_REGION_IF))
-		return; /* nothing to jump over, nothing to open */
+	bool edge = k >= KL_REGION_ENTER && k <= KL_REGION_GOTO;
+	kl_inst br = KL_NO_INST;
+	uint32_t dest = 0;
+	uint32_t nargs = edge ? edge_num_args(f, cfg, rg, r, &br, &dest) : 0;
+	/* An ENTER passing nothing says no more than the next line, where
+	 * its target's tree starts; an IF's first ARM opens with the IF. */
+	if ((k == KL_REGION_ENTER && nargs == 0) ||
+	    (k == KL_REGION_ARM && idx == 0 &&
+	     kl_region_kind_of(rg, kl_region_parent(rg, r)) == KL_REGION_IF))
+		return;
 	indent(out, lvl);
 	switch (k) {
 	case KL_REGION_CODE:
@@ -432,7 +466,7 @@ put_region(kl_buf *out, const kl_func *f, const kl_regions *rg,
 	case KL_REGION_IF:
 	case KL_REGION_SWITCH:
 		kl_buf_puts(out, k == KL_REGION_IF ? "if" : "switch");
-		put_condition(out, f, b);
+		put_condition(out, f, cfg, b);
 		kl_buf_puts(out, " {");
 		break;
 	case KL_REGION_ARM:
@@ -444,12 +478,19 @@ put_region(kl_buf *out, const kl_func *f, const kl_regions *rg,
 		else
 			kl_buf_printf(out, "case %u:", idx - 1);
 		break;
+	case KL_REGION_ENTER:
 	case KL_REGION_NEXT:
 	case KL_REGION_BREAK:
 	case KL_REGION_CONTINUE:
 	case KL_REGION_GOTO:
 		kl_buf_puts(out, edge_word[k]);
 		put_entity(out, " block", b.id);
+		for (uint32_t a = 0; a < nargs; a++) {
+			kl_buf_puts(out, a ? ", " : "(");
+			put_entity(out, "v", kl_inst_dest_arg(f, br, dest, a).id);
+		}
+		if (nargs)
+			kl_buf_putc(out, ')');
 		break;
 	default: { /* LEAVE */
 		kl_opcode op = kl_inst_opcode(f, kl_block_last_inst(f, b));
@@ -462,7 +503,8 @@ put_region(kl_buf *out, const kl_func *f, const kl_regions *rg,
 }
 
 void
-kl_regions_print(const kl_func *f, const kl_regions *rg, kl_buf *out)
+kl_regions_print(const kl_func *f, const kl_cfg *cfg, const kl_regions *rg,
+		 kl_buf *out)
 {
 	header(out, "regions", f);
 	uint32_t n = kl_regions_count(rg);
@@ -478,7 +520,7 @@ kl_regions_print(const kl_func *f, const kl_regions *rg, kl_buf *out)
 		close_braces(rg, level, r - 1, p, out);
 		bool arm = kl_region_kind_of(rg, reg) == KL_REGION_ARM;
 		level[r] = level[p] + (arm ? 0 : 1);
-		put_region(out, f, rg, reg, level[r]);
+		put_region(out, f, cfg, rg, reg, level[r]);
 	}
 	close_braces(rg, level, n - 1, 0, out);
 	free(level);

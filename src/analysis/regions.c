@@ -64,9 +64,11 @@ struct kl_regions {
 	uint32_t *aux;      /* BREAK, CONTINUE: the target node (an edge's
 			     * source block follows from its place) */
 	uint32_t *index;    /* ARM and edges: the successor number */
-	uint32_t *end;      /* one past the node's subtree; while building,
-			     * the container an IF/SWITCH/ARM's end runs
-			     * into; while squeezing, new numbers */
+	uint32_t *end;      /* one past the node's subtree */
+	uint32_t *tail;     /* while building: the container where running
+			     * off an IF's, SWITCH's or ARM's end goes on
+			     * (a BREAK to it skips nothing); then scratch
+			     * of squeeze */
 	uint32_t count, nodes_cap;
 	void *nodes;        /* holds the node arrays above */
 	uint32_t ngotos;
@@ -142,8 +144,11 @@ cover_blocks(kl_regions *rg, uint32_t nb)
 		rg->blocks_cap = (uint32_t)c;
 	}
 	rg->nblocks = nb;
-	/* code, scope, loop and idom: none */
-	memset(rg->code, 0xff, 4 * (size_t)rg->blocks_cap * sizeof(uint32_t));
+	/* code, scope, loop and idom: none (the first nb of each: a small
+	 * function after a big one clears only its own) */
+	uint32_t *none[] = { rg->code, rg->scope, rg->loop, rg->idom };
+	for (size_t k = 0; k < sizeof none / sizeof none[0]; k++)
+		memset(none[k], 0xff, nb * sizeof(uint32_t));
 	memset(rg->flags, 0, nb);
 }
 
@@ -151,12 +156,16 @@ cover_blocks(kl_regions *rg, uint32_t nb)
  * Classify the edges into each reached block: MERGE with two forward
  * edges in or more, HEADER with a back edge in; count the gotos (edges
  * back to a block that does not dominate their source). Returns the
- * number of edges out of reached blocks.
+ * number of nodes the tree can need: the root; for each reached block
+ * its CODE and its LEAVE, IF or SWITCH, a LOOP if it is a header, a
+ * SCOPE if it is a merge; for each edge an ARM and an edge node. The
+ * edges out of reached blocks are counted into *nedges_out.
  */
 static uint64_t
-classify(kl_regions *rg, const kl_cfg *cfg, const kl_domtree *dt)
+classify(kl_regions *rg, const kl_cfg *cfg, const kl_domtree *dt,
+	 uint64_t *nedges_out)
 {
-	uint64_t nedges = 0;
+	uint64_t nedges = 0, nreached = 0, extra = 0;
 	uint32_t *forward = rg->mstart; /* scratch until merge_children */
 	memset(forward, 0, rg->nblocks * sizeof *forward);
 	rg->ngotos = 0;
@@ -166,6 +175,7 @@ classify(kl_regions *rg, const kl_cfg *cfg, const kl_domtree *dt)
 			continue;
 		const kl_cfg_edge *e = edges_out(cfg, x, &n);
 		nedges += n;
+		nreached++;
 		for (uint32_t j = 0; j < n; j++) {
 			uint32_t t = e[j].block.id;
 			if (!reached(rg, dt, t))
@@ -178,10 +188,13 @@ classify(kl_regions *rg, const kl_cfg *cfg, const kl_domtree *dt)
 				rg->ngotos++;
 		}
 	}
-	for (uint32_t b = 0; b < rg->nblocks; b++)
+	for (uint32_t b = 0; b < rg->nblocks; b++) {
 		if (forward[b] > 1)
 			rg->flags[b] |= MERGE;
-	return nedges;
+		extra += (forward[b] > 1) + !!(rg->flags[b] & HEADER);
+	}
+	*nedges_out = nedges;
+	return 1 + 2 * nreached + extra + 2 * nedges;
 }
 
 /*
@@ -303,11 +316,11 @@ add_node(kl_regions *rg, uint8_t kind, uint32_t block, uint32_t parent)
 	rg->parent[r] = parent;
 	rg->aux[r] = KL_NONE;
 	rg->index[r] = KL_NONE;
-	/* The container where running off this node's end goes on (an
-	 * ARM's ends where its IF's does): a BREAK there skips nothing. */
-	rg->end[r] = parent != KL_NONE && is_arm_chain(rg->kind[parent])
-			     ? rg->end[parent]
-			     : parent;
+	/* An edge, IF or SWITCH is the last node of its sequence; running
+	 * off the end of an ARM goes on where its IF's end does. */
+	rg->tail[r] = parent != KL_NONE && is_arm_chain(rg->kind[parent])
+			      ? rg->tail[parent]
+			      : parent;
 	return r;
 }
 
@@ -321,13 +334,10 @@ push_work(kl_regions *rg, uint32_t what, uint32_t where)
 	rg->work[rg->nwork++] = where;
 }
 
-/* Room for every node one computation can make: the root; for each
- * reached block its CODE, its LEAVE, IF or SWITCH, and maybe a LOOP and
- * a SCOPE; for each edge an ARM and an edge node. */
+/* Room for need nodes (classify's count). */
 static bool
-nodes_room(kl_regions *rg, uint64_t nreached, uint64_t nedges)
+nodes_room(kl_regions *rg, uint64_t need)
 {
-	uint64_t need = 1 + 4 * nreached + 2 * nedges;
 	if (need >= KL_NONE)
 		return false;
 	if (need > rg->nodes_cap) {
@@ -335,7 +345,7 @@ nodes_room(kl_regions *rg, uint64_t nreached, uint64_t nedges)
 		 * first computation on 100,000 blocks spent more time
 		 * faulting in 7 MB page by page than building the tree. */
 		size_t c = (size_t)need;
-		uint32_t *t = kl_alloc_table(c * (5 * sizeof(uint32_t) + 1));
+		uint32_t *t = kl_alloc_table(c * (6 * sizeof(uint32_t) + 1));
 		free(rg->nodes);
 		rg->nodes = t;
 		rg->block = t;
@@ -343,7 +353,8 @@ nodes_room(kl_regions *rg, uint64_t nreached, uint64_t nedges)
 		rg->aux = t + 2 * c;
 		rg->index = t + 3 * c;
 		rg->end = t + 4 * c;
-		rg->kind = (uint8_t *)(t + 5 * c);
+		rg->tail = t + 5 * c;
+		rg->kind = (uint8_t *)(t + 6 * c);
 		rg->nodes_cap = (uint32_t)c;
 	}
 	return true;
@@ -354,25 +365,27 @@ static void
 make_edge(kl_regions *rg, const kl_domtree *dt, uint32_t x, uint32_t j,
 	  uint32_t t, uint32_t c)
 {
+	/* A GOTO unless shown otherwise: also what an edge of stale inputs
+	 * that fits no rule becomes (an unreached target, a merge without a
+	 * scope, a header without a loop, a tree made twice). */
 	uint32_t e = add_node(rg, KL_REGION_GOTO, t, c);
 	rg->index[e] = j;
-	if (!reached(rg, dt, t)) {
-		/* (stale inputs only) */
-	} else if (retreats(dt, x, t)) {
+	bool in = reached(rg, dt, t);
+	if (in && retreats(dt, x, t)) {
 		if (dt_dominates(dt, t, x) && rg->loop[t] != KL_NONE) {
 			rg->kind[e] = KL_REGION_CONTINUE;
 			rg->aux[e] = rg->loop[t];
 		}
-	} else if (rg->flags[t] & MERGE) {
+	} else if (in && (rg->flags[t] & MERGE)) {
 		uint32_t s = rg->scope[t];
-		if (s != KL_NONE && rg->end[e] == s) {
+		if (s != KL_NONE && rg->tail[e] == s) {
 			rg->kind[e] = KL_REGION_NEXT;
 		} else if (s != KL_NONE) {
 			rg->kind[e] = KL_REGION_BREAK;
 			rg->kind[s] = KL_REGION_SCOPE;
 			rg->aux[e] = s;
 		}
-	} else if (!(rg->flags[t] & DONE)) {
+	} else if (in && !(rg->flags[t] & DONE)) {
 		rg->kind[e] = KL_REGION_ENTER;
 		push_work(rg, t, c);
 	}
@@ -447,7 +460,7 @@ make_tree(kl_regions *rg, const kl_cfg *cfg, const kl_domtree *dt,
 static void
 squeeze(kl_regions *rg)
 {
-	uint32_t *renum = rg->end, n = 0;
+	uint32_t *renum = rg->tail, n = 0; /* (the tails are not needed) */
 	for (uint32_t i = 0; i < rg->count; i++) {
 		uint32_t p = rg->parent[i];
 		if (rg->kind[i] == SCOPE_UNUSED) {
@@ -455,13 +468,15 @@ squeeze(kl_regions *rg)
 			continue;
 		}
 		renum[i] = n;
-		rg->kind[n] = rg->kind[i];
-		rg->block[n] = rg->block[i];
 		rg->parent[n] = p == KL_NONE ? KL_NONE : renum[p];
 		rg->aux[n] = rg->aux[i] == KL_NONE ? KL_NONE : renum[rg->aux[i]];
-		rg->index[n] = rg->index[i];
-		if (rg->kind[n] == KL_REGION_CODE)
-			rg->code[rg->block[n]] = n;
+		if (n != i) { /* (until the first dropped scope, in place) */
+			rg->kind[n] = rg->kind[i];
+			rg->block[n] = rg->block[i];
+			rg->index[n] = rg->index[i];
+			if (rg->kind[n] == KL_REGION_CODE)
+				rg->code[rg->block[n]] = n;
+		}
 		n++;
 	}
 	rg->count = n;
@@ -488,12 +503,10 @@ kl_regions_compute(kl_regions *rg, const kl_func *f, const kl_cfg *cfg,
 	uint32_t entry = dt->entry;
 	if (entry >= nb || !dt_reachable(dt, entry))
 		return;
-	uint64_t nedges = classify(rg, cfg, dt);
+	uint64_t nedges;
+	uint64_t need = classify(rg, cfg, dt, &nedges);
 	find_two_ways(rg, f, cfg);
-	uint32_t nreached = 0;
-	for (uint32_t k = 0; k < dt->npo; k++)
-		nreached += reached(rg, dt, dt->po[k].id);
-	if (!nodes_room(rg, nreached, nedges))
+	if (!nodes_room(rg, need))
 		return; /* (4 billion nodes: memory ran out long before) */
 	if (rg->ngotos) {
 		idoms_without_gotos(rg, cfg, dt, nedges);
@@ -593,7 +606,9 @@ kl_region_target(const kl_regions *rg, kl_region r)
 static bool
 is_edge(uint8_t kind)
 {
-	return kind >= KL_REGION_ENTER && kind <= KL_REGION_GOTO;
+	return kind == KL_REGION_ENTER || kind == KL_REGION_NEXT ||
+	       kind == KL_REGION_BREAK || kind == KL_REGION_CONTINUE ||
+	       kind == KL_REGION_GOTO;
 }
 
 kl_block

@@ -213,7 +213,7 @@ print_func(const options *o, analyses *a, const kl_func *f, kl_buf *out)
 	if (o->loops)
 		kl_loops_print(f, a->lf, out);
 	if (o->regions)
-		kl_regions_print(f, a->rg, out);
+		kl_regions_print(f, a->cfg, a->rg, out);
 	if (o->liveness)
 		kl_liveness_print(f, a->lv, out);
 }

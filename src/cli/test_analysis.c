@@ -110,7 +110,7 @@ check_printed(test_file *tf, bool regions, kl_buf *report)
 		compute(&a, f);
 		kl_buf_reset(&out);
 		if (regions)
-			kl_regions_print(f, a.rg, &out);
+			kl_regions_print(f, a.cfg, a.rg, &out);
 		else
 			kl_loops_print(f, a.lf, &out);
 		failures += test_filecheck(tf, &tf->funcs[k], out.data, out.len,

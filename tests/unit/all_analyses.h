@@ -42,7 +42,7 @@ all_analyses_run(all_analyses *a, const kl_func *f, kl_buf *out)
 	kl_cfg_print_dot(f, a->cfg, a->dt, a->lf, out);
 	kl_domtree_print(f, a->dt, a->df, out);
 	kl_loops_print(f, a->lf, out);
-	kl_regions_print(f, a->rg, out);
+	kl_regions_print(f, a->cfg, a->rg, out);
 	kl_liveness_print(f, a->lv, out);
 	kl_block first[3] = { { 0 }, { 1 }, { 2 } };
 	const kl_block *o;

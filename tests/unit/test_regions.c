@@ -782,10 +782,10 @@ static kl_regions *the_rg; /* reused across every function */
 static uint64_t nfuncs, nwalks, nsteps, nfull, ngoto_funcs;
 
 static void
-check_print(const kl_func *f, const kl_regions *rg)
+check_print(const kl_func *f, const kl_cfg *cfg, const kl_regions *rg)
 {
 	kl_buf b = { 0 };
-	kl_regions_print(f, rg, &b);
+	kl_regions_print(f, cfg, rg, &b);
 	REQ(b.len > 8 && b.data && strncmp(b.data, "regions ", 8) == 0,
 	    "kl_regions_print wrote %zu bytes: %.40s", b.len,
 	    b.data ? b.data : "");
@@ -868,7 +868,7 @@ check_func(const kl_func *f, const char *label, uint64_t seed, plan p,
 		}
 	}
 	ngoto_funcs += kl_regions_num_gotos(the_rg) != 0;
-	check_print(f, the_rg);
+	check_print(f, the_cfg, the_rg);
 	if (p.fresh) {
 		kl_regions *fresh = kl_regions_new();
 		kl_regions_compute(fresh, f, the_cfg, the_dt, the_lf);
@@ -1111,7 +1111,7 @@ test_empty(void)
 	kl_loops_compute(lf, e, cfg, dt);
 	kl_regions_compute(rg, e, cfg, dt, lf);
 	check_no_tree(rg);
-	check_print(e, rg);
+	check_print(e, cfg, rg);
 	/* a tree, then none again in the same object */
 	kl_module *m2 = shape("b1,2 j3 j3 r", &g);
 	kl_cfg_compute(cfg, g);
@@ -1136,7 +1136,7 @@ test_empty(void)
 	kl_loops_compute(lf, e, cfg, dt);
 	kl_regions_compute(rg, e, cfg, dt, lf);
 	check_no_tree(rg);
-	check_print(e, rg);
+	check_print(e, cfg, rg);
 	kl_regions_free(rg);
 	kl_regions_free(NULL);
 	kl_cfg_free(cfg);
@@ -1468,16 +1468,16 @@ test_stale(void)
 		kl_regions_compute(rg, a.f, the_cfg, d2, l2);
 		check_ids_in_range(rg);
 		kl_buf out = { 0 };
-		kl_regions_print(a.f, rg, &out);
-		kl_regions_print(b.f, rg, &out);
+		kl_regions_print(a.f, the_cfg, rg, &out);
+		kl_regions_print(b.f, c2, rg, &out);
 		mutate(&a, &rnd);
 		kl_regions_compute(rg, a.f, the_cfg, the_dt, the_lf);
 		check_ids_in_range(rg);
-		kl_regions_print(a.f, rg, &out);
+		kl_regions_print(a.f, the_cfg, rg, &out);
 		kl_cfg_compute(c2, a.f);
 		kl_regions_compute(rg, a.f, c2, the_dt, the_lf);
 		check_ids_in_range(rg);
-		kl_regions_print(a.f, rg, &out);
+		kl_regions_print(a.f, c2, rg, &out);
 		kl_buf_free(&out);
 		check_func(a.f, "edited", seed, default_plan, &walks);
 		rg_free(&a);
