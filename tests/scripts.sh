@@ -1528,7 +1528,7 @@ done
 # counts as the other options do, an option that would change nothing
 # (--repeat without --time, --live-limit without --liveness) is bad
 # usage, --time on no blocks gives no rate
-for opts in "--dot --loops" "--dot --liveness" "--time --repeat 0" "--time --repeat 100001" \
+for opts in "--dot --loops" "--dot --regions" "--dot --liveness" "--time --repeat 0" "--time --repeat 100001" \
 	"--time --repeat=+3" "--time --repeat 1e1" "--repeat 3" "--live-limit 5" \
 	"--liveness --live-limit 0" "--liveness --live-limit"; do
 	# shellcheck disable=SC2086
