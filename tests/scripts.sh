@@ -180,6 +180,78 @@ if timeout 10 "$build"/fold "$dir/wide-call.kl" >"$dir/wide-folded.kl" 2>"$dir/f
 st=$?
 if [ "$st" = 2 ]; then ok; else bad "fold without a file: exit $st, not 2"; fi
 
+# examples/emit_c.c, a module as C: each whole program (the examples with
+# a %main, tests/emit_c's and tests/fold's, an interpreter test's,
+# programs.kl's run lines made one %main, keel-gen's random, nest and
+# chain shapes), emitted, compiled by cc and
+# run, prints on stdout what keel run prints and exits with its status;
+# a trap's first two lines on stderr are keel run's too. The C of the
+# irreducible cycle has a goto, of the nested search a goto out of two
+# loops, of the br_tables a switch. Skipped without a cc.
+if command -v cc >/dev/null 2>&1; then
+	cat tests/filetests/interp/programs.kl \
+		tests/emit_c/programs-main.kl.part >"$dir/emit-programs.kl"
+	progs="examples/consts.kl examples/max.kl examples/sieve.kl
+		$(echo tests/emit_c/*.kl tests/fold/*.kl)
+		tests/filetests/interp/memory-chunks.kl $dir/emit-programs.kl"
+	for seed in 1 2 3 4 5; do
+		"$build"/keel-gen --shape random --size 2000 --seed "$seed" \
+			-o "$dir/emit-random$seed.kl"
+		progs="$progs $dir/emit-random$seed.kl"
+	done
+	for shape in nest chain; do
+		"$build"/keel-gen --shape "$shape" --size 3000 --seed 2 \
+			-o "$dir/emit-$shape.kl"
+		progs="$progs $dir/emit-$shape.kl"
+	done
+	n=0
+	for f in $progs; do
+		n=$((n + 1))
+		c="$dir/emit$n"
+		"$build"/keel run "$f" >"$c.want" 2>"$c.want-err"
+		want=$?
+		if ! "$build"/emit_c "$f" >"$c.c" 2>"$c.err" ||
+			! cc -std=c11 -O1 -w "$c.c" -lm -o "$c" 2>>"$c.err"; then
+			bad "emit_c $f: not translated or not compiled: $(head -c 2000 "$c.err")"
+			continue
+		fi
+		"$c" >"$c.got" 2>"$c.got-err"
+		got=$?
+		case $f in
+		*/trap-*) head -n 2 "$c.want-err" >"$c.want-trap"
+			head -n 2 "$c.got-err" >"$c.got-trap" ;;
+		*) : >"$c.want-trap"; : >"$c.got-trap" ;;
+		esac
+		if [ "$want" = "$got" ] && cmp -s "$c.want" "$c.got" &&
+			cmp -s "$c.want-trap" "$c.got-trap"; then ok; else
+			bad "emit_c $f: keel run exit $want, C exit $got; outputs $c.want, $c.got, stderr $c.want-err, $c.got-err"; fi
+		case $f in
+		tests/emit_c/irreducible.kl) grep -q 'goto block[0-9]*;' "$c.c" && ok ||
+			bad "emit_c $f: no goto in $c.c" ;;
+		tests/emit_c/loops.kl) grep -q 'goto to_block[0-9]*;' "$c.c" && ok ||
+			bad "emit_c $f: no goto out of two loops in $c.c" ;;
+		tests/emit_c/switch.kl) grep -q 'switch (v[0-9]*) {' "$c.c" && ok ||
+			bad "emit_c $f: no switch in $c.c" ;;
+		esac
+	done
+	# what it cannot translate it refuses, naming the file, function
+	# and instruction
+	printf '%s\n' 'function %f(i64) {' '    sig0 = (i64, ...)' '' \
+		'block0(v0: i64):' '    call_indirect sig0, v0(v0)' \
+		'    return' '}' >"$dir/emit-refused.kl"
+	"$build"/emit_c "$dir/emit-refused.kl" >/dev/null 2>"$dir/emit.err"
+	st=$?
+	if [ "$st" = 1 ] && grep -q "^emit_c: $dir/emit-refused.kl:5: %f: inst0 (call_indirect sig0, v0(v0)): cannot translate: call_indirect through a variadic signature$" "$dir/emit.err"; then ok; else
+		bad "emit_c of a variadic call_indirect: exit $st, $(cat "$dir/emit.err")"; fi
+	"$build"/emit_c >/dev/null 2>&1
+	st=$?
+	"$build"/emit_c --help >/dev/null 2>&1
+	if [ "$st" = 2 ] && [ $? = 0 ]; then ok; else
+		bad "emit_c without a file: exit $st, not 2 (or --help failed)"; fi
+else
+	echo "no cc: skipping examples/emit_c.c's programs"
+fi
+
 # ---- 0a. the docs' examples are true ----
 # Every fenced block of README.md and docs/*.md that is a whole test file
 # (its first line `test NAME`, no grammar brackets) passes `keel test`, and
