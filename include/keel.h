@@ -1059,9 +1059,9 @@ bool kl_liveness_is_live_out(const kl_liveness *lv, kl_block b, kl_value v);
  * reachable block is one edge node; nothing is copied. A goto is needed
  * only for an edge into an irreducible part of the graph: one going back
  * in the dominator tree's reverse postorder (kl_domtree_rpo_cmp) to a
- * block that does not dominate its source. O(edges + blocks), plus the
- * dominator kernel's O(edges log blocks) when there are gotos; nothing
- * recursive.
+ * block that does not dominate its source. O(edges + blocks log (loop
+ * depth)), plus the dominator kernel's O(edges log blocks) when there
+ * are gotos; nothing recursive.
  *
  * Nodes are numbered in preorder, the root (KL_REGION_BODY) 0. A
  * sequence (the children of BODY, SCOPE, LOOP or ARM) runs in order; it

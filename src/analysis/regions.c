@@ -8,8 +8,10 @@
  * SCOPE for each child of x in the dominator tree that is a merge block
  * (one with two forward edges in or more), the child of highest reverse
  * postorder outermost; after each scope comes the tree of its merge block.
- * A loop header's code is in a LOOP, inside the scopes of the merge
- * children outside its loop and around those inside it. x's terminator
+ * A loop header's code is in a LOOP; a merge block outside some loop
+ * that holds its immediate dominator is a loop exit, and its scope goes
+ * around the LOOP of the outermost such loop instead (find_owners). x's
+ * terminator
  * becomes an IF or a SWITCH of ARMs, and each edge x -> t becomes:
  *   CONTINUE if it goes back to a header (t dominates x),
  *   GOTO     if it goes back to a block that does not dominate x (an
@@ -27,14 +29,14 @@
  * is a back edge, the depth-first tree being intact), so the dominators
  * are recomputed on it: a block entered by a goto may be dominated by
  * more blocks once the goto is gone. Its loops are those of the whole
- * graph or smaller, so a merge child outside a loop of the whole graph is
- * outside it here too, which is all the LOOP placement asks.
+ * graph or smaller, so a merge block outside a loop of the whole graph
+ * is outside it here too, which is all the exits' placement asks.
  *
  * Nodes are made in preorder, with an explicit stack of pending work (a
  * tree to make, or an ARM); dissolved scopes are squeezed out at the end,
  * which keeps the preorder. Nothing recurses, so a 100,000-deep nest is
- * fine. O(edges + blocks), plus the dominator kernel's O(edges log blocks)
- * for an irreducible graph.
+ * fine. O(edges + blocks log (loop depth)), plus the dominator kernel's
+ * O(edges log blocks) for an irreducible graph.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -52,8 +54,10 @@ struct kl_regions {
 	uint32_t *scope;    /* per block: the SCOPE it follows, KL_NONE */
 	uint32_t *loop;     /* per block: the LOOP it heads, KL_NONE */
 	uint32_t *idom;     /* per block: immediate dominator without gotos */
-	uint32_t *mstart;   /* per block + 1: its merge children's range */
-	uint32_t *merges;   /* merge children, by dominator, in RPO */
+	uint32_t *owner;    /* per merge block: whose tree opens its scope */
+	uint32_t *mstart;   /* per block + 1: the range of the merge blocks
+			     * it owns */
+	uint32_t *merges;   /* merge blocks, by owner, in RPO */
 	uint32_t merges_cap;
 	uint8_t *flags;     /* per block: MERGE, HEADER, TWO_WAY, DONE */
 	void *region;       /* holds the per-block arrays above */
@@ -79,8 +83,9 @@ struct kl_regions {
 
 /* Per block: MERGE with two forward edges in or more, HEADER with a
  * back edge in, TWO_WAY if its two edges are one brif's, DONE once its
- * tree is made. */
-enum { MERGE = 1, HEADER = 2, TWO_WAY = 4, DONE = 8 };
+ * tree is made, EXIT for a merge block whose scope goes around a LOOP
+ * (its owner's) rather than inside its immediate dominator's tree. */
+enum { MERGE = 1, HEADER = 2, TWO_WAY = 4, DONE = 8, EXIT = 16 };
 
 /* Pending work: make the tree of block b in container node c, or (with
  * ARM_WORK set) ARM number k of the IF or SWITCH node c. */
@@ -130,8 +135,8 @@ cover_blocks(kl_regions *rg, uint32_t nb)
 {
 	if (nb > rg->blocks_cap || !rg->region) {
 		size_t c = nb ? nb : 1;
-		/* Five words a block, mstart one more, and the flags. */
-		uint32_t *r = kl_alloc_table((c * 5 + 1) * sizeof(uint32_t) +
+		/* Six words a block, mstart one more, and the flags. */
+		uint32_t *r = kl_alloc_table((c * 6 + 1) * sizeof(uint32_t) +
 					     c);
 		free(rg->region);
 		rg->region = r;
@@ -139,14 +144,16 @@ cover_blocks(kl_regions *rg, uint32_t nb)
 		rg->scope = r + c;
 		rg->loop = r + 2 * c;
 		rg->idom = r + 3 * c;
-		rg->mstart = r + 4 * c;
-		rg->flags = (uint8_t *)(r + 5 * c + 1);
+		rg->owner = r + 4 * c;
+		rg->mstart = r + 5 * c;
+		rg->flags = (uint8_t *)(r + 6 * c + 1);
 		rg->blocks_cap = (uint32_t)c;
 	}
 	rg->nblocks = nb;
-	/* code, scope, loop and idom: none (the first nb of each: a small
-	 * function after a big one clears only its own) */
-	uint32_t *none[] = { rg->code, rg->scope, rg->loop, rg->idom };
+	/* code, scope, loop, idom and owner: none (the first nb of each: a
+	 * small function after a big one clears only its own) */
+	uint32_t *none[] = { rg->code, rg->scope, rg->loop, rg->idom,
+			     rg->owner };
 	for (size_t k = 0; k < sizeof none / sizeof none[0]; k++)
 		memset(none[k], 0xff, nb * sizeof(uint32_t));
 	memset(rg->flags, 0, nb);
@@ -263,9 +270,87 @@ idoms_without_gotos(kl_regions *rg, const kl_cfg *cfg, const kl_domtree *dt,
 	free(w);
 }
 
-/* Each block's merge children (dominator-tree children that are merge
- * blocks) in rg->merges[mstart[b] .. mstart[b + 1]), in reverse
- * postorder: they are appended in that order. */
+/*
+ * Who opens each merge block y's scope. Ramsey's rule is y's immediate
+ * dominator x; but if some loop holds x and not y, y is an exit of that
+ * loop, and its code reads better after the loop than inside it: its
+ * scope goes around the LOOP of the outermost such loop instead (EXIT,
+ * owned by that loop's header). That scope still encloses every edge to
+ * y (they come from blocks x dominates, all inside that loop), and y's
+ * tree, now after the loop, holds no CONTINUE to it (a block of y's tree
+ * in the loop would put y in it). A loop header's own exits were the
+ * first case; this is the general one.
+ *
+ * The loops holding x, outermost first, are the path to x's innermost
+ * loop in the loop forest, whose preorder numbering makes the path a
+ * stack kept as the loops are visited in order; the loops of the path
+ * that hold y are a prefix of it, so a binary search finds the first
+ * that does not. O(loops + merges log depth).
+ */
+static void
+find_owners(kl_regions *rg, const kl_domtree *dt, const kl_loops *lf)
+{
+	uint32_t nb = rg->nblocks, nl = kl_loops_count(lf);
+	/* bucket[start[l] .. start[l + 1]): the merge blocks whose
+	 * immediate dominator's innermost loop is l */
+	uint32_t *start = kl_calloc((size_t)nl + 2, sizeof *start);
+	uint32_t *bucket = kl_malloc(((size_t)nb + 1) * sizeof *bucket);
+	uint32_t *path = kl_malloc(((size_t)nl + 1) * sizeof *path);
+	for (uint32_t k = 0; k < dt->npo; k++) {
+		uint32_t y = dt->po[k].id;
+		if (!reached(rg, dt, y) || !(rg->flags[y] & MERGE) ||
+		    rg->idom[y] >= nb)
+			continue;
+		rg->owner[y] = rg->idom[y];
+		kl_loop l = kl_loops_innermost(lf, (kl_block){ rg->idom[y] });
+		if (l.id < nl)
+			start[l.id + 1]++;
+	}
+	for (uint32_t l = 0; l < nl; l++)
+		start[l + 1] += start[l];
+	for (uint32_t k = 0; k < dt->npo; k++) {
+		uint32_t y = dt->po[k].id;
+		if (!reached(rg, dt, y) || rg->owner[y] == KL_NONE)
+			continue; /* (owner[y] set: y a merge) */
+		kl_loop l = kl_loops_innermost(lf, (kl_block){ rg->idom[y] });
+		if (l.id < nl)
+			bucket[start[l.id]++] = y;
+	}
+	/* start[l] is now the end of l's bucket, start[l - 1] its start */
+	uint32_t depth = 0;
+	for (uint32_t l = 0; l < nl; l++) {
+		kl_block h = kl_loop_header(lf, (kl_loop){ l });
+		while (depth && !kl_loop_contains(lf, (kl_loop){ path[depth - 1] },
+						  h))
+			depth--;
+		path[depth++] = l;
+		for (uint32_t k = l ? start[l - 1] : 0; k < start[l]; k++) {
+			kl_block y = { bucket[k] };
+			uint32_t lo = 0, hi = depth; /* first loop not holding y */
+			while (lo < hi) {
+				uint32_t mid = lo + (hi - lo) / 2;
+				if (kl_loop_contains(lf, (kl_loop){ path[mid] }, y))
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo == depth)
+				continue; /* every loop holding x holds y */
+			kl_block hd = kl_loop_header(lf, (kl_loop){ path[lo] });
+			if (hd.id < nb && (rg->flags[hd.id] & HEADER)) {
+				rg->owner[y.id] = hd.id;
+				rg->flags[y.id] |= EXIT;
+			}
+		}
+	}
+	free(start);
+	free(bucket);
+	free(path);
+}
+
+/* The merge blocks each block owns in rg->merges[mstart[b] ..
+ * mstart[b + 1]), in reverse postorder: they are appended in that
+ * order. */
 static void
 merge_children(kl_regions *rg, const kl_domtree *dt)
 {
@@ -273,9 +358,8 @@ merge_children(kl_regions *rg, const kl_domtree *dt)
 	memset(ms, 0, ((size_t)nb + 1) * sizeof *ms);
 	for (uint32_t k = 0; k < dt->npo; k++) {
 		uint32_t b = dt->po[k].id;
-		if (reached(rg, dt, b) && (rg->flags[b] & MERGE) &&
-		    rg->idom[b] < nb) {
-			ms[rg->idom[b]]++;
+		if (reached(rg, dt, b) && rg->owner[b] < nb) {
+			ms[rg->owner[b]]++;
 			total++;
 		}
 	}
@@ -292,9 +376,8 @@ merge_children(kl_regions *rg, const kl_domtree *dt)
 			total);
 	for (uint32_t k = 0; k < dt->npo; k++) { /* post-order: backwards */
 		uint32_t b = dt->po[k].id;
-		if (reached(rg, dt, b) && (rg->flags[b] & MERGE) &&
-		    rg->idom[b] < nb)
-			rg->merges[--ms[rg->idom[b]]] = b;
+		if (reached(rg, dt, b) && rg->owner[b] < nb)
+			rg->merges[--ms[rg->owner[b]]] = b;
 	}
 }
 
@@ -429,7 +512,7 @@ open_scope(kl_regions *rg, uint32_t y, uint32_t c)
  * (the latest outermost), a LOOP if x is a header, x's code. */
 static void
 make_tree(kl_regions *rg, const kl_cfg *cfg, const kl_domtree *dt,
-	  const kl_loops *lf, uint32_t x, uint32_t c)
+	  uint32_t x, uint32_t c)
 {
 	if (rg->flags[x] & DONE)
 		return; /* (stale inputs only) */
@@ -438,20 +521,15 @@ make_tree(kl_regions *rg, const kl_cfg *cfg, const kl_domtree *dt,
 	 * no block has two forward edges in) */
 	const uint32_t *m = rg->merges;
 	uint32_t lo = rg->mstart[x], hi = rg->mstart[x + 1];
-	if (rg->flags[x] & HEADER) {
-		kl_loop l = kl_loops_innermost(lf, (kl_block){ x });
-		bool own = kl_loop_header(lf, l).id == x;
-		for (uint32_t k = hi; k-- > lo;)
-			if (own && !kl_loop_contains(lf, l, (kl_block){ m[k] }))
-				c = open_scope(rg, m[k], c);
-		c = rg->loop[x] = add_node(rg, KL_REGION_LOOP, x, c);
-		for (uint32_t k = hi; k-- > lo;)
-			if (!own || kl_loop_contains(lf, l, (kl_block){ m[k] }))
-				c = open_scope(rg, m[k], c);
-	} else {
-		for (uint32_t k = hi; k-- > lo;)
+	/* the exits it owns around its LOOP, the rest inside */
+	for (uint32_t k = hi; k-- > lo;)
+		if (rg->flags[m[k]] & EXIT)
 			c = open_scope(rg, m[k], c);
-	}
+	if (rg->flags[x] & HEADER)
+		c = rg->loop[x] = add_node(rg, KL_REGION_LOOP, x, c);
+	for (uint32_t k = hi; k-- > lo;)
+		if (!(rg->flags[m[k]] & EXIT))
+			c = open_scope(rg, m[k], c);
 	make_code(rg, cfg, dt, x, c);
 }
 
@@ -516,6 +594,7 @@ kl_regions_compute(kl_regions *rg, const kl_func *f, const kl_cfg *cfg,
 			rg->idom[b] = b < dt->nblocks ? dt->idom[b] : KL_NONE;
 	}
 	rg->idom[entry] = KL_NONE;
+	find_owners(rg, dt, lf);
 	merge_children(rg, dt);
 
 	uint32_t root = add_node(rg, KL_REGION_BODY, entry, KL_NONE);
@@ -524,7 +603,7 @@ kl_regions_compute(kl_regions *rg, const kl_func *f, const kl_cfg *cfg,
 		uint32_t where = rg->work[--rg->nwork];
 		uint32_t what = rg->work[--rg->nwork];
 		if (!(what & ARM_WORK)) {
-			make_tree(rg, cfg, dt, lf, what, where);
+			make_tree(rg, cfg, dt, what, where);
 			continue;
 		}
 		uint32_t k = what & ~ARM_WORK, x = rg->block[where], n;
