@@ -486,8 +486,9 @@ put_region(kl_buf *out, const kl_func *f, const kl_cfg *cfg,
 		kl_buf_puts(out, edge_word[k]);
 		put_entity(out, " block", b.id);
 		for (uint32_t a = 0; a < nargs; a++) {
+			kl_value v = kl_inst_dest_arg(f, br, dest, a);
 			kl_buf_puts(out, a ? ", " : "(");
-			put_entity(out, "v", kl_inst_dest_arg(f, br, dest, a).id);
+			put_entity(out, "v", v.id);
 		}
 		if (nargs)
 			kl_buf_putc(out, ')');

@@ -320,16 +320,18 @@ find_owners(kl_regions *rg, const kl_domtree *dt, const kl_loops *lf)
 	uint32_t depth = 0;
 	for (uint32_t l = 0; l < nl; l++) {
 		kl_block h = kl_loop_header(lf, (kl_loop){ l });
-		while (depth && !kl_loop_contains(lf, (kl_loop){ path[depth - 1] },
-						  h))
+		while (depth &&
+		       !kl_loop_contains(lf, (kl_loop){ path[depth - 1] }, h))
 			depth--;
 		path[depth++] = l;
 		for (uint32_t k = l ? start[l - 1] : 0; k < start[l]; k++) {
 			kl_block y = { bucket[k] };
-			uint32_t lo = 0, hi = depth; /* first loop not holding y */
+			/* the first loop of the path not holding y */
+			uint32_t lo = 0, hi = depth;
 			while (lo < hi) {
 				uint32_t mid = lo + (hi - lo) / 2;
-				if (kl_loop_contains(lf, (kl_loop){ path[mid] }, y))
+				kl_loop at = { path[mid] };
+				if (kl_loop_contains(lf, at, y))
 					lo = mid + 1;
 				else
 					hi = mid;
