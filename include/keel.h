@@ -1093,6 +1093,8 @@ typedef struct kl_region { uint32_t id; } kl_region;
 
 #define KL_NO_REGION KL_NONE_OF(kl_region)
 
+/* The edge kinds are ENTER .. GOTO, in that order: a node is an edge
+ * node iff KL_REGION_ENTER <= kind <= KL_REGION_GOTO. */
 typedef enum kl_region_kind {
 	KL_REGION_BODY,     /* the root */
 	KL_REGION_CODE,     /* a block's instructions but its terminator */

@@ -57,6 +57,22 @@ cfg_nsuccs(const kl_cfg *cfg, uint32_t b)
 	return b < cfg->nblocks ? cfg->succ[b].len : 0;
 }
 
+/* Block b's edges in (out), *n of them; NULL when none. A block past the
+ * CFG's arrays (a stale CFG) has none. */
+static inline const kl_cfg_edge *
+cfg_edges_in(const kl_cfg *cfg, uint32_t b, uint32_t *n)
+{
+	*n = cfg_npreds(cfg, b);
+	return *n ? cfg_edges(cfg, &cfg->pred[b]) : NULL;
+}
+
+static inline const kl_cfg_edge *
+cfg_edges_out(const kl_cfg *cfg, uint32_t b, uint32_t *n)
+{
+	*n = cfg_nsuccs(cfg, b);
+	return *n ? cfg_edges(cfg, &cfg->succ[b]) : NULL;
+}
+
 /* A block's entry and exit times in an Euler tour of the dominator tree,
  * side by side: a dominance query reads one line per block. */
 typedef struct dt_span {

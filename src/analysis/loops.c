@@ -43,26 +43,14 @@
 #include "analysis.h"
 
 /*
- * The edges into and out of block b; none for a block the CFG does not
- * cover. The blocks visited come from the dominator tree, which a caller
- * may have computed from another CFG than the one passed (a stale one,
- * or another function's): the loops are then meaningless, but nothing is
- * read out of bounds. (Edge ends are checked with dt_reachable before
- * the tree's arrays are read at them.)
+ * Edges are read with cfg_edges_in and cfg_edges_out (analysis.h), which
+ * give none for a block the CFG does not cover. The blocks visited come
+ * from the dominator tree, which a caller may have computed from another
+ * CFG than the one passed (a stale one, or another function's): the
+ * loops are then meaningless, but nothing is read out of bounds. (Edge
+ * ends are checked with dt_reachable before the tree's arrays are read
+ * at them.)
  */
-static const kl_cfg_edge *
-edges_in(const kl_cfg *cfg, uint32_t b, uint32_t *n)
-{
-	*n = cfg_npreds(cfg, b);
-	return *n ? cfg_edges(cfg, &cfg->pred[b]) : NULL;
-}
-
-static const kl_cfg_edge *
-edges_out(const kl_cfg *cfg, uint32_t b, uint32_t *n)
-{
-	*n = cfg_nsuccs(cfg, b);
-	return *n ? cfg_edges(cfg, &cfg->succ[b]) : NULL;
-}
 
 typedef struct loop_info {
 	uint32_t header;
@@ -172,7 +160,7 @@ push_preds(kl_loops *lf, const kl_cfg *cfg, const kl_domtree *dt,
 	   uint32_t b)
 {
 	uint32_t n;
-	const kl_cfg_edge *e = edges_in(cfg, b, &n);
+	const kl_cfg_edge *e = cfg_edges_in(cfg, b, &n);
 	for (uint32_t k = 0; k < n; k++)
 		if (dt_reachable(dt, e[k].block.id))
 			push(lf, e[k].block.id);
@@ -222,7 +210,7 @@ discover(kl_loops *lf, const kl_cfg *cfg, const kl_domtree *dt)
 		uint32_t h = dt->po[k].id;
 		lf->nwork = 0;
 		uint32_t n;
-		const kl_cfg_edge *e = edges_in(cfg, h, &n);
+		const kl_cfg_edge *e = cfg_edges_in(cfg, h, &n);
 		for (uint32_t j = 0; j < n; j++) {
 			uint32_t p = e[j].block.id;
 			if (dt_reachable(dt, p) && dt_dominates(dt, h, p))
@@ -408,7 +396,7 @@ find_sccs(kl_loops *lf, const kl_cfg *cfg, const kl_domtree *dt)
 		v = lf->cs[csp - 1];
 		uint32_t k = lf->ci[csp - 1];
 		uint32_t n;
-		const kl_cfg_edge *e = edges_out(cfg, v, &n);
+		const kl_cfg_edge *e = cfg_edges_out(cfg, v, &n);
 		if (k < n) {
 			lf->ci[csp - 1]++;
 			uint32_t w = e[k].block.id;
@@ -461,7 +449,7 @@ is_entry(const kl_loops *lf, const kl_cfg *cfg, const kl_domtree *dt,
 	 uint32_t b)
 {
 	uint32_t n;
-	const kl_cfg_edge *e = edges_in(cfg, b, &n);
+	const kl_cfg_edge *e = cfg_edges_in(cfg, b, &n);
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t p = e[k].block.id;
 		if (dt_reachable(dt, p) && lf->irr_of[p] != lf->irr_of[b])
@@ -548,7 +536,7 @@ reducible(const kl_cfg *cfg, const kl_domtree *dt)
 	for (uint32_t k = 0; k < dt->npo; k++) {
 		uint32_t b = dt->po[k].id;
 		uint32_t n;
-		const kl_cfg_edge *e = edges_out(cfg, b, &n);
+		const kl_cfg_edge *e = cfg_edges_out(cfg, b, &n);
 		for (uint32_t j = 0; j < n; j++) {
 			uint32_t t = e[j].block.id;
 			if (dt_reachable(dt, t) &&

@@ -108,13 +108,6 @@ kl_regions_free(kl_regions *rg)
 	free(rg);
 }
 
-static const kl_cfg_edge *
-edges_out(const kl_cfg *cfg, uint32_t b, uint32_t *n)
-{
-	*n = cfg_nsuccs(cfg, b);
-	return *n ? cfg_edges(cfg, &cfg->succ[b]) : NULL;
-}
-
 /* Is b a block the analysis covers, reached from the entry? Inputs may be
  * stale: a block past any table's end counts as not reached. */
 static bool
@@ -161,8 +154,9 @@ cover_blocks(kl_regions *rg, uint32_t nb)
 
 /*
  * Classify the edges into each reached block: MERGE with two forward
- * edges in or more, HEADER with a back edge in; count the gotos (edges
- * back to a block that does not dominate their source). Returns the
+ * edges in or more, HEADER with a back edge in; say whether there are
+ * gotos (edges back to a block that does not dominate their source):
+ * *gotos. Returns the
  * number of nodes the tree can need: the root; for each reached block
  * its CODE and its LEAVE, IF or SWITCH, a LOOP if it is a header, a
  * SCOPE if it is a merge; for each edge an ARM and an edge node. The
@@ -170,17 +164,17 @@ cover_blocks(kl_regions *rg, uint32_t nb)
  */
 static uint64_t
 classify(kl_regions *rg, const kl_cfg *cfg, const kl_domtree *dt,
-	 uint64_t *nedges_out)
+	 uint64_t *nedges_out, bool *gotos)
 {
 	uint64_t nedges = 0, nreached = 0, extra = 0;
 	uint32_t *forward = rg->mstart; /* scratch until merge_children */
 	memset(forward, 0, rg->nblocks * sizeof *forward);
-	rg->ngotos = 0;
+	*gotos = false;
 	for (uint32_t k = dt->npo; k-- > 0;) {
 		uint32_t x = dt->po[k].id, n;
 		if (!reached(rg, dt, x))
 			continue;
-		const kl_cfg_edge *e = edges_out(cfg, x, &n);
+		const kl_cfg_edge *e = cfg_edges_out(cfg, x, &n);
 		nedges += n;
 		nreached++;
 		for (uint32_t j = 0; j < n; j++) {
@@ -192,7 +186,7 @@ classify(kl_regions *rg, const kl_cfg *cfg, const kl_domtree *dt,
 			else if (dt_dominates(dt, t, x))
 				rg->flags[t] |= HEADER;
 			else
-				rg->ngotos++;
+				*gotos = true;
 		}
 	}
 	for (uint32_t b = 0; b < rg->nblocks; b++) {
@@ -216,7 +210,7 @@ find_two_ways(kl_regions *rg, const kl_func *f, const kl_cfg *cfg)
 {
 	for (uint32_t b = 0; b < rg->nblocks; b++) {
 		uint32_t n;
-		const kl_cfg_edge *e = edges_out(cfg, b, &n);
+		const kl_cfg_edge *e = cfg_edges_out(cfg, b, &n);
 		if (n != 2 || e[0].inst.id != e[1].inst.id)
 			continue;
 		const kl_opinfo *op = kl_op_info(kl_inst_opcode(f, e[0].inst));
@@ -248,7 +242,7 @@ idoms_without_gotos(kl_regions *rg, const kl_cfg *cfg, const kl_domtree *dt,
 		uint32_t x = dt->po[k].id, n;
 		if (!reached(rg, dt, x))
 			continue;
-		const kl_cfg_edge *e = edges_out(cfg, x, &n);
+		const kl_cfg_edge *e = cfg_edges_out(cfg, x, &n);
 		out[x].start = len;
 		for (uint32_t j = 0; j < n; j++) {
 			uint32_t t = e[j].block.id;
@@ -485,7 +479,7 @@ make_code(kl_regions *rg, const kl_cfg *cfg, const kl_domtree *dt,
 {
 	rg->code[x] = add_node(rg, KL_REGION_CODE, x, c);
 	uint32_t n;
-	const kl_cfg_edge *e = edges_out(cfg, x, &n);
+	const kl_cfg_edge *e = cfg_edges_out(cfg, x, &n);
 	if (n == 0) {
 		add_node(rg, KL_REGION_LEAVE, x, c);
 	} else if (n == 1) {
@@ -584,17 +578,15 @@ kl_regions_compute(kl_regions *rg, const kl_func *f, const kl_cfg *cfg,
 	if (entry >= nb || !dt_reachable(dt, entry))
 		return;
 	uint64_t nedges;
-	uint64_t need = classify(rg, cfg, dt, &nedges);
+	bool gotos;
+	uint64_t need = classify(rg, cfg, dt, &nedges, &gotos);
 	find_two_ways(rg, f, cfg);
 	if (!nodes_room(rg, need))
 		return; /* (4 billion nodes: memory ran out long before) */
-	if (rg->ngotos) {
+	if (gotos) /* (counted as the nodes are made) */
 		idoms_without_gotos(rg, cfg, dt, nedges);
-		rg->ngotos = 0; /* recounted as the nodes are made */
-	} else {
-		for (uint32_t b = 0; b < nb; b++)
-			rg->idom[b] = b < dt->nblocks ? dt->idom[b] : KL_NONE;
-	}
+	else
+		memcpy(rg->idom, dt->idom, nb * sizeof *rg->idom);
 	rg->idom[entry] = KL_NONE;
 	find_owners(rg, dt, lf);
 	merge_children(rg, dt);
@@ -609,7 +601,7 @@ kl_regions_compute(kl_regions *rg, const kl_func *f, const kl_cfg *cfg,
 			continue;
 		}
 		uint32_t k = what & ~ARM_WORK, x = rg->block[where], n;
-		const kl_cfg_edge *e = edges_out(cfg, x, &n);
+		const kl_cfg_edge *e = cfg_edges_out(cfg, x, &n);
 		uint32_t a = add_node(rg, KL_REGION_ARM, e[k].block.id, where);
 		rg->index[a] = k;
 		make_edge(rg, dt, x, k, e[k].block.id, a);
@@ -634,8 +626,8 @@ kl_regions_count(const kl_regions *rg)
 kl_region
 kl_regions_code(const kl_regions *rg, kl_block b)
 {
-	return (kl_region){ b.id < rg->nblocks && rg->count ? rg->code[b.id]
-							    : KL_NONE };
+	/* (every compute clears code first, an early return included) */
+	return (kl_region){ b.id < rg->nblocks ? rg->code[b.id] : KL_NONE };
 }
 
 uint32_t
@@ -684,12 +676,11 @@ kl_region_target(const kl_regions *rg, kl_region r)
 	return (kl_region){ node_ok(rg, r) ? rg->aux[r.id] : KL_NONE };
 }
 
+/* (keel.h keeps the edge kinds together, ENTER .. GOTO) */
 static bool
 is_edge(uint8_t kind)
 {
-	return kind == KL_REGION_ENTER || kind == KL_REGION_NEXT ||
-	       kind == KL_REGION_BREAK || kind == KL_REGION_CONTINUE ||
-	       kind == KL_REGION_GOTO;
+	return kind >= KL_REGION_ENTER && kind <= KL_REGION_GOTO;
 }
 
 kl_block

@@ -80,8 +80,7 @@ read_block(dom_facts *d, const kl_func *f, const kl_cfg *cfg, uint32_t b)
 	const kl_cfg_edge *edges = NULL;
 	uint32_t n;
 	if (cfg) {
-		n = cfg_nsuccs(cfg, b);
-		edges = n ? cfg_edges(cfg, &cfg->succ[b]) : NULL;
+		edges = cfg_edges_out(cfg, b, &n);
 	} else {
 		uint32_t i = f->blocks[b].last;
 		n = i != KL_NONE ? inst_dests(f, i, &dests) : 0;
