@@ -730,6 +730,52 @@ kl_status kl_inst_move_to_end(kl_func *f, kl_inst i, kl_block b);
 kl_inst kl_inst_clone(kl_func *f, kl_inst i);
 
 /* ------------------------------------------------------------------------
+ * Variables: SSA construction for a front end. Declare a variable, then
+ * while building say what it is given (kl_vars_def) and read it
+ * (kl_vars_use) in each block, in the order of the instructions; a read
+ * gives the value to use as an operand at once. When every block and
+ * branch is built, kl_vars_finish gives each read its SSA value: block
+ * parameters where values meet, the written value where one reaches,
+ * and 0 of the variable's type where none does (on some path, a read
+ * before any write). On a reducible graph the result is minimal and
+ * pruned SSA. Braun et al.'s algorithm; docs/passes.md describes it.
+ *
+ * A read in a block with no write yet adds a parameter to that block
+ * (finish removes those it does not need). So a block's own parameters
+ * must be added before a variable is read there, and branches pass
+ * arguments for those only: finish appends the rest, and refuses
+ * (KL_ERR_INVALID) a block whose parameters changed otherwise. A read
+ * in the entry block before a write gives a 0 constant placed at the top
+ * of the entry block (one per type). finish also rewrites every use of
+ * an alias in the function to the value it stands for
+ * (kl_func_resolve_aliases). O(blocks + edges + reads + writes + the
+ * (variable, block) pairs a variable is live across), in memory too.
+ *
+ * Errors are sticky, as the builder's: after the first failure every call
+ * returns a none entity or that status, and kl_vars_error says what went
+ * wrong. A function has one kl_vars at a time; after kl_vars_finish it
+ * only answers kl_vars_status, kl_vars_error and kl_vars_type.
+ */
+typedef struct kl_vars kl_vars;
+typedef struct kl_var { uint32_t id; } kl_var; /* a variable of a kl_vars */
+
+kl_vars *kl_vars_new(kl_func *f); /* NULL if f is NULL */
+void kl_vars_free(kl_vars *vs); /* NULL is allowed */
+/* A new variable of type t (KL_ERR_INVALID if t is not a type). */
+kl_var kl_vars_declare(kl_vars *vs, kl_type t);
+kl_type kl_vars_type(const kl_vars *vs, kl_var x); /* KL_TYPE_NONE: none */
+/* x is v from here to the end of block b, or to its next write there.
+ * KL_ERR_INVALID if x or b does not exist, v is no value or its type is
+ * not x's. */
+kl_status kl_vars_def(kl_vars *vs, kl_var x, kl_block b, kl_value v);
+/* x's value at this point of block b: the last write in b, or a value
+ * that kl_vars_finish makes what reaches b. */
+kl_value kl_vars_use(kl_vars *vs, kl_var x, kl_block b);
+kl_status kl_vars_finish(kl_vars *vs);
+kl_status kl_vars_status(const kl_vars *vs);
+const char *kl_vars_error(const kl_vars *vs); /* NULL while KL_OK */
+
+/* ------------------------------------------------------------------------
  * Text: parsing and printing.
  */
 typedef struct kl_parse_options {

@@ -1809,6 +1809,19 @@ if $cflags "$dir/apidoc/fact.c" "$build"/libkeel.a -lm $ldflags \
 	[ "$(tail -n 1 "$dir/apidoc/out")" = "fact(10) = 3628800" ] &&
 	grep -q '^function %fact(i64) -> i64 {$' "$dir/apidoc/out"
 then ok; else bad "docs/api.md's fact.c:"; cat "$dir/apidoc/cc.err" "$dir/apidoc/out"; fi
+# and its fib.c, built with variables (kl_vars), prints exactly the
+# module the block after it shows, then fib(50)
+awk '/^\/\* fib\.c:/ { on = 1 } on && /^```$/ { exit } on { print }' docs/api.md >"$dir/apidoc/fib.c"
+awk '/^\/\* fib\.c:/ { on = 1 } on && /^```$/ { fences++; next }
+	on && fences == 2 { print } fences == 3 { exit }' docs/api.md >"$dir/apidoc/fib.want"
+# shellcheck disable=SC2086
+if $cflags "$dir/apidoc/fib.c" "$build"/libkeel.a -lm $ldflags \
+	-o "$dir/apidoc/fib" 2>"$dir/apidoc/cc.err" &&
+	"$dir/apidoc/fib" >"$dir/apidoc/fib.out" &&
+	[ "$(wc -l <"$dir/apidoc/fib.want")" -gt 10 ] &&
+	[ "$(tail -n 1 "$dir/apidoc/fib.out")" = "fib(50) = 12586269025" ] &&
+	sed '$d' "$dir/apidoc/fib.out" | cmp -s "$dir/apidoc/fib.want" -
+then ok; else bad "docs/api.md's fib.c:"; cat "$dir/apidoc/cc.err"; diff "$dir/apidoc/fib.want" "$dir/apidoc/fib.out"; fi
 # the interpreter does not build with -ffast-math (-Ofast), under which it
 # gave wrong float results silently (6 tests caught some of them)
 # shellcheck disable=SC2086

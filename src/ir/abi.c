@@ -23,6 +23,7 @@ kl_version(void)
 	X(kl_buf) X(kl_value) X(kl_block) X(kl_inst) X(kl_sigref) X(kl_sym)  \
 	X(kl_entity) X(kl_diag) X(kl_diags) X(kl_opinfo) X(kl_signature)     \
 	X(kl_data_item) X(kl_module_stats) X(kl_builder) X(kl_block_call)    \
+	X(kl_var)                                                            \
 	X(kl_parse_options) X(kl_print_options) X(kl_cfg_edge) X(kl_loop)    \
 	X(kl_region)                                                         \
 	X(kl_use) X(kl_verify_stats) X(kl_verify_ctx) X(kl_interp_options)   \

@@ -1,0 +1,813 @@
+/*
+ * vars.c -- SSA construction for variables: a front end says "x = v" and
+ * "read x" in each block (kl_vars_def, kl_vars_use) instead of working
+ * out block parameters itself, and kl_vars_finish turns the reads into
+ * SSA values.
+ *
+ * The algorithm is Braun et al.'s ("Simple and Efficient Construction of
+ * Static Single Assignment Form", CC 2013), run with every block sealed
+ * at the end, when all predecessors are known:
+ *
+ *   - While building, a read of x in block b gives the value x was last
+ *     given in b. If b has none yet, the read gives a new parameter of b
+ *     (a candidate phi), remembered as x's value in b; in the entry
+ *     block, which has no predecessors, it gives 0 of x's type.
+ *   - kl_vars_finish gives each candidate one argument per edge into its
+ *     block: x's value at the end of the predecessor. Where the
+ *     predecessor has no value of its own, its single predecessor's is
+ *     taken, and so on up a chain of single predecessors; a block with
+ *     several gets a new candidate (which is given arguments in its turn);
+ *     a block with none, 0. Every block a chain passes remembers the
+ *     answer, so each (variable, block) is looked at once.
+ *   - A candidate whose arguments are all one value w (or itself) is
+ *     trivial: it becomes an alias of w, and the candidates that had it
+ *     as an argument are looked at again. On a reducible graph what stays
+ *     is minimal SSA (Braun et al., section 4), and it is pruned: every
+ *     candidate exists because a read needed it.
+ *
+ * Work and memory are linear in the blocks, edges, reads, writes and the
+ * (variable, block) pairs a variable is live through. The values of the
+ * pairs sit in one open-addressing table; nothing is visited in hash
+ * order, so the output is deterministic.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../ir/ir.h"
+#include "../util/util.h"
+
+/* A parameter made for a variable: a candidate phi. */
+typedef struct candidate {
+	uint32_t value, var, block;
+	uint32_t index; /* its place among the block's parameters */
+} candidate;
+
+/* An edge into a block: destination d of inst, in block src. */
+typedef struct in_edge {
+	uint32_t src, inst, d;
+} in_edge;
+
+/* The zero constant a variable of one type reads before any write. */
+typedef struct zero_const {
+	kl_type type;
+	uint32_t value;
+} zero_const;
+
+struct kl_vars {
+	kl_func *func;
+	kl_status status;
+	const char *error;
+	bool finished;
+	kl_type *types; /* of each variable */
+	uint32_t nvars, types_cap;
+	/* (variable, block) -> the variable's value at the end of what is
+	 * built of the block; key 0 is a free slot */
+	uint64_t *keys;
+	uint32_t *vals;
+	uint32_t map_cap, map_len; /* map_cap: 0 or a power of two */
+	candidate *cands;
+	uint32_t ncands, cands_cap;
+	zero_const zeros[KL_TYPE_BUILTIN_COUNT];
+	uint32_t nzeros;
+	/* kl_vars_finish's: the edges into each block, from start[b] */
+	uint32_t *start;
+	in_edge *edges;
+	uint32_t *stamp; /* per block: the last walk that passed it */
+	bool *reached;   /* per block: can it run (from the entry block)? */
+};
+
+static bool
+fail(kl_vars *vs, kl_status s, const char *why)
+{
+	if (vs->status == KL_OK) {
+		vs->status = s;
+		vs->error = why;
+	}
+	return false;
+}
+
+static bool
+ready(kl_vars *vs)
+{
+	if (vs->status != KL_OK)
+		return false;
+	if (vs->finished)
+		return fail(vs, KL_ERR_INVALID, "the variables are finished "
+			    "(kl_vars_finish was called)");
+	return true;
+}
+
+static bool
+check_var(kl_vars *vs, kl_var x)
+{
+	return x.id < vs->nvars ||
+	       fail(vs, KL_ERR_INVALID, "no such variable");
+}
+
+static bool
+check_block(kl_vars *vs, kl_block b)
+{
+	const kl_func *f = vs->func;
+	return (b.id < f->nblocks && (f->blocks[b.id].flags & BLOCK_EXISTS)) ||
+	       fail(vs, KL_ERR_INVALID, "no such block");
+}
+
+/* ---- the (variable, block) table ---- */
+
+static uint64_t
+map_key(uint32_t var, uint32_t block)
+{
+	return ((uint64_t)var << 32 | block) + 1;
+}
+
+static uint32_t
+map_slot(const kl_vars *vs, uint64_t key)
+{
+	/* Fibonacci hashing: the top bits of the product. */
+	uint64_t h = key * UINT64_C(0x9e3779b97f4a7c15);
+	return (uint32_t)(h >> 32) & (vs->map_cap - 1);
+}
+
+static uint32_t
+map_get(const kl_vars *vs, uint32_t var, uint32_t block)
+{
+	if (!vs->map_cap)
+		return KL_NONE;
+	uint64_t key = map_key(var, block);
+	for (uint32_t s = map_slot(vs, key);; s = (s + 1) & (vs->map_cap - 1)) {
+		if (vs->keys[s] == key)
+			return vs->vals[s];
+		if (vs->keys[s] == 0)
+			return KL_NONE;
+	}
+}
+
+static void map_put(kl_vars *vs, uint32_t var, uint32_t block, uint32_t v);
+
+static void
+map_grow(kl_vars *vs)
+{
+	uint64_t *keys = vs->keys;
+	uint32_t *vals = vs->vals;
+	uint32_t cap = vs->map_cap;
+	vs->map_cap = cap ? cap * 2 : 64;
+	KL_ASSERT(vs->map_cap > cap);
+	vs->keys = kl_calloc(vs->map_cap, sizeof *vs->keys);
+	vs->vals = kl_malloc((size_t)vs->map_cap * sizeof *vs->vals);
+	vs->map_len = 0;
+	for (uint32_t s = 0; s < cap; s++)
+		if (keys[s]) {
+			uint64_t k = keys[s] - 1;
+			map_put(vs, (uint32_t)(k >> 32), (uint32_t)k, vals[s]);
+		}
+	free(keys);
+	free(vals);
+}
+
+static void
+map_put(kl_vars *vs, uint32_t var, uint32_t block, uint32_t v)
+{
+	/* at most half full: probes stay short */
+	if (2 * ((uint64_t)vs->map_len + 1) > vs->map_cap)
+		map_grow(vs);
+	uint64_t key = map_key(var, block);
+	uint32_t s = map_slot(vs, key);
+	while (vs->keys[s] != 0 && vs->keys[s] != key)
+		s = (s + 1) & (vs->map_cap - 1);
+	vs->map_len += vs->keys[s] == 0;
+	vs->keys[s] = key;
+	vs->vals[s] = v;
+}
+
+/* ---- values the reads give ---- */
+
+/* 0 of type t, made once per type at the top of the entry block, which
+ * dominates every block that can run. */
+static uint32_t
+zero_of(kl_vars *vs, kl_type t)
+{
+	for (uint32_t i = 0; i < vs->nzeros; i++)
+		if (vs->zeros[i].type == t)
+			return vs->zeros[i].value;
+	kl_func *f = vs->func;
+	kl_block entry = kl_func_first_block(f);
+	if (entry.id == KL_NONE) {
+		fail(vs, KL_ERR_POSITION, "a variable is read before any "
+			 "write, and the function has no entry block to put "
+			 "its 0 in");
+		return KL_NONE;
+	}
+	kl_builder b;
+	kl_builder_init(&b, f);
+	kl_inst first = kl_block_first_inst(f, entry);
+	if (first.id == KL_NONE)
+		kl_builder_at_end(&b, entry);
+	else
+		kl_builder_before(&b, first);
+	kl_type cls = kl_type_class(f->module, t);
+	kl_value z = cls == KL_TYPE_F32	  ? kl_build_f32const(&b, 0)
+		     : cls == KL_TYPE_F64 ? kl_build_f64const(&b, 0)
+					  : kl_build_iconst(&b, t, 0);
+	if (z.id == KL_NONE) {
+		fail(vs, kl_builder_status(&b), b.error);
+		return KL_NONE;
+	}
+	KL_ASSERT(vs->nzeros < KL_TYPE_BUILTIN_COUNT);
+	vs->zeros[vs->nzeros++] = (zero_const){ t, z.id };
+	return z.id;
+}
+
+/* A new parameter of block b for variable var. */
+static uint32_t
+new_candidate(kl_vars *vs, uint32_t var, uint32_t block)
+{
+	kl_func *f = vs->func;
+	uint32_t index = kl_block_num_params(f, (kl_block){ block });
+	kl_value p = kl_block_append_param(f, (kl_block){ block },
+					   vs->types[var]);
+	if (p.id == KL_NONE) {
+		fail(vs, KL_ERR_RANGE, "a block has too many parameters");
+		return KL_NONE;
+	}
+	kl_grow(&vs->cands, &vs->cands_cap, sizeof *vs->cands,
+		(uint64_t)vs->ncands + 1);
+	vs->cands[vs->ncands++] = (candidate){ p.id, var, block, index };
+	map_put(vs, var, block, p.id);
+	return p.id;
+}
+
+/* ---- the API a front end builds with ---- */
+
+kl_vars *
+kl_vars_new(kl_func *f)
+{
+	if (!f)
+		return NULL;
+	kl_vars *vs = kl_calloc(1, sizeof *vs);
+	vs->func = f;
+	return vs;
+}
+
+void
+kl_vars_free(kl_vars *vs)
+{
+	if (!vs)
+		return;
+	free(vs->types);
+	free(vs->keys);
+	free(vs->vals);
+	free(vs->cands);
+	free(vs->start);
+	free(vs->edges);
+	free(vs->stamp);
+	free(vs->reached);
+	free(vs);
+}
+
+kl_status
+kl_vars_status(const kl_vars *vs)
+{
+	return vs->status;
+}
+
+const char *
+kl_vars_error(const kl_vars *vs)
+{
+	return vs->error;
+}
+
+kl_var
+kl_vars_declare(kl_vars *vs, kl_type t)
+{
+	if (!ready(vs))
+		return (kl_var){ KL_NONE };
+	if (kl_type_class(vs->func->module, t) == KL_TYPE_NONE) {
+		fail(vs, KL_ERR_INVALID, "not a type");
+		return (kl_var){ KL_NONE };
+	}
+	if (vs->nvars == KL_NONE - 1) {
+		fail(vs, KL_ERR_RANGE, "more variables than 2^32 - 2");
+		return (kl_var){ KL_NONE };
+	}
+	kl_grow(&vs->types, &vs->types_cap, sizeof *vs->types,
+		(uint64_t)vs->nvars + 1);
+	vs->types[vs->nvars] = t;
+	return (kl_var){ vs->nvars++ };
+}
+
+kl_type
+kl_vars_type(const kl_vars *vs, kl_var x)
+{
+	return x.id < vs->nvars ? vs->types[x.id] : KL_TYPE_NONE;
+}
+
+kl_status
+kl_vars_def(kl_vars *vs, kl_var x, kl_block b, kl_value v)
+{
+	if (!ready(vs) || !check_var(vs, x) || !check_block(vs, b))
+		return vs->status;
+	kl_func *f = vs->func;
+	kl_value real = kl_value_resolve(f, v);
+	if (real.id == KL_NONE || f->values[real.id].kind == VK_UNUSED) {
+		fail(vs, KL_ERR_INVALID, "the value written is not a value");
+		return vs->status;
+	}
+	if (value_type(f, real.id) != vs->types[x.id]) {
+		fail(vs, KL_ERR_INVALID, "the value written is not of the "
+			 "variable's type");
+		return vs->status;
+	}
+	map_put(vs, x.id, b.id, v.id);
+	return KL_OK;
+}
+
+kl_value
+kl_vars_use(kl_vars *vs, kl_var x, kl_block b)
+{
+	if (!ready(vs) || !check_var(vs, x) || !check_block(vs, b))
+		return KL_NO_VALUE;
+	uint32_t v = map_get(vs, x.id, b.id);
+	if (v != KL_NONE)
+		return (kl_value){ v };
+	if (b.id == kl_func_first_block(vs->func).id) {
+		v = zero_of(vs, vs->types[x.id]);
+		if (v != KL_NONE)
+			map_put(vs, x.id, b.id, v);
+	} else {
+		v = new_candidate(vs, x.id, b.id);
+	}
+	return (kl_value){ v };
+}
+
+/* ---- kl_vars_finish ---- */
+
+/* The edges into every block, in layout order of their branches. */
+static void
+collect_edges(kl_vars *vs)
+{
+	kl_func *f = vs->func;
+	uint32_t nb = f->nblocks;
+	vs->start = kl_calloc((size_t)nb + 1, sizeof *vs->start);
+	vs->stamp = kl_calloc(nb ? nb : 1, sizeof *vs->stamp);
+	for (int pass = 0; pass < 2; pass++) {
+		for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
+		     b = kl_block_next(f, b)) {
+			kl_inst br = kl_block_last_inst(f, b);
+			uint32_t nd = br.id == KL_NONE
+					      ? 0
+					      : kl_inst_num_dests(f, br);
+			for (uint32_t d = 0; d < nd; d++) {
+				kl_block t = kl_inst_dest(f, br, d);
+				if (t.id >= nb ||
+				    !(f->blocks[t.id].flags & BLOCK_PLACED))
+					continue;
+				if (pass == 0)
+					vs->start[t.id + 1]++;
+				else
+					vs->edges[vs->start[t.id]++] =
+						(in_edge){ b.id, br.id, d };
+			}
+		}
+		if (pass == 0) {
+			for (uint32_t b = 0; b < nb; b++)
+				vs->start[b + 1] += vs->start[b];
+			vs->edges = kl_malloc(((size_t)vs->start[nb] + 1) *
+					      sizeof *vs->edges);
+		} else {
+			/* the fill moved each start to the next block's */
+			memmove(vs->start + 1, vs->start,
+				(size_t)nb * sizeof *vs->start);
+			vs->start[0] = 0;
+		}
+	}
+}
+
+/* The blocks the entry block reaches, by a walk along the branches. */
+static void
+mark_reached(kl_vars *vs)
+{
+	kl_func *f = vs->func;
+	uint32_t nb = f->nblocks;
+	vs->reached = kl_calloc(nb ? nb : 1, sizeof *vs->reached);
+	uint32_t *stack = kl_malloc((nb ? nb : 1) * sizeof *stack);
+	uint32_t top = 0;
+	kl_block entry = kl_func_first_block(f);
+	if (entry.id != KL_NONE) {
+		vs->reached[entry.id] = true;
+		stack[top++] = entry.id;
+	}
+	while (top) {
+		kl_inst br = kl_block_last_inst(f, (kl_block){ stack[--top] });
+		uint32_t nd = br.id == KL_NONE ? 0 : kl_inst_num_dests(f, br);
+		for (uint32_t d = 0; d < nd; d++) {
+			kl_block t = kl_inst_dest(f, br, d);
+			if (t.id < nb && (f->blocks[t.id].flags & BLOCK_PLACED) &&
+			    !vs->reached[t.id]) {
+				vs->reached[t.id] = true;
+				stack[top++] = t.id;
+			}
+		}
+	}
+	free(stack);
+}
+
+/*
+ * Variable var's value at the end of block q: q's own, or up the chain of
+ * single predecessors to a block that has one, needs a new candidate
+ * (several predecessors) or has no predecessor (0). Every block passed
+ * remembers the answer. In code that cannot run the value is 0, as
+ * promote has it: the candidates there all become trivial and go (a chain
+ * that comes back to itself is such code too).
+ */
+static uint32_t
+value_at_end(kl_vars *vs, uint32_t var, uint32_t q, uint32_t walk)
+{
+	uint32_t first = q, v;
+	for (;;) {
+		v = map_get(vs, var, q);
+		if (v != KL_NONE)
+			break;
+		uint32_t npreds = vs->start[q + 1] - vs->start[q];
+		if (npreds == 0 || !vs->reached[q] || vs->stamp[q] == walk) {
+			v = zero_of(vs, vs->types[var]);
+			break;
+		}
+		if (npreds > 1) {
+			v = new_candidate(vs, var, q);
+			break;
+		}
+		vs->stamp[q] = walk;
+		q = vs->edges[vs->start[q]].src;
+	}
+	if (v == KL_NONE)
+		return KL_NONE;
+	for (uint32_t last = q, b = first;; b = vs->edges[vs->start[b]].src) {
+		map_put(vs, var, b, v);
+		if (b == last)
+			break;
+	}
+	return v;
+}
+
+/* Each candidate's argument on every edge into its block, candidates
+ * made on the way included (in the order made: each block's arguments
+ * then follow its parameters). */
+static bool
+give_arguments(kl_vars *vs)
+{
+	kl_func *f = vs->func;
+	uint32_t walk = 0;
+	for (uint32_t c = 0; c < vs->ncands; c++) {
+		candidate p = vs->cands[c];
+		for (uint32_t e = vs->start[p.block]; e < vs->start[p.block + 1];
+		     e++) {
+			in_edge ed = vs->edges[e];
+			uint32_t v = value_at_end(vs, p.var, ed.src, ++walk);
+			if (v == KL_NONE)
+				return false;
+			if (kl_inst_append_dest_arg(f, (kl_inst){ ed.inst },
+						    ed.d, (kl_value){ v }) !=
+			    KL_OK)
+				return fail(vs, KL_ERR_RANGE, "a branch has too "
+					    "many arguments");
+		}
+	}
+	return true;
+}
+
+/* A front end's own parameters must come first: the arguments its
+ * branches pass are for them, and the candidates' are appended. */
+static bool
+check_parameter_order(kl_vars *vs)
+{
+	kl_func *f = vs->func;
+	uint32_t *count = kl_calloc(f->nblocks ? f->nblocks : 1,
+				    sizeof *count);
+	for (uint32_t c = 0; c < vs->ncands; c++)
+		count[vs->cands[c].block]++;
+	bool ok = true;
+	for (uint32_t c = 0; c < vs->ncands && ok; c++) {
+		candidate p = vs->cands[c];
+		kl_block b = { p.block };
+		ok = kl_block_param(f, b, p.index).id == p.value &&
+		     p.index >= kl_block_num_params(f, b) - count[p.block];
+	}
+	free(count);
+	return ok || fail(vs, KL_ERR_INVALID, "a block's parameters changed "
+			  "after a variable was read in it (add a block's "
+			  "own parameters before reading variables there, "
+			  "and remove none)");
+}
+
+/*
+ * Redundant candidates go in one walk over the graph whose nodes are the
+ * candidates and whose edges lead from each to the candidates among its
+ * arguments (on edges that can run), by Tarjan's strongly connected
+ * components, as in section 3.2 of the paper:
+ *
+ *   - Tarjan's algorithm ends each component after every component its
+ *     members' arguments lead to, so those are settled when a component
+ *     is (arguments are read through find).
+ *   - A component whose arguments from outside it are all one value w
+ *     stands for w as a whole: inside it, the values only go round. For
+ *     a component of one candidate that is the trivial candidate of
+ *     section 3.1, all of whose arguments are w or itself; a bigger one
+ *     comes only of irreducible loops, where each member has two
+ *     different arguments.
+ *   - Otherwise the members with no argument from outside (inner) may
+ *     still form such components among themselves: they are walked the
+ *     same way, as a set of their own, before the walk they came from
+ *     goes on (its later components may take them as arguments).
+ *   - A component with no argument from outside at all is in code that
+ *     never runs, and stands for 0.
+ *
+ * A value w from outside a component dominates the predecessors that can
+ * run of every entry to it, so the component's blocks too (Braun et al.,
+ * lemma 3.3). Nothing recurses: the sets being walked are a stack, and
+ * each one's depth-first path goes on the frame stack above the path of
+ * the set below it (their candidates differ, so n frames are enough for
+ * all). A set costs O(its candidates and their arguments), and a
+ * candidate is in one set per level of nesting of inner components.
+ */
+typedef struct scc_set {
+	uint32_t id;
+	uint32_t begin, end; /* its candidates: queue[begin .. end) */
+	uint32_t next;       /* the next one to start a walk from */
+	uint32_t fbase, nframes; /* its depth-first path on the frames */
+} scc_set;
+
+typedef struct scc_walk {
+	kl_vars *vs;
+	const uint32_t *cand_of; /* candidate of each value below nv */
+	uint32_t nv;
+	uint32_t *rep;     /* what a settled candidate stands for */
+	uint32_t *set_of;  /* the set a candidate was last put in */
+	uint32_t *index, *low; /* Tarjan's numbers in that set */
+	uint32_t *comp_of; /* the component it ended in */
+	bool *on_stack;
+	uint32_t *stack, top;         /* Tarjan's stack of candidates */
+	uint32_t *frames, *next_edge; /* the depth-first paths */
+	uint32_t counter, set_id, nset_ids, comp_id;
+	uint32_t *queue, queue_len, queue_cap; /* the sets' candidates */
+	scc_set *sets;
+	uint32_t nsets, sets_cap;
+} scc_walk;
+
+/* What value v stands for: itself, or for a settled candidate, what that
+ * stands for (the chain is shortened on the way back). cand_of covers
+ * the values below nv (0s made since are no candidates). */
+static uint32_t
+find(scc_walk *w, uint32_t v)
+{
+	uint32_t r = v;
+	while (r < w->nv && w->cand_of[r] != KL_NONE &&
+	       w->rep[w->cand_of[r]] != KL_NONE)
+		r = w->rep[w->cand_of[r]];
+	while (v != r) {
+		uint32_t c = w->cand_of[v];
+		v = w->rep[c];
+		w->rep[c] = r;
+	}
+	return r;
+}
+
+/* What candidate c's argument on in-edge e stands for, or KL_NONE when
+ * that edge cannot run. */
+static uint32_t
+argument(scc_walk *w, uint32_t c, uint32_t e)
+{
+	const kl_vars *vs = w->vs;
+	in_edge ed = vs->edges[e];
+	if (!vs->reached[ed.src])
+		return KL_NONE;
+	kl_value a = kl_inst_dest_arg(vs->func, (kl_inst){ ed.inst }, ed.d,
+				      vs->cands[c].index);
+	return find(w, a.id);
+}
+
+/* The candidate value v is, in the set being walked, or KL_NONE. */
+static uint32_t
+member(const scc_walk *w, uint32_t v)
+{
+	uint32_t c = v < w->nv ? w->cand_of[v] : KL_NONE;
+	return c != KL_NONE && w->set_of[c] == w->set_id ? c : KL_NONE;
+}
+
+/* Is a, candidate c's argument on some edge, none that counts from
+ * outside component id: from no edge that can run, c itself, or a
+ * member? */
+static bool
+from_inside(const scc_walk *w, uint32_t c, uint32_t a, uint32_t id)
+{
+	uint32_t m = member(w, a);
+	return a == KL_NONE || a == w->vs->cands[c].value ||
+	       (m != KL_NONE && w->comp_of[m] == id);
+}
+
+/* Start walking the candidates queue[begin ..] as a new set, its path
+ * above fbase. */
+static void
+push_set(scc_walk *w, uint32_t begin, uint32_t fbase)
+{
+	kl_grow(&w->sets, &w->sets_cap, sizeof *w->sets,
+		(uint64_t)w->nsets + 1);
+	uint32_t id = w->nset_ids++;
+	w->sets[w->nsets++] = (scc_set){ id, begin, w->queue_len, begin,
+					 fbase, 0 };
+	for (uint32_t i = begin; i < w->queue_len; i++) {
+		w->set_of[w->queue[i]] = id;
+		w->index[w->queue[i]] = KL_NONE;
+	}
+}
+
+static void
+queue_push(scc_walk *w, uint32_t c)
+{
+	kl_grow(&w->queue, &w->queue_cap, sizeof *w->queue,
+		(uint64_t)w->queue_len + 1);
+	w->queue[w->queue_len++] = c;
+}
+
+/* The component comp[0 .. n), just ended in set s: replace it, or make
+ * its inner members a set to walk next. */
+static bool
+settle_component(scc_walk *w, const scc_set *s, const uint32_t *comp,
+		 uint32_t n)
+{
+	kl_vars *vs = w->vs;
+	uint32_t id = ++w->comp_id;
+	for (uint32_t i = 0; i < n; i++)
+		w->comp_of[comp[i]] = id;
+	uint32_t outside = KL_NONE;
+	bool several = false;
+	for (uint32_t i = 0; i < n && !several; i++) {
+		candidate p = vs->cands[comp[i]];
+		for (uint32_t e = vs->start[p.block];
+		     e < vs->start[p.block + 1] && !several; e++) {
+			uint32_t a = argument(w, comp[i], e);
+			if (from_inside(w, comp[i], a, id))
+				continue;
+			several = outside != KL_NONE && a != outside;
+			outside = a;
+		}
+	}
+	if (!several) {
+		if (outside == KL_NONE)
+			outside = zero_of(vs, vs->types[vs->cands[comp[0]].var]);
+		for (uint32_t i = 0; i < n; i++)
+			w->rep[comp[i]] = outside;
+		return outside != KL_NONE;
+	}
+	uint32_t begin = w->queue_len;
+	for (uint32_t i = 0; i < n && n > 1; i++) {
+		candidate p = vs->cands[comp[i]];
+		bool inner = true;
+		for (uint32_t e = vs->start[p.block];
+		     e < vs->start[p.block + 1] && inner; e++)
+			inner = from_inside(w, comp[i],
+					    argument(w, comp[i], e), id);
+		if (inner)
+			queue_push(w, comp[i]);
+	}
+	if (w->queue_len > begin)
+		push_set(w, begin, s->fbase + s->nframes);
+	return true;
+}
+
+/* Put candidate c on set s's path. */
+static void
+enter(scc_walk *w, scc_set *s, uint32_t c)
+{
+	w->index[c] = w->low[c] = w->counter++;
+	w->stack[w->top++] = c;
+	w->on_stack[c] = true;
+	uint32_t f = s->fbase + s->nframes++;
+	w->frames[f] = c;
+	w->next_edge[f] = w->vs->start[w->vs->cands[c].block];
+}
+
+/* One step of the walk of set s (the top one): follow an edge of the
+ * candidate at the end of its path, or leave that candidate, ending its
+ * component if it is the component's first. */
+static bool
+step(scc_walk *w, scc_set *s)
+{
+	const kl_vars *vs = w->vs;
+	uint32_t f = s->fbase + s->nframes - 1, c = w->frames[f];
+	uint32_t end = vs->start[vs->cands[c].block + 1];
+	while (w->next_edge[f] < end) {
+		uint32_t m = member(w, argument(w, c, w->next_edge[f]++));
+		if (m == KL_NONE || m == c)
+			continue;
+		if (w->index[m] == KL_NONE) {
+			enter(w, s, m);
+			return true;
+		}
+		if (w->on_stack[m] && w->index[m] < w->low[c])
+			w->low[c] = w->index[m];
+	}
+	s->nframes--;
+	if (s->nframes) {
+		uint32_t parent = w->frames[f - 1];
+		if (w->low[c] < w->low[parent])
+			w->low[parent] = w->low[c];
+	}
+	if (w->low[c] != w->index[c])
+		return true;
+	uint32_t from = w->top;
+	do
+		w->on_stack[w->stack[--from]] = false;
+	while (w->stack[from] != c);
+	uint32_t n = w->top - from;
+	w->top = from; /* (a set settle_component starts pushes here) */
+	return settle_component(w, s, w->stack + from, n);
+}
+
+/* Settle every candidate, then remove those that stand for another
+ * value and make each an alias of that value. */
+static bool
+remove_redundant(kl_vars *vs)
+{
+	kl_func *f = vs->func;
+	uint32_t n = vs->ncands, nv = f->nvalues;
+	size_t words = (size_t)n + 1;
+	uint32_t *cand_of = kl_malloc(((size_t)nv + 1) * sizeof *cand_of);
+	memset(cand_of, 0xff, ((size_t)nv + 1) * sizeof *cand_of);
+	for (uint32_t c = 0; c < n; c++)
+		cand_of[vs->cands[c].value] = c;
+	scc_walk w = { .vs = vs, .cand_of = cand_of, .nv = nv };
+	w.rep = kl_malloc(words * sizeof *w.rep);
+	w.set_of = kl_malloc(words * sizeof *w.set_of);
+	w.comp_of = kl_malloc(words * sizeof *w.comp_of);
+	memset(w.rep, 0xff, words * sizeof *w.rep);
+	memset(w.set_of, 0xff, words * sizeof *w.set_of);
+	memset(w.comp_of, 0xff, words * sizeof *w.comp_of);
+	w.index = kl_malloc(words * sizeof *w.index);
+	w.low = kl_malloc(words * sizeof *w.low);
+	w.on_stack = kl_calloc(words, sizeof *w.on_stack);
+	w.stack = kl_malloc(words * sizeof *w.stack);
+	w.frames = kl_malloc(words * sizeof *w.frames);
+	w.next_edge = kl_malloc(words * sizeof *w.next_edge);
+	for (uint32_t c = 0; c < n; c++)
+		queue_push(&w, c);
+	push_set(&w, 0, 0);
+	bool ok = true;
+	while (w.nsets && ok) {
+		scc_set *s = &w.sets[w.nsets - 1];
+		w.set_id = s->id;
+		if (s->nframes) {
+			ok = step(&w, s);
+		} else if (s->next < s->end) {
+			uint32_t c = w.queue[s->next++];
+			if (w.index[c] == KL_NONE)
+				enter(&w, s, c);
+		} else {
+			w.queue_len = s->begin;
+			w.nsets--;
+		}
+	}
+	uint32_t ngone = 0;
+	kl_value *gone = kl_malloc(words * sizeof *gone);
+	for (uint32_t c = 0; c < n && ok; c++)
+		if (w.rep[c] != KL_NONE)
+			gone[ngone++] = (kl_value){ vs->cands[c].value };
+	if (ok && kl_func_remove_params(f, gone, ngone) != KL_OK)
+		ok = fail(vs, KL_ERR_INVALID, "a variable's parameter could "
+			  "not be removed");
+	for (uint32_t i = 0; i < ngone && ok; i++) {
+		kl_value to = { find(&w, gone[i].id) };
+		if (kl_value_set_alias(f, gone[i], to) != KL_OK)
+			ok = fail(vs, KL_ERR_INVALID, "a variable's value is "
+				  "defined nowhere in the layout");
+	}
+	free(gone);
+	free(w.rep);
+	free(w.set_of);
+	free(w.comp_of);
+	free(w.index);
+	free(w.low);
+	free(w.on_stack);
+	free(w.stack);
+	free(w.frames);
+	free(w.next_edge);
+	free(w.queue);
+	free(w.sets);
+	free(cand_of);
+	return ok;
+}
+
+kl_status
+kl_vars_finish(kl_vars *vs)
+{
+	if (!ready(vs))
+		return vs->status;
+	vs->finished = true;
+	if (!check_parameter_order(vs))
+		return vs->status;
+	collect_edges(vs);
+	mark_reached(vs);
+	if (!give_arguments(vs) || !remove_redundant(vs))
+		return vs->status;
+	kl_func_resolve_aliases(vs->func);
+	return KL_OK;
+}
