@@ -96,10 +96,12 @@ GEN := $(BUILD)/keel-gen
 EMBED := $(BUILD)/embed
 FOLD := $(BUILD)/fold
 EMIT_C := $(BUILD)/emit_c
+# bench/vars_bench.c: kl_vars_finish and promote timed on one program
+VARS_BENCH := $(BUILD)/vars-bench
 
 .PHONY: all check clean fuzz fuzz-promote bench bench-scaling install \
 	uninstall
-all: $(KEEL) $(GEN) $(EMBED) $(FOLD) $(EMIT_C) $(SHLIB)
+all: $(KEEL) $(GEN) $(EMBED) $(FOLD) $(EMIT_C) $(VARS_BENCH) $(SHLIB)
 
 # What everything in BUILD is compiled and linked with. When it differs
 # from what BUILD/flags holds (make OPT=-O0, CFLAGS=..., another CC into
@@ -203,6 +205,10 @@ $(GEN): $(GEN_OBJ)
 $(EMBED) $(FOLD) $(EMIT_C): $(BUILD)/%: examples/%.c $(LIB) $(FLAGS_STAMP)
 	@echo "  LD      $@"
 	@$(CC) $(CFLAGS_ALL) $< $(LIB) -lm $(LDFLAGS) -o $@
+
+$(VARS_BENCH): bench/vars_bench.c $(LIB) $(FLAGS_STAMP)
+	@echo "  LD      $@"
+	@$(CC) $(CFLAGS_ALL) -Itests/unit $< $(LIB) -lm $(LDFLAGS) -o $@
 
 $(BUILD)/unit/%: tests/unit/%.c $(LIB_INTERNAL) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
@@ -370,4 +376,5 @@ clean:
 # (the unit tests and examples are compiled and linked in one step: their
 # dependency files sit beside the programs)
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(GEN_OBJ:.o=.d) \
-	$(UNIT_BIN:=.d) $(EMBED).d $(FOLD).d $(EMIT_C).d $(FUZZ_OBJ:.o=.d)
+	$(UNIT_BIN:=.d) $(EMBED).d $(FOLD).d $(EMIT_C).d $(VARS_BENCH).d \
+	$(FUZZ_OBJ:.o=.d)

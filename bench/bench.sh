@@ -16,7 +16,7 @@
 # (BENCH_RUNS, default 3), each right after a warm-up run of the same
 # command (warm_then says why; LLVM's only while its runs take under 2 s);
 # BENCH_ONLY="promote interp" runs only those
-# tables (parse parse_print verify analyses promote interp). LLVM
+# tables (parse parse_print verify analyses promote interp vars). LLVM
 # columns appear when llvm-19 is installed (apt-get install llvm-19); the script installs nothing.
 # A pass LLVM runs for longer than BENCH_LLVM_LIMIT seconds (default 60;
 # its mem2reg takes minutes on promote-1M) is stopped, not run again,
@@ -456,6 +456,26 @@ interp_table() {
 	done
 }
 
+vars_table() {
+	echo
+	echo "### variables (kl_vars_finish; the same program with allocas: promote)"
+	echo
+	echo "Random programs of bench/vars_program.h, 8 variables, branches to"
+	echo "blocks within 16 of their own, or anywhere (span 0); best of $runs."
+	echo
+	echo "| blocks | span | insts | finish ms | ns/inst | params | promote ms | params |"
+	echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+	for span in 16 0; do
+		for blocks in 10000 100000; do
+			"$build/vars-bench" --runs "$runs" "$blocks" 8 "$span" |
+				awk '{
+				printf "| %d | %d | %d | %.1f | %.0f | %d | %.1f | %d |\n",
+					$2, $4, $1, $6, $6 * 1e6 / $1, $7, $9, $10
+			}'
+		done
+	done
+}
+
 scaling() {
 	for op in ${BENCH_ONLY:-parse verify analyses promote}; do
 		echo
@@ -498,7 +518,7 @@ scaling() {
 	if [ "$mode" = scaling ]; then
 		scaling
 	else
-		only=${BENCH_ONLY:-parse parse_print verify analyses promote interp}
+		only=${BENCH_ONLY:-parse parse_print verify analyses promote interp vars}
 		for op in $only; do
 			case $op in
 			parse | parse_print | verify)
@@ -506,6 +526,7 @@ scaling() {
 			analyses) table analyses "huge chain nest" "100k 1M" ;;
 			promote) table promote "small huge merged promote" "100k 1M" ;;
 			interp) interp_table ;;
+			vars) vars_table ;;
 			esac
 		done
 	fi

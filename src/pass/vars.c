@@ -40,6 +40,8 @@
 typedef struct candidate {
 	uint32_t value, var, block;
 	uint32_t index; /* its place among the block's parameters */
+	uint32_t rep;   /* what it stands for once settled, else KL_NONE */
+	uint32_t args;  /* where its arguments start in arg_vals */
 } candidate;
 
 /* An edge into a block: destination d of inst, in block src. */
@@ -73,6 +75,10 @@ struct kl_vars {
 	uint32_t *start;
 	in_edge *edges;
 	uint32_t *stamp; /* per block: the last walk that passed it */
+	/* the candidates' arguments, one per edge into the block, in the
+	 * order of the block's edges */
+	uint32_t *arg_vals;
+	uint32_t narg_vals, arg_vals_cap;
 	bool *reached;   /* per block: can it run (from the entry block)? */
 };
 
@@ -231,7 +237,8 @@ new_candidate(kl_vars *vs, uint32_t var, uint32_t block)
 	}
 	kl_grow(&vs->cands, &vs->cands_cap, sizeof *vs->cands,
 		(uint64_t)vs->ncands + 1);
-	vs->cands[vs->ncands++] = (candidate){ p.id, var, block, index };
+	vs->cands[vs->ncands++] = (candidate){ p.id, var, block, index,
+					       KL_NONE, KL_NONE };
 	map_put(vs, var, block, p.id);
 	return p.id;
 }
@@ -260,6 +267,7 @@ kl_vars_free(kl_vars *vs)
 	free(vs->start);
 	free(vs->edges);
 	free(vs->stamp);
+	free(vs->arg_vals);
 	free(vs->reached);
 	free(vs);
 }
@@ -401,8 +409,9 @@ mark_reached(kl_vars *vs)
 		uint32_t nd = br.id == KL_NONE ? 0 : kl_inst_num_dests(f, br);
 		for (uint32_t d = 0; d < nd; d++) {
 			kl_block t = kl_inst_dest(f, br, d);
-			if (t.id < nb && (f->blocks[t.id].flags & BLOCK_PLACED) &&
-			    !vs->reached[t.id]) {
+			bool placed = t.id < nb &&
+				      (f->blocks[t.id].flags & BLOCK_PLACED);
+			if (placed && !vs->reached[t.id]) {
 				vs->reached[t.id] = true;
 				stack[top++] = t.id;
 			}
@@ -422,57 +431,131 @@ mark_reached(kl_vars *vs)
 static uint32_t
 value_at_end(kl_vars *vs, uint32_t var, uint32_t q, uint32_t walk)
 {
-	uint32_t first = q, v;
+	uint32_t first = q, v = map_get(vs, var, q), steps = 0;
+	if (v != KL_NONE)
+		return v; /* (the usual case: the block has its own) */
 	for (;;) {
-		v = map_get(vs, var, q);
-		if (v != KL_NONE)
-			break;
 		uint32_t npreds = vs->start[q + 1] - vs->start[q];
 		if (npreds == 0 || !vs->reached[q] || vs->stamp[q] == walk) {
 			v = zero_of(vs, vs->types[var]);
+			if (v != KL_NONE)
+				map_put(vs, var, q, v);
 			break;
 		}
 		if (npreds > 1) {
-			v = new_candidate(vs, var, q);
+			v = new_candidate(vs, var, q); /* (remembered) */
 			break;
 		}
 		vs->stamp[q] = walk;
 		q = vs->edges[vs->start[q]].src;
+		steps++;
+		v = map_get(vs, var, q);
+		if (v != KL_NONE)
+			break;
 	}
 	if (v == KL_NONE)
 		return KL_NONE;
-	for (uint32_t last = q, b = first;; b = vs->edges[vs->start[b]].src) {
+	for (uint32_t b = first; steps-- > 0; b = vs->edges[vs->start[b]].src)
 		map_put(vs, var, b, v);
-		if (b == last)
-			break;
-	}
 	return v;
 }
 
-/* Each candidate's argument on every edge into its block, candidates
- * made on the way included (in the order made: each block's arguments
- * then follow its parameters). */
+/*
+ * Each candidate's argument on every edge into its block, candidates
+ * made on the way included. A candidate of a block with one predecessor
+ * gets none: it stands for the value at the end of that predecessor,
+ * settled here; most reads before a write are in such blocks, and their
+ * arguments would be most of the work. One in a block that cannot run
+ * stands for 0. (Either way all of a block's candidates are settled, so
+ * its branches never pass arguments for some only.)
+ */
 static bool
-give_arguments(kl_vars *vs)
+find_arguments(kl_vars *vs)
 {
-	kl_func *f = vs->func;
 	uint32_t walk = 0;
 	for (uint32_t c = 0; c < vs->ncands; c++) {
 		candidate p = vs->cands[c];
-		for (uint32_t e = vs->start[p.block]; e < vs->start[p.block + 1];
-		     e++) {
-			in_edge ed = vs->edges[e];
-			uint32_t v = value_at_end(vs, p.var, ed.src, ++walk);
+		uint32_t first = vs->start[p.block];
+		uint32_t end = vs->start[p.block + 1];
+		if (!vs->reached[p.block] || end - first < 2) {
+			bool runs = vs->reached[p.block] && end > first;
+			uint32_t v = runs ? value_at_end(vs, p.var,
+							 vs->edges[first].src,
+							 ++walk)
+					  : zero_of(vs, vs->types[p.var]);
+			vs->cands[c].rep = v;
 			if (v == KL_NONE)
 				return false;
-			if (kl_inst_append_dest_arg(f, (kl_inst){ ed.inst },
-						    ed.d, (kl_value){ v }) !=
-			    KL_OK)
-				return fail(vs, KL_ERR_RANGE, "a branch has too "
-					    "many arguments");
+			continue;
+		}
+		kl_grow(&vs->arg_vals, &vs->arg_vals_cap, sizeof *vs->arg_vals,
+			(uint64_t)vs->narg_vals + (end - first));
+		vs->cands[c].args = vs->narg_vals;
+		vs->narg_vals += end - first;
+		for (uint32_t e = first; e < end; e++) {
+			uint32_t v = value_at_end(vs, p.var, vs->edges[e].src,
+						  ++walk);
+			if (v == KL_NONE)
+				return false;
+			vs->arg_vals[vs->cands[c].args + (e - first)] = v;
 		}
 	}
 	return true;
+}
+
+/*
+ * Append the arguments to the branches: on each edge into a block, those
+ * of all its candidates at once, in the order the candidates were made
+ * (the order of the block's parameters), one list operation an edge.
+ */
+static bool
+append_arguments(kl_vars *vs)
+{
+	kl_func *f = vs->func;
+	uint32_t nb = f->nblocks, n = vs->ncands;
+	/* the candidates with arguments, by block, in the order made */
+	uint32_t *bstart = kl_calloc((size_t)nb + 1, sizeof *bstart);
+	uint32_t *order = kl_malloc(((size_t)n + 1) * sizeof *order);
+	for (uint32_t c = 0; c < n; c++)
+		if (vs->cands[c].args != KL_NONE)
+			bstart[vs->cands[c].block + 1]++;
+	for (uint32_t b = 0; b < nb; b++)
+		bstart[b + 1] += bstart[b];
+	uint32_t *fill = kl_malloc(((size_t)nb + 1) * sizeof *fill);
+	memcpy(fill, bstart, ((size_t)nb + 1) * sizeof *fill);
+	uint32_t most = 0;
+	for (uint32_t c = 0; c < n; c++)
+		if (vs->cands[c].args != KL_NONE)
+			order[fill[vs->cands[c].block]++] = c;
+	for (uint32_t b = 0; b < nb; b++)
+		if (bstart[b + 1] - bstart[b] > most)
+			most = bstart[b + 1] - bstart[b];
+	uint32_t *row = kl_malloc(((size_t)most + 1) * sizeof *row);
+	bool ok = true;
+	for (uint32_t b = 0; b < nb && ok; b++) {
+		uint32_t m = bstart[b + 1] - bstart[b];
+		for (uint32_t e = vs->start[b]; m && e < vs->start[b + 1];
+		     e++) {
+			in_edge ed = vs->edges[e];
+			uint32_t have = kl_inst_dest_num_args(
+				f, (kl_inst){ ed.inst }, ed.d);
+			if ((uint64_t)have + m >= LIST_MAX_LEN) {
+				ok = fail(vs, KL_ERR_RANGE, "a branch has too "
+					  "many arguments");
+				break;
+			}
+			for (uint32_t k = 0; k < m; k++)
+				row[k] = vs->arg_vals
+					[vs->cands[order[bstart[b] + k]].args +
+					 (e - vs->start[b])];
+			inst_dest_append_args(f, ed.inst, ed.d, row, m);
+		}
+	}
+	free(row);
+	free(fill);
+	free(order);
+	free(bstart);
+	return ok;
 }
 
 /* A front end's own parameters must come first: the arguments its
@@ -540,7 +623,6 @@ typedef struct scc_walk {
 	kl_vars *vs;
 	const uint32_t *cand_of; /* candidate of each value below nv */
 	uint32_t nv;
-	uint32_t *rep;     /* what a settled candidate stands for */
 	uint32_t *set_of;  /* the set a candidate was last put in */
 	uint32_t *index, *low; /* Tarjan's numbers in that set */
 	uint32_t *comp_of; /* the component it ended in */
@@ -560,13 +642,14 @@ static uint32_t
 find(scc_walk *w, uint32_t v)
 {
 	uint32_t r = v;
+	candidate *cands = w->vs->cands;
 	while (r < w->nv && w->cand_of[r] != KL_NONE &&
-	       w->rep[w->cand_of[r]] != KL_NONE)
-		r = w->rep[w->cand_of[r]];
+	       cands[w->cand_of[r]].rep != KL_NONE)
+		r = cands[w->cand_of[r]].rep;
 	while (v != r) {
 		uint32_t c = w->cand_of[v];
-		v = w->rep[c];
-		w->rep[c] = r;
+		v = cands[c].rep;
+		cands[c].rep = r;
 	}
 	return r;
 }
@@ -577,12 +660,10 @@ static uint32_t
 argument(scc_walk *w, uint32_t c, uint32_t e)
 {
 	const kl_vars *vs = w->vs;
-	in_edge ed = vs->edges[e];
-	if (!vs->reached[ed.src])
+	const candidate *p = &vs->cands[c];
+	if (!vs->reached[vs->edges[e].src])
 		return KL_NONE;
-	kl_value a = kl_inst_dest_arg(vs->func, (kl_inst){ ed.inst }, ed.d,
-				      vs->cands[c].index);
-	return find(w, a.id);
+	return find(w, vs->arg_vals[p->args + (e - vs->start[p->block])]);
 }
 
 /* The candidate value v is, in the set being walked, or KL_NONE. */
@@ -652,10 +733,11 @@ settle_component(scc_walk *w, const scc_set *s, const uint32_t *comp,
 		}
 	}
 	if (!several) {
+		uint32_t var = vs->cands[comp[0]].var;
 		if (outside == KL_NONE)
-			outside = zero_of(vs, vs->types[vs->cands[comp[0]].var]);
+			outside = zero_of(vs, vs->types[var]);
 		for (uint32_t i = 0; i < n; i++)
-			w->rep[comp[i]] = outside;
+			vs->cands[comp[i]].rep = outside;
 		return outside != KL_NONE;
 	}
 	uint32_t begin = w->queue_len;
@@ -736,10 +818,8 @@ remove_redundant(kl_vars *vs)
 	for (uint32_t c = 0; c < n; c++)
 		cand_of[vs->cands[c].value] = c;
 	scc_walk w = { .vs = vs, .cand_of = cand_of, .nv = nv };
-	w.rep = kl_malloc(words * sizeof *w.rep);
 	w.set_of = kl_malloc(words * sizeof *w.set_of);
 	w.comp_of = kl_malloc(words * sizeof *w.comp_of);
-	memset(w.rep, 0xff, words * sizeof *w.rep);
 	memset(w.set_of, 0xff, words * sizeof *w.set_of);
 	memset(w.comp_of, 0xff, words * sizeof *w.comp_of);
 	w.index = kl_malloc(words * sizeof *w.index);
@@ -749,7 +829,8 @@ remove_redundant(kl_vars *vs)
 	w.frames = kl_malloc(words * sizeof *w.frames);
 	w.next_edge = kl_malloc(words * sizeof *w.next_edge);
 	for (uint32_t c = 0; c < n; c++)
-		queue_push(&w, c);
+		if (vs->cands[c].rep == KL_NONE)
+			queue_push(&w, c);
 	push_set(&w, 0, 0);
 	bool ok = true;
 	while (w.nsets && ok) {
@@ -769,7 +850,7 @@ remove_redundant(kl_vars *vs)
 	uint32_t ngone = 0;
 	kl_value *gone = kl_malloc(words * sizeof *gone);
 	for (uint32_t c = 0; c < n && ok; c++)
-		if (w.rep[c] != KL_NONE)
+		if (vs->cands[c].rep != KL_NONE)
 			gone[ngone++] = (kl_value){ vs->cands[c].value };
 	if (ok && kl_func_remove_params(f, gone, ngone) != KL_OK)
 		ok = fail(vs, KL_ERR_INVALID, "a variable's parameter could "
@@ -781,7 +862,6 @@ remove_redundant(kl_vars *vs)
 				  "defined nowhere in the layout");
 	}
 	free(gone);
-	free(w.rep);
 	free(w.set_of);
 	free(w.comp_of);
 	free(w.index);
@@ -806,7 +886,8 @@ kl_vars_finish(kl_vars *vs)
 		return vs->status;
 	collect_edges(vs);
 	mark_reached(vs);
-	if (!give_arguments(vs) || !remove_redundant(vs))
+	if (!find_arguments(vs) || !append_arguments(vs) ||
+	    !remove_redundant(vs))
 		return vs->status;
 	kl_func_resolve_aliases(vs->func);
 	return KL_OK;
