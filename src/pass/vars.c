@@ -18,12 +18,15 @@
  *     taken, and so on up a chain of single predecessors; a block with
  *     several gets a new candidate (which is given arguments in its turn);
  *     a block with none, 0. Every block a chain passes remembers the
- *     answer, so each (variable, block) is looked at once.
+ *     answer, so each (variable, block) is looked at once. A candidate of
+ *     a block with a single predecessor needs no arguments: it stands for
+ *     the predecessor's value.
  *   - A candidate whose arguments are all one value w (or itself) is
- *     trivial: it becomes an alias of w, and the candidates that had it
- *     as an argument are looked at again. On a reducible graph what stays
- *     is minimal SSA (Braun et al., section 4), and it is pruned: every
- *     candidate exists because a read needed it.
+ *     trivial: it stands for w. So does a strongly connected group of
+ *     candidates that take one value w from outside (section 3.2 of the
+ *     paper), which only irreducible loops make. Those found so become
+ *     aliases of what they stand for. What stays is minimal SSA, on any
+ *     graph, and pruned: every candidate exists because a read needed it.
  *
  * Work and memory are linear in the blocks, edges, reads, writes and the
  * (variable, block) pairs a variable is live through. The values of the
@@ -69,8 +72,8 @@ struct kl_vars {
 	uint32_t map_cap, map_len; /* map_cap: 0 or a power of two */
 	candidate *cands;
 	uint32_t ncands, cands_cap;
-	zero_const zeros[KL_TYPE_BUILTIN_COUNT];
-	uint32_t nzeros;
+	zero_const *zeros; /* one per type read before a write, in order */
+	uint32_t nzeros, zeros_cap;
 	/* kl_vars_finish's: the edges into each block, from start[b] */
 	uint32_t *start;
 	in_edge *edges;
@@ -218,7 +221,8 @@ zero_of(kl_vars *vs, kl_type t)
 		fail(vs, kl_builder_status(&b), b.error);
 		return KL_NONE;
 	}
-	KL_ASSERT(vs->nzeros < KL_TYPE_BUILTIN_COUNT);
+	kl_grow(&vs->zeros, &vs->zeros_cap, sizeof *vs->zeros,
+		(uint64_t)vs->nzeros + 1);
 	vs->zeros[vs->nzeros++] = (zero_const){ t, z.id };
 	return z.id;
 }
@@ -264,6 +268,7 @@ kl_vars_free(kl_vars *vs)
 	free(vs->keys);
 	free(vs->vals);
 	free(vs->cands);
+	free(vs->zeros);
 	free(vs->start);
 	free(vs->edges);
 	free(vs->stamp);
