@@ -737,24 +737,35 @@ kl_inst kl_inst_clone(kl_func *f, kl_inst i);
  * branch is built, kl_vars_finish gives each read its SSA value: block
  * parameters where values meet, the written value where one reaches,
  * and 0 of the variable's type where none does (on some path, a read
- * before any write). On a reducible graph the result is minimal and
- * pruned SSA. Braun et al.'s algorithm; docs/passes.md describes it.
+ * before any write; and in code that cannot run). The result is pruned
+ * and minimal SSA (but in irreducible loops nested hundreds deep, where
+ * a budget keeps the cost linear). Braun et al.'s algorithm;
+ * docs/passes.md describes it.
  *
- * A read in a block with no write yet adds a parameter to that block
- * (finish removes those it does not need). So a block's own parameters
- * must be added before a variable is read there, and branches pass
- * arguments for those only: finish appends the rest, and refuses
- * (KL_ERR_INVALID) a block whose parameters changed otherwise. A read
- * in the entry block before a write gives a 0 constant placed at the top
- * of the entry block (one per type). finish also rewrites every use of
- * an alias in the function to the value it stands for
- * (kl_func_resolve_aliases). O(blocks + edges + reads + writes + the
- * (variable, block) pairs a variable is live across), in memory too.
+ * A read in a block with no write before it adds a parameter to that
+ * block at once, even to what is the entry block then (finish removes
+ * those it does not need, and all of the entry block's: which block is
+ * the entry is the layout's at finish). So a block's own parameters must
+ * be added before a variable is read there, and branches pass arguments
+ * for those only: finish appends the rest. finish refuses
+ * (KL_ERR_INVALID), before it changes anything, a block in the layout
+ * without a terminator, a block whose parameters changed otherwise, and a
+ * branch that passes a block where a variable is read another number of
+ * arguments than the block has parameters of its own. Other failures
+ * (KL_ERR_RANGE: a list too long) may leave the function half changed.
+ * 0s are constants at the top of the entry block, one per type. finish
+ * also rewrites every use of an alias in the function to the value it
+ * stands for (kl_func_resolve_aliases). O(blocks + edges + reads +
+ * writes + the (variable, block) pairs a variable is live across), in
+ * memory too.
  *
  * Errors are sticky, as the builder's: after the first failure every call
  * returns a none entity or that status, and kl_vars_error says what went
- * wrong. A function has one kl_vars at a time; after kl_vars_finish it
- * only answers kl_vars_status, kl_vars_error and kl_vars_type.
+ * wrong. A function has one kl_vars at a time: another made before the
+ * first is finished or freed fails every call (KL_ERR_INVALID). After
+ * kl_vars_finish, any call but kl_vars_status, kl_vars_error,
+ * kl_vars_type and kl_vars_free fails with KL_ERR_INVALID. Free a
+ * kl_vars before its function's module.
  */
 typedef struct kl_vars kl_vars;
 typedef struct kl_var { uint32_t id; } kl_var; /* a variable of a kl_vars */

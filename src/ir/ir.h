@@ -280,6 +280,9 @@ struct kl_func {
 	 * an interpreter decodes a function again when this is not what it
 	 * was at the last decoding. */
 	uint64_t edits;
+	/* The kl_vars building the function (src/pass/vars.c), if any: a
+	 * second one would add parameters the first does not know of. */
+	const struct kl_vars *vars;
 };
 
 /*
@@ -670,6 +673,10 @@ dest_read(const kl_pool *p, uint32_t d, uint32_t *block,
 uint32_t dest_make(kl_func *f, const kl_block_call *d);
 
 /* ---- rewriting (rewrite.c) ---- */
+/* kl_func_remove_params, the entry block's parameters allowed too when
+ * entry_too (kl_vars takes back those it added there). */
+kl_status func_remove_params(kl_func *f, const kl_value *params, uint32_t n,
+			     bool entry_too);
 /* Append n values to the arguments of destination k of branch i. */
 void inst_dest_append_args(kl_func *f, uint32_t i, uint32_t k,
 			   const uint32_t *vals, uint32_t n);

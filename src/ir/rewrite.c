@@ -278,21 +278,28 @@ dest_drop_args(kl_func *f, uint32_t i, uint32_t d, const uint32_t *params,
 
 /* Is v a parameter kl_func_remove_params may take out? */
 static bool
-removable_param(const kl_func *f, kl_value v)
+removable_param(const kl_func *f, kl_value v, bool entry_too)
 {
 	if (v.id >= f->nvalues || f->values[v.id].kind != VK_PARAM)
 		return false;
 	uint32_t b = f->values[v.id].def;
 	return b < f->nblocks && (f->blocks[b].flags & BLOCK_EXISTS) &&
-	       b != f->first_block;
+	       (entry_too || b != f->first_block);
 }
 
 kl_status
 kl_func_remove_params(kl_func *f, const kl_value *params, uint32_t n)
 {
+	return func_remove_params(f, params, n, false);
+}
+
+kl_status
+func_remove_params(kl_func *f, const kl_value *params, uint32_t n,
+		   bool entry_too)
+{
 	func_edited(f);
 	for (uint32_t j = 0; j < n; j++)
-		if (!removable_param(f, params[j]))
+		if (!removable_param(f, params[j], entry_too))
 			return KL_ERR_INVALID;
 	if (n == 0)
 		return KL_OK;

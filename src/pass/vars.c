@@ -10,8 +10,9 @@
  *
  *   - While building, a read of x in block b gives the value x was last
  *     given in b. If b has none yet, the read gives a new parameter of b
- *     (a candidate phi), remembered as x's value in b; in the entry
- *     block, which has no predecessors, it gives 0 of x's type.
+ *     (a candidate phi), remembered as x's value in b; even in the entry
+ *     block, which has no predecessors (its candidates read 0), since a
+ *     front end may make another block the entry before it finishes.
  *   - kl_vars_finish gives each candidate one argument per edge into its
  *     block: x's value at the end of the predecessor. Where the
  *     predecessor has no value of its own, its single predecessor's is
@@ -26,7 +27,8 @@
  *     candidates that take one value w from outside (section 3.2 of the
  *     paper), which only irreducible loops make. Those found so become
  *     aliases of what they stand for. What stays is minimal SSA, on any
- *     graph, and pruned: every candidate exists because a read needed it.
+ *     graph (but nests of irreducible loops past a budget), and pruned:
+ *     every candidate exists because a read needed it.
  *
  * Work and memory are linear in the blocks, edges, reads, writes and the
  * (variable, block) pairs a variable is live through. The values of the
@@ -256,7 +258,20 @@ kl_vars_new(kl_func *f)
 		return NULL;
 	kl_vars *vs = kl_calloc(1, sizeof *vs);
 	vs->func = f;
+	if (f->vars)
+		fail(vs, KL_ERR_INVALID, "the function has a kl_vars already "
+			 "(finish or free that one first)");
+	else
+		f->vars = vs;
 	return vs;
+}
+
+/* The function may have another kl_vars from now on. */
+static void
+let_go(kl_vars *vs)
+{
+	if (vs->func->vars == vs)
+		vs->func->vars = NULL;
 }
 
 void
@@ -264,6 +279,8 @@ kl_vars_free(kl_vars *vs)
 {
 	if (!vs)
 		return;
+	if (!vs->finished)
+		let_go(vs);
 	free(vs->types);
 	free(vs->keys);
 	free(vs->vals);
@@ -340,15 +357,10 @@ kl_vars_use(kl_vars *vs, kl_var x, kl_block b)
 	if (!ready(vs) || !check_var(vs, x) || !check_block(vs, b))
 		return KL_NO_VALUE;
 	uint32_t v = map_get(vs, x.id, b.id);
-	if (v != KL_NONE)
-		return (kl_value){ v };
-	if (b.id == kl_func_first_block(vs->func).id) {
-		v = zero_of(vs, vs->types[x.id]);
-		if (v != KL_NONE)
-			map_put(vs, x.id, b.id, v);
-	} else {
+	/* (a candidate even in what is the entry block now: which block
+	 * is the entry is known at finish, where one there reads 0) */
+	if (v == KL_NONE)
 		v = new_candidate(vs, x.id, b.id);
-	}
 	return (kl_value){ v };
 }
 
@@ -563,12 +575,25 @@ append_arguments(kl_vars *vs)
 	return ok;
 }
 
-/* A front end's own parameters must come first: the arguments its
- * branches pass are for them, and the candidates' are appended. */
+/*
+ * What finish relies on, checked before it changes anything: every
+ * placed block ends in a terminator (a branch not built yet would leave
+ * an edge out); a block's own parameters come before its candidates,
+ * which are still its parameters; and each branch to a block with
+ * candidates passes exactly the block's own parameters' arguments, to
+ * which the candidates' are appended (one missing would shift them onto
+ * the wrong parameters, unseen by the verifier).
+ */
 static bool
-check_parameter_order(kl_vars *vs)
+check_function(kl_vars *vs)
 {
 	kl_func *f = vs->func;
+	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
+	     b = kl_block_next(f, b))
+		if (!kl_block_is_terminated(f, b))
+			return fail(vs, KL_ERR_INVALID, "a block in the layout "
+				    "has no terminator (finish once every "
+				    "block and branch is built)");
 	uint32_t *count = kl_calloc(f->nblocks ? f->nblocks : 1,
 				    sizeof *count);
 	for (uint32_t c = 0; c < vs->ncands; c++)
@@ -580,11 +605,28 @@ check_parameter_order(kl_vars *vs)
 		ok = kl_block_param(f, b, p.index).id == p.value &&
 		     p.index >= kl_block_num_params(f, b) - count[p.block];
 	}
+	if (!ok) {
+		free(count);
+		return fail(vs, KL_ERR_INVALID, "a block's parameters changed "
+			    "after a variable was read in it (add a block's "
+			    "own parameters before reading variables there, "
+			    "and remove none)");
+	}
+	for (uint32_t b = 0; b < f->nblocks && ok; b++) {
+		if (!count[b])
+			continue;
+		uint32_t own = kl_block_num_params(f, (kl_block){ b }) -
+			       count[b];
+		for (uint32_t e = vs->start[b]; e < vs->start[b + 1]; e++)
+			ok &= kl_inst_dest_num_args(f,
+				(kl_inst){ vs->edges[e].inst },
+				vs->edges[e].d) == own;
+	}
 	free(count);
-	return ok || fail(vs, KL_ERR_INVALID, "a block's parameters changed "
-			  "after a variable was read in it (add a block's "
-			  "own parameters before reading variables there, "
-			  "and remove none)");
+	return ok || fail(vs, KL_ERR_INVALID, "a branch to a block where a "
+			  "variable is read passes another number of "
+			  "arguments than the block has parameters of its "
+			  "own");
 }
 
 /*
@@ -628,6 +670,9 @@ typedef struct scc_walk {
 	kl_vars *vs;
 	const uint32_t *cand_of; /* candidate of each value below nv */
 	uint32_t nv;
+	/* what each value below nv resolves to through the front end's
+	 * aliases (NULL: func_resolve_table found no chain) */
+	const uint32_t *resolved;
 	uint32_t *set_of;  /* the set a candidate was last put in */
 	uint32_t *index, *low; /* Tarjan's numbers in that set */
 	uint32_t *comp_of; /* the component it ended in */
@@ -636,6 +681,9 @@ typedef struct scc_walk {
 	uint32_t *frames, *next_edge; /* the depth-first paths */
 	uint32_t counter, set_id, nset_ids, comp_id;
 	uint32_t *queue, queue_len, queue_cap; /* the sets' candidates */
+	/* inner sets put candidates in sets again; past this many in all,
+	 * the inner members are left as they are */
+	uint64_t requeued, budget;
 	scc_set *sets;
 	uint32_t nsets, sets_cap;
 } scc_walk;
@@ -668,7 +716,10 @@ argument(scc_walk *w, uint32_t c, uint32_t e)
 	const candidate *p = &vs->cands[c];
 	if (!vs->reached[vs->edges[e].src])
 		return KL_NONE;
-	return find(w, vs->arg_vals[p->args + (e - vs->start[p->block])]);
+	uint32_t a = vs->arg_vals[p->args + (e - vs->start[p->block])];
+	/* (a value written may be an alias: two names, one value) */
+	uint32_t r = a < w->nv ? resolve_with(vs->func, w->resolved, a) : a;
+	return find(w, r != KL_NONE ? r : a);
 }
 
 /* The candidate value v is, in the set being walked, or KL_NONE. */
@@ -746,6 +797,8 @@ settle_component(scc_walk *w, const scc_set *s, const uint32_t *comp,
 		return outside != KL_NONE;
 	}
 	uint32_t begin = w->queue_len;
+	if (w->requeued + n > w->budget)
+		return true; /* (see remove_redundant) */
 	for (uint32_t i = 0; i < n && n > 1; i++) {
 		candidate p = vs->cands[comp[i]];
 		bool inner = true;
@@ -756,6 +809,7 @@ settle_component(scc_walk *w, const scc_set *s, const uint32_t *comp,
 		if (inner)
 			queue_push(w, comp[i]);
 	}
+	w->requeued += w->queue_len - begin;
 	if (w->queue_len > begin)
 		push_set(w, begin, s->fbase + s->nframes);
 	return true;
@@ -822,7 +876,14 @@ remove_redundant(kl_vars *vs)
 	memset(cand_of, 0xff, ((size_t)nv + 1) * sizeof *cand_of);
 	for (uint32_t c = 0; c < n; c++)
 		cand_of[vs->cands[c].value] = c;
-	scc_walk w = { .vs = vs, .cand_of = cand_of, .nv = nv };
+	uint32_t *resolve_buf = NULL, resolve_cap = 0;
+	/* Irreducible loops nested d deep put a candidate in up to d sets,
+	 * and the sets take room until the walk is done: quadratic on a
+	 * pathological nest. The budget keeps time and memory linear; past
+	 * it the SSA is still right, only not minimal in such nests. */
+	scc_walk w = { .vs = vs, .cand_of = cand_of, .nv = nv,
+		       .budget = 4 * (uint64_t)n + 4096 };
+	w.resolved = func_resolve_table(f, &resolve_buf, &resolve_cap);
 	w.set_of = kl_malloc(words * sizeof *w.set_of);
 	w.comp_of = kl_malloc(words * sizeof *w.comp_of);
 	memset(w.set_of, 0xff, words * sizeof *w.set_of);
@@ -857,7 +918,7 @@ remove_redundant(kl_vars *vs)
 	for (uint32_t c = 0; c < n && ok; c++)
 		if (vs->cands[c].rep != KL_NONE)
 			gone[ngone++] = (kl_value){ vs->cands[c].value };
-	if (ok && kl_func_remove_params(f, gone, ngone) != KL_OK)
+	if (ok && func_remove_params(f, gone, ngone, true) != KL_OK)
 		ok = fail(vs, KL_ERR_INVALID, "a variable's parameter could "
 			  "not be removed");
 	for (uint32_t i = 0; i < ngone && ok; i++) {
@@ -877,6 +938,7 @@ remove_redundant(kl_vars *vs)
 	free(w.next_edge);
 	free(w.queue);
 	free(w.sets);
+	free(resolve_buf);
 	free(cand_of);
 	return ok;
 }
@@ -887,9 +949,10 @@ kl_vars_finish(kl_vars *vs)
 	if (!ready(vs))
 		return vs->status;
 	vs->finished = true;
-	if (!check_parameter_order(vs))
-		return vs->status;
+	let_go(vs);
 	collect_edges(vs);
+	if (!check_function(vs))
+		return vs->status;
 	mark_reached(vs);
 	if (!find_arguments(vs) || !append_arguments(vs) ||
 	    !remove_redundant(vs))
