@@ -67,7 +67,7 @@ LDFLAGS_ALL = $(SANFLAGS) $(CFLAGS) $(LDFLAGS)
 
 LIB_SRC := $(sort $(wildcard src/util/*.c src/ir/*.c src/text/*.c \
 	src/analysis/*.c src/verify/*.c src/pass/*.c src/interp/*.c \
-	src/filetest/*.c))
+	src/filetest/*.c src/qbe/*.c))
 CLI_SRC := $(sort $(wildcard src/cli/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 GEN_SRC := $(sort $(wildcard bench/gen*.c))

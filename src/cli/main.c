@@ -30,6 +30,7 @@ static const command commands[] = {
 	{ "test", cmd_test, "run file tests (.kl files with test commands)" },
 	{ "filecheck", cmd_filecheck, "match FileCheck directives "
 				      "against input" },
+	{ "import-qbe", cmd_import_qbe, "read QBE IL, print it as keel IR" },
 };
 
 static void

@@ -1,0 +1,462 @@
+/*
+ * qbe_parse.c -- a QBE IL file's definitions: linkage, data, the headers
+ * of functions (their bodies are qbe_parse_func.c's), and the parser's
+ * shared helpers.
+ *
+ * The grammar is QBE's (c9x.me/compile/doc/il.html, "Linkage" and
+ * "Definitions"). Recursive descent over the lexer's tokens, one token
+ * of lookahead. After an error the parser skips to the next line that
+ * starts a definition (a linkage word, `data`, `function`, `type`), so
+ * one run reports a mistake per definition, up to QBE_MAX_ERRORS.
+ *
+ * What keel cannot express is refused here, at the token that asks for
+ * it: aggregate types (`type :T`), thread-local data (`thread`).
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qbe.h"
+
+uint32_t
+qbe_push(void *arr, uint32_t *n, uint32_t *cap, size_t elem)
+{
+	kl_grow(arr, cap, elem, (uint64_t)*n + 1);
+	memset(*(char **)arr + (size_t)*n * elem, 0, elem);
+	return (*n)++;
+}
+
+void
+qbe_next(qbe_parser *p)
+{
+	if (p->tok.kind != QTOK_NL)
+		p->prev_end = p->tok.end;
+	if (p->held) {
+		if (p->in_stmt)
+			return;
+		p->tok = p->next;
+		p->held = false;
+		return;
+	}
+	p->tok = qbe_lex_next(&p->lx);
+	p->errors += p->lx.errors;
+	p->lx.errors = 0;
+	if (p->in_stmt && p->tok.line_start) {
+		p->next = p->tok;
+		p->held = true;
+		p->tok = (qbe_tok){ .kind = QTOK_NL, .pos = p->prev_end,
+				    .end = p->prev_end };
+	}
+}
+
+void
+qbe_parse_error(qbe_parser *p, qbe_pos pos, const char *fmt, ...)
+{
+	if (p->errors >= QBE_MAX_ERRORS)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	qbe_verror(p->diags, pos, fmt, ap);
+	va_end(ap);
+	if (++p->errors == QBE_MAX_ERRORS)
+		kl_diags_add(p->diags, KL_SEV_ERROR, pos.line, pos.col,
+			     "too many errors; giving up");
+}
+
+bool
+qbe_is_punct(const qbe_parser *p, char c)
+{
+	return p->tok.kind == QTOK_PUNCT && p->tok.punct == c;
+}
+
+bool
+qbe_is_word(const qbe_parser *p, const char *w)
+{
+	return p->tok.kind == QTOK_WORD && strlen(w) == p->tok.len &&
+	       memcmp(p->tok.s, w, p->tok.len) == 0;
+}
+
+void
+qbe_describe(const qbe_tok *t, kl_buf *out)
+{
+	switch (t->kind) {
+	case QTOK_EOF: kl_buf_puts(out, "the end of the file"); return;
+	case QTOK_NL: kl_buf_puts(out, "the end of the line"); return;
+	case QTOK_STRING: kl_buf_puts(out, "a string"); return;
+	case QTOK_GLOBAL: kl_buf_putc(out, '$'); break;
+	case QTOK_TEMP: kl_buf_putc(out, '%'); break;
+	case QTOK_LABEL: kl_buf_putc(out, '@'); break;
+	case QTOK_AGG: kl_buf_putc(out, ':'); break;
+	default: break;
+	}
+	kl_buf_putc(out, '\'');
+	kl_buf_append(out, t->s, t->len > 40 ? 40 : t->len);
+	kl_buf_putc(out, '\'');
+}
+
+bool
+qbe_expect(qbe_parser *p, char c, const char *where)
+{
+	if (qbe_is_punct(p, c)) {
+		qbe_next(p);
+		return true;
+	}
+	if (p->tok.kind == QTOK_ERROR)
+		return false;
+	kl_buf found = { 0 };
+	qbe_describe(&p->tok, &found);
+	qbe_parse_error(p, p->tok.pos, "expected '%c' %s, found %s", c,
+			where, found.data);
+	kl_buf_free(&found);
+	return false;
+}
+
+uint32_t
+qbe_global_of(qbe_parser *p)
+{
+	qbe_unit *u = p->u;
+	bool fresh;
+	uint32_t g = qbe_names_get(&u->global_names, p->tok.s, p->tok.len,
+				   &fresh);
+	if (fresh) {
+		qbe_push(&u->globals, &u->nglobals, &u->cglobals,
+			 sizeof *u->globals);
+		qbe_global *gl = &u->globals[g];
+		gl->name = p->tok.s;
+		gl->len = p->tok.len;
+		gl->use = p->tok.pos;
+		gl->def = KL_NONE;
+		gl->call = KL_NONE;
+		gl->sym = KL_NO_SYM;
+	}
+	return g;
+}
+
+uint8_t
+qbe_base_type(const qbe_parser *p, bool abi)
+{
+	if (p->tok.kind != QTOK_WORD)
+		return QTY_NONE;
+	if (p->tok.len == 1)
+		switch (p->tok.s[0]) {
+		case 'w': return QTY_W;
+		case 'l': return QTY_L;
+		case 's': return QTY_S;
+		case 'd': return QTY_D;
+		default: return QTY_NONE;
+		}
+	/* sub-word types: a word whose high bits the callee ignores */
+	if (abi && p->tok.len == 2 && (p->tok.s[0] == 's' || p->tok.s[0] == 'u')
+	    && (p->tok.s[1] == 'b' || p->tok.s[1] == 'h'))
+		return QTY_W;
+	return QTY_NONE;
+}
+
+/* Skip to the next line that starts a definition. */
+static void
+recover(qbe_parser *p)
+{
+	static const char *const starts[] = { "function", "data", "type",
+					      "export", "thread", "section",
+					      "dbgfile" };
+	for (;;) {
+		if (p->tok.kind == QTOK_EOF)
+			return;
+		if (p->tok.line_start && p->tok.kind == QTOK_WORD)
+			for (size_t i = 0; i < sizeof starts / sizeof *starts;
+			     i++)
+				if (qbe_is_word(p, starts[i]))
+					return;
+		qbe_next(p);
+	}
+}
+
+/* Define global g (the current token) as a function or data. */
+static bool
+define_global(qbe_parser *p, uint32_t g, bool is_func, uint32_t index)
+{
+	qbe_global *gl = &p->u->globals[g];
+	if (gl->def != KL_NONE) {
+		qbe_parse_error(p, p->tok.pos, "$%.*s is already defined",
+				(int)gl->len, gl->name);
+		return false;
+	}
+	gl->def = index;
+	gl->is_func = is_func;
+	gl->is_data = !is_func;
+	return true;
+}
+
+/* One data item after its type letter: false on error. */
+static bool
+data_item(qbe_parser *p, qbe_data *d, uint8_t ty)
+{
+	qbe_unit *u = p->u;
+	uint32_t i = qbe_push(&u->ditems, &u->nditems, &u->cditems,
+			      sizeof *u->ditems);
+	d->nitems++;
+	qbe_ditem *it = &u->ditems[i];
+	it->ty = ty;
+	it->pos = p->tok.pos;
+	switch (p->tok.kind) {
+	case QTOK_INT:
+	case QTOK_SINGLE:
+	case QTOK_DOUBLE:
+		it->kind = QD_VALUE;
+		it->vkind = p->tok.kind == QTOK_INT      ? QV_INT
+			    : p->tok.kind == QTOK_SINGLE ? QV_SINGLE
+							 : QV_DOUBLE;
+		it->bits = p->tok.bits;
+		qbe_next(p);
+		return true;
+	case QTOK_STRING:
+		it->kind = QD_STRING;
+		it->str = p->tok.s;
+		it->len = p->tok.len;
+		qbe_next(p);
+		return true;
+	case QTOK_GLOBAL:
+		it->kind = QD_SYM;
+		it->global = qbe_global_of(p);
+		qbe_next(p);
+		if (qbe_is_punct(p, '+')) {
+			qbe_next(p);
+			if (p->tok.kind != QTOK_INT) {
+				qbe_parse_error(p, p->tok.pos, "expected a "
+						"number after '+'");
+				return false;
+			}
+			u->ditems[i].bits = p->tok.bits;
+			qbe_next(p);
+		}
+		return true;
+	default:
+		qbe_parse_error(p, p->tok.pos, "expected a data item (a "
+				"number, s_ or d_ constant, string or "
+				"$symbol)");
+		return false;
+	}
+}
+
+static uint8_t
+data_type(const qbe_parser *p)
+{
+	uint8_t t = qbe_base_type(p, false);
+	if (t == QTY_NONE && p->tok.kind == QTOK_WORD && p->tok.len == 1)
+		t = p->tok.s[0] == 'b'	 ? QTY_B
+		    : p->tok.s[0] == 'h' ? QTY_H
+		    : p->tok.s[0] == 'z' ? QTY_Z
+					 : QTY_NONE;
+	return t;
+}
+
+/* data $name = [align N] { (TYPE ITEM+ | z N), ... } */
+static void
+parse_data(qbe_parser *p)
+{
+	qbe_unit *u = p->u;
+	qbe_next(p);
+	if (p->tok.kind != QTOK_GLOBAL) {
+		qbe_parse_error(p, p->tok.pos, "expected the data's name "
+				"($name) after 'data'");
+		return;
+	}
+	uint32_t di = qbe_push(&u->data, &u->ndata, &u->cdata,
+			       sizeof *u->data);
+	qbe_data *d = &u->data[di];
+	d->global = qbe_global_of(p);
+	d->pos = p->tok.pos;
+	d->item0 = u->nditems;
+	d->align = 8; /* QBE's default: the platform's largest */
+	if (!define_global(p, d->global, false, di))
+		return;
+	qbe_push(&u->items, &u->nitems, &u->citems, sizeof *u->items);
+	u->items[u->nitems - 1] = (qbe_item){ false, di };
+	qbe_next(p);
+	if (!qbe_expect(p, '=', "after the data's name"))
+		return;
+	if (qbe_is_word(p, "align")) {
+		qbe_next(p);
+		uint64_t a = p->tok.bits;
+		if (p->tok.kind != QTOK_INT || a == 0 || (a & (a - 1)) ||
+		    a > (1u << 30)) {
+			qbe_parse_error(p, p->tok.pos, "expected an alignment "
+					"(a power of two) after 'align'");
+			return;
+		}
+		u->data[di].align = (uint32_t)a;
+		qbe_next(p);
+	}
+	if (!qbe_expect(p, '{', "to open the data's items"))
+		return;
+	while (!qbe_is_punct(p, '}')) {
+		uint8_t ty = data_type(p);
+		qbe_pos at = p->tok.pos;
+		if (ty == QTY_NONE) {
+			qbe_parse_error(p, at, "expected a data field's type "
+					"(b, h, w, l, s, d or z)");
+			return;
+		}
+		qbe_next(p);
+		if (ty == QTY_Z) {
+			if (p->tok.kind != QTOK_INT ||
+			    p->tok.bits > ((uint64_t)1 << 40)) {
+				qbe_parse_error(p, p->tok.pos, "expected a "
+						"size after 'z'");
+				return;
+			}
+			uint32_t i = qbe_push(&u->ditems, &u->nditems,
+					      &u->cditems, sizeof *u->ditems);
+			u->ditems[i] = (qbe_ditem){ .kind = QD_ZERO,
+						    .ty = QTY_Z,
+						    .bits = p->tok.bits,
+						    .pos = at };
+			u->data[di].nitems++;
+			qbe_next(p);
+		} else {
+			do {
+				if (!data_item(p, &u->data[di], ty))
+					return;
+			} while (!qbe_is_punct(p, ',') &&
+				 !qbe_is_punct(p, '}'));
+		}
+		if (qbe_is_punct(p, ','))
+			qbe_next(p);
+	}
+	qbe_next(p);
+}
+
+/* function [ABITY] $name(params) { body } */
+static void
+parse_function(qbe_parser *p)
+{
+	qbe_pos at = p->tok.pos;
+	qbe_next(p);
+	uint8_t ret = QTY_NONE;
+	if (p->tok.kind == QTOK_AGG) {
+		qbe_parse_error(p, p->tok.pos, "aggregate return types are "
+				"not supported (keel has no aggregate values)");
+		return;
+	}
+	if (p->tok.kind == QTOK_WORD) {
+		ret = qbe_base_type(p, true);
+		if (ret == QTY_NONE) {
+			qbe_parse_error(p, p->tok.pos, "unknown return type "
+					"(w, l, s, d, sb, ub, sh or uh)");
+			return;
+		}
+		qbe_next(p);
+	}
+	if (p->tok.kind != QTOK_GLOBAL) {
+		qbe_parse_error(p, p->tok.pos, "expected the function's name "
+				"($name)");
+		return;
+	}
+	qbe_parse_func(p, ret, at);
+}
+
+/* type :name = ... : refused, and skipped to its closing brace */
+static void
+refuse_type(qbe_parser *p)
+{
+	qbe_parse_error(p, p->tok.pos, "aggregate types are not supported "
+			"(keel has no aggregate values: pass a pointer to "
+			"memory instead)");
+	int depth = 0;
+	for (qbe_next(p); p->tok.kind != QTOK_EOF; qbe_next(p)) {
+		if (qbe_is_punct(p, '{'))
+			depth++;
+		if (qbe_is_punct(p, '}') && --depth <= 0) {
+			qbe_next(p);
+			return;
+		}
+	}
+}
+
+/* LINKAGE* then data or function; false: skip to the next definition */
+static bool
+parse_definition(qbe_parser *p)
+{
+	for (;;) {
+		if (qbe_is_word(p, "export")) {
+			qbe_next(p);
+		} else if (qbe_is_word(p, "section")) {
+			qbe_next(p);
+			for (int k = 0; k < 2 && p->tok.kind == QTOK_STRING;
+			     k++)
+				qbe_next(p);
+		} else if (qbe_is_word(p, "thread")) {
+			qbe_parse_error(p, p->tok.pos, "thread-local data is "
+					"not supported (keel's programs have "
+					"one thread)");
+			return false;
+		} else {
+			break;
+		}
+	}
+	uint32_t before = p->errors;
+	if (qbe_is_word(p, "data")) {
+		parse_data(p);
+	} else if (qbe_is_word(p, "function")) {
+		parse_function(p);
+	} else if (qbe_is_word(p, "type")) {
+		refuse_type(p);
+		return true;
+	} else if (qbe_is_word(p, "dbgfile")) {
+		qbe_next(p);
+		if (p->tok.kind == QTOK_STRING)
+			qbe_next(p);
+	} else {
+		kl_buf found = { 0 };
+		qbe_describe(&p->tok, &found);
+		if (p->tok.kind != QTOK_ERROR)
+			qbe_parse_error(p, p->tok.pos, "expected a definition "
+					"(data, function or type), found %s",
+					found.data);
+		kl_buf_free(&found);
+		return false;
+	}
+	return p->errors == before;
+}
+
+bool
+qbe_parse(qbe_unit *u, const char *text, size_t len, kl_diags *diags)
+{
+	qbe_parser p;
+	memset(&p, 0, sizeof p);
+	p.u = u;
+	p.diags = diags;
+	qbe_lex_init(&p.lx, text, len, diags, &u->arena);
+	qbe_next(&p);
+	while (p.tok.kind != QTOK_EOF && p.errors < QBE_MAX_ERRORS) {
+		const char *at = p.tok.s;
+		if (!parse_definition(&p)) {
+			/* (past the token the error was at, at least) */
+			if (p.tok.s == at)
+				qbe_next(&p);
+			recover(&p);
+		}
+	}
+	qbe_names_free(&p.temps);
+	qbe_names_free(&p.labels);
+	return p.errors == 0;
+}
+
+void
+qbe_unit_free(qbe_unit *u)
+{
+	free(u->items);
+	free(u->fns);
+	free(u->data);
+	free(u->ditems);
+	free(u->globals);
+	free(u->blks);
+	free(u->ins);
+	free(u->args);
+	free(u->temps);
+	free(u->labels);
+	free(u->params);
+	qbe_names_free(&u->global_names);
+	kl_arena_free(&u->arena);
+	memset(u, 0, sizeof *u);
+}
