@@ -346,6 +346,7 @@ uint32_t qbe_push(void *arr, uint32_t *n, uint32_t *cap, size_t elem);
 /* Parse text into u (zeroed by the caller); false after errors, each in
  * diags. */
 bool qbe_parse(qbe_unit *u, const char *text, size_t len, kl_diags *diags);
+void qbe_unit_init(qbe_unit *u); /* empty, every array non-null */
 void qbe_unit_free(qbe_unit *u);
 
 /* The keel type of a QBE base type (w l s d; b h for data). */

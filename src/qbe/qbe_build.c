@@ -328,7 +328,7 @@ kl_qbe_import(const char *text, size_t len, kl_module **out,
 	kl_c_locale c; /* decimal floats as C reads them (scan_f64) */
 	kl_c_locale_begin(&c);
 	qbe_unit u;
-	memset(&u, 0, sizeof u);
+	qbe_unit_init(&u);
 	kl_module *m = kl_module_new();
 	bool ok = qbe_parse(&u, text ? text : "", len, d) &&
 		  qbe_build_module(&u, m, d);

@@ -443,6 +443,26 @@ qbe_parse(qbe_unit *u, const char *text, size_t len, kl_diags *diags)
 }
 
 void
+qbe_unit_init(qbe_unit *u)
+{
+	memset(u, 0, sizeof *u);
+	/* Room for one of each from the start: `&u->params[fn->param0]`
+	 * for a file with no parameters at all would be a null pointer plus
+	 * 0, which C leaves undefined (and clang's UBSan reports). */
+	kl_grow(&u->items, &u->citems, sizeof *u->items, 1);
+	kl_grow(&u->fns, &u->cfns, sizeof *u->fns, 1);
+	kl_grow(&u->data, &u->cdata, sizeof *u->data, 1);
+	kl_grow(&u->ditems, &u->cditems, sizeof *u->ditems, 1);
+	kl_grow(&u->globals, &u->cglobals, sizeof *u->globals, 1);
+	kl_grow(&u->blks, &u->cblks, sizeof *u->blks, 1);
+	kl_grow(&u->ins, &u->cins, sizeof *u->ins, 1);
+	kl_grow(&u->args, &u->cargs, sizeof *u->args, 1);
+	kl_grow(&u->temps, &u->ctemps, sizeof *u->temps, 1);
+	kl_grow(&u->labels, &u->clabels, sizeof *u->labels, 1);
+	kl_grow(&u->params, &u->cparams, sizeof *u->params, 1);
+}
+
+void
 qbe_unit_free(qbe_unit *u)
 {
 	free(u->items);

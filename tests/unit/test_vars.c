@@ -87,8 +87,10 @@ test_loop(void)
 				   n);
 	kl_build_brif(&b, c, to(blk[2]), to(blk[3]));
 	kl_builder_at_end(&b, blk[2]);
-	kl_value s2 = kl_build_binary(&b, KL_OP_IADD,
-				      kl_vars_use(vs, s, blk[2]),
+	/* (reads in statements of their own: the order of a call's
+	 * arguments is the compiler's, and it would number the values) */
+	kl_value s1 = kl_vars_use(vs, s, blk[2]);
+	kl_value s2 = kl_build_binary(&b, KL_OP_IADD, s1,
 				      kl_vars_use(vs, i, blk[2]));
 	kl_vars_def(vs, s, blk[2], s2);
 	kl_value i2 = kl_build_binary_imm(&b, KL_OP_IADD_IMM,
@@ -195,7 +197,8 @@ test_reads_before_writes(void)
 	kl_build_brif(&b, c, to(blk[1]), to(blk[2]));
 	kl_builder_at_end(&b, blk[2]);
 	kl_value yv = kl_vars_use(vs, y, blk[2]);
-	kl_value r = kl_build_binary(&b, KL_OP_IADD, kl_vars_use(vs, x, blk[2]),
+	kl_value xv = kl_vars_use(vs, x, blk[2]);
+	kl_value r = kl_build_binary(&b, KL_OP_IADD, xv,
 				     kl_build_unary(&b, KL_OP_BITCAST,
 						    KL_TYPE_I64, yv));
 	kl_build_return(&b, &r, 1);
@@ -212,8 +215,8 @@ test_reads_before_writes(void)
 				 "    brif v2, block1, block2\n"
 				 "\n"
 				 "block2:\n"
-				 "    v5 = bitcast.i64 v10\n"
-				 "    v7 = iadd.i64 v2, v5\n"
+				 "    v6 = bitcast.i64 v10\n"
+				 "    v7 = iadd.i64 v2, v6\n"
 				 "    return v7\n"
 				 "}\n");
 }
