@@ -3875,6 +3875,31 @@ for s in $(seq 1 300); do
 done
 if [ "$mut_bad" = 0 ]; then ok; fi
 
+# ---- 0j. keel import-qbe against cc: one random program, QBE IL and C ----
+# tests/qbe/gen_qbe_c.py writes each seed's program twice, as QBE IL (not
+# in SSA form: temporaries assigned many times, loops of three shapes,
+# an irreducible one, phis, a jump back to the first block, calls forward
+# and backward and through a pointer, printf, data with $sym + offset,
+# every load, store, extension and comparison, floats) and as C with the
+# same behaviour; tests/qbe/diff_c.sh compiles all the C with cc once,
+# and each program must print the same and exit with the same status
+# under keel import-qbe + keel run as compiled. 100 fixed seeds at two
+# sizes, a few seconds; the script runs any number (see its comment).
+if ! command -v cc >/dev/null 2>&1; then
+	echo "no cc: skipping the differential test of keel import-qbe against C"
+elif ! command -v python3 >/dev/null 2>&1; then
+	echo "no python3: skipping the differential test of keel import-qbe against C"
+else
+	for sz in 2 4; do
+		sh tests/qbe/diff_c.sh "$build"/keel "$dir/qbe-c$sz" "$sz" 1 50 \
+			>"$dir/qbe-c$sz.log" 2>&1
+		st=$?
+		grep -v '^[0-9]* passed, [0-9]* failed$' "$dir/qbe-c$sz.log" |
+			sed 's/^MISMATCH/FAIL keel import-qbe against cc:/'
+		add_summary "$dir/qbe-c$sz.log" "$st"
+	done
+fi
+
 # ---- 1. the generator's programs ----
 # ran_to_end OUT STATUS: keel run's output OUT ends with a result whose
 # low byte is STATUS (a run that crashed or trapped has no such line)

@@ -133,7 +133,8 @@ declare_callees(qbe_unit *u, kl_module *m, kl_diags *d, sig_buf *sb)
 		if (gl->call == KL_NONE) {
 			qbe_error(d, gl->use, "$%.*s is not defined in this "
 				  "file (keel can call a function defined "
-				  "elsewhere, but not refer to other data)",
+				  "elsewhere, but not take its address or "
+				  "refer to data defined elsewhere)",
 				  (int)gl->len, gl->name);
 			ok = false;
 			continue;
