@@ -260,13 +260,14 @@ bench-scaling:
 # promote checked by running code (fuzz_promote: difftest's checks), and
 # random edits through the rewriting API (fuzz_rewrite: the checks of
 # tests/unit/rewrite_random.h), and `keel test` on one file in process
-# (fuzz_testfile: the reader of test files and every command).
+# (fuzz_testfile: the reader of test files and every command), and the
+# QBE IL importer (fuzz_qbe, seeded with tests/qbe/).
 # Seeds come from the file tests and examples (for fuzz_testfile, the
 # file tests whole, `test` lines kept); crashes land in build/fuzz/.
 # The dictionaries (the text format's words, FileCheck's directives, and
 # for fuzz_testfile both and the test lines' words) let mutations make
 # keywords that byte flips seldom reach.
-FUZZ_TARGETS := parse roundtrip verify promote rewrite filecheck testfile
+FUZZ_TARGETS := parse roundtrip verify promote rewrite filecheck testfile qbe
 # (FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, the name OSS-Fuzz gives it:
 # `test interpret` takes the small limits of a fuzz run)
 FUZZ_FLAGS = -std=c11 $(FEATURES) $(WARN) -O1 -g -Iinclude \
@@ -290,6 +291,10 @@ build/fuzz/corpus: $(wildcard tests/filetests/*/*.kl examples/*.kl)
 	@rm -rf $@ && mkdir -p $@
 	@for f in $^; do sed '/^test /d' $$f > $@/$$(echo $$f | tr / _); done
 
+build/fuzz/corpus-qbe-seeds: $(wildcard tests/qbe/*.ssa tests/qbe/errors/*.ssa)
+	@rm -rf $@ && mkdir -p $@
+	@for f in $^; do cp $$f $@/$$(echo $$f | tr / _); done
+
 build/fuzz/corpus-tests: $(wildcard tests/filetests/*/*.kl)
 	@rm -rf $@ && mkdir -p $@
 	@for f in $^; do cp $$f $@/$$(echo $$f | tr / _); done
@@ -302,12 +307,14 @@ build/fuzz/testfile.dict: fuzz/keel.dict fuzz/filecheck.dict \
 # A fuzzer that fails (a crash found) fails make fuzz, after the others
 # ran; its whole output stays in build/fuzz/log-TARGET.
 fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz_%) build/fuzz/corpus \
-		build/fuzz/corpus-tests build/fuzz/testfile.dict
+		build/fuzz/corpus-tests build/fuzz/corpus-qbe-seeds \
+		build/fuzz/testfile.dict
 	@failed=""; for t in $(FUZZ_TARGETS); do \
 		mkdir -p build/fuzz/corpus-$$t; \
 		dict=../../fuzz/keel.dict; seeds=corpus; \
 		[ $$t = filecheck ] && dict=../../fuzz/filecheck.dict; \
 		[ $$t = testfile ] && dict=testfile.dict seeds=corpus-tests; \
+		[ $$t = qbe ] && dict=../../fuzz/qbe.dict seeds=corpus-qbe-seeds; \
 		echo "== fuzz_$$t for $(FUZZ_TIME) s"; \
 		(cd build/fuzz && ./fuzz_$$t -max_total_time=$(FUZZ_TIME) \
 			-max_len=65536 -timeout=10 -rss_limit_mb=2048 \
