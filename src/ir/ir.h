@@ -280,9 +280,10 @@ struct kl_func {
 	 * an interpreter decodes a function again when this is not what it
 	 * was at the last decoding. */
 	uint64_t edits;
-	/* The kl_vars building the function (src/pass/vars.c), if any: a
-	 * second one would add parameters the first does not know of. */
-	const struct kl_vars *vars;
+	/* What adds block parameters to the function while it is built,
+	 * if anything (a kl_vars, which sets and clears it): a second
+	 * such owner would add parameters the first does not know of. */
+	const void *param_owner;
 };
 
 /*

@@ -258,11 +258,11 @@ kl_vars_new(kl_func *f)
 		return NULL;
 	kl_vars *vs = kl_calloc(1, sizeof *vs);
 	vs->func = f;
-	if (f->vars)
+	if (f->param_owner)
 		fail(vs, KL_ERR_INVALID, "the function has a kl_vars already "
 			 "(finish or free that one first)");
 	else
-		f->vars = vs;
+		f->param_owner = vs;
 	return vs;
 }
 
@@ -270,8 +270,8 @@ kl_vars_new(kl_func *f)
 static void
 let_go(kl_vars *vs)
 {
-	if (vs->func->vars == vs)
-		vs->func->vars = NULL;
+	if (vs->func->param_owner == vs)
+		vs->func->param_owner = NULL;
 }
 
 void
@@ -500,6 +500,8 @@ find_arguments(kl_vars *vs)
 							 vs->edges[first].src,
 							 ++walk)
 					  : zero_of(vs, vs->types[p.var]);
+			if (v == p.value) /* (check_function rules it out) */
+				v = zero_of(vs, vs->types[p.var]);
 			vs->cands[c].rep = v;
 			if (v == KL_NONE)
 				return false;
@@ -594,6 +596,12 @@ check_function(kl_vars *vs)
 			return fail(vs, KL_ERR_INVALID, "a block in the layout "
 				    "has no terminator (finish once every "
 				    "block and branch is built)");
+	/* (an entry whose only predecessor is itself would read its own
+	 * value at its end: a candidate standing for itself) */
+	uint32_t entry = kl_func_first_block(f).id;
+	if (entry != KL_NONE && vs->start[entry + 1] > vs->start[entry])
+		return fail(vs, KL_ERR_INVALID, "a branch goes to the entry "
+			    "block, which keel forbids");
 	uint32_t *count = kl_calloc(f->nblocks ? f->nblocks : 1,
 				    sizeof *count);
 	for (uint32_t c = 0; c < vs->ncands; c++)

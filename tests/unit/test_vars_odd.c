@@ -1256,6 +1256,31 @@ test_empty_and_never_written(void)
 	kl_module_free(m);
 }
 
+/* A read in an entry block that branches to itself (which keel forbids):
+ * refused, where the entry's candidate once stood for itself and finish
+ * spun for ever (a review, 2026-12-06). */
+static void
+test_branch_to_entry(void)
+{
+	kl_func *f;
+	kl_module *m = new_func(&f);
+	kl_block E = kl_func_make_entry(f), X = placed_block(f);
+	kl_vars *vs = kl_vars_new(f);
+	kl_var x = kl_vars_declare(vs, KL_TYPE_I64);
+	kl_builder b;
+	kl_builder_init(&b, f);
+	kl_builder_at_end(&b, E);
+	kl_value v = kl_vars_use(vs, x, E);
+	kl_value args[2] = { kl_block_param(f, E, 0), kl_block_param(f, E, 1) };
+	kl_build_brif(&b, v, (kl_block_call){ E, args, 2 }, to(X));
+	kl_builder_at_end(&b, X);
+	kl_build_return(&b, &v, 1);
+	CHECK(kl_vars_finish(vs) == KL_ERR_INVALID);
+	CHECK(strstr(kl_vars_error(vs), "entry block") != NULL);
+	kl_vars_free(vs);
+	kl_module_free(m);
+}
+
 /* The refusals keel.h promises, and that they stick. */
 static void
 test_more_refusals(void)
@@ -1697,6 +1722,7 @@ main(void)
 	UNIT_RUN(test_two_functions);
 	UNIT_RUN(test_empty_and_never_written);
 	UNIT_RUN(test_more_refusals);
+	UNIT_RUN(test_branch_to_entry);
 	UNIT_RUN(test_user_alias_resolved);
 	UNIT_RUN(test_alias_write_minimal);
 	UNIT_RUN(test_alias_write_loop);
