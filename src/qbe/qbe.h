@@ -82,13 +82,14 @@ typedef struct qbe_lexer {
 	kl_arena *arena; /* decoded strings */
 	uint32_t errors;
 	bool line_start;
+	/* Report nothing: the parser is skipping text after an error, or
+	 * has given up (a bad byte per token would flood diagnostics). */
+	bool quiet;
 } qbe_lexer;
 
 void qbe_lex_init(qbe_lexer *lx, const char *text, size_t len,
 		  kl_diags *diags, kl_arena *arena);
 qbe_tok qbe_lex_next(qbe_lexer *lx);
-/* Skip to the end of the current line (error recovery). */
-void qbe_lex_skip_line(qbe_lexer *lx);
 
 /* Append an error at pos, printf-style. */
 void qbe_verror(kl_diags *d, qbe_pos pos, const char *fmt, va_list ap)
@@ -301,6 +302,7 @@ typedef struct qbe_unit {
 	uint32_t nparams, cparams;
 	qbe_names global_names;
 	kl_arena arena; /* decoded strings */
+	uint64_t blit_bytes; /* unrolled so far, for QBE_MAX_BLIT_TOTAL */
 } qbe_unit;
 
 /* The parser's state, shared by qbe_parse.c (items, data) and
@@ -317,6 +319,7 @@ typedef struct qbe_parser {
 	kl_diags *diags;
 	uint32_t errors;
 	qbe_names temps, labels; /* of the function being read */
+	bool skipping; /* recovering from an error: the lexer is quiet */
 } qbe_parser;
 
 #define QBE_MAX_ERRORS 100
@@ -392,6 +395,10 @@ void qbe_fb_error(qbe_fb *fb, qbe_pos pos, const char *fmt, ...)
 /* The types of a call's arguments as a message shows them: "(w, l, ...)" */
 void qbe_call_types(const qbe_unit *u, const qbe_ins *in, kl_buf *out);
 /* Blits longer than this are refused rather than unrolled. */
+/* blit is unrolled into loads and stores: a limit on each, and on all
+ * of a file's together, so that the module stays near the text's size
+ * (1,000 blits of 65,535 bytes in 20 KB of text once made 517 MB). */
 #define QBE_MAX_BLIT 65536
+#define QBE_MAX_BLIT_TOTAL (1u << 20)
 
 #endif /* KEEL_QBE_H */

@@ -306,9 +306,12 @@ qbe_build_module(qbe_unit *u, kl_module *m, kl_diags *d)
 	bool ok = declare_callees(u, m, d, &sb) &&
 		  define_symbols(u, m, d, &sb) && fill_data(u, m, d);
 	free(sb.types);
+	/* (each function, whatever the others: one run shows a mistake in
+	 * each; a function stops at its first) */
+	bool built = ok;
 	for (uint32_t i = 0; ok && i < u->nfns; i++)
-		ok = qbe_build_func(u, m, &u->fns[i], d);
-	return ok && verify(m, d);
+		built &= qbe_build_func(u, m, &u->fns[i], d);
+	return built && verify(m, d);
 }
 
 kl_status

@@ -43,6 +43,12 @@ check_direct(qbe_fb *fb, const qbe_ins *in, const qbe_global *gl,
 	uint32_t n = in->nargs - 1;
 	uint32_t fixed = in->nfixed == KL_NONE ? n : in->nfixed;
 	int len = (int)gl->len;
+	if (fixed == sig.num_params && n > fixed && !sig.variadic) {
+		qbe_fb_error(fb, callee->pos, "$%.*s is not variadic, but is "
+			     "given %u argument%s after '...'", len, gl->name,
+			     n - fixed, n - fixed == 1 ? "" : "s");
+		return false;
+	}
 	if (fixed != sig.num_params || (n > fixed && !sig.variadic)) {
 		qbe_fb_error(fb, callee->pos, "$%.*s takes %u argument%s%s, "
 			     "but %u %s given", len, gl->name,

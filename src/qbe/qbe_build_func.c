@@ -14,7 +14,8 @@
  * at the end of @b, P := w; at the top of the phi's block, %x := P. All
  * phis of a block read their P before any of them writes its temporary,
  * so `%a = phi @l %b` beside `%b = phi @l %a` swaps, as QBE's parallel
- * phis do. (A P read where no predecessor wrote it gives 0.)
+ * phis do. (On an edge the phi names no value for, P holds what it held
+ * last: 0 before any write. QBE leaves that case undefined.)
  *
  * keel forbids branches to the entry block, QBE's first block too; if a
  * jump names it anyway, an entry block of its own is put before it. A
@@ -277,12 +278,14 @@ qbe_build_func(qbe_unit *u, kl_module *m, const qbe_fn *fn, kl_diags *diags)
 	for (uint32_t i = 0; ok && i < fn->nblk; i++)
 		ok = build_block(&fb, i, kb, &pp);
 	if (ok && (kl_builder_status(&fb.b) != KL_OK ||
-		   kl_vars_finish(fb.vs) != KL_OK)) {
+		   kl_vars_finish(fb.vs) != KL_OK))
+		ok = false;
+	if (!ok && fb.errors == 0) {
+		/* (a failure nothing reported: the builder's or kl_vars's) */
 		const char *why = fb.b.error ? fb.b.error
 					     : kl_vars_error(fb.vs);
 		qbe_fb_error(&fb, fn->pos, "cannot build this function (a bug "
 			     "of the importer): %s", why ? why : "?");
-		ok = false;
 	}
 	free_plan(&pp);
 	free(kb);

@@ -174,6 +174,13 @@ build_blit(qbe_fb *fb, const qbe_ins *in)
 			     QBE_MAX_BLIT);
 		return false;
 	}
+	fb->u->blit_bytes += count->bits;
+	if (fb->u->blit_bytes > QBE_MAX_BLIT_TOTAL) {
+		qbe_fb_error(fb, count->pos, "the file's blits copy more than "
+			     "%u bytes in all, which keel unrolls (call "
+			     "memcpy for big copies)", QBE_MAX_BLIT_TOTAL);
+		return false;
+	}
 	kl_value src = qbe_operand(fb, arg(fb, in, 0), QTY_L);
 	kl_value dst = qbe_operand(fb, arg(fb, in, 1), QTY_L);
 	if (src.id == KL_NONE || dst.id == KL_NONE)

@@ -5,14 +5,16 @@
  * `#` starts a comment to the end of the line; names carry a sigil (`$`
  * global, `%` temporary, `@` label, `:` aggregate type); numbers are
  * decimal, optionally negative, and are 64-bit blobs whose low bits a
- * context takes; `s_` and `d_` prefix float literals. Newlines matter in
- * one place only (a `ret` without a value), so the lexer marks the first
- * token of each line instead of making newline tokens.
+ * context takes; `s_` and `d_` prefix float literals. A statement of a
+ * function ends with its line, so the lexer marks the first token of
+ * each line (the parser turns it into the end of a statement) instead of
+ * making newline tokens.
  *
  * Each token carries its line and byte column, both from 1, as keel's
  * own parser counts them (docs/ir.md, "Positions in error messages").
  * A malformed token is reported here and returned as QTOK_ERROR; the
- * parser then skips the rest of the line.
+ * parser then skips the rest of the statement or definition, with the
+ * lexer quiet meanwhile (qbe_lexer.quiet).
  */
 #include <stdarg.h>
 #include <string.h>
@@ -75,8 +77,10 @@ pos_at(const qbe_lexer *lx, const char *p)
 static qbe_tok
 lex_error(qbe_lexer *lx, qbe_tok t, const char *msg)
 {
-	qbe_error(lx->diags, t.pos, "%s", msg);
-	lx->errors++;
+	if (!lx->quiet) {
+		qbe_error(lx->diags, t.pos, "%s", msg);
+		lx->errors++;
+	}
 	t.kind = QTOK_ERROR;
 	return t;
 }
@@ -102,13 +106,6 @@ skip_space(qbe_lexer *lx)
 			return;
 		}
 	}
-}
-
-void
-qbe_lex_skip_line(qbe_lexer *lx)
-{
-	while (lx->p < lx->end && *lx->p != '\n')
-		lx->p++;
 }
 
 static int

@@ -38,9 +38,17 @@ qbe_next(qbe_parser *p)
 		p->held = false;
 		return;
 	}
+	p->lx.quiet = p->skipping || p->errors >= QBE_MAX_ERRORS;
 	p->tok = qbe_lex_next(&p->lx);
-	p->errors += p->lx.errors;
-	p->lx.errors = 0;
+	if (p->lx.errors) {
+		uint32_t before = p->errors;
+		p->errors += p->lx.errors;
+		p->lx.errors = 0;
+		if (before < QBE_MAX_ERRORS && p->errors >= QBE_MAX_ERRORS)
+			kl_diags_add(p->diags, KL_SEV_ERROR, p->tok.pos.line,
+				     p->tok.pos.col,
+				     "too many errors; giving up");
+	}
 	if (p->in_stmt && p->tok.line_start) {
 		p->next = p->tok;
 		p->held = true;
@@ -159,16 +167,16 @@ recover(qbe_parser *p)
 	static const char *const starts[] = { "function", "data", "type",
 					      "export", "thread", "section",
 					      "dbgfile" };
-	for (;;) {
-		if (p->tok.kind == QTOK_EOF)
-			return;
+	p->skipping = true;
+	for (bool found = false; !found && p->tok.kind != QTOK_EOF;) {
 		if (p->tok.line_start && p->tok.kind == QTOK_WORD)
 			for (size_t i = 0; i < sizeof starts / sizeof *starts;
 			     i++)
-				if (qbe_is_word(p, starts[i]))
-					return;
-		qbe_next(p);
+				found |= qbe_is_word(p, starts[i]);
+		if (!found)
+			qbe_next(p);
 	}
+	p->skipping = false;
 }
 
 /* Define global g (the current token) as a function or data. */
@@ -230,6 +238,8 @@ data_item(qbe_parser *p, qbe_data *d, uint8_t ty)
 			qbe_next(p);
 		}
 		return true;
+	case QTOK_ERROR: /* (the lexer said what is wrong) */
+		return false;
 	default:
 		qbe_parse_error(p, p->tok.pos, "expected a data item (a "
 				"number, s_ or d_ constant, string or "
@@ -243,7 +253,7 @@ data_type(const qbe_parser *p)
 {
 	uint8_t t = qbe_base_type(p, false);
 	if (t == QTY_NONE && p->tok.kind == QTOK_WORD && p->tok.len == 1)
-		t = p->tok.s[0] == 'b'	 ? QTY_B
+		t = p->tok.s[0] == 'b' ? QTY_B
 		    : p->tok.s[0] == 'h' ? QTY_H
 		    : p->tok.s[0] == 'z' ? QTY_Z
 					 : QTY_NONE;
@@ -299,10 +309,17 @@ parse_data(qbe_parser *p)
 		}
 		qbe_next(p);
 		if (ty == QTY_Z) {
-			if (p->tok.kind != QTOK_INT ||
+			if (p->tok.kind == QTOK_INT &&
 			    p->tok.bits > ((uint64_t)1 << 40)) {
-				qbe_parse_error(p, p->tok.pos, "expected a "
-						"size after 'z'");
+				qbe_parse_error(p, p->tok.pos, "a zero-filled "
+						"size is at most 2^40 bytes");
+				return;
+			}
+			if (p->tok.kind != QTOK_INT) {
+				if (p->tok.kind != QTOK_ERROR)
+					qbe_parse_error(p, p->tok.pos,
+							"expected a size "
+							"after 'z'");
 				return;
 			}
 			uint32_t i = qbe_push(&u->ditems, &u->nditems,

@@ -65,6 +65,10 @@ define_temp(qbe_parser *p, qbe_fn *fn, uint32_t t, uint8_t ty, qbe_pos at)
 		tp->def = at;
 		return true;
 	}
+	if (tp->ty == QTY_NONE) { /* (its first definition failed) */
+		tp->ty = ty;
+		tp->def = at;
+	}
 	if (tp->ty == ty)
 		return true;
 	qbe_parse_error(p, at, "%%%.*s is %s here but %s on line %u (a "
@@ -289,6 +293,14 @@ parse_inst(qbe_parser *p, qbe_fn *fn, qbe_blk *b, uint32_t dest,
 		else if (!op && qbe_is_word(p, "phi"))
 			op = &qbe_op_phi;
 	}
+	if (!op && p->tok.kind != QTOK_WORD) {
+		kl_buf found = { 0 };
+		qbe_describe(&p->tok, &found);
+		qbe_parse_error(p, at, "expected an instruction, found %s",
+				found.data);
+		kl_buf_free(&found);
+		return false;
+	}
 	if (!op) {
 		qbe_parse_error(p, at, "unknown instruction '%.*s'",
 				(int)(p->tok.len > 40 ? 40 : p->tok.len),
@@ -463,8 +475,10 @@ parse_statement(qbe_parser *p, qbe_fn *fn, qbe_blk *b)
 static void
 skip_statement(qbe_parser *p)
 {
+	p->skipping = true;
 	while (p->tok.kind != QTOK_EOF && p->tok.kind != QTOK_NL)
 		qbe_next(p);
+	p->skipping = false;
 }
 
 /* Back from a statement's line to the tokens of the next. */
@@ -638,12 +652,20 @@ qbe_parse_func(qbe_parser *p, uint8_t ret, qbe_pos at)
 		}
 		if (ok && p->tok.kind != QTOK_NL && p->tok.kind != QTOK_EOF &&
 		    !qbe_is_punct(p, '}')) {
-			kl_buf found = { 0 };
-			qbe_describe(&p->tok, &found);
-			qbe_parse_error(p, p->tok.pos, "%s after a complete "
-					"statement (a ',' missing before it?)",
-					found.data);
-			kl_buf_free(&found);
+			/* (a bad token: the lexer said so already) */
+			if (p->tok.kind != QTOK_ERROR) {
+				kl_buf found = { 0 };
+				qbe_describe(&p->tok, &found);
+				const char *hint =
+					qbe_is_punct(p, ',')
+						? "an operand too many?"
+						: "a ',' missing before it?";
+				qbe_parse_error(p, p->tok.pos,
+						"%s after a complete "
+						"statement (%s)", found.data,
+						hint);
+				kl_buf_free(&found);
+			}
 			ok = false;
 		}
 		if (!ok)
