@@ -500,7 +500,7 @@ find_arguments(kl_vars *vs)
 							 vs->edges[first].src,
 							 ++walk)
 					  : zero_of(vs, vs->types[p.var]);
-			if (v == p.value) /* (check_function rules it out) */
+			if (v == p.value) /* (check_built rules it out) */
 				v = zero_of(vs, vs->types[p.var]);
 			vs->cands[c].rep = v;
 			if (v == KL_NONE)
@@ -587,7 +587,7 @@ append_arguments(kl_vars *vs)
  * the wrong parameters, unseen by the verifier).
  */
 static bool
-check_function(kl_vars *vs)
+check_built(kl_vars *vs)
 {
 	kl_func *f = vs->func;
 	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
@@ -959,7 +959,7 @@ kl_vars_finish(kl_vars *vs)
 	vs->finished = true;
 	let_go(vs);
 	collect_edges(vs);
-	if (!check_function(vs))
+	if (!check_built(vs))
 		return vs->status;
 	mark_reached(vs);
 	if (!find_arguments(vs) || !append_arguments(vs) ||

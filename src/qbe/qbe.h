@@ -326,6 +326,11 @@ typedef struct qbe_parser {
 
 void qbe_next(qbe_parser *p);
 /* An error at the current token (or at pos), counted. */
+/* How many arguments of call `in` come before its `...` (all, without). */
+uint32_t qbe_call_fixed(const qbe_ins *in);
+/* "EXPECTED, found TOKEN" at the current token (nothing for a malformed
+ * one: the lexer reported it). */
+void qbe_error_found(qbe_parser *p, const char *expected);
 void qbe_parse_error(qbe_parser *p, qbe_pos pos, const char *fmt, ...)
 	KL_PRINTF(3, 4);
 /* Is the current token the punctuation c (or the word w)? */

@@ -45,8 +45,8 @@ fn_signature(const qbe_unit *u, const qbe_fn *fn, sig_buf *sb)
 			       .variadic = fn->variadic };
 }
 
-static uint32_t
-call_fixed(const qbe_ins *in)
+uint32_t
+qbe_call_fixed(const qbe_ins *in)
 {
 	return in->nfixed == KL_NONE ? in->nargs - 1 : in->nfixed;
 }
@@ -55,11 +55,11 @@ void
 qbe_call_types(const qbe_unit *u, const qbe_ins *in, kl_buf *out)
 {
 	kl_buf_putc(out, '(');
-	for (uint32_t k = 0; k < call_fixed(in); k++)
+	for (uint32_t k = 0; k < qbe_call_fixed(in); k++)
 		kl_buf_printf(out, "%s%s", k ? ", " : "",
 			      qbe_type_name(u->args[in->arg0 + 1 + k].ty));
 	if (in->nfixed != KL_NONE)
-		kl_buf_puts(out, call_fixed(in) ? ", ..." : "...");
+		kl_buf_puts(out, qbe_call_fixed(in) ? ", ..." : "...");
 	kl_buf_putc(out, ')');
 }
 
@@ -67,8 +67,8 @@ qbe_call_types(const qbe_unit *u, const qbe_ins *in, kl_buf *out)
 static bool
 same_params(const qbe_unit *u, const qbe_ins *a, const qbe_ins *b)
 {
-	uint32_t n = call_fixed(a);
-	if (n != call_fixed(b) ||
+	uint32_t n = qbe_call_fixed(a);
+	if (n != qbe_call_fixed(b) ||
 	    (a->nfixed == KL_NONE) != (b->nfixed == KL_NONE))
 		return false;
 	for (uint32_t k = 0; k < n; k++)
@@ -140,7 +140,7 @@ declare_callees(qbe_unit *u, kl_module *m, kl_diags *d, sig_buf *sb)
 			continue;
 		}
 		const qbe_ins *in = &u->ins[gl->call];
-		uint32_t n = call_fixed(in);
+		uint32_t n = qbe_call_fixed(in);
 		kl_grow(&sb->types, &sb->cap, sizeof *sb->types,
 			(uint64_t)n + 1);
 		for (uint32_t k = 0; k < n; k++)

@@ -41,7 +41,7 @@ check_direct(qbe_fb *fb, const qbe_ins *in, const qbe_global *gl,
 {
 	const qbe_val *callee = &fb->u->args[in->arg0].v;
 	uint32_t n = in->nargs - 1;
-	uint32_t fixed = in->nfixed == KL_NONE ? n : in->nfixed;
+	uint32_t fixed = qbe_call_fixed(in);
 	int len = (int)gl->len;
 	if (fixed == sig.num_params && n > fixed && !sig.variadic) {
 		qbe_fb_error(fb, callee->pos, "$%.*s is not variadic, but is "
@@ -87,7 +87,7 @@ static bool
 build_indirect(qbe_fb *fb, const qbe_ins *in, kl_inst *call)
 {
 	uint32_t n = in->nargs - 1;
-	uint32_t fixed = in->nfixed == KL_NONE ? n : in->nfixed;
+	uint32_t fixed = qbe_call_fixed(in);
 	kl_value p = qbe_operand(fb, &fb->u->args[in->arg0].v, QTY_L);
 	if (p.id == KL_NONE)
 		return false;

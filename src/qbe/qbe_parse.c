@@ -109,14 +109,22 @@ qbe_expect(qbe_parser *p, char c, const char *where)
 		qbe_next(p);
 		return true;
 	}
+	kl_buf expected = { 0 };
+	kl_buf_printf(&expected, "expected '%c' %s", c, where);
+	qbe_error_found(p, expected.data);
+	kl_buf_free(&expected);
+	return false;
+}
+
+void
+qbe_error_found(qbe_parser *p, const char *expected)
+{
 	if (p->tok.kind == QTOK_ERROR)
-		return false;
+		return;
 	kl_buf found = { 0 };
 	qbe_describe(&p->tok, &found);
-	qbe_parse_error(p, p->tok.pos, "expected '%c' %s, found %s", c,
-			where, found.data);
+	qbe_parse_error(p, p->tok.pos, "%s, found %s", expected, found.data);
 	kl_buf_free(&found);
-	return false;
 }
 
 uint32_t
@@ -424,13 +432,8 @@ parse_definition(qbe_parser *p)
 		if (p->tok.kind == QTOK_STRING)
 			qbe_next(p);
 	} else {
-		kl_buf found = { 0 };
-		qbe_describe(&p->tok, &found);
-		if (p->tok.kind != QTOK_ERROR)
-			qbe_parse_error(p, p->tok.pos, "expected a definition "
-					"(data, function or type), found %s",
-					found.data);
-		kl_buf_free(&found);
+		qbe_error_found(p, "expected a definition (data, function or "
+				   "type)");
 		return false;
 	}
 	return p->errors == before;

@@ -81,11 +81,7 @@ define_temp(qbe_parser *p, qbe_fn *fn, uint32_t t, uint8_t ty, qbe_pos at)
 static void
 expected_value(qbe_parser *p)
 {
-	kl_buf found = { 0 };
-	qbe_describe(&p->tok, &found);
-	qbe_parse_error(p, p->tok.pos, "expected a value (%%temp, a constant "
-			"or $symbol), found %s", found.data);
-	kl_buf_free(&found);
+	qbe_error_found(p, "expected a value (%temp, a constant or $symbol)");
 }
 
 /* A value: %temp, a constant or $global. */
@@ -294,11 +290,7 @@ parse_inst(qbe_parser *p, qbe_fn *fn, qbe_blk *b, uint32_t dest,
 			op = &qbe_op_phi;
 	}
 	if (!op && p->tok.kind != QTOK_WORD) {
-		kl_buf found = { 0 };
-		qbe_describe(&p->tok, &found);
-		qbe_parse_error(p, at, "expected an instruction, found %s",
-				found.data);
-		kl_buf_free(&found);
+		qbe_error_found(p, "expected an instruction");
 		return false;
 	}
 	if (!op) {
