@@ -43,6 +43,7 @@ typedef struct phi_move {
 	uint32_t pred; /* the block, in the function's numbering */
 	kl_var var;
 	uint32_t arg;  /* into u->args */
+	uint8_t ty;    /* the phi's type (QTY_*) */
 } phi_move;
 
 typedef struct phi_plan {
@@ -120,7 +121,8 @@ plan_phis(qbe_fb *fb, phi_plan *pp)
 			uint32_t a = in->arg0 + k;
 			uint32_t pred = block_of(fb, u->args[a].label);
 			pp->moves[fill[pred]++] = (phi_move){ pred,
-							      pp->var[i], a };
+							      pp->var[i], a,
+							      in->ret };
 		}
 	}
 	free(fill);
@@ -160,12 +162,7 @@ build_moves(qbe_fb *fb, uint32_t bi, const phi_plan *pp)
 {
 	for (uint32_t k = pp->first[bi]; k < pp->first[bi + 1]; k++) {
 		const phi_move *mv = &pp->moves[k];
-		kl_type t = kl_vars_type(fb->vs, mv->var);
-		uint8_t ty = t == KL_TYPE_I32	? QTY_W
-			     : t == KL_TYPE_I64 ? QTY_L
-			     : t == KL_TYPE_F32 ? QTY_S
-						: QTY_D;
-		kl_value v = qbe_operand(fb, &fb->u->args[mv->arg].v, ty);
+		kl_value v = qbe_operand(fb, &fb->u->args[mv->arg].v, mv->ty);
 		if (v.id == KL_NONE)
 			return false;
 		kl_vars_def(fb->vs, mv->var, fb->blk, v);
