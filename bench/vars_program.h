@@ -42,7 +42,7 @@ typedef struct vars_program {
 	kl_value *own;
 } vars_program;
 
-static kl_value
+static inline kl_value
 vp_read(vars_program *p, uint32_t x)
 {
 	if (p->vs)
@@ -50,7 +50,7 @@ vp_read(vars_program *p, uint32_t x)
 	return kl_build_load(&p->b, KL_OP_LOAD, p->type[x], p->slot[x], 0);
 }
 
-static void
+static inline void
 vp_write(vars_program *p, uint32_t x, kl_value v)
 {
 	if (p->vs)
@@ -59,7 +59,7 @@ vp_write(vars_program *p, uint32_t x, kl_value v)
 		kl_build_store(&p->b, KL_OP_STORE, v, p->slot[x], 0);
 }
 
-static void
+static inline void
 vp_at(vars_program *p, kl_block blk)
 {
 	p->cur = blk;
@@ -67,7 +67,7 @@ vp_at(vars_program *p, kl_block blk)
 }
 
 /* A value of type t: a variable of that type, a constant or an argument. */
-static kl_value
+static inline kl_value
 vp_operand(vars_program *p, kl_type t)
 {
 	uint32_t x = rng_below(&p->rng, p->nvars);
@@ -86,7 +86,7 @@ vp_operand(vars_program *p, kl_type t)
 			       (int64_t)rng_below(&p->rng, 200) - 100);
 }
 
-static void
+static inline void
 vp_statement(vars_program *p)
 {
 	static const kl_opcode int_ops[] = { KL_OP_IADD, KL_OP_ISUB,
@@ -104,7 +104,7 @@ vp_statement(vars_program *p)
 }
 
 /* A variable's value as an i64, for a condition or the result. */
-static kl_value
+static inline kl_value
 vp_as_i64(vars_program *p, uint32_t x)
 {
 	kl_value v = vp_read(p, x);
@@ -116,7 +116,7 @@ vp_as_i64(vars_program *p, uint32_t x)
 }
 
 /* A block within span of block i (of n), anywhere when span is 0. */
-static uint32_t
+static inline uint32_t
 vp_target(vars_program *p, uint32_t i, uint32_t n, uint32_t span)
 {
 	if (!span || span >= n)
@@ -132,7 +132,7 @@ vp_target(vars_program *p, uint32_t i, uint32_t n, uint32_t span)
  * with variables or with allocas. False if the builder or kl_vars
  * failed (their status says why), or an argument is out of range.
  */
-static bool
+static inline bool
 vars_program_build(vars_program *p, uint64_t seed, bool with_vars,
 		   uint32_t nb, uint32_t nvars, uint32_t span)
 {
@@ -246,7 +246,7 @@ vars_program_build(vars_program *p, uint64_t seed, bool with_vars,
 }
 
 /* Finish the variables (when built with them): kl_vars_finish. */
-static bool
+static inline bool
 vars_program_finish(vars_program *p)
 {
 	if (!p->vs)
@@ -257,7 +257,19 @@ vars_program_finish(vars_program *p)
 	return ok;
 }
 
-static void
+/* The parameters of f's blocks but the entry block's: what SSA
+ * construction made (and a front end's own). */
+static inline uint32_t
+vars_program_params(const kl_func *f)
+{
+	uint32_t n = 0;
+	for (kl_block b = kl_block_next(f, kl_func_first_block(f));
+	     b.id != KL_NONE; b = kl_block_next(f, b))
+		n += kl_block_num_params(f, b);
+	return n;
+}
+
+static inline void
 vars_program_free(vars_program *p)
 {
 	kl_vars_free(p->vs);

@@ -392,16 +392,6 @@ test_refusals(void)
 
 #include "../../bench/vars_program.h"
 
-static uint32_t
-count_params(const kl_func *f)
-{
-	uint32_t n = 0;
-	for (kl_block b = kl_block_next(f, kl_func_first_block(f));
-	     b.id != KL_NONE; b = kl_block_next(f, b))
-		n += kl_block_num_params(f, b);
-	return n;
-}
-
 /* No memory access left, and no parameter made for a variable whose
  * arguments are all one value or itself. */
 static void
@@ -531,7 +521,7 @@ test_random_programs(void)
 			unit_current_failed = 1;
 		}
 		CHECK(kl_promote_module(pm.m, NULL) == 0);
-		uint32_t nv = count_params(pv.f), np = count_params(pm.f);
+		uint32_t nv = vars_program_params(pv.f), np = vars_program_params(pm.f);
 		if (nv > np) {
 			fprintf(stderr, "seed %llu: %u parameters, promote "
 				"makes %u\n", (unsigned long long)seed, nv, np);

@@ -13,6 +13,7 @@
 
 #include "keel.h"
 #include "unit.h"
+#include "../../bench/vars_program.h"
 
 /* ---- helpers ---- */
 
@@ -127,16 +128,6 @@ count_trivial(const kl_func *f, const kl_value *own, uint32_t nown)
 			}
 		}
 	}
-	return n;
-}
-
-static uint32_t
-count_params(const kl_func *f)
-{
-	uint32_t n = 0;
-	for (kl_block b = kl_block_next(f, kl_func_first_block(f));
-	     b.id != KL_NONE; b = kl_block_next(f, b))
-		n += kl_block_num_params(f, b);
 	return n;
 }
 
@@ -315,7 +306,7 @@ compare(build_fn build, uint32_t param, const char *name, kl_module **keep)
 	}
 	/* never more parameters than promote */
 	kl_promote_module(w.m, NULL);
-	CHECK(count_params(v.f) <= count_params(w.f));
+	CHECK(vars_program_params(v.f) <= vars_program_params(w.f));
 	kl_module_free(w.m);
 	kl_module_free(v2.m);
 	if (keep)
@@ -1689,7 +1680,7 @@ deep_nest(uint32_t depth)
 	kl_build_brif(&b, kl_block_param(f, E, 0), to(A), to(Bb));
 	CHECK(kl_vars_finish(vs) == KL_OK);
 	kl_vars_free(vs);
-	CHECK_EQ_INT(count_params(f), 2 * depth + 1);
+	CHECK_EQ_INT(vars_program_params(f), 2 * depth + 1);
 	CHECK(verifies(m));
 	uint64_t res = 1;
 	CHECK(run2(m, 2, 9, &res) == KL_RUN_RETURNED);
