@@ -328,6 +328,15 @@ void qbe_next(qbe_parser *p);
 /* An error at the current token (or at pos), counted. */
 /* How many arguments of call `in` come before its `...` (all, without). */
 uint32_t qbe_call_fixed(const qbe_ins *in);
+/* A signature's types, from a scratch array the caller frees. */
+typedef struct sig_buf {
+	kl_type *types;
+	uint32_t cap;
+} sig_buf;
+/* The signature call `in` gives its callee: its fixed arguments' types,
+ * variadic after `...`, and result type ret (QTY_NONE: none). */
+kl_signature qbe_call_signature(const qbe_unit *u, const qbe_ins *in,
+				uint8_t ret, sig_buf *sb);
 /* "EXPECTED, found TOKEN" at the current token (nothing for a malformed
  * one: the lexer reported it). */
 void qbe_error_found(qbe_parser *p, const char *expected);

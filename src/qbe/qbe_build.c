@@ -24,12 +24,6 @@
 
 #include "qbe.h"
 
-/* A signature's types, from a scratch array the caller frees. */
-typedef struct sig_buf {
-	kl_type *types;
-	uint32_t cap;
-} sig_buf;
-
 static kl_signature
 fn_signature(const qbe_unit *u, const qbe_fn *fn, sig_buf *sb)
 {
@@ -49,6 +43,21 @@ uint32_t
 qbe_call_fixed(const qbe_ins *in)
 {
 	return in->nfixed == KL_NONE ? in->nargs - 1 : in->nfixed;
+}
+
+kl_signature
+qbe_call_signature(const qbe_unit *u, const qbe_ins *in, uint8_t ret,
+		   sig_buf *sb)
+{
+	uint32_t n = qbe_call_fixed(in);
+	kl_grow(&sb->types, &sb->cap, sizeof *sb->types, (uint64_t)n + 1);
+	for (uint32_t k = 0; k < n; k++)
+		sb->types[k] = qbe_keel_type(u->args[in->arg0 + 1 + k].ty);
+	sb->types[n] = qbe_keel_type(ret);
+	return (kl_signature){ .params = sb->types, .num_params = n,
+			       .results = sb->types + n,
+			       .num_results = ret != QTY_NONE,
+			       .variadic = in->nfixed != KL_NONE };
 }
 
 void
@@ -139,18 +148,8 @@ declare_callees(qbe_unit *u, kl_module *m, kl_diags *d, sig_buf *sb)
 			ok = false;
 			continue;
 		}
-		const qbe_ins *in = &u->ins[gl->call];
-		uint32_t n = qbe_call_fixed(in);
-		kl_grow(&sb->types, &sb->cap, sizeof *sb->types,
-			(uint64_t)n + 1);
-		for (uint32_t k = 0; k < n; k++)
-			sb->types[k] = qbe_keel_type(u->args[in->arg0 + 1 + k]
-							     .ty);
-		sb->types[n] = qbe_keel_type(gl->ret);
-		kl_signature sig = { .params = sb->types, .num_params = n,
-				     .results = sb->types + n,
-				     .num_results = gl->ret != QTY_NONE,
-				     .variadic = in->nfixed != KL_NONE };
+		kl_signature sig = qbe_call_signature(u, &u->ins[gl->call],
+						      gl->ret, sb);
 		gl->is_func = true;
 		if (kl_module_declare(m, gl->name, gl->len, &sig, &gl->sym) !=
 		    KL_OK) {

@@ -86,22 +86,15 @@ check_direct(qbe_fb *fb, const qbe_ins *in, const qbe_global *gl,
 static bool
 build_indirect(qbe_fb *fb, const qbe_ins *in, kl_inst *call)
 {
-	uint32_t n = in->nargs - 1;
-	uint32_t fixed = qbe_call_fixed(in);
 	kl_value p = qbe_operand(fb, &fb->u->args[in->arg0].v, QTY_L);
 	if (p.id == KL_NONE)
 		return false;
-	kl_type *types = kl_calloc((size_t)fixed + 1, sizeof *types);
-	for (uint32_t k = 0; k < fixed; k++)
-		types[k] = qbe_keel_type(fb->u->args[in->arg0 + 1 + k].ty);
-	types[fixed] = qbe_keel_type(in->ret);
-	kl_signature sig = { .params = types, .num_params = fixed,
-			     .results = types + fixed,
-			     .num_results = in->dest != KL_NONE,
-			     .variadic = in->nfixed != KL_NONE };
+	sig_buf sb = { 0 };
+	kl_signature sig = qbe_call_signature(fb->u, in, in->ret, &sb);
 	kl_sigref sr = kl_func_add_sigref(fb->f, &sig);
-	free(types);
-	*call = kl_build_call_indirect(&fb->b, sr, p, fb->vals, n);
+	free(sb.types);
+	*call = kl_build_call_indirect(&fb->b, sr, p, fb->vals,
+				       in->nargs - 1);
 	return true;
 }
 
