@@ -1674,6 +1674,21 @@ kl_status kl_promote_func(kl_func *f, kl_pass_report *report);
  * (the statuses are kl_promote_func's, always KL_OK but for a bug). */
 uint32_t kl_promote_module(kl_module *m, kl_pass_report *report);
 
+/*
+ * dce: dead code elimination. Removes the blocks the entry block cannot
+ * reach, the instructions without effect (no store, call, trap or
+ * branch; loads stay, as they can trap) whose results nothing live uses,
+ * and the parameters of blocks other than the entry that nothing live
+ * uses, with their arguments. A value is live when a chain of uses leads
+ * to it from an instruction that must stay, so parameters that only feed
+ * each other go too. One mark and one sweep: O(instructions + arguments
+ * + values). A function with a reachable use of a value defined in a
+ * block that cannot run (not strict SSA) is left alone, with a note.
+ * Counters: blocks, insts, params (removed). Returns KL_OK; input that
+ * does not verify gets an unspecified result (not a crash), as promote's.
+ */
+kl_status kl_dce_func(kl_func *f, kl_pass_report *report);
+
 /* ------------------------------------------------------------------------
  * FileCheck: match FileCheck-style directives against text.
  *

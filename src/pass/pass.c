@@ -12,10 +12,17 @@
 static const char *const promote_counters[] = { "slots", "params",
 						"promoted", "kept", NULL };
 
+/* in the order dce.c reports them */
+static const char *const dce_counters[] = { "blocks", "insts", "params",
+					    NULL };
+
 static const kl_pass passes[] = {
 	{ "promote", "promote stack slots (allocas) to SSA values and block "
 		     "parameters (mem2reg)", kl_promote_func, promote_counters,
 	  "mem2reg" },
+	{ "dce", "dead code elimination: unreachable blocks, unused values "
+		 "and block parameters",
+	  kl_dce_func, dce_counters, "adce die" },
 };
 
 const kl_pass *

@@ -40,6 +40,7 @@
 
 #include "../ir/ir.h"
 #include "../util/util.h"
+#include "edges.h"
 
 /* A parameter made for a variable: a candidate phi. */
 typedef struct candidate {
@@ -48,11 +49,6 @@ typedef struct candidate {
 	uint32_t rep;   /* what it stands for once settled, else KL_NONE */
 	uint32_t args;  /* where its arguments start in arg_vals */
 } candidate;
-
-/* An edge into a block: destination d of inst, in block src. */
-typedef struct in_edge {
-	uint32_t src, inst, d;
-} in_edge;
 
 /* The zero constant a variable of one type reads before any write. */
 typedef struct zero_const {
@@ -370,70 +366,22 @@ kl_vars_use(kl_vars *vs, kl_var x, kl_block b)
 static void
 collect_edges(kl_vars *vs)
 {
-	kl_func *f = vs->func;
-	uint32_t nb = f->nblocks;
-	vs->start = kl_calloc((size_t)nb + 1, sizeof *vs->start);
+	in_edges e = { 0 };
+	in_edges_collect(&e, vs->func);
+	vs->start = e.start;
+	vs->edges = e.edges;
+	uint32_t nb = vs->func->nblocks;
 	vs->stamp = kl_calloc(nb ? nb : 1, sizeof *vs->stamp);
-	for (int pass = 0; pass < 2; pass++) {
-		for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
-		     b = kl_block_next(f, b)) {
-			kl_inst br = kl_block_last_inst(f, b);
-			uint32_t nd = br.id == KL_NONE
-					      ? 0
-					      : kl_inst_num_dests(f, br);
-			for (uint32_t d = 0; d < nd; d++) {
-				kl_block t = kl_inst_dest(f, br, d);
-				if (t.id >= nb ||
-				    !(f->blocks[t.id].flags & BLOCK_PLACED))
-					continue;
-				if (pass == 0)
-					vs->start[t.id + 1]++;
-				else
-					vs->edges[vs->start[t.id]++] =
-						(in_edge){ b.id, br.id, d };
-			}
-		}
-		if (pass == 0) {
-			for (uint32_t b = 0; b < nb; b++)
-				vs->start[b + 1] += vs->start[b];
-			vs->edges = kl_malloc(((size_t)vs->start[nb] + 1) *
-					      sizeof *vs->edges);
-		} else {
-			/* the fill moved each start to the next block's */
-			memmove(vs->start + 1, vs->start,
-				(size_t)nb * sizeof *vs->start);
-			vs->start[0] = 0;
-		}
-	}
 }
 
 /* The blocks the entry block reaches, by a walk along the branches. */
 static void
 mark_reached(kl_vars *vs)
 {
-	kl_func *f = vs->func;
-	uint32_t nb = f->nblocks;
-	vs->reached = kl_calloc(nb ? nb : 1, sizeof *vs->reached);
+	uint32_t nb = vs->func->nblocks;
+	vs->reached = kl_malloc((nb ? nb : 1) * sizeof *vs->reached);
 	uint32_t *stack = kl_malloc((nb ? nb : 1) * sizeof *stack);
-	uint32_t top = 0;
-	kl_block entry = kl_func_first_block(f);
-	if (entry.id != KL_NONE) {
-		vs->reached[entry.id] = true;
-		stack[top++] = entry.id;
-	}
-	while (top) {
-		kl_inst br = kl_block_last_inst(f, (kl_block){ stack[--top] });
-		uint32_t nd = br.id == KL_NONE ? 0 : kl_inst_num_dests(f, br);
-		for (uint32_t d = 0; d < nd; d++) {
-			kl_block t = kl_inst_dest(f, br, d);
-			bool placed = t.id < nb &&
-				      (f->blocks[t.id].flags & BLOCK_PLACED);
-			if (placed && !vs->reached[t.id]) {
-				vs->reached[t.id] = true;
-				stack[top++] = t.id;
-			}
-		}
-	}
+	blocks_reached(vs->func, vs->reached, stack);
 	free(stack);
 }
 
