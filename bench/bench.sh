@@ -10,13 +10,13 @@
 # keel's figures come from its own in-process phase timers (--time,
 # --time-passes), so they measure the phase alone, not process start-up or
 # file reading. LLVM's come from `opt -time-passes` where the operation is
-# a pass (verify, dominator tree + loops, mem2reg) and otherwise from the
+# a pass (verify, dominator tree + loops, mem2reg, ADCE) and otherwise from the
 # whole process minus the start-up time of the same tool on an empty
 # module (llvm-as, opt -S, lli). Each figure is the median of RUNS runs
 # (BENCH_RUNS, default 3), each right after a warm-up run of the same
 # command (warm_then says why; LLVM's only while its runs take under 2 s);
 # BENCH_ONLY="promote interp" runs only those
-# tables (parse parse_print verify analyses promote interp vars). LLVM
+# tables (parse parse_print verify analyses promote dce interp vars). LLVM
 # columns appear when llvm-19 is installed (apt-get install llvm-19); the script installs nothing.
 # A pass LLVM runs for longer than BENCH_LLVM_LIMIT seconds (default 60;
 # its mem2reg takes minutes on promote-1M) is stopped, not run again,
@@ -113,6 +113,11 @@ keel_promote() {
 	"$keel" opt -p promote --time-passes "$1" 2>&1 >/dev/null |
 		awk '$1 == "promote:" { print $2 }'
 }
+# dce after promote: what mem2reg leaves dead (LLVM: ADCE after mem2reg)
+keel_dce() {
+	"$keel" opt -p promote,dce --time-passes "$1" 2>&1 >/dev/null |
+		awk '$1 == "dce:" { print $2 }'
+}
 keel_interp() { # prints "ms executed"
 	"$keel" run --time "$1" 2>&1 >/dev/null |
 		sed -n 's/.*executed \([0-9]*\) instructions* in \([0-9.]*\) s.*/\2 \1/p' |
@@ -175,6 +180,7 @@ llvm_analyses() {
 		     END { if (n) print s * 1000 }'
 }
 llvm_promote() { opt_timed -passes=mem2reg "$1" | pass_ms PromotePass; }
+llvm_dce() { opt_timed -passes=mem2reg,adce "$1" | pass_ms ADCEPass; }
 llvm_interp() { process_ms lli-19 -force-interpreter "$1"; }
 
 startup() { # median start-up of a whole-process LLVM tool on the empty module
@@ -272,6 +278,7 @@ peak_of() { # op base -> peak KB of keel doing op
 	verify) peak_kb "$keel" verify "$2.kl" ;;
 	analyses) peak_kb "$keel" cfg "$2.kl" ;;
 	promote) peak_kb "$keel" opt -p promote "$2.kl" ;;
+	dce) peak_kb "$keel" opt -p promote,dce "$2.kl" ;;
 	esac
 }
 
@@ -282,6 +289,7 @@ title() {
 	verify) echo "verify (keel verify --time: verifier incl. its analyses; LLVM: opt -passes=verify -time-passes, VerifierPass)" ;;
 	analyses) echo "CFG + dominator tree + frontiers + loops (keel cfg --time; LLVM: DominatorTreeAnalysis + LoopAnalysis)" ;;
 	promote) echo "promote / mem2reg (keel opt --time-passes; LLVM: opt -passes=mem2reg -time-passes, PromotePass)" ;;
+	dce) echo "dce after promote (keel opt -p promote,dce --time-passes, dce's line; LLVM: opt -passes=mem2reg,adce -time-passes, ADCEPass)" ;;
 	esac
 }
 
@@ -518,13 +526,14 @@ scaling() {
 	if [ "$mode" = scaling ]; then
 		scaling
 	else
-		only=${BENCH_ONLY:-parse parse_print verify analyses promote interp vars}
+		only=${BENCH_ONLY:-parse parse_print verify analyses promote dce interp vars}
 		for op in $only; do
 			case $op in
 			parse | parse_print | verify)
 				table "$op" "small huge" "10k 100k 1M" ;;
 			analyses) table analyses "huge chain nest" "100k 1M" ;;
 			promote) table promote "small huge merged promote" "100k 1M" ;;
+			dce) table dce "small huge" "100k 1M" ;;
 			interp) interp_table ;;
 			vars) vars_table ;;
 			esac

@@ -38,16 +38,21 @@
 #include "../util/util.h"
 #include "edges.h"
 
+enum { PASSED = 1, KEPT = 2 };
+
 /* Scratch kept from one function to the next (a pass report's state). */
 typedef struct dce {
 	bool *reached;        /* per block */
+	bool *done;           /* per block: the walk has passed its top */
+	uint8_t *passed;      /* per instruction: the walk has passed it
+			       * (PASSED), and found it must stay (KEPT) */
 	uint32_t *stack;      /* blocks, then live values to visit */
 	uint32_t *param_at;   /* per value: its place among its block's
 			       * parameters (set for reachable blocks) */
 	uint8_t *live;        /* per value */
 	kl_value *dead;       /* parameters to remove */
 	in_edges in;
-	uint32_t nblocks_cap, nvalues_cap, ndead_cap;
+	uint32_t blocks_cap, values_cap, insts_cap, dead_cap;
 	uint32_t top;
 	uint32_t bad_value;   /* KL_NONE, or a use that is not strict SSA */
 } dce;
@@ -59,6 +64,8 @@ dce_free(void *state)
 	if (!d)
 		return;
 	free(d->reached);
+	free(d->done);
+	free(d->passed);
 	free(d->stack);
 	free(d->param_at);
 	free(d->live);
@@ -67,28 +74,42 @@ dce_free(void *state)
 	free(d);
 }
 
-/* Room for f's blocks and values; the live marks cleared. */
+/* Grow the arrays of *cap entries each (at least need) to need entries. */
+static void
+grow_all(uint32_t *cap, uint64_t need, size_t n, void **arrays[],
+	 const size_t sizes[])
+{
+	if (*cap >= need)
+		return;
+	uint32_t got = *cap;
+	for (size_t k = 0; k < n; k++) {
+		got = *cap;
+		kl_grow(arrays[k], &got, sizes[k], need);
+	}
+	*cap = got;
+}
+
+/* Room for f's blocks, instructions and values; the marks cleared. */
 static void
 dce_size(dce *d, const kl_func *f)
 {
 	uint32_t nb = f->nblocks, nv = f->nvalues;
-	uint64_t stack = nb > nv ? nb : nv;
-	if (d->nblocks_cap < nb + 1) {
-		uint32_t cap = d->nblocks_cap;
-		kl_grow(&d->reached, &cap, sizeof *d->reached,
-			(uint64_t)nb + 1);
-		d->nblocks_cap = cap;
-	}
-	if (d->nvalues_cap < stack + 1) {
-		uint32_t cap = d->nvalues_cap;
-		kl_grow(&d->stack, &cap, sizeof *d->stack, stack + 1);
-		cap = d->nvalues_cap;
-		kl_grow(&d->param_at, &cap, sizeof *d->param_at, stack + 1);
-		cap = d->nvalues_cap;
-		kl_grow(&d->live, &cap, sizeof *d->live, stack + 1);
-		d->nvalues_cap = cap;
-	}
+	/* the stack holds the blocks of one walk, then live values, each
+	 * once */
+	uint64_t values = (nb > nv ? nb : nv) + (uint64_t)1;
+	grow_all(&d->blocks_cap, (uint64_t)nb + 1, 2,
+		 (void **[]){ (void **)&d->reached, (void **)&d->done },
+		 (const size_t[]){ sizeof *d->reached, sizeof *d->done });
+	grow_all(&d->values_cap, values, 3,
+		 (void **[]){ (void **)&d->stack, (void **)&d->param_at,
+			      (void **)&d->live },
+		 (const size_t[]){ sizeof *d->stack, sizeof *d->param_at,
+				   sizeof *d->live });
+	grow_all(&d->insts_cap, (uint64_t)f->ninsts + 1, 1,
+		 (void **[]){ (void **)&d->passed },
+		 (const size_t[]){ sizeof *d->passed });
 	memset(d->live, 0, nv);
+	memset(d->passed, 0, f->ninsts);
 	d->top = 0;
 	d->bad_value = KL_NONE;
 }
@@ -108,12 +129,34 @@ removable(const kl_func *f, uint32_t i)
 	return !(inst_info(f, i)->flags & effects);
 }
 
+/*
+ * Mark v live, and the values its alias chain leads to. A definition the
+ * walk has passed already goes on the stack, to have its operands marked
+ * after the walk; one it has yet to pass will be seen live there.
+ */
 static void
 mark(dce *d, const kl_func *f, uint32_t v)
 {
-	if (v < f->nvalues && !d->live[v]) {
+	while (v < f->nvalues && !d->live[v]) {
 		d->live[v] = 1;
-		d->stack[d->top++] = v;
+		const kl_value_data *vd = &f->values[v];
+		bool passed = false;
+		switch (vd->kind) {
+		case VK_ALIAS:
+			v = vd->def;
+			continue;
+		case VK_RESULT:
+			passed = vd->def < f->ninsts && d->passed[vd->def];
+			break;
+		case VK_PARAM:
+			passed = vd->def < f->nblocks && d->done[vd->def];
+			break;
+		default:
+			break;
+		}
+		if (passed)
+			d->stack[d->top++] = v;
+		return;
 	}
 }
 
@@ -128,12 +171,11 @@ mark_operands(dce *d, const kl_func *f, uint32_t i)
 		mark(d, f, vals[k]);
 }
 
-/* Live parameter v of reachable block b: the argument every edge into b
+/* Live parameter k of reachable block b: the argument every edge into b
  * from a reachable block passes for it. */
 static void
-mark_arguments(dce *d, const kl_func *f, uint32_t b, uint32_t v)
+mark_arguments(dce *d, const kl_func *f, uint32_t b, uint32_t k)
 {
-	uint32_t k = d->param_at[v];
 	for (uint32_t e = d->in.start[b]; e < d->in.start[b + 1]; e++) {
 		in_edge ed = d->in.edges[e];
 		if (!d->reached[ed.src])
@@ -148,29 +190,66 @@ mark_arguments(dce *d, const kl_func *f, uint32_t b, uint32_t v)
 	}
 }
 
-/* The roots: every instruction of a reachable block that must stay.
- * Also numbers the parameters of reachable blocks. */
-static void
-mark_roots(dce *d, const kl_func *f)
+static bool
+result_live(const dce *d, const kl_func *f, uint32_t i)
 {
-	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next) {
+	uint32_t nr = inst_num_results(f, i);
+	for (uint32_t r = 0; r < nr; r++) {
+		uint32_t v = inst_result(f, i, r);
+		if (v < f->nvalues && d->live[v])
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The walk: the reachable blocks in reverse layout order, each from its
+ * end. An instruction that must stay, or whose result is live by then,
+ * marks its operands; at a block's top, its live parameters mark their
+ * arguments. Layout order mostly follows dominance, so most values are
+ * live before the walk reaches their definitions, and the walk reads the
+ * tables in order; what is left is what the branches back to a loop's
+ * header carry, and the stack has it.
+ */
+static void
+walk(dce *d, const kl_func *f)
+{
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		d->done[b] = !d->reached[b];
+	/* an unreachable definition used where code runs must come out in
+	 * propagate: its instructions count as passed */
+	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next)
+		for (uint32_t i = f->blocks[b].first;
+		     !d->reached[b] && i != KL_NONE; i = f->nodes[i].next)
+			d->passed[i] = PASSED;
+	for (uint32_t b = f->last_block; b != KL_NONE; b = f->blocks[b].prev) {
 		if (!d->reached[b])
 			continue;
-		uint32_t np = list_len(&f->pool, f->blocks[b].params);
-		for (uint32_t k = 0; k < np; k++) {
-			uint32_t v = list_get(&f->pool, f->blocks[b].params, k);
-			if (v < f->nvalues)
-				d->param_at[v] = k;
-		}
-		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
-		     i = f->nodes[i].next)
-			if (!removable(f, i))
+		for (uint32_t i = f->blocks[b].last; i != KL_NONE;
+		     i = f->nodes[i].prev) {
+			d->passed[i] = PASSED;
+			if (!removable(f, i) || result_live(d, f, i)) {
+				d->passed[i] = PASSED | KEPT;
 				mark_operands(d, f, i);
+			}
+		}
+		d->done[b] = true;
+		uint32_t params = f->blocks[b].params;
+		uint32_t np = list_len(&f->pool, params);
+		for (uint32_t k = 0; k < np; k++) {
+			uint32_t v = list_get(&f->pool, params, k);
+			if (v >= f->nvalues)
+				continue;
+			d->param_at[v] = k;
+			if (d->live[v] && b != f->first_block)
+				mark_arguments(d, f, b, k);
+		}
 	}
 }
 
-/* Visit the live values until none is left; false if one is defined in a
- * block that cannot run (d->bad_value). */
+/* Visit the values marked after the walk passed their definitions until
+ * none is left; false if one is defined in a block that cannot run
+ * (d->bad_value). */
 static bool
 propagate(dce *d, const kl_func *f)
 {
@@ -179,21 +258,18 @@ propagate(dce *d, const kl_func *f)
 		const kl_value_data *vd = &f->values[v];
 		uint32_t b;
 		switch (vd->kind) {
-		case VK_ALIAS:
-			mark(d, f, vd->def);
-			break;
 		case VK_RESULT:
-			if (vd->def >= f->ninsts)
-				break;
 			b = f->nodes[vd->def].block;
 			if (b == KL_NONE)
-				break; /* a removed instruction's: broken already */
+				break; /* a removed instruction: broken input */
 			if (!d->reached[b]) {
 				d->bad_value = v;
 				return false;
 			}
-			if (removable(f, vd->def))
+			if (!(d->passed[vd->def] & KEPT)) {
+				d->passed[vd->def] |= KEPT;
 				mark_operands(d, f, vd->def);
+			}
 			break;
 		case VK_PARAM:
 			b = value_def_block(f, v);
@@ -203,7 +279,7 @@ propagate(dce *d, const kl_func *f)
 				d->bad_value = v;
 				return false;
 			}
-			mark_arguments(d, f, b, v);
+			mark_arguments(d, f, b, d->param_at[v]);
 			break;
 		default:
 			break;
@@ -239,13 +315,7 @@ sweep(dce *d, kl_func *f, uint64_t count[3])
 		}
 		for (uint32_t i = f->blocks[b].first; i != KL_NONE;) {
 			uint32_t after = f->nodes[i].next;
-			bool used = !removable(f, i);
-			uint32_t nr = inst_num_results(f, i);
-			for (uint32_t r = 0; r < nr && !used; r++) {
-				uint32_t v = inst_result(f, i, r);
-				used = v < f->nvalues && d->live[v];
-			}
-			if (!used) {
+			if (!(d->passed[i] & KEPT)) {
 				layout_remove_inst(f, i);
 				count[1]++;
 			}
@@ -258,7 +328,7 @@ sweep(dce *d, kl_func *f, uint64_t count[3])
 			uint32_t v = list_get(&f->pool, params, k);
 			if (v < f->nvalues && d->live[v])
 				continue;
-			kl_grow(&d->dead, &d->ndead_cap, sizeof *d->dead,
+			kl_grow(&d->dead, &d->dead_cap, sizeof *d->dead,
 				(uint64_t)ndead + 1);
 			d->dead[ndead++] = (kl_value){ v };
 		}
@@ -291,7 +361,7 @@ kl_dce_func(kl_func *f, kl_pass_report *rep)
 	dce_size(d, f);
 	blocks_reached(f, d->reached, d->stack);
 	in_edges_collect(&d->in, f);
-	mark_roots(d, f);
+	walk(d, f);
 	uint64_t count[3] = { 0 };
 	if (propagate(d, f))
 		sweep(d, f, count);
