@@ -67,6 +67,7 @@ LDFLAGS_ALL = $(SANFLAGS) $(CFLAGS) $(LDFLAGS)
 
 LIB_SRC := $(sort $(wildcard src/util/*.c src/ir/*.c src/text/*.c \
 	src/analysis/*.c src/verify/*.c src/pass/*.c src/interp/*.c \
+	src/emit/*.c \
 	src/filetest/*.c src/qbe/*.c))
 CLI_SRC := $(sort $(wildcard src/cli/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
@@ -91,17 +92,15 @@ LIB_INTERNAL := $(BUILD)/libkeel-internal.a
 KEEL := $(BUILD)/keel
 GEN := $(BUILD)/keel-gen
 # examples/embed.c: the library used from C through keel.h alone;
-# examples/fold.c: a pass written the same way; examples/emit_c.c: a
-# module as C, its control flow from the structured regions
+# examples/fold.c: a pass written the same way
 EMBED := $(BUILD)/embed
 FOLD := $(BUILD)/fold
-EMIT_C := $(BUILD)/emit_c
 # bench/vars_bench.c: kl_vars_finish and promote timed on one program
 VARS_BENCH := $(BUILD)/vars-bench
 
 .PHONY: all check clean fuzz fuzz-promote bench bench-scaling install \
 	uninstall
-all: $(KEEL) $(GEN) $(EMBED) $(FOLD) $(EMIT_C) $(VARS_BENCH) $(SHLIB)
+all: $(KEEL) $(GEN) $(EMBED) $(FOLD) $(VARS_BENCH) $(SHLIB)
 
 # What everything in BUILD is compiled and linked with. When it differs
 # from what BUILD/flags holds (make OPT=-O0, CFLAGS=..., another CC into
@@ -202,7 +201,7 @@ $(GEN): $(GEN_OBJ)
 	@echo "  LD      $@"
 	@$(CC) $(LDFLAGS_ALL) $(GEN_OBJ) -lm -o $@
 
-$(EMBED) $(FOLD) $(EMIT_C): $(BUILD)/%: examples/%.c $(LIB) $(FLAGS_STAMP)
+$(EMBED) $(FOLD): $(BUILD)/%: examples/%.c $(LIB) $(FLAGS_STAMP)
 	@echo "  LD      $@"
 	@$(CC) $(CFLAGS_ALL) $< $(LIB) -lm $(LDFLAGS) -o $@
 
@@ -241,7 +240,7 @@ $(BUILD)/fuzzobj/%.o: fuzz/%.c $(FLAGS_STAMP)
 # Every test: unit programs (those of tests/unit/test_*.c alone, not
 # what an older tree left in $(BUILD)/unit), then the file tests.
 # tests/check.sh sums the "N passed, N failed" lines into the final one.
-check: $(KEEL) $(GEN) $(EMBED) $(FOLD) $(EMIT_C) $(SHLIB) $(UNIT_BIN) $(FUZZ_OBJ)
+check: $(KEEL) $(GEN) $(EMBED) $(FOLD) $(SHLIB) $(UNIT_BIN) $(FUZZ_OBJ)
 	@sh tests/check.sh $(BUILD) $(UNIT_BIN)
 
 # Benchmarks against LLVM 19 when installed (bench/bench.sh explains the
@@ -383,5 +382,5 @@ clean:
 # (the unit tests and examples are compiled and linked in one step: their
 # dependency files sit beside the programs)
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(GEN_OBJ:.o=.d) \
-	$(UNIT_BIN:=.d) $(EMBED).d $(FOLD).d $(EMIT_C).d $(VARS_BENCH).d \
+	$(UNIT_BIN:=.d) $(EMBED).d $(FOLD).d $(VARS_BENCH).d \
 	$(FUZZ_OBJ:.o=.d)

@@ -100,6 +100,8 @@ typedef enum kl_status {
 	KL_ERR_RANGE,     /* a number outside what the IR can hold */
 	KL_ERR_PARSE,     /* the text has errors (see the kl_diags list) */
 	KL_ERR_VERIFY,    /* the IR breaks an invariant (see the kl_diags) */
+	KL_ERR_UNSUPPORTED, /* valid, but not what the call handles (see
+			     * the kl_diags) */
 } kl_status;
 
 const char *kl_status_name(kl_status s);
@@ -1688,6 +1690,27 @@ uint32_t kl_promote_module(kl_module *m, kl_pass_report *report);
  * does not verify gets an unspecified result (not a crash), as promote's.
  */
 kl_status kl_dce_func(kl_func *f, kl_pass_report *report);
+
+/* ------------------------------------------------------------------------
+ * Emitting C: a module as a C11 program (docs/emit-c.md).
+ *
+ * Appends to out a program that runs the module as `keel run` does:
+ * %main, if there is one, is its main, printing its results and exiting
+ * with keel run's status. Loops are `for (;;)`, branches `if` and
+ * `switch`, read off the structured regions; `goto` only where C has
+ * nothing better. file is the name the program's trap messages give
+ * (NULL: "<module>"). KL_OK; KL_ERR_VERIFY, with the verifier's
+ * diagnostics, if a function does not verify; KL_ERR_UNSUPPORTED, with
+ * an error per thing (the function and instruction, and the
+ * instruction's line when parsed), for what C cannot be given: a %main
+ * with parameters, call_indirect through a variadic signature, types
+ * other than the built-in machine classes, pointers other than i64, a
+ * data object over 2^31 bytes or aligned past 4096, regions nested
+ * deeper than 1,000. Nothing is appended then. KL_ERR_INVALID if m or
+ * out is NULL. diags may be NULL.
+ */
+kl_status kl_emit_c(const kl_module *m, const char *file, kl_buf *out,
+		    kl_diags *diags);
 
 /* ------------------------------------------------------------------------
  * FileCheck: match FileCheck-style directives against text.

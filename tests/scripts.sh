@@ -180,7 +180,7 @@ if timeout 10 "$build"/fold "$dir/wide-call.kl" >"$dir/wide-folded.kl" 2>"$dir/f
 st=$?
 if [ "$st" = 2 ]; then ok; else bad "fold without a file: exit $st, not 2"; fi
 
-# examples/emit_c.c, a module as C: each whole program (the examples with
+# keel emit-c, a module as C: each whole program (the examples with
 # a %main, tests/emit_c's and tests/fold's, an interpreter test's,
 # programs.kl's run lines made one %main, keel-gen's random, nest and
 # chain shapes), emitted, compiled by cc and
@@ -210,9 +210,9 @@ if command -v cc >/dev/null 2>&1; then
 		c="$dir/emit$n"
 		"$build"/keel run "$f" >"$c.want" 2>"$c.want-err"
 		want=$?
-		if ! "$build"/emit_c "$f" >"$c.c" 2>"$c.err" ||
+		if ! "$build"/keel emit-c "$f" >"$c.c" 2>"$c.err" ||
 			! cc -std=c11 -O1 -w "$c.c" -lm -o "$c" 2>>"$c.err"; then
-			bad "emit_c $f: not translated or not compiled: $(head -c 2000 "$c.err")"
+			bad "keel emit-c $f: not translated or not compiled: $(head -c 2000 "$c.err")"
 			continue
 		fi
 		"$c" >"$c.got" 2>"$c.got-err"
@@ -224,7 +224,7 @@ if command -v cc >/dev/null 2>&1; then
 		esac
 		if [ "$want" = "$got" ] && cmp -s "$c.want" "$c.got" &&
 			cmp -s "$c.want-trap" "$c.got-trap"; then ok; else
-			bad "emit_c $f: keel run exit $want, C exit $got; outputs $c.want, $c.got, stderr $c.want-err, $c.got-err"; fi
+			bad "keel emit-c $f: keel run exit $want, C exit $got; outputs $c.want, $c.got, stderr $c.want-err, $c.got-err"; fi
 		case $f in
 		tests/emit_c/irreducible.kl) re='goto block[0-9]*;' ;;
 		tests/emit_c/loops.kl) re='goto to_block[0-9]*;' ;;
@@ -232,26 +232,52 @@ if command -v cc >/dev/null 2>&1; then
 		*) continue ;;
 		esac
 		if grep -q "$re" "$c.c"; then ok; else
-			bad "emit_c $f: no line matching '$re' in $c.c"; fi
+			bad "keel emit-c $f: no line matching '$re' in $c.c"; fi
 	done
-	# what it cannot translate it refuses, naming the file, function
-	# and instruction
-	printf '%s\n' 'function %f(i64) {' '    sig0 = (i64, ...)' '' \
-		'block0(v0: i64):' '    call_indirect sig0, v0(v0)' \
-		'    return' '}' >"$dir/emit-refused.kl"
-	"$build"/emit_c "$dir/emit-refused.kl" >/dev/null 2>"$dir/emit.err"
-	st=$?
-	if [ "$st" = 1 ] && grep -q "^emit_c: $dir/emit-refused.kl:5: %f: inst0 (call_indirect sig0, v0(v0)): cannot translate: call_indirect through a variadic signature$" "$dir/emit.err"; then ok; else
-		bad "emit_c of a variadic call_indirect: exit $st, $(cat "$dir/emit.err")"; fi
-	"$build"/emit_c >/dev/null 2>&1
-	st=$?
-	"$build"/emit_c --help >/dev/null 2>&1
-	hst=$?
-	if [ "$st" = 2 ] && [ "$hst" = 0 ]; then ok; else
-		bad "emit_c without a file: exit $st, not 2; --help: exit $hst"; fi
 else
-	echo "no cc: skipping examples/emit_c.c's programs"
+	echo "no cc: skipping keel emit-c's programs"
 fi
+# what it cannot translate it refuses, naming the file, line, function
+# and instruction, with a caret under it; every refusal of a file, and
+# nothing on standard output
+printf '%s\n' 'function %f(i64) {' '    sig0 = (i64, ...)' '' \
+	'block0(v0: i64):' '    call_indirect sig0, v0(v0)' \
+	'    call_indirect sig0, v0(v0, v0)' '    return' '}' '' \
+	'function %main(i32) -> i32 {' 'block0(v0: i32):' '    return v0' \
+	'}' >"$dir/emit-refused.kl"
+"$build"/keel emit-c "$dir/emit-refused.kl" >"$dir/emit.out" 2>"$dir/emit.err"
+st=$?
+cat >"$dir/emit.exp" <<EOF
+$dir/emit-refused.kl:5:5: error: %f: inst0 (call_indirect sig0, v0(v0)): cannot translate: call_indirect through a variadic signature
+    call_indirect sig0, v0(v0)
+    ^
+$dir/emit-refused.kl:6:5: error: %f: inst1 (call_indirect sig0, v0(v0, v0)): cannot translate: call_indirect through a variadic signature
+    call_indirect sig0, v0(v0, v0)
+    ^
+$dir/emit-refused.kl:10:1: error: %main: cannot translate: it takes parameters
+function %main(i32) -> i32 {
+^
+EOF
+if [ "$st" = 1 ] && [ ! -s "$dir/emit.out" ] && cmp -s "$dir/emit.exp" "$dir/emit.err"; then ok; else
+	bad "keel emit-c of what C cannot be given: exit $st, $(diff "$dir/emit.exp" "$dir/emit.err")"; fi
+# IR that does not verify: the verifier's listing, nothing emitted
+printf 'function %%f() {\nblock0:\n    jump block0\n}\n' >"$dir/emit-bad.kl"
+"$build"/keel emit-c "$dir/emit-bad.kl" >"$dir/emit.out" 2>"$dir/emit.err"
+st=$?
+if [ "$st" = 1 ] && [ ! -s "$dir/emit.out" ] &&
+	grep -q "^keel emit-c: $dir/emit-bad.kl does not verify:$" "$dir/emit.err"; then ok; else
+	bad "keel emit-c of IR that does not verify: exit $st, $(cat "$dir/emit.err")"; fi
+for args in "" "a.kl b.kl" "--nope $dir/emit-bad.kl"; do
+	# shellcheck disable=SC2086
+	"$build"/keel emit-c $args >/dev/null 2>&1
+	st=$?
+	if [ "$st" = 2 ]; then ok; else bad "keel emit-c $args: exit $st, not 2"; fi
+done
+"$build"/keel emit-c --help >"$dir/emit.out" 2>&1
+st=$?
+if [ "$st" = 0 ] && grep -q "^usage: keel emit-c FILE$" "$dir/emit.out"; then ok; else
+	bad "keel emit-c --help: exit $st"; fi
+
 
 # ---- 0a. the docs' examples are true ----
 # Every fenced block of README.md and docs/*.md that is a whole test file
@@ -383,15 +409,15 @@ for fn in nest:loops-nested inside:loops-irreducible; do
 done >"$dir/doc-loops.out" 2>&1
 if [ -s "$dir/doc-loops.exp" ] && cmp -s "$dir/doc-loops.exp" "$dir/doc-loops.out"; then ok; else
 	bad "docs/analyses.md: loop lines differ: $(diff "$dir/doc-loops.exp" "$dir/doc-loops.out")"; fi
-# docs/api.md's C of %max, as examples/emit_c.c writes it
-doc_block docs/api.md '^static uint32_t$' 1 >"$dir/doc-max.exp"
-"$build"/emit_c examples/max.kl 2>&1 | awk '
+# docs/emit-c.md's C of %max, as keel emit-c writes it
+doc_block docs/emit-c.md '^static uint32_t$' 1 >"$dir/doc-max.exp"
+"$build"/keel emit-c examples/max.kl 2>&1 | awk '
 	/^f_max\(/ { on = 1; print prev }
 	on { print }
 	on && /^}$/ { exit }
 	{ prev = $0 }' >"$dir/doc-max.out"
 if [ -s "$dir/doc-max.exp" ] && cmp -s "$dir/doc-max.exp" "$dir/doc-max.out"; then ok; else
-	bad "docs/api.md: emit_c's %max differs: $(diff "$dir/doc-max.exp" "$dir/doc-max.out")"; fi
+	bad "docs/emit-c.md: keel emit-c's %max differs: $(diff "$dir/doc-max.exp" "$dir/doc-max.out")"; fi
 # Messages the docs quote: STATUS|DOC|MESSAGE|keel ARGS (@/ is $dir/).
 # The doc must still quote the message, between backquotes (its lines
 # joined), and keel must still say it, with that exit status.

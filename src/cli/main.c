@@ -31,6 +31,7 @@ static const command commands[] = {
 	{ "filecheck", cmd_filecheck, "match FileCheck directives "
 				      "against input" },
 	{ "import-qbe", cmd_import_qbe, "read QBE IL, print it as keel IR" },
+	{ "emit-c", cmd_emit_c, "print a module as a C program" },
 };
 
 static void

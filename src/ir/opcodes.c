@@ -143,6 +143,7 @@ kl_status_name(kl_status s)
 	case KL_ERR_RANGE: return "number out of range";
 	case KL_ERR_PARSE: return "parse error";
 	case KL_ERR_VERIFY: return "verifier error";
+	case KL_ERR_UNSUPPORTED: return "not supported";
 	}
 	return "?";
 }

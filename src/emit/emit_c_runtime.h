@@ -1,5 +1,5 @@
 /*
- * emit_c_runtime.h -- the C that every program examples/emit_c.c writes
+ * emit_c_runtime.h -- the C that every program kl_emit_c writes
  * starts with, as lines of text: the helpers (named rt_) that give the
  * IR's semantics where C's differ (division traps, the NaN rule, shifts
  * and rotations, float-to-integer conversions), allocas on the heap,

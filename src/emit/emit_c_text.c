@@ -1,0 +1,343 @@
+/*
+ * emit_c_text.c -- the C emitter's spelling: refusals as diagnostics,
+ * lines of C, identifiers for symbols, C types and constants, trap sites
+ * and signatures (emit_c.h).
+ */
+#include "emit_c.h"
+
+/* Add a refusal: message text, at line ln of function s. */
+static void
+add_refusal(emitter *e, uint32_t ln, kl_sym s, kl_inst i, const char *text)
+{
+	e->refused = true;
+	if (!e->diags)
+		return;
+	kl_diags_add(e->diags, KL_SEV_ERROR, ln, 0, text);
+	e->diags->items[e->diags->len - 1].func = s;
+	e->diags->items[e->diags->len - 1].inst = i;
+}
+
+void
+emit_refuse(fn_ctx *c, kl_inst i, const char *fmt, ...)
+{
+	if (c->scouting)
+		return;
+	kl_buf msg = { 0 };
+	size_t len;
+	kl_sym s = kl_func_sym(c->f);
+	const char *name = kl_sym_name(c->e->m, s, &len);
+	kl_name_format(name, len, &msg);
+	if (i.id != KL_NONE) {
+		kl_buf_printf(&msg, ": inst%u (", i.id);
+		kl_print_inst(c->f, i, &msg);
+		kl_buf_puts(&msg, ")");
+	}
+	kl_buf_puts(&msg, ": cannot translate: ");
+	va_list ap;
+	va_start(ap, fmt);
+	kl_buf_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	uint32_t ln = i.id != KL_NONE ? kl_inst_source_line(c->f, i)
+				      : kl_sym_source_line(c->e->m, s);
+	add_refusal(c->e, ln, s, i, msg.data);
+	kl_buf_free(&msg);
+}
+
+void
+emit_refuse_module(emitter *e, kl_sym s, const char *fmt, ...)
+{
+	kl_buf msg = { 0 };
+	if (s.id != KL_NONE) {
+		size_t len;
+		const char *name = kl_sym_name(e->m, s, &len);
+		kl_buf_puts(&msg, kl_sym_get_kind(e->m, s) == KL_SYM_DATA
+					  ? "data "
+					  : "");
+		kl_name_format(name, len, &msg);
+		kl_buf_puts(&msg, ": ");
+	}
+	kl_buf_puts(&msg, "cannot translate: ");
+	va_list ap;
+	va_start(ap, fmt);
+	kl_buf_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	uint32_t ln = s.id != KL_NONE ? kl_sym_source_line(e->m, s) : 0;
+	add_refusal(e, ln, s, KL_NO_INST, msg.data);
+	kl_buf_free(&msg);
+}
+
+void
+emit_indent(kl_buf *out, uint32_t n)
+{
+	while (n-- > 0)
+		kl_buf_putc(out, '\t');
+}
+
+void
+emit_line(fn_ctx *c, uint32_t n, const char *fmt, ...)
+{
+	char text[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int len = vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	emit_indent(c->out, n);
+	if (len >= (int)sizeof text) {
+		/* a long call: format it again at its length */
+		char *big = kl_malloc((size_t)len + 1);
+		va_start(ap, fmt);
+		vsnprintf(big, (size_t)len + 1, fmt, ap);
+		va_end(ap);
+		kl_buf_puts(c->out, big);
+		free(big);
+	} else {
+		kl_buf_puts(c->out, text);
+	}
+	kl_buf_putc(c->out, '\n');
+}
+
+void
+emit_c_string(kl_buf *out, const char *s, size_t len)
+{
+	kl_buf_putc(out, '"');
+	for (size_t k = 0; k < len; k++) {
+		unsigned char ch = (unsigned char)s[k];
+		if (ch == '"' || ch == '\\')
+			kl_buf_printf(out, "\\%c", ch);
+		else if (ch >= 32 && ch < 127 && ch != '?')
+			kl_buf_putc(out, (char)ch);
+		else
+			kl_buf_printf(out, "\\%03o", ch);
+	}
+	kl_buf_putc(out, '"');
+}
+
+/* A C identifier for symbol s: f_ or d_ and its name when that is one
+ * already, else the symbol's number too, so names never collide. */
+void
+emit_sym_ident(const kl_module *m, kl_sym s, kl_buf *out)
+{
+	size_t len;
+	const char *name = kl_sym_name(m, s, &len);
+	bool plain = len > 0;
+	for (size_t k = 0; k < len; k++) {
+		char ch = name[k];
+		if (!(ch == '_' || (ch >= '0' && ch <= '9') ||
+		      (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')))
+			plain = false;
+	}
+	kl_buf_putc(out, kl_sym_get_kind(m, s) == KL_SYM_DATA ? 'd' : 'f');
+	if (!plain)
+		kl_buf_printf(out, "%u", s.id);
+	kl_buf_putc(out, '_');
+	for (size_t k = 0; k < len && k < 64; k++) {
+		char ch = name[k];
+		bool ok = ch == '_' || (ch >= '0' && ch <= '9') ||
+			  (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+		kl_buf_putc(out, ok ? ch : '_');
+	}
+}
+
+const char *
+emit_ident(emitter *e, kl_sym s)
+{
+	kl_buf_reset(&e->ident);
+	emit_sym_ident(e->m, s, &e->ident);
+	return e->ident.data;
+}
+
+uint32_t
+emit_width(const kl_module *m, kl_type t)
+{
+	return kl_type_bytes(m, t) * 8;
+}
+
+/* The C type of an IR type; the signed one of an integer type. */
+const char *
+emit_ctype(const kl_module *m, kl_type t)
+{
+	switch (kl_type_class(m, t)) {
+	case KL_TYPE_I8:
+		return "uint8_t";
+	case KL_TYPE_I16:
+		return "uint16_t";
+	case KL_TYPE_I32:
+		return "uint32_t";
+	case KL_TYPE_I64:
+		return "uint64_t";
+	case KL_TYPE_F32:
+		return "float";
+	case KL_TYPE_F64:
+		return "double";
+	default:
+		return NULL;
+	}
+}
+
+const char *
+emit_stype(const kl_module *m, kl_type t)
+{
+	switch (kl_type_class(m, t)) {
+	case KL_TYPE_I8:
+		return "int8_t";
+	case KL_TYPE_I16:
+		return "int16_t";
+	case KL_TYPE_I32:
+		return "int32_t";
+	default:
+		return "int64_t";
+	}
+}
+
+/* cut to t's width */
+const char *
+emit_cint(emitter *e, kl_type t, uint64_t bits)
+{
+	char *s = e->ints[e->next_int++ % 8];
+	uint32_t w = emit_width(e->m, t);
+	if (w < 64)
+		bits &= ((uint64_t)1 << w) - 1;
+	int64_t neg = (int64_t)(bits << (64 - w)) >> (64 - w);
+	/* a small negative one as such, but below 32 bits, where the
+	 * cast's value would promote to int (and its products overflow) */
+	if (w >= 32 && neg < 0 && neg > -10000)
+		snprintf(s, 40, "(%s)%lld", w == 32 ? "uint32_t" : "uint64_t",
+			 (long long)neg);
+	else if (w == 64)
+		snprintf(s, 40,
+			 bits < 10000 ? "UINT64_C(%llu)" : "UINT64_C(0x%llx)",
+			 (unsigned long long)bits);
+	else
+		snprintf(s, 40, bits < 10000 ? "%lluu" : "0x%llxu",
+			 (unsigned long long)bits);
+	return s;
+}
+
+const char *
+emit_sint(emitter *e, uint32_t w, uint64_t bits)
+{
+	char *s = e->ints[e->next_int++ % 8];
+	int64_t v = w == 64 ? (int64_t)bits
+			    : (int64_t)(bits << (64 - w)) >> (64 - w);
+	if (v == INT64_MIN)
+		snprintf(s, 40, "INT64_MIN");
+	else if (w < 64)
+		snprintf(s, 40, "%lld", (long long)v);
+	else
+		snprintf(s, 40, "INT64_C(%lld)", (long long)v);
+	return s;
+}
+
+const char *
+emit_int_min(uint32_t w)
+{
+	return w == 8    ? "INT8_MIN"
+	       : w == 16 ? "INT16_MIN"
+	       : w == 32 ? "INT32_MIN"
+			 : "INT64_MIN";
+}
+
+/* The line and "%f at instN (line L): text" that keel run prints for a
+ * trap there. */
+uint32_t
+emit_site(fn_ctx *c, kl_inst i)
+{
+	kl_buf text = { 0 };
+	size_t len;
+	const char *name = kl_sym_name(c->e->m, kl_func_sym(c->f), &len);
+	kl_name_format(name, len, &text);
+	kl_buf_printf(&text, " at inst%u", i.id);
+	uint32_t ln = kl_inst_source_line(c->f, i);
+	if (ln)
+		kl_buf_printf(&text, " (line %u)", ln);
+	kl_buf_puts(&text, ": ");
+	kl_print_inst(c->f, i, &text);
+	kl_buf_printf(&c->e->sites, "\t{ %u, ", ln);
+	emit_c_string(&c->e->sites, text.data, text.len);
+	kl_buf_puts(&c->e->sites, " },\n");
+	kl_buf_free(&text);
+	return c->e->nsites++;
+}
+
+const char *
+emit_val(fn_ctx *c, kl_value v)
+{
+	char *s = c->vals[c->next_val++ % 8];
+	snprintf(s, 16, "v%u", kl_value_resolve(c->f, v).id);
+	return s;
+}
+
+const char *
+emit_arg(fn_ctx *c, kl_inst i, uint32_t n)
+{
+	return emit_val(c, kl_inst_arg(c->f, i, n));
+}
+
+void
+emit_sig(emitter *e, kl_signature sig, sig_text *st, bool names,
+	 uint32_t first_value)
+{
+	const kl_module *m = e->m;
+	kl_buf_reset(&st->ret);
+	kl_buf_reset(&st->params);
+	kl_buf_reset(&st->check);
+	if (sig.num_results == 0) {
+		kl_buf_puts(&st->ret, "void");
+	} else if (sig.num_results == 1) {
+		kl_buf_puts(&st->ret, emit_ctype(m, sig.results[0]));
+	} else {
+		kl_buf def = { 0 };
+		kl_buf_puts(&st->ret, "struct rt_r");
+		for (uint32_t k = 0; k < sig.num_results; k++)
+			kl_buf_printf(
+				&st->ret, "_%s",
+				kl_type_name(m,
+					     kl_type_class(m, sig.results[k])));
+		kl_buf_printf(&def, "%s {\n", st->ret.data);
+		for (uint32_t k = 0; k < sig.num_results; k++)
+			kl_buf_printf(&def, "\t%s r%u;\n",
+				      emit_ctype(m, sig.results[k]), k);
+		kl_buf_puts(&def, "};\n\n");
+		if (!e->types.data || !strstr(e->types.data, def.data))
+			kl_buf_puts(&e->types, def.data);
+		kl_buf_free(&def);
+	}
+	for (uint32_t k = 0; k < sig.num_params; k++) {
+		kl_buf_printf(&st->params, "%s%s", k ? ", " : "",
+			      emit_ctype(m, sig.params[k]));
+		if (names)
+			kl_buf_printf(&st->params, " v%u", first_value + k);
+	}
+	if (sig.num_params == 0)
+		kl_buf_puts(&st->params, "void");
+	/* the signature as the text format writes it, machine types:
+	 * what call_indirect compares, and its bad_sig message shows */
+	kl_buf_putc(&st->check, '(');
+	for (uint32_t k = 0; k < sig.num_params; k++)
+		kl_buf_printf(&st->check, "%s%s", k ? ", " : "",
+			      kl_type_name(m, kl_type_class(m, sig.params[k])));
+	if (sig.variadic)
+		kl_buf_puts(&st->check, sig.num_params ? ", ..." : "...");
+	kl_buf_putc(&st->check, ')');
+	for (uint32_t k = 0; k < sig.num_results; k++)
+		kl_buf_printf(
+			&st->check, "%s%s", k ? ", " : " -> ",
+			kl_type_name(m, kl_type_class(m, sig.results[k])));
+}
+
+void
+emit_sig_free(sig_text *st)
+{
+	kl_buf_free(&st->ret);
+	kl_buf_free(&st->params);
+	kl_buf_free(&st->check);
+}
+
+void
+emit_call_args(fn_ctx *c, kl_inst i, uint32_t first, uint32_t n, kl_buf *out)
+{
+	uint32_t total = kl_inst_num_args(c->f, i);
+	for (uint32_t k = first; k < total && k - first < n; k++)
+		kl_buf_printf(out, "%s%s", k > first ? ", " : "",
+			      emit_arg(c, i, k));
+}
