@@ -244,7 +244,7 @@ emit_data(emitter *e, kl_sym s, kl_buf *out, kl_buf *init)
 
 /* call_indirect's checks, with the interpreter's messages. */
 static const char *const check_call[] = {
-	"static void",
+	"RT_STATIC void",
 	"rt_check_call(uint64_t p, const char *sig, unsigned site)",
 	"{",
 	"\tchar text[128];",

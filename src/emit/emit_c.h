@@ -49,6 +49,7 @@ typedef struct fn_ctx {
 	const kl_func *f;
 	kl_cfg *cfg;
 	kl_regions *rg;
+	kl_uses *uses;
 	kl_buf *out;
 	uint8_t *label; /* per region node: a goto names it (LABEL_*) */
 	bool heap;      /* allocas on the heap: release at every return */
@@ -94,6 +95,11 @@ const char *emit_sint(emitter *e, uint32_t w, uint64_t bits);
 const char *emit_int_min(uint32_t w);
 /* A trap site of instruction i: its number in rt_site. */
 uint32_t emit_site(fn_ctx *c, kl_inst i);
+/* Does nothing use v? (Its assignments are left out, or kept for their
+ * effect: -Wall has nothing set but unused to report.) */
+bool emit_unused(fn_ctx *c, kl_value v);
+/* Is i left out: no effect, and nothing uses its result? */
+bool emit_dropped(fn_ctx *c, kl_inst i);
 /* Value v's name (vN), and operand n of i's; each lives until the
  * eighth call after. */
 const char *emit_val(fn_ctx *c, kl_value v);

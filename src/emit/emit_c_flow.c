@@ -28,7 +28,7 @@ emit_copies(fn_ctx *c, uint32_t ind, kl_block src, uint32_t idx)
 				     c->f,
 				     kl_inst_dest_arg(c->f, e.inst, idx, k))
 				     .id;
-		if (d != s) {
+		if (d != s && !emit_unused(c, (kl_value){ d })) {
 			dst[left] = d;
 			from[left++] = s;
 		}
@@ -315,22 +315,30 @@ emit_decls(fn_ctx *c, const kl_domtree *dt)
 		     k++) {
 			kl_value v = kl_block_param(c->f, b, k);
 			kl_type t = kl_type_class(m, kl_value_type(c->f, v));
-			kl_buf_printf(&lists[t], ", v%u", v.id);
+			if (!emit_unused(c, v) && t < 6)
+				kl_buf_printf(&lists[t], ", v%u", v.id);
 		}
 		for (kl_inst i = kl_block_first_inst(c->f, b); i.id != KL_NONE;
 		     i = kl_inst_next(c->f, i)) {
+			kl_opcode op = kl_inst_opcode(c->f, i);
+			if (emit_dropped(c, i))
+				continue;
 			for (uint32_t k = 0; k < kl_inst_num_results(c->f, i);
 			     k++) {
 				kl_value v = kl_inst_result(c->f, i, k);
 				kl_type t = kl_value_type(c->f, v);
-				if (!emit_ctype(m, t))
+				if (!emit_ctype(m, t)) {
 					emit_refuse(c, i,
 						    "a type that is no "
 						    "machine class");
+					continue;
+				}
+				/* a call's unused result is not kept */
+				if (kl_op_is_call(op) && emit_unused(c, v))
+					continue;
 				kl_buf_printf(&lists[kl_type_class(m, t)],
 					      ", v%u", v.id);
 			}
-			kl_opcode op = kl_inst_opcode(c->f, i);
 			uint32_t align = kl_inst_align(c->f, i);
 			int64_t size = kl_inst_imm(c->f, i);
 			bool local = op == KL_OP_ALLOCA && b.id == entry.id &&
@@ -369,6 +377,10 @@ emit_decls(fn_ctx *c, const kl_domtree *dt)
 	}
 	if (c->heap)
 		emit_line(c, 1, "struct rt_mem *frame = NULL;");
+	for (uint32_t k = 0; k < kl_block_num_params(c->f, entry); k++)
+		if (emit_unused(c, kl_block_param(c->f, entry, k)))
+			emit_line(c, 1, "(void)v%u;",
+				  kl_block_param(c->f, entry, k).id);
 }
 
 void
@@ -379,7 +391,9 @@ emit_func(emitter *e, const kl_func *f, kl_buf *out)
 	kl_domtree *dt = kl_domtree_new();
 	kl_loops *lf = kl_loops_new();
 	c.rg = kl_regions_new();
+	c.uses = kl_uses_new();
 	c.cfg = cfg;
+	kl_uses_compute(c.uses, f);
 	kl_cfg_compute(cfg, f);
 	kl_domtree_compute(dt, f, cfg);
 	kl_loops_compute(lf, f, cfg, dt);
@@ -415,6 +429,7 @@ emit_func(emitter *e, const kl_func *f, kl_buf *out)
 	emit_sig_free(&st);
 	free(c.label);
 	kl_regions_free(c.rg);
+	kl_uses_free(c.uses);
 	kl_loops_free(lf);
 	kl_domtree_free(dt);
 	kl_cfg_free(cfg);

@@ -64,6 +64,8 @@ emit_inst(fn_ctx *c, uint32_t ind, kl_inst i)
 		emit_call(c, ind, i);
 		return;
 	}
+	if (emit_dropped(c, i))
+		return;
 	kl_value rv = kl_inst_result(c->f, i, 0);
 	const char *r = rv.id == KL_NONE ? "" : emit_val(c, rv);
 	kl_type rt = kl_value_type(c->f, rv);
@@ -361,6 +363,9 @@ emit_inst(fn_ctx *c, uint32_t ind, kl_inst i)
 		emit_refuse(c, i, "opcode %s is not known here",
 			    kl_op_name(op));
 	}
+	/* kept for what it may do (a load or a division can trap) */
+	if (rv.id != KL_NONE && emit_unused(c, rv))
+		emit_line(c, ind, "(void)%s;", r);
 }
 
 static void
@@ -401,9 +406,11 @@ emit_call(fn_ctx *c, uint32_t ind, kl_inst i)
 		first = 1;
 	}
 	emit_call_args(c, i, first, n, &args);
-	uint32_t nres = kl_inst_num_results(c->f, i);
+	uint32_t nres = kl_inst_num_results(c->f, i), used = 0;
+	for (uint32_t k = 0; k < nres; k++)
+		used += !emit_unused(c, kl_inst_result(c->f, i, k));
 	const char *a = args.data ? args.data : "";
-	if (nres == 0) {
+	if (used == 0) {
 		emit_line(c, ind, "%s(%s);", callee.data, a);
 	} else if (nres == 1) {
 		emit_line(c, ind, "%s = %s(%s);",
@@ -414,8 +421,11 @@ emit_call(fn_ctx *c, uint32_t ind, kl_inst i)
 		emit_line(c, ind + 1, "%s r = %s(%s);", st.ret.data,
 			  callee.data, a);
 		for (uint32_t k = 0; k < nres; k++)
-			emit_line(c, ind + 1, "%s = r.r%u;",
-				  emit_val(c, kl_inst_result(c->f, i, k)), k);
+			if (!emit_unused(c, kl_inst_result(c->f, i, k)))
+				emit_line(
+					c, ind + 1, "%s = r.r%u;",
+					emit_val(c, kl_inst_result(c->f, i, k)),
+					k);
 		emit_line(c, ind, "}");
 	}
 	kl_buf_free(&callee);

@@ -259,6 +259,23 @@ emit_site(fn_ctx *c, kl_inst i)
 	return c->e->nsites++;
 }
 
+bool
+emit_unused(fn_ctx *c, kl_value v)
+{
+	uint32_t n;
+	kl_uses_of(c->uses, c->f, v, &n);
+	return n == 0;
+}
+
+bool
+emit_dropped(fn_ctx *c, kl_inst i)
+{
+	kl_opcode op = kl_inst_opcode(c->f, i);
+	return kl_inst_num_results(c->f, i) == 1 &&
+	       (kl_op_is_pure(op) || op == KL_OP_ALLOCA) &&
+	       emit_unused(c, kl_inst_result(c->f, i, 0));
+}
+
 const char *
 emit_val(fn_ctx *c, kl_value v)
 {
