@@ -268,6 +268,16 @@ function %main(i32) -> i32 {
 EOF
 if [ "$st" = 1 ] && [ ! -s "$dir/emit.out" ] && cmp -s "$dir/emit.exp" "$dir/emit.err"; then ok; else
 	bad "keel emit-c of what C cannot be given: exit $st, $(diff "$dir/emit.exp" "$dir/emit.err")"; fi
+# a nest deeper than 1,000 regions: refused once for the function (it
+# was once for each region past the limit), in time linear in its size
+# (arms of ifs were emitted apart and copied into their parents: down a
+# deep nest, the text's size at every level)
+"$build"/keel-gen --shape nest --size 10000 --seed 1 -o "$dir/emit-deep.kl"
+"$build"/keel emit-c "$dir/emit-deep.kl" >"$dir/emit.out" 2>"$dir/emit.err"
+st=$?
+if [ "$st" = 1 ] && [ "$(wc -l <"$dir/emit.err")" = 3 ] &&
+	grep -q "^$dir/emit-deep.kl:1:1: error: %f0: cannot translate: regions nested deeper than 1000$" "$dir/emit.err"; then ok; else
+	bad "keel emit-c of a deep nest: exit $st, $(head -c 1000 "$dir/emit.err")"; fi
 # IR that does not verify: the verifier's listing, nothing emitted
 printf 'function %%f() {\nblock0:\n    jump block0\n}\n' >"$dir/emit-bad.kl"
 "$build"/keel emit-c "$dir/emit-bad.kl" >"$dir/emit.out" 2>"$dir/emit.err"

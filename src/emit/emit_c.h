@@ -56,6 +56,7 @@ typedef struct fn_ctx {
 	uint32_t depth;
 	bool scouting;    /* the first walk, which finds the labels a goto
 			 * names: its refusals come again in the second */
+	bool too_deep;    /* refused for its depth: emit no more of it */
 	char vals[8][16]; /* emit_val's texts, in turn */
 	unsigned next_val;
 } fn_ctx;

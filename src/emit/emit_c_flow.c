@@ -174,7 +174,55 @@ emit_return(fn_ctx *c, uint32_t ind, kl_inst i)
 	}
 }
 
+/* Cut b back to its first len bytes (text emitted and taken back). */
+static void
+cut(kl_buf *b, size_t len)
+{
+	b->len = len;
+	if (b->cap)
+		b->data[len] = 0;
+}
+
 static void emit_seq(fn_ctx *c, uint32_t ind, kl_region parent);
+
+/*
+ * An IF node: `if (c) { then } else { else }`, an empty arm left out
+ * (`if (!c)` when it is the first). Each arm goes straight into the
+ * output, once, and a header that turns out wrong is cut back: copying
+ * arms emitted apart into their parent cost, down a deep nest, the
+ * text's size at every level.
+ */
+static void
+emit_if(fn_ctx *c, uint32_t ind, kl_region r, kl_inst term)
+{
+	kl_region then = kl_region_first_child(c->rg, r);
+	kl_region other = kl_region_next_sibling(c->rg, then);
+	const char *cond = emit_arg(c, term, 0);
+	char name[16];
+	snprintf(name, sizeof name, "%s", cond);
+	size_t start = c->out->len;
+	emit_line(c, ind, "if (%s) {", name);
+	size_t then_at = c->out->len;
+	emit_seq(c, ind + 1, then);
+	if (c->out->len == then_at) {
+		cut(c->out, start);
+		emit_line(c, ind, "if (!%s) {", name);
+		size_t other_at = c->out->len;
+		emit_seq(c, ind + 1, other);
+		if (c->out->len == other_at) {
+			cut(c->out, start);
+			emit_line(c, ind, "if (%s) {", name);
+		}
+	} else {
+		size_t else_at = c->out->len;
+		emit_line(c, ind, "} else {");
+		size_t other_at = c->out->len;
+		emit_seq(c, ind + 1, other);
+		if (c->out->len == other_at)
+			cut(c->out, else_at);
+	}
+	emit_line(c, ind, "}");
+}
 
 static void
 emit_node(fn_ctx *c, uint32_t ind, kl_region r)
@@ -207,28 +255,9 @@ emit_node(fn_ctx *c, uint32_t ind, kl_region r)
 		emit_seq(c, ind + 1, r);
 		emit_line(c, ind, "}");
 		break;
-	case KL_REGION_IF: {
-		/* the arms apart first: an empty one is left out */
-		kl_region then = kl_region_first_child(c->rg, r);
-		kl_buf *out = c->out, arms[2] = { { 0 }, { 0 } };
-		c->out = &arms[0];
-		emit_seq(c, ind + 1, then);
-		c->out = &arms[1];
-		emit_seq(c, ind + 1, kl_region_next_sibling(c->rg, then));
-		c->out = out;
-		bool swap = arms[0].len == 0 && arms[1].len > 0;
-		emit_line(c, ind, swap ? "if (!%s) {" : "if (%s) {",
-			  emit_arg(c, term, 0));
-		kl_buf_append(out, arms[swap].data, arms[swap].len);
-		if (!swap && arms[1].len) {
-			emit_line(c, ind, "} else {");
-			kl_buf_append(out, arms[1].data, arms[1].len);
-		}
-		emit_line(c, ind, "}");
-		kl_buf_free(&arms[0]);
-		kl_buf_free(&arms[1]);
+	case KL_REGION_IF:
+		emit_if(c, ind, r, term);
 		break;
-	}
 	case KL_REGION_SWITCH: {
 		emit_line(c, ind, "switch (%s) {", emit_arg(c, term, 0));
 		for (kl_region a = kl_region_first_child(c->rg, r);
@@ -284,9 +313,13 @@ emit_node(fn_ctx *c, uint32_t ind, kl_region r)
 static void
 emit_seq(fn_ctx *c, uint32_t ind, kl_region parent)
 {
+	if (c->too_deep)
+		return;
 	if (c->depth + 1 > EMIT_MAX_DEPTH) {
+		/* once: the rest of the function is not emitted */
 		emit_refuse(c, KL_NO_INST, "regions nested deeper than %u",
 			    EMIT_MAX_DEPTH);
+		c->too_deep = !c->scouting;
 		return;
 	}
 	c->depth++;
