@@ -250,7 +250,7 @@ test_scratch_reused_across_functions(void)
 	kl_pass_report rep = { 0 };
 	uint64_t params = 0;
 	for (int k = 0; k < 6; k++) {
-		char name[8];
+		char name[16];
 		snprintf(name, sizeof name, "f%d", k);
 		kl_func *a = func_of(kept, name), *b = func_of(fresh, name);
 		CHECK_EQ_INT(kl_dce_func(a, &rep), KL_OK);
