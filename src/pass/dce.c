@@ -37,6 +37,7 @@
 #include "../ir/ir.h"
 #include "../util/util.h"
 #include "edges.h"
+#include "pass.h"
 
 enum { PASSED = 1, KEPT = 2 };
 
@@ -72,6 +73,12 @@ dce_free(void *state)
 	free(d->dead);
 	in_edges_free(&d->in);
 	free(d);
+}
+
+static void *
+dce_new(void)
+{
+	return kl_calloc(1, sizeof(dce));
 }
 
 /* Grow the arrays of *cap entries each (at least need) to need entries. */
@@ -346,18 +353,8 @@ kl_dce_func(kl_func *f, kl_pass_report *rep)
 	func_edited(f);
 	if (f->first_block == KL_NONE)
 		return KL_OK;
-	/* as promote: the report keeps the scratch unless it holds another
-	 * pass's */
-	bool keep = rep && (rep->state_free == dce_free ||
-			    (!rep->state && !rep->state_free));
-	dce *d = keep ? rep->state : NULL;
-	if (!d) {
-		d = kl_calloc(1, sizeof *d);
-		if (keep) {
-			rep->state = d;
-			rep->state_free = dce_free;
-		}
-	}
+	bool keep;
+	dce *d = pass_scratch(rep, dce_free, dce_new, &keep);
 	dce_size(d, f);
 	blocks_reached(f, d->reached, d->stack);
 	in_edges_collect(&d->in, f);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../util/util.h"
+#include "pass.h"
 
 /* in the order promote.c reports them (test_promote checks) */
 static const char *const promote_counters[] = { "slots", "params",
@@ -40,6 +41,24 @@ kl_passes(uint32_t *n)
 {
 	*n = (uint32_t)(sizeof passes / sizeof passes[0]);
 	return passes;
+}
+
+void *
+pass_scratch(kl_pass_report *rep, void (*free_fn)(void *),
+	     void *(*make)(void), bool *kept)
+{
+	bool keep = rep && (rep->state_free == free_fn ||
+			    (!rep->state && !rep->state_free));
+	void *s = keep ? rep->state : NULL;
+	if (!s) {
+		s = make();
+		if (keep) {
+			rep->state = s;
+			rep->state_free = free_fn;
+		}
+	}
+	*kept = keep;
+	return s;
 }
 
 kl_status

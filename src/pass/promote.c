@@ -58,6 +58,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "pass.h"
 #include "promote.h"
 
 static const char *const reason_text[] = {
@@ -1117,7 +1118,7 @@ promoter_free(void *state)
 	free(p);
 }
 
-static promoter *
+static void *
 promoter_new(void)
 {
 	promoter *p = kl_calloc(1, sizeof *p);
@@ -1291,19 +1292,8 @@ kl_promote_func(kl_func *f, kl_pass_report *rep)
 	func_edited(f);
 	if (f->first_block == KL_NONE)
 		return KL_OK;
-	/* The report keeps this pass's scratch from one function to the
-	 * next, unless it holds another pass's (keel.h asks for one report a
-	 * pass; nothing enforces it): then the scratch is this call's. */
-	bool keep = rep && (rep->state_free == promoter_free ||
-			    (!rep->state && !rep->state_free));
-	promoter *p = keep ? rep->state : NULL;
-	if (!p) {
-		p = promoter_new();
-		if (keep) {
-			rep->state = p;
-			rep->state_free = promoter_free;
-		}
-	}
+	bool keep;
+	promoter *p = pass_scratch(rep, promoter_free, promoter_new, &keep);
 	uint32_t count[NCOUNTS] = { 0 };
 	for (int run = 1; promote_run(p, f, rep, count, run == MAX_RUNS); run++)
 		;
