@@ -55,48 +55,25 @@
  * %main with parameters,
  * call_indirect through a variadic signature, types other than the
  * six built-in machine classes, a data object over 2^31 bytes or
- * aligned past 4096, regions nested deeper than 1,000 (C compilers
+ * aligned past 4096, regions nested deeper than 200 (C compilers
  * have limits of their own). Blocks that cannot run are left out, as
  * the regions tree leaves them out.
  */
 #include "emit_c.h"
+#include "../interp/builtins.h"
 
 #include "emit_c_runtime.h"
 
-/* Built-in external functions keel run provides: the parameters each
- * takes (printf: then `...`). */
-static const struct builtin {
-	const char *name;
-	uint32_t params;
-} builtins[] = {
-	{ "putchar", 1 }, { "puts", 1 },   { "printf", 1 }, { "malloc", 1 },
-	{ "calloc", 2 },  { "free", 1 },   { "memcpy", 3 }, { "memmove", 3 },
-	{ "memset", 3 },  { "strlen", 1 }, { "abort", 0 },  { "exit", 1 },
-};
-
 /* Is s a declared function that is keel run's built-in name, with a
- * declaration that built-in accepts? */
+ * declaration that built-in accepts (the interpreter's own rule)? */
 bool
 emit_is_builtin(const kl_module *m, kl_sym s, const char *name)
 {
 	size_t len;
 	const char *n = kl_sym_name(m, s, &len);
-	if (kl_sym_func(m, s) || kl_sym_get_kind(m, s) != KL_SYM_FUNC ||
-	    len != strlen(name) || memcmp(n, name, len) != 0)
-		return false;
-	kl_signature sig = kl_sym_signature(m, s);
-	uint32_t k = 0;
-	while (strcmp(builtins[k].name, name) != 0)
-		k++;
-	if (sig.num_params != builtins[k].params ||
-	    sig.variadic != (strcmp(name, "printf") == 0) ||
-	    sig.num_results > 1 ||
-	    (sig.num_results && !kl_type_is_int(m, sig.results[0])))
-		return false;
-	for (uint32_t p = 0; p < sig.num_params; p++)
-		if (!kl_type_is_int(m, sig.params[p]))
-			return false;
-	return true;
+	return !kl_sym_func(m, s) && kl_sym_get_kind(m, s) == KL_SYM_FUNC &&
+	       len == strlen(name) && memcmp(n, name, len) == 0 &&
+	       interp_builtin_fits(m, s, NULL);
 }
 
 /* The C body of a declared function: a built-in, or the failure keel
@@ -139,8 +116,6 @@ emit_declared(emitter *e, kl_sym s, kl_buf *out)
 	kl_signature sig = kl_sym_signature(m, s);
 	sig_text st = { 0 };
 	emit_sig(e, sig, &st, true, 0);
-	size_t len;
-	const char *name = kl_sym_name(m, s, &len);
 	bool vararg = emit_is_builtin(m, s, "printf");
 	kl_buf_printf(out, "static %s\n%s(%s%s)\n{\n", st.ret.data,
 		      emit_ident(e, s), st.params.data, vararg ? ", ..." : "");
@@ -153,26 +128,12 @@ emit_declared(emitter *e, kl_sym s, kl_buf *out)
 		kl_buf_puts(out,
 			    sig.num_results ? "\treturn r;\n" : "\t(void)r;\n");
 	} else {
+		/* keel run's message when it is called; its parameters are
+		 * not read */
 		kl_buf text = { 0 };
-		kl_buf_puts(&text, "call to external function ");
-		kl_name_format(name, len, &text);
-		bool known = false;
-		for (uint32_t k = 0; k < sizeof builtins / sizeof *builtins;
-		     k++)
-			known |= len == strlen(builtins[k].name) &&
-				 memcmp(name, builtins[k].name, len) == 0;
-		if (known) {
-			kl_buf_puts(&text, ", whose declaration the built-in "
-					   "does not fit");
-		} else {
-			kl_buf_puts(&text, ", which the interpreter does not "
-					   "provide (built-ins:");
-			for (uint32_t k = 0;
-			     k < sizeof builtins / sizeof *builtins; k++)
-				kl_buf_printf(&text, "%s %s", k ? "," : "",
-					      builtins[k].name);
-			kl_buf_putc(&text, ')');
-		}
+		interp_builtin_fits(m, s, &text);
+		for (uint32_t k = 0; k < sig.num_params; k++)
+			kl_buf_printf(out, "\t(void)v%u;\n", k);
 		kl_buf_puts(out, "\trt_fail(");
 		emit_c_string(out, text.data, text.len);
 		kl_buf_puts(out, ");\n");
@@ -183,25 +144,43 @@ emit_declared(emitter *e, kl_sym s, kl_buf *out)
 }
 
 /* A data object: its bytes; the addresses of symbols it holds are
- * written by rt_init at start-up, as they are no constants to C. */
-static bool
+ * written by rt_init at start-up, as they are no constants to C. Only the
+ * bytes up to the last value or string are made: `zero N` items cost
+ * nothing, however big. */
+static void
 emit_data(emitter *e, kl_sym s, kl_buf *out, kl_buf *init)
 {
 	const kl_module *m = e->m;
-	uint64_t size = kl_data_size(m, s), at = 0;
-	uint32_t align = kl_data_align(m, s);
-	if (size > ((uint64_t)1 << 31) || align > 4096)
-		return false;
-	unsigned char *bytes = kl_calloc(size ? size : 1, 1);
-	for (uint32_t k = 0; k < kl_data_num_items(m, s); k++) {
+	uint64_t size = kl_data_size(m, s), at = 0, end = 0;
+	uint32_t align = kl_data_align(m, s), n = kl_data_num_items(m, s);
+	if (size > ((uint64_t)1 << 31) || align > 4096) {
+		emit_refuse_module(e, s, "%s",
+				   align > 4096 ? "aligned past 4096"
+						: "over 2^31 bytes");
+		return;
+	}
+	for (uint32_t k = 0; k < n; k++) {
 		kl_data_item it = kl_data_item_at(m, s, k);
-		uint32_t n = kl_type_bytes(m, it.type);
+		if (it.kind == KL_DATA_STRING)
+			at += it.len;
+		else if (it.kind == KL_DATA_ZERO)
+			at += it.value;
+		else
+			at += kl_type_bytes(m, it.type);
+		if (it.kind == KL_DATA_VALUE || it.kind == KL_DATA_STRING)
+			end = at;
+	}
+	unsigned char *bytes = kl_calloc(end ? end : 1, 1);
+	at = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		kl_data_item it = kl_data_item_at(m, s, k);
+		uint32_t w = kl_type_bytes(m, it.type);
 		switch (it.kind) {
 		case KL_DATA_VALUE:
-			for (uint32_t b = 0; b < n; b++)
+			for (uint32_t b = 0; b < w; b++)
 				bytes[at + b] = (unsigned char)(it.value >>
 								(8 * b));
-			at += n;
+			at += w;
 			break;
 		case KL_DATA_STRING:
 			memcpy(bytes + at, it.bytes, it.len);
@@ -224,12 +203,12 @@ emit_data(emitter *e, kl_sym s, kl_buf *out, kl_buf *init)
 				      "\t\tmemcpy(%s + %llu, &a, %u);\n"
 				      "\t}\n",
 				      emit_ident(e, s), (unsigned long long)at,
-				      n);
-			at += n;
+				      w);
+			at += w;
 			break;
 		}
 	}
-	uint64_t used = size;
+	uint64_t used = end;
 	while (used > 0 && bytes[used - 1] == 0)
 		used--;
 	kl_buf_printf(out, "static _Alignas(%u) unsigned char %s[%llu] = {",
@@ -239,7 +218,6 @@ emit_data(emitter *e, kl_sym s, kl_buf *out, kl_buf *init)
 		kl_buf_printf(out, "%s%u,", k % 12 ? " " : "\n\t", bytes[k]);
 	kl_buf_puts(out, "\n};\n\n");
 	free(bytes);
-	return true;
 }
 
 /* call_indirect's checks, with the interpreter's messages. */
@@ -311,16 +289,30 @@ emit_main(emitter *e, kl_sym s, kl_buf *out)
 	emit_sig_free(&st);
 }
 
-/* Every function of m verifies (its diagnostics added to e's if not). */
+/* Does every function of m verify? (If not, the verifier's diagnostics
+ * are added to e's.) */
 static bool
 verified(emitter *e)
 {
 	bool ok = true;
+	kl_diags own = { 0 };
 	for (uint32_t k = 0; k < kl_module_num_syms(e->m); k++) {
 		kl_func *f = kl_sym_func(e->m, (kl_sym){ k });
-		if (f && kl_verify_func(f, NULL, e->diags) != KL_OK)
+		if (f && kl_verify_func(f, NULL, &own) != KL_OK)
 			ok = false;
 	}
+	/* the verifier's warnings only with its errors: a caller that
+	 * verified first has shown them */
+	for (uint32_t k = 0; !ok && e->diags && k < own.len; k++) {
+		const kl_diag *d = &own.items[k];
+		kl_diags_add(e->diags, d->severity, d->line, d->col,
+			     d->message);
+		kl_diag *to = &e->diags->items[e->diags->len - 1];
+		to->func = d->func;
+		to->loc = d->loc;
+		to->inst = d->inst;
+	}
+	kl_diags_free(&own);
 	return ok;
 }
 
@@ -339,10 +331,7 @@ emit_sym(emitter *e, kl_sym s, parts *p)
 	size_t len;
 	const char *name = kl_sym_name(m, s, &len);
 	if (kl_sym_get_kind(m, s) == KL_SYM_DATA) {
-		if (!emit_data(e, s, &p->data, &p->init))
-			emit_refuse_module(e, s,
-					   "over 2^31 bytes or aligned "
-					   "past 4096");
+		emit_data(e, s, &p->data, &p->init);
 		return;
 	}
 	kl_func *f = kl_sym_func(m, s);
@@ -400,8 +389,14 @@ put_lines(kl_buf *out, const char *const *lines)
 static void
 put_program(emitter *e, parts *p, kl_buf *out)
 {
-	kl_buf_printf(out, "/* Generated by keel (kl_emit_c) from %s. */\n",
-		      e->file);
+	/* the file's name in a comment, which a "*" "/" in it would end */
+	kl_buf_puts(out, "/* Generated by keel (kl_emit_c) from ");
+	for (const char *q = e->file; *q; q++) {
+		kl_buf_putc(out, *q);
+		if (q[0] == '*' && q[1] == '/')
+			kl_buf_putc(out, ' ');
+	}
+	kl_buf_puts(out, ". */\n");
 	kl_buf_puts(out, "#include <stdarg.h>\n#include <stdint.h>\n"
 			 "#include <stdio.h>\n#include <stdlib.h>\n"
 			 "#include <string.h>\n#include <math.h>\n\n");
@@ -431,7 +426,7 @@ put_program(emitter *e, parts *p, kl_buf *out)
 	kl_buf_puts(out, "};\n\n");
 	put_lines(out, check_call);
 	kl_buf_puts(out, "\n/* The addresses of symbols that data objects "
-			 "hold. */\nstatic void\nrt_init(void)\n{\n");
+			 "hold. */\nRT_STATIC void\nrt_init(void)\n{\n");
 	kl_buf_append(out, p->init.data, p->init.len);
 	kl_buf_puts(out, "}\n\n");
 	kl_buf_append(out, p->funcs.data, p->funcs.len);

@@ -26,9 +26,10 @@
 #include "keel.h"
 #include "../util/util.h"
 
-/* Regions nested deeper than this are refused: C compilers have limits
- * of their own, and the emitter recurses once a level. */
-#define EMIT_MAX_DEPTH 1000
+/* Regions nested deeper than this are refused: each level is a level of
+ * braces, and clang stops at 256 levels of brackets by default; the
+ * emitter recurses once a level, some 320 bytes of stack each. */
+#define EMIT_MAX_DEPTH 200
 
 typedef struct emitter {
 	const kl_module *m;

@@ -127,7 +127,8 @@ emit_sym_ident(const kl_module *m, kl_sym s, kl_buf *out)
 			plain = false;
 	}
 	kl_buf_putc(out, kl_sym_get_kind(m, s) == KL_SYM_DATA ? 'd' : 'f');
-	if (!plain)
+	/* a name cut to 64 bytes could be another's: the number too */
+	if (!plain || len > 64)
 		kl_buf_printf(out, "%u", s.id);
 	kl_buf_putc(out, '_');
 	for (size_t k = 0; k < len && k < 64; k++) {

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "builtins.h"
 #include "interp.h"
 
 enum {
@@ -75,11 +76,10 @@ arg(const args *a, uint32_t k)
 	return a->r[a->regs[k]];
 }
 
-/* Does the declaration of sym fit built-in b? Else fail with a message. */
+/* Does the declaration of sym fit built-in b? */
 static bool
-check_decl(kl_interp *it, uint32_t sym, int b)
+decl_fits(const kl_module *m, uint32_t sym, int b)
 {
-	const kl_module *m = it->m;
 	const builtin *bi = &builtins[b];
 	kl_signature sig = kl_sym_signature(m, (kl_sym){ sym });
 	size_t nfixed = strcspn(bi->params, ".");
@@ -103,8 +103,19 @@ check_decl(kl_interp *it, uint32_t sym, int b)
 				      kl_type_class(m, sig.results[0]) !=
 					      KL_TYPE_I64))))
 		ok = false;
-	if (ok)
+	return ok;
+}
+
+bool
+interp_builtin_fits(const kl_module *m, kl_sym s, kl_buf *why)
+{
+	size_t len;
+	const char *name = kl_sym_name(m, s, &len);
+	int b = builtin_lookup(name, len);
+	if (b != B_NONE && decl_fits(m, s.id, b))
 		return true;
+	if (!why)
+		return false;
 	static const char *const shapes[B_COUNT] = {
 		[B_PUTCHAR] = "(i32) -> i32", [B_PUTS] = "(i64) -> i32",
 		[B_PRINTF] = "(i64, ...) -> i32", [B_MALLOC] = "(i64) -> i64",
@@ -115,12 +126,20 @@ check_decl(kl_interp *it, uint32_t sym, int b)
 		[B_STRLEN] = "(i64) -> i64", [B_ABORT] = "()",
 		[B_EXIT] = "(i32)",
 	};
-	kl_buf_reset(&it->scratch);
-	put_sym(it, sym, &it->scratch);
-	raise_fail(it, "%s is declared with a signature the built-in %s does "
-		       "not have (expected %s; integers may have any width, "
-		       "pointers are i64)",
-		   it->scratch.data, bi->name, shapes[b]);
+	if (b == B_NONE) {
+		kl_buf_puts(why, "call to external function ");
+		fmt_sym(why, m, s.id);
+		kl_buf_puts(why, ", which the interpreter does not provide "
+			    "(built-ins: putchar, puts, printf, malloc, "
+			    "calloc, free, memcpy, memmove, memset, strlen, "
+			    "abort, exit)");
+		return false;
+	}
+	fmt_sym(why, m, s.id);
+	kl_buf_printf(why, " is declared with a signature the built-in %s "
+		      "does not have (expected %s; integers may have any "
+		      "width, pointers are i64)",
+		      builtins[b].name, shapes[b]);
 	return false;
 }
 
@@ -636,19 +655,13 @@ builtin_call(kl_interp *it, uint32_t sym, const dfunc *fn, const dcall *c,
 		size_t len;
 		const char *name = kl_sym_name(it->m, (kl_sym){ sym }, &len);
 		b = (uint8_t)builtin_lookup(name, len);
-		if (b != B_NONE && !check_decl(it, sym, b))
-			return false;
-		it->bids[sym] = b;
-	}
-	if (b == B_NONE) {
 		kl_buf_reset(&it->scratch);
-		put_sym(it, sym, &it->scratch);
-		raise_fail(it, "call to external function %s, which the "
-			       "interpreter does not provide (built-ins: "
-			       "putchar, puts, printf, malloc, calloc, free, "
-			       "memcpy, memmove, memset, strlen, abort, exit)",
-			   it->scratch.data);
-		return false;
+		if (!interp_builtin_fits(it->m, (kl_sym){ sym },
+					 &it->scratch)) {
+			raise_fail(it, "%s", it->scratch.data);
+			return false;
+		}
+		it->bids[sym] = b;
 	}
 	args a = { it, r, fn->slots + c->args, fn->slots + c->types, c->nargs };
 	uint64_t ret;
