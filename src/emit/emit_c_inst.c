@@ -55,40 +55,39 @@ int_binary(fn_ctx *c, uint32_t ind, kl_inst i, const char *r, kl_type t,
 
 static void emit_call(fn_ctx *c, uint32_t ind, kl_inst i);
 
-void
-emit_inst(fn_ctx *c, uint32_t ind, kl_inst i)
+/* What an instruction's C is made of: its result and first operands as
+ * C, their types, its immediate, offset and condition. */
+typedef struct operands {
+	const char *r;          /* the result's name, or "" */
+	kl_type rt, t;          /* the result's type; the first operand's */
+	const char *ty, *rty;   /* their C types */
+	const char *sty, *rsty; /* their signed C types */
+	uint32_t w;             /* t's width in bits */
+	uint64_t imm;
+	const char *a0, *a1; /* the first two operands, or "" */
+	bool f64;            /* t is f64 */
+	const char *nan;     /* the NaN rule's helper for t */
+	int32_t off;
+	uint32_t cc;
+} operands;
+
+/* Integer arithmetic and shifts; false if i is none of them. */
+static bool
+int_inst(fn_ctx *c, uint32_t ind, kl_inst i, const operands *ops)
 {
-	const kl_module *m = c->e->m;
 	kl_opcode op = kl_inst_opcode(c->f, i);
-	if (kl_op_is_call(op)) {
-		emit_call(c, ind, i);
-		return;
-	}
-	if (emit_dropped(c, i))
-		return;
-	kl_value rv = kl_inst_result(c->f, i, 0);
-	const char *r = rv.id == KL_NONE ? "" : emit_val(c, rv);
-	kl_type rt = kl_value_type(c->f, rv);
-	kl_type t = kl_inst_num_args(c->f, i)
-			    ? kl_value_type(c->f, kl_inst_arg(c->f, i, 0))
-			    : rt;
-	const char *ty = emit_ctype(m, t), *rty = emit_ctype(m, rt);
-	const char *sty = emit_stype(m, t), *rsty = emit_stype(m, rt);
-	uint32_t w = emit_width(m, t);
-	uint64_t imm = (uint64_t)kl_inst_imm(c->f, i);
-	const char *a0 = kl_inst_num_args(c->f, i) ? emit_arg(c, i, 0) : "";
-	const char *a1 = kl_inst_num_args(c->f, i) > 1 ? emit_arg(c, i, 1) : "";
-	bool f64 = kl_type_class(m, t) == KL_TYPE_F64;
-	const char *nan = f64 ? "rt_nan64" : "rt_nan32";
-	int32_t off = kl_inst_offset(c->f, i);
-	uint32_t cc = kl_inst_cond(c->f, i);
+	const char *r = ops->r;
+	kl_type rt = ops->rt;
+	kl_type t = ops->t;
+	const char *ty = ops->ty;
+	const char *sty = ops->sty;
+	uint32_t w = ops->w;
+	uint64_t imm = ops->imm;
+	const char *a0 = ops->a0;
+	const char *a1 = ops->a1;
 	switch (op) {
 	case KL_OP_ICONST:
 		emit_line(c, ind, "%s = %s;", r, emit_cint(c->e, rt, imm));
-		break;
-	case KL_OP_F32CONST:
-	case KL_OP_F64CONST:
-		float_const(c, ind, r, op == KL_OP_F64CONST, (int64_t)imm);
 		break;
 	case KL_OP_IADD:
 		int_binary(c, ind, i, r, t, "+");
@@ -198,6 +197,29 @@ emit_inst(fn_ctx *c, uint32_t ind, kl_inst i)
 	case KL_OP_POPCNT:
 		emit_line(c, ind, "%s = (%s)rt_popcnt(%s);", r, ty, a0);
 		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/* Integer comparisons, select, extensions and reductions, copies and
+ * bitcasts; false if i is none of them. */
+static bool
+cast_inst(fn_ctx *c, uint32_t ind, kl_inst i, const operands *ops)
+{
+	kl_opcode op = kl_inst_opcode(c->f, i);
+	const char *r = ops->r;
+	kl_type t = ops->t;
+	const char *rty = ops->rty;
+	const char *sty = ops->sty;
+	const char *rsty = ops->rsty;
+	uint32_t w = ops->w;
+	uint64_t imm = ops->imm;
+	const char *a0 = ops->a0;
+	const char *a1 = ops->a1;
+	uint32_t cc = ops->cc;
+	switch (op) {
 	case KL_OP_ICMP:
 	case KL_OP_ICMP_IMM: {
 		const char *b = op == KL_OP_ICMP ? a1 : emit_cint(c->e, t, imm);
@@ -211,20 +233,6 @@ emit_inst(fn_ctx *c, uint32_t ind, kl_inst i)
 		else
 			emit_line(c, ind, "%s = %s %s %s;", r, a0, icc_op[cc],
 				  b);
-		break;
-	}
-	case KL_OP_FCMP: {
-		static const char *const fop[] = {
-			"==", "!=", "<", "<=", ">", ">=",
-		};
-		if (cc == KL_FCC_ORD)
-			emit_line(c, ind, "%s = %s == %s && %s == %s;", r, a0,
-				  a0, a1, a1);
-		else if (cc == KL_FCC_UNO)
-			emit_line(c, ind, "%s = %s != %s || %s != %s;", r, a0,
-				  a0, a1, a1);
-		else
-			emit_line(c, ind, "%s = %s %s %s;", r, a0, fop[cc], a1);
 		break;
 	}
 	case KL_OP_SELECT:
@@ -248,6 +256,48 @@ emit_inst(fn_ctx *c, uint32_t ind, kl_inst i)
 	case KL_OP_BITCAST:
 		emit_line(c, ind, "memcpy(&%s, &%s, sizeof %s);", r, a0, r);
 		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/* Floats: constants, arithmetic, comparisons, conversions; false if i
+ * is none of them. */
+static bool
+float_inst(fn_ctx *c, uint32_t ind, kl_inst i, const operands *ops)
+{
+	const kl_module *m = c->e->m;
+	kl_opcode op = kl_inst_opcode(c->f, i);
+	const char *r = ops->r;
+	kl_type rt = ops->rt;
+	const char *rty = ops->rty;
+	const char *sty = ops->sty;
+	uint64_t imm = ops->imm;
+	const char *a0 = ops->a0;
+	const char *a1 = ops->a1;
+	bool f64 = ops->f64;
+	const char *nan = ops->nan;
+	uint32_t cc = ops->cc;
+	switch (op) {
+	case KL_OP_F32CONST:
+	case KL_OP_F64CONST:
+		float_const(c, ind, r, op == KL_OP_F64CONST, (int64_t)imm);
+		break;
+	case KL_OP_FCMP: {
+		static const char *const fop[] = {
+			"==", "!=", "<", "<=", ">", ">=",
+		};
+		if (cc == KL_FCC_ORD)
+			emit_line(c, ind, "%s = %s == %s && %s == %s;", r, a0,
+				  a0, a1, a1);
+		else if (cc == KL_FCC_UNO)
+			emit_line(c, ind, "%s = %s != %s || %s != %s;", r, a0,
+				  a0, a1, a1);
+		else
+			emit_line(c, ind, "%s = %s %s %s;", r, a0, fop[cc], a1);
+		break;
+	}
 	case KL_OP_FPROMOTE:
 		emit_line(c, ind, "%s = rt_promote(%s);", r, a0);
 		break;
@@ -303,6 +353,27 @@ emit_inst(fn_ctx *c, uint32_t ind, kl_inst i)
 			  op == KL_OP_FNEG ? "neg" : "abs", f64 ? "64" : "32",
 			  a0);
 		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/* Memory: allocas, loads, stores, symbol addresses; false if i is none
+ * of them. */
+static bool
+memory_inst(fn_ctx *c, uint32_t ind, kl_inst i, const operands *ops)
+{
+	const kl_module *m = c->e->m;
+	kl_opcode op = kl_inst_opcode(c->f, i);
+	const char *r = ops->r;
+	const char *rty = ops->rty;
+	const char *rsty = ops->rsty;
+	uint64_t imm = ops->imm;
+	const char *a0 = ops->a0;
+	const char *a1 = ops->a1;
+	int32_t off = ops->off;
+	switch (op) {
 	case KL_OP_ALLOCA: {
 		uint32_t align = kl_inst_align(c->f, i);
 		if (kl_inst_block(c->f, i).id == kl_func_first_block(c->f).id &&
@@ -360,12 +431,47 @@ emit_inst(fn_ctx *c, uint32_t ind, kl_inst i)
 		break;
 	}
 	default:
+		return false;
+	}
+	return true;
+}
+
+void
+emit_inst(fn_ctx *c, uint32_t ind, kl_inst i)
+{
+	const kl_module *m = c->e->m;
+	kl_opcode op = kl_inst_opcode(c->f, i);
+	if (kl_op_is_call(op)) {
+		emit_call(c, ind, i);
+		return;
+	}
+	if (emit_dropped(c, i))
+		return;
+	operands o;
+	kl_value rv = kl_inst_result(c->f, i, 0);
+	uint32_t nargs = kl_inst_num_args(c->f, i);
+	o.r = rv.id == KL_NONE ? "" : emit_val(c, rv);
+	o.rt = kl_value_type(c->f, rv);
+	o.t = nargs ? kl_value_type(c->f, kl_inst_arg(c->f, i, 0)) : o.rt;
+	o.ty = emit_ctype(m, o.t);
+	o.rty = emit_ctype(m, o.rt);
+	o.sty = emit_stype(m, o.t);
+	o.rsty = emit_stype(m, o.rt);
+	o.w = emit_width(m, o.t);
+	o.imm = (uint64_t)kl_inst_imm(c->f, i);
+	o.a0 = nargs ? emit_arg(c, i, 0) : "";
+	o.a1 = nargs > 1 ? emit_arg(c, i, 1) : "";
+	o.f64 = kl_type_class(m, o.t) == KL_TYPE_F64;
+	o.nan = o.f64 ? "rt_nan64" : "rt_nan32";
+	o.off = kl_inst_offset(c->f, i);
+	o.cc = kl_inst_cond(c->f, i);
+	if (!int_inst(c, ind, i, &o) && !cast_inst(c, ind, i, &o) &&
+	    !float_inst(c, ind, i, &o) && !memory_inst(c, ind, i, &o))
 		emit_refuse(c, i, "opcode %s is not known here",
 			    kl_op_name(op));
-	}
 	/* kept for what it may do (a load or a division can trap) */
 	if (rv.id != KL_NONE && emit_unused(c, rv))
-		emit_line(c, ind, "(void)%s;", r);
+		emit_line(c, ind, "(void)%s;", o.r);
 }
 
 static void
