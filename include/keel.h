@@ -1686,8 +1686,10 @@ uint32_t kl_promote_module(kl_module *m, kl_pass_report *report);
  * each other go too. One mark and one sweep: O(instructions + arguments
  * + values). A function with a reachable use of a value defined in a
  * block that cannot run (not strict SSA) is left alone, with a note.
- * Counters: blocks, insts, params (removed). Returns KL_OK; input that
- * does not verify gets an unspecified result (not a crash), as promote's.
+ * Counters: blocks, insts, params (removed; the instructions and
+ * parameters of a removed block count in blocks only). Returns KL_OK;
+ * input that does not verify gets an unspecified result (not a crash),
+ * as promote's.
  */
 kl_status kl_dce_func(kl_func *f, kl_pass_report *report);
 

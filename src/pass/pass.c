@@ -23,7 +23,7 @@ static const kl_pass passes[] = {
 	  "mem2reg" },
 	{ "dce", "dead code elimination: unreachable blocks, unused values "
 		 "and block parameters",
-	  kl_dce_func, dce_counters, "adce die" },
+	  kl_dce_func, dce_counters, "die" },
 };
 
 const kl_pass *
