@@ -286,6 +286,21 @@ st=$?
 if [ "$st" = 1 ] && [ "$(wc -l <"$dir/emit.err")" = 3 ] &&
 	grep -q "^$dir/emit-deep.kl:1:1: error: %f0: cannot translate: regions nested deeper than 200$" "$dir/emit.err"; then ok; else
 	bad "keel emit-c of a deep nest: exit $st, $(head -c 1000 "$dir/emit.err")"; fi
+# many refusals: the first 100, then a count of the rest
+{
+	printf '%s\n' 'function %f(i64) {' '    sig0 = (i64, ...)' '' 'block0(v0: i64):'
+	i=0
+	while [ $i -lt 150 ]; do
+		echo '    call_indirect sig0, v0(v0)'
+		i=$((i + 1))
+	done
+	printf '%s\n' '    return' '}'
+} >"$dir/emit-many.kl"
+"$build"/keel emit-c "$dir/emit-many.kl" >/dev/null 2>"$dir/emit.err"
+st=$?
+if [ "$st" = 1 ] && [ "$(grep -c ': error: ' "$dir/emit.err")" = 100 ] &&
+	[ "$(tail -n 1 "$dir/emit.err")" = "keel emit-c: $dir/emit-many.kl: 50 more errors not shown" ]; then ok; else
+	bad "keel emit-c of 150 refusals: exit $st, $(tail -n 2 "$dir/emit.err")"; fi
 # IR that does not verify: the verifier's listing, nothing emitted
 printf 'function %%f() {\nblock0:\n    jump block0\n}\n' >"$dir/emit-bad.kl"
 "$build"/keel emit-c "$dir/emit-bad.kl" >"$dir/emit.out" 2>"$dir/emit.err"

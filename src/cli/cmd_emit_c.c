@@ -24,18 +24,31 @@ static const char emit_c_help[] =
 	"exit status: 0 on success, 1 if the file cannot be read, does not\n"
 	"parse or verify, or has what C cannot be given, 2 on bad usage\n";
 
+/* Refusals shown; a file of thousands says the same thing each time. */
+#define MAX_SHOWN 100
+
 /* The library places a refusal on a line; the caret goes under the
- * line's first character that is not blank. */
+ * line's first character that is not blank. The refusals come in the
+ * order of their lines, mostly: the walk to each goes on from the last
+ * (from the start only when one goes back), so that many cost one walk
+ * over the text. */
 static void
 place_carets(kl_diags *diags, const cli_file *f)
 {
+	uint32_t line = 1;
+	size_t line_at = 0;
 	for (uint32_t k = 0; k < diags->len; k++) {
 		kl_diag *d = &diags->items[k];
 		if (!d->line || d->col)
 			continue;
-		size_t at = 0;
-		for (uint32_t l = 1; l < d->line && at < f->len; at++)
-			l += f->text[at] == '\n';
+		if (d->line < line) {
+			line = 1;
+			line_at = 0;
+		}
+		size_t at = line_at;
+		for (; line < d->line && at < f->len; at++)
+			line += f->text[at] == '\n';
+		line_at = at;
 		size_t start = at;
 		while (at < f->len &&
 		       (f->text[at] == ' ' || f->text[at] == '\t'))
@@ -74,8 +87,18 @@ cmd_emit_c(int argc, char **argv)
 		if (kl_emit_c(m, f.name, &out, &diags) == KL_OK)
 			status = cli_write_stdout(&out) ? EXIT_OK
 							: EXIT_BAD_INPUT;
+		/* the first MAX_SHOWN, then a count of the rest */
+		uint32_t all = diags.len;
+		if (diags.len > MAX_SHOWN)
+			diags.len = MAX_SHOWN;
 		place_carets(&diags, &f);
 		cli_print_diags(&diags, &f);
+		if (all > diags.len)
+			fprintf(stderr,
+				"keel emit-c: %s: %u more errors not "
+				"shown\n",
+				f.name, all - diags.len);
+		diags.len = all;
 		kl_diags_free(&diags);
 		kl_buf_free(&out);
 	}
