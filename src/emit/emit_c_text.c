@@ -5,16 +5,21 @@
  */
 #include "emit_c.h"
 
-/* Add a refusal: message text, at line ln of function s. */
+/* Add a refusal: what msg holds (who), then "cannot translate: " and
+ * fmt's text (why), at line ln of s (and instruction i). Frees msg. */
 static void
-add_refusal(emitter *e, uint32_t ln, kl_sym s, kl_inst i, const char *text)
+add_refusal(emitter *e, kl_sym s, kl_inst i, uint32_t ln, kl_buf *msg,
+	    const char *fmt, va_list ap)
 {
+	kl_buf_puts(msg, "cannot translate: ");
+	kl_buf_vprintf(msg, fmt, ap);
 	e->refused = true;
-	if (!e->diags)
-		return;
-	kl_diags_add(e->diags, KL_SEV_ERROR, ln, 0, text);
-	e->diags->items[e->diags->len - 1].func = s;
-	e->diags->items[e->diags->len - 1].inst = i;
+	if (e->diags) {
+		kl_diags_add(e->diags, KL_SEV_ERROR, ln, 0, msg->data);
+		e->diags->items[e->diags->len - 1].func = s;
+		e->diags->items[e->diags->len - 1].inst = i;
+	}
+	kl_buf_free(msg);
 }
 
 void
@@ -32,38 +37,33 @@ emit_refuse(fn_ctx *c, kl_inst i, const char *fmt, ...)
 		kl_print_inst(c->f, i, &msg);
 		kl_buf_puts(&msg, ")");
 	}
-	kl_buf_puts(&msg, ": cannot translate: ");
-	va_list ap;
-	va_start(ap, fmt);
-	kl_buf_vprintf(&msg, fmt, ap);
-	va_end(ap);
+	kl_buf_puts(&msg, ": ");
 	uint32_t ln = i.id != KL_NONE ? kl_inst_source_line(c->f, i)
 				      : kl_sym_source_line(c->e->m, s);
-	add_refusal(c->e, ln, s, i, msg.data);
-	kl_buf_free(&msg);
+	va_list ap;
+	va_start(ap, fmt);
+	add_refusal(c->e, s, i, ln, &msg, fmt, ap);
+	va_end(ap);
 }
 
 void
 emit_refuse_module(emitter *e, kl_sym s, const char *fmt, ...)
 {
 	kl_buf msg = { 0 };
+	uint32_t ln = 0;
 	if (s.id != KL_NONE) {
 		size_t len;
 		const char *name = kl_sym_name(e->m, s, &len);
-		kl_buf_puts(&msg, kl_sym_get_kind(e->m, s) == KL_SYM_DATA
-					  ? "data "
-					  : "");
+		if (kl_sym_get_kind(e->m, s) == KL_SYM_DATA)
+			kl_buf_puts(&msg, "data ");
 		kl_name_format(name, len, &msg);
 		kl_buf_puts(&msg, ": ");
+		ln = kl_sym_source_line(e->m, s);
 	}
-	kl_buf_puts(&msg, "cannot translate: ");
 	va_list ap;
 	va_start(ap, fmt);
-	kl_buf_vprintf(&msg, fmt, ap);
+	add_refusal(e, s, KL_NO_INST, ln, &msg, fmt, ap);
 	va_end(ap);
-	uint32_t ln = s.id != KL_NONE ? kl_sym_source_line(e->m, s) : 0;
-	add_refusal(e, ln, s, KL_NO_INST, msg.data);
-	kl_buf_free(&msg);
 }
 
 void

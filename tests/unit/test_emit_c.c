@@ -182,6 +182,28 @@ test_odd_inputs(void)
 	kl_buf_free(&text);
 }
 
+
+/* A data refusal names the object and the limit it passes, at its line. */
+static void
+test_data_refusal(void)
+{
+	const char *text = "\ndata %d = align 8192 { i8 1 }\n";
+	kl_module *m = parse_text(text, strlen(text));
+	kl_buf out = { 0 };
+	kl_diags diags = { 0 };
+	CHECK_EQ_INT(kl_emit_c(m, "d.kl", &out, &diags), KL_ERR_UNSUPPORTED);
+	CHECK_EQ_INT(out.len, 0);
+	CHECK_EQ_INT(diags.len, 1);
+	if (diags.len == 1) {
+		CHECK_EQ_STR(diags.items[0].message,
+			     "data %d: cannot translate: aligned past 4096");
+		CHECK_EQ_INT(diags.items[0].line, 2);
+	}
+	kl_buf_free(&out);
+	kl_diags_free(&diags);
+	kl_module_free(m);
+}
+
 int
 main(void)
 {
@@ -191,5 +213,6 @@ main(void)
 	UNIT_RUN(test_refusals);
 	UNIT_RUN(test_deterministic);
 	UNIT_RUN(test_odd_inputs);
+	UNIT_RUN(test_data_refusal);
 	return unit_report("emit_c");
 }
