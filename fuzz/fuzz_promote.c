@@ -32,9 +32,10 @@
  *     removing allocas (a pointer is id << 32 | offset, and allocas and
  *     heap objects are numbered in creation order): a returned or printed
  *     address of a kept alloca, a difference of two. They are found by
- *     running a probe, the module with an alloca added before each
- *     alloca, where every id changes (run_make_probe): a call whose
- *     outcome changes there is not compared;
+ *     running two probes, the module with an alloca added before each
+ *     alloca, and that with a symbol more, where every id changes
+ *     (run_make_probe): a call whose outcome changes on either is not
+ *     compared;
  *   - instruction counts and trap messages (instruction numbers, object
  *     ids, lines). The calls after get 8 times the fuel: promote adds at
  *     most a zero per type at the top of a function and removes at least
@@ -137,13 +138,13 @@ check_same_text(const char *what, const kl_module *a, const kl_module *b)
 	abort();
 }
 
-/* The probe (runs.h): the module with a one-byte alloca before every
- * alloca, where every object id moves. */
+/* Probe k (runs.h): the module with a one-byte alloca before every
+ * alloca, and for k = 1 a symbol more, where every object id moves. */
 static kl_module *
-parse_probe(const uint8_t *data, size_t size)
+parse_probe(const uint8_t *data, size_t size, uint32_t k)
 {
 	kl_module *m = parse(data, size);
-	if (run_make_probe(m) != KL_OK) {
+	if (run_make_probe(m, k) != KL_OK) {
 		fprintf(stderr, "cannot build the probe\n");
 		abort();
 	}
@@ -175,15 +176,22 @@ run_all(const kl_module *m, uint64_t fuel, outcome *out)
 /*
  * Which calls promote must keep the outcome of: those that finished before
  * (not out of fuel, not over the depth or memory limit) and whose outcome
- * does not depend on object ids (the probe's is the same).
+ * does not depend on object ids (each probe's is the same).
  */
 static void
-mark_checked(outcome *before, const outcome *probe, uint32_t n)
+mark_checked(const uint8_t *data, size_t size, outcome *before,
+	     outcome *scratch, uint32_t n)
 {
-	for (uint32_t k = 0; k < n; k++) {
-		outcome *o = &before[k];
-		o->checked = o->ran && run_finished(&o->o) &&
-			     run_same(&o->o, &probe[k].o);
+	for (uint32_t k = 0; k < n; k++)
+		before[k].checked = before[k].ran &&
+				    run_finished(&before[k].o);
+	for (uint32_t p = 0; p < RUN_NPROBES; p++) {
+		kl_module *probe = parse_probe(data, size, p);
+		run_all(probe, RUN_PROBE_FUEL_FACTOR * FUEL, scratch);
+		kl_module_free(probe);
+		for (uint32_t k = 0; k < n; k++)
+			if (!run_same(&before[k].o, &scratch[k].o))
+				before[k].checked = false;
 	}
 }
 
@@ -263,11 +271,8 @@ check_verified(const uint8_t *data, size_t size, kl_module *a, kl_module *c)
 {
 	uint32_t n = kl_module_num_syms(a) * RUN_NVEC;
 	outcome *before = new_outcomes(n), *after = new_outcomes(n);
-	kl_module *probe = parse_probe(data, size);
-	run_all(probe, RUN_PROBE_FUEL_FACTOR * FUEL, after);
-	kl_module_free(probe);
 	run_all(a, FUEL, before);
-	mark_checked(before, after, n);
+	mark_checked(data, size, before, after, n);
 
 	kl_module *b = parse(data, size);
 	promote_two_ways(a, b);

@@ -1165,6 +1165,11 @@ difftest_says "PASS tests/difftest/printp.kl (not compared: 8 calls depending on
 	tests/difftest/printp.kl
 difftest_says "PASS tests/difftest/printed-id-length.kl (not compared: 8 calls depending on object ids)" \
 	tests/difftest/printed-id-length.kl
+# an id modulo 3 that the first probe leaves alone, the second moves
+difftest_says "PASS tests/difftest/id-modulo.kl (not compared: 8 calls depending on object ids)" \
+	tests/difftest/id-modulo.kl
+difftest_says "PASS tests/difftest/heap-id-modulo.kl (not compared: 9 calls depending on object ids)" \
+	tests/difftest/heap-id-modulo.kl
 # an output in a FAIL line is escaped: the line stays one line
 printf 'declare %%putchar(i32) -> i32\nfunction %%f() -> i32 {\nblock0:\n    v0 = iconst.i32 10\n    v1 = call %%putchar(v0)\n    return v0\n}\n' >"$dir/nl.kl"
 sed 's/iconst.i32 10/iconst.i32 9/' "$dir/nl.kl" >"$dir/tab.kl"

@@ -47,7 +47,7 @@ static const char difftest_help[] =
 	"calls whose outcome depends on the interpreter's object ids (a\n"
 	"pointer's bits), which a pass that removes allocas changes: a call\n"
 	"that does something else once an alloca is added before every\n"
-	"alloca. The PASS line counts them.\n"
+	"alloca, or once a symbol is added too. The PASS line counts them.\n"
 	"Input that does not verify fails, with the verifier's listing.\n"
 	"The module after the passes must verify. The passes run twice, as\n"
 	"'keel opt' runs them (on verified input, with their state kept from\n"
@@ -91,7 +91,7 @@ static const char *const skip_text[NSKIPS] = {
 	"depending on object ids",
 };
 
-/* The probe's module: the file parsed again (runs.h). */
+/* The probes' module: the file parsed again (runs.h). */
 static kl_module *
 parse_again(void *file)
 {

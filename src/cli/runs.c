@@ -1,6 +1,7 @@
 /*
  * runs.c -- calls on sample arguments and what they did (runs.h).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -306,8 +307,23 @@ run_outcome_free(run_outcome *o)
 	kl_buf_free(&o->res);
 }
 
+/* A data object of no bytes at the end of m, under a name m does not
+ * use: every id the interpreter gives past the symbols' moves up one. */
+static kl_status
+add_last_symbol(kl_module *m)
+{
+	char name[32];
+	for (uint32_t n = 0;; n++) {
+		int len = snprintf(name, sizeof name, "keel.probe.%u", n);
+		kl_status st = kl_module_add_data(m, name, (size_t)len, true,
+						  0, NULL);
+		if (st != KL_ERR_EXISTS)
+			return st;
+	}
+}
+
 kl_status
-run_make_probe(kl_module *m)
+run_make_probe(kl_module *m, uint32_t probe)
 {
 	uint32_t nsyms = kl_module_num_syms(m);
 	for (uint32_t s = 0; s < nsyms; s++) {
@@ -332,7 +348,7 @@ run_make_probe(kl_module *m)
 		if (st != KL_OK)
 			return st;
 	}
-	return KL_OK;
+	return probe == 0 ? KL_OK : add_last_symbol(m);
 }
 
 static uint64_t
@@ -367,23 +383,27 @@ run_judge_excuse(run_judge *j, kl_sym s, kl_sym s_after, uint32_t v,
 		if (run_same(before, after))
 			return RUN_EXCUSE_MORE;
 	}
-	if (!j->on_probe.it) {
-		kl_module *probe = j->copy_before(j->ctx);
-		if (!probe || run_make_probe(probe) != KL_OK) {
-			kl_module_free(probe);
-			return RUN_NOT_EXCUSED;
+	/* The whole call is excused, not only the part a probe moved: the
+	 * probes move ids up, a pass that removes allocas moves them down,
+	 * and a part a probe left alone may still move then (a printed id
+	 * one digit shorter changes printf's result). */
+	for (uint32_t k = 0; k < RUN_NPROBES; k++) {
+		if (!j->on_probe[k].it) {
+			kl_module *probe = j->copy_before(j->ctx);
+			if (!probe || run_make_probe(probe, k) != KL_OK) {
+				kl_module_free(probe);
+				return RUN_NOT_EXCUSED;
+			}
+			j->probes[k] = probe;
+			runner_init(&j->on_probe[k], probe,
+				    times(j->fuel, RUN_PROBE_FUEL_FACTOR),
+				    RUN_MEMORY);
 		}
-		j->probe = probe;
-		runner_init(&j->on_probe, j->probe,
-			    times(j->fuel, RUN_PROBE_FUEL_FACTOR), RUN_MEMORY);
+		run_call(&j->on_probe[k], s, v, &j->scratch);
+		if (!run_same(before, &j->scratch))
+			return RUN_EXCUSE_OBJECT_IDS;
 	}
-	run_call(&j->on_probe, s, v, &j->scratch);
-	/* The whole call is excused, not only the part the probe moved:
-	 * the probe moves ids up, a pass that removes allocas moves them
-	 * down, and a part the probe left alone may still move then (a
-	 * printed id one digit shorter changes printf's result). */
-	return run_same(before, &j->scratch) ? RUN_NOT_EXCUSED
-					     : RUN_EXCUSE_OBJECT_IDS;
+	return RUN_NOT_EXCUSED;
 }
 
 void
@@ -391,8 +411,10 @@ run_judge_free(run_judge *j)
 {
 	if (j->longer.it)
 		runner_free(&j->longer);
-	if (j->on_probe.it)
-		runner_free(&j->on_probe);
-	kl_module_free(j->probe);
+	for (uint32_t k = 0; k < RUN_NPROBES; k++) {
+		if (j->on_probe[k].it)
+			runner_free(&j->on_probe[k]);
+		kl_module_free(j->probes[k]);
+	}
 	run_outcome_free(&j->scratch);
 }

@@ -122,16 +122,24 @@ void run_describe_call(kl_buf *out, const kl_module *m, kl_sym s,
 void run_outcome_free(run_outcome *o);
 
 /*
- * The probe of a comparison: m with a one-byte alloca before every
- * alloca and alloca_dyn, so that the objects a call makes get other ids
- * (the interpreter numbers allocas and heap objects in the order they
- * are made, and a pointer's bits are its object's id and an offset). A
- * call that does something else on the probe depends on object ids: it
- * shows a pointer's bits, or fills the memory limit. A pass that removes
- * allocas, as promote does, changes those ids, and the call's outcome
- * with them, legitimately. m stays valid IR if it was.
+ * The probes of a comparison: m changed so that the objects a call makes
+ * get other ids (the interpreter numbers allocas and heap objects in the
+ * order they are made, and a pointer's bits are its object's id and an
+ * offset). A call that does something else on a probe depends on object
+ * ids: it shows a pointer's bits, or fills the memory limit. A pass that
+ * removes allocas, as promote does, changes those ids, and the call's
+ * outcome with them, legitimately.
+ *
+ * Probe 0 has a one-byte alloca before every alloca and alloca_dyn: an
+ * object made after k allocas moves up by k (+1 for an alloca). Probe 1
+ * has those and one symbol more, at the end (symbols have the first
+ * ids), so every such object moves by one more. One probe alone can
+ * miss a dependence: an id modulo 3 stays where it was when the object
+ * moved by 3 (tests/difftest/id-modulo.kl). Two moves one apart cannot
+ * both be multiples of any n >= 2. m stays valid IR if it was.
  */
-kl_status run_make_probe(kl_module *m);
+enum { RUN_NPROBES = 2 };
+kl_status run_make_probe(kl_module *m, uint32_t probe);
 
 /*
  * Is a call that differs after the passes no fault of theirs? A call
@@ -141,8 +149,8 @@ kl_status run_make_probe(kl_module *m);
  * limit. Not with more call depth, which no pass should need: a pass
  * that made a function call itself for ever once passed every file, its
  * calls excused as over a limit after the passes. A call that does
- * something else on the probe depends on object ids. The longer run and
- * the probe are made only when a call differs: a right pass pays
+ * something else on either probe depends on object ids. The longer run
+ * and the probes are made only when a call differs: a right pass pays
  * nothing for them.
  */
 enum run_excuse {
@@ -158,8 +166,8 @@ typedef struct run_judge {
 	kl_module *(*copy_before)(void *ctx);
 	void *ctx;
 	runner longer;    /* after, with more fuel and memory */
-	kl_module *probe; /* before with an alloca before each alloca */
-	runner on_probe;
+	kl_module *probes[RUN_NPROBES]; /* run_make_probe's, of before */
+	runner on_probe[RUN_NPROBES];
 	run_outcome scratch;
 } run_judge;
 
