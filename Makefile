@@ -91,16 +91,14 @@ SHLIB := $(BUILD)/$(SONAME)
 LIB_INTERNAL := $(BUILD)/libkeel-internal.a
 KEEL := $(BUILD)/keel
 GEN := $(BUILD)/keel-gen
-# examples/embed.c: the library used from C through keel.h alone;
-# examples/fold.c: a pass written the same way
+# examples/embed.c: the library used from C through keel.h alone
 EMBED := $(BUILD)/embed
-FOLD := $(BUILD)/fold
 # bench/vars_bench.c: kl_vars_finish and promote timed on one program
 VARS_BENCH := $(BUILD)/vars-bench
 
 .PHONY: all check clean fuzz fuzz-promote bench bench-scaling install \
 	uninstall
-all: $(KEEL) $(GEN) $(EMBED) $(FOLD) $(VARS_BENCH) $(SHLIB)
+all: $(KEEL) $(GEN) $(EMBED) $(VARS_BENCH) $(SHLIB)
 
 # What everything in BUILD is compiled and linked with. When it differs
 # from what BUILD/flags holds (make OPT=-O0, CFLAGS=..., another CC into
@@ -201,7 +199,7 @@ $(GEN): $(GEN_OBJ)
 	@echo "  LD      $@"
 	@$(CC) $(LDFLAGS_ALL) $(GEN_OBJ) -lm -o $@
 
-$(EMBED) $(FOLD): $(BUILD)/%: examples/%.c $(LIB) $(FLAGS_STAMP)
+$(EMBED): $(BUILD)/%: examples/%.c $(LIB) $(FLAGS_STAMP)
 	@echo "  LD      $@"
 	@$(CC) $(CFLAGS_ALL) $< $(LIB) -lm $(LDFLAGS) -o $@
 
@@ -240,7 +238,7 @@ $(BUILD)/fuzzobj/%.o: fuzz/%.c $(FLAGS_STAMP)
 # Every test: unit programs (those of tests/unit/test_*.c alone, not
 # what an older tree left in $(BUILD)/unit), then the file tests.
 # tests/check.sh sums the "N passed, N failed" lines into the final one.
-check: $(KEEL) $(GEN) $(EMBED) $(FOLD) $(SHLIB) $(UNIT_BIN) $(FUZZ_OBJ)
+check: $(KEEL) $(GEN) $(EMBED) $(SHLIB) $(UNIT_BIN) $(FUZZ_OBJ)
 	@sh tests/check.sh $(BUILD) $(UNIT_BIN)
 
 # Benchmarks against LLVM 19 when installed (bench/bench.sh explains the
@@ -335,7 +333,7 @@ fuzz-promote: $(KEEL) $(GEN)
 # table it includes) and a pkg-config file, keel.pc, so that `cc prog.c
 # $(pkg-config --cflags --libs keel)` builds a program of one's own
 # (linked to the shared library; --static: the static one, with -lm).
-# keel-gen, embed and fold are the project's own tools and examples.
+# keel-gen and embed are the project's own tools and examples.
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
@@ -382,5 +380,5 @@ clean:
 # (the unit tests and examples are compiled and linked in one step: their
 # dependency files sit beside the programs)
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(GEN_OBJ:.o=.d) \
-	$(UNIT_BIN:=.d) $(EMBED).d $(FOLD).d $(VARS_BENCH).d \
+	$(UNIT_BIN:=.d) $(EMBED).d $(VARS_BENCH).d \
 	$(FUZZ_OBJ:.o=.d)

@@ -16,7 +16,7 @@
 # (BENCH_RUNS, default 3), each right after a warm-up run of the same
 # command (warm_then says why; LLVM's only while its runs take under 2 s);
 # BENCH_ONLY="promote interp" runs only those
-# tables (parse parse_print verify analyses promote dce interp vars). LLVM
+# tables (parse parse_print verify analyses promote dce sccp interp vars). LLVM
 # columns appear when llvm-19 is installed (apt-get install llvm-19); the script installs nothing.
 # A pass LLVM runs for longer than BENCH_LLVM_LIMIT seconds (default 60;
 # its mem2reg takes minutes on promote-1M) is stopped, not run again,
@@ -118,6 +118,11 @@ keel_dce() {
 	"$keel" opt -p promote,dce --time-passes "$1" 2>&1 >/dev/null |
 		awk '$1 == "dce:" { print $2 }'
 }
+# sccp after promote (LLVM: SCCP after mem2reg)
+keel_sccp() {
+	"$keel" opt -p promote,sccp --time-passes "$1" 2>&1 >/dev/null |
+		awk '$1 == "sccp:" { print $2 }'
+}
 keel_interp() { # prints "ms executed"
 	"$keel" run --time "$1" 2>&1 >/dev/null |
 		sed -n 's/.*executed \([0-9]*\) instructions* in \([0-9.]*\) s.*/\2 \1/p' |
@@ -181,6 +186,7 @@ llvm_analyses() {
 }
 llvm_promote() { opt_timed -passes=mem2reg "$1" | pass_ms PromotePass; }
 llvm_dce() { opt_timed -passes=mem2reg,adce "$1" | pass_ms ADCEPass; }
+llvm_sccp() { opt_timed -passes=mem2reg,sccp "$1" | pass_ms SCCPPass; }
 llvm_interp() { process_ms lli-19 -force-interpreter "$1"; }
 
 startup() { # median start-up of a whole-process LLVM tool on the empty module
@@ -279,6 +285,7 @@ peak_of() { # op base -> peak KB of keel doing op
 	analyses) peak_kb "$keel" cfg "$2.kl" ;;
 	promote) peak_kb "$keel" opt -p promote "$2.kl" ;;
 	dce) peak_kb "$keel" opt -p promote,dce "$2.kl" ;;
+	sccp) peak_kb "$keel" opt -p promote,sccp "$2.kl" ;;
 	esac
 }
 
@@ -290,6 +297,7 @@ title() {
 	analyses) echo "CFG + dominator tree + frontiers + loops (keel cfg --time; LLVM: DominatorTreeAnalysis + LoopAnalysis)" ;;
 	promote) echo "promote / mem2reg (keel opt --time-passes; LLVM: opt -passes=mem2reg -time-passes, PromotePass)" ;;
 	dce) echo "dce after promote (keel opt -p promote,dce --time-passes, dce's line; LLVM: opt -passes=mem2reg,adce -time-passes, ADCEPass)" ;;
+	sccp) echo "sccp after promote (keel opt -p promote,sccp --time-passes, sccp's line; LLVM: opt -passes=mem2reg,sccp -time-passes, SCCPPass)" ;;
 	esac
 }
 
@@ -526,7 +534,7 @@ scaling() {
 	if [ "$mode" = scaling ]; then
 		scaling
 	else
-		only=${BENCH_ONLY:-parse parse_print verify analyses promote dce interp vars}
+		only=${BENCH_ONLY:-parse parse_print verify analyses promote dce sccp interp vars}
 		for op in $only; do
 			case $op in
 			parse | parse_print | verify)
@@ -534,6 +542,7 @@ scaling() {
 			analyses) table analyses "huge chain nest" "100k 1M" ;;
 			promote) table promote "small huge merged promote" "100k 1M" ;;
 			dce) table dce "small huge" "100k 1M" ;;
+			sccp) table sccp "small huge" "100k 1M" ;;
 			interp) interp_table ;;
 			vars) vars_table ;;
 			esac

@@ -1693,6 +1693,24 @@ uint32_t kl_promote_module(kl_module *m, kl_pass_report *report);
  */
 kl_status kl_dce_func(kl_func *f, kl_pass_report *report);
 
+/*
+ * sccp: sparse conditional constant propagation (Wegman and Zadeck).
+ * Finds, along the paths that can run only, the values that are integer
+ * constants and the block parameters every branch that runs passes one
+ * value (a constant or another value); replaces each with an iconst or
+ * that value (an alias), makes a brif or br_table on a constant a jump,
+ * and removes the blocks that cannot run. What the replaced values fed
+ * stays: run dce after. Folds the integer operations that cannot trap
+ * (arithmetic, bits, shifts, compares, extensions and reductions), not
+ * floats, loads or divisions. O(instructions + arguments + uses) times
+ * the lattice's height. Input not known to verify (report NULL, or
+ * input_verified false) with an operand defined where it cannot run is
+ * left alone, with a note. Counters: values, jumps, blocks, params.
+ * Returns KL_OK; input that does not verify gets an unspecified result
+ * (not a crash), as promote's.
+ */
+kl_status kl_sccp_func(kl_func *f, kl_pass_report *report);
+
 /* ------------------------------------------------------------------------
  * Emitting C: a module as a C11 program (docs/emit-c.md).
  *

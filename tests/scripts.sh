@@ -78,69 +78,79 @@ if [ "$st" = 0 ] && [ "$sums" = 2 ] &&
 "$build"/embed x >/dev/null 2>&1
 st=$?
 if [ "$st" = 2 ]; then ok; else bad "embed x: exit $st, not 2"; fi
-# examples/fold.c, a pass through keel.h alone: consts.kl folds to a
-# constant branch-free function that still returns 48 ...
-out=$("$build"/fold examples/consts.kl 2>"$dir/fold.err")
+# sccp, sparse conditional constant propagation (src/pass/sccp.c), as
+# `keel opt -p promote,sccp,dce` runs it. sccp_run FILE OUT: run it, its
+# counters on $dir/fold.err; sccp_counts: sccp's values, jumps, blocks
+# and params, and the instructions dce removed after it.
+sccp_run() {
+	"$build"/keel opt -p promote,sccp,dce --stats "$1" >"$2" 2>"$dir/fold.err"
+}
+sccp_counts() {
+	awk '$1 == "sccp:" { printf "%s ", $3 }
+		$1 == "dce:" && $2 == "insts" { printf "%s", $3 }' "$dir/fold.err"
+}
+# consts.kl folds to a constant branch-free function that still
+# returns 48 ...
+sccp_run examples/consts.kl "$dir/folded.kl"
 st=$?
-if [ "$st" = 0 ] &&
-	grep -qx 'fold: instructions folded 4, branches made jumps 2, blocks dropped 2, block parameters replaced 1, dead instructions removed 6' "$dir/fold.err" &&
+out=$(cat "$dir/folded.kl")
+if [ "$st" = 0 ] && [ "$(sccp_counts)" = "4 2 2 1 6" ] &&
 	! printf '%s\n' "$out" | grep -q 'alloca\|load\|store\|brif\|imul' &&
 	printf '%s\n' "$out" | grep -q '^    v21 = iconst.i32 40$' &&
-	printf '%s\n' "$out" > "$dir/folded.kl" &&
 	"$build"/keel run "$dir/folded.kl" >/dev/null; [ $? = 48 ]; then ok; else
-	bad "examples/fold.c on consts.kl: exit $st, output: $out $(cat "$dir/fold.err")"; fi
+	bad "sccp on consts.kl: exit $st, output: $out $(cat "$dir/fold.err")"; fi
 # ... and generated programs compute what they did (their output and exit)
 for seed in 1 2 3 4 5 6 7 8; do
 	"$build"/keel-gen --seed "$seed" --size 3000 -o "$dir/gen.kl"
 	before=$("$build"/keel run "$dir/gen.kl" 2>&1; echo "exit $?")
-	if "$build"/fold "$dir/gen.kl" >"$dir/gen-folded.kl" 2>"$dir/fold.err" &&
+	if sccp_run "$dir/gen.kl" "$dir/gen-folded.kl" &&
 		after=$("$build"/keel run "$dir/gen-folded.kl" 2>&1; echo "exit $?") &&
-		[ "$before" = "$after" ] && grep -q 'folded [1-9]' "$dir/fold.err"; then ok; else
-		bad "examples/fold.c on keel-gen --seed $seed: $before / $after $(cat "$dir/fold.err")"; fi
+		[ "$before" = "$after" ] && grep -q '^sccp: values [1-9]' "$dir/fold.err"; then ok; else
+		bad "sccp on keel-gen --seed $seed: $before / $after $(cat "$dir/fold.err")"; fi
 done
 # ... and a parameter holding an address the verifier follows (an
 # iadd_imm over an alloca, const data) is left alone: the module verifies
-if "$build"/fold tests/fold/address-params.kl >"$dir/addr-folded.kl" 2>"$dir/fold.err" &&
-	grep -q 'block parameters replaced 1,' "$dir/fold.err" &&
+if sccp_run tests/sccp/address-params.kl "$dir/addr-folded.kl" &&
+	grep -qx 'sccp: params 1' "$dir/fold.err" &&
 	"$build"/keel run "$dir/addr-folded.kl" >/dev/null; [ $? = 5 ]; then ok; else
-	bad "examples/fold.c on tests/fold/address-params.kl: $(cat "$dir/fold.err")"; fi
+	bad "sccp on tests/sccp/address-params.kl: $(cat "$dir/fold.err")"; fi
 # ... and a loop keeps a value constant only because the branch that
 # would change it never runs: the block goes, the parameters are 1, and
 # the function still returns 11
-if "$build"/fold tests/fold/loop-constant.kl >"$dir/loop-folded.kl" 2>"$dir/fold.err" &&
-	grep -qx 'fold: instructions folded 1, branches made jumps 1, blocks dropped 1, block parameters replaced 2, dead instructions removed 3' "$dir/fold.err" &&
+if sccp_run tests/sccp/loop-constant.kl "$dir/loop-folded.kl" &&
+	[ "$(sccp_counts)" = "1 1 1 2 3" ] &&
 	! grep -q 'block2\|iconst.i32 2$\|icmp_imm ne' "$dir/loop-folded.kl" &&
 	"$build"/keel run "$dir/loop-folded.kl" >/dev/null; [ $? = 11 ]; then ok; else
-	bad "examples/fold.c on tests/fold/loop-constant.kl: $(cat "$dir/fold.err" "$dir/loop-folded.kl")"; fi
+	bad "sccp on tests/sccp/loop-constant.kl: $(cat "$dir/fold.err" "$dir/loop-folded.kl")"; fi
 # ... and a br_table on a constant takes its entry, or its default when
 # the index, read unsigned, is past the table
-if "$build"/fold tests/fold/switch.kl >"$dir/switch-folded.kl" 2>"$dir/fold.err" &&
-	grep -q 'branches made jumps 2, blocks dropped 3,' "$dir/fold.err" &&
+if sccp_run tests/sccp/switch.kl "$dir/switch-folded.kl" &&
+	[ "$(sccp_counts)" = "2 2 3 1 4" ] &&
 	! grep -q 'br_table\|iconst.i32 [13]0$\|99' "$dir/switch-folded.kl" &&
 	"$build"/keel run "$dir/switch-folded.kl" >/dev/null; [ $? = 23 ]; then ok; else
-	bad "examples/fold.c on tests/fold/switch.kl: $(cat "$dir/fold.err" "$dir/switch-folded.kl")"; fi
+	bad "sccp on tests/sccp/switch.kl: $(cat "$dir/fold.err" "$dir/switch-folded.kl")"; fi
 # ... and shifts, extensions, reductions and copies of constants fold
 # (to the value %main returned before), a copy of a varying value becomes
 # an alias, and a copy of an alloca's address stays, so that an access
 # through it that may run is not checked against the alloca; and a value
 # against itself (v - v, v ^ v, icmp v, v) folds, also through a
 # parameter that is always that value
-if "$build"/fold tests/fold/casts.kl >"$dir/casts-folded.kl" 2>"$dir/fold.err" &&
+if sccp_run tests/sccp/casts.kl "$dir/casts-folded.kl" &&
 	! grep -q 'sh[lr]\|extend\|ireduce.i8\|copy v4\|v3 = copy' "$dir/casts-folded.kl" &&
 	grep -q 'v2 = copy v1$' "$dir/casts-folded.kl" &&
 	[ "$("$build"/keel run "$dir/casts-folded.kl")" = 2747049 ] &&
 	[ "$("$build"/keel run "$dir/casts-folded.kl" %copies 21)" = 42 ] &&
 	! grep -q 'isub \|bxor \|icmp ' "$dir/casts-folded.kl" &&
 	[ "$("$build"/keel run "$dir/casts-folded.kl" %same 5)" = 106 ]; then ok; else
-	bad "examples/fold.c on tests/fold/casts.kl: $(cat "$dir/fold.err" "$dir/casts-folded.kl")"; fi
+	bad "sccp on tests/sccp/casts.kl: $(cat "$dir/fold.err" "$dir/casts-folded.kl")"; fi
 # ... and a loop nest, whose parameters pass each other's values level
 # by level, computes what it did
 "$build"/keel-gen --shape nest --size 30000 --seed 1 -o "$dir/nest.kl"
 before=$("$build"/keel run "$dir/nest.kl" 2>&1; echo "exit $?")
-if "$build"/fold "$dir/nest.kl" >"$dir/nest-folded.kl" 2>"$dir/fold.err" &&
+if sccp_run "$dir/nest.kl" "$dir/nest-folded.kl" &&
 	after=$("$build"/keel run "$dir/nest-folded.kl" 2>&1; echo "exit $?") &&
-	[ "$before" = "$after" ] && grep -q 'replaced [1-9]' "$dir/fold.err"; then ok; else
-	bad "examples/fold.c on keel-gen --shape nest: $before / $after $(cat "$dir/fold.err")"; fi
+	[ "$before" = "$after" ] && grep -q '^sccp: params [1-9]' "$dir/fold.err"; then ok; else
+	bad "sccp on keel-gen --shape nest: $before / $after $(cat "$dir/fold.err")"; fi
 # ... and down a chain of 100,000 aliases, each used once, it takes
 # linear time: kl_value_resolve walks a chain each time it is asked, and
 # asked once per link here it took 20 s
@@ -153,10 +163,10 @@ awk -v n=100000 'BEGIN {
 	print "    return v" n "\n}"
 }' >"$dir/alias-chain.kl"
 before=$("$build"/keel run "$dir/alias-chain.kl" %f 3 2>&1; echo "exit $?")
-if timeout 10 "$build"/fold "$dir/alias-chain.kl" >"$dir/alias-folded.kl" 2>"$dir/fold.err" &&
+if timeout 10 "$build"/keel opt -p sccp "$dir/alias-chain.kl" >"$dir/alias-folded.kl" 2>"$dir/fold.err" &&
 	after=$("$build"/keel run "$dir/alias-folded.kl" %f 3 2>&1; echo "exit $?") &&
 	[ "$before" = "$after" ]; then ok; else
-	bad "examples/fold.c on a chain of 100,000 aliases: $before / $after $(cat "$dir/fold.err")"; fi
+	bad "sccp on a chain of 100,000 aliases: $before / $after $(cat "$dir/fold.err")"; fi
 # ... and a call of 60,000 arguments and results, whose arguments each
 # become known in turn, is looked at again in constant time (it lowered
 # every result each time: 60,000 x 60,000 steps)
@@ -173,15 +183,12 @@ awk -v n=60000 'BEGIN {
 	for (i = 1; i <= n; i++) printf "%sv%d", (i > 1 ? ", " : ""), i
 	print ")\n    return v" 2 * n "\n}"
 }' >"$dir/wide-call.kl"
-if timeout 10 "$build"/fold "$dir/wide-call.kl" >"$dir/wide-folded.kl" 2>"$dir/fold.err" &&
+if timeout 10 "$build"/keel opt -p sccp "$dir/wide-call.kl" >"$dir/wide-folded.kl" 2>"$dir/fold.err" &&
 	"$build"/keel verify "$dir/wide-folded.kl"; then ok; else
-	bad "examples/fold.c on a call of 60,000 arguments and results: $(cat "$dir/fold.err")"; fi
-"$build"/fold >/dev/null 2>&1
-st=$?
-if [ "$st" = 2 ]; then ok; else bad "fold without a file: exit $st, not 2"; fi
+	bad "sccp on a call of 60,000 arguments and results: $(cat "$dir/fold.err")"; fi
 
 # keel emit-c, a module as C: each whole program (the examples with
-# a %main, tests/emit_c's and tests/fold's, an interpreter test's,
+# a %main, tests/emit_c's and tests/sccp's, an interpreter test's,
 # programs.kl's run lines made one %main, keel-gen's random, nest and
 # chain shapes), emitted, compiled by cc and
 # run, prints on stdout what keel run prints and exits with its status;
@@ -193,7 +200,7 @@ if command -v cc >/dev/null 2>&1; then
 	cat tests/filetests/interp/programs.kl \
 		tests/emit_c/programs-main.kl.part >"$dir/emit-programs.kl"
 	progs="examples/consts.kl examples/max.kl examples/sieve.kl
-		$(echo tests/emit_c/*.kl tests/fold/*.kl)
+		$(echo tests/emit_c/*.kl tests/sccp/*.kl)
 		tests/filetests/interp/memory-chunks.kl $dir/emit-programs.kl"
 	for seed in 1 2 3 4 5; do
 		"$build"/keel-gen --shape random --size 2000 --seed "$seed" \
@@ -500,7 +507,7 @@ done <<'EOF'
 1|docs/interpreter.md|call to external function %foo, which the interpreter does not provide|run @/foo.kl
 2|docs/architecture.md|--repeat needs a count from 1 to 100000, not '0'|cfg --time --repeat 0 examples/max.kl
 2|docs/architecture.md|--fuel is at most 18446744073709551615|run --fuel 18446744073709551616 examples/max.kl
-2|docs/passes.md|unknown pass 'mem2reg' (known: promote, dce); 'mem2reg' is keel's 'promote'|opt -p mem2reg examples/max.kl
+2|docs/passes.md|unknown pass 'mem2reg' (known: promote, dce, sccp); 'mem2reg' is keel's 'promote'|opt -p mem2reg examples/max.kl
 1|docs/ir.md|3:18: error: expected a value, found 'return' on line 4|cat @/cut1.kl
 1|docs/ir.md|3:18: error: expected a value, found the definition of v2 on line 4|cat @/cut2.kl
 1|docs/ir.md|v0 after a complete instruction (a ',' or '(' missing before it?)|cat @/twice.kl
@@ -1262,8 +1269,8 @@ done
 # ("--", which ends the options, adds nothing and is no mistake)
 for args in "--list" "--list --"; do
 	# shellcheck disable=SC2086
-	if [ "$("$build"/keel opt $args | cut -d' ' -f1 | tr '\n' ' ')" = "promote dce " ]; then ok; else
-		bad "keel opt $args does not list promote and dce"; fi
+	if [ "$("$build"/keel opt $args | cut -d' ' -f1 | tr '\n' ' ')" = "promote dce sccp " ]; then ok; else
+		bad "keel opt $args does not list promote, dce and sccp"; fi
 done
 # one reading of a pass list everywhere: no empty names, at most 64
 many=$(printf 'promote,%.0s' $(seq 64))promote
@@ -1369,18 +1376,18 @@ then ok; else bad "keel difftest -p debug-miscompile: exit $st, $out"; fi
 # for a pass left out of the list
 "$build"/keel opt -p promote --print-after=x "$dir/opt.kl" >/dev/null 2>"$dir/after-x.err"
 st=$?
-if [ "$st" = 2 ] && grep -q "^keel opt: --print-after: unknown pass 'x' (known: promote, dce)$" "$dir/after-x.err"; then ok; else
+if [ "$st" = 2 ] && grep -q "^keel opt: --print-after: unknown pass 'x' (known: promote, dce, sccp)$" "$dir/after-x.err"; then ok; else
 	bad "keel opt --print-after=x: exit $st, $(cat "$dir/after-x.err")"; fi
 # another compiler's name for a pass: which of keel's it is (both names
 # quoted, as a pass is named in a sentence)
 "$build"/keel opt -p mem2reg "$dir/opt.kl" >/dev/null 2>"$dir/mem2reg.err"
 st=$?
-if [ "$st" = 2 ] && grep -q "^keel opt: unknown pass 'mem2reg' (known: promote, dce); 'mem2reg' is keel's 'promote'$" "$dir/mem2reg.err"; then ok; else
+if [ "$st" = 2 ] && grep -q "^keel opt: unknown pass 'mem2reg' (known: promote, dce, sccp); 'mem2reg' is keel's 'promote'$" "$dir/mem2reg.err"; then ok; else
 	bad "keel opt -p mem2reg: exit $st, $(cat "$dir/mem2reg.err")"; fi
 # (a word of a description is no other name: promote's says "(allocas)")
 "$build"/keel opt -p allocas "$dir/opt.kl" >/dev/null 2>"$dir/allocas.err"
 st=$?
-if [ "$st" = 2 ] && [ "$(head -n 1 "$dir/allocas.err")" = "keel opt: unknown pass 'allocas' (known: promote, dce)" ]; then ok; else
+if [ "$st" = 2 ] && [ "$(head -n 1 "$dir/allocas.err")" = "keel opt: unknown pass 'allocas' (known: promote, dce, sccp)" ]; then ok; else
 	bad "keel opt -p allocas: exit $st, $(cat "$dir/allocas.err")"; fi
 
 # counters add up over the functions of the module: two functions of
@@ -4162,10 +4169,11 @@ st=$?
 grep '^FAIL' "$dir/difftest.log"
 add_summary "$dir/difftest.log" "$st"
 
-# ---- 2b. dce, alone and after promote, on the same programs ----
+# ---- 2b. dce and sccp, alone and after promote, on the same programs ----
 # (promote leaves dead code for dce: loads whose results went unused,
-# parameters of slots read only by them.)
-for passes in dce promote,dce; do
+# parameters of slots read only by them; sccp leaves what fed the values
+# it replaced.)
+for passes in dce promote,dce sccp promote,sccp,dce; do
 	"$build"/keel difftest -q -p "$passes" "$dir"/p*.kl \
 		>"$dir/difftest-$passes.log"
 	st=$?
@@ -4178,6 +4186,10 @@ removed=$("$build"/keel opt -p promote,dce --stats "$dir/p1.kl" 2>&1 \
 	>/dev/null | awk '$1 == "dce:" { n += $3 } END { print n + 0 }')
 if [ "$removed" -gt 50 ]; then ok; else
 	bad "keel opt -p promote,dce on keel-gen --seed 1: $removed removed"; fi
+folded=$("$build"/keel opt -p promote,sccp --stats "$dir/p1.kl" 2>&1 \
+	>/dev/null | awk '$1 == "sccp:" { n += $3 } END { print n + 0 }')
+if [ "$folded" -gt 50 ]; then ok; else
+	bad "keel opt -p promote,sccp on keel-gen --seed 1: $folded replaced"; fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

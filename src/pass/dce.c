@@ -81,21 +81,6 @@ dce_new(void)
 	return kl_calloc(1, sizeof(dce));
 }
 
-/* Grow the arrays of *cap entries each (at least need) to need entries. */
-static void
-grow_all(uint32_t *cap, uint64_t need, size_t n, void **arrays[],
-	 const size_t sizes[])
-{
-	if (*cap >= need)
-		return;
-	uint32_t got = *cap;
-	for (size_t k = 0; k < n; k++) {
-		got = *cap;
-		kl_grow(arrays[k], &got, sizes[k], need);
-	}
-	*cap = got;
-}
-
 /* Room for f's blocks, instructions and values; the marks cleared. */
 static void
 dce_size(dce *d, const kl_func *f)
@@ -104,17 +89,17 @@ dce_size(dce *d, const kl_func *f)
 	/* the stack holds the blocks of one walk, then live values, each
 	 * once */
 	uint64_t values = (nb > nv ? nb : nv) + (uint64_t)1;
-	grow_all(&d->blocks_cap, (uint64_t)nb + 1, 2,
-		 (void **[]){ (void **)&d->reached, (void **)&d->done },
-		 (const size_t[]){ sizeof *d->reached, sizeof *d->done });
-	grow_all(&d->values_cap, values, 3,
-		 (void **[]){ (void **)&d->stack, (void **)&d->param_at,
-			      (void **)&d->live },
-		 (const size_t[]){ sizeof *d->stack, sizeof *d->param_at,
-				   sizeof *d->live });
-	grow_all(&d->insts_cap, (uint64_t)f->ninsts + 1, 1,
-		 (void **[]){ (void **)&d->passed },
-		 (const size_t[]){ sizeof *d->passed });
+	pass_grow_all(&d->blocks_cap, (uint64_t)nb + 1, 2,
+		      (void **[]){ (void **)&d->reached, (void **)&d->done },
+		      (const size_t[]){ sizeof *d->reached, sizeof *d->done });
+	pass_grow_all(&d->values_cap, values, 3,
+		      (void **[]){ (void **)&d->stack, (void **)&d->param_at,
+				   (void **)&d->live },
+		      (const size_t[]){ sizeof *d->stack, sizeof *d->param_at,
+					sizeof *d->live });
+	pass_grow_all(&d->insts_cap, (uint64_t)f->ninsts + 1, 1,
+		      (void **[]){ (void **)&d->passed },
+		      (const size_t[]){ sizeof *d->passed });
 	memset(d->live, 0, nv);
 	memset(d->passed, 0, f->ninsts);
 	d->top = 0;

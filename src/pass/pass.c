@@ -17,6 +17,10 @@ static const char *const promote_counters[] = { "slots", "params",
 static const char *const dce_counters[] = { "blocks", "insts", "params",
 					    NULL };
 
+/* in the order sccp.c reports them */
+static const char *const sccp_counters[] = { "values", "jumps", "blocks",
+					     "params", NULL };
+
 static const kl_pass passes[] = {
 	{ "promote", "promote stack slots (allocas) to SSA values and block "
 		     "parameters (mem2reg)", kl_promote_func, promote_counters,
@@ -24,6 +28,9 @@ static const kl_pass passes[] = {
 	{ "dce", "dead code elimination: unreachable blocks, unused values "
 		 "and block parameters",
 	  kl_dce_func, dce_counters, "die" },
+	{ "sccp", "sparse conditional constant propagation: constants, "
+		  "branches on them, blocks that cannot run",
+	  kl_sccp_func, sccp_counters, "constprop ipsccp" },
 };
 
 const kl_pass *
@@ -104,4 +111,18 @@ kl_pass_report_free(kl_pass_report *r)
 		r->state_free(r->state);
 	r->state = NULL;
 	r->state_free = NULL;
+}
+
+void
+pass_grow_all(uint32_t *cap, uint64_t need, size_t n, void **arrays[],
+	      const size_t sizes[])
+{
+	if (*cap >= need)
+		return;
+	uint32_t got = *cap;
+	for (size_t k = 0; k < n; k++) {
+		got = *cap;
+		kl_grow(arrays[k], &got, sizes[k], need);
+	}
+	*cap = got;
 }

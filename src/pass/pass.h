@@ -17,4 +17,10 @@
 void *pass_scratch(kl_pass_report *rep, void (*free_fn)(void *),
 		   void *(*make)(void), bool *kept);
 
+/* Grow the n arrays of *cap entries each, arrays[k] of entries of
+ * sizes[k] bytes, to at least need entries (kl_grow's growth, so that
+ * they share one capacity). */
+void pass_grow_all(uint32_t *cap, uint64_t need, size_t n, void **arrays[],
+		   const size_t sizes[]);
+
 #endif /* KEEL_PASS_H */

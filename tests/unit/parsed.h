@@ -1,7 +1,7 @@
 /*
  * parsed.h -- for unit tests that start from IR text: the module it
- * parses to, its symbols by name, and whether a function still verifies
- * after the test changed it.
+ * parses to, its symbols and functions by name, a function printed, and
+ * whether a function still verifies after the test changed it.
  */
 #ifndef KEEL_PARSED_H
 #define KEEL_PARSED_H
@@ -38,6 +38,22 @@ verifies(const kl_func *f)
 	bool ok = kl_verify_func(f, NULL, &d) == KL_OK;
 	kl_diags_free(&d);
 	return ok;
+}
+
+/* The function called name. */
+static inline kl_func *
+func_of(kl_module *m, const char *name)
+{
+	return kl_sym_func(m, sym(m, name));
+}
+
+/* f printed (free the text). */
+static inline char *
+printed(const kl_func *f)
+{
+	kl_buf out = { 0 };
+	kl_print_func(f, NULL, &out);
+	return out.data;
 }
 
 #endif

@@ -12,21 +12,7 @@
 #include "keel.h"
 #include "unit.h"
 #include "parsed.h"
-
-/* f printed (free the text). */
-static char *
-printed(const kl_func *f)
-{
-	kl_buf out = { 0 };
-	kl_print_func(f, NULL, &out);
-	return out.data;
-}
-
-static kl_func *
-func_of(kl_module *m, const char *name)
-{
-	return kl_sym_func(m, sym(m, name));
-}
+#include "pass_checks.h"
 
 /*
  * Reachable uses of values defined in a block nothing reaches: a result,
@@ -78,36 +64,17 @@ static const char not_strict_text[] =
 	"}\n";
 
 static void
-check_left_alone(kl_func *f, const char *note)
-{
-	char *before = printed(f);
-	kl_pass_report rep = { 0 };
-	rep.verbose = true;
-	CHECK_EQ_INT(kl_dce_func(f, &rep), KL_OK);
-	CHECK(rep.notes.data && strstr(rep.notes.data, note) != NULL);
-	CHECK_EQ_INT(kl_pass_report_get(&rep, "insts"), 0);
-	CHECK_EQ_INT(kl_pass_report_get(&rep, "blocks"), 0);
-	char *after = printed(f);
-	CHECK_EQ_STR(after, before);
-	free(after);
-	kl_pass_report_free(&rep);
-	/* and with no report: no note, the same function */
-	CHECK_EQ_INT(kl_dce_func(f, NULL), KL_OK);
-	after = printed(f);
-	CHECK_EQ_STR(after, before);
-	free(after);
-	free(before);
-}
-
-static void
 test_not_strict_ssa_is_left_alone(void)
 {
 	kl_module *m = parse_text(not_strict_text, strlen(not_strict_text));
-	check_left_alone(func_of(m, "result"),
+	check_left_alone(kl_dce_func, func_of(m, "result"),
 			 "%result: left alone: v1 is used where it can run but "
-			 "defined in a block that cannot (not strict SSA)\n");
-	check_left_alone(func_of(m, "param"), "%param: left alone: v1 ");
-	check_left_alone(func_of(m, "argument"), "%argument: left alone: v1 ");
+			 "defined in a block that cannot (not strict SSA)\n",
+			 "insts");
+	check_left_alone(kl_dce_func, func_of(m, "param"),
+			 "%param: left alone: v1 ", "insts");
+	check_left_alone(kl_dce_func, func_of(m, "argument"),
+			 "%argument: left alone: v1 ", "insts");
 	kl_module_free(m);
 }
 
@@ -189,32 +156,16 @@ test_broken_input_does_not_crash(void)
 static void
 test_empty_function(void)
 {
-	kl_module *m = kl_module_new();
-	kl_signature sig = { 0 };
-	kl_func *f = NULL;
-	CHECK_EQ_INT(kl_module_add_func(m, "empty", 5, &sig, &f), KL_OK);
-	if (!f)
-		return;
-	kl_pass_report rep = { 0 };
-	CHECK_EQ_INT(kl_dce_func(f, &rep), KL_OK);
-	CHECK_EQ_INT(kl_pass_report_get(&rep, "insts"), 0);
-	kl_pass_report_free(&rep);
-	kl_module_free(m);
+	check_empty_function(kl_dce_func, "insts");
 }
 
 /* The registry runs kl_dce_func and names its counters in order. */
 static void
 test_registry_names_the_counters(void)
 {
-	const kl_pass *p = kl_pass_find("dce", 3);
-	CHECK(p != NULL);
-	if (!p)
-		return;
-	CHECK(p->run == kl_dce_func);
-	CHECK_EQ_STR(p->counters[0], "blocks");
-	CHECK_EQ_STR(p->counters[1], "insts");
-	CHECK_EQ_STR(p->counters[2], "params");
-	CHECK(p->counters[3] == NULL);
+	check_registry("dce", kl_dce_func,
+		       (const char *const[]){ "blocks", "insts", "params",
+					      NULL });
 }
 
 /*
@@ -227,50 +178,17 @@ test_scratch_reused_across_functions(void)
 {
 	kl_buf text = { 0 };
 	const int sizes[] = { 3, 200, 1, 50, 400, 2 };
-	for (int k = 0; k < 6; k++) {
-		/* a loop carrying n dead counters and one live one */
-		int n = sizes[k];
-		kl_buf_printf(&text, "function %%f%d(i64) -> i64 {\n"
-				     "block0(v0: i64):\n    jump block1(v0",
-			      k);
-		for (int j = 0; j < n; j++)
-			kl_buf_printf(&text, ", v0");
-		kl_buf_printf(&text, ")\n\nblock1(v1: i64");
-		for (int j = 0; j < n; j++)
-			kl_buf_printf(&text, ", v%d: i64", 10 + j);
-		kl_buf_printf(&text, "):\n    v2 = iadd_imm v1, -1\n");
-		for (int j = 0; j < n; j++)
-			kl_buf_printf(&text, "    v%d = iadd_imm v%d, 1\n",
-				      10 + n + j, 10 + j);
-		kl_buf_printf(&text, "    brif v2, block1(v2");
-		for (int j = 0; j < n; j++)
-			kl_buf_printf(&text, ", v%d", 10 + n + j);
-		kl_buf_printf(&text, "), block2\n\nblock2:\n    return v1\n"
-				     "}\n\n");
-	}
-	kl_module *kept = parse_text(text.data, text.len);
-	kl_module *fresh = parse_text(text.data, text.len);
+	/* loops carrying n dead counters and one live one */
+	loops_text(&text, sizes, 6, "", "v0", 1, false);
 	kl_pass_report rep = { 0 };
+	check_scratch_reused(kl_dce_func, &text, 6, "block1(v1: i64):\n",
+			     &rep);
 	uint64_t params = 0;
-	for (int k = 0; k < 6; k++) {
-		char name[16];
-		snprintf(name, sizeof name, "f%d", k);
-		kl_func *a = func_of(kept, name), *b = func_of(fresh, name);
-		CHECK_EQ_INT(kl_dce_func(a, &rep), KL_OK);
-		CHECK_EQ_INT(kl_dce_func(b, NULL), KL_OK);
-		char *pa = printed(a), *pb = printed(b);
-		CHECK_EQ_STR(pa, pb);
-		CHECK(strstr(pa, "block1(v1: i64):\n") != NULL);
-		free(pa);
-		free(pb);
-		CHECK(verifies(a));
+	for (int k = 0; k < 6; k++)
 		params += (uint64_t)sizes[k];
-	}
 	CHECK_EQ_INT(kl_pass_report_get(&rep, "params"), params);
 	CHECK_EQ_INT(kl_pass_report_get(&rep, "insts"), params);
 	kl_pass_report_free(&rep);
-	kl_module_free(kept);
-	kl_module_free(fresh);
 	kl_buf_free(&text);
 }
 

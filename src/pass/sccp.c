@@ -1,75 +1,30 @@
 /*
- * fold.c -- a pass of your own, through keel.h alone: sparse conditional
- * constant propagation (Wegman and Zadeck), the optimisation a course
- * builds after its first constant folder. It finds the values that are
- * constants and the block parameters that always receive one value, only
- * along the paths that can run, then folds them, makes branches on
- * constants jumps, drops the blocks that cannot run and removes dead code.
- *
- *   make build/fold && ./build/fold FILE.kl
- *
- * reads a module, promotes its locals to SSA values (as `keel opt -p
- * promote` does), runs the pass over every function, verifies the result
- * and prints it; stderr gets what it did. docs/api.md ("Writing a pass")
- * walks through this file.
+ * sccp.c -- sparse conditional constant propagation (Wegman and Zadeck):
+ * find the values that are constants, and the block parameters that
+ * always receive one value, along the paths that can run only; then
+ * replace them, make branches on constants jumps and drop the blocks that
+ * cannot run. What the replaced values fed is left for dce.
  *
  * The pass looks first and changes afterwards. The looking runs on two
- * worklists, of blocks found to run and of values whose facts changed, and
- * takes time linear in the function: a value's fact only goes down (not
- * known yet, then a constant or a copy of another value, then varying),
- * and each time it does, only its uses (kl_uses) are looked at again. The
- * changes then use the rewriting API as any pass does: a value is
+ * worklists, of blocks found to run and of values whose facts changed,
+ * and takes time linear in the function: a value's fact only goes down
+ * (not known yet, then a constant or a copy of another value, then
+ * varying), and each time it does, only its uses (kl_uses) are looked at
+ * again. The changes use the rewriting API as any pass does: a value is
  * replaced everywhere by removing the instruction that computes it and
- * making its result an alias of the replacement (kl_inst_remove,
- * kl_value_set_alias).
+ * making its result an alias of the replacement.
+ *
+ * Written through keel.h, but for three of the library's helpers
+ * (growing arrays, scratch kept in the report, and marking the function
+ * changed for the interpreter): docs/api.md ("Writing a pass") starts
+ * from it as the model of a pass of one's own.
  */
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "keel.h"
-
-/* A growable stack of ids (instructions, blocks or values): the
- * worklists. */
-typedef struct id_stack {
-	uint32_t *items;
-	uint32_t len, cap;
-} id_stack;
-
-/* p, unless the allocation that gave it failed: then a message and
- * exit (an example keeps its error paths short). */
-static void *
-must(void *p)
-{
-	if (!p) {
-		fputs("fold: out of memory\n", stderr);
-		exit(1);
-	}
-	return p;
-}
-
-/* Memory for n things of size bytes, zeroed. */
-static void *
-must_alloc(size_t n, size_t size)
-{
-	return must(calloc(n ? n : 1, size));
-}
-
-static void
-push(id_stack *s, uint32_t id)
-{
-	if (s->len == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 64;
-		s->items = must(realloc(s->items, s->cap * sizeof *s->items));
-	}
-	s->items[s->len++] = id;
-}
-
-static bool
-placed(const kl_func *f, kl_inst i)
-{
-	return kl_inst_block(f, i).id != KL_NONE;
-}
+#include "../ir/ir.h"
+#include "../util/util.h"
+#include "pass.h"
 
 /* x cut to its type's width and sign-extended, as iconst holds it. */
 static uint64_t
@@ -125,6 +80,8 @@ typedef struct fact {
 	uint64_t k;    /* CONSTANT: the bits, sign-extended as iconst's */
 } fact;
 
+static const fact varying = { VARYING, 0, 0 };
+
 static bool
 same_fact(fact a, fact b)
 {
@@ -132,20 +89,65 @@ same_fact(fact a, fact b)
 	       (a.kind != COPY || a.copy == b.copy);
 }
 
-/* The state of one function's propagation. */
+/* A growable stack of ids (blocks or values): the worklists. */
+typedef struct id_stack {
+	uint32_t *items;
+	uint32_t len, cap;
+} id_stack;
+
+static void
+push(id_stack *s, uint32_t id)
+{
+	kl_grow(&s->items, &s->cap, sizeof *s->items, (uint64_t)s->len + 1);
+	s->items[s->len++] = id;
+}
+
+/* The state of one function's propagation, and its scratch, kept from one
+ * function to the next in a pass report. */
 typedef struct sccp {
 	const kl_module *m;
 	kl_func *f;
 	kl_uses *uses;
+	uint32_t nvalues;
 	fact *facts;          /* by value (resolved) */
 	bool *runs;           /* by block: some path that runs reaches it */
 	uint32_t *first_edge; /* by instruction: its first destination's edge */
 	bool *taken;          /* by edge: a branch that runs may take it */
 	uint8_t *address;     /* by value: followed_address, 0 if not asked */
 	uint32_t *path;       /* followed_address's walk */
+	kl_value *list, *to;  /* a jump's arguments; parameters replaced */
 	id_stack blocks;      /* found to run, not yet visited */
 	id_stack values;      /* their fact went down, their uses not seen */
+	uint32_t values_cap, blocks_cap, insts_cap, edges_cap, list_cap;
 } sccp;
+
+static void
+sccp_free(void *state)
+{
+	sccp *s = state;
+	if (!s)
+		return;
+	kl_uses_free(s->uses);
+	free(s->facts);
+	free(s->runs);
+	free(s->first_edge);
+	free(s->taken);
+	free(s->address);
+	free(s->path);
+	free(s->list);
+	free(s->to);
+	free(s->blocks.items);
+	free(s->values.items);
+	free(s);
+}
+
+static void *
+sccp_new(void)
+{
+	sccp *s = kl_calloc(1, sizeof *s);
+	s->uses = kl_uses_new();
+	return s;
+}
 
 /* The value's fact as its users see it. */
 static fact
@@ -154,6 +156,8 @@ fact_of(const sccp *s, kl_value v)
 	/* (kl_uses_resolve: O(1); kl_value_resolve would walk an alias's
 	 * chain each time, quadratic down a long chain of used links) */
 	uint32_t r = kl_uses_resolve(s->uses, s->f, v).id;
+	if (r >= s->nvalues)
+		return varying; /* no value: broken input */
 	fact x = s->facts[r];
 	return x.kind == VARYING ? (fact){ COPY, r, 0 } : x;
 }
@@ -164,11 +168,13 @@ fact_of(const sccp *s, kl_value v)
 static void
 lower(sccp *s, uint32_t v, fact next)
 {
+	if (v >= s->nvalues)
+		return;
 	fact *cur = &s->facts[v];
 	if (next.kind == UNKNOWN || same_fact(*cur, next) ||
 	    cur->kind == VARYING)
 		return;
-	*cur = cur->kind == UNKNOWN ? next : (fact){ VARYING, 0, 0 };
+	*cur = cur->kind == UNKNOWN ? next : varying;
 	push(&s->values, v);
 }
 
@@ -189,12 +195,14 @@ followed_address(sccp *s, uint32_t v)
 	uint8_t answer = NO;
 	for (;;) {
 		v = kl_uses_resolve(s->uses, f, (kl_value){ v }).id;
+		if (v >= s->nvalues)
+			break;
 		if (s->address[v] != NOT_ASKED) {
 			answer = s->address[v];
 			break;
 		}
 		s->path[n++] = v;
-		s->address[v] = NO; /* (a chain cannot loop: strict SSA) */
+		s->address[v] = NO; /* (so that a loop of broken input ends) */
 		kl_inst def = kl_value_def_inst(f, (kl_value){ v });
 		kl_opcode op = kl_inst_opcode(f, def);
 		if (op == KL_OP_ALLOCA) {
@@ -242,24 +250,13 @@ copied_fact(sccp *s, kl_value v)
 {
 	fact x = fact_of(s, v);
 	if (x.kind == COPY && followed_address(s, x.copy))
-		x = (fact){ VARYING, 0, 0 };
+		x = varying;
 	return x;
 }
 
-/*
- * Argument arg reaches parameter p on an edge that may be taken: p's fact
- * meets arg's. p passed to itself round a loop needs no special case: it
- * meets its own fact, which changes nothing. A parameter holding an
- * address the verifier follows stays itself.
- */
-static void
-meet_param(sccp *s, kl_value p, kl_value arg)
-{
-	lower(s, p.id, copied_fact(s, arg));
-}
-
 /* The edge from destination d of branch i may be taken: its arguments
- * meet the target's parameters, and the target runs. */
+ * meet the target's parameters (p passed to itself round a loop meets
+ * its own fact, which changes nothing), and the target runs. */
 static void
 take_edge(sccp *s, kl_inst i, uint32_t d)
 {
@@ -268,9 +265,12 @@ take_edge(sccp *s, kl_inst i, uint32_t d)
 		return;
 	s->taken[e] = true;
 	kl_block to = kl_inst_dest(s->f, i, d);
-	for (uint32_t k = 0; k < kl_inst_dest_num_args(s->f, i, d); k++)
-		meet_param(s, kl_block_param(s->f, to, k),
-			   kl_inst_dest_arg(s->f, i, d, k));
+	uint32_t nargs = kl_inst_dest_num_args(s->f, i, d);
+	if (to.id == KL_NONE || nargs > kl_block_num_params(s->f, to))
+		return; /* broken input */
+	for (uint32_t k = 0; k < nargs; k++)
+		lower(s, kl_block_param(s->f, to, k).id,
+		      copied_fact(s, kl_inst_dest_arg(s->f, i, d, k)));
 	if (!s->runs[to.id]) {
 		s->runs[to.id] = true;
 		push(&s->blocks, to.id);
@@ -310,6 +310,8 @@ fold_op(const sccp *s, kl_inst i, uint64_t x, uint64_t y, uint64_t *out)
 	const kl_func *f = s->f;
 	kl_type operand = kl_value_type(f, kl_inst_arg(f, i, 0));
 	unsigned bits = 8 * kl_type_bytes(s->m, operand);
+	if (!kl_type_is_int(s->m, operand) || bits == 0)
+		return false;
 	unsigned amount = (unsigned)(y & (bits - 1)); /* modulo the width */
 	uint64_t r;
 	switch (kl_inst_opcode(f, i)) {
@@ -347,7 +349,6 @@ static fact
 result_fact(sccp *s, kl_inst i)
 {
 	const kl_func *f = s->f;
-	const fact varying = { VARYING, 0, 0 };
 	kl_value r = kl_inst_result(f, i, 0);
 	if (kl_inst_opcode(f, i) == KL_OP_ICONST) {
 		kl_type t = kl_value_type(f, r);
@@ -386,7 +387,7 @@ visit(sccp *s, kl_inst i)
 	if (nd) {
 		fact c = kl_inst_num_args(f, i)
 				 ? fact_of(s, kl_inst_arg(f, i, 0))
-				 : (fact){ VARYING, 0, 0 };
+				 : varying;
 		if (c.kind == UNKNOWN && kl_inst_opcode(f, i) != KL_OP_JUMP)
 			return; /* not yet known which way */
 		uint32_t d = known_dest(s, i, c);
@@ -403,10 +404,10 @@ visit(sccp *s, kl_inst i)
 	/* Several results (a call's) all vary, from the first visit on: seen
 	 * again as each operand changes, it has nothing to add, and going
 	 * over its results each time would cost operands x results. */
-	if (nr == 0 || s->facts[kl_inst_result(f, i, 0).id].kind == VARYING)
+	if (nr == 0 || fact_of(s, kl_inst_result(f, i, 0)).kind != UNKNOWN)
 		return;
 	for (uint32_t k = 0; k < nr; k++)
-		lower(s, kl_inst_result(f, i, k).id, (fact){ VARYING, 0, 0 });
+		lower(s, kl_inst_result(f, i, k).id, varying);
 }
 
 /*
@@ -421,8 +422,7 @@ propagate(sccp *s)
 	kl_func *f = s->f;
 	kl_block entry = kl_func_first_block(f);
 	for (uint32_t k = 0; k < kl_block_num_params(f, entry); k++)
-		lower(s, kl_block_param(f, entry, k).id,
-		      (fact){ VARYING, 0, 0 });
+		lower(s, kl_block_param(f, entry, k).id, varying);
 	s->runs[entry.id] = true;
 	push(&s->blocks, entry.id);
 	while (s->blocks.len || s->values.len) {
@@ -438,24 +438,60 @@ propagate(sccp *s)
 		const kl_use *u = kl_uses_of(s->uses, f, v, &nu);
 		for (uint32_t k = 0; k < nu; k++) {
 			kl_inst i = u[k].inst;
-			if (!s->runs[kl_inst_block(f, i).id])
+			kl_block b = kl_inst_block(f, i);
+			if (b.id == KL_NONE || !s->runs[b.id])
 				continue;
-			if (u[k].dest == KL_NONE)
+			if (u[k].dest == KL_NONE) {
 				visit(s, i);
-			else if (s->taken[s->first_edge[i.id] + u[k].dest])
-				meet_param(s,
-					   kl_block_param(f,
-						kl_inst_dest(f, i, u[k].dest),
-						u[k].index),
-					   kl_inst_dest_arg(f, i, u[k].dest,
-							    u[k].index));
+			} else if (s->taken[s->first_edge[i.id] + u[k].dest]) {
+				kl_block to = kl_inst_dest(f, i, u[k].dest);
+				lower(s, kl_block_param(f, to, u[k].index).id,
+				      copied_fact(s, kl_inst_dest_arg(
+						f, i, u[k].dest, u[k].index)));
+			}
 		}
 	}
 }
 
-typedef struct fold_counts {
-	unsigned folded, jumps, blocks, params, dead;
-} fold_counts;
+/*
+ * Is every operand and argument in a block that runs known, as it is in
+ * strict SSA form? An operand defined in a block that cannot run, or
+ * nowhere, stays unknown, and a branch on one takes no edge: the blocks
+ * after it would be dropped as if they could not run. If not, the
+ * function is left alone (v: the first such value).
+ */
+static bool
+all_known(const sccp *s, uint32_t *v)
+{
+	const kl_func *f = s->f;
+	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
+	     b = kl_block_next(f, b)) {
+		if (!s->runs[b.id])
+			continue;
+		for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
+		     i = kl_inst_next(f, i)) {
+			for (uint32_t k = 0; k < kl_inst_num_args(f, i); k++) {
+				*v = kl_inst_arg(f, i, k).id;
+				if (fact_of(s, (kl_value){ *v }).kind ==
+				    UNKNOWN)
+					return false;
+			}
+			for (uint32_t d = 0; d < kl_inst_num_dests(f, i); d++)
+				for (uint32_t k = 0;
+				     k < kl_inst_dest_num_args(f, i, d); k++) {
+					*v = kl_inst_dest_arg(f, i, d, k).id;
+					if (fact_of(s, (kl_value){ *v })
+						    .kind == UNKNOWN)
+						return false;
+				}
+		}
+	}
+	return true;
+}
+
+enum { N_VALUES, N_JUMPS, N_BLOCKS, N_PARAMS, N_COUNTS };
+static const char *const counter_names[N_COUNTS] = { "values", "jumps",
+						     "blocks", "params" };
 
 /* An iconst of v's type and fact, built where b stands. */
 static kl_value
@@ -464,20 +500,44 @@ constant_like(kl_builder *b, kl_value v, fact x)
 	return kl_build_iconst(b, kl_value_type(b->func, v), (int64_t)x.k);
 }
 
+static void
+grow_lists(sccp *s, uint64_t need)
+{
+	pass_grow_all(&s->list_cap, need, 2,
+		      (void **[]){ (void **)&s->list, (void **)&s->to },
+		      (const size_t[]){ sizeof *s->list, sizeof *s->to });
+}
+
 /* A branch on a constant becomes a jump to the destination it takes,
  * with that destination's arguments, built before it. */
 static void
-make_jump(kl_builder *b, kl_inst i, uint32_t d)
+make_jump(sccp *s, kl_builder *b, kl_inst i, uint32_t d)
 {
 	kl_func *f = b->func;
 	uint32_t n = kl_inst_dest_num_args(f, i, d);
-	kl_value *args = must_alloc(n, sizeof *args);
+	grow_lists(s, n);
 	for (uint32_t k = 0; k < n; k++)
-		args[k] = kl_inst_dest_arg(f, i, d, k);
+		s->list[k] = kl_inst_dest_arg(f, i, d, k);
 	kl_builder_before(b, i);
-	kl_build_jump(b, (kl_block_call){ kl_inst_dest(f, i, d), args, n });
-	free(args);
+	kl_build_jump(b, (kl_block_call){ kl_inst_dest(f, i, d), s->list, n });
 	kl_inst_remove(f, i);
+}
+
+/* The value that replaces v, of fact x (built before `at` for a
+ * constant), or none when v stays: it varies, or broken input gave it
+ * a copy of another type. */
+static kl_value
+replacement(sccp *s, kl_builder *b, kl_value v, fact x, kl_inst at)
+{
+	kl_func *f = s->f;
+	if (x.kind == CONSTANT && kl_type_is_int(s->m, kl_value_type(f, v))) {
+		kl_builder_before(b, at);
+		return constant_like(b, v, x);
+	}
+	if (x.kind == COPY && x.copy != v.id &&
+	    kl_value_type(f, (kl_value){ x.copy }) == kl_value_type(f, v))
+		return (kl_value){ x.copy };
+	return (kl_value){ KL_NONE };
 }
 
 /* Instruction i's one result, found a constant or a copy, becomes an
@@ -491,18 +551,11 @@ replace_result(sccp *s, kl_builder *b, kl_inst i)
 	    kl_inst_opcode(f, i) == KL_OP_ICONST)
 		return false;
 	kl_value r = kl_inst_result(f, i, 0);
-	fact x = s->facts[r.id];
-	kl_value same = { x.copy };
-	if (x.kind == CONSTANT) {
-		kl_builder_before(b, i);
-		same = constant_like(b, r, x);
-	} else if (x.kind != COPY) {
+	kl_value same = replacement(s, b, r, s->facts[r.id], i);
+	if (same.id == KL_NONE)
 		return false;
-	}
 	kl_inst_remove(f, i);
-	if (kl_value_set_alias(f, r, same) != KL_OK)
-		abort(); /* the same type, defined: not refused */
-	return true;
+	return kl_value_set_alias(f, r, same) == KL_OK;
 }
 
 /*
@@ -519,7 +572,7 @@ replace_result(sccp *s, kl_builder *b, kl_inst i)
  * branch passing z itself, which z's definition dominates.
  */
 static void
-rewrite(sccp *s, fold_counts *n)
+rewrite(sccp *s, uint64_t n[N_COUNTS])
 {
 	kl_func *f = s->f;
 	kl_builder b;
@@ -531,249 +584,108 @@ rewrite(sccp *s, fold_counts *n)
 			continue;
 		uint32_t d = known_dest(s, t, fact_of(s, kl_inst_arg(f, t, 0)));
 		if (d != KL_NONE) {
-			make_jump(&b, t, d);
-			n->jumps++;
+			make_jump(s, &b, t, d);
+			n[N_JUMPS]++;
 		}
 	}
 	kl_block bl = entry;
 	while (bl.id != KL_NONE) {
 		kl_block next = kl_block_next(f, bl);
 		if (!s->runs[bl.id] && kl_func_remove_block(f, bl) == KL_OK)
-			n->blocks++;
+			n[N_BLOCKS]++;
 		bl = next;
 	}
-	uint32_t nv = kl_func_value_bound(f), ngo = 0;
-	kl_value *go = must_alloc(nv, sizeof *go);
-	kl_value *to = must_alloc(nv, sizeof *to);
+	uint32_t ngo = 0;
 	for (bl = kl_block_next(f, entry); bl.id != KL_NONE;
 	     bl = kl_block_next(f, bl))
 		for (uint32_t k = 0; k < kl_block_num_params(f, bl); k++) {
 			kl_value p = kl_block_param(f, bl, k);
-			fact x = s->facts[p.id];
-			if (x.kind == COPY) {
-				to[ngo] = (kl_value){ x.copy };
-			} else if (x.kind == CONSTANT) {
-				kl_builder_before(&b,
+			kl_value to = replacement(s, &b, p, s->facts[p.id],
 						  kl_block_first_inst(f, bl));
-				to[ngo] = constant_like(&b, p, x);
-			} else {
+			if (to.id == KL_NONE)
 				continue;
-			}
-			go[ngo++] = p;
+			grow_lists(s, (uint64_t)ngo + 1);
+			s->list[ngo] = p;
+			s->to[ngo++] = to;
 		}
-	if (kl_func_remove_params(f, go, ngo) != KL_OK)
-		abort(); /* parameters of blocks past the entry: not refused */
-	for (uint32_t k = 0; k < ngo; k++)
-		if (kl_value_set_alias(f, go[k], to[k]) != KL_OK)
-			abort(); /* the same type, defined: not refused */
-	n->params += ngo;
-	free(to);
-	free(go);
+	if (ngo && kl_func_remove_params(f, s->list, ngo) == KL_OK) {
+		for (uint32_t k = 0; k < ngo; k++)
+			kl_value_set_alias(f, s->list[k], s->to[k]);
+		n[N_PARAMS] += ngo;
+	}
 	for (bl = entry; bl.id != KL_NONE; bl = kl_block_next(f, bl)) {
 		kl_inst next;
 		for (kl_inst i = kl_block_first_inst(f, bl); i.id != KL_NONE;
 		     i = next) {
 			next = kl_inst_next(f, i);
-			n->folded += replace_result(s, &b, i);
+			n[N_VALUES] += replace_result(s, &b, i);
 		}
 	}
 }
 
-/* Sparse conditional constant propagation over f: look, then change. */
+/* Room for f's values, blocks, instructions and edges, all cleared. The
+ * edges are numbered branch by branch, destination by destination, every
+ * instruction's (a branch may stand inside a block of broken input, a
+ * report's word that it verified notwithstanding). */
 static void
-fold_function(const kl_module *m, kl_func *f, kl_uses *uses, fold_counts *n)
+sccp_size(sccp *s, kl_func *f)
 {
-	uint32_t nv = kl_func_value_bound(f), ni = kl_func_inst_bound(f);
-	sccp s = { .m = m, .f = f, .uses = uses };
-	kl_uses_compute(uses, f);
-	s.facts = must_alloc(nv, sizeof *s.facts);
-	s.address = must_alloc(nv, 1);
-	s.path = must_alloc(nv, sizeof *s.path);
-	s.runs = must_alloc(kl_func_block_bound(f), 1);
-	/* Edges numbered branch by branch, destination by destination. */
-	s.first_edge = must_alloc(ni, sizeof *s.first_edge);
+	uint32_t nv = kl_func_value_bound(f), nb = kl_func_block_bound(f);
+	s->f = f;
+	s->m = kl_func_module(f);
+	s->nvalues = nv;
+	pass_grow_all(&s->values_cap, nv, 3,
+		      (void **[]){ (void **)&s->facts, (void **)&s->address,
+				   (void **)&s->path },
+		      (const size_t[]){ sizeof *s->facts, sizeof *s->address,
+					sizeof *s->path });
+	kl_grow(&s->runs, &s->blocks_cap, sizeof *s->runs, nb);
+	kl_grow(&s->first_edge, &s->insts_cap, sizeof *s->first_edge,
+		kl_func_inst_bound(f));
+	memset(s->facts, 0, (size_t)nv * sizeof *s->facts);
+	memset(s->address, 0, nv);
+	memset(s->runs, 0, nb);
 	uint32_t nedges = 0;
 	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
 	     b = kl_block_next(f, b)) {
-		kl_inst t = kl_block_last_inst(f, b);
-		s.first_edge[t.id] = nedges;
-		nedges += kl_inst_num_dests(f, t);
-	}
-	s.taken = must_alloc(nedges, 1);
-	propagate(&s);
-	rewrite(&s, n);
-	free(s.blocks.items);
-	free(s.values.items);
-	free(s.taken);
-	free(s.first_edge);
-	free(s.runs);
-	free(s.path);
-	free(s.address);
-	free(s.facts);
-}
-
-/* Does pure instruction i compute only values nothing uses? */
-static bool
-dead(const kl_func *f, kl_inst i, const uint32_t *count)
-{
-	uint32_t nr = kl_inst_num_results(f, i);
-	if (nr == 0 || !kl_op_is_pure(kl_inst_opcode(f, i)))
-		return false;
-	for (uint32_t k = 0; k < nr; k++)
-		if (count[kl_inst_result(f, i, k).id])
-			return false;
-	return true;
-}
-
-/* Dead code, by counting uses: removing an instruction takes one use off
- * each operand, and an operand left with none may go next. */
-static void
-remove_dead(kl_func *f, kl_uses *uses, fold_counts *n)
-{
-	kl_uses_compute(uses, f);
-	uint32_t nv = kl_func_value_bound(f);
-	uint32_t *count = must_alloc(nv, sizeof *count);
-	for (uint32_t v = 0; v < nv; v++)
-		kl_uses_of(uses, f, (kl_value){ v }, &count[v]);
-	id_stack work = { 0 };
-	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
-	     b = kl_block_next(f, b))
 		for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
-		     i = kl_inst_next(f, i))
-			if (dead(f, i, count))
-				push(&work, i.id);
-	while (work.len) {
-		kl_inst i = { work.items[--work.len] };
-		if (!placed(f, i) || !dead(f, i, count))
-			continue;
-		kl_inst_remove(f, i);
-		n->dead++;
-		for (uint32_t k = 0, na = kl_inst_num_args(f, i); k < na; k++) {
-			kl_value a = kl_uses_resolve(uses, f,
-						     kl_inst_arg(f, i, k));
-			if (a.id < nv && count[a.id] && --count[a.id] == 0) {
-				kl_inst def = kl_value_def_inst(f, a);
-				if (def.id != KL_NONE && placed(f, def))
-					push(&work, def.id);
-			}
+		     i = kl_inst_next(f, i)) {
+			s->first_edge[i.id] = nedges;
+			nedges += kl_inst_num_dests(f, i);
 		}
 	}
-	free(work.items);
-	free(count);
+	kl_grow(&s->taken, &s->edges_cap, sizeof *s->taken, nedges);
+	memset(s->taken, 0, nedges);
+	s->blocks.len = s->values.len = 0;
 }
 
-/* Verify f; on errors print them inside the function's listing. */
-static bool
-verified(const kl_func *f, const char *file)
+kl_status
+kl_sccp_func(kl_func *f, kl_pass_report *rep)
 {
-	kl_diags diags = { 0 };
-	bool ok = kl_verify_func(f, NULL, &diags) == KL_OK;
-	if (!ok) {
-		kl_buf text = { 0 }; /* the error lines, then the listing */
-		kl_verify_render(f, &diags, file, false, &text, &text);
-		fputs(text.data ? text.data : "", stderr);
-		kl_buf_free(&text);
+	func_edited(f); /* (as every pass does, changing f or not) */
+	if (kl_func_first_block(f).id == KL_NONE)
+		return KL_OK;
+	bool keep;
+	sccp *s = pass_scratch(rep, sccp_free, sccp_new, &keep);
+	bool verified = rep && rep->input_verified;
+	kl_uses_compute(s->uses, f);
+	sccp_size(s, f);
+	propagate(s);
+	uint64_t n[N_COUNTS] = { 0 };
+	uint32_t bad = KL_NONE;
+	if (verified || all_known(s, &bad)) {
+		rewrite(s, n);
+	} else if (rep && rep->verbose) {
+		size_t len;
+		const char *name = kl_sym_name(s->m, kl_func_sym(f), &len);
+		kl_buf_printf(&rep->notes,
+			      "%%%.*s: left alone: v%u is used where it can "
+			      "run but defined where it cannot, or nowhere "
+			      "(not strict SSA)\n", (int)len, name, bad);
 	}
-	kl_diags_free(&diags);
-	return ok;
-}
-
-/* The whole of a file, or NULL (with a message). */
-static char *
-read_file(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	if (!fp) {
-		perror(path);
-		return NULL;
-	}
-	size_t cap = 1 << 16, n = 0, got;
-	char *text = malloc(cap);
-	while (text && (got = fread(text + n, 1, cap - n, fp)) > 0) {
-		n += got;
-		if (n == cap) {
-			char *bigger = realloc(text, cap *= 2);
-			if (!bigger)
-				free(text);
-			text = bigger;
-		}
-	}
-	bool bad = ferror(fp) || !text;
-	fclose(fp);
-	if (bad) {
-		fprintf(stderr, "%s: cannot read it\n", path);
-		free(text);
-		return NULL;
-	}
-	*len = n;
-	return text;
-}
-
-/* Parse text; on errors print them with their source lines. */
-static kl_module *
-parse(const char *path, const char *text, size_t len)
-{
-	kl_module *m = NULL;
-	kl_diags diags = { 0 };
-	if (kl_parse_module(text, len, NULL, &m, &diags) != KL_OK) {
-		kl_buf out = { 0 };
-		for (uint32_t k = 0; k < diags.len; k++)
-			kl_diag_render(&diags.items[k], path, text, len, &out);
-		fputs(out.data ? out.data : "", stderr);
-		kl_buf_free(&out);
-	}
-	kl_diags_free(&diags);
-	return m;
-}
-
-int
-main(int argc, char **argv)
-{
-	if (argc != 2 || argv[1][0] == '-') {
-		fprintf(stderr, "usage: fold FILE.kl\n"
-			"Promote, fold constants and branches on them, drop "
-			"unreachable blocks and dead code; "
-			"print the module.\n");
-		return 2;
-	}
-	size_t len;
-	char *text = read_file(argv[1], &len);
-	kl_module *m = text ? parse(argv[1], text, len) : NULL;
-	bool ok = m != NULL;
-	uint32_t nsyms = m ? kl_module_num_syms(m) : 0;
-	for (uint32_t s = 0; s < nsyms && ok; s++) {
-		kl_func *f = kl_sym_func(m, (kl_sym){ s });
-		ok = !f || verified(f, argv[1]);
-	}
-	if (ok) {
-		kl_pass_report report = { 0 };
-		report.input_verified = true; /* verified() said so */
-		kl_promote_module(m, &report);
-		kl_pass_report_free(&report);
-		kl_uses *uses = kl_uses_new();
-		fold_counts n = { 0 };
-		for (uint32_t s = 0; s < nsyms && ok; s++) {
-			kl_func *f = kl_sym_func(m, (kl_sym){ s });
-			if (!f)
-				continue;
-			fold_function(m, f, uses, &n);
-			remove_dead(f, uses, &n);
-			ok = verified(f, argv[1]);
-		}
-		kl_uses_free(uses);
-		fprintf(stderr, "fold: instructions folded %u, branches made "
-			"jumps %u, blocks dropped %u, block parameters "
-			"replaced %u, dead instructions removed %u\n", n.folded,
-			n.jumps, n.blocks, n.params, n.dead);
-	}
-	if (ok) {
-		kl_buf out = { 0 };
-		kl_print_module(m, NULL, &out);
-		fputs(out.data ? out.data : "", stdout);
-		kl_buf_free(&out);
-		ok = fflush(stdout) == 0 && !ferror(stdout);
-	}
-	kl_module_free(m);
-	free(text);
-	return ok ? 0 : 1;
+	for (int k = 0; k < N_COUNTS; k++)
+		kl_pass_report_count(rep, counter_names[k], n[k]);
+	if (!keep)
+		sccp_free(s);
+	return KL_OK;
 }
