@@ -634,14 +634,16 @@ sccp_size(sccp *s, kl_func *f)
 	s->f = f;
 	s->m = kl_func_module(f);
 	s->nvalues = nv;
-	pass_grow_all(&s->values_cap, nv, 3,
+	/* (one more of each: memset must not get the NULL of an array
+	 * never grown) */
+	pass_grow_all(&s->values_cap, (uint64_t)nv + 1, 3,
 		      (void **[]){ (void **)&s->facts, (void **)&s->address,
 				   (void **)&s->path },
 		      (const size_t[]){ sizeof *s->facts, sizeof *s->address,
 					sizeof *s->path });
-	kl_grow(&s->runs, &s->blocks_cap, sizeof *s->runs, nb);
+	kl_grow(&s->runs, &s->blocks_cap, sizeof *s->runs, (uint64_t)nb + 1);
 	kl_grow(&s->first_edge, &s->insts_cap, sizeof *s->first_edge,
-		kl_func_inst_bound(f));
+		(uint64_t)kl_func_inst_bound(f) + 1);
 	memset(s->facts, 0, (size_t)nv * sizeof *s->facts);
 	memset(s->address, 0, nv);
 	memset(s->runs, 0, nb);
@@ -654,7 +656,8 @@ sccp_size(sccp *s, kl_func *f)
 			nedges += kl_inst_num_dests(f, i);
 		}
 	}
-	kl_grow(&s->taken, &s->edges_cap, sizeof *s->taken, nedges);
+	kl_grow(&s->taken, &s->edges_cap, sizeof *s->taken,
+		(uint64_t)nedges + 1);
 	memset(s->taken, 0, nedges);
 	s->blocks.len = s->values.len = 0;
 }
