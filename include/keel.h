@@ -1711,6 +1711,21 @@ kl_status kl_dce_func(kl_func *f, kl_pass_report *report);
  */
 kl_status kl_sccp_func(kl_func *f, kl_pass_report *report);
 
+/*
+ * simplify: control-flow simplification. In reachable code: a brif or
+ * br_table whose destinations are one block with the same arguments
+ * becomes a jump; a block holding nothing but a jump (not the entry's,
+ * and its parameters used by that jump only) is skipped, every branch to
+ * it going on to its target with the arguments it would have passed;
+ * a block whose only edge in is a jump is merged into the block that
+ * jumps, its parameters becoming aliases of the arguments. One round,
+ * O(instructions + arguments + values). Blocks that cannot run are
+ * dce's. Counters: jumps (branches made jumps), skipped, merged
+ * (blocks). Returns KL_OK; input that does not verify gets an
+ * unspecified result (not a crash), as promote's.
+ */
+kl_status kl_simplify_func(kl_func *f, kl_pass_report *report);
+
 /* ------------------------------------------------------------------------
  * Emitting C: a module as a C11 program (docs/emit-c.md).
  *

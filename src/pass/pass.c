@@ -21,6 +21,10 @@ static const char *const dce_counters[] = { "blocks", "insts", "params",
 static const char *const sccp_counters[] = { "values", "jumps", "blocks",
 					     "params", NULL };
 
+/* in the order simplify.c reports them */
+static const char *const simplify_counters[] = { "jumps", "skipped",
+						 "merged", NULL };
+
 static const kl_pass passes[] = {
 	{ "promote", "promote stack slots (allocas) to SSA values and block "
 		     "parameters (mem2reg)", kl_promote_func, promote_counters,
@@ -31,6 +35,9 @@ static const kl_pass passes[] = {
 	{ "sccp", "sparse conditional constant propagation: constants, "
 		  "branches on them, blocks that cannot run",
 	  kl_sccp_func, sccp_counters, "constprop ipsccp" },
+	{ "simplify", "control-flow simplification: one-way branches made "
+		      "jumps, empty blocks skipped, straight lines merged",
+	  kl_simplify_func, simplify_counters, "simplifycfg" },
 };
 
 const kl_pass *
