@@ -5,8 +5,9 @@
 # to DIR as SEED.ssa and one all.c, which cc compiles once; each seed's
 # program must print the same (standard output and exit status) under
 # `keel import-qbe` + `keel run` as compiled by cc, and the same again
-# after `keel opt -p dce` (the importer's output has dead code to
-# remove: constants of copies, zeros of variables). Prints a line per
+# after `keel opt -p sccp,dce,simplify` (the importer's output has
+# constants to fold and dead code to remove: constants of copies, zeros
+# of variables, blocks of QBE's jumps). Prints a line per
 # mismatch (`MISMATCH SEED: ...`, the files kept in DIR), then
 # "N passed, M failed"; exit 0 when none failed, 1 otherwise.
 set -u
@@ -31,12 +32,13 @@ for s in $seeds; do
 	fi
 	dst=$kst
 	if [ "$kst" != import ]; then
-		if "$keel" opt -p dce "$dir/$s.kl" >"$dir/$s.dce.kl" \
+		if "$keel" opt -p sccp,dce,simplify "$dir/$s.kl" \
+			>"$dir/$s.dce.kl" \
 			2>"$dir/$s.d.out"; then
 			"$keel" run "$dir/$s.dce.kl" >"$dir/$s.d.out" 2>&1
 			dst=$?
 		else
-			dst=dce
+			dst=passes
 		fi
 		cmp -s "$dir/$s.k.out" "$dir/$s.d.out" || dst="$dst (other output)"
 	fi
@@ -48,7 +50,7 @@ for s in $seeds; do
 	else
 		failed=$((failed + 1))
 		echo "MISMATCH $s (size $size): cc exit $cst, keel exit $kst," \
-			"after dce $dst;" \
+			"after the passes $dst;" \
 			"kept as $dir/$s.ssa and its C in $dir/all.c:"
 		diff "$dir/$s.c.out" "$dir/$s.k.out" | head -n 6 | sed 's/^/    /'
 	fi
