@@ -180,9 +180,9 @@ lower(sccp *s, uint32_t v, fact next)
 
 /*
  * Is v an address whose accesses the verifier checks where they run or
- * not: an alloca's or a const data object's, or an iadd_imm chain over
- * one (a load or store at a constant offset from an alloca must lie
- * inside it, none may store into const data)? One made through a
+ * not: an alloca's or a data object's, or an iadd_imm chain over one (a
+ * load or store at a constant offset from it must lie inside the
+ * object, and none may store into const data)? One made through a
  * parameter is not checked so, and may not become one made through v.
  * Each value on a chain is looked at once (the answer is kept).
  */
@@ -209,9 +209,8 @@ followed_address(sccp *s, uint32_t v)
 			answer = YES;
 		} else if (op == KL_OP_SYMBOL_ADDR) {
 			kl_sym sym = kl_inst_callee(f, def);
-			answer = kl_sym_get_kind(s->m, sym) == KL_SYM_DATA &&
-					 kl_data_is_const(s->m, sym)
-				 ? YES : NO;
+			answer = kl_sym_get_kind(s->m, sym) == KL_SYM_DATA
+					 ? YES : NO;
 		} else if (op == KL_OP_IADD_IMM) {
 			v = kl_inst_arg(f, def, 0).id;
 			continue;
