@@ -16,8 +16,8 @@
 # (BENCH_RUNS, default 3), each right after a warm-up run of the same
 # command (warm_then says why; LLVM's only while its runs take under 2 s);
 # BENCH_ONLY="promote interp" runs only those
-# tables (parse parse_print verify analyses promote dce sccp simplify interp
-# vars). LLVM
+# tables (parse parse_print verify analyses promote dce sccp simplify cse
+# interp vars). LLVM
 # columns appear when llvm-19 is installed (apt-get install llvm-19); the script installs nothing.
 # A pass LLVM runs for longer than BENCH_LLVM_LIMIT seconds (default 60;
 # its mem2reg takes minutes on promote-1M) is stopped, not run again,
@@ -129,6 +129,11 @@ keel_simplify() {
 	"$keel" opt -p promote,sccp,dce,simplify --time-passes "$1" 2>&1 >/dev/null |
 		awk '$1 == "simplify:" { print $2 }'
 }
+# cse after promote,sccp (LLVM: EarlyCSE after mem2reg,sccp)
+keel_cse() {
+	"$keel" opt -p promote,sccp,cse --time-passes "$1" 2>&1 >/dev/null |
+		awk '$1 == "cse:" { print $2 }'
+}
 keel_interp() { # prints "ms executed"
 	"$keel" run --time "$1" 2>&1 >/dev/null |
 		sed -n 's/.*executed \([0-9]*\) instructions* in \([0-9.]*\) s.*/\2 \1/p' |
@@ -197,6 +202,7 @@ llvm_simplify() {
 	opt_timed -passes=mem2reg,sccp,adce,simplifycfg "$1" |
 		pass_ms SimplifyCFGPass
 }
+llvm_cse() { opt_timed -passes=mem2reg,sccp,early-cse "$1" | pass_ms EarlyCSEPass; }
 llvm_interp() { process_ms lli-19 -force-interpreter "$1"; }
 
 startup() { # median start-up of a whole-process LLVM tool on the empty module
@@ -297,6 +303,7 @@ peak_of() { # op base -> peak KB of keel doing op
 	dce) peak_kb "$keel" opt -p promote,dce "$2.kl" ;;
 	sccp) peak_kb "$keel" opt -p promote,sccp "$2.kl" ;;
 	simplify) peak_kb "$keel" opt -p promote,sccp,dce,simplify "$2.kl" ;;
+	cse) peak_kb "$keel" opt -p promote,sccp,cse "$2.kl" ;;
 	esac
 }
 
@@ -310,6 +317,7 @@ title() {
 	dce) echo "dce after promote (keel opt -p promote,dce --time-passes, dce's line; LLVM: opt -passes=mem2reg,adce -time-passes, ADCEPass)" ;;
 	sccp) echo "sccp after promote (keel opt -p promote,sccp --time-passes, sccp's line; LLVM: opt -passes=mem2reg,sccp -time-passes, SCCPPass)" ;;
 	simplify) echo "simplify after promote, sccp, dce (keel opt -p promote,sccp,dce,simplify --time-passes, simplify's line; LLVM: opt -passes=mem2reg,sccp,adce,simplifycfg -time-passes, SimplifyCFGPass)" ;;
+	cse) echo "cse after promote, sccp (keel opt -p promote,sccp,cse --time-passes, cse's line; LLVM: opt -passes=mem2reg,sccp,early-cse -time-passes, EarlyCSEPass)" ;;
 	esac
 }
 
@@ -546,7 +554,7 @@ scaling() {
 	if [ "$mode" = scaling ]; then
 		scaling
 	else
-		only=${BENCH_ONLY:-parse parse_print verify analyses promote dce sccp simplify interp vars}
+		only=${BENCH_ONLY:-parse parse_print verify analyses promote dce sccp simplify cse interp vars}
 		for op in $only; do
 			case $op in
 			parse | parse_print | verify)
@@ -556,6 +564,7 @@ scaling() {
 			dce) table dce "small huge" "100k 1M" ;;
 			sccp) table sccp "small huge" "100k 1M" ;;
 			simplify) table simplify "small huge" "100k 1M" ;;
+			cse) table cse "small huge" "100k 1M" ;;
 			interp) interp_table ;;
 			vars) vars_table ;;
 			esac

@@ -1726,6 +1726,20 @@ kl_status kl_sccp_func(kl_func *f, kl_pass_report *report);
  */
 kl_status kl_simplify_func(kl_func *f, kl_pass_report *report);
 
+/*
+ * cse: common subexpression elimination (dominator-based value
+ * numbering). An instruction without effect, of one result, whose
+ * opcode, result type, operands (through aliases; in either order for a
+ * commutative opcode) and immediate are those of one that dominates it,
+ * is removed and its result made an alias of that one's: constants,
+ * unary and binary operations, compares, symbol addresses; not loads,
+ * allocas, calls or select. Blocks the entry cannot reach are left
+ * alone. Expected O(instructions + blocks) (a hash table). Counter:
+ * insts (removed). Returns KL_OK; input that does not verify gets an
+ * unspecified result (not a crash), as promote's.
+ */
+kl_status kl_cse_func(kl_func *f, kl_pass_report *report);
+
 /* ------------------------------------------------------------------------
  * Emitting C: a module as a C11 program (docs/emit-c.md).
  *

@@ -25,6 +25,9 @@ static const char *const sccp_counters[] = { "values", "jumps", "blocks",
 static const char *const simplify_counters[] = { "jumps", "skipped",
 						 "merged", NULL };
 
+/* in the order cse.c reports them */
+static const char *const cse_counters[] = { "insts", NULL };
+
 static const kl_pass passes[] = {
 	{ "promote", "promote stack slots (allocas) to SSA values and block "
 		     "parameters (mem2reg)", kl_promote_func, promote_counters,
@@ -38,6 +41,9 @@ static const kl_pass passes[] = {
 	{ "simplify", "control-flow simplification: one-way branches made "
 		      "jumps, empty blocks skipped, straight lines merged",
 	  kl_simplify_func, simplify_counters, "simplifycfg" },
+	{ "cse", "common subexpression elimination: an instruction computing "
+		 "what a dominating one computed goes",
+	  kl_cse_func, cse_counters, "gvn early-cse" },
 };
 
 const kl_pass *
