@@ -254,7 +254,8 @@ kl_cse_func(kl_func *f, kl_pass_report *rep)
 			depth--;
 			continue;
 		}
-		c->child[k] = kl_domtree_next_sibling(c->dt, (kl_block){ b }).id;
+		kl_block next = kl_domtree_next_sibling(c->dt, (kl_block){ b });
+		c->child[k] = next.id;
 		c->mark[depth] = c->top;
 		n += number_block(c, f, b);
 		c->child[depth++] =
