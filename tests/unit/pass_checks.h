@@ -41,6 +41,28 @@ check_left_alone(kl_pass_fn run, kl_func *f, const char *note,
 	free(before);
 }
 
+/* %f of text, which does not verify: run on it twice, without a report
+ * and with one, then on a fresh parse with a report saying it verified
+ * (a caller's mistake), returns KL_OK and does not crash (the sanitizer
+ * builds run this); what it makes of it is unspecified. */
+static inline void
+check_broken_input(kl_pass_fn run, const char *text)
+{
+	for (int verified = 0; verified < 2; verified++) {
+		kl_module *m = parse_text(text, strlen(text));
+		kl_func *f = func_of(m, "f");
+		CHECK(f && !verifies(f));
+		kl_pass_report rep = { 0 };
+		rep.input_verified = verified;
+		if (f) {
+			CHECK_EQ_INT(run(f, verified ? &rep : NULL), KL_OK);
+			CHECK_EQ_INT(run(f, &rep), KL_OK);
+		}
+		kl_pass_report_free(&rep);
+		kl_module_free(m);
+	}
+}
+
 /* A function with no body yet: nothing to do, nothing counted. */
 static inline void
 check_empty_function(kl_pass_fn run, const char *counter)

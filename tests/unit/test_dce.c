@@ -143,13 +143,7 @@ test_broken_input_does_not_crash(void)
 			   "block3:\n"
 			   "    jump block1(v5)\n"
 			   "}\n";
-	kl_module *m = parse_text(text, strlen(text));
-	kl_func *f = func_of(m, "f");
-	CHECK_EQ_INT(kl_dce_func(f, NULL), KL_OK);
-	kl_pass_report rep = { 0 };
-	CHECK_EQ_INT(kl_dce_func(f, &rep), KL_OK);
-	kl_pass_report_free(&rep);
-	kl_module_free(m);
+	check_broken_input(kl_dce_func, text);
 }
 
 /* A function with no body yet: nothing to do. */

@@ -143,17 +143,7 @@ test_broken_input_does_not_crash(void)
 			   "block5(v11: i32):\n"
 			   "    return v11\n"
 			   "}\n";
-	for (int verified = 0; verified < 2; verified++) {
-		kl_module *m = parse_text(text, strlen(text));
-		kl_func *f = func_of(m, "f");
-		CHECK(!verifies(f));
-		kl_pass_report rep = { 0 };
-		rep.input_verified = verified;
-		CHECK_EQ_INT(kl_sccp_func(f, verified ? &rep : NULL), KL_OK);
-		CHECK_EQ_INT(kl_sccp_func(f, &rep), KL_OK);
-		kl_pass_report_free(&rep);
-		kl_module_free(m);
-	}
+	check_broken_input(kl_sccp_func, text);
 }
 
 /* A function with no body yet: nothing to do. */
