@@ -326,6 +326,8 @@ after_retarget(simplify *s, kl_func *f, const uint32_t *table, uint32_t src,
 		return;
 	for (uint32_t d = 0; d < nd; d++)
 		count_args(s, f, table, src, t.id, d, (uint32_t)-1);
+	/* (the condition or index: a use that goes with the branch) */
+	uint32_t cond = resolve_with(f, table, kl_inst_arg(f, t, 0).id);
 	bool made = one_way(s, f, table, src);
 	t = (kl_inst){ f->blocks[src].last };
 	nd = kl_inst_num_dests(f, t);
@@ -333,6 +335,8 @@ after_retarget(simplify *s, kl_func *f, const uint32_t *table, uint32_t src,
 		count_args(s, f, table, src, t.id, d, 1);
 	if (!made)
 		return;
+	if (cond < f->nvalues && s->uses[cond])
+		s->uses[cond]--;
 	s->jumps++;
 	added_edge(s, (in_edge){ src, t.id, 0 }, to);
 	if (s->state[src] == NOT_SEEN && empty(s, f, src))
