@@ -19,11 +19,12 @@
  * Skipping goes target first (a chain of empty blocks becomes one branch
  * to the chain's end, each edge rewritten once); a cycle of empty blocks
  * (a loop doing nothing, for ever) keeps the block that closes it. A
- * branch that skipping makes one-way becomes a jump at once, and its
- * block is visited again if that leaves it empty. Blocks the entry does
- * not reach are left for dce. One round, not a fixed point: an empty
- * block that merging makes (an empty block and the empty one after it,
- * whose parameters were used elsewhere) waits for another run.
+ * brif that skipping makes one-way becomes a jump at once, and its block
+ * is visited again if that leaves it empty. Merging goes from the head
+ * of each line, so each instruction moves once. Blocks the entry does
+ * not reach are left for dce. One round, not a fixed point: a br_table
+ * made one-way by skipping, an empty block that merging makes, and a
+ * branch whose arms merging makes alike wait for another run.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -313,30 +314,32 @@ next_edge(const simplify *s, const kl_func *f, uint32_t b, edge_cursor *c,
 	return false;
 }
 
-/* Block src's branch, whose destination into a skipped block now goes
- * to `to`: a jump if its arms all go there alike (the jump's edge then
- * counts into `to`), and src visited again if that leaves it empty. */
+/*
+ * Block src's branch, one of whose destinations into a skipped block now
+ * goes to `to`: a brif whose arms both go there alike becomes a jump (the
+ * jump's edge then counts into `to`), and src is visited again if that
+ * leaves it empty. Not a br_table: finding one of n entries all alike
+ * after each of them moved would be n^2 (a switch whose empty cases all
+ * lead to one block); step 1 takes those that are alike before skipping,
+ * and a second run the others.
+ */
 static void
 after_retarget(simplify *s, kl_func *f, const uint32_t *table, uint32_t src,
 	       uint32_t to)
 {
 	kl_inst t = { f->blocks[src].last };
-	uint32_t nd = kl_inst_num_dests(f, t);
-	if (nd < 2)
+	if (t.id == KL_NONE || f->insts[t.id].op != KL_OP_BRIF ||
+	    !same_dest(f, table, t, 0, 1))
 		return;
-	for (uint32_t d = 0; d < nd; d++)
+	for (uint32_t d = 0; d < 2; d++)
 		count_args(s, f, table, src, t.id, d, (uint32_t)-1);
-	/* (the condition or index: a use that goes with the branch) */
+	/* (the condition: a use that goes with the branch) */
 	uint32_t cond = resolve_with(f, table, kl_inst_arg(f, t, 0).id);
-	bool made = one_way(s, f, table, src);
-	t = (kl_inst){ f->blocks[src].last };
-	nd = kl_inst_num_dests(f, t);
-	for (uint32_t d = 0; d < nd; d++)
-		count_args(s, f, table, src, t.id, d, 1);
-	if (!made)
-		return;
 	if (cond < f->nvalues && s->uses[cond])
 		s->uses[cond]--;
+	one_way(s, f, table, src);
+	t = (kl_inst){ f->blocks[src].last };
+	count_args(s, f, table, src, t.id, 0, 1);
 	s->jumps++;
 	added_edge(s, (in_edge){ src, t.id, 0 }, to);
 	if (s->state[src] == NOT_SEEN && empty(s, f, src))
@@ -475,6 +478,43 @@ merge_next(simplify *s, kl_func *f, const uint32_t *table, uint32_t a)
 	return true;
 }
 
+/* What merged parameter p stands for at the end of the chain of merged
+ * parameters its argument starts, each on the way then pointed straight
+ * there (path compression: a line laid out backwards, each block passing
+ * its parameter on, would otherwise walk 1 + 2 + ... + n steps). On
+ * broken input the chain may be a cycle: at most nmerged steps. */
+static uint32_t
+final_argument(simplify *s, const kl_func *f, uint32_t p)
+{
+	uint32_t t = s->alias_to[p];
+	for (uint32_t steps = 0; t < f->nvalues && s->alias_to[t] != KL_NONE &&
+	     steps < s->nmerged; steps++)
+		t = s->alias_to[t];
+	for (uint32_t x = p, steps = 0; x < f->nvalues && x != t &&
+	     s->alias_to[x] != KL_NONE && steps < s->nmerged; steps++) {
+		uint32_t next = s->alias_to[x];
+		s->alias_to[x] = t;
+		x = next;
+	}
+	return t;
+}
+
+/* Will block a be merged into the block before it: is its one edge in a
+ * jump from another reachable block? Then the head of its line merges it,
+ * and a does not take the blocks after it first: a line laid out
+ * backwards would move its instructions once for each block before
+ * them, 1 + 2 + ... + n moves. */
+static bool
+merged_later(const simplify *s, const kl_func *f, uint32_t a)
+{
+	if (a == f->first_block || s->in.start[a + 1] - s->in.start[a] != 1)
+		return false;
+	uint32_t j = s->in.edges[s->in.start[a]].inst;
+	uint32_t from = kl_inst_block(f, (kl_inst){ j }).id;
+	return f->insts[j].op == KL_OP_JUMP && from != a &&
+	       from < f->nblocks && s->reached[from];
+}
+
 /*
  * Step 3: merge each block whose one edge in is a jump into the block
  * that jumps, down chains. The merged blocks' parameters go in one walk
@@ -490,20 +530,18 @@ merge_blocks(simplify *s, kl_func *f)
 		func_resolve_table(f, &s->resolved, &s->resolved_cap);
 	uint64_t n = 0;
 	for (uint32_t a = f->first_block; a != KL_NONE; a = f->blocks[a].next) {
-		while (s->reached[a] && merge_next(s, f, table, a))
+		if (!s->reached[a] || merged_later(s, f, a))
+			continue;
+		while (merge_next(s, f, table, a))
 			n++;
 	}
 	if (!s->nmerged ||
 	    func_remove_params(f, s->merged, s->nmerged, false) != KL_OK)
 		return n;
 	for (uint32_t k = 0; k < s->nmerged; k++) {
-		uint32_t p = s->merged[k].id, t = s->alias_to[p];
-		/* (at most nmerged steps: on broken input a cycle) */
-		for (uint32_t steps = 0; t < f->nvalues &&
-		     s->alias_to[t] != KL_NONE && steps < s->nmerged; steps++)
-			t = s->alias_to[t];
-		s->alias_to[p] = t;
-		kl_value_set_alias(f, (kl_value){ p }, (kl_value){ t });
+		uint32_t p = s->merged[k].id;
+		kl_value_set_alias(f, (kl_value){ p },
+				   (kl_value){ final_argument(s, f, p) });
 	}
 	return n;
 }

@@ -156,6 +156,64 @@ test_long_chains(void)
 	kl_buf_free(&text);
 }
 
+/*
+ * Two shapes that were quadratic (an adversarial test's): a line of N
+ * blocks laid out backwards, each passing its parameter on (each merge
+ * moved the line merged so far again; 20,000 blocks took 2 s), and a
+ * br_table whose N entries go to N empty blocks all leading to one block
+ * (each skip looked at the whole table again). Checked by the result:
+ * the line is one block, the table's entries all go to the end (it stays
+ * a br_table: one made alike by skipping is a second run's).
+ */
+static void
+test_backward_line_and_wide_table(void)
+{
+	enum { N = 20000 };
+	kl_buf text = { 0 };
+	kl_buf_printf(&text, "function %%f(i32, i32) -> i32 {\n"
+			     "block0(v0: i32, v%d: i32):\n"
+			     "    brif v0, block1(v0), block1(v%d)\n",
+		      3 * N, 3 * N);
+	kl_buf_printf(&text, "\nblock%d(v%d: i32):\n    return v%d\n", N + 1,
+		      N + 1, N + 1);
+	for (int k = N; k >= 1; k--)
+		kl_buf_printf(&text, "\nblock%d(v%d: i32):\n"
+				     "    v%d = iadd_imm v%d, 1\n"
+				     "    jump block%d(v%d)\n",
+			      k, k, N + 1 + k, k, k + 1, k);
+	kl_buf_printf(&text, "}\n\nfunction %%g(i32) -> i32 {\n"
+			     "block0(v0: i32):\n    br_table v0, block%d, [",
+		      N + 1);
+	for (int k = 1; k <= N; k++)
+		kl_buf_printf(&text, "%sblock%d", k > 1 ? ", " : "", k);
+	kl_buf_printf(&text, "]\n");
+	for (int k = 1; k <= N; k++)
+		kl_buf_printf(&text, "\nblock%d:\n    jump block%d\n", k,
+			      N + 1);
+	kl_buf_printf(&text, "\nblock%d:\n    return v0\n}\n", N + 1);
+	kl_module *m = parse_text(text.data, text.len);
+	kl_func *f = func_of(m, "f"), *g = func_of(m, "g");
+	kl_pass_report rep = { 0 };
+	CHECK_EQ_INT(kl_simplify_func(f, &rep), KL_OK);
+	CHECK_EQ_INT(kl_pass_report_get(&rep, "merged"), N);
+	CHECK(verifies(f));
+	char *after = printed(f);
+	CHECK(strstr(after, "jump") == NULL);
+	free(after);
+	kl_pass_report_free(&rep);
+	rep = (kl_pass_report){ 0 };
+	CHECK_EQ_INT(kl_simplify_func(g, &rep), KL_OK);
+	CHECK_EQ_INT(kl_pass_report_get(&rep, "skipped"), N);
+	CHECK(verifies(g));
+	after = printed(g);
+	CHECK(strstr(after, "jump") == NULL &&
+	      strstr(after, "br_table v0, block20001, [block20001, ") != NULL);
+	free(after);
+	kl_pass_report_free(&rep);
+	kl_module_free(m);
+	kl_buf_free(&text);
+}
+
 int
 main(void)
 {
@@ -164,5 +222,6 @@ main(void)
 	UNIT_RUN(test_registry_names_the_counters);
 	UNIT_RUN(test_scratch_reused_across_functions);
 	UNIT_RUN(test_long_chains);
+	UNIT_RUN(test_backward_line_and_wide_table);
 	return unit_report("simplify");
 }
