@@ -276,6 +276,8 @@ enum {
 	KL_OPF_CAN_STORE = 1 << 6,
 	KL_OPF_SIDE_EFFECTS = 1 << 7,
 	KL_OPF_PURE = 1 << 8, /* no effects, no trap: removable when unused */
+	/* the same bits with the two operands swapped: not fadd and
+	 * fmul, whose result is the first NaN operand when both are */
 	KL_OPF_COMMUTATIVE = 1 << 9,
 };
 
