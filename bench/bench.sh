@@ -126,8 +126,8 @@ keel_sccp() {
 }
 # simplify after promote,sccp,dce (LLVM: SimplifyCFG after mem2reg,sccp,adce)
 keel_simplify() {
-	"$keel" opt -p promote,sccp,dce,simplify --time-passes "$1" 2>&1 >/dev/null |
-		awk '$1 == "simplify:" { print $2 }'
+	"$keel" opt -p promote,sccp,dce,simplify --time-passes "$1" \
+		2>&1 >/dev/null | awk '$1 == "simplify:" { print $2 }'
 }
 # cse after promote,sccp (LLVM: EarlyCSE after mem2reg,sccp)
 keel_cse() {
@@ -202,7 +202,9 @@ llvm_simplify() {
 	opt_timed -passes=mem2reg,sccp,adce,simplifycfg "$1" |
 		pass_ms SimplifyCFGPass
 }
-llvm_cse() { opt_timed -passes=mem2reg,sccp,early-cse "$1" | pass_ms EarlyCSEPass; }
+llvm_cse() {
+	opt_timed -passes=mem2reg,sccp,early-cse "$1" | pass_ms EarlyCSEPass
+}
 llvm_interp() { process_ms lli-19 -force-interpreter "$1"; }
 
 startup() { # median start-up of a whole-process LLVM tool on the empty module
