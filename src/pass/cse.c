@@ -36,8 +36,13 @@ typedef struct cse_key {
 	uint64_t a, b;
 } cse_key;
 
+/* An instruction in the table, with its key and hash kept: a probe
+ * compares keys, and leaving a block finds each entry's chain, without
+ * working the key out again. */
 typedef struct cse_entry {
-	uint32_t inst, next; /* the next entry of its hash chain */
+	cse_key key;
+	uint32_t hash, inst;
+	uint32_t next; /* the next entry of its hash chain */
 } cse_entry;
 
 /* Scratch kept from one function to the next (a pass report's state). */
@@ -177,16 +182,14 @@ number_block(cse *c, kl_func *f, uint32_t b)
 	uint64_t n = 0;
 	for (uint32_t i = f->blocks[b].first; i != KL_NONE;) {
 		uint32_t next = f->nodes[i].next;
-		cse_key k, e;
+		cse_key k;
 		if (!key_of(c, f, i, &k)) {
 			i = next;
 			continue;
 		}
 		uint32_t h = hash_key(&k) & (c->nh - 1);
 		uint32_t hit = c->heads[h];
-		while (hit != KL_NONE &&
-		       !(key_of(c, f, c->entries[hit].inst, &e) &&
-			 same_key(&k, &e)))
+		while (hit != KL_NONE && !same_key(&k, &c->entries[hit].key))
 			hit = c->entries[hit].next;
 		uint32_t r = f->insts[i].w[0];
 		if (hit != KL_NONE && r < f->nvalues) {
@@ -205,7 +208,8 @@ number_block(cse *c, kl_func *f, uint32_t b)
 						    (kl_block){ b });
 			}
 		} else {
-			c->entries[c->top] = (cse_entry){ i, c->heads[h] };
+			c->entries[c->top] = (cse_entry){ k, h, i,
+							  c->heads[h] };
 			c->heads[h] = c->top++;
 		}
 		i = next;
@@ -216,13 +220,11 @@ number_block(cse *c, kl_func *f, uint32_t b)
 /* Take the entries past the first `from` out of the table, the last in
  * first: each is at the head of its chain then. */
 static void
-unwind(cse *c, const kl_func *f, uint32_t from)
+unwind(cse *c, uint32_t from)
 {
 	while (c->top > from) {
-		cse_entry e = c->entries[--c->top];
-		cse_key k;
-		key_of(c, f, e.inst, &k);
-		c->heads[hash_key(&k) & (c->nh - 1)] = e.next;
+		const cse_entry *e = &c->entries[--c->top];
+		c->heads[e->hash] = e->next;
 	}
 }
 
@@ -250,7 +252,7 @@ kl_cse_func(kl_func *f, kl_pass_report *rep)
 	while (depth) {
 		uint32_t k = depth - 1, b = c->child[k];
 		if (b == KL_NONE) {
-			unwind(c, f, c->mark[k]);
+			unwind(c, c->mark[k]);
 			depth--;
 			continue;
 		}
