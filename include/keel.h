@@ -1756,8 +1756,8 @@ kl_status kl_cse_func(kl_func *f, kl_pass_report *report);
  * instruction's line when parsed), for what C cannot be given: a %main
  * with parameters, call_indirect through a variadic signature, types
  * other than the built-in machine classes, pointers other than i64, a
- * data object over 2^31 bytes or aligned past 4096, regions nested
- * deeper than 200. Nothing is appended then. KL_ERR_INVALID if m or
+ * data object over 2^31 bytes or aligned past 4096. Nothing is appended
+ * then. KL_ERR_INVALID if m or
  * out is NULL. diags may be NULL.
  */
 kl_status kl_emit_c(const kl_module *m, const char *file, kl_buf *out,

@@ -55,9 +55,8 @@
  * %main with parameters,
  * call_indirect through a variadic signature, types other than the
  * six built-in machine classes, a data object over 2^31 bytes or
- * aligned past 4096, regions nested deeper than 200 (C compilers
- * have limits of their own). Blocks that cannot run are left out, as
- * the regions tree leaves them out.
+ * aligned past 4096. Blocks that cannot run are left out, as the
+ * regions tree leaves them out.
  */
 #include "emit_c.h"
 #include "../interp/builtins.h"

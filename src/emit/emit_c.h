@@ -26,9 +26,10 @@
 #include "keel.h"
 #include "../util/util.h"
 
-/* Regions nested deeper than this are refused: each level is a level of
- * braces, and clang stops at 256 levels of brackets by default; the
- * emitter recurses once a level, some 320 bytes of stack each. */
+/* Regions nested deeper than this go out of line (emit_c_flow.c): each
+ * level is a level of braces, and clang stops at 256 levels of brackets
+ * by default; the emitter recurses once a level, some 320 bytes of
+ * stack each. */
 #define EMIT_MAX_DEPTH 200
 
 typedef struct emitter {
@@ -57,12 +58,15 @@ typedef struct fn_ctx {
 	uint32_t depth;
 	bool scouting;    /* the first walk, which finds the labels a goto
 			 * names: its refusals come again in the second */
-	bool too_deep;    /* refused for its depth: emit no more of it */
+	uint32_t *sections; /* regions whose nodes go out of line, by number */
+	uint32_t nsections, sections_cap;
 	char vals[8][16]; /* emit_val's texts, in turn */
 	unsigned next_val;
 } fn_ctx;
 
-enum { LABEL_CODE = 1, LABEL_AFTER = 2, LABEL_TOP = 4 };
+/* LABEL_OUT: the region's nodes are emitted out of line, so a `break`
+ * or `continue` in them does not reach a loop or switch around it. */
+enum { LABEL_CODE = 1, LABEL_AFTER = 2, LABEL_TOP = 4, LABEL_OUT = 8 };
 
 /* The C spelling of a signature's result type (a struct for several
  * results, defined once in the emitter's types) and of its parameters,

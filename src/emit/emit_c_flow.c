@@ -5,7 +5,11 @@
  * a SWITCH `switch`, a BREAK or CONTINUE C's own where they reach and a
  * `goto` to a label where they do not, and a GOTO (an edge into an
  * irreducible part) a `goto`. Block parameters are assigned at each
- * edge, as a parallel copy.
+ * edge, as a parallel copy. Regions nested deeper than EMIT_MAX_DEPTH
+ * go out of line: `goto deepN;` where they were, their nodes after the
+ * function's own as a section `deepN: ... goto backN;`, and `backN:`
+ * where they were, so that no C block nests deeper than that (C's
+ * labels are the function's, and a goto may enter a block).
  */
 #include "emit_c.h"
 
@@ -92,6 +96,8 @@ can_break(fn_ctx *c, kl_region r, kl_region s)
 	kl_region x = kl_region_parent(c->rg, r);
 	while (x.id != s.id) {
 		kl_region_kind k = kl_region_kind_of(c->rg, x);
+		if (c->label[x.id] & LABEL_OUT)
+			return false;
 		if (k == KL_REGION_LOOP || k == KL_REGION_SWITCH)
 			break;
 		x = kl_region_parent(c->rg, x);
@@ -118,9 +124,10 @@ static bool
 can_continue(fn_ctx *c, kl_region r, kl_region loop)
 {
 	kl_region x = kl_region_parent(c->rg, r);
-	while (kl_region_kind_of(c->rg, x) != KL_REGION_LOOP)
+	while (!(c->label[x.id] & LABEL_OUT) &&
+	       kl_region_kind_of(c->rg, x) != KL_REGION_LOOP)
 		x = kl_region_parent(c->rg, x);
-	return x.id == loop.id;
+	return x.id == loop.id && !(c->label[x.id] & LABEL_OUT);
 }
 
 static void
@@ -310,16 +317,37 @@ emit_node(fn_ctx *c, uint32_t ind, kl_region r)
 	}
 }
 
+/* Can control run off the end of parent's nodes? Not when the last is
+ * a jump (an IF whose arms both jump is taken as running off). */
+static bool
+falls_off(fn_ctx *c, kl_region parent)
+{
+	kl_region last = { KL_NONE };
+	for (kl_region n = kl_region_first_child(c->rg, parent);
+	     n.id != KL_NONE; n = kl_region_next_sibling(c->rg, n))
+		last = n;
+	if (last.id == KL_NONE)
+		return true;
+	kl_region_kind k = kl_region_kind_of(c->rg, last);
+	return k != KL_REGION_BREAK && k != KL_REGION_CONTINUE &&
+	       k != KL_REGION_GOTO && k != KL_REGION_LEAVE;
+}
+
 static void
 emit_seq(fn_ctx *c, uint32_t ind, kl_region parent)
 {
-	if (c->too_deep)
+	if (kl_region_first_child(c->rg, parent).id == KL_NONE)
 		return;
 	if (c->depth + 1 > EMIT_MAX_DEPTH) {
-		/* once: the rest of the function is not emitted */
-		emit_refuse(c, KL_NO_INST, "regions nested deeper than %u",
-			    EMIT_MAX_DEPTH);
-		c->too_deep = !c->scouting;
+		/* out of line: emit_sections emits it, at depth 0 */
+		kl_grow(&c->sections, &c->sections_cap, sizeof *c->sections,
+			(uint64_t)c->nsections + 1);
+		uint32_t n = c->nsections++;
+		c->sections[n] = parent.id;
+		c->label[parent.id] |= LABEL_OUT;
+		emit_line(c, ind, "goto deep%u;", n);
+		if (falls_off(c, parent))
+			emit_line(c, ind ? ind - 1 : 0, "back%u: ;", n);
 		return;
 	}
 	c->depth++;
@@ -327,6 +355,23 @@ emit_seq(fn_ctx *c, uint32_t ind, kl_region parent)
 	     r.id != KL_NONE; r = kl_region_next_sibling(c->rg, r))
 		emit_node(c, ind, r);
 	c->depth--;
+}
+
+/* The regions emit_seq sent out of line, after the function's own nodes
+ * (which never run off their end), each in turn: those sections send
+ * deeper ones further on, so the emitter's recursion stays within
+ * EMIT_MAX_DEPTH levels however deep the regions nest. */
+static void
+emit_sections(fn_ctx *c)
+{
+	for (uint32_t n = 0; n < c->nsections; n++) {
+		kl_region parent = { c->sections[n] };
+		emit_line(c, 0, "deep%u: ;", n);
+		c->depth = 0;
+		emit_seq(c, 1, parent);
+		if (falls_off(c, parent))
+			emit_line(c, 1, "goto back%u;", n);
+	}
 }
 
 /* The value declarations at the top of a function, grouped by type. */
@@ -452,15 +497,20 @@ emit_func(emitter *e, const kl_func *f, kl_buf *out)
 	c.out = &scratch;
 	c.scouting = true;
 	emit_seq(&c, 1, (kl_region){ 0 });
+	emit_sections(&c);
 	e->sites.len = sites;
 	e->nsites = nsites;
 	c.out = out;
 	c.scouting = false;
+	c.nsections = 0;
+	c.depth = 0;
 	emit_seq(&c, 1, (kl_region){ 0 });
+	emit_sections(&c);
 	kl_buf_puts(out, "}\n\n");
 	kl_buf_free(&scratch);
 	emit_sig_free(&st);
 	free(c.label);
+	free(c.sections);
 	kl_regions_free(c.rg);
 	kl_uses_free(c.uses);
 	kl_loops_free(lf);
