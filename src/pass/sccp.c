@@ -9,7 +9,8 @@
  * worklists, of blocks found to run and of values whose facts changed,
  * and takes time linear in the function: a value's fact only goes down
  * (not known yet, then a constant or a copy of another value, then
- * varying), and each time it does, only its uses (kl_uses) are looked at
+ * varying; a copy may become a copy of another value once, moved_copy),
+ * and each time it changes, only its uses (kl_uses) are looked at
  * again. The changes use the rewriting API as any pass does: a value is
  * replaced everywhere by removing the instruction that computes it and
  * making its result an alias of the replacement.
@@ -76,11 +77,12 @@ enum { UNKNOWN, CONSTANT, COPY, VARYING };
 
 typedef struct fact {
 	uint8_t kind;
+	uint8_t moved; /* COPY: it was a copy of another value (moved_copy) */
 	uint32_t copy; /* COPY: the value, itself varying */
 	uint64_t k;    /* CONSTANT: the bits, sign-extended as iconst's */
 } fact;
 
-static const fact varying = { VARYING, 0, 0 };
+static const fact varying = { .kind = VARYING };
 
 static bool
 same_fact(fact a, fact b)
@@ -113,6 +115,13 @@ typedef struct sccp {
 	bool *runs;           /* by block: some path that runs reaches it */
 	uint32_t *first_edge; /* by instruction: its first destination's edge */
 	bool *taken;          /* by edge: a branch that runs may take it */
+	uint32_t nedges;
+	/* The edges into each block, made when moved_copy first asks: block
+	 * b's are pred_inst[k], pred_dest[k] for pred_start[b] <= k <
+	 * pred_start[b + 1]. */
+	bool preds_made;
+	uint32_t *pred_start, *pred_inst, *pred_dest;
+	uint32_t preds_cap, pred_blocks_cap;
 	uint8_t *address;     /* by value: followed_address, 0 if not asked */
 	uint32_t *path;       /* followed_address's walk */
 	kl_value *list, *to;  /* a jump's arguments; parameters replaced */
@@ -132,6 +141,9 @@ sccp_free(void *state)
 	free(s->runs);
 	free(s->first_edge);
 	free(s->taken);
+	free(s->pred_start);
+	free(s->pred_inst);
+	free(s->pred_dest);
 	free(s->address);
 	free(s->path);
 	free(s->list);
@@ -159,12 +171,115 @@ fact_of(const sccp *s, kl_value v)
 	if (r >= s->nvalues)
 		return varying; /* no value: broken input */
 	fact x = s->facts[r];
-	return x.kind == VARYING ? (fact){ COPY, r, 0 } : x;
+	return x.kind == VARYING ? (fact){ .kind = COPY, .copy = r } : x;
+}
+
+static fact copied_fact(sccp *s, kl_value v);
+
+/* The edges into each block, from every branch of the function (one of
+ * broken input may stand inside a block, or name no block). */
+static void
+make_preds(sccp *s)
+{
+	const kl_func *f = s->f;
+	uint32_t nb = kl_func_block_bound(f);
+	kl_grow(&s->pred_start, &s->pred_blocks_cap, sizeof *s->pred_start,
+		(uint64_t)nb + 2);
+	pass_grow_all(&s->preds_cap, (uint64_t)s->nedges + 1, 2,
+		      (void **[]){ (void **)&s->pred_inst,
+				   (void **)&s->pred_dest },
+		      (const size_t[]){ sizeof *s->pred_inst,
+					sizeof *s->pred_dest });
+	memset(s->pred_start, 0, ((size_t)nb + 2) * sizeof *s->pred_start);
+	/* counted at pred_start[b + 2], summed to starts at [b + 1], then
+	 * each edge placed moves [b + 1] to its block's end */
+	for (int pass = 0; pass < 2; pass++) {
+		for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
+		     b = kl_block_next(f, b))
+			for (kl_inst i = kl_block_first_inst(f, b);
+			     i.id != KL_NONE; i = kl_inst_next(f, i))
+				for (uint32_t d = 0;
+				     d < kl_inst_num_dests(f, i); d++) {
+					uint32_t to = kl_inst_dest(f, i, d).id;
+					if (to >= nb)
+						continue;
+					if (pass == 0) {
+						s->pred_start[to + 2]++;
+						continue;
+					}
+					uint32_t at = s->pred_start[to + 1]++;
+					s->pred_inst[at] = i.id;
+					s->pred_dest[at] = d;
+				}
+		for (uint32_t b = 0; pass == 0 && b < nb; b++)
+			s->pred_start[b + 2] += s->pred_start[b + 1];
+	}
+	s->preds_made = true;
+}
+
+/* The fact parameter v has from every edge that may be taken into its
+ * block now: the meet of the arguments they pass it (v passed to itself
+ * round a loop left out). */
+static fact
+param_fact(sccp *s, uint32_t v)
+{
+	const kl_func *f = s->f;
+	kl_block b;
+	uint32_t k = kl_value_param_index(f, (kl_value){ v }, &b);
+	if (k == KL_NONE || b.id >= kl_func_block_bound(f))
+		return varying;
+	if (!s->preds_made)
+		make_preds(s);
+	fact meet = { .kind = UNKNOWN };
+	for (uint32_t p = s->pred_start[b.id]; p < s->pred_start[b.id + 1];
+	     p++) {
+		kl_inst i = { s->pred_inst[p] };
+		uint32_t d = s->pred_dest[p];
+		if (!s->taken[s->first_edge[i.id] + d])
+			continue;
+		if (k >= kl_inst_dest_num_args(f, i, d))
+			return varying; /* broken input */
+		kl_value a = kl_inst_dest_arg(f, i, d, k);
+		if (kl_uses_resolve(s->uses, f, a).id == v)
+			continue;
+		fact x = copied_fact(s, a);
+		if (x.kind == UNKNOWN)
+			continue;
+		if (meet.kind == UNKNOWN)
+			meet = x;
+		else if (!same_fact(meet, x))
+			return varying;
+	}
+	return meet;
+}
+
+/*
+ * v, a copy of one value, is told it is a copy of another (next): the
+ * value it copied went varying, and v's users that saw "a copy of x"
+ * through it now see "a copy of it". Meeting the two would make v
+ * varying where every edge passes one value (and would make the result
+ * depend on the order in which branches are met). Instead v's fact is
+ * worked out again, once: a copy instruction's is next itself (worked
+ * out from its operand now), a parameter's is the meet over every edge
+ * that may be taken into its block. A second move makes it varying, so
+ * that a fact still changes at most three times.
+ */
+static fact
+moved_copy(sccp *s, uint32_t v, fact next)
+{
+	fact x = kl_value_def_inst(s->f, (kl_value){ v }).id != KL_NONE
+			 ? next
+			 : param_fact(s, v);
+	if (x.kind != COPY)
+		return varying;
+	x.moved = 1;
+	return x;
 }
 
 /* v's fact meets next: it stays if next is unknown or the same, becomes
  * next if it was unknown, else varying (the lattice has no point between
- * two different known facts but varying); it is pushed if it went down. */
+ * two different known facts but varying) or, once, a copy of another
+ * value (moved_copy); it is pushed if it changed. */
 static void
 lower(sccp *s, uint32_t v, fact next)
 {
@@ -174,7 +289,13 @@ lower(sccp *s, uint32_t v, fact next)
 	if (next.kind == UNKNOWN || same_fact(*cur, next) ||
 	    cur->kind == VARYING)
 		return;
-	*cur = cur->kind == UNKNOWN ? next : varying;
+	if (cur->kind == UNKNOWN)
+		*cur = (fact){ .kind = next.kind, .copy = next.copy,
+			       .k = next.k }; /* (not moved yet) */
+	else if (cur->kind == COPY && next.kind == COPY && !cur->moved)
+		*cur = moved_copy(s, v, next);
+	else
+		*cur = varying;
 	push(&s->values, v);
 }
 
@@ -351,9 +472,9 @@ result_fact(sccp *s, kl_inst i)
 	kl_value r = kl_inst_result(f, i, 0);
 	if (kl_inst_opcode(f, i) == KL_OP_ICONST) {
 		kl_type t = kl_value_type(f, r);
-		return (fact){ CONSTANT, 0,
-			       wrap((uint64_t)kl_inst_imm(f, i),
-				    8 * kl_type_bytes(s->m, t)) };
+		return (fact){ .kind = CONSTANT,
+			       .k = wrap((uint64_t)kl_inst_imm(f, i),
+					 8 * kl_type_bytes(s->m, t)) };
 	}
 	if (kl_inst_opcode(f, i) == KL_OP_COPY)
 		return copied_fact(s, kl_inst_arg(f, i, 0));
@@ -363,17 +484,18 @@ result_fact(sccp *s, kl_inst i)
 	fact x = fact_of(s, kl_inst_arg(f, i, 0));
 	fact y = nargs == 2
 			 ? fact_of(s, kl_inst_arg(f, i, 1))
-			 : (fact){ CONSTANT, 0, (uint64_t)kl_inst_imm(f, i) };
+			 : (fact){ .kind = CONSTANT,
+				   .k = (uint64_t)kl_inst_imm(f, i) };
 	if (x.kind == UNKNOWN || y.kind == UNKNOWN)
-		return (fact){ UNKNOWN, 0, 0 };
+		return (fact){ .kind = UNKNOWN };
 	uint64_t c;
 	if (x.kind == CONSTANT && y.kind == CONSTANT &&
 	    fold_op(s, i, x.k, y.k, &c))
-		return (fact){ CONSTANT, 0, c };
+		return (fact){ .kind = CONSTANT, .k = c };
 	/* (two copies of one value: a parameter that is always v, and v) */
 	if (nargs == 2 && x.kind == COPY && y.kind == COPY &&
 	    x.copy == y.copy && fold_same(s, i, &c))
-		return (fact){ CONSTANT, 0, c };
+		return (fact){ .kind = CONSTANT, .k = c };
 	return varying;
 }
 
@@ -658,6 +780,8 @@ sccp_size(sccp *s, kl_func *f)
 	kl_grow(&s->taken, &s->edges_cap, sizeof *s->taken,
 		(uint64_t)nedges + 1);
 	memset(s->taken, 0, nedges);
+	s->nedges = nedges;
+	s->preds_made = false;
 	s->blocks.len = s->values.len = 0;
 }
 
