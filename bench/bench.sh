@@ -17,7 +17,7 @@
 # command (warm_then says why; LLVM's only while its runs take under 2 s);
 # BENCH_ONLY="promote interp" runs only those
 # tables (parse parse_print verify analyses promote dce sccp simplify cse
-# interp vars). LLVM
+# licm interp vars). LLVM
 # columns appear when llvm-19 is installed (apt-get install llvm-19); the script installs nothing.
 # A pass LLVM runs for longer than BENCH_LLVM_LIMIT seconds (default 60;
 # its mem2reg takes minutes on promote-1M) is stopped, not run again,
@@ -134,6 +134,12 @@ keel_cse() {
 	"$keel" opt -p promote,sccp,cse --time-passes "$1" 2>&1 >/dev/null |
 		awk '$1 == "cse:" { print $2 }'
 }
+# licm after promote,sccp (LLVM: LICM after mem2reg,sccp, in the loop
+# pass manager with the LoopSimplify and LCSSA it needs, not counted)
+keel_licm() {
+	"$keel" opt -p promote,sccp,licm --time-passes "$1" 2>&1 >/dev/null |
+		awk '$1 == "licm:" { print $2 }'
+}
 keel_interp() { # prints "ms executed"
 	"$keel" run --time "$1" 2>&1 >/dev/null |
 		sed -n 's/.*executed \([0-9]*\) instructions* in \([0-9.]*\) s.*/\2 \1/p' |
@@ -204,6 +210,9 @@ llvm_simplify() {
 }
 llvm_cse() {
 	opt_timed -passes=mem2reg,sccp,early-cse "$1" | pass_ms EarlyCSEPass
+}
+llvm_licm() {
+	opt_timed '-passes=mem2reg,sccp,loop-mssa(licm)' "$1" | pass_ms LICMPass
 }
 llvm_interp() { process_ms lli-19 -force-interpreter "$1"; }
 
@@ -306,6 +315,7 @@ peak_of() { # op base -> peak KB of keel doing op
 	sccp) peak_kb "$keel" opt -p promote,sccp "$2.kl" ;;
 	simplify) peak_kb "$keel" opt -p promote,sccp,dce,simplify "$2.kl" ;;
 	cse) peak_kb "$keel" opt -p promote,sccp,cse "$2.kl" ;;
+	licm) peak_kb "$keel" opt -p promote,sccp,licm "$2.kl" ;;
 	esac
 }
 
@@ -320,6 +330,7 @@ title() {
 	sccp) echo "sccp after promote (keel opt -p promote,sccp --time-passes, sccp's line; LLVM: opt -passes=mem2reg,sccp -time-passes, SCCPPass)" ;;
 	simplify) echo "simplify after promote, sccp, dce (keel opt -p promote,sccp,dce,simplify --time-passes, simplify's line; LLVM: opt -passes=mem2reg,sccp,adce,simplifycfg -time-passes, SimplifyCFGPass)" ;;
 	cse) echo "cse after promote, sccp (keel opt -p promote,sccp,cse --time-passes, cse's line; LLVM: opt -passes=mem2reg,sccp,early-cse -time-passes, EarlyCSEPass)" ;;
+	licm) echo "licm after promote, sccp (keel opt -p promote,sccp,licm --time-passes, licm's line; LLVM: opt -passes='mem2reg,sccp,loop-mssa(licm)' -time-passes, LICMPass)" ;;
 	esac
 }
 
@@ -556,7 +567,7 @@ scaling() {
 	if [ "$mode" = scaling ]; then
 		scaling
 	else
-		only=${BENCH_ONLY:-parse parse_print verify analyses promote dce sccp simplify cse interp vars}
+		only=${BENCH_ONLY:-parse parse_print verify analyses promote dce sccp simplify cse licm interp vars}
 		for op in $only; do
 			case $op in
 			parse | parse_print | verify)
@@ -567,6 +578,7 @@ scaling() {
 			sccp) table sccp "small huge" "100k 1M" ;;
 			simplify) table simplify "small huge" "100k 1M" ;;
 			cse) table cse "small huge" "100k 1M" ;;
+			licm) table licm "small huge" "100k 1M" ;;
 			interp) interp_table ;;
 			vars) vars_table ;;
 			esac

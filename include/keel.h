@@ -1742,6 +1742,19 @@ kl_status kl_simplify_func(kl_func *f, kl_pass_report *report);
  */
 kl_status kl_cse_func(kl_func *f, kl_pass_report *report);
 
+/*
+ * licm: loop-invariant code motion (docs/passes.md). An instruction of
+ * one result without effect that cannot trap (kl_op_is_pure), whose
+ * operands are all defined outside a loop around it, moves to the end
+ * of the preheader of the outermost such loop: the block before the
+ * header when it is the only way in and ends in a jump to the header,
+ * else a new block, with the header's parameters, that takes every
+ * edge into the loop from outside. Counters: insts (moved), preheaders
+ * (made). Returns KL_OK; input that does not verify gets an unspecified
+ * result (not a crash), as promote's.
+ */
+kl_status kl_licm_func(kl_func *f, kl_pass_report *report);
+
 /* ------------------------------------------------------------------------
  * Emitting C: a module as a C11 program (docs/emit-c.md).
  *

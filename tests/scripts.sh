@@ -568,7 +568,7 @@ done <<'EOF'
 1|docs/interpreter.md|call to external function %foo, which the interpreter does not provide|run @/foo.kl
 2|docs/architecture.md|--repeat needs a count from 1 to 100000, not '0'|cfg --time --repeat 0 examples/max.kl
 2|docs/architecture.md|--fuel is at most 18446744073709551615|run --fuel 18446744073709551616 examples/max.kl
-2|docs/passes.md|unknown pass 'mem2reg' (known: promote, dce, sccp, simplify, cse); 'mem2reg' is keel's 'promote'|opt -p mem2reg examples/max.kl
+2|docs/passes.md|unknown pass 'mem2reg' (known: promote, dce, sccp, simplify, cse, licm); 'mem2reg' is keel's 'promote'|opt -p mem2reg examples/max.kl
 1|docs/ir.md|3:18: error: expected a value, found 'return' on line 4|cat @/cut1.kl
 1|docs/ir.md|3:18: error: expected a value, found the definition of v2 on line 4|cat @/cut2.kl
 1|docs/ir.md|v0 after a complete instruction (a ',' or '(' missing before it?)|cat @/twice.kl
@@ -1330,8 +1330,8 @@ done
 # ("--", which ends the options, adds nothing and is no mistake)
 for args in "--list" "--list --"; do
 	# shellcheck disable=SC2086
-	if [ "$("$build"/keel opt $args | cut -d' ' -f1 | tr '\n' ' ')" = "promote dce sccp simplify cse " ]; then ok; else
-		bad "keel opt $args does not list promote, dce, sccp, simplify and cse"; fi
+	if [ "$("$build"/keel opt $args | cut -d' ' -f1 | tr '\n' ' ')" = "promote dce sccp simplify cse licm " ]; then ok; else
+		bad "keel opt $args does not list promote, dce, sccp, simplify, cse and licm"; fi
 done
 # one reading of a pass list everywhere: no empty names, at most 64
 many=$(printf 'promote,%.0s' $(seq 64))promote
@@ -1437,18 +1437,18 @@ then ok; else bad "keel difftest -p debug-miscompile: exit $st, $out"; fi
 # for a pass left out of the list
 "$build"/keel opt -p promote --print-after=x "$dir/opt.kl" >/dev/null 2>"$dir/after-x.err"
 st=$?
-if [ "$st" = 2 ] && grep -q "^keel opt: --print-after: unknown pass 'x' (known: promote, dce, sccp, simplify, cse)$" "$dir/after-x.err"; then ok; else
+if [ "$st" = 2 ] && grep -q "^keel opt: --print-after: unknown pass 'x' (known: promote, dce, sccp, simplify, cse, licm)$" "$dir/after-x.err"; then ok; else
 	bad "keel opt --print-after=x: exit $st, $(cat "$dir/after-x.err")"; fi
 # another compiler's name for a pass: which of keel's it is (both names
 # quoted, as a pass is named in a sentence)
 "$build"/keel opt -p mem2reg "$dir/opt.kl" >/dev/null 2>"$dir/mem2reg.err"
 st=$?
-if [ "$st" = 2 ] && grep -q "^keel opt: unknown pass 'mem2reg' (known: promote, dce, sccp, simplify, cse); 'mem2reg' is keel's 'promote'$" "$dir/mem2reg.err"; then ok; else
+if [ "$st" = 2 ] && grep -q "^keel opt: unknown pass 'mem2reg' (known: promote, dce, sccp, simplify, cse, licm); 'mem2reg' is keel's 'promote'$" "$dir/mem2reg.err"; then ok; else
 	bad "keel opt -p mem2reg: exit $st, $(cat "$dir/mem2reg.err")"; fi
 # (a word of a description is no other name: promote's says "(allocas)")
 "$build"/keel opt -p allocas "$dir/opt.kl" >/dev/null 2>"$dir/allocas.err"
 st=$?
-if [ "$st" = 2 ] && [ "$(head -n 1 "$dir/allocas.err")" = "keel opt: unknown pass 'allocas' (known: promote, dce, sccp, simplify, cse)" ]; then ok; else
+if [ "$st" = 2 ] && [ "$(head -n 1 "$dir/allocas.err")" = "keel opt: unknown pass 'allocas' (known: promote, dce, sccp, simplify, cse, licm)" ]; then ok; else
 	bad "keel opt -p allocas: exit $st, $(cat "$dir/allocas.err")"; fi
 
 # counters add up over the functions of the module: two functions of
@@ -4235,7 +4235,8 @@ add_summary "$dir/difftest.log" "$st"
 # parameters of slots read only by them; sccp leaves what fed the values
 # it replaced.)
 for passes in dce promote,dce sccp promote,sccp,dce simplify \
-	promote,sccp,dce,simplify cse promote,sccp,cse,dce,simplify; do
+	promote,sccp,dce,simplify cse promote,licm \
+	promote,sccp,licm,cse,dce,simplify; do
 	"$build"/keel difftest -q -p "$passes" "$dir"/p*.kl \
 		>"$dir/difftest-$passes.log"
 	st=$?
@@ -4260,6 +4261,10 @@ merged=$("$build"/keel opt -p promote,sccp,cse --stats "$dir/p1.kl" \
 	2>&1 >/dev/null | awk '$1 == "cse:" { n += $3 } END { print n + 0 }')
 if [ "$merged" -gt 10 ]; then ok; else
 	bad "keel opt -p promote,sccp,cse on keel-gen --seed 1: $merged"; fi
+moved=$("$build"/keel opt -p promote,licm --stats "$dir/pm1.kl" \
+	2>&1 >/dev/null | awk '$1 == "licm:" { n += $3 } END { print n + 0 }')
+if [ "$moved" -gt 50 ]; then ok; else
+	bad "keel opt -p promote,licm on keel-gen --shape merged: $moved"; fi
 # and one round of simplify leaves nothing for a second (docs/passes.md)
 again=""
 for f in "$dir"/p*.kl; do

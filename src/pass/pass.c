@@ -28,6 +28,9 @@ static const char *const simplify_counters[] = { "jumps", "skipped",
 /* in the order cse.c reports them */
 static const char *const cse_counters[] = { "insts", NULL };
 
+/* in the order licm.c reports them */
+static const char *const licm_counters[] = { "insts", "preheaders", NULL };
+
 static const kl_pass passes[] = {
 	{ "promote", "promote stack slots (allocas) to SSA values and block "
 		     "parameters (mem2reg)", kl_promote_func, promote_counters,
@@ -44,6 +47,9 @@ static const kl_pass passes[] = {
 	{ "cse", "common subexpression elimination: an instruction computing "
 		 "what a dominating one computed goes",
 	  kl_cse_func, cse_counters, "gvn early-cse" },
+	{ "licm", "loop-invariant code motion: an instruction without effect "
+		  "whose operands come from outside a loop moves to before it",
+	  kl_licm_func, licm_counters, "loop-invariant-code-motion" },
 };
 
 const kl_pass *

@@ -15,16 +15,18 @@
  * replaced everywhere by removing the instruction that computes it and
  * making its result an alias of the replacement.
  *
- * Written through keel.h, but for three of the library's helpers
- * (growing arrays, scratch kept in the report, and marking the function
- * changed for the interpreter): docs/api.md ("Writing a pass") starts
- * from it as the model of a pass of one's own.
+ * Written through keel.h, but for four of the library's helpers
+ * (growing arrays, scratch kept in the report, marking the function
+ * changed for the interpreter, and the edges into each block):
+ * docs/api.md ("Writing a pass") starts from it as the model of a pass
+ * of one's own.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../ir/ir.h"
 #include "../util/util.h"
+#include "edges.h"
 #include "pass.h"
 
 /* x cut to its type's width and sign-extended, as iconst holds it. */
@@ -115,13 +117,8 @@ typedef struct sccp {
 	bool *runs;           /* by block: some path that runs reaches it */
 	uint32_t *first_edge; /* by instruction: its first destination's edge */
 	bool *taken;          /* by edge: a branch that runs may take it */
-	uint32_t nedges;
-	/* The edges into each block, made when moved_copy first asks: block
-	 * b's are pred_inst[k], pred_dest[k] for pred_start[b] <= k <
-	 * pred_start[b + 1]. */
-	bool preds_made;
-	uint32_t *pred_start, *pred_inst, *pred_dest;
-	uint32_t preds_cap, pred_blocks_cap;
+	in_edges in;          /* into each block, made when param_fact asks */
+	bool in_made;
 	uint8_t *address;     /* by value: followed_address, 0 if not asked */
 	uint32_t *path;       /* followed_address's walk */
 	kl_value *list, *to;  /* a jump's arguments; parameters replaced */
@@ -141,9 +138,7 @@ sccp_free(void *state)
 	free(s->runs);
 	free(s->first_edge);
 	free(s->taken);
-	free(s->pred_start);
-	free(s->pred_inst);
-	free(s->pred_dest);
+	in_edges_free(&s->in);
 	free(s->address);
 	free(s->path);
 	free(s->list);
@@ -176,47 +171,6 @@ fact_of(const sccp *s, kl_value v)
 
 static fact copied_fact(sccp *s, kl_value v);
 
-/* The edges into each block, from every branch of the function (one of
- * broken input may stand inside a block, or name no block). */
-static void
-make_preds(sccp *s)
-{
-	const kl_func *f = s->f;
-	uint32_t nb = kl_func_block_bound(f);
-	kl_grow(&s->pred_start, &s->pred_blocks_cap, sizeof *s->pred_start,
-		(uint64_t)nb + 2);
-	pass_grow_all(&s->preds_cap, (uint64_t)s->nedges + 1, 2,
-		      (void **[]){ (void **)&s->pred_inst,
-				   (void **)&s->pred_dest },
-		      (const size_t[]){ sizeof *s->pred_inst,
-					sizeof *s->pred_dest });
-	memset(s->pred_start, 0, ((size_t)nb + 2) * sizeof *s->pred_start);
-	/* counted at pred_start[b + 2], summed to starts at [b + 1], then
-	 * each edge placed moves [b + 1] to its block's end */
-	for (int pass = 0; pass < 2; pass++) {
-		for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
-		     b = kl_block_next(f, b))
-			for (kl_inst i = kl_block_first_inst(f, b);
-			     i.id != KL_NONE; i = kl_inst_next(f, i))
-				for (uint32_t d = 0;
-				     d < kl_inst_num_dests(f, i); d++) {
-					uint32_t to = kl_inst_dest(f, i, d).id;
-					if (to >= nb)
-						continue;
-					if (pass == 0) {
-						s->pred_start[to + 2]++;
-						continue;
-					}
-					uint32_t at = s->pred_start[to + 1]++;
-					s->pred_inst[at] = i.id;
-					s->pred_dest[at] = d;
-				}
-		for (uint32_t b = 0; pass == 0 && b < nb; b++)
-			s->pred_start[b + 2] += s->pred_start[b + 1];
-	}
-	s->preds_made = true;
-}
-
 /* The fact parameter v has from every edge that may be taken into its
  * block now: the meet of the arguments they pass it (v passed to itself
  * round a loop left out). */
@@ -228,13 +182,14 @@ param_fact(sccp *s, uint32_t v)
 	uint32_t k = kl_value_param_index(f, (kl_value){ v }, &b);
 	if (k == KL_NONE || b.id >= kl_func_block_bound(f))
 		return varying;
-	if (!s->preds_made)
-		make_preds(s);
+	if (!s->in_made) {
+		in_edges_collect(&s->in, f);
+		s->in_made = true;
+	}
 	fact meet = { .kind = UNKNOWN };
-	for (uint32_t p = s->pred_start[b.id]; p < s->pred_start[b.id + 1];
-	     p++) {
-		kl_inst i = { s->pred_inst[p] };
-		uint32_t d = s->pred_dest[p];
+	for (uint32_t p = s->in.start[b.id]; p < s->in.start[b.id + 1]; p++) {
+		kl_inst i = { s->in.edges[p].inst };
+		uint32_t d = s->in.edges[p].d;
 		if (!s->taken[s->first_edge[i.id] + d])
 			continue;
 		if (k >= kl_inst_dest_num_args(f, i, d))
@@ -780,8 +735,7 @@ sccp_size(sccp *s, kl_func *f)
 	kl_grow(&s->taken, &s->edges_cap, sizeof *s->taken,
 		(uint64_t)nedges + 1);
 	memset(s->taken, 0, nedges);
-	s->nedges = nedges;
-	s->preds_made = false;
+	s->in_made = false;
 	s->blocks.len = s->values.len = 0;
 }
 
