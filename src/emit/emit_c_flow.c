@@ -104,10 +104,14 @@ can_break(fn_ctx *c, kl_region r, kl_region s)
 	}
 	if (x.id == s.id)
 		return false;
+	/* (a goto across a section out of line: the climb then stays within
+	 * EMIT_MAX_DEPTH levels, where down a nest of any depth it took
+	 * time quadratic in the depth) */
 	for (kl_region node = x;;) {
 		kl_region p = kl_region_parent(c->rg, node);
 		kl_region_kind k = kl_region_kind_of(c->rg, p);
-		if (kl_region_next_sibling(c->rg, node).id != KL_NONE)
+		if (kl_region_next_sibling(c->rg, node).id != KL_NONE ||
+		    (c->label[p.id] & LABEL_OUT))
 			return false;
 		if (p.id == s.id)
 			return true;

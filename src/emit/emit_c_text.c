@@ -69,8 +69,15 @@ emit_refuse_module(emitter *e, kl_sym s, const char *fmt, ...)
 void
 emit_indent(kl_buf *out, uint32_t n)
 {
-	while (n-- > 0)
-		kl_buf_putc(out, '\t');
+	/* 64 tabs a time: down a nest 200 deep, a call a tab was most of
+	 * the emitter's work */
+	static const char tabs[] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t"
+				   "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t"
+				   "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t"
+				   "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
+	for (; n > 64; n -= 64)
+		buf_add(out, tabs, 64);
+	buf_add(out, tabs, n);
 }
 
 void
