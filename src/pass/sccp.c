@@ -171,16 +171,14 @@ fact_of(const sccp *s, kl_value v)
 
 static fact copied_fact(sccp *s, kl_value v);
 
-/* The fact parameter v has from every edge that may be taken into its
- * block now: the meet of the arguments they pass it (v passed to itself
- * round a loop left out). */
+/* The fact parameter v (number k of block b) has from every edge that
+ * may be taken into b now: the meet of the arguments they pass it (v
+ * passed to itself round a loop left out). */
 static fact
-param_fact(sccp *s, uint32_t v)
+param_fact(sccp *s, uint32_t v, kl_block b, uint32_t k)
 {
 	const kl_func *f = s->f;
-	kl_block b;
-	uint32_t k = kl_value_param_index(f, (kl_value){ v }, &b);
-	if (k == KL_NONE || b.id >= kl_func_block_bound(f))
+	if (b.id >= kl_func_block_bound(f))
 		return varying;
 	if (!s->in_made) {
 		in_edges_collect(&s->in, f);
@@ -217,14 +215,15 @@ param_fact(sccp *s, uint32_t v)
  * worked out again, once: a copy instruction's is next itself (worked
  * out from its operand now), a parameter's is the meet over every edge
  * that may be taken into its block. A second move makes it varying, so
- * that a fact still changes at most three times.
+ * that a fact still changes at most three times. v is parameter k of
+ * block b, or an instruction's result for b none (which the callers
+ * know: kl_value_param_index would look through b's parameters each
+ * time, quadratic in their number when many move).
  */
 static fact
-moved_copy(sccp *s, uint32_t v, fact next)
+moved_copy(sccp *s, uint32_t v, fact next, kl_block b, uint32_t k)
 {
-	fact x = kl_value_def_inst(s->f, (kl_value){ v }).id != KL_NONE
-			 ? next
-			 : param_fact(s, v);
+	fact x = b.id == KL_NONE ? next : param_fact(s, v, b, k);
 	if (x.kind != COPY)
 		return varying;
 	x.moved = 1;
@@ -234,9 +233,10 @@ moved_copy(sccp *s, uint32_t v, fact next)
 /* v's fact meets next: it stays if next is unknown or the same, becomes
  * next if it was unknown, else varying (the lattice has no point between
  * two different known facts but varying) or, once, a copy of another
- * value (moved_copy); it is pushed if it changed. */
+ * value (moved_copy: v is parameter k of block b, or for b none an
+ * instruction's result); it is pushed if it changed. */
 static void
-lower(sccp *s, uint32_t v, fact next)
+lower_at(sccp *s, uint32_t v, fact next, kl_block b, uint32_t k)
 {
 	if (v >= s->nvalues)
 		return;
@@ -248,10 +248,23 @@ lower(sccp *s, uint32_t v, fact next)
 		*cur = (fact){ .kind = next.kind, .copy = next.copy,
 			       .k = next.k }; /* (not moved yet) */
 	else if (cur->kind == COPY && next.kind == COPY && !cur->moved)
-		*cur = moved_copy(s, v, next);
+		*cur = moved_copy(s, v, next, b, k);
 	else
 		*cur = varying;
 	push(&s->values, v);
+}
+
+/* lower_at for an instruction's result, and for parameter k of block b. */
+static void
+lower(sccp *s, uint32_t v, fact next)
+{
+	lower_at(s, v, next, (kl_block){ KL_NONE }, 0);
+}
+
+static void
+lower_param(sccp *s, kl_block b, uint32_t k, fact next)
+{
+	lower_at(s, kl_block_param(s->f, b, k).id, next, b, k);
 }
 
 /*
@@ -344,8 +357,8 @@ take_edge(sccp *s, kl_inst i, uint32_t d)
 	if (to.id == KL_NONE || nargs > kl_block_num_params(s->f, to))
 		return; /* broken input */
 	for (uint32_t k = 0; k < nargs; k++)
-		lower(s, kl_block_param(s->f, to, k).id,
-		      copied_fact(s, kl_inst_dest_arg(s->f, i, d, k)));
+		lower_param(s, to, k,
+			    copied_fact(s, kl_inst_dest_arg(s->f, i, d, k)));
 	if (!s->runs[to.id]) {
 		s->runs[to.id] = true;
 		push(&s->blocks, to.id);
@@ -521,8 +534,8 @@ propagate(sccp *s)
 				visit(s, i);
 			} else if (s->taken[s->first_edge[i.id] + u[k].dest]) {
 				kl_block to = kl_inst_dest(f, i, u[k].dest);
-				lower(s, kl_block_param(f, to, u[k].index).id,
-				      copied_fact(s, kl_inst_dest_arg(
+				lower_param(s, to, u[k].index,
+					    copied_fact(s, kl_inst_dest_arg(
 						f, i, u[k].dest, u[k].index)));
 			}
 		}
