@@ -253,6 +253,33 @@ loop_to_leave(const licm *s, const kl_func *f, kl_inst i, uint32_t l)
 	return l;
 }
 
+/* Does some branch go to its own block, or to one before it in the
+ * layout? If none does, every path runs forward through the layout:
+ * there is no cycle, and no loop to look for (most of keel-gen's small
+ * functions, where the analyses were most of the pass). key serves as
+ * the blocks' positions. */
+static bool
+may_loop(licm *s, const kl_func *f)
+{
+	uint32_t nb = kl_func_block_bound(f), pos = 0;
+	kl_grow(&s->key, &s->key_cap, sizeof *s->key, (uint64_t)nb + 1);
+	memset(s->key, 0xff, (size_t)nb * sizeof *s->key);
+	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
+	     b = kl_block_next(f, b))
+		s->key[b.id] = pos++;
+	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
+	     b = kl_block_next(f, b)) {
+		kl_inst t = kl_block_last_inst(f, b);
+		uint32_t nd = t.id == KL_NONE ? 0 : kl_inst_num_dests(f, t);
+		for (uint32_t d = 0; d < nd; d++) {
+			uint32_t to = kl_inst_dest(f, t, d).id;
+			if (to < nb && s->key[to] <= s->key[b.id])
+				return true;
+		}
+	}
+	return false;
+}
+
 static bool
 movable(const kl_func *f, kl_inst i)
 {
@@ -269,6 +296,9 @@ kl_licm_func(kl_func *f, kl_pass_report *rep)
 	uint64_t moved = 0;
 	bool keep;
 	licm *s = pass_scratch(rep, licm_free, licm_new, &keep);
+	s->made = 0;
+	if (!may_loop(s, f))
+		goto done;
 	kl_cfg_compute(s->cfg, f);
 	kl_domtree_compute(s->dt, f, s->cfg);
 	kl_loops_compute(s->lf, f, s->cfg, s->dt);
@@ -298,6 +328,7 @@ kl_licm_func(kl_func *f, kl_pass_report *rep)
 		if (s->jump[l] != KL_NONE)
 			kl_inst_move_to_end(f, (kl_inst){ s->jump[l] },
 					    (kl_block){ s->preheader[l] });
+done:
 	kl_pass_report_count(rep, "insts", moved);
 	kl_pass_report_count(rep, "preheaders", s->made);
 	if (!keep)
