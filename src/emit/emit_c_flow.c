@@ -196,6 +196,22 @@ cut(kl_buf *b, size_t len)
 
 static void emit_seq(fn_ctx *c, uint32_t ind, kl_region parent);
 
+/* Can control run off the end of parent's nodes? Not when the last is
+ * a jump (an IF whose arms both jump is taken as running off). */
+static bool
+falls_off(fn_ctx *c, kl_region parent)
+{
+	kl_region last = { KL_NONE };
+	for (kl_region n = kl_region_first_child(c->rg, parent);
+	     n.id != KL_NONE; n = kl_region_next_sibling(c->rg, n))
+		last = n;
+	if (last.id == KL_NONE)
+		return true;
+	kl_region_kind k = kl_region_kind_of(c->rg, last);
+	return k != KL_REGION_BREAK && k != KL_REGION_CONTINUE &&
+	       k != KL_REGION_GOTO && k != KL_REGION_LEAVE;
+}
+
 /*
  * An IF node: `if (c) { then } else { else }`, an empty arm left out
  * (`if (!c)` when it is the first). Each arm goes straight into the
@@ -280,13 +296,7 @@ emit_node(fn_ctx *c, uint32_t ind, kl_region r)
 				emit_line(c, ind, "case %u:", k - 1);
 			emit_seq(c, ind + 1, a);
 			/* no break after a jump of the arm's own */
-			kl_region last = a, n = kl_region_first_child(c->rg, a);
-			for (; n.id != KL_NONE;
-			     n = kl_region_next_sibling(c->rg, n))
-				last = n;
-			kl_region_kind lk = kl_region_kind_of(c->rg, last);
-			if (lk != KL_REGION_BREAK && lk != KL_REGION_CONTINUE &&
-			    lk != KL_REGION_GOTO && lk != KL_REGION_LEAVE)
+			if (falls_off(c, a))
 				emit_line(c, ind + 1, "break;");
 		}
 		emit_line(c, ind, "}");
@@ -319,22 +329,6 @@ emit_node(fn_ctx *c, uint32_t ind, kl_region r)
 	default:
 		emit_refuse(c, term, "a regions node of an unknown kind");
 	}
-}
-
-/* Can control run off the end of parent's nodes? Not when the last is
- * a jump (an IF whose arms both jump is taken as running off). */
-static bool
-falls_off(fn_ctx *c, kl_region parent)
-{
-	kl_region last = { KL_NONE };
-	for (kl_region n = kl_region_first_child(c->rg, parent);
-	     n.id != KL_NONE; n = kl_region_next_sibling(c->rg, n))
-		last = n;
-	if (last.id == KL_NONE)
-		return true;
-	kl_region_kind k = kl_region_kind_of(c->rg, last);
-	return k != KL_REGION_BREAK && k != KL_REGION_CONTINUE &&
-	       k != KL_REGION_GOTO && k != KL_REGION_LEAVE;
 }
 
 static void
