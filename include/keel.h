@@ -1734,10 +1734,13 @@ kl_status kl_simplify_func(kl_func *f, kl_pass_report *report);
  * opcode, result type, operands (through aliases; in either order for a
  * commutative opcode) and immediate are those of one that dominates it,
  * is removed and its result made an alias of that one's: constants,
- * unary and binary operations, compares, symbol addresses; not loads,
- * allocas, calls or select. Blocks the entry cannot reach are left
- * alone. Expected O(instructions + blocks) (a hash table). Counter:
- * insts (removed). Returns KL_OK; input that does not verify gets an
+ * unary and binary operations, compares, select, symbol addresses; not
+ * allocas or calls. A load is removed too when a dominating load of the
+ * same opcode, type, address and offset, or a plain store of its type
+ * there, is met with no store, call or block of several edges in on
+ * the way down the dominator tree (docs/passes.md). Blocks the entry
+ * cannot reach are left alone. Expected O(instructions + blocks) (a
+ * hash table). Counters: insts (removed), loads (of those, loads). Returns KL_OK; input that does not verify gets an
  * unspecified result (not a crash), as promote's.
  */
 kl_status kl_cse_func(kl_func *f, kl_pass_report *report);

@@ -1,7 +1,9 @@
 /*
  * cse.c -- common subexpression elimination: an instruction that
  * computes what one dominating it computed already is removed, its result
- * an alias of the earlier one.
+ * an alias of the earlier one; and a load that reads what one dominating
+ * it read, or what a store dominating it wrote, with nothing written to
+ * memory on any way between, is removed the same way.
  *
  * Dominator-based value numbering (as in Briggs, Cooper and Simpson's
  * "Value numbering", the hash-based scoped form): a walk down the
@@ -10,16 +12,29 @@
  * leaves the block's subtree. An instruction whose key (opcode, small
  * immediate, result type, operands resolved through aliases, sorted for
  * commutative opcodes, immediate) is in the table is replaced by the
- * one there, which dominates it. Block parameters need no care: each is
- * its own value.
+ * value there, which dominates it. Block parameters need no care: each
+ * is its own value.
  *
- * Only instructions without effect and of one result, whose operands fit
- * in the instruction (constants, unary and binary operations, compares,
- * symbol addresses): not loads (memory may change between two),
- * allocas (each is another object), calls, or select (its operands live
- * in a list). Removing a chain's table entries in the reverse of their
- * insertion keeps each at the head of its hash chain when it goes, so a
- * plain chained table does.
+ * Pure instructions of one result: constants, unary and binary
+ * operations, compares, select, symbol addresses. Not allocas (each is
+ * another object) nor calls.
+ *
+ * Loads (as LLVM's EarlyCSE does them): memory has a generation, a
+ * number that changes at every instruction that may write memory (a
+ * store, a call) and at the start of every block with more than one
+ * edge into it, since another way in may have written. A block with
+ * one edge in starts with the generation its predecessor, its parent in
+ * the tree, ended with. A load's key holds the generation, so it finds
+ * only a load of the same address value, offset, opcode and type met
+ * since memory last changed; that one did not trap, and read the same
+ * bytes. A `store` (not the narrowing istoreN) enters, under the
+ * generation it starts, the plain load of its value's type at its
+ * address, which gives the stored value. A store to one object changes
+ * the generation for all: no facts about which addresses may alias.
+ *
+ * Removing a chain's table entries in the reverse of their insertion
+ * keeps each at the head of its hash chain when it goes, so a plain
+ * chained table does.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,12 +51,13 @@ typedef struct cse_key {
 	uint64_t a, b;
 } cse_key;
 
-/* An instruction in the table, with its key and hash kept: a probe
+/* What the table knows: a key and the value that computes it (an
+ * instruction's result, or a stored value), with the hash kept: a probe
  * compares keys, and leaving a block finds each entry's chain, without
  * working the key out again. */
 typedef struct cse_entry {
 	cse_key key;
-	uint32_t hash, inst;
+	uint32_t hash, value;
 	uint32_t next; /* the next entry of its hash chain */
 } cse_entry;
 
@@ -53,11 +69,15 @@ typedef struct cse {
 	cse_entry *entries;  /* in insertion order: a stack */
 	uint32_t *child;     /* by depth in the walk: the next child */
 	uint32_t *mark;      /* by depth in the walk: the entries before */
+	uint32_t *gen_end;   /* by depth in the walk: the block's last
+			      * memory generation */
 	uint32_t *repl;      /* by value: what replaced it, or KL_NONE */
 	uint32_t *resolved;  /* func_resolve_table's buffer */
 	const uint32_t *table; /* func_resolve_table's answer */
 	uint32_t heads_cap, entries_cap, walk_cap, repl_cap, resolved_cap;
 	uint32_t nh, top;
+	uint32_t gen;        /* memory's generation at this point */
+	uint32_t gens;       /* generations given out in this function */
 } cse;
 
 static void
@@ -72,6 +92,7 @@ cse_free(void *state)
 	free(c->entries);
 	free(c->child);
 	free(c->mark);
+	free(c->gen_end);
 	free(c->repl);
 	free(c->resolved);
 	free(c);
@@ -95,12 +116,27 @@ resolve(const cse *c, const kl_func *f, uint32_t v)
 	return v < f->nvalues && c->repl[v] != KL_NONE ? c->repl[v] : v;
 }
 
+/* The key of a load of type t at ptr+offset by opcode op, under the
+ * current generation. */
+static cse_key
+load_key(const cse *c, const kl_func *f, uint16_t op, uint32_t t,
+	 uint32_t ptr, uint32_t offset)
+{
+	return (cse_key){ op, 0, t, resolve(c, f, ptr),
+			  offset | (uint64_t)c->gen << 32 };
+}
+
 /* The key of instruction i, or false if cse does not take it. */
 static bool
 key_of(const cse *c, const kl_func *f, uint32_t i, cse_key *k)
 {
 	const kl_inst_data *d = &f->insts[i];
 	const kl_opinfo *info = &kl_op_table[d->op];
+	if (info->format == KL_FMT_LOAD) {
+		*k = load_key(c, f, d->op, value_type(f, d->w[0]), d->w[1],
+			      d->w[2]);
+		return true;
+	}
 	if (!(info->flags & KL_OPF_PURE) || info->nres != 1)
 		return false;
 	*k = (cse_key){ d->op, d->aux, value_type(f, d->w[0]), 0, 0 };
@@ -127,6 +163,14 @@ key_of(const cse *c, const kl_func *f, uint32_t i, cse_key *k)
 		bool swap = (info->flags & KL_OPF_COMMUTATIVE) && y < x;
 		k->a = swap ? y : x;
 		k->b = swap ? x : y;
+		return true;
+	}
+	case KL_FMT_TERNARY: {
+		if (list_len(&f->pool, d->w[1]) != 3)
+			return false; /* (broken input) */
+		const uint32_t *l = list_elems(&f->pool, d->w[1]);
+		k->a = resolve(c, f, l[0]);
+		k->b = resolve(c, f, l[1]) | resolve(c, f, l[2]) << 32;
 		return true;
 	}
 	default:
@@ -165,24 +209,51 @@ cse_size(cse *c, const kl_func *f)
 	c->top = 0;
 	kl_grow(&c->entries, &c->entries_cap, sizeof *c->entries,
 		(uint64_t)f->ninsts + 1);
-	pass_grow_all(&c->walk_cap, (uint64_t)f->nblocks + 1, 2,
-		      (void **[]){ (void **)&c->child, (void **)&c->mark },
-		      (const size_t[]){ sizeof *c->child, sizeof *c->mark });
+	pass_grow_all(&c->walk_cap, (uint64_t)f->nblocks + 1, 3,
+		      (void **[]){ (void **)&c->child, (void **)&c->mark,
+				   (void **)&c->gen_end },
+		      (const size_t[]){ sizeof *c->child, sizeof *c->mark,
+					sizeof *c->gen_end });
+	c->gen = c->gens = 0;
 	kl_grow(&c->repl, &c->repl_cap, sizeof *c->repl,
 		(uint64_t)f->nvalues + 1);
 	memset(c->repl, 0xff, (size_t)f->nvalues * sizeof *c->repl);
 }
 
+static void
+enter(cse *c, const cse_key *k, uint32_t h, uint32_t value)
+{
+	c->entries[c->top] = (cse_entry){ *k, h, value, c->heads[h] };
+	c->heads[h] = c->top++;
+}
+
+/* Instruction i may write memory: a new generation, under which a plain
+ * store's value is what a load of its type at its address reads. */
+static void
+memory_written(cse *c, const kl_func *f, uint32_t i)
+{
+	const kl_inst_data *d = &f->insts[i];
+	c->gen = ++c->gens;
+	if (d->op != KL_OP_STORE)
+		return;
+	uint32_t v = (uint32_t)resolve(c, f, d->w[0]);
+	cse_key k = load_key(c, f, KL_OP_LOAD, value_type(f, v), d->w[1],
+			     d->w[2]);
+	enter(c, &k, hash_key(&k) & (c->nh - 1), v);
+}
+
 /* The instructions of block b, each found in the table (then removed,
- * its result an alias of the one found) or added to it; how many were
- * removed. */
+ * its result an alias of the value found) or added to it; how many were
+ * removed, and how many of those were loads. */
 static uint64_t
-number_block(cse *c, kl_func *f, uint32_t b)
+number_block(cse *c, kl_func *f, uint32_t b, uint64_t *loads)
 {
 	uint64_t n = 0;
 	for (uint32_t i = f->blocks[b].first; i != KL_NONE;) {
 		uint32_t next = f->nodes[i].next;
 		cse_key k;
+		if (kl_op_table[f->insts[i].op].flags & KL_OPF_CAN_STORE)
+			memory_written(c, f, i);
 		if (!key_of(c, f, i, &k)) {
 			i = next;
 			continue;
@@ -193,12 +264,15 @@ number_block(cse *c, kl_func *f, uint32_t b)
 			hit = c->entries[hit].next;
 		uint32_t r = f->insts[i].w[0];
 		if (hit != KL_NONE && r < f->nvalues) {
-			uint32_t to = f->insts[c->entries[hit].inst].w[0];
+			uint32_t to = c->entries[hit].value;
+			bool load = kl_op_table[f->insts[i].op].format ==
+				    KL_FMT_LOAD;
 			kl_inst_remove(f, (kl_inst){ i });
 			if (kl_value_set_alias(f, (kl_value){ r },
 					       (kl_value){ to }) == KL_OK) {
 				c->repl[r] = to;
 				n++;
+				*loads += load;
 			} else if (next != KL_NONE) { /* (broken input:
 							* put it back) */
 				kl_inst_move_before(f, (kl_inst){ i },
@@ -208,9 +282,7 @@ number_block(cse *c, kl_func *f, uint32_t b)
 						    (kl_block){ b });
 			}
 		} else {
-			c->entries[c->top] = (cse_entry){ k, h, i,
-							  c->heads[h] };
-			c->heads[h] = c->top++;
+			enter(c, &k, h, r);
 		}
 		i = next;
 	}
@@ -242,11 +314,15 @@ kl_cse_func(kl_func *f, kl_pass_report *rep)
 	c->table = func_resolve_table(f, &c->resolved, &c->resolved_cap);
 	/* Depth first down the tree: a block is numbered when the walk
 	 * enters it, and its entries go when the walk leaves it. At each
-	 * depth, child[] is the next child to enter and mark[] the table's
-	 * top before the block's own entries. */
-	uint64_t n = number_block(c, f, f->first_block);
+	 * depth, child[] is the next child to enter, mark[] the table's
+	 * top before the block's own entries, and gen_end[] the memory
+	 * generation the block ended with. */
+	uint64_t loads = 0;
+	c->gen = ++c->gens;
+	uint64_t n = number_block(c, f, f->first_block, &loads);
 	uint32_t depth = 1;
 	c->mark[0] = 0;
+	c->gen_end[0] = c->gen;
 	c->child[0] = kl_domtree_first_child(c->dt, (kl_block){
 					     f->first_block }).id;
 	while (depth) {
@@ -259,11 +335,16 @@ kl_cse_func(kl_func *f, kl_pass_report *rep)
 		kl_block next = kl_domtree_next_sibling(c->dt, (kl_block){ b });
 		c->child[k] = next.id;
 		c->mark[depth] = c->top;
-		n += number_block(c, f, b);
+		/* One edge in: from the parent, as the parent left memory. */
+		bool one_way_in = kl_cfg_num_preds(c->cfg, (kl_block){ b }) == 1;
+		c->gen = one_way_in ? c->gen_end[k] : ++c->gens;
+		n += number_block(c, f, b, &loads);
+		c->gen_end[depth] = c->gen;
 		c->child[depth++] =
 			kl_domtree_first_child(c->dt, (kl_block){ b }).id;
 	}
 	kl_pass_report_count(rep, "insts", n);
+	kl_pass_report_count(rep, "loads", loads);
 	if (!keep)
 		cse_free(c);
 	return KL_OK;

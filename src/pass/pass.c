@@ -26,7 +26,7 @@ static const char *const simplify_counters[] = { "jumps", "skipped",
 						 "merged", NULL };
 
 /* in the order cse.c reports them */
-static const char *const cse_counters[] = { "insts", NULL };
+static const char *const cse_counters[] = { "insts", "loads", NULL };
 
 /* in the order licm.c reports them */
 static const char *const licm_counters[] = { "insts", "preheaders", NULL };
@@ -45,7 +45,8 @@ static const kl_pass passes[] = {
 		      "jumps, empty blocks skipped, straight lines merged",
 	  kl_simplify_func, simplify_counters, "simplifycfg" },
 	{ "cse", "common subexpression elimination: an instruction computing "
-		 "what a dominating one computed goes",
+		 "what a dominating one computed goes, and a load of what "
+		 "memory still holds",
 	  kl_cse_func, cse_counters, "gvn early-cse" },
 	{ "licm", "loop-invariant code motion: an instruction without effect "
 		  "whose operands come from outside a loop moves to before it",

@@ -52,7 +52,7 @@ static void
 test_registry_names_the_counters(void)
 {
 	check_registry("cse", kl_cse_func,
-		       (const char *const[]){ "insts", NULL });
+		       (const char *const[]){ "insts", "loads", NULL });
 }
 
 /* Functions each computing n sums twice, the second time with the
@@ -89,10 +89,13 @@ test_scratch_reused_across_functions(void)
 }
 
 /*
- * A line of N blocks, each computing `v0 * 3` again and a value of its
- * own: the dominator tree is N deep (the walk keeps its own stack), and
- * every repeat but the first goes; the values of their own stay. Checked
- * by the result, not timed.
+ * A line of N blocks, each computing `v0 * 3` again, a value of its own
+ * and a load of the same address: the dominator tree is N deep (the walk
+ * keeps its own stack), and every repeat but the first goes; the values
+ * of their own stay. Each block has one edge in, so memory's generation
+ * is handed down the line: block1's load is kept, the others read it,
+ * up to the store in the middle block, after which they read what it
+ * stored. Checked by the result, not timed.
  */
 static void
 test_deep_tree(void)
@@ -100,23 +103,34 @@ test_deep_tree(void)
 	enum { N = 20000 };
 	kl_buf text = { 0 };
 	kl_buf_printf(&text, "function %%f(i64) -> i64 {\n"
-			     "block0(v0: i64):\n    jump block1\n");
-	for (int k = 1; k <= N; k++)
-		kl_buf_printf(&text, "\nblock%d:\n"
-				     "    v%d = imul_imm v0, 3\n"
+			     "block0(v0: i64):\n"
+			     "    v1 = alloca 8\n    jump block1\n");
+	for (int k = 1; k <= N; k++) {
+		kl_buf_printf(&text, "\nblock%d:\n", k);
+		if (k == N / 2)
+			kl_buf_printf(&text, "    store v0, v1\n");
+		kl_buf_printf(&text, "    v%d = imul_imm v0, 3\n"
 				     "    v%d = iadd_imm v0, %d\n"
+				     "    v%d = load.i64 v1\n"
 				     "    jump block%d\n",
-			      k, 2 * k, 2 * k + 1, k, k + 1);
+			      3 * k, 3 * k + 1, k, 3 * k + 2, k + 1);
+	}
 	kl_buf_printf(&text, "\nblock%d:\n    return v%d\n}\n", N + 1,
-		      2 * N + 1);
+		      3 * N + 2);
 	kl_module *m = parse_text(text.data, text.len);
 	kl_func *f = func_of(m, "f");
 	kl_pass_report rep = { 0 };
 	CHECK_EQ_INT(kl_cse_func(f, &rep), KL_OK);
-	CHECK_EQ_INT(kl_pass_report_get(&rep, "insts"), N - 1);
+	CHECK_EQ_INT(kl_pass_report_get(&rep, "insts"), 2 * (N - 1));
+	CHECK_EQ_INT(kl_pass_report_get(&rep, "loads"), N - 1);
 	CHECK(verifies(f));
 	char *after = printed(f);
-	CHECK(strstr(after, "block2:\n    v5 = iadd_imm.i64 v0, 2\n") != NULL);
+	CHECK(strstr(after, "block2:\n    v7 = iadd_imm.i64 v0, 2\n") !=
+	      NULL);
+	CHECK(strstr(after, "block1:\n    v3 = imul_imm.i64 v0, 3\n"
+			    "    v4 = iadd_imm.i64 v0, 1\n"
+			    "    v5 = load.i64 v1\n") != NULL);
+	CHECK(strstr(after, "v60002 -> v0\n    return v60002\n") != NULL);
 	free(after);
 	kl_pass_report_free(&rep);
 	kl_module_free(m);
