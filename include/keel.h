@@ -1740,8 +1740,9 @@ kl_status kl_simplify_func(kl_func *f, kl_pass_report *report);
  * there, is met with no store, call or block of several edges in on
  * the way down the dominator tree (docs/passes.md). Blocks the entry
  * cannot reach are left alone. Expected O(instructions + blocks) (a
- * hash table). Counters: insts (removed), loads (of those, loads). Returns KL_OK; input that does not verify gets an
- * unspecified result (not a crash), as promote's.
+ * hash table). Counters: insts (removed), loads (of those, loads).
+ * Returns KL_OK; input that does not verify gets an unspecified result
+ * (not a crash), as promote's.
  */
 kl_status kl_cse_func(kl_func *f, kl_pass_report *report);
 

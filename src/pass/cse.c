@@ -336,7 +336,8 @@ kl_cse_func(kl_func *f, kl_pass_report *rep)
 		c->child[k] = next.id;
 		c->mark[depth] = c->top;
 		/* One edge in: from the parent, as the parent left memory. */
-		bool one_way_in = kl_cfg_num_preds(c->cfg, (kl_block){ b }) == 1;
+		kl_block blk = { b };
+		bool one_way_in = kl_cfg_num_preds(c->cfg, blk) == 1;
 		c->gen = one_way_in ? c->gen_end[k] : ++c->gens;
 		n += number_block(c, f, b, &loads);
 		c->gen_end[depth] = c->gen;
