@@ -172,7 +172,8 @@ typedef struct qbe_val {
 /* An operand: a value, with a call argument's type or a phi's label. */
 typedef struct qbe_arg {
 	qbe_val v;
-	uint8_t ty;     /* calls: the argument's base type */
+	uint8_t ty;     /* calls: the argument's base type (l: aggregate) */
+	uint32_t agg;   /* calls: its aggregate type + 1, 0: none */
 	uint32_t label; /* phis: the function's label */
 	qbe_pos lpos;
 } qbe_arg;
@@ -186,6 +187,8 @@ typedef struct qbe_ins {
 	qbe_pos pos;    /* of the instruction's name */
 	uint32_t arg0, nargs; /* into unit.args; a call's callee first */
 	uint32_t nfixed; /* calls: arguments before '...', KL_NONE: none */
+	uint32_t ret_agg; /* calls: the result's aggregate type + 1, 0: none
+			   * (ret is then l: the result's address) */
 } qbe_ins;
 
 typedef enum qbe_term {
@@ -224,13 +227,15 @@ typedef struct qbe_label {
 
 typedef struct qbe_param {
 	uint32_t temp;
-	uint8_t ty;
+	uint8_t ty;   /* l for an aggregate: its copy's address */
+	uint32_t agg; /* aggregate type + 1, 0: none */
 } qbe_param;
 
 typedef struct qbe_fn {
 	uint32_t global;
 	qbe_pos pos;
 	uint8_t ret;
+	uint32_t ret_agg; /* aggregate result type + 1, 0: none (ret none) */
 	bool variadic;
 	uint32_t param0, nparams;
 	uint32_t blk0, nblk;
@@ -271,6 +276,16 @@ typedef struct qbe_global {
 	kl_sym sym;
 } qbe_global;
 
+/* type :name = ...: what passing it by value copies. */
+typedef struct qbe_agg {
+	const char *name;
+	uint32_t len;
+	uint64_t size;  /* bytes, a multiple of align */
+	uint32_t align; /* bytes */
+	bool defined;
+	qbe_pos pos;    /* of its definition, or first mention */
+} qbe_agg;
+
 typedef struct qbe_item {
 	bool is_func;
 	uint32_t index;
@@ -300,7 +315,9 @@ typedef struct qbe_unit {
 	uint32_t nlabels, clabels;
 	qbe_param *params;
 	uint32_t nparams, cparams;
-	qbe_names global_names;
+	qbe_agg *aggs;
+	uint32_t naggs, caggs;
+	qbe_names global_names, agg_names;
 	kl_arena arena; /* decoded strings */
 	uint64_t blit_bytes; /* unrolled so far, for QBE_MAX_BLIT_TOTAL */
 } qbe_unit;
@@ -320,6 +337,7 @@ typedef struct qbe_parser {
 	uint32_t errors;
 	qbe_names temps, labels; /* of the function being read */
 	bool skipping; /* recovering from an error: the lexer is quiet */
+	uint32_t agg;  /* the aggregate type the last abi type named + 1 */
 } qbe_parser;
 
 #define QBE_MAX_ERRORS 100
@@ -355,8 +373,13 @@ uint32_t qbe_global_of(qbe_parser *p);
 /* A base type word (w l s d), with sb ub sh uh too when abi: QTY_NONE if
  * the current token is none. */
 uint8_t qbe_base_type(const qbe_parser *p, bool abi);
-/* Read a function from its name's token to its closing brace. */
-void qbe_parse_func(qbe_parser *p, uint8_t ret, qbe_pos at);
+/* Read a function from its name's token to its closing brace; ret_agg
+ * its aggregate result type + 1 (0: none). */
+void qbe_parse_func(qbe_parser *p, uint8_t ret, uint32_t ret_agg,
+		    qbe_pos at);
+/* The aggregate type the current token (:name) names, + 1; 0 after an
+ * error (reported): none of that name defined so far. Takes the token. */
+uint32_t qbe_agg_of(qbe_parser *p);
 /* Grow a unit array (kl_grow) for one more element; its new index. */
 uint32_t qbe_push(void *arr, uint32_t *n, uint32_t *cap, size_t elem);
 
@@ -390,6 +413,10 @@ typedef struct qbe_fb {
 	uint32_t errors;
 	kl_value *vals; /* scratch: a call's arguments */
 	uint32_t cvals;
+	kl_value *slots; /* the entry's allocas for aggregates passed or
+			  * returned by the calls, in the order built */
+	uint32_t cslots, next_slot;
+	kl_value sret; /* a function returning an aggregate: where to */
 } qbe_fb;
 
 /* Build the body of function fn of u into its kl_func. */
@@ -402,13 +429,22 @@ kl_value qbe_operand(qbe_fb *fb, const qbe_val *v, uint8_t ty);
 /* Build instruction in (not a phi) at the end of the block; false after
  * an error (reported). */
 bool qbe_build_inst(qbe_fb *fb, const qbe_ins *in);
+/* The function of the file call in names directly, or NULL. */
+const qbe_fn *qbe_callee_fn(const qbe_unit *u, const qbe_ins *in);
+/* The aggregate type + 1 call in gets back, 0: none. (A call that names
+ * no result still gives memory for the one its callee returns.) */
+uint32_t qbe_result_agg(const qbe_unit *u, const qbe_ins *in);
 /* Build call in; *result is its result (KL_NO_VALUE without one). */
 bool qbe_build_call(qbe_fb *fb, const qbe_ins *in, kl_value *result);
 void qbe_fb_error(qbe_fb *fb, qbe_pos pos, const char *fmt, ...)
 	KL_PRINTF(3, 4);
 /* The types of a call's arguments as a message shows them: "(w, l, ...)" */
 void qbe_call_types(const qbe_unit *u, const qbe_ins *in, kl_buf *out);
-/* Blits longer than this are refused rather than unrolled. */
+/* Copy n bytes from src to dst with loads and stores of 8, 4, 2 and 1
+ * bytes (blit, aggregates), counted against QBE_MAX_BLIT and
+ * QBE_MAX_BLIT_TOTAL: false after an error (reported at pos). */
+bool qbe_copy_bytes(qbe_fb *fb, kl_value src, kl_value dst, uint64_t n,
+		    qbe_pos pos);
 /* blit is unrolled into loads and stores: a limit on each, and on all
  * of a file's together, so that the module stays near the text's size
  * (1,000 blits of 65,535 bytes in 20 KB of text once made 517 MB). */

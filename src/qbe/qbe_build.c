@@ -24,17 +24,22 @@
 
 #include "qbe.h"
 
+/* A function returning an aggregate takes the address to fill first,
+ * and returns nothing; an aggregate parameter is its copy's address. */
 static kl_signature
 fn_signature(const qbe_unit *u, const qbe_fn *fn, sig_buf *sb)
 {
-	kl_grow(&sb->types, &sb->cap, sizeof *sb->types,
-		(uint64_t)fn->nparams + 1);
+	uint32_t hidden = fn->ret_agg != 0;
+	uint32_t n = hidden + fn->nparams;
+	kl_grow(&sb->types, &sb->cap, sizeof *sb->types, (uint64_t)n + 1);
+	sb->types[0] = KL_TYPE_I64;
 	for (uint32_t k = 0; k < fn->nparams; k++)
-		sb->types[k] = qbe_keel_type(u->params[fn->param0 + k].ty);
-	sb->types[fn->nparams] = qbe_keel_type(fn->ret);
+		sb->types[hidden + k] =
+			qbe_keel_type(u->params[fn->param0 + k].ty);
+	sb->types[n] = qbe_keel_type(fn->ret);
 	return (kl_signature){ .params = sb->types,
-			       .num_params = fn->nparams,
-			       .results = sb->types + fn->nparams,
+			       .num_params = n,
+			       .results = sb->types + n,
 			       .num_results = fn->ret != QTY_NONE,
 			       .variadic = fn->variadic };
 }
@@ -49,10 +54,15 @@ kl_signature
 qbe_call_signature(const qbe_unit *u, const qbe_ins *in, uint8_t ret,
 		   sig_buf *sb)
 {
-	uint32_t n = qbe_call_fixed(in);
+	uint32_t hidden = in->ret_agg != 0;
+	uint32_t n = hidden + qbe_call_fixed(in);
 	kl_grow(&sb->types, &sb->cap, sizeof *sb->types, (uint64_t)n + 1);
-	for (uint32_t k = 0; k < n; k++)
-		sb->types[k] = qbe_keel_type(u->args[in->arg0 + 1 + k].ty);
+	sb->types[0] = KL_TYPE_I64;
+	for (uint32_t k = hidden; k < n; k++)
+		sb->types[k] =
+			qbe_keel_type(u->args[in->arg0 + 1 + k - hidden].ty);
+	if (hidden)
+		ret = QTY_NONE;
 	sb->types[n] = qbe_keel_type(ret);
 	return (kl_signature){ .params = sb->types, .num_params = n,
 			       .results = sb->types + n,
@@ -87,13 +97,24 @@ same_params(const qbe_unit *u, const qbe_ins *a, const qbe_ins *b)
 }
 
 /* Call in of a function the file does not define: agree with the
- * first. */
+ * first, and pass no aggregate. */
 static bool
 note_call(qbe_unit *u, uint32_t i, kl_diags *d)
 {
 	const qbe_ins *in = &u->ins[i];
 	qbe_global *gl = &u->globals[u->args[in->arg0].v.id];
 	bool ok = true;
+	bool agg = in->ret_agg != 0;
+	for (uint32_t k = 1; k < in->nargs; k++)
+		agg |= u->args[in->arg0 + k].agg != 0;
+	if (agg) {
+		qbe_error(d, in->pos, "an aggregate passed by value to "
+			  "$%.*s, which this file does not define: keel "
+			  "passes aggregates only between functions of one "
+			  "file (it does not model the C ABI's way)",
+			  (int)gl->len, gl->name);
+		return false;
+	}
 	if (gl->call == KL_NONE) {
 		gl->call = i;
 	} else if (!same_params(u, &u->ins[gl->call], in)) {

@@ -14,22 +14,112 @@
  * says (the arguments' types, variadic after `...`, the result's type or
  * none), and keel's call_indirect traps `bad_sig` at run time if the
  * function reached does not have it.
+ *
+ * Aggregates go by value as QBE's own ABI passes them between its
+ * functions, in memory: the caller copies an aggregate argument into
+ * memory of its own (an alloca of its entry block, one per argument of
+ * each call) and passes that address, so the callee may change its copy;
+ * for an aggregate result it passes, first, the address of memory for it
+ * (likewise), which the callee's `ret` fills, and the result temporary
+ * is that address. Only functions of the file take or return
+ * aggregates (qbe_build.c refuses them to others).
  */
 #include <stdlib.h>
 
 #include "qbe.h"
 
-/* The arguments, each as the type the call gives it, into fb->vals. */
+const qbe_fn *
+qbe_callee_fn(const qbe_unit *u, const qbe_ins *in)
+{
+	const qbe_val *callee = &u->args[in->arg0].v;
+	if (callee->kind != QV_GLOBAL)
+		return NULL;
+	const qbe_global *gl = &u->globals[callee->id];
+	return gl->def != KL_NONE && !gl->is_data ? &u->fns[gl->def] : NULL;
+}
+
+uint32_t
+qbe_result_agg(const qbe_unit *u, const qbe_ins *in)
+{
+	const qbe_fn *fn = qbe_callee_fn(u, in);
+	return in->ret_agg ? in->ret_agg : fn ? fn->ret_agg : 0;
+}
+
+/* The arguments, each as the type the call gives it, into fb->vals;
+ * an aggregate copied to its memory, whose address goes instead; first,
+ * the result's memory, for an aggregate result. */
 static bool
 call_args(qbe_fb *fb, const qbe_ins *in)
 {
+	uint32_t hidden = qbe_result_agg(fb->u, in) != 0;
 	uint32_t n = in->nargs - 1;
-	kl_grow(&fb->vals, &fb->cvals, sizeof *fb->vals, (uint64_t)n + 1);
+	kl_grow(&fb->vals, &fb->cvals, sizeof *fb->vals,
+		(uint64_t)n + hidden + 1);
+	if (hidden)
+		fb->vals[0] = fb->slots[fb->next_slot++];
 	for (uint32_t k = 0; k < n; k++) {
 		const qbe_arg *a = &fb->u->args[in->arg0 + 1 + k];
-		fb->vals[k] = qbe_operand(fb, &a->v, a->ty);
-		if (fb->vals[k].id == KL_NONE)
+		kl_value v = qbe_operand(fb, &a->v, a->ty);
+		if (v.id == KL_NONE)
 			return false;
+		if (a->agg) {
+			kl_value copy = fb->slots[fb->next_slot++];
+			if (!qbe_copy_bytes(fb, v, copy,
+					    fb->u->aggs[a->agg - 1].size,
+					    a->v.pos))
+				return false;
+			v = copy;
+		}
+		fb->vals[hidden + k] = v;
+	}
+	return true;
+}
+
+/* ":name" of aggregate type t + 1, or the base type's name. */
+static void
+type_name(const qbe_unit *u, uint8_t ty, uint32_t agg, kl_buf *out)
+{
+	if (agg)
+		kl_buf_printf(out, ":%.*s", (int)u->aggs[agg - 1].len,
+			      u->aggs[agg - 1].name);
+	else
+		kl_buf_puts(out, qbe_type_name(ty));
+}
+
+/* Does the call pass aggregates where callee fn takes them, of the
+ * same types, and take back the one it returns? */
+static bool
+check_aggregates(qbe_fb *fb, const qbe_ins *in, const qbe_global *gl,
+		 const qbe_fn *fn)
+{
+	const qbe_unit *u = fb->u;
+	uint32_t fixed = qbe_call_fixed(in);
+	for (uint32_t k = 0; k <= fixed; k++) {
+		uint32_t want = k < fixed ? u->params[fn->param0 + k].agg
+					  : fn->ret_agg;
+		uint32_t got = k < fixed ? u->args[in->arg0 + 1 + k].agg
+					 : in->ret_agg;
+		if (want == got || (k == fixed && in->dest == KL_NONE))
+			continue;
+		kl_buf w = { 0 }, g = { 0 };
+		type_name(u, k < fixed ? QTY_L : fn->ret, want, &w);
+		type_name(u, k < fixed ? u->args[in->arg0 + 1 + k].ty
+				       : in->ret, got, &g);
+		if (k < fixed)
+			qbe_fb_error(fb, u->args[in->arg0 + 1 + k].v.pos,
+				     "argument %u of $%.*s is %s here, but "
+				     "its parameter is %s", k + 1,
+				     (int)gl->len, gl->name, g.data, w.data);
+		else
+			qbe_fb_error(fb, in->pos, "$%.*s returns %s, not %s",
+				     (int)gl->len, gl->name,
+				     fn->ret_agg || fn->ret != QTY_NONE
+					     ? w.data
+					     : "nothing",
+				     g.data);
+		kl_buf_free(&w);
+		kl_buf_free(&g);
+		return false;
 	}
 	return true;
 }
@@ -40,9 +130,15 @@ check_direct(qbe_fb *fb, const qbe_ins *in, const qbe_global *gl,
 	     kl_signature sig)
 {
 	const qbe_val *callee = &fb->u->args[in->arg0].v;
+	const qbe_fn *fn = qbe_callee_fn(fb->u, in);
+	uint32_t hidden = fn && fn->ret_agg;
 	uint32_t n = in->nargs - 1;
 	uint32_t fixed = qbe_call_fixed(in);
 	int len = (int)gl->len;
+	/* (the address an aggregate result goes to is not the call's to
+	 * give: it is not among the parameters counted) */
+	sig.params += hidden;
+	sig.num_params -= hidden;
 	if (fixed == sig.num_params && n > fixed && !sig.variadic) {
 		qbe_fb_error(fb, callee->pos, "$%.*s is not variadic, but is "
 			     "given %u argument%s after '...'", len, gl->name,
@@ -68,7 +164,9 @@ check_direct(qbe_fb *fb, const qbe_ins *in, const qbe_global *gl,
 			return false;
 		}
 	}
-	if (in->dest == KL_NONE)
+	if (fn && !check_aggregates(fb, in, gl, fn))
+		return false;
+	if (in->dest == KL_NONE || in->ret_agg || hidden)
 		return true;
 	if (sig.num_results == 0 ||
 	    sig.results[0] != qbe_keel_type(in->ret)) {
@@ -94,7 +192,7 @@ build_indirect(qbe_fb *fb, const qbe_ins *in, kl_inst *call)
 	kl_sigref sr = kl_func_add_sigref(fb->f, &sig);
 	free(sb.types);
 	*call = kl_build_call_indirect(&fb->b, sr, p, fb->vals,
-				       in->nargs - 1);
+				       in->nargs - 1 + (in->ret_agg != 0));
 	return true;
 }
 
@@ -117,7 +215,8 @@ qbe_build_call(qbe_fb *fb, const qbe_ins *in, kl_value *result)
 				  kl_sym_signature(fb->m, gl->sym)))
 			return false;
 		call = kl_build_call(&fb->b, gl->sym, fb->vals,
-				     in->nargs - 1);
+				     in->nargs - 1 + (qbe_result_agg(fb->u, in)
+						      != 0));
 	} else if (callee->kind == QV_TEMP) {
 		if (!build_indirect(fb, in, &call))
 			return false;
@@ -127,6 +226,7 @@ qbe_build_call(qbe_fb *fb, const qbe_ins *in, kl_value *result)
 		return false;
 	}
 	if (in->dest != KL_NONE)
-		*result = kl_inst_result(fb->f, call, 0);
+		*result = in->ret_agg ? fb->vals[0]
+				      : kl_inst_result(fb->f, call, 0);
 	return true;
 }

@@ -203,6 +203,23 @@ build_jump(qbe_fb *fb, uint32_t bi, const kl_block *kb)
 	default:
 		break;
 	}
+	if (fb->fn->ret_agg) {
+		/* the aggregate at the address returned is copied to the
+		 * caller's memory */
+		const qbe_agg *t = &fb->u->aggs[fb->fn->ret_agg - 1];
+		if (b->tval.kind == QV_NONE) {
+			qbe_fb_error(fb, b->term_pos, "ret needs the address "
+				     "of the :%.*s to return", (int)t->len,
+				     t->name);
+			return false;
+		}
+		v = qbe_operand(fb, &b->tval, QTY_L);
+		if (v.id == KL_NONE ||
+		    !qbe_copy_bytes(fb, v, fb->sret, t->size, b->tval.pos))
+			return false;
+		kl_build_return(&fb->b, NULL, 0);
+		return true;
+	}
 	if (ret == QTY_NONE) {
 		if (b->tval.kind != QV_NONE) {
 			qbe_fb_error(fb, b->tval.pos, "ret with a value in a "
@@ -234,20 +251,56 @@ build_block(qbe_fb *fb, uint32_t bi, const kl_block *kb, const phi_plan *pp)
 	return build_moves(fb, bi, pp) && build_jump(fb, bi, kb);
 }
 
-/* The entry block: parameters defined, and a jump to QBE's first block
- * when that is a block of its own. */
+/* An alloca in the entry block (so it runs once a call) for each
+ * aggregate the function's calls pass or get back by value, in the order
+ * the calls will be built: a call's result, then its arguments. */
+static void
+build_slots(qbe_fb *fb)
+{
+	const qbe_unit *u = fb->u;
+	const qbe_fn *fn = fb->fn;
+	for (uint32_t i = 0; i < fn->nblk; i++) {
+		const qbe_blk *b = &u->blks[fn->blk0 + i];
+		for (uint32_t k = 0; k < b->nins; k++) {
+			const qbe_ins *in = &u->ins[b->ins0 + k];
+			if (in->op->kind != QK_CALL)
+				continue;
+			for (uint32_t a = 0; a < in->nargs; a++) {
+				uint32_t t = a ? u->args[in->arg0 + a].agg
+					       : qbe_result_agg(u, in);
+				if (!t)
+					continue;
+				const qbe_agg *agg = &u->aggs[t - 1];
+				kl_grow(&fb->slots, &fb->cslots,
+					sizeof *fb->slots,
+					(uint64_t)fb->next_slot + 1);
+				fb->slots[fb->next_slot++] = kl_build_alloca(
+					&fb->b,
+					agg->size ? (uint32_t)agg->size : 1,
+					agg->align);
+			}
+		}
+	}
+	fb->next_slot = 0;
+}
+
+/* The entry block: parameters defined, the aggregates' memory, and a
+ * jump to QBE's first block when that is a block of its own. */
 static void
 build_entry(qbe_fb *fb, kl_block entry, const kl_block *kb)
 {
 	const qbe_fn *fn = fb->fn;
 	const qbe_param *params = &fb->u->params[fn->param0];
+	uint32_t hidden = fn->ret_agg != 0;
+	if (hidden)
+		fb->sret = kl_block_param(fb->f, entry, 0);
 	for (uint32_t k = 0; k < fn->nparams; k++)
 		kl_vars_def(fb->vs, fb->vars[params[k].temp], entry,
-			    kl_block_param(fb->f, entry, k));
-	if (kb[0].id != entry.id) {
-		kl_builder_at_end(&fb->b, entry);
+			    kl_block_param(fb->f, entry, hidden + k));
+	kl_builder_at_end(&fb->b, entry);
+	build_slots(fb);
+	if (kb[0].id != entry.id)
 		kl_build_jump(&fb->b, to(kb, 0));
-	}
 }
 
 bool
@@ -288,6 +341,7 @@ qbe_build_func(qbe_unit *u, kl_module *m, const qbe_fn *fn, kl_diags *diags)
 	free(kb);
 	free(fb.vars);
 	free(fb.vals);
+	free(fb.slots);
 	kl_vars_free(fb.vs);
 	return ok && fb.errors == 0;
 }

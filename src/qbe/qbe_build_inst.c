@@ -164,27 +164,24 @@ build_alloc(qbe_fb *fb, const qbe_ins *in)
 	return kl_build_alloca_dyn(&fb->b, n, in->op->width);
 }
 
-static bool
-build_blit(qbe_fb *fb, const qbe_ins *in)
+bool
+qbe_copy_bytes(qbe_fb *fb, kl_value src, kl_value dst, uint64_t n,
+	       qbe_pos pos)
 {
-	const qbe_val *count = arg(fb, in, 2);
-	if (count->kind != QV_INT || count->bits > QBE_MAX_BLIT) {
-		qbe_fb_error(fb, count->pos, "blit needs a constant count of "
-			     "bytes, at most %u (call memcpy for more)",
-			     QBE_MAX_BLIT);
+	if (n > QBE_MAX_BLIT) {
+		qbe_fb_error(fb, pos, "an aggregate of %llu bytes passed by "
+			     "value: keel copies it with loads and stores, "
+			     "at most %u bytes (pass its address instead)",
+			     (unsigned long long)n, QBE_MAX_BLIT);
 		return false;
 	}
-	fb->u->blit_bytes += count->bits;
+	fb->u->blit_bytes += n;
 	if (fb->u->blit_bytes > QBE_MAX_BLIT_TOTAL) {
-		qbe_fb_error(fb, count->pos, "the file's blits copy more than "
+		qbe_fb_error(fb, pos, "the file's blits copy more than "
 			     "%u bytes in all, which keel unrolls (call "
 			     "memcpy for big copies)", QBE_MAX_BLIT_TOTAL);
 		return false;
 	}
-	kl_value src = qbe_operand(fb, arg(fb, in, 0), QTY_L);
-	kl_value dst = qbe_operand(fb, arg(fb, in, 1), QTY_L);
-	if (src.id == KL_NONE || dst.id == KL_NONE)
-		return false;
 	static const struct {
 		unsigned size;
 		kl_type t;
@@ -195,7 +192,7 @@ build_blit(qbe_fb *fb, const qbe_ins *in)
 		{ 2, KL_TYPE_I32, KL_OP_ULOAD16, KL_OP_ISTORE16 },
 		{ 1, KL_TYPE_I32, KL_OP_ULOAD8, KL_OP_ISTORE8 },
 	};
-	uint32_t off = 0, n = (uint32_t)count->bits;
+	uint32_t off = 0;
 	for (size_t c = 0; c < sizeof chunk / sizeof chunk[0]; c++)
 		for (; n - off >= chunk[c].size; off += chunk[c].size) {
 			kl_value v = kl_build_load(&fb->b, chunk[c].load,
@@ -205,6 +202,23 @@ build_blit(qbe_fb *fb, const qbe_ins *in)
 				       (int32_t)off);
 		}
 	return true;
+}
+
+static bool
+build_blit(qbe_fb *fb, const qbe_ins *in)
+{
+	const qbe_val *count = arg(fb, in, 2);
+	if (count->kind != QV_INT || count->bits > QBE_MAX_BLIT) {
+		qbe_fb_error(fb, count->pos, "blit needs a constant count of "
+			     "bytes, at most %u (call memcpy for more)",
+			     QBE_MAX_BLIT);
+		return false;
+	}
+	kl_value src = qbe_operand(fb, arg(fb, in, 0), QTY_L);
+	kl_value dst = qbe_operand(fb, arg(fb, in, 1), QTY_L);
+	if (src.id == KL_NONE || dst.id == KL_NONE)
+		return false;
+	return qbe_copy_bytes(fb, src, dst, count->bits, count->pos);
 }
 
 static kl_value

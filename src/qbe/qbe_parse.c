@@ -10,7 +10,9 @@
  * one run reports a mistake per definition, up to QBE_MAX_ERRORS.
  *
  * What keel cannot express is refused here, at the token that asks for
- * it: aggregate types (`type :T`), thread-local data (`thread`).
+ * it: thread-local data (`thread`). Aggregate types (`type :T`) are
+ * read for their size and alignment: a function that takes or returns
+ * one by value takes or fills memory (qbe_build_call.c).
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -358,12 +360,12 @@ parse_function(qbe_parser *p)
 	qbe_pos at = p->tok.pos;
 	qbe_next(p);
 	uint8_t ret = QTY_NONE;
+	uint32_t ret_agg = 0;
 	if (p->tok.kind == QTOK_AGG) {
-		qbe_parse_error(p, p->tok.pos, "aggregate return types are "
-				"not supported (keel has no aggregate values)");
-		return;
-	}
-	if (p->tok.kind == QTOK_WORD) {
+		ret_agg = qbe_agg_of(p);
+		if (!ret_agg)
+			return;
+	} else if (p->tok.kind == QTOK_WORD) {
 		ret = qbe_base_type(p, true);
 		if (ret == QTY_NONE) {
 			qbe_parse_error(p, p->tok.pos, "unknown return type "
@@ -377,25 +379,189 @@ parse_function(qbe_parser *p)
 				"($name)");
 		return;
 	}
-	qbe_parse_func(p, ret, at);
+	qbe_parse_func(p, ret, ret_agg, at);
 }
 
-/* type :name = ... : refused, and skipped to its closing brace */
-static void
-refuse_type(qbe_parser *p)
+/* Aggregate types are at most this big (an alloca's size is 32 bits). */
+#define QBE_MAX_AGG (1ull << 31)
+
+/* The aggregate type named s[0..len), numbered on first sight. */
+static uint32_t
+agg_named(qbe_parser *p)
 {
-	qbe_parse_error(p, p->tok.pos, "aggregate types are not supported "
-			"(keel has no aggregate values: pass a pointer to "
-			"memory instead)");
-	int depth = 0;
-	for (qbe_next(p); p->tok.kind != QTOK_EOF; qbe_next(p)) {
-		if (qbe_is_punct(p, '{'))
-			depth++;
-		if (qbe_is_punct(p, '}') && --depth <= 0) {
+	qbe_unit *u = p->u;
+	bool fresh;
+	uint32_t t = qbe_names_get(&u->agg_names, p->tok.s, p->tok.len,
+				   &fresh);
+	if (fresh) {
+		qbe_push(&u->aggs, &u->naggs, &u->caggs, sizeof *u->aggs);
+		u->aggs[t].name = p->tok.s;
+		u->aggs[t].len = p->tok.len;
+		u->aggs[t].pos = p->tok.pos;
+	}
+	return t;
+}
+
+uint32_t
+qbe_agg_of(qbe_parser *p)
+{
+	uint32_t t = agg_named(p);
+	if (!p->u->aggs[t].defined) {
+		qbe_parse_error(p, p->tok.pos, "type :%.*s is not defined "
+				"(QBE needs a type defined before it is used)",
+				(int)p->tok.len, p->tok.s);
+		return 0;
+	}
+	qbe_next(p);
+	return t + 1;
+}
+
+/* A field's type (b h w l s d, or an aggregate defined before), taken:
+ * its size and alignment. */
+static bool
+field_type(qbe_parser *p, uint64_t *size, uint32_t *align)
+{
+	static const struct {
+		const char *name;
+		uint32_t size;
+	} base[] = { { "b", 1 }, { "h", 2 }, { "w", 4 },
+		     { "l", 8 }, { "s", 4 }, { "d", 8 } };
+	if (p->tok.kind == QTOK_AGG) {
+		uint32_t t = qbe_agg_of(p);
+		if (t) {
+			*size = p->u->aggs[t - 1].size;
+			*align = p->u->aggs[t - 1].align;
+		}
+		return t != 0;
+	}
+	for (size_t k = 0; k < sizeof base / sizeof base[0]; k++)
+		if (qbe_is_word(p, base[k].name)) {
+			*size = *align = base[k].size;
 			qbe_next(p);
+			return true;
+		}
+	qbe_error_found(p, "expected a field's type (b, h, w, l, s, d or "
+			   ":type)");
+	return false;
+}
+
+/* `FIELD [COUNT], ...` up to its '}' (taken): a struct, or a member of
+ * a union. Each field at the next multiple of its alignment, as QBE lays
+ * them out (and C); *size becomes the end if that is larger, *align the
+ * largest alignment met. */
+static bool
+parse_fields(qbe_parser *p, uint64_t *size, uint32_t *align)
+{
+	uint64_t end = 0;
+	while (!qbe_is_punct(p, '}')) {
+		qbe_pos at = p->tok.pos;
+		uint64_t fsize = 0, count = 1;
+		uint32_t falign = 1;
+		if (!field_type(p, &fsize, &falign))
+			return false;
+		if (p->tok.kind == QTOK_INT) {
+			count = p->tok.bits;
+			qbe_next(p);
+		}
+		if (falign > *align)
+			*align = falign;
+		end = (end + falign - 1) & ~(uint64_t)(falign - 1);
+		if (count > QBE_MAX_AGG ||
+		    (fsize && count > (QBE_MAX_AGG - end) / fsize)) {
+			qbe_parse_error(p, at, "the type is larger than 2^31 "
+					"bytes");
+			return false;
+		}
+		end += fsize * count;
+		if (!qbe_is_punct(p, '}') &&
+		    !qbe_expect(p, ',', "between fields"))
+			return false;
+	}
+	qbe_next(p);
+	if (end > *size)
+		*size = end;
+	return true;
+}
+
+/* type :name = [align N] { FIELDS } | { { FIELDS } ... } | { SIZE } */
+static void
+parse_type(qbe_parser *p)
+{
+	qbe_unit *u = p->u;
+	qbe_next(p);
+	if (p->tok.kind != QTOK_AGG) {
+		qbe_error_found(p, "expected the type's name (:name)");
+		return;
+	}
+	uint32_t t = agg_named(p);
+	if (u->aggs[t].defined) {
+		qbe_parse_error(p, p->tok.pos, "type :%.*s is already defined "
+				"on line %u", (int)p->tok.len, p->tok.s,
+				u->aggs[t].pos.line);
+		return;
+	}
+	qbe_pos at = p->tok.pos;
+	qbe_next(p);
+	if (!qbe_expect(p, '=', "after the type's name"))
+		return;
+	uint32_t align = 0;
+	if (qbe_is_word(p, "align")) {
+		qbe_next(p);
+		uint64_t n = p->tok.bits;
+		if (p->tok.kind != QTOK_INT || n == 0 || n > 4096 ||
+		    (n & (n - 1))) {
+			qbe_error_found(p, "expected the alignment, a power of "
+					   "two from 1 to 4096");
+			return;
+		}
+		align = (uint32_t)n;
+		qbe_next(p);
+	}
+	if (!qbe_expect(p, '{', "before the type's fields"))
+		return;
+	uint64_t size = 0;
+	if (p->tok.kind == QTOK_INT) {
+		/* opaque: a size and an alignment, kept as given (QBE does
+		 * not round this size up) */
+		if (!align) {
+			qbe_parse_error(p, p->tok.pos, "an opaque type (a size "
+					"alone) needs an alignment: align N");
+			return;
+		}
+		size = p->tok.bits;
+		if (size > QBE_MAX_AGG) {
+			qbe_parse_error(p, p->tok.pos, "the type is larger "
+					"than 2^31 bytes");
+			return;
+		}
+		qbe_next(p);
+		if (!qbe_expect(p, '}', "after an opaque type's size"))
+			return;
+	} else {
+		bool is_union = qbe_is_punct(p, '{');
+		align = align ? align : 1;
+		if (is_union) {
+			while (qbe_is_punct(p, '{')) {
+				qbe_next(p);
+				if (!parse_fields(p, &size, &align))
+					return;
+			}
+			if (!qbe_expect(p, '}', "after the union's members"))
+				return;
+		} else if (!parse_fields(p, &size, &align)) {
+			return;
+		}
+		size = (size + align - 1) & ~(uint64_t)(align - 1);
+		if (size > QBE_MAX_AGG) {
+			qbe_parse_error(p, at, "the type is larger than 2^31 "
+					"bytes");
 			return;
 		}
 	}
+	u->aggs[t].size = size;
+	u->aggs[t].align = align;
+	u->aggs[t].pos = at;
+	u->aggs[t].defined = true;
 }
 
 /* LINKAGE* then data or function; false: skip to the next definition */
@@ -425,8 +591,7 @@ parse_definition(qbe_parser *p)
 	} else if (qbe_is_word(p, "function")) {
 		parse_function(p);
 	} else if (qbe_is_word(p, "type")) {
-		refuse_type(p);
-		return true;
+		parse_type(p);
 	} else if (qbe_is_word(p, "dbgfile")) {
 		qbe_next(p);
 		if (p->tok.kind == QTOK_STRING)
@@ -480,6 +645,7 @@ qbe_unit_init(qbe_unit *u)
 	kl_grow(&u->temps, &u->ctemps, sizeof *u->temps, 1);
 	kl_grow(&u->labels, &u->clabels, sizeof *u->labels, 1);
 	kl_grow(&u->params, &u->cparams, sizeof *u->params, 1);
+	kl_grow(&u->aggs, &u->caggs, sizeof *u->aggs, 1);
 }
 
 void
@@ -496,7 +662,9 @@ qbe_unit_free(qbe_unit *u)
 	free(u->temps);
 	free(u->labels);
 	free(u->params);
+	free(u->aggs);
 	qbe_names_free(&u->global_names);
+	qbe_names_free(&u->agg_names);
 	kl_arena_free(&u->arena);
 	memset(u, 0, sizeof *u);
 }

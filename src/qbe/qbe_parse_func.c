@@ -145,18 +145,18 @@ parse_operands(qbe_parser *p, qbe_fn *fn, qbe_ins *in, unsigned n)
 }
 
 /* The type of a parameter or argument (what), taken; QTY_NONE after
- * an error (env and aggregates are refused). */
+ * an error (env is refused). An aggregate is passed as its address: l,
+ * with p->agg its type + 1 (0 for the others). */
 static uint8_t
 abi_type(qbe_parser *p, const char *what)
 {
 	uint8_t ty = qbe_base_type(p, true);
+	p->agg = 0;
 	if (qbe_is_word(p, "env"))
 		qbe_parse_error(p, p->tok.pos, "environment %ss (env) are not "
 				"supported", what);
 	else if (p->tok.kind == QTOK_AGG)
-		qbe_parse_error(p, p->tok.pos, "aggregate %ss are not "
-				"supported (keel has no aggregate values)",
-				what);
+		return (p->agg = qbe_agg_of(p)) ? QTY_L : QTY_NONE;
 	else if (ty == QTY_NONE)
 		qbe_parse_error(p, p->tok.pos, "expected %s %s's type (w, l, "
 				"s, d, sb, ub, sh or uh)",
@@ -211,6 +211,7 @@ call_arg(qbe_parser *p, qbe_fn *fn, void *ctx, uint8_t ty)
 	uint32_t a = push_arg(p, in);
 	p->u->args[a].v = v;
 	p->u->args[a].ty = ty;
+	p->u->args[a].agg = p->agg;
 	return true;
 }
 
@@ -269,10 +270,11 @@ needs_result(const qbe_opdef *op)
 						: NULL;
 }
 
-/* An instruction from its name on; dest is KL_NONE without a result. */
+/* An instruction from its name on; dest is KL_NONE without a result,
+ * ret_agg the result's aggregate type + 1 (a call's), or 0. */
 static bool
 parse_inst(qbe_parser *p, qbe_fn *fn, qbe_blk *b, uint32_t dest,
-	   uint8_t ret, qbe_pos dpos)
+	   uint8_t ret, uint32_t ret_agg, qbe_pos dpos)
 {
 	qbe_unit *u = p->u;
 	qbe_pos at = p->tok.pos;
@@ -321,6 +323,7 @@ parse_inst(qbe_parser *p, qbe_fn *fn, qbe_blk *b, uint32_t dest,
 	}
 	in.op = op;
 	in.ret = dest == KL_NONE ? QTY_NONE : ret;
+	in.ret_agg = ret_agg;
 	in.dest = dest;
 	in.pos = at;
 	qbe_next(p);
@@ -406,10 +409,16 @@ define_statement(qbe_parser *p, qbe_fn *fn, qbe_blk *b, uint32_t t,
 	if (!qbe_expect(p, '=', "after the temporary defined"))
 		return false;
 	if (p->tok.kind == QTOK_AGG) {
-		qbe_parse_error(p, p->tok.pos, "aggregate results are "
-				"not supported (keel has no aggregate "
-				"values)");
-		return false;
+		/* the result's address: memory the caller gives */
+		uint32_t agg = qbe_agg_of(p);
+		if (!agg)
+			return false;
+		if (!qbe_is_word(p, "call")) {
+			qbe_parse_error(p, p->tok.pos, "an aggregate result "
+					"type is for calls only");
+			return false;
+		}
+		return parse_inst(p, fn, b, t, QTY_L, agg, dpos);
 	}
 	uint8_t ty = qbe_base_type(p, true);
 	if (ty == QTY_NONE) {
@@ -424,7 +433,7 @@ define_statement(qbe_parser *p, qbe_fn *fn, qbe_blk *b, uint32_t t,
 				"type is for calls only");
 		return false;
 	}
-	return parse_inst(p, fn, b, t, ty, dpos);
+	return parse_inst(p, fn, b, t, ty, 0, dpos);
 }
 
 /* One statement in block b (an instruction or a jump); false on error. */
@@ -460,7 +469,7 @@ parse_statement(qbe_parser *p, qbe_fn *fn, qbe_blk *b)
 		}
 		return true;
 	}
-	return parse_inst(p, fn, b, KL_NONE, QTY_NONE, p->tok.pos);
+	return parse_inst(p, fn, b, KL_NONE, QTY_NONE, 0, p->tok.pos);
 }
 
 /* Skip the rest of a statement's line after an error. */
@@ -508,7 +517,7 @@ param(qbe_parser *p, qbe_fn *fn, void *ctx, uint8_t ty)
 	define_temp(p, fn, t, ty, p->tok.pos);
 	uint32_t k = qbe_push(&u->params, &u->nparams, &u->cparams,
 			      sizeof *u->params);
-	u->params[k] = (qbe_param){ t, ty };
+	u->params[k] = (qbe_param){ t, ty, p->agg };
 	fn->nparams++;
 	qbe_next(p);
 	return true;
@@ -588,7 +597,7 @@ start_block(qbe_parser *p, qbe_fn *fn)
 }
 
 void
-qbe_parse_func(qbe_parser *p, uint8_t ret, qbe_pos at)
+qbe_parse_func(qbe_parser *p, uint8_t ret, uint32_t ret_agg, qbe_pos at)
 {
 	qbe_unit *u = p->u;
 	uint32_t fi = qbe_push(&u->fns, &u->nfns, &u->cfns, sizeof *u->fns);
@@ -596,6 +605,7 @@ qbe_parse_func(qbe_parser *p, uint8_t ret, qbe_pos at)
 	fn->global = qbe_global_of(p);
 	fn->pos = at;
 	fn->ret = ret;
+	fn->ret_agg = ret_agg;
 	fn->param0 = u->nparams;
 	fn->blk0 = u->nblks;
 	fn->temp0 = u->ntemps;

@@ -94,7 +94,8 @@ test_errors(void)
 		    8, "unknown instruction 'frob'");
 	check_error("function w $f() {\n@a\n\tjmp @b\n}\n", 3, 6,
 		    "undefined block @b");
-	check_error("type :t = { w }\n", 1, 1, "aggregate types");
+	check_error("type :t = { w }\ntype :t = { l }\n", 2, 6,
+		    "type :t is already defined on line 1");
 	check_error("function w $f() {\n@a\n\tret 0\n", 3, 7,
 		    "'}' missing");
 	check_error("function w $f() {\n@a\n\t%y =w add %x, 1\n\tret %y\n}\n",
