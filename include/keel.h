@@ -823,12 +823,14 @@ kl_status kl_parse_module(const char *text, size_t len,
  * Import QBE IL (the text QBE, the compiler backend, reads: what cproc,
  * hare and other front ends write) as a keel module, verified. Each
  * temporary becomes a variable (kl_vars), so the IL need not be in SSA
- * form; docs/qbe.md gives the mapping and what is refused (aggregate
- * types, env, vastart/vaarg, thread-local data). On success *out is the
- * module, the caller's to free. On malformed or unsupported input,
- * KL_ERR_PARSE with one diagnostic per mistake found (line and column
- * from 1, as kl_diag_render shows them) appended to diags (which may be
- * NULL), and *out NULL. text NULL with len > 0, or out NULL, is
+ * form; aggregates pass by value between the file's functions as
+ * memory. docs/qbe.md gives the mapping and what is refused (env,
+ * vastart/vaarg, thread-local data, aggregates passed to functions
+ * defined elsewhere). On success *out is the module, the caller's to
+ * free. On malformed or unsupported input, KL_ERR_PARSE with one
+ * diagnostic per mistake found (line and column from 1, as
+ * kl_diag_render shows them) appended to diags (which may be NULL), and
+ * *out NULL. text NULL with len > 0, or out NULL, is
  * KL_ERR_INVALID (no diagnostic).
  */
 kl_status kl_qbe_import(const char *text, size_t len, kl_module **out,
