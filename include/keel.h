@@ -823,9 +823,9 @@ kl_status kl_parse_module(const char *text, size_t len,
  * Import QBE IL (the text QBE, the compiler backend, reads: what cproc,
  * hare and other front ends write) as a keel module, verified. Each
  * temporary becomes a variable (kl_vars), so the IL need not be in SSA
- * form; aggregates pass by value between the file's functions as
- * memory. docs/qbe.md gives the mapping and what is refused (env,
- * vastart/vaarg, thread-local data, aggregates passed to functions
+ * form; aggregates pass by value, and variadic arguments, between the
+ * file's functions as memory. docs/qbe.md gives the mapping and what
+ * is refused (env, thread-local data, aggregates passed to functions
  * defined elsewhere). On success *out is the module, the caller's to
  * free. On malformed or unsupported input, KL_ERR_PARSE with one
  * diagnostic per mistake found (line and column from 1, as

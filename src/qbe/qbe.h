@@ -130,7 +130,8 @@ typedef enum qbe_kind {
 	QK_CALL,
 	QK_PHI,
 	QK_CMP,
-	QK_REFUSED /* known to QBE, not translated: the parser says so */
+	QK_VASTART,
+	QK_VAARG
 } qbe_kind;
 
 typedef struct qbe_opdef {
@@ -141,7 +142,6 @@ typedef struct qbe_opdef {
 	uint8_t width;  /* loads, stores, extensions: bytes; alloc: align */
 	bool sign;      /* loads and extensions */
 	kl_opcode iop, fop;
-	const char *why; /* QK_REFUSED: why keel does not take it */
 } qbe_opdef;
 
 /* The row of the instruction named s[0..len), or NULL. Comparisons are
@@ -417,6 +417,7 @@ typedef struct qbe_fb {
 			  * returned by the calls, in the order built */
 	uint32_t cslots, next_slot;
 	kl_value sret; /* a function returning an aggregate: where to */
+	kl_value va;   /* a variadic function: its variadic arguments */
 } qbe_fb;
 
 /* Build the body of function fn of u into its kl_func. */
@@ -434,12 +435,19 @@ const qbe_fn *qbe_callee_fn(const qbe_unit *u, const qbe_ins *in);
 /* The aggregate type + 1 call in gets back, 0: none. (A call that names
  * no result still gives memory for the one its callee returns.) */
 uint32_t qbe_result_agg(const qbe_unit *u, const qbe_ins *in);
+/* Does call in pass its variadic arguments in memory, as a variadic
+ * function of the file takes them (a direct call to one, or an
+ * indirect call with `...`)? */
+bool qbe_call_packs(const qbe_unit *u, const qbe_ins *in);
 /* Build call in; *result is its result (KL_NO_VALUE without one). */
 bool qbe_build_call(qbe_fb *fb, const qbe_ins *in, kl_value *result);
 void qbe_fb_error(qbe_fb *fb, qbe_pos pos, const char *fmt, ...)
 	KL_PRINTF(3, 4);
 /* The types of a call's arguments as a message shows them: "(w, l, ...)" */
 void qbe_call_types(const qbe_unit *u, const qbe_ins *in, kl_buf *out);
+/* Is an aggregate of n bytes small enough to copy? An error at pos if
+ * not. */
+bool qbe_copy_fits(qbe_fb *fb, uint64_t n, qbe_pos pos);
 /* Copy n bytes from src to dst with loads and stores of 8, 4, 2 and 1
  * bytes (blit, aggregates), counted against QBE_MAX_BLIT and
  * QBE_MAX_BLIT_TOTAL: false after an error (reported at pos). */

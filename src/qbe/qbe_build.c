@@ -25,14 +25,16 @@
 #include "qbe.h"
 
 /* A function returning an aggregate takes the address to fill first,
- * and returns nothing; an aggregate parameter is its copy's address. */
+ * and returns nothing; an aggregate parameter is its copy's address; a
+ * variadic function takes the address of its variadic arguments last. */
 static kl_signature
 fn_signature(const qbe_unit *u, const qbe_fn *fn, sig_buf *sb)
 {
 	uint32_t hidden = fn->ret_agg != 0;
-	uint32_t n = hidden + fn->nparams;
+	uint32_t n = hidden + fn->nparams + fn->variadic;
 	kl_grow(&sb->types, &sb->cap, sizeof *sb->types, (uint64_t)n + 1);
-	sb->types[0] = KL_TYPE_I64;
+	for (uint32_t k = 0; k < n; k++)
+		sb->types[k] = KL_TYPE_I64;
 	for (uint32_t k = 0; k < fn->nparams; k++)
 		sb->types[hidden + k] =
 			qbe_keel_type(u->params[fn->param0 + k].ty);
@@ -40,8 +42,7 @@ fn_signature(const qbe_unit *u, const qbe_fn *fn, sig_buf *sb)
 	return (kl_signature){ .params = sb->types,
 			       .num_params = n,
 			       .results = sb->types + n,
-			       .num_results = fn->ret != QTY_NONE,
-			       .variadic = fn->variadic };
+			       .num_results = fn->ret != QTY_NONE };
 }
 
 uint32_t
@@ -54,20 +55,22 @@ kl_signature
 qbe_call_signature(const qbe_unit *u, const qbe_ins *in, uint8_t ret,
 		   sig_buf *sb)
 {
-	uint32_t hidden = in->ret_agg != 0;
-	uint32_t n = hidden + qbe_call_fixed(in);
+	uint32_t hidden = in->ret_agg != 0, fixed = qbe_call_fixed(in);
+	bool packs = qbe_call_packs(u, in);
+	uint32_t n = hidden + fixed + packs;
 	kl_grow(&sb->types, &sb->cap, sizeof *sb->types, (uint64_t)n + 1);
-	sb->types[0] = KL_TYPE_I64;
-	for (uint32_t k = hidden; k < n; k++)
-		sb->types[k] =
-			qbe_keel_type(u->args[in->arg0 + 1 + k - hidden].ty);
+	for (uint32_t k = 0; k < n; k++)
+		sb->types[k] = KL_TYPE_I64;
+	for (uint32_t k = 0; k < fixed; k++)
+		sb->types[hidden + k] =
+			qbe_keel_type(u->args[in->arg0 + 1 + k].ty);
 	if (hidden)
 		ret = QTY_NONE;
 	sb->types[n] = qbe_keel_type(ret);
 	return (kl_signature){ .params = sb->types, .num_params = n,
 			       .results = sb->types + n,
 			       .num_results = ret != QTY_NONE,
-			       .variadic = in->nfixed != KL_NONE };
+			       .variadic = in->nfixed != KL_NONE && !packs };
 }
 
 void

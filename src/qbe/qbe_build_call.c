@@ -45,16 +45,27 @@ qbe_result_agg(const qbe_unit *u, const qbe_ins *in)
 	return in->ret_agg ? in->ret_agg : fn ? fn->ret_agg : 0;
 }
 
-/* The arguments, each as the type the call gives it, into fb->vals;
- * an aggregate copied to its memory, whose address goes instead; first,
- * the result's memory, for an aggregate result. */
+bool
+qbe_call_packs(const qbe_unit *u, const qbe_ins *in)
+{
+	const qbe_fn *fn = qbe_callee_fn(u, in);
+	if (fn)
+		return fn->variadic;
+	return u->args[in->arg0].v.kind == QV_TEMP && in->nfixed != KL_NONE;
+}
+
+/* The arguments, each as the type the call gives it, into fb->vals, and
+ * their count into *nvals: an aggregate copied to its memory, whose
+ * address goes instead; first, the result's memory, for an aggregate
+ * result; the variadic arguments, to a variadic function of the file,
+ * stored 8 bytes apart in memory whose address goes last. */
 static bool
-call_args(qbe_fb *fb, const qbe_ins *in)
+call_args(qbe_fb *fb, const qbe_ins *in, uint32_t *nvals)
 {
 	uint32_t hidden = qbe_result_agg(fb->u, in) != 0;
-	uint32_t n = in->nargs - 1;
+	uint32_t n = in->nargs - 1, fixed = qbe_call_fixed(in);
 	kl_grow(&fb->vals, &fb->cvals, sizeof *fb->vals,
-		(uint64_t)n + hidden + 1);
+		(uint64_t)n + hidden + 2);
 	if (hidden)
 		fb->vals[0] = fb->slots[fb->next_slot++];
 	for (uint32_t k = 0; k < n; k++) {
@@ -72,6 +83,19 @@ call_args(qbe_fb *fb, const qbe_ins *in)
 		}
 		fb->vals[hidden + k] = v;
 	}
+	*nvals = hidden + n;
+	if (!qbe_call_packs(fb->u, in))
+		return true;
+	if (n - fixed > (1u << 24)) {
+		qbe_fb_error(fb, in->pos, "more than 2^24 variadic arguments");
+		return false;
+	}
+	kl_value va = fb->slots[fb->next_slot++];
+	for (uint32_t k = fixed; k < n; k++)
+		kl_build_store(&fb->b, KL_OP_STORE, fb->vals[hidden + k], va,
+			       (int32_t)(8 * (k - fixed)));
+	fb->vals[hidden + fixed] = va;
+	*nvals = hidden + fixed + 1;
 	return true;
 }
 
@@ -135,10 +159,14 @@ check_direct(qbe_fb *fb, const qbe_ins *in, const qbe_global *gl,
 	uint32_t n = in->nargs - 1;
 	uint32_t fixed = qbe_call_fixed(in);
 	int len = (int)gl->len;
-	/* (the address an aggregate result goes to is not the call's to
-	 * give: it is not among the parameters counted) */
+	/* (the addresses of an aggregate result and of the variadic
+	 * arguments are not the call's to give: they are not among the
+	 * parameters counted) */
 	sig.params += hidden;
-	sig.num_params -= hidden;
+	if (fn) {
+		sig.num_params = fn->nparams;
+		sig.variadic = fn->variadic;
+	}
 	if (fixed == sig.num_params && n > fixed && !sig.variadic) {
 		qbe_fb_error(fb, callee->pos, "$%.*s is not variadic, but is "
 			     "given %u argument%s after '...'", len, gl->name,
@@ -182,7 +210,7 @@ check_direct(qbe_fb *fb, const qbe_ins *in, const qbe_global *gl,
 }
 
 static bool
-build_indirect(qbe_fb *fb, const qbe_ins *in, kl_inst *call)
+build_indirect(qbe_fb *fb, const qbe_ins *in, uint32_t nvals, kl_inst *call)
 {
 	kl_value p = qbe_operand(fb, &fb->u->args[in->arg0].v, QTY_L);
 	if (p.id == KL_NONE)
@@ -191,8 +219,7 @@ build_indirect(qbe_fb *fb, const qbe_ins *in, kl_inst *call)
 	kl_signature sig = qbe_call_signature(fb->u, in, in->ret, &sb);
 	kl_sigref sr = kl_func_add_sigref(fb->f, &sig);
 	free(sb.types);
-	*call = kl_build_call_indirect(&fb->b, sr, p, fb->vals,
-				       in->nargs - 1 + (in->ret_agg != 0));
+	*call = kl_build_call_indirect(&fb->b, sr, p, fb->vals, nvals);
 	return true;
 }
 
@@ -201,8 +228,9 @@ qbe_build_call(qbe_fb *fb, const qbe_ins *in, kl_value *result)
 {
 	const qbe_val *callee = &fb->u->args[in->arg0].v;
 	kl_inst call;
+	uint32_t nvals;
 	*result = KL_NO_VALUE;
-	if (!call_args(fb, in))
+	if (!call_args(fb, in, &nvals))
 		return false;
 	if (callee->kind == QV_GLOBAL) {
 		const qbe_global *gl = &fb->u->globals[callee->id];
@@ -214,11 +242,9 @@ qbe_build_call(qbe_fb *fb, const qbe_ins *in, kl_value *result)
 		if (!check_direct(fb, in, gl,
 				  kl_sym_signature(fb->m, gl->sym)))
 			return false;
-		call = kl_build_call(&fb->b, gl->sym, fb->vals,
-				     in->nargs - 1 + (qbe_result_agg(fb->u, in)
-						      != 0));
+		call = kl_build_call(&fb->b, gl->sym, fb->vals, nvals);
 	} else if (callee->kind == QV_TEMP) {
-		if (!build_indirect(fb, in, &call))
+		if (!build_indirect(fb, in, nvals, &call))
 			return false;
 	} else {
 		qbe_fb_error(fb, callee->pos, "a call needs a $function or a "

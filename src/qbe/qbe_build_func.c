@@ -251,9 +251,20 @@ build_block(qbe_fb *fb, uint32_t bi, const kl_block *kb, const phi_plan *pp)
 	return build_moves(fb, bi, pp) && build_jump(fb, bi, kb);
 }
 
+static void
+add_slot(qbe_fb *fb, uint64_t size, uint32_t align)
+{
+	kl_grow(&fb->slots, &fb->cslots, sizeof *fb->slots,
+		(uint64_t)fb->next_slot + 1);
+	fb->slots[fb->next_slot++] =
+		kl_build_alloca(&fb->b, size ? (uint32_t)size : 1, align);
+}
+
 /* An alloca in the entry block (so it runs once a call) for each
- * aggregate the function's calls pass or get back by value, in the order
- * the calls will be built: a call's result, then its arguments. */
+ * aggregate the function's calls pass or get back by value, and for the
+ * variadic arguments of each call to a variadic function of the file
+ * (8 bytes each), in the order the calls will use them: a call's result,
+ * its aggregate arguments, its variadic arguments. */
 static void
 build_slots(qbe_fb *fb)
 {
@@ -271,14 +282,18 @@ build_slots(qbe_fb *fb)
 				if (!t)
 					continue;
 				const qbe_agg *agg = &u->aggs[t - 1];
-				kl_grow(&fb->slots, &fb->cslots,
-					sizeof *fb->slots,
-					(uint64_t)fb->next_slot + 1);
-				fb->slots[fb->next_slot++] = kl_build_alloca(
-					&fb->b,
-					agg->size ? (uint32_t)agg->size : 1,
-					agg->align);
+				/* (an argument's size is checked when
+				 * it is copied; a result's here, as no
+				 * ret may copy to it) */
+				bool fits = a || qbe_copy_fits(fb, agg->size,
+							       in->pos);
+				add_slot(fb, fits ? agg->size : 1,
+					 agg->align);
 			}
+			if (qbe_call_packs(u, in))
+				add_slot(fb, 8 * (uint64_t)(in->nargs - 1 -
+							    qbe_call_fixed(in)),
+					 8);
 		}
 	}
 	fb->next_slot = 0;
@@ -294,6 +309,8 @@ build_entry(qbe_fb *fb, kl_block entry, const kl_block *kb)
 	uint32_t hidden = fn->ret_agg != 0;
 	if (hidden)
 		fb->sret = kl_block_param(fb->f, entry, 0);
+	if (fn->variadic)
+		fb->va = kl_block_param(fb->f, entry, hidden + fn->nparams);
 	for (uint32_t k = 0; k < fn->nparams; k++)
 		kl_vars_def(fb->vs, fb->vars[params[k].temp], entry,
 			    kl_block_param(fb->f, entry, hidden + k));

@@ -165,21 +165,29 @@ build_alloc(qbe_fb *fb, const qbe_ins *in)
 }
 
 bool
+qbe_copy_fits(qbe_fb *fb, uint64_t n, qbe_pos pos)
+{
+	if (n <= QBE_MAX_BLIT)
+		return true;
+	qbe_fb_error(fb, pos, "an aggregate of %llu bytes passed by value: "
+		     "keel copies it with loads and stores, at most %u bytes "
+		     "(pass its address instead)", (unsigned long long)n,
+		     QBE_MAX_BLIT);
+	return false;
+}
+
+bool
 qbe_copy_bytes(qbe_fb *fb, kl_value src, kl_value dst, uint64_t n,
 	       qbe_pos pos)
 {
-	if (n > QBE_MAX_BLIT) {
-		qbe_fb_error(fb, pos, "an aggregate of %llu bytes passed by "
-			     "value: keel copies it with loads and stores, "
-			     "at most %u bytes (pass its address instead)",
-			     (unsigned long long)n, QBE_MAX_BLIT);
+	if (!qbe_copy_fits(fb, n, pos))
 		return false;
-	}
 	fb->u->blit_bytes += n;
 	if (fb->u->blit_bytes > QBE_MAX_BLIT_TOTAL) {
-		qbe_fb_error(fb, pos, "the file's blits copy more than "
-			     "%u bytes in all, which keel unrolls (call "
-			     "memcpy for big copies)", QBE_MAX_BLIT_TOTAL);
+		qbe_fb_error(fb, pos, "the file's blits and copies of "
+			     "aggregates copy more than %u bytes in all, "
+			     "which keel unrolls (call memcpy for big "
+			     "copies)", QBE_MAX_BLIT_TOTAL);
 		return false;
 	}
 	static const struct {
@@ -202,6 +210,43 @@ qbe_copy_bytes(qbe_fb *fb, kl_value src, kl_value dst, uint64_t n,
 				       (int32_t)off);
 		}
 	return true;
+}
+
+/* vastart %ap: the va_list at %ap (memory the front end gave, of its
+ * target's size, at least 8 bytes) holds the address of the next
+ * variadic argument; they are 8 bytes apart (qbe_build_call.c). */
+static bool
+build_vastart(qbe_fb *fb, const qbe_ins *in)
+{
+	if (!fb->fn->variadic) {
+		const qbe_global *gl = &fb->u->globals[fb->fn->global];
+		qbe_fb_error(fb, in->pos, "vastart in $%.*s, which is not "
+			     "variadic (its parameters end without '...')",
+			     (int)gl->len, gl->name);
+		return false;
+	}
+	kl_value ap = qbe_operand(fb, arg(fb, in, 0), QTY_L);
+	if (ap.id == KL_NONE)
+		return false;
+	kl_build_store(&fb->b, KL_OP_STORE, fb->va, ap, 0);
+	return true;
+}
+
+/* %x =T vaarg %ap: the argument the va_list points at, and the va_list
+ * moved on to the next. */
+static kl_value
+build_vaarg(qbe_fb *fb, const qbe_ins *in)
+{
+	kl_value ap = qbe_operand(fb, arg(fb, in, 0), QTY_L);
+	if (ap.id == KL_NONE)
+		return ap;
+	kl_value at = kl_build_load(&fb->b, KL_OP_LOAD, KL_TYPE_I64, ap, 0);
+	kl_value x = kl_build_load(&fb->b, KL_OP_LOAD, qbe_keel_type(in->ret),
+				   at, 0);
+	kl_build_store(&fb->b, KL_OP_STORE,
+		       kl_build_binary_imm(&fb->b, KL_OP_IADD_IMM, at, 8), ap,
+		       0);
+	return x;
 }
 
 static bool
@@ -291,6 +336,8 @@ qbe_build_inst(qbe_fb *fb, const qbe_ins *in)
 			return false;
 		break;
 	case QK_BLIT: return build_blit(fb, in);
+	case QK_VASTART: return build_vastart(fb, in);
+	case QK_VAARG: v = build_vaarg(fb, in); break;
 	case QK_STORE: {
 		kl_value x = qbe_operand(fb, arg(fb, in, 0), op->aty);
 		kl_value p = qbe_operand(fb, arg(fb, in, 1), QTY_L);

@@ -301,10 +301,6 @@ parse_inst(qbe_parser *p, qbe_fn *fn, qbe_blk *b, uint32_t dest,
 				p->tok.s);
 		return false;
 	}
-	if (op->kind == QK_REFUSED) {
-		qbe_parse_error(p, at, "%s", op->why);
-		return false;
-	}
 	if (dest == KL_NONE && needs_result(op)) {
 		qbe_parse_error(p, at, "%s %s", op->name, needs_result(op));
 		return false;
