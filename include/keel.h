@@ -825,8 +825,7 @@ kl_status kl_parse_module(const char *text, size_t len,
  * temporary becomes a variable (kl_vars), so the IL need not be in SSA
  * form; aggregates pass by value, and variadic arguments, between the
  * file's functions as memory. docs/qbe.md gives the mapping and what
- * is refused (env, thread-local data, aggregates passed to functions
- * defined elsewhere). On success *out is the module, the caller's to
+ * is refused (env, aggregates passed to functions defined elsewhere). On success *out is the module, the caller's to
  * free. On malformed or unsupported input, KL_ERR_PARSE with one
  * diagnostic per mistake found (line and column from 1, as
  * kl_diag_render shows them) appended to diags (which may be NULL), and

@@ -9,10 +9,10 @@
  * starts a definition (a linkage word, `data`, `function`, `type`), so
  * one run reports a mistake per definition, up to QBE_MAX_ERRORS.
  *
- * What keel cannot express is refused here, at the token that asks for
- * it: thread-local data (`thread`). Aggregate types (`type :T`) are
- * read for their size and alignment: a function that takes or returns
- * one by value takes or fills memory (qbe_build_call.c).
+ * Thread-local data (`thread`) is data, as keel's programs have one
+ * thread. Aggregate types (`type :T`) are read for their size and
+ * alignment: a function that takes or returns one by value takes or
+ * fills memory (qbe_build_call.c).
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -568,24 +568,29 @@ parse_type(qbe_parser *p)
 static bool
 parse_definition(qbe_parser *p)
 {
+	qbe_pos thread = { 0, 0 };
 	for (;;) {
 		if (qbe_is_word(p, "export")) {
+			qbe_next(p);
+		} else if (qbe_is_word(p, "thread")) {
+			/* keel's programs have one thread: its thread-local
+			 * data is the data */
+			thread = p->tok.pos;
 			qbe_next(p);
 		} else if (qbe_is_word(p, "section")) {
 			qbe_next(p);
 			for (int k = 0; k < 2 && p->tok.kind == QTOK_STRING;
 			     k++)
 				qbe_next(p);
-		} else if (qbe_is_word(p, "thread")) {
-			qbe_parse_error(p, p->tok.pos, "thread-local data is "
-					"not supported (keel's programs have "
-					"one thread)");
-			return false;
 		} else {
 			break;
 		}
 	}
 	uint32_t before = p->errors;
+	if (thread.line && !qbe_is_word(p, "data")) {
+		qbe_parse_error(p, thread, "only data may be thread-local");
+		return false;
+	}
 	if (qbe_is_word(p, "data")) {
 		parse_data(p);
 	} else if (qbe_is_word(p, "function")) {

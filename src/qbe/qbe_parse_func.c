@@ -105,12 +105,16 @@ parse_val(qbe_parser *p, qbe_fn *fn, qbe_val *v)
 		break;
 	case QTOK_ERROR: return false;
 	default:
-		if (qbe_is_word(p, "thread"))
-			qbe_parse_error(p, v->pos, "thread-local symbols are "
-					"not supported (keel's programs have "
-					"one thread)");
-		else
-			expected_value(p);
+		if (qbe_is_word(p, "thread")) {
+			/* a thread's own copy of $x: with one thread,
+			 * $x itself */
+			qbe_next(p);
+			if (p->tok.kind == QTOK_GLOBAL)
+				return parse_val(p, fn, v);
+			qbe_error_found(p, "expected a $symbol after thread");
+			return false;
+		}
+		expected_value(p);
 		return false;
 	}
 	qbe_next(p);
