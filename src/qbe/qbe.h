@@ -439,6 +439,11 @@ uint32_t qbe_result_agg(const qbe_unit *u, const qbe_ins *in);
  * function of the file takes them (a direct call to one, or an
  * indirect call with `...`)? */
 bool qbe_call_packs(const qbe_unit *u, const qbe_ins *in);
+/* The bytes call in's packed variadic arguments take. */
+uint64_t qbe_va_bytes(const qbe_unit *u, const qbe_ins *in);
+/* Is argument k (0: the first after the callee) of call in an aggregate
+ * copied to memory of its own (not one packed among variadic ones)? */
+bool qbe_arg_copied(const qbe_unit *u, const qbe_ins *in, uint32_t k);
 /* Build call in; *result is its result (KL_NO_VALUE without one). */
 bool qbe_build_call(qbe_fb *fb, const qbe_ins *in, kl_value *result);
 void qbe_fb_error(qbe_fb *fb, qbe_pos pos, const char *fmt, ...)

@@ -54,6 +54,31 @@ qbe_call_packs(const qbe_unit *u, const qbe_ins *in)
 	return u->args[in->arg0].v.kind == QV_TEMP && in->nfixed != KL_NONE;
 }
 
+/* The room argument a takes among packed variadic arguments: 8 bytes,
+ * or an aggregate's bytes rounded up to 8 (on amd64 QBE passes its
+ * bytes, which vaarg reads 8 at a time). */
+static uint64_t
+va_room(const qbe_unit *u, const qbe_arg *a)
+{
+	return a->agg ? (u->aggs[a->agg - 1].size + 7) & ~(uint64_t)7 : 8;
+}
+
+uint64_t
+qbe_va_bytes(const qbe_unit *u, const qbe_ins *in)
+{
+	uint64_t n = 0;
+	for (uint32_t k = qbe_call_fixed(in); k < in->nargs - 1; k++)
+		n += va_room(u, &u->args[in->arg0 + 1 + k]);
+	return n;
+}
+
+bool
+qbe_arg_copied(const qbe_unit *u, const qbe_ins *in, uint32_t k)
+{
+	return u->args[in->arg0 + 1 + k].agg &&
+	       !(k >= qbe_call_fixed(in) && qbe_call_packs(u, in));
+}
+
 /* The arguments, each as the type the call gives it, into fb->vals, and
  * their count into *nvals: an aggregate copied to its memory, whose
  * address goes instead; first, the result's memory, for an aggregate
@@ -66,14 +91,18 @@ call_args(qbe_fb *fb, const qbe_ins *in, uint32_t *nvals)
 	uint32_t n = in->nargs - 1, fixed = qbe_call_fixed(in);
 	kl_grow(&fb->vals, &fb->cvals, sizeof *fb->vals,
 		(uint64_t)n + hidden + 2);
-	if (hidden)
+	if (hidden) {
+		uint32_t t = qbe_result_agg(fb->u, in);
+		if (!qbe_copy_fits(fb, fb->u->aggs[t - 1].size, in->pos))
+			return false;
 		fb->vals[0] = fb->slots[fb->next_slot++];
+	}
 	for (uint32_t k = 0; k < n; k++) {
 		const qbe_arg *a = &fb->u->args[in->arg0 + 1 + k];
 		kl_value v = qbe_operand(fb, &a->v, a->ty);
 		if (v.id == KL_NONE)
 			return false;
-		if (a->agg) {
+		if (qbe_arg_copied(fb->u, in, k)) {
 			kl_value copy = fb->slots[fb->next_slot++];
 			if (!qbe_copy_bytes(fb, v, copy,
 					    fb->u->aggs[a->agg - 1].size,
@@ -91,9 +120,25 @@ call_args(qbe_fb *fb, const qbe_ins *in, uint32_t *nvals)
 		return false;
 	}
 	kl_value va = fb->slots[fb->next_slot++];
-	for (uint32_t k = fixed; k < n; k++)
-		kl_build_store(&fb->b, KL_OP_STORE, fb->vals[hidden + k], va,
-			       (int32_t)(8 * (k - fixed)));
+	uint64_t off = 0;
+	for (uint32_t k = fixed; k < n; k++) {
+		const qbe_arg *a = &fb->u->args[in->arg0 + 1 + k];
+		kl_value v = fb->vals[hidden + k];
+		if (!a->agg) {
+			kl_build_store(&fb->b, KL_OP_STORE, v, va,
+				       (int32_t)off);
+		} else if (!qbe_copy_bytes(fb, v,
+					   off ? kl_build_binary_imm(
+							 &fb->b,
+							 KL_OP_IADD_IMM, va,
+							 (int64_t)off)
+					       : va,
+					   fb->u->aggs[a->agg - 1].size,
+					   a->v.pos)) {
+			return false;
+		}
+		off += va_room(fb->u, a);
+	}
 	fb->vals[hidden + fixed] = va;
 	*nvals = hidden + fixed + 1;
 	return true;

@@ -279,21 +279,17 @@ build_slots(qbe_fb *fb)
 			for (uint32_t a = 0; a < in->nargs; a++) {
 				uint32_t t = a ? u->args[in->arg0 + a].agg
 					       : qbe_result_agg(u, in);
-				if (!t)
+				if (!t || (a && !qbe_arg_copied(u, in, a - 1)))
 					continue;
+				/* (too big: the call says so, and the
+				 * function is not made) */
 				const qbe_agg *agg = &u->aggs[t - 1];
-				/* (an argument's size is checked when
-				 * it is copied; a result's here, as no
-				 * ret may copy to it) */
-				bool fits = a || qbe_copy_fits(fb, agg->size,
-							       in->pos);
-				add_slot(fb, fits ? agg->size : 1,
+				add_slot(fb, agg->size <= QBE_MAX_BLIT
+						     ? agg->size : 1,
 					 agg->align);
 			}
 			if (qbe_call_packs(u, in))
-				add_slot(fb, 8 * (uint64_t)(in->nargs - 1 -
-							    qbe_call_fixed(in)),
-					 8);
+				add_slot(fb, qbe_va_bytes(u, in), 8);
 		}
 	}
 	fb->next_slot = 0;

@@ -169,9 +169,9 @@ qbe_copy_fits(qbe_fb *fb, uint64_t n, qbe_pos pos)
 {
 	if (n <= QBE_MAX_BLIT)
 		return true;
-	qbe_fb_error(fb, pos, "an aggregate of %llu bytes passed by value: "
-		     "keel copies it with loads and stores, at most %u bytes "
-		     "(pass its address instead)", (unsigned long long)n,
+	qbe_fb_error(fb, pos, "an aggregate of %llu bytes by value: keel "
+		     "copies it with loads and stores, at most %u bytes (pass "
+		     "its address instead)", (unsigned long long)n,
 		     QBE_MAX_BLIT);
 	return false;
 }
