@@ -4065,8 +4065,9 @@ if [ "$mut_bad" = 0 ]; then ok; fi
 # in SSA form: temporaries assigned many times, loops of three shapes,
 # an irreducible one, phis, a jump back to the first block, calls forward
 # and backward and through a pointer, printf, data with $sym + offset,
-# every load, store, extension and comparison, floats) and as C with the
-# same behaviour; tests/qbe/diff_c.sh compiles all the C with cc once,
+# every load, store, extension and comparison, floats, aggregates by
+# value as C structs and unions, variadic functions as <stdarg.h>) and as
+# C with the same behaviour; tests/qbe/diff_c.sh compiles all the C with cc once,
 # and each program must print the same and exit with the same status
 # under keel import-qbe + keel run as compiled. 100 fixed seeds at two
 # sizes, a few seconds; the script runs any number (see its comment).

@@ -36,6 +36,35 @@ long values read as words; s_/d_ constants where an integer is wanted
 (their bits) and integers where a float is; dbgfile, dbgloc, comments.
 Every call of a function with a result names one, as QBE's reference
 requires.
+
+Aggregates by value (docs/qbe.md), as C structs and unions by value: up
+to three `type :tN` (fields b h w l s d, arrays `w 3`, earlier types
+nested, unions of two or three members, `align N`), laid out alike on
+both sides (QBE's rules are C's on x86-64; C gets `_Alignas(N)` on its
+first member where N is more than that member's own alignment); :T
+parameters and results; in each function a local aggregate of every
+type and maybe a second (alloc4/8/16 by the type's alignment, every
+field set); fields read and written at their offsets (every width, s
+and d through stosi and swtof), struct assignment by blit, the callee
+changing its copy and the caller printing its own afterwards; a result
+blitted at once into a variable of its type, or a field read where it
+is; `ret` of a parameter or a local; direct and indirect calls. A
+union is read and written through one member (its active one, fixed
+per type); another member is written whole, read, and the active one
+written whole again, so C reads only the member last written.
+
+Variadic functions of the file, with <stdarg.h> on the C side: vastart
+on alloc8/16 24, then, in a prologue before the body, `vaarg` of w, l
+and d (C's va_arg of W, L and double: an s would be a double in C's
+`...`, so none is passed), the values printed; some read their first
+arguments twice, first from a copy (blit of 24 bytes: va_copy); some
+read `p0` arguments of one type in a loop (as sum(n, ...)); some hand
+the va_list as `l %ap` to a helper (C: a va_list parameter) that reads
+on, maybe from a copy of its own first, and may hand it on again.
+Callers pass what is read and sometimes one argument more; d arguments
+are constants or small integers converted; a direct call with nothing
+after the fixed arguments may leave out the `...`, an indirect one
+never.
 """
 import random
 import struct
@@ -51,8 +80,29 @@ LCONST = [0, 1, 2, -1, -2, 31, 32, 63, 64, 65, 255, 4294967295, 4294967296,
           0x123456789abcdef, 1000000007]
 
 
+FSIZE = {'b': 1, 'h': 2, 'w': 4, 'l': 8, 's': 4, 'd': 8}
+CFIELD = {'b': 'uint8_t', 'h': 'uint16_t', 'w': 'uint32_t', 'l': 'uint64_t', 's': 'float',
+          'd': 'double'}
+FLITS = ['1.5', '-2', '0.25', '100', '3', '-7.5']
+
+
+def isagg(t):
+    return isinstance(t, Agg)
+
+
+def qty(t):
+    return ':' + t.name if isagg(t) else t
+
+
 def cty(t):
+    if isagg(t):
+        return t.cname
     return 'W' if t == 'w' else 'L'
+
+
+def cflit(k, ft):
+    """a float literal of FLITS in C"""
+    return (k if '.' in k else k + '.0') + ('f' if ft == 's' else '')
 
 
 def sty(t):
@@ -69,7 +119,8 @@ def clit(v, t):
     return '0x%xull' % (v & M64)
 
 
-PRELUDE = r'''#include <stdint.h>
+PRELUDE = r'''#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 typedef uint32_t W;
@@ -117,15 +168,111 @@ def unescape(s):
     return out
 
 
+class Agg:
+    """an aggregate type: a struct (one member) or a union (several), each
+    member a list of fields (kind, count), a kind one of b h w l s d or an
+    Agg; laid out as QBE does, which is C's layout on x86-64"""
+    def __init__(self, name, cname, members, align, union, active):
+        self.name = name        # QBE name without :
+        self.cname = cname      # 'struct NAME' or 'union NAME'
+        self.union = union
+        self.align = align      # an explicit align N, or None
+        self.active = active    # the member of a union read and written
+        self.members = []       # [[(kind, count, offset)]]
+        al, end = align or 1, 0
+        for m in members:
+            off, fl = 0, []
+            for k, n in m:
+                a = k.al if isagg(k) else FSIZE[k]
+                al = max(al, a)
+                off = (off + a - 1) // a * a
+                fl.append((k, n, off))
+                off += n * (k.size if isagg(k) else FSIZE[k])
+            self.members.append(fl)
+            end = max(end, off)
+        self.al = al
+        self.size = (end + al - 1) // al * al
+
+    def slots(self, cpath, off, member=None):
+        """the scalar fields at off on: (C lvalue, offset, kind), through
+        the active member of each union (or the given member of this one)"""
+        mi = self.active if member is None else member
+        pre = cpath + ('.m%d' % mi if self.union else '')
+        out = []
+        for j, (k, n, foff) in enumerate(self.members[mi]):
+            for e in range(n):
+                p = '%s.f%d%s' % (pre, j, '[%d]' % e if n > 1 else '')
+                o = off + foff + e * (k.size if isagg(k) else FSIZE[k])
+                out += k.slots(p, o) if isagg(k) else [(p, o, k)]
+        return out
+
+    def unions(self, cpath, off):
+        """the unions in it, through active members: (Agg, C lvalue, offset)"""
+        out = [(self, cpath, off)] if self.union else []
+        pre = cpath + ('.m%d' % self.active if self.union else '')
+        for j, (k, n, foff) in enumerate(self.members[self.active]):
+            if isagg(k):
+                for e in range(n):
+                    out += k.unions('%s.f%d%s' % (pre, j, '[%d]' % e if n > 1 else ''),
+                                    off + foff + e * k.size)
+        return out
+
+    def qdef(self, r):
+        def fl(m):
+            return ', '.join(qty(k) + (' %d' % n if n > 1 or r.random() < .1 else '')
+                             for k, n, _ in m)
+        body = ' '.join('{ %s }' % fl(m) for m in self.members) if self.union \
+            else fl(self.members[0])
+        return 'type :%s = %s{ %s }' % (self.name, 'align %d ' % self.align if self.align else '',
+                                        body)
+
+    def cdef(self):
+        def fl(m, ind):
+            return ['%s%s f%d%s;' % (ind, k.cname if isagg(k) else CFIELD[k], j,
+                                     '[%d]' % n if n > 1 else '')
+                    for j, (k, n, _) in enumerate(m)]
+        lines = [self.cname + ' {']
+        if self.union:
+            for i, m in enumerate(self.members):
+                lines += ['    struct {'] + fl(m, '        ') + ['    } m%d;' % i]
+            first = max(k.al if isagg(k) else FSIZE[k] for k, _, _ in self.members[0])
+        else:
+            lines += fl(self.members[0], '    ')
+            k = self.members[0][0][0]
+            first = k.al if isagg(k) else FSIZE[k]
+        # C refuses an alignment below the member's own: QBE takes the
+        # larger, so only a larger one is written
+        if self.align and self.align > first:
+            lines[1] = '    _Alignas(%d) %s' % (self.align, lines[1][4:])
+        return lines + ['};']
+
+
 class Func:
     def __init__(self, name, cname, params, ret, idx):
         self.name = name        # QBE name without $
         self.cname = cname
-        self.params = params    # [(name, type)]
-        self.ret = ret          # 'w' or 'l'
+        self.params = params    # [(name, type)], a type 'w', 'l' or an Agg
+        self.ret = ret          # 'w', 'l' or an Agg
         self.abi = {}           # a parameter's or the result's ('') sub-word type
         self.idx = idx
         self.cost = 0
+        self.variadic = False
+        self.vcount = None      # the one type of p0 variadic arguments
+        self.vtypes = []        # the types it reads itself, in order
+        self.vcopy = 0          # how many of them it reads first from a copy
+        self.helper = None      # the function it hands its va_list to
+        self.vall = []          # the types of all it and its helpers read
+
+    def qhead(self, export):
+        return '%sfunction %s $%s(%s) {' % (
+            'export ' if export else '', qty(self.abi.get('', self.ret)), self.name,
+            ', '.join(['%s %%%s' % (qty(self.abi.get(p, t)), p) for p, t in self.params] +
+                      (['...'] if self.variadic else [])))
+
+    def csig(self):
+        return 'static %s %s(%s)' % (cty(self.ret), self.cname, ', '.join(
+            ['%s %s' % (cty(t), p) for p, t in self.params] +
+            (['...'] if self.variadic else [])) or 'void')
 
 
 class Gen:
@@ -294,11 +441,15 @@ class Gen:
     def gen_program(self):
         r = self.r
         self.gen_data()
+        self.gen_types()
+        self.gen_helpers()
         n = r.randint(1, 2 + self.size)
         funcs = []
         for i in range(n):
-            params = [('p%d' % j, r.choice('wl')) for j in range(r.randint(0, 3))]
-            g = Func('f%d' % i, self.P + 'f%d' % i, params, r.choice('wl'), i)
+            params = [('p%d' % j, r.choice(self.types) if self.types and r.random() < .25
+                       else r.choice('wl')) for j in range(r.randint(0, 3))]
+            ret = r.choice(self.types) if self.types and r.random() < .2 else r.choice('wl')
+            g = Func('f%d' % i, self.P + 'f%d' % i, params, ret, i)
             # sub-word parameters and results (QBE: words whose high bits
             # the other side ignores; each side extends them itself)
             for p, t in params:
@@ -306,19 +457,29 @@ class Gen:
                     g.abi[p] = r.choice(['sb', 'ub', 'sh', 'uh'])
             if g.ret == 'w' and r.random() < .15:
                 g.abi[''] = r.choice(['sb', 'ub', 'sh', 'uh'])
+            if r.random() < .25:
+                self.make_variadic(g)
             funcs.append(g)
         self.funcs = funcs
+        # only the helpers some function hands its va_list to
+        used = set()
+        for h in [g.helper for g in funcs]:
+            while h and h.name not in used:
+                used.add(h.name)
+                h = h.helper
+        self.helpers = [h for h in self.helpers if h.name in used]
         mainf = Func('main', self.P + 'qmain', [], 'w', n)
-        bodies = []
+        bodies = [self.gen_helper(h) for h in self.helpers]
         for f in funcs:
             bodies.append(self.gen_func(f, 400 * (1 + self.size)))
         mbody = self.gen_func(mainf, 20000, is_main=True)
         if n:
             self.dataq.append('data $ftab = { l %s }' % ' '.join('$' + g.name for g in funcs))
-        order = list(range(n + 1))
-        r.shuffle(order)
         allb = bodies + [mbody]
+        order = list(range(len(allb)))
+        r.shuffle(order)
         q = ['dbgfile "gen.c"'] if r.random() < .3 else []
+        q += [t.qdef(r) for t in self.types]
         datas = list(self.dataq)
         for i in order:
             q += allb[i][0]
@@ -326,10 +487,9 @@ class Gen:
             if datas and r.random() < .4:
                 q.append(datas.pop())
         q += datas
-        cdecl = ['static %s %s(%s);' % (cty(f.ret), f.cname,
-                                         ', '.join('%s %s' % (cty(t), p) for p, t in f.params) or 'void')
-                 for f in funcs + [mainf]]
-        c = self.datac + cdecl
+        cdecl = ['static L %s(va_list ap);' % h.cname for h in self.helpers]
+        cdecl += [f.csig() + ';' for f in funcs + [mainf]]
+        c = self.datac + [ln for t in self.types for ln in t.cdef()] + cdecl
         for b in allb:
             c += b[1]
         for obj, off, tgt, toff in self.ptrs:
@@ -342,6 +502,331 @@ class Gen:
         c.append('    return (int)r;')
         c.append('}')
         return '\n'.join(q) + '\n', '\n'.join(c) + '\n'
+
+    # ---------------------------------------------------------------
+    # aggregate types and variadic functions
+    def gen_types(self):
+        """0 to 3 aggregate types, each of at most 10 scalar fields"""
+        r = self.r
+        self.types = []
+        for i in range(r.choice([0, 1, 1, 2, 2, 3])):
+            for _ in range(10):
+                t = self.new_type(i)
+                if len(t.slots('', 0)) <= 10:
+                    break
+            else:
+                continue
+            self.types.append(t)
+
+    def new_type(self, i):
+        r = self.r
+        union = r.random() < .3
+
+        def fields(most):
+            out = []
+            for _ in range(r.randint(1, most)):
+                if self.types and r.random() < .25:
+                    out.append((r.choice(self.types), r.choice([1, 1, 2])))
+                else:
+                    out.append((r.choice('bhwlsd'), r.choice([1, 1, 1, 2, 3])))
+            return out
+        members = [fields(3) for _ in range(r.randint(2, 3))] if union else [fields(5)]
+        return Agg('t%d' % i, '%s %st%d' % ('union' if union else 'struct', self.P, i), members,
+                   r.choice([None, None, None, 1, 4, 8, 16]), union,
+                   r.randrange(len(members)))
+
+    def gen_helpers(self):
+        """functions taking a va_list (as vprintf) and reading on: each
+        reads its own types, from a copy first if vcopy, then may hand the
+        va_list to the one before it"""
+        r = self.r
+        self.helpers = []
+        for i in range(r.choice([0, 1, 1, 2])):
+            h = Func('vh%d' % i, self.P + 'vh%d' % i, [('ap', 'l')], 'l', -1)
+            h.vtypes = [r.choice('wld') for _ in range(r.randint(1, 3))]
+            h.helper = self.helpers[-1] if self.helpers and r.random() < .5 else None
+            h.vcopy = r.random() < .3
+            h.vall = h.vtypes + (h.helper.vall if h.helper else [])
+            self.helpers.append(h)
+
+    def make_variadic(self, g):
+        r = self.r
+        g.variadic = True
+        if not g.params:
+            # C wants a named parameter before the ...
+            g.params.append(('p0', 'w'))
+        if r.random() < .3:
+            # p0 says how many arguments of one type follow, as in sum(n, ...)
+            g.vcount = r.choice('wld')
+            g.params[0] = ('p0', 'w')
+            g.abi.pop('p0', None)
+            return
+        g.vtypes = [r.choice('wwlld') for _ in range(r.randint(0, 3))]
+        if g.vtypes and r.random() < .3:
+            g.vcopy = r.randint(1, len(g.vtypes))
+        if self.helpers and r.random() < .5:
+            g.helper = r.choice(self.helpers)
+        g.vall = g.vtypes + (g.helper.vall if g.helper else [])
+
+    def gen_helper(self, h):
+        r = self.r
+        k = r.choice(LCONST)
+        q = ['function l $%s(l %%ap) {' % h.name, '@start', '\t%%hr =l copy %d' % k]
+        c = ['static L %s(va_list ap)\n{' % h.cname,
+             '    L hr = %s, hx = 0;' % clit(k, 'l'), '    double hd = 0;', '    va_list hc;',
+             '    (void)hd; (void)hc;']
+
+        def rd(t, qap, cap):
+            if t == 'w':
+                e = r.choice(['sw', 'uw'])
+                q.extend(['\t%%hw =w vaarg %s' % qap, '\t%%hx =l ext%s %%hw' % e])
+                c.append('    hx = %s;' % self.c_ext(e, 'l', 'va_arg(%s, W)' % cap))
+            elif t == 'l':
+                q.append('\t%%hx =l vaarg %s' % qap)
+                c.append('    hx = va_arg(%s, L);' % cap)
+            else:
+                q.extend(['\t%%hd =d vaarg %s' % qap, '\t%hx =l dtosi %hd'])
+                c.extend(['    hd = va_arg(%s, double);' % cap, '    hx = (L)(int64_t)hd;'])
+            q.extend(['\t%hr =l mul %hr, 31', '\t%hr =l add %hr, %hx'])
+            c.append('    hr = hr * 31 + hx;')
+        if h.vcopy:
+            # va_copy, the copy read on its own
+            q.extend(['\t%hc =l alloc8 24', '\tblit %ap, %hc, 24'])
+            c.append('    va_copy(hc, ap);')
+            rd(h.vtypes[0], '%hc', 'hc')
+            c.append('    va_end(hc);')
+        for t in h.vtypes:
+            rd(t, '%ap', 'ap')
+        if h.helper:
+            if r.random() < .3:
+                q.extend(['\t%%hx =l copy $%s' % h.helper.name, '\t%hx =l call %hx(l %ap)'])
+            else:
+                q.append('\t%%hx =l call $%s(l %%ap)' % h.helper.name)
+            q.append('\t%hr =l xor %hr, %hx')
+            c.append('    hr = hr ^ %s(ap);' % h.helper.cname)
+        q.extend(['\tret %hr', '}'])
+        c.extend(['    return hr;', '}'])
+        return q, c
+
+    def va_prologue(self, f):
+        """vastart, then the reads of f's variadic arguments, all before its
+        body: into variables, from a copy (va_copy), in a loop of p0 (vcount),
+        and by a helper handed the va_list"""
+        r = self.r
+        self.ins('%%ap =l %s 24' % r.choice(['alloc8', 'alloc16']))
+        self.ins('vastart %ap')
+        self.c('va_start(ap, %s);' % f.params[-1][0])
+        if f.vcount:
+            h, b, x = self.newlab(), self.newlab(), self.newlab()
+            self.ins('%vn =w copy %p0')
+            self.ins('%vs =l copy 0')
+            self.c('vs = 0;')
+            self.jmp(h)
+            self.label(h)
+            self.term('jnz %%vn, @%s, @%s' % (b, x))
+            self.label(b)
+            self.c('for (vn = p0; vn != 0; vn--) {')
+            self.ind += 1
+            t = f.vcount
+            if t == 'w':
+                e = r.choice(['sw', 'uw'])
+                self.ins('%vxw =w vaarg %ap')
+                self.ins('%%vx =l ext%s %%vxw' % e)
+                self.c('vx = %s;' % self.c_ext(e, 'l', 'va_arg(ap, W)'))
+            elif t == 'l':
+                self.ins('%vx =l vaarg %ap')
+                self.c('vx = va_arg(ap, L);')
+            else:
+                self.ins('%fad =d vaarg %ap')
+                self.ins('%vx =l dtosi %fad')
+                self.c('fad = va_arg(ap, double);')
+                self.c('vx = (L)(int64_t)fad;')
+            self.ins('%vs =l mul %vs, 31')
+            self.ins('%vs =l add %vs, %vx')
+            self.ins('%vn =w sub %vn, 1')
+            self.c('vs = vs * 31 + vx;')
+            self.jmp(h)
+            self.ind -= 1
+            self.c('}')
+            self.label(x)
+            d = self.dst('l')[0]
+            self.ins('%%%s =l copy %%vs' % d)
+            self.c('%s = vs;' % d)
+            self.c('va_end(ap);')
+            self.print_vals('va', [(d, 'l')])
+            return
+        if f.vcopy:
+            self.ins('%cp =l alloc8 24')
+            self.ins('blit %ap, %cp, 24')
+            self.c('va_copy(cp, ap);')
+            got = [self.va_read(t, 'cp') for t in f.vtypes[:f.vcopy]]
+            self.c('va_end(cp);')
+            self.print_vals('vc', got)
+        got = []
+        for t in f.vtypes:
+            got.append(self.va_read(t, 'ap'))
+        if f.helper:
+            d = self.dst('l')[0]
+            self.ins('%%%s =l call $%s(l %%ap)' % (d, f.helper.name))
+            self.c('%s = %s(ap);' % (d, f.helper.cname))
+            got.append((d, 'l'))
+        self.c('va_end(ap);')
+        self.print_vals('va', got)
+
+    def va_read(self, t, ap):
+        """a variadic argument read into a variable: returns it, or None
+        when printed"""
+        if t in 'wl':
+            d = self.dst(t)[0]
+            self.ins('%%%s =%s vaarg %%%s' % (d, t, ap))
+            self.c('%s = va_arg(%s, %s);' % (d, ap, cty(t)))
+            return d, t
+        self.ins('%%fad =d vaarg %%%s' % ap)
+        self.c('fad = va_arg(%s, double);' % ap)
+        if self.r.random() < .3:
+            self.fprint('fad', 'd')
+            return None
+        t = self.r.choice('wl')
+        d = self.dst(t)[0]
+        self.ins('%%%s =%s dtosi %%fad' % (d, t))
+        self.c('%s = (%s)(%s)fad;' % (d, cty(t), sty(t)))
+        return d, t
+
+    def varg(self, t):
+        """a variadic argument of type t: its QBE and its C"""
+        if t in 'wl':
+            o = self.operand(t)
+            return '%s %s' % (t, self.q_op(o)), '(%s)%s' % (cty(t), self.c_op(o, t))
+        if self.nvd < 4 and self.r.random() < .5:
+            # computed: an integer that fits, converted
+            o = self.operand('w', allow_const=False)
+            v = 'vd%d' % self.nvd
+            self.nvd += 1
+            self.ins('%%fi =w and %s, 32767' % self.q_op(o))
+            self.c('fi = %s & 32767;' % self.c_op(o, 'w'))
+            self.ins('%%%s =d swtof %%fi' % v)
+            self.c('%s = (double)(int32_t)fi;' % v)
+            return 'd %' + v, v
+        k = self.r.choice(FLITS)
+        return 'd d_' + k, cflit(k, 'd')
+
+    def agg_addr(self, qbase, off):
+        if off == 0:
+            return qbase
+        self.ins('%%ad =l add %s, %d' % (qbase, off))
+        return '%ad'
+
+    def agg_read(self, qbase, slot):
+        """a field read into a variable: returns it, or None when printed"""
+        r = self.r
+        cp, off, k = slot
+        qa = self.agg_addr(qbase, off)
+        if k in 'sd':
+            fv = 'fas' if k == 's' else 'fad'
+            self.ins('%%%s =%s load%s %s' % (fv, k, k, qa))
+            self.c('%s = %s;' % (fv, cp))
+            if r.random() < .3 and self.mult <= 8:
+                self.fprint(fv, k)
+                return None
+            t = r.choice('wl')
+            d = self.dst(t)[0]
+            self.ins('%%%s =%s %stosi %%%s' % (d, t, k, fv))
+            self.c('%s = (%s)(%s)%s;' % (d, cty(t), sty(t), fv))
+            return d, t
+        t = r.choice('wl')
+        if k in 'bh':
+            e = r.choice(['s', 'u']) + k
+            op, ce = 'load' + e, self.c_ext(e, t, cp)
+        elif k == 'w' and t == 'w' or k == 'l' and t == 'w':
+            op, ce = r.choice(['loadw', 'loadsw', 'loaduw']), '(W)' + cp
+        elif k == 'w':
+            e = r.choice(['sw', 'uw'])
+            op, ce = 'load' + e, self.c_ext(e, t, cp)
+        else:
+            op, ce = 'loadl', cp
+        d = self.dst(t)[0]
+        self.ins('%%%s =%s %s %s' % (d, t, op, qa))
+        self.c('%s = %s;' % (d, ce))
+        return d, t
+
+    def agg_write(self, qbase, slot, const=False):
+        r = self.r
+        cp, off, k = slot
+        if k in 'sd':
+            if const or r.random() < .5:
+                f = r.choice(FLITS)
+                qa = self.agg_addr(qbase, off)
+                self.ins('store%s %s_%s, %s' % (k, k, f, qa))
+                self.c('%s = %s;' % (cp, cflit(f, k)))
+                return
+            o = self.operand('w', allow_const=False)
+            m = 0xfff if k == 's' else 0x7fff
+            fv = 'fas' if k == 's' else 'fad'
+            self.ins('%%fi =w and %s, %d' % (self.q_op(o), m))
+            self.c('fi = %s & %d;' % (self.c_op(o, 'w'), m))
+            self.ins('%%%s =%s swtof %%fi' % (fv, k))
+            self.c('%s = (%s)(int32_t)fi;' % (fv, 'float' if k == 's' else 'double'))
+            qa = self.agg_addr(qbase, off)
+            self.ins('store%s %%%s, %s' % (k, fv, qa))
+            self.c('%s = %s;' % (cp, fv))
+            return
+        t = 'l' if k == 'l' else 'w'
+        if const:
+            o = ('k', r.choice(LCONST if t == 'l' else WCONST))
+        else:
+            o = self.operand(t)
+        qa = self.agg_addr(qbase, off)
+        self.ins('store%s %s, %s' % (k, self.q_op(o), qa))
+        self.c('%s = (%s)%s;' % (cp, CFIELD[k], self.c_op(o, t)))
+
+    def print_vals(self, what, vals):
+        """variables [(name, type)] printed, after what="""
+        vals = [v for v in vals if v is not None]
+        if not vals or self.mult > 8:
+            return
+        self.cost += self.mult * 5
+        text = '%s: %s=%s\\n' % (self.f.name, what,
+                                  ' '.join('%u' if t == 'w' else '%lu' for _, t in vals))
+        fmt = self.new_fmt(text)
+        self.ins('%%pr =w call $printf(l $%s, ..., %s)' % (
+            fmt, ', '.join('%s %%%s' % (t, d) for d, t in vals)))
+        self.c('pr = (W)printf("%s", %s);' % (text, ', '.join(
+            '(%s)%s' % ('uint32_t' if t == 'w' else 'unsigned long', d) for d, t in vals)))
+
+    def agg_print(self, a):
+        """a field of aggregate variable a, printed"""
+        if self.mult <= 8:
+            self.print_vals(a[0], [self.agg_read('%' + a[0], self.r.choice(a[1].slots(a[0], 0)))])
+
+    def s_agg(self):
+        r = self.r
+        a = r.choice(self.aggs)
+        q, T = '%' + a[0], a[1]
+        x = r.random()
+        same = [b for b in self.aggs if b[1] is T and b != a]
+        us = T.unions(a[0], 0)
+        if x < .35:
+            self.agg_read(q, r.choice(T.slots(a[0], 0)))
+        elif x < .45:
+            self.agg_print(a)
+        elif x < .8 or x < .9 and not same or not us:
+            self.agg_write(q, r.choice(T.slots(a[0], 0)))
+        elif x < .9:
+            # struct assignment
+            b = r.choice(same)
+            self.ins('blit %s, %%%s, %d' % (q, b[0], T.size))
+            self.c('%s = %s;' % (b[0], a[0]))
+        else:
+            # another member of a union: all its fields written, one read
+            # back, then the active member's written again
+            u, cp, off = r.choice(us)
+            m = r.choice([i for i in range(len(u.members)) if i != u.active])
+            sl = u.slots(cp, off, m)
+            for s in sl:
+                self.agg_write(q, s)
+            self.agg_read(q, r.choice(sl))
+            for s in u.slots(cp, off):
+                self.agg_write(q, s)
 
     def gen_func(self, f, budget, is_main=False):
         r = self.r
@@ -360,23 +845,26 @@ class Gen:
         self.noexit = 0
         self.is_main = is_main
         self.depth = 0
-        params = list(f.params)
+        params = [(p, t) for p, t in f.params if not isagg(t)]
         locs = [('v%d' % i, r.choice('wl')) for i in range(r.randint(2, 5))]
         locs += [('vw', 'w'), ('vl', 'l')]
         self.vars = params + locs
         self.readable = list(self.vars)
-        head = '%sfunction %s $%s(%s) {' % (
-            'export ' if is_main or r.random() < .3 else '', f.abi.get('', f.ret), f.name,
-            ', '.join('%s %%%s' % (f.abi.get(p, t), p) for p, t in params))
-        self.q.append(head)
+        # aggregate variables: the parameters, a local of each type and
+        # maybe a second (each a :T temporary, the address of its memory)
+        alocs = [('a%d' % i, t) for i, t in enumerate(self.types)]
+        if self.types and r.random() < .3:
+            alocs.append(('a%d' % len(alocs), r.choice(self.types)))
+        self.aggs = [(p, t) for p, t in f.params if isagg(t)] + alocs
+        self.q.append(f.qhead(is_main or r.random() < .3))
         cdecls = []
-        entry_loop = (not is_main) and r.random() < .2
+        # (p0 of a vcount function says how many arguments to read: it
+        # must not change before they are read again)
+        entry_loop = (not is_main) and not f.vcount and r.random() < .2
         if entry_loop:
             it = ('it', 'w')
             self.f.params.append(it)
-            self.q[0] = '%sfunction %s $%s(%s) {' % (
-                'export ' if r.random() < .3 else '', f.abi.get('', f.ret), f.name,
-                ', '.join('%s %%%s' % (f.abi.get(p, t), p) for p, t in f.params))
+            self.q[0] = f.qhead(r.random() < .3)
             self.readable.append(it)
             self.mult = 8
         self.label('start')
@@ -385,6 +873,12 @@ class Gen:
                    'double fad = 0, fbd = 0, frd = 0; float fas = 0, fbs = 0, frs = 0;',
                    'unsigned char buf[64], dbuf[16];', '(void)dvw; (void)dvl; (void)ad; (void)fi; (void)fl;',
                    '(void)fad; (void)fbd; (void)frd; (void)fas; (void)fbs; (void)frs; (void)bw; (void)bl; (void)pr;']
+        cdecls += ['%s %s;' % (t.cname, v) for v, t in alocs]
+        cdecls += ['%s rv_%s; (void)rv_%s;' % (t.cname, t.name, t.name) for t in self.types]
+        cdecls += ['W vn = 0; L vs = 0, vx = 0; double vd0 = 0, vd1 = 0, vd2 = 0, vd3 = 0;',
+                   '(void)vn; (void)vs; (void)vx; (void)vd0; (void)vd1; (void)vd2; (void)vd3;']
+        if f.variadic:
+            cdecls += ['va_list ap, cp;']
         if entry_loop:
             self.c('do {')
             self.ind += 1
@@ -404,6 +898,19 @@ class Gen:
             self.ins('storel %d, %s' % (k, '%buf' if o == 0 else self.addr_const('buf', o)))
             self.c('st_l(buf + %d, %s);' % (o, clit(k, 'l')))
         self.cost = 20 * self.mult
+        # the local aggregates, every field set; the callee changes its
+        # copies of aggregate parameters (the caller's stay as they were)
+        for v, t in alocs:
+            al = r.choice([a for a in ['alloc4', 'alloc8', 'alloc16'] if int(a[5:]) >= t.al] or
+                          ['alloc16'])
+            self.ins('%%%s =l %s %d' % (v, al, t.size))
+            for sl in t.slots(v, 0):
+                self.agg_write('%' + v, sl, const=True)
+        for p, t in self.aggs[:len(self.aggs) - len(alocs)]:
+            if r.random() < .6:
+                self.agg_write('%' + p, r.choice(t.slots(p, 0)))
+        if f.variadic:
+            self.va_prologue(f)
         nst = r.randint(3, 6 + 3 * self.size)
         if is_main:
             for g in self.funcs:
@@ -420,17 +927,23 @@ class Gen:
             self.ind -= 1
             self.c('it = it - 1;')
             self.c('} while (it & 7);')
-        o = self.operand(f.ret)
-        self.term('ret %s' % self.q_op(o))
-        self.c('return %s;' % self.c_op(o, f.ret))
+        qo, co = self.ret_operand()
+        self.term('ret %s' % qo)
+        self.c('return %s;' % co)
         self.q.append('}')
         f.cost = self.cost
-        c = ['static %s %s(%s)\n{' % (cty(f.ret), f.cname,
-                                      ', '.join('%s %s' % (cty(t), p) for p, t in f.params) or 'void')]
+        c = [f.csig() + '\n{']
         c += ['    ' + d for d in cdecls]
         c += self.cl
         c.append('}')
         return self.q, c
+
+    def ret_operand(self):
+        if isagg(self.f.ret):
+            a = self.r.choice([a for a in self.aggs if a[1] is self.f.ret])
+            return '%' + a[0], a[0]
+        o = self.operand(self.f.ret)
+        return self.q_op(o), self.c_op(o, self.f.ret)
 
     def addr_const(self, base, off):
         self.ins('%%ad =l add %%%s, %d' % (base, off))
@@ -445,6 +958,8 @@ class Gen:
         r = self.r
         ch = [('arith', 30), ('mem', 10), ('glob', 5), ('float', 5),
               ('call', 6), ('print', 3), ('blit', 1), ('dynalloc', 1), ('same', 1)]
+        if self.aggs:
+            ch.append(('agg', 6))
         if self.depth < 1 + self.size // 2:
             ch += [('if', 5), ('ifelse', 5), ('phi', 4), ('loop', 5), ('swap', 2), ('irr', 2)]
         if self.loops and not self.noexit:
@@ -842,14 +1357,35 @@ class Gen:
             return self.s_arith()
         g = r.choice(cands)
         self.cost += self.mult * (g.cost + 10)
-        qa, ca = [], []
+        qa, ca, passed = [], [], []
+        nv = r.randint(0, 4) if g.vcount else None
+        self.nvd = 0
         for p, t in g.params:
-            if consts and r.random() < .7:
+            if isagg(t):
+                a = r.choice([a for a in self.aggs if a[1] is t])
+                if a not in passed:
+                    passed.append(a)
+                qa.append(':%s %%%s' % (t.name, a[0]))
+                ca.append(a[0])
+                continue
+            if nv is not None and p == 'p0':
+                o = ('k', nv)
+            elif consts and r.random() < .7:
                 o = ('k', r.choice(WCONST if t == 'w' else LCONST))
             else:
                 o = self.operand(t)
             qa.append('%s %s' % (g.abi.get(p, t), self.q_op(o)))
             ca.append(self.c_op(o, t))
+        vq = []
+        if g.variadic:
+            vts = [g.vcount] * nv if g.vcount else list(g.vall)
+            if r.random() < .2:
+                # one more than it reads
+                vts.append(r.choice('wld'))
+            for t in vts:
+                q, c = self.varg(t)
+                vq.append(q)
+                ca.append(c)
         x = r.random()
         if x < .08:
             # through a table of function addresses in data
@@ -861,15 +1397,40 @@ class Gen:
             callee = '%fp'
         else:
             callee = '$' + g.name
-        # no call leaves out the result: QBE's reference wants a return
-        # temporary whenever the callee returns a value
-        d = self.dst(g.ret)[0]
-        a = g.abi.get('', g.ret)
-        self.ins('%%%s =%s call %s(%s)' % (d, a, callee, ', '.join(qa)))
-        self.c('%s = %s(%s);' % (d, g.cname, ', '.join(ca)))
-        if a != g.ret:
-            self.ins('%%%s =w ext%s %%%s' % (d, a, d))
-            self.c('%s = %s;' % (d, self.c_ext(a, 'w', d)))
+        # a direct call of a variadic function with nothing after the
+        # fixed arguments may leave out the ...; an indirect one may not
+        if g.variadic and (vq or callee != '$' + g.name or r.random() < .5):
+            qa += ['...'] + vq
+        if isagg(g.ret):
+            # the result: copied at once into an aggregate variable of its
+            # type, or a field read from it where it is
+            T = g.ret
+            self.ins('%%rv =:%s call %s(%s)' % (T.name, callee, ', '.join(qa)))
+            same = [a for a in self.aggs if a[1] is T]
+            if r.random() < .5:
+                a = r.choice(same)
+                self.ins('blit %%rv, %%%s, %d' % (a[0], T.size))
+                self.c('%s = %s(%s);' % (a[0], g.cname, ', '.join(ca)))
+            else:
+                self.c('rv_%s = %s(%s);' % (T.name, g.cname, ', '.join(ca)))
+                got = self.agg_read('%rv', r.choice(T.slots('rv_' + T.name, 0)))
+                if r.random() < .5:
+                    self.print_vals('rv', [got])
+        else:
+            # no call leaves out the result: QBE's reference wants a return
+            # temporary whenever the callee returns a value
+            d = self.dst(g.ret)[0]
+            a = g.abi.get('', g.ret)
+            self.ins('%%%s =%s call %s(%s)' % (d, a, callee, ', '.join(qa)))
+            self.c('%s = %s(%s);' % (d, g.cname, ', '.join(ca)))
+            if a != g.ret:
+                self.ins('%%%s =w ext%s %%%s' % (d, a, d))
+                self.c('%s = %s;' % (d, self.c_ext(a, 'w', d)))
+        # the caller's own aggregates, unchanged by the callee (but for
+        # one the result was copied to)
+        for a in passed:
+            if r.random() < .4:
+                self.agg_print(a)
 
     def c_ext(self, a, t, x):
         ct = {'sb': 'int8_t', 'ub': 'uint8_t', 'sh': 'int16_t', 'uh': 'uint16_t',
@@ -1203,10 +1764,10 @@ class Gen:
         t, nx = self.newlab(), self.newlab()
         self.term('jnz %s, @%s, @%s' % (qc, t, nx))
         self.label(t)
-        o = self.operand(self.f.ret)
-        self.term('ret %s' % self.q_op(o))
+        qo, co = self.ret_operand()
+        self.term('ret %s' % qo)
         self.label(nx)
-        self.c('if (%s) return %s;' % (cc, self.c_op(o, self.f.ret)))
+        self.c('if (%s) return %s;' % (cc, co))
 
     def s_hlt(self):
         # jnz on a value known nonzero; the other way is a hlt never reached
