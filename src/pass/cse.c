@@ -185,7 +185,10 @@ hash_key(const cse_key *k)
 		      k->type) * 0x9e3779b97f4a7c15u;
 	h = (h ^ k->a) * 0xbf58476d1ce4e5b9u;
 	h = (h ^ k->b) * 0x94d049bb133111ebu;
-	return (uint32_t)(h >> 32);
+	/* (the products alone left keys that differ only high up, such as
+	 * constants 1 << 49, 2 << 49, ..., in one chain of the table's
+	 * mask: 32,000 of them took 3 s; a review found it) */
+	return (uint32_t)kl_hash_mix(h);
 }
 
 static bool
@@ -237,6 +240,8 @@ memory_written(cse *c, const kl_func *f, uint32_t i)
 	if (d->op != KL_OP_STORE)
 		return;
 	uint32_t v = (uint32_t)resolve(c, f, d->w[0]);
+	if (v >= f->nvalues)
+		return; /* (broken input: an alias chain that goes round) */
 	cse_key k = load_key(c, f, KL_OP_LOAD, value_type(f, v), d->w[1],
 			     d->w[2]);
 	enter(c, &k, hash_key(&k) & (c->nh - 1), v);

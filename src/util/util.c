@@ -220,6 +220,17 @@ kl_grow_out(void *p, uint32_t *cap, size_t elem_size, uint64_t need)
 }
 
 uint64_t
+kl_hash_mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdu;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53u;
+	h ^= h >> 33;
+	return h;
+}
+
+uint64_t
 kl_hash_bytes(const void *data, size_t n)
 {
 	const unsigned char *s = data;

@@ -207,6 +207,10 @@ extern const char kl_hex_digits[17];
 
 /* 64-bit FNV-1a over bytes, for lookup tables only (never for output order). */
 uint64_t kl_hash_bytes(const void *data, size_t n);
+/* Every bit of h mixed into every bit of the result (MurmurHash3's
+ * finaliser), so a table may mask off the low bits: a product alone
+ * carries a difference only upward, to bits above it. */
+uint64_t kl_hash_mix(uint64_t h);
 
 /* Does v fit `bits` bits (1 to 64), read as signed or unsigned:
  * -2^(bits-1) <= v <= 2^bits - 1? The rule for every integer written

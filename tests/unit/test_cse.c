@@ -16,7 +16,7 @@
 /* Broken input the verifier would refuse: a use before the definition,
  * operands of two types, a block with no terminator, an alias
  * used before its target is defined, two equal instructions in a loop of
- * definitions. The result is unspecified, but nothing crashes or reads
+ * definitions; a store of a value whose aliases go round. The result is unspecified, but nothing crashes or reads
  * out of bounds (the sanitizer builds run this). */
 static void
 test_broken_input_does_not_crash(void)
@@ -40,6 +40,17 @@ test_broken_input_does_not_crash(void)
 			   "    return v10\n"
 			   "}\n";
 	check_broken_input(kl_cse_func, text);
+	/* a store of a value whose alias chain is a cycle: it resolves to
+	 * no value, whose type must not be read (a review found the read) */
+	check_broken_input(kl_cse_func, "function %f(i64) {\n"
+					"block0(v0: i64):\n"
+					"    v2 -> v3\n"
+					"    v3 -> v2\n"
+					"    v1 = alloca 8\n"
+					"    store.i64 v2, v1\n"
+					"    v4 = load.i64 v1\n"
+					"    return\n"
+					"}\n");
 }
 
 static void
