@@ -14,10 +14,11 @@
 #include "unit.h"
 
 /* Broken input the verifier would refuse: a use before the definition,
- * operands of two types, a block with no terminator, an alias
- * used before its target is defined, two equal instructions in a loop of
- * definitions; a store of a value whose aliases go round. The result is unspecified, but nothing crashes or reads
- * out of bounds (the sanitizer builds run this). */
+ * operands of two types, a block with no terminator, an alias used
+ * before its target is defined, two equal instructions in a loop of
+ * definitions; a store of a value whose aliases go round. The result is
+ * unspecified, but nothing crashes or reads out of bounds (the sanitizer
+ * builds run this). */
 static void
 test_broken_input_does_not_crash(void)
 {
