@@ -20,12 +20,18 @@
  *
  * What moves: instructions of one result, without effect and that cannot
  * trap (kl_op_is_pure: arithmetic but division by a value, compares,
- * conversions, select, constants, symbol addresses). Not loads (a store
- * in the loop may change memory), allocas (one object each time round),
- * calls or division by a value (it could trap where the loop would not
- * have run it). Moving them runs them once per entry of the loop, even
- * on an entry that would not have reached them: they cannot trap, so
- * that changes no result.
+ * conversions, select, constants, symbol addresses). Not allocas (one
+ * object each time round), calls or division by a value (it could trap
+ * where the loop would not have run it). Moving them runs them once per
+ * entry of the loop, even on an entry that would not have reached them:
+ * they cannot trap, so that changes no result.
+ *
+ * A load moves too, out of its innermost loop only, when that loop
+ * writes no memory (no store or call in it, nested loops' blocks
+ * included), the load is in the loop's header and nothing before it
+ * there that stays can trap: the header runs first whenever the loop
+ * is entered, so the load ran (and trapped, if it did) before anything
+ * else the loop does, and read the same bytes every time round.
  *
  * The preheader is the block before the header when it is the only way
  * into the loop and ends in a jump to the header; otherwise a new block
@@ -50,6 +56,7 @@ typedef struct licm {
 	uint32_t *up;        /* up[j * nloops + l]: l's 2^j-th parent loop */
 	uint32_t *preheader; /* by loop: the block moved into, or KL_NONE */
 	uint32_t *jump;      /* by loop: its preheader's jump, taken out */
+	bool *writes;        /* by loop: may it write memory? */
 	in_edges in;         /* into each block, made when first asked */
 	bool edges_made;
 	kl_value *args;      /* a destination's arguments, copied */
@@ -75,6 +82,7 @@ licm_free(void *state)
 	free(s->up);
 	free(s->preheader);
 	free(s->jump);
+	free(s->writes);
 	in_edges_free(&s->in);
 	free(s->args);
 	free(s->resolved);
@@ -133,13 +141,32 @@ licm_size(licm *s, kl_func *f)
 	s->levels = levels;
 	kl_grow(&s->up, &s->up_cap, sizeof *s->up,
 		(uint64_t)nl * levels + 1);
-	pass_grow_all(&s->loops_cap, (uint64_t)nl + 1, 2,
-		      (void **[]){ (void **)&s->preheader, (void **)&s->jump },
+	pass_grow_all(&s->loops_cap, (uint64_t)nl + 1, 3,
+		      (void **[]){ (void **)&s->preheader, (void **)&s->jump,
+				   (void **)&s->writes },
 		      (const size_t[]){ sizeof *s->preheader,
-					sizeof *s->jump });
+					sizeof *s->jump, sizeof *s->writes });
 	for (uint32_t l = 0; l < nl; l++) {
 		s->up[l] = kl_loop_parent(s->lf, (kl_loop){ l }).id;
 		s->preheader[l] = s->jump[l] = KL_NONE;
+		s->writes[l] = false;
+	}
+	/* A block that may write memory marks its loops, innermost out,
+	 * up to one marked already (so each loop is marked once). */
+	for (kl_block b = kl_func_first_block(f); nl && b.id != KL_NONE;
+	     b = kl_block_next(f, b)) {
+		uint32_t l = kl_loops_innermost(s->lf, b).id;
+		if (l == KL_NONE || s->writes[l])
+			continue;
+		for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
+		     i = kl_inst_next(f, i))
+			if (kl_op_table[kl_inst_opcode(f, i)].flags &
+			    KL_OPF_CAN_STORE) {
+				for (; l != KL_NONE && !s->writes[l];
+				     l = s->up[l])
+					s->writes[l] = true;
+				break;
+			}
 	}
 	for (uint32_t j = 1; j < levels; j++)
 		for (uint32_t l = 0; l < nl; l++) {
@@ -287,13 +314,22 @@ movable(const kl_func *f, kl_inst i)
 	       kl_inst_num_results(f, i) == 1;
 }
 
+/* Can instruction i, a load in the header of loop l (with nothing that
+ * may trap before it there), leave l? */
+static bool
+load_leaves(const licm *s, const kl_func *f, kl_inst i, uint32_t l)
+{
+	return kl_op_table[kl_inst_opcode(f, i)].format == KL_FMT_LOAD &&
+	       !s->writes[l] && loop_to_leave(s, f, i, l) != KL_NONE;
+}
+
 kl_status
 kl_licm_func(kl_func *f, kl_pass_report *rep)
 {
 	func_edited(f);
 	if (f->first_block == KL_NONE)
 		return KL_OK;
-	uint64_t moved = 0;
+	uint64_t moved = 0, loads = 0;
 	bool keep;
 	licm *s = pass_scratch(rep, licm_free, licm_new, &keep);
 	s->made = 0;
@@ -311,15 +347,28 @@ kl_licm_func(kl_func *f, kl_pass_report *rep)
 		uint32_t l = kl_loops_innermost(s->lf, b).id;
 		if (l == KL_NONE)
 			continue;
+		/* loads leave only from the header, up to the first that
+		 * stays and may trap */
+		bool loads_leave =
+			kl_loop_header(s->lf, (kl_loop){ l }).id == b.id;
 		kl_inst next;
 		for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
 		     i = next) {
 			next = kl_inst_next(f, i);
-			if (!movable(f, i))
+			uint32_t out = KL_NONE;
+			if (movable(f, i)) {
+				out = loop_to_leave(s, f, i, l);
+			} else if (loads_leave && load_leaves(s, f, i, l)) {
+				out = l;
+				loads++;
+			}
+			if (out == KL_NONE) {
+				loads_leave &= !(kl_op_table[kl_inst_opcode(
+							 f, i)].flags &
+						 (KL_OPF_CAN_TRAP |
+						  KL_OPF_SIDE_EFFECTS));
 				continue;
-			uint32_t out = loop_to_leave(s, f, i, l);
-			if (out == KL_NONE)
-				continue;
+			}
 			move_out(s, f, i, out);
 			moved++;
 		}
@@ -330,6 +379,7 @@ kl_licm_func(kl_func *f, kl_pass_report *rep)
 					    (kl_block){ s->preheader[l] });
 done:
 	kl_pass_report_count(rep, "insts", moved);
+	kl_pass_report_count(rep, "loads", loads);
 	kl_pass_report_count(rep, "preheaders", s->made);
 	if (!keep)
 		licm_free(s);

@@ -29,7 +29,8 @@ static const char *const simplify_counters[] = { "jumps", "skipped",
 static const char *const cse_counters[] = { "insts", "loads", NULL };
 
 /* in the order licm.c reports them */
-static const char *const licm_counters[] = { "insts", "preheaders", NULL };
+static const char *const licm_counters[] = { "insts", "loads", "preheaders",
+					     NULL };
 
 static const kl_pass passes[] = {
 	{ "promote", "promote stack slots (allocas) to SSA values and block "

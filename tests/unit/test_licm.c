@@ -51,7 +51,8 @@ static void
 test_registry_names_the_counters(void)
 {
 	check_registry("licm", kl_licm_func,
-		       (const char *const[]){ "insts", "preheaders", NULL });
+		       (const char *const[]){ "insts", "loads", "preheaders",
+					      NULL });
 }
 
 /*
