@@ -1754,8 +1754,11 @@ kl_status kl_cse_func(kl_func *f, kl_pass_report *report);
  * of the preheader of the outermost such loop: the block before the
  * header when it is the only way in and ends in a jump to the header,
  * else a new block, with the header's parameters, that takes every
- * edge into the loop from outside. Counters: insts (moved), preheaders
- * (made). Returns KL_OK; input that does not verify gets an unspecified
+ * edge into the loop from outside. A load in a loop's header, with
+ * nothing that may trap before it there, whose address is defined
+ * outside the loop, moves out of that loop when no instruction of the
+ * loop may write memory. Counters: insts (moved), loads (of those,
+ * loads), preheaders (made). Returns KL_OK; input that does not verify gets an unspecified
  * result (not a crash), as promote's.
  */
 kl_status kl_licm_func(kl_func *f, kl_pass_report *report);
