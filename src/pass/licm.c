@@ -27,11 +27,12 @@
  * they cannot trap, so that changes no result.
  *
  * A load moves too, out of its innermost loop only, when that loop
- * writes no memory (no store or call in it, nested loops' blocks
- * included), the load is in the loop's header and nothing before it
- * there that stays can trap: the header runs first whenever the loop
- * is entered, so the load ran (and trapped, if it did) before anything
- * else the loop does, and read the same bytes every time round.
+ * writes no memory (no store, call or alloca in it, nested loops'
+ * blocks included), the load is in the loop's header and nothing before
+ * it there that stays can trap or has an effect: the header runs first
+ * whenever the loop is entered, so the load ran (and trapped, if it
+ * did) before anything else the loop does, and read the same bytes
+ * every time round.
  *
  * The preheader is the block before the header when it is the only way
  * into the loop and ends in a jump to the header; otherwise a new block
@@ -46,6 +47,13 @@
 #include "../util/util.h"
 #include "edges.h"
 #include "pass.h"
+
+static bool
+writes_memory(kl_opcode op)
+{
+	return (kl_op_table[op].flags & KL_OPF_CAN_STORE) ||
+	       op == KL_OP_ALLOCA || op == KL_OP_ALLOCA_DYN;
+}
 
 /* Scratch kept from one function to the next (a pass report's state). */
 typedef struct licm {
@@ -151,8 +159,11 @@ licm_size(licm *s, kl_func *f)
 		s->preheader[l] = s->jump[l] = KL_NONE;
 		s->writes[l] = false;
 	}
-	/* A block that may write memory marks its loops, innermost out,
-	 * up to one marked already (so each loop is marked once). */
+	/* A block that may write memory, or make it (an alloca: the
+	 * interpreter's may trap for want of room, and a load's address
+	 * could be forged to reach the object it makes), marks its loops,
+	 * innermost out, up to one marked already (so each loop is marked
+	 * once). */
 	for (kl_block b = kl_func_first_block(f); nl && b.id != KL_NONE;
 	     b = kl_block_next(f, b)) {
 		uint32_t l = kl_loops_innermost(s->lf, b).id;
@@ -160,8 +171,7 @@ licm_size(licm *s, kl_func *f)
 			continue;
 		for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
 		     i = kl_inst_next(f, i))
-			if (kl_op_table[kl_inst_opcode(f, i)].flags &
-			    KL_OPF_CAN_STORE) {
+			if (writes_memory(kl_inst_opcode(f, i))) {
 				for (; l != KL_NONE && !s->writes[l];
 				     l = s->up[l])
 					s->writes[l] = true;
