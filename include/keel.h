@@ -825,12 +825,12 @@ kl_status kl_parse_module(const char *text, size_t len,
  * temporary becomes a variable (kl_vars), so the IL need not be in SSA
  * form; aggregates pass by value, and variadic arguments, between the
  * file's functions as memory. docs/qbe.md gives the mapping and what
- * is refused (env, aggregates passed to functions defined elsewhere). On success *out is the module, the caller's to
- * free. On malformed or unsupported input, KL_ERR_PARSE with one
- * diagnostic per mistake found (line and column from 1, as
- * kl_diag_render shows them) appended to diags (which may be NULL), and
- * *out NULL. text NULL with len > 0, or out NULL, is
- * KL_ERR_INVALID (no diagnostic).
+ * is refused (env, aggregates passed to functions defined elsewhere).
+ * On success *out is the module, the caller's to free. On malformed or
+ * unsupported input, KL_ERR_PARSE with one diagnostic per mistake found
+ * (line and column from 1, as kl_diag_render shows them) appended to
+ * diags (which may be NULL), and *out NULL. text NULL with len > 0, or
+ * out NULL, is KL_ERR_INVALID (no diagnostic).
  */
 kl_status kl_qbe_import(const char *text, size_t len, kl_module **out,
 			kl_diags *diags);
@@ -1757,9 +1757,10 @@ kl_status kl_cse_func(kl_func *f, kl_pass_report *report);
  * edge into the loop from outside. A load in a loop's header, with
  * nothing that may trap before it there, whose address is defined
  * outside the loop, moves out of that loop when no instruction of the
- * loop may write memory or make it (store, call, alloca). Counters: insts (moved), loads (of those,
- * loads), preheaders (made). Returns KL_OK; input that does not verify gets an unspecified
- * result (not a crash), as promote's.
+ * loop may write memory or make it (store, call, alloca). Counters:
+ * insts (moved), loads (of those, loads), preheaders (made). Returns
+ * KL_OK; input that does not verify gets an unspecified result (not a
+ * crash), as promote's.
  */
 kl_status kl_licm_func(kl_func *f, kl_pass_report *report);
 
