@@ -23,6 +23,12 @@
  * (likewise), which the callee's `ret` fills, and the result temporary
  * is that address. Only functions of the file take or return
  * aggregates (qbe_build.c refuses them to others).
+ *
+ * A variadic function of the file cannot read a keel call's variadic
+ * arguments, so a call to one (or an indirect call with `...`) stores
+ * them 8 bytes apart (an aggregate's bytes in as many places as they
+ * fill) in memory of its own and passes its address last, which the
+ * callee's vastart puts in its va_list (qbe_build_inst.c).
  */
 #include <stdlib.h>
 
