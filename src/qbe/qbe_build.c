@@ -24,25 +24,38 @@
 
 #include "qbe.h"
 
-/* A function returning an aggregate takes the address to fill first,
- * and returns nothing; an aggregate parameter is its copy's address; a
- * variadic function takes the address of its variadic arguments last. */
-static kl_signature
-fn_signature(const qbe_unit *u, const qbe_fn *fn, sig_buf *sb)
+/* The keel signature of a QBE function or call, its fixed parameters'
+ * types left for the caller to fill in at the pointer returned: a
+ * function returning an aggregate takes the address to fill first (an
+ * i64), and returns nothing; a variadic function of the file takes the
+ * address of its variadic arguments last (an i64). One layout, for the
+ * definitions and the calls alike. */
+static kl_type *
+lowered_signature(sig_buf *sb, bool sret, uint32_t nfixed, bool va,
+		  uint8_t ret, kl_signature *sig)
 {
-	uint32_t hidden = fn->ret_agg != 0;
-	uint32_t n = hidden + fn->nparams + fn->variadic;
+	uint32_t n = sret + nfixed + va;
 	kl_grow(&sb->types, &sb->cap, sizeof *sb->types, (uint64_t)n + 1);
 	for (uint32_t k = 0; k < n; k++)
 		sb->types[k] = KL_TYPE_I64;
-	for (uint32_t k = 0; k < fn->nparams; k++)
-		sb->types[hidden + k] =
-			qbe_keel_type(u->params[fn->param0 + k].ty);
-	sb->types[n] = qbe_keel_type(fn->ret);
-	return (kl_signature){ .params = sb->types,
-			       .num_params = n,
+	if (sret)
+		ret = QTY_NONE;
+	sb->types[n] = qbe_keel_type(ret);
+	*sig = (kl_signature){ .params = sb->types, .num_params = n,
 			       .results = sb->types + n,
-			       .num_results = fn->ret != QTY_NONE };
+			       .num_results = ret != QTY_NONE };
+	return sb->types + sret;
+}
+
+static kl_signature
+fn_signature(const qbe_unit *u, const qbe_fn *fn, sig_buf *sb)
+{
+	kl_signature sig;
+	kl_type *fixed = lowered_signature(sb, fn->ret_agg != 0, fn->nparams,
+					   fn->variadic, fn->ret, &sig);
+	for (uint32_t k = 0; k < fn->nparams; k++)
+		fixed[k] = qbe_keel_type(u->params[fn->param0 + k].ty);
+	return sig;
 }
 
 uint32_t
@@ -55,22 +68,15 @@ kl_signature
 qbe_call_signature(const qbe_unit *u, const qbe_ins *in, uint8_t ret,
 		   sig_buf *sb)
 {
-	uint32_t hidden = in->ret_agg != 0, fixed = qbe_call_fixed(in);
+	uint32_t nfixed = qbe_call_fixed(in);
 	bool packs = qbe_call_packs(u, in);
-	uint32_t n = hidden + fixed + packs;
-	kl_grow(&sb->types, &sb->cap, sizeof *sb->types, (uint64_t)n + 1);
-	for (uint32_t k = 0; k < n; k++)
-		sb->types[k] = KL_TYPE_I64;
-	for (uint32_t k = 0; k < fixed; k++)
-		sb->types[hidden + k] =
-			qbe_keel_type(u->args[in->arg0 + 1 + k].ty);
-	if (hidden)
-		ret = QTY_NONE;
-	sb->types[n] = qbe_keel_type(ret);
-	return (kl_signature){ .params = sb->types, .num_params = n,
-			       .results = sb->types + n,
-			       .num_results = ret != QTY_NONE,
-			       .variadic = in->nfixed != KL_NONE && !packs };
+	kl_signature sig;
+	kl_type *fixed = lowered_signature(sb, in->ret_agg != 0, nfixed,
+					   packs, ret, &sig);
+	for (uint32_t k = 0; k < nfixed; k++)
+		fixed[k] = qbe_keel_type(u->args[in->arg0 + 1 + k].ty);
+	sig.variadic = in->nfixed != KL_NONE && !packs;
+	return sig;
 }
 
 void
