@@ -421,11 +421,6 @@ qbe_agg_of(qbe_parser *p)
 static bool
 field_type(qbe_parser *p, uint64_t *size, uint32_t *align)
 {
-	static const struct {
-		const char *name;
-		uint32_t size;
-	} base[] = { { "b", 1 }, { "h", 2 }, { "w", 4 },
-		     { "l", 8 }, { "s", 4 }, { "d", 8 } };
 	if (p->tok.kind == QTOK_AGG) {
 		uint32_t t = qbe_agg_of(p);
 		if (t) {
@@ -434,15 +429,16 @@ field_type(qbe_parser *p, uint64_t *size, uint32_t *align)
 		}
 		return t != 0;
 	}
-	for (size_t k = 0; k < sizeof base / sizeof base[0]; k++)
-		if (qbe_is_word(p, base[k].name)) {
-			*size = *align = base[k].size;
-			qbe_next(p);
-			return true;
-		}
-	qbe_error_found(p, "expected a field's type (b, h, w, l, s, d or "
-			   ":type)");
-	return false;
+	/* b h w l s d: their keel types' sizes, aligned to themselves */
+	uint8_t ty = data_type(p);
+	if (ty == QTY_NONE || ty == QTY_Z) {
+		qbe_error_found(p, "expected a field's type (b, h, w, l, s, d "
+				   "or :type)");
+		return false;
+	}
+	*size = *align = kl_type_bytes(NULL, qbe_keel_type(ty));
+	qbe_next(p);
+	return true;
 }
 
 /* `FIELD [COUNT], ...` up to its '}' (taken): a struct, or a member of
