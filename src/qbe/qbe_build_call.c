@@ -93,13 +93,12 @@ qbe_arg_copied(const qbe_unit *u, const qbe_ins *in, uint32_t k)
 static bool
 call_args(qbe_fb *fb, const qbe_ins *in, uint32_t *nvals)
 {
-	uint32_t hidden = qbe_result_agg(fb->u, in) != 0;
+	uint32_t ret_agg = qbe_result_agg(fb->u, in), hidden = ret_agg != 0;
 	uint32_t n = in->nargs - 1, fixed = qbe_call_fixed(in);
 	kl_grow(&fb->vals, &fb->cvals, sizeof *fb->vals,
 		(uint64_t)n + hidden + 2);
 	if (hidden) {
-		uint32_t t = qbe_result_agg(fb->u, in);
-		if (!qbe_copy_fits(fb, fb->u->aggs[t - 1].size, in->pos))
+		if (!qbe_copy_fits(fb, fb->u->aggs[ret_agg - 1].size, in->pos))
 			return false;
 		fb->vals[0] = fb->slots[fb->next_slot++];
 	}

@@ -263,7 +263,7 @@ add_slot(qbe_fb *fb, uint64_t size, uint32_t align)
 /* An alloca in the entry block (so it runs once a call) for each
  * aggregate the function's calls pass or get back by value, and for the
  * variadic arguments of each call to a variadic function of the file
- * (8 bytes each), in the order the calls will use them: a call's result,
+ * (qbe_va_bytes), in the order the calls will use them: a call's result,
  * its aggregate arguments, its variadic arguments. */
 static void
 build_slots(qbe_fb *fb)
