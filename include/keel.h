@@ -205,8 +205,30 @@ enum {
 	KL_TYPE_I64 = 3,
 	KL_TYPE_F32 = 4,
 	KL_TYPE_F64 = 5,
-	KL_TYPE_BUILTIN_COUNT = 6,
+	/* The machine types: 0..5, each its own machine class. */
+	KL_TYPE_MACHINE_COUNT = 6,
+	/* Refined integers (docs/ir.md, "Refined types"): what a program
+	 * means by an integer, for readers and the C emitter; each has the
+	 * integer machine class of its size and computes as that class. */
+	KL_TYPE_S8 = 6,
+	KL_TYPE_S16 = 7,
+	KL_TYPE_S32 = 8,
+	KL_TYPE_S64 = 9,
+	KL_TYPE_U8 = 10,
+	KL_TYPE_U16 = 11,
+	KL_TYPE_U32 = 12,
+	KL_TYPE_U64 = 13,
+	KL_TYPE_PTR = 14, /* a pointer; class i64 */
+	KL_TYPE_BUILTIN_COUNT = 15,
 };
+
+/* What a refined type says of its integers beyond their size. */
+typedef enum kl_refinement {
+	KL_REFINE_NONE,     /* a machine type: bits, no meaning */
+	KL_REFINE_SIGNED,   /* sN: two's complement numbers */
+	KL_REFINE_UNSIGNED, /* uN: unsigned numbers */
+	KL_REFINE_POINTER,  /* ptr: an address */
+} kl_refinement;
 
 #define KL_TYPE_NONE ((kl_type)KL_NONE)
 
@@ -221,6 +243,13 @@ uint32_t kl_type_bytes(const kl_module *m, kl_type t); /* 0 if bad */
 const char *kl_type_name(const kl_module *m, kl_type t);
 /* The integer type pointers have (i64). */
 kl_type kl_module_pointer_type(const kl_module *m);
+/* What type t says beyond its machine class (KL_REFINE_NONE for machine
+ * types, floats and bad handles). */
+kl_refinement kl_type_refinement(const kl_module *m, kl_type t);
+/* The type refining integer class cls by r: kl_type_refined(m, KL_TYPE_I32,
+ * KL_REFINE_SIGNED) is s32; KL_REFINE_NONE gives cls itself. KL_TYPE_NONE
+ * when there is none (a float class, or a pointer not of pointer size). */
+kl_type kl_type_refined(const kl_module *m, kl_type cls, kl_refinement r);
 
 /* ------------------------------------------------------------------------
  * Opcodes, generated from keel_opcodes.def.
@@ -1578,8 +1607,9 @@ void kl_run_describe(const kl_interp *it, const kl_run_result *res,
  * digit, '_' or '.'): " 5," reads 5 in 2 bytes, "5x" nothing. Returns the
  * number of bytes used (leading blanks included), or 0, leaving *bits as
  * it was, if there is no valid literal. Formatting writes integers in signed
- * decimal at their width and floats exactly as the printer does, and "?" for a
- * type that is none.
+ * decimal at their width (unsigned decimal for the unsigned refined types
+ * u8 .. u64) and floats exactly as the printer does, and "?" for a type
+ * that is none.
  */
 size_t kl_interp_scan_value(const kl_module *m, kl_type t, const char *s,
 			    size_t n, uint64_t *bits);

@@ -553,14 +553,16 @@ kl_interp_format_value(const kl_module *m, kl_type t, uint64_t bits,
 		       kl_buf *out)
 {
 	kl_type c = kl_type_class(m, t);
+	unsigned spare = 64 - 8 * kl_type_bytes(m, c); /* bits above it */
 	if (c == KL_TYPE_NONE) /* (its width would shift by 64) */
 		kl_buf_puts(out, "?");
 	else if (c == KL_TYPE_F32)
 		fmt_f32(out, (uint32_t)bits);
 	else if (c == KL_TYPE_F64)
 		fmt_f64(out, bits);
+	else if (kl_type_refinement(m, t) == KL_REFINE_UNSIGNED)
+		kl_buf_printf(out, "%llu",
+			      (unsigned long long)(bits & mask_of(spare)));
 	else
-		kl_buf_printf(out, "%lld",
-			      (long long)sext(bits,
-					      64 - 8 * kl_type_bytes(m, c)));
+		kl_buf_printf(out, "%lld", (long long)sext(bits, spare));
 }

@@ -191,6 +191,7 @@ typedef struct kl_type_data {
 	uint8_t kind;   /* TK_* */
 	uint8_t cls;    /* machine class: a built-in handle */
 	uint32_t bytes;
+	uint8_t refine; /* kl_refinement */
 	const char *name;
 } kl_type_data;
 

@@ -55,6 +55,12 @@ fmt_uint(kl_buf *out, uint64_t v)
 void
 fmt_int(kl_buf *out, int64_t v, unsigned bits)
 {
+	fmt_int_as(out, v, bits, false);
+}
+
+void
+fmt_int_as(kl_buf *out, int64_t v, unsigned bits, bool is_unsigned)
+{
 	uint64_t u = (uint64_t)v;
 	int64_t s = v;
 	/* A value that does not fit the width prints as its 64 bits. */
@@ -62,7 +68,9 @@ fmt_int(kl_buf *out, int64_t v, unsigned bits)
 		u &= ((uint64_t)1 << bits) - 1;
 		s = kl_sign_narrow(v, bits);
 	}
-	if (s > -10000 && s < 10000)
+	if (is_unsigned)
+		fmt_uint(out, u);
+	else if (s > -10000 && s < 10000)
 		fmt_small(out, (int32_t)s);
 	else
 		fmt_grouped_hex(out, u);

@@ -529,7 +529,8 @@ scan_ident(parser *p, const char **start)
 void
 type_expected(parser *p)
 {
-	fail_expected(p, p->p, "a type (i8 i16 i32 i64 f32 f64)");
+	fail_expected(p, p->p, "a type (i8 i16 i32 i64 f32 f64, s8 .. s64, "
+					"u8 .. u64, ptr)");
 }
 
 /* The value of a decimal digit, above 9 for any other byte. */
@@ -1398,7 +1399,8 @@ check_function_end(parser *p)
 	for (uint32_t k = 0; k < p->nchecks; k++) {
 		const type_check *c = &p->checks[k];
 		kl_type t;
-		if (value_type_known(p, c->value, &t) && t != c->type)
+		if (value_type_known(p, c->value, &t) &&
+		    kl_type_class(p->m, t) != kl_type_class(p->m, c->type))
 			perr_at(p, c->line, c->col,
 				"type suffix .%s does not match v%u, which is "
 				"%s", kl_type_name(p->m, c->type), c->value,

@@ -253,15 +253,24 @@ scan_type(const char *s, const char *end, kl_type *t)
 	if (left < 2)
 		return 0;
 	char a = s[1], b = left > 2 ? s[2] : 0;
-	if (s[0] == 'i') {
+	/* The letter says the kind of integer (s, u: refined), the digits
+	 * its size. */
+	kl_type base = s[0] == 's' ? KL_TYPE_S8
+		       : s[0] == 'u' ? KL_TYPE_U8
+				     : KL_TYPE_I8;
+	if (s[0] == 'p') {
+		if (a != 't' || b != 'r')
+			return 0;
+		r = KL_TYPE_PTR;
+	} else if (s[0] == 'i' || s[0] == 's' || s[0] == 'u') {
 		if (a == '8')
-			n = 2, r = KL_TYPE_I8;
+			n = 2, r = base;
 		else if (a == '1' && b == '6')
-			r = KL_TYPE_I16;
+			r = base + 1;
 		else if (a == '3' && b == '2')
-			r = KL_TYPE_I32;
+			r = base + 2;
 		else if (a == '6' && b == '4')
-			r = KL_TYPE_I64;
+			r = base + 3;
 		else
 			return 0;
 	} else if (s[0] == 'f') {

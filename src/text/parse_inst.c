@@ -331,7 +331,8 @@ cannot_infer(parser *p, uint32_t v, const char *vpos, const char *opname)
 
 /*
  * The controlling type from operand v (at vpos): the suffix if given
- * (checked against v), else v's type, which must be known by now.
+ * (checked against v's machine class: `iadd.u32` may take an s32, and
+ * its result is then a u32), else v's type, which must be known by now.
  */
 static kl_type
 ctrl_from(parser *p, uint32_t v, const char *vpos, bool has_suffix,
@@ -342,7 +343,8 @@ ctrl_from(parser *p, uint32_t v, const char *vpos, bool has_suffix,
 	if (has_suffix) {
 		if (!known)
 			add_type_check(p, v, suffix, suffix_pos);
-		else if (t != suffix)
+		else if (kl_type_class(p->m, t) !=
+			 kl_type_class(p->m, suffix))
 			fail_at(p, suffix_pos, "type suffix .%s does not match "
 				"v%u, which is %s", kl_type_name(p->m, suffix),
 				v, kl_type_name(p->m, t));

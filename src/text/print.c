@@ -191,10 +191,13 @@ put_dest(printer *p, uint32_t dest)
 	}
 }
 
-static unsigned
-type_bits(const printer *p, kl_type t)
+/* An integer immediate of type t, as t reads it (unsigned types print
+ * their numbers unsigned). */
+static void
+put_typed_int(const kl_module *m, kl_buf *out, kl_type t, int64_t v)
 {
-	return kl_type_bytes(p->m, t) * 8;
+	fmt_int_as(out, v, kl_type_bytes(m, t) * 8,
+		   kl_type_refinement(m, t) == KL_REFINE_UNSIGNED);
 }
 
 static void
@@ -292,11 +295,12 @@ put_ctrl_type(printer *p, uint32_t i)
 			buf_adds(p->out, ".?");
 			return;
 		}
-		/* A result of another class than the operand (an operand
-		 * replaced through kl_inst_set_arg) shows its own type: the
-		 * parser, which gives the result the operand's, then rejects
-		 * the text as the verifier rejects the IR, where the text
-		 * without it would verify. */
+		/* A result of another type than the operand shows its own:
+		 * a refined one (`iadd.u32 v0, v1` with v0 an s32), which
+		 * the suffix gives it, or one of another class (an operand
+		 * replaced through kl_inst_set_arg), for which the parser
+		 * then rejects the text as the verifier rejects the IR,
+		 * where the text without it would verify. */
 		uint32_t r = f->insts[i].w[0]; /* these formats' result */
 		bool typed = info->format == KL_FMT_UNARY ||
 			     info->format == KL_FMT_BINARY ||
@@ -309,8 +313,7 @@ put_ctrl_type(printer *p, uint32_t i)
 				     : KL_NONE;
 		kl_type ot = a < f->nvalues ? value_type(f, a) : KL_TYPE_NONE;
 		if (KL_UNLIKELY(rt != ot) && rt != KL_TYPE_NONE &&
-		    ot != KL_TYPE_NONE &&
-		    kl_type_class(p->m, rt) != kl_type_class(p->m, ot)) {
+		    ot != KL_TYPE_NONE) {
 			buf_addc(p->out, '.');
 			put_type(p, rt);
 			return;
@@ -334,9 +337,8 @@ put_imm_operand(printer *p, uint32_t i)
 	const kl_func *f = p->f;
 	const uint32_t *args;
 	uint32_t n = inst_args(f, i, &args);
-	unsigned bits = n ? type_bits(p, ctrl_operand_type(p, i, args[0]))
-			  : 64;
-	fmt_int(p->out, inst_imm(f, i), bits);
+	kl_type t = n ? ctrl_operand_type(p, i, args[0]) : KL_TYPE_I64;
+	put_typed_int(p->m, p->out, t, inst_imm(f, i));
 }
 
 static void
@@ -356,8 +358,8 @@ put_operands(printer *p, uint32_t i)
 		else if (d->op == KL_OP_F64CONST)
 			fmt_f64(out, (uint64_t)inst_imm(f, i));
 		else
-			fmt_int(out, inst_imm(f, i),
-				type_bits(p, operand_type(p, d->w[0])));
+			put_typed_int(p->m, out, operand_type(p, d->w[0]),
+				      inst_imm(f, i));
 		break;
 	case KL_FMT_UNARY:
 		buf_addc(out, ' ');
@@ -790,8 +792,7 @@ put_data_item(kl_buf *out, const kl_module *m, const kl_item_data *it)
 		else if (it->type == KL_TYPE_F64)
 			fmt_f64(out, it->value);
 		else
-			fmt_int(out, (int64_t)it->value,
-				kl_type_bytes(m, it->type) * 8);
+			put_typed_int(m, out, it->type, (int64_t)it->value);
 		break;
 	case KL_DATA_STRING:
 		buf_adds(out, "i8 ");

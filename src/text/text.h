@@ -15,6 +15,9 @@
  * that the verifier's listing shows what is really stored.
  */
 void fmt_int(kl_buf *out, int64_t v, unsigned bits);
+/* The same, read as unsigned when is_unsigned (for the immediates of
+ * unsigned types: `iconst.u8 255`, where i8 prints -1). */
+void fmt_int_as(kl_buf *out, int64_t v, unsigned bits, bool is_unsigned);
 /* Unsigned magnitude: decimal below 10000, else grouped hex. */
 void fmt_uint(kl_buf *out, uint64_t v);
 void fmt_f32(kl_buf *out, uint32_t bits);

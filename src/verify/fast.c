@@ -189,7 +189,7 @@ tclass_slow(const fast *fs, uint32_t t)
 {
 	const kl_module *m = fs->m;
 	if (t == KL_TYPE_NONE || t >= m->ntypes ||
-	    m->types[t].cls >= KL_TYPE_BUILTIN_COUNT)
+	    m->types[t].cls >= KL_TYPE_MACHINE_COUNT)
 		return -1;
 	return m->types[t].cls;
 }
@@ -197,7 +197,7 @@ tclass_slow(const fast *fs, uint32_t t)
 HOT int
 tclass_of(const fast *fs, uint32_t t)
 {
-	return KL_LIKELY(t < KL_TYPE_BUILTIN_COUNT) ? (int)t
+	return KL_LIKELY(t < KL_TYPE_MACHINE_COUNT) ? (int)t
 						    : tclass_slow(fs, t);
 }
 
@@ -205,7 +205,7 @@ tclass_of(const fast *fs, uint32_t t)
 HOT int
 vtype_class(const fast *fs, uint32_t t)
 {
-	if (KL_LIKELY(t < KL_TYPE_BUILTIN_COUNT))
+	if (KL_LIKELY(t < KL_TYPE_MACHINE_COUNT))
 		return (int)t;
 	return tclass_slow(fs, t == KL_VALUE_TYPE_NONE ? KL_TYPE_NONE : t);
 }
@@ -391,7 +391,7 @@ define_result(fast *fs, uint32_t v, uint32_t i)
 /* ---- one instruction ---- */
 
 /* Bytes of a class: classes are the built-in type handles i8 .. f64. */
-static const uint8_t class_bytes[KL_TYPE_BUILTIN_COUNT] = { 1, 2, 4, 8, 4, 8 };
+static const uint8_t class_bytes[KL_TYPE_MACHINE_COUNT] = { 1, 2, 4, 8, 4, 8 };
 
 /* Codes and immediates in the instruction, and the operand count where
  * the format leaves it open (structure.c: check_fields, check_inst). */

@@ -146,7 +146,7 @@ define(verifier *vf, uint32_t v, uint32_t i, uint32_t b)
 	if (vi->state == DEF_NONE) {
 		kl_type c = tclass(vf->m, value_type(vf->f, v));
 		vi->block = b;
-		vi->cls = c < KL_TYPE_BUILTIN_COUNT ? (uint8_t)c : VCLS_NONE;
+		vi->cls = c < KL_TYPE_MACHINE_COUNT ? (uint8_t)c : VCLS_NONE;
 		vi->state = DEF_OK;
 		if (c == KL_TYPE_NONE && i != KL_NONE)
 			err_inst(vf, i, "result v%u has no valid type", v);

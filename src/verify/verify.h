@@ -245,7 +245,7 @@ vdest(const kl_func *f, uint32_t d, uint32_t *block, const uint32_t **args,
 static inline kl_type
 tclass(const kl_module *m, kl_type t)
 {
-	if (t < KL_TYPE_BUILTIN_COUNT)
+	if (t < KL_TYPE_MACHINE_COUNT)
 		return t;
 	return t < m->ntypes ? m->types[t].cls : KL_TYPE_NONE;
 }
