@@ -650,8 +650,9 @@ kl_status kl_func_remove_params(kl_func *f, const kl_value *params,
  * still lists it: remove it with kl_block_remove_param first) or the
  * result of a placed instruction, the alias would close a cycle, target
  * does not lead to a parameter of a block in the layout or a placed
- * instruction's result, or it leads to a value of another type than v's
- * (when v has one); nothing changes then.
+ * instruction's result, or it leads to a value of another machine class
+ * than v's (when v has one); nothing changes then. v takes the type of
+ * the value its chain ends at (an s32 may become an alias of an i32).
  * An alias nothing uses is left out of the printed text, and the verifier
  * holds it to nothing more than that, so a pass may remove the
  * instruction or parameter an unused alias leads to. */
@@ -681,7 +682,9 @@ kl_value kl_build_f64const(kl_builder *b, uint64_t bits);
 /* UNARY format; t is the result type for opcodes with an explicit type
  * (sextend.T); for others the operand (ineg) or the opcode (fpromote)
  * gives it, and t is KL_TYPE_NONE or that type (another is refused,
- * KL_ERR_INVALID). */
+ * KL_ERR_INVALID), or, where the operand gives it, a type of the
+ * operand's machine class, which the result then has (`copy.s32` of an
+ * i32 value, as the text writes it: docs/ir.md, "Refined types"). */
 kl_value kl_build_unary(kl_builder *b, kl_opcode op, kl_type t, kl_value a);
 kl_value kl_build_binary(kl_builder *b, kl_opcode op, kl_value x, kl_value y);
 kl_value kl_build_binary_imm(kl_builder *b, kl_opcode op, kl_value x,
@@ -1793,6 +1796,20 @@ kl_status kl_cse_func(kl_func *f, kl_pass_report *report);
  * crash), as promote's.
  */
 kl_status kl_licm_func(kl_func *f, kl_pass_report *report);
+
+/*
+ * refine: type refinement (docs/passes.md). Gives each integer value of
+ * a machine type the refined type (docs/ir.md, "Refined types") its uses
+ * and definition call for: ptr for addresses and what is added to them,
+ * sN or uN for values the signed or unsigned operations read or make,
+ * shared along block parameters, arithmetic and compares. Values already
+ * refined keep their types, and count as evidence; signatures are not
+ * changed. Only value types change, so what the function computes does
+ * not. Near-linear (union-find). Counters: signed, unsigned, pointers
+ * (values refined). Returns KL_OK; input that does not verify gets an
+ * unspecified result (not a crash), as promote's.
+ */
+kl_status kl_refine_func(kl_func *f, kl_pass_report *report);
 
 /* ------------------------------------------------------------------------
  * Emitting C: a module as a C11 program (docs/emit-c.md).

@@ -243,6 +243,11 @@ if command -v cc >/dev/null 2>&1; then
 			-o "$dir/emit-random$seed.kl"
 		progs="$progs $dir/emit-random$seed.kl"
 	done
+	# (and one with refined types: the C is the same but for %main's
+	# results shown unsigned)
+	"$build"/keel opt -p promote,refine "$dir/emit-random1.kl" \
+		>"$dir/emit-refined.kl"
+	progs="$progs $dir/emit-refined.kl"
 	# (a nest of 1,000 instructions: 3,000 nested 501 levels, past the
 	# limit of 200 that keeps clang's 256 brackets)
 	for shape in nest chain; do
@@ -624,7 +629,7 @@ done <<'EOF'
 1|docs/interpreter.md|call to external function %foo, which the interpreter does not provide|run @/foo.kl
 2|docs/architecture.md|--repeat needs a count from 1 to 100000, not '0'|cfg --time --repeat 0 examples/max.kl
 2|docs/architecture.md|--fuel is at most 18446744073709551615|run --fuel 18446744073709551616 examples/max.kl
-2|docs/passes.md|unknown pass 'mem2reg' (known: promote, dce, sccp, simplify, cse, licm); 'mem2reg' is keel's 'promote'|opt -p mem2reg examples/max.kl
+2|docs/passes.md|unknown pass 'mem2reg' (known: promote, dce, sccp, simplify, cse, licm, refine); 'mem2reg' is keel's 'promote'|opt -p mem2reg examples/max.kl
 1|docs/ir.md|3:18: error: expected a value, found 'return' on line 4|cat @/cut1.kl
 1|docs/ir.md|3:18: error: expected a value, found the definition of v2 on line 4|cat @/cut2.kl
 1|docs/ir.md|v0 after a complete instruction (a ',' or '(' missing before it?)|cat @/twice.kl
@@ -1386,8 +1391,8 @@ done
 # ("--", which ends the options, adds nothing and is no mistake)
 for args in "--list" "--list --"; do
 	# shellcheck disable=SC2086
-	if [ "$("$build"/keel opt $args | cut -d' ' -f1 | tr '\n' ' ')" = "promote dce sccp simplify cse licm " ]; then ok; else
-		bad "keel opt $args does not list promote, dce, sccp, simplify, cse and licm"; fi
+	if [ "$("$build"/keel opt $args | cut -d' ' -f1 | tr '\n' ' ')" = "promote dce sccp simplify cse licm refine " ]; then ok; else
+		bad "keel opt $args does not list promote, dce, sccp, simplify, cse, licm and refine"; fi
 done
 # one reading of a pass list everywhere: no empty names, at most 64
 many=$(printf 'promote,%.0s' $(seq 64))promote
@@ -1493,18 +1498,18 @@ then ok; else bad "keel difftest -p debug-miscompile: exit $st, $out"; fi
 # for a pass left out of the list
 "$build"/keel opt -p promote --print-after=x "$dir/opt.kl" >/dev/null 2>"$dir/after-x.err"
 st=$?
-if [ "$st" = 2 ] && grep -q "^keel opt: --print-after: unknown pass 'x' (known: promote, dce, sccp, simplify, cse, licm)$" "$dir/after-x.err"; then ok; else
+if [ "$st" = 2 ] && grep -q "^keel opt: --print-after: unknown pass 'x' (known: promote, dce, sccp, simplify, cse, licm, refine)$" "$dir/after-x.err"; then ok; else
 	bad "keel opt --print-after=x: exit $st, $(cat "$dir/after-x.err")"; fi
 # another compiler's name for a pass: which of keel's it is (both names
 # quoted, as a pass is named in a sentence)
 "$build"/keel opt -p mem2reg "$dir/opt.kl" >/dev/null 2>"$dir/mem2reg.err"
 st=$?
-if [ "$st" = 2 ] && grep -q "^keel opt: unknown pass 'mem2reg' (known: promote, dce, sccp, simplify, cse, licm); 'mem2reg' is keel's 'promote'$" "$dir/mem2reg.err"; then ok; else
+if [ "$st" = 2 ] && grep -q "^keel opt: unknown pass 'mem2reg' (known: promote, dce, sccp, simplify, cse, licm, refine); 'mem2reg' is keel's 'promote'$" "$dir/mem2reg.err"; then ok; else
 	bad "keel opt -p mem2reg: exit $st, $(cat "$dir/mem2reg.err")"; fi
 # (a word of a description is no other name: promote's says "(allocas)")
 "$build"/keel opt -p allocas "$dir/opt.kl" >/dev/null 2>"$dir/allocas.err"
 st=$?
-if [ "$st" = 2 ] && [ "$(head -n 1 "$dir/allocas.err")" = "keel opt: unknown pass 'allocas' (known: promote, dce, sccp, simplify, cse, licm)" ]; then ok; else
+if [ "$st" = 2 ] && [ "$(head -n 1 "$dir/allocas.err")" = "keel opt: unknown pass 'allocas' (known: promote, dce, sccp, simplify, cse, licm, refine)" ]; then ok; else
 	bad "keel opt -p allocas: exit $st, $(cat "$dir/allocas.err")"; fi
 
 # counters add up over the functions of the module: two functions of
@@ -4297,7 +4302,8 @@ add_summary "$dir/difftest.log" "$st"
 # it replaced.)
 for passes in dce promote,dce sccp promote,sccp,dce simplify \
 	promote,sccp,dce,simplify cse promote,licm \
-	promote,sccp,licm,cse,dce,simplify; do
+	promote,sccp,licm,cse,dce,simplify refine \
+	promote,sccp,licm,cse,dce,simplify,refine; do
 	"$build"/keel difftest -q -p "$passes" "$dir"/p*.kl \
 		>"$dir/difftest-$passes.log"
 	st=$?
@@ -4322,6 +4328,15 @@ merged=$("$build"/keel opt -p promote,sccp,cse --stats "$dir/p1.kl" \
 	2>&1 >/dev/null | awk '$1 == "cse:" && $2 == "insts" { n += $3 } END { print n + 0 }')
 if [ "$merged" -gt 10 ]; then ok; else
 	bad "keel opt -p promote,sccp,cse on keel-gen --seed 1: $merged"; fi
+# refine finds types to give, and its output prints back exactly (the
+# types of values whose type the text cannot say are left alone)
+"$build"/keel opt -p promote,refine --stats "$dir/p1.kl" >"$dir/refined.kl" \
+	2>"$dir/refined.err"
+refined=$(awk '$1 == "refine:" { n += $3 } END { print n + 0 }' \
+	"$dir/refined.err")
+if [ "$refined" -gt 100 ] && "$build"/keel cat "$dir/refined.kl" |
+	cmp -s - "$dir/refined.kl"; then ok; else
+	bad "keel opt -p promote,refine on keel-gen --seed 1: $refined refined, or its output does not print back"; fi
 # (and before promote, loads: the allocas are still memory there)
 loads=$("$build"/keel opt -p cse --stats "$dir/pm1.kl" 2>&1 >/dev/null |
 	awk '$1 == "cse:" && $2 == "loads" { n += $3 } END { print n + 0 }')

@@ -275,6 +275,10 @@ emit_main(emitter *e, kl_sym s, kl_buf *out)
 		else if (t == KL_TYPE_F64)
 			kl_buf_printf(out, "\trt_show_f(rt_b64(%s), 1, %d);\n",
 				      field, k == 0);
+		else if (kl_type_refinement(m, sig.results[k]) ==
+			 KL_REFINE_UNSIGNED) /* as keel run shows it */
+			kl_buf_printf(out, "\trt_show_uint((%s)%s, %d);\n",
+				      emit_ctype(m, t), field, k == 0);
 		else
 			kl_buf_printf(out, "\trt_show_int((%s)%s, %d);\n",
 				      emit_stype(m, t), field, k == 0);

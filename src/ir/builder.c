@@ -162,10 +162,14 @@ kl_value_set_alias(kl_func *f, kl_value v, kl_value target)
 	}
 	if (r == v.id)
 		return KL_ERR_INVALID;
-	/* Every use of v must keep its type: a value that has one (a
-	 * result, a removed parameter, an alias) may stand only for one of
-	 * the same type. (Aliases leading to v have v's.) */
-	if (d->kind != VK_UNUSED && d->type != value_type(f, r))
+	/* Every use of v must keep its machine class: a value that has a
+	 * type (a result, a removed parameter, an alias) may stand only for
+	 * one of the same class. It takes the end's type, refined or not
+	 * (docs/ir.md, "Refined types"), as the parser gives an alias.
+	 * (Aliases leading to v have v's.) */
+	if (d->kind != VK_UNUSED &&
+	    kl_type_class(f->module, value_type(f, v.id)) !=
+		    kl_type_class(f->module, value_type(f, r)))
 		return KL_ERR_INVALID;
 	/* The end must be defined: a placed block's parameter or a placed
 	 * instruction's result (an unplaced one's is what is replaced). */
@@ -443,6 +447,11 @@ kl_build_unary(kl_builder *b, kl_opcode op, kl_type t, kl_value a)
 	 * dropped without a word, and the front end would go on with a
 	 * value of a type it did not ask for. */
 	kl_type rt = result_type(b, op, t, &a.id);
+	/* the operand's class, refined otherwise (copy.s32 of an i32) */
+	const kl_module *m = b->func->module;
+	if (t != KL_TYPE_NONE && kl_op_info(op)->ctrl == KL_CTRL_ARG0 &&
+	    kl_type_class(m, t) == kl_type_class(m, rt))
+		rt = t;
 	if (t != KL_TYPE_NONE && t != rt) {
 		fail(b, KL_ERR_INVALID, "type differs from the result's, which "
 					"the operand or the opcode gives "

@@ -32,6 +32,10 @@ static const char *const cse_counters[] = { "insts", "loads", NULL };
 static const char *const licm_counters[] = { "insts", "loads", "preheaders",
 					     NULL };
 
+/* in the order refine.c reports them */
+static const char *const refine_counters[] = { "signed", "unsigned",
+					       "pointers", NULL };
+
 static const kl_pass passes[] = {
 	{ "promote", "promote stack slots (allocas) to SSA values and block "
 		     "parameters (mem2reg)", kl_promote_func, promote_counters,
@@ -52,6 +56,9 @@ static const kl_pass passes[] = {
 	{ "licm", "loop-invariant code motion: an instruction without effect "
 		  "whose operands come from outside a loop moves to before it",
 	  kl_licm_func, licm_counters, "loop-invariant-code-motion" },
+	{ "refine", "type refinement: integers become signed, unsigned or "
+		    "pointers (s32, u8, ptr...) as their uses say",
+	  kl_refine_func, refine_counters, NULL },
 };
 
 const kl_pass *

@@ -936,6 +936,78 @@ test_alias_cycles(void)
 }
 
 /*
+ * Refined types (docs/ir.md): their classes and refinements, the type
+ * refining each class, and the API taking a refined type where the text
+ * does: an alias of a value of the same class (it takes the end's type),
+ * never of another class; copy.s32 of an i32 value, not copy.i64.
+ */
+static void
+test_refined_types(void)
+{
+	static const struct {
+		kl_type t, cls;
+		kl_refinement r;
+		const char *name;
+	} types[] = {
+		{ KL_TYPE_S8, KL_TYPE_I8, KL_REFINE_SIGNED, "s8" },
+		{ KL_TYPE_S64, KL_TYPE_I64, KL_REFINE_SIGNED, "s64" },
+		{ KL_TYPE_U16, KL_TYPE_I16, KL_REFINE_UNSIGNED, "u16" },
+		{ KL_TYPE_U32, KL_TYPE_I32, KL_REFINE_UNSIGNED, "u32" },
+		{ KL_TYPE_PTR, KL_TYPE_I64, KL_REFINE_POINTER, "ptr" },
+		{ KL_TYPE_I32, KL_TYPE_I32, KL_REFINE_NONE, "i32" },
+	};
+	for (size_t k = 0; k < sizeof types / sizeof types[0]; k++) {
+		CHECK_EQ_INT(kl_type_class(NULL, types[k].t), types[k].cls);
+		CHECK_EQ_INT(kl_type_refinement(NULL, types[k].t),
+			     types[k].r);
+		CHECK_EQ_STR(kl_type_name(NULL, types[k].t), types[k].name);
+		CHECK(kl_type_is_int(NULL, types[k].t));
+		CHECK_EQ_INT(kl_type_refined(NULL, types[k].cls, types[k].r),
+			     types[k].t);
+	}
+	/* no float, pointer of another size, or refined class to refine */
+	CHECK_EQ_INT(kl_type_refined(NULL, KL_TYPE_F32, KL_REFINE_SIGNED),
+		     KL_TYPE_NONE);
+	CHECK_EQ_INT(kl_type_refined(NULL, KL_TYPE_I32, KL_REFINE_POINTER),
+		     KL_TYPE_NONE);
+	CHECK_EQ_INT(kl_type_refined(NULL, KL_TYPE_S32, KL_REFINE_NONE),
+		     KL_TYPE_NONE);
+	CHECK_EQ_INT(kl_type_refinement(NULL, KL_TYPE_BUILTIN_COUNT),
+		     KL_REFINE_NONE);
+
+	static const char text[] = "function %f(i32, s32, i64) -> i32 {\n"
+				   "block0(v0: i32, v1: s32, v2: i64):\n"
+				   "    v3 = iadd v1, v1\n"
+				   "    v4 = iadd v2, v2\n"
+				   "    return v0\n"
+				   "}\n";
+	kl_module *m;
+	kl_func *f = parse_f(text, sizeof text - 1, &m);
+	CHECK(f != NULL);
+	kl_inst add = { f->values[3].def }, add64 = { f->values[4].def };
+	kl_inst_remove(f, add);
+	kl_inst_remove(f, add64);
+	/* v3 (s32) may stand for v0 (i32), and takes its type */
+	CHECK_EQ_INT(kl_value_set_alias(f, (kl_value){ 3 }, (kl_value){ 0 }),
+		     KL_OK);
+	CHECK_EQ_INT(kl_value_type(f, (kl_value){ 3 }), KL_TYPE_I32);
+	/* v4 (i64) may not stand for v1 (s32) */
+	CHECK_EQ_INT(kl_value_set_alias(f, (kl_value){ 4 }, (kl_value){ 1 }),
+		     KL_ERR_INVALID);
+	kl_builder b;
+	kl_builder_init(&b, f);
+	kl_builder_before(&b, (kl_inst){ f->blocks[f->first_block].last });
+	kl_value c = kl_build_unary(&b, KL_OP_COPY, KL_TYPE_S32,
+				    (kl_value){ 0 });
+	CHECK_EQ_INT(kl_value_type(f, c), KL_TYPE_S32);
+	CHECK_EQ_INT(kl_builder_status(&b), KL_OK);
+	c = kl_build_unary(&b, KL_OP_COPY, KL_TYPE_I64, (kl_value){ 0 });
+	CHECK_EQ_INT(c.id, KL_NONE);
+	CHECK_EQ_INT(kl_builder_status(&b), KL_ERR_INVALID);
+	kl_module_free(m);
+}
+
+/*
  * has_aliases says whether a function may hold an alias (promote skips
  * looking for them when not): false for a parsed function without alias
  * lines, true with one, and true once the API or a rewrite makes one.
@@ -1684,5 +1756,6 @@ main(void)
 	UNIT_RUN(test_append_param_limit);
 	UNIT_RUN(test_signatures_differ_in_every_part);
 	UNIT_RUN(test_imm_inline_bounds);
+	UNIT_RUN(test_refined_types);
 	return unit_report("ir");
 }
