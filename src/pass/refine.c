@@ -19,11 +19,10 @@
  * an address was one). iadd of a pointer and a non-pointer gives a
  * pointer, isub a pointer minus a non-pointer; and the sum of two values
  * that is an address gets it from the one whose partner looks like an
- * index (a constant, a product, a shift or an extension). These rules
- * read the classes as the sweeps have made them so far: two sweeps over
- * the function, so the answer is deterministic and linear, and a chain
- * of sums longer than two sweeps can follow keeps its later links
- * unrefined.
+ * index (a constant, a product, a shift or an extension). Each sum is
+ * looked at once, then again whenever the set of one of its values turns
+ * into a pointer's (a worklist, in a fixed order: the answer is the same
+ * on every run), so pointer-ness goes down chains of sums either way.
  *
  * Then signs, over the values that are not pointers. sdiv, srem, the
  * signed compares, sshr, sextend, the sload forms and the signed float
@@ -61,7 +60,15 @@ typedef struct refine {
 				* sets are final (fix_pointers) */
 	uint32_t *resolved;    /* func_resolve_table's buffer */
 	uint32_t *sums;        /* the iadd and isub instructions */
+	/* The sums touching each pointer set, a list joined as the sets
+	 * are, so that a set turning into a pointer's brings back just the
+	 * sums whose rules may now apply (join_pointers). */
+	uint32_t *inc_head, *inc_tail; /* per value: a set's list */
+	uint32_t *inc_next, *inc_sum;  /* per entry: next, instruction */
+	uint32_t *work;        /* sums to look at again, in order */
 	uint32_t values_cap, resolved_cap, nsums, sums_cap;
+	uint32_t ninc, inc_cap, nwork, work_cap;
+	bool tracking;         /* the lists exist */
 	const kl_func *f;
 	kl_type ptr_class;
 } refine;
@@ -81,6 +88,11 @@ refine_free(void *state)
 	free(r->cls);
 	free(r->pointer);
 	free(r->sums);
+	free(r->inc_head);
+	free(r->inc_tail);
+	free(r->inc_next);
+	free(r->inc_sum);
+	free(r->work);
 	free(r->resolved);
 	free(r);
 }
@@ -96,19 +108,21 @@ static void
 refine_size(refine *r, const kl_func *f)
 {
 	uint32_t nv = f->nvalues;
-	pass_grow_all(&r->values_cap, (uint64_t)nv + 1, 8,
+	pass_grow_all(&r->values_cap, (uint64_t)nv + 1, 10,
 		      (void **[]){ (void **)&r->ptr_parent,
 				   (void **)&r->sign_parent,
 				   (void **)&r->ptr_rank,
 				   (void **)&r->sign_rank, (void **)&r->ev,
 				   (void **)&r->int_of, (void **)&r->cls,
-				   (void **)&r->pointer },
+				   (void **)&r->pointer, (void **)&r->inc_head,
+				   (void **)&r->inc_tail },
 		      (const size_t[]){ sizeof *r->ptr_parent,
 					sizeof *r->sign_parent,
 					sizeof *r->ptr_rank,
 					sizeof *r->sign_rank, sizeof *r->ev,
 					sizeof *r->int_of, sizeof *r->cls,
-					sizeof *r->pointer });
+					sizeof *r->pointer, sizeof *r->inc_head,
+					sizeof *r->inc_tail });
 	memset(r->ptr_rank, 0, nv);
 	memset(r->sign_rank, 0, nv);
 	memset(r->ev, 0, nv);
@@ -133,7 +147,8 @@ refine_size(refine *r, const kl_func *f)
 			   : k == KL_REFINE_POINTER  ? EV_POINTER
 						     : 0;
 	}
-	r->nsums = 0;
+	r->nsums = r->ninc = r->nwork = 0;
+	r->tracking = false;
 	r->ptr_class = kl_type_class(m, kl_module_pointer_type(m));
 }
 
@@ -215,12 +230,82 @@ pointer(const refine *r, uint32_t v)
 }
 
 static void
+push_work(refine *r, uint32_t i)
+{
+	kl_grow(&r->work, &r->work_cap, sizeof *r->work,
+		(uint64_t)r->nwork + 1);
+	r->work[r->nwork++] = i;
+}
+
+/* Join the pointer sets of a and b. Once the lists exist, a set joining
+ * a pointer's without being one brings its sums back to work: each sum
+ * comes back at most once a value it touches, as a set turns into a
+ * pointer's once. */
+static void
+join_pointers(refine *r, uint32_t a, uint32_t b)
+{
+	uint32_t *parent = r->ptr_parent, *head = r->inc_head;
+	a = find(parent, a);
+	b = find(parent, b);
+	if (a == b)
+		return;
+	bool pa = r->ev[a] & EV_POINTER, pb = r->ev[b] & EV_POINTER;
+	if (r->tracking && pa != pb)
+		for (uint32_t e = head[pa ? b : a]; e != KL_NONE;
+		     e = r->inc_next[e])
+			push_work(r, r->inc_sum[e]);
+	unite(r, parent, r->ptr_rank, EV_POINTER, a, b);
+	if (!r->tracking)
+		return;
+	uint32_t root = find(parent, a), other = root == a ? b : a;
+	if (head[other] == KL_NONE)
+		return;
+	if (head[root] == KL_NONE)
+		head[root] = head[other];
+	else
+		r->inc_next[r->inc_tail[root]] = head[other];
+	r->inc_tail[root] = r->inc_tail[other];
+}
+
+static void
 same_pointer(refine *r, uint32_t a, uint32_t b)
 {
 	a = int_value(r, a);
 	b = int_value(r, b);
 	if (a != KL_NONE && b != KL_NONE && class_of(r, a) == class_of(r, b))
-		unite(r, r->ptr_parent, r->ptr_rank, EV_POINTER, a, b);
+		join_pointers(r, a, b);
+}
+
+/* The lists: each sum on the set of each of its values. */
+static void
+track_sums(refine *r)
+{
+	const kl_func *f = r->f;
+	for (uint32_t v = 0; v < f->nvalues; v++)
+		r->inc_head[v] = r->inc_tail[v] = KL_NONE;
+	for (uint32_t k = 0; k < r->nsums; k++) {
+		const kl_inst_data *d = &f->insts[r->sums[k]];
+		for (int j = 0; j < 3; j++) {
+			uint32_t v = int_value(r, d->w[j]);
+			if (v == KL_NONE || class_of(r, v) != r->ptr_class)
+				continue;
+			v = find(r->ptr_parent, v);
+			pass_grow_all(&r->inc_cap, (uint64_t)r->ninc + 1, 2,
+				      (void **[]){ (void **)&r->inc_next,
+						   (void **)&r->inc_sum },
+				      (const size_t[]){ sizeof *r->inc_next,
+							sizeof *r->inc_sum });
+			uint32_t e = r->ninc++;
+			r->inc_next[e] = KL_NONE;
+			r->inc_sum[e] = r->sums[k];
+			if (r->inc_head[v] == KL_NONE)
+				r->inc_head[v] = e;
+			else
+				r->inc_next[r->inc_tail[v]] = e;
+			r->inc_tail[v] = e;
+		}
+	}
+	r->tracking = true;
 }
 
 /* Does v look like an index, something added to an address: a constant,
@@ -636,9 +721,12 @@ kl_refine_func(kl_func *f, kl_pass_report *rep)
 		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
 		     i = f->nodes[i].next)
 			pointer_facts(r, i, own);
-	for (int sweep = 0; sweep < 2; sweep++)
-		for (uint32_t k = 0; k < r->nsums; k++)
-			pointer_sum(r, r->sums[k]);
+	/* every sum once, then those whose sets turned into pointers' */
+	track_sums(r);
+	for (uint32_t k = 0; k < r->nsums; k++)
+		push_work(r, r->sums[k]);
+	for (uint32_t k = 0; k < r->nwork; k++)
+		pointer_sum(r, r->work[k]);
 	fix_pointers(r);
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next)
 		for (uint32_t i = f->blocks[b].first; i != KL_NONE;

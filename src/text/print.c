@@ -338,6 +338,12 @@ put_imm_operand(printer *p, uint32_t i)
 	const uint32_t *args;
 	uint32_t n = inst_args(f, i, &args);
 	kl_type t = n ? ctrl_operand_type(p, i, args[0]) : KL_TYPE_I64;
+	/* an addend or a factor reads better signed, whatever it is added
+	 * to (`iadd_imm v1, -1` of a u64) */
+	kl_opcode op = (kl_opcode)f->insts[i].op;
+	if (op == KL_OP_IADD_IMM || op == KL_OP_IRSUB_IMM ||
+	    op == KL_OP_IMUL_IMM)
+		t = kl_type_class(p->m, t);
 	put_typed_int(p->m, p->out, t, inst_imm(f, i));
 }
 
