@@ -1226,10 +1226,14 @@ KL
 "$build"/keel opt -p promote examples/sieve.kl >"$dir/sieve-after.kl"
 echo garbage >"$dir/garbage.kl"
 sed 's/    return v1/    return v0, v1/' "$dir/nog.kl" >"$dir/broken.kl"
+# (a signature of refined types is the same as its classes')
+sed 's/^function %g(i32) -> i32/function %g(s32) -> u32/' "$dir/da.kl" \
+	>"$dir/da-refined.kl"
 # (file, after, exit status, the output's first line: it names FILE,
 # also when AFTER is what failed)
 for c in "examples/sieve.kl|$dir/sieve-after.kl|0|PASS examples/sieve.kl" \
 	"$dir/da.kl|$dir/da.kl|0|PASS $dir/da.kl" \
+	"$dir/da.kl|$dir/da-refined.kl|0|PASS $dir/da.kl" \
 	"$dir/da.kl|$dir/wrong.kl|1|FAIL $dir/da.kl: %f(0) (argument vector 0): returned 1 in $dir/da.kl, returned 2 in $dir/wrong.kl" \
 	"$dir/da.kl|$dir/nog.kl|1|FAIL $dir/da.kl: %g is not a function of $dir/nog.kl" \
 	"$dir/da.kl|$dir/sig.kl|1|FAIL $dir/da.kl: %g has another signature in $dir/sig.kl" \

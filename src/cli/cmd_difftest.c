@@ -117,10 +117,14 @@ counterpart(const char *path, const char *after_path, kl_module *before,
 		bool same = a.num_params == b.num_params &&
 			    a.num_results == b.num_results &&
 			    a.variadic == b.variadic;
+		/* the runs read machine classes: an s32 for an i32 is
+		 * the same signature (docs/ir.md, "Refined types") */
 		for (uint32_t k = 0; same && k < a.num_params; k++)
-			same = a.params[k] == b.params[k];
+			same = kl_type_class(before, a.params[k]) ==
+			       kl_type_class(after, b.params[k]);
 		for (uint32_t k = 0; same && k < a.num_results; k++)
-			same = a.results[k] == b.results[k];
+			same = kl_type_class(before, a.results[k]) ==
+			       kl_type_class(after, b.results[k]);
 		if (!same)
 			why = "has another signature in";
 	}
