@@ -192,9 +192,10 @@ void kl_diag_render(const kl_diag *d, const char *file, const char *src,
 		    size_t src_len, kl_buf *out);
 
 /* ------------------------------------------------------------------------
- * Types. Built-in types have fixed handles; semantic types added later live
- * in the same per-module table and each has a machine class, one of the six
- * built-ins, on which instructions are checked and executed.
+ * Types. Built-in types have fixed handles: the six machine types, then
+ * the refined integers; semantic types added later live in the same
+ * per-module table. Each type has a machine class, one of the six machine
+ * types, on which instructions are checked and executed.
  */
 typedef uint32_t kl_type;
 
@@ -219,6 +220,8 @@ enum {
 	KL_TYPE_U32 = 12,
 	KL_TYPE_U64 = 13,
 	KL_TYPE_PTR = 14, /* a pointer; class i64 */
+	/* All built-in handles (6 before the refined types came): the first
+	 * handle past them is no type in a module without types of its own. */
 	KL_TYPE_BUILTIN_COUNT = 15,
 };
 
@@ -248,7 +251,9 @@ kl_type kl_module_pointer_type(const kl_module *m);
 kl_refinement kl_type_refinement(const kl_module *m, kl_type t);
 /* The type refining integer class cls by r: kl_type_refined(m, KL_TYPE_I32,
  * KL_REFINE_SIGNED) is s32; KL_REFINE_NONE gives cls itself. KL_TYPE_NONE
- * when there is none (a float class, or a pointer not of pointer size). */
+ * when there is none: cls not an integer machine type (a float, a refined
+ * type, no type), r not a kl_refinement, or KL_REFINE_POINTER of another
+ * class than the pointers' (i64). m may be NULL (the built-in types). */
 kl_type kl_type_refined(const kl_module *m, kl_type cls, kl_refinement r);
 
 /* ------------------------------------------------------------------------
@@ -516,6 +521,18 @@ uint32_t kl_func_sigref_bound(const kl_func *f);
 kl_signature kl_func_sigref_signature(const kl_func *f, kl_sigref s);
 
 kl_type kl_value_type(const kl_func *f, kl_value v);
+/* Give v another type of its machine class (docs/ir.md, "Refined types"):
+ * KL_OK, or KL_ERR_INVALID with nothing changed when v is out of range
+ * or not a block parameter or placed instruction's result, t is of
+ * another class, or the text could not say v's type: a result whose type
+ * comes from its opcode or a signature (alloca, symbol_addr, compares,
+ * calls; kl_value_typable). What v computes does not change. */
+kl_status kl_value_set_type(kl_func *f, kl_value v, kl_type t);
+/* Whether the text can write v's type, so that kl_value_set_type may
+ * change it: a block parameter, or the result of an instruction whose
+ * type suffix gives the result its type (iconst, loads, extensions,
+ * iadd, select...). */
+bool kl_value_typable(const kl_func *f, kl_value v);
 /* Follow alias links to the value that is really defined. */
 kl_value kl_value_resolve(const kl_func *f, kl_value v);
 bool kl_value_is_alias(const kl_func *f, kl_value v);

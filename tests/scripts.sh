@@ -4307,7 +4307,8 @@ add_summary "$dir/difftest.log" "$st"
 for passes in dce promote,dce sccp promote,sccp,dce simplify \
 	promote,sccp,dce,simplify cse promote,licm \
 	promote,sccp,licm,cse,dce,simplify refine \
-	promote,sccp,licm,cse,dce,simplify,refine; do
+	promote,sccp,licm,cse,dce,simplify,refine \
+	promote,refine,sccp,licm,cse,dce,simplify; do
 	"$build"/keel difftest -q -p "$passes" "$dir"/p*.kl \
 		>"$dir/difftest-$passes.log"
 	st=$?

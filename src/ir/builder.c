@@ -166,7 +166,8 @@ kl_value_set_alias(kl_func *f, kl_value v, kl_value target)
 	 * type (a result, a removed parameter, an alias) may stand only for
 	 * one of the same class. It takes the end's type, refined or not
 	 * (docs/ir.md, "Refined types"), as the parser gives an alias.
-	 * (Aliases leading to v have v's.) */
+	 * (Aliases leading to v have v's class; they keep their own types,
+	 * which nothing reads: a use reads the end's.) */
 	if (d->kind != VK_UNUSED &&
 	    kl_type_class(f->module, value_type(f, v.id)) !=
 		    kl_type_class(f->module, value_type(f, r)))

@@ -725,6 +725,46 @@ kl_value_type(const kl_func *f, kl_value v)
 	return value_ok(f, v) ? value_type(f, v.id) : KL_TYPE_NONE;
 }
 
+bool
+kl_value_typable(const kl_func *f, kl_value v)
+{
+	if (!value_ok(f, v))
+		return false;
+	const kl_value_data *d = &f->values[v.id];
+	if (d->kind == VK_PARAM)
+		return value_def_block(f, v.id) != KL_NONE;
+	if (d->kind != VK_RESULT || value_def_block(f, v.id) == KL_NONE)
+		return false;
+	const kl_opinfo *info = inst_info(f, d->def);
+	switch ((kl_ctrl)info->ctrl) {
+	case KL_CTRL_EXPLICIT:
+		return true;
+	case KL_CTRL_ARG0:
+	case KL_CTRL_ARG1:
+		/* the result takes the controlling type (not a compare's) */
+		return info->format == KL_FMT_UNARY ||
+		       info->format == KL_FMT_BINARY ||
+		       info->format == KL_FMT_BINARY_IMM ||
+		       info->format == KL_FMT_TERNARY;
+	default:
+		return false;
+	}
+}
+
+kl_status
+kl_value_set_type(kl_func *f, kl_value v, kl_type t)
+{
+	if (!kl_value_typable(f, v))
+		return KL_ERR_INVALID;
+	const kl_module *m = f->module;
+	kl_type c = kl_type_class(m, t);
+	if (c == KL_TYPE_NONE || c != kl_type_class(m, value_type(f, v.id)))
+		return KL_ERR_INVALID;
+	func_edited(f);
+	f->values[v.id].type = t;
+	return KL_OK;
+}
+
 kl_value
 kl_value_resolve(const kl_func *f, kl_value v)
 {

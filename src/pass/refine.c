@@ -7,7 +7,7 @@
  * The pass gathers evidence and spreads it over the values that must
  * mean the same thing, then gives each integer value that has a machine
  * type the refined type its evidence asks for, where the text can write
- * it (typable, below). Values the input already refined keep their types
+ * it (kl_value_typable). Values the input already refined keep their types
  * and count as evidence.
  *
  * Pointers first. A value is one when it is a load's or store's address,
@@ -659,37 +659,6 @@ sign_facts(refine *r, uint32_t i, kl_signature own)
 
 /* ---- the pass ---- */
 
-/*
- * Can the text say v's type, so that the refined type prints and parses
- * back? A block parameter's, and a result's where the suffix gives it:
- * an opcode whose suffix is its result type (iconst, loads, extensions)
- * or whose result takes the controlling operand's type (iadd, select).
- * Not an alloca's, symbol_addr's or call's (their types come from the
- * opcode or the signature) nor a compare's (always i8).
- */
-static bool
-typable(const kl_func *f, uint32_t v)
-{
-	const kl_value_data *d = &f->values[v];
-	if (d->kind == VK_PARAM)
-		return true;
-	if (d->kind != VK_RESULT || d->def >= f->ninsts)
-		return false;
-	const kl_opinfo *info = inst_info(f, d->def);
-	switch ((kl_ctrl)info->ctrl) {
-	case KL_CTRL_EXPLICIT:
-		return true;
-	case KL_CTRL_ARG0:
-	case KL_CTRL_ARG1:
-		return info->format == KL_FMT_UNARY ||
-		       info->format == KL_FMT_BINARY ||
-		       info->format == KL_FMT_BINARY_IMM ||
-		       info->format == KL_FMT_TERNARY;
-	default:
-		return false;
-	}
-}
-
 static kl_type
 refined_type(refine *r, uint32_t v)
 {
@@ -734,15 +703,14 @@ kl_refine_func(kl_func *f, kl_pass_report *rep)
 			sign_facts(r, i, own);
 	uint64_t count[3] = { 0, 0, 0 };
 	for (uint32_t v = 0; v < f->nvalues; v++) {
-		if (int_value(r, v) != v || !typable(f, v) ||
+		if (int_value(r, v) != v ||
 		    kl_type_refinement(m, value_type(f, v)) != KL_REFINE_NONE)
 			continue;
 		kl_type t = refined_type(r, v);
 		kl_refinement k = kl_type_refinement(m, t);
-		if (k == KL_REFINE_NONE || t == KL_TYPE_NONE)
-			continue;
-		f->values[v].type = t;
-		count[k - 1]++;
+		if (k != KL_REFINE_NONE &&
+		    kl_value_set_type(f, (kl_value){ v }, t) == KL_OK)
+			count[k - 1]++;
 	}
 	/* an alias has its end's type */
 	for (uint32_t v = 0; v < f->nvalues; v++) {

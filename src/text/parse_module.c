@@ -423,8 +423,8 @@ parse_data_item(parser *p, uint32_t s)
 	if (c == '%' || c == '#' || at_word(p, "noname")) {
 		if (!kl_type_is_int(p->m, t))
 			fail_at(p, pos, "a symbol's address is an integer: "
-				"write i64 (or a narrower integer type for "
-				"its low bytes), not %s",
+				"write i64 or ptr (or a narrower integer type "
+				"for its low bytes), not %s",
 				kl_type_name(p->m, t));
 		it.kind = KL_DATA_SYMREF;
 		uint32_t line = p->line, col = col_of(p, p->p);

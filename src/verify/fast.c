@@ -250,7 +250,8 @@ resolve_aliases(fast *fs)
 			return false; /* out of range, or a cycle */
 		uint32_t r = val[w].kind == VK_ALIAS ? root[w] : w;
 		for (uint32_t a = v; a != w; a = val[a].def) {
-			if (val[a].type != val[r].type)
+			if (vtype_class(fs, val[a].type) !=
+			    vtype_class(fs, val[r].type))
 				return false;
 			root[a] = r;
 		}

@@ -134,17 +134,22 @@ resolve_chain(verifier *vf, uint8_t *state, uint32_t v)
 	} else if (vf->vals[w].state == DEF_OK) {
 		root = w;
 	} /* else defined twice: reported at the definitions */
-	kl_type rt = root == KL_NONE ? KL_TYPE_NONE : value_type(f, root);
+	/* by machine class: an alias of a refined value may keep the
+	 * type it had (docs/ir.md, "Refined types"); the text gives it the
+	 * end's, which is the one its uses read */
+	kl_type rc = root == KL_NONE ? KL_TYPE_NONE
+				     : tclass(vf->m, value_type(f, root));
 	while (n > 0) {
 		uint32_t a = vf->s->stack[--n];
 		vf->alias_root[a] = root;
 		state[a] = ALIAS_DONE;
-		if (root != KL_NONE && value_type(f, a) != rt &&
+		kl_type ac = tclass(vf->m, value_type(f, a));
+		if (root != KL_NONE && ac != rc &&
 		    user_of(vf, a) != KL_NONE) /* (unused: not printed) */
 			err_value(vf, a, user_of(vf, a), "alias v%u has type "
 				  "%s, but the value it stands for (v%u) has "
-				  "type %s", a, tname(vf, value_type(f, a)),
-				  root, tname(vf, rt));
+				  "type %s", a, tname(vf, ac), root,
+				  tname(vf, rc));
 	}
 }
 

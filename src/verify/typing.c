@@ -227,10 +227,18 @@ check_conversion(verifier *vf, uint32_t i, const inst_view *iv,
 				 "narrower than %s", iv->results[0],
 				 tname(vf, r), tname(vf, a));
 		return;
-	case KL_TY_BITCAST:
+	case KL_TY_BITCAST: {
 		if (a == NONE || r == NONE)
 			return;
-		if (a == r)
+		/* the types themselves, refined or not */
+		kl_type rtype = value_type(vf->f, iv->results[0]);
+		kl_type atype = value_type(vf->f, resolved(vf, iv->args[0]));
+		if (a == r && rtype != atype) /* (a refined type: copy) */
+			err_inst(vf, i, "bitcast from %s to %s, of the same "
+				 "class: it changes nothing (use copy.%s)",
+				 tname(vf, atype), tname(vf, rtype),
+				 tname(vf, rtype));
+		else if (a == r)
 			err_inst(vf, i, "bitcast from %s to the same type: "
 				 "it changes nothing (use the operand)",
 				 tname(vf, a));
@@ -238,6 +246,7 @@ check_conversion(verifier *vf, uint32_t i, const inst_view *iv,
 			err_inst(vf, i, "bitcast from %s to %s: the sizes "
 				 "differ", tname(vf, a), tname(vf, r));
 		return;
+	}
 	case KL_TY_FPROMOTE:
 	case KL_TY_FDEMOTE: {
 		kl_type from = ty == KL_TY_FPROMOTE ? KL_TYPE_F32 : KL_TYPE_F64;

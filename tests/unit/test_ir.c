@@ -997,6 +997,47 @@ test_refined_types(void)
 	kl_builder b;
 	kl_builder_init(&b, f);
 	kl_builder_before(&b, (kl_inst){ f->blocks[f->first_block].last });
+	/* an alias chain w -> v -> v1 (s32 throughout), then v aimed at v0
+	 * (i32): v takes i32, w keeps s32, of the same class, and the
+	 * function verifies (an alias must have its end's class) */
+	kl_value v = kl_build_unary(&b, KL_OP_COPY, KL_TYPE_NONE,
+				    (kl_value){ 1 });
+	kl_value w = kl_build_unary(&b, KL_OP_COPY, KL_TYPE_NONE, v);
+	kl_value y = kl_build_binary(&b, KL_OP_IADD, w, w);
+	kl_inst_remove(f, kl_value_def_inst(f, w));
+	CHECK_EQ_INT(kl_value_set_alias(f, w, v), KL_OK);
+	kl_inst_remove(f, kl_value_def_inst(f, v));
+	CHECK_EQ_INT(kl_value_set_alias(f, v, (kl_value){ 1 }), KL_OK);
+	CHECK_EQ_INT(kl_value_set_alias(f, v, (kl_value){ 0 }), KL_OK);
+	CHECK_EQ_INT(kl_value_type(f, v), KL_TYPE_I32);
+	CHECK_EQ_INT(kl_value_type(f, w), KL_TYPE_S32);
+	CHECK_EQ_INT(kl_value_type(f, y), KL_TYPE_S32);
+	kl_diags d = { 0 };
+	CHECK_EQ_INT(kl_verify_func(f, NULL, &d), KL_OK);
+	kl_diags_free(&d);
+	/* kl_value_set_type: a parameter and an iadd's result take another
+	 * type of their class; not another class, an alias, a compare's
+	 * result, a symbol address or a value out of range */
+	kl_value cmp = kl_build_icmp(&b, KL_ICC_SLT, (kl_value){ 0 },
+				     (kl_value){ 0 });
+	kl_value sa = kl_build_symbol_addr(&b, kl_module_lookup(m, "f", 1));
+	kl_value sum = kl_build_binary(&b, KL_OP_IADD, sa, sa);
+	CHECK(kl_value_typable(f, (kl_value){ 0 }) && kl_value_typable(f, sum));
+	CHECK(!kl_value_typable(f, cmp) && !kl_value_typable(f, sa) &&
+	      !kl_value_typable(f, w));
+	CHECK_EQ_INT(kl_value_set_type(f, (kl_value){ 0 }, KL_TYPE_U32), KL_OK);
+	CHECK_EQ_INT(kl_value_type(f, (kl_value){ 0 }), KL_TYPE_U32);
+	CHECK_EQ_INT(kl_value_set_type(f, sum, KL_TYPE_PTR), KL_OK);
+	CHECK_EQ_INT(kl_value_set_type(f, sum, KL_TYPE_S32), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_value_set_type(f, cmp, KL_TYPE_U8), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_value_set_type(f, sa, KL_TYPE_PTR), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_value_set_type(f, w, KL_TYPE_I32), KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_value_set_type(f, (kl_value){ 99999 }, KL_TYPE_I32),
+		     KL_ERR_INVALID);
+	CHECK_EQ_INT(kl_value_type(f, sum), KL_TYPE_PTR);
+	CHECK_EQ_INT(kl_value_type(f, cmp), KL_TYPE_I8);
+	CHECK_EQ_INT(kl_verify_func(f, NULL, &d), KL_OK);
+	kl_diags_free(&d);
 	kl_value c = kl_build_unary(&b, KL_OP_COPY, KL_TYPE_S32,
 				    (kl_value){ 0 });
 	CHECK_EQ_INT(kl_value_type(f, c), KL_TYPE_S32);
