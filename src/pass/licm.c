@@ -188,6 +188,15 @@ licm_size(licm *s, kl_func *f)
 	s->made = 0;
 }
 
+/* Is an edge from block src into loop l's header a way into the loop:
+ * from outside it, and from a block that can run? */
+static bool
+way_in(const licm *s, uint32_t l, uint32_t src)
+{
+	return key_of(s, (kl_block){ src }) != KL_NONE &&
+	       !kl_loop_contains(s->lf, (kl_loop){ l }, (kl_block){ src });
+}
+
 /* Loop l's preheader, made if it has none: the block everything moving
  * out of l goes to the end of. */
 static kl_block
@@ -203,10 +212,11 @@ preheader_of(licm *s, kl_func *f, uint32_t l)
 	kl_block h = kl_loop_header(s->lf, (kl_loop){ l });
 	const in_edge *in = s->in.edges + s->in.start[h.id];
 	uint32_t n = s->in.start[h.id + 1] - s->in.start[h.id];
+	/* the ways in from outside that can run: a block out of reach
+	 * branching to the header goes on doing so, and dominates nothing */
 	uint32_t outside = 0, last = KL_NONE;
 	for (uint32_t k = 0; k < n; k++)
-		if (!kl_loop_contains(s->lf, (kl_loop){ l },
-				      (kl_block){ in[k].src })) {
+		if (way_in(s, l, in[k].src)) {
 			outside++;
 			last = k;
 		}
@@ -231,8 +241,7 @@ preheader_of(licm *s, kl_func *f, uint32_t l)
 	for (uint32_t k = 0; k < n; k++) {
 		kl_inst i = { in[k].inst };
 		uint32_t d = in[k].d;
-		if (kl_loop_contains(s->lf, (kl_loop){ l },
-				     (kl_block){ in[k].src }))
+		if (!way_in(s, l, in[k].src))
 			continue;
 		uint32_t na = kl_inst_dest_num_args(f, i, d);
 		kl_grow(&s->args, &s->args_cap, sizeof *s->args,
