@@ -1782,8 +1782,9 @@ kl_status kl_simplify_func(kl_func *f, kl_pass_report *report);
 /*
  * cse: common subexpression elimination (dominator-based value
  * numbering). An instruction without effect, of one result, whose
- * opcode, result type, operands (through aliases; in either order for a
- * commutative opcode) and immediate are those of one that dominates it,
+ * opcode, result type (its machine class), operands (through aliases;
+ * in either order for a commutative opcode) and immediate are those of
+ * one that dominates it,
  * is removed and its result made an alias of that one's: constants,
  * unary and binary operations, compares, select, symbol addresses; not
  * allocas or calls. A load is removed too when a dominating load of the

@@ -469,6 +469,15 @@ value_define(kl_func *f, uint32_t v, enum value_kind kind, kl_type t,
 	d->def = def;
 	f->has_aliases |= kind == VK_ALIAS;
 }
+/* The machine class of a type handle, KL_TYPE_NONE if it is no type:
+ * kl_type_class inline, for the passes and the verifier. */
+static inline kl_type
+type_class(const kl_module *m, kl_type t)
+{
+	if (t < KL_TYPE_MACHINE_COUNT)
+		return t;
+	return t < m->ntypes ? m->types[t].cls : KL_TYPE_NONE;
+}
 static inline kl_type
 value_type(const kl_func *f, uint32_t v)
 {

@@ -47,7 +47,8 @@
 typedef struct cse_key {
 	uint16_t op;
 	uint8_t aux;
-	uint32_t type;
+	uint32_t type; /* the result's machine class: an s32 computes what
+			* an i32 does, and may stand for it (an alias) */
 	uint64_t a, b;
 } cse_key;
 
@@ -126,6 +127,12 @@ load_key(const cse *c, const kl_func *f, uint16_t op, uint32_t t,
 			  offset | (uint64_t)c->gen << 32 };
 }
 
+static kl_type
+value_class(const kl_func *f, uint32_t v)
+{
+	return type_class(f->module, value_type(f, v));
+}
+
 /* The key of instruction i, or false if cse does not take it. */
 static bool
 key_of(const cse *c, const kl_func *f, uint32_t i, cse_key *k)
@@ -133,13 +140,13 @@ key_of(const cse *c, const kl_func *f, uint32_t i, cse_key *k)
 	const kl_inst_data *d = &f->insts[i];
 	const kl_opinfo *info = &kl_op_table[d->op];
 	if (info->format == KL_FMT_LOAD) {
-		*k = load_key(c, f, d->op, value_type(f, d->w[0]), d->w[1],
+		*k = load_key(c, f, d->op, value_class(f, d->w[0]), d->w[1],
 			      d->w[2]);
 		return true;
 	}
 	if (!(info->flags & KL_OPF_PURE) || info->nres != 1)
 		return false;
-	*k = (cse_key){ d->op, d->aux, value_type(f, d->w[0]), 0, 0 };
+	*k = (cse_key){ d->op, d->aux, value_class(f, d->w[0]), 0, 0 };
 	switch (info->format) {
 	case KL_FMT_CONST:
 		k->a = d->w[1] | (uint64_t)d->w[2] << 32;
@@ -242,7 +249,7 @@ memory_written(cse *c, const kl_func *f, uint32_t i)
 	uint32_t v = (uint32_t)resolve(c, f, d->w[0]);
 	if (v >= f->nvalues)
 		return; /* (broken input: an alias chain that goes round) */
-	cse_key k = load_key(c, f, KL_OP_LOAD, value_type(f, v), d->w[1],
+	cse_key k = load_key(c, f, KL_OP_LOAD, value_class(f, v), d->w[1],
 			     d->w[2]);
 	enter(c, &k, hash_key(&k) & (c->nh - 1), v);
 }

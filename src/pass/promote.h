@@ -697,11 +697,6 @@ type_bytes(const kl_module *m, kl_type t)
 	return t < m->ntypes ? m->types[t].bytes : kl_type_bytes(m, t);
 }
 
-static inline kl_type
-type_class(const kl_module *m, kl_type t)
-{
-	return t < m->ntypes ? m->types[t].cls : kl_type_class(m, t);
-}
 
 /* promote_find.c */
 /* Is f in strict SSA form, with control flow the pass can read?

@@ -356,6 +356,18 @@ callee_sig(const kl_func *f, uint32_t i)
 	return none;
 }
 
+/* The arguments of call i after its callee (call_indirect's first
+ * operand): their count, *args at them. */
+static uint32_t
+call_args(const kl_func *f, uint32_t i, const uint32_t **args)
+{
+	const uint32_t *a;
+	uint32_t na = inst_args(f, i, &a);
+	uint32_t skip = f->insts[i].op == KL_OP_CALL_INDIRECT && na;
+	*args = skip ? a + 1 : a; /* (a may be NULL when na is 0) */
+	return na - skip;
+}
+
 /* The results of instruction i (a call's list, or its one result). */
 static uint32_t
 results_of(const kl_func *f, uint32_t i, uint32_t *buf, uint32_t cap,
@@ -399,11 +411,11 @@ pointer_facts(refine *r, uint32_t i, kl_signature own)
 	case KL_FMT_CALL:
 	case KL_FMT_CALL_INDIRECT: {
 		kl_signature s = callee_sig(f, i);
-		uint32_t skip = d->op == KL_OP_CALL_INDIRECT;
-		if (skip && na)
-			mark_pointer(r, a[0]);
-		pointer_by_sig(r, s.params, s.num_params, a + skip,
-			       na - (na ? skip : 0));
+		const uint32_t *args;
+		uint32_t nargs = call_args(f, i, &args);
+		if (nargs < na)
+			mark_pointer(r, a[0]); /* call_indirect's callee */
+		pointer_by_sig(r, s.params, s.num_params, args, nargs);
 		pointer_by_sig(r, s.results, s.num_results, res, nres);
 		return;
 	}
@@ -594,8 +606,9 @@ sign_facts(refine *r, uint32_t i, kl_signature own)
 	case KL_FMT_CALL:
 	case KL_FMT_CALL_INDIRECT: {
 		kl_signature s = callee_sig(f, i);
-		uint32_t skip = op == KL_OP_CALL_INDIRECT && na;
-		sign_by_sig(r, s.params, s.num_params, a + skip, na - skip);
+		const uint32_t *args;
+		uint32_t nargs = call_args(f, i, &args);
+		sign_by_sig(r, s.params, s.num_params, args, nargs);
 		sign_by_sig(r, s.results, s.num_results, res, nres);
 		return;
 	}
@@ -686,6 +699,11 @@ kl_refine_func(kl_func *f, kl_pass_report *rep)
 	refine_size(r, f);
 	const kl_module *m = f->module;
 	kl_signature own = kl_func_signature(f);
+	/* the signature says what the entry block's parameters are */
+	uint32_t entry = f->blocks[f->first_block].params;
+	const uint32_t *args = list_elems(&f->pool, entry);
+	uint32_t nargs = list_len(&f->pool, entry);
+	pointer_by_sig(r, own.params, own.num_params, args, nargs);
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next)
 		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
 		     i = f->nodes[i].next)
@@ -697,6 +715,7 @@ kl_refine_func(kl_func *f, kl_pass_report *rep)
 	for (uint32_t k = 0; k < r->nwork; k++)
 		pointer_sum(r, r->work[k]);
 	fix_pointers(r);
+	sign_by_sig(r, own.params, own.num_params, args, nargs);
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next)
 		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
 		     i = f->nodes[i].next)

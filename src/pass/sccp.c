@@ -623,8 +623,10 @@ replacement(sccp *s, kl_builder *b, kl_value v, fact x, kl_inst at)
 		kl_builder_before(b, at);
 		return constant_like(b, v, x);
 	}
+	/* (of v's class: an alias may stand for another type of it) */
 	if (x.kind == COPY && x.copy != v.id &&
-	    kl_value_type(f, (kl_value){ x.copy }) == kl_value_type(f, v))
+	    kl_type_class(s->m, kl_value_type(f, (kl_value){ x.copy })) ==
+		    kl_type_class(s->m, kl_value_type(f, v)))
 		return (kl_value){ x.copy };
 	return (kl_value){ KL_NONE };
 }

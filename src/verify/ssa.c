@@ -138,12 +138,12 @@ resolve_chain(verifier *vf, uint8_t *state, uint32_t v)
 	 * type it had (docs/ir.md, "Refined types"); the text gives it the
 	 * end's, which is the one its uses read */
 	kl_type rc = root == KL_NONE ? KL_TYPE_NONE
-				     : tclass(vf->m, value_type(f, root));
+				     : type_class(vf->m, value_type(f, root));
 	while (n > 0) {
 		uint32_t a = vf->s->stack[--n];
 		vf->alias_root[a] = root;
 		state[a] = ALIAS_DONE;
-		kl_type ac = tclass(vf->m, value_type(f, a));
+		kl_type ac = type_class(vf->m, value_type(f, a));
 		if (root != KL_NONE && ac != rc &&
 		    user_of(vf, a) != KL_NONE) /* (unused: not printed) */
 			err_value(vf, a, user_of(vf, a), "alias v%u has type "

@@ -144,7 +144,7 @@ define(verifier *vf, uint32_t v, uint32_t i, uint32_t b)
 {
 	vinfo *vi = &vf->vals[v];
 	if (vi->state == DEF_NONE) {
-		kl_type c = tclass(vf->m, value_type(vf->f, v));
+		kl_type c = type_class(vf->m, value_type(vf->f, v));
 		vi->block = b;
 		vi->cls = c < KL_TYPE_MACHINE_COUNT ? (uint8_t)c : VCLS_NONE;
 		vi->state = DEF_OK;

@@ -43,7 +43,7 @@ bits_of(const verifier *vf, kl_type c)
 static kl_type
 ptr_class(const verifier *vf)
 {
-	return tclass(vf->m, kl_module_pointer_type(vf->m));
+	return type_class(vf->m, kl_module_pointer_type(vf->m));
 }
 
 /* The operand's name in messages: "arg 1 (v3)". */
@@ -373,7 +373,7 @@ check_against_sig(verifier *vf, uint32_t i, const inst_view *iv,
 			 s.num_params == 1 ? "" : "s", n);
 	for (uint32_t k = 0; k < n && k < s.num_params; k++) {
 		kl_type c = arg_class(vf, iv, first + k);
-		kl_type want = tclass(vf->m, s.params[k]);
+		kl_type want = type_class(vf->m, s.params[k]);
 		if (c != NONE && c != want)
 			err_inst(vf, i, "arg %u (v%u) has type %s, must match "
 				 "%s's signature of %s", k, iv->args[first + k],
@@ -382,7 +382,7 @@ check_against_sig(verifier *vf, uint32_t i, const inst_view *iv,
 	}
 	for (uint32_t k = 0; k < iv->nresults && k < s.num_results; k++) {
 		kl_type c = result_class(vf, iv, k);
-		kl_type want = tclass(vf->m, s.results[k]);
+		kl_type want = type_class(vf->m, s.results[k]);
 		if (c != NONE && c != want)
 			err_inst(vf, i, "result %u (v%u) has type %s, must "
 				 "match %s's signature of %s", k,
@@ -439,7 +439,7 @@ check_branch(verifier *vf, uint32_t i, const inst_view *iv)
 			kl_type c = operand_class(vf, args[a]);
 			kl_type want = NONE;
 			if (ps[a] < f->nvalues)
-				want = tclass(vf->m, value_type(f, ps[a]));
+				want = type_class(vf->m, value_type(f, ps[a]));
 			if (c != NONE && want != NONE && c != want)
 				err_inst(vf, i, "block%u%s arg %u (v%u) has "
 					 "type %s, must match parameter v%u of "
@@ -464,7 +464,7 @@ check_return(verifier *vf, uint32_t i, const inst_view *iv)
 			 s.num_results == 1 ? "" : "s");
 	for (uint32_t k = 0; k < iv->nargs && k < s.num_results; k++) {
 		kl_type c = arg_class(vf, iv, k);
-		kl_type want = tclass(vf->m, s.results[k]);
+		kl_type want = type_class(vf->m, s.results[k]);
 		if (c != NONE && c != want)
 			err_inst(vf, i, "arg %u (v%u) has type %s, must match "
 				 "function signature of %s", k, iv->args[k],
@@ -488,7 +488,7 @@ check_entry_params(verifier *vf)
 			  s.num_params);
 	for (uint32_t k = 0; k < n && k < s.num_params; k++) {
 		kl_type c = operand_class(vf, ps[k]);
-		kl_type want = tclass(vf->m, s.params[k]);
+		kl_type want = type_class(vf->m, s.params[k]);
 		if (c != NONE && c != want)
 			err_block(vf, b, "parameter %u (v%u) has type %s, must "
 				  "match function signature of %s", k, ps[k],

@@ -241,14 +241,6 @@ vdest(const kl_func *f, uint32_t d, uint32_t *block, const uint32_t **args,
 	return dest_read(&f->pool, d, block, args, nargs);
 }
 
-/* The machine class of a type handle, KL_TYPE_NONE if it is no type. */
-static inline kl_type
-tclass(const kl_module *m, kl_type t)
-{
-	if (t < KL_TYPE_MACHINE_COUNT)
-		return t;
-	return t < m->ntypes ? m->types[t].cls : KL_TYPE_NONE;
-}
 
 /* v through its aliases (when the alias phase found them sound). */
 static inline uint32_t
