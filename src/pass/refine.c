@@ -386,6 +386,27 @@ results_of(const kl_func *f, uint32_t i, uint32_t *buf, uint32_t cap,
 	return n < cap ? n : cap;
 }
 
+/* Join each argument branch i passes with the parameter it goes to. */
+static void
+join_branch_args(refine *r, uint32_t i,
+		 void (*join)(refine *r, uint32_t a, uint32_t b))
+{
+	const kl_func *f = r->f;
+	const uint32_t *dests;
+	uint32_t nd = inst_dests(f, i, &dests);
+	for (uint32_t e = 0; e < nd; e++) {
+		uint32_t b, n;
+		const uint32_t *args;
+		if (!dest_read(&f->pool, dests[e], &b, &args, &n) ||
+		    b >= f->nblocks)
+			continue;
+		uint32_t params = f->blocks[b].params;
+		uint32_t np = list_len(&f->pool, params);
+		for (uint32_t k = 0; k < n && k < np; k++)
+			join(r, list_get(&f->pool, params, k), args[k]);
+	}
+}
+
 /* What instruction i says of pointers, and which values share it. */
 static void
 pointer_facts(refine *r, uint32_t i, kl_signature own)
@@ -424,23 +445,9 @@ pointer_facts(refine *r, uint32_t i, kl_signature own)
 		return;
 	case KL_FMT_JUMP:
 	case KL_FMT_BRIF:
-	case KL_FMT_BR_TABLE: {
-		const uint32_t *dests;
-		uint32_t nd = inst_dests(f, i, &dests);
-		for (uint32_t e = 0; e < nd; e++) {
-			uint32_t b, n;
-			const uint32_t *args;
-			if (!dest_read(&f->pool, dests[e], &b, &args, &n) ||
-			    b >= f->nblocks)
-				continue;
-			uint32_t params = f->blocks[b].params;
-			uint32_t np = list_len(&f->pool, params);
-			for (uint32_t k = 0; k < n && k < np; k++)
-				same_pointer(r, list_get(&f->pool, params, k),
-					     args[k]);
-		}
+	case KL_FMT_BR_TABLE:
+		join_branch_args(r, i, same_pointer);
 		return;
-	}
 	default:
 		break;
 	}
@@ -617,23 +624,9 @@ sign_facts(refine *r, uint32_t i, kl_signature own)
 		return;
 	case KL_FMT_JUMP:
 	case KL_FMT_BRIF:
-	case KL_FMT_BR_TABLE: {
-		const uint32_t *dests;
-		uint32_t nd = inst_dests(f, i, &dests);
-		for (uint32_t e = 0; e < nd; e++) {
-			uint32_t b, n;
-			const uint32_t *args;
-			if (!dest_read(&f->pool, dests[e], &b, &args, &n) ||
-			    b >= f->nblocks)
-				continue;
-			uint32_t params = f->blocks[b].params;
-			uint32_t np = list_len(&f->pool, params);
-			for (uint32_t k = 0; k < n && k < np; k++)
-				same_sign(r, list_get(&f->pool, params, k),
-					  args[k]);
-		}
+	case KL_FMT_BR_TABLE:
+		join_branch_args(r, i, same_sign);
 		return;
-	}
 	case KL_FMT_ICMP:
 	case KL_FMT_ICMP_IMM: {
 		kl_intcc cc = (kl_intcc)d->aux;
