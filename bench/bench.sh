@@ -17,7 +17,7 @@
 # command (warm_then says why; LLVM's only while its runs take under 2 s);
 # BENCH_ONLY="promote interp" runs only those
 # tables (parse parse_print verify analyses promote dce sccp simplify cse
-# licm interp vars). LLVM
+# licm refine interp vars; refine has no LLVM counterpart). LLVM
 # columns appear when llvm-19 is installed (apt-get install llvm-19); the script installs nothing.
 # A pass LLVM runs for longer than BENCH_LLVM_LIMIT seconds (default 60;
 # its mem2reg takes minutes on promote-1M) is stopped, not run again,
@@ -139,6 +139,11 @@ keel_cse() {
 keel_licm() {
 	"$keel" opt -p promote,sccp,licm --time-passes "$1" 2>&1 >/dev/null |
 		awk '$1 == "licm:" { print $2 }'
+}
+# refine after promote (LLVM has no such pass: its integers have no sign)
+keel_refine() {
+	"$keel" opt -p promote,refine --time-passes "$1" 2>&1 >/dev/null |
+		awk '$1 == "refine:" { print $2 }'
 }
 keel_interp() { # prints "ms executed"
 	"$keel" run --time "$1" 2>&1 >/dev/null |
@@ -268,7 +273,8 @@ measure() {
 	for _ in $(seq "$runs"); do
 		ks="$ks
 $(keel_figure "$op" "$base.kl")"
-		if [ "$have_llvm" != 1 ] || [ -n "$stop" ]; then
+		if [ "$have_llvm" != 1 ] || [ -n "$stop" ] ||
+			[ "$op" = refine ]; then
 			continue
 		fi
 		# a warm-up run first, while LLVM's runs are short enough for
@@ -294,7 +300,7 @@ $(keel_figure "$op" "$base.kl")"
 		[ "$op" = interp ] && k="failed 0"
 	fi
 	l=""
-	if [ "$have_llvm" = 1 ]; then
+	if [ "$have_llvm" = 1 ] && [ "$op" != refine ]; then
 		l=${stop:-$(echo "$ls" | tr ' ' '\n' | median)}
 		case $op in
 		parse) l=$(minus "$l" "$su_as") ;;
@@ -316,6 +322,7 @@ peak_of() { # op base -> peak KB of keel doing op
 	simplify) peak_kb "$keel" opt -p promote,sccp,dce,simplify "$2.kl" ;;
 	cse) peak_kb "$keel" opt -p promote,sccp,cse "$2.kl" ;;
 	licm) peak_kb "$keel" opt -p promote,sccp,licm "$2.kl" ;;
+	refine) peak_kb "$keel" opt -p promote,refine "$2.kl" ;;
 	esac
 }
 
@@ -331,6 +338,7 @@ title() {
 	simplify) echo "simplify after promote, sccp, dce (keel opt -p promote,sccp,dce,simplify --time-passes, simplify's line; LLVM: opt -passes=mem2reg,sccp,adce,simplifycfg -time-passes, SimplifyCFGPass)" ;;
 	cse) echo "cse after promote, sccp (keel opt -p promote,sccp,cse --time-passes, cse's line; LLVM: opt -passes=mem2reg,sccp,early-cse -time-passes, EarlyCSEPass)" ;;
 	licm) echo "licm after promote, sccp (keel opt -p promote,sccp,licm --time-passes, licm's line; LLVM: opt -passes='mem2reg,sccp,loop-mssa(licm)' -time-passes, LICMPass)" ;;
+	refine) echo "refine after promote (keel opt -p promote,refine --time-passes, refine's line; LLVM has no such pass)" ;;
 	esac
 }
 
@@ -567,7 +575,7 @@ scaling() {
 	if [ "$mode" = scaling ]; then
 		scaling
 	else
-		only=${BENCH_ONLY:-parse parse_print verify analyses promote dce sccp simplify cse licm interp vars}
+		only=${BENCH_ONLY:-parse parse_print verify analyses promote dce sccp simplify cse licm refine interp vars}
 		for op in $only; do
 			case $op in
 			parse | parse_print | verify)
@@ -579,6 +587,7 @@ scaling() {
 			simplify) table simplify "small huge" "100k 1M" ;;
 			cse) table cse "small huge" "100k 1M" ;;
 			licm) table licm "small huge" "100k 1M" ;;
+			refine) table refine "small huge" "100k 1M" ;;
 			interp) interp_table ;;
 			vars) vars_table ;;
 			esac
