@@ -3,7 +3,8 @@
  * pointers, from how the function uses them.
  *
  * Refined types change nothing a program computes (docs/ir.md, "Refined
- * types"); they say what it means, for a reader and for the C emitter.
+ * types"); they say what it means, for a reader and the tools that show
+ * a program to one (a decompiler's output).
  * The pass gathers evidence and spreads it over the values that must
  * mean the same thing, then gives each integer value that has a machine
  * type the refined type its evidence asks for, where the text can write
@@ -33,9 +34,9 @@
  * operands of a compare. A group with evidence of one sign only gets it;
  * one with both, or none, keeps its machine types.
  *
- * Classes are union-find sets (union by rank, path halving): near-linear
- * in instructions, arguments and values. The layout is not changed, and
- * nothing but value types is.
+ * The sets are union-find's (union by rank, path halving): near-linear in
+ * instructions, arguments and values, with 25 bytes of scratch a value.
+ * The layout is not changed, and nothing but value types is.
  */
 #include <stdlib.h>
 #include <string.h>
