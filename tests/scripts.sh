@@ -4344,6 +4344,12 @@ if [ "$refined" -gt 100 ] && "$build"/keel cat "$dir/refined.kl" |
 	cmp -s - "$dir/refined.kl" && "$build"/keel opt -p refine \
 	"$dir/refined.kl" | cmp -s - "$dir/refined.kl"; then ok; else
 	bad "keel opt -p promote,refine on keel-gen --seed 1: $refined refined, or its output does not print back, or refine changes it"; fi
+# (and refine's own test file, whose %twice a second run once changed)
+"$build"/keel opt -p refine tests/filetests/refine/refine.kl \
+	>"$dir/refined-once.kl"
+if "$build"/keel opt -p refine "$dir/refined-once.kl" |
+	cmp -s - "$dir/refined-once.kl"; then ok; else
+	bad "keel opt -p refine twice on tests/filetests/refine/refine.kl differs from once"; fi
 # (and before promote, loads: the allocas are still memory there)
 loads=$("$build"/keel opt -p cse --stats "$dir/pm1.kl" 2>&1 >/dev/null |
 	awk '$1 == "cse:" && $2 == "loads" { n += $3 } END { print n + 0 }')

@@ -67,8 +67,9 @@ typedef struct refine {
 	uint32_t *inc_head, *inc_tail; /* per value: a set's list */
 	uint32_t *inc_next, *inc_sum;  /* per entry: next, instruction */
 	uint32_t *work;        /* sums to look at again, in order */
+	uint32_t *later;       /* sums that wait to guess (pointer_sum) */
 	uint32_t values_cap, resolved_cap, nsums, sums_cap;
-	uint32_t ninc, inc_cap, nwork, work_cap;
+	uint32_t ninc, inc_cap, nwork, work_cap, nlater, later_cap;
 	bool tracking;         /* the lists exist */
 	const kl_func *f;
 	kl_type ptr_class;
@@ -94,6 +95,7 @@ refine_free(void *state)
 	free(r->inc_next);
 	free(r->inc_sum);
 	free(r->work);
+	free(r->later);
 	free(r->resolved);
 	free(r);
 }
@@ -148,7 +150,7 @@ refine_size(refine *r, const kl_func *f)
 			   : k == KL_REFINE_POINTER  ? EV_POINTER
 						     : 0;
 	}
-	r->nsums = r->ninc = r->nwork = 0;
+	r->nsums = r->ninc = r->nwork = r->nlater = 0;
 	r->tracking = false;
 	r->ptr_class = kl_type_class(m, kl_module_pointer_type(m));
 }
@@ -307,6 +309,14 @@ track_sums(refine *r)
 		}
 	}
 	r->tracking = true;
+}
+
+/* Can the text say the type of v (through its aliases)? */
+static bool
+typable(const refine *r, uint32_t v)
+{
+	v = int_value(r, v);
+	return v != KL_NONE && kl_value_typable(r->f, (kl_value){ v });
 }
 
 /* Does v look like an index, something added to an address: a constant,
@@ -477,9 +487,19 @@ pointer_facts(refine *r, uint32_t i, kl_signature own)
 	}
 }
 
-/* Sums and differences with an address: the classes as they stand. */
+/*
+ * Sums and differences with an address, the sets as they stand. A sum
+ * that is an address of two operands neither known a pointer needs a
+ * guess (which looks like the index); it waits, in `later`, until no
+ * certain fact is left to learn, which may yet make an operand a
+ * pointer. The base guessed must be a value whose type the text says:
+ * a run on this run's output then starts from it as a ptr, and finds
+ * what this run found. (A call's result made a pointer by a guess would
+ * come out as it went in, and the next run could guess otherwise: a
+ * review found a second run changing the output so.)
+ */
 static void
-pointer_sum(refine *r, uint32_t i)
+pointer_sum(refine *r, uint32_t i, bool guess)
 {
 	const kl_inst_data *d = &r->f->insts[i];
 	uint32_t x = d->w[1], y = d->w[2], res = d->w[0];
@@ -490,10 +510,16 @@ pointer_sum(refine *r, uint32_t i)
 		same_pointer(r, res, y);
 	} else if (!px && !py && d->op == KL_OP_IADD &&
 		   is_pointer(r, res)) {
+		if (!guess) {
+			kl_grow(&r->later, &r->later_cap, sizeof *r->later,
+				(uint64_t)r->nlater + 1);
+			r->later[r->nlater++] = i;
+			return;
+		}
 		bool ix = index_like(r, x), iy = index_like(r, y);
-		if (iy && !ix)
+		if (iy && !ix && typable(r, x))
 			same_pointer(r, res, x);
-		else if (ix && !iy)
+		else if (ix && !iy && typable(r, y))
 			same_pointer(r, res, y);
 	}
 }
@@ -706,8 +732,15 @@ kl_refine_func(kl_func *f, kl_pass_report *rep)
 	track_sums(r);
 	for (uint32_t k = 0; k < r->nsums; k++)
 		push_work(r, r->sums[k]);
-	for (uint32_t k = 0; k < r->nwork; k++)
-		pointer_sum(r, r->work[k]);
+	/* certain facts first; a guess, one at a time, only when none is
+	 * left (each sum goes to `later` at most once a time it is looked
+	 * at: linear still) */
+	for (uint32_t k = 0, g = 0; k < r->nwork || g < r->nlater;) {
+		if (k < r->nwork)
+			pointer_sum(r, r->work[k++], false);
+		else
+			pointer_sum(r, r->later[g++], true);
+	}
 	fix_pointers(r);
 	sign_by_sig(r, own.params, own.num_params, args, nargs);
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next)
