@@ -741,11 +741,7 @@ kl_value_typable(const kl_func *f, kl_value v)
 		return true;
 	case KL_CTRL_ARG0:
 	case KL_CTRL_ARG1:
-		/* the result takes the controlling type (not a compare's) */
-		return info->format == KL_FMT_UNARY ||
-		       info->format == KL_FMT_BINARY ||
-		       info->format == KL_FMT_BINARY_IMM ||
-		       info->format == KL_FMT_TERNARY;
+		return result_takes_ctrl(info);
 	default:
 		return false;
 	}

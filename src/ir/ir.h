@@ -419,6 +419,16 @@ inst_info(const kl_func *f, uint32_t i)
 {
 	return &kl_op_table[f->insts[i].op];
 }
+/* Does an opcode whose type follows an operand (KL_CTRL_ARG0/ARG1) give
+ * that type to its result, as iadd and select do? Not a compare's (i8)
+ * nor a store's (none): theirs is only checked. */
+static inline bool
+result_takes_ctrl(const kl_opinfo *info)
+{
+	return info->format == KL_FMT_UNARY || info->format == KL_FMT_BINARY ||
+	       info->format == KL_FMT_BINARY_IMM ||
+	       info->format == KL_FMT_TERNARY;
+}
 
 /* A new, unplaced instruction; its data is zeroed apart from op. */
 uint32_t func_new_inst(kl_func *f, kl_opcode op);

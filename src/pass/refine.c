@@ -47,6 +47,22 @@
 
 enum { EV_SIGNED = 1, EV_UNSIGNED = 2, EV_POINTER = 4 };
 
+/* What a value of type t is evidence of. */
+static uint8_t
+evidence_of(const kl_module *m, kl_type t)
+{
+	switch (kl_type_refinement(m, t)) {
+	case KL_REFINE_SIGNED:
+		return EV_SIGNED;
+	case KL_REFINE_UNSIGNED:
+		return EV_UNSIGNED;
+	case KL_REFINE_POINTER:
+		return EV_POINTER;
+	default:
+		return 0;
+	}
+}
+
 /* Scratch kept from one function to the next (a pass report's state). */
 typedef struct refine {
 	uint32_t *ptr_parent;  /* per value: pointer-ness sets */
@@ -143,12 +159,7 @@ refine_size(refine *r, const kl_func *f)
 		r->int_of[v] = ok ? e : KL_NONE;
 		r->cls[v] = ok ? (uint8_t)kl_type_class(m, t) : 0;
 		/* what the input's types already say */
-		kl_refinement k = ok && e == v ? kl_type_refinement(m, t)
-					       : KL_REFINE_NONE;
-		r->ev[v] = k == KL_REFINE_SIGNED     ? EV_SIGNED
-			   : k == KL_REFINE_UNSIGNED ? EV_UNSIGNED
-			   : k == KL_REFINE_POINTER  ? EV_POINTER
-						     : 0;
+		r->ev[v] = ok && e == v ? evidence_of(m, t) : 0;
 	}
 	r->nsums = r->ninc = r->nwork = r->nlater = 0;
 	r->tracking = false;
@@ -345,8 +356,7 @@ pointer_by_sig(refine *r, const kl_type *types, uint32_t ntypes,
 	       const uint32_t *vals, uint32_t nvals)
 {
 	for (uint32_t k = 0; k < ntypes && k < nvals; k++)
-		if (kl_type_refinement(r->f->module, types[k]) ==
-		    KL_REFINE_POINTER)
+		if (evidence_of(r->f->module, types[k]) == EV_POINTER)
 			mark_pointer(r, vals[k]);
 }
 
@@ -545,25 +555,13 @@ same_sign(refine *r, uint32_t a, uint32_t b)
 	unite(r, r->sign_parent, r->sign_rank, EV_SIGNED | EV_UNSIGNED, a, b);
 }
 
-static uint8_t
-sign_of_type(const kl_module *m, kl_type t)
-{
-	switch (kl_type_refinement(m, t)) {
-	case KL_REFINE_SIGNED:
-		return EV_SIGNED;
-	case KL_REFINE_UNSIGNED:
-		return EV_UNSIGNED;
-	default:
-		return 0;
-	}
-}
-
 static void
 sign_by_sig(refine *r, const kl_type *types, uint32_t ntypes,
 	    const uint32_t *vals, uint32_t nvals)
 {
 	for (uint32_t k = 0; k < ntypes && k < nvals; k++)
-		mark_sign(r, vals[k], sign_of_type(r->f->module, types[k]));
+		mark_sign(r, vals[k], evidence_of(r->f->module, types[k]) &
+					      (EV_SIGNED | EV_UNSIGNED));
 }
 
 /* The evidence an opcode gives its operands (args) and result. */

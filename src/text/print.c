@@ -249,10 +249,7 @@ static kl_type
 ctrl_result_type(const printer *p, uint32_t i)
 {
 	const kl_func *f = p->f;
-	kl_format fmt = (kl_format)inst_info(f, i)->format;
-	if ((fmt == KL_FMT_UNARY || fmt == KL_FMT_BINARY ||
-	     fmt == KL_FMT_BINARY_IMM || fmt == KL_FMT_TERNARY) &&
-	    inst_num_results(f, i) > 0)
+	if (result_takes_ctrl(inst_info(f, i)) && inst_num_results(f, i) > 0)
 		return operand_type(p, inst_result(f, i, 0));
 	return KL_TYPE_NONE;
 }
@@ -302,11 +299,7 @@ put_ctrl_type(printer *p, uint32_t i)
 		 * then rejects the text as the verifier rejects the IR,
 		 * where the text without it would verify. */
 		uint32_t r = f->insts[i].w[0]; /* these formats' result */
-		bool typed = info->format == KL_FMT_UNARY ||
-			     info->format == KL_FMT_BINARY ||
-			     info->format == KL_FMT_BINARY_IMM ||
-			     info->format == KL_FMT_TERNARY;
-		kl_type rt = typed && r < f->nvalues ? value_type(f, r)
+		kl_type rt = result_takes_ctrl(info) && r < f->nvalues ? value_type(f, r)
 						     : KL_TYPE_NONE;
 		uint32_t a = args[k] < f->nvalues
 				     ? resolve_with(f, p->resolved, args[k])
