@@ -299,8 +299,9 @@ put_ctrl_type(printer *p, uint32_t i)
 		 * then rejects the text as the verifier rejects the IR,
 		 * where the text without it would verify. */
 		uint32_t r = f->insts[i].w[0]; /* these formats' result */
-		kl_type rt = result_takes_ctrl(info) && r < f->nvalues ? value_type(f, r)
-						     : KL_TYPE_NONE;
+		kl_type rt = result_takes_ctrl(info) && r < f->nvalues
+				     ? value_type(f, r)
+				     : KL_TYPE_NONE;
 		uint32_t a = args[k] < f->nvalues
 				     ? resolve_with(f, p->resolved, args[k])
 				     : KL_NONE;
