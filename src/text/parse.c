@@ -1400,7 +1400,7 @@ check_function_end(parser *p)
 		const type_check *c = &p->checks[k];
 		kl_type t;
 		if (value_type_known(p, c->value, &t) &&
-		    kl_type_class(p->m, t) != kl_type_class(p->m, c->type))
+		    type_class(p->m, t) != type_class(p->m, c->type))
 			perr_at(p, c->line, c->col,
 				"type suffix .%s does not match v%u, which is "
 				"%s", kl_type_name(p->m, c->type), c->value,

@@ -343,8 +343,7 @@ ctrl_from(parser *p, uint32_t v, const char *vpos, bool has_suffix,
 	if (has_suffix) {
 		if (!known)
 			add_type_check(p, v, suffix, suffix_pos);
-		else if (kl_type_class(p->m, t) !=
-			 kl_type_class(p->m, suffix))
+		else if (type_class(p->m, t) != type_class(p->m, suffix))
 			fail_at(p, suffix_pos, "type suffix .%s does not match "
 				"v%u, which is %s", kl_type_name(p->m, suffix),
 				v, kl_type_name(p->m, t));
