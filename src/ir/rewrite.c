@@ -370,32 +370,152 @@ kl_block_remove_param(kl_func *f, kl_block b, uint32_t k)
 
 /* ---- copies of instructions ---- */
 
-/* A new list with list l's elements (0, the empty list, stays 0). */
+/*
+ * A copy is made in function f of an instruction of function `from`: f
+ * itself (kl_inst_clone) or another function of the module (inlining).
+ * Its operands go through vmap and its destinations' blocks through
+ * bmap, from's numbers to f's; NULL maps leave them as they are. With
+ * from another function, f's pool is not from's, so a list read from
+ * `from` stays where it is while f's grows; with from f, every read of a
+ * list comes after the allocation that may move it.
+ */
+typedef struct copy_maps {
+	const kl_func *from;
+	const uint32_t *vmap;
+	const uint32_t *bmap;
+} copy_maps;
+
 static uint32_t
-copy_list(kl_pool *p, uint32_t l)
+map_value(const copy_maps *cm, uint32_t v)
 {
-	uint32_t n = list_len(p, l);
-	uint32_t c = list_make(p, NULL, n); /* may move p->data */
-	if (n)
-		memcpy(p->data + c, p->data + l, (size_t)n * sizeof *p->data);
+	return cm->vmap ? cm->vmap[value_resolve(cm->from, v)] : v;
+}
+
+static uint32_t
+map_block(const copy_maps *cm, uint32_t b)
+{
+	return cm->bmap ? cm->bmap[b] : b;
+}
+
+/* A new list in f of list l's elements, the first `blocks` of them
+ * blocks, the rest values (0, the empty list, stays 0). */
+static uint32_t
+copy_list(kl_func *f, const copy_maps *cm, uint32_t l, uint32_t blocks)
+{
+	uint32_t n = list_len(&cm->from->pool, l);
+	uint32_t c = list_make(&f->pool, NULL, n); /* may move from's too */
+	const uint32_t *src = cm->from->pool.data + l;
+	for (uint32_t k = 0; k < n; k++)
+		f->pool.data[c + k] = k < blocks ? map_block(cm, src[k])
+						 : map_value(cm, src[k]);
 	return c;
 }
 
 /* A destination word of its own: a list is copied, a lone block is one. */
 static uint32_t
-copy_dest(kl_pool *p, uint32_t d)
+copy_dest(kl_func *f, const copy_maps *cm, uint32_t d)
 {
-	return d & DEST_BLOCK ? d : copy_list(p, d);
+	if (d & DEST_BLOCK)
+		return dest_word_of_block(map_block(cm, d & ~DEST_BLOCK));
+	return copy_list(f, cm, d, 1);
 }
 
-/* A fresh result of instruction c, of the type of old result r. */
+/* The result of copy c standing for from's result r: the value vmap
+ * gives it (numbered already), or a fresh one; of r's type. */
 static uint32_t
-fresh_result(kl_func *f, uint32_t c, uint32_t r)
+copy_result(kl_func *f, const copy_maps *cm, uint32_t c, uint32_t r)
 {
-	kl_type t = r < f->nvalues ? f->values[r].type : KL_TYPE_NONE;
-	uint32_t v = func_new_value(f);
+	kl_type t = r < cm->from->nvalues ? value_type(cm->from, r)
+					  : KL_TYPE_NONE;
+	uint32_t v = cm->vmap ? cm->vmap[r] : func_new_value(f);
 	value_define(f, v, VK_RESULT, t, c);
 	return v;
+}
+
+uint32_t
+inst_copy(kl_func *f, const kl_func *from, uint32_t i, const uint32_t *vmap,
+	  const uint32_t *bmap)
+{
+	func_edited(f);
+	copy_maps cm = { from, vmap, bmap };
+	uint32_t c = func_new_inst(f, (kl_opcode)from->insts[i].op);
+	kl_inst_data d = from->insts[i];
+	/* The lists first, then the results, which are c's own. */
+	switch (kl_op_table[d.op].format) {
+	case KL_FMT_UNARY:
+	case KL_FMT_LOAD:
+	case KL_FMT_ALLOCA_DYN:
+		d.w[1] = map_value(&cm, d.w[1]);
+		break;
+	case KL_FMT_BINARY:
+	case KL_FMT_ICMP:
+	case KL_FMT_FCMP:
+		d.w[1] = map_value(&cm, d.w[1]);
+		d.w[2] = map_value(&cm, d.w[2]);
+		break;
+	case KL_FMT_BINARY_IMM:
+	case KL_FMT_ICMP_IMM:
+		d.w[1] = map_value(&cm, d.w[1]);
+		break;
+	case KL_FMT_STORE:
+		d.w[0] = map_value(&cm, d.w[0]);
+		d.w[1] = map_value(&cm, d.w[1]);
+		break;
+	case KL_FMT_TERNARY:
+		d.w[1] = copy_list(f, &cm, d.w[1], 0);
+		break;
+	case KL_FMT_RETURN:
+		d.w[0] = copy_list(f, &cm, d.w[0], 0);
+		break;
+	case KL_FMT_CALL_INDIRECT:
+		if (from != f) {
+			kl_signature sig = kl_func_sigref_signature(
+				from, (kl_sigref){ d.w[1] });
+			d.w[1] = kl_func_add_sigref(f, &sig).id;
+		}
+		/* fall through */
+	case KL_FMT_CALL: {
+		d.w[2] = copy_list(f, &cm, d.w[2], 0);
+		uint32_t rl = from->insts[i].w[0];
+		uint32_t n = list_len(&from->pool, rl);
+		d.w[0] = list_make(&f->pool, NULL, n);
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t r = copy_result(f, &cm, c,
+						 list_get(&from->pool, rl, k));
+			f->pool.data[d.w[0] + k] = r;
+		}
+		break;
+	}
+	case KL_FMT_JUMP:
+		d.w[0] = copy_dest(f, &cm, d.w[0]);
+		break;
+	case KL_FMT_BRIF:
+		d.w[0] = map_value(&cm, d.w[0]);
+		d.w[1] = copy_dest(f, &cm, d.w[1]);
+		d.w[2] = copy_dest(f, &cm, d.w[2]);
+		break;
+	case KL_FMT_BR_TABLE: {
+		d.w[0] = map_value(&cm, d.w[0]);
+		uint32_t tl = from->insts[i].w[1];
+		uint32_t n = list_len(&from->pool, tl);
+		d.w[1] = list_make(&f->pool, NULL, n);
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t w = copy_dest(f, &cm,
+					       list_get(&from->pool, tl, k));
+			f->pool.data[d.w[1] + k] = w;
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	if (kl_op_table[d.op].nres == 1)
+		d.w[0] = copy_result(f, &cm, c, d.w[0]);
+	f->insts[c] = d;
+	/* a 64-bit immediate is from's constant; f has its own table */
+	if ((d.bits & IMM_POOLED) && from != f)
+		inst_set_imm(f, c, inst_imm(from, i));
+	return c;
 }
 
 kl_inst
@@ -404,45 +524,5 @@ kl_inst_clone(kl_func *f, kl_inst i)
 	func_edited(f);
 	if (i.id >= f->ninsts)
 		return KL_NO_INST;
-	uint32_t c = func_new_inst(f, (kl_opcode)f->insts[i.id].op);
-	kl_inst_data d = f->insts[i.id];
-	kl_pool *p = &f->pool;
-	/* The lists first (each copy may move the pool, so d holds words,
-	 * never pointers), then the results, which are c's own. */
-	switch (kl_op_table[d.op].format) {
-	case KL_FMT_TERNARY:
-		d.w[1] = copy_list(p, d.w[1]);
-		break;
-	case KL_FMT_CALL:
-	case KL_FMT_CALL_INDIRECT:
-		d.w[0] = copy_list(p, d.w[0]);
-		d.w[2] = copy_list(p, d.w[2]);
-		for (uint32_t k = 0, n = list_len(p, d.w[0]); k < n; k++)
-			p->data[d.w[0] + k] =
-				fresh_result(f, c, p->data[d.w[0] + k]);
-		break;
-	case KL_FMT_JUMP:
-		d.w[0] = copy_dest(p, d.w[0]);
-		break;
-	case KL_FMT_BRIF:
-		d.w[1] = copy_dest(p, d.w[1]);
-		d.w[2] = copy_dest(p, d.w[2]);
-		break;
-	case KL_FMT_BR_TABLE:
-		d.w[1] = copy_list(p, d.w[1]);
-		for (uint32_t k = 0, n = list_len(p, d.w[1]); k < n; k++) {
-			uint32_t w = copy_dest(p, p->data[d.w[1] + k]);
-			p->data[d.w[1] + k] = w;
-		}
-		break;
-	case KL_FMT_RETURN:
-		d.w[0] = copy_list(p, d.w[0]);
-		break;
-	default:
-		break;
-	}
-	if (kl_op_table[d.op].nres == 1)
-		d.w[0] = fresh_result(f, c, d.w[0]);
-	f->insts[c] = d;
-	return (kl_inst){ c };
+	return (kl_inst){ inst_copy(f, f, i.id, NULL, NULL) };
 }

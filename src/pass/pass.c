@@ -36,6 +36,10 @@ static const char *const licm_counters[] = { "insts", "loads", "preheaders",
 static const char *const refine_counters[] = { "signed", "unsigned",
 					       "pointers", NULL };
 
+/* in the order inline.c reports them */
+static const char *const inline_counters[] = { "calls", "kept", "insts",
+					       NULL };
+
 static const kl_pass passes[] = {
 	{ "promote", "promote stack slots (allocas) to SSA values and block "
 		     "parameters (mem2reg)", kl_promote_func, promote_counters,
@@ -59,6 +63,9 @@ static const kl_pass passes[] = {
 	{ "refine", "type refinement: integers become signed, unsigned or "
 		    "pointers (s32, u8, ptr...) as their uses say",
 	  kl_refine_func, refine_counters, NULL },
+	{ "inline", "inlining: a call to a small function of the module is "
+		    "replaced by a copy of its body",
+	  kl_inline_func, inline_counters, "inline always-inline" },
 };
 
 const kl_pass *
