@@ -179,6 +179,37 @@ zero_width(uint32_t at, uint32_t size)
 	return w;
 }
 
+/* Does every operand of the blocks of g copied (callee_why marked what
+ * they define) have a definition among them, every destination one of
+ * them but the entry? What the verifier would say, but for dominance. */
+static bool
+copy_is_closed(const inliner *s, const kl_func *g, bool one_block)
+{
+	uint32_t entry = g->first_block;
+	for (uint32_t b = entry; b != KL_NONE; b = next_copied(g, b,
+							       one_block))
+		for (uint32_t i = g->blocks[b].first; i != KL_NONE;
+		     i = g->nodes[i].next) {
+			const uint32_t *vals, *dests;
+			for (uint32_t k = 0, n = inst_args(g, i, &vals); k < n;
+			     k++)
+				if (!value_known(s, g, vals[k]))
+					return false;
+			for (uint32_t k = 0, n = inst_dests(g, i, &dests);
+			     k < n; k++) {
+				uint32_t to, na;
+				const uint32_t *args;
+				dest_read(&g->pool, dests[k], &to, &args, &na);
+				if (to == entry || !block_known(s, g, to))
+					return false;
+				for (uint32_t a = 0; a < na; a++)
+					if (!value_known(s, g, args[a]))
+						return false;
+			}
+		}
+	return true;
+}
+
 /*
  * Why callee g cannot be inlined anywhere (NULL: it can), its returns
  * counted in *nrets. Its body is looked at up to the size limit, and
@@ -217,12 +248,11 @@ callee_why(inliner *s, const kl_func *g, verdict *v)
 			if (++cost > INLINE_MOST_INSTS)
 				return too_big;
 			const kl_inst_data *d = &g->insts[i];
-			kl_inst in = { i };
+			uint32_t nres = inst_num_results(g, i);
 			v->grows_insts++;
-			v->grows_values += kl_inst_num_results(g, in);
-			for (uint32_t k = 0; k < kl_inst_num_results(g, in);
-			     k++) {
-				uint32_t r = kl_inst_result(g, in, k).id;
+			v->grows_values += nres;
+			for (uint32_t k = 0; k < nres; k++) {
+				uint32_t r = inst_result(g, i, k);
 				if (r < g->nvalues)
 					set_value(s, r, KL_NONE);
 			}
@@ -266,34 +296,8 @@ callee_why(inliner *s, const kl_func *g, verdict *v)
 	}
 	if (list_len(&g->pool, g->blocks[entry].params) != sig->nparams)
 		return "does not verify";
-	/* every operand defined by the copy, every destination copied */
-	for (uint32_t b = entry; b != KL_NONE; b = next_copied(g, b,
-							       one_block)) {
-		for (uint32_t i = g->blocks[b].first; i != KL_NONE;
-		     i = g->nodes[i].next) {
-			kl_inst in = { i };
-			for (uint32_t k = 0; k < kl_inst_num_args(g, in); k++)
-				if (!value_known(s, g,
-						 kl_inst_arg(g, in, k).id))
-					return "does not verify";
-			for (uint32_t k = 0; k < kl_inst_num_dests(g, in);
-			     k++) {
-				uint32_t to = kl_inst_dest(g, in, k).id;
-				if (to == entry || !block_known(s, g, to))
-					return "does not verify";
-				uint32_t na = kl_inst_dest_num_args(g, in, k);
-				for (uint32_t a = 0; a < na; a++)
-					if (!value_known(s, g,
-							 kl_inst_dest_arg(g, in,
-									  k, a)
-								 .id))
-						return "does not verify";
-			}
-		}
-	}
-	return NULL;
+	return copy_is_closed(s, g, one_block) ? NULL : "does not verify";
 }
-
 /* What callee symbol `callee` of f is, with what callee_why says of it,
  * looked at once for each function the pass runs on. */
 static const verdict *
