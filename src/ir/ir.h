@@ -693,13 +693,15 @@ dest_read(const kl_pool *p, uint32_t d, uint32_t *block,
  * arguments); builder.c. */
 uint32_t dest_make(kl_func *f, const kl_block_call *d);
 /* A copy, not placed, in f of instruction i of function `from` (f
- * itself, or another function of its module): operands through vmap and
- * destinations through bmap (from's numbers to f's; NULL: the same
- * numbers), its results the values vmap gives from's results (holes
- * numbered already) or, without vmap, fresh ones. A pooled immediate
- * and, from another function, a signature reference become f's own. */
+ * itself, or another function of its module): operands through vmap,
+ * destinations through bmap and a call_indirect's signature reference
+ * through smap (from's numbers to f's; NULL: the same numbers), its
+ * results the values vmap gives from's results (holes numbered already)
+ * or, without vmap, fresh ones. A pooled immediate from another
+ * function goes into f's constant table. */
 uint32_t inst_copy(kl_func *f, const kl_func *from, uint32_t i,
-		   const uint32_t *vmap, const uint32_t *bmap);
+		   const uint32_t *vmap, const uint32_t *bmap,
+		   const uint32_t *smap);
 
 /* ---- rewriting (rewrite.c) ---- */
 /* kl_func_remove_params, the entry block's parameters allowed too when

@@ -383,6 +383,7 @@ typedef struct copy_maps {
 	const kl_func *from;
 	const uint32_t *vmap;
 	const uint32_t *bmap;
+	const uint32_t *smap;
 } copy_maps;
 
 static uint32_t
@@ -434,10 +435,10 @@ copy_result(kl_func *f, const copy_maps *cm, uint32_t c, uint32_t r)
 
 uint32_t
 inst_copy(kl_func *f, const kl_func *from, uint32_t i, const uint32_t *vmap,
-	  const uint32_t *bmap)
+	  const uint32_t *bmap, const uint32_t *smap)
 {
 	func_edited(f);
-	copy_maps cm = { from, vmap, bmap };
+	copy_maps cm = { from, vmap, bmap, smap };
 	uint32_t c = func_new_inst(f, (kl_opcode)from->insts[i].op);
 	kl_inst_data d = from->insts[i];
 	/* The lists first, then the results, which are c's own. */
@@ -468,11 +469,8 @@ inst_copy(kl_func *f, const kl_func *from, uint32_t i, const uint32_t *vmap,
 		d.w[0] = copy_list(f, &cm, d.w[0], 0);
 		break;
 	case KL_FMT_CALL_INDIRECT:
-		if (from != f) {
-			kl_signature sig = kl_func_sigref_signature(
-				from, (kl_sigref){ d.w[1] });
-			d.w[1] = kl_func_add_sigref(f, &sig).id;
-		}
+		if (smap)
+			d.w[1] = smap[d.w[1]];
 		/* fall through */
 	case KL_FMT_CALL: {
 		d.w[2] = copy_list(f, &cm, d.w[2], 0);
@@ -521,8 +519,7 @@ inst_copy(kl_func *f, const kl_func *from, uint32_t i, const uint32_t *vmap,
 kl_inst
 kl_inst_clone(kl_func *f, kl_inst i)
 {
-	func_edited(f);
 	if (i.id >= f->ninsts)
 		return KL_NO_INST;
-	return (kl_inst){ inst_copy(f, f, i.id, NULL, NULL) };
+	return (kl_inst){ inst_copy(f, f, i.id, NULL, NULL, NULL) };
 }

@@ -65,7 +65,7 @@ static const kl_pass passes[] = {
 	  kl_refine_func, refine_counters, NULL },
 	{ "inline", "inlining: a call to a small function of the module is "
 		    "replaced by a copy of its body",
-	  kl_inline_func, inline_counters, "inline always-inline" },
+	  kl_inline_func, inline_counters, "always-inline" },
 };
 
 const kl_pass *
