@@ -283,12 +283,11 @@ propagate(dce *d, const kl_func *f)
 static void
 note_not_strict(const kl_func *f, kl_pass_report *rep, uint32_t v)
 {
-	size_t n;
-	const char *name = kl_sym_name(f->module, (kl_sym){ f->sym }, &n);
+	pass_note_func(rep, f);
 	kl_buf_printf(&rep->notes,
-		      "%%%.*s: left alone: v%u is used where it can run but "
+		      "left alone: v%u is used where it can run but "
 		      "defined in a block that cannot (not strict SSA)\n",
-		      (int)n, name, v);
+		      v);
 }
 
 /* Remove what the marks left dead; the counts of blocks, instructions

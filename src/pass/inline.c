@@ -705,22 +705,21 @@ static void
 note_kept(kl_pass_report *rep, const kl_func *f, uint32_t c, const char *why)
 {
 	const kl_module *m = f->module;
-	kl_buf caller = { 0 }, callee = { 0 };
-	size_t n;
-	const char *name = kl_sym_name(m, (kl_sym){ f->sym }, &n);
-	kl_name_format(name, n, &caller);
+	pass_note_func(rep, f);
+	kl_buf_puts(&rep->notes, "kept the call to ");
 	uint32_t sym = f->insts[c].w[1];
-	name = sym < m->nsyms ? kl_sym_name(m, (kl_sym){ sym }, &n) : NULL;
-	if (name)
-		kl_name_format(name, n, &callee);
-	kl_buf_printf(&rep->notes, "%s: kept the call to %s (inst%u",
-		      caller.data, name ? callee.data : "?", c);
+	if (sym < m->nsyms) {
+		size_t n;
+		const char *name = kl_sym_name(m, (kl_sym){ sym }, &n);
+		kl_name_format(name, n, &rep->notes);
+	} else {
+		kl_buf_puts(&rep->notes, "?");
+	}
+	kl_buf_printf(&rep->notes, " (inst%u", c);
 	uint32_t line = kl_inst_source_line(f, (kl_inst){ c });
 	if (line)
 		kl_buf_printf(&rep->notes, ", line %u", line);
 	kl_buf_printf(&rep->notes, "): %s\n", why);
-	kl_buf_free(&caller);
-	kl_buf_free(&callee);
 }
 
 /* Does f call a function returning twice, or take its address? Then

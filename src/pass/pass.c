@@ -149,6 +149,15 @@ kl_pass_report_free(kl_pass_report *r)
 }
 
 void
+pass_note_func(kl_pass_report *rep, const kl_func *f)
+{
+	size_t n;
+	const char *name = kl_sym_name(kl_func_module(f), kl_func_sym(f), &n);
+	kl_name_format(name, n, &rep->notes);
+	kl_buf_puts(&rep->notes, ": ");
+}
+
+void
 pass_grow_all(uint32_t *cap, uint64_t need, size_t n, void **arrays[],
 	      const size_t sizes[])
 {

@@ -23,4 +23,8 @@ void *pass_scratch(kl_pass_report *rep, void (*free_fn)(void *),
 void pass_grow_all(uint32_t *cap, uint64_t need, size_t n, void **arrays[],
 		   const size_t sizes[]);
 
+/* Begin a note of rep about function f: its name as the text writes it
+ * (%name, #hex, noname) and ": "; the caller writes the rest. */
+void pass_note_func(kl_pass_report *rep, const kl_func *f);
+
 #endif /* KEEL_PASS_H */

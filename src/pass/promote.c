@@ -755,10 +755,9 @@ note_kept(promoter *p, const alloca_info *a)
 {
 	kl_func *f = p->f;
 	kl_buf *out = &p->rep->notes;
-	size_t n;
-	const char *name = kl_sym_name(f->module, (kl_sym){ f->sym }, &n);
-	kl_buf_printf(out, "%%%.*s: kept v%u (inst%u", (int)n, name,
-		      f->insts[a->inst].w[0], a->inst);
+	pass_note_func(p->rep, f);
+	kl_buf_printf(out, "kept v%u (inst%u", f->insts[a->inst].w[0],
+		      a->inst);
 	uint32_t line = kl_inst_source_line(f, (kl_inst){ a->inst });
 	if (line)
 		kl_buf_printf(out, ", line %u", line);

@@ -771,12 +771,11 @@ kl_sccp_func(kl_func *f, kl_pass_report *rep)
 	if (verified || all_known(s, &bad)) {
 		rewrite(s, n);
 	} else if (rep && rep->verbose) {
-		size_t len;
-		const char *name = kl_sym_name(s->m, kl_func_sym(f), &len);
+		pass_note_func(rep, f);
 		kl_buf_printf(&rep->notes,
-			      "%%%.*s: left alone: v%u is used where it can "
-			      "run but defined where it cannot, or nowhere "
-			      "(not strict SSA)\n", (int)len, name, bad);
+			      "left alone: v%u is used where it can run but "
+			      "defined where it cannot, or nowhere (not "
+			      "strict SSA)\n", bad);
 	}
 	for (int k = 0; k < N_COUNTS; k++)
 		kl_pass_report_count(rep, counter_names[k], n[k]);
