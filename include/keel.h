@@ -1840,12 +1840,13 @@ kl_status kl_refine_func(kl_func *f, kl_pass_report *report);
  * jump to; the call's results become aliases. The allocas move to the
  * caller's entry block (at most 1024 bytes in all), filled with zeros
  * where the call was unless it was there. A caller that calls a
- * function returning twice is left alone. Only the calls present when
- * the pass starts are inlined, with the callees as they are then.
- * O(instructions of the function + what is copied, at most the size
- * and stores of zero a call). Counters: calls (inlined), kept (calls
- * left), insts (copied). Returns KL_OK; input that does not verify gets
- * an unspecified result (not a crash), as promote's.
+ * function returning twice is left alone, and so are calls in blocks
+ * that cannot run. Only the calls present when the pass starts are
+ * inlined, with the callees as they are then. O(instructions of the
+ * function + what is copied, at most the size and stores of zero a
+ * call). Counters: calls (inlined), kept (calls left), insts (copied).
+ * Returns KL_OK; input that does not verify gets an unspecified result
+ * (not a crash), as promote's.
  */
 kl_status kl_inline_func(kl_func *f, kl_pass_report *report);
 

@@ -37,6 +37,7 @@
 
 #include "../ir/ir.h"
 #include "../util/util.h"
+#include "edges.h"
 #include "pass.h"
 
 /* The largest callee inlined: its size counts each block, instruction,
@@ -70,6 +71,9 @@ typedef struct verdict {
 typedef struct inliner {
 	uint32_t *calls; /* the calls to inline, KL_NONE for one kept */
 	uint32_t ncalls, calls_cap;
+	bool *reached;    /* by block of the caller: can it run? */
+	uint32_t *stack;  /* blocks_reached's */
+	uint32_t reached_cap;
 	verdict *verdicts; /* open addressing by callee symbol */
 	uint32_t verdicts_cap;
 	uint32_t verdicts_mask; /* this function's part: a power of 2, - 1 */
@@ -101,6 +105,8 @@ inliner_free(void *p)
 	if (!s)
 		return;
 	free(s->calls);
+	free(s->reached);
+	free(s->stack);
 	free(s->verdicts);
 	free(s->vmap);
 	free(s->vstamp);
@@ -219,9 +225,11 @@ zero_stores(uint32_t size)
 	return n;
 }
 
-/* What instruction i of g counts toward its size (MOST_SIZE). */
+/* What instruction i of g counts toward its size, or some number over
+ * `left` once it is clear that it counts more: a br_table of a million
+ * destinations is not walked to the end (each caller asks once). */
 static uint64_t
-inst_size(const kl_func *g, uint32_t i)
+inst_size(const kl_func *g, uint32_t i, uint64_t left)
 {
 	const kl_inst_data *d = &g->insts[i];
 	uint64_t size = 1;
@@ -238,10 +246,12 @@ inst_size(const kl_func *g, uint32_t i)
 		break;
 	}
 	const uint32_t *dests, *args;
-	for (uint32_t k = 0, n = inst_dests(g, i, &dests); k < n; k++) {
+	uint32_t n = inst_dests(g, i, &dests);
+	size += n;
+	for (uint32_t k = 0; k < n && size <= left; k++) {
 		uint32_t to, nargs;
 		dest_read(&g->pool, dests[k], &to, &args, &nargs);
-		size += 1 + (uint64_t)nargs;
+		size += nargs;
 	}
 	return size;
 }
@@ -374,18 +384,19 @@ callee_why(inliner *s, const kl_func *g, verdict *v)
 		s->bstamp[b] = s->stamp;
 		const kl_pool *p = &g->pool;
 		uint32_t pl = g->blocks[b].params, np = list_len(p, pl);
-		for (uint32_t k = 0; k < np; k++)
-			if (!mark_defined(s, g, list_get(p, pl, k)))
-				return "does not verify";
-		if (b != entry) {
+		if (b != entry) { /* (the entry's are the call's arguments) */
 			v->grows_values += np;
 			size += np;
 		}
 		if (++size > MOST_SIZE)
 			return too_big;
+		for (uint32_t k = 0; k < np; k++)
+			if (!mark_defined(s, g, list_get(p, pl, k)))
+				return "does not verify";
 		for (uint32_t i = g->blocks[b].first; i != KL_NONE;
 		     i = g->nodes[i].next) {
-			if ((size += inst_size(g, i)) > MOST_SIZE)
+			if ((size += inst_size(g, i, MOST_SIZE - size)) >
+			    MOST_SIZE)
 				return too_big;
 			const char *why = inst_why(s, g, b, i, v);
 			if (why)
@@ -400,8 +411,10 @@ callee_why(inliner *s, const kl_func *g, verdict *v)
 		return "does not verify";
 	if (!one_block) /* the continuation's parameters */
 		v->grows_values += sig->nresults;
-	if (v->bytes) /* the zero stored */
+	if (v->bytes) { /* the zero stored */
+		v->grows_insts++;
 		v->grows_values++;
+	}
 	return copy_is_closed(s, g, one_block) ? NULL : "does not verify";
 }
 
@@ -680,26 +693,6 @@ inline_call(inliner *s, kl_func *f, uint32_t c, const kl_func *g,
 		kl_value_set_alias(f, s->results[k], s->targets[k]);
 }
 
-/*
- * Does an argument of call c come from one of its own results? Only in
- * a block that cannot run (elsewhere a definition comes before its
- * uses), where the verifier allows it; inlined, such a result could
- * become an alias of itself. Asked as each call is inlined, since
- * inlining another may have made an argument an alias of the result.
- */
-static bool
-feeds_itself(const kl_func *f, uint32_t c)
-{
-	uint32_t args = f->insts[c].w[2];
-	for (uint32_t k = 0, n = list_len(&f->pool, args); k < n; k++) {
-		uint32_t v = value_resolve(f, list_get(&f->pool, args, k));
-		if (v < f->nvalues && f->values[v].kind == VK_RESULT &&
-		    f->values[v].def == c)
-			return true;
-	}
-	return false;
-}
-
 /* Note why call c stays. */
 static void
 note_kept(kl_pass_report *rep, const kl_func *f, uint32_t c, const char *why)
@@ -748,13 +741,16 @@ decide(inliner *s, kl_func *f, kl_pass_report *rep)
 	uint64_t kept = 0, insts = f->ninsts, values = f->nvalues, bytes = 0;
 	for (uint32_t k = 0; k < s->ncalls; k++) {
 		const verdict *v = NULL;
+		uint32_t c = s->calls[k];
 		const char *why =
-			caller_twice ? "the caller calls a function "
-				       "returning twice (setjmp)"
-				     : call_why(s, f, s->calls[k], &v);
+			caller_twice ? "the caller calls a function returning "
+				       "twice (setjmp) or takes its address"
+			: !s->reached[f->nodes[c].block]
+				? "in a block that cannot run"
+				: call_why(s, f, c, &v);
 		if (!why && bytes + v->bytes > CALLER_BYTES)
-			why = "the caller has " SPELL(CALLER_BYTES)
-			      " bytes of inlined allocas";
+			why = "the caller's inlined allocas would pass "
+			      SPELL(CALLER_BYTES) " bytes";
 		if (why) {
 			kept++;
 			if (rep && rep->verbose)
@@ -772,14 +768,12 @@ decide(inliner *s, kl_func *f, kl_pass_report *rep)
 	return kept;
 }
 
-kl_status
-kl_inline_func(kl_func *f, kl_pass_report *rep)
+/* The calls of f in s->calls, in layout order; the table of their
+ * callees' verdicts, empty; the blocks that can run; a new run's stamp
+ * for the signature references. */
+static void
+find_calls(inliner *s, kl_func *f)
 {
-	func_edited(f);
-	if (f->first_block == KL_NONE)
-		return KL_OK;
-	bool keep;
-	inliner *s = pass_scratch(rep, inliner_free, inliner_new, &keep);
 	s->ncalls = 0;
 	s->copied = 0;
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next)
@@ -791,11 +785,28 @@ kl_inline_func(kl_func *f, kl_pass_report *rep)
 				s->calls[s->ncalls++] = i;
 			}
 	verdicts_for(s, s->ncalls);
+	if (s->ncalls) {
+		void **arrays[] = { (void **)&s->reached, (void **)&s->stack };
+		const size_t sizes[] = { sizeof *s->reached, sizeof *s->stack };
+		pass_grow_all(&s->reached_cap, f->nblocks, 2, arrays, sizes);
+		blocks_reached(f, s->reached, s->stack);
+	}
 	s->sigrefs_seen = false;
 	if (++s->run == 0) {
 		memset(s->sigstamp, 0, (size_t)s->sigcap * sizeof *s->sigstamp);
 		s->run = 1;
 	}
+}
+
+kl_status
+kl_inline_func(kl_func *f, kl_pass_report *rep)
+{
+	func_edited(f);
+	if (f->first_block == KL_NONE)
+		return KL_OK;
+	bool keep;
+	inliner *s = pass_scratch(rep, inliner_free, inliner_new, &keep);
+	find_calls(s, f);
 	uint64_t kept = decide(s, f, rep), inlined = 0;
 	/* Last first: what follows a call moves to its continuation once,
 	 * not once for every call before it in its block. */
@@ -803,14 +814,6 @@ kl_inline_func(kl_func *f, kl_pass_report *rep)
 		uint32_t c = s->calls[k];
 		if (c == KL_NONE)
 			continue;
-		if (feeds_itself(f, c)) {
-			kept++;
-			if (rep && rep->verbose)
-				note_kept(rep, f, c, "an argument is its own "
-						     "result (where nothing "
-						     "runs)");
-			continue;
-		}
 		const verdict *v = judge(s, f, f->insts[c].w[1]);
 		inline_call(s, f, c, v->g, v->nrets);
 		inlined++;
