@@ -5,9 +5,10 @@
 # to DIR as SEED.ssa and one all.c, which cc compiles once; each seed's
 # program must print the same (standard output and exit status) under
 # `keel import-qbe` + `keel run` as compiled by cc, and the same again
-# after `keel opt -p sccp,licm,cse,dce,simplify` (the importer's output has
-# constants to fold and dead code to remove: constants of copies, zeros
-# of variables, blocks of QBE's jumps). Prints a line per
+# after `keel opt -p promote,inline,sccp,licm,cse,dce,simplify`, the
+# pipeline the README gives (the importer's output has allocas, calls to
+# small functions, constants to fold and dead code to remove: constants
+# of copies, zeros of variables, blocks of QBE's jumps). Prints a line per
 # mismatch (`MISMATCH SEED: ...`, the files kept in DIR), then
 # "N passed, M failed"; exit 0 when none failed, 1 otherwise.
 set -u
@@ -32,9 +33,8 @@ for s in $seeds; do
 	fi
 	dst=$kst
 	if [ "$kst" != import ]; then
-		if "$keel" opt -p sccp,licm,cse,dce,simplify "$dir/$s.kl" \
-			>"$dir/$s.dce.kl" \
-			2>"$dir/$s.d.out"; then
+		if "$keel" opt -p promote,inline,sccp,licm,cse,dce,simplify \
+			"$dir/$s.kl" >"$dir/$s.dce.kl" 2>"$dir/$s.d.out"; then
 			"$keel" run "$dir/$s.dce.kl" >"$dir/$s.d.out" 2>&1
 			dst=$?
 		else
