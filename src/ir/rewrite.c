@@ -405,7 +405,7 @@ copy_list(kl_func *f, const copy_maps *cm, uint32_t l, uint32_t blocks)
 {
 	uint32_t n = list_len(&cm->from->pool, l);
 	uint32_t c = list_make(&f->pool, NULL, n); /* may move from's too */
-	const uint32_t *src = cm->from->pool.data + l;
+	const uint32_t *src = list_elems(&cm->from->pool, l);
 	for (uint32_t k = 0; k < n; k++)
 		f->pool.data[c + k] = k < blocks ? map_block(cm, src[k])
 						 : map_value(cm, src[k]);
