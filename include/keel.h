@@ -1831,22 +1831,23 @@ kl_status kl_refine_func(kl_func *f, kl_pass_report *report);
 
 /*
  * inline: inlining (docs/passes.md). A direct call to a function of the
- * module of size at most 60 (blocks, instructions, values in lists),
- * other than the caller, not variadic, with no alloca_dyn, allocas only
- * in its entry block (at most 256 bytes), neither calling a function
- * returning twice nor taking its address, is replaced by a copy of its
- * body: the callee's entry where the call was, its other blocks after
- * the call's block, what followed the call in a new block its returns
- * jump to; the call's results become aliases. The allocas move to the
- * caller's entry block (at most 1024 bytes in all), filled with zeros
- * where the call was unless it was there. A caller that calls a
- * function returning twice is left alone, and so are calls in blocks
- * that cannot run. Only the calls present when the pass starts are
- * inlined, with the callees as they are then. O(instructions of the
- * function + what is copied, at most the size and stores of zero a
- * call). Counters: calls (inlined), kept (calls left), insts (copied).
- * Returns KL_OK; input that does not verify gets an unspecified result
- * (not a crash), as promote's.
+ * module of size at most 60 (blocks, instructions, parameters of blocks
+ * but the entry, values in lists, destinations), other than the caller,
+ * not variadic, with no alloca_dyn, allocas only in its entry block (at
+ * most 256 bytes), neither calling a function returning twice nor taking
+ * its address, is replaced by a copy of its body: the callee's entry
+ * where the call was, its other blocks after the call's block, what
+ * followed the call in a new block its returns jump to; the call's
+ * results become aliases. The allocas move to the caller's entry block
+ * (at most 1024 bytes in all), filled with zeros where the call was
+ * unless it was there. A caller that calls a function returning twice,
+ * or takes its address, is left alone, and so are calls in blocks that
+ * cannot run. Only the calls present when the pass starts are inlined,
+ * with the callees as they are then. O(instructions of the function +
+ * what is copied, at most the size and stores of zero a call). Counters:
+ * calls (inlined), kept (calls left), insts (copied). Returns KL_OK;
+ * input that does not verify gets an unspecified result (not a crash),
+ * as promote's.
  */
 kl_status kl_inline_func(kl_func *f, kl_pass_report *report);
 
