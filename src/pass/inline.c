@@ -96,6 +96,10 @@ typedef struct inliner {
 	uint32_t run;
 	bool sigrefs_seen; /* the caller's own are in sigref_of */
 	uint64_t copied; /* instructions copied into the function */
+	/* The function calls a function returning twice, or takes its
+	 * address: a longjmp could run its entry block again, where
+	 * inlined allocas are not zeroed, so nothing is inlined into it. */
+	bool caller_twice;
 } inliner;
 
 static void
@@ -126,14 +130,6 @@ static void *
 inliner_new(void)
 {
 	return kl_calloc(1, sizeof(inliner));
-}
-
-/* *a, of *cap elements of elem bytes, grown to at least n. */
-static void
-room(void *a, uint32_t *cap, size_t elem, uint32_t n)
-{
-	if (*cap < n)
-		kl_grow(a, cap, elem, n);
 }
 
 /* Map and stamps of *cap entries, grown to need, new stamps out of date. */
@@ -526,7 +522,7 @@ place_copy(inliner *s, kl_func *f, const kl_func *g, uint32_t i, uint32_t to,
 {
 	if (g->insts[i].op == KL_OP_CALL_INDIRECT) {
 		uint32_t r = g->insts[i].w[1];
-		room(&s->smap, &s->smap_cap, sizeof *s->smap, r + 1);
+		kl_grow(&s->smap, &s->smap_cap, sizeof *s->smap, r + 1);
 		s->smap[r] = caller_sigref(s, f, g->sigrefs[r]);
 	}
 	uint32_t c = inst_copy(f, g, i, s->vmap, s->bmap, s->smap);
@@ -554,7 +550,7 @@ place_return(inliner *s, kl_func *f, const kl_func *g, uint32_t i,
 	     uint32_t to, uint32_t cont, bool with_args)
 {
 	uint32_t n = with_args ? list_len(&g->pool, g->insts[i].w[0]) : 0;
-	room(&s->args, &s->args_cap, sizeof *s->args, n);
+	kl_grow(&s->args, &s->args_cap, sizeof *s->args, n);
 	if (n)
 		returned(s, g, i, s->args);
 	kl_builder b;
@@ -574,8 +570,8 @@ number_results(inliner *s, kl_func *f, const kl_func *g, uint32_t i)
 
 /* New blocks of f for g's blocks but the entry, with their parameters,
  * placed after block `after`; then numbers for the results of every
- * instruction copied. */
-static void
+ * instruction copied. Returns the last block placed (`after` if none). */
+static uint32_t
 make_blocks(inliner *s, kl_func *f, const kl_func *g, uint32_t after,
 	    bool one_block)
 {
@@ -599,6 +595,7 @@ make_blocks(inliner *s, kl_func *f, const kl_func *g, uint32_t after,
 		for (uint32_t i = g->blocks[b].first; i != KL_NONE;
 		     i = g->nodes[i].next)
 			number_results(s, f, g, i);
+	return after;
 }
 
 /* g's allocas to the top of f's entry block, and stores of zero over
@@ -611,7 +608,8 @@ move_allocas(inliner *s, kl_func *f, const kl_func *g, uint32_t c)
 	     i = g->nodes[i].next) {
 		if (g->insts[i].op != KL_OP_ALLOCA)
 			continue;
-		room(&s->allocas, &s->allocas_cap, sizeof *s->allocas, n + 1);
+		kl_grow(&s->allocas, &s->allocas_cap, sizeof *s->allocas,
+			n + 1);
 		s->allocas[n++] = place_copy(s, f, g, i, KL_NONE, top);
 	}
 	if (n && f->nodes[c].block != f->first_block)
@@ -619,17 +617,14 @@ move_allocas(inliner *s, kl_func *f, const kl_func *g, uint32_t c)
 }
 
 /* g's blocks but the entry filled in, and what followed call c moved to
- * a new block after them, the continuation, which g's returns jump to;
+ * a new block after theirs (the last is `after`), the continuation,
+ * which g's returns jump to;
  * the call's results become its parameters, or with one return what
  * that returns. */
 static void
 copy_rest(inliner *s, kl_func *f, const kl_func *g, uint32_t c,
-	  uint32_t nres, uint32_t nrets)
+	  uint32_t after, uint32_t nres, uint32_t nrets)
 {
-	uint32_t after = f->nodes[c].block;
-	for (uint32_t b = g->blocks[g->first_block].next; b != KL_NONE;
-	     b = g->blocks[b].next)
-		after = s->bmap[b];
 	kl_block cont = kl_func_new_block(f);
 	kl_func_insert_block_after(f, cont, (kl_block){ after });
 	for (uint32_t k = 0; k < nres && nrets != 1; k++)
@@ -670,13 +665,13 @@ inline_call(inliner *s, kl_func *f, uint32_t c, const kl_func *g,
 			  value_resolve(f, list_get(&f->pool, f->insts[c].w[2],
 						    k)));
 	uint32_t nres = list_len(&f->pool, f->insts[c].w[0]);
-	room(&s->results, &s->results_cap, sizeof *s->results, nres);
-	room(&s->targets, &s->targets_cap, sizeof *s->targets, nres);
+	kl_grow(&s->results, &s->results_cap, sizeof *s->results, nres);
+	kl_grow(&s->targets, &s->targets_cap, sizeof *s->targets, nres);
 	for (uint32_t k = 0; k < nres; k++) {
 		s->results[k].id = list_get(&f->pool, f->insts[c].w[0], k);
 		s->targets[k] = KL_NO_VALUE;
 	}
-	make_blocks(s, f, g, f->nodes[c].block, one_block);
+	uint32_t after = make_blocks(s, f, g, f->nodes[c].block, one_block);
 	move_allocas(s, f, g, c);
 	for (uint32_t i = g->blocks[entry].first; i != last;
 	     i = g->nodes[i].next)
@@ -685,7 +680,7 @@ inline_call(inliner *s, kl_func *f, uint32_t c, const kl_func *g,
 	if (one_block) {
 		returned(s, g, last, s->targets);
 	} else {
-		copy_rest(s, f, g, c, nres, nrets);
+		copy_rest(s, f, g, c, after, nres, nrets);
 		place_copy(s, f, g, last, KL_NONE, c);
 	}
 	kl_inst_remove(f, (kl_inst){ c });
@@ -715,39 +710,24 @@ note_kept(kl_pass_report *rep, const kl_func *f, uint32_t c, const char *why)
 	kl_buf_printf(&rep->notes, "): %s\n", why);
 }
 
-/* Does f call a function returning twice, or take its address? Then
- * its entry block may run again (a longjmp back to it), and no call is
- * inlined into it. */
-static bool
-returns_twice_inside(const kl_func *f)
-{
-	if (!f->module->nreturns_twice)
-		return false;
-	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next)
-		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
-		     i = f->nodes[i].next)
-			if (reaches_returns_twice(f, i))
-				return true;
-	return false;
-}
-
 /* Decide each call of s->calls, noting those kept (and setting them
  * KL_NONE); returns how many are kept. Grows f's instruction and value
  * tables once, to what the copies will need. */
 static uint64_t
 decide(inliner *s, kl_func *f, kl_pass_report *rep)
 {
-	bool caller_twice = returns_twice_inside(f);
 	uint64_t kept = 0, insts = f->ninsts, values = f->nvalues, bytes = 0;
 	for (uint32_t k = 0; k < s->ncalls; k++) {
 		const verdict *v = NULL;
 		uint32_t c = s->calls[k];
-		const char *why =
-			caller_twice ? "the caller calls a function returning "
-				       "twice (setjmp) or takes its address"
-			: !s->reached[f->nodes[c].block]
-				? "in a block that cannot run"
-				: call_why(s, f, c, &v);
+		const char *why;
+		if (s->caller_twice)
+			why = "the caller calls a function returning twice "
+			      "(setjmp) or takes its address";
+		else if (!s->reached[f->nodes[c].block])
+			why = "in a block that cannot run";
+		else
+			why = call_why(s, f, c, &v);
 		if (!why && bytes + v->bytes > CALLER_BYTES)
 			why = "the caller's inlined allocas would pass "
 			      SPELL(CALLER_BYTES) " bytes";
@@ -768,22 +748,28 @@ decide(inliner *s, kl_func *f, kl_pass_report *rep)
 	return kept;
 }
 
-/* The calls of f in s->calls, in layout order; the table of their
- * callees' verdicts, empty; the blocks that can run; a new run's stamp
- * for the signature references. */
+/* The calls of f in s->calls, in layout order, and whether it calls a
+ * function returning twice; the table of their callees' verdicts,
+ * empty; the blocks that can run; a new run's stamp for the signature
+ * references. */
 static void
 find_calls(inliner *s, kl_func *f)
 {
 	s->ncalls = 0;
 	s->copied = 0;
+	s->caller_twice = false;
+	bool twice_here = f->module->nreturns_twice;
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next)
 		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
-		     i = f->nodes[i].next)
+		     i = f->nodes[i].next) {
 			if (f->insts[i].op == KL_OP_CALL) {
-				room(&s->calls, &s->calls_cap,
-				     sizeof *s->calls, s->ncalls + 1);
+				kl_grow(&s->calls, &s->calls_cap,
+					sizeof *s->calls, s->ncalls + 1);
 				s->calls[s->ncalls++] = i;
 			}
+			if (twice_here && reaches_returns_twice(f, i))
+				s->caller_twice = true;
+		}
 	verdicts_for(s, s->ncalls);
 	if (s->ncalls) {
 		void **arrays[] = { (void **)&s->reached, (void **)&s->stack };
