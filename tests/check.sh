@@ -129,6 +129,17 @@ if [ -d tests/failing ]; then
 	count "$st"
 fi
 
+# keel reduce runs shell commands that run keel: the host's, so not under
+# an emulator either.
+if [ -f tests/reduce.sh ] && [ -n "$emulator" ]; then
+	echo "  reduce: skipped under $emulator"
+elif [ -f tests/reduce.sh ]; then
+	st=0
+	limited sh tests/reduce.sh "$build" >"$log" 2>&1 || { st=$?; cat "$log"; }
+	tail -n 1 "$log" | sed 's/^/  reduce: /'
+	count "$st"
+fi
+
 if [ -f tests/scripts.sh ] && [ -n "$emulator" ]; then
 	echo "  scripts: skipped under $emulator"
 elif [ -n "$scripts_pid" ]; then

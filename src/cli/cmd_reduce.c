@@ -1,0 +1,524 @@
+/*
+ * cmd_reduce.c -- `keel reduce`: make a program smaller while a test
+ * command still finds it interesting (docs/reduce.md), as llvm-reduce and
+ * C-Reduce do: a miscompiled function of 5,000 lines becomes the dozen
+ * that show the bug.
+ *
+ * Each candidate is the smallest text found so far with something taken
+ * out: whole declarations, data and functions (from the text), function
+ * bodies, branches, instructions and block parameters (reduce_edit.c, on
+ * a fresh parse), then a cleanup by sccp, dce and simplify. A candidate
+ * must verify and print shorter than the best (renumbered), so every
+ * step makes progress and the reduction ends. Lists are taken out in
+ * halves, then quarters, ... down to one element at a time (Zeller's
+ * delta debugging, without the complements), and the rounds repeat until
+ * one takes nothing out.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "reduce.h"
+
+static const char reduce_help[] =
+	"usage: keel reduce --test CMD [options] FILE\n"
+	"\n"
+	"Make FILE ('-' for standard input) smaller while the shell command\n"
+	"CMD still finds it interesting, and print the smallest module found.\n"
+	"CMD runs as 'sh -c CMD sh CANDIDATE': the candidate's path is $1,\n"
+	"a file of the input's name in a directory of its own. It is\n"
+	"interesting when CMD exits with status 0; its output is discarded.\n"
+	"FILE must verify, and be interesting itself. Every candidate\n"
+	"verifies, so CMD sees valid IR only. For example, to find the\n"
+	"little a pass gets wrong:\n"
+	"\n"
+	"  keel reduce --test '! keel difftest -q -p inline \"$1\"' big.kl\n"
+	"\n"
+	"What goes, in rounds until one takes nothing more: declarations,\n"
+	"data and functions; function bodies (made 'return 0'); branches\n"
+	"(made a jump to one destination, or a return); instructions (their\n"
+	"results made zeros); block parameters; then sccp, dce and simplify.\n"
+	"\n"
+	"options:\n"
+	"  -t, --test CMD      the interestingness test (required)\n"
+	"  -o, --output FILE   write the result to FILE (each time it gets\n"
+	"                      smaller, so an interrupted run keeps it)\n"
+	"                      instead of standard output at the end\n"
+	"  --timeout SECONDS   a test running longer is killed and counts as\n"
+	"                      not interesting (0: no limit; default: ten\n"
+	"                      times what it took on FILE, at least 1):\n"
+	"                      a candidate may loop for ever, so give a\n"
+	"                      'keel run' in CMD a --fuel\n"
+	"  -v, --verbose       say on standard error what each kept step\n"
+	"                      took out\n"
+	"  -h, --help          show this help\n"
+	"\n"
+	"Ends with a line on standard error: the sizes before and after, and\n"
+	"how many tests ran. Exit status 0 on success, 1 if FILE cannot be\n"
+	"read, does not parse or verify, or is not interesting, or the\n"
+	"output cannot be written, 2 on bad usage.\n";
+
+typedef struct reducer {
+	const char *test;
+	double timeout; /* seconds; 0: none; below 0: from the input's */
+	bool verbose;
+	const char *out_path;
+	char *dir, *path; /* where candidates go */
+	kl_buf best, cand;
+	size_t start_len;
+	uint64_t tests, kept;
+	bool save_failed;
+} reducer;
+
+/* For the signal handler: what to kill and take away on an interrupt. */
+static volatile sig_atomic_t running_test;
+static const char *volatile temp_path, *volatile temp_dir;
+
+static void
+on_interrupt(int sig)
+{
+	if (running_test > 0)
+		kill(-running_test, SIGKILL);
+	if (temp_path)
+		unlink(temp_path);
+	if (temp_dir)
+		rmdir(temp_dir);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void
+sleep_seconds(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Run the test on the candidate file: its exit status, 128 + N for a
+ * death by signal N, -1 when it timed out, -2 when it could not start. */
+static int
+run_test(reducer *r)
+{
+	pid_t pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "keel reduce: fork: %s\n", strerror(errno));
+		return -2;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		int null = open("/dev/null", O_RDWR);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+			dup2(null, 2);
+		}
+		execl("/bin/sh", "sh", "-c", r->test, "sh", r->path,
+		      (char *)NULL);
+		_exit(127);
+	}
+	setpgid(pid, pid); /* (the child does too: whichever runs first) */
+	running_test = pid;
+	double start = cli_now(), nap = 50e-6;
+	int status = 0;
+	for (;;) {
+		pid_t got = waitpid(pid, &status, WNOHANG);
+		if (got == pid)
+			break;
+		if (got < 0 && errno != EINTR) {
+			running_test = 0;
+			return -2;
+		}
+		if (r->timeout > 0 && cli_now() - start > r->timeout) {
+			kill(-pid, SIGKILL);
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+			running_test = 0;
+			return -1;
+		}
+		sleep_seconds(nap);
+		if (nap < 5e-3)
+			nap *= 2;
+	}
+	running_test = 0;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -2;
+}
+
+static bool
+write_file(const char *path, const kl_buf *text)
+{
+	FILE *to = fopen(path, "w");
+	if (!to)
+		return false;
+	bool ok = fwrite(text->data, 1, text->len, to) == text->len;
+	return (fclose(to) == 0) & ok;
+}
+
+/* The test's verdict on text. */
+static int
+test_text(reducer *r, const kl_buf *text)
+{
+	if (!write_file(r->path, text)) {
+		fprintf(stderr, "keel reduce: cannot write %s: %s\n", r->path,
+			strerror(errno));
+		return -2;
+	}
+	r->tests++;
+	return run_test(r);
+}
+
+/* Write the best text to the output file, through a file beside it, so
+ * that the output is always a whole module. */
+static bool
+save_best(reducer *r)
+{
+	if (!r->out_path)
+		return true;
+	size_t n = strlen(r->out_path);
+	char *tmp = cli_alloc(n + 16, 1);
+	memcpy(tmp, r->out_path, n);
+	memcpy(tmp + n, ".reducing", 10);
+	bool ok = write_file(tmp, &r->best) && rename(tmp, r->out_path) == 0;
+	if (!ok) {
+		fprintf(stderr, "keel reduce: cannot write %s: %s\n",
+			r->out_path, strerror(errno));
+		unlink(tmp);
+	}
+	free(tmp);
+	return ok;
+}
+
+static kl_module *
+parse_text(const char *text, size_t len)
+{
+	kl_module *m = NULL;
+	kl_parse_module(text, len, NULL, &m, NULL);
+	return m;
+}
+
+/* Keep m (an edit of the best text, in which it takes m over) if it
+ * verifies, prints shorter and is interesting. Frees m. */
+static bool
+try_module(reducer *r, kl_module *m, const char *what, uint32_t from,
+	   uint32_t to)
+{
+	bool kept = false;
+	if (m && kl_verify_module(m, NULL) == KL_OK) {
+		kl_print_options opts = { .renumber = true };
+		kl_buf_reset(&r->cand);
+		kl_print_module(m, &opts, &r->cand);
+		if (r->cand.len < r->best.len && test_text(r, &r->cand) == 0)
+			kept = true;
+	}
+	kl_module_free(m);
+	if (!kept)
+		return false;
+	if (r->verbose && to - from > 1)
+		fprintf(stderr, "keel reduce: %s %u-%u: %zu -> %zu bytes\n",
+			what, from, to - 1, r->best.len, r->cand.len);
+	else if (r->verbose)
+		fprintf(stderr, "keel reduce: %s %u: %zu -> %zu bytes\n",
+			what, from, r->best.len, r->cand.len);
+	kl_buf swap = r->best;
+	r->best = r->cand;
+	r->cand = swap;
+	r->kept++;
+	if (!save_best(r))
+		r->save_failed = true;
+	return true;
+}
+
+/* Where each declaration, data object and function of the best text
+ * starts (a line that starts with its keyword), and its end. */
+static uint32_t
+item_starts(const kl_buf *text, size_t **starts)
+{
+	static const char *const keywords[] = { "declare ", "data ",
+						"function " };
+	uint32_t n = 0, cap = 0;
+	*starts = NULL;
+	for (size_t at = 0; at < text->len;) {
+		for (size_t k = 0; k < 3; k++) {
+			size_t kl = strlen(keywords[k]);
+			if (text->len - at > kl &&
+			    memcmp(text->data + at, keywords[k], kl) == 0) {
+				cli_grow(starts, &cap, sizeof **starts, n + 2);
+				(*starts)[n++] = at;
+				break;
+			}
+		}
+		const char *nl = memchr(text->data + at, '\n',
+					text->len - at);
+		at = nl ? (size_t)(nl - text->data) + 1 : text->len;
+	}
+	cli_grow(starts, &cap, sizeof **starts, n + 1);
+	(*starts)[n] = text->len;
+	return n;
+}
+
+/* Items [from, to) of the best text taken out, if what is left parses. */
+static bool
+try_items(reducer *r, uint32_t from, uint32_t to)
+{
+	size_t *starts;
+	uint32_t n = item_starts(&r->best, &starts);
+	bool kept = false;
+	if (to <= n) {
+		kl_buf text = { 0 };
+		kl_buf_append(&text, r->best.data, starts[from]);
+		kl_buf_append(&text, r->best.data + starts[to],
+			      r->best.len - starts[to]);
+		kl_module *m = parse_text(text.data, text.len);
+		kl_buf_free(&text);
+		kept = try_module(r, m, "items", from, to);
+	}
+	free(starts);
+	return kept;
+}
+
+/* How many elements of the kind (-1: items of the text) the best has. */
+static uint32_t
+count(reducer *r, int kind)
+{
+	if (kind < 0) {
+		size_t *starts;
+		uint32_t n = item_starts(&r->best, &starts);
+		free(starts);
+		return n;
+	}
+	kl_module *m = parse_text(r->best.data, r->best.len);
+	uint32_t n = m ? reduce_count(m, (reduce_kind)kind) : 0;
+	kl_module_free(m);
+	return n;
+}
+
+static bool
+try_edit(reducer *r, int kind, uint32_t from, uint32_t to)
+{
+	if (kind < 0)
+		return try_items(r, from, to);
+	kl_module *m = parse_text(r->best.data, r->best.len);
+	if (m && !reduce_apply(m, (reduce_kind)kind, from, to)) {
+		kl_module_free(m);
+		return false;
+	}
+	return try_module(r, m, reduce_kind_name((reduce_kind)kind), from,
+			  to);
+}
+
+/* Take out what the elements of one kind allow: all at once, then
+ * halves, quarters... down to one at a time (always one at a time for
+ * branches, whose elements are choices for one terminator). */
+static bool
+reduce_kind_all(reducer *r, int kind)
+{
+	bool progress = false;
+	uint32_t n = count(r, kind);
+	uint32_t chunk = kind == REDUCE_TERMS ? 1 : n;
+	while (chunk) {
+		for (uint32_t at = 0; at < n;) {
+			uint32_t end = n - at < chunk ? n : at + chunk;
+			if (try_edit(r, kind, at, end)) {
+				progress = true;
+				n = count(r, kind);
+			} else {
+				at = end;
+			}
+		}
+		if (chunk == 1)
+			break;
+		chunk = (chunk + 1) / 2;
+	}
+	return progress;
+}
+
+static void
+reduce(reducer *r, kl_module *input)
+{
+	try_module(r, input, "renumbering", 0, 1);
+	static const int order[] = {
+		-1, REDUCE_STUB, REDUCE_TERMS, REDUCE_INSTS, REDUCE_PARAMS,
+		REDUCE_CLEAN,
+	};
+	for (bool progress = true; progress;) {
+		progress = false;
+		for (size_t k = 0; k < sizeof order / sizeof *order; k++)
+			progress |= reduce_kind_all(r, order[k]);
+	}
+}
+
+/* The directory and file the candidates go to. */
+static bool
+make_temp(reducer *r, const char *input)
+{
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	kl_buf dir = { 0 };
+	kl_buf_printf(&dir, "%s/keel-reduce.XXXXXX", tmp);
+	if (!mkdtemp(dir.data)) {
+		fprintf(stderr, "keel reduce: cannot make a directory in %s: "
+			"%s\n", tmp, strerror(errno));
+		kl_buf_free(&dir);
+		return false;
+	}
+	const char *base = strcmp(input, "-") ? strrchr(input, '/') : NULL;
+	base = base ? base + 1 : strcmp(input, "-") ? input : "input.kl";
+	if (!*base)
+		base = "input.kl";
+	r->dir = dir.data;
+	kl_buf path = { 0 };
+	kl_buf_printf(&path, "%s/%s", r->dir, base);
+	r->path = path.data;
+	temp_dir = r->dir;
+	temp_path = r->path;
+	return true;
+}
+
+static void
+remove_temp(reducer *r)
+{
+	temp_path = temp_dir = NULL;
+	if (r->path)
+		unlink(r->path);
+	if (r->dir)
+		rmdir(r->dir);
+	free(r->path);
+	free(r->dir);
+}
+
+static void
+describe_status(const reducer *r, int status, kl_buf *out)
+{
+	if (status == -1)
+		kl_buf_printf(out, "ran out of time (%g s)", r->timeout);
+	else if (status == -2)
+		kl_buf_puts(out, "could not run");
+	else if (status > 128)
+		kl_buf_printf(out, "was killed by signal %d", status - 128);
+	else
+		kl_buf_printf(out, "exits with status %d", status);
+}
+
+/* Reduce the file read into f (parsed and verified as m) and write the
+ * result; the exit status. */
+static int
+reduce_file(reducer *r, cli_file *f, kl_module *m)
+{
+	kl_buf_append(&r->best, f->text, f->len);
+	r->start_len = f->len;
+	double began = cli_now();
+	int status = test_text(r, &r->best);
+	if (r->timeout < 0)
+		r->timeout = 10 * (cli_now() - began) > 1
+				     ? 10 * (cli_now() - began) : 1;
+	if (status != 0) {
+		kl_buf why = { 0 };
+		describe_status(r, status, &why);
+		fprintf(stderr, "keel reduce: %s is not interesting: the test "
+			"'%s' %s on it\n", f->name, r->test, why.data);
+		kl_buf_free(&why);
+		kl_module_free(m);
+		return EXIT_BAD_INPUT;
+	}
+	double start = cli_now();
+	/* The output file holds a whole module from the start. */
+	if (!save_best(r)) {
+		kl_module_free(m);
+		return EXIT_BAD_INPUT;
+	}
+	reduce(r, m);
+	int exit_status = EXIT_OK;
+	if (r->out_path) {
+		if (!save_best(r))
+			exit_status = EXIT_BAD_INPUT;
+	} else if (!cli_write_stdout(&r->best)) {
+		exit_status = EXIT_BAD_INPUT;
+	}
+	if (r->save_failed)
+		exit_status = EXIT_BAD_INPUT;
+	fprintf(stderr, "keel reduce: %s: %zu -> %zu bytes, %llu tests, %llu "
+		"kept, %.1f s\n", f->name, r->start_len, r->best.len,
+		(unsigned long long)r->tests, (unsigned long long)r->kept,
+		cli_now() - start);
+	return exit_status;
+}
+
+int
+cmd_reduce(int argc, char **argv)
+{
+	reducer r = { .timeout = -1 };
+	int nfiles = 0, given;
+	cli_args args;
+	cli_args_init(&args, argc, argv);
+	while (cli_args_next(&args)) {
+		if (cli_args_help(&args)) {
+			fputs(reduce_help, stdout);
+			return EXIT_OK;
+		} else if (cli_args_flag(&args, "--verbose", "-v")) {
+			r.verbose = true;
+		} else if ((given = cli_args_option(&args, "--test", "-t"))) {
+			if (given < 0 || !*args.value)
+				return cli_usage_error("reduce", "--test "
+						       "needs a command");
+			r.test = args.value;
+		} else if ((given = cli_args_option(&args, "--output",
+						    "-o"))) {
+			if (given < 0 || !*args.value)
+				return cli_usage_error("reduce", "--output "
+						       "needs a file");
+			r.out_path = args.value;
+		} else if ((given = cli_args_option(&args, "--timeout",
+						    NULL))) {
+			uint64_t s;
+			if (!cli_option_count("reduce", "--timeout", given,
+					      args.value, 0, 86400, &s))
+				return EXIT_USAGE;
+			r.timeout = (double)s;
+		} else if (cli_args_is_option(&args)) {
+			return cli_args_unknown(&args, "reduce");
+		} else if ((nfiles = cli_args_keep(&args, "reduce")) < 0) {
+			return EXIT_USAGE;
+		}
+	}
+	if (!r.test)
+		return cli_usage_error("reduce", "no --test command");
+	if (nfiles != 1)
+		return cli_usage_error("reduce", nfiles ? "one file at a time"
+							: "no input file");
+	cli_file f;
+	if (!cli_read_file("reduce", argv[1], &f))
+		return EXIT_BAD_INPUT;
+	kl_module *m = cli_parse(&f, false);
+	if (!m || !cli_verify_module(m, f.name, "reduce")) {
+		kl_module_free(m);
+		cli_file_free(&f);
+		return EXIT_BAD_INPUT;
+	}
+	if (!make_temp(&r, argv[1])) {
+		kl_module_free(m);
+		cli_file_free(&f);
+		return EXIT_BAD_INPUT;
+	}
+	signal(SIGINT, on_interrupt);
+	signal(SIGTERM, on_interrupt);
+	signal(SIGHUP, on_interrupt);
+	int status = reduce_file(&r, &f, m);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	remove_temp(&r);
+	kl_buf_free(&r.best);
+	kl_buf_free(&r.cand);
+	cli_file_free(&f);
+	return status;
+}
