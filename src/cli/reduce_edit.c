@@ -57,8 +57,9 @@ zero_of(zeros *z, kl_func *f, kl_type t)
 		for (kl_inst i = kl_block_first_inst(f, entry);
 		     i.id != KL_NONE && is_zero_const(f, i) && z->n < 16;
 		     i = kl_inst_next(f, i)) {
-			z->types[z->n] = kl_value_type(f, kl_inst_result(f, i, 0));
-			z->values[z->n++] = kl_inst_result(f, i, 0);
+			kl_value v = kl_inst_result(f, i, 0);
+			z->types[z->n] = kl_value_type(f, v);
+			z->values[z->n++] = v;
 		}
 	}
 	for (uint32_t k = 0; k < z->n; k++)
