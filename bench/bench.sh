@@ -17,7 +17,7 @@
 # command (warm_then says why; LLVM's only while its runs take under 2 s);
 # BENCH_ONLY="promote interp" runs only those
 # tables (parse parse_print verify analyses promote dce sccp simplify cse
-# licm refine inline interp vars; refine has no LLVM counterpart). LLVM
+# licm refine inline combine interp vars; refine has no LLVM counterpart). LLVM
 # columns appear when llvm-19 is installed (apt-get install llvm-19); the script installs nothing.
 # A pass LLVM runs for longer than BENCH_LLVM_LIMIT seconds (default 60;
 # its mem2reg takes minutes on promote-1M) is stopped, not run again,
@@ -146,6 +146,12 @@ keel_inline() {
 	"$keel" opt -p promote,inline --time-passes "$1" 2>&1 >/dev/null |
 		awk '$1 == "inline:" { print $2 }'
 }
+# combine after promote,sccp (LLVM: InstCombine after mem2reg,sccp, which
+# does much more: known bits, memory, floats)
+keel_combine() {
+	"$keel" opt -p promote,sccp,combine --time-passes "$1" 2>&1 \
+		>/dev/null | awk '$1 == "combine:" { print $2 }'
+}
 # refine after promote (LLVM has no such pass: its integers have no sign)
 keel_refine() {
 	"$keel" opt -p promote,refine --time-passes "$1" 2>&1 >/dev/null |
@@ -224,6 +230,10 @@ llvm_cse() {
 }
 llvm_licm() {
 	opt_timed '-passes=mem2reg,sccp,loop-mssa(licm)' "$1" | pass_ms LICMPass
+}
+llvm_combine() {
+	opt_timed '-passes=mem2reg,sccp,instcombine<no-verify-fixpoint>' "$1" |
+		pass_ms InstCombinePass
 }
 llvm_inline() {
 	opt_timed '-passes=function(mem2reg),cgscc(inline)' "$1" |
@@ -334,6 +344,7 @@ peak_of() { # op base -> peak KB of keel doing op
 	licm) peak_kb "$keel" opt -p promote,sccp,licm "$2.kl" ;;
 	refine) peak_kb "$keel" opt -p promote,refine "$2.kl" ;;
 	inline) peak_kb "$keel" opt -p promote,inline "$2.kl" ;;
+	combine) peak_kb "$keel" opt -p promote,sccp,combine "$2.kl" ;;
 	esac
 }
 
@@ -351,6 +362,7 @@ title() {
 	licm) echo "licm after promote, sccp (keel opt -p promote,sccp,licm --time-passes, licm's line; LLVM: opt -passes='mem2reg,sccp,loop-mssa(licm)' -time-passes, LICMPass)" ;;
 	refine) echo "refine after promote (keel opt -p promote,refine --time-passes, refine's line; LLVM has no such pass)" ;;
 	inline) echo "inline after promote (keel opt -p promote,inline --time-passes, inline's line; LLVM: opt -passes='function(mem2reg),cgscc(inline)' -time-passes, InlinerPass, which decides by its own cost model)" ;;
+	combine) echo "combine after promote, sccp (keel opt -p promote,sccp,combine --time-passes, combine's line; LLVM: opt -passes='mem2reg,sccp,instcombine<no-verify-fixpoint>' -time-passes, InstCombinePass, which does far more)" ;;
 	esac
 }
 
@@ -587,7 +599,7 @@ scaling() {
 	if [ "$mode" = scaling ]; then
 		scaling
 	else
-		only=${BENCH_ONLY:-parse parse_print verify analyses promote dce sccp simplify cse licm refine inline interp vars}
+		only=${BENCH_ONLY:-parse parse_print verify analyses promote dce sccp simplify cse licm refine inline combine interp vars}
 		for op in $only; do
 			case $op in
 			parse | parse_print | verify)
@@ -601,6 +613,7 @@ scaling() {
 			licm) table licm "small huge" "100k 1M" ;;
 			refine) table refine "small huge" "100k 1M" ;;
 			inline) table inline "small huge" "100k 1M" ;;
+			combine) table combine "small huge" "100k 1M" ;;
 			interp) interp_table ;;
 			vars) vars_table ;;
 			esac

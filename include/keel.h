@@ -1851,6 +1851,20 @@ kl_status kl_refine_func(kl_func *f, kl_pass_report *report);
  */
 kl_status kl_inline_func(kl_func *f, kl_pass_report *report);
 
+/*
+ * combine: peephole rewrites of integer instructions (docs/passes.md):
+ * identities go (x + 0, x * 1, x & -1, a select of one value twice),
+ * constant operands become immediates, chains of immediates fold (x + 1
+ * + 2), multiplications, unsigned divisions and remainders by powers of
+ * two become shifts and masks, double negations and extensions of
+ * extensions merge, and a compare of a compare with 0 or 1 becomes the
+ * compare or its inverse. Each rewritten instruction is replaced through
+ * an alias; what it read is left for dce. One walk in layout order,
+ * O(instructions). Counter: insts (rewritten). Returns KL_OK; input that
+ * does not verify gets an unspecified result (not a crash), as promote's.
+ */
+kl_status kl_combine_func(kl_func *f, kl_pass_report *report);
+
 /* ------------------------------------------------------------------------
  * Emitting C: a module as a C11 program (docs/emit-c.md).
  *

@@ -40,6 +40,9 @@ static const char *const refine_counters[] = { "signed", "unsigned",
 static const char *const inline_counters[] = { "calls", "kept", "insts",
 					       NULL };
 
+/* in the order combine.c reports them */
+static const char *const combine_counters[] = { "insts", NULL };
+
 static const kl_pass passes[] = {
 	{ "promote", "promote stack slots (allocas) to SSA values and block "
 		     "parameters (mem2reg)", kl_promote_func, promote_counters,
@@ -66,6 +69,9 @@ static const kl_pass passes[] = {
 	{ "inline", "inlining: a call to a small function of the module is "
 		    "replaced by a copy of its body",
 	  kl_inline_func, inline_counters, "always-inline" },
+	{ "combine", "peephole rewrites: identities, constants made "
+		     "immediates, chains folded, powers of two made shifts",
+	  kl_combine_func, combine_counters, "instcombine instsimplify" },
 };
 
 const kl_pass *
