@@ -54,10 +54,13 @@ const_of(const combiner *c, kl_value v, int64_t *k)
 	return true;
 }
 
+/* v's width in bits; 64 for a value of no type (an alias cycle, in
+ * input that does not verify), so that no shift goes past a word. */
 static unsigned
 bits_of(const combiner *c, kl_value v)
 {
-	return 8 * kl_type_bytes(c->m, kl_value_type(c->f, v));
+	unsigned bits = 8 * kl_type_bytes(c->m, kl_value_type(c->f, v));
+	return bits ? bits : 64;
 }
 
 /* Is k, read unsigned at `bits`, a power of two? Its log in *log. */

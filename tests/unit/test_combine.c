@@ -44,6 +44,18 @@ test_broken_input_does_not_crash(void)
 			   "    v15 = ireduce.i64 v14\n"
 			   "    return v15\n"
 			   "}\n");
+	/* an operand of no type: its width was 0, and a shift by 64 cut
+	 * the immediate to it (UBSan saw it) */
+	check_broken_input(kl_combine_func,
+			   "function %f(i32) -> i32 {\n"
+			   "block0(v0: i32):\n"
+			   "    v1 -> v2\n"
+			   "    v2 -> v1\n"
+			   "    v3 = iadd_imm.i32 v1, 5\n"
+			   "    v4 = imul_imm.i32 v1, 8\n"
+			   "    v5 = ishl_imm.i32 v1, 3\n"
+			   "    return v0\n"
+			   "}\n");
 }
 
 static void
