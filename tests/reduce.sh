@@ -31,7 +31,7 @@ st=$?
 if [ "$st" = 0 ] && cmp -s "$dir/divz.kl" tests/reduce/divz.expected
 then ok; else bad "divz.kl: exit $st, $(diff tests/reduce/divz.expected "$dir/divz.kl" | head -5)"; fi
 case $(cat "$dir/divz.err") in
-"keel reduce: tests/reduce/divz.kl: 1254 -> 222 bytes, 62 tests, 14 kept, "*" s")
+"keel reduce: tests/reduce/divz.kl: 1254 -> 222 bytes, 45 tests, 14 kept, "*" s")
 	ok ;;
 *) bad "divz.kl: summary '$(cat "$dir/divz.err")'" ;;
 esac
@@ -50,6 +50,40 @@ no_temp_left divz-stdin
 if cmp -s "$dir/divz-o.kl" tests/reduce/divz.expected &&
 	[ ! -s "$dir/divz-o.out" ] && [ ! -e "$dir/divz-o.kl.reducing" ]
 then ok; else bad "divz.kl -o: $(ls "$dir")"; fi
+
+# ... and written without indentation or blank lines, shorter than keel
+# prints it: the same result (a candidate had to be shorter than the text
+# as read, and none was)
+sed -e 's/^ *//' -e '/^$/d' -e '/^;/d' tests/reduce/divz.kl >"$dir/compact.kl"
+"$keel" reduce -t "$divz_test" "$dir/compact.kl" >"$dir/compact-out.kl" \
+	2>/dev/null
+if cmp -s "$dir/compact-out.kl" tests/reduce/divz.expected; then ok; else
+	bad "compact divz.kl: $(head -3 "$dir/compact-out.kl")"; fi
+# ... through a symbolic link given to -o: the link stays, its target
+# gets the module
+: >"$dir/target.kl"
+ln -sf "$dir/target.kl" "$dir/link.kl"
+"$keel" reduce -t "$divz_test" -o "$dir/link.kl" tests/reduce/divz.kl \
+	2>/dev/null
+if [ -L "$dir/link.kl" ] && cmp -s "$dir/target.kl" tests/reduce/divz.expected
+then ok; else bad "-o through a link: $(ls -l "$dir/link.kl")"; fi
+# ... with a test that writes beside the candidate: nothing left, and
+# with a reader that goes away: nothing left either
+"$keel" reduce -t "cp \"\$1\" \"\$1.copy\" && $divz_test" \
+	tests/reduce/divz.kl >/dev/null 2>&1
+no_temp_left "a test writing beside the candidate"
+"$keel" reduce -t "$divz_test" tests/reduce/divz.kl 2>/dev/null | true
+no_temp_left "a reader gone"
+# ... and a test that takes its candidate's directory away stops the
+# reduction: status 1, and the smallest module found still printed
+"$keel" reduce -t "$divz_test && rm -rf \"\${1%/*}\"" \
+	tests/reduce/divz.kl >"$dir/gone.kl" 2>"$dir/gone.err"
+st=$?
+if [ "$st" = 1 ] && grep -q '^keel reduce: cannot write ' "$dir/gone.err" &&
+	grep -q '(stopped: a test could not be run)$' "$dir/gone.err" &&
+	"$keel" verify "$dir/gone.kl" 2>/dev/null
+then ok; else bad "a directory gone: exit $st, $(cat "$dir/gone.err")"; fi
+rm -rf "${TMPDIR:?}"/*
 
 # ---- a generated program whose result is kept: every candidate the test
 # sees verifies and is shorter than the last one kept, and the result
@@ -145,6 +179,8 @@ expect 1 "keel reduce: $dir/tiny.kl is not interesting: the test 'false' exits w
 	-t false "$dir/tiny.kl"
 expect 1 "keel reduce: $dir/tiny.kl is not interesting: the test 'kill -9 \$\$' was killed by signal 9 on it" \
 	-t 'kill -9 $$' "$dir/tiny.kl"
+expect 1 "keel reduce: $dir/tiny.kl is not interesting: the test 'exit 200' exits with status 200 on it" \
+	-t 'exit 200' "$dir/tiny.kl"
 expect 2 "keel reduce: no --test command
 (see 'keel reduce --help')" "$dir/tiny.kl"
 expect 2 "keel reduce: no input file

@@ -14,6 +14,7 @@
  * delta debugging, without the complements), and the rounds repeat until
  * one takes nothing out.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -44,7 +45,8 @@ static const char reduce_help[] =
 	"What goes, in rounds until one takes nothing more: declarations,\n"
 	"data and functions; function bodies (made 'return 0'); branches\n"
 	"(made a jump to one destination, or a return); instructions (their\n"
-	"results made zeros); block parameters; then sccp, dce and simplify.\n"
+	"results made zeros); block parameters; then sccp, cse, dce and\n"
+	"simplify.\n"
 	"\n"
 	"options:\n"
 	"  -t, --test CMD      the interestingness test (required)\n"
@@ -62,7 +64,8 @@ static const char reduce_help[] =
 	"\n"
 	"Ends with a line on standard error: the sizes before and after, and\n"
 	"how many tests ran. Exit status 0 on success, 1 if FILE cannot be\n"
-	"read, does not parse or verify, or is not interesting, or the\n"
+	"read, does not parse or verify, or is not interesting, if a\n"
+	"candidate cannot be written or the test cannot be started, or the\n"
 	"output cannot be written, 2 on bad usage.\n";
 
 typedef struct reducer {
@@ -71,15 +74,34 @@ typedef struct reducer {
 	bool verbose;
 	const char *out_path;
 	char *dir, *path; /* where candidates go */
-	kl_buf best, cand;
+	/* best: the smallest interesting text, the output (the input as
+	 * read until a candidate is kept); work: best's module as the
+	 * printer writes it, renumbered, which edits start from and a
+	 * candidate must be shorter than. */
+	kl_buf best, work, cand;
 	size_t start_len;
 	uint64_t tests, kept;
+	/* Hashes of the candidates tested, sorted: the same text (two
+	 * table entries to one block, a stub made again) is not tested
+	 * twice. */
+	uint64_t *seen;
+	uint32_t num_seen, cap_seen;
 	bool save_failed;
+	bool stopped; /* a candidate could not be written or tested */
+	bool reduced; /* the input was interesting: best is the output */
 } reducer;
+
+/* A test's verdict beside an exit status (0 to 255). */
+enum {
+	TEST_SIGNAL = 256,   /* + N: killed by signal N */
+	TEST_TIMEOUT = -1,
+	TEST_CANNOT_RUN = -2,
+};
 
 /* For the signal handler: what to kill and take away on an interrupt. */
 static volatile sig_atomic_t running_test;
-static const char *volatile temp_path, *volatile temp_dir;
+static const char *volatile temp_path, *volatile temp_dir,
+	*volatile temp_out;
 
 static void
 on_interrupt(int sig)
@@ -90,6 +112,8 @@ on_interrupt(int sig)
 		unlink(temp_path);
 	if (temp_dir)
 		rmdir(temp_dir);
+	if (temp_out)
+		unlink(temp_out);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -102,18 +126,18 @@ sleep_seconds(double s)
 		;
 }
 
-/* Run the test on the candidate file: its exit status, 128 + N for a
- * death by signal N, -1 when it timed out, -2 when it could not start. */
+/* Run the test on the candidate file: its exit status, or TEST_*. */
 static int
 run_test(reducer *r)
 {
 	pid_t pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, "keel reduce: fork: %s\n", strerror(errno));
-		return -2;
+		return TEST_CANNOT_RUN;
 	}
 	if (pid == 0) {
 		setpgid(0, 0);
+		signal(SIGPIPE, SIG_DFL); /* (ignored here, not in the test) */
 		int null = open("/dev/null", O_RDWR);
 		if (null >= 0) {
 			dup2(null, 0);
@@ -134,14 +158,14 @@ run_test(reducer *r)
 			break;
 		if (got < 0 && errno != EINTR) {
 			running_test = 0;
-			return -2;
+			return TEST_CANNOT_RUN;
 		}
 		if (r->timeout > 0 && cli_now() - start > r->timeout) {
 			kill(-pid, SIGKILL);
 			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 				;
 			running_test = 0;
-			return -1;
+			return TEST_TIMEOUT;
 		}
 		sleep_seconds(nap);
 		if (nap < 5e-3)
@@ -149,8 +173,8 @@ run_test(reducer *r)
 	}
 	running_test = 0;
 	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -2;
+		return TEST_SIGNAL + WTERMSIG(status);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : TEST_CANNOT_RUN;
 }
 
 static bool
@@ -163,36 +187,88 @@ write_file(const char *path, const kl_buf *text)
 	return (fclose(to) == 0) & ok;
 }
 
-/* The test's verdict on text. */
+/* The test's verdict on text. One that cannot be given (the candidate
+ * not written, the test not started) stops the reduction. */
 static int
 test_text(reducer *r, const kl_buf *text)
 {
 	if (!write_file(r->path, text)) {
 		fprintf(stderr, "keel reduce: cannot write %s: %s\n", r->path,
 			strerror(errno));
-		return -2;
+		r->stopped = true;
+		return TEST_CANNOT_RUN;
 	}
 	r->tests++;
-	return run_test(r);
+	int status = run_test(r);
+	if (status == TEST_CANNOT_RUN)
+		r->stopped = true;
+	return status;
 }
 
-/* Write the best text to the output file, through a file beside it, so
- * that the output is always a whole module. */
+static uint64_t
+text_hash(const kl_buf *text)
+{
+	uint64_t h = 14695981039346656037u;
+	for (size_t k = 0; k < text->len; k++)
+		h = (h ^ (unsigned char)text->data[k]) * 1099511628211u;
+	return h;
+}
+
+/* Was text tested before? Remembers it if not. */
+static bool
+tested_before(reducer *r, const kl_buf *text)
+{
+	uint64_t h = text_hash(text);
+	uint32_t lo = 0, hi = r->num_seen;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (r->seen[mid] < h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < r->num_seen && r->seen[lo] == h)
+		return true;
+	cli_grow(&r->seen, &r->cap_seen, sizeof *r->seen, r->num_seen + 1);
+	memmove(r->seen + lo + 1, r->seen + lo,
+		(r->num_seen - lo) * sizeof *r->seen);
+	r->seen[lo] = h;
+	r->num_seen++;
+	return false;
+}
+
+/* Write the best text to the output file. A regular file (or none yet)
+ * is written beside and renamed over, keeping its mode, so that it
+ * always holds a whole module; anything else (a symbolic link, a
+ * device, a pipe) is written through. */
 static bool
 save_best(reducer *r)
 {
 	if (!r->out_path)
 		return true;
+	struct stat st;
+	bool exists = lstat(r->out_path, &st) == 0;
+	if (exists && !S_ISREG(st.st_mode)) {
+		if (write_file(r->out_path, &r->best))
+			return true;
+		fprintf(stderr, "keel reduce: cannot write %s: %s\n",
+			r->out_path, strerror(errno));
+		return false;
+	}
 	size_t n = strlen(r->out_path);
 	char *tmp = cli_alloc(n + 16, 1);
 	memcpy(tmp, r->out_path, n);
 	memcpy(tmp + n, ".reducing", 10);
-	bool ok = write_file(tmp, &r->best) && rename(tmp, r->out_path) == 0;
+	temp_out = tmp;
+	bool ok = write_file(tmp, &r->best) &&
+		  (!exists || chmod(tmp, st.st_mode & 07777) == 0) &&
+		  rename(tmp, r->out_path) == 0;
 	if (!ok) {
 		fprintf(stderr, "keel reduce: cannot write %s: %s\n",
 			r->out_path, strerror(errno));
 		unlink(tmp);
 	}
+	temp_out = NULL;
 	free(tmp);
 	return ok;
 }
@@ -216,7 +292,9 @@ try_module(reducer *r, kl_module *m, const char *what, uint32_t from,
 		kl_print_options opts = { .renumber = true };
 		kl_buf_reset(&r->cand);
 		kl_print_module(m, &opts, &r->cand);
-		if (r->cand.len < r->best.len && test_text(r, &r->cand) == 0)
+		if (r->cand.len < r->work.len && !r->stopped &&
+		    !tested_before(r, &r->cand) &&
+		    test_text(r, &r->cand) == 0)
 			kept = true;
 	}
 	kl_module_free(m);
@@ -224,12 +302,14 @@ try_module(reducer *r, kl_module *m, const char *what, uint32_t from,
 		return false;
 	if (r->verbose && to - from > 1)
 		fprintf(stderr, "keel reduce: %s %u-%u: %zu -> %zu bytes\n",
-			what, from, to - 1, r->best.len, r->cand.len);
+			what, from, to - 1, r->work.len, r->cand.len);
 	else if (r->verbose)
 		fprintf(stderr, "keel reduce: %s %u: %zu -> %zu bytes\n",
-			what, from, r->best.len, r->cand.len);
-	kl_buf swap = r->best;
-	r->best = r->cand;
+			what, from, r->work.len, r->cand.len);
+	kl_buf_reset(&r->best);
+	kl_buf_append(&r->best, r->cand.data, r->cand.len);
+	kl_buf swap = r->work;
+	r->work = r->cand;
 	r->cand = swap;
 	r->kept++;
 	if (!save_best(r))
@@ -270,13 +350,13 @@ static bool
 try_items(reducer *r, uint32_t from, uint32_t to)
 {
 	size_t *starts;
-	uint32_t n = item_starts(&r->best, &starts);
+	uint32_t n = item_starts(&r->work, &starts);
 	bool kept = false;
 	if (to <= n) {
 		kl_buf text = { 0 };
-		kl_buf_append(&text, r->best.data, starts[from]);
-		kl_buf_append(&text, r->best.data + starts[to],
-			      r->best.len - starts[to]);
+		kl_buf_append(&text, r->work.data, starts[from]);
+		kl_buf_append(&text, r->work.data + starts[to],
+			      r->work.len - starts[to]);
 		kl_module *m = parse_text(text.data, text.len);
 		kl_buf_free(&text);
 		kept = try_module(r, m, "items", from, to);
@@ -291,11 +371,11 @@ count(reducer *r, int kind)
 {
 	if (kind < 0) {
 		size_t *starts;
-		uint32_t n = item_starts(&r->best, &starts);
+		uint32_t n = item_starts(&r->work, &starts);
 		free(starts);
 		return n;
 	}
-	kl_module *m = parse_text(r->best.data, r->best.len);
+	kl_module *m = parse_text(r->work.data, r->work.len);
 	uint32_t n = m ? reduce_count(m, (reduce_kind)kind) : 0;
 	kl_module_free(m);
 	return n;
@@ -306,7 +386,7 @@ try_edit(reducer *r, int kind, uint32_t from, uint32_t to)
 {
 	if (kind < 0)
 		return try_items(r, from, to);
-	kl_module *m = parse_text(r->best.data, r->best.len);
+	kl_module *m = parse_text(r->work.data, r->work.len);
 	if (m && !reduce_apply(m, (reduce_kind)kind, from, to)) {
 		kl_module_free(m);
 		return false;
@@ -325,7 +405,7 @@ reduce_kind_all(reducer *r, int kind)
 	uint32_t n = count(r, kind);
 	uint32_t chunk = kind == REDUCE_TERMS ? 1 : n;
 	while (chunk) {
-		for (uint32_t at = 0; at < n;) {
+		for (uint32_t at = 0; at < n && !r->stopped;) {
 			uint32_t end = n - at < chunk ? n : at + chunk;
 			if (try_edit(r, kind, at, end)) {
 				progress = true;
@@ -344,12 +424,31 @@ reduce_kind_all(reducer *r, int kind)
 static void
 reduce(reducer *r, kl_module *input)
 {
-	try_module(r, input, "renumbering", 0, 1);
+	/* Edits start from the input as the printer writes it, and what
+	 * they make must be shorter than that (the input's own text may be
+	 * shorter, as written without indentation). The printed input is
+	 * the best when it is interesting too. */
+	kl_print_options opts = { .renumber = true };
+	kl_print_module(input, &opts, &r->work);
+	kl_module_free(input);
+	tested_before(r, &r->work);
+	if ((r->work.len != r->best.len ||
+	     memcmp(r->work.data, r->best.data, r->work.len)) &&
+	    test_text(r, &r->work) == 0) {
+		if (r->verbose)
+			fprintf(stderr, "keel reduce: printed: %zu -> %zu "
+				"bytes\n", r->best.len, r->work.len);
+		kl_buf_reset(&r->best);
+		kl_buf_append(&r->best, r->work.data, r->work.len);
+		r->kept++;
+		if (!save_best(r))
+			r->save_failed = true;
+	}
 	static const int order[] = {
 		-1, REDUCE_STUB, REDUCE_TERMS, REDUCE_INSTS, REDUCE_PARAMS,
 		REDUCE_CLEAN,
 	};
-	for (bool progress = true; progress;) {
+	for (bool progress = true; progress && !r->stopped;) {
 		progress = false;
 		for (size_t k = 0; k < sizeof order / sizeof *order; k++)
 			progress |= reduce_kind_all(r, order[k]);
@@ -384,14 +483,28 @@ make_temp(reducer *r, const char *input)
 	return true;
 }
 
+/* Take the candidates' directory away, with what a test left beside the
+ * candidate (a directory of its own it says it leaves). */
 static void
 remove_temp(reducer *r)
 {
 	temp_path = temp_dir = NULL;
 	if (r->path)
 		unlink(r->path);
-	if (r->dir)
-		rmdir(r->dir);
+	DIR *d = r->dir ? opendir(r->dir) : NULL;
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		kl_buf path = { 0 };
+		kl_buf_printf(&path, "%s/%s", r->dir, e->d_name);
+		unlink(path.data);
+		kl_buf_free(&path);
+	}
+	if (d)
+		closedir(d);
+	if (r->dir && rmdir(r->dir) != 0)
+		fprintf(stderr, "keel reduce: cannot remove %s: %s\n", r->dir,
+			strerror(errno));
 	free(r->path);
 	free(r->dir);
 }
@@ -399,18 +512,19 @@ remove_temp(reducer *r)
 static void
 describe_status(const reducer *r, int status, kl_buf *out)
 {
-	if (status == -1)
+	if (status == TEST_TIMEOUT)
 		kl_buf_printf(out, "ran out of time (%g s)", r->timeout);
-	else if (status == -2)
+	else if (status == TEST_CANNOT_RUN)
 		kl_buf_puts(out, "could not run");
-	else if (status > 128)
-		kl_buf_printf(out, "was killed by signal %d", status - 128);
+	else if (status >= TEST_SIGNAL)
+		kl_buf_printf(out, "was killed by signal %d",
+			      status - TEST_SIGNAL);
 	else
 		kl_buf_printf(out, "exits with status %d", status);
 }
 
-/* Reduce the file read into f (parsed and verified as m) and write the
- * result; the exit status. */
+/* Reduce the file read into f (parsed and verified as m), leaving the
+ * result in r->best and, with -o, its file; the exit status. */
 static int
 reduce_file(reducer *r, cli_file *f, kl_module *m)
 {
@@ -437,19 +551,17 @@ reduce_file(reducer *r, cli_file *f, kl_module *m)
 		return EXIT_BAD_INPUT;
 	}
 	reduce(r, m);
+	r->reduced = true;
 	int exit_status = EXIT_OK;
-	if (r->out_path) {
-		if (!save_best(r))
-			exit_status = EXIT_BAD_INPUT;
-	} else if (!cli_write_stdout(&r->best)) {
+	if (r->out_path && !save_best(r))
 		exit_status = EXIT_BAD_INPUT;
-	}
-	if (r->save_failed)
+	if (r->save_failed || r->stopped)
 		exit_status = EXIT_BAD_INPUT;
-	fprintf(stderr, "keel reduce: %s: %zu -> %zu bytes, %llu tests, %llu "
-		"kept, %.1f s\n", f->name, r->start_len, r->best.len,
-		(unsigned long long)r->tests, (unsigned long long)r->kept,
-		cli_now() - start);
+	fprintf(stderr, "keel reduce: %s: %zu -> %zu bytes, %llu test%s, %llu "
+		"kept, %.1f s%s\n", f->name, r->start_len, r->best.len,
+		(unsigned long long)r->tests, cli_plural(r->tests),
+		(unsigned long long)r->kept, cli_now() - start,
+		r->stopped ? " (stopped: a test could not be run)" : "");
 	return exit_status;
 }
 
@@ -512,13 +624,22 @@ cmd_reduce(int argc, char **argv)
 	signal(SIGINT, on_interrupt);
 	signal(SIGTERM, on_interrupt);
 	signal(SIGHUP, on_interrupt);
+	/* A reader of the output gone is a write that fails, not a death
+	 * that would leave the candidates' directory behind. */
+	signal(SIGPIPE, SIG_IGN);
 	int status = reduce_file(&r, &f, m);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
 	remove_temp(&r);
+	/* (after the directory is gone: the reader may stop reading) */
+	if (r.reduced && !r.out_path && !cli_write_stdout(&r.best))
+		status = EXIT_BAD_INPUT;
+	signal(SIGPIPE, SIG_DFL);
 	kl_buf_free(&r.best);
+	kl_buf_free(&r.work);
 	kl_buf_free(&r.cand);
+	free(r.seen);
 	cli_file_free(&f);
 	return status;
 }

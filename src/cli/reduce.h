@@ -31,7 +31,7 @@ typedef enum reduce_kind {
 	 * br_table's), or a return of zeros (any but such a return and a
 	 * trap). Blocks that can no longer run go. */
 	REDUCE_TERMS,
-	/* sccp, dce and simplify on every function: one element. */
+	/* sccp, cse, dce and simplify on every function: one element. */
 	REDUCE_CLEAN,
 	REDUCE_KINDS
 } reduce_kind;
