@@ -130,13 +130,26 @@ sleep_seconds(double s)
 static int
 run_test(reducer *r)
 {
+	/* An interrupt between the fork and running_test would leave the
+	 * test running: the signals wait until the parent knows its pid. */
+	sigset_t interrupts, before;
+	sigemptyset(&interrupts);
+	sigaddset(&interrupts, SIGINT);
+	sigaddset(&interrupts, SIGTERM);
+	sigaddset(&interrupts, SIGHUP);
+	sigprocmask(SIG_BLOCK, &interrupts, &before);
 	pid_t pid = fork();
 	if (pid < 0) {
+		sigprocmask(SIG_SETMASK, &before, NULL);
 		fprintf(stderr, "keel reduce: fork: %s\n", strerror(errno));
 		return TEST_CANNOT_RUN;
 	}
 	if (pid == 0) {
 		setpgid(0, 0);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &before, NULL);
 		signal(SIGPIPE, SIG_DFL); /* (ignored here, not in the test) */
 		int null = open("/dev/null", O_RDWR);
 		if (null >= 0) {
@@ -150,6 +163,7 @@ run_test(reducer *r)
 	}
 	setpgid(pid, pid); /* (the child does too: whichever runs first) */
 	running_test = pid;
+	sigprocmask(SIG_SETMASK, &before, NULL);
 	double start = cli_now(), nap = 50e-6;
 	int status = 0;
 	for (;;) {
