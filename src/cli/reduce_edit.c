@@ -373,17 +373,11 @@ walk(kl_module *m, reduce_kind kind, uint32_t from, uint32_t to, bool *ok)
 				make_stub(&z, f);
 			n++;
 			break;
-		case REDUCE_INSTS:
-			if (edit)
-				drop_insts(&z, f, &n, from, to);
-			else
-				drop_insts(&z, f, &n, 0, 0);
+		case REDUCE_INSTS: /* (counting: [from, to) is empty) */
+			drop_insts(&z, f, &n, from, to);
 			break;
 		case REDUCE_PARAMS:
-			if (edit)
-				drop_params(&z, f, &n, from, to);
-			else
-				drop_params(&z, f, &n, 0, 0);
+			drop_params(&z, f, &n, from, to);
 			break;
 		case REDUCE_TERMS:
 			for (kl_block b = kl_func_first_block(f);
