@@ -197,7 +197,9 @@ write_file(const char *path, const kl_buf *text)
 	FILE *to = fopen(path, "w");
 	if (!to)
 		return false;
-	bool ok = fwrite(text->data, 1, text->len, to) == text->len;
+	/* (an empty module is an empty buffer, whose data is NULL) */
+	bool ok = !text->len ||
+		  fwrite(text->data, 1, text->len, to) == text->len;
 	return (fclose(to) == 0) & ok;
 }
 
