@@ -402,14 +402,6 @@ emit_br_table(decoder *dc, const kl_inst_data *d)
 
 /* ---- instructions ---- */
 
-static const uint8_t swap_cc[KL_ICC_COUNT] = {
-	[KL_ICC_EQ] = KL_ICC_EQ, [KL_ICC_NE] = KL_ICC_NE,
-	[KL_ICC_SLT] = KL_ICC_SGT, [KL_ICC_SLE] = KL_ICC_SGE,
-	[KL_ICC_SGT] = KL_ICC_SLT, [KL_ICC_SGE] = KL_ICC_SLE,
-	[KL_ICC_ULT] = KL_ICC_UGT, [KL_ICC_ULE] = KL_ICC_UGE,
-	[KL_ICC_UGT] = KL_ICC_ULT, [KL_ICC_UGE] = KL_ICC_ULE,
-};
-
 /* Register form and immediate form of each foldable binary opcode. */
 static void
 binary_ops(kl_opcode op, uint16_t *rr, uint16_t *ri)
@@ -535,7 +527,7 @@ decode_icmp(decoder *dc, uint32_t i, const kl_inst_data *d)
 		return;
 	}
 	if (pos == 0)
-		cc = swap_cc[cc];
+		cc = intcc_swapped((kl_intcc)cc);
 	emit(dc, (uint16_t)(D_IEQI + cc), sh, 0, res,
 	     reg(dc, d->w[pos == 1 ? 1 : 2]), 0, (uint64_t)c & mask_of(sh));
 }

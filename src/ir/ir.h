@@ -413,6 +413,10 @@ extern const kl_opinfo kl_op_table[KL_OP_COUNT];
 extern const char *const kl_intcc_names[KL_ICC_COUNT];
 extern const char *const kl_floatcc_names[KL_FCC_COUNT];
 extern const char *const kl_trap_names[KL_TRAP_COUNT];
+/* The condition that holds of (y, x) when cc holds of (x, y) (slt: sgt),
+ * and the one that holds when cc does not (slt: sge); cc a kl_intcc. */
+kl_intcc intcc_swapped(kl_intcc cc);
+kl_intcc intcc_inverse(kl_intcc cc);
 
 static inline const kl_opinfo *
 inst_info(const kl_func *f, uint32_t i)

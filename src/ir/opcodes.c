@@ -119,6 +119,32 @@ kl_intcc_name(kl_intcc cc)
 	return (unsigned)cc < KL_ICC_COUNT ? kl_intcc_names[cc] : "?";
 }
 
+kl_intcc
+intcc_swapped(kl_intcc cc)
+{
+	static const kl_intcc swapped[KL_ICC_COUNT] = {
+		[KL_ICC_EQ] = KL_ICC_EQ, [KL_ICC_NE] = KL_ICC_NE,
+		[KL_ICC_SLT] = KL_ICC_SGT, [KL_ICC_SGT] = KL_ICC_SLT,
+		[KL_ICC_SLE] = KL_ICC_SGE, [KL_ICC_SGE] = KL_ICC_SLE,
+		[KL_ICC_ULT] = KL_ICC_UGT, [KL_ICC_UGT] = KL_ICC_ULT,
+		[KL_ICC_ULE] = KL_ICC_UGE, [KL_ICC_UGE] = KL_ICC_ULE,
+	};
+	return swapped[cc];
+}
+
+kl_intcc
+intcc_inverse(kl_intcc cc)
+{
+	static const kl_intcc inverse[KL_ICC_COUNT] = {
+		[KL_ICC_EQ] = KL_ICC_NE, [KL_ICC_NE] = KL_ICC_EQ,
+		[KL_ICC_SLT] = KL_ICC_SGE, [KL_ICC_SGE] = KL_ICC_SLT,
+		[KL_ICC_SLE] = KL_ICC_SGT, [KL_ICC_SGT] = KL_ICC_SLE,
+		[KL_ICC_ULT] = KL_ICC_UGE, [KL_ICC_UGE] = KL_ICC_ULT,
+		[KL_ICC_ULE] = KL_ICC_UGT, [KL_ICC_UGT] = KL_ICC_ULE,
+	};
+	return inverse[cc];
+}
+
 const char *
 kl_floatcc_name(kl_floatcc cc)
 {

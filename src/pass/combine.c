@@ -76,33 +76,6 @@ power_of_two(int64_t k, unsigned bits, unsigned *log)
 	return true;
 }
 
-static kl_intcc
-inverse(kl_intcc cc)
-{
-	static const kl_intcc inv[KL_ICC_COUNT] = {
-		[KL_ICC_EQ] = KL_ICC_NE, [KL_ICC_NE] = KL_ICC_EQ,
-		[KL_ICC_SLT] = KL_ICC_SGE, [KL_ICC_SGE] = KL_ICC_SLT,
-		[KL_ICC_SLE] = KL_ICC_SGT, [KL_ICC_SGT] = KL_ICC_SLE,
-		[KL_ICC_ULT] = KL_ICC_UGE, [KL_ICC_UGE] = KL_ICC_ULT,
-		[KL_ICC_ULE] = KL_ICC_UGT, [KL_ICC_UGT] = KL_ICC_ULE,
-	};
-	return inv[cc];
-}
-
-/* The condition that holds of (y, x) when cc holds of (x, y). */
-static kl_intcc
-swapped(kl_intcc cc)
-{
-	static const kl_intcc swap[KL_ICC_COUNT] = {
-		[KL_ICC_EQ] = KL_ICC_EQ, [KL_ICC_NE] = KL_ICC_NE,
-		[KL_ICC_SLT] = KL_ICC_SGT, [KL_ICC_SGT] = KL_ICC_SLT,
-		[KL_ICC_SLE] = KL_ICC_SGE, [KL_ICC_SGE] = KL_ICC_SLE,
-		[KL_ICC_ULT] = KL_ICC_UGT, [KL_ICC_UGT] = KL_ICC_ULT,
-		[KL_ICC_ULE] = KL_ICC_UGE, [KL_ICC_UGE] = KL_ICC_ULE,
-	};
-	return swap[cc];
-}
-
 /* The _imm form of a binary opcode, or KL_OP_COUNT. */
 static kl_opcode
 imm_form(kl_opcode op)
@@ -149,7 +122,7 @@ constant(combiner *c, kl_type t, int64_t k)
 static kl_value
 inverted(combiner *c, kl_inst d)
 {
-	kl_intcc cc = inverse((kl_intcc)kl_inst_cond(c->f, d));
+	kl_intcc cc = intcc_inverse((kl_intcc)kl_inst_cond(c->f, d));
 	kl_value a = kl_inst_arg(c->f, d, 0);
 	if (kl_inst_opcode(c->f, d) == KL_OP_ICMP)
 		return kl_build_icmp(&c->b, cc, a, kl_inst_arg(c->f, d, 1));
@@ -184,7 +157,8 @@ binary(combiner *c, kl_inst i, kl_opcode op)
 		if (const_of(c, y, &k))
 			return kl_build_icmp_imm(&c->b, cc, x, k);
 		if (const_of(c, x, &k))
-			return kl_build_icmp_imm(&c->b, swapped(cc), y, k);
+			return kl_build_icmp_imm(&c->b, intcc_swapped(cc), y,
+						 k);
 		return KL_NO_VALUE;
 	}
 	if (op == KL_OP_ISUB) {
