@@ -27,6 +27,7 @@
 
 #include "cli.h"
 #include "reduce.h"
+#include "runs.h"
 
 static const char reduce_help[] =
 	"usage: keel reduce --test CMD [options] FILE\n"
@@ -221,13 +222,15 @@ test_text(reducer *r, const kl_buf *text)
 	return status;
 }
 
+/* The hash runs.c takes of a program's output (FNV-1a), of text. */
 static uint64_t
 text_hash(const kl_buf *text)
 {
-	uint64_t h = 14695981039346656037u;
-	for (size_t k = 0; k < text->len; k++)
-		h = (h ^ (unsigned char)text->data[k]) * 1099511628211u;
-	return h;
+	run_output o = { 0 };
+	run_output_start(&o, 0);
+	run_output_take(&o, text->data, text->len);
+	kl_buf_free(&o.kept);
+	return o.hash;
 }
 
 /* Was text tested before? Remembers it if not. */
