@@ -17,7 +17,8 @@
 # command (warm_then says why; LLVM's only while its runs take under 2 s);
 # BENCH_ONLY="promote interp" runs only those
 # tables (parse parse_print verify analyses promote dce sccp simplify cse
-# licm refine inline combine interp vars; refine has no LLVM counterpart). LLVM
+# licm refine inline combine dse interp vars; refine has no LLVM
+# counterpart). LLVM
 # columns appear when llvm-19 is installed (apt-get install llvm-19); the script installs nothing.
 # A pass LLVM runs for longer than BENCH_LLVM_LIMIT seconds (default 60;
 # its mem2reg takes minutes on promote-1M) is stopped, not run again,
@@ -152,6 +153,12 @@ keel_combine() {
 	"$keel" opt -p promote,sccp,combine --time-passes "$1" 2>&1 \
 		>/dev/null | awk '$1 == "combine:" { print $2 }'
 }
+# dse after promote,sccp,cse (LLVM: DSE after mem2reg,sccp,early-cse;
+# DSE works on MemorySSA, built for it and not counted)
+keel_dse() {
+	"$keel" opt -p promote,sccp,cse,dse --time-passes "$1" 2>&1 \
+		>/dev/null | awk '$1 == "dse:" { print $2 }'
+}
 # refine after promote (LLVM has no such pass: its integers have no sign)
 keel_refine() {
 	"$keel" opt -p promote,refine --time-passes "$1" 2>&1 >/dev/null |
@@ -234,6 +241,9 @@ llvm_licm() {
 llvm_combine() {
 	opt_timed '-passes=mem2reg,sccp,instcombine<no-verify-fixpoint>' "$1" |
 		pass_ms InstCombinePass
+}
+llvm_dse() {
+	opt_timed -passes=mem2reg,sccp,early-cse,dse "$1" | pass_ms DSEPass
 }
 llvm_inline() {
 	opt_timed '-passes=function(mem2reg),cgscc(inline)' "$1" |
@@ -345,6 +355,7 @@ peak_of() { # op base -> peak KB of keel doing op
 	refine) peak_kb "$keel" opt -p promote,refine "$2.kl" ;;
 	inline) peak_kb "$keel" opt -p promote,inline "$2.kl" ;;
 	combine) peak_kb "$keel" opt -p promote,sccp,combine "$2.kl" ;;
+	dse) peak_kb "$keel" opt -p promote,sccp,cse,dse "$2.kl" ;;
 	esac
 }
 
@@ -363,6 +374,7 @@ title() {
 	refine) echo "refine after promote (keel opt -p promote,refine --time-passes, refine's line; LLVM has no such pass)" ;;
 	inline) echo "inline after promote (keel opt -p promote,inline --time-passes, inline's line; LLVM: opt -passes='function(mem2reg),cgscc(inline)' -time-passes, InlinerPass, which decides by its own cost model)" ;;
 	combine) echo "combine after promote, sccp (keel opt -p promote,sccp,combine --time-passes, combine's line; LLVM: opt -passes='mem2reg,sccp,instcombine<no-verify-fixpoint>' -time-passes, InstCombinePass, which does far more)" ;;
+	dse) echo "dse after promote, sccp, cse (keel opt -p promote,sccp,cse,dse --time-passes, dse's line; LLVM: opt -passes=mem2reg,sccp,early-cse,dse -time-passes, DSEPass)" ;;
 	esac
 }
 
@@ -599,7 +611,7 @@ scaling() {
 	if [ "$mode" = scaling ]; then
 		scaling
 	else
-		only=${BENCH_ONLY:-parse parse_print verify analyses promote dce sccp simplify cse licm refine inline combine interp vars}
+		only=${BENCH_ONLY:-parse parse_print verify analyses promote dce sccp simplify cse licm refine inline combine dse interp vars}
 		for op in $only; do
 			case $op in
 			parse | parse_print | verify)
@@ -614,6 +626,7 @@ scaling() {
 			refine) table refine "small huge" "100k 1M" ;;
 			inline) table inline "small huge" "100k 1M" ;;
 			combine) table combine "small huge" "100k 1M" ;;
+			dse) table dse "small huge" "100k 1M" ;;
 			interp) interp_table ;;
 			vars) vars_table ;;
 			esac

@@ -1865,6 +1865,23 @@ kl_status kl_inline_func(kl_func *f, kl_pass_report *report);
  */
 kl_status kl_combine_func(kl_func *f, kl_pass_report *report);
 
+/*
+ * dse: dead store elimination (docs/passes.md). A store is removed when
+ * every way on from it writes all its bytes again before anything may
+ * read them (a load that may overlap them, a call that may reach them),
+ * when it is to an alloca whose address does not escape and that no
+ * load reads, or when the function returns (its allocas die) or traps
+ * before anything reads them. A store that could trap goes only where
+ * what is between it and its overwriting store cannot end the program
+ * otherwise (no call, no other trap). Allocas are apart from each
+ * other and from data; an address of unknown base may reach data and
+ * the allocas whose address escapes. Edges round a loop carry nothing.
+ * O(instructions + edges). Counter: stores (removed). Returns KL_OK;
+ * input that does not verify gets an unspecified result (not a crash),
+ * as promote's.
+ */
+kl_status kl_dse_func(kl_func *f, kl_pass_report *report);
+
 /* ------------------------------------------------------------------------
  * Emitting C: a module as a C11 program (docs/emit-c.md).
  *

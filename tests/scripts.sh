@@ -629,7 +629,7 @@ done <<'EOF'
 1|docs/interpreter.md|call to external function %foo, which the interpreter does not provide|run @/foo.kl
 2|docs/architecture.md|--repeat needs a count from 1 to 100000, not '0'|cfg --time --repeat 0 examples/max.kl
 2|docs/architecture.md|--fuel is at most 18446744073709551615|run --fuel 18446744073709551616 examples/max.kl
-2|docs/passes.md|unknown pass 'mem2reg' (known: promote, dce, sccp, simplify, cse, licm, refine, inline, combine); 'mem2reg' is keel's 'promote'|opt -p mem2reg examples/max.kl
+2|docs/passes.md|unknown pass 'mem2reg' (known: promote, dce, sccp, simplify, cse, licm, refine, inline, combine, dse); 'mem2reg' is keel's 'promote'|opt -p mem2reg examples/max.kl
 1|docs/ir.md|3:18: error: expected a value, found 'return' on line 4|cat @/cut1.kl
 1|docs/ir.md|3:18: error: expected a value, found the definition of v2 on line 4|cat @/cut2.kl
 1|docs/ir.md|v0 after a complete instruction (a ',' or '(' missing before it?)|cat @/twice.kl
@@ -1395,8 +1395,8 @@ done
 # ("--", which ends the options, adds nothing and is no mistake)
 for args in "--list" "--list --"; do
 	# shellcheck disable=SC2086
-	if [ "$("$build"/keel opt $args | cut -d' ' -f1 | tr '\n' ' ')" = "promote dce sccp simplify cse licm refine inline combine " ]; then ok; else
-		bad "keel opt $args does not list promote, dce, sccp, simplify, cse, licm, refine, inline and combine"; fi
+	if [ "$("$build"/keel opt $args | cut -d' ' -f1 | tr '\n' ' ')" = "promote dce sccp simplify cse licm refine inline combine dse " ]; then ok; else
+		bad "keel opt $args does not list promote, dce, sccp, simplify, cse, licm, refine, inline, combine and dse"; fi
 done
 # one reading of a pass list everywhere: no empty names, at most 64
 many=$(printf 'promote,%.0s' $(seq 64))promote
@@ -1502,18 +1502,18 @@ then ok; else bad "keel difftest -p debug-miscompile: exit $st, $out"; fi
 # for a pass left out of the list
 "$build"/keel opt -p promote --print-after=x "$dir/opt.kl" >/dev/null 2>"$dir/after-x.err"
 st=$?
-if [ "$st" = 2 ] && grep -q "^keel opt: --print-after: unknown pass 'x' (known: promote, dce, sccp, simplify, cse, licm, refine, inline, combine)$" "$dir/after-x.err"; then ok; else
+if [ "$st" = 2 ] && grep -q "^keel opt: --print-after: unknown pass 'x' (known: promote, dce, sccp, simplify, cse, licm, refine, inline, combine, dse)$" "$dir/after-x.err"; then ok; else
 	bad "keel opt --print-after=x: exit $st, $(cat "$dir/after-x.err")"; fi
 # another compiler's name for a pass: which of keel's it is (both names
 # quoted, as a pass is named in a sentence)
 "$build"/keel opt -p mem2reg "$dir/opt.kl" >/dev/null 2>"$dir/mem2reg.err"
 st=$?
-if [ "$st" = 2 ] && grep -q "^keel opt: unknown pass 'mem2reg' (known: promote, dce, sccp, simplify, cse, licm, refine, inline, combine); 'mem2reg' is keel's 'promote'$" "$dir/mem2reg.err"; then ok; else
+if [ "$st" = 2 ] && grep -q "^keel opt: unknown pass 'mem2reg' (known: promote, dce, sccp, simplify, cse, licm, refine, inline, combine, dse); 'mem2reg' is keel's 'promote'$" "$dir/mem2reg.err"; then ok; else
 	bad "keel opt -p mem2reg: exit $st, $(cat "$dir/mem2reg.err")"; fi
 # (a word of a description is no other name: promote's says "(allocas)")
 "$build"/keel opt -p allocas "$dir/opt.kl" >/dev/null 2>"$dir/allocas.err"
 st=$?
-if [ "$st" = 2 ] && [ "$(head -n 1 "$dir/allocas.err")" = "keel opt: unknown pass 'allocas' (known: promote, dce, sccp, simplify, cse, licm, refine, inline, combine)" ]; then ok; else
+if [ "$st" = 2 ] && [ "$(head -n 1 "$dir/allocas.err")" = "keel opt: unknown pass 'allocas' (known: promote, dce, sccp, simplify, cse, licm, refine, inline, combine, dse)" ]; then ok; else
 	bad "keel opt -p allocas: exit $st, $(cat "$dir/allocas.err")"; fi
 
 # counters add up over the functions of the module: two functions of
@@ -4310,7 +4310,8 @@ for passes in dce promote,dce sccp promote,sccp,dce simplify \
 	promote,sccp,licm,cse,dce,simplify,refine \
 	promote,refine,sccp,licm,cse,dce,simplify combine promote,combine,dce \
 	promote,sccp,combine,licm,cse,dce,simplify,refine \
-	refine,combine,promote,combine,sccp,combine,dce; do
+	refine,combine,promote,combine,sccp,combine,dce dse promote,dse \
+	promote,sccp,combine,licm,cse,dse,dce,simplify,refine; do
 	"$build"/keel difftest -q -p "$passes" "$dir"/p*.kl \
 		>"$dir/difftest-$passes.log"
 	st=$?
@@ -4336,6 +4337,12 @@ combined=$("$build"/keel opt -p promote,sccp,combine --stats "$dir/p1.kl" \
 	2>&1 >/dev/null | awk '$1 == "combine:" { n += $3 } END { print n + 0 }')
 if [ "$combined" -gt 20 ]; then ok; else
 	bad "keel opt -p promote,sccp,combine on keel-gen --seed 1: $combined"; fi
+# dse: stores promote leaves (to allocas whose address escapes, and
+# data) that are written again before a read
+stored=$("$build"/keel opt -p promote,dse --stats "$dir/pm2.kl" \
+	2>&1 >/dev/null | awk '$1 == "dse:" { n += $3 } END { print n + 0 }')
+if [ "$stored" -gt 50 ]; then ok; else
+	bad "keel opt -p promote,dse on keel-gen --shape merged: $stored"; fi
 merged=$("$build"/keel opt -p promote,sccp,cse --stats "$dir/p1.kl" \
 	2>&1 >/dev/null | awk '$1 == "cse:" && $2 == "insts" { n += $3 } END { print n + 0 }')
 if [ "$merged" -gt 10 ]; then ok; else
@@ -4392,7 +4399,7 @@ for s in $(seq 1 40); do
 done
 for passes in inline promote,inline inline,promote inline,inline \
 	promote,inline,sccp,licm,cse,dce,simplify,refine \
-	promote,inline,sccp,combine,licm,cse,dce,simplify; do
+	promote,inline,sccp,combine,licm,cse,dse,dce,simplify; do
 	"$build"/keel difftest -q -p "$passes" "$dir"/in*.kl \
 		>"$dir/difftest-$passes.log"
 	st=$?

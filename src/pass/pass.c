@@ -43,6 +43,9 @@ static const char *const inline_counters[] = { "calls", "kept", "insts",
 /* in the order combine.c reports them */
 static const char *const combine_counters[] = { "insts", NULL };
 
+/* in the order dse.c reports them */
+static const char *const dse_counters[] = { "stores", NULL };
+
 static const kl_pass passes[] = {
 	{ "promote", "promote stack slots (allocas) to SSA values and block "
 		     "parameters (mem2reg)", kl_promote_func, promote_counters,
@@ -72,6 +75,9 @@ static const kl_pass passes[] = {
 	{ "combine", "peephole rewrites: identities, constants made "
 		     "immediates, chains folded, powers of two made shifts",
 	  kl_combine_func, combine_counters, "instcombine instsimplify" },
+	{ "dse", "dead store elimination: a store overwritten before "
+		 "anything can read it, or to an alloca nothing reads",
+	  kl_dse_func, dse_counters, NULL },
 };
 
 const kl_pass *

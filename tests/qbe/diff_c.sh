@@ -5,7 +5,7 @@
 # to DIR as SEED.ssa and one all.c, which cc compiles once; each seed's
 # program must print the same (standard output and exit status) under
 # `keel import-qbe` + `keel run` as compiled by cc, and the same again
-# after `keel opt -p promote,inline,sccp,combine,licm,cse,dce,simplify`,
+# after `keel opt -p promote,inline,sccp,combine,licm,cse,dse,dce,simplify`,
 # the pipeline the README gives (the importer's output has allocas, calls to
 # small functions, constants to fold and dead code to remove: constants
 # of copies, zeros of variables, blocks of QBE's jumps). Prints a line per
@@ -33,7 +33,7 @@ for s in $seeds; do
 	fi
 	dst=$kst
 	if [ "$kst" != import ]; then
-		if "$keel" opt -p promote,inline,sccp,combine,licm,cse,dce,simplify \
+		if "$keel" opt -p promote,inline,sccp,combine,licm,cse,dse,dce,simplify \
 			"$dir/$s.kl" >"$dir/$s.dce.kl" 2>"$dir/$s.d.out"; then
 			"$keel" run "$dir/$s.dce.kl" >"$dir/$s.d.out" 2>&1
 			dst=$?

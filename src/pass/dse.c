@@ -1,0 +1,384 @@
+/*
+ * dse.c -- dead store elimination: a store whose bytes are written again
+ * before anything can read them, on every way on from it, is removed;
+ * so is a store to an alloca that nothing reads (its address does not
+ * escape and no load reads it), or one an alloca's end makes pointless
+ * (the function returns, or traps, first).
+ *
+ * A walk of the reachable blocks in post-order (a block after its
+ * successors, but for an edge back into a loop) carries, backwards
+ * from each block's end, a short list of *overwrites*: bytes that will
+ * be written before being read on every way from this point to the end
+ * of the function. A block ends with what all its successors start with
+ * (their lists met, entry by entry), nothing for a successor not walked
+ * yet (an edge round a loop: the pass makes no guess there), the
+ * allocas' bytes at a return (they die with the call), and everything
+ * at a `trap`. Walking back over a store: if an overwrite holds all its
+ * bytes, it is dead; otherwise its bytes become an overwrite. A load
+ * takes away every overwrite it may read (alias.c says which), a call
+ * every one but those of allocas whose address does not escape.
+ *
+ * Traps. A store that can trap (outside its object, into const data)
+ * traps heap_oob; removed, it leaves the overwriting store, which holds
+ * its bytes and so traps heap_oob too, unless something between them
+ * ends the program first in another way: an instruction that can trap
+ * otherwise (a division), or a call (which may print, exit or trap). An
+ * overwrite that such an instruction lies in front of is *crossed*: it
+ * only kills stores that cannot trap. Loads and stores between trap
+ * heap_oob, as the store would: the same behaviour. The overwrites made
+ * at a return or a trap are crossed from the start.
+ *
+ * At most MAX_OVERWRITES a point (more are dropped: fewer stores
+ * found, never a wrong one), so the walk is O(instructions + edges)
+ * times a constant.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../ir/ir.h"
+#include "../util/util.h"
+#include "alias.h"
+#include "pass.h"
+
+#define MAX_OVERWRITES 16
+
+enum {
+	OVER_RANGE,  /* the bytes of `at` */
+	OVER_OBJECT, /* every byte of the alloca at.id */
+	OVER_ALL,    /* every byte of memory */
+};
+
+typedef struct overwrite {
+	mem_place at;
+	uint8_t what;  /* OVER_* */
+	bool crossed;  /* something that may end the program otherwise lies
+			* between here and the write */
+} overwrite;
+
+/* A list of overwrites at one point. */
+typedef struct over_list {
+	overwrite e[MAX_OVERWRITES];
+	uint32_t n;
+} over_list;
+
+/* Scratch kept from one function to the next (a pass report's state). */
+typedef struct dse {
+	alias_info alias;
+	kl_cfg *cfg;
+	kl_domtree *dt;
+	overwrite *saved;  /* every walked block's list at its top */
+	uint32_t *first;   /* by block: its list's start in saved */
+	uint32_t *count;   /* by block: its list's length */
+	bool *walked;      /* by block */
+	uint32_t saved_len, saved_cap, blocks_cap;
+	over_list cur, met;
+} dse;
+
+static void
+dse_free(void *state)
+{
+	dse *d = state;
+	if (!d)
+		return;
+	alias_free(&d->alias);
+	kl_cfg_free(d->cfg);
+	kl_domtree_free(d->dt);
+	free(d->saved);
+	free(d->first);
+	free(d->count);
+	free(d->walked);
+	free(d);
+}
+
+static void *
+dse_new(void)
+{
+	dse *d = kl_calloc(1, sizeof *d);
+	d->cfg = kl_cfg_new();
+	d->dt = kl_domtree_new();
+	return d;
+}
+
+static void
+push(over_list *l, overwrite e)
+{
+	if (l->n < MAX_OVERWRITES)
+		l->e[l->n++] = e;
+}
+
+/* Does overwrite e hold every byte of store place p? */
+static bool
+holds(const overwrite *e, const mem_place *p)
+{
+	switch (e->what) {
+	case OVER_ALL:
+		return true;
+	case OVER_OBJECT:
+		return p->kind == BASE_ALLOCA && p->id == e->at.id;
+	default:
+		return alias_covers(&e->at, p);
+	}
+}
+
+/* May a load at p read bytes of overwrite e? */
+static bool
+read_by(const dse *d, const overwrite *e, const mem_place *p)
+{
+	switch (e->what) {
+	case OVER_ALL:
+		return true;
+	case OVER_OBJECT:
+		if (p->kind == BASE_ALLOCA)
+			return p->id == e->at.id;
+		return p->kind == BASE_VALUE && d->alias.escaped[e->at.id];
+	default:
+		return alias_may_overlap(&d->alias, &e->at, p);
+	}
+}
+
+/* May a call read bytes of overwrite e? */
+static bool
+read_by_call(const dse *d, const overwrite *e)
+{
+	if (e->what == OVER_ALL)
+		return true;
+	return alias_call_reaches(&d->alias, &e->at);
+}
+
+/* What both x and y overwrite, if anything, into *out. */
+static bool
+meet(const overwrite *x, const overwrite *y, overwrite *out)
+{
+	if (x->what > y->what) {
+		const overwrite *t = x;
+		x = y;
+		y = t;
+	}
+	/* x is the narrower: a range, or an object against an object or
+	 * everything. */
+	bool crossed = x->crossed | y->crossed;
+	*out = *x;
+	out->crossed = crossed;
+	if (y->what == OVER_ALL)
+		return true;
+	if (y->what == OVER_OBJECT)
+		return x->at.kind == BASE_ALLOCA && x->at.id == y->at.id;
+	/* two ranges: their common bytes */
+	if (x->at.kind != y->at.kind || x->at.id != y->at.id)
+		return false;
+	int64_t lo = x->at.offset > y->at.offset ? x->at.offset
+						  : y->at.offset;
+	int64_t hi_x = x->at.offset + x->at.bytes;
+	int64_t hi_y = y->at.offset + y->at.bytes;
+	int64_t hi = hi_x < hi_y ? hi_x : hi_y;
+	if (lo >= hi)
+		return false;
+	out->at.offset = lo;
+	out->at.bytes = (uint32_t)(hi - lo);
+	return true;
+}
+
+/* Is value v (an unknown base) a parameter of block b? Its bytes at
+ * b's top are another value's on the edge into b. */
+static bool
+param_of(const kl_func *f, uint32_t v, uint32_t b)
+{
+	return v < f->nvalues && f->values[v].kind == VK_PARAM &&
+	       f->values[v].def == b;
+}
+
+/* The successor s's list, as the end of a block branching to it sees
+ * it, into l. */
+static void
+take_successor(const dse *d, const kl_func *f, uint32_t s, over_list *l)
+{
+	l->n = 0;
+	if (s >= f->nblocks || !d->walked[s])
+		return;
+	const overwrite *e = d->saved + d->first[s];
+	for (uint32_t k = 0; k < d->count[s]; k++)
+		if (e[k].what != OVER_RANGE || e[k].at.kind != BASE_VALUE ||
+		    !param_of(f, e[k].at.id, s))
+			push(l, e[k]);
+}
+
+/* What block b ends with, into d->cur. */
+static void
+block_end(dse *d, const kl_func *f, uint32_t b)
+{
+	over_list *l = &d->cur;
+	l->n = 0;
+	uint32_t ns = kl_cfg_num_succs(d->cfg, (kl_block){ b });
+	if (ns) {
+		take_successor(d, f, kl_cfg_succ(d->cfg, (kl_block){ b }, 0).id,
+			       l);
+		for (uint32_t k = 1; k < ns && l->n; k++) {
+			over_list *other = &d->met;
+			over_list both = { .n = 0 };
+			take_successor(d, f,
+				       kl_cfg_succ(d->cfg, (kl_block){ b },
+						   k).id, other);
+			for (uint32_t i = 0; i < l->n; i++)
+				for (uint32_t j = 0; j < other->n; j++) {
+					overwrite e;
+					if (meet(&l->e[i], &other->e[j], &e))
+						push(&both, e);
+				}
+			*l = both;
+		}
+		return;
+	}
+	uint32_t last = f->blocks[b].last;
+	kl_opcode op = last == KL_NONE ? KL_OP_COUNT : f->insts[last].op;
+	if (op == KL_OP_TRAP) {
+		push(l, (overwrite){ .what = OVER_ALL, .crossed = true });
+	} else if (op == KL_OP_RETURN) {
+		for (uint32_t k = 0; k < d->alias.nallocas; k++) {
+			overwrite e = { .what = OVER_OBJECT, .crossed = true };
+			e.at.kind = BASE_ALLOCA;
+			e.at.id = d->alias.allocas[k];
+			if (e.at.id < f->nvalues)
+				push(l, e);
+		}
+	}
+}
+
+/* The overwrite e less the bytes of load place p, of the same base,
+ * into l: what lies below p and what lies above (an object's bytes
+ * run to the end of what an address can reach in it). */
+static void
+push_rest(over_list *l, const overwrite *e, const mem_place *p)
+{
+	int64_t lo = e->what == OVER_OBJECT ? 0 : e->at.offset;
+	int64_t hi = e->what == OVER_OBJECT ? ALIAS_OBJECT_END
+					    : e->at.offset + e->at.bytes;
+	overwrite piece = *e;
+	piece.what = OVER_RANGE;
+	piece.at.kind = p->kind;
+	if (p->offset > lo) {
+		piece.at.offset = lo;
+		piece.at.bytes = (uint32_t)((p->offset < hi ? p->offset : hi) -
+					    lo);
+		push(l, piece);
+	}
+	if (p->offset + p->bytes < hi) {
+		int64_t from = p->offset + p->bytes > lo ? p->offset + p->bytes
+							 : lo;
+		piece.at.offset = from;
+		piece.at.bytes = (uint32_t)(hi - from);
+		push(l, piece);
+	}
+}
+
+/* Take away from d->cur the bytes a load at p or a call (p NULL) may
+ * read; after a call, the rest are crossed. */
+static void
+read_memory(dse *d, const mem_place *p)
+{
+	over_list rest = { .n = 0 };
+	for (uint32_t k = 0; k < d->cur.n; k++) {
+		overwrite e = d->cur.e[k];
+		bool same = p && e.what != OVER_ALL &&
+			    e.at.kind == p->kind && e.at.id == p->id;
+		if (same) {
+			push_rest(&rest, &e, p);
+		} else if (!(p ? read_by(d, &e, p) : read_by_call(d, &e))) {
+			e.crossed |= !p;
+			push(&rest, e);
+		}
+	}
+	d->cur = rest;
+}
+
+/* Is the store at p dead, with d->cur after it? */
+static bool
+store_dead(const dse *d, const mem_place *p)
+{
+	if (p->kind == BASE_ALLOCA && p->in_bounds &&
+	    !d->alias.escaped[p->id] && !d->alias.loaded[p->id])
+		return true; /* nothing ever reads the alloca */
+	for (uint32_t k = 0; k < d->cur.n; k++) {
+		const overwrite *e = &d->cur.e[k];
+		if (holds(e, p) && (!e->crossed || p->in_bounds))
+			return true;
+	}
+	return false;
+}
+
+/* Walk block b back from d->cur, its end; how many stores went. */
+static uint64_t
+walk_block(dse *d, kl_func *f, uint32_t b)
+{
+	uint64_t n = 0;
+	for (uint32_t i = f->blocks[b].last; i != KL_NONE;) {
+		uint32_t prev = f->nodes[i].prev;
+		const kl_opinfo *info = &kl_op_table[f->insts[i].op];
+		if (info->format == KL_FMT_STORE) {
+			mem_place p = alias_place(&d->alias, i);
+			if (store_dead(d, &p)) {
+				kl_inst_remove(f, (kl_inst){ i });
+				n++;
+			} else {
+				push(&d->cur, (overwrite){ p, OVER_RANGE,
+							   false });
+			}
+		} else if (info->format == KL_FMT_LOAD) {
+			mem_place p = alias_place(&d->alias, i);
+			read_memory(d, &p);
+		} else if (info->flags & KL_OPF_CALL) {
+			read_memory(d, NULL);
+		} else if (info->flags & KL_OPF_CAN_TRAP) {
+			for (uint32_t k = 0; k < d->cur.n; k++)
+				d->cur.e[k].crossed = true;
+		}
+		i = prev;
+	}
+	return n;
+}
+
+/* Keep d->cur as block b's list at its top. */
+static void
+save(dse *d, uint32_t b)
+{
+	kl_grow(&d->saved, &d->saved_cap, sizeof *d->saved,
+		(uint64_t)d->saved_len + d->cur.n);
+	memcpy(d->saved + d->saved_len, d->cur.e,
+	       d->cur.n * sizeof *d->saved);
+	d->first[b] = d->saved_len;
+	d->count[b] = d->cur.n;
+	d->saved_len += d->cur.n;
+	d->walked[b] = true;
+}
+
+kl_status
+kl_dse_func(kl_func *f, kl_pass_report *rep)
+{
+	func_edited(f);
+	if (f->first_block == KL_NONE)
+		return KL_OK;
+	bool keep;
+	dse *d = pass_scratch(rep, dse_free, dse_new, &keep);
+	kl_cfg_compute(d->cfg, f);
+	kl_domtree_compute(d->dt, f, d->cfg);
+	alias_compute(&d->alias, f);
+	void **arrays[] = { (void **)&d->first, (void **)&d->count,
+			    (void **)&d->walked };
+	const size_t sizes[] = { sizeof *d->first, sizeof *d->count,
+				 sizeof *d->walked };
+	pass_grow_all(&d->blocks_cap, f->nblocks, 3, arrays, sizes);
+	memset(d->walked, 0, f->nblocks * sizeof *d->walked);
+	d->saved_len = 0;
+	uint32_t n;
+	const kl_block *order = kl_domtree_postorder(d->dt, &n);
+	uint64_t stores = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t b = order[k].id;
+		block_end(d, f, b);
+		stores += walk_block(d, f, b);
+		save(d, b);
+	}
+	kl_pass_report_count(rep, "stores", stores);
+	if (!keep)
+		dse_free(d);
+	return KL_OK;
+}
