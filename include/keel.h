@@ -1789,8 +1789,10 @@ kl_status kl_simplify_func(kl_func *f, kl_pass_report *report);
  * unary and binary operations, compares, select, symbol addresses; not
  * allocas or calls. A load is removed too when a dominating load of the
  * same opcode, type, address and offset, or a plain store of its type
- * there, is met with no store, call or block of several edges in on
- * the way down the dominator tree (docs/passes.md). Blocks the entry
+ * there, is met with no block of several edges in, and nothing that
+ * may write its object (a store to it; for data and escaped allocas a
+ * call or a store through an unknown address), on the way down the
+ * dominator tree (docs/passes.md). Blocks the entry
  * cannot reach are left alone. Expected O(instructions + blocks) (a
  * hash table). Counters: insts (removed), loads (of those, loads).
  * Returns KL_OK; input that does not verify gets an unspecified result

@@ -19,18 +19,26 @@
  * operations, compares, select, symbol addresses. Not allocas (each is
  * another object) nor calls.
  *
- * Loads (as LLVM's EarlyCSE does them): memory has a generation, a
- * number that changes at every instruction that may write memory (a
- * store, a call) and at the start of every block with more than one
- * edge into it, since another way in may have written. A block with
- * one edge in starts with the generation its predecessor, its parent in
- * the tree, ended with. A load's key holds the generation, so it finds
+ * Loads (as LLVM's EarlyCSE does them, with alias.c's facts): memory
+ * has *generations*, numbers that change where memory may change, and
+ * a load's key holds the generations of what it reads, so it finds
  * only a load of the same address value, offset, opcode and type met
- * since memory last changed; that one did not trap, and read the same
- * bytes. A `store` (not the narrowing istoreN) enters, under the
- * generation it starts, the plain load of its value's type at its
- * address, which gives the stored value. A store to one object changes
- * the generation for all: no facts about which addresses may alias.
+ * since those last changed; that one did not trap, and read the same
+ * bytes. Each object (an alloca, a symbol) has a generation of its own,
+ * changed by a store to it; "unknown" changes at a call or a store
+ * through an address of unknown base (they may write any object a
+ * pointer can reach), and "shared" at those and at a store to such an
+ * object (an escaped alloca, data). A load of an alloca whose address
+ * does not escape reads under its own generation; of another object,
+ * under its own and unknown; through an unknown base, under shared. A
+ * block with more than one edge in starts a new *epoch*, in which every
+ * generation is new (another way in may have written anything); a
+ * block with one edge in starts as its predecessor, its parent in the
+ * tree, ended. Objects' generations are given lazily, stamped with their
+ * epoch, and put back as the walk leaves a block (a log of changes). A
+ * `store` (not the narrowing istoreN) enters, under the generations it
+ * starts, the plain load of its value's type at its address, which
+ * gives the stored value.
  *
  * Removing a chain's table entries in the reverse of their insertion
  * keeps each at the head of its hash chain when it goes, so a plain
@@ -41,6 +49,7 @@
 
 #include "../ir/ir.h"
 #include "../util/util.h"
+#include "alias.h"
 #include "pass.h"
 
 /* What an instruction computes, compared whole. */
@@ -62,6 +71,17 @@ typedef struct cse_entry {
 	uint32_t next; /* the next entry of its hash chain */
 } cse_entry;
 
+/* Memory's generations at a point of the walk (the header says what
+ * each counts). */
+typedef struct cse_memory {
+	uint32_t epoch, unknown, shared;
+} cse_memory;
+
+/* An object's generation as it was before a change. */
+typedef struct obj_change {
+	uint32_t obj, gen, epoch;
+} obj_change;
+
 /* Scratch kept from one function to the next (a pass report's state). */
 typedef struct cse {
 	kl_cfg *cfg;
@@ -70,14 +90,21 @@ typedef struct cse {
 	cse_entry *entries;  /* in insertion order: a stack */
 	uint32_t *child;     /* by depth in the walk: the next child */
 	uint32_t *mark;      /* by depth in the walk: the entries before */
-	uint32_t *gen_end;   /* by depth in the walk: the block's last
-			      * memory generation */
+	cse_memory *mem_end; /* by depth in the walk: the block's last
+			      * generations */
+	uint32_t *log_mark;  /* by depth in the walk: the log before */
 	uint32_t *repl;      /* by value: what replaced it, or KL_NONE */
 	uint32_t *resolved;  /* func_resolve_table's buffer */
 	const uint32_t *table; /* func_resolve_table's answer */
+	alias_info alias;
+	uint32_t *obj_gen;   /* by object (alloca result, or nvalues +
+			      * symbol): its generation, */
+	uint32_t *obj_epoch; /* valid in this epoch only */
+	obj_change *log;     /* objects' generations changed, to put back */
 	uint32_t heads_cap, entries_cap, walk_cap, repl_cap, resolved_cap;
-	uint32_t nh, top;
-	uint32_t gen;        /* memory's generation at this point */
+	uint32_t objs_cap, log_cap;
+	uint32_t nh, top, log_top;
+	cse_memory mem;      /* the generations at this point */
 	uint32_t gens;       /* generations given out in this function */
 } cse;
 
@@ -93,9 +120,14 @@ cse_free(void *state)
 	free(c->entries);
 	free(c->child);
 	free(c->mark);
-	free(c->gen_end);
+	free(c->mem_end);
+	free(c->log_mark);
 	free(c->repl);
 	free(c->resolved);
+	free(c->obj_gen);
+	free(c->obj_epoch);
+	free(c->log);
+	alias_free(&c->alias);
 	free(c);
 }
 
@@ -117,14 +149,83 @@ resolve(const cse *c, const kl_func *f, uint32_t v)
 	return v < f->nvalues && c->repl[v] != KL_NONE ? c->repl[v] : v;
 }
 
-/* The key of a load of type t at ptr+offset by opcode op, under the
- * current generation. */
-static cse_key
-load_key(const cse *c, const kl_func *f, uint16_t op, uint32_t t,
-	 uint32_t ptr, uint32_t offset)
+/* Object x's generation in this epoch (a new one if it has none yet:
+ * the change is logged, to be put back). */
+static uint32_t
+object_gen(cse *c, uint32_t x)
 {
-	return (cse_key){ op, 0, t, resolve(c, f, ptr),
-			  offset | (uint64_t)c->gen << 32 };
+	if (c->obj_epoch[x] != c->mem.epoch) {
+		kl_grow(&c->log, &c->log_cap, sizeof *c->log,
+			(uint64_t)c->log_top + 1);
+		c->log[c->log_top++] = (obj_change){ x, c->obj_gen[x],
+						     c->obj_epoch[x] };
+		c->obj_gen[x] = ++c->gens;
+		c->obj_epoch[x] = c->mem.epoch;
+	}
+	return c->obj_gen[x];
+}
+
+/* Object x, whose generation changes: a new one, logged. */
+static void
+object_written(cse *c, uint32_t x)
+{
+	object_gen(c, x); /* (logs the old one if not yet) */
+	kl_grow(&c->log, &c->log_cap, sizeof *c->log,
+		(uint64_t)c->log_top + 1);
+	c->log[c->log_top++] = (obj_change){ x, c->obj_gen[x],
+					     c->obj_epoch[x] };
+	c->obj_gen[x] = ++c->gens;
+}
+
+/* Put back the objects' generations changed since the log held n. */
+static void
+undo_objects(cse *c, uint32_t n)
+{
+	while (c->log_top > n) {
+		const obj_change *e = &c->log[--c->log_top];
+		c->obj_gen[e->obj] = e->gen;
+		c->obj_epoch[e->obj] = e->epoch;
+	}
+}
+
+/* The object p reaches (an index of obj_gen), or KL_NONE: an unknown
+ * base. */
+static uint32_t
+object_of(const kl_func *f, const mem_place *p)
+{
+	if (p->kind == BASE_ALLOCA)
+		return p->id;
+	return p->kind == BASE_SYMBOL ? f->nvalues + p->id : KL_NONE;
+}
+
+/* Can a call or a store through an unknown base write p's object? */
+static bool
+shared(const cse *c, const mem_place *p)
+{
+	return alias_call_reaches(&c->alias, p);
+}
+
+/* The generations a load at p reads under, in one word. */
+static uint64_t
+place_gens(cse *c, const kl_func *f, const mem_place *p)
+{
+	uint32_t x = object_of(f, p);
+	if (x == KL_NONE)
+		return c->mem.shared;
+	uint64_t own = object_gen(c, x);
+	return shared(c, p) ? own | (uint64_t)c->mem.unknown << 32 : own;
+}
+
+/* The key of a load of type t at ptr+offset by opcode op, reading p
+ * (which says what object that is), under the generations now. */
+static cse_key
+load_key(cse *c, const kl_func *f, uint16_t op, uint32_t t,
+	 uint32_t ptr, uint32_t offset, const mem_place *p)
+{
+	uint64_t gens = place_gens(c, f, p);
+	return (cse_key){ op, 0, t,
+			  resolve(c, f, ptr) | (gens >> 32) << 32,
+			  offset | gens << 32 };
 }
 
 static kl_type
@@ -135,13 +236,14 @@ value_class(const kl_func *f, uint32_t v)
 
 /* The key of instruction i, or false if cse does not take it. */
 static bool
-key_of(const cse *c, const kl_func *f, uint32_t i, cse_key *k)
+key_of(cse *c, const kl_func *f, uint32_t i, cse_key *k)
 {
 	const kl_inst_data *d = &f->insts[i];
 	const kl_opinfo *info = &kl_op_table[d->op];
 	if (info->format == KL_FMT_LOAD) {
+		mem_place p = alias_place(&c->alias, i);
 		*k = load_key(c, f, d->op, value_class(f, d->w[0]), d->w[1],
-			      d->w[2]);
+			      d->w[2], &p);
 		return true;
 	}
 	if (!(info->flags & KL_OPF_PURE) || info->nres != 1)
@@ -219,15 +321,34 @@ cse_size(cse *c, const kl_func *f)
 	c->top = 0;
 	kl_grow(&c->entries, &c->entries_cap, sizeof *c->entries,
 		(uint64_t)f->ninsts + 1);
-	pass_grow_all(&c->walk_cap, (uint64_t)f->nblocks + 1, 3,
+	pass_grow_all(&c->walk_cap, (uint64_t)f->nblocks + 1, 4,
 		      (void **[]){ (void **)&c->child, (void **)&c->mark,
-				   (void **)&c->gen_end },
+				   (void **)&c->mem_end,
+				   (void **)&c->log_mark },
 		      (const size_t[]){ sizeof *c->child, sizeof *c->mark,
-					sizeof *c->gen_end });
-	c->gen = c->gens = 0;
+					sizeof *c->mem_end,
+					sizeof *c->log_mark });
+	c->gens = 0;
+	c->log_top = 0;
 	kl_grow(&c->repl, &c->repl_cap, sizeof *c->repl,
 		(uint64_t)f->nvalues + 1);
 	memset(c->repl, 0xff, (size_t)f->nvalues * sizeof *c->repl);
+	uint64_t objs = (uint64_t)f->nvalues + f->module->nsyms;
+	pass_grow_all(&c->objs_cap, objs, 2,
+		      (void **[]){ (void **)&c->obj_gen,
+				   (void **)&c->obj_epoch },
+		      (const size_t[]){ sizeof *c->obj_gen,
+					sizeof *c->obj_epoch });
+	memset(c->obj_epoch, 0, objs * sizeof *c->obj_epoch);
+}
+
+/* A new epoch: every generation new (a block with several ways in). */
+static void
+new_epoch(cse *c)
+{
+	c->mem.epoch = ++c->gens;
+	c->mem.unknown = ++c->gens;
+	c->mem.shared = ++c->gens;
 }
 
 static void
@@ -237,20 +358,33 @@ enter(cse *c, const cse_key *k, uint32_t h, uint32_t value)
 	c->heads[h] = c->top++;
 }
 
-/* Instruction i may write memory: a new generation, under which a plain
- * store's value is what a load of its type at its address reads. */
+/* Instruction i may write memory: new generations for what it may
+ * write, under which a plain store's value is what a load of its type
+ * at its address reads. */
 static void
 memory_written(cse *c, const kl_func *f, uint32_t i)
 {
 	const kl_inst_data *d = &f->insts[i];
-	c->gen = ++c->gens;
+	if (kl_op_table[d->op].format != KL_FMT_STORE) { /* a call */
+		c->mem.unknown = ++c->gens;
+		c->mem.shared = ++c->gens;
+		return;
+	}
+	mem_place p = alias_place(&c->alias, i);
+	uint32_t x = object_of(f, &p);
+	if (x == KL_NONE)
+		c->mem.unknown = ++c->gens;
+	else
+		object_written(c, x);
+	if (x == KL_NONE || shared(c, &p))
+		c->mem.shared = ++c->gens;
 	if (d->op != KL_OP_STORE)
 		return;
 	uint32_t v = (uint32_t)resolve(c, f, d->w[0]);
 	if (v >= f->nvalues)
 		return; /* (broken input: an alias chain that goes round) */
 	cse_key k = load_key(c, f, KL_OP_LOAD, value_class(f, v), d->w[1],
-			     d->w[2]);
+			     d->w[2], &p);
 	enter(c, &k, hash_key(&k) & (c->nh - 1), v);
 }
 
@@ -324,35 +458,42 @@ kl_cse_func(kl_func *f, kl_pass_report *rep)
 	kl_domtree_compute(c->dt, f, c->cfg);
 	cse_size(c, f);
 	c->table = func_resolve_table(f, &c->resolved, &c->resolved_cap);
+	alias_compute(&c->alias, f);
 	/* Depth first down the tree: a block is numbered when the walk
 	 * enters it, and its entries go when the walk leaves it. At each
 	 * depth, child[] is the next child to enter, mark[] the table's
-	 * top before the block's own entries, and gen_end[] the memory
-	 * generation the block ended with. */
+	 * top before the block's own entries, log_mark[] the objects' log
+	 * before them, and mem_end[] the generations the block ended
+	 * with. */
 	uint64_t loads = 0;
-	c->gen = ++c->gens;
+	new_epoch(c);
 	uint64_t n = number_block(c, f, f->first_block, &loads);
 	uint32_t depth = 1;
 	c->mark[0] = 0;
-	c->gen_end[0] = c->gen;
+	c->log_mark[0] = 0;
+	c->mem_end[0] = c->mem;
 	c->child[0] = kl_domtree_first_child(c->dt, (kl_block){
 					     f->first_block }).id;
 	while (depth) {
 		uint32_t k = depth - 1, b = c->child[k];
 		if (b == KL_NONE) {
 			unwind(c, c->mark[k]);
+			undo_objects(c, c->log_mark[k]);
 			depth--;
 			continue;
 		}
 		kl_block next = kl_domtree_next_sibling(c->dt, (kl_block){ b });
 		c->child[k] = next.id;
 		c->mark[depth] = c->top;
+		c->log_mark[depth] = c->log_top;
 		/* One edge in: from the parent, as the parent left memory. */
 		kl_block blk = { b };
-		bool one_way_in = kl_cfg_num_preds(c->cfg, blk) == 1;
-		c->gen = one_way_in ? c->gen_end[k] : ++c->gens;
+		if (kl_cfg_num_preds(c->cfg, blk) == 1)
+			c->mem = c->mem_end[k];
+		else
+			new_epoch(c);
 		n += number_block(c, f, b, &loads);
-		c->gen_end[depth] = c->gen;
+		c->mem_end[depth] = c->mem;
 		c->child[depth++] =
 			kl_domtree_first_child(c->dt, (kl_block){ b }).id;
 	}
