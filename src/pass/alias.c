@@ -46,10 +46,12 @@ enum { ROOT_UNSET = 0xff, ROOT_PENDING = 0xfe };
  * an offset, an immediate and a width overflows. */
 #define VALUE_OFFSET_MAX ((int64_t)1 << 40)
 
+/* v through aliases; a value made after alias_compute (a pass's new
+ * block parameter) is its own, and its own base. */
 static uint32_t
 resolve(const alias_info *a, uint32_t v)
 {
-	return resolve_with(a->f, a->table, v);
+	return v < a->nvalues ? resolve_with(a->f, a->table, v) : v;
 }
 
 static void
@@ -99,7 +101,7 @@ static void
 set_link_root(alias_info *a, uint32_t y, uint32_t x, int64_t imm)
 {
 	bool far = imm <= -VALUE_OFFSET_MAX || imm >= VALUE_OFFSET_MAX;
-	if (x >= a->f->nvalues || a->kind[x] == ROOT_PENDING || far) {
+	if (x >= a->nvalues || a->kind[x] == ROOT_PENDING || far) {
 		set_root(a, y, BASE_VALUE, y, 0);
 		return;
 	}
@@ -123,7 +125,7 @@ find_root(alias_info *a, uint32_t v)
 {
 	const kl_func *f = a->f;
 	uint32_t n = 0;
-	while (v < f->nvalues && a->kind[v] == ROOT_UNSET) {
+	while (v < a->nvalues && a->kind[v] == ROOT_UNSET) {
 		if (!is_link(a, v)) {
 			set_own_root(a, v);
 			break;
@@ -148,6 +150,7 @@ size_for(alias_info *a, const kl_func *f)
 			    (void **)&a->loaded, (void **)&a->stack };
 	const size_t sizes[] = { 1, sizeof *a->id, sizeof *a->offset, 1, 1,
 				 sizeof *a->stack };
+	a->nvalues = f->nvalues;
 	pass_grow_all(&a->values_cap, f->nvalues, 6, arrays, sizes);
 	memset(a->kind, ROOT_UNSET, f->nvalues);
 	memset(a->escaped, 0, f->nvalues);
@@ -160,7 +163,13 @@ static void
 check_use(alias_info *a, uint32_t i, uint32_t k, uint32_t v)
 {
 	const kl_func *f = a->f;
-	if (v >= f->nvalues)
+	if (v >= a->nvalues)
+		return;
+	/* Only an alloca's result and a chain of iadd_imms can be an
+	 * alloca's address: the others need no root (most operands). */
+	const kl_inst_data *def = def_of(a, v);
+	if (!def || (def->op != KL_OP_IADD_IMM && def->op != KL_OP_ALLOCA &&
+		     def->op != KL_OP_ALLOCA_DYN))
 		return;
 	find_root(a, v);
 	if (a->kind[v] != BASE_ALLOCA)
@@ -169,7 +178,7 @@ check_use(alias_info *a, uint32_t i, uint32_t k, uint32_t v)
 	uint8_t format = kl_op_table[d->op].format;
 	bool address = (format == KL_FMT_LOAD && k == 0) ||
 		       (format == KL_FMT_STORE && k == 1);
-	if (d->op == KL_OP_IADD_IMM && d->w[0] < f->nvalues) {
+	if (d->op == KL_OP_IADD_IMM && d->w[0] < a->nvalues) {
 		/* Kept within the object, a new address of it. */
 		find_root(a, d->w[0]);
 		address = a->kind[d->w[0]] == BASE_ALLOCA;
@@ -195,18 +204,12 @@ check_dest_args(alias_info *a, uint32_t i)
 	}
 }
 
-/* Instruction i as an alloca, a load (of what) or a store (that falls
- * out of its object's reach). */
+/* Instruction i as a load (of what) or a store (that falls out of its
+ * object's reach). */
 static void
 note_access(alias_info *a, uint32_t i)
 {
-	const kl_inst_data *d = &a->f->insts[i];
-	uint8_t format = kl_op_table[d->op].format;
-	if (format == KL_FMT_ALLOCA || format == KL_FMT_ALLOCA_DYN) {
-		kl_grow((void **)&a->allocas, &a->allocas_cap,
-			sizeof *a->allocas, (uint64_t)a->nallocas + 1);
-		a->allocas[a->nallocas++] = d->w[0];
-	}
+	uint8_t format = kl_op_table[a->f->insts[i].op].format;
 	if (format != KL_FMT_LOAD && format != KL_FMT_STORE)
 		return;
 	mem_place p = alias_place(a, i);
@@ -215,13 +218,27 @@ note_access(alias_info *a, uint32_t i)
 }
 
 void
-alias_compute(alias_info *a, const kl_func *f)
+alias_compute(alias_info *a, const kl_func *f, const uint32_t *table)
 {
 	a->f = f;
-	a->table = func_resolve_table(f, &a->resolved, &a->resolved_cap);
+	a->table = table;
 	size_for(a, f);
 	a->nallocas = 0;
 	for (uint32_t b = f->first_block; b != KL_NONE; b = f->blocks[b].next)
+		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
+		     i = f->nodes[i].next) {
+			uint8_t format = kl_op_table[f->insts[i].op].format;
+			if (format != KL_FMT_ALLOCA &&
+			    format != KL_FMT_ALLOCA_DYN)
+				continue;
+			kl_grow(&a->allocas, &a->allocas_cap,
+				sizeof *a->allocas, (uint64_t)a->nallocas + 1);
+			a->allocas[a->nallocas++] = f->insts[i].w[0];
+		}
+	/* Without allocas, nothing can escape, and nothing is loaded that
+	 * a pass asks about (most functions after promote): no walk. */
+	for (uint32_t b = f->first_block; a->nallocas && b != KL_NONE;
+	     b = f->blocks[b].next)
 		for (uint32_t i = f->blocks[b].first; i != KL_NONE;
 		     i = f->nodes[i].next) {
 			const uint32_t *vals;
@@ -272,7 +289,7 @@ alias_place(alias_info *a, uint32_t i)
 	if (!bytes || bytes > 8)
 		bytes = 8; /* (broken input: a value of no type) */
 	mem_place p = { BASE_VALUE, false, addr, bytes, offset };
-	if (addr >= f->nvalues)
+	if (addr >= a->nvalues)
 		return p;
 	find_root(a, addr);
 	uint8_t kind = a->kind[addr];
@@ -315,6 +332,14 @@ alias_covers(const mem_place *x, const mem_place *y)
 	       y->offset + y->bytes <= x->offset + x->bytes;
 }
 
+uint32_t
+alias_object(const alias_info *a, const mem_place *p)
+{
+	if (p->kind == BASE_ALLOCA)
+		return p->id;
+	return p->kind == BASE_SYMBOL ? a->nvalues + p->id : KL_NONE;
+}
+
 bool
 alias_call_reaches(const alias_info *a, const mem_place *x)
 {
@@ -331,6 +356,5 @@ alias_free(alias_info *a)
 	free(a->loaded);
 	free(a->stack);
 	free(a->allocas);
-	free(a->resolved);
 	memset(a, 0, sizeof *a);
 }

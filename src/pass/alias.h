@@ -36,6 +36,8 @@ typedef struct mem_place {
 typedef struct alias_info {
 	const kl_func *f;
 	const uint32_t *table; /* func_resolve_table's answer */
+	uint32_t nvalues;  /* f's when computed: values made since are
+			    * unknown bases */
 	uint8_t *kind;     /* by value: BASE_* of its root, or unknown yet */
 	uint32_t *id;      /* by value: its root's id */
 	int64_t *offset;   /* by value: its offset from its root */
@@ -43,13 +45,13 @@ typedef struct alias_info {
 	uint8_t *loaded;   /* by alloca result: a load reads it */
 	uint32_t *stack;   /* the chain being resolved */
 	uint32_t *allocas; /* the alloca results, in layout order */
-	uint32_t *resolved; /* func_resolve_table's buffer */
-	uint32_t values_cap, resolved_cap, nallocas, allocas_cap;
+	uint32_t values_cap, nallocas, allocas_cap;
 } alias_info;
 
 /* Read f's addresses: every value's root, which allocas escape and
- * which are loaded from. O(instructions + values). */
-void alias_compute(alias_info *a, const kl_func *f);
+ * which are loaded from. table is func_resolve_table's answer for f
+ * (kept by the caller while a is used). O(instructions + values). */
+void alias_compute(alias_info *a, const kl_func *f, const uint32_t *table);
 /* Where load or store i reaches (f as alias_compute saw it). */
 mem_place alias_place(alias_info *a, uint32_t i);
 /* May the bytes of x and y overlap? */
@@ -57,6 +59,10 @@ bool alias_may_overlap(const alias_info *a, const mem_place *x,
 		       const mem_place *y);
 /* Does x hold every byte of y (the same base)? */
 bool alias_covers(const mem_place *x, const mem_place *y);
+/* The object x reaches, as one number for both kinds (an alloca's
+ * result, or the values alias_compute saw plus a symbol: below their
+ * sum), or KL_NONE for an unknown base. */
+uint32_t alias_object(const alias_info *a, const mem_place *x);
 /* May a call read or write the bytes of x? (Not those of an alloca
  * whose address does not escape.) */
 bool alias_call_reaches(const alias_info *a, const mem_place *x);

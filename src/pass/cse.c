@@ -105,7 +105,7 @@ typedef struct cse {
 	uint32_t objs_cap, log_cap;
 	uint32_t nh, top, log_top;
 	cse_memory mem;      /* the generations at this point */
-	uint32_t gens;       /* generations given out in this function */
+	uint32_t gens;       /* generations given out (all functions) */
 } cse;
 
 static void
@@ -188,16 +188,6 @@ undo_objects(cse *c, uint32_t n)
 	}
 }
 
-/* The object p reaches (an index of obj_gen), or KL_NONE: an unknown
- * base. */
-static uint32_t
-object_of(const kl_func *f, const mem_place *p)
-{
-	if (p->kind == BASE_ALLOCA)
-		return p->id;
-	return p->kind == BASE_SYMBOL ? f->nvalues + p->id : KL_NONE;
-}
-
 /* Can a call or a store through an unknown base write p's object? */
 static bool
 shared(const cse *c, const mem_place *p)
@@ -207,9 +197,9 @@ shared(const cse *c, const mem_place *p)
 
 /* The generations a load at p reads under, in one word. */
 static uint64_t
-place_gens(cse *c, const kl_func *f, const mem_place *p)
+place_gens(cse *c, const mem_place *p)
 {
-	uint32_t x = object_of(f, p);
+	uint32_t x = alias_object(&c->alias, p);
 	if (x == KL_NONE)
 		return c->mem.shared;
 	uint64_t own = object_gen(c, x);
@@ -222,7 +212,7 @@ static cse_key
 load_key(cse *c, const kl_func *f, uint16_t op, uint32_t t,
 	 uint32_t ptr, uint32_t offset, const mem_place *p)
 {
-	uint64_t gens = place_gens(c, f, p);
+	uint64_t gens = place_gens(c, p);
 	return (cse_key){ op, 0, t,
 			  resolve(c, f, ptr) | (gens >> 32) << 32,
 			  offset | gens << 32 };
@@ -328,18 +318,26 @@ cse_size(cse *c, const kl_func *f)
 		      (const size_t[]){ sizeof *c->child, sizeof *c->mark,
 					sizeof *c->mem_end,
 					sizeof *c->log_mark });
-	c->gens = 0;
 	c->log_top = 0;
 	kl_grow(&c->repl, &c->repl_cap, sizeof *c->repl,
 		(uint64_t)f->nvalues + 1);
 	memset(c->repl, 0xff, (size_t)f->nvalues * sizeof *c->repl);
+	/* Objects' stamps are epochs, and generations go on rising from
+	 * one function to the next, so no stamp left by another function
+	 * matches: no clearing per function (a module's symbols are
+	 * objects of every function). Only new room, and the rare wrap,
+	 * clear them. */
+	uint32_t had = c->objs_cap;
 	uint64_t objs = (uint64_t)f->nvalues + f->module->nsyms;
 	pass_grow_all(&c->objs_cap, objs, 2,
 		      (void **[]){ (void **)&c->obj_gen,
 				   (void **)&c->obj_epoch },
 		      (const size_t[]){ sizeof *c->obj_gen,
 					sizeof *c->obj_epoch });
-	memset(c->obj_epoch, 0, objs * sizeof *c->obj_epoch);
+	if (c->gens > UINT32_MAX / 2)
+		had = c->gens = 0;
+	memset(c->obj_epoch + had, 0,
+	       (c->objs_cap - had) * sizeof *c->obj_epoch);
 }
 
 /* A new epoch: every generation new (a block with several ways in). */
@@ -371,7 +369,7 @@ memory_written(cse *c, const kl_func *f, uint32_t i)
 		return;
 	}
 	mem_place p = alias_place(&c->alias, i);
-	uint32_t x = object_of(f, &p);
+	uint32_t x = alias_object(&c->alias, &p);
 	if (x == KL_NONE)
 		c->mem.unknown = ++c->gens;
 	else
@@ -458,7 +456,7 @@ kl_cse_func(kl_func *f, kl_pass_report *rep)
 	kl_domtree_compute(c->dt, f, c->cfg);
 	cse_size(c, f);
 	c->table = func_resolve_table(f, &c->resolved, &c->resolved_cap);
-	alias_compute(&c->alias, f);
+	alias_compute(&c->alias, f, c->table);
 	/* Depth first down the tree: a block is numbered when the walk
 	 * enters it, and its entries go when the walk leaves it. At each
 	 * depth, child[] is the next child to enter, mark[] the table's

@@ -70,7 +70,9 @@ typedef struct dse {
 	uint32_t *first;   /* by block: its list's start in saved */
 	uint32_t *count;   /* by block: its list's length */
 	bool *walked;      /* by block */
-	uint32_t saved_len, saved_cap, blocks_cap;
+	uint32_t *resolved; /* func_resolve_table's buffer */
+	const uint32_t *table; /* func_resolve_table's answer */
+	uint32_t saved_len, saved_cap, blocks_cap, resolved_cap;
 	over_list cur, met;
 } dse;
 
@@ -87,6 +89,7 @@ dse_free(void *state)
 	free(d->first);
 	free(d->count);
 	free(d->walked);
+	free(d->resolved);
 	free(d);
 }
 
@@ -360,7 +363,8 @@ kl_dse_func(kl_func *f, kl_pass_report *rep)
 	dse *d = pass_scratch(rep, dse_free, dse_new, &keep);
 	kl_cfg_compute(d->cfg, f);
 	kl_domtree_compute(d->dt, f, d->cfg);
-	alias_compute(&d->alias, f);
+	d->table = func_resolve_table(f, &d->resolved, &d->resolved_cap);
+	alias_compute(&d->alias, f, d->table);
 	void **arrays[] = { (void **)&d->first, (void **)&d->count,
 			    (void **)&d->walked };
 	const size_t sizes[] = { sizeof *d->first, sizeof *d->count,
