@@ -1810,7 +1810,10 @@ kl_status kl_cse_func(kl_func *f, kl_pass_report *report);
  * edge into the loop from outside. A load in a loop's header, with
  * nothing that may trap before it there, whose address is defined
  * outside the loop, moves out of that loop when no instruction of the
- * loop may write memory or make it (store, call, alloca). Counters:
+ * loop may write its bytes (a store to its object; for data and
+ * escaped allocas a call or a store through an unknown address; for a
+ * load through an unknown address, any call or store but to a private
+ * alloca) or make memory (an alloca). Counters:
  * insts (moved), loads (of those, loads), preheaders (made). Returns
  * KL_OK; input that does not verify gets an unspecified result (not a
  * crash), as promote's.

@@ -341,6 +341,12 @@ alias_object(const alias_info *a, const mem_place *p)
 }
 
 bool
+alias_object_reachable(const alias_info *a, uint32_t x)
+{
+	return x >= a->nvalues || a->escaped[x];
+}
+
+bool
 alias_call_reaches(const alias_info *a, const mem_place *x)
 {
 	return x->kind != BASE_ALLOCA || a->escaped[x->id];

@@ -63,6 +63,9 @@ bool alias_covers(const mem_place *x, const mem_place *y);
  * result, or the values alias_compute saw plus a symbol: below their
  * sum), or KL_NONE for an unknown base. */
 uint32_t alias_object(const alias_info *a, const mem_place *x);
+/* Can a pointer reach object x (alias_object's number): a symbol's,
+ * or an alloca whose address escapes? */
+bool alias_object_reachable(const alias_info *a, uint32_t x);
 /* May a call read or write the bytes of x? (Not those of an alloca
  * whose address does not escape.) */
 bool alias_call_reaches(const alias_info *a, const mem_place *x);

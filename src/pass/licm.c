@@ -26,9 +26,12 @@
  * entry of the loop, even on an entry that would not have reached them:
  * they cannot trap, so that changes no result.
  *
- * A load moves too, out of its innermost loop only, when that loop
- * writes no memory (no store, call or alloca in it, nested loops'
- * blocks included), the load is in the loop's header and nothing before
+ * A load moves too, out of its innermost loop only, when nothing in that
+ * loop (nested loops' blocks included) may write its bytes (alias.c:
+ * no store to its object, and for an object a pointer can reach, no
+ * call or store through an unknown address; for a load through an
+ * unknown address, no call and no store but to allocas whose address
+ * does not escape), the load is in the loop's header and nothing before
  * it there that stays can trap or has an effect: the header runs first
  * whenever the loop is entered, so the load ran (and trapped, if it
  * did) before anything else the loop does, and read the same bytes
@@ -45,15 +48,26 @@
 
 #include "../ir/ir.h"
 #include "../util/util.h"
+#include "alias.h"
 #include "edges.h"
 #include "pass.h"
 
-static bool
-writes_memory(kl_opcode op)
-{
-	return (kl_op_table[op].flags & KL_OPF_CAN_STORE) ||
-	       op == KL_OP_ALLOCA || op == KL_OP_ALLOCA_DYN;
-}
+/* The objects a loop's summary lists; more, and it says "anything". */
+#define LOOP_OBJECTS 6
+
+enum {
+	WRITES_SHARED = 1, /* a call or a store through an unknown address:
+			    * any object a pointer can reach */
+	WRITES_ALL = 2,    /* more objects than the list holds, or an
+			    * alloca (it makes memory: see summarize) */
+};
+
+/* What a loop may write (its nested loops' blocks included). */
+typedef struct loop_writes {
+	uint8_t how;                 /* WRITES_* */
+	uint8_t n;                   /* objects listed */
+	uint32_t obj[LOOP_OBJECTS];  /* alias_object's numbers */
+} loop_writes;
 
 /* Scratch kept from one function to the next (a pass report's state). */
 typedef struct licm {
@@ -64,14 +78,17 @@ typedef struct licm {
 	uint32_t *up;        /* up[j * nloops + l]: l's 2^j-th parent loop */
 	uint32_t *preheader; /* by loop: the block moved into, or KL_NONE */
 	uint32_t *jump;      /* by loop: its preheader's jump, taken out */
-	bool *writes;        /* by loop: may it write memory? */
+	loop_writes *writes; /* by loop: what it may write */
+	uint32_t *order;     /* loops, deepest first */
+	uint32_t *at_depth;  /* loops of each depth, then where they start */
+	alias_info alias;
 	in_edges in;         /* into each block, made when first asked */
 	bool edges_made;
 	kl_value *args;      /* a destination's arguments, copied */
 	uint32_t *resolved;  /* func_resolve_table's buffer */
 	const uint32_t *table;
 	uint32_t key_len; /* keys set (the rest of key_cap is not) */
-	uint32_t key_cap, up_cap, loops_cap, args_cap;
+	uint32_t key_cap, up_cap, loops_cap, args_cap, depths_cap;
 	uint32_t resolved_cap;
 	uint32_t nloops, levels;
 	uint64_t made; /* preheaders made */
@@ -91,6 +108,9 @@ licm_free(void *state)
 	free(s->preheader);
 	free(s->jump);
 	free(s->writes);
+	free(s->order);
+	free(s->at_depth);
+	alias_free(&s->alias);
 	in_edges_free(&s->in);
 	free(s->args);
 	free(s->resolved);
@@ -122,6 +142,105 @@ header_key(const licm *s, uint32_t l)
 	return key_of(s, kl_loop_header(s->lf, (kl_loop){ l }));
 }
 
+/* Add object x to what w may write. */
+static void
+add_object(loop_writes *w, uint32_t x)
+{
+	for (uint32_t k = 0; k < w->n; k++)
+		if (w->obj[k] == x)
+			return;
+	if (w->n == LOOP_OBJECTS)
+		w->how |= WRITES_ALL;
+	else
+		w->obj[w->n++] = x;
+}
+
+/* What instruction i may write, into w. */
+static void
+note_write(licm *s, loop_writes *w, const kl_func *f, kl_inst i)
+{
+	const kl_opinfo *info = &kl_op_table[kl_inst_opcode(f, i)];
+	if (info->format == KL_FMT_ALLOCA ||
+	    info->format == KL_FMT_ALLOCA_DYN) {
+		w->how |= WRITES_ALL;
+	} else if (info->flags & KL_OPF_CALL) {
+		w->how |= WRITES_SHARED;
+	} else if (info->format == KL_FMT_STORE) {
+		mem_place p = alias_place(&s->alias, i.id);
+		uint32_t x = alias_object(&s->alias, &p);
+		if (x == KL_NONE)
+			w->how |= WRITES_SHARED;
+		else
+			add_object(w, x);
+	}
+}
+
+/* Each loop's writes: its own blocks', then its nested loops' folded
+ * in, deepest loops first (each loop once, whatever the nesting). An
+ * alloca counts as writing anything: it makes memory, which the
+ * interpreter may fail to give (trapping before a load it preceded),
+ * and which an address forged from another object's could reach. */
+static void
+summarize_writes(licm *s, const kl_func *f, uint32_t deepest)
+{
+	uint32_t nl = s->nloops;
+	alias_compute(&s->alias, f, s->table);
+	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
+	     b = kl_block_next(f, b)) {
+		uint32_t l = kl_loops_innermost(s->lf, b).id;
+		if (l == KL_NONE || (s->writes[l].how & WRITES_ALL))
+			continue;
+		for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
+		     i = kl_inst_next(f, i))
+			note_write(s, &s->writes[l], f, i);
+	}
+	/* loops by depth, deepest first (a counting sort) */
+	kl_grow(&s->at_depth, &s->depths_cap, sizeof *s->at_depth,
+		(uint64_t)deepest + 2);
+	memset(s->at_depth, 0, ((size_t)deepest + 2) * sizeof *s->at_depth);
+	for (uint32_t l = 0; l < nl; l++)
+		s->at_depth[deepest - kl_loop_depth(s->lf, (kl_loop){ l }) +
+			    1]++;
+	for (uint32_t d = 1; d <= deepest + 1; d++)
+		s->at_depth[d] += s->at_depth[d - 1];
+	for (uint32_t l = 0; l < nl; l++)
+		s->order[s->at_depth[deepest -
+				     kl_loop_depth(s->lf, (kl_loop){ l })]++] =
+			l;
+	for (uint32_t k = 0; k < nl; k++) {
+		uint32_t l = s->order[k], up = s->up[l];
+		if (up == KL_NONE)
+			continue;
+		const loop_writes *w = &s->writes[l];
+		s->writes[up].how |= w->how;
+		for (uint32_t j = 0; j < w->n; j++)
+			add_object(&s->writes[up], w->obj[j]);
+	}
+}
+
+/* May loop l write bytes the load at p reads? */
+static bool
+writes_place(const licm *s, uint32_t l, const mem_place *p)
+{
+	const loop_writes *w = &s->writes[l];
+	if (w->how & WRITES_ALL)
+		return true;
+	uint32_t x = alias_object(&s->alias, p);
+	if (x == KL_NONE) {
+		/* through an unknown address: anything a pointer reaches */
+		if (w->how & WRITES_SHARED)
+			return true;
+		for (uint32_t k = 0; k < w->n; k++)
+			if (alias_object_reachable(&s->alias, w->obj[k]))
+				return true;
+		return false;
+	}
+	for (uint32_t k = 0; k < w->n; k++)
+		if (w->obj[k] == x)
+			return true;
+	return (w->how & WRITES_SHARED) && alias_call_reaches(&s->alias, p);
+}
+
 /* Keys from the dominator tree, in reverse post-order (a block's
  * immediate dominator first); the loop tree's jumps. */
 static void
@@ -149,35 +268,19 @@ licm_size(licm *s, kl_func *f)
 	s->levels = levels;
 	kl_grow(&s->up, &s->up_cap, sizeof *s->up,
 		(uint64_t)nl * levels + 1);
-	pass_grow_all(&s->loops_cap, (uint64_t)nl + 1, 3,
+	pass_grow_all(&s->loops_cap, (uint64_t)nl + 1, 4,
 		      (void **[]){ (void **)&s->preheader, (void **)&s->jump,
-				   (void **)&s->writes },
+				   (void **)&s->writes, (void **)&s->order },
 		      (const size_t[]){ sizeof *s->preheader,
-					sizeof *s->jump, sizeof *s->writes });
+					sizeof *s->jump, sizeof *s->writes,
+					sizeof *s->order });
 	for (uint32_t l = 0; l < nl; l++) {
 		s->up[l] = kl_loop_parent(s->lf, (kl_loop){ l }).id;
 		s->preheader[l] = s->jump[l] = KL_NONE;
-		s->writes[l] = false;
+		s->writes[l] = (loop_writes){ 0 };
 	}
-	/* A block that may write memory, or make it (an alloca: the
-	 * interpreter's may trap for want of room, and a load's address
-	 * could be forged to reach the object it makes), marks its loops,
-	 * innermost out, up to one marked already (so each loop is marked
-	 * once). */
-	for (kl_block b = kl_func_first_block(f); nl && b.id != KL_NONE;
-	     b = kl_block_next(f, b)) {
-		uint32_t l = kl_loops_innermost(s->lf, b).id;
-		if (l == KL_NONE || s->writes[l])
-			continue;
-		for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
-		     i = kl_inst_next(f, i))
-			if (writes_memory(kl_inst_opcode(f, i))) {
-				for (; l != KL_NONE && !s->writes[l];
-				     l = s->up[l])
-					s->writes[l] = true;
-				break;
-			}
-	}
+	if (nl)
+		summarize_writes(s, f, deepest);
 	for (uint32_t j = 1; j < levels; j++)
 		for (uint32_t l = 0; l < nl; l++) {
 			uint32_t half = s->up[(j - 1) * nl + l];
@@ -336,10 +439,12 @@ movable(const kl_func *f, kl_inst i)
 /* Can instruction i, a load in the header of loop l (with nothing that
  * may trap before it there), leave l? */
 static bool
-load_leaves(const licm *s, const kl_func *f, kl_inst i, uint32_t l)
+load_leaves(licm *s, const kl_func *f, kl_inst i, uint32_t l)
 {
-	return kl_op_table[kl_inst_opcode(f, i)].format == KL_FMT_LOAD &&
-	       !s->writes[l] && loop_to_leave(s, f, i, l) != KL_NONE;
+	if (kl_op_table[kl_inst_opcode(f, i)].format != KL_FMT_LOAD)
+		return false;
+	mem_place p = alias_place(&s->alias, i.id);
+	return !writes_place(s, l, &p) && loop_to_leave(s, f, i, l) != KL_NONE;
 }
 
 kl_status
@@ -357,8 +462,8 @@ kl_licm_func(kl_func *f, kl_pass_report *rep)
 	kl_cfg_compute(s->cfg, f);
 	kl_domtree_compute(s->dt, f, s->cfg);
 	kl_loops_compute(s->lf, f, s->cfg, s->dt);
-	licm_size(s, f);
 	s->table = func_resolve_table(f, &s->resolved, &s->resolved_cap);
+	licm_size(s, f);
 	uint32_t n;
 	const kl_block *post = kl_domtree_postorder(s->dt, &n);
 	for (uint32_t k = n; s->nloops && k-- > 0;) {
