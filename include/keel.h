@@ -1792,7 +1792,9 @@ kl_status kl_simplify_func(kl_func *f, kl_pass_report *report);
  * there, is met with no block of several edges in, and nothing that
  * may write its object (a store to it; for data and escaped allocas a
  * call or a store through an unknown address), on the way down the
- * dominator tree (docs/passes.md). Blocks the entry
+ * dominator tree (docs/passes.md); one whose bytes lie inside what such
+ * a store wrote or load read is rebuilt from that value (a shift, a
+ * reduction, an extension, a bitcast). Blocks the entry
  * cannot reach are left alone. Expected O(instructions + blocks) (a
  * hash table). Counters: insts (removed), loads (of those, loads).
  * Returns KL_OK; input that does not verify gets an unspecified result

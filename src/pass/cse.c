@@ -50,6 +50,7 @@
 #include "../ir/ir.h"
 #include "../util/util.h"
 #include "alias.h"
+#include "memfacts.h"
 #include "pass.h"
 
 /* What an instruction computes, compared whole. */
@@ -70,6 +71,11 @@ typedef struct cse_entry {
 	uint32_t hash, value;
 	uint32_t next; /* the next entry of its hash chain */
 } cse_entry;
+
+/* A block deeper in the dominator tree than this starts with no facts
+ * of memory, not its parent's: a tree a million deep would keep a
+ * list at each depth. */
+#define FACTS_DEPTH 4096
 
 /* Memory's generations at a point of the walk (the header says what
  * each counts). */
@@ -105,6 +111,13 @@ typedef struct cse {
 	uint32_t objs_cap, log_cap;
 	uint32_t nh, top, log_top;
 	cse_memory mem;      /* the generations at this point */
+	mem_facts facts;     /* what memory holds at this point */
+	mem_facts *facts_end; /* by depth, below FACTS_DEPTH: the block's
+			       * last facts */
+	uint32_t facts_cap;
+	uint32_t nvalues;    /* f's at the start: the alias table's */
+	uint32_t repl_len;   /* values repl[] covers: f's, as loads rebuilt
+			      * add some */
 	uint32_t gens;       /* generations given out (all functions) */
 } cse;
 
@@ -127,6 +140,7 @@ cse_free(void *state)
 	free(c->obj_gen);
 	free(c->obj_epoch);
 	free(c->log);
+	free(c->facts_end);
 	alias_free(&c->alias);
 	free(c);
 }
@@ -145,8 +159,9 @@ cse_new(void)
 static uint64_t
 resolve(const cse *c, const kl_func *f, uint32_t v)
 {
-	v = resolve_with(f, c->table, v);
-	return v < f->nvalues && c->repl[v] != KL_NONE ? c->repl[v] : v;
+	if (v < c->nvalues) /* (one made since is no alias of its own) */
+		v = resolve_with(f, c->table, v);
+	return v < c->repl_len && c->repl[v] != KL_NONE ? c->repl[v] : v;
 }
 
 /* Object x's generation in this epoch (a new one if it has none yet:
@@ -297,6 +312,18 @@ same_key(const cse_key *x, const cse_key *y)
 	       x->a == y->a && x->b == y->b;
 }
 
+/* repl[] for every value of f, the new ones replaced by nothing. */
+static void
+grow_repl(cse *c, const kl_func *f)
+{
+	kl_grow(&c->repl, &c->repl_cap, sizeof *c->repl,
+		(uint64_t)f->nvalues + 1);
+	if (f->nvalues > c->repl_len)
+		memset(c->repl + c->repl_len, 0xff,
+		       (size_t)(f->nvalues - c->repl_len) * sizeof *c->repl);
+	c->repl_len = f->nvalues;
+}
+
 /* Room for f: a table of at least twice its instructions' chains (a
  * power of two), all empty, and no value replaced. */
 static void
@@ -319,9 +346,10 @@ cse_size(cse *c, const kl_func *f)
 					sizeof *c->mem_end,
 					sizeof *c->log_mark });
 	c->log_top = 0;
-	kl_grow(&c->repl, &c->repl_cap, sizeof *c->repl,
-		(uint64_t)f->nvalues + 1);
-	memset(c->repl, 0xff, (size_t)f->nvalues * sizeof *c->repl);
+	c->nvalues = f->nvalues;
+	c->facts.n = 0;
+	c->repl_len = 0;
+	grow_repl(c, f);
 	/* Objects' stamps are epochs, and generations go on rising from
 	 * one function to the next, so no stamp left by another function
 	 * matches: no clearing per function (a module's symbols are
@@ -340,6 +368,17 @@ cse_size(cse *c, const kl_func *f)
 	       (c->objs_cap - had) * sizeof *c->obj_epoch);
 }
 
+/* Keep the facts the block at `depth` ended with, for its children. */
+static void
+save_facts(cse *c, uint32_t depth)
+{
+	if (depth >= FACTS_DEPTH)
+		return;
+	kl_grow(&c->facts_end, &c->facts_cap, sizeof *c->facts_end,
+		(uint64_t)depth + 1);
+	c->facts_end[depth] = c->facts;
+}
+
 /* A new epoch: every generation new (a block with several ways in). */
 static void
 new_epoch(cse *c)
@@ -352,6 +391,9 @@ new_epoch(cse *c)
 static void
 enter(cse *c, const cse_key *k, uint32_t h, uint32_t value)
 {
+	/* (room for one an instruction, and for loads rebuilt's) */
+	kl_grow(&c->entries, &c->entries_cap, sizeof *c->entries,
+		(uint64_t)c->top + 1);
 	c->entries[c->top] = (cse_entry){ *k, h, value, c->heads[h] };
 	c->heads[h] = c->top++;
 }
@@ -366,9 +408,12 @@ memory_written(cse *c, const kl_func *f, uint32_t i)
 	if (kl_op_table[d->op].format != KL_FMT_STORE) { /* a call */
 		c->mem.unknown = ++c->gens;
 		c->mem.shared = ++c->gens;
+		memfacts_call(&c->facts, &c->alias);
 		return;
 	}
 	mem_place p = alias_place(&c->alias, i);
+	memfacts_store(&c->facts, &c->alias, &p,
+		       (uint32_t)resolve(c, f, d->w[0]));
 	uint32_t x = alias_object(&c->alias, &p);
 	if (x == KL_NONE)
 		c->mem.unknown = ++c->gens;
@@ -384,6 +429,16 @@ memory_written(cse *c, const kl_func *f, uint32_t i)
 	cse_key k = load_key(c, f, KL_OP_LOAD, value_class(f, v), d->w[1],
 			     d->w[2], &p);
 	enter(c, &k, hash_key(&k) & (c->nh - 1), v);
+}
+
+/* Load i, which the table does not know, rebuilt from what memory is
+ * known to hold (another width, an offset inside a store, an address
+ * written another way), or KL_NONE. */
+static uint32_t
+from_facts(cse *c, kl_func *f, uint32_t i)
+{
+	mem_place q = alias_place(&c->alias, i);
+	return memfacts_rebuild(&c->facts, f, i, &q);
 }
 
 /* The instructions of block b, each found in the table (then removed,
@@ -407,26 +462,39 @@ number_block(cse *c, kl_func *f, uint32_t b, uint64_t *loads)
 		while (hit != KL_NONE && !same_key(&k, &c->entries[hit].key))
 			hit = c->entries[hit].next;
 		uint32_t r = f->insts[i].w[0];
-		if (hit != KL_NONE && r < f->nvalues) {
-			uint32_t to = c->entries[hit].value;
-			bool load = kl_op_table[f->insts[i].op].format ==
-				    KL_FMT_LOAD;
+		bool load = kl_op_table[f->insts[i].op].format == KL_FMT_LOAD;
+		uint32_t to = hit != KL_NONE ? c->entries[hit].value : KL_NONE;
+		uint32_t before = f->nodes[i].prev, after = next;
+		if (to == KL_NONE && load && r < c->repl_len) {
+			to = from_facts(c, f, i);
+			grow_repl(c, f);
+			/* what it was rebuilt of, looked at next (found in
+			 * the table, an ireduce made twice goes) */
+			uint32_t made = before == KL_NONE ? f->blocks[b].first
+							  : f->nodes[before].next;
+			next = made != i ? made : next;
+		}
+		if (to != KL_NONE && r < c->repl_len) {
 			kl_inst_remove(f, (kl_inst){ i });
 			if (kl_value_set_alias(f, (kl_value){ r },
 					       (kl_value){ to }) == KL_OK) {
 				c->repl[r] = to;
 				n++;
 				*loads += load;
-			} else if (next != KL_NONE) { /* (broken input:
-							* put it back) */
+			} else if (after != KL_NONE) { /* (broken input:
+							 * put it back) */
 				kl_inst_move_before(f, (kl_inst){ i },
-						    (kl_inst){ next });
+						    (kl_inst){ after });
 			} else {
 				kl_inst_move_to_end(f, (kl_inst){ i },
 						    (kl_block){ b });
 			}
 		} else {
 			enter(c, &k, h, r);
+			if (f->insts[i].op == KL_OP_LOAD && r < c->repl_len) {
+				mem_place p = alias_place(&c->alias, i);
+				memfacts_load(&c->facts, &p, r);
+			}
 		}
 		i = next;
 	}
@@ -470,6 +538,7 @@ kl_cse_func(kl_func *f, kl_pass_report *rep)
 	c->mark[0] = 0;
 	c->log_mark[0] = 0;
 	c->mem_end[0] = c->mem;
+	save_facts(c, 0);
 	c->child[0] = kl_domtree_first_child(c->dt, (kl_block){
 					     f->first_block }).id;
 	while (depth) {
@@ -486,12 +555,17 @@ kl_cse_func(kl_func *f, kl_pass_report *rep)
 		c->log_mark[depth] = c->log_top;
 		/* One edge in: from the parent, as the parent left memory. */
 		kl_block blk = { b };
-		if (kl_cfg_num_preds(c->cfg, blk) == 1)
+		bool one_way_in = kl_cfg_num_preds(c->cfg, blk) == 1;
+		if (one_way_in)
 			c->mem = c->mem_end[k];
 		else
 			new_epoch(c);
+		c->facts.n = 0;
+		if (one_way_in && k < FACTS_DEPTH)
+			c->facts = c->facts_end[k];
 		n += number_block(c, f, b, &loads);
 		c->mem_end[depth] = c->mem;
+		save_facts(c, depth);
 		c->child[depth++] =
 			kl_domtree_first_child(c->dt, (kl_block){ b }).id;
 	}
