@@ -1877,10 +1877,11 @@ kl_status kl_combine_func(kl_func *f, kl_pass_report *report);
  * every way on from it writes all its bytes again before anything may
  * read them (a load that may overlap them, a call that may reach them),
  * when it is to an alloca whose address does not escape and that no
- * load reads, or when the function returns (its allocas die) or traps
- * before anything reads them. A store that could trap goes only where
- * what is between it and its overwriting store cannot end the program
- * otherwise (no call, no other trap). Allocas are apart from each
+ * load reads, or when it is to an alloca and the function returns or
+ * traps before anything reads it (the alloca dies). A store other than
+ * inside an alloca goes only where what is between it and its
+ * overwriting store cannot end the program otherwise (no call, no
+ * other trap, no alloca). Allocas are apart from each
  * other and from data; an address of unknown base may reach data and
  * the allocas whose address escapes. Edges round a loop carry nothing.
  * O(instructions + edges). Counter: stores (removed). Returns KL_OK;

@@ -239,16 +239,17 @@ value_class(const kl_func *f, uint32_t v)
 	return type_class(f->module, value_type(f, v));
 }
 
-/* The key of instruction i, or false if cse does not take it. */
+/* The key of instruction i, or false if cse does not take it; for a
+ * load, where it reads in *p. */
 static bool
-key_of(cse *c, const kl_func *f, uint32_t i, cse_key *k)
+key_of(cse *c, const kl_func *f, uint32_t i, cse_key *k, mem_place *p)
 {
 	const kl_inst_data *d = &f->insts[i];
 	const kl_opinfo *info = &kl_op_table[d->op];
 	if (info->format == KL_FMT_LOAD) {
-		mem_place p = alias_place(&c->alias, i);
+		*p = alias_place(&c->alias, i);
 		*k = load_key(c, f, d->op, value_class(f, d->w[0]), d->w[1],
-			      d->w[2], &p);
+			      d->w[2], p);
 		return true;
 	}
 	if (!(info->flags & KL_OPF_PURE) || info->nres != 1)
@@ -391,9 +392,9 @@ new_epoch(cse *c)
 static void
 enter(cse *c, const cse_key *k, uint32_t h, uint32_t value)
 {
-	/* (room for one an instruction, and for loads rebuilt's) */
-	kl_grow(&c->entries, &c->entries_cap, sizeof *c->entries,
-		(uint64_t)c->top + 1);
+	if (c->top == c->entries_cap) /* (loads rebuilt made more) */
+		kl_grow(&c->entries, &c->entries_cap, sizeof *c->entries,
+			(uint64_t)c->top + 1);
 	c->entries[c->top] = (cse_entry){ *k, h, value, c->heads[h] };
 	c->heads[h] = c->top++;
 }
@@ -431,16 +432,6 @@ memory_written(cse *c, const kl_func *f, uint32_t i)
 	enter(c, &k, hash_key(&k) & (c->nh - 1), v);
 }
 
-/* Load i, which the table does not know, rebuilt from what memory is
- * known to hold (another width, an offset inside a store, an address
- * written another way), or KL_NONE. */
-static uint32_t
-from_facts(cse *c, kl_func *f, uint32_t i)
-{
-	mem_place q = alias_place(&c->alias, i);
-	return memfacts_rebuild(&c->facts, f, i, &q);
-}
-
 /* The instructions of block b, each found in the table (then removed,
  * its result an alias of the value found) or added to it; how many were
  * removed, and how many of those were loads. */
@@ -453,7 +444,8 @@ number_block(cse *c, kl_func *f, uint32_t b, uint64_t *loads)
 		cse_key k;
 		if (kl_op_table[f->insts[i].op].flags & KL_OPF_CAN_STORE)
 			memory_written(c, f, i);
-		if (!key_of(c, f, i, &k)) {
+		mem_place p = { 0 };
+		if (!key_of(c, f, i, &k, &p)) {
 			i = next;
 			continue;
 		}
@@ -466,7 +458,8 @@ number_block(cse *c, kl_func *f, uint32_t b, uint64_t *loads)
 		uint32_t to = hit != KL_NONE ? c->entries[hit].value : KL_NONE;
 		uint32_t before = f->nodes[i].prev, after = next;
 		if (to == KL_NONE && load && r < c->repl_len) {
-			to = from_facts(c, f, i);
+			/* rebuilt from what memory is known to hold */
+			to = memfacts_rebuild(&c->facts, f, i, &p);
 			grow_repl(c, f);
 			/* what it was rebuilt of, looked at next (found in
 			 * the table, an ireduce made twice goes) */
@@ -491,10 +484,8 @@ number_block(cse *c, kl_func *f, uint32_t b, uint64_t *loads)
 			}
 		} else {
 			enter(c, &k, h, r);
-			if (f->insts[i].op == KL_OP_LOAD && r < c->repl_len) {
-				mem_place p = alias_place(&c->alias, i);
+			if (f->insts[i].op == KL_OP_LOAD && r < c->repl_len)
 				memfacts_load(&c->facts, &p, r);
-			}
 		}
 		i = next;
 	}

@@ -2,8 +2,8 @@
  * dse.c -- dead store elimination: a store whose bytes are written again
  * before anything can read them, on every way on from it, is removed;
  * so is a store to an alloca that nothing reads (its address does not
- * escape and no load reads it), or one an alloca's end makes pointless
- * (the function returns, or traps, first).
+ * escape and no load reads it), or one to an alloca whose end makes it
+ * pointless (the function returns, or traps, first).
  *
  * A walk of the reachable blocks in post-order (a block after its
  * successors, but for an edge back into a loop) carries, backwards
@@ -11,26 +11,31 @@
  * be written before being read on every way from this point to the end
  * of the function. A block ends with what all its successors start with
  * (their lists met, entry by entry), nothing for a successor not walked
- * yet (an edge round a loop: the pass makes no guess there), the
- * allocas' bytes at a return (they die with the call), and everything
- * at a `trap`. Walking back over a store: if an overwrite holds all its
+ * yet (an edge round a loop: the pass makes no guess there), and the
+ * allocas' bytes at a return or a trap (they die with the call; data
+ * does not: a program embedding keel can read what a trapped call left
+ * there). Walking back over a store: if an overwrite holds all its
  * bytes, it is dead; otherwise its bytes become an overwrite. A load
- * takes away every overwrite it may read (alias.c says which), a call
- * every one but those of allocas whose address does not escape.
+ * takes away the bytes it may read (alias.c says which), a call every
+ * overwrite but those of allocas whose address does not escape.
  *
  * Traps. A store that can trap (outside its object, into const data)
  * traps heap_oob; removed, it leaves the overwriting store, which holds
  * its bytes and so traps heap_oob too, unless something between them
  * ends the program first in another way: an instruction that can trap
- * otherwise (a division), or a call (which may print, exit or trap). An
- * overwrite that such an instruction lies in front of is *crossed*: it
- * only kills stores that cannot trap. Loads and stores between trap
+ * otherwise (a division, an alloca short of memory), or a call (which
+ * may print, exit or trap). A store to data that cannot trap is no
+ * better: what it wrote stays there after a trap. An overwrite that such
+ * an instruction lies in front of is *crossed*: it only kills stores
+ * inside an alloca of constant size (they cannot trap, and nothing reads
+ * the alloca once the program has ended). Loads and stores between trap
  * heap_oob, as the store would: the same behaviour. The overwrites made
  * at a return or a trap are crossed from the start.
  *
  * At most MAX_OVERWRITES a point (more are dropped: fewer stores
- * found, never a wrong one), so the walk is O(instructions + edges)
- * times a constant.
+ * found, never a wrong one; at a return, the function's first allocas
+ * only, a list made once), so the walk is O(instructions + edges) times
+ * a constant.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +50,6 @@
 enum {
 	OVER_RANGE,  /* the bytes of `at` */
 	OVER_OBJECT, /* every byte of the alloca at.id */
-	OVER_ALL,    /* every byte of memory */
 };
 
 typedef struct overwrite {
@@ -74,6 +78,8 @@ typedef struct dse {
 	const uint32_t *table; /* func_resolve_table's answer */
 	uint32_t saved_len, saved_cap, blocks_cap, resolved_cap;
 	over_list cur, met;
+	over_list ends;    /* what a return or a trap ends with */
+	uint32_t ends_first; /* where saved holds it */
 } dse;
 
 static void
@@ -113,38 +119,27 @@ push(over_list *l, overwrite e)
 static bool
 holds(const overwrite *e, const mem_place *p)
 {
-	switch (e->what) {
-	case OVER_ALL:
-		return true;
-	case OVER_OBJECT:
+	if (e->what == OVER_OBJECT)
 		return p->kind == BASE_ALLOCA && p->id == e->at.id;
-	default:
-		return alias_covers(&e->at, p);
-	}
+	return alias_covers(&e->at, p);
 }
 
 /* May a load at p read bytes of overwrite e? */
 static bool
 read_by(const dse *d, const overwrite *e, const mem_place *p)
 {
-	switch (e->what) {
-	case OVER_ALL:
-		return true;
-	case OVER_OBJECT:
+	if (e->what == OVER_OBJECT) {
 		if (p->kind == BASE_ALLOCA)
 			return p->id == e->at.id;
 		return p->kind == BASE_VALUE && d->alias.escaped[e->at.id];
-	default:
-		return alias_may_overlap(&d->alias, &e->at, p);
 	}
+	return alias_may_overlap(&d->alias, &e->at, p);
 }
 
 /* May a call read bytes of overwrite e? */
 static bool
 read_by_call(const dse *d, const overwrite *e)
 {
-	if (e->what == OVER_ALL)
-		return true;
 	return alias_call_reaches(&d->alias, &e->at);
 }
 
@@ -157,13 +152,10 @@ meet(const overwrite *x, const overwrite *y, overwrite *out)
 		x = y;
 		y = t;
 	}
-	/* x is the narrower: a range, or an object against an object or
-	 * everything. */
+	/* x is the narrower: a range, or an object against an object */
 	bool crossed = x->crossed | y->crossed;
 	*out = *x;
 	out->crossed = crossed;
-	if (y->what == OVER_ALL)
-		return true;
 	if (y->what == OVER_OBJECT)
 		return x->at.kind == BASE_ALLOCA && x->at.id == y->at.id;
 	/* two ranges: their common bytes */
@@ -233,17 +225,42 @@ block_end(dse *d, const kl_func *f, uint32_t b)
 	}
 	uint32_t last = f->blocks[b].last;
 	kl_opcode op = last == KL_NONE ? KL_OP_COUNT : f->insts[last].op;
-	if (op == KL_OP_TRAP) {
-		push(l, (overwrite){ .what = OVER_ALL, .crossed = true });
-	} else if (op == KL_OP_RETURN) {
-		for (uint32_t k = 0; k < d->alias.nallocas; k++) {
-			overwrite e = { .what = OVER_OBJECT, .crossed = true };
-			e.at.kind = BASE_ALLOCA;
-			e.at.id = d->alias.allocas[k];
-			if (e.at.id < f->nvalues)
-				push(l, e);
-		}
+	if (op == KL_OP_RETURN || op == KL_OP_TRAP)
+		*l = d->ends;
+}
+
+/* Append d->cur to saved; where it starts. */
+static uint32_t
+keep_list(dse *d)
+{
+	uint32_t at = d->saved_len;
+	kl_grow(&d->saved, &d->saved_cap, sizeof *d->saved,
+		(uint64_t)d->saved_len + d->cur.n);
+	if (d->cur.n) /* (saved may be NULL yet) */
+		memcpy(d->saved + at, d->cur.e, d->cur.n * sizeof *d->saved);
+	d->saved_len += d->cur.n;
+	return at;
+}
+
+/* What a return or a trap ends with: the allocas' bytes (they die with
+ * the call), the first MAX_OVERWRITES of them, made once a function.
+ * Not data: what a trapped call left there, a program embedding keel
+ * can read. Crossed from the start: nothing but what cannot trap goes
+ * for them. */
+static void
+make_ends(dse *d, const kl_func *f)
+{
+	d->ends.n = 0;
+	for (uint32_t k = 0; k < d->alias.nallocas; k++) {
+		overwrite e = { .what = OVER_OBJECT, .crossed = true };
+		e.at.kind = BASE_ALLOCA;
+		e.at.id = d->alias.allocas[k];
+		if (e.at.id < f->nvalues)
+			push(&d->ends, e);
 	}
+	/* kept once, for the blocks that end so and change nothing */
+	d->cur = d->ends;
+	d->ends_first = keep_list(d);
 }
 
 /* The overwrite e less the bytes of load place p, of the same base,
@@ -281,8 +298,7 @@ read_memory(dse *d, const mem_place *p)
 	over_list rest = { .n = 0 };
 	for (uint32_t k = 0; k < d->cur.n; k++) {
 		overwrite e = d->cur.e[k];
-		bool same = p && e.what != OVER_ALL &&
-			    e.at.kind == p->kind && e.at.id == p->id;
+		bool same = p && e.at.kind == p->kind && e.at.id == p->id;
 		if (same) {
 			push_rest(&rest, &e, p);
 		} else if (!(p ? read_by(d, &e, p) : read_by_call(d, &e))) {
@@ -293,16 +309,19 @@ read_memory(dse *d, const mem_place *p)
 	d->cur = rest;
 }
 
-/* Is the store at p dead, with d->cur after it? */
+/* Is the store at p dead, with d->cur after it? One to an alloca that
+ * cannot trap goes over anything: if the program ends first, nothing
+ * can read the alloca any more. Others only where nothing between may
+ * end it otherwise. */
 static bool
 store_dead(const dse *d, const mem_place *p)
 {
-	if (p->kind == BASE_ALLOCA && p->in_bounds &&
-	    !d->alias.escaped[p->id] && !d->alias.loaded[p->id])
+	bool private = p->kind == BASE_ALLOCA && p->in_bounds;
+	if (private && !d->alias.escaped[p->id] && !d->alias.loaded[p->id])
 		return true; /* nothing ever reads the alloca */
 	for (uint32_t k = 0; k < d->cur.n; k++) {
 		const overwrite *e = &d->cur.e[k];
-		if (holds(e, p) && (!e->crossed || p->in_bounds))
+		if (holds(e, p) && (!e->crossed || private))
 			return true;
 	}
 	return false;
@@ -330,7 +349,11 @@ walk_block(dse *d, kl_func *f, uint32_t b)
 			read_memory(d, &p);
 		} else if (info->flags & KL_OPF_CALL) {
 			read_memory(d, NULL);
-		} else if (info->flags & KL_OPF_CAN_TRAP) {
+		} else if ((info->flags & KL_OPF_CAN_TRAP) ||
+			   info->format == KL_FMT_ALLOCA ||
+			   info->format == KL_FMT_ALLOCA_DYN) {
+			/* (an alloca traps stack_overflow when memory is
+			 * short, though its opcode is not marked so) */
 			for (uint32_t k = 0; k < d->cur.n; k++)
 				d->cur.e[k].crossed = true;
 		}
@@ -339,17 +362,45 @@ walk_block(dse *d, kl_func *f, uint32_t b)
 	return n;
 }
 
-/* Keep d->cur as block b's list at its top. */
-static void
-save(dse *d, uint32_t b)
+static bool
+same_overwrite(const overwrite *x, const overwrite *y)
 {
-	kl_grow(&d->saved, &d->saved_cap, sizeof *d->saved,
-		(uint64_t)d->saved_len + d->cur.n);
-	memcpy(d->saved + d->saved_len, d->cur.e,
-	       d->cur.n * sizeof *d->saved);
-	d->first[b] = d->saved_len;
+	return x->what == y->what && x->crossed == y->crossed &&
+	       x->at.kind == y->at.kind && x->at.in_bounds == y->at.in_bounds &&
+	       x->at.id == y->at.id && x->at.bytes == y->at.bytes &&
+	       x->at.offset == y->at.offset;
+}
+
+/* Is d->cur the list saved at first (count entries)? */
+static bool
+same_list(const dse *d, uint32_t first, uint32_t count)
+{
+	if (count != d->cur.n)
+		return false;
+	for (uint32_t k = 0; k < count; k++)
+		if (!same_overwrite(&d->cur.e[k], &d->saved[first + k]))
+			return false;
+	return true;
+}
+
+/* Keep d->cur as block b's list at its top: a list saved already, when
+ * it is the same as the end's or a successor's (most blocks: a chain of
+ * blocks shares one list), else a copy. At most a few compared. */
+static void
+save(dse *d, const kl_func *f, uint32_t b)
+{
+	uint32_t first = KL_NONE;
+	if (same_list(d, d->ends_first, d->ends.n))
+		first = d->ends_first;
+	uint32_t ns = kl_cfg_num_succs(d->cfg, (kl_block){ b });
+	for (uint32_t k = 0; first == KL_NONE && k < ns && k < 4; k++) {
+		uint32_t s = kl_cfg_succ(d->cfg, (kl_block){ b }, k).id;
+		if (s < f->nblocks && d->walked[s] &&
+		    same_list(d, d->first[s], d->count[s]))
+			first = d->first[s];
+	}
+	d->first[b] = first != KL_NONE ? first : keep_list(d);
 	d->count[b] = d->cur.n;
-	d->saved_len += d->cur.n;
 	d->walked[b] = true;
 }
 
@@ -372,6 +423,7 @@ kl_dse_func(kl_func *f, kl_pass_report *rep)
 	pass_grow_all(&d->blocks_cap, f->nblocks, 3, arrays, sizes);
 	memset(d->walked, 0, f->nblocks * sizeof *d->walked);
 	d->saved_len = 0;
+	make_ends(d, f);
 	uint32_t n;
 	const kl_block *order = kl_domtree_postorder(d->dt, &n);
 	uint64_t stores = 0;
@@ -379,7 +431,7 @@ kl_dse_func(kl_func *f, kl_pass_report *rep)
 		uint32_t b = order[k].id;
 		block_end(d, f, b);
 		stores += walk_block(d, f, b);
-		save(d, b);
+		save(d, f, b);
 	}
 	kl_pass_report_count(rep, "stores", stores);
 	if (!keep)

@@ -76,7 +76,7 @@ static const kl_pass passes[] = {
 		     "immediates, chains folded, powers of two made shifts",
 	  kl_combine_func, combine_counters, "instcombine instsimplify" },
 	{ "dse", "dead store elimination: a store overwritten before "
-		 "anything can read it, or to an alloca nothing reads",
+		 "anything can read it, or to an alloca nothing reads again",
 	  kl_dse_func, dse_counters, NULL },
 };
 
