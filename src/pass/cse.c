@@ -444,6 +444,9 @@ number_block(cse *c, kl_func *f, uint32_t b, uint64_t *loads)
 		cse_key k;
 		if (kl_op_table[f->insts[i].op].flags & KL_OPF_CAN_STORE)
 			memory_written(c, f, i);
+		else if (f->insts[i].op == KL_OP_ALLOCA)
+			memfacts_alloca(&c->facts, f->insts[i].w[0],
+					f->insts[i].w[1]);
 		mem_place p = { 0 };
 		if (!key_of(c, f, i, &k, &p)) {
 			i = next;

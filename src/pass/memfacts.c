@@ -1,19 +1,23 @@
 /*
  * memfacts.c -- what memory is known to hold: a short list of facts,
- * "the bytes at this place hold the low bytes of this value", made by
- * stores and plain loads and taken away by the stores and calls that
- * may overwrite them (alias.c says which), and a load rebuilt from a
- * fact that holds all its bytes.
+ * "these bytes hold those bytes of this value" or "these bytes are
+ * zeros", made by stores, plain loads and allocas (fresh memory reads
+ * as zeros), cut down by the stores and calls that may overwrite them
+ * (alias.c says which: a store takes out of a fact of its own base just
+ * the bytes it writes, and drops a fact of another base it may reach),
+ * and a load rebuilt from the facts that hold its bytes.
  *
  * Memory is little-endian (docs/interpreter.md): byte k of a value
- * stored at offset o is at o + k. A load of w bytes at offset o + s,
- * inside a fact of value v at o, reads bits 8s to 8(s + w) of v: a
- * `ushr_imm` by 8s, an `ireduce` to w bytes, then what the load's
- * opcode does to them (uloadN and sloadN extend, `uextend` or
- * `sextend`; a load of a float is a `bitcast`). A float value is
- * bitcast to an integer first. The load's own bytes lie inside the
- * fact's, which a store or load wrote or read without trapping: the
- * load could not have trapped either.
+ * stored at offset o is at o + k. A load of w bytes whose bytes are all
+ * known, some of them bytes of one value and the rest zeros, reads that
+ * value's bytes, shifted into place: a `ushr_imm` to their first, an
+ * `ireduce` or `uextend` to w bytes, a `band_imm` if more of the value
+ * follows, an `ishl_imm` to where they lie in the load; then what the
+ * load's opcode does (uloadN and sloadN extend, `uextend` or `sextend`;
+ * a load of a float is a `bitcast`). A float value is bitcast to an
+ * integer first. All zeros are a constant. The load's bytes lie inside
+ * ones a store, a load or an alloca reached without trapping, so it
+ * could not have trapped either.
  */
 #include <string.h>
 
@@ -21,36 +25,65 @@
 #include "memfacts.h"
 
 static void
-drop(mem_facts *m, uint32_t k)
+push(mem_facts *m, const mem_fact *e)
 {
-	memmove(&m->e[k], &m->e[k + 1], (m->n - k - 1) * sizeof *m->e);
-	m->n--;
+	if (m->n == MEMFACTS_MAX) {
+		memmove(&m->e[0], &m->e[1], (m->n - 1) * sizeof *m->e);
+		m->n--;
+	}
+	m->e[m->n++] = *e;
 }
 
-static void
-push(mem_facts *m, const mem_place *p, uint32_t value)
+static bool
+same_base(const mem_place *x, const mem_place *y)
 {
-	if (m->n == MEMFACTS_MAX)
-		drop(m, 0);
-	m->e[m->n++] = (mem_fact){ *p, value };
+	return x->kind == y->kind && x->id == y->id;
+}
+
+/* What of fact e lies outside bytes [lo, hi) of its base, into out. */
+static void
+push_outside(mem_facts *out, const mem_fact *e, int64_t lo, int64_t hi)
+{
+	int64_t a = e->at.offset, b = a + e->at.bytes;
+	if (hi <= a || lo >= b) {
+		push(out, e);
+		return;
+	}
+	if (lo > a) {
+		mem_fact below = *e;
+		below.at.bytes = (uint32_t)(lo - a);
+		push(out, &below);
+	}
+	if (hi < b) {
+		mem_fact above = *e;
+		above.at.offset = hi;
+		above.at.bytes = (uint32_t)(b - hi);
+		above.skip += (uint32_t)(hi - a);
+		push(out, &above);
+	}
 }
 
 void
 memfacts_store(mem_facts *m, const alias_info *a, const mem_place *p,
 	       uint32_t value)
 {
-	uint32_t kept = 0;
-	for (uint32_t k = 0; k < m->n; k++)
-		if (!alias_may_overlap(a, &m->e[k].at, p))
-			m->e[kept++] = m->e[k];
-	m->n = kept;
-	push(m, p, value);
+	mem_facts out = { .n = 0 };
+	for (uint32_t k = 0; k < m->n; k++) {
+		const mem_fact *e = &m->e[k];
+		if (same_base(&e->at, p))
+			push_outside(&out, e, p->offset,
+				     p->offset + p->bytes);
+		else if (!alias_may_overlap(a, &e->at, p))
+			push(&out, e);
+	}
+	*m = out;
+	push(m, &(mem_fact){ *p, value, 0 });
 }
 
 void
 memfacts_load(mem_facts *m, const mem_place *p, uint32_t value)
 {
-	push(m, p, value);
+	push(m, &(mem_fact){ *p, value, 0 });
 }
 
 void
@@ -61,6 +94,19 @@ memfacts_call(mem_facts *m, const alias_info *a)
 		if (!alias_call_reaches(a, &m->e[k].at))
 			m->e[kept++] = m->e[k];
 	m->n = kept;
+}
+
+void
+memfacts_alloca(mem_facts *m, uint32_t x, uint64_t size)
+{
+	if (!size)
+		return;
+	mem_fact e = { .value = MEMFACTS_ZERO };
+	e.at.kind = BASE_ALLOCA;
+	e.at.id = x;
+	e.at.bytes = size < ALIAS_OBJECT_END ? (uint32_t)size
+					     : (uint32_t)ALIAS_OBJECT_END;
+	push(m, &e);
 }
 
 /* The integer type of `bytes` bytes (1, 2, 4 or 8). */
@@ -81,47 +127,125 @@ is_float(kl_type cls)
 	return cls == KL_TYPE_F32 || cls == KL_TYPE_F64;
 }
 
-/* The newest fact holding all of q's bytes, or NULL. */
+/* Where q's bytes come from: one value's bytes [lo, hi) of the load
+ * (from fact `from`), zeros for the rest. */
+typedef struct load_bytes {
+	const mem_fact *from; /* NULL: all zeros */
+	uint32_t lo, hi;
+} load_bytes;
+
+/* The newest fact holding byte `at` of q's base, or NULL. */
 static const mem_fact *
-holding(const mem_facts *m, const mem_place *q)
+fact_at(const mem_facts *m, const mem_place *q, int64_t at)
 {
 	for (uint32_t k = m->n; k-- > 0;) {
 		const mem_fact *e = &m->e[k];
-		if (alias_covers(&e->at, q))
+		if (same_base(&e->at, q) && e->at.offset <= at &&
+		    at < e->at.offset + e->at.bytes)
 			return e;
 	}
 	return NULL;
+}
+
+/* Does every byte of q come from facts, one value's in a row and zeros?
+ * Where they come from into *lb. */
+static bool
+known_bytes(const mem_facts *m, const mem_place *q, load_bytes *lb)
+{
+	*lb = (load_bytes){ NULL, 0, 0 };
+	for (uint32_t k = 0; k < q->bytes; k++) {
+		int64_t at = q->offset + k;
+		const mem_fact *e = fact_at(m, q, at);
+		if (!e)
+			return false;
+		if (e->value == MEMFACTS_ZERO)
+			continue;
+		uint32_t byte = (uint32_t)(at - e->at.offset) + e->skip;
+		if (!lb->from) {
+			*lb = (load_bytes){ e, k, k + 1 };
+			continue;
+		}
+		/* the same value, its next byte, right after the last */
+		uint32_t last = (uint32_t)(q->offset + lb->hi - 1 -
+					   lb->from->at.offset) +
+				lb->from->skip;
+		if (e->value != lb->from->value || k != lb->hi ||
+		    byte != last + 1)
+			return false;
+		lb->hi++;
+	}
+	return true;
+}
+
+/* Bytes [lb->lo, lb->hi) of the load, as an integer of the load's
+ * width w, zeros around, built by b; KL_NONE for broken input. */
+static kl_value
+value_bytes(kl_builder *b, const kl_func *f, const mem_place *q,
+	    const load_bytes *lb, uint32_t w)
+{
+	const mem_fact *e = lb->from;
+	if (e->value >= f->nvalues)
+		return KL_NO_VALUE;
+	kl_type vcls = type_class(f->module, value_type(f, e->value));
+	uint32_t vbytes = kl_type_bytes(f->module, vcls);
+	uint32_t first = (uint32_t)(q->offset + lb->lo - e->at.offset) +
+			 e->skip;
+	uint32_t n = lb->hi - lb->lo;
+	if (!vbytes || first + n > vbytes)
+		return KL_NO_VALUE; /* (broken input: a value of no type) */
+	kl_value x = { e->value };
+	if (is_float(vcls))
+		x = kl_build_unary(b, KL_OP_BITCAST, int_type(vbytes), x);
+	if (first)
+		x = kl_build_binary_imm(b, KL_OP_USHR_IMM, x, 8 * first);
+	if (vbytes > w)
+		x = kl_build_unary(b, KL_OP_IREDUCE, int_type(w), x);
+	else if (vbytes < w)
+		x = kl_build_unary(b, KL_OP_UEXTEND, int_type(w), x);
+	if (n < w && first + n < vbytes)
+		x = kl_build_binary_imm(b, KL_OP_BAND_IMM, x,
+					(int64_t)((UINT64_C(1) << (8 * n)) - 1));
+	if (lb->lo)
+		x = kl_build_binary_imm(b, KL_OP_ISHL_IMM, x, 8 * lb->lo);
+	return x;
 }
 
 uint32_t
 memfacts_rebuild(const mem_facts *m, kl_func *f, uint32_t i,
 		 const mem_place *q)
 {
-	const mem_fact *e = holding(m, q);
+	load_bytes lb;
 	uint32_t r = f->insts[i].w[0];
-	if (!e || e->value >= f->nvalues || r >= f->nvalues)
+	if (r >= f->nvalues || !known_bytes(m, q, &lb))
 		return KL_NONE;
 	const kl_module *mod = f->module;
-	kl_type vcls = type_class(mod, value_type(f, e->value));
 	kl_type rcls = type_class(mod, value_type(f, r));
-	uint32_t vbytes = kl_type_bytes(mod, vcls);
-	if (!vbytes || !kl_type_bytes(mod, rcls))
+	uint32_t w = q->bytes;
+	if (!kl_type_bytes(mod, rcls) || w > 8)
 		return KL_NONE; /* (broken input: a value of no type) */
-	int64_t shift = 8 * (q->offset - e->at.offset);
-	bool plain = f->insts[i].op == KL_OP_LOAD;
-	if (plain && !shift && q->bytes == vbytes && rcls == vcls)
-		return e->value; /* the bytes as they were */
+	kl_opcode op = (kl_opcode)f->insts[i].op;
+	if (lb.from && lb.lo == 0 && lb.hi == w && lb.from->skip == 0 &&
+	    lb.from->at.offset == q->offset && op == KL_OP_LOAD &&
+	    lb.from->value < f->nvalues &&
+	    type_class(mod, value_type(f, lb.from->value)) == rcls)
+		return lb.from->value; /* the bytes as they were */
 	kl_builder b;
 	kl_builder_init(&b, f);
 	kl_builder_before(&b, (kl_inst){ i });
-	kl_value x = { e->value };
-	if (is_float(vcls))
-		x = kl_build_unary(&b, KL_OP_BITCAST, int_type(vbytes), x);
-	if (shift)
-		x = kl_build_binary_imm(&b, KL_OP_USHR_IMM, x, shift);
-	if (q->bytes < vbytes)
-		x = kl_build_unary(&b, KL_OP_IREDUCE, int_type(q->bytes), x);
-	switch (f->insts[i].op) {
+	kl_value x;
+	if (!lb.from) { /* zeros, extended or not, as the load's type */
+		if (rcls == KL_TYPE_F32)
+			x = kl_build_f32const(&b, 0);
+		else if (rcls == KL_TYPE_F64)
+			x = kl_build_f64const(&b, 0);
+		else
+			x = kl_build_iconst(&b, rcls, 0);
+		return kl_builder_status(&b) == KL_OK ? x.id : KL_NONE;
+	}
+	x = value_bytes(&b, f, q, &lb, w);
+	if (x.id == KL_NONE)
+		return KL_NONE;
+	switch (op) {
 	case KL_OP_ULOAD8:
 	case KL_OP_ULOAD16:
 	case KL_OP_ULOAD32:

@@ -14,11 +14,15 @@
  * missed, never a wrong one), so each step costs a constant. */
 #define MEMFACTS_MAX 16
 
-/* The bytes at `at` hold the low at.bytes bytes of `value`. */
+/* The bytes at `at` hold bytes skip .. skip + at.bytes - 1 of `value`,
+ * or zeros (value MEMFACTS_ZERO: an alloca's fresh memory). */
 typedef struct mem_fact {
 	mem_place at;
 	uint32_t value;
+	uint32_t skip;
 } mem_fact;
+
+#define MEMFACTS_ZERO KL_NONE
 
 typedef struct mem_facts {
 	mem_fact e[MEMFACTS_MAX]; /* oldest first */
@@ -26,17 +30,21 @@ typedef struct mem_facts {
 } mem_facts;
 
 /* A store of value (resolved) to p: facts about bytes it may overwrite
- * go, and it becomes one. */
+ * go (those of its own base lose just those bytes), and it becomes
+ * one. */
 void memfacts_store(mem_facts *m, const alias_info *a, const mem_place *p,
 		    uint32_t value);
 /* A plain load at p gave value: a fact. */
 void memfacts_load(mem_facts *m, const mem_place *p, uint32_t value);
 /* A call: facts about memory it may write go. */
 void memfacts_call(mem_facts *m, const alias_info *a);
+/* An alloca of `size` bytes made object x: its bytes are zeros. */
+void memfacts_alloca(mem_facts *m, uint32_t x, uint64_t size);
 /*
- * Load i of f, at q: if a fact holds all its bytes, build before it the
- * value it reads (a shift, a reduction, an extension, a bitcast, as the
- * load's opcode and type need) and return it; else KL_NONE.
+ * Load i of f, at q: if facts hold all its bytes, as bytes of one value
+ * and zeros, build before it the value it reads (a shift, a reduction,
+ * an extension, a bitcast, as the load's opcode and type need; a
+ * constant when all are zeros) and return it; else KL_NONE.
  */
 uint32_t memfacts_rebuild(const mem_facts *m, kl_func *f, uint32_t i,
 			  const mem_place *q);

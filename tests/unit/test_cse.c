@@ -102,7 +102,8 @@ test_scratch_reused_across_functions(void)
 
 /*
  * A line of N blocks, each computing `v0 * 3` again, a value of its own
- * and a load of the same address: the dominator tree is N deep (the walk
+ * and a load of the same address (data: an alloca's fresh bytes would
+ * be known zeros): the dominator tree is N deep (the walk
  * keeps its own stack), and every repeat but the first goes; the values
  * of their own stay. Each block has one edge in, so memory's generation
  * is handed down the line: block1's load is kept, the others read it,
@@ -114,9 +115,10 @@ test_deep_tree(void)
 {
 	enum { N = 20000 };
 	kl_buf text = { 0 };
-	kl_buf_printf(&text, "function %%f(i64) -> i64 {\n"
+	kl_buf_printf(&text, "data %%d = { i64 5 }\n"
+			     "function %%f(i64) -> i64 {\n"
 			     "block0(v0: i64):\n"
-			     "    v1 = alloca 8\n    jump block1\n");
+			     "    v1 = symbol_addr %%d\n    jump block1\n");
 	for (int k = 1; k <= N; k++) {
 		kl_buf_printf(&text, "\nblock%d:\n", k);
 		if (k == N / 2)
