@@ -466,8 +466,9 @@ number_block(cse *c, kl_func *f, uint32_t b, uint64_t *loads)
 			grow_repl(c, f);
 			/* what it was rebuilt of, looked at next (found in
 			 * the table, an ireduce made twice goes) */
-			uint32_t made = before == KL_NONE ? f->blocks[b].first
-							  : f->nodes[before].next;
+			uint32_t made = before == KL_NONE
+					? f->blocks[b].first
+					: f->nodes[before].next;
 			next = made != i ? made : next;
 		}
 		if (to != KL_NONE && r < c->repl_len) {
