@@ -202,9 +202,10 @@ value_bytes(kl_builder *b, const kl_func *f, const mem_place *q,
 		x = kl_build_unary(b, KL_OP_IREDUCE, int_type(w), x);
 	else if (vbytes < w)
 		x = kl_build_unary(b, KL_OP_UEXTEND, int_type(w), x);
-	uint64_t mask = (UINT64_C(1) << (8 * n)) - 1;
-	if (n < w && first + n < vbytes)
+	if (n < w && first + n < vbytes) { /* (n < w <= 8) */
+		uint64_t mask = (UINT64_C(1) << (8 * n)) - 1;
 		x = kl_build_binary_imm(b, KL_OP_BAND_IMM, x, (int64_t)mask);
+	}
 	if (lb->lo)
 		x = kl_build_binary_imm(b, KL_OP_ISHL_IMM, x, 8 * lb->lo);
 	return x;
