@@ -1,8 +1,8 @@
 /*
  * alias.h -- where loads and stores reach, for the passes that reason
- * about memory (dse.c): what object an address points into and at what
- * offset, which allocas escape, and whether two accesses may overlap.
- * alias.c says how and on what assumptions.
+ * about memory (dse.c, cse.c, licm.c): what object an address points
+ * into and at what offset, which allocas escape, and whether two
+ * accesses may overlap. alias.c says how and on what assumptions.
  */
 #ifndef KEEL_ALIAS_H
 #define KEEL_ALIAS_H

@@ -31,11 +31,11 @@
  * no store to its object, and for an object a pointer can reach, no
  * call or store through an unknown address; for a load through an
  * unknown address, no call and no store but to allocas whose address
- * does not escape), the load is in the loop's header and nothing before
- * it there that stays can trap or has an effect: the header runs first
- * whenever the loop is entered, so the load ran (and trapped, if it
- * did) before anything else the loop does, and read the same bytes
- * every time round.
+ * does not escape; and no alloca), the load is in the loop's header and
+ * nothing before it there that stays can trap or has an effect: the
+ * header runs first whenever the loop is entered, so the load ran (and
+ * trapped, if it did) before anything else the loop does, and read the
+ * same bytes every time round.
  *
  * The preheader is the block before the header when it is the only way
  * into the loop and ends in a jump to the header; otherwise a new block
@@ -178,8 +178,8 @@ note_write(licm *s, loop_writes *w, const kl_func *f, kl_inst i)
 /* Each loop's writes: its own blocks', then its nested loops' folded
  * in, deepest loops first (each loop once, whatever the nesting). An
  * alloca counts as writing anything: it makes memory, which the
- * interpreter may fail to give (trapping before a load it preceded),
- * and which an address forged from another object's could reach. */
+ * interpreter may fail to give (trapping stack_overflow before a load
+ * it preceded in the header, which would trap first moved out). */
 static void
 summarize_writes(licm *s, const kl_func *f, uint32_t deepest)
 {
