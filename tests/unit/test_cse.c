@@ -52,6 +52,27 @@ test_broken_input_does_not_crash(void)
 					"    v4 = load.i64 v1\n"
 					"    return\n"
 					"}\n");
+	/* loads rebuilt from facts whose values are broken: a cycle, a
+	 * value defined later, a float stored where a narrower integer
+	 * is read, a load of an address defined later */
+	check_broken_input(kl_cse_func, "function %f(i64) -> i32 {\n"
+					"block0(v0: i64):\n"
+					"    v2 -> v3\n"
+					"    v3 -> v2\n"
+					"    v1 = alloca 16\n"
+					"    store.i64 v2, v1\n"
+					"    v4 = load.i32 v1+4\n"
+					"    istore8.i64 v12, v1+8\n"
+					"    v5 = uload8.i32 v1+8\n"
+					"    v6 = f64const 0.5\n"
+					"    store v6, v1\n"
+					"    v7 = sload16.i32 v1+2\n"
+					"    v8 = load.i32 v10\n"
+					"    v10 = iadd_imm v1, 4\n"
+					"    v11 = load.f32 v1+12\n"
+					"    v12 = iconst.i64 7\n"
+					"    return v4\n"
+					"}\n");
 }
 
 static void
