@@ -1,7 +1,8 @@
 /*
  * test_cse.c -- the cse pass through the API: broken input does not
  * crash it, its scratch kept in a report gives what a fresh one gives,
- * and a deep dominator tree and many equal instructions take one walk.
+ * a deep dominator tree and many equal instructions take one walk, and
+ * facts of memory go down the tree to depth 4096 and are 16 at most.
  * tests/filetests/cse has what it merges and what not.
  */
 #include <stdio.h>
@@ -172,6 +173,68 @@ test_deep_tree(void)
 	kl_buf_free(&text);
 }
 
+/* Run cse on %f of text: the loads it removed, and f printed (free
+ * it). */
+static uint64_t
+loads_removed(const char *text, size_t len, char **after)
+{
+	kl_module *m = parse_text(text, len);
+	kl_func *f = func_of(m, "f");
+	kl_pass_report rep = { 0 };
+	CHECK_EQ_INT(kl_cse_func(f, &rep), KL_OK);
+	CHECK(verifies(f));
+	uint64_t n = kl_pass_report_get(&rep, "loads");
+	*after = printed(f);
+	kl_pass_report_free(&rep);
+	kl_module_free(m);
+	return n;
+}
+
+/*
+ * Facts of memory go down the tree to depth 4096 only: a line of N
+ * blocks each loading an alloca no store wrote. The loads down to block
+ * 4096 read its fresh zeros; block 4097 starts with no facts, so its
+ * load stays (and the table hands it down to the rest).
+ */
+static void
+test_facts_depth(void)
+{
+	enum { N = 6000 };
+	kl_buf text = { 0 };
+	kl_buf_puts(&text, "function %f() -> i64 {\nblock0:\n"
+			   "    v1 = alloca 8\n    jump block1\n");
+	for (int k = 1; k <= N; k++)
+		kl_buf_printf(&text, "\nblock%d:\n    v%d = load.i64 v1\n"
+				     "    jump block%d\n", k, k + 1, k + 1);
+	kl_buf_printf(&text, "\nblock%d:\n    return v%d\n}\n", N + 1,
+		      N + 1);
+	char *after;
+	CHECK_EQ_INT(loads_removed(text.data, text.len, &after), N - 1);
+	CHECK(strstr(after, "block4097:\n    v4098 = load.i64 v1\n") !=
+	      NULL);
+	free(after);
+	kl_buf_free(&text);
+}
+
+/* At most 16 facts: of 17 allocas made in a row, the first's zeros are
+ * forgotten (its load stays), the last's are known. */
+static void
+test_facts_limit(void)
+{
+	kl_buf text = { 0 };
+	kl_buf_puts(&text, "function %f() -> i64 {\nblock0:\n");
+	for (int k = 1; k <= 17; k++)
+		kl_buf_printf(&text, "    v%d = alloca 8\n", k);
+	kl_buf_puts(&text, "    v18 = load.i64 v1\n    v19 = load.i64 v17\n"
+			   "    v20 = iadd v18, v19\n    return v20\n}\n");
+	char *after;
+	CHECK_EQ_INT(loads_removed(text.data, text.len, &after), 1);
+	CHECK(strstr(after, "v18 = load.i64 v1\n") != NULL);
+	CHECK(strstr(after, "v19 = load.i64") == NULL);
+	free(after);
+	kl_buf_free(&text);
+}
+
 int
 main(void)
 {
@@ -180,5 +243,7 @@ main(void)
 	UNIT_RUN(test_registry_names_the_counters);
 	UNIT_RUN(test_scratch_reused_across_functions);
 	UNIT_RUN(test_deep_tree);
+	UNIT_RUN(test_facts_depth);
+	UNIT_RUN(test_facts_limit);
 	return unit_report("cse");
 }
