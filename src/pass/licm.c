@@ -84,6 +84,8 @@ typedef struct licm {
 	alias_info alias;
 	in_edges in;         /* into each block, made when first asked */
 	bool edges_made;
+	bool summarized;     /* writes[] made (for this function) */
+	uint32_t deepest;    /* the deepest loop's depth */
 	kl_value *args;      /* a destination's arguments, copied */
 	uint32_t *resolved;  /* func_resolve_table's buffer */
 	const uint32_t *table;
@@ -181,9 +183,10 @@ note_write(licm *s, loop_writes *w, const kl_func *f, kl_inst i)
  * interpreter may fail to give (trapping stack_overflow before a load
  * it preceded in the header, which would trap first moved out). */
 static void
-summarize_writes(licm *s, const kl_func *f, uint32_t deepest)
+summarize_writes(licm *s, const kl_func *f)
 {
-	uint32_t nl = s->nloops;
+	uint32_t nl = s->nloops, deepest = s->deepest;
+	s->summarized = true;
 	alias_compute(&s->alias, f, s->table);
 	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
 	     b = kl_block_next(f, b)) {
@@ -279,8 +282,9 @@ licm_size(licm *s, kl_func *f)
 		s->preheader[l] = s->jump[l] = KL_NONE;
 		s->writes[l] = (loop_writes){ 0 };
 	}
-	if (nl)
-		summarize_writes(s, f, deepest);
+	s->deepest = deepest;
+	s->summarized = false; /* (when a load first asks: most functions
+				* have none in a loop's header) */
 	for (uint32_t j = 1; j < levels; j++)
 		for (uint32_t l = 0; l < nl; l++) {
 			uint32_t half = s->up[(j - 1) * nl + l];
@@ -443,6 +447,11 @@ load_leaves(licm *s, const kl_func *f, kl_inst i, uint32_t l)
 {
 	if (kl_op_table[kl_inst_opcode(f, i)].format != KL_FMT_LOAD)
 		return false;
+	/* Stores, calls and allocas never move, and preheaders made since
+	 * are in no loop: the summary made now is what it was at the
+	 * start. */
+	if (!s->summarized)
+		summarize_writes(s, f);
 	mem_place p = alias_place(&s->alias, i.id);
 	return !writes_place(s, l, &p) && loop_to_leave(s, f, i, l) != KL_NONE;
 }
