@@ -461,8 +461,12 @@ number_block(cse *c, kl_func *f, uint32_t b, uint64_t *loads)
 		uint32_t to = hit != KL_NONE ? c->entries[hit].value : KL_NONE;
 		uint32_t before = f->nodes[i].prev, after = next;
 		if (to == KL_NONE && load && r < c->repl_len) {
-			/* rebuilt from what memory is known to hold */
-			to = memfacts_rebuild(&c->facts, f, i, &p);
+			/* rebuilt from what memory is known to hold: of two
+			 * values only in a private alloca, whose stores dse
+			 * may then remove (else it costs more than a load) */
+			bool private = p.kind == BASE_ALLOCA &&
+				       !alias_call_reaches(&c->alias, &p);
+			to = memfacts_rebuild(&c->facts, f, i, &p, private);
 			grow_repl(c, f);
 			/* what it was rebuilt of, looked at next (found in
 			 * the table, an ireduce made twice goes) */

@@ -9,13 +9,16 @@
  *
  * Memory is little-endian (docs/interpreter.md): byte k of a value
  * stored at offset o is at o + k. A load of w bytes whose bytes are all
- * known, some of them bytes of one value and the rest zeros, reads that
- * value's bytes, shifted into place: a `ushr_imm` to their first, an
- * `ireduce` or `uextend` to w bytes, a `band_imm` if more of the value
- * follows, an `ishl_imm` to where they lie in the load; then what the
- * load's opcode does (uloadN and sloadN extend, `uextend` or `sextend`;
- * a load of a float is a `bitcast`). A float value is bitcast to an
- * integer first. All zeros are a constant. The load's bytes lie inside
+ * known, runs of values' bytes and zeros, reads each run shifted into
+ * place: a `ushr_imm` to its first byte, an `ireduce` or `uextend` to w
+ * bytes, a `band_imm` if more of the value follows, an `ishl_imm` to
+ * where the run lies in the load; two runs are or'ed (`bor`). Then what
+ * the load's opcode does (uloadN and sloadN extend, `uextend` or
+ * `sextend`; a load of a float is a `bitcast`). A float value is bitcast
+ * to an integer first. All zeros are a constant. One run anywhere; two
+ * only where the caller says (cse: in an alloca whose address does not
+ * escape, where dse may then remove the stores; elsewhere the stores
+ * stay, and five instructions cost more than the load). The load's bytes lie inside
  * ones a store, a load or an alloca reached without trapping, so it
  * could not have trapped either.
  */
@@ -127,11 +130,22 @@ is_float(kl_type cls)
 	return cls == KL_TYPE_F32 || cls == KL_TYPE_F64;
 }
 
-/* Where q's bytes come from: one value's bytes [lo, hi) of the load
- * (from fact `from`), zeros for the rest. */
-typedef struct load_bytes {
-	const mem_fact *from; /* NULL: all zeros */
+/* Runs of a value's bytes one load takes, at most: each costs a few
+ * instructions (two: a struct's two fields read as one word). */
+#define MAX_RUNS 2
+
+/* Bytes [lo, hi) of a load: bytes of one value in a row, from `from`
+ * on. */
+typedef struct byte_run {
+	const mem_fact *from;
 	uint32_t lo, hi;
+} byte_run;
+
+/* Where a load's bytes come from: runs of values' bytes, zeros for the
+ * rest (no run: all zeros). */
+typedef struct load_bytes {
+	byte_run run[MAX_RUNS];
+	uint32_t n;
 } load_bytes;
 
 /* The newest fact holding byte `at` of q's base, or NULL. */
@@ -147,12 +161,20 @@ fact_at(const mem_facts *m, const mem_place *q, int64_t at)
 	return NULL;
 }
 
-/* Does every byte of q come from facts, one value's in a row and zeros?
- * Where they come from into *lb. */
-static bool
-known_bytes(const mem_facts *m, const mem_place *q, load_bytes *lb)
+/* The byte of its value that byte `at` of a load holds, by fact e. */
+static uint32_t
+value_byte(const mem_fact *e, int64_t at)
 {
-	*lb = (load_bytes){ NULL, 0, 0 };
+	return (uint32_t)(at - e->at.offset) + e->skip;
+}
+
+/* Does every byte of q come from facts: zeros, and at most `runs`
+ * runs of values' bytes? Where they come from into *lb. */
+static bool
+known_bytes(const mem_facts *m, const mem_place *q, uint32_t runs,
+	    load_bytes *lb)
+{
+	lb->n = 0;
 	for (uint32_t k = 0; k < q->bytes; k++) {
 		int64_t at = q->offset + k;
 		const mem_fact *e = fact_at(m, q, at);
@@ -160,36 +182,33 @@ known_bytes(const mem_facts *m, const mem_place *q, load_bytes *lb)
 			return false;
 		if (e->value == MEMFACTS_ZERO)
 			continue;
-		uint32_t byte = (uint32_t)(at - e->at.offset) + e->skip;
-		if (!lb->from) {
-			*lb = (load_bytes){ e, k, k + 1 };
+		byte_run *last = lb->n ? &lb->run[lb->n - 1] : NULL;
+		/* the same value's next byte, right after the run's last */
+		if (last && last->hi == k && e->value == last->from->value &&
+		    value_byte(e, at) ==
+			    value_byte(last->from, q->offset + k - 1) + 1) {
+			last->hi++;
 			continue;
 		}
-		/* the same value, its next byte, right after the last */
-		uint32_t last = (uint32_t)(q->offset + lb->hi - 1 -
-					   lb->from->at.offset) +
-				lb->from->skip;
-		if (e->value != lb->from->value || k != lb->hi ||
-		    byte != last + 1)
+		if (lb->n == runs)
 			return false;
-		lb->hi++;
+		lb->run[lb->n++] = (byte_run){ e, k, k + 1 };
 	}
 	return true;
 }
 
-/* Bytes [lb->lo, lb->hi) of the load, as an integer of the load's
- * width w, zeros around, built by b; KL_NONE for broken input. */
+/* Run lb of the load, as an integer of the load's width w, zeros
+ * around, built by b; KL_NO_VALUE for broken input. */
 static kl_value
 value_bytes(kl_builder *b, const kl_func *f, const mem_place *q,
-	    const load_bytes *lb, uint32_t w)
+	    const byte_run *lb, uint32_t w)
 {
 	const mem_fact *e = lb->from;
 	if (e->value >= f->nvalues)
 		return KL_NO_VALUE;
 	kl_type vcls = type_class(f->module, value_type(f, e->value));
 	uint32_t vbytes = kl_type_bytes(f->module, vcls);
-	uint32_t first = (uint32_t)(q->offset + lb->lo - e->at.offset) +
-			 e->skip;
+	uint32_t first = value_byte(e, q->offset + lb->lo);
 	uint32_t n = lb->hi - lb->lo;
 	if (!vbytes || first + n > vbytes)
 		return KL_NO_VALUE; /* (broken input: a value of no type) */
@@ -213,11 +232,11 @@ value_bytes(kl_builder *b, const kl_func *f, const mem_place *q,
 
 uint32_t
 memfacts_rebuild(const mem_facts *m, kl_func *f, uint32_t i,
-		 const mem_place *q)
+		 const mem_place *q, bool several)
 {
 	load_bytes lb;
 	uint32_t r = f->insts[i].w[0];
-	if (r >= f->nvalues || !known_bytes(m, q, &lb))
+	if (r >= f->nvalues || !known_bytes(m, q, several ? MAX_RUNS : 1, &lb))
 		return KL_NONE;
 	const kl_module *mod = f->module;
 	kl_type rcls = type_class(mod, value_type(f, r));
@@ -225,16 +244,17 @@ memfacts_rebuild(const mem_facts *m, kl_func *f, uint32_t i,
 	if (!kl_type_bytes(mod, rcls) || w > 8)
 		return KL_NONE; /* (broken input: a value of no type) */
 	kl_opcode op = (kl_opcode)f->insts[i].op;
-	if (lb.from && lb.lo == 0 && lb.hi == w && lb.from->skip == 0 &&
-	    lb.from->at.offset == q->offset && op == KL_OP_LOAD &&
-	    lb.from->value < f->nvalues &&
-	    type_class(mod, value_type(f, lb.from->value)) == rcls)
-		return lb.from->value; /* the bytes as they were */
+	const byte_run *one = &lb.run[0];
+	if (lb.n == 1 && one->lo == 0 && one->hi == w && one->from->skip == 0 &&
+	    one->from->at.offset == q->offset && op == KL_OP_LOAD &&
+	    one->from->value < f->nvalues &&
+	    type_class(mod, value_type(f, one->from->value)) == rcls)
+		return one->from->value; /* the bytes as they were */
 	kl_builder b;
 	kl_builder_init(&b, f);
 	kl_builder_before(&b, (kl_inst){ i });
 	kl_value x;
-	if (!lb.from) { /* zeros, extended or not, as the load's type */
+	if (!lb.n) { /* zeros, extended or not, as the load's type */
 		if (rcls == KL_TYPE_F32)
 			x = kl_build_f32const(&b, 0);
 		else if (rcls == KL_TYPE_F64)
@@ -243,7 +263,11 @@ memfacts_rebuild(const mem_facts *m, kl_func *f, uint32_t i,
 			x = kl_build_iconst(&b, rcls, 0);
 		return kl_builder_status(&b) == KL_OK ? x.id : KL_NONE;
 	}
-	x = value_bytes(&b, f, q, &lb, w);
+	x = value_bytes(&b, f, q, &lb.run[0], w);
+	for (uint32_t k = 1; k < lb.n && x.id != KL_NONE; k++) {
+		kl_value y = value_bytes(&b, f, q, &lb.run[k], w);
+		x = y.id == KL_NONE ? y : kl_build_binary(&b, KL_OP_BOR, x, y);
+	}
 	if (x.id == KL_NONE)
 		return KL_NONE;
 	switch (op) {

@@ -42,11 +42,12 @@ void memfacts_call(mem_facts *m, const alias_info *a);
 void memfacts_alloca(mem_facts *m, uint32_t x, uint64_t size);
 /*
  * Load i of f, at q: if facts hold all its bytes, as bytes of one value
- * and zeros, build before it the value it reads (a shift, a reduction,
- * an extension, a bitcast, as the load's opcode and type need; a
- * constant when all are zeros) and return it; else KL_NONE.
+ * in a row (of up to two values with `several`) and zeros, build before
+ * it the value it reads (shifts, a reduction, an extension, masks, an
+ * or, a bitcast, as the load's opcode and type need; a constant when
+ * all are zeros) and return it; else KL_NONE.
  */
 uint32_t memfacts_rebuild(const mem_facts *m, kl_func *f, uint32_t i,
-			  const mem_place *q);
+			  const mem_place *q, bool several);
 
 #endif /* KEEL_MEMFACTS_H */
