@@ -188,8 +188,8 @@ static void
 take_successor(const dse *d, const kl_func *f, uint32_t s, over_list *l)
 {
 	l->n = 0;
-	if (s >= f->nblocks || !d->walked[s])
-		return;
+	if (s >= f->nblocks || !d->walked[s] || !d->count[s])
+		return; /* (saved may be NULL) */
 	const overwrite *e = d->saved + d->first[s];
 	for (uint32_t k = 0; k < d->count[s]; k++)
 		if (e[k].what != OVER_RANGE || e[k].at.kind != BASE_VALUE ||
