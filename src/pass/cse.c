@@ -203,13 +203,6 @@ undo_objects(cse *c, uint32_t n)
 	}
 }
 
-/* Can a call or a store through an unknown base write p's object? */
-static bool
-shared(const cse *c, const mem_place *p)
-{
-	return alias_call_reaches(&c->alias, p);
-}
-
 /* The generations a load at p reads under, in one word. */
 static uint64_t
 place_gens(cse *c, const mem_place *p)
@@ -218,7 +211,10 @@ place_gens(cse *c, const mem_place *p)
 	if (x == KL_NONE)
 		return c->mem.shared;
 	uint64_t own = object_gen(c, x);
-	return shared(c, p) ? own | (uint64_t)c->mem.unknown << 32 : own;
+	/* (a call or a store through an unknown base may write it) */
+	if (alias_call_reaches(&c->alias, p))
+		own |= (uint64_t)c->mem.unknown << 32;
+	return own;
 }
 
 /* The key of a load of type t at ptr+offset by opcode op, reading p
@@ -420,7 +416,7 @@ memory_written(cse *c, const kl_func *f, uint32_t i)
 		c->mem.unknown = ++c->gens;
 	else
 		object_written(c, x);
-	if (x == KL_NONE || shared(c, &p))
+	if (x == KL_NONE || alias_call_reaches(&c->alias, &p))
 		c->mem.shared = ++c->gens;
 	if (d->op != KL_OP_STORE)
 		return;

@@ -136,13 +136,6 @@ read_by(const dse *d, const overwrite *e, const mem_place *p)
 	return alias_may_overlap(&d->alias, &e->at, p);
 }
 
-/* May a call read bytes of overwrite e? */
-static bool
-read_by_call(const dse *d, const overwrite *e)
-{
-	return alias_call_reaches(&d->alias, &e->at);
-}
-
 /* What both x and y overwrite, if anything, into *out. */
 static bool
 meet(const overwrite *x, const overwrite *y, overwrite *out)
@@ -301,7 +294,8 @@ read_memory(dse *d, const mem_place *p)
 		bool same = p && e.at.kind == p->kind && e.at.id == p->id;
 		if (same) {
 			push_rest(&rest, &e, p);
-		} else if (!(p ? read_by(d, &e, p) : read_by_call(d, &e))) {
+		} else if (p ? !read_by(d, &e, p)
+			     : !alias_call_reaches(&d->alias, &e.at)) {
 			e.crossed |= !p;
 			push(&rest, e);
 		}

@@ -80,6 +80,31 @@ check_empty_function(kl_pass_fn run, const char *counter)
 	kl_module_free(m);
 }
 
+/* run on %f of text, which must verify after: its counter, and (if
+ * after is not NULL) f printed (the caller frees it). */
+static inline uint64_t
+counted_on_f(kl_pass_fn run, const char *text, size_t len,
+	     const char *counter, char **after)
+{
+	kl_module *m = parse_text(text, len);
+	kl_func *f = func_of(m, "f");
+	CHECK(f != NULL);
+	uint64_t n = 0;
+	if (after)
+		*after = NULL;
+	if (f) {
+		kl_pass_report rep = { 0 };
+		CHECK_EQ_INT(run(f, &rep), KL_OK);
+		n = kl_pass_report_get(&rep, counter);
+		CHECK(verifies(f));
+		if (after)
+			*after = printed(f);
+		kl_pass_report_free(&rep);
+	}
+	kl_module_free(m);
+	return n;
+}
+
 /* The registry's pass called name runs run and names counters (ending
  * with NULL), in order. */
 static inline void

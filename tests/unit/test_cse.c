@@ -173,23 +173,6 @@ test_deep_tree(void)
 	kl_buf_free(&text);
 }
 
-/* Run cse on %f of text: the loads it removed, and f printed (free
- * it). */
-static uint64_t
-loads_removed(const char *text, size_t len, char **after)
-{
-	kl_module *m = parse_text(text, len);
-	kl_func *f = func_of(m, "f");
-	kl_pass_report rep = { 0 };
-	CHECK_EQ_INT(kl_cse_func(f, &rep), KL_OK);
-	CHECK(verifies(f));
-	uint64_t n = kl_pass_report_get(&rep, "loads");
-	*after = printed(f);
-	kl_pass_report_free(&rep);
-	kl_module_free(m);
-	return n;
-}
-
 /*
  * Facts of memory go down the tree to depth 4096 only: a line of N
  * blocks each loading an alloca no store wrote. The loads down to block
@@ -209,7 +192,9 @@ test_facts_depth(void)
 	kl_buf_printf(&text, "\nblock%d:\n    return v%d\n}\n", N + 1,
 		      N + 1);
 	char *after;
-	CHECK_EQ_INT(loads_removed(text.data, text.len, &after), N - 1);
+	uint64_t n = counted_on_f(kl_cse_func, text.data, text.len, "loads",
+					  &after);
+	CHECK_EQ_INT(n, N - 1);
 	CHECK(strstr(after, "block4097:\n    v4098 = load.i64 v1\n") !=
 	      NULL);
 	free(after);
@@ -228,7 +213,9 @@ test_facts_limit(void)
 	kl_buf_puts(&text, "    v18 = load.i64 v1\n    v19 = load.i64 v17\n"
 			   "    v20 = iadd v18, v19\n    return v20\n}\n");
 	char *after;
-	CHECK_EQ_INT(loads_removed(text.data, text.len, &after), 1);
+	uint64_t n = counted_on_f(kl_cse_func, text.data, text.len, "loads",
+					  &after);
+	CHECK_EQ_INT(n, 1);
 	CHECK(strstr(after, "v18 = load.i64 v1\n") != NULL);
 	CHECK(strstr(after, "v19 = load.i64") == NULL);
 	free(after);

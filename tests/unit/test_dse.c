@@ -66,26 +66,6 @@ test_registry_names_the_counters(void)
 		       (const char *const[]){ "stores", NULL });
 }
 
-/* Run dse on %f of text: how many stores it removed (and it verifies
- * after). */
-static uint64_t
-stores_removed(const char *text, size_t len)
-{
-	kl_module *m = parse_text(text, len);
-	kl_func *f = func_of(m, "f");
-	CHECK(f != NULL);
-	uint64_t n = 0;
-	if (f) {
-		kl_pass_report rep = { 0 };
-		CHECK_EQ_INT(kl_dse_func(f, &rep), KL_OK);
-		n = kl_pass_report_get(&rep, "stores");
-		CHECK(verifies(f));
-		kl_pass_report_free(&rep);
-	}
-	kl_module_free(m);
-	return n;
-}
-
 /* v1 = alloca; v2 = v1 + 1; ... v(N+1) = v(N) + 1: a store at v1+N
  * and two through the chain's end, then a load there: the first two are
  * dead, the first only if the chain was followed to its alloca. */
@@ -101,7 +81,9 @@ test_long_address_chain(void)
 	kl_buf_printf(&text, "    store v0, v%d\n    store v0, v%d\n"
 			     "    v%d = load.i64 v%d\n    return v%d\n}\n",
 		      N + 1, N + 1, N + 2, N + 1, N + 2);
-	CHECK_EQ_INT(stores_removed(text.data, text.len), 2);
+	uint64_t n = counted_on_f(kl_dse_func, text.data, text.len, "stores",
+					  NULL);
+	CHECK_EQ_INT(n, 2);
 	kl_buf_free(&text);
 }
 
@@ -120,7 +102,9 @@ test_long_block_chain(void)
 				     "    jump block%d\n", k, k + 1);
 	kl_buf_printf(&text, "\nblock%d:\n    v2 = load.i64 v1\n"
 			     "    return v2\n}\n", N + 1);
-	CHECK_EQ_INT(stores_removed(text.data, text.len), N - 1);
+	uint64_t n = counted_on_f(kl_dse_func, text.data, text.len, "stores",
+					  NULL);
+	CHECK_EQ_INT(n, N - 1);
 	kl_buf_free(&text);
 }
 
