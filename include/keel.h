@@ -1912,6 +1912,25 @@ kl_status kl_emit_c(const kl_module *m, const char *file, kl_buf *out,
 		    kl_diags *diags);
 
 /* ------------------------------------------------------------------------
+ * Emitting x86-64 assembly (docs/emit-asm.md): GNU as, AT&T syntax, for
+ * System V ELF (Linux, the BSDs). Appends to out a file that `cc FILE.s`
+ * makes a program running the module as `keel run` does (%main, if
+ * there is one, is its main, printing its integer results and exiting
+ * with keel run's status), or links with C code: functions and data
+ * keep their names and the System V calling convention. Every value
+ * lives in a stack slot (no register allocation yet). file is the name
+ * trap messages give (NULL: "<module>"). KL_OK; KL_ERR_VERIFY, with the
+ * verifier's diagnostics, if a function does not verify;
+ * KL_ERR_UNSUPPORTED, with an error per thing, for a %main with
+ * parameters or float results, an address stored in fewer than 8 bytes
+ * of data, a data object over 2^31 bytes or aligned past 4096; nothing
+ * is appended then. KL_ERR_INVALID if m or out is NULL. diags may be
+ * NULL.
+ */
+kl_status kl_emit_asm(const kl_module *m, const char *file, kl_buf *out,
+		      kl_diags *diags);
+
+/* ------------------------------------------------------------------------
  * FileCheck: match FileCheck-style directives against text.
  *
  * A checker is built line by line from comment text, then run against the

@@ -253,6 +253,7 @@ int cmd_opt(int argc, char **argv);
 int cmd_difftest(int argc, char **argv);
 int cmd_import_qbe(int argc, char **argv);
 int cmd_emit_c(int argc, char **argv);
+int cmd_emit_asm(int argc, char **argv);
 int cmd_reduce(int argc, char **argv);
 
 #endif /* KEEL_CLI_H */

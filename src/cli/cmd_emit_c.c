@@ -1,6 +1,7 @@
 /*
- * cmd_emit_c.c -- `keel emit-c`: print a module as a C program
- * (kl_emit_c, docs/emit-c.md).
+ * cmd_emit_c.c -- `keel emit-c` and `keel emit-asm`: print a module as
+ * a C program (kl_emit_c, docs/emit-c.md) or as x86-64 assembly
+ * (kl_emit_asm, docs/emit-asm.md).
  */
 #include "cli.h"
 
@@ -23,6 +24,29 @@ static const char emit_c_help[] =
 	"\n"
 	"exit status: 0 on success, 1 if the file cannot be read, does not\n"
 	"parse or verify, or has what C cannot be given, 2 on bad usage\n";
+
+static const char emit_asm_help[] =
+	"usage: keel emit-asm FILE\n"
+	"\n"
+	"Verify FILE ('-' for standard input; a test file's 'test' lines\n"
+	"are ignored) and print it as x86-64 assembly for the GNU\n"
+	"assembler (AT&T syntax, System V ELF: Linux, the BSDs).\n"
+	"Assembled with 'cc out.s -o out', the program prints what\n"
+	"'keel run FILE' prints and exits with its status; or link the\n"
+	"file with C code: functions and data keep their names and the\n"
+	"System V calling convention. docs/emit-asm.md says where the\n"
+	"machine and the interpreter differ (pointers, limits, traps the\n"
+	"machine does not check). Every value lives in a stack slot: the\n"
+	"code is simple and right, not yet fast.\n"
+	"Refused, with an error for each: a %main with parameters or\n"
+	"float results, an address in data narrower than i64, data over\n"
+	"2^31 bytes or aligned past 4096.\n"
+	"\n"
+	"options:\n"
+	"  -h, --help       show this help\n"
+	"\n"
+	"exit status: 0 on success, 1 if the file cannot be read, does not\n"
+	"parse or verify, or has what cannot be translated, 2 on bad usage\n";
 
 /* Refusals shown; a file of thousands says the same thing each time. */
 #define MAX_SHOWN 100
@@ -57,34 +81,39 @@ place_carets(kl_diags *diags, const cli_file *f)
 	}
 }
 
-int
-cmd_emit_c(int argc, char **argv)
+typedef kl_status (*emit_fn)(const kl_module *m, const char *file,
+			     kl_buf *out, kl_diags *diags);
+
+/* keel emit-c and emit-asm: one file in, its translation out. */
+static int
+emit_command(int argc, char **argv, const char *name, const char *help,
+	     emit_fn emit)
 {
 	int nfiles = 0;
 	cli_args args;
 	cli_args_init(&args, argc, argv);
 	while (cli_args_next(&args)) {
 		if (cli_args_help(&args)) {
-			fputs(emit_c_help, stdout);
+			fputs(help, stdout);
 			return EXIT_OK;
 		} else if (cli_args_is_option(&args)) {
-			return cli_args_unknown(&args, "emit-c");
-		} else if ((nfiles = cli_args_keep(&args, "emit-c")) < 0) {
+			return cli_args_unknown(&args, name);
+		} else if ((nfiles = cli_args_keep(&args, name)) < 0) {
 			return EXIT_USAGE;
 		}
 	}
 	if (nfiles != 1)
-		return cli_usage_error("emit-c", nfiles ? "one file at a time"
+		return cli_usage_error(name, nfiles ? "one file at a time"
 							: "no input file");
 	cli_file f;
-	if (!cli_read_file("emit-c", argv[1], &f))
+	if (!cli_read_file(name, argv[1], &f))
 		return EXIT_BAD_INPUT;
 	kl_module *m = cli_parse(&f, false);
 	int status = EXIT_BAD_INPUT;
-	if (m && cli_verify_module(m, f.name, "emit-c")) {
+	if (m && cli_verify_module(m, f.name, name)) {
 		kl_buf out = { 0 };
 		kl_diags diags = { 0 };
-		if (kl_emit_c(m, f.name, &out, &diags) == KL_OK)
+		if (emit(m, f.name, &out, &diags) == KL_OK)
 			status = cli_write_stdout(&out) ? EXIT_OK
 							: EXIT_BAD_INPUT;
 		/* the first MAX_SHOWN, then a count of the rest */
@@ -95,9 +124,8 @@ cmd_emit_c(int argc, char **argv)
 		cli_print_diags(&diags, &f);
 		if (all > diags.len)
 			fprintf(stderr,
-				"keel emit-c: %s: %u more errors not "
-				"shown\n",
-				f.name, all - diags.len);
+				"keel %s: %s: %u more errors not shown\n",
+				name, f.name, all - diags.len);
 		diags.len = all;
 		kl_diags_free(&diags);
 		kl_buf_free(&out);
@@ -105,4 +133,17 @@ cmd_emit_c(int argc, char **argv)
 	kl_module_free(m);
 	cli_file_free(&f);
 	return status;
+}
+
+int
+cmd_emit_c(int argc, char **argv)
+{
+	return emit_command(argc, argv, "emit-c", emit_c_help, kl_emit_c);
+}
+
+int
+cmd_emit_asm(int argc, char **argv)
+{
+	return emit_command(argc, argv, "emit-asm", emit_asm_help,
+			    kl_emit_asm);
 }

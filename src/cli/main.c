@@ -32,6 +32,7 @@ static const command commands[] = {
 				      "against input" },
 	{ "import-qbe", cmd_import_qbe, "read QBE IL, print it as keel IR" },
 	{ "emit-c", cmd_emit_c, "print a module as a C program" },
+	{ "emit-asm", cmd_emit_asm, "print a module as x86-64 assembly" },
 	{ "reduce", cmd_reduce, "shrink a program while a test command "
 				"holds" },
 };

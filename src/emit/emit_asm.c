@@ -1,0 +1,508 @@
+/*
+ * emit_asm.c -- kl_emit_asm: a keel module as x86-64 assembly (GNU as,
+ * AT&T syntax, System V ELF), through keel.h alone (emit_asm.h lists
+ * the files).
+ *
+ *   keel emit-asm FILE.kl > out.s
+ *   cc out.s -o out && ./out
+ *
+ * The program prints what `keel run FILE.kl` prints on standard output
+ * and exits with its status; docs/emit-asm.md says where they differ.
+ *
+ * The code is the simplest that is right: every value lives in a stack
+ * slot, each instruction loads its operands into fixed registers and
+ * stores its result (no register allocation yet). Functions and data
+ * objects keep their names and are global, so C code links with them;
+ * a name the assembler cannot take is spelled __keel_N_NAME. Code in
+ * the file refers to what the module defines through local aliases
+ * (.LsymN), so it needs no relocation through the GOT and the file can
+ * go into a position-independent executable or shared object.
+ *
+ * A declared function is called by its name through the PLT (C's
+ * function, or libc's); keel run's built-ins putchar, puts and printf
+ * go through a routine that notes whether the output ends a line (so
+ * that %main's results go on a line of their own, as keel run puts
+ * them), malloc through calloc (the interpreter's heap reads as zero),
+ * abort through a trap with keel run's message. A trap prints
+ * "FILE:LINE: trap KIND" on standard error and exits with 1.
+ */
+#include "emit_asm.h"
+#include "emit_c.h"
+
+void
+asm_refuse(asm_func *c, kl_inst i, const char *fmt, ...)
+{
+	asm_emitter *e = c->e;
+	e->refused = true;
+	if (!e->diags)
+		return;
+	kl_buf msg = { 0 };
+	size_t len;
+	kl_sym s = kl_func_sym(c->f);
+	const char *name = kl_sym_name(e->m, s, &len);
+	kl_name_format(name, len, &msg);
+	if (i.id != KL_NONE) {
+		kl_buf_printf(&msg, ": inst%u (", i.id);
+		kl_print_inst(c->f, i, &msg);
+		kl_buf_puts(&msg, ")");
+	}
+	kl_buf_puts(&msg, ": cannot translate: ");
+	va_list ap;
+	va_start(ap, fmt);
+	kl_buf_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	uint32_t ln = i.id != KL_NONE ? kl_inst_source_line(c->f, i)
+				      : kl_sym_source_line(e->m, s);
+	kl_diags_add(e->diags, KL_SEV_ERROR, ln, 0, msg.data);
+	e->diags->items[e->diags->len - 1].func = s;
+	e->diags->items[e->diags->len - 1].inst = i;
+	kl_buf_free(&msg);
+}
+
+/* A refusal of what is no function's: a data object, %main's shape. */
+static void
+refuse_sym(asm_emitter *e, kl_sym s, const char *why)
+{
+	e->refused = true;
+	if (!e->diags)
+		return;
+	kl_buf msg = { 0 };
+	size_t len;
+	if (kl_sym_get_kind(e->m, s) == KL_SYM_DATA)
+		kl_buf_puts(&msg, "data ");
+	const char *name = kl_sym_name(e->m, s, &len);
+	kl_name_format(name, len, &msg);
+	kl_buf_printf(&msg, ": cannot translate: %s", why);
+	kl_diags_add(e->diags, KL_SEV_ERROR, kl_sym_source_line(e->m, s), 0,
+		     msg.data);
+	e->diags->items[e->diags->len - 1].func = s;
+	kl_buf_free(&msg);
+}
+
+uint32_t
+asm_label(asm_emitter *e)
+{
+	return e->nlabels++;
+}
+
+static bool
+is_main(const kl_module *m, kl_sym s)
+{
+	size_t len;
+	const char *name = kl_sym_name(m, s, &len);
+	return kl_sym_func(m, s) && len == 4 && memcmp(name, "main", 4) == 0;
+}
+
+const char *
+asm_sym_name(asm_emitter *e, kl_sym s)
+{
+	size_t len;
+	const char *name = kl_sym_name(e->m, s, &len);
+	bool plain = len > 0 && !(name[0] >= '0' && name[0] <= '9') &&
+		     !(len > 7 && memcmp(name, "__keel_", 7) == 0);
+	for (size_t k = 0; k < len; k++) {
+		char ch = name[k];
+		if (!(ch == '_' || (ch >= '0' && ch <= '9') ||
+		      (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')))
+			plain = false;
+	}
+	kl_buf_reset(&e->name);
+	if (plain && !is_main(e->m, s)) {
+		kl_buf_append(&e->name, name, len);
+		return e->name.data;
+	}
+	kl_buf_printf(&e->name, "__keel_%u_", s.id);
+	for (size_t k = 0; k < len && k < 64; k++) {
+		char ch = name[k];
+		bool ok = ch == '_' || (ch >= '0' && ch <= '9') ||
+			  (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+		kl_buf_putc(&e->name, ok ? ch : '_');
+	}
+	return e->name.data;
+}
+
+/* keel run's built-ins that need a routine of the runtime here. */
+static const char *
+runtime_routine(asm_emitter *e, kl_sym s)
+{
+	static const char *const routines[] = { "putchar", "puts", "printf",
+						"malloc", "abort" };
+	for (size_t k = 0; k < sizeof routines / sizeof routines[0]; k++)
+		if (emit_is_builtin(e->m, s, routines[k]))
+			return routines[k];
+	return NULL;
+}
+
+const char *
+asm_call_target(asm_emitter *e, kl_sym s)
+{
+	const char *routine = runtime_routine(e, s);
+	if (!kl_sym_func(e->m, s) && !routine) {
+		asm_sym_name(e, s);
+		kl_buf_puts(&e->name, "@PLT");
+		return e->name.data;
+	}
+	kl_buf_reset(&e->name);
+	if (routine && !kl_sym_func(e->m, s))
+		kl_buf_printf(&e->name, "__keel_%s", routine);
+	else
+		kl_buf_printf(&e->name, ".Lsym%u", s.id);
+	return e->name.data;
+}
+
+void
+asm_sym_addr(asm_emitter *e, kl_sym s, const char *reg)
+{
+	const kl_module *m = e->m;
+	bool defined = kl_sym_get_kind(m, s) == KL_SYM_DATA || kl_sym_func(m, s);
+	if (defined)
+		kl_buf_printf(e->out, "\tleaq .Lsym%u(%%rip), %s\n", s.id, reg);
+	else if (runtime_routine(e, s))
+		kl_buf_printf(e->out, "\tleaq __keel_%s(%%rip), %s\n",
+			      runtime_routine(e, s), reg);
+	else
+		kl_buf_printf(e->out, "\tmovq %s@GOTPCREL(%%rip), %s\n",
+			      asm_sym_name(e, s), reg);
+}
+
+void
+asm_trap(asm_func *c, kl_inst i, const char *kind)
+{
+	asm_emitter *e = c->e;
+	uint32_t n = e->nstrings++;
+	kl_buf text = { 0 };
+	size_t len;
+	kl_buf_printf(&text, "%s:%u: trap %s (in ", e->file,
+		      kl_inst_source_line(c->f, i), kind);
+	const char *name = kl_sym_name(e->m, kl_func_sym(c->f), &len);
+	kl_name_format(name, len, &text);
+	kl_buf_puts(&text, ")\n");
+	kl_buf_printf(&e->strings, ".Lstr%u:\n\t.asciz ", n);
+	emit_c_string(&e->strings, text.data, text.len);
+	kl_buf_putc(&e->strings, '\n');
+	kl_buf_free(&text);
+	asm_line(c, "leaq .Lstr%u(%%rip), %%rdi", n);
+	asm_line(c, "call __keel_trap");
+}
+
+/* The routines the code calls: a trap's report, the output built-ins
+ * that note how the output ends, malloc's zeroed memory, abort. */
+static const char runtime[] =
+	"\t.text\n"
+	"__keel_trap:\n"
+	"\tandq $-16, %rsp\n"
+	"\tmovq %rdi, %rbx\n"
+	"\txorl %edi, %edi\n"
+	"\tcall fflush@PLT\n"
+	"\tmovq stderr@GOTPCREL(%rip), %rax\n"
+	"\tmovq (%rax), %rsi\n"
+	"\tmovq %rbx, %rdi\n"
+	"\tcall fputs@PLT\n"
+	"\tmovl $1, %edi\n"
+	"\tcall _exit@PLT\n"
+	"__keel_putchar:\n"
+	"\tmovb %dil, __keel_last(%rip)\n"
+	"\tjmp putchar@PLT\n"
+	"__keel_puts:\n"
+	"\tmovb $10, __keel_last(%rip)\n"
+	"\tjmp puts@PLT\n"
+	/* printf with the caller's own arguments, registers and stack:
+	 * its return address goes aside while printf runs */
+	"__keel_printf:\n"
+	"\tpopq __keel_ret(%rip)\n"
+	"\tmovq %rdi, __keel_fmt(%rip)\n"
+	"\tcall printf@PLT\n"
+	"\tmovq __keel_fmt(%rip), %rcx\n"
+	"\tmovb $0, __keel_last(%rip)\n"
+	"\tcmpb $0, (%rcx)\n"
+	"\tje 2f\n"
+	"1:\tincq %rcx\n"
+	"\tcmpb $0, (%rcx)\n"
+	"\tjne 1b\n"
+	"\tcmpb $10, -1(%rcx)\n"
+	"\tjne 2f\n"
+	"\tmovb $10, __keel_last(%rip)\n"
+	"2:\tjmp *__keel_ret(%rip)\n"
+	/* keel run's spelling of a float (bits in %rdi, %esi: is it
+	 * 64-bit): inf, nan, nan:0xPAYLOAD, 0.0, or 0x1.HEXpEXP with
+	 * the trailing zero digits left out */
+	"__keel_show_float:\n"
+	"\tpushq %rbx\n\tpushq %r12\n\tpushq %r13\n\tpushq %r14\n"
+	"\tpushq %r15\n\tsubq $16, %rsp\n"
+	"\tmovl $52, %r12d\n\tmovl $1023, %r13d\n\tmovl $13, %r14d\n"
+	"\tmovl $11, %r15d\n"
+	"\ttestl %esi, %esi\n\tjne 1f\n"
+	"\tmovl $23, %r12d\n\tmovl $127, %r13d\n\tmovl $6, %r14d\n"
+	"\tmovl $8, %r15d\n"
+	"1:\tleal (%r12,%r15), %ecx\n\tmovq %rdi, %rax\n\tshrq %cl, %rax\n"
+	"\tleaq __keel_nosign(%rip), %rdx\n\tleaq __keel_minus(%rip), %r8\n"
+	"\ttestb $1, %al\n\tcmovneq %r8, %rdx\n\tmovq %rdx, (%rsp)\n"
+	"\tmovl %r12d, %ecx\n\tmovq %rdi, %rax\n\tshrq %cl, %rax\n"
+	"\tmovl %r15d, %ecx\n\tmovl $1, %edx\n\tshlq %cl, %rdx\n"
+	"\tdecq %rdx\n\tandq %rdx, %rax\n\tmovq %rax, %r15\n"
+	"\tmovq %rdx, 8(%rsp)\n"
+	"\tmovl %r12d, %ecx\n\tmovl $1, %eax\n\tshlq %cl, %rax\n"
+	"\tdecq %rax\n\tandq %rdi, %rax\n\tmovq %rax, %rbx\n"
+	"\tcmpq 8(%rsp), %r15\n\tjne 3f\n"
+	"\tleaq __keel_inf(%rip), %rdi\n\ttestq %rbx, %rbx\n\tje 2f\n"
+	"\tleal -1(%r12), %ecx\n\tmovl $1, %eax\n\tshlq %cl, %rax\n"
+	"\tleaq __keel_nan(%rip), %rdi\n\tcmpq %rax, %rbx\n\tje 2f\n"
+	"\tleaq __keel_nanpay(%rip), %rdi\n"
+	"2:\tmovq (%rsp), %rsi\n\tmovq %rbx, %rdx\n\txorl %eax, %eax\n"
+	"\tcall printf@PLT\n\tjmp 9f\n"
+	"3:\ttestq %r15, %r15\n\tjne 4f\n\ttestq %rbx, %rbx\n\tjne 4f\n"
+	"\tleaq __keel_zero(%rip), %rdi\n\tjmp 2b\n"
+	"4:\tcmpl $52, %r12d\n\tje 5f\n\tshlq $1, %rbx\n"
+	"5:\ttestl %r14d, %r14d\n\tje 6f\n\ttestb $15, %bl\n\tjne 6f\n"
+	"\tshrq $4, %rbx\n\tdecl %r14d\n\tjmp 5b\n"
+	"6:\txorl %edx, %edx\n\ttestq %r15, %r15\n\tsetne %dl\n"
+	"\tmovq (%rsp), %rsi\n\tleaq __keel_lead(%rip), %rdi\n"
+	"\txorl %eax, %eax\n\tcall printf@PLT\n"
+	"\ttestl %r14d, %r14d\n\tje 7f\n"
+	"\tleaq __keel_digits(%rip), %rdi\n\tmovl %r14d, %esi\n"
+	"\tmovq %rbx, %rdx\n\txorl %eax, %eax\n\tcall printf@PLT\n"
+	"7:\tmovl $1, %esi\n\ttestq %r15, %r15\n\tcmovneq %r15, %rsi\n"
+	"\tsubl %r13d, %esi\n\tleaq __keel_exp(%rip), %rdi\n"
+	"\txorl %eax, %eax\n\tcall printf@PLT\n"
+	"9:\taddq $16, %rsp\n\tpopq %r15\n\tpopq %r14\n\tpopq %r13\n"
+	"\tpopq %r12\n\tpopq %rbx\n\tret\n"
+	"__keel_malloc:\n"
+	"\tmovq %rdi, %rsi\n"
+	"\tmovl $1, %edi\n"
+	"\tjmp calloc@PLT\n"
+	"__keel_abort:\n"
+	"\tleaq __keel_abort_text(%rip), %rdi\n"
+	"\tjmp __keel_trap\n"
+	"\t.section .rodata\n"
+	"__keel_abort_text:\n"
+	"\t.asciz \"trap abort: the program called abort()\\n\"\n"
+	"__keel_int:\n\t.asciz \"%lld\"\n"
+	"__keel_uint:\n\t.asciz \"%llu\"\n"
+	"__keel_comma:\n\t.asciz \", \"\n"
+	"__keel_nosign:\n\t.asciz \"\"\n"
+	"__keel_minus:\n\t.asciz \"-\"\n"
+	"__keel_inf:\n\t.asciz \"%sinf\"\n"
+	"__keel_nan:\n\t.asciz \"%snan\"\n"
+	"__keel_nanpay:\n\t.asciz \"%snan:0x%llx\"\n"
+	"__keel_zero:\n\t.asciz \"%s0.0\"\n"
+	"__keel_lead:\n\t.asciz \"%s0x%d\"\n"
+	"__keel_digits:\n\t.asciz \".%0*llx\"\n"
+	"__keel_exp:\n\t.asciz \"p%d\"\n"
+	"\t.data\n"
+	"__keel_last:\n"
+	"\t.byte 10\n"
+	"\t.bss\n"
+	"\t.balign 8\n"
+	"__keel_ret:\n"
+	"\t.zero 8\n"
+	"__keel_fmt:\n"
+	"\t.zero 8\n";
+
+/* main: run %main, print its results as keel run does, and exit with
+ * its first integer result modulo 256. */
+static void
+emit_main(asm_emitter *e, kl_sym s)
+{
+	const kl_module *m = e->m;
+	kl_signature sig = kl_sym_signature(m, s);
+	kl_buf *out = e->out;
+	if (sig.num_params) {
+		refuse_sym(e, s, "%main has parameters");
+		return;
+	}
+	uint32_t n = sig.num_results;
+	uint32_t frame = (8 * n + 8 + 15) & ~15u;
+	kl_buf_printf(out, "\t.text\n\t.globl main\nmain:\n\tpushq %%rbp\n"
+			   "\tmovq %%rsp, %%rbp\n\tsubq $%u, %%rsp\n",
+		      frame);
+	bool memory = asm_results_in_memory(m, sig);
+	if (memory)
+		kl_buf_puts(out, "\tmovq %rsp, %rdi\n");
+	kl_buf_printf(out, "\tcall .Lsym%u\n", s.id);
+	for (uint32_t k = 0; !memory && k < n; k++) {
+		char reg[8];
+		asm_result_place(m, sig, k, reg, sizeof reg);
+		kl_buf_printf(out, "\tmovq %s, %u(%%rsp)\n", reg, 8 * k);
+	}
+	if (n == 0) {
+		kl_buf_puts(out, "\txorl %eax, %eax\n\tleave\n\tret\n");
+		return;
+	}
+	kl_buf_puts(out, "\tcmpb $10, __keel_last(%rip)\n\tje 1f\n"
+			 "\tmovl $10, %edi\n\tcall putchar@PLT\n1:\n");
+	for (uint32_t k = 0; k < n; k++) {
+		kl_type t = sig.results[k];
+		uint32_t bytes = kl_type_bytes(m, t);
+		if (k)
+			kl_buf_puts(out, "\tleaq __keel_comma(%rip), %rdi\n"
+					 "\txorl %eax, %eax\n"
+					 "\tcall printf@PLT\n");
+		if (kl_type_is_float(m, t)) {
+			kl_buf_printf(out, "\t%s %u(%%rsp), %s\n",
+				      bytes == 4 ? "movl" : "movq", 8 * k,
+				      bytes == 4 ? "%edi" : "%rdi");
+			kl_buf_printf(out, "\tmovl $%d, %%esi\n"
+					   "\tcall __keel_show_float\n",
+				      bytes == 8);
+			continue;
+		}
+		bool sign = kl_type_refinement(m, t) != KL_REFINE_UNSIGNED;
+		static const char *const ext[2][4] = {
+			{ "movzbl", "movzwl", "movl", "movq" },
+			{ "movsbq", "movswq", "movslq", "movq" },
+		};
+		uint32_t w = bytes == 1 ? 0 : bytes == 2 ? 1 : bytes == 4 ? 2 : 3;
+		kl_buf_printf(out, "\t%s %u(%%rsp), %s\n", ext[sign][w], 8 * k,
+			      !sign && w < 3 ? "%esi" : "%rsi");
+		kl_buf_printf(out, "\tleaq __keel_%s(%%rip), %%rdi\n",
+			      sign ? "int" : "uint");
+		kl_buf_puts(out, "\txorl %eax, %eax\n\tcall printf@PLT\n");
+	}
+	kl_buf_puts(out, "\tmovl $10, %edi\n\tcall putchar@PLT\n");
+	if (kl_type_is_int(m, sig.results[0]))
+		kl_buf_puts(out, "\tmovzbl (%rsp), %eax\n");
+	else
+		kl_buf_puts(out, "\txorl %eax, %eax\n");
+	kl_buf_puts(out, "\tleave\n\tret\n");
+}
+
+/* A data object: its bytes item by item. */
+static void
+emit_data(asm_emitter *e, kl_sym s)
+{
+	const kl_module *m = e->m;
+	kl_buf *out = e->out;
+	uint32_t n = kl_data_num_items(m, s);
+	bool relocated = false;
+	for (uint32_t k = 0; k < n; k++) {
+		kl_data_item it = kl_data_item_at(m, s, k);
+		if (it.kind != KL_DATA_SYMREF)
+			continue;
+		relocated = true;
+		if (kl_type_bytes(m, it.type) != 8)
+			refuse_sym(e, s, "an address in fewer than 8 bytes");
+	}
+	if (kl_data_size(m, s) > (UINT64_C(1) << 31) ||
+	    kl_data_align(m, s) > 4096)
+		refuse_sym(e, s, "over 2^31 bytes or aligned past 4096");
+	if (!kl_data_is_const(m, s))
+		kl_buf_puts(out, "\t.data\n");
+	else if (relocated)
+		kl_buf_puts(out, "\t.section .data.rel.ro,\"aw\"\n");
+	else
+		kl_buf_puts(out, "\t.section .rodata\n");
+	const char *name = asm_sym_name(e, s);
+	kl_buf_printf(out, "\t.balign %u\n\t.globl %s\n%s:\n.Lsym%u:\n",
+		      kl_data_align(m, s), name, name, s.id);
+	for (uint32_t k = 0; k < n; k++) {
+		kl_data_item it = kl_data_item_at(m, s, k);
+		static const char *const dirs[] = { ".byte", ".short", ".long",
+						    ".quad" };
+		uint32_t bytes = kl_type_bytes(m, it.type);
+		const char *dir =
+			dirs[bytes == 1 ? 0 : bytes == 2 ? 1 : bytes == 4 ? 2 : 3];
+		switch (it.kind) {
+		case KL_DATA_VALUE: {
+			uint64_t v = it.value;
+			if (bytes < 8)
+				v &= (UINT64_C(1) << (8 * bytes)) - 1;
+			kl_buf_printf(out, "\t%s %" PRIu64 "\n", dir, v);
+			break;
+		}
+		case KL_DATA_STRING:
+			kl_buf_puts(out, "\t.ascii ");
+			emit_c_string(out, it.bytes, it.len);
+			kl_buf_putc(out, '\n');
+			break;
+		case KL_DATA_ZERO:
+			if (it.value)
+				kl_buf_printf(out, "\t.zero %" PRIu64 "\n",
+					      it.value);
+			break;
+		default: {
+			bool defined = kl_sym_get_kind(m, it.sym) ==
+					       KL_SYM_DATA ||
+				       kl_sym_func(m, it.sym);
+			const char *routine = runtime_routine(e, it.sym);
+			if (defined)
+				kl_buf_printf(out, "\t.quad .Lsym%u", it.sym.id);
+			else if (routine)
+				kl_buf_printf(out, "\t.quad __keel_%s", routine);
+			else
+				kl_buf_printf(out, "\t.quad %s",
+					      asm_sym_name(e, it.sym));
+			kl_buf_printf(out, "%+" PRId64 "\n", (int64_t)it.value);
+		}
+		}
+	}
+}
+
+/* Does every function of m verify? (If not, the verifier's diagnostics
+ * are added to diags.) */
+static bool
+verified(const kl_module *m, kl_diags *diags)
+{
+	bool ok = true;
+	kl_diags own = { 0 };
+	for (uint32_t k = 0; k < kl_module_num_syms(m); k++) {
+		kl_func *f = kl_sym_func(m, (kl_sym){ k });
+		if (f && kl_verify_func(f, NULL, &own) != KL_OK)
+			ok = false;
+	}
+	for (uint32_t k = 0; !ok && diags && k < own.len; k++) {
+		const kl_diag *d = &own.items[k];
+		kl_diags_add(diags, d->severity, d->line, d->col, d->message);
+		kl_diag *to = &diags->items[diags->len - 1];
+		to->func = d->func;
+		to->loc = d->loc;
+		to->inst = d->inst;
+	}
+	kl_diags_free(&own);
+	return ok;
+}
+
+kl_status
+kl_emit_asm(const kl_module *m, const char *file, kl_buf *out,
+	    kl_diags *diags)
+{
+	if (!m || !out)
+		return KL_ERR_INVALID;
+	if (!verified(m, diags))
+		return KL_ERR_VERIFY;
+	kl_buf text = { 0 };
+	asm_emitter e = { .m = m, .file = file ? file : "<module>",
+			  .diags = diags, .out = &text };
+	kl_buf_printf(&text, "# made by keel emit-asm from %s\n", e.file);
+	kl_buf_puts(&text, runtime);
+	kl_sym main_sym = KL_NO_SYM;
+	for (uint32_t k = 0; k < kl_module_num_syms(m); k++) {
+		kl_sym s = { k };
+		const kl_func *f = kl_sym_func(m, s);
+		if (kl_sym_get_kind(m, s) == KL_SYM_DATA) {
+			emit_data(&e, s);
+		} else if (f) {
+			kl_buf_puts(&text, "\t.text\n");
+			if (is_main(m, s)) {
+				main_sym = s;
+			} else {
+				const char *name = asm_sym_name(&e, s);
+				kl_buf_printf(&text, "\t.globl %s\n%s:\n",
+					      name, name);
+			}
+			kl_buf_printf(&text, ".Lsym%u:\n", k);
+			asm_emit_func(&e, f);
+		}
+	}
+	if (main_sym.id != KL_NONE)
+		emit_main(&e, main_sym);
+	kl_buf_puts(&text, "\t.section .rodata\n");
+	kl_buf_append(&text, e.strings.data ? e.strings.data : "",
+		      e.strings.len);
+	kl_buf_puts(&text, "\t.section .note.GNU-stack,\"\",@progbits\n");
+	if (!e.refused)
+		kl_buf_append(out, text.data, text.len);
+	kl_buf_free(&text);
+	kl_buf_free(&e.strings);
+	kl_buf_free(&e.name);
+	return e.refused ? KL_ERR_UNSUPPORTED : KL_OK;
+}

@@ -1,0 +1,99 @@
+/*
+ * emit_asm.h -- what the files of the x86-64 emitter (kl_emit_asm)
+ * share.
+ *
+ *   emit_asm.c       the module: symbols' names, data objects, the
+ *                    runtime (traps, the output built-ins, main)
+ *   emit_asm_func.c  a function: its frame, blocks, edges, calls and
+ *                    returns
+ *   emit_asm_inst.c  the other instructions, one at a time
+ *
+ * The emitter reads IR through keel.h alone; emit_asm.c's opening
+ * comment says how the IR maps to the machine.
+ */
+#ifndef KEEL_EMIT_ASM_H
+#define KEEL_EMIT_ASM_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "keel.h"
+#include "../util/util.h"
+#include <inttypes.h>
+
+/* A constant entry-block alloca up to this size lives in the frame;
+ * a bigger one is taken from the stack when it runs, as alloca_dyn. */
+#define ASM_FRAME_ALLOCA_MAX 65536
+
+typedef struct asm_emitter {
+	const kl_module *m;
+	const char *file; /* the name trap messages give */
+	kl_diags *diags;
+	bool refused;
+	kl_buf *out;
+	kl_buf strings; /* .rodata: trap messages */
+	uint32_t nstrings;
+	uint32_t nlabels; /* local labels made so far (.LkN) */
+	kl_buf name;      /* asm_sym_name's text */
+} asm_emitter;
+
+/* One function being emitted. Every value has an 8-byte slot in the
+ * frame, below %rbp; only the low bits of its type are meaningful. */
+typedef struct asm_func {
+	asm_emitter *e;
+	const kl_func *f;
+	kl_buf *out;
+	int32_t *slot;        /* per value: its slot's offset from %rbp */
+	int32_t *alloca_at;   /* per inst: a frame alloca's offset, or 0 */
+	int32_t scratch;      /* parallel copies go through here */
+	int32_t results;      /* a buffer for a call's many results */
+	int32_t result_ptr;   /* where many results go (saved %rdi), or 0 */
+	int32_t alloca_lo, alloca_hi; /* the frame allocas' bytes */
+	uint32_t frame;       /* bytes below %rbp */
+} asm_func;
+
+/* ---- emit_asm.c ---- */
+void asm_refuse(asm_func *c, kl_inst i, const char *fmt, ...)
+	KL_PRINTF(3, 4);
+/* The assembler's name of symbol s, and of a reference to it from this
+ * file (a local alias for what the module defines, so that a shared
+ * object's code needs no relocation through the GOT for it). Each lives
+ * until the next call of either. */
+const char *asm_sym_name(asm_emitter *e, kl_sym s);
+/* A call target: the local alias, a runtime routine for the output
+ * built-ins, or NAME@PLT. */
+const char *asm_call_target(asm_emitter *e, kl_sym s);
+/* Load the address of s into register reg. */
+void asm_sym_addr(asm_emitter *e, kl_sym s, const char *reg);
+/* A fresh local label number. */
+uint32_t asm_label(asm_emitter *e);
+/* Call the runtime's trap with the message of instruction i's trap. */
+void asm_trap(asm_func *c, kl_inst i, const char *kind);
+
+/* ---- emit_asm_func.c ---- */
+void asm_emit_func(asm_emitter *e, const kl_func *f);
+/* Does a signature's result list go through memory (more than two
+ * integers or two floats)? If not, the register of result k ("%rax",
+ * "%xmm1"...) in buf. */
+bool asm_results_in_memory(const kl_module *m, kl_signature sig);
+void asm_result_place(const kl_module *m, kl_signature sig, uint32_t k,
+		      char *buf, size_t size);
+/* The slot of v: "-N(%rbp)". Lives until the eighth call after. */
+const char *asm_slot(asm_func *c, kl_value v);
+void asm_line(asm_func *c, const char *fmt, ...) KL_PRINTF(2, 3);
+
+/* ---- emit_asm_inst.c ---- */
+/* Emit the instruction i (no terminator, no call). */
+void asm_emit_inst(asm_func *c, kl_inst i);
+/* Width in bits of v's type (an integer's, or a float's). */
+uint32_t asm_width(asm_func *c, kl_value v);
+bool asm_is_float(asm_func *c, kl_value v);
+/* Load v into %rax (or reg64) extended from its width: signedly, or
+ * with zeros. */
+void asm_load_ext(asm_func *c, kl_value v, bool sign, const char *reg64);
+
+#endif
