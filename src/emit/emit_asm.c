@@ -23,8 +23,10 @@
  * go through a routine that notes whether the output ends a line (so
  * that %main's results go on a line of their own, as keel run puts
  * them), malloc through calloc (the interpreter's heap reads as zero),
- * abort through a trap with keel run's message. A trap prints
- * "FILE:LINE: trap KIND" on standard error and exits with 1.
+ * abort through a trap with keel run's message. A trap prints keel
+ * run's first line without its explanation, "FILE:LINE: trap KIND",
+ * and where ("  in %f at instN (line L)") on standard error, and exits
+ * with 1.
  */
 #include "emit_asm.h"
 #include "emit_c.h"
@@ -172,11 +174,11 @@ asm_trap(asm_func *c, kl_inst i, const char *kind)
 	uint32_t n = e->nstrings++;
 	kl_buf text = { 0 };
 	size_t len;
-	kl_buf_printf(&text, "%s:%u: trap %s (in ", e->file,
-		      kl_inst_source_line(c->f, i), kind);
+	uint32_t line = kl_inst_source_line(c->f, i);
+	kl_buf_printf(&text, "%s:%u: trap %s\n  in ", e->file, line, kind);
 	const char *name = kl_sym_name(e->m, kl_func_sym(c->f), &len);
 	kl_name_format(name, len, &text);
-	kl_buf_puts(&text, ")\n");
+	kl_buf_printf(&text, " at inst%u (line %u)\n", i.id, line);
 	kl_buf_printf(&e->strings, ".Lstr%u:\n\t.asciz ", n);
 	emit_c_string(&e->strings, text.data, text.len);
 	kl_buf_putc(&e->strings, '\n');
