@@ -1922,7 +1922,7 @@ kl_status kl_emit_c(const kl_module *m, const char *file, kl_buf *out,
  * trap messages give (NULL: "<module>"). KL_OK; KL_ERR_VERIFY, with the
  * verifier's diagnostics, if a function does not verify;
  * KL_ERR_UNSUPPORTED, with an error per thing, for a %main with
- * parameters or float results, an address stored in fewer than 8 bytes
+ * parameters, an address stored in fewer than 8 bytes
  * of data, a data object over 2^31 bytes or aligned past 4096; nothing
  * is appended then. KL_ERR_INVALID if m or out is NULL. diags may be
  * NULL.

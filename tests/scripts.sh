@@ -351,6 +351,39 @@ if command -v cc >/dev/null 2>&1 && [ "$(uname -m)" = x86_64 ]; then
 else
 	echo "no cc or not x86-64: skipping keel emit-asm's programs"
 fi
+# keel emit-asm refuses as keel emit-c does, at the line, with a caret;
+# it shows the verifier's listing for what does not verify; --help
+printf '%s\n' 'data %d = { i64 7, i32 %d }' '' \
+	'function %main(i32) -> i32 {' 'block0(v0: i32):' '    return v0' \
+	'}' >"$dir/asm-refused.kl"
+"$build"/keel emit-asm "$dir/asm-refused.kl" >"$dir/asm.out" 2>"$dir/asm.err"
+st=$?
+cat >"$dir/asm.exp" <<EOF
+$dir/asm-refused.kl:1:1: error: data %d: cannot translate: an address in fewer than 8 bytes
+data %d = { i64 7, i32 %d }
+^
+$dir/asm-refused.kl:3:1: error: %main: cannot translate: it takes parameters
+function %main(i32) -> i32 {
+^
+EOF
+if [ "$st" = 1 ] && [ ! -s "$dir/asm.out" ] && cmp -s "$dir/asm.exp" "$dir/asm.err"; then ok; else
+	bad "keel emit-asm of what it cannot translate: exit $st, $(diff "$dir/asm.exp" "$dir/asm.err")"; fi
+printf 'function %%f() {\nblock0:\n    jump block0\n}\n' >"$dir/asm-bad.kl"
+"$build"/keel emit-asm "$dir/asm-bad.kl" >"$dir/asm.out" 2>"$dir/asm.err"
+st=$?
+if [ "$st" = 1 ] && [ ! -s "$dir/asm.out" ] &&
+	grep -q "^keel emit-asm: $dir/asm-bad.kl does not verify:$" "$dir/asm.err"; then ok; else
+	bad "keel emit-asm of IR that does not verify: exit $st, $(cat "$dir/asm.err")"; fi
+"$build"/keel emit-asm --help >"$dir/asm.out" 2>&1
+st=$?
+if [ "$st" = 0 ] && grep -q "^usage: keel emit-asm FILE$" "$dir/asm.out"; then ok; else
+	bad "keel emit-asm --help: exit $st"; fi
+for args in "" "--bogus x.kl" "a.kl b.kl"; do
+	# shellcheck disable=SC2086
+	"$build"/keel emit-asm $args >/dev/null 2>&1
+	st=$?
+	if [ "$st" = 2 ]; then ok; else bad "keel emit-asm $args: exit $st, not 2"; fi
+done
 # what it cannot translate it refuses, naming the file, line, function
 # and instruction, with a caret under it; every refusal of a file, and
 # nothing on standard output

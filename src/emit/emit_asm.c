@@ -309,7 +309,7 @@ emit_main(asm_emitter *e, kl_sym s)
 	kl_signature sig = kl_sym_signature(m, s);
 	kl_buf *out = e->out;
 	if (sig.num_params) {
-		refuse_sym(e, s, "%main has parameters");
+		refuse_sym(e, s, "it takes parameters");
 		return;
 	}
 	uint32_t n = sig.num_results;
