@@ -384,9 +384,10 @@ emit_data(asm_emitter *e, kl_sym s)
 		if (kl_type_bytes(m, it.type) != 8)
 			refuse_sym(e, s, "an address in fewer than 8 bytes");
 	}
-	if (kl_data_size(m, s) > (UINT64_C(1) << 31) ||
-	    kl_data_align(m, s) > 4096)
-		refuse_sym(e, s, "over 2^31 bytes or aligned past 4096");
+	if (kl_data_size(m, s) > (UINT64_C(1) << 31))
+		refuse_sym(e, s, "over 2^31 bytes");
+	if (kl_data_align(m, s) > 4096)
+		refuse_sym(e, s, "aligned past 4096");
 	if (!kl_data_is_const(m, s))
 		kl_buf_puts(out, "\t.data\n");
 	else if (relocated)
@@ -474,7 +475,11 @@ kl_emit_asm(const kl_module *m, const char *file, kl_buf *out,
 	kl_buf text = { 0 };
 	asm_emitter e = { .m = m, .file = file ? file : "<module>",
 			  .diags = diags, .out = &text };
-	kl_buf_printf(&text, "# made by keel emit-asm from %s\n", e.file);
+	/* (a file name's newline would end the comment) */
+	kl_buf_puts(&text, "# made by keel emit-asm from ");
+	for (const char *p = e.file; *p; p++)
+		kl_buf_putc(&text, *p >= ' ' && *p != 127 ? *p : '?');
+	kl_buf_putc(&text, '\n');
 	kl_buf_puts(&text, runtime);
 	kl_sym main_sym = KL_NO_SYM;
 	for (uint32_t k = 0; k < kl_module_num_syms(m); k++) {
