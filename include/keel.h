@@ -1917,8 +1917,8 @@ kl_status kl_emit_c(const kl_module *m, const char *file, kl_buf *out,
  * makes a program running the module as `keel run` does (%main, if
  * there is one, is its main, printing its integer results and exiting
  * with keel run's status), or links with C code: functions and data
- * keep their names and the System V calling convention. Every value
- * lives in a stack slot (no register allocation yet). file is the name
+ * keep their names and the System V calling convention. Values live in
+ * callee-saved registers or stack slots by linear scan. file is the name
  * trap messages give (NULL: "<module>"). KL_OK; KL_ERR_VERIFY, with the
  * verifier's diagnostics, if a function does not verify;
  * KL_ERR_UNSUPPORTED, with an error per thing, for a %main with

@@ -301,15 +301,16 @@ if command -v cc >/dev/null 2>&1; then
 else
 	echo "no cc: skipping keel emit-c's programs"
 fi
-# keel emit-asm, a module as x86-64 assembly: the same programs, and
-# keel-gen's in more shapes, before and after the recommended pipeline,
+# keel emit-asm, a module as x86-64 assembly: the same programs,
+# tests/emit_asm's (what the emitted C cannot run), and keel-gen's in
+# more shapes, before and after the recommended pipeline,
 # assembled by cc and run, print on stdout what keel run prints and exit
 # with its status; a trap's first line is keel run's without its
 # explanation. Not the programs whose difference docs/emit-asm.md names
 # (a bad call_indirect, a declared function that is no built-in).
 # Skipped without a cc or on another machine than x86-64.
 if command -v cc >/dev/null 2>&1 && [ "$(uname -m)" = x86_64 ]; then
-	asm_progs=""
+	asm_progs=$(echo tests/emit_asm/*.kl)
 	for f in $progs; do
 		case $f in
 		*/trap-bad-sig.kl | */fail-*) ;;

@@ -9,11 +9,12 @@
  * The program prints what `keel run FILE.kl` prints on standard output
  * and exits with its status; docs/emit-asm.md says where they differ.
  *
- * The code is the simplest that is right: every value lives in a stack
- * slot, each instruction loads its operands into fixed registers and
- * stores its result (no register allocation yet). Functions and data
- * objects keep their names and are global, so C code links with them;
- * a name the assembler cannot take is spelled __keel_N_NAME. Code in
+ * The code is the simplest that is right: values live in callee-saved
+ * registers or stack slots (emit_asm_alloc.c), each instruction loads
+ * its operands into fixed scratch registers and stores its result.
+ * Functions and data objects keep their names and are global, so C
+ * code links with them; a name the assembler cannot take, or one the
+ * rest of the program owns (reserved()), is spelled __keel_N_NAME. Code in
  * the file refers to what the module defines through local aliases
  * (.LsymN), so it needs no relocation through the GOT and the file can
  * go into a position-independent executable or shared object.
@@ -95,13 +96,37 @@ is_main(const kl_module *m, kl_sym s)
 	return kl_sym_func(m, s) && len == 4 && memcmp(name, "main", 4) == 0;
 }
 
+/* Is name one the program's other parts define or the runtime calls?
+ * A module's symbol of that name would take their place (a %printf
+ * would print main's results, a data %stderr take the trap's
+ * messages, an %_init not link): the names C reserves for the
+ * implementation (__x, _X), the C start files', the runtime's, and the
+ * allocator's, which the C library calls itself. */
+static bool
+reserved(const char *name, size_t len)
+{
+	static const char *const names[] = {
+		"_start", "_init", "_fini", "_edata", "_end", "data_start",
+		"environ", "printf", "putchar", "puts", "fflush", "fputs",
+		"stderr", "stdout", "_exit", "exit", "abort", "malloc",
+		"calloc", "realloc", "free", "memalign", "posix_memalign",
+		"aligned_alloc", "valloc", "pvalloc", "malloc_usable_size",
+	};
+	if (len >= 2 && name[0] == '_' &&
+	    (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z')))
+		return true;
+	for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+		if (strlen(names[k]) == len && memcmp(names[k], name, len) == 0)
+			return true;
+	return false;
+}
+
 const char *
 asm_sym_name(asm_emitter *e, kl_sym s)
 {
 	size_t len;
 	const char *name = kl_sym_name(e->m, s, &len);
-	bool plain = len > 0 && !(name[0] >= '0' && name[0] <= '9') &&
-		     !(len > 7 && memcmp(name, "__keel_", 7) == 0);
+	bool plain = len > 0 && !(name[0] >= '0' && name[0] <= '9');
 	for (size_t k = 0; k < len; k++) {
 		char ch = name[k];
 		if (!(ch == '_' || (ch >= '0' && ch <= '9') ||
@@ -109,7 +134,11 @@ asm_sym_name(asm_emitter *e, kl_sym s)
 			plain = false;
 	}
 	kl_buf_reset(&e->name);
-	if (plain && !is_main(e->m, s)) {
+	/* a declared function is the C library's or the program's: its
+	 * own name, whatever it is */
+	bool defined = kl_sym_func(e->m, s) ||
+		       kl_sym_get_kind(e->m, s) == KL_SYM_DATA;
+	if (plain && !is_main(e->m, s) && !(defined && reserved(name, len))) {
 		kl_buf_append(&e->name, name, len);
 		return e->name.data;
 	}
@@ -326,10 +355,8 @@ emit_main(asm_emitter *e, kl_sym s)
 		asm_result_place(m, sig, k, reg, sizeof reg);
 		kl_buf_printf(out, "\tmovq %s, %u(%%rsp)\n", reg, 8 * k);
 	}
-	if (n == 0) {
-		kl_buf_puts(out, "\txorl %eax, %eax\n\tleave\n\tret\n");
-		return;
-	}
+	/* the results' line, an empty one for none, after a newline
+	 * if the output stopped inside a line */
 	kl_buf_puts(out, "\tcmpb $10, __keel_last(%rip)\n\tje 1f\n"
 			 "\tmovl $10, %edi\n\tcall putchar@PLT\n1:\n");
 	for (uint32_t k = 0; k < n; k++) {
@@ -361,7 +388,7 @@ emit_main(asm_emitter *e, kl_sym s)
 		kl_buf_puts(out, "\txorl %eax, %eax\n\tcall printf@PLT\n");
 	}
 	kl_buf_puts(out, "\tmovl $10, %edi\n\tcall putchar@PLT\n");
-	if (kl_type_is_int(m, sig.results[0]))
+	if (n && kl_type_is_int(m, sig.results[0]))
 		kl_buf_puts(out, "\tmovzbl (%rsp), %eax\n");
 	else
 		kl_buf_puts(out, "\txorl %eax, %eax\n");

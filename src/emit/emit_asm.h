@@ -7,6 +7,7 @@
  *   emit_asm_func.c  a function: its frame, blocks, edges, calls and
  *                    returns
  *   emit_asm_inst.c  the other instructions, one at a time
+ *   emit_asm_alloc.c where each value lives: a register or a slot
  *
  * The emitter reads IR through keel.h alone; emit_asm.c's opening
  * comment says how the IR maps to the machine.
@@ -41,13 +42,20 @@ typedef struct asm_emitter {
 	kl_buf name;      /* asm_sym_name's text */
 } asm_emitter;
 
-/* One function being emitted. Every value has an 8-byte slot in the
- * frame, below %rbp; only the low bits of its type are meaningful. */
+/* Registers values live in (emit_asm_alloc.c): the callee-saved ones. */
+#define ASM_NREGS 5
+
+/* One function being emitted. Every value lives in a register or an
+ * 8-byte stack slot; only the low bits of its type are meaningful. */
 typedef struct asm_func {
 	asm_emitter *e;
 	const kl_func *f;
 	kl_buf *out;
-	int32_t *slot;        /* per value: its slot's offset from %rbp */
+	int32_t *loc;         /* per value: register r as r + 1, slot k as
+			       * -k - 1, 0 for none */
+	uint32_t nslots;
+	uint32_t used_regs;   /* a bit per register some value lives in */
+	int32_t slots;        /* slot 0's offset from %rbp */
 	int32_t *alloca_at;   /* per inst: a frame alloca's offset, or 0 */
 	int32_t scratch;      /* parallel copies go through here */
 	int32_t results;      /* a buffer for a call's many results */
@@ -82,8 +90,19 @@ void asm_emit_func(asm_emitter *e, const kl_func *f);
 bool asm_results_in_memory(const kl_module *m, kl_signature sig);
 void asm_result_place(const kl_module *m, kl_signature sig, uint32_t k,
 		      char *buf, size_t size);
-/* The slot of v: "-N(%rbp)". Lives until the eighth call after. */
+/* Where v lives: a register ("%rbx") or a slot ("-N(%rbp)"), all 64
+ * bits; and the same at a width of bytes ("%bl", or the slot). Each
+ * lives until the eighth call after. */
 const char *asm_slot(asm_func *c, kl_value v);
+const char *asm_slot_at(asm_func *c, kl_value v, uint32_t bytes);
+/* Does v live in a register? */
+bool asm_in_reg(asm_func *c, kl_value v);
+/* Copy v's 64 bits into an xmm register ("%xmm1"). */
+void asm_float_in(asm_func *c, kl_value v, const char *xmm);
+
+/* ---- emit_asm_alloc.c ---- */
+/* Fill c->loc, c->nslots and c->used_regs. */
+void asm_allocate(asm_func *c);
 void asm_line(asm_func *c, const char *fmt, ...) KL_PRINTF(2, 3);
 
 /* ---- emit_asm_inst.c ---- */

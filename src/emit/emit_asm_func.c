@@ -3,7 +3,8 @@
  * frame, the blocks in layout order, block parameters as copies on each
  * edge, calls and returns.
  *
- * The frame, below the saved %rbp: an 8-byte slot per value, then the
+ * The frame, below the saved %rbp: the callee-saved registers values
+ * live in (emit_asm_alloc.c), the 8-byte slots of the others, then the
  * constant allocas of the entry block (zeroed on entry), then a scratch
  * area for parallel copies and a buffer for a call's many results.
  * %rsp stays 16-byte aligned between instructions, so every call site
@@ -35,15 +36,48 @@ asm_line(asm_func *c, const char *fmt, ...)
 	kl_buf_putc(c->out, '\n');
 }
 
+static const char *const reg_names[ASM_NREGS][4] = {
+	{ "%bl", "%bx", "%ebx", "%rbx" },
+	{ "%r12b", "%r12w", "%r12d", "%r12" },
+	{ "%r13b", "%r13w", "%r13d", "%r13" },
+	{ "%r14b", "%r14w", "%r14d", "%r14" },
+	{ "%r15b", "%r15w", "%r15d", "%r15" },
+};
+
 const char *
-asm_slot(asm_func *c, kl_value v)
+asm_slot_at(asm_func *c, kl_value v, uint32_t bytes)
 {
 	static char texts[8][24];
 	static unsigned next;
-	char *t = texts[next++ % 8];
 	v = kl_value_resolve(c->f, v);
-	snprintf(t, sizeof texts[0], "%d(%%rbp)", c->slot[v.id]);
+	int32_t loc = c->loc[v.id];
+	if (loc > 0)
+		return reg_names[loc - 1][bytes == 1 ? 0 : bytes == 2 ? 1
+					 : bytes == 4 ? 2 : 3];
+	char *t = texts[next++ % 8];
+	/* (a value no code defines: the junk slot below the others) */
+	int32_t at = loc < 0 ? c->slots - 8 * (-loc - 1)
+			     : c->slots - 8 * (int32_t)c->nslots;
+	snprintf(t, sizeof texts[0], "%d(%%rbp)", at);
 	return t;
+}
+
+const char *
+asm_slot(asm_func *c, kl_value v)
+{
+	return asm_slot_at(c, v, 8);
+}
+
+bool
+asm_in_reg(asm_func *c, kl_value v)
+{
+	return c->loc[kl_value_resolve(c->f, v).id] > 0;
+}
+
+void
+asm_float_in(asm_func *c, kl_value v, const char *xmm)
+{
+	asm_line(c, "movq %s, %s", asm_slot(c, v), xmm);
 }
 
 bool
@@ -65,6 +99,13 @@ block_label(asm_func *c, kl_block b, kl_buf *out)
 	kl_buf_printf(out, ".Lf%ub%u", kl_func_sym(c->f).id, b.id);
 }
 
+static bool
+same_place(asm_func *c, kl_value a, kl_value b)
+{
+	return c->loc[kl_value_resolve(c->f, a).id] ==
+	       c->loc[kl_value_resolve(c->f, b).id];
+}
+
 /* The copies of an edge's arguments into dest's parameters: through the
  * scratch area when one argument is one of those parameters (a swap). */
 static void
@@ -75,16 +116,17 @@ edge_copies(asm_func *c, kl_inst i, uint32_t d)
 	uint32_t n = kl_inst_dest_num_args(f, i, d);
 	bool overlap = false;
 	for (uint32_t k = 0; k < n && !overlap; k++) {
-		kl_value a = kl_value_resolve(f, kl_inst_dest_arg(f, i, d, k));
+		int32_t a = c->loc[kl_value_resolve(f,
+					kl_inst_dest_arg(f, i, d, k)).id];
 		for (uint32_t p = 0; p < n; p++)
-			if (kl_value_resolve(f, kl_block_param(f, dest, p)).id ==
-			    a.id)
+			if (p != k && c->loc[kl_value_resolve(f,
+					kl_block_param(f, dest, p)).id] == a)
 				overlap = true;
 	}
 	for (uint32_t k = 0; k < n; k++) {
 		kl_value a = kl_inst_dest_arg(f, i, d, k);
 		kl_value p = kl_block_param(f, dest, k);
-		if (kl_value_resolve(f, a).id == kl_value_resolve(f, p).id)
+		if (same_place(c, a, p))
 			continue;
 		asm_line(c, "movq %s, %%rax", asm_slot(c, a));
 		if (overlap)
@@ -96,7 +138,7 @@ edge_copies(asm_func *c, kl_inst i, uint32_t d)
 	for (uint32_t k = 0; overlap && k < n; k++) {
 		kl_value a = kl_inst_dest_arg(f, i, d, k);
 		kl_value p = kl_block_param(f, dest, k);
-		if (kl_value_resolve(f, a).id == kl_value_resolve(f, p).id)
+		if (same_place(c, a, p))
 			continue;
 		asm_line(c, "movq %d(%%rbp), %%rax", c->scratch + 8 * (int32_t)k);
 		asm_line(c, "movq %%rax, %s", asm_slot(c, p));
@@ -201,16 +243,18 @@ pass_args(asm_func *c, kl_inst i, kl_signature sig, uint32_t first,
 			       kl_type_bytes(m, t) == 4;
 		bool sign = kl_type_refinement(m, t) == KL_REFINE_SIGNED;
 		if (is_float && floats < 8) {
-			asm_line(c, "%s %s, %%xmm%u",
-				 promote ? "cvtss2sd" : "movq", asm_slot(c, a),
-				 floats);
-			floats++;
+			char xmm[16];
+			snprintf(xmm, sizeof xmm, "%%xmm%u", floats++);
+			asm_float_in(c, a, xmm);
+			if (promote)
+				asm_line(c, "cvtss2sd %s, %s", xmm, xmm);
 		} else if (!is_float && ints < 6) {
 			asm_load_ext(c, a, sign, int_regs[ints]);
 			ints++;
 		} else {
 			if (promote) {
-				asm_line(c, "cvtss2sd %s, %%xmm8", asm_slot(c, a));
+				asm_float_in(c, a, "%xmm8");
+				asm_line(c, "cvtss2sd %%xmm8, %%xmm8");
 				asm_line(c, "movq %%xmm8, %%rax");
 			} else if (is_float) {
 				asm_line(c, "movq %s, %%rax", asm_slot(c, a));
@@ -278,6 +322,23 @@ call(asm_func *c, kl_inst i)
 	}
 }
 
+/* Save the callee-saved registers values live in, at the top of the
+ * frame, or restore them. */
+static void
+save_regs(asm_func *c, bool save)
+{
+	int32_t at = 0;
+	for (uint32_t r = 0; r < ASM_NREGS; r++) {
+		if (!(c->used_regs >> r & 1))
+			continue;
+		at -= 8;
+		if (save)
+			asm_line(c, "movq %s, %d(%%rbp)", reg_names[r][3], at);
+		else
+			asm_line(c, "movq %d(%%rbp), %s", at, reg_names[r][3]);
+	}
+}
+
 static void
 ret(asm_func *c, kl_inst i)
 {
@@ -297,6 +358,7 @@ ret(asm_func *c, kl_inst i)
 			asm_line(c, "movq %s, %s", from, reg);
 		}
 	}
+	save_regs(c, false);
 	asm_line(c, "leave");
 	asm_line(c, "ret");
 }
@@ -338,9 +400,12 @@ plan_frame(asm_func *c)
 {
 	const kl_func *f = c->f;
 	const kl_module *m = c->e->m;
-	uint64_t below = 8 * (uint64_t)kl_func_value_bound(f);
-	for (uint32_t v = 0; v < kl_func_value_bound(f); v++)
-		c->slot[v] = -8 * (int32_t)(v + 1);
+	uint64_t below = 0;
+	for (uint32_t r = 0; r < ASM_NREGS; r++)
+		below += c->used_regs >> r & 1 ? 8 : 0;
+	/* the slots, and a junk one past them */
+	c->slots = -(int32_t)below - 8;
+	below += 8 * ((uint64_t)c->nslots + 1);
 	/* the entry block's constant allocas, aligned up to 16 */
 	kl_block entry = kl_func_first_block(f);
 	below = (below + 15) & ~(uint64_t)15;
@@ -392,6 +457,7 @@ prologue(asm_func *c)
 	asm_line(c, "movq %%rsp, %%rbp");
 	if (c->frame)
 		asm_line(c, "subq $%u, %%rsp", c->frame);
+	save_regs(c, true);
 	uint32_t ints = 0, floats = 0, stack = 0;
 	if (c->result_ptr)
 		asm_line(c, "movq %s, %d(%%rbp)", int_regs[ints++],
@@ -422,9 +488,10 @@ void
 asm_emit_func(asm_emitter *e, const kl_func *f)
 {
 	asm_func c = { .e = e, .f = f, .out = e->out };
-	c.slot = kl_calloc(kl_func_value_bound(f) + 1, sizeof *c.slot);
+	c.loc = kl_calloc(kl_func_value_bound(f) + 1, sizeof *c.loc);
 	c.alloca_at = kl_calloc(kl_func_inst_bound(f) + 1,
 				 sizeof *c.alloca_at);
+	asm_allocate(&c);
 	plan_frame(&c);
 	prologue(&c);
 	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;) {
@@ -443,6 +510,6 @@ asm_emit_func(asm_emitter *e, const kl_func *f)
 		}
 		b = next;
 	}
-	free(c.slot);
+	free(c.loc);
 	free(c.alloca_at);
 }

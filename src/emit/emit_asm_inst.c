@@ -40,7 +40,7 @@ reg32(const char *reg64)
 void
 asm_load_ext(asm_func *c, kl_value v, bool sign, const char *reg64)
 {
-	const char *s = asm_slot(c, v);
+	const char *s = asm_slot_at(c, v, asm_width(c, v) / 8);
 	switch (asm_width(c, v)) {
 	case 8:
 		asm_line(c, sign ? "movsbq %s, %s" : "movzbl %s, %s", s,
@@ -301,8 +301,7 @@ canonical_nan(asm_func *c, kl_inst i, uint32_t nargs)
 	asm_line(c, "ucomi%s %%xmm0, %%xmm0", fs(c, x));
 	asm_line(c, "jnp .Lk%u", done);
 	for (uint32_t k = 0; k < nargs; k++) {
-		asm_line(c, "movs%s %s, %%xmm1", single ? "s" : "d",
-			 asm_slot(c, kl_inst_arg(f, i, k)));
+		asm_float_in(c, kl_inst_arg(f, i, k), "%xmm1");
 		asm_line(c, "ucomi%s %%xmm1, %%xmm1", fs(c, x));
 		asm_line(c, "jp .Lk%u", done);
 	}
@@ -318,9 +317,9 @@ float_binary(asm_func *c, kl_inst i, const char *op)
 	const kl_func *f = c->f;
 	kl_value x = kl_inst_arg(f, i, 0);
 	const char *s = fs(c, x);
-	asm_line(c, "movs%c %s, %%xmm0", s[1], asm_slot(c, x));
-	asm_line(c, "%s%s %s, %%xmm0", op, s,
-		 asm_slot(c, kl_inst_arg(f, i, 1)));
+	asm_float_in(c, x, "%xmm0");
+	asm_float_in(c, kl_inst_arg(f, i, 1), "%xmm1");
+	asm_line(c, "%s%s %%xmm1, %%xmm0", op, s);
 	canonical_nan(c, i, 2);
 }
 
@@ -334,8 +333,8 @@ float_compare(asm_func *c, kl_inst i)
 	/* lt and le compare the other way round, as gt and ge: those are
 	 * the conditions an unordered result (CF set) makes false */
 	bool swap = cc == KL_FCC_LT || cc == KL_FCC_LE;
-	asm_line(c, "movs%c %s, %%xmm0", s[1], asm_slot(c, swap ? y : x));
-	asm_line(c, "movs%c %s, %%xmm1", s[1], asm_slot(c, swap ? x : y));
+	asm_float_in(c, swap ? y : x, "%xmm0");
+	asm_float_in(c, swap ? x : y, "%xmm1");
 	asm_line(c, "ucomi%s %%xmm1, %%xmm0", s);
 	switch (cc) {
 	case KL_FCC_EQ:
@@ -387,10 +386,9 @@ float_to_int(asm_func *c, kl_inst i, bool sign)
 	uint32_t w = kl_type_bytes(c->e->m,
 				   kl_value_type(f, kl_inst_result(f, i, 0))) *
 		     8;
+	asm_float_in(c, x, "%xmm0");
 	if (asm_width(c, x) == 32)
-		asm_line(c, "cvtss2sd %s, %%xmm0", asm_slot(c, x));
-	else
-		asm_line(c, "movsd %s, %%xmm0", asm_slot(c, x));
+		asm_line(c, "cvtss2sd %%xmm0, %%xmm0");
 	uint32_t bad = asm_label(c->e), ok = asm_label(c->e);
 	/* below: above -2^(w-1) - 1 (at least -2^63: nothing lies
 	 * between that and -2^63 - 1), or above -1 */
@@ -624,9 +622,9 @@ asm_emit_inst(asm_func *c, kl_inst i)
 		break;
 	case KL_OP_FPROMOTE:
 	case KL_OP_FDEMOTE:
-		asm_line(c, "%s %s, %%xmm0",
-			 op == KL_OP_FPROMOTE ? "cvtss2sd" : "cvtsd2ss",
-			 asm_slot(c, kl_inst_arg(f, i, 0)));
+		asm_float_in(c, kl_inst_arg(f, i, 0), "%xmm0");
+		asm_line(c, "%s %%xmm0, %%xmm0",
+			 op == KL_OP_FPROMOTE ? "cvtss2sd" : "cvtsd2ss");
 		asm_line(c, "movq %%xmm0, %%rax");
 		store(c, i, "%rax");
 		break;
@@ -640,7 +638,8 @@ asm_emit_inst(asm_func *c, kl_inst i)
 	case KL_OP_FDIV: float_binary(c, i, "div"); break;
 	case KL_OP_SQRT: {
 		kl_value x = kl_inst_arg(f, i, 0);
-		asm_line(c, "sqrt%s %s, %%xmm0", fs(c, x), asm_slot(c, x));
+		asm_float_in(c, x, "%xmm0");
+		asm_line(c, "sqrt%s %%xmm0, %%xmm0", fs(c, x));
 		canonical_nan(c, i, 1);
 		break;
 	}

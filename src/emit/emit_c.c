@@ -256,7 +256,10 @@ emit_main(emitter *e, kl_sym s, kl_buf *out)
 	kl_signature sig = kl_sym_signature(m, s);
 	kl_buf_puts(out, "int\nmain(void)\n{\n\trt_init();\n");
 	if (sig.num_results == 0) {
-		kl_buf_printf(out, "\t%s();\n\treturn 0;\n}\n",
+		/* keel run's line of results is empty then */
+		kl_buf_printf(out, "\t%s();\n\tif (rt_last != '\\n')\n"
+				   "\t\tputchar('\\n');\n\tputchar('\\n');\n"
+				   "\treturn 0;\n}\n",
 			      emit_ident(e, s));
 		return;
 	}

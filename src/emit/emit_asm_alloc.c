@@ -1,0 +1,242 @@
+/*
+ * emit_asm_alloc.c -- where each value lives (emit_asm.h): one of the
+ * callee-saved registers %rbx %r12 %r13 %r14 %r15, or a stack slot,
+ * chosen by linear scan (Poletto and Sarkar, "Linear Scan Register
+ * Allocation", 1999) over one live interval per value.
+ *
+ * Positions number the layout: a block's start (where its parameters
+ * are defined), then each instruction. A value's interval is the hull of
+ * its definition, its uses (a branch argument is used at the branch)
+ * and the blocks where it is live-in (their start) or live-out (their
+ * terminator): one interval covers every place it is live, and some
+ * places it is not. Two values share a register or a slot when their
+ * intervals do not overlap, and also when one ends where the other
+ * starts: an instruction reads all its operands before it writes its
+ * results. Callee-saved registers need no saving around calls; the
+ * caller-saved ones are the code's scratch registers.
+ *
+ * A block parameter is written on each edge into its block, at the
+ * branch, not at its block's start; that is safe because whatever is
+ * live on the edge is live-in at the block (and so overlaps the
+ * parameter there) or is one of the edge's arguments, and the copies
+ * go through memory when an argument's place is a parameter's.
+ *
+ * When liveness would be too big (kl_liveness's limit), every value gets
+ * its own slot, as before there was an allocator.
+ */
+#include "emit_asm.h"
+
+#define NO_POS UINT32_MAX
+
+typedef struct scan {
+	uint32_t *start, *end; /* per value */
+	uint32_t npos;
+} scan;
+
+static void
+widen(scan *s, kl_value v, uint32_t pos)
+{
+	if (s->start[v.id] == NO_POS || pos < s->start[v.id])
+		s->start[v.id] = pos;
+	if (s->end[v.id] == NO_POS || pos > s->end[v.id])
+		s->end[v.id] = pos;
+}
+
+/* The intervals: definitions and uses in layout order, then liveness. */
+static bool
+intervals(asm_func *c, scan *s)
+{
+	const kl_func *f = c->f;
+	kl_cfg *cfg = kl_cfg_new();
+	kl_cfg_compute(cfg, f);
+	kl_liveness *lv = kl_liveness_new();
+	bool ok = kl_liveness_compute(lv, f, cfg) == KL_OK;
+	uint32_t pos = 0;
+	for (kl_block b = kl_func_first_block(f); ok && b.id != KL_NONE;
+	     b = kl_block_next(f, b)) {
+		uint32_t top = pos++;
+		for (uint32_t k = 0; k < kl_block_num_params(f, b); k++)
+			widen(s, kl_value_resolve(f, kl_block_param(f, b, k)),
+			      top);
+		uint32_t n;
+		const kl_value *in = kl_liveness_live_in(lv, b, &n);
+		for (uint32_t k = 0; k < n; k++)
+			widen(s, in[k], top);
+		uint32_t last = top;
+		for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
+		     i = kl_inst_next(f, i)) {
+			last = pos++;
+			for (uint32_t k = 0; k < kl_inst_num_args(f, i); k++)
+				widen(s, kl_value_resolve(f, kl_inst_arg(f, i, k)),
+				      last);
+			for (uint32_t k = 0; k < kl_inst_num_results(f, i); k++)
+				widen(s, kl_inst_result(f, i, k), last);
+			for (uint32_t d = 0; d < kl_inst_num_dests(f, i); d++)
+				for (uint32_t k = 0;
+				     k < kl_inst_dest_num_args(f, i, d); k++)
+					widen(s,
+					      kl_value_resolve(
+						      f, kl_inst_dest_arg(f, i, d, k)),
+					      last);
+		}
+		const kl_value *out = kl_liveness_live_out(lv, b, &n);
+		for (uint32_t k = 0; k < n; k++)
+			widen(s, out[k], last);
+	}
+	s->npos = pos;
+	kl_liveness_free(lv);
+	kl_cfg_free(cfg);
+	return ok;
+}
+
+/* A binary heap of spilled intervals by their end, to free their
+ * slots. */
+typedef struct slot_heap {
+	uint64_t *items; /* end << 32 | slot */
+	uint32_t len;
+} slot_heap;
+
+static void
+heap_push(slot_heap *h, uint64_t x)
+{
+	uint32_t k = h->len++;
+	while (k > 0 && h->items[(k - 1) / 2] > x) {
+		h->items[k] = h->items[(k - 1) / 2];
+		k = (k - 1) / 2;
+	}
+	h->items[k] = x;
+}
+
+static uint64_t
+heap_pop(slot_heap *h)
+{
+	uint64_t top = h->items[0], x = h->items[--h->len];
+	uint32_t k = 0;
+	for (;;) {
+		uint32_t child = 2 * k + 1;
+		if (child >= h->len)
+			break;
+		if (child + 1 < h->len && h->items[child + 1] < h->items[child])
+			child++;
+		if (h->items[child] >= x)
+			break;
+		h->items[k] = h->items[child];
+		k = child;
+	}
+	if (h->len)
+		h->items[k] = x;
+	return top;
+}
+
+typedef struct allocator {
+	asm_func *c;
+	scan *s;
+	uint32_t active[ASM_NREGS]; /* the value in each register, or NONE */
+	slot_heap spilled;
+	uint32_t *free_slots;
+	uint32_t nfree;
+} allocator;
+
+/* Give v a slot: a free one when v starts now, a new one when it
+ * started before (a slot freed since may have been in use then). */
+static void
+spill(allocator *a, uint32_t v, bool now)
+{
+	uint32_t slot = now && a->nfree ? a->free_slots[--a->nfree]
+					: a->c->nslots++;
+	a->c->loc[v] = -(int32_t)slot - 1;
+	heap_push(&a->spilled, (uint64_t)a->s->end[v] << 32 | slot);
+}
+
+/* Is w's interval over by start, when another begins? Over before it,
+ * or at it when w began earlier: its last use is the instruction that
+ * defines the other, which reads its operands first. Two values
+ * defined at one place (a call's results, a block's parameters) never
+ * share, even when one of them is never used: an edge writes every
+ * parameter. (A slot is freed only when its interval ended before.) */
+static bool
+ended(const scan *s, uint32_t w, uint32_t start)
+{
+	return s->end[w] < start || (s->end[w] == start && s->start[w] < start);
+}
+
+static void
+place(allocator *a, uint32_t v)
+{
+	asm_func *c = a->c;
+	uint32_t start = a->s->start[v];
+	uint32_t free_reg = ASM_NREGS, furthest = ASM_NREGS;
+	for (uint32_t r = 0; r < ASM_NREGS; r++) {
+		uint32_t w = a->active[r];
+		if (w != KL_NONE && ended(a->s, w, start))
+			a->active[r] = w = KL_NONE;
+		if (w == KL_NONE && free_reg == ASM_NREGS)
+			free_reg = r;
+		if (w != KL_NONE && (furthest == ASM_NREGS ||
+				     a->s->end[w] > a->s->end[a->active[furthest]]))
+			furthest = r;
+	}
+	while (a->spilled.len && (a->spilled.items[0] >> 32) < start)
+		a->free_slots[a->nfree++] = (uint32_t)heap_pop(&a->spilled);
+	if (free_reg == ASM_NREGS && a->s->end[a->active[furthest]] > a->s->end[v]) {
+		/* the register goes to v; the interval that ends last
+		 * goes to memory */
+		spill(a, a->active[furthest], false);
+		free_reg = furthest;
+	}
+	if (free_reg == ASM_NREGS) {
+		spill(a, v, true);
+		return;
+	}
+	a->active[free_reg] = v;
+	c->loc[v] = (int32_t)free_reg + 1;
+	c->used_regs |= 1u << free_reg;
+}
+
+void
+asm_allocate(asm_func *c)
+{
+	const kl_func *f = c->f;
+	uint32_t nvalues = kl_func_value_bound(f);
+	scan s = { 0 };
+	s.start = kl_malloc((nvalues + 1) * sizeof *s.start);
+	s.end = kl_malloc((nvalues + 1) * sizeof *s.end);
+	for (uint32_t v = 0; v <= nvalues; v++)
+		s.start[v] = s.end[v] = NO_POS;
+	if (!intervals(c, &s)) {
+		for (uint32_t v = 0; v < nvalues; v++)
+			c->loc[v] = -(int32_t)v - 1;
+		c->nslots = nvalues;
+		free(s.start);
+		free(s.end);
+		return;
+	}
+	/* the values in order of their starts (a counting sort), then by
+	 * number */
+	uint32_t *first = kl_calloc((size_t)s.npos + 2, sizeof *first);
+	uint32_t *order = kl_malloc((nvalues + 1) * sizeof *order);
+	for (uint32_t v = 0; v < nvalues; v++)
+		if (s.start[v] != NO_POS)
+			first[s.start[v] + 1]++;
+	for (uint32_t p = 0; p <= s.npos; p++)
+		first[p + 1] += first[p];
+	uint32_t placed = 0;
+	for (uint32_t v = 0; v < nvalues; v++)
+		if (s.start[v] != NO_POS) {
+			order[first[s.start[v]]++] = v;
+			placed++;
+		}
+	allocator a = { .c = c, .s = &s };
+	for (uint32_t r = 0; r < ASM_NREGS; r++)
+		a.active[r] = KL_NONE;
+	a.spilled.items = kl_malloc((placed + 1) * sizeof *a.spilled.items);
+	a.free_slots = kl_malloc((placed + 1) * sizeof *a.free_slots);
+	for (uint32_t k = 0; k < placed; k++)
+		place(&a, order[k]);
+	free(a.spilled.items);
+	free(a.free_slots);
+	free(first);
+	free(order);
+	free(s.start);
+	free(s.end);
+}
