@@ -499,15 +499,18 @@ kl_emit_asm(const kl_module *m, const char *file, kl_buf *out,
 		return KL_ERR_INVALID;
 	if (!verified(m, diags))
 		return KL_ERR_VERIFY;
-	kl_buf text = { 0 };
+	/* written into out itself (a module's assembly is some 90 bytes
+	 * an instruction: a copy would double the peak), and taken back
+	 * on a refusal */
+	size_t was = out->len;
 	asm_emitter e = { .m = m, .file = file ? file : "<module>",
-			  .diags = diags, .out = &text };
+			  .diags = diags, .out = out };
 	/* (a file name's newline would end the comment) */
-	kl_buf_puts(&text, "# made by keel emit-asm from ");
+	kl_buf_puts(out, "# made by keel emit-asm from ");
 	for (const char *p = e.file; *p; p++)
-		kl_buf_putc(&text, *p >= ' ' && *p != 127 ? *p : '?');
-	kl_buf_putc(&text, '\n');
-	kl_buf_puts(&text, runtime);
+		kl_buf_putc(out, *p >= ' ' && *p != 127 ? *p : '?');
+	kl_buf_putc(out, '\n');
+	kl_buf_puts(out, runtime);
 	kl_sym main_sym = KL_NO_SYM;
 	for (uint32_t k = 0; k < kl_module_num_syms(m); k++) {
 		kl_sym s = { k };
@@ -515,27 +518,29 @@ kl_emit_asm(const kl_module *m, const char *file, kl_buf *out,
 		if (kl_sym_get_kind(m, s) == KL_SYM_DATA) {
 			emit_data(&e, s);
 		} else if (f) {
-			kl_buf_puts(&text, "\t.text\n");
+			kl_buf_puts(out, "\t.text\n");
 			if (is_main(m, s)) {
 				main_sym = s;
 			} else {
 				const char *name = asm_sym_name(&e, s);
-				kl_buf_printf(&text, "\t.globl %s\n%s:\n",
+				kl_buf_printf(out, "\t.globl %s\n%s:\n",
 					      name, name);
 			}
-			kl_buf_printf(&text, ".Lsym%u:\n", k);
+			kl_buf_printf(out, ".Lsym%u:\n", k);
 			asm_emit_func(&e, f);
 		}
 	}
 	if (main_sym.id != KL_NONE)
 		emit_main(&e, main_sym);
-	kl_buf_puts(&text, "\t.section .rodata\n");
-	kl_buf_append(&text, e.strings.data ? e.strings.data : "",
+	kl_buf_puts(out, "\t.section .rodata\n");
+	kl_buf_append(out, e.strings.data ? e.strings.data : "",
 		      e.strings.len);
-	kl_buf_puts(&text, "\t.section .note.GNU-stack,\"\",@progbits\n");
-	if (!e.refused)
-		kl_buf_append(out, text.data, text.len);
-	kl_buf_free(&text);
+	kl_buf_puts(out, "\t.section .note.GNU-stack,\"\",@progbits\n");
+	if (e.refused) {
+		out->len = was;
+		if (out->data)
+			out->data[was] = '\0';
+	}
 	kl_buf_free(&e.strings);
 	kl_buf_free(&e.name);
 	return e.refused ? KL_ERR_UNSUPPORTED : KL_OK;
