@@ -42,8 +42,13 @@ typedef struct asm_emitter {
 	kl_buf name;      /* asm_sym_name's text */
 } asm_emitter;
 
-/* Registers values live in (emit_asm_alloc.c): the callee-saved ones. */
-#define ASM_NREGS 5
+/* Registers values live in (emit_asm_alloc.c): the callee-saved ones
+ * first (ASM_NSAVED), which keep values across calls, then caller-saved
+ * ones that no instruction's code uses, for values live across no call
+ * and no alloca taken from the stack (whose code uses %rdi and the
+ * argument registers). */
+#define ASM_NSAVED 5
+#define ASM_NREGS 10
 
 /* One function being emitted. Every value lives in a register or an
  * 8-byte stack slot; only the low bits of its type are meaningful. */
@@ -57,6 +62,7 @@ typedef struct asm_func {
 	uint32_t used_regs;   /* a bit per register some value lives in */
 	int32_t slots;        /* slot 0's offset from %rbp */
 	int32_t *alloca_at;   /* per inst: a frame alloca's offset, or 0 */
+	uint32_t *uses;       /* per value: its uses, branch arguments too */
 	int32_t scratch;      /* parallel copies go through here */
 	int32_t results;      /* a buffer for a call's many results */
 	int32_t result_ptr;   /* where many results go (saved %rdi), or 0 */
@@ -84,6 +90,9 @@ void asm_trap(asm_func *c, kl_inst i, const char *kind);
 
 /* ---- emit_asm_func.c ---- */
 void asm_emit_func(asm_emitter *e, const kl_func *f);
+/* Is alloca i in the frame (a constant one of the entry block, small
+ * and aligned at most 16), not taken from the stack when it runs? */
+bool asm_in_frame(asm_func *c, kl_inst i);
 /* Does a signature's result list go through memory (more than two
  * integers or two floats)? If not, the register of result k ("%rax",
  * "%xmm1"...) in buf. */
@@ -95,8 +104,9 @@ void asm_result_place(const kl_module *m, kl_signature sig, uint32_t k,
  * lives until the eighth call after. */
 const char *asm_slot(asm_func *c, kl_value v);
 const char *asm_slot_at(asm_func *c, kl_value v, uint32_t bytes);
-/* Does v live in a register? */
+/* Does v live in a register? Do a and b live in one place? */
 bool asm_in_reg(asm_func *c, kl_value v);
+bool asm_same_place(asm_func *c, kl_value a, kl_value b);
 /* Copy v's 64 bits into an xmm register ("%xmm1"). */
 void asm_float_in(asm_func *c, kl_value v, const char *xmm);
 
@@ -108,6 +118,11 @@ void asm_line(asm_func *c, const char *fmt, ...) KL_PRINTF(2, 3);
 /* ---- emit_asm_inst.c ---- */
 /* Emit the instruction i (no terminator, no call). */
 void asm_emit_inst(asm_func *c, kl_inst i);
+/* Set the flags as icmp or icmp_imm i compares; its condition code. */
+uint32_t asm_compare_flags(asm_func *c, kl_inst i);
+/* The suffix of a jump or set on integer condition cc, or on its
+ * negation ("l", "ge"). */
+const char *asm_icc_suffix(uint32_t cc, bool negate);
 /* Width in bits of v's type (an integer's, or a float's). */
 uint32_t asm_width(asm_func *c, kl_value v);
 bool asm_is_float(asm_func *c, kl_value v);

@@ -31,7 +31,52 @@
 typedef struct scan {
 	uint32_t *start, *end; /* per value */
 	uint32_t npos;
+	/* per position: how many before it clobber the caller-saved
+	 * registers (calls, allocas on the stack, the entry) */
+	uint32_t *clobbers;
+	uint32_t ncap;
 } scan;
+
+/* Does the code of instruction i use registers beyond the scratch
+ * ones? */
+static bool
+clobbering(asm_func *c, kl_inst i)
+{
+	switch (kl_inst_opcode(c->f, i)) {
+	case KL_OP_CALL:
+	case KL_OP_CALL_INDIRECT:
+	case KL_OP_ALLOCA_DYN:
+		return true;
+	case KL_OP_ALLOCA:
+		return !asm_in_frame(c, i);
+	default:
+		return false;
+	}
+}
+
+static void
+mark(scan *s, uint32_t pos, bool clobber)
+{
+	if (pos + 2 > s->ncap) {
+		uint32_t cap = s->ncap ? 2 * s->ncap : 1024;
+		while (cap < pos + 2)
+			cap *= 2;
+		s->clobbers = kl_realloc(s->clobbers, cap * sizeof *s->clobbers);
+		s->ncap = cap;
+	}
+	if (pos == 0)
+		s->clobbers[0] = 0;
+	s->clobbers[pos + 1] = s->clobbers[pos] + clobber;
+}
+
+/* Does v's interval hold a position that clobbers the caller-saved
+ * registers (its ends included: a call's arguments are read while
+ * others are written)? */
+static bool
+crosses_clobber(const scan *s, uint32_t v)
+{
+	return s->clobbers[s->end[v] + 1] != s->clobbers[s->start[v]];
+}
 
 static void
 widen(scan *s, kl_value v, uint32_t pos)
@@ -54,6 +99,9 @@ intervals(asm_func *c, scan *s)
 	uint32_t pos = 0;
 	for (kl_block b = kl_func_first_block(f); ok && b.id != KL_NONE;
 	     b = kl_block_next(f, b)) {
+		/* (the entry's top: the parameters arrive in argument
+		 * registers) */
+		mark(s, pos, pos == 0);
 		uint32_t top = pos++;
 		for (uint32_t k = 0; k < kl_block_num_params(f, b); k++)
 			widen(s, kl_value_resolve(f, kl_block_param(f, b, k)),
@@ -65,6 +113,7 @@ intervals(asm_func *c, scan *s)
 		uint32_t last = top;
 		for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
 		     i = kl_inst_next(f, i)) {
+			mark(s, pos, clobbering(c, i));
 			last = pos++;
 			for (uint32_t k = 0; k < kl_inst_num_args(f, i); k++)
 				widen(s, kl_value_resolve(f, kl_inst_arg(f, i, k)),
@@ -170,6 +219,15 @@ place(allocator *a, uint32_t v)
 		uint32_t w = a->active[r];
 		if (w != KL_NONE && ended(a->s, w, start))
 			a->active[r] = w = KL_NONE;
+	}
+	/* caller-saved registers first (nothing to save), when v crosses
+	 * no clobber */
+	bool any = !crosses_clobber(a->s, v);
+	for (uint32_t k = 0; k < ASM_NREGS; k++) {
+		uint32_t r = (k + ASM_NSAVED) % ASM_NREGS;
+		if (r >= ASM_NSAVED && !any)
+			continue;
+		uint32_t w = a->active[r];
 		if (w == KL_NONE && free_reg == ASM_NREGS)
 			free_reg = r;
 		if (w != KL_NONE && (furthest == ASM_NREGS ||
@@ -190,7 +248,8 @@ place(allocator *a, uint32_t v)
 	}
 	a->active[free_reg] = v;
 	c->loc[v] = (int32_t)free_reg + 1;
-	c->used_regs |= 1u << free_reg;
+	if (free_reg < ASM_NSAVED)
+		c->used_regs |= 1u << free_reg;
 }
 
 void
@@ -209,6 +268,7 @@ asm_allocate(asm_func *c)
 		c->nslots = nvalues;
 		free(s.start);
 		free(s.end);
+		free(s.clobbers);
 		return;
 	}
 	/* the values in order of their starts (a counting sort), then by
@@ -239,4 +299,5 @@ asm_allocate(asm_func *c)
 	free(order);
 	free(s.start);
 	free(s.end);
+	free(s.clobbers);
 }

@@ -42,6 +42,11 @@ static const char *const reg_names[ASM_NREGS][4] = {
 	{ "%r13b", "%r13w", "%r13d", "%r13" },
 	{ "%r14b", "%r14w", "%r14d", "%r14" },
 	{ "%r15b", "%r15w", "%r15d", "%r15" },
+	{ "%sil", "%si", "%esi", "%rsi" },
+	{ "%r8b", "%r8w", "%r8d", "%r8" },
+	{ "%r9b", "%r9w", "%r9d", "%r9" },
+	{ "%r10b", "%r10w", "%r10d", "%r10" },
+	{ "%r11b", "%r11w", "%r11d", "%r11" },
 };
 
 const char *
@@ -99,11 +104,37 @@ block_label(asm_func *c, kl_block b, kl_buf *out)
 	kl_buf_printf(out, ".Lf%ub%u", kl_func_sym(c->f).id, b.id);
 }
 
-static bool
-same_place(asm_func *c, kl_value a, kl_value b)
+bool
+asm_same_place(asm_func *c, kl_value a, kl_value b)
 {
 	return c->loc[kl_value_resolve(c->f, a).id] ==
 	       c->loc[kl_value_resolve(c->f, b).id];
+}
+
+/* Move v's 64 bits to where p lives, through %rax from memory to
+ * memory. */
+static void
+move(asm_func *c, kl_value v, kl_value p)
+{
+	if (asm_in_reg(c, v) || asm_in_reg(c, p)) {
+		asm_line(c, "movq %s, %s", asm_slot(c, v), asm_slot(c, p));
+	} else {
+		asm_line(c, "movq %s, %%rax", asm_slot(c, v));
+		asm_line(c, "movq %%rax, %s", asm_slot(c, p));
+	}
+}
+
+/* Does edge d of i copy anything? */
+static bool
+edge_copies_some(asm_func *c, kl_inst i, uint32_t d)
+{
+	const kl_func *f = c->f;
+	kl_block dest = kl_inst_dest(f, i, d);
+	for (uint32_t k = 0; k < kl_inst_dest_num_args(f, i, d); k++)
+		if (!asm_same_place(c, kl_inst_dest_arg(f, i, d, k),
+				    kl_block_param(f, dest, k)))
+			return true;
+	return false;
 }
 
 /* The copies of an edge's arguments into dest's parameters: through the
@@ -126,20 +157,25 @@ edge_copies(asm_func *c, kl_inst i, uint32_t d)
 	for (uint32_t k = 0; k < n; k++) {
 		kl_value a = kl_inst_dest_arg(f, i, d, k);
 		kl_value p = kl_block_param(f, dest, k);
-		if (same_place(c, a, p))
+		if (asm_same_place(c, a, p))
 			continue;
+		if (!overlap) {
+			move(c, a, p);
+			continue;
+		}
 		asm_line(c, "movq %s, %%rax", asm_slot(c, a));
-		if (overlap)
-			asm_line(c, "movq %%rax, %d(%%rbp)",
-				 c->scratch + 8 * (int32_t)k);
-		else
-			asm_line(c, "movq %%rax, %s", asm_slot(c, p));
+		asm_line(c, "movq %%rax, %d(%%rbp)", c->scratch + 8 * (int32_t)k);
 	}
 	for (uint32_t k = 0; overlap && k < n; k++) {
 		kl_value a = kl_inst_dest_arg(f, i, d, k);
 		kl_value p = kl_block_param(f, dest, k);
-		if (same_place(c, a, p))
+		if (asm_same_place(c, a, p))
 			continue;
+		if (asm_in_reg(c, p)) {
+			asm_line(c, "movq %d(%%rbp), %s",
+				 c->scratch + 8 * (int32_t)k, asm_slot(c, p));
+			continue;
+		}
 		asm_line(c, "movq %d(%%rbp), %%rax", c->scratch + 8 * (int32_t)k);
 		asm_line(c, "movq %%rax, %s", asm_slot(c, p));
 	}
@@ -159,22 +195,68 @@ take_edge(asm_func *c, kl_inst i, uint32_t d, kl_block next)
 	kl_buf_putc(c->out, '\n');
 }
 
+/* Is i an icmp whose result only the branch right after it reads? Its
+ * comparison then sets the flags the branch jumps on. */
+static bool
+fused(asm_func *c, kl_inst i)
+{
+	const kl_func *f = c->f;
+	kl_opcode op = kl_inst_opcode(f, i);
+	kl_inst next = kl_inst_next(f, i);
+	return (op == KL_OP_ICMP || op == KL_OP_ICMP_IMM) &&
+	       next.id != KL_NONE && kl_inst_opcode(f, next) == KL_OP_BRIF &&
+	       kl_value_resolve(f, kl_inst_arg(f, next, 0)).id ==
+		       kl_inst_result(f, i, 0).id &&
+	       c->uses[kl_inst_result(f, i, 0).id] == 1;
+}
+
+static void
+jump_to(asm_func *c, const char *cc, kl_block b)
+{
+	kl_buf_printf(c->out, "\tj%s ", cc);
+	block_label(c, b, c->out);
+	kl_buf_putc(c->out, '\n');
+}
+
+/* brif: a jump on the condition (the fused compare's, or the value
+ * tested at its width), then each arm's copies; an arm without copies
+ * is jumped to straight. */
 static void
 branch(asm_func *c, kl_inst i, kl_block next)
 {
 	const kl_func *f = c->f;
-	uint32_t other = asm_label(c->e);
 	kl_value cond = kl_inst_arg(f, i, 0);
-	static const char *const ops[] = { "testb %al, %al", "testw %ax, %ax",
-					   "testl %eax, %eax",
-					   "testq %rax, %rax" };
-	uint32_t w = asm_width(c, cond);
-	asm_line(c, "movq %s, %%rax", asm_slot(c, cond));
-	asm_line(c, "%s", ops[w == 8 ? 0 : w == 16 ? 1 : w == 32 ? 2 : 3]);
-	asm_line(c, "je .Lk%u", other);
-	take_edge(c, i, 0, KL_NO_BLOCK);
-	asm_line(c, ".Lk%u:", other);
-	take_edge(c, i, 1, next);
+	kl_inst def = kl_value_def_inst(f, kl_value_resolve(f, cond));
+	uint32_t cc = KL_ICC_NE;
+	if (def.id != KL_NONE && kl_inst_next(f, def).id == i.id &&
+	    fused(c, def)) {
+		cc = asm_compare_flags(c, def);
+	} else {
+		static const char *const ops[] = { "testb %al, %al",
+						   "testw %ax, %ax",
+						   "testl %eax, %eax",
+						   "testq %rax, %rax" };
+		uint32_t w = asm_width(c, cond);
+		asm_line(c, "movq %s, %%rax", asm_slot(c, cond));
+		asm_line(c, "%s",
+			 ops[w == 8 ? 0 : w == 16 ? 1 : w == 32 ? 2 : 3]);
+	}
+	kl_block then = kl_inst_dest(f, i, 0), other = kl_inst_dest(f, i, 1);
+	bool then_copies = edge_copies_some(c, i, 0);
+	bool else_copies = edge_copies_some(c, i, 1);
+	if (!then_copies && !(then.id == next.id && !else_copies)) {
+		jump_to(c, asm_icc_suffix(cc, false), then);
+		take_edge(c, i, 1, next);
+	} else if (!else_copies) {
+		jump_to(c, asm_icc_suffix(cc, true), other);
+		take_edge(c, i, 0, next);
+	} else {
+		uint32_t away = asm_label(c->e);
+		asm_line(c, "j%s .Lk%u", asm_icc_suffix(cc, true), away);
+		take_edge(c, i, 0, KL_NO_BLOCK);
+		asm_line(c, ".Lk%u:", away);
+		take_edge(c, i, 1, next);
+	}
 }
 
 /* br_table: a bounds check, then a table of 32-bit offsets from the
@@ -328,7 +410,7 @@ static void
 save_regs(asm_func *c, bool save)
 {
 	int32_t at = 0;
-	for (uint32_t r = 0; r < ASM_NREGS; r++) {
+	for (uint32_t r = 0; r < ASM_NSAVED; r++) {
 		if (!(c->used_regs >> r & 1))
 			continue;
 		at -= 8;
@@ -393,6 +475,16 @@ terminator(asm_func *c, kl_inst i, kl_block next)
 	}
 }
 
+bool
+asm_in_frame(asm_func *c, kl_inst i)
+{
+	const kl_func *f = c->f;
+	return kl_inst_opcode(f, i) == KL_OP_ALLOCA &&
+	       kl_inst_block(f, i).id == kl_func_first_block(f).id &&
+	       kl_inst_align(f, i) <= 16 &&
+	       (uint64_t)kl_inst_imm(f, i) <= ASM_FRAME_ALLOCA_MAX;
+}
+
 /* Lay out the frame: slots, frame allocas, scratch, results. Offsets
  * from %rbp, which is 16-byte aligned. */
 static void
@@ -401,7 +493,7 @@ plan_frame(asm_func *c)
 	const kl_func *f = c->f;
 	const kl_module *m = c->e->m;
 	uint64_t below = 0;
-	for (uint32_t r = 0; r < ASM_NREGS; r++)
+	for (uint32_t r = 0; r < ASM_NSAVED; r++)
 		below += c->used_regs >> r & 1 ? 8 : 0;
 	/* the slots, and a junk one past them */
 	c->slots = -(int32_t)below - 8;
@@ -413,8 +505,7 @@ plan_frame(asm_func *c)
 	for (kl_inst i = kl_block_first_inst(f, entry); i.id != KL_NONE;
 	     i = kl_inst_next(f, i)) {
 		uint32_t align = kl_inst_align(f, i);
-		if (kl_inst_opcode(f, i) != KL_OP_ALLOCA || align > 16 ||
-		    (uint64_t)kl_inst_imm(f, i) > ASM_FRAME_ALLOCA_MAX)
+		if (!asm_in_frame(c, i))
 			continue;
 		below += (uint64_t)kl_inst_imm(f, i);
 		below = (below + align - 1) & ~(uint64_t)(align - 1);
@@ -484,6 +575,26 @@ prologue(asm_func *c)
 	}
 }
 
+static void
+count_uses(asm_func *c)
+{
+	const kl_func *f = c->f;
+	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;
+	     b = kl_block_next(f, b))
+		for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
+		     i = kl_inst_next(f, i)) {
+			for (uint32_t k = 0; k < kl_inst_num_args(f, i); k++)
+				c->uses[kl_value_resolve(f, kl_inst_arg(f, i, k))
+						.id]++;
+			for (uint32_t d = 0; d < kl_inst_num_dests(f, i); d++)
+				for (uint32_t k = 0;
+				     k < kl_inst_dest_num_args(f, i, d); k++)
+					c->uses[kl_value_resolve(
+							f, kl_inst_dest_arg(f, i, d, k))
+							.id]++;
+		}
+}
+
 void
 asm_emit_func(asm_emitter *e, const kl_func *f)
 {
@@ -491,6 +602,8 @@ asm_emit_func(asm_emitter *e, const kl_func *f)
 	c.loc = kl_calloc(kl_func_value_bound(f) + 1, sizeof *c.loc);
 	c.alloca_at = kl_calloc(kl_func_inst_bound(f) + 1,
 				 sizeof *c.alloca_at);
+	c.uses = kl_calloc(kl_func_value_bound(f) + 1, sizeof *c.uses);
+	count_uses(&c);
 	asm_allocate(&c);
 	plan_frame(&c);
 	prologue(&c);
@@ -505,11 +618,12 @@ asm_emit_func(asm_emitter *e, const kl_func *f)
 				call(&c, i);
 			else if (kl_op_is_terminator(op))
 				terminator(&c, i, next);
-			else
+			else if (!fused(&c, i))
 				asm_emit_inst(&c, i);
 		}
 		b = next;
 	}
 	free(c.loc);
 	free(c.alloca_at);
+	free(c.uses);
 }

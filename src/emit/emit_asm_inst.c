@@ -102,20 +102,28 @@ static void
 binary(asm_func *c, kl_inst i, const char *op, bool imm)
 {
 	const kl_func *f = c->f;
-	load(c, kl_inst_arg(f, i, 0), "%rax");
+	kl_value x = kl_inst_arg(f, i, 0), r = kl_inst_result(f, i, 0);
+	/* straight into the result's register, unless the second operand
+	 * lives there */
+	bool direct = asm_in_reg(c, r) &&
+		      (imm || !asm_same_place(c, r, kl_inst_arg(f, i, 1)));
+	const char *to = direct ? asm_slot(c, r) : "%rax";
+	if (!direct || !asm_same_place(c, x, r))
+		asm_line(c, "movq %s, %s", asm_slot(c, x), to);
 	if (imm) {
 		int64_t k = kl_inst_imm(f, i);
 		if (k >= INT32_MIN && k <= INT32_MAX) {
-			asm_line(c, "%s $%" PRId64 ", %%rax", op, k);
+			asm_line(c, "%s $%" PRId64 ", %s", op, k, to);
 		} else {
 			load_const(c, (uint64_t)k, "%rcx");
-			asm_line(c, "%s %%rcx, %%rax", op);
+			asm_line(c, "%s %%rcx, %s", op, to);
 		}
 	} else {
-		asm_line(c, "%s %s, %%rax", op,
-			 asm_slot(c, kl_inst_arg(f, i, 1)));
+		asm_line(c, "%s %s, %s", op, asm_slot(c, kl_inst_arg(f, i, 1)),
+			 to);
 	}
-	store(c, i, "%rax");
+	if (!direct)
+		store(c, i, "%rax");
 }
 
 /* sdiv udiv srem urem and their _imm forms: the IR's traps first, then
@@ -242,28 +250,61 @@ count_ones(asm_func *c, kl_inst i)
 	store(c, i, "%rax");
 }
 
-static const char *const icc_set[KL_ICC_COUNT] = {
-	[KL_ICC_EQ] = "sete", [KL_ICC_NE] = "setne", [KL_ICC_SLT] = "setl",
-	[KL_ICC_SLE] = "setle", [KL_ICC_SGT] = "setg", [KL_ICC_SGE] = "setge",
-	[KL_ICC_ULT] = "setb", [KL_ICC_ULE] = "setbe", [KL_ICC_UGT] = "seta",
-	[KL_ICC_UGE] = "setae",
-};
 
-static void
-compare(asm_func *c, kl_inst i, bool imm)
+/* Set the flags as icmp or icmp_imm i compares; its condition code.
+ * A 64-bit operand is compared where it lives, a narrower one first
+ * extended by the condition's sign. */
+uint32_t
+asm_compare_flags(asm_func *c, kl_inst i)
 {
 	const kl_func *f = c->f;
 	uint32_t cc = kl_inst_cond(f, i);
 	bool sign = cc >= KL_ICC_SLT && cc <= KL_ICC_SGE;
 	kl_value x = kl_inst_arg(f, i, 0);
-	asm_load_ext(c, x, sign, "%rax");
-	if (imm)
-		load_const(c, imm_ext(kl_inst_imm(f, i), asm_width(c, x), sign),
-			   "%rcx");
+	uint32_t w = asm_width(c, x);
+	const char *a = "%rax";
+	if (w == 64 && asm_in_reg(c, x))
+		a = asm_slot(c, x);
 	else
+		asm_load_ext(c, x, sign, "%rax");
+	if (kl_inst_opcode(f, i) == KL_OP_ICMP_IMM) {
+		uint64_t k = imm_ext(kl_inst_imm(f, i), w, sign);
+		if ((int64_t)k >= INT32_MIN && (int64_t)k <= INT32_MAX) {
+			asm_line(c, "cmpq $%" PRId64 ", %s", (int64_t)k, a);
+			return cc;
+		}
+		load_const(c, k, "%rcx");
+	} else if (w == 64) {
+		asm_line(c, "cmpq %s, %s", asm_slot(c, kl_inst_arg(f, i, 1)),
+			 a);
+		return cc;
+	} else {
 		asm_load_ext(c, kl_inst_arg(f, i, 1), sign, "%rcx");
-	asm_line(c, "cmpq %%rcx, %%rax");
-	asm_line(c, "%s %%al", cc < KL_ICC_COUNT ? icc_set[cc] : "sete");
+	}
+	asm_line(c, "cmpq %%rcx, %s", a);
+	return cc;
+}
+
+/* The suffix of a jump or set on integer condition cc, or on its
+ * negation. */
+const char *
+asm_icc_suffix(uint32_t cc, bool negate)
+{
+	static const char *const names[KL_ICC_COUNT][2] = {
+		[KL_ICC_EQ] = { "e", "ne" },   [KL_ICC_NE] = { "ne", "e" },
+		[KL_ICC_SLT] = { "l", "ge" },  [KL_ICC_SLE] = { "le", "g" },
+		[KL_ICC_SGT] = { "g", "le" },  [KL_ICC_SGE] = { "ge", "l" },
+		[KL_ICC_ULT] = { "b", "ae" },  [KL_ICC_ULE] = { "be", "a" },
+		[KL_ICC_UGT] = { "a", "be" },  [KL_ICC_UGE] = { "ae", "b" },
+	};
+	return cc < KL_ICC_COUNT ? names[cc][negate] : negate ? "ne" : "e";
+}
+
+static void
+compare(asm_func *c, kl_inst i)
+{
+	uint32_t cc = asm_compare_flags(c, i);
+	asm_line(c, "set%s %%al", asm_icc_suffix(cc, false));
 	asm_line(c, "movzbl %%al, %%eax");
 	store(c, i, "%rax");
 }
@@ -591,8 +632,10 @@ asm_emit_inst(asm_func *c, kl_inst i)
 	case KL_OP_CLZ: count_zeros(c, i, true); break;
 	case KL_OP_CTZ: count_zeros(c, i, false); break;
 	case KL_OP_POPCNT: count_ones(c, i); break;
-	case KL_OP_ICMP: compare(c, i, false); break;
-	case KL_OP_ICMP_IMM: compare(c, i, true); break;
+	case KL_OP_ICMP:
+	case KL_OP_ICMP_IMM:
+		compare(c, i);
+		break;
 	case KL_OP_FCMP: float_compare(c, i); break;
 	case KL_OP_SELECT:
 		load(c, kl_inst_arg(f, i, 1), "%rcx");
