@@ -106,11 +106,15 @@ static bool
 reserved(const char *name, size_t len)
 {
 	static const char *const names[] = {
-		"_start", "_init", "_fini", "_edata", "_end", "data_start",
-		"environ", "printf", "putchar", "puts", "fflush", "fputs",
-		"stderr", "stdout", "_exit", "exit", "abort", "malloc",
-		"calloc", "realloc", "free", "memalign", "posix_memalign",
-		"aligned_alloc", "valloc", "pvalloc", "malloc_usable_size",
+		"_start",   "_init",          "_fini",
+		"_edata",   "_end",           "data_start",
+		"environ",  "printf",         "putchar",
+		"puts",     "fflush",         "fputs",
+		"stderr",   "stdout",         "_exit",
+		"exit",     "abort",          "malloc",
+		"calloc",   "realloc",        "free",
+		"memalign", "posix_memalign", "aligned_alloc",
+		"valloc",   "pvalloc",        "malloc_usable_size",
 	};
 	if (len >= 2 && name[0] == '_' &&
 	    (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z')))
@@ -185,7 +189,8 @@ void
 asm_sym_addr(asm_emitter *e, kl_sym s, const char *reg)
 {
 	const kl_module *m = e->m;
-	bool defined = kl_sym_get_kind(m, s) == KL_SYM_DATA || kl_sym_func(m, s);
+	bool defined = kl_sym_get_kind(m, s) == KL_SYM_DATA ||
+		       kl_sym_func(m, s);
 	if (defined)
 		kl_buf_printf(e->out, "\tleaq .Lsym%u(%%rip), %s\n", s.id, reg);
 	else if (runtime_routine(e, s))
@@ -343,8 +348,9 @@ emit_main(asm_emitter *e, kl_sym s)
 	}
 	uint32_t n = sig.num_results;
 	uint32_t frame = (8 * n + 8 + 15) & ~15u;
-	kl_buf_printf(out, "\t.text\n\t.globl main\nmain:\n\tpushq %%rbp\n"
-			   "\tmovq %%rsp, %%rbp\n\tsubq $%u, %%rsp\n",
+	kl_buf_printf(out,
+		      "\t.text\n\t.globl main\nmain:\n\tpushq %%rbp\n"
+		      "\tmovq %%rsp, %%rbp\n\tsubq $%u, %%rsp\n",
 		      frame);
 	bool memory = asm_results_in_memory(m, sig);
 	if (memory)
@@ -370,8 +376,9 @@ emit_main(asm_emitter *e, kl_sym s)
 			kl_buf_printf(out, "\t%s %u(%%rsp), %s\n",
 				      bytes == 4 ? "movl" : "movq", 8 * k,
 				      bytes == 4 ? "%edi" : "%rdi");
-			kl_buf_printf(out, "\tmovl $%d, %%esi\n"
-					   "\tcall __keel_show_float\n",
+			kl_buf_printf(out,
+				      "\tmovl $%d, %%esi\n"
+				      "\tcall __keel_show_float\n",
 				      bytes == 8);
 			continue;
 		}
@@ -380,7 +387,10 @@ emit_main(asm_emitter *e, kl_sym s)
 			{ "movzbl", "movzwl", "movl", "movq" },
 			{ "movsbq", "movswq", "movslq", "movq" },
 		};
-		uint32_t w = bytes == 1 ? 0 : bytes == 2 ? 1 : bytes == 4 ? 2 : 3;
+		uint32_t w = bytes == 1   ? 0
+			     : bytes == 2 ? 1
+			     : bytes == 4 ? 2
+					  : 3;
 		kl_buf_printf(out, "\t%s %u(%%rsp), %s\n", ext[sign][w], 8 * k,
 			      !sign && w < 3 ? "%esi" : "%rsi");
 		kl_buf_printf(out, "\tleaq __keel_%s(%%rip), %%rdi\n",
@@ -429,8 +439,10 @@ emit_data(asm_emitter *e, kl_sym s)
 		static const char *const dirs[] = { ".byte", ".short", ".long",
 						    ".quad" };
 		uint32_t bytes = kl_type_bytes(m, it.type);
-		const char *dir =
-			dirs[bytes == 1 ? 0 : bytes == 2 ? 1 : bytes == 4 ? 2 : 3];
+		const char *dir = dirs[bytes == 1   ? 0
+				       : bytes == 2 ? 1
+				       : bytes == 4 ? 2
+						    : 3];
 		switch (it.kind) {
 		case KL_DATA_VALUE: {
 			uint64_t v = it.value;
@@ -455,9 +467,11 @@ emit_data(asm_emitter *e, kl_sym s)
 				       kl_sym_func(m, it.sym);
 			const char *routine = runtime_routine(e, it.sym);
 			if (defined)
-				kl_buf_printf(out, "\t.quad .Lsym%u", it.sym.id);
+				kl_buf_printf(out, "\t.quad .Lsym%u",
+					      it.sym.id);
 			else if (routine)
-				kl_buf_printf(out, "\t.quad __keel_%s", routine);
+				kl_buf_printf(out, "\t.quad __keel_%s",
+					      routine);
 			else
 				kl_buf_printf(out, "\t.quad %s",
 					      asm_sym_name(e, it.sym));
@@ -492,8 +506,7 @@ verified(const kl_module *m, kl_diags *diags)
 }
 
 kl_status
-kl_emit_asm(const kl_module *m, const char *file, kl_buf *out,
-	    kl_diags *diags)
+kl_emit_asm(const kl_module *m, const char *file, kl_buf *out, kl_diags *diags)
 {
 	if (!m || !out)
 		return KL_ERR_INVALID;
@@ -503,8 +516,10 @@ kl_emit_asm(const kl_module *m, const char *file, kl_buf *out,
 	 * an instruction: a copy would double the peak), and taken back
 	 * on a refusal */
 	size_t was = out->len;
-	asm_emitter e = { .m = m, .file = file ? file : "<module>",
-			  .diags = diags, .out = out };
+	asm_emitter e = { .m = m,
+			  .file = file ? file : "<module>",
+			  .diags = diags,
+			  .out = out };
 	/* (a file name's newline would end the comment) */
 	kl_buf_puts(out, "# made by keel emit-asm from ");
 	for (const char *p = e.file; *p; p++)
@@ -523,8 +538,8 @@ kl_emit_asm(const kl_module *m, const char *file, kl_buf *out,
 				main_sym = s;
 			} else {
 				const char *name = asm_sym_name(&e, s);
-				kl_buf_printf(out, "\t.globl %s\n%s:\n",
-					      name, name);
+				kl_buf_printf(out, "\t.globl %s\n%s:\n", name,
+					      name);
 			}
 			kl_buf_printf(out, ".Lsym%u:\n", k);
 			asm_emit_func(&e, f);
@@ -533,8 +548,7 @@ kl_emit_asm(const kl_module *m, const char *file, kl_buf *out,
 	if (main_sym.id != KL_NONE)
 		emit_main(&e, main_sym);
 	kl_buf_puts(out, "\t.section .rodata\n");
-	kl_buf_append(out, e.strings.data ? e.strings.data : "",
-		      e.strings.len);
+	kl_buf_append(out, e.strings.data ? e.strings.data : "", e.strings.len);
 	kl_buf_puts(out, "\t.section .note.GNU-stack,\"\",@progbits\n");
 	if (e.refused) {
 		out->len = was;

@@ -56,23 +56,22 @@ typedef struct asm_func {
 	asm_emitter *e;
 	const kl_func *f;
 	kl_buf *out;
-	int32_t *loc;         /* per value: register r as r + 1, slot k as
+	int32_t *loc; /* per value: register r as r + 1, slot k as
 			       * -k - 1, 0 for none */
 	uint32_t nslots;
-	uint32_t used_regs;   /* a bit per register some value lives in */
-	int32_t slots;        /* slot 0's offset from %rbp */
-	int32_t *alloca_at;   /* per inst: a frame alloca's offset, or 0 */
-	uint32_t *uses;       /* per value: its uses, branch arguments too */
-	int32_t scratch;      /* parallel copies go through here */
-	int32_t results;      /* a buffer for a call's many results */
-	int32_t result_ptr;   /* where many results go (saved %rdi), or 0 */
+	uint32_t used_regs; /* a bit per register some value lives in */
+	int32_t slots;      /* slot 0's offset from %rbp */
+	int32_t *alloca_at; /* per inst: a frame alloca's offset, or 0 */
+	uint32_t *uses;     /* per value: its uses, branch arguments too */
+	int32_t scratch;    /* parallel copies go through here */
+	int32_t results;    /* a buffer for a call's many results */
+	int32_t result_ptr; /* where many results go (saved %rdi), or 0 */
 	int32_t alloca_lo, alloca_hi; /* the frame allocas' bytes */
-	uint32_t frame;       /* bytes below %rbp */
+	uint32_t frame;               /* bytes below %rbp */
 } asm_func;
 
 /* ---- emit_asm.c ---- */
-void asm_refuse(asm_func *c, kl_inst i, const char *fmt, ...)
-	KL_PRINTF(3, 4);
+void asm_refuse(asm_func *c, kl_inst i, const char *fmt, ...) KL_PRINTF(3, 4);
 /* The assembler's name of symbol s, and of a reference to it from this
  * file (a local alias for what the module defines, so that a shared
  * object's code needs no relocation through the GOT for it). Each lives

@@ -61,7 +61,8 @@ mark(scan *s, uint32_t pos, bool clobber)
 		uint32_t cap = s->ncap ? 2 * s->ncap : 1024;
 		while (cap < pos + 2)
 			cap *= 2;
-		s->clobbers = kl_realloc(s->clobbers, cap * sizeof *s->clobbers);
+		s->clobbers = kl_realloc(s->clobbers,
+					 cap * sizeof *s->clobbers);
 		s->ncap = cap;
 	}
 	if (pos == 0)
@@ -116,7 +117,8 @@ intervals(asm_func *c, scan *s)
 			mark(s, pos, clobbering(c, i));
 			last = pos++;
 			for (uint32_t k = 0; k < kl_inst_num_args(f, i); k++)
-				widen(s, kl_value_resolve(f, kl_inst_arg(f, i, k)),
+				widen(s,
+				      kl_value_resolve(f, kl_inst_arg(f, i, k)),
 				      last);
 			for (uint32_t k = 0; k < kl_inst_num_results(f, i); k++)
 				widen(s, kl_inst_result(f, i, k), last);
@@ -125,7 +127,8 @@ intervals(asm_func *c, scan *s)
 				     k < kl_inst_dest_num_args(f, i, d); k++)
 					widen(s,
 					      kl_value_resolve(
-						      f, kl_inst_dest_arg(f, i, d, k)),
+						      f, kl_inst_dest_arg(
+								 f, i, d, k)),
 					      last);
 		}
 		const kl_value *out = kl_liveness_live_out(lv, b, &n);
@@ -230,13 +233,15 @@ place(allocator *a, uint32_t v)
 		uint32_t w = a->active[r];
 		if (w == KL_NONE && free_reg == ASM_NREGS)
 			free_reg = r;
-		if (w != KL_NONE && (furthest == ASM_NREGS ||
-				     a->s->end[w] > a->s->end[a->active[furthest]]))
+		if (w != KL_NONE &&
+		    (furthest == ASM_NREGS ||
+		     a->s->end[w] > a->s->end[a->active[furthest]]))
 			furthest = r;
 	}
 	while (a->spilled.len && (a->spilled.items[0] >> 32) < start)
 		a->free_slots[a->nfree++] = (uint32_t)heap_pop(&a->spilled);
-	if (free_reg == ASM_NREGS && a->s->end[a->active[furthest]] > a->s->end[v]) {
+	if (free_reg == ASM_NREGS &&
+	    a->s->end[a->active[furthest]] > a->s->end[v]) {
 		/* the register goes to v; the interval that ends last
 		 * goes to memory */
 		spill(a, a->active[furthest], false);

@@ -57,8 +57,10 @@ asm_slot_at(asm_func *c, kl_value v, uint32_t bytes)
 	v = kl_value_resolve(c->f, v);
 	int32_t loc = c->loc[v.id];
 	if (loc > 0)
-		return reg_names[loc - 1][bytes == 1 ? 0 : bytes == 2 ? 1
-					 : bytes == 4 ? 2 : 3];
+		return reg_names[loc - 1][bytes == 1   ? 0
+					  : bytes == 2 ? 1
+					  : bytes == 4 ? 2
+						       : 3];
 	char *t = texts[next++ % 8];
 	/* (a value no code defines: the junk slot below the others) */
 	int32_t at = loc < 0 ? c->slots - 8 * (-loc - 1)
@@ -147,11 +149,14 @@ edge_copies(asm_func *c, kl_inst i, uint32_t d)
 	uint32_t n = kl_inst_dest_num_args(f, i, d);
 	bool overlap = false;
 	for (uint32_t k = 0; k < n && !overlap; k++) {
-		int32_t a = c->loc[kl_value_resolve(f,
-					kl_inst_dest_arg(f, i, d, k)).id];
+		int32_t a =
+			c->loc[kl_value_resolve(f, kl_inst_dest_arg(f, i, d, k))
+				       .id];
 		for (uint32_t p = 0; p < n; p++)
-			if (p != k && c->loc[kl_value_resolve(f,
-					kl_block_param(f, dest, p)).id] == a)
+			if (p != k &&
+			    c->loc[kl_value_resolve(f,
+						    kl_block_param(f, dest, p))
+					   .id] == a)
 				overlap = true;
 	}
 	for (uint32_t k = 0; k < n; k++) {
@@ -164,7 +169,8 @@ edge_copies(asm_func *c, kl_inst i, uint32_t d)
 			continue;
 		}
 		asm_line(c, "movq %s, %%rax", asm_slot(c, a));
-		asm_line(c, "movq %%rax, %d(%%rbp)", c->scratch + 8 * (int32_t)k);
+		asm_line(c, "movq %%rax, %d(%%rbp)",
+			 c->scratch + 8 * (int32_t)k);
 	}
 	for (uint32_t k = 0; overlap && k < n; k++) {
 		kl_value a = kl_inst_dest_arg(f, i, d, k);
@@ -176,7 +182,8 @@ edge_copies(asm_func *c, kl_inst i, uint32_t d)
 				 c->scratch + 8 * (int32_t)k, asm_slot(c, p));
 			continue;
 		}
-		asm_line(c, "movq %d(%%rbp), %%rax", c->scratch + 8 * (int32_t)k);
+		asm_line(c, "movq %d(%%rbp), %%rax",
+			 c->scratch + 8 * (int32_t)k);
 		asm_line(c, "movq %%rax, %s", asm_slot(c, p));
 	}
 }
@@ -239,7 +246,10 @@ branch(asm_func *c, kl_inst i, kl_block next)
 		uint32_t w = asm_width(c, cond);
 		asm_line(c, "movq %s, %%rax", asm_slot(c, cond));
 		asm_line(c, "%s",
-			 ops[w == 8 ? 0 : w == 16 ? 1 : w == 32 ? 2 : 3]);
+			 ops[w == 8    ? 0
+			     : w == 16 ? 1
+			     : w == 32 ? 2
+				       : 3]);
 	}
 	kl_block then = kl_inst_dest(f, i, 0), other = kl_inst_dest(f, i, 1);
 	bool then_copies = edge_copies_some(c, i, 0);
@@ -299,8 +309,7 @@ arg_type(asm_func *c, kl_signature sig, kl_value a, uint32_t k)
 /* Put a call's arguments where the ABI wants them; the bytes of stack
  * it took (to give back after the call). */
 static uint32_t
-pass_args(asm_func *c, kl_inst i, kl_signature sig, uint32_t first,
-	  bool hidden)
+pass_args(asm_func *c, kl_inst i, kl_signature sig, uint32_t first, bool hidden)
 {
 	const kl_func *f = c->f;
 	const kl_module *m = c->e->m;
@@ -309,7 +318,7 @@ pass_args(asm_func *c, kl_inst i, kl_signature sig, uint32_t first,
 	for (uint32_t k = 0; k < nargs; k++) {
 		kl_value a = kl_inst_arg(f, i, first + k);
 		if (kl_type_is_float(m, arg_type(c, sig, a, k)) ? floats++ >= 8
-								 : ints++ >= 6)
+								: ints++ >= 6)
 			stack++;
 	}
 	uint32_t bytes = (stack * 8 + 15) & ~15u;
@@ -355,7 +364,7 @@ pass_args(asm_func *c, kl_inst i, kl_signature sig, uint32_t first,
 
 void
 asm_result_place(const kl_module *m, kl_signature sig, uint32_t k, char *buf,
-	     size_t size)
+		 size_t size)
 {
 	uint32_t ints = 0, floats = 0;
 	for (uint32_t j = 0; j < k; j++) {
@@ -376,13 +385,14 @@ call(asm_func *c, kl_inst i)
 	const kl_func *f = c->f;
 	const kl_module *m = c->e->m;
 	bool indirect = kl_inst_opcode(f, i) == KL_OP_CALL_INDIRECT;
-	kl_signature sig =
-		indirect ? kl_func_sigref_signature(f, kl_inst_sigref(f, i))
-			 : kl_sym_signature(m, kl_inst_callee(f, i));
+	kl_signature sig = indirect ? kl_func_sigref_signature(
+					      f, kl_inst_sigref(f, i))
+				    : kl_sym_signature(m, kl_inst_callee(f, i));
 	bool hidden = asm_results_in_memory(m, sig);
 	uint32_t bytes = pass_args(c, i, sig, indirect, hidden);
 	if (indirect) {
-		asm_line(c, "movq %s, %%r11", asm_slot(c, kl_inst_arg(f, i, 0)));
+		asm_line(c, "movq %s, %%r11",
+			 asm_slot(c, kl_inst_arg(f, i, 0)));
 		asm_line(c, "call *%%r11");
 	} else {
 		asm_line(c, "call %s",
@@ -517,8 +527,8 @@ plan_frame(asm_func *c)
 	uint32_t most_args = 0, most_results = 0;
 	for (kl_block b = entry; b.id != KL_NONE; b = kl_block_next(f, b)) {
 		kl_inst t = kl_block_last_inst(f, b);
-		for (uint32_t d = 0; t.id != KL_NONE && d < kl_inst_num_dests(f, t);
-		     d++)
+		for (uint32_t d = 0;
+		     t.id != KL_NONE && d < kl_inst_num_dests(f, t); d++)
 			if (kl_inst_dest_num_args(f, t, d) > most_args)
 				most_args = kl_inst_dest_num_args(f, t, d);
 		for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
@@ -584,13 +594,15 @@ count_uses(asm_func *c)
 		for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
 		     i = kl_inst_next(f, i)) {
 			for (uint32_t k = 0; k < kl_inst_num_args(f, i); k++)
-				c->uses[kl_value_resolve(f, kl_inst_arg(f, i, k))
+				c->uses[kl_value_resolve(f,
+							 kl_inst_arg(f, i, k))
 						.id]++;
 			for (uint32_t d = 0; d < kl_inst_num_dests(f, i); d++)
 				for (uint32_t k = 0;
 				     k < kl_inst_dest_num_args(f, i, d); k++)
 					c->uses[kl_value_resolve(
-							f, kl_inst_dest_arg(f, i, d, k))
+							f, kl_inst_dest_arg(
+								   f, i, d, k))
 							.id]++;
 		}
 }
@@ -600,8 +612,7 @@ asm_emit_func(asm_emitter *e, const kl_func *f)
 {
 	asm_func c = { .e = e, .f = f, .out = e->out };
 	c.loc = kl_calloc(kl_func_value_bound(f) + 1, sizeof *c.loc);
-	c.alloca_at = kl_calloc(kl_func_inst_bound(f) + 1,
-				 sizeof *c.alloca_at);
+	c.alloca_at = kl_calloc(kl_func_inst_bound(f) + 1, sizeof *c.alloca_at);
 	c.uses = kl_calloc(kl_func_value_bound(f) + 1, sizeof *c.uses);
 	count_uses(&c);
 	asm_allocate(&c);

@@ -27,8 +27,8 @@ static const char *
 reg32(const char *reg64)
 {
 	static const char *const names[][2] = {
-		{ "%rax", "%eax" }, { "%rcx", "%ecx" }, { "%rdx", "%edx" },
-		{ "%rsi", "%esi" }, { "%rdi", "%edi" }, { "%r8", "%r8d" },
+		{ "%rax", "%eax" }, { "%rcx", "%ecx" },  { "%rdx", "%edx" },
+		{ "%rsi", "%esi" }, { "%rdi", "%edi" },  { "%r8", "%r8d" },
 		{ "%r9", "%r9d" },  { "%r10", "%r10d" }, { "%r11", "%r11d" },
 	};
 	for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
@@ -250,7 +250,6 @@ count_ones(asm_func *c, kl_inst i)
 	store(c, i, "%rax");
 }
 
-
 /* Set the flags as icmp or icmp_imm i compares; its condition code.
  * A 64-bit operand is compared where it lives, a narrower one first
  * extended by the condition's sign. */
@@ -291,11 +290,11 @@ const char *
 asm_icc_suffix(uint32_t cc, bool negate)
 {
 	static const char *const names[KL_ICC_COUNT][2] = {
-		[KL_ICC_EQ] = { "e", "ne" },   [KL_ICC_NE] = { "ne", "e" },
-		[KL_ICC_SLT] = { "l", "ge" },  [KL_ICC_SLE] = { "le", "g" },
-		[KL_ICC_SGT] = { "g", "le" },  [KL_ICC_SGE] = { "ge", "l" },
-		[KL_ICC_ULT] = { "b", "ae" },  [KL_ICC_ULE] = { "be", "a" },
-		[KL_ICC_UGT] = { "a", "be" },  [KL_ICC_UGE] = { "ae", "b" },
+		[KL_ICC_EQ] = { "e", "ne" },  [KL_ICC_NE] = { "ne", "e" },
+		[KL_ICC_SLT] = { "l", "ge" }, [KL_ICC_SLE] = { "le", "g" },
+		[KL_ICC_SGT] = { "g", "le" }, [KL_ICC_SGE] = { "ge", "l" },
+		[KL_ICC_ULT] = { "b", "ae" }, [KL_ICC_ULE] = { "be", "a" },
+		[KL_ICC_UGT] = { "a", "be" }, [KL_ICC_UGE] = { "ae", "b" },
 	};
 	return cc < KL_ICC_COUNT ? names[cc][negate] : negate ? "ne" : "e";
 }
@@ -436,9 +435,9 @@ float_to_int(asm_func *c, kl_inst i, bool sign)
 	double low = sign ? (w == 64 ? -9223372036854775808.0
 				     : -(double)(UINT64_C(1) << (w - 1)) - 1)
 			  : -1.0;
-	double high = sign ? (double)(UINT64_C(1) << (w - 1))
-			   : w == 64 ? 18446744073709551616.0
-				     : (double)(UINT64_C(1) << w);
+	double high = sign      ? (double)(UINT64_C(1) << (w - 1))
+		      : w == 64 ? 18446744073709551616.0
+				: (double)(UINT64_C(1) << w);
 	double_const(c, low);
 	asm_line(c, "ucomisd %%xmm1, %%xmm0");
 	asm_line(c, sign && w == 64 ? "jb .Lk%u" : "jbe .Lk%u", bad);
@@ -475,7 +474,7 @@ int_to_float(asm_func *c, kl_inst i, bool sign)
 	const kl_func *f = c->f;
 	kl_value x = kl_inst_arg(f, i, 0);
 	const char *s = asm_width(c, kl_inst_result(f, i, 0)) == 32 ? "ss"
-								   : "sd";
+								    : "sd";
 	asm_load_ext(c, x, sign, "%rax");
 	asm_line(c, "pxor %%xmm0, %%xmm0");
 	if (!sign && asm_width(c, x) == 64) {
@@ -508,18 +507,37 @@ load_mem(asm_func *c, kl_inst i)
 	load(c, kl_inst_arg(f, i, 0), "%rcx");
 	const char *form;
 	switch (op) {
-	case KL_OP_ULOAD8: form = "movzbq"; break;
-	case KL_OP_SLOAD8: form = "movsbq"; break;
-	case KL_OP_ULOAD16: form = "movzwq"; break;
-	case KL_OP_SLOAD16: form = "movswq"; break;
-	case KL_OP_ULOAD32: form = "movl"; break;
-	case KL_OP_SLOAD32: form = "movslq"; break;
+	case KL_OP_ULOAD8:
+		form = "movzbq";
+		break;
+	case KL_OP_SLOAD8:
+		form = "movsbq";
+		break;
+	case KL_OP_ULOAD16:
+		form = "movzwq";
+		break;
+	case KL_OP_SLOAD16:
+		form = "movswq";
+		break;
+	case KL_OP_ULOAD32:
+		form = "movl";
+		break;
+	case KL_OP_SLOAD32:
+		form = "movslq";
+		break;
 	default:
 		switch (asm_width(c, kl_inst_result(f, i, 0))) {
-		case 8: form = "movzbq"; break;
-		case 16: form = "movzwq"; break;
-		case 32: form = "movl"; break;
-		default: form = "movq";
+		case 8:
+			form = "movzbq";
+			break;
+		case 16:
+			form = "movzwq";
+			break;
+		case 32:
+			form = "movl";
+			break;
+		default:
+			form = "movq";
 		}
 	}
 	asm_line(c, "%s %d(%%rcx), %s", form, off,
@@ -534,10 +552,17 @@ store_mem(asm_func *c, kl_inst i)
 	kl_value v = kl_inst_arg(f, i, 0);
 	uint32_t w;
 	switch (kl_inst_opcode(f, i)) {
-	case KL_OP_ISTORE8: w = 8; break;
-	case KL_OP_ISTORE16: w = 16; break;
-	case KL_OP_ISTORE32: w = 32; break;
-	default: w = asm_width(c, v);
+	case KL_OP_ISTORE8:
+		w = 8;
+		break;
+	case KL_OP_ISTORE16:
+		w = 16;
+		break;
+	case KL_OP_ISTORE32:
+		w = 32;
+		break;
+	default:
+		w = asm_width(c, v);
 	}
 	load(c, kl_inst_arg(f, i, 1), "%rcx");
 	load(c, v, "%rax");
@@ -545,7 +570,10 @@ store_mem(asm_func *c, kl_inst i)
 					     "movl %%eax", "movq %%rax" };
 	char fmt[40];
 	snprintf(fmt, sizeof fmt, "%s, %%d(%%%%rcx)",
-		 forms[w == 8 ? 0 : w == 16 ? 1 : w == 32 ? 2 : 3]);
+		 forms[w == 8    ? 0
+		       : w == 16 ? 1
+		       : w == 32 ? 2
+				 : 3]);
 	asm_line(c, fmt, kl_inst_offset(f, i));
 }
 
@@ -591,52 +619,115 @@ asm_emit_inst(asm_func *c, kl_inst i)
 		load_const(c, (uint64_t)kl_inst_imm(f, i), "%rax");
 		store(c, i, "%rax");
 		break;
-	case KL_OP_IADD: binary(c, i, "addq", false); break;
-	case KL_OP_ISUB: binary(c, i, "subq", false); break;
-	case KL_OP_IMUL: binary(c, i, "imulq", false); break;
-	case KL_OP_BAND: binary(c, i, "andq", false); break;
-	case KL_OP_BOR: binary(c, i, "orq", false); break;
-	case KL_OP_BXOR: binary(c, i, "xorq", false); break;
-	case KL_OP_IADD_IMM: binary(c, i, "addq", true); break;
-	case KL_OP_IMUL_IMM: binary(c, i, "imulq", true); break;
-	case KL_OP_BAND_IMM: binary(c, i, "andq", true); break;
-	case KL_OP_BOR_IMM: binary(c, i, "orq", true); break;
-	case KL_OP_BXOR_IMM: binary(c, i, "xorq", true); break;
+	case KL_OP_IADD:
+		binary(c, i, "addq", false);
+		break;
+	case KL_OP_ISUB:
+		binary(c, i, "subq", false);
+		break;
+	case KL_OP_IMUL:
+		binary(c, i, "imulq", false);
+		break;
+	case KL_OP_BAND:
+		binary(c, i, "andq", false);
+		break;
+	case KL_OP_BOR:
+		binary(c, i, "orq", false);
+		break;
+	case KL_OP_BXOR:
+		binary(c, i, "xorq", false);
+		break;
+	case KL_OP_IADD_IMM:
+		binary(c, i, "addq", true);
+		break;
+	case KL_OP_IMUL_IMM:
+		binary(c, i, "imulq", true);
+		break;
+	case KL_OP_BAND_IMM:
+		binary(c, i, "andq", true);
+		break;
+	case KL_OP_BOR_IMM:
+		binary(c, i, "orq", true);
+		break;
+	case KL_OP_BXOR_IMM:
+		binary(c, i, "xorq", true);
+		break;
 	case KL_OP_IRSUB_IMM:
 		load_const(c, (uint64_t)kl_inst_imm(f, i), "%rax");
-		asm_line(c, "subq %s, %%rax", asm_slot(c, kl_inst_arg(f, i, 0)));
+		asm_line(c, "subq %s, %%rax",
+			 asm_slot(c, kl_inst_arg(f, i, 0)));
 		store(c, i, "%rax");
 		break;
-	case KL_OP_SDIV: divide(c, i, true, false, false); break;
-	case KL_OP_UDIV: divide(c, i, false, false, false); break;
-	case KL_OP_SREM: divide(c, i, true, true, false); break;
-	case KL_OP_UREM: divide(c, i, false, true, false); break;
-	case KL_OP_SDIV_IMM: divide(c, i, true, false, true); break;
-	case KL_OP_UDIV_IMM: divide(c, i, false, false, true); break;
-	case KL_OP_SREM_IMM: divide(c, i, true, true, true); break;
-	case KL_OP_UREM_IMM: divide(c, i, false, true, true); break;
+	case KL_OP_SDIV:
+		divide(c, i, true, false, false);
+		break;
+	case KL_OP_UDIV:
+		divide(c, i, false, false, false);
+		break;
+	case KL_OP_SREM:
+		divide(c, i, true, true, false);
+		break;
+	case KL_OP_UREM:
+		divide(c, i, false, true, false);
+		break;
+	case KL_OP_SDIV_IMM:
+		divide(c, i, true, false, true);
+		break;
+	case KL_OP_UDIV_IMM:
+		divide(c, i, false, false, true);
+		break;
+	case KL_OP_SREM_IMM:
+		divide(c, i, true, true, true);
+		break;
+	case KL_OP_UREM_IMM:
+		divide(c, i, false, true, true);
+		break;
 	case KL_OP_INEG:
 	case KL_OP_BNOT:
 		load(c, kl_inst_arg(f, i, 0), "%rax");
 		asm_line(c, op == KL_OP_INEG ? "negq %%rax" : "notq %%rax");
 		store(c, i, "%rax");
 		break;
-	case KL_OP_ISHL: shift(c, i, "shl", false); break;
-	case KL_OP_USHR: shift(c, i, "shr", false); break;
-	case KL_OP_SSHR: shift(c, i, "sar", false); break;
-	case KL_OP_ISHL_IMM: shift(c, i, "shl", true); break;
-	case KL_OP_USHR_IMM: shift(c, i, "shr", true); break;
-	case KL_OP_SSHR_IMM: shift(c, i, "sar", true); break;
-	case KL_OP_ROTL: shift(c, i, "rol", false); break;
-	case KL_OP_ROTR: shift(c, i, "ror", false); break;
-	case KL_OP_CLZ: count_zeros(c, i, true); break;
-	case KL_OP_CTZ: count_zeros(c, i, false); break;
-	case KL_OP_POPCNT: count_ones(c, i); break;
+	case KL_OP_ISHL:
+		shift(c, i, "shl", false);
+		break;
+	case KL_OP_USHR:
+		shift(c, i, "shr", false);
+		break;
+	case KL_OP_SSHR:
+		shift(c, i, "sar", false);
+		break;
+	case KL_OP_ISHL_IMM:
+		shift(c, i, "shl", true);
+		break;
+	case KL_OP_USHR_IMM:
+		shift(c, i, "shr", true);
+		break;
+	case KL_OP_SSHR_IMM:
+		shift(c, i, "sar", true);
+		break;
+	case KL_OP_ROTL:
+		shift(c, i, "rol", false);
+		break;
+	case KL_OP_ROTR:
+		shift(c, i, "ror", false);
+		break;
+	case KL_OP_CLZ:
+		count_zeros(c, i, true);
+		break;
+	case KL_OP_CTZ:
+		count_zeros(c, i, false);
+		break;
+	case KL_OP_POPCNT:
+		count_ones(c, i);
+		break;
 	case KL_OP_ICMP:
 	case KL_OP_ICMP_IMM:
 		compare(c, i);
 		break;
-	case KL_OP_FCMP: float_compare(c, i); break;
+	case KL_OP_FCMP:
+		float_compare(c, i);
+		break;
 	case KL_OP_SELECT:
 		load(c, kl_inst_arg(f, i, 1), "%rcx");
 		load(c, kl_inst_arg(f, i, 2), "%rdx");
@@ -671,14 +762,30 @@ asm_emit_inst(asm_func *c, kl_inst i)
 		asm_line(c, "movq %%xmm0, %%rax");
 		store(c, i, "%rax");
 		break;
-	case KL_OP_FCVT_TO_SINT: float_to_int(c, i, true); break;
-	case KL_OP_FCVT_TO_UINT: float_to_int(c, i, false); break;
-	case KL_OP_FCVT_FROM_SINT: int_to_float(c, i, true); break;
-	case KL_OP_FCVT_FROM_UINT: int_to_float(c, i, false); break;
-	case KL_OP_FADD: float_binary(c, i, "add"); break;
-	case KL_OP_FSUB: float_binary(c, i, "sub"); break;
-	case KL_OP_FMUL: float_binary(c, i, "mul"); break;
-	case KL_OP_FDIV: float_binary(c, i, "div"); break;
+	case KL_OP_FCVT_TO_SINT:
+		float_to_int(c, i, true);
+		break;
+	case KL_OP_FCVT_TO_UINT:
+		float_to_int(c, i, false);
+		break;
+	case KL_OP_FCVT_FROM_SINT:
+		int_to_float(c, i, true);
+		break;
+	case KL_OP_FCVT_FROM_UINT:
+		int_to_float(c, i, false);
+		break;
+	case KL_OP_FADD:
+		float_binary(c, i, "add");
+		break;
+	case KL_OP_FSUB:
+		float_binary(c, i, "sub");
+		break;
+	case KL_OP_FMUL:
+		float_binary(c, i, "mul");
+		break;
+	case KL_OP_FDIV:
+		float_binary(c, i, "div");
+		break;
 	case KL_OP_SQRT: {
 		kl_value x = kl_inst_arg(f, i, 0);
 		asm_float_in(c, x, "%xmm0");
@@ -698,13 +805,16 @@ asm_emit_inst(asm_func *c, kl_inst i)
 	}
 	case KL_OP_ALLOCA:
 		if (c->alloca_at[i.id]) {
-			asm_line(c, "leaq %d(%%rbp), %%rax", c->alloca_at[i.id]);
+			asm_line(c, "leaq %d(%%rbp), %%rax",
+				 c->alloca_at[i.id]);
 			store(c, i, "%rax");
 		} else {
 			alloca_run(c, i);
 		}
 		break;
-	case KL_OP_ALLOCA_DYN: alloca_run(c, i); break;
+	case KL_OP_ALLOCA_DYN:
+		alloca_run(c, i);
+		break;
 	case KL_OP_LOAD:
 	case KL_OP_ULOAD8:
 	case KL_OP_SLOAD8:

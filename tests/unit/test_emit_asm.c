@@ -27,8 +27,10 @@ test_appends_a_program(void)
 	kl_diags diags = { 0 };
 	CHECK_EQ_INT(kl_emit_asm(m, "seven.kl", &out, &diags), KL_OK);
 	CHECK_EQ_INT(diags.len, 0);
-	CHECK(strncmp(out.data, "# before\n# made by keel emit-asm from "
-				"seven.kl\n", 47) == 0);
+	CHECK(strncmp(out.data,
+		      "# before\n# made by keel emit-asm from "
+		      "seven.kl\n",
+		      47) == 0);
 	CHECK(strstr(out.data, "\t.globl main\nmain:\n"));
 	CHECK(!strstr(out.data, "__keel_0_main:"));
 	CHECK(strstr(out.data, "\tcall .Lsym0\n"));
@@ -65,8 +67,8 @@ test_unverified_input(void)
 	kl_diags diags = { 0 };
 	CHECK_EQ_INT(kl_emit_asm(m, "bad.kl", &out, &diags), KL_ERR_VERIFY);
 	CHECK_EQ_INT(out.len, 0);
-	CHECK(diags.len >= 1 && strstr(diags.items[0].message,
-				       "branch to the entry block"));
+	CHECK(diags.len >= 1 &&
+	      strstr(diags.items[0].message, "branch to the entry block"));
 	kl_buf_free(&out);
 	kl_diags_free(&diags);
 	kl_module_free(m);
@@ -87,8 +89,7 @@ test_refusals(void)
 	kl_module *m = parse_text(text, strlen(text));
 	kl_buf out = { 0 };
 	kl_diags diags = { 0 };
-	CHECK_EQ_INT(kl_emit_asm(m, "r.kl", &out, &diags),
-		     KL_ERR_UNSUPPORTED);
+	CHECK_EQ_INT(kl_emit_asm(m, "r.kl", &out, &diags), KL_ERR_UNSUPPORTED);
 	CHECK_EQ_INT(out.len, 0);
 	CHECK_EQ_INT(diags.len, 3);
 	if (diags.len == 3) {
