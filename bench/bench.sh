@@ -17,7 +17,7 @@
 # command (warm_then says why; LLVM's only while its runs take under 2 s);
 # BENCH_ONLY="promote interp" runs only those
 # tables (parse parse_print verify analyses promote dce sccp simplify cse
-# licm refine inline combine dse interp vars; refine has no LLVM
+# licm refine inline combine dse emit_asm interp vars; refine has no LLVM
 # counterpart). LLVM
 # columns appear when llvm-19 is installed (apt-get install llvm-19); the script installs nothing.
 # A pass LLVM runs for longer than BENCH_LLVM_LIMIT seconds (default 60;
@@ -164,6 +164,13 @@ keel_refine() {
 	"$keel" opt -p promote,refine --time-passes "$1" 2>&1 >/dev/null |
 		awk '$1 == "refine:" { print $2 }'
 }
+# the module as x86-64 assembly (LLVM: llc -O0, its fast instruction
+# selector and register allocator, whole process minus start-up: its
+# figure counts parsing too)
+keel_emit_asm() {
+	"$keel" emit-asm --time "$1" 2>&1 >/dev/null |
+		awk '$1 == "emit" { print $2 }'
+}
 keel_interp() { # prints "ms executed"
 	"$keel" run --time "$1" 2>&1 >/dev/null |
 		sed -n 's/.*executed \([0-9]*\) instructions* in \([0-9.]*\) s.*/\2 \1/p' |
@@ -250,6 +257,13 @@ llvm_inline() {
 		pass_ms InlinerPass
 }
 llvm_interp() { process_ms lli-19 -force-interpreter "$1"; }
+llvm_emit_asm() {
+	if command -v llc-19 >/dev/null 2>&1; then
+		process_ms llc-19 -O0 "$1" -o /dev/null
+	else
+		llvm_failed "llc-19 is not installed"
+	fi
+}
 
 startup() { # median start-up of a whole-process LLVM tool on the empty module
 	for _ in $(seq "$runs"); do "$@"; done | median
@@ -336,6 +350,7 @@ $(keel_figure "$op" "$base.kl")"
 		parse) l=$(minus "$l" "$su_as") ;;
 		parse_print) l=$(minus "$l" "$su_opt") ;;
 		interp) l=$(minus "$l" "$su_lli") ;;
+		emit_asm) l=$(minus "$l" "$su_llc") ;;
 		esac
 	fi
 	echo "$k $l"
@@ -356,6 +371,7 @@ peak_of() { # op base -> peak KB of keel doing op
 	inline) peak_kb "$keel" opt -p promote,inline "$2.kl" ;;
 	combine) peak_kb "$keel" opt -p promote,sccp,combine "$2.kl" ;;
 	dse) peak_kb "$keel" opt -p promote,sccp,cse,dse "$2.kl" ;;
+	emit_asm) peak_kb "$keel" emit-asm "$2.kl" ;;
 	esac
 }
 
@@ -375,6 +391,7 @@ title() {
 	inline) echo "inline after promote (keel opt -p promote,inline --time-passes, inline's line; LLVM: opt -passes='function(mem2reg),cgscc(inline)' -time-passes, InlinerPass, which decides by its own cost model)" ;;
 	combine) echo "combine after promote, sccp (keel opt -p promote,sccp,combine --time-passes, combine's line; LLVM: opt -passes='mem2reg,sccp,instcombine<no-verify-fixpoint>' -time-passes, InstCombinePass, which does far more)" ;;
 	dse) echo "dse after promote, sccp, cse (keel opt -p promote,sccp,cse,dse --time-passes, dse's line; LLVM: opt -passes=mem2reg,sccp,early-cse,dse -time-passes, DSEPass)" ;;
+	emit_asm) echo "x86-64 assembly (keel emit-asm --time: the emitter, its liveness and register allocation; LLVM: llc -O0 minus start-up, which counts parsing too)" ;;
 	esac
 }
 
@@ -382,6 +399,10 @@ if [ "$have_llvm" = 1 ]; then
 	su_as=$(startup process_ms llvm-as-19 "$empty_ll" -o /dev/null)
 	su_opt=$(startup process_ms opt-19 -S "$empty_ll" -o /dev/null)
 	su_lli=$(startup process_ms lli-19 -force-interpreter "$empty_ll")
+	su_llc=0
+	if command -v llc-19 >/dev/null 2>&1; then
+		su_llc=$(startup process_ms llc-19 -O0 "$empty_ll" -o /dev/null)
+	fi
 fi
 
 # ---- tables ----
@@ -611,7 +632,7 @@ scaling() {
 	if [ "$mode" = scaling ]; then
 		scaling
 	else
-		only=${BENCH_ONLY:-parse parse_print verify analyses promote dce sccp simplify cse licm refine inline combine dse interp vars}
+		only=${BENCH_ONLY:-parse parse_print verify analyses promote dce sccp simplify cse licm refine inline combine dse emit_asm interp vars}
 		for op in $only; do
 			case $op in
 			parse | parse_print | verify)
@@ -627,6 +648,7 @@ scaling() {
 			inline) table inline "small huge" "100k 1M" ;;
 			combine) table combine "small huge" "100k 1M" ;;
 			dse) table dse "small huge" "100k 1M" ;;
+			emit_asm) table emit_asm "small huge" "100k 1M" ;;
 			interp) interp_table ;;
 			vars) vars_table ;;
 			esac

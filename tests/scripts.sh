@@ -377,7 +377,7 @@ if [ "$st" = 1 ] && [ ! -s "$dir/asm.out" ] &&
 	bad "keel emit-asm of IR that does not verify: exit $st, $(cat "$dir/asm.err")"; fi
 "$build"/keel emit-asm --help >"$dir/asm.out" 2>&1
 st=$?
-if [ "$st" = 0 ] && grep -q "^usage: keel emit-asm FILE$" "$dir/asm.out"; then ok; else
+if [ "$st" = 0 ] && grep -q "^usage: keel emit-asm \[options\] FILE$" "$dir/asm.out"; then ok; else
 	bad "keel emit-asm --help: exit $st"; fi
 for args in "" "--bogus x.kl" "a.kl b.kl"; do
 	# shellcheck disable=SC2086
@@ -529,7 +529,7 @@ for args in "" "a.kl b.kl" "--nope $dir/emit-bad.kl"; do
 done
 "$build"/keel emit-c --help >"$dir/emit.out" 2>&1
 st=$?
-if [ "$st" = 0 ] && grep -q "^usage: keel emit-c FILE$" "$dir/emit.out"; then ok; else
+if [ "$st" = 0 ] && grep -q "^usage: keel emit-c \[options\] FILE$" "$dir/emit.out"; then ok; else
 	bad "keel emit-c --help: exit $st"; fi
 
 

@@ -6,7 +6,7 @@
 #include "cli.h"
 
 static const char emit_c_help[] =
-	"usage: keel emit-c FILE\n"
+	"usage: keel emit-c [options] FILE\n"
 	"\n"
 	"Verify FILE ('-' for standard input; a test file's 'test' lines\n"
 	"are ignored) and print it as a C11 program: loops as for (;;),\n"
@@ -20,13 +20,15 @@ static const char emit_c_help[] =
 	"or aligned past 4096.\n"
 	"\n"
 	"options:\n"
+	"  --time           report the emitter's time and speed on standard\n"
+	"                   error (parsing and verifying not counted)\n"
 	"  -h, --help       show this help\n"
 	"\n"
 	"exit status: 0 on success, 1 if the file cannot be read, does not\n"
 	"parse or verify, or has what C cannot be given, 2 on bad usage\n";
 
 static const char emit_asm_help[] =
-	"usage: keel emit-asm FILE\n"
+	"usage: keel emit-asm [options] FILE\n"
 	"\n"
 	"Verify FILE ('-' for standard input; a test file's 'test' lines\n"
 	"are ignored) and print it as x86-64 assembly for the GNU\n"
@@ -43,6 +45,8 @@ static const char emit_asm_help[] =
 	"aligned past 4096.\n"
 	"\n"
 	"options:\n"
+	"  --time           report the emitter's time and speed on standard\n"
+	"                   error (parsing and verifying not counted)\n"
 	"  -h, --help       show this help\n"
 	"\n"
 	"exit status: 0 on success, 1 if the file cannot be read, does not\n"
@@ -90,12 +94,15 @@ emit_command(int argc, char **argv, const char *name, const char *help,
 	     emit_fn emit)
 {
 	int nfiles = 0;
+	bool timed = false;
 	cli_args args;
 	cli_args_init(&args, argc, argv);
 	while (cli_args_next(&args)) {
 		if (cli_args_help(&args)) {
 			fputs(help, stdout);
 			return EXIT_OK;
+		} else if (cli_args_flag(&args, "--time", NULL)) {
+			timed = true;
 		} else if (cli_args_is_option(&args)) {
 			return cli_args_unknown(&args, name);
 		} else if ((nfiles = cli_args_keep(&args, name)) < 0) {
@@ -113,7 +120,21 @@ emit_command(int argc, char **argv, const char *name, const char *help,
 	if (m && cli_verify_module(m, f.name, name)) {
 		kl_buf out = { 0 };
 		kl_diags diags = { 0 };
-		if (emit(m, f.name, &out, &diags) == KL_OK)
+		double t0 = cli_now();
+		kl_status st = emit(m, f.name, &out, &diags);
+		double t1 = cli_now();
+		if (st == KL_OK && timed) {
+			kl_module_stats ms;
+			kl_module_get_stats(m, &ms);
+			fprintf(stderr,
+				"%s: %llu instruction%s, %.1f MB out\n"
+				"  emit    %8.2f ms  %6.2f M inst/s\n",
+				f.name, (unsigned long long)ms.insts,
+				cli_plural(ms.insts), (double)out.len / 1e6,
+				(t1 - t0) * 1e3,
+				(double)ms.insts / (t1 - t0) / 1e6);
+		}
+		if (st == KL_OK)
 			status = cli_write_stdout(&out) ? EXIT_OK
 							: EXIT_BAD_INPUT;
 		/* the first MAX_SHOWN, then a count of the rest */

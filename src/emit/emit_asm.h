@@ -7,6 +7,7 @@
  *   emit_asm_func.c  a function: its frame, blocks, edges, calls and
  *                    returns
  *   emit_asm_inst.c  the other instructions, one at a time
+ *   emit_asm_order.c the order of the blocks
  *   emit_asm_alloc.c where each value lives: a register or a slot
  *
  * The emitter reads IR through keel.h alone; emit_asm.c's opening
@@ -63,6 +64,12 @@ typedef struct asm_func {
 	int32_t slots;      /* slot 0's offset from %rbp */
 	int32_t *alloca_at; /* per inst: a frame alloca's offset, or 0 */
 	uint32_t *uses;     /* per value: its uses, branch arguments too */
+	kl_block *order;    /* the blocks as emitted (emit_asm_order.c) */
+	uint32_t norder;
+	bool loops_are_ranges; /* each loop's blocks together in order */
+	kl_cfg *cfg;
+	kl_domtree *dt;
+	kl_loops *loops;
 	int32_t scratch;    /* parallel copies go through here */
 	int32_t results;    /* a buffer for a call's many results */
 	int32_t result_ptr; /* where many results go (saved %rdi), or 0 */
@@ -108,6 +115,11 @@ bool asm_in_reg(asm_func *c, kl_value v);
 bool asm_same_place(asm_func *c, kl_value a, kl_value b);
 /* Copy v's 64 bits into an xmm register ("%xmm1"). */
 void asm_float_in(asm_func *c, kl_value v, const char *xmm);
+
+/* ---- emit_asm_order.c ---- */
+/* Fill c->order (and the analyses it takes), c->loops_are_ranges. */
+void asm_order(asm_func *c);
+void asm_order_free(asm_func *c);
 
 /* ---- emit_asm_alloc.c ---- */
 /* Fill c->loc, c->nslots and c->used_regs. */

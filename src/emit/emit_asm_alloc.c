@@ -88,56 +88,156 @@ widen(scan *s, kl_value v, uint32_t pos)
 		s->end[v.id] = pos;
 }
 
-/* The intervals: definitions and uses in layout order, then liveness. */
-static bool
-intervals(asm_func *c, scan *s)
+/* What widens an interval at a use, besides the use itself: with loops
+ * as ranges, the outermost loop holding the use and not the value's
+ * definition, which the value is live all around (found by climbing
+ * the loop tree in jumps of 2^j: up[j][l], KL_NONE past the root). */
+typedef struct around {
+	uint32_t *reach; /* per loop: its last position */
+	uint32_t **up;
+	uint32_t levels;
+} around;
+
+static void
+use(asm_func *c, scan *s, const around *ar, kl_value v, kl_block at,
+    uint32_t pos)
+{
+	v = kl_value_resolve(c->f, v);
+	widen(s, v, pos);
+	if (!ar)
+		return;
+	kl_block def = kl_value_def_block(c->f, v);
+	kl_loop l = kl_loops_innermost(c->loops, at);
+	if (def.id == KL_NONE || l.id == KL_NONE ||
+	    kl_loop_contains(c->loops, l, def))
+		return;
+	for (uint32_t j = ar->levels; j-- > 0;) {
+		uint32_t up = ar->up[j][l.id];
+		if (up != KL_NONE &&
+		    !kl_loop_contains(c->loops, (kl_loop){ up }, def))
+			l.id = up;
+	}
+	widen(s, v, ar->reach[l.id]);
+}
+
+/* Number the positions in the blocks' order; with live (not NULL), the
+ * hull takes in each block's live-in and live-out values too. */
+static void
+walk(asm_func *c, scan *s, const around *ar, const kl_liveness *live)
 {
 	const kl_func *f = c->f;
-	kl_cfg *cfg = kl_cfg_new();
-	kl_cfg_compute(cfg, f);
-	kl_liveness *lv = kl_liveness_new();
-	bool ok = kl_liveness_compute(lv, f, cfg) == KL_OK;
-	uint32_t pos = 0;
-	for (kl_block b = kl_func_first_block(f); ok && b.id != KL_NONE;
-	     b = kl_block_next(f, b)) {
+	uint32_t pos = 0, n;
+	for (uint32_t k = 0; k < c->norder; k++) {
+		kl_block b = c->order[k];
 		/* (the entry's top: the parameters arrive in argument
 		 * registers) */
 		mark(s, pos, pos == 0);
 		uint32_t top = pos++;
-		for (uint32_t k = 0; k < kl_block_num_params(f, b); k++)
-			widen(s, kl_value_resolve(f, kl_block_param(f, b, k)),
+		for (uint32_t j = 0; j < kl_block_num_params(f, b); j++)
+			widen(s, kl_value_resolve(f, kl_block_param(f, b, j)),
 			      top);
-		uint32_t n;
-		const kl_value *in = kl_liveness_live_in(lv, b, &n);
-		for (uint32_t k = 0; k < n; k++)
-			widen(s, in[k], top);
+		const kl_value *in = live ? kl_liveness_live_in(live, b, &n)
+					  : NULL;
+		for (uint32_t j = 0; in && j < n; j++)
+			widen(s, in[j], top);
 		uint32_t last = top;
 		for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
 		     i = kl_inst_next(f, i)) {
 			mark(s, pos, clobbering(c, i));
 			last = pos++;
-			for (uint32_t k = 0; k < kl_inst_num_args(f, i); k++)
-				widen(s,
-				      kl_value_resolve(f, kl_inst_arg(f, i, k)),
-				      last);
-			for (uint32_t k = 0; k < kl_inst_num_results(f, i); k++)
-				widen(s, kl_inst_result(f, i, k), last);
+			for (uint32_t j = 0; j < kl_inst_num_args(f, i); j++)
+				use(c, s, ar, kl_inst_arg(f, i, j), b, last);
+			for (uint32_t j = 0; j < kl_inst_num_results(f, i); j++)
+				widen(s, kl_inst_result(f, i, j), last);
 			for (uint32_t d = 0; d < kl_inst_num_dests(f, i); d++)
-				for (uint32_t k = 0;
-				     k < kl_inst_dest_num_args(f, i, d); k++)
-					widen(s,
-					      kl_value_resolve(
-						      f, kl_inst_dest_arg(
-								 f, i, d, k)),
-					      last);
+				for (uint32_t j = 0;
+				     j < kl_inst_dest_num_args(f, i, d); j++)
+					use(c, s, ar,
+					    kl_inst_dest_arg(f, i, d, j), b,
+					    last);
 		}
-		const kl_value *out = kl_liveness_live_out(lv, b, &n);
-		for (uint32_t k = 0; k < n; k++)
-			widen(s, out[k], last);
+		const kl_value *out = live ? kl_liveness_live_out(live, b, &n)
+					   : NULL;
+		for (uint32_t j = 0; out && j < n; j++)
+			widen(s, out[j], last);
 	}
 	s->npos = pos;
+}
+
+/* With loops as ranges: each loop's last position, and the jumps up its
+ * tree. */
+static void
+make_around(asm_func *c, around *ar)
+{
+	const kl_func *f = c->f;
+	uint32_t nloops = kl_loops_count(c->loops);
+	ar->reach = kl_calloc(nloops + 1, sizeof *ar->reach);
+	uint32_t pos = 0, depth = 0;
+	for (uint32_t k = 0; k < c->norder; k++) {
+		kl_block b = c->order[k];
+		pos++;
+		for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
+		     i = kl_inst_next(f, i))
+			pos++;
+		kl_loop l = kl_loops_innermost(c->loops, b);
+		if (l.id != KL_NONE && pos - 1 > ar->reach[l.id])
+			ar->reach[l.id] = pos - 1;
+	}
+	/* children are numbered after their parents: fold upwards */
+	for (uint32_t l = nloops; l-- > 0;) {
+		kl_loop p = kl_loop_parent(c->loops, (kl_loop){ l });
+		if (p.id != KL_NONE && ar->reach[l] > ar->reach[p.id])
+			ar->reach[p.id] = ar->reach[l];
+		uint32_t d = kl_loop_depth(c->loops, (kl_loop){ l });
+		depth = d > depth ? d : depth;
+	}
+	ar->levels = 1;
+	while ((UINT32_C(1) << ar->levels) < depth)
+		ar->levels++;
+	ar->up = kl_malloc(ar->levels * sizeof *ar->up);
+	for (uint32_t j = 0; j < ar->levels; j++) {
+		ar->up[j] = kl_malloc((nloops + 1) * sizeof *ar->up[j]);
+		for (uint32_t l = 0; l < nloops; l++) {
+			uint32_t below = j ? ar->up[j - 1][l] : l;
+			ar->up[j][l] =
+				j ? (below == KL_NONE ? KL_NONE
+						      : ar->up[j - 1][below])
+				  : kl_loop_parent(c->loops, (kl_loop){ l }).id;
+		}
+	}
+}
+
+static void
+free_around(around *ar)
+{
+	for (uint32_t j = 0; j < ar->levels; j++)
+		free(ar->up[j]);
+	free(ar->up);
+	free(ar->reach);
+}
+
+/* The intervals, from the loops when they are ranges of the blocks'
+ * order (a value used in a loop it is not defined in is live over the
+ * loop's range; anywhere else between its definition and its uses), or
+ * else from kl_liveness, whose sets may grow quadratically: past a
+ * limit proportional to the function there are none (false). */
+static bool
+intervals(asm_func *c, scan *s)
+{
+	if (c->loops_are_ranges) {
+		around ar = { 0 };
+		make_around(c, &ar);
+		walk(c, s, &ar, NULL);
+		free_around(&ar);
+		return true;
+	}
+	kl_liveness *lv = kl_liveness_new();
+	kl_liveness_set_limit(lv, 16 * (uint64_t)kl_func_inst_bound(c->f) +
+					  (1u << 16));
+	bool ok = kl_liveness_compute(lv, c->f, c->cfg) == KL_OK;
+	if (ok)
+		walk(c, s, NULL, lv);
 	kl_liveness_free(lv);
-	kl_cfg_free(cfg);
 	return ok;
 }
 

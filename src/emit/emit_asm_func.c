@@ -615,11 +615,13 @@ asm_emit_func(asm_emitter *e, const kl_func *f)
 	c.alloca_at = kl_calloc(kl_func_inst_bound(f) + 1, sizeof *c.alloca_at);
 	c.uses = kl_calloc(kl_func_value_bound(f) + 1, sizeof *c.uses);
 	count_uses(&c);
+	asm_order(&c);
 	asm_allocate(&c);
 	plan_frame(&c);
 	prologue(&c);
-	for (kl_block b = kl_func_first_block(f); b.id != KL_NONE;) {
-		kl_block next = kl_block_next(f, b);
+	for (uint32_t k = 0; k < c.norder; k++) {
+		kl_block b = c.order[k];
+		kl_block next = k + 1 < c.norder ? c.order[k + 1] : KL_NO_BLOCK;
 		block_label(&c, b, c.out);
 		kl_buf_puts(c.out, ":\n");
 		for (kl_inst i = kl_block_first_inst(f, b); i.id != KL_NONE;
@@ -632,8 +634,8 @@ asm_emit_func(asm_emitter *e, const kl_func *f)
 			else if (!fused(&c, i))
 				asm_emit_inst(&c, i);
 		}
-		b = next;
 	}
+	asm_order_free(&c);
 	free(c.loc);
 	free(c.alloca_at);
 	free(c.uses);
