@@ -302,8 +302,8 @@ else
 	echo "no cc: skipping keel emit-c's programs"
 fi
 # keel emit-asm, a module as x86-64 assembly: the same programs,
-# tests/emit_asm's (what the emitted C cannot run), and keel-gen's in
-# more shapes, before and after the recommended pipeline,
+# tests/emit_asm's (what the emitted C cannot run), QBE's test
+# programs imported, and keel-gen's in more shapes, before and after the recommended pipeline,
 # assembled by cc and run, print on stdout what keel run prints and exit
 # with its status; a trap's first line is keel run's without its
 # explanation. Not the programs whose difference docs/emit-asm.md names
@@ -316,6 +316,12 @@ if command -v cc >/dev/null 2>&1 && [ "$(uname -m)" = x86_64 ]; then
 		*/trap-bad-sig.kl | */fail-*) ;;
 		*) asm_progs="$asm_progs $f" ;;
 		esac
+	done
+	# (QBE's test programs, imported)
+	for f in tests/qbe/*.ssa; do
+		g="$dir/asm-qbe-$(basename "$f" .ssa).kl"
+		"$build"/keel import-qbe "$f" >"$g" 2>/dev/null &&
+			asm_progs="$asm_progs $g"
 	done
 	for seed in 1 2 3; do
 		for shape in small huge promote merged; do

@@ -27,9 +27,11 @@ static const char *
 reg32(const char *reg64)
 {
 	static const char *const names[][2] = {
-		{ "%rax", "%eax" }, { "%rcx", "%ecx" },  { "%rdx", "%edx" },
-		{ "%rsi", "%esi" }, { "%rdi", "%edi" },  { "%r8", "%r8d" },
-		{ "%r9", "%r9d" },  { "%r10", "%r10d" }, { "%r11", "%r11d" },
+		{ "%rax", "%eax" },  { "%rcx", "%ecx" },  { "%rdx", "%edx" },
+		{ "%rsi", "%esi" },  { "%rdi", "%edi" },  { "%r8", "%r8d" },
+		{ "%r9", "%r9d" },   { "%r10", "%r10d" }, { "%r11", "%r11d" },
+		{ "%rbx", "%ebx" },  { "%r12", "%r12d" }, { "%r13", "%r13d" },
+		{ "%r14", "%r14d" }, { "%r15", "%r15d" },
 	};
 	for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
 		if (strcmp(names[k][0], reg64) == 0)
@@ -63,6 +65,34 @@ static void
 load(asm_func *c, kl_value v, const char *reg64)
 {
 	asm_line(c, "movq %s, %s", asm_slot(c, v), reg64);
+}
+
+/* Where i's result is best computed: its own register, or %rax (then
+ * stored by done()). */
+static const char *
+result_reg(asm_func *c, kl_inst i)
+{
+	kl_value r = kl_inst_result(c->f, i, 0);
+	return asm_in_reg(c, r) ? asm_slot(c, r) : "%rax";
+}
+
+static void store(asm_func *c, kl_inst i, const char *reg64);
+
+static void
+done(asm_func *c, kl_inst i, const char *reg64)
+{
+	if (!asm_in_reg(c, kl_inst_result(c->f, i, 0)))
+		store(c, i, reg64);
+}
+
+/* A register holding address p: its own, or %rcx loaded with it. */
+static const char *
+addr_reg(asm_func *c, kl_value p)
+{
+	if (asm_in_reg(c, p))
+		return asm_slot(c, p);
+	asm_line(c, "movq %s, %%rcx", asm_slot(c, p));
+	return "%rcx";
 }
 
 static void
@@ -182,11 +212,16 @@ shift(asm_func *c, kl_inst i, const char *op, bool imm)
 	kl_value x = kl_inst_arg(f, i, 0);
 	uint32_t w = asm_width(c, x);
 	bool rotate = op[0] == 'r';
-	asm_load_ext(c, x, op[1] == 'a', "%rax");
 	if (imm) {
-		asm_line(c, "%sq $%u, %%rax", op,
-			 (unsigned)((uint64_t)kl_inst_imm(f, i) & (w - 1)));
-	} else if (rotate) {
+		const char *to = result_reg(c, i);
+		asm_load_ext(c, x, op[1] == 'a', to);
+		asm_line(c, "%sq $%u, %s", op,
+			 (unsigned)((uint64_t)kl_inst_imm(f, i) & (w - 1)), to);
+		done(c, i, to);
+		return;
+	}
+	asm_load_ext(c, x, op[1] == 'a', "%rax");
+	if (rotate) {
 		static const char *const regs[] = { "%al", "%ax", "%eax",
 						    "%rax" };
 		unsigned k = w == 8 ? 0 : w == 16 ? 1 : w == 32 ? 2 : 3;
@@ -504,7 +539,8 @@ load_mem(asm_func *c, kl_inst i)
 	const kl_func *f = c->f;
 	kl_opcode op = kl_inst_opcode(f, i);
 	int32_t off = kl_inst_offset(f, i);
-	load(c, kl_inst_arg(f, i, 0), "%rcx");
+	const char *at = addr_reg(c, kl_inst_arg(f, i, 0));
+	const char *to = result_reg(c, i);
 	const char *form;
 	switch (op) {
 	case KL_OP_ULOAD8:
@@ -540,9 +576,9 @@ load_mem(asm_func *c, kl_inst i)
 			form = "movq";
 		}
 	}
-	asm_line(c, "%s %d(%%rcx), %s", form, off,
-		 strcmp(form, "movl") == 0 ? "%eax" : "%rax");
-	store(c, i, "%rax");
+	asm_line(c, "%s %d(%s), %s", form, off, at,
+		 strcmp(form, "movl") == 0 ? reg32(to) : to);
+	done(c, i, to);
 }
 
 static void
@@ -564,17 +600,16 @@ store_mem(asm_func *c, kl_inst i)
 	default:
 		w = asm_width(c, v);
 	}
-	load(c, kl_inst_arg(f, i, 1), "%rcx");
-	load(c, v, "%rax");
-	static const char *const forms[] = { "movb %%al", "movw %%ax",
-					     "movl %%eax", "movq %%rax" };
-	char fmt[40];
-	snprintf(fmt, sizeof fmt, "%s, %%d(%%%%rcx)",
-		 forms[w == 8    ? 0
-		       : w == 16 ? 1
-		       : w == 32 ? 2
-				 : 3]);
-	asm_line(c, fmt, kl_inst_offset(f, i));
+	const char *at = addr_reg(c, kl_inst_arg(f, i, 1));
+	static const char *const scratch[] = { "%al", "%ax", "%eax", "%rax" };
+	static const char sfx[] = "bwlq";
+	uint32_t k = w == 8 ? 0 : w == 16 ? 1 : w == 32 ? 2 : 3;
+	const char *from = scratch[k];
+	if (asm_in_reg(c, v))
+		from = asm_slot_at(c, v, w / 8);
+	else
+		load(c, v, "%rax");
+	asm_line(c, "mov%c %s, %d(%s)", sfx[k], from, kl_inst_offset(f, i), at);
 }
 
 /* alloca (not in the frame), alloca_dyn: stack below %rsp, zeroed. A
@@ -615,10 +650,12 @@ asm_emit_inst(asm_func *c, kl_inst i)
 	switch (op) {
 	case KL_OP_ICONST:
 	case KL_OP_F32CONST:
-	case KL_OP_F64CONST:
-		load_const(c, (uint64_t)kl_inst_imm(f, i), "%rax");
-		store(c, i, "%rax");
+	case KL_OP_F64CONST: {
+		const char *to = result_reg(c, i);
+		load_const(c, (uint64_t)kl_inst_imm(f, i), to);
+		done(c, i, to);
 		break;
+	}
 	case KL_OP_IADD:
 		binary(c, i, "addq", false);
 		break;
@@ -743,17 +780,27 @@ asm_emit_inst(asm_func *c, kl_inst i)
 		store(c, i, "%rax");
 		break;
 	case KL_OP_UEXTEND:
-	case KL_OP_SEXTEND:
-		asm_load_ext(c, kl_inst_arg(f, i, 0), op == KL_OP_SEXTEND,
-			     "%rax");
-		store(c, i, "%rax");
+	case KL_OP_SEXTEND: {
+		const char *to = result_reg(c, i);
+		asm_load_ext(c, kl_inst_arg(f, i, 0), op == KL_OP_SEXTEND, to);
+		done(c, i, to);
 		break;
+	}
 	case KL_OP_IREDUCE:
 	case KL_OP_BITCAST:
-	case KL_OP_COPY:
-		load(c, kl_inst_arg(f, i, 0), "%rax");
+	case KL_OP_COPY: {
+		kl_value x = kl_inst_arg(f, i, 0), r = kl_inst_result(f, i, 0);
+		if (asm_same_place(c, x, r))
+			break;
+		if (asm_in_reg(c, x) || asm_in_reg(c, r)) {
+			asm_line(c, "movq %s, %s", asm_slot(c, x),
+				 asm_slot(c, r));
+			break;
+		}
+		load(c, x, "%rax");
 		store(c, i, "%rax");
 		break;
+	}
 	case KL_OP_FPROMOTE:
 	case KL_OP_FDEMOTE:
 		asm_float_in(c, kl_inst_arg(f, i, 0), "%xmm0");
@@ -830,10 +877,12 @@ asm_emit_inst(asm_func *c, kl_inst i)
 	case KL_OP_ISTORE32:
 		store_mem(c, i);
 		break;
-	case KL_OP_SYMBOL_ADDR:
-		asm_sym_addr(c->e, kl_inst_callee(f, i), "%rax");
-		store(c, i, "%rax");
+	case KL_OP_SYMBOL_ADDR: {
+		const char *to = result_reg(c, i);
+		asm_sym_addr(c->e, kl_inst_callee(f, i), to);
+		done(c, i, to);
 		break;
+	}
 	default:
 		asm_refuse(c, i, "no x86-64 code for this instruction");
 	}
