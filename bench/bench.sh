@@ -17,8 +17,9 @@
 # command (warm_then says why; LLVM's only while its runs take under 2 s);
 # BENCH_ONLY="promote interp" runs only those
 # tables (parse parse_print verify analyses promote dce sccp simplify cse
-# licm refine inline combine dse emit_asm interp vars; refine has no LLVM
-# counterpart). LLVM
+# licm refine inline combine dse emit_asm interp native vars; refine has
+# no LLVM counterpart; native has none either: it runs keel emit-asm's
+# code against keel run and the C of keel emit-c). LLVM
 # columns appear when llvm-19 is installed (apt-get install llvm-19); the script installs nothing.
 # A pass LLVM runs for longer than BENCH_LLVM_LIMIT seconds (default 60;
 # its mem2reg takes minutes on promote-1M) is stopped, not run again,
@@ -548,6 +549,50 @@ llvm_phis_made() {
 	rm -f "$dir/mem2reg.ll"
 }
 
+# The median wall time (ms) of RUNS runs of a whole process.
+process_median() {
+	for _ in $(seq "$runs"); do
+		process_ms "$@"
+	done | median
+}
+
+# keel emit-asm's code against the interpreter and against keel emit-c's
+# C compiled by cc, on the loop workloads as generated and after the
+# recommended pipeline; whole processes.
+native_table() {
+	echo
+	echo "### native code (keel emit-asm, assembled by cc; against keel run, and keel emit-c's C by cc -O0 and -O2; whole process, median of $runs)"
+	echo
+	if [ "$(uname -m)" != x86_64 ] || ! command -v cc >/dev/null 2>&1; then
+		echo "(needs an x86-64 machine and cc)"
+		return
+	fi
+	echo "| workload | keel run ms | native ms | native/run speed | C -O0 ms | C -O2 ms |"
+	echo "|---|---:|---:|---:|---:|---:|"
+	for size in 200M 1G; do
+		base=$(workload loop "$size")
+		for form in as-generated optimised; do
+			f="$base.kl"
+			if [ "$form" = optimised ]; then
+				f="$base-opt.kl"
+				"$keel" opt -p promote,inline,sccp,combine,licm,cse,dse,dce,simplify \
+					"$base.kl" >"$f"
+			fi
+			"$keel" emit-asm "$f" >"$f.s" && cc "$f.s" -o "$f.native"
+			"$keel" emit-c "$f" >"$f.c"
+			cc -O0 "$f.c" -o "$f.c0" -lm
+			cc -O2 "$f.c" -o "$f.c2" -lm
+			run=$(process_median "$keel" run "$f")
+			native=$(process_median "$f.native")
+			c0=$(process_median "$f.c0")
+			c2=$(process_median "$f.c2")
+			echo "loop-$size-$form $run $native $c0 $c2" | awk '{
+				printf "| %s | %.1f | %.1f | %.1fx | %.1f | %.1f |\n", $1, $2, $3, ($3 > 0 ? $2 / $3 : 0), $4, $5
+			}'
+		done
+	done
+}
+
 interp_table() {
 	echo
 	echo "### interpret (keel run --time; LLVM: lli -force-interpreter minus start-up)"
@@ -632,7 +677,7 @@ scaling() {
 	if [ "$mode" = scaling ]; then
 		scaling
 	else
-		only=${BENCH_ONLY:-parse parse_print verify analyses promote dce sccp simplify cse licm refine inline combine dse emit_asm interp vars}
+		only=${BENCH_ONLY:-parse parse_print verify analyses promote dce sccp simplify cse licm refine inline combine dse emit_asm interp native vars}
 		for op in $only; do
 			case $op in
 			parse | parse_print | verify)
@@ -650,6 +695,7 @@ scaling() {
 			dse) table dse "small huge" "100k 1M" ;;
 			emit_asm) table emit_asm "small huge" "100k 1M" ;;
 			interp) interp_table ;;
+			native) native_table ;;
 			vars) vars_table ;;
 			esac
 		done
