@@ -134,6 +134,8 @@ uint32_t asm_compare_flags(asm_func *c, kl_inst i);
 /* The suffix of a jump or set on integer condition cc, or on its
  * negation ("l", "ge"). */
 const char *asm_icc_suffix(uint32_t cc, bool negate);
+/* Set the flags on v's bits at its width (ZF: all zero). */
+void asm_test_value(asm_func *c, kl_value v);
 /* Width in bits of v's type (an integer's, or a float's). */
 uint32_t asm_width(asm_func *c, kl_value v);
 bool asm_is_float(asm_func *c, kl_value v);

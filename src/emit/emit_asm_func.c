@@ -239,17 +239,7 @@ branch(asm_func *c, kl_inst i, kl_block next)
 	    fused(c, def)) {
 		cc = asm_compare_flags(c, def);
 	} else {
-		static const char *const ops[] = { "testb %al, %al",
-						   "testw %ax, %ax",
-						   "testl %eax, %eax",
-						   "testq %rax, %rax" };
-		uint32_t w = asm_width(c, cond);
-		asm_line(c, "movq %s, %%rax", asm_slot(c, cond));
-		asm_line(c, "%s",
-			 ops[w == 8    ? 0
-			     : w == 16 ? 1
-			     : w == 32 ? 2
-				       : 3]);
+		asm_test_value(c, cond);
 	}
 	kl_block then = kl_inst_dest(f, i, 0), other = kl_inst_dest(f, i, 1);
 	bool then_copies = edge_copies_some(c, i, 0);

@@ -338,21 +338,25 @@ static void
 compare(asm_func *c, kl_inst i)
 {
 	uint32_t cc = asm_compare_flags(c, i);
+	const char *to = result_reg(c, i);
 	asm_line(c, "set%s %%al", asm_icc_suffix(cc, false));
-	asm_line(c, "movzbl %%al, %%eax");
-	store(c, i, "%rax");
+	asm_line(c, "movzbl %%al, %s", reg32(to));
+	done(c, i, to);
 }
 
-/* Test whether v's low bits are not all zero (sets ZF when they are). */
-static void
-test_value(asm_func *c, kl_value v)
+void
+asm_test_value(asm_func *c, kl_value v)
 {
-	static const char *const ops[] = { "testb %al, %al", "testw %ax, %ax",
-					   "testl %eax, %eax",
-					   "testq %rax, %rax" };
+	static const char *const scratch[] = { "%al", "%ax", "%eax", "%rax" };
+	static const char sfx[] = "bwlq";
 	uint32_t w = asm_width(c, v);
-	load(c, v, "%rax");
-	asm_line(c, "%s", ops[w == 8 ? 0 : w == 16 ? 1 : w == 32 ? 2 : 3]);
+	uint32_t k = w == 8 ? 0 : w == 16 ? 1 : w == 32 ? 2 : 3;
+	const char *r = scratch[k];
+	if (asm_in_reg(c, v))
+		r = asm_slot_at(c, v, w / 8);
+	else
+		load(c, v, "%rax");
+	asm_line(c, "test%c %s, %s", sfx[k], r, r);
 }
 
 /* The float operand's spelling suffix: ss or sd. */
@@ -768,12 +772,12 @@ asm_emit_inst(asm_func *c, kl_inst i)
 	case KL_OP_SELECT:
 		load(c, kl_inst_arg(f, i, 1), "%rcx");
 		load(c, kl_inst_arg(f, i, 2), "%rdx");
-		test_value(c, kl_inst_arg(f, i, 0));
+		asm_test_value(c, kl_inst_arg(f, i, 0));
 		asm_line(c, "cmoveq %%rdx, %%rcx");
 		store(c, i, "%rcx");
 		break;
 	case KL_OP_BMASK:
-		test_value(c, kl_inst_arg(f, i, 0));
+		asm_test_value(c, kl_inst_arg(f, i, 0));
 		asm_line(c, "setne %%al");
 		asm_line(c, "movzbl %%al, %%eax");
 		asm_line(c, "negq %%rax");
