@@ -64,7 +64,11 @@ typedef struct asm_func {
 	int32_t slots;      /* slot 0's offset from %rbp */
 	int32_t *alloca_at; /* per inst: a frame alloca's offset, or 0 */
 	uint32_t *uses;     /* per value: its uses, branch arguments too */
-	kl_block *order;    /* the blocks as emitted (emit_asm_order.c) */
+	struct {
+		uint32_t epoch, param;
+	} * marked;      /* per place: an edge's parameter there */
+	uint32_t epoch;  /* the edge marked now */
+	kl_block *order; /* the blocks as emitted (emit_asm_order.c) */
 	uint32_t norder;
 	bool loops_are_ranges; /* each loop's blocks together in order */
 	kl_cfg *cfg;

@@ -30,6 +30,7 @@
 
 typedef struct scan {
 	uint32_t *start, *end; /* per value */
+	uint32_t *def;         /* per value: where it is defined */
 	uint32_t npos;
 	/* per position: how many before it clobber the caller-saved
 	 * registers (calls, allocas on the stack, the entry) */
@@ -77,6 +78,15 @@ static bool
 crosses_clobber(const scan *s, uint32_t v)
 {
 	return s->clobbers[s->end[v] + 1] != s->clobbers[s->start[v]];
+}
+
+static void widen(scan *s, kl_value v, uint32_t pos);
+
+static void
+define(scan *s, kl_value v, uint32_t pos)
+{
+	s->def[v.id] = pos;
+	widen(s, v, pos);
 }
 
 static void
@@ -134,8 +144,8 @@ walk(asm_func *c, scan *s, const around *ar, const kl_liveness *live)
 		mark(s, pos, pos == 0);
 		uint32_t top = pos++;
 		for (uint32_t j = 0; j < kl_block_num_params(f, b); j++)
-			widen(s, kl_value_resolve(f, kl_block_param(f, b, j)),
-			      top);
+			define(s, kl_value_resolve(f, kl_block_param(f, b, j)),
+			       top);
 		const kl_value *in = live ? kl_liveness_live_in(live, b, &n)
 					  : NULL;
 		for (uint32_t j = 0; in && j < n; j++)
@@ -148,7 +158,7 @@ walk(asm_func *c, scan *s, const around *ar, const kl_liveness *live)
 			for (uint32_t j = 0; j < kl_inst_num_args(f, i); j++)
 				use(c, s, ar, kl_inst_arg(f, i, j), b, last);
 			for (uint32_t j = 0; j < kl_inst_num_results(f, i); j++)
-				widen(s, kl_inst_result(f, i, j), last);
+				define(s, kl_inst_result(f, i, j), last);
 			for (uint32_t d = 0; d < kl_inst_num_dests(f, i); d++)
 				for (uint32_t j = 0;
 				     j < kl_inst_dest_num_args(f, i, d); j++)
@@ -301,15 +311,17 @@ spill(allocator *a, uint32_t v, bool now)
 }
 
 /* Is w's interval over by start, when another begins? Over before it,
- * or at it when w began earlier: its last use is the instruction that
- * defines the other, which reads its operands first. Two values
+ * or at it when w was defined earlier: its last use is the instruction
+ * that defines the other, which reads its operands first. (Its
+ * definition, not its interval's start: a use in a block that cannot
+ * run may come before the definition.) Two values
  * defined at one place (a call's results, a block's parameters) never
  * share, even when one of them is never used: an edge writes every
  * parameter. (A slot is freed only when its interval ended before.) */
 static bool
 ended(const scan *s, uint32_t w, uint32_t start)
 {
-	return s->end[w] < start || (s->end[w] == start && s->start[w] < start);
+	return s->end[w] < start || (s->end[w] == start && s->def[w] < start);
 }
 
 static void
@@ -364,14 +376,16 @@ asm_allocate(asm_func *c)
 	uint32_t nvalues = kl_func_value_bound(f);
 	scan s = { 0 };
 	s.start = kl_malloc((nvalues + 1) * sizeof *s.start);
+	s.def = kl_malloc((nvalues + 1) * sizeof *s.def);
 	s.end = kl_malloc((nvalues + 1) * sizeof *s.end);
 	for (uint32_t v = 0; v <= nvalues; v++)
-		s.start[v] = s.end[v] = NO_POS;
+		s.start[v] = s.end[v] = s.def[v] = NO_POS;
 	if (!intervals(c, &s)) {
 		for (uint32_t v = 0; v < nvalues; v++)
 			c->loc[v] = -(int32_t)v - 1;
 		c->nslots = nvalues;
 		free(s.start);
+		free(s.def);
 		free(s.end);
 		free(s.clobbers);
 		return;
@@ -403,6 +417,7 @@ asm_allocate(asm_func *c)
 	free(first);
 	free(order);
 	free(s.start);
+	free(s.def);
 	free(s.end);
 	free(s.clobbers);
 }

@@ -113,6 +113,17 @@ asm_same_place(asm_func *c, kl_value a, kl_value b)
 	       c->loc[kl_value_resolve(c->f, b).id];
 }
 
+/* v's place as an index of c->marked: registers, then slots, then the
+ * junk slot. */
+static uint32_t
+place_index(asm_func *c, kl_value v)
+{
+	int32_t loc = c->loc[kl_value_resolve(c->f, v).id];
+	return loc > 0   ? (uint32_t)loc - 1
+	       : loc < 0 ? ASM_NREGS + (uint32_t)(-loc - 1)
+			 : ASM_NREGS + c->nslots;
+}
+
 /* Move v's 64 bits to where p lives, through %rax from memory to
  * memory. */
 static void
@@ -147,17 +158,19 @@ edge_copies(asm_func *c, kl_inst i, uint32_t d)
 	const kl_func *f = c->f;
 	kl_block dest = kl_inst_dest(f, i, d);
 	uint32_t n = kl_inst_dest_num_args(f, i, d);
+	/* mark each parameter's place (with the parameter, or n for two
+	 * parameters in one place), then look up the arguments' */
+	c->epoch++;
+	for (uint32_t p = 0; p < n; p++) {
+		uint32_t at = place_index(c, kl_block_param(f, dest, p));
+		c->marked[at].param = c->marked[at].epoch == c->epoch ? n : p;
+		c->marked[at].epoch = c->epoch;
+	}
 	bool overlap = false;
 	for (uint32_t k = 0; k < n && !overlap; k++) {
-		int32_t a =
-			c->loc[kl_value_resolve(f, kl_inst_dest_arg(f, i, d, k))
-				       .id];
-		for (uint32_t p = 0; p < n; p++)
-			if (p != k &&
-			    c->loc[kl_value_resolve(f,
-						    kl_block_param(f, dest, p))
-					   .id] == a)
-				overlap = true;
+		uint32_t at = place_index(c, kl_inst_dest_arg(f, i, d, k));
+		overlap = c->marked[at].epoch == c->epoch &&
+			  c->marked[at].param != k;
 	}
 	for (uint32_t k = 0; k < n; k++) {
 		kl_value a = kl_inst_dest_arg(f, i, d, k);
@@ -607,6 +620,7 @@ asm_emit_func(asm_emitter *e, const kl_func *f)
 	count_uses(&c);
 	asm_order(&c);
 	asm_allocate(&c);
+	c.marked = kl_calloc(ASM_NREGS + c.nslots + 1, sizeof *c.marked);
 	plan_frame(&c);
 	prologue(&c);
 	for (uint32_t k = 0; k < c.norder; k++) {
@@ -626,6 +640,7 @@ asm_emit_func(asm_emitter *e, const kl_func *f)
 		}
 	}
 	asm_order_free(&c);
+	free(c.marked);
 	free(c.loc);
 	free(c.alloca_at);
 	free(c.uses);
