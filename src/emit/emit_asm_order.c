@@ -1,15 +1,16 @@
 /*
  * emit_asm_order.c -- the order blocks are emitted in (emit_asm.h).
  *
- * Reverse post-order of a depth-first walk that takes a block's exits
- * from its innermost loop before its other successors, so that they
- * finish first and come after the loop's blocks: a loop's blocks then
- * come together, as a range. Blocks no walk from the entry reaches come
- * last, in layout order. The allocator's intervals lean on that order
- * (emit_asm_alloc.c): in a reverse post-order a block comes after its
- * dominators, and with loops as ranges a value live around a loop is
- * live over the loop's range. asm_order checks the ranges, and that
- * there is no irreducible region, and says whether they hold.
+ * A reverse post-order of the blocks the entry reaches (a depth-first
+ * walk that takes a block's exits from its innermost loop first, which
+ * keeps a loop's blocks close already), then grouped by loops: each
+ * loop's blocks together, as a range, where its header was. Blocks no
+ * walk reaches come last, in layout order. The allocator's intervals
+ * lean on that order (emit_asm_alloc.c): a block comes after its
+ * dominators and after the blocks with a forward edge to it, and a
+ * value live around a loop is live over the loop's range. asm_order
+ * checks the ranges, and that there is no irreducible region (whose
+ * cycles no header enters), and says whether they hold.
  */
 #include "emit_asm.h"
 
@@ -73,6 +74,69 @@ loops_are_ranges(asm_func *c, const uint32_t *index)
 	return ok;
 }
 
+/* Group the reverse post-order rpo[0..n) by loops: a loop's blocks
+ * move up to where its header is, its own blocks and its child loops'
+ * (grouped in turn) in the order they had. That keeps every forward
+ * edge's direction: a loop is entered only at its header, whose
+ * predecessors outside it come before it already, and a block a loop
+ * exits to stays after the header, so after the whole loop. Items of a
+ * region (0: the function, 1 + l: loop l) are blocks (id << 1) and
+ * child loops (l << 1 | 1). */
+static void
+group_by_loops(asm_func *c, kl_block *rpo, uint32_t n)
+{
+	const kl_loops *lf = c->loops;
+	uint32_t nloops = kl_loops_count(lf);
+	if (!nloops)
+		return;
+	uint32_t *first = kl_calloc(nloops + 3, sizeof *first);
+	uint32_t *items = kl_malloc(((size_t)n + nloops + 1) * sizeof *items);
+#define REGION(l) ((l).id == KL_NONE ? 0 : (l).id + 1)
+	/* each region's count, then where its items begin */
+	for (uint32_t k = 0; k < n; k++)
+		first[REGION(kl_loops_innermost(lf, rpo[k])) + 1]++;
+	for (uint32_t l = 0; l < nloops; l++)
+		first[REGION(kl_loop_parent(lf, (kl_loop){ l })) + 1]++;
+	for (uint32_t r = 0; r <= nloops; r++)
+		first[r + 1] += first[r];
+	uint32_t *fill = kl_malloc((nloops + 2) * sizeof *fill);
+	memcpy(fill, first, (nloops + 2) * sizeof *fill);
+	for (uint32_t k = 0; k < n; k++) {
+		kl_block b = rpo[k];
+		/* the loops b heads, innermost first, enter their parents */
+		for (kl_loop l = kl_loops_innermost(lf, b);
+		     l.id != KL_NONE && kl_loop_header(lf, l).id == b.id;
+		     l = kl_loop_parent(lf, l))
+			items[fill[REGION(kl_loop_parent(lf, l))]++] =
+				l.id << 1 | 1;
+		items[fill[REGION(kl_loops_innermost(lf, b))]++] = b.id << 1;
+	}
+#undef REGION
+	/* out in order, regions entered through a stack */
+	uint32_t *stack = kl_malloc((nloops + 2) * sizeof *stack);
+	uint32_t depth = 0, out = 0;
+	stack[depth++] = 0;
+	fill[0] = first[0];
+	for (uint32_t r = 1; r <= nloops; r++)
+		fill[r] = first[r];
+	while (depth) {
+		uint32_t r = stack[depth - 1];
+		if (fill[r] == first[r + 1]) {
+			depth--;
+			continue;
+		}
+		uint32_t item = items[fill[r]++];
+		if (item & 1)
+			stack[depth++] = (item >> 1) + 1;
+		else
+			rpo[out++] = (kl_block){ item >> 1 };
+	}
+	free(stack);
+	free(fill);
+	free(items);
+	free(first);
+}
+
 void
 asm_order(asm_func *c)
 {
@@ -112,6 +176,7 @@ asm_order(asm_func *c)
 		c->order[k] = c->order[npost - 1 - k];
 		c->order[npost - 1 - k] = t;
 	}
+	group_by_loops(c, c->order, npost);
 	c->norder = npost;
 	for (kl_block b = entry; b.id != KL_NONE; b = kl_block_next(f, b))
 		if (!seen[b.id])
