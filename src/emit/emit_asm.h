@@ -66,8 +66,10 @@ typedef struct asm_func {
 	uint32_t *uses;     /* per value: its uses, branch arguments too */
 	struct {
 		uint32_t epoch, param;
-	} * marked;      /* per place: an edge's parameter there */
-	uint32_t epoch;  /* the edge marked now */
+	} * marked;        /* per place: an edge's parameter there */
+	uint32_t epoch;    /* the edge marked now */
+	char texts[8][24]; /* asm_slot's texts, in turn */
+	unsigned next_text;
 	kl_block *order; /* the blocks as emitted (emit_asm_order.c) */
 	uint32_t norder;
 	bool loops_are_ranges; /* each loop's blocks together in order */

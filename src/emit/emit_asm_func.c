@@ -1,7 +1,7 @@
 /*
  * emit_asm_func.c -- one keel function as x86-64 code (emit_asm.h): the
- * frame, the blocks in layout order, block parameters as copies on each
- * edge, calls and returns.
+ * frame, the blocks in emit_asm_order.c's order, block parameters as
+ * copies on each edge, calls and returns.
  *
  * The frame, below the saved %rbp: the callee-saved registers values
  * live in (emit_asm_alloc.c), the 8-byte slots of the others, then the
@@ -52,8 +52,6 @@ static const char *const reg_names[ASM_NREGS][4] = {
 const char *
 asm_slot_at(asm_func *c, kl_value v, uint32_t bytes)
 {
-	static char texts[8][24];
-	static unsigned next;
 	v = kl_value_resolve(c->f, v);
 	int32_t loc = c->loc[v.id];
 	if (loc > 0)
@@ -61,11 +59,11 @@ asm_slot_at(asm_func *c, kl_value v, uint32_t bytes)
 					  : bytes == 2 ? 1
 					  : bytes == 4 ? 2
 						       : 3];
-	char *t = texts[next++ % 8];
+	char *t = c->texts[c->next_text++ % 8];
 	/* (a value no code defines: the junk slot below the others) */
 	int32_t at = loc < 0 ? c->slots - 8 * (-loc - 1)
 			     : c->slots - 8 * (int32_t)c->nslots;
-	snprintf(t, sizeof texts[0], "%d(%%rbp)", at);
+	snprintf(t, sizeof c->texts[0], "%d(%%rbp)", at);
 	return t;
 }
 
