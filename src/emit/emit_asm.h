@@ -60,15 +60,18 @@ typedef struct asm_func {
 	int32_t *loc; /* per value: register r as r + 1, slot k as
 			       * -k - 1, 0 for none */
 	uint32_t nslots;
-	uint32_t used_regs; /* a bit per register some value lives in */
-	int32_t slots;      /* slot 0's offset from %rbp */
-	int32_t *alloca_at; /* per inst: a frame alloca's offset, or 0 */
-	uint32_t *uses;     /* per value: its uses, branch arguments too */
+	uint32_t used_regs;  /* a bit per register some value lives in */
+	int32_t slots;       /* slot 0's offset from %rbp */
+	int32_t *alloca_at;  /* per inst: a frame alloca's offset, or 0 */
+	uint32_t *uses;      /* per value: its uses, branch arguments too */
+	uint32_t *addr_uses; /* per value: its uses as a load's or store's
+			      * address */
 	struct {
 		uint32_t epoch, param;
 	} * marked;        /* per place: an edge's parameter there */
 	uint32_t epoch;    /* the edge marked now */
 	char texts[8][24]; /* asm_slot's texts, in turn */
+	char address[40];  /* a memory operand (emit_asm_inst.c) */
 	unsigned next_text;
 	kl_block *order; /* the blocks as emitted (emit_asm_order.c) */
 	uint32_t norder;
@@ -105,6 +108,12 @@ void asm_emit_func(asm_emitter *e, const kl_func *f);
 /* Is alloca i in the frame (a constant one of the entry block, small
  * and aligned at most 16), not taken from the stack when it runs? */
 bool asm_in_frame(asm_func *c, kl_inst i);
+/* If v is a frame alloca's address, its offset from %rbp (after
+ * plan_frame), else 0. */
+int32_t asm_frame_addr(asm_func *c, kl_value v);
+/* Is v a frame alloca's address that only loads and stores use? They
+ * address the frame directly, and v itself needs no place. */
+bool asm_unplaced(asm_func *c, kl_value v);
 /* Does a signature's result list go through memory (more than two
  * integers or two floats)? If not, the register of result k ("%rax",
  * "%xmm1"...) in buf. */

@@ -394,6 +394,11 @@ asm_allocate(asm_func *c)
 	 * number */
 	uint32_t *first = kl_calloc((size_t)s.npos + 2, sizeof *first);
 	uint32_t *order = kl_malloc((nvalues + 1) * sizeof *order);
+	/* (a frame alloca that only loads and stores use needs no place:
+	 * they address the frame) */
+	for (uint32_t v = 0; v < nvalues; v++)
+		if (s.start[v] != NO_POS && asm_unplaced(c, (kl_value){ v }))
+			s.start[v] = NO_POS;
 	for (uint32_t v = 0; v < nvalues; v++)
 		if (s.start[v] != NO_POS)
 			first[s.start[v] + 1]++;

@@ -486,6 +486,23 @@ terminator(asm_func *c, kl_inst i, kl_block next)
 	}
 }
 
+int32_t
+asm_frame_addr(asm_func *c, kl_value v)
+{
+	kl_inst def = kl_value_def_inst(c->f, kl_value_resolve(c->f, v));
+	return def.id != KL_NONE && asm_in_frame(c, def) ? c->alloca_at[def.id]
+							 : 0;
+}
+
+bool
+asm_unplaced(asm_func *c, kl_value v)
+{
+	v = kl_value_resolve(c->f, v);
+	kl_inst def = kl_value_def_inst(c->f, v);
+	return def.id != KL_NONE && asm_in_frame(c, def) &&
+	       c->uses[v.id] == c->addr_uses[v.id];
+}
+
 bool
 asm_in_frame(asm_func *c, kl_inst i)
 {
@@ -598,6 +615,17 @@ count_uses(asm_func *c)
 				c->uses[kl_value_resolve(f,
 							 kl_inst_arg(f, i, k))
 						.id]++;
+			kl_opcode op = kl_inst_opcode(f, i);
+			if (kl_op_can_load(op) && op != KL_OP_CALL &&
+			    op != KL_OP_CALL_INDIRECT)
+				c->addr_uses[kl_value_resolve(
+						     f, kl_inst_arg(f, i, 0))
+						     .id]++;
+			else if (kl_op_can_store(op) && op != KL_OP_CALL &&
+				 op != KL_OP_CALL_INDIRECT)
+				c->addr_uses[kl_value_resolve(
+						     f, kl_inst_arg(f, i, 1))
+						     .id]++;
 			for (uint32_t d = 0; d < kl_inst_num_dests(f, i); d++)
 				for (uint32_t k = 0;
 				     k < kl_inst_dest_num_args(f, i, d); k++)
@@ -615,6 +643,8 @@ asm_emit_func(asm_emitter *e, const kl_func *f)
 	c.loc = kl_calloc(kl_func_value_bound(f) + 1, sizeof *c.loc);
 	c.alloca_at = kl_calloc(kl_func_inst_bound(f) + 1, sizeof *c.alloca_at);
 	c.uses = kl_calloc(kl_func_value_bound(f) + 1, sizeof *c.uses);
+	c.addr_uses = kl_calloc(kl_func_value_bound(f) + 1,
+				sizeof *c.addr_uses);
 	count_uses(&c);
 	asm_order(&c);
 	asm_allocate(&c);
@@ -642,4 +672,5 @@ asm_emit_func(asm_emitter *e, const kl_func *f)
 	free(c.loc);
 	free(c.alloca_at);
 	free(c.uses);
+	free(c.addr_uses);
 }

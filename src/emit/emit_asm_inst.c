@@ -85,14 +85,24 @@ done(asm_func *c, kl_inst i, const char *reg64)
 		store(c, i, reg64);
 }
 
-/* A register holding address p: its own, or %rcx loaded with it. */
+/* The memory operand of address p plus off: in the frame for a frame
+ * alloca's address, else through p's register or %rcx loaded with it.
+ * Lives until the next call. */
 static const char *
-addr_reg(asm_func *c, kl_value p)
+address(asm_func *c, kl_value p, int32_t off)
 {
-	if (asm_in_reg(c, p))
-		return asm_slot(c, p);
-	asm_line(c, "movq %s, %%rcx", asm_slot(c, p));
-	return "%rcx";
+	int32_t frame = asm_frame_addr(c, p);
+	const char *reg = "%rbp";
+	if (frame) {
+		off += frame; /* (both within the frame's 2^31 bytes) */
+	} else if (asm_in_reg(c, p)) {
+		reg = asm_slot(c, p);
+	} else {
+		asm_line(c, "movq %s, %%rcx", asm_slot(c, p));
+		reg = "%rcx";
+	}
+	snprintf(c->address, sizeof c->address, "%d(%s)", off, reg);
+	return c->address;
 }
 
 static void
@@ -543,7 +553,7 @@ load_mem(asm_func *c, kl_inst i)
 	const kl_func *f = c->f;
 	kl_opcode op = kl_inst_opcode(f, i);
 	int32_t off = kl_inst_offset(f, i);
-	const char *at = addr_reg(c, kl_inst_arg(f, i, 0));
+	const char *at = address(c, kl_inst_arg(f, i, 0), off);
 	const char *to = result_reg(c, i);
 	const char *form;
 	switch (op) {
@@ -580,7 +590,7 @@ load_mem(asm_func *c, kl_inst i)
 			form = "movq";
 		}
 	}
-	asm_line(c, "%s %d(%s), %s", form, off, at,
+	asm_line(c, "%s %s, %s", form, at,
 		 strcmp(form, "movl") == 0 ? reg32(to) : to);
 	done(c, i, to);
 }
@@ -604,7 +614,7 @@ store_mem(asm_func *c, kl_inst i)
 	default:
 		w = asm_width(c, v);
 	}
-	const char *at = addr_reg(c, kl_inst_arg(f, i, 1));
+	const char *at = address(c, kl_inst_arg(f, i, 1), kl_inst_offset(f, i));
 	static const char *const scratch[] = { "%al", "%ax", "%eax", "%rax" };
 	static const char sfx[] = "bwlq";
 	uint32_t k = w == 8 ? 0 : w == 16 ? 1 : w == 32 ? 2 : 3;
@@ -613,7 +623,7 @@ store_mem(asm_func *c, kl_inst i)
 		from = asm_slot_at(c, v, w / 8);
 	else
 		load(c, v, "%rax");
-	asm_line(c, "mov%c %s, %d(%s)", sfx[k], from, kl_inst_offset(f, i), at);
+	asm_line(c, "mov%c %s, %s", sfx[k], from, at);
 }
 
 /* alloca (not in the frame), alloca_dyn: stack below %rsp, zeroed. A
@@ -855,6 +865,8 @@ asm_emit_inst(asm_func *c, kl_inst i)
 		break;
 	}
 	case KL_OP_ALLOCA:
+		if (asm_unplaced(c, kl_inst_result(f, i, 0)))
+			break;
 		if (c->alloca_at[i.id]) {
 			asm_line(c, "leaq %d(%%rbp), %%rax",
 				 c->alloca_at[i.id]);
