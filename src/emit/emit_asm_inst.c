@@ -143,6 +143,21 @@ binary(asm_func *c, kl_inst i, const char *op, bool imm)
 {
 	const kl_func *f = c->f;
 	kl_value x = kl_inst_arg(f, i, 0), r = kl_inst_result(f, i, 0);
+	bool sub = strcmp(op, "subq") == 0;
+	bool commutes = kl_op_info(kl_inst_opcode(f, i))->flags &
+			KL_OPF_COMMUTATIVE;
+	if (!imm && (sub || commutes) && asm_in_reg(c, r) &&
+	    !asm_same_place(c, x, r) &&
+	    asm_same_place(c, r, kl_inst_arg(f, i, 1))) {
+		/* the second operand lives in the result's register: the
+		 * other way round when the operation commutes, and
+		 * x - y as -y + x */
+		const char *to = asm_slot(c, r);
+		if (sub)
+			asm_line(c, "negq %s", to);
+		asm_line(c, "%s %s, %s", sub ? "addq" : op, asm_slot(c, x), to);
+		return;
+	}
 	/* straight into the result's register, unless the second operand
 	 * lives there */
 	bool direct = asm_in_reg(c, r) &&
