@@ -1912,8 +1912,8 @@ kl_status kl_emit_c(const kl_module *m, const char *file, kl_buf *out,
 		    kl_diags *diags);
 
 /* ------------------------------------------------------------------------
- * Emitting x86-64 assembly (docs/emit-asm.md): GNU as, AT&T syntax, for
- * System V ELF (Linux, the BSDs). Appends to out a file that `cc FILE.s`
+ * Emitting x86-64 assembly (docs/emit-asm.md): GNU as, AT&T syntax,
+ * System V ELF, for Linux. Appends to out a file that `cc FILE.s`
  * makes a program running the module as `keel run` does (%main, if
  * there is one, is its main, printing its integer results and exiting
  * with keel run's status), or links with C code: functions and data

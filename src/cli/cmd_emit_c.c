@@ -32,7 +32,7 @@ static const char emit_asm_help[] =
 	"\n"
 	"Verify FILE ('-' for standard input; a test file's 'test' lines\n"
 	"are ignored) and print it as x86-64 assembly for the GNU\n"
-	"assembler (AT&T syntax, System V ELF: Linux, the BSDs).\n"
+	"assembler (AT&T syntax, System V ELF, for Linux).\n"
 	"Assembled with 'cc out.s -o out', the program prints what\n"
 	"'keel run FILE' prints and exits with its status; or link the\n"
 	"file with C code: functions and data keep their names and the\n"

@@ -106,15 +106,13 @@ static bool
 reserved(const char *name, size_t len)
 {
 	static const char *const names[] = {
-		"_start",   "_init",          "_fini",
-		"_edata",   "_end",           "data_start",
-		"environ",  "printf",         "putchar",
-		"puts",     "fflush",         "fputs",
-		"stderr",   "stdout",         "_exit",
-		"exit",     "abort",          "malloc",
-		"calloc",   "realloc",        "free",
-		"memalign", "posix_memalign", "aligned_alloc",
-		"valloc",   "pvalloc",        "malloc_usable_size",
+		"_start",        "_init",      "_fini",    "_edata",
+		"_end",          "data_start", "environ",  "printf",
+		"putchar",       "puts",       "fflush",   "fputs",
+		"stderr",        "stdout",     "_exit",    "exit",
+		"abort",         "mmap",       "malloc",   "calloc",
+		"realloc",       "free",       "memalign", "posix_memalign",
+		"aligned_alloc", "valloc",     "pvalloc",  "malloc_usable_size",
 	};
 	if (len >= 2 && name[0] == '_' &&
 	    (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z')))
@@ -302,6 +300,25 @@ static const char runtime[] =
 	"\txorl %eax, %eax\n\tcall printf@PLT\n"
 	"9:\taddq $16, %rsp\n\tpopq %r15\n\tpopq %r14\n\tpopq %r13\n"
 	"\tpopq %r12\n\tpopq %rbx\n\tret\n"
+	/* a stack for %main of 1 GiB, reserved, not committed: its top,
+	 * or 0 when the system gives none (mmap's Linux flags:
+	 * MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE) */
+	"__keel_stack:\n"
+	"\tsubq $8, %rsp\n"
+	"\txorl %edi, %edi\n"
+	"\tmovl $0x40000000, %esi\n"
+	"\tmovl $3, %edx\n"
+	"\tmovl $0x4022, %ecx\n"
+	"\tmovl $-1, %r8d\n"
+	"\txorl %r9d, %r9d\n"
+	"\tcall mmap@PLT\n"
+	"\taddq $8, %rsp\n"
+	"\tcmpq $-1, %rax\n"
+	"\tje 1f\n"
+	"\taddq $0x40000000, %rax\n"
+	"\tret\n"
+	"1:\txorl %eax, %eax\n"
+	"\tret\n"
 	"__keel_malloc:\n"
 	"\tmovq %rdi, %rsi\n"
 	"\tmovl $1, %edi\n"
@@ -347,15 +364,21 @@ emit_main(asm_emitter *e, kl_sym s)
 		return;
 	}
 	uint32_t n = sig.num_results;
-	uint32_t frame = (8 * n + 8 + 15) & ~15u;
+	/* (%rbx saved under the results: 8 more to keep %rsp aligned) */
+	uint32_t frame = ((8 * n + 15) & ~15u) + 8;
 	kl_buf_printf(out,
 		      "\t.text\n\t.globl main\nmain:\n\tpushq %%rbp\n"
-		      "\tmovq %%rsp, %%rbp\n\tsubq $%u, %%rsp\n",
+		      "\tmovq %%rsp, %%rbp\n\tpushq %%rbx\n"
+		      "\tsubq $%u, %%rsp\n",
 		      frame);
+	/* %main runs on a stack of its own, if there is one */
+	kl_buf_puts(out, "\tcall __keel_stack\n\tmovq %rsp, %rbx\n"
+			 "\ttestq %rax, %rax\n\tje 2f\n"
+			 "\tmovq %rax, %rsp\n2:\n");
 	bool memory = asm_results_in_memory(m, sig);
 	if (memory)
-		kl_buf_puts(out, "\tmovq %rsp, %rdi\n");
-	kl_buf_printf(out, "\tcall .Lsym%u\n", s.id);
+		kl_buf_puts(out, "\tmovq %rbx, %rdi\n");
+	kl_buf_printf(out, "\tcall .Lsym%u\n\tmovq %%rbx, %%rsp\n", s.id);
 	for (uint32_t k = 0; !memory && k < n; k++) {
 		char reg[8];
 		asm_result_place(m, sig, k, reg, sizeof reg);
@@ -402,7 +425,7 @@ emit_main(asm_emitter *e, kl_sym s)
 		kl_buf_puts(out, "\tmovzbl (%rsp), %eax\n");
 	else
 		kl_buf_puts(out, "\txorl %eax, %eax\n");
-	kl_buf_puts(out, "\tleave\n\tret\n");
+	kl_buf_puts(out, "\tmovq -8(%rbp), %rbx\n\tleave\n\tret\n");
 }
 
 /* A data object: its bytes item by item. */
