@@ -5,6 +5,16 @@
  */
 #include "cli.h"
 
+/* What both commands' help ends with. */
+#define EMIT_OPTIONS_HELP                                                     \
+	"\n"                                                                   \
+	"options:\n"                                                           \
+	"  --time           report the emitter's time and speed on standard\n" \
+	"                   error (parsing and verifying not counted)\n"       \
+	"  -h, --help       show this help\n"                                  \
+	"\n"                                                                   \
+	"exit status: 0 on success, 1 if the file cannot be read, does not\n"
+
 static const char emit_c_help[] =
 	"usage: keel emit-c [options] FILE\n"
 	"\n"
@@ -18,13 +28,7 @@ static const char emit_c_help[] =
 	"Refused, with an error for each: a %main with parameters,\n"
 	"call_indirect through a variadic signature, data over 2^31 bytes\n"
 	"or aligned past 4096.\n"
-	"\n"
-	"options:\n"
-	"  --time           report the emitter's time and speed on standard\n"
-	"                   error (parsing and verifying not counted)\n"
-	"  -h, --help       show this help\n"
-	"\n"
-	"exit status: 0 on success, 1 if the file cannot be read, does not\n"
+	EMIT_OPTIONS_HELP
 	"parse or verify, or has what C cannot be given, 2 on bad usage\n";
 
 static const char emit_asm_help[] =
@@ -39,17 +43,11 @@ static const char emit_asm_help[] =
 	"System V calling convention. docs/emit-asm.md says where the\n"
 	"machine and the interpreter differ (pointers, limits, traps the\n"
 	"machine does not check). Values live in registers and stack\n"
-	"slots by linear scan; the code is simple and right, not yet fast.\n"
+	"slots by linear scan; the code is simple, and right before fast.\n"
 	"Refused, with an error for each: a %main with parameters, an\n"
 	"address in data narrower than i64, data over 2^31 bytes or\n"
 	"aligned past 4096.\n"
-	"\n"
-	"options:\n"
-	"  --time           report the emitter's time and speed on standard\n"
-	"                   error (parsing and verifying not counted)\n"
-	"  -h, --help       show this help\n"
-	"\n"
-	"exit status: 0 on success, 1 if the file cannot be read, does not\n"
+	EMIT_OPTIONS_HELP
 	"parse or verify, or has what cannot be translated, 2 on bad usage\n";
 
 /* Refusals shown; a file of thousands says the same thing each time. */
