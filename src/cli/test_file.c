@@ -34,6 +34,7 @@ static const test_command commands[] = {
 	{ "cat", test_cmd_cat, true, NULL, "precise module", true, "", false },
 	{ "roundtrip", test_cmd_roundtrip, true, NULL, "module", true, "",
 	  false },
+	{ "emit-asm", test_cmd_emit_asm, true, NULL, "", false, "", false },
 	{ "parse-error", test_cmd_parse_error, false, NULL, "", false,
 	  "error ^error", false },
 	{ "verifier", test_cmd_verifier, true, NULL, "precise", false,

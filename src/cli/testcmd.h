@@ -208,6 +208,7 @@ int test_run_file(const char *path, const cli_file *text, bool bless,
 /* ---- the commands ---- */
 int test_cmd_cat(test_file *tf, const char *args, kl_buf *report);
 int test_cmd_roundtrip(test_file *tf, const char *args, kl_buf *report);
+int test_cmd_emit_asm(test_file *tf, const char *args, kl_buf *report);
 int test_cmd_parse_error(test_file *tf, const char *args, kl_buf *report);
 int test_cmd_debug_crash(test_file *tf, const char *args, kl_buf *report);
 int test_cmd_debug_hang(test_file *tf, const char *args, kl_buf *report);

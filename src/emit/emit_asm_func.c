@@ -156,10 +156,14 @@ edge_copies(asm_func *c, kl_inst i, uint32_t d)
 	const kl_func *f = c->f;
 	kl_block dest = kl_inst_dest(f, i, d);
 	uint32_t n = kl_inst_dest_num_args(f, i, d);
-	/* mark each parameter's place (with the parameter, or n for two
-	 * parameters in one place), then look up the arguments' */
+	/* mark each written parameter's place (with the parameter, or n
+	 * for two parameters in one place), then look up the arguments':
+	 * one read from a place written before it is a conflict */
 	c->epoch++;
 	for (uint32_t p = 0; p < n; p++) {
+		if (asm_same_place(c, kl_inst_dest_arg(f, i, d, p),
+				   kl_block_param(f, dest, p)))
+			continue;
 		uint32_t at = place_index(c, kl_block_param(f, dest, p));
 		c->marked[at].param = c->marked[at].epoch == c->epoch ? n : p;
 		c->marked[at].epoch = c->epoch;
