@@ -136,8 +136,8 @@ typedef struct text_cursor {
  * caller going down the file reads each line once.
  */
 static void
-source_lines(const test_file *tf, text_cursor *c, uint32_t first, uint32_t last,
-	     kl_buf *out)
+source_lines(const test_file *tf, text_cursor *c, uint32_t first,
+	     uint32_t last, kl_buf *out)
 {
 	const char *end = tf->text + tf->len;
 	if (!c->at || first < c->line)
@@ -169,11 +169,10 @@ report_difference(kl_buf *report, const kl_buf *want, const kl_buf *got)
 	cli_line a, b;
 	if (cli_first_difference(want->data, want->len, got->data, got->len,
 				 &line, &a, &b))
-		kl_buf_printf(report,
-			      "  first difference, line %u (comments "
+		kl_buf_printf(report, "  first difference, line %u (comments "
 			      "and blank lines ignored):\n  expected: %.*s\n"
-			      "  printed:  %.*s\n",
-			      line, a.len, a.text, b.len, b.text);
+			      "  printed:  %.*s\n", line, a.len, a.text, b.len,
+			      b.text);
 }
 
 /* `roundtrip module`: the whole printed module against the whole file. */
@@ -187,10 +186,8 @@ roundtrip_module(test_file *tf, kl_buf *report)
 	int failures = 0;
 	if (want.len != got.len ||
 	    (want.len && memcmp(want.data, got.data, want.len) != 0)) {
-		kl_buf_printf(report,
-			      "%s: printing the module does not give "
-			      "the file back\n",
-			      tf->path);
+		kl_buf_printf(report, "%s: printing the module does not give "
+			      "the file back\n", tf->path);
 		report_difference(report, &want, &got);
 		failures = 1;
 	}
@@ -248,7 +245,7 @@ typedef struct expected_error {
 	uint32_t line, col; /* col 0: any column; line 0 too: anywhere */
 	const char *text;
 	size_t len;
-	uint32_t at; /* line of the annotation */
+	uint32_t at;        /* line of the annotation */
 	bool matched;
 } expected_error;
 
@@ -281,30 +278,27 @@ read_expectations(const test_file *tf, expected_error *exp)
 		while (ci < tf->ncomments && tf->comments[ci].line < line)
 			ci++;
 		const test_comment *c = ci < tf->ncomments &&
-							tf->comments[ci].line ==
-								line
-						? &tf->comments[ci]
-						: NULL;
+						tf->comments[ci].line == line
+					? &tf->comments[ci]
+					: NULL;
 		uint32_t col;
 		const char *text;
 		size_t len;
-		bool error = c &&
-			     test_comment_directive(c, "error", &text, &len);
+		bool error = c && test_comment_directive(c, "error", &text,
+							 &len);
 		if (c && test_caret_annotation(c, &col, &text, &len)) {
-			exp[nexp++] = (expected_error){
-				code_line, col, text, len, line, false
-			};
+			exp[nexp++] = (expected_error){ code_line, col, text,
+							len, line, false };
 		} else if (c && c->own_line) {
 			if (error)
-				exp[nexp++] = (expected_error){
-					0, 0, text, len, line, false
-				};
+				exp[nexp++] = (expected_error){ 0, 0, text, len,
+								line, false };
 		} else if (c) {
 			code_line = line;
 			if (error)
-				exp[nexp++] = (expected_error){ line, 0,
-								text, len,
-								line, false };
+				exp[nexp++] = (expected_error){ line, 0, text,
+								len, line,
+								false };
 		} else {
 			const char *t = s;
 			while (t < e && (*t == ' ' || *t == '\t' || *t == '\r'))
@@ -340,24 +334,20 @@ best_expectation(expected_error *exp, uint32_t nexp, const kl_diag *d)
 
 /* An expectation no error matched, said with where it expected one. */
 static void
-report_unmatched(const test_file *tf, const expected_error *x, kl_buf *report)
+report_unmatched(const test_file *tf, const expected_error *x,
+		 kl_buf *report)
 {
 	if (x->col)
-		kl_buf_printf(report,
-			      "%s:%u: expected error at %u:%u not "
-			      "reported: %.*s\n",
-			      tf->path, x->at, x->line, x->col, (int)x->len,
-			      x->text);
+		kl_buf_printf(report, "%s:%u: expected error at %u:%u not "
+			      "reported: %.*s\n", tf->path, x->at, x->line,
+			      x->col, (int)x->len, x->text);
 	else if (x->line)
-		kl_buf_printf(report,
-			      "%s:%u: expected error on line %u not "
-			      "reported: %.*s\n",
-			      tf->path, x->at, x->line, (int)x->len, x->text);
+		kl_buf_printf(report, "%s:%u: expected error on line %u not "
+			      "reported: %.*s\n", tf->path, x->at, x->line,
+			      (int)x->len, x->text);
 	else
-		kl_buf_printf(report,
-			      "%s:%u: expected error not reported: "
-			      "%.*s\n",
-			      tf->path, x->at, (int)x->len, x->text);
+		kl_buf_printf(report, "%s:%u: expected error not reported: "
+			      "%.*s\n", tf->path, x->at, (int)x->len, x->text);
 }
 
 int
@@ -373,8 +363,7 @@ test_cmd_parse_error(test_file *tf, const char *args, kl_buf *report)
 	kl_parse_module(tf->parse_text, tf->len, &opts, &m, &diags);
 	int failures = 0;
 	if (m) {
-		test_line_error(tf, report,
-				"expected parse errors, but the "
+		test_line_error(tf, report, "expected parse errors, but the "
 				"file parses");
 		failures = 1;
 		kl_module_free(m);
@@ -397,8 +386,7 @@ test_cmd_parse_error(test_file *tf, const char *args, kl_buf *report)
 		}
 	}
 	if (nexp == 0) {
-		test_line_error(tf, report,
-				"a parse-error test needs error "
+		test_line_error(tf, report, "a parse-error test needs error "
 				"annotations ('; error:' lines)");
 		failures++;
 	}
