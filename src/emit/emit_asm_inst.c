@@ -680,8 +680,15 @@ asm_emit_inst(asm_func *c, kl_inst i)
 	case KL_OP_ICONST:
 	case KL_OP_F32CONST:
 	case KL_OP_F64CONST: {
+		int64_t k = kl_inst_imm(f, i);
+		kl_value r = kl_inst_result(f, i, 0);
+		if (!asm_in_reg(c, r) && k >= INT32_MIN && k <= INT32_MAX) {
+			/* (straight into the slot) */
+			asm_line(c, "movq $%" PRId64 ", %s", k, asm_slot(c, r));
+			break;
+		}
 		const char *to = result_reg(c, i);
-		load_const(c, (uint64_t)kl_inst_imm(f, i), to);
+		load_const(c, (uint64_t)k, to);
 		done(c, i, to);
 		break;
 	}
