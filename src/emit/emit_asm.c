@@ -9,13 +9,15 @@
  * The program prints what `keel run FILE.kl` prints on standard output
  * and exits with its status; docs/emit-asm.md says where they differ.
  *
- * The code is the simplest that is right: values live in callee-saved
- * registers or stack slots (emit_asm_alloc.c), each instruction loads
- * its operands into fixed scratch registers and stores its result.
+ * The code is simple, and right before fast: values live in registers
+ * or stack slots (emit_asm_alloc.c, in emit_asm_order.c's block order);
+ * an instruction computes in its result's register where it has one,
+ * and otherwise through fixed scratch registers (emit_asm_inst.c).
  * Functions and data objects keep their names and are global, so C
  * code links with them; a name the assembler cannot take, or one the
- * rest of the program owns (reserved()), is spelled __keel_N_NAME. Code in
- * the file refers to what the module defines through local aliases
+ * rest of the program owns (reserved()), is spelled __keel_N_NAME.
+ * Code in the file refers to what the module defines through local
+ * aliases
  * (.LsymN), so it needs no relocation through the GOT and the file can
  * go into a position-independent executable or shared object.
  *
@@ -27,7 +29,7 @@
  * abort through a trap with keel run's message. A trap prints keel
  * run's first line without its explanation, "FILE:LINE: trap KIND",
  * and where ("  in %f at instN (line L)") on standard error, and exits
- * with 1.
+ * with 1. main runs %main on a stack of its own (__keel_stack).
  */
 #include "emit_asm.h"
 #include "emit_c.h"

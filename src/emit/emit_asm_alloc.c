@@ -1,28 +1,32 @@
 /*
- * emit_asm_alloc.c -- where each value lives (emit_asm.h): one of the
- * callee-saved registers %rbx %r12 %r13 %r14 %r15, or a stack slot,
- * chosen by linear scan (Poletto and Sarkar, "Linear Scan Register
- * Allocation", 1999) over one live interval per value.
+ * emit_asm_alloc.c -- where each value lives (emit_asm.h): a register
+ * or a stack slot, chosen by linear scan (Poletto and Sarkar, "Linear
+ * Scan Register Allocation", 1999) over one live interval per value.
+ * The registers are the five callee-saved ones, which keep values
+ * across calls, and five caller-saved ones no instruction's code uses,
+ * for values whose intervals hold no call, no alloca taken from the
+ * stack and not the entry.
  *
- * Positions number the layout: a block's start (where its parameters
- * are defined), then each instruction. A value's interval is the hull of
- * its definition, its uses (a branch argument is used at the branch)
- * and the blocks where it is live-in (their start) or live-out (their
- * terminator): one interval covers every place it is live, and some
- * places it is not. Two values share a register or a slot when their
- * intervals do not overlap, and also when one ends where the other
- * starts: an instruction reads all its operands before it writes its
- * results. Callee-saved registers need no saving around calls; the
- * caller-saved ones are the code's scratch registers.
+ * Positions number the blocks in emit_asm_order.c's order: a block's
+ * start (where its parameters are defined), then each instruction. A
+ * value's interval runs from its definition to its last use (a branch
+ * argument is used at the branch), widened so that it covers every
+ * place the value is live, and some where it is not: with the loops as
+ * ranges of the order, over the range of the outermost loop that holds
+ * a use and not the definition (the value is live all around it);
+ * otherwise over the blocks where kl_liveness has it live-in or
+ * live-out. Two values share a register or a slot when their intervals
+ * do not overlap, and also when one ends where the other is defined:
+ * an instruction reads all its operands before it writes its results.
  *
  * A block parameter is written on each edge into its block, at the
  * branch, not at its block's start; that is safe because whatever is
  * live on the edge is live-in at the block (and so overlaps the
  * parameter there) or is one of the edge's arguments, and the copies
- * go through memory when an argument's place is a parameter's.
+ * go through memory when an argument's place is a written parameter's.
  *
- * When liveness would be too big (kl_liveness's limit), every value gets
- * its own slot, as before there was an allocator.
+ * When liveness would be too big (past 16 entries an instruction),
+ * every value gets its own slot.
  */
 #include "emit_asm.h"
 

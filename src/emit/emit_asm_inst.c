@@ -1,9 +1,10 @@
 /*
  * emit_asm_inst.c -- one keel instruction as x86-64 code (emit_asm.h):
- * operands come from their slots into %rax and %rcx (%xmm0, %xmm1 for
- * floats), the result goes back to its slot. Narrow integers are worked
- * on in 64-bit registers: what wraps keeps its low bits right, and what
- * reads the high bits (division, right shifts, comparisons, counts,
+ * computed in the result's register where it lives in one, otherwise
+ * with operands brought into %rax and %rcx (%xmm0, %xmm1 for floats)
+ * and the result stored to its place. Narrow integers are worked on in
+ * 64-bit registers: what wraps keeps its low bits right, and what reads
+ * the high bits (division, right shifts, comparisons, counts,
  * conversions) first extends its operands from their width.
  */
 #include "emit_asm.h"
