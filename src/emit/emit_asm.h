@@ -149,6 +149,12 @@ uint32_t asm_compare_flags(asm_func *c, kl_inst i);
 /* The suffix of a jump or set on integer condition cc, or on its
  * negation ("l", "ge"). */
 const char *asm_icc_suffix(uint32_t cc, bool negate);
+/* Set the flags as fcmp i compares (lt and le with the operands
+ * swapped); its condition code. */
+uint32_t asm_float_flags(asm_func *c, kl_inst i);
+/* The suffix of a jump on float condition cc after asm_float_flags, or
+ * on its negation; NULL for eq and ne, which need two flags. */
+const char *asm_fcc_suffix(uint32_t cc, bool negate);
 /* Set the flags on v's bits at its width (ZF: all zero). */
 void asm_test_value(asm_func *c, kl_value v);
 /* Width in bits of v's type (an integer's, or a float's). */

@@ -225,7 +225,9 @@ fused(asm_func *c, kl_inst i)
 	const kl_func *f = c->f;
 	kl_opcode op = kl_inst_opcode(f, i);
 	kl_inst next = kl_inst_next(f, i);
-	return (op == KL_OP_ICMP || op == KL_OP_ICMP_IMM) &&
+	bool one_flag = op == KL_OP_FCMP &&
+			asm_fcc_suffix(kl_inst_cond(f, i), false);
+	return (op == KL_OP_ICMP || op == KL_OP_ICMP_IMM || one_flag) &&
 	       next.id != KL_NONE && kl_inst_opcode(f, next) == KL_OP_BRIF &&
 	       kl_value_resolve(f, kl_inst_arg(f, next, 0)).id ==
 		       kl_inst_result(f, i, 0).id &&
@@ -249,10 +251,19 @@ branch(asm_func *c, kl_inst i, kl_block next)
 	const kl_func *f = c->f;
 	kl_value cond = kl_inst_arg(f, i, 0);
 	kl_inst def = kl_value_def_inst(f, kl_value_resolve(f, cond));
-	uint32_t cc = KL_ICC_NE;
+	/* the jumps' conditions: when true, when false */
+	const char *yes = "ne", *no = "e";
 	if (def.id != KL_NONE && kl_inst_next(f, def).id == i.id &&
 	    fused(c, def)) {
-		cc = asm_compare_flags(c, def);
+		if (kl_inst_opcode(f, def) == KL_OP_FCMP) {
+			uint32_t cc = asm_float_flags(c, def);
+			yes = asm_fcc_suffix(cc, false);
+			no = asm_fcc_suffix(cc, true);
+		} else {
+			uint32_t cc = asm_compare_flags(c, def);
+			yes = asm_icc_suffix(cc, false);
+			no = asm_icc_suffix(cc, true);
+		}
 	} else {
 		asm_test_value(c, cond);
 	}
@@ -260,14 +271,14 @@ branch(asm_func *c, kl_inst i, kl_block next)
 	bool then_copies = edge_copies_some(c, i, 0);
 	bool else_copies = edge_copies_some(c, i, 1);
 	if (!then_copies && !(then.id == next.id && !else_copies)) {
-		jump_to(c, asm_icc_suffix(cc, false), then);
+		jump_to(c, yes, then);
 		take_edge(c, i, 1, next);
 	} else if (!else_copies) {
-		jump_to(c, asm_icc_suffix(cc, true), other);
+		jump_to(c, no, other);
 		take_edge(c, i, 0, next);
 	} else {
 		uint32_t away = asm_label(c->e);
-		asm_line(c, "j%s .Lk%u", asm_icc_suffix(cc, true), away);
+		asm_line(c, "j%s .Lk%u", no, away);
 		take_edge(c, i, 0, KL_NO_BLOCK);
 		asm_line(c, ".Lk%u:", away);
 		take_edge(c, i, 1, next);

@@ -428,19 +428,44 @@ float_binary(asm_func *c, kl_inst i, const char *op)
 	canonical_nan(c, i, 2);
 }
 
-static void
-float_compare(asm_func *c, kl_inst i)
+uint32_t
+asm_float_flags(asm_func *c, kl_inst i)
 {
 	const kl_func *f = c->f;
 	kl_value x = kl_inst_arg(f, i, 0), y = kl_inst_arg(f, i, 1);
 	uint32_t cc = kl_inst_cond(f, i);
-	const char *s = fs(c, x);
 	/* lt and le compare the other way round, as gt and ge: those are
 	 * the conditions an unordered result (CF set) makes false */
 	bool swap = cc == KL_FCC_LT || cc == KL_FCC_LE;
 	asm_float_in(c, swap ? y : x, "%xmm0");
 	asm_float_in(c, swap ? x : y, "%xmm1");
-	asm_line(c, "ucomi%s %%xmm1, %%xmm0", s);
+	asm_line(c, "ucomi%s %%xmm1, %%xmm0", fs(c, x));
+	return cc;
+}
+
+const char *
+asm_fcc_suffix(uint32_t cc, bool negate)
+{
+	switch (cc) {
+	case KL_FCC_LT:
+	case KL_FCC_GT:
+		return negate ? "be" : "a";
+	case KL_FCC_LE:
+	case KL_FCC_GE:
+		return negate ? "b" : "ae";
+	case KL_FCC_ORD:
+		return negate ? "p" : "np";
+	case KL_FCC_UNO:
+		return negate ? "np" : "p";
+	default:
+		return NULL;
+	}
+}
+
+static void
+float_compare(asm_func *c, kl_inst i)
+{
+	uint32_t cc = asm_float_flags(c, i);
 	switch (cc) {
 	case KL_FCC_EQ:
 		asm_line(c, "sete %%al");
