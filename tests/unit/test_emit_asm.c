@@ -9,6 +9,7 @@
 #include "keel.h"
 #include "unit.h"
 #include "parsed.h"
+#include "emit_checks.h"
 
 static const char ok_text[] = "function %main() -> i32 {\n"
 			      "block0:\n"
@@ -47,31 +48,13 @@ test_appends_a_program(void)
 static void
 test_null_arguments(void)
 {
-	kl_module *m = parse_text(ok_text, strlen(ok_text));
-	kl_buf out = { 0 };
-	CHECK_EQ_INT(kl_emit_asm(NULL, "x", &out, NULL), KL_ERR_INVALID);
-	CHECK_EQ_INT(kl_emit_asm(m, "x", NULL, NULL), KL_ERR_INVALID);
-	CHECK_EQ_INT(out.len, 0);
-	kl_module_free(m);
+	check_emit_null_arguments(kl_emit_asm, ok_text);
 }
 
 static void
 test_unverified_input(void)
 {
-	const char *text = "function %f() {\n"
-			   "block0:\n"
-			   "    jump block0\n"
-			   "}\n";
-	kl_module *m = parse_text(text, strlen(text));
-	kl_buf out = { 0 };
-	kl_diags diags = { 0 };
-	CHECK_EQ_INT(kl_emit_asm(m, "bad.kl", &out, &diags), KL_ERR_VERIFY);
-	CHECK_EQ_INT(out.len, 0);
-	CHECK(diags.len >= 1 &&
-	      strstr(diags.items[0].message, "branch to the entry block"));
-	kl_buf_free(&out);
-	kl_diags_free(&diags);
-	kl_module_free(m);
+	check_emit_unverified(kl_emit_asm);
 }
 
 /* An error for each thing, at its line, and nothing appended. */
@@ -144,22 +127,7 @@ test_names_and_sections(void)
 static void
 test_deterministic(void)
 {
-	const char *path = "examples/sieve.kl";
-	FILE *fp = fopen(path, "rb");
-	CHECK(fp != NULL);
-	if (!fp)
-		return;
-	static char text[1 << 16];
-	size_t len = fread(text, 1, sizeof text - 1, fp);
-	fclose(fp);
-	kl_module *m = parse_text(text, len);
-	kl_buf a = { 0 }, b = { 0 };
-	CHECK_EQ_INT(kl_emit_asm(m, path, &a, NULL), KL_OK);
-	CHECK_EQ_INT(kl_emit_asm(m, path, &b, NULL), KL_OK);
-	CHECK(a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
-	kl_buf_free(&a);
-	kl_buf_free(&b);
-	kl_module_free(m);
+	check_emit_deterministic(kl_emit_asm, NULL);
 }
 
 int
