@@ -408,16 +408,9 @@ emit_main(asm_emitter *e, kl_sym s)
 			continue;
 		}
 		bool sign = kl_type_refinement(m, t) != KL_REFINE_UNSIGNED;
-		static const char *const ext[2][4] = {
-			{ "movzbl", "movzwl", "movl", "movq" },
-			{ "movsbq", "movswq", "movslq", "movq" },
-		};
-		uint32_t w = bytes == 1   ? 0
-			     : bytes == 2 ? 1
-			     : bytes == 4 ? 2
-					  : 3;
-		kl_buf_printf(out, "\t%s %u(%%rsp), %s\n", ext[sign][w], 8 * k,
-			      !sign && w < 3 ? "%esi" : "%rsi");
+		char at[16];
+		snprintf(at, sizeof at, "%u(%%rsp)", 8 * k);
+		asm_ext_line(out, at, bytes, sign, "%rsi");
 		kl_buf_printf(out, "\tleaq __keel_%s(%%rip), %%rdi\n",
 			      sign ? "int" : "uint");
 		kl_buf_puts(out, "\txorl %eax, %eax\n\tcall printf@PLT\n");
@@ -464,10 +457,7 @@ emit_data(asm_emitter *e, kl_sym s)
 		static const char *const dirs[] = { ".byte", ".short", ".long",
 						    ".quad" };
 		uint32_t bytes = kl_type_bytes(m, it.type);
-		const char *dir = dirs[bytes == 1   ? 0
-				       : bytes == 2 ? 1
-				       : bytes == 4 ? 2
-						    : 3];
+		const char *dir = dirs[asm_size_index(bytes)];
 		switch (it.kind) {
 		case KL_DATA_VALUE: {
 			uint64_t v = it.value;

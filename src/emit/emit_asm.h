@@ -125,6 +125,16 @@ void asm_result_place(const kl_module *m, kl_signature sig, uint32_t k,
  * lives until the eighth call after. */
 const char *asm_slot(asm_func *c, kl_value v);
 const char *asm_slot_at(asm_func *c, kl_value v, uint32_t bytes);
+/* 0, 1, 2, 3 for 1, 2, 4, 8 bytes; the mnemonics' suffix for them
+ * (b w l q). */
+uint32_t asm_size_index(uint32_t bytes);
+char asm_suffix(uint32_t bytes);
+/* A register's name at a width ("%rax", 4: "%eax"). */
+const char *asm_reg(const char *reg64, uint32_t bytes);
+/* A line loading bytes at from (a place) into reg64, extended with its
+ * sign or with zeros. */
+void asm_ext_line(kl_buf *out, const char *from, uint32_t bytes, bool sign,
+		  const char *reg64);
 /* Does v live in a register? Do a and b live in one place? */
 bool asm_in_reg(asm_func *c, kl_value v);
 bool asm_same_place(asm_func *c, kl_value a, kl_value b);

@@ -36,7 +36,10 @@ asm_line(asm_func *c, const char *fmt, ...)
 	kl_buf_putc(c->out, '\n');
 }
 
-static const char *const reg_names[ASM_NREGS][4] = {
+/* Every register the code names, at 1, 2, 4 and 8 bytes: first those
+ * values live in (c->loc's register r is row r - 1), then the scratch
+ * ones. */
+static const char *const registers[][4] = {
 	{ "%bl", "%bx", "%ebx", "%rbx" },
 	{ "%r12b", "%r12w", "%r12d", "%r12" },
 	{ "%r13b", "%r13w", "%r13d", "%r13" },
@@ -47,7 +50,46 @@ static const char *const reg_names[ASM_NREGS][4] = {
 	{ "%r9b", "%r9w", "%r9d", "%r9" },
 	{ "%r10b", "%r10w", "%r10d", "%r10" },
 	{ "%r11b", "%r11w", "%r11d", "%r11" },
+	{ "%al", "%ax", "%eax", "%rax" },
+	{ "%cl", "%cx", "%ecx", "%rcx" },
+	{ "%dl", "%dx", "%edx", "%rdx" },
+	{ "%dil", "%di", "%edi", "%rdi" },
 };
+
+uint32_t
+asm_size_index(uint32_t bytes)
+{
+	return bytes == 1 ? 0 : bytes == 2 ? 1 : bytes == 4 ? 2 : 3;
+}
+
+char
+asm_suffix(uint32_t bytes)
+{
+	return "bwlq"[asm_size_index(bytes)];
+}
+
+const char *
+asm_reg(const char *reg64, uint32_t bytes)
+{
+	for (size_t r = 0; r < sizeof registers / sizeof registers[0]; r++)
+		if (strcmp(registers[r][3], reg64) == 0)
+			return registers[r][asm_size_index(bytes)];
+	return reg64;
+}
+
+void
+asm_ext_line(kl_buf *out, const char *from, uint32_t bytes, bool sign,
+	     const char *reg64)
+{
+	static const char *const forms[2][4] = {
+		{ "movzbl", "movzwl", "movl", "movq" },
+		{ "movsbq", "movswq", "movslq", "movq" },
+	};
+	uint32_t k = asm_size_index(bytes);
+	/* (a 32-bit write clears the upper half: zeros need no q form) */
+	kl_buf_printf(out, "\t%s %s, %s\n", forms[sign][k], from,
+		      asm_reg(reg64, sign || k == 3 ? 8 : 4));
+}
 
 const char *
 asm_slot_at(asm_func *c, kl_value v, uint32_t bytes)
@@ -55,10 +97,7 @@ asm_slot_at(asm_func *c, kl_value v, uint32_t bytes)
 	v = kl_value_resolve(c->f, v);
 	int32_t loc = c->loc[v.id];
 	if (loc > 0)
-		return reg_names[loc - 1][bytes == 1   ? 0
-					  : bytes == 2 ? 1
-					  : bytes == 4 ? 2
-						       : 3];
+		return registers[loc - 1][asm_size_index(bytes)];
 	char *t = c->texts[c->next_text++ % 8];
 	/* (a value no code defines: the junk slot below the others) */
 	int32_t at = loc < 0 ? c->slots - 8 * (-loc - 1)
@@ -441,9 +480,9 @@ save_regs(asm_func *c, bool save)
 			continue;
 		at -= 8;
 		if (save)
-			asm_line(c, "movq %s, %d(%%rbp)", reg_names[r][3], at);
+			asm_line(c, "movq %s, %d(%%rbp)", registers[r][3], at);
 		else
-			asm_line(c, "movq %d(%%rbp), %s", at, reg_names[r][3]);
+			asm_line(c, "movq %d(%%rbp), %s", at, registers[r][3]);
 	}
 }
 

@@ -22,44 +22,11 @@ asm_is_float(asm_func *c, kl_value v)
 	return kl_type_is_float(c->e->m, kl_value_type(c->f, v));
 }
 
-/* The 32-bit name of a 64-bit register ("%rax" -> "%eax", "%r8" ->
- * "%r8d"). */
-static const char *
-reg32(const char *reg64)
-{
-	static const char *const names[][2] = {
-		{ "%rax", "%eax" },  { "%rcx", "%ecx" },  { "%rdx", "%edx" },
-		{ "%rsi", "%esi" },  { "%rdi", "%edi" },  { "%r8", "%r8d" },
-		{ "%r9", "%r9d" },   { "%r10", "%r10d" }, { "%r11", "%r11d" },
-		{ "%rbx", "%ebx" },  { "%r12", "%r12d" }, { "%r13", "%r13d" },
-		{ "%r14", "%r14d" }, { "%r15", "%r15d" },
-	};
-	for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
-		if (strcmp(names[k][0], reg64) == 0)
-			return names[k][1];
-	return reg64;
-}
-
 void
 asm_load_ext(asm_func *c, kl_value v, bool sign, const char *reg64)
 {
-	const char *s = asm_slot_at(c, v, asm_width(c, v) / 8);
-	switch (asm_width(c, v)) {
-	case 8:
-		asm_line(c, sign ? "movsbq %s, %s" : "movzbl %s, %s", s,
-			 sign ? reg64 : reg32(reg64));
-		break;
-	case 16:
-		asm_line(c, sign ? "movswq %s, %s" : "movzwl %s, %s", s,
-			 sign ? reg64 : reg32(reg64));
-		break;
-	case 32:
-		asm_line(c, sign ? "movslq %s, %s" : "movl %s, %s", s,
-			 sign ? reg64 : reg32(reg64));
-		break;
-	default:
-		asm_line(c, "movq %s, %s", s, reg64);
-	}
+	uint32_t bytes = asm_width(c, v) / 8;
+	asm_ext_line(c->out, asm_slot_at(c, v, bytes), bytes, sign, reg64);
 }
 
 static void
@@ -248,12 +215,9 @@ shift(asm_func *c, kl_inst i, const char *op, bool imm)
 	}
 	asm_load_ext(c, x, op[1] == 'a', "%rax");
 	if (rotate) {
-		static const char *const regs[] = { "%al", "%ax", "%eax",
-						    "%rax" };
-		unsigned k = w == 8 ? 0 : w == 16 ? 1 : w == 32 ? 2 : 3;
-		static const char sfx[] = "bwlq";
 		load(c, kl_inst_arg(f, i, 1), "%rcx");
-		asm_line(c, "%s%c %%cl, %s", op, sfx[k], regs[k]);
+		asm_line(c, "%s%c %%cl, %s", op, asm_suffix(w / 8),
+			 asm_reg("%rax", w / 8));
 	} else {
 		load(c, kl_inst_arg(f, i, 1), "%rcx");
 		asm_line(c, "andl $%u, %%ecx", w - 1);
@@ -366,23 +330,20 @@ compare(asm_func *c, kl_inst i)
 	uint32_t cc = asm_compare_flags(c, i);
 	const char *to = result_reg(c, i);
 	asm_line(c, "set%s %%al", asm_icc_suffix(cc, false));
-	asm_line(c, "movzbl %%al, %s", reg32(to));
+	asm_line(c, "movzbl %%al, %s", asm_reg(to, 4));
 	done(c, i, to);
 }
 
 void
 asm_test_value(asm_func *c, kl_value v)
 {
-	static const char *const scratch[] = { "%al", "%ax", "%eax", "%rax" };
-	static const char sfx[] = "bwlq";
-	uint32_t w = asm_width(c, v);
-	uint32_t k = w == 8 ? 0 : w == 16 ? 1 : w == 32 ? 2 : 3;
-	const char *r = scratch[k];
+	uint32_t bytes = asm_width(c, v) / 8;
+	const char *r = asm_reg("%rax", bytes);
 	if (asm_in_reg(c, v))
-		r = asm_slot_at(c, v, w / 8);
+		r = asm_slot_at(c, v, bytes);
 	else
 		load(c, v, "%rax");
-	asm_line(c, "test%c %s, %s", sfx[k], r, r);
+	asm_line(c, "test%c %s, %s", asm_suffix(bytes), r, r);
 }
 
 /* The float operand's spelling suffix: ss or sd. */
@@ -632,7 +593,7 @@ load_mem(asm_func *c, kl_inst i)
 		}
 	}
 	asm_line(c, "%s %s, %s", form, at,
-		 strcmp(form, "movl") == 0 ? reg32(to) : to);
+		 strcmp(form, "movl") == 0 ? asm_reg(to, 4) : to);
 	done(c, i, to);
 }
 
@@ -656,15 +617,12 @@ store_mem(asm_func *c, kl_inst i)
 		w = asm_width(c, v);
 	}
 	const char *at = address(c, kl_inst_arg(f, i, 1), kl_inst_offset(f, i));
-	static const char *const scratch[] = { "%al", "%ax", "%eax", "%rax" };
-	static const char sfx[] = "bwlq";
-	uint32_t k = w == 8 ? 0 : w == 16 ? 1 : w == 32 ? 2 : 3;
-	const char *from = scratch[k];
+	const char *from = asm_reg("%rax", w / 8);
 	if (asm_in_reg(c, v))
 		from = asm_slot_at(c, v, w / 8);
 	else
 		load(c, v, "%rax");
-	asm_line(c, "mov%c %s, %s", sfx[k], from, at);
+	asm_line(c, "mov%c %s, %s", asm_suffix(w / 8), from, at);
 }
 
 /* alloca (not in the frame), alloca_dyn: stack below %rsp, zeroed. A
