@@ -37,51 +37,23 @@
 void
 asm_refuse(asm_func *c, kl_inst i, const char *fmt, ...)
 {
-	asm_emitter *e = c->e;
-	e->refused = true;
-	if (!e->diags)
-		return;
-	kl_buf msg = { 0 };
-	size_t len;
-	kl_sym s = kl_func_sym(c->f);
-	const char *name = kl_sym_name(e->m, s, &len);
-	kl_name_format(name, len, &msg);
-	if (i.id != KL_NONE) {
-		kl_buf_printf(&msg, ": inst%u (", i.id);
-		kl_print_inst(c->f, i, &msg);
-		kl_buf_puts(&msg, ")");
-	}
-	kl_buf_puts(&msg, ": cannot translate: ");
+	c->e->refused = true;
 	va_list ap;
 	va_start(ap, fmt);
-	kl_buf_vprintf(&msg, fmt, ap);
+	emit_add_refusal(c->e->diags, c->e->m, c->f, kl_func_sym(c->f), i, fmt,
+			 ap);
 	va_end(ap);
-	uint32_t ln = i.id != KL_NONE ? kl_inst_source_line(c->f, i)
-				      : kl_sym_source_line(e->m, s);
-	kl_diags_add(e->diags, KL_SEV_ERROR, ln, 0, msg.data);
-	e->diags->items[e->diags->len - 1].func = s;
-	e->diags->items[e->diags->len - 1].inst = i;
-	kl_buf_free(&msg);
 }
 
 /* A refusal of what is no function's: a data object, %main's shape. */
-static void
-refuse_sym(asm_emitter *e, kl_sym s, const char *why)
+static void KL_PRINTF(3, 4)
+	refuse_sym(asm_emitter *e, kl_sym s, const char *fmt, ...)
 {
 	e->refused = true;
-	if (!e->diags)
-		return;
-	kl_buf msg = { 0 };
-	size_t len;
-	if (kl_sym_get_kind(e->m, s) == KL_SYM_DATA)
-		kl_buf_puts(&msg, "data ");
-	const char *name = kl_sym_name(e->m, s, &len);
-	kl_name_format(name, len, &msg);
-	kl_buf_printf(&msg, ": cannot translate: %s", why);
-	kl_diags_add(e->diags, KL_SEV_ERROR, kl_sym_source_line(e->m, s), 0,
-		     msg.data);
-	e->diags->items[e->diags->len - 1].func = s;
-	kl_buf_free(&msg);
+	va_list ap;
+	va_start(ap, fmt);
+	emit_add_refusal(e->diags, e->m, NULL, s, KL_NO_INST, fmt, ap);
+	va_end(ap);
 }
 
 uint32_t
@@ -496,36 +468,12 @@ emit_data(asm_emitter *e, kl_sym s)
 	}
 }
 
-/* Does every function of m verify? (If not, the verifier's diagnostics
- * are added to diags.) */
-static bool
-verified(const kl_module *m, kl_diags *diags)
-{
-	bool ok = true;
-	kl_diags own = { 0 };
-	for (uint32_t k = 0; k < kl_module_num_syms(m); k++) {
-		kl_func *f = kl_sym_func(m, (kl_sym){ k });
-		if (f && kl_verify_func(f, NULL, &own) != KL_OK)
-			ok = false;
-	}
-	for (uint32_t k = 0; !ok && diags && k < own.len; k++) {
-		const kl_diag *d = &own.items[k];
-		kl_diags_add(diags, d->severity, d->line, d->col, d->message);
-		kl_diag *to = &diags->items[diags->len - 1];
-		to->func = d->func;
-		to->loc = d->loc;
-		to->inst = d->inst;
-	}
-	kl_diags_free(&own);
-	return ok;
-}
-
 kl_status
 kl_emit_asm(const kl_module *m, const char *file, kl_buf *out, kl_diags *diags)
 {
 	if (!m || !out)
 		return KL_ERR_INVALID;
-	if (!verified(m, diags))
+	if (!emit_verified(m, diags))
 		return KL_ERR_VERIFY;
 	/* written into out itself (a module's assembly is some 90 bytes
 	 * an instruction: a copy would double the peak), and taken back

@@ -295,33 +295,6 @@ emit_main(emitter *e, kl_sym s, kl_buf *out)
 	emit_sig_free(&st);
 }
 
-/* Does every function of m verify? (If not, the verifier's diagnostics
- * are added to e's.) */
-static bool
-verified(emitter *e)
-{
-	bool ok = true;
-	kl_diags own = { 0 };
-	for (uint32_t k = 0; k < kl_module_num_syms(e->m); k++) {
-		kl_func *f = kl_sym_func(e->m, (kl_sym){ k });
-		if (f && kl_verify_func(f, NULL, &own) != KL_OK)
-			ok = false;
-	}
-	/* the verifier's warnings only with its errors: a caller that
-	 * verified first has shown them */
-	for (uint32_t k = 0; !ok && e->diags && k < own.len; k++) {
-		const kl_diag *d = &own.items[k];
-		kl_diags_add(e->diags, d->severity, d->line, d->col,
-			     d->message);
-		kl_diag *to = &e->diags->items[e->diags->len - 1];
-		to->func = d->func;
-		to->loc = d->loc;
-		to->inst = d->inst;
-	}
-	kl_diags_free(&own);
-	return ok;
-}
-
 /* The parts of the program, made one symbol at a time and put together
  * in C's order at the end. */
 typedef struct parts {
@@ -448,7 +421,7 @@ kl_emit_c(const kl_module *m, const char *file, kl_buf *out, kl_diags *diags)
 	emitter e = { .m = m,
 		      .file = file ? file : "<module>",
 		      .diags = diags };
-	if (!verified(&e))
+	if (!emit_verified(e.m, e.diags))
 		return KL_ERR_VERIFY;
 	kl_status st = KL_OK;
 	if (kl_type_class(m, kl_module_pointer_type(m)) != KL_TYPE_I64) {

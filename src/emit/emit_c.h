@@ -79,6 +79,15 @@ typedef struct sig_text {
 /* Record that instruction i (KL_NO_INST: the function) of c's function
  * cannot be translated; the emitter goes on, and kl_emit_c fails. */
 void emit_refuse(fn_ctx *c, kl_inst i, const char *fmt, ...) KL_PRINTF(3, 4);
+/* The refusal both emitters make, added to diags (NULL: not kept):
+ * "NAME[: instN (TEXT)]: cannot translate: WHY" at the instruction's
+ * line, or with f NULL "[data ]NAME: ..." at symbol s's (s none: the
+ * module, no name, no line). */
+void emit_add_refusal(kl_diags *diags, const kl_module *m, const kl_func *f,
+		      kl_sym s, kl_inst i, const char *fmt, va_list ap);
+/* Does every function of m verify? If not, the verifier's diagnostics
+ * go to diags (may be NULL). Both emitters ask it first. */
+bool emit_verified(const kl_module *m, kl_diags *diags);
 /* The same for what is no function's (a data object, the module). */
 void emit_refuse_module(emitter *e, kl_sym s, const char *fmt, ...)
 	KL_PRINTF(3, 4);

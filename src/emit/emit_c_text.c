@@ -1,25 +1,39 @@
 /*
- * emit_c_text.c -- the C emitter's spelling: refusals as diagnostics,
- * lines of C, identifiers for symbols, C types and constants, trap sites
+ * emit_c_text.c -- the C emitter's spelling: refusals as diagnostics
+ * (and the check that the input verifies; kl_emit_asm's too), lines of C, identifiers for symbols, C types and constants, trap sites
  * and signatures (emit_c.h).
  */
 #include "emit_c.h"
 
-/* Add a refusal: what msg holds (who), then "cannot translate: " and
- * fmt's text (why), at line ln of s (and instruction i). Frees msg. */
-static void
-add_refusal(emitter *e, kl_sym s, kl_inst i, uint32_t ln, kl_buf *msg,
-	    const char *fmt, va_list ap)
+void
+emit_add_refusal(kl_diags *diags, const kl_module *m, const kl_func *f,
+		 kl_sym s, kl_inst i, const char *fmt, va_list ap)
 {
-	kl_buf_puts(msg, "cannot translate: ");
-	kl_buf_vprintf(msg, fmt, ap);
-	e->refused = true;
-	if (e->diags) {
-		kl_diags_add(e->diags, KL_SEV_ERROR, ln, 0, msg->data);
-		e->diags->items[e->diags->len - 1].func = s;
-		e->diags->items[e->diags->len - 1].inst = i;
+	if (!diags)
+		return;
+	kl_buf msg = { 0 };
+	uint32_t ln = 0;
+	if (s.id != KL_NONE) {
+		size_t len;
+		const char *name = kl_sym_name(m, s, &len);
+		if (!f && kl_sym_get_kind(m, s) == KL_SYM_DATA)
+			kl_buf_puts(&msg, "data ");
+		kl_name_format(name, len, &msg);
+		if (f && i.id != KL_NONE) {
+			kl_buf_printf(&msg, ": inst%u (", i.id);
+			kl_print_inst(f, i, &msg);
+			kl_buf_puts(&msg, ")");
+		}
+		kl_buf_puts(&msg, ": ");
+		ln = f && i.id != KL_NONE ? kl_inst_source_line(f, i)
+					  : kl_sym_source_line(m, s);
 	}
-	kl_buf_free(msg);
+	kl_buf_puts(&msg, "cannot translate: ");
+	kl_buf_vprintf(&msg, fmt, ap);
+	kl_diags_add(diags, KL_SEV_ERROR, ln, 0, msg.data);
+	diags->items[diags->len - 1].func = s;
+	diags->items[diags->len - 1].inst = i;
+	kl_buf_free(&msg);
 }
 
 void
@@ -27,43 +41,46 @@ emit_refuse(fn_ctx *c, kl_inst i, const char *fmt, ...)
 {
 	if (c->scouting)
 		return;
-	kl_buf msg = { 0 };
-	size_t len;
-	kl_sym s = kl_func_sym(c->f);
-	const char *name = kl_sym_name(c->e->m, s, &len);
-	kl_name_format(name, len, &msg);
-	if (i.id != KL_NONE) {
-		kl_buf_printf(&msg, ": inst%u (", i.id);
-		kl_print_inst(c->f, i, &msg);
-		kl_buf_puts(&msg, ")");
-	}
-	kl_buf_puts(&msg, ": ");
-	uint32_t ln = i.id != KL_NONE ? kl_inst_source_line(c->f, i)
-				      : kl_sym_source_line(c->e->m, s);
+	c->e->refused = true;
 	va_list ap;
 	va_start(ap, fmt);
-	add_refusal(c->e, s, i, ln, &msg, fmt, ap);
+	emit_add_refusal(c->e->diags, c->e->m, c->f, kl_func_sym(c->f), i,
+			 fmt, ap);
 	va_end(ap);
 }
 
 void
 emit_refuse_module(emitter *e, kl_sym s, const char *fmt, ...)
 {
-	kl_buf msg = { 0 };
-	uint32_t ln = 0;
-	if (s.id != KL_NONE) {
-		size_t len;
-		const char *name = kl_sym_name(e->m, s, &len);
-		if (kl_sym_get_kind(e->m, s) == KL_SYM_DATA)
-			kl_buf_puts(&msg, "data ");
-		kl_name_format(name, len, &msg);
-		kl_buf_puts(&msg, ": ");
-		ln = kl_sym_source_line(e->m, s);
-	}
+	e->refused = true;
 	va_list ap;
 	va_start(ap, fmt);
-	add_refusal(e, s, KL_NO_INST, ln, &msg, fmt, ap);
+	emit_add_refusal(e->diags, e->m, NULL, s, KL_NO_INST, fmt, ap);
 	va_end(ap);
+}
+
+bool
+emit_verified(const kl_module *m, kl_diags *diags)
+{
+	bool ok = true;
+	kl_diags own = { 0 };
+	for (uint32_t k = 0; k < kl_module_num_syms(m); k++) {
+		kl_func *f = kl_sym_func(m, (kl_sym){ k });
+		if (f && kl_verify_func(f, NULL, &own) != KL_OK)
+			ok = false;
+	}
+	/* the verifier's warnings only with its errors: a caller that
+	 * verified first has shown them */
+	for (uint32_t k = 0; !ok && diags && k < own.len; k++) {
+		const kl_diag *d = &own.items[k];
+		kl_diags_add(diags, d->severity, d->line, d->col, d->message);
+		kl_diag *to = &diags->items[diags->len - 1];
+		to->func = d->func;
+		to->loc = d->loc;
+		to->inst = d->inst;
+	}
+	kl_diags_free(&own);
+	return ok;
 }
 
 void
