@@ -1,7 +1,8 @@
 /*
  * emit_c_text.c -- the C emitter's spelling: refusals as diagnostics
- * (and the check that the input verifies; kl_emit_asm's too), lines of C, identifiers for symbols, C types and constants, trap sites
- * and signatures (emit_c.h).
+ * and the check that the input verifies (kl_emit_asm's too), lines of
+ * C, identifiers for symbols, C types and constants, trap sites and
+ * signatures (emit_c.h).
  */
 #include "emit_c.h"
 
