@@ -102,13 +102,8 @@ asm_sym_name(asm_emitter *e, kl_sym s)
 {
 	size_t len;
 	const char *name = kl_sym_name(e->m, s, &len);
-	bool plain = len > 0 && !(name[0] >= '0' && name[0] <= '9');
-	for (size_t k = 0; k < len; k++) {
-		char ch = name[k];
-		if (!(ch == '_' || (ch >= '0' && ch <= '9') ||
-		      (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')))
-			plain = false;
-	}
+	bool plain = emit_is_ident(name, len) &&
+		     !(name[0] >= '0' && name[0] <= '9');
 	kl_buf_reset(&e->name);
 	/* a declared function is the C library's or the program's: its
 	 * own name, whatever it is */
@@ -119,12 +114,7 @@ asm_sym_name(asm_emitter *e, kl_sym s)
 		return e->name.data;
 	}
 	kl_buf_printf(&e->name, "__keel_%u_", s.id);
-	for (size_t k = 0; k < len && k < 64; k++) {
-		char ch = name[k];
-		bool ok = ch == '_' || (ch >= '0' && ch <= '9') ||
-			  (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
-		kl_buf_putc(&e->name, ok ? ch : '_');
-	}
+	emit_ident_chars(&e->name, name, len);
 	return e->name.data;
 }
 

@@ -97,6 +97,10 @@ void emit_line(fn_ctx *c, uint32_t n, const char *fmt, ...) KL_PRINTF(3, 4);
 /* The bytes of a C string literal for s[0..len). */
 void emit_c_string(kl_buf *out, const char *s, size_t len);
 void emit_sym_ident(const kl_module *m, kl_sym s, kl_buf *out);
+/* Is name[0..len) made of letters, digits and '_' (and not empty)? Its
+ * first 64 bytes with any other byte made '_'. */
+bool emit_is_ident(const char *name, size_t len);
+void emit_ident_chars(kl_buf *out, const char *name, size_t len);
 /* emit_sym_ident as a string that lives until the next call. */
 const char *emit_ident(emitter *e, kl_sym s);
 uint32_t emit_width(const kl_module *m, kl_type t);

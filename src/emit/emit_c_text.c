@@ -137,6 +137,29 @@ emit_c_string(kl_buf *out, const char *s, size_t len)
 	kl_buf_putc(out, '"');
 }
 
+static bool
+ident_char(char ch)
+{
+	return ch == '_' || (ch >= '0' && ch <= '9') ||
+	       (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+}
+
+bool
+emit_is_ident(const char *name, size_t len)
+{
+	for (size_t k = 0; k < len; k++)
+		if (!ident_char(name[k]))
+			return false;
+	return len > 0;
+}
+
+void
+emit_ident_chars(kl_buf *out, const char *name, size_t len)
+{
+	for (size_t k = 0; k < len && k < 64; k++)
+		kl_buf_putc(out, ident_char(name[k]) ? name[k] : '_');
+}
+
 /* A C identifier for symbol s: f_ or d_ and its name when that is one
  * already, else the symbol's number too, so names never collide. */
 void
@@ -144,24 +167,12 @@ emit_sym_ident(const kl_module *m, kl_sym s, kl_buf *out)
 {
 	size_t len;
 	const char *name = kl_sym_name(m, s, &len);
-	bool plain = len > 0;
-	for (size_t k = 0; k < len; k++) {
-		char ch = name[k];
-		if (!(ch == '_' || (ch >= '0' && ch <= '9') ||
-		      (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')))
-			plain = false;
-	}
 	kl_buf_putc(out, kl_sym_get_kind(m, s) == KL_SYM_DATA ? 'd' : 'f');
 	/* a name cut to 64 bytes could be another's: the number too */
-	if (!plain || len > 64)
+	if (!emit_is_ident(name, len) || len > 64)
 		kl_buf_printf(out, "%u", s.id);
 	kl_buf_putc(out, '_');
-	for (size_t k = 0; k < len && k < 64; k++) {
-		char ch = name[k];
-		bool ok = ch == '_' || (ch >= '0' && ch <= '9') ||
-			  (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
-		kl_buf_putc(out, ok ? ch : '_');
-	}
+	emit_ident_chars(out, name, len);
 }
 
 const char *
