@@ -37,9 +37,9 @@ typedef struct scan {
 	uint32_t *def;         /* per value: where it is defined */
 	uint32_t npos;
 	/* per position: how many before it clobber the caller-saved
-	 * registers (calls, allocas on the stack, the entry) */
+	 * registers (calls, allocas on the stack, the entry); as many as
+	 * blocks and instructions, and one */
 	uint32_t *clobbers;
-	uint32_t ncap;
 } scan;
 
 /* Does the code of instruction i use registers beyond the scratch
@@ -62,16 +62,6 @@ clobbering(asm_func *c, kl_inst i)
 static void
 mark(scan *s, uint32_t pos, bool clobber)
 {
-	if (pos + 2 > s->ncap) {
-		uint32_t cap = s->ncap ? 2 * s->ncap : 1024;
-		while (cap < pos + 2)
-			cap *= 2;
-		s->clobbers = kl_realloc(s->clobbers,
-					 cap * sizeof *s->clobbers);
-		s->ncap = cap;
-	}
-	if (pos == 0)
-		s->clobbers[0] = 0;
 	s->clobbers[pos + 1] = s->clobbers[pos] + clobber;
 }
 
@@ -384,6 +374,9 @@ asm_allocate(asm_func *c)
 	s.end = kl_malloc((nvalues + 1) * sizeof *s.end);
 	for (uint32_t v = 0; v <= nvalues; v++)
 		s.start[v] = s.end[v] = s.def[v] = NO_POS;
+	s.clobbers = kl_calloc((size_t)kl_func_block_bound(f) +
+				       kl_func_inst_bound(f) + 1,
+			       sizeof *s.clobbers);
 	if (!intervals(c, &s)) {
 		for (uint32_t v = 0; v < nvalues; v++)
 			c->loc[v] = -(int32_t)v - 1;
