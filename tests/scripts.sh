@@ -403,6 +403,18 @@ if [ "$st" = 1 ] && [ ! -s "$dir/asm.out" ] &&
 st=$?
 if [ "$st" = 0 ] && grep -q "^usage: keel emit-asm \[options\] FILE$" "$dir/asm.out"; then ok; else
 	bad "keel emit-asm --help: exit $st"; fi
+# --time (both emitters): the same text on stdout, the emitter's time
+# and speed on stderr
+for cmd in emit-asm emit-c; do
+	"$build"/keel "$cmd" --time examples/sieve.kl >"$dir/timed.out" \
+		2>"$dir/timed.err"
+	st=$?
+	"$build"/keel "$cmd" examples/sieve.kl >"$dir/plain.out" 2>&1
+	if [ "$st" = 0 ] && cmp -s "$dir/timed.out" "$dir/plain.out" &&
+		grep -q '^examples/sieve.kl: 44 instructions, [0-9.]* MB out$' "$dir/timed.err" &&
+		grep -q '^  emit  *[0-9.]* ms  *[0-9.]* M inst/s$' "$dir/timed.err"; then ok; else
+		bad "keel $cmd --time: exit $st, $(head -c 500 "$dir/timed.err")"; fi
+done
 for args in "" "--bogus x.kl" "a.kl b.kl"; do
 	# shellcheck disable=SC2086
 	"$build"/keel emit-asm $args >/dev/null 2>&1
